@@ -1,0 +1,239 @@
+"""Merge the decoded chunks of one card into a ``TraceStore`` (lanes, dedupe, index, flows)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from timelineview.model.args_reader import ArgsReader, ChunkTable
+from timelineview.model.chunk_decode import ChunkResult, token_text
+from timelineview.model.flows import build_edges, enclosing_slices, next_slices
+from timelineview.model.interval_index import build_index
+from timelineview.model.lanes import Metadata, detect_generation, layout_lanes
+from timelineview.model.report import LoadReport
+from timelineview.model.store import (
+    FLAG_FROM_BE,
+    FLAG_OPEN,
+    CounterTable,
+    FlowTable,
+    InstantTable,
+    LaneTable,
+    ProcessTable,
+    SliceColumns,
+    TraceStore,
+)
+
+
+class _Interner:
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+
+    def id(self, s: str) -> int:
+        return self.ids.setdefault(s, len(self.ids))
+
+    def remap(self, local: list[str]) -> np.ndarray:
+        """Array mapping local ids (and -1 at the end) to global ids."""
+        return np.array([self.id(s) for s in local] + [-1], dtype=np.int32)
+
+
+def assemble(card: str, rank: int | None, paths: list[str], chunks: list[ChunkResult],
+             report: LoadReport) -> TraceStore:
+    """Build the store from the chunks of every file of one card, in file order."""
+    strings = _Interner()
+    lane_keys: dict[tuple[str, str], int] = {}  # normalised key -> pre-layout id
+    parts = []
+    meta_records = []
+    counters, flows, instants, be = [], [], [], []
+    base = 0
+    table_rows = []
+    for ch in chunks:
+        s_map = strings.remap(ch.strings)
+        l_map = np.array([lane_keys.setdefault(k, len(lane_keys)) for k in ch.lane_keys] + [-1],
+                         dtype=np.int32)
+        first = base
+        base += ch.n_elements
+        table_rows.append((paths[ch.file_index], ch.start, ch.end, first, ch.n_elements, ch.fast))
+        if len(ch.x_start):
+            parts.append((ch.x_start, ch.x_dur, l_map[ch.x_lane], s_map[ch.x_name], s_map[ch.x_cat],
+                          s_map[ch.x_task], ch.x_ord + first))
+        meta_records.extend((o + first, name, pid, tid, args) for o, name, pid, tid, args in ch.meta)
+        counters.extend((o + first, token_text(pid), name, t, vals) for o, pid, name, t, vals in ch.counters)
+        flows.extend((o + first, ph, cat, name, fid, int(l_map[ln]), t, bp)
+                     for o, ph, cat, name, fid, ln, t, bp in ch.flows)
+        instants.extend((o + first, int(l_map[ln]), int(s_map[nm]), t) for o, ln, nm, t in ch.instants)
+        be.extend((o + first, ph, int(l_map[ln]), int(s_map[nm]), int(s_map[ct]), t)
+                  for o, ph, ln, nm, ct, t in ch.be)
+    cols = _concat(parts)
+    key_list = list(lane_keys)
+    be_cols = _pair_be(be, cols, report)
+    if be_cols is not None:
+        cols = [np.concatenate([a, b]) for a, b in zip(cols, be_cols)]
+    md = Metadata.from_records([r[1:] for r in sorted(meta_records, key=lambda r: r[0])])
+    layout = layout_lanes(key_list, sorted({c[1] for c in counters}), md)
+    to_display = np.array([layout.lane_of_key[k] for k in key_list] + [-1], dtype=np.int32)
+    start, dur, lane, name, cat, task, src, flags = cols
+    lane = to_display[lane]
+    keep = _dedupe(start, dur, lane, name, src)
+    if not keep.all():
+        report.duplicates_dropped += int((~keep).sum())
+        start, dur, lane, name, cat, task, src, flags = (c[keep] for c in (start, dur, lane, name, cat, task,
+                                                                           src, flags))
+    n_lanes = len(layout.lane_tid)
+    index, depth, overlapping = build_index(start, dur, lane, n_lanes, tiebreak=src)
+    report.overlapping_slices += overlapping
+    slices = SliceColumns(start=start, dur=dur, lane=lane.astype(np.int32), name=name, cat=cat,
+                          task_type=task, depth=depth, src=src, flags=flags)
+    strings_list = list(strings.ids)
+    store = TraceStore(
+        card=card,
+        rank=rank,
+        paths=[Path(p) for p in paths],
+        strings=strings_list,
+        processes=ProcessTable(layout.process_pid, layout.process_name, layout.process_label,
+                               layout.process_sort),
+        lanes=LaneTable(layout.lane_process, layout.lane_tid, layout.lane_name, layout.lane_sort),
+        slices=slices,
+        counters=_counter_table(counters, layout.process_of_pid),
+        instants=_instant_table(instants, to_display),
+        flows=FlowTable(*([np.zeros(0, np.int32)] * 2), [], *([np.zeros(0, np.int64)] * 6)),
+        report=report,
+        generation=detect_generation(md, layout.process_name),
+        index=index,
+    )
+    store._string_ids = strings.ids
+    store.flows = _flow_table(flows, to_display, store, strings, report)
+    store.strings = list(strings.ids)  # flows may have added names
+    store._args_reader = ArgsReader(ChunkTable(
+        path=[r[0] for r in table_rows],
+        start=np.array([r[1] for r in table_rows], dtype=np.int64),
+        end=np.array([r[2] for r in table_rows], dtype=np.int64),
+        first=np.array([r[3] for r in table_rows], dtype=np.int64),
+        count=np.array([r[4] for r in table_rows], dtype=np.int64),
+        fast=np.array([r[5] for r in table_rows], dtype=bool),
+    ))
+    return store
+
+
+def _concat(parts: list) -> list[np.ndarray]:
+    dtypes = (np.int64, np.int64, np.int32, np.int32, np.int32, np.int32, np.int64)
+    if not parts:
+        cols = [np.zeros(0, d) for d in dtypes]
+    else:
+        cols = [np.concatenate([p[i] for p in parts]).astype(d, copy=False) for i, d in enumerate(dtypes)]
+    cols.append(np.zeros(len(cols[0]), dtype=np.uint8))
+    return cols
+
+
+def _dedupe(start, dur, lane, name, src) -> np.ndarray:
+    """Mask keeping the first of each exact duplicate (lane, start, dur, name)."""
+    n = len(start)
+    keep = np.ones(n, dtype=bool)
+    if n < 2:
+        return keep
+    order = np.lexsort((src, name, dur, start, lane))
+    same = ((lane[order[1:]] == lane[order[:-1]]) & (start[order[1:]] == start[order[:-1]])
+            & (dur[order[1:]] == dur[order[:-1]]) & (name[order[1:]] == name[order[:-1]]))
+    keep[order[1:][same]] = False
+    return keep
+
+
+def _pair_be(be: list, cols: list[np.ndarray], report: LoadReport) -> list[np.ndarray] | None:
+    """Match ``B``/``E`` per lane with a stack; unclosed ``B`` runs to the end of the card."""
+    if not be:
+        return None
+    be.sort(key=lambda r: (r[2], r[5], r[0]))
+    ends = [int((cols[0] + cols[1]).max())] if len(cols[0]) else []
+    ends += [r[5] for r in be]
+    card_end = max(ends)
+    out = []  # start, dur, lane, name, cat, task, src, flags
+    stacks: dict[int, list] = {}
+    for o, ph, lane, name, cat, t in be:
+        stack = stacks.setdefault(lane, [])
+        if ph == "B":
+            stack.append((o, lane, name, cat, t))
+        elif stack:
+            bo, bl, bn, bc, bt = stack.pop()
+            out.append((bt, max(t - bt, 0), bl, bn, bc, -1, bo, FLAG_FROM_BE))
+        else:
+            report.drop("'E' without a matching 'B'", event=o)
+    for stack in stacks.values():
+        for bo, bl, bn, bc, bt in stack:
+            out.append((bt, max(card_end - bt, 0), bl, bn, bc, -1, bo, FLAG_FROM_BE | FLAG_OPEN))
+            report.open_slices += 1
+    if not out:
+        return None
+    dtypes = (np.int64, np.int64, np.int32, np.int32, np.int32, np.int32, np.int64, np.uint8)
+    return [np.array(c, dtype=d) for c, d in zip(zip(*out), dtypes)]
+
+
+def _counter_table(counters: list, process_of_pid: dict[str, int]) -> CounterTable:
+    series: dict[tuple[str, str, str], int] = {}
+    keys_per_counter: dict[tuple[str, str], set] = {}
+    sid, ts, val = [], [], []
+    for _, pid, name, t, values in counters:
+        for k, v in values.items():
+            s = series.setdefault((pid, name, k), len(series))
+            keys_per_counter.setdefault((pid, name), set()).add(k)
+            sid.append(s)
+            ts.append(t)
+            val.append(v)
+    sid_a = np.array(sid, dtype=np.int64)
+    ts_a = np.array(ts, dtype=np.int64)
+    order = np.lexsort((ts_a, sid_a))
+    offsets = np.searchsorted(sid_a[order], np.arange(len(series) + 1), side="left").astype(np.int64)
+    keys = list(series)
+    return CounterTable(
+        series_process=np.array([process_of_pid[p] for p, _, _ in keys], dtype=np.int32),
+        series_name=[n if len(keys_per_counter[(p, n)]) == 1 else f"{n}.{k}" for p, n, k in keys],
+        series_counter=[n for _, n, _ in keys],
+        series_key=[k for _, _, k in keys],
+        ts=ts_a[order],
+        value=np.array(val, dtype=np.float64)[order],
+        offsets=offsets,
+    )
+
+
+def _instant_table(instants: list, to_display: np.ndarray) -> InstantTable:
+    if not instants:
+        return InstantTable(np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int32),
+                            np.zeros(0, np.int64))
+    o, lane, name, ts = (np.array(c) for c in zip(*instants))
+    order = np.argsort(ts, kind="stable")
+    return InstantTable(ts[order].astype(np.int64), to_display[lane[order]].astype(np.int32),
+                        name[order].astype(np.int32), o[order].astype(np.int64))
+
+
+def _flow_table(flows: list, to_display: np.ndarray, store: TraceStore, strings: _Interner,
+                report: LoadReport) -> FlowTable:
+    if not flows:
+        return FlowTable(np.zeros(0, np.int32), np.zeros(0, np.int32), [], *([np.zeros(0, np.int64)] * 6))
+    groups: dict[tuple[str, str], int] = {}
+    o, ph, group, lane, ts, bp, name, cat, fid = [], [], [], [], [], [], [], [], []
+    for fo, fph, fcat, fname, fidt, fl, ft, fbp in flows:
+        o.append(fo)
+        ph.append(fph)
+        group.append(groups.setdefault((fcat, fidt), len(groups)))
+        lane.append(fl)
+        ts.append(ft)
+        bp.append(fbp)
+        name.append(strings.id(fname))
+        cat.append(strings.id(fcat))
+        fid.append(fidt)
+    o_a, ph_a, g_a = np.array(o, np.int64), np.array(ph, np.int8), np.array(group, np.int64)
+    ts_a = np.array(ts, np.int64)
+    lane_a = to_display[np.array(lane, np.int64)].astype(np.int64)
+    src, dst, dangling = build_edges(ph_a, g_a, ts_a, o_a)
+    if dangling:
+        report.warn(f"{dangling} flow point(s) have no other end")
+    bound = enclosing_slices(store.index, lane_a, ts_a)
+    use_next = (ph_a == 2) & ~np.array(bp, dtype=bool)
+    if use_next.any():
+        nxt = next_slices(store.index, store.slices.start, lane_a[use_next], ts_a[use_next])
+        bound[use_next] = nxt
+    name_a = np.array(name, np.int32)
+    return FlowTable(
+        name=name_a[src], cat=np.array(cat, np.int32)[src], flow_id=[fid[i] for i in src],
+        src_ts=ts_a[src], src_lane=lane_a[src].astype(np.int32), src_slice=bound[src],
+        dst_ts=ts_a[dst], dst_lane=lane_a[dst].astype(np.int32), dst_slice=bound[dst],
+    )

@@ -1,0 +1,347 @@
+"""Decode one byte range of a trace file into compact columns (runs in worker processes).
+
+Fast path: the whole range as one typed msgspec decode. If that fails, the tolerant
+scanner finds every element, and each is checked field by field, so one bad event
+costs only itself. Either way the result is the same ``ChunkResult``.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections import Counter
+from dataclasses import dataclass, field
+from operator import attrgetter
+
+import msgspec
+import numpy as np
+
+from timelineview.model import event_types as ev
+from timelineview.model.timestamps import tokens_to_ns
+from timelineview.model.tolerant import scan
+
+FLOW_PH = {"s": 0, "t": 1, "f": 2}
+
+
+@dataclass
+class ChunkResult:
+    """Columns of one range with chunk-local intern tables (remapped by the merge step)."""
+
+    file_index: int
+    start: int  # byte offset of the first element
+    end: int  # byte offset just after the last complete element
+    n_elements: int  # top-level elements seen (ordinals 0..n-1)
+    fast: bool  # decoded by the fast path (so ``end`` is a verified boundary)
+    strings: list[str] = field(default_factory=list)
+    lane_keys: list[tuple[str, str]] = field(default_factory=list)  # normalised (pid, tid)
+    x_start: np.ndarray = None
+    x_dur: np.ndarray = None
+    x_lane: np.ndarray = None
+    x_name: np.ndarray = None
+    x_cat: np.ndarray = None
+    x_task: np.ndarray = None
+    x_ord: np.ndarray = None
+    meta: list = field(default_factory=list)  # (ordinal, name, pid, tid, args)
+    counters: list = field(default_factory=list)  # (ordinal, pid, name, ts_ns, {key: value})
+    flows: list = field(default_factory=list)  # (ordinal, ph, cat, name, id, lane, ts_ns, bp_e)
+    instants: list = field(default_factory=list)  # (ordinal, lane, name_id, ts_ns)
+    be: list = field(default_factory=list)  # (ordinal, ph, lane, name_id, cat_id, ts_ns)
+    counts_by_ph: Counter = field(default_factory=Counter)
+    dropped: list = field(default_factory=list)  # (byte offset or -1, ordinal, reason)
+    notes: list = field(default_factory=list)  # (byte offset, ordinal, warning) kept events
+    closed: bool = False  # saw the array's closing bracket
+    truncated: bool = False  # bytes ran out inside an element
+    lossy_numbers: bool = False
+    problems: list = field(default_factory=list)  # (byte offset, text) structural problems
+
+
+def token_text(tok: object) -> str:
+    """Normalised text of a pid/tid token: ``519`` and ``"519"`` are the same thread."""
+    if type(tok) is int:
+        return str(tok)
+    if type(tok) is str:
+        s = tok.strip()
+        if s[1:].isdigit() if s[:1] == "-" else s.isdigit():
+            return str(int(s))
+        return tok
+    if tok is None:
+        return "0"
+    if type(tok) is float and tok.is_integer():
+        return str(int(tok))
+    return str(tok)
+
+
+def id_text(tok: object) -> str:
+    """Flow ids are opaque: the raw token's text (ints beyond 2^53 stay exact)."""
+    if type(tok) is str:
+        return tok
+    if type(tok) is float:
+        return repr(tok)
+    return str(tok)
+
+
+def read_range(path: str, start: int, end: int) -> bytearray:
+    """``[`` + file bytes [start, end) + ``]`` in one buffer (no extra copies)."""
+    buf = bytearray(end - start + 2)
+    buf[0] = 0x5B
+    buf[-1] = 0x5D
+    with open(path, "rb", buffering=0) as f:
+        f.seek(start)
+        view = memoryview(buf)[1:-1]
+        got = 0
+        while got < len(view):
+            n = f.readinto(view[got:])
+            if not n:
+                break
+            got += n
+        view.release()
+    if got < end - start:
+        del buf[1 + got:-1]
+    return buf
+
+
+def decode_range(path: str, file_index: int, start: int, end: int, last: bool) -> ChunkResult:
+    """Decode elements of ``path`` starting at ``start`` (a top-level position) up to ``end``.
+
+    For the last range of a file, scanning continues to the end of the data so a
+    truncated tail is read as far as it goes.
+    """
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        buf = read_range(path, start, end)
+        try:
+            events = ev.typed_decoder.decode(buf)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            events = None
+        if events is not None:
+            res = ChunkResult(file_index, start, end, len(events), True)
+            columnarise(res, events, None)
+            return res
+        return _decode_tolerant(path, file_index, start, end, last, bytes(buf[1:-1]))
+    finally:
+        if gc_was:
+            gc.enable()
+
+
+def _decode_tolerant(path: str, file_index: int, start: int, end: int, last: bool,
+                     data: bytes) -> ChunkResult:
+    if not last:
+        # the last element may run past ``end`` when ``end`` was not a real boundary
+        extra = 1 << 20
+        with open(path, "rb") as f:
+            f.seek(end)
+            while True:
+                more = f.read(extra)
+                data += more
+                pieces, info = scan(data, 0, stop=end - start)
+                if not info.truncated or not more:
+                    break
+                extra *= 4
+    else:
+        pieces, info = scan(data, 0)
+    res = ChunkResult(file_index, start, start + info.end, len(pieces), False)
+    res.closed = info.closed
+    res.truncated = info.truncated
+    res.problems = [(start + off, text) for off, text in (info.problems or [])]
+    events: list = []
+    ordinals: list[int] = []
+    for k, piece in enumerate(pieces):
+        offset = start + piece.start
+        if piece.value is None:
+            res.dropped.append((offset, k, piece.problem or "unreadable event"))
+            continue
+        obj, reason = event_from_dict(piece.value)
+        if obj is None:
+            res.dropped.append((offset, k, reason))
+            continue
+        if piece.problem:
+            res.notes.append((offset, k, piece.problem))
+        events.append(obj)
+        ordinals.append(k)
+    columnarise(res, events, np.array(ordinals, dtype=np.int64), [start + p.start for p in pieces])
+    return res
+
+
+def _scalar_token(v: object) -> tuple[bool, object]:
+    if v is None or type(v) in (int, str):
+        return True, v
+    if type(v) is float:
+        return True, (int(v) if v.is_integer() and abs(v) < 2**63 else repr(v))
+    return False, None
+
+
+def _number(v: object) -> tuple[bool, object]:
+    if v is None or type(v) in (float, str):
+        return True, v
+    if type(v) is int:
+        return True, v
+    return False, None
+
+
+def event_from_dict(d: object) -> tuple[object, str]:
+    """Check one parsed element and build the typed event, or return a reason to drop it."""
+    if not isinstance(d, dict):
+        return None, "element is not an object"
+    ph = d.get("ph")
+    if not isinstance(ph, str):
+        return None, "missing or non-string 'ph'"
+    cls = ev.TYPE_OF_PHASE.get(ph)
+    if cls is None:
+        return None, f"unknown phase {ph!r}"
+    name = d.get("name", "")
+    if not isinstance(name, str):
+        name = "" if name is None else str(name)
+    ok_p, pid = _scalar_token(d.get("pid"))
+    ok_t, tid = _scalar_token(d.get("tid"))
+    if not (ok_p and ok_t):
+        return None, "pid/tid of a wrong type"
+    kw: dict = {"name": name, "pid": pid, "tid": tid}
+    fields = cls.__struct_fields__
+    if "ts" in fields:
+        ok, kw["ts"] = _number(d.get("ts"))
+        if not ok:
+            return None, "'ts' of a wrong type"
+    if "dur" in fields:
+        ok, kw["dur"] = _number(d.get("dur"))
+        if not ok:
+            return None, "'dur' of a wrong type"
+    if "cat" in fields:
+        cat = d.get("cat")
+        kw["cat"] = cat if cat is None or isinstance(cat, str) else str(cat)
+    if "id" in fields:
+        kw["id"] = d.get("id")
+    if "bp" in fields:
+        bp = d.get("bp")
+        kw["bp"] = bp if isinstance(bp, str) else None
+    if "args" in fields:
+        args = d.get("args")
+        if cls is ev.XEvent:
+            kw["args"] = ev.XArgs(task_type=args.get("Task Type")) if isinstance(args, dict) else None
+        else:
+            kw["args"] = args
+    return cls(**kw), ""
+
+
+_X_FIELDS = attrgetter("name", "pid", "tid", "ts", "dur", "cat", "args")
+
+
+def columnarise(res: ChunkResult, events: list, ordinals: np.ndarray | None,
+                offsets: list[int] | None = None) -> None:
+    """Fill ``res`` from typed events (``ordinals[i]`` is event i's element index)."""
+    strings: dict[str, int] = {}
+    lanes: dict[tuple, int] = {}
+    n = len(events)
+    if ordinals is None:
+        ordinals = np.arange(n, dtype=np.int64)
+
+    def where(k: int) -> int:
+        return offsets[k] if offsets is not None else -1
+
+    kinds = list(map(type, events))
+    is_x = np.fromiter((k is ev.XEvent for k in kinds), dtype=bool, count=n)
+    x_idx = np.flatnonzero(is_x)
+    xs = events if len(x_idx) == n else [events[i] for i in x_idx]
+    res.counts_by_ph["X"] += len(xs)
+    if xs:
+        name, pid, tid, ts, dur, cat, args = zip(*map(_X_FIELDS, xs))
+        start_ns, ok_ts, lossy1 = tokens_to_ns(ts)
+        missing_dur = [i for i, d in enumerate(dur) if d is None]
+        dur_ns, ok_dur, lossy2 = tokens_to_ns(dur)
+        if missing_dur:
+            ok_dur[missing_dur] = True
+            dur_ns[missing_dur] = 0
+            o = int(ordinals[x_idx[missing_dur[0]]])
+            res.notes.append((where(o), o, f"{len(missing_dur)} X event(s) without 'dur': zero-length"))
+        res.lossy_numbers |= lossy1 | lossy2
+        keep = ok_ts & ok_dur & (dur_ns >= 0)
+        lane_ids = np.fromiter((lanes.setdefault(k, len(lanes)) for k in zip(pid, tid)), np.int32, len(xs))
+        name_ids = np.fromiter((strings.setdefault(s, len(strings)) for s in name), np.int32, len(xs))
+        cat_ids = np.fromiter((-1 if c is None else strings.setdefault(c, len(strings)) for c in cat),
+                              np.int32, len(xs))
+        task_ids = np.fromiter(
+            (-1 if a is None or a.task_type is None else strings.setdefault(str(a.task_type), len(strings))
+             for a in args), np.int32, len(xs))
+        x_ord = ordinals[x_idx]
+        if not keep.all():
+            for i in np.flatnonzero(~keep):
+                reason = ("'ts' is not a number" if not ok_ts[i] else
+                          "'dur' is not a number" if not ok_dur[i] else "negative 'dur'")
+                res.dropped.append((where(int(x_ord[i])), int(x_ord[i]), reason))
+        res.x_start = start_ns[keep]
+        res.x_dur = dur_ns[keep]
+        res.x_lane = lane_ids[keep]
+        res.x_name = name_ids[keep]
+        res.x_cat = cat_ids[keep]
+        res.x_task = task_ids[keep]
+        res.x_ord = x_ord[keep]
+    else:
+        empty_i = np.zeros(0, np.int32)
+        res.x_start = res.x_dur = res.x_ord = np.zeros(0, np.int64)
+        res.x_lane = res.x_name = res.x_cat = res.x_task = empty_i
+    if len(x_idx) < n:
+        _other_events(res, events, ordinals, np.flatnonzero(~is_x), strings, lanes, where)
+    res.strings = list(strings)
+    res.lane_keys = [(token_text(p), token_text(t)) for p, t in lanes]
+
+
+def _ts_one(tok: object) -> int | None:
+    ns, ok, _ = tokens_to_ns([tok])
+    return int(ns[0]) if ok[0] else None
+
+
+def _other_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: np.ndarray,
+                  strings: dict, lanes: dict, where) -> None:
+    """The rarer phases, one by one (they are a small share of real files)."""
+    # timestamps of the non-X events, in one vectorised call
+    has_ts = [i for i in idx if "ts" in type(events[i]).__struct_fields__]
+    ts_map = {}
+    if has_ts:
+        ns, ok, lossy = tokens_to_ns([events[i].ts for i in has_ts])
+        res.lossy_numbers |= lossy
+        ts_map = {i: (int(v) if good else None) for i, v, good in zip(has_ts, ns, ok)}
+    for i in idx:
+        e = events[i]
+        ph = ev.PHASE_OF[type(e)]
+        o = int(ordinals[i])
+        res.counts_by_ph[ph] += 1
+        if type(e) is ev.MEvent:
+            res.meta.append((o, e.name, e.pid, e.tid, e.args))
+            continue
+        if ph in ev.IGNORED_PHASES:
+            res.dropped.append((where(o), o, f"phase {ph!r} is not supported"))
+            continue
+        t = ts_map.get(i)
+        if t is None:
+            res.dropped.append((where(o), o, "'ts' missing or not a number"))
+            continue
+        if type(e) is ev.CEvent:
+            if not isinstance(e.args, dict):
+                res.dropped.append((where(o), o, "counter without an args object"))
+                continue
+            values = {}
+            for k, v in e.args.items():
+                if isinstance(v, bool):
+                    v = float(v)
+                if isinstance(v, (int, float)):
+                    values[str(k)] = float(v)
+                elif isinstance(v, str):
+                    try:
+                        values[str(k)] = float(v)
+                    except ValueError:
+                        pass
+            cname = e.name if e.id is None else f"{e.name}[{id_text(e.id)}]"
+            res.counters.append((o, e.pid, cname, t, values))
+            continue
+        lane = lanes.setdefault((e.pid, e.tid), len(lanes))
+        if ph in FLOW_PH:
+            if e.id is None:
+                res.dropped.append((where(o), o, "flow event without 'id'"))
+                continue
+            res.flows.append((o, FLOW_PH[ph], e.cat or "", e.name, id_text(e.id), lane, t, e.bp == "e"))
+        elif ph in ("i", "I"):
+            res.instants.append((o, lane, strings.setdefault(e.name, len(strings)), t))
+        else:  # B / E
+            cat = getattr(e, "cat", None)
+            res.be.append((o, ph, lane, strings.setdefault(e.name, len(strings)),
+                           -1 if cat is None else strings.setdefault(cat, len(strings)), t))
+

@@ -1,0 +1,263 @@
+"""Load trace files or folders into ``TraceStore``s: parallel chunk decode, progress, cancel.
+
+Every chunk of every file of every card goes to one process pool, so a folder of cards
+loads in parallel and a single large file uses all cores. Boundaries between chunks are
+confirmed in file order after decoding (see ``layout_scan``); a chunk whose start turns
+out not to be a real boundary is decoded again from the right place.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+
+from timelineview.model.assemble import assemble
+from timelineview.model.chunk_decode import ChunkResult, decode_range
+from timelineview.model.discovery import CardSource, find_cards
+from timelineview.model.layout_scan import ArrayBounds, locate_array, plan_ranges
+from timelineview.model.report import LoadReport
+from timelineview.model.store import TraceStore
+
+Progress = Callable[[int, int], None]
+CHUNK_BYTES = 4 << 20
+INLINE_BYTES = 4 << 20  # below this a load does not start worker processes
+
+
+class LoadCancelled(Exception):
+    """Raised by ``load`` when its cancel event is set."""
+
+
+_pool: ProcessPoolExecutor | None = None
+_pool_workers = 0
+_pool_lock = threading.Lock()
+_temp_dir: str | None = None
+
+
+def worker_count() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+def get_pool(workers: int | None = None) -> ProcessPoolExecutor:
+    """The shared decode pool (spawned processes: safe next to a running Qt app)."""
+    global _pool, _pool_workers
+    workers = workers or worker_count()
+    with _pool_lock:
+        if _pool is None or _pool_workers != workers:
+            if _pool is not None:
+                _pool.shutdown(wait=False, cancel_futures=True)
+            _pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+            _pool_workers = workers
+        return _pool
+
+
+def shutdown_pool() -> None:
+    global _pool
+    with _pool_lock:
+        if _pool is not None:
+            _pool.shutdown(wait=True, cancel_futures=True)
+            _pool = None
+
+
+@dataclass
+class _FileJob:
+    card: int
+    index: int  # file index within the card
+    path: str  # the readable (decompressed) path
+    shown: str  # the path the user gave
+    report: LoadReport
+    bounds: ArrayBounds | None = None
+    ranges: list[tuple[int, int]] = field(default_factory=list)
+    results: dict[int, ChunkResult] = field(default_factory=dict)
+
+
+def _decompress(path: Path, cancel: threading.Event | None) -> str:
+    global _temp_dir
+    if _temp_dir is None:
+        _temp_dir = tempfile.mkdtemp(prefix="timelineview-")
+    out = os.path.join(_temp_dir, f"{abs(hash(str(path)))}_{path.stem}")
+    with gzip.open(path, "rb") as src, open(out, "wb") as dst:
+        while True:
+            if cancel is not None and cancel.is_set():
+                raise LoadCancelled()
+            block = src.read(1 << 24)
+            if not block:
+                break
+            dst.write(block)
+    return out
+
+
+def load(paths: str | os.PathLike | Sequence[str | os.PathLike], progress: Progress | None = None,
+         cancel: threading.Event | None = None, workers: int | None = None,
+         chunk_bytes: int = CHUNK_BYTES) -> list[TraceStore]:
+    """Load every card found under ``paths`` (files or folders); one store per card.
+
+    Problems in the input never raise: they are in each store's ``report``. Only
+    cancellation raises (``LoadCancelled``).
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    sources: list[CardSource] = []
+    for p in paths:
+        found = find_cards(p)
+        if not found:
+            empty = CardSource(Path(p).name, None, [])
+            sources.append(empty)
+        sources.extend(found)
+    return load_cards(sources, progress, cancel, workers, chunk_bytes)
+
+
+def load_cards(sources: list[CardSource], progress: Progress | None = None,
+               cancel: threading.Event | None = None, workers: int | None = None,
+               chunk_bytes: int = CHUNK_BYTES) -> list[TraceStore]:
+    """Load the given cards (from ``find_cards``) in parallel."""
+    jobs: list[_FileJob] = []
+    for ci, src in enumerate(sources):
+        for fi, f in enumerate(src.files):
+            report = LoadReport()
+            readable = str(f)
+            if f.suffix == ".gz":
+                try:
+                    readable = _decompress(f, cancel)
+                except (OSError, EOFError, gzip.BadGzipFile) as exc:
+                    report.error = f"{f}: cannot decompress ({exc})"
+                    readable = ""
+            jobs.append(_FileJob(ci, fi, readable, str(f), report))
+    for job in jobs:
+        if job.path:
+            job.bounds = locate_array(job.path)
+            if job.bounds.error:
+                job.report.error = job.bounds.error
+            else:
+                for problem in job.bounds.problems:
+                    job.report.warn(f"{job.shown}: {problem}")
+                job.ranges = plan_ranges(job.path, job.bounds, chunk_bytes)
+    _decode_all(jobs, progress, cancel, workers)
+    stores = []
+    for ci, src in enumerate(sources):
+        card_jobs = [j for j in jobs if j.card == ci]
+        stores.append(_assemble_card(src, card_jobs))
+    return stores
+
+
+def _decode_all(jobs: list[_FileJob], progress: Progress | None, cancel: threading.Event | None,
+                workers: int | None) -> None:
+    tasks = [(j, k, a, b) for j in jobs for k, (a, b) in enumerate(j.ranges)]
+    total = sum(b - a for _, _, a, b in tasks) or 1
+    done = 0
+    if progress:
+        progress(0, total)
+    inline = total <= INLINE_BYTES or (workers == 1)
+    if inline:
+        for job, k, a, b in tasks:
+            if cancel is not None and cancel.is_set():
+                raise LoadCancelled()
+            job.results[k] = decode_range(job.path, job.index, a, b, k == len(job.ranges) - 1)
+            done += b - a
+            if progress:
+                progress(done, total)
+    else:
+        pool = get_pool(workers)
+        futures: dict[Future, tuple] = {}
+        for job, k, a, b in tasks:
+            fut = pool.submit(decode_range, job.path, job.index, a, b, k == len(job.ranges) - 1)
+            futures[fut] = (job, k, a, b)
+        pending = set(futures)
+        try:
+            while pending:
+                finished, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+                if cancel is not None and cancel.is_set():
+                    raise LoadCancelled()
+                for fut in finished:
+                    job, k, a, b = futures[fut]
+                    job.results[k] = fut.result()
+                    done += b - a
+                if finished and progress:
+                    progress(done, total)
+        except BaseException:
+            for fut in pending:
+                fut.cancel()
+            raise
+    for job in jobs:
+        _confirm_boundaries(job)
+
+
+def _confirm_boundaries(job: _FileJob) -> None:
+    """Walk chunks in file order; re-decode any chunk whose start was not a real boundary."""
+    n = len(job.ranges)
+    for k in range(1, n):
+        prev = job.results[k - 1]
+        nominal_end = job.ranges[k - 1][1]
+        if prev.fast or prev.end == nominal_end:
+            continue  # the previous chunk ended exactly at its cut: this start is real
+        if prev.end > nominal_end:
+            # the previous chunk's last event ran past the cut: decode from its real end
+            a, b = prev.end, max(job.ranges[k][1], prev.end)
+            job.results[k] = decode_range(job.path, job.index, a, b, k == n - 1)
+        else:
+            cur = job.results[k]
+            job.report.drop("unreadable bytes between events", job.shown, prev.end)
+            if not cur.fast:
+                continue
+
+
+def _assemble_card(src: CardSource, jobs: list[_FileJob]) -> TraceStore:
+    report = LoadReport()
+    chunks: list[ChunkResult] = []
+    paths = [j.path or j.shown for j in jobs]
+    for job in jobs:
+        _file_report(job)
+        report.merge(job.report)
+        chunks.extend(job.results[k] for k in range(len(job.ranges)))
+    if not src.files:
+        report.error = f"{src.label}: no trace files found"
+    store = assemble(src.label, src.rank, paths, chunks, report)
+    store.paths = [Path(j.shown) for j in jobs]
+    return store
+
+
+def _file_report(job: _FileJob) -> None:
+    """Turn the chunks' drops and notes into the file's report (per-file event indices)."""
+    rep = job.report
+    first = 0
+    lossy = False
+    for k in range(len(job.ranges)):
+        ch = job.results[k]
+        rep.bytes_read += ch.end - ch.start
+        rep.counts_by_ph.update(ch.counts_by_ph)
+        for offset, ordinal, reason in ch.dropped:
+            rep.drop(reason, job.shown, offset, first + ordinal)
+        for offset, ordinal, note in ch.notes:
+            rep.warn(f"{job.shown} @ byte {offset}, event #{first + ordinal}: {note}")
+        for offset, text in ch.problems:
+            rep.warn(f"{job.shown} @ byte {offset}: {text}")
+        lossy |= ch.lossy_numbers
+        first += ch.n_elements
+    if lossy:
+        rep.warn(f"{job.shown}: numeric timestamps of 2^42 µs or more are only as exact as float64 "
+                 "(write them as strings for ns precision)")
+    if job.bounds is None or job.bounds.error:
+        return
+    last = job.results.get(len(job.ranges) - 1)
+    if job.ranges and last is not None:
+        cut_short = last.truncated or (not job.bounds.closed and not last.closed)
+        if cut_short:
+            rep.truncated = True
+            rep.truncated_path = job.shown
+            rep.truncated_offset = last.end
+    elif not job.bounds.closed and job.bounds.form != "empty":
+        rep.truncated = True
+        rep.truncated_path = job.shown
+        rep.truncated_offset = job.bounds.start
+
+
+def cleanup_temp() -> None:
+    if _temp_dir is not None:
+        shutil.rmtree(_temp_dir, ignore_errors=True)

@@ -1,0 +1,126 @@
+"""Exact conversion of trace time values (µs as numbers or decimal strings) to int64 ns.
+
+A float64 holding epoch microseconds (~1.7e15) has a 0.25 µs ulp, so strings such as
+``"1736412474721123.620"`` are parsed as decimal text, never through float.
+Numbers are decoded as float64 by the JSON decoder; below 2^42 µs (about 50 days of
+monotonic time) ``rint(x * 1000)`` recovers the written nanoseconds exactly.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+_DECIMAL = re.compile(r"\s*([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*\Z")
+FLOAT_EXACT_LIMIT_US = float(2**42)
+
+
+def decimal_text_to_ns(text: str) -> int | None:
+    """Exact ns from a decimal µs string (rounded half away from zero); None if not a number."""
+    m = _DECIMAL.match(text)
+    if m is None or (not m.group(2) and not m.group(3)):
+        return None
+    sign, whole, frac, exp = m.group(1), m.group(2) or "0", m.group(3) or "", m.group(4)
+    shift = 3 + (int(exp) if exp else 0)  # decimal places to move right (µs -> ns)
+    digits = whole + frac
+    point = len(whole) + shift  # position of the decimal point within digits
+    if point >= len(digits):
+        value = int(digits + "0" * (point - len(digits)))
+        rest = ""
+    elif point <= 0:
+        value, rest = 0, "0" * (-point) + digits
+    else:
+        value, rest = int(digits[:point]), digits[point:]
+    if rest and rest[0] >= "5":
+        value += 1
+    return -value if sign == "-" else value
+
+
+def strings_to_ns(values: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """ns for a list of decimal µs strings, with a validity mask.
+
+    The common shape (digits, a point, exactly three decimals) takes a fast path.
+    """
+    n = len(values)
+    out = np.zeros(n, dtype=np.int64)
+    ok = np.ones(n, dtype=bool)
+    if n == 0:
+        return out, ok
+    arr = np.array(values, dtype="S32")
+    mat = arr.view(np.uint8).reshape(n, 32)
+    length = (mat != 0).sum(axis=1)
+    rows = np.arange(n)
+    dot_at = np.clip(length - 4, 0, 31)
+    digit = (mat >= 48) & (mat <= 57)
+    n_digits = digit.sum(axis=1)
+    fast = (length >= 5) & (length <= 20) & (mat[rows, dot_at] == 46) & (n_digits == length - 1)
+    if fast.all():
+        try:
+            out[:] = [int(s.replace(".", "")) for s in values]
+            return out, ok
+        except (ValueError, OverflowError):
+            fast[:] = False
+    idx_fast = np.flatnonzero(fast)
+    if len(idx_fast):
+        out[idx_fast] = [int(values[i].replace(".", "")) for i in idx_fast]
+    for i in np.flatnonzero(~fast):
+        v = decimal_text_to_ns(values[i])
+        if v is None or not (-(2**63) <= v < 2**63):
+            ok[i] = False
+        else:
+            out[i] = v
+    return out, ok
+
+
+def floats_to_ns(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """ns for float µs values, with a validity mask (finite and within int64)."""
+    values = np.asarray(values, dtype=np.float64)
+    ok = np.isfinite(values) & (np.abs(values) < 9.2e15)
+    out = np.zeros(len(values), dtype=np.int64)
+    out[ok] = np.rint(values[ok] * 1000.0).astype(np.int64)
+    return out, ok
+
+
+def tokens_to_ns(tokens: list) -> tuple[np.ndarray, np.ndarray, bool]:
+    """ns for a list of decoded tokens (float, int, str or None), with a validity mask.
+
+    Returns ``(ns, valid, lossy)``; ``lossy`` says a number of 2^42 µs or more was seen,
+    whose last digits float64 may have rounded before we got it.
+    """
+    n = len(tokens)
+    if n == 0:
+        return np.zeros(0, np.int64), np.zeros(0, bool), False
+    kinds = set(map(type, tokens))
+    if kinds == {str}:
+        ns, ok = strings_to_ns(tokens)
+        return ns, ok, False
+    if kinds <= {float, int} and int not in kinds:
+        arr = np.array(tokens, dtype=np.float64)
+        ns, ok = floats_to_ns(arr)
+        return ns, ok, bool((np.abs(arr[ok]) >= FLOAT_EXACT_LIMIT_US).any())
+    out = np.zeros(n, dtype=np.int64)
+    ok = np.zeros(n, dtype=bool)
+    str_idx = [i for i, t in enumerate(tokens) if type(t) is str]
+    if str_idx:
+        ns, valid = strings_to_ns([tokens[i] for i in str_idx])
+        out[str_idx] = ns
+        ok[str_idx] = valid
+    lossy = False
+    for i, t in enumerate(tokens):
+        kind = type(t)
+        if kind is float:
+            if t == t and abs(t) < 9.2e15:
+                out[i] = round(t * 1000.0)
+                ok[i] = True
+                lossy |= abs(t) >= FLOAT_EXACT_LIMIT_US
+        elif kind is int:
+            if -(2**53) < t < 2**53:
+                out[i] = round(t * 1000.0) if abs(t) < 2**42 else t * 1000
+                ok[i] = -(2**63) <= t * 1000 < 2**63
+            else:
+                v = t * 1000
+                if -(2**63) <= v < 2**63:
+                    out[i] = v
+                    ok[i] = True
+    return out, ok, lossy
