@@ -9,7 +9,7 @@ import numpy as np
 from timelineview.model.args_reader import ArgsReader, ChunkTable
 from timelineview.model.chunk_decode import ChunkResult, token_text
 from timelineview.model.flows import build_edges, enclosing_slices, next_slices
-from timelineview.model.interval_index import build_index
+from timelineview.model.interval_index import build_index, lane_time_order
 from timelineview.model.lanes import Metadata, detect_generation, layout_lanes
 from timelineview.model.report import LoadReport
 from timelineview.model.store import (
@@ -47,10 +47,16 @@ def assemble(card: str, rank: int | None, paths: list[str], chunks: list[ChunkRe
     counters, flows, instants, be = [], [], [], []
     base = 0
     table_rows = []
+    s_map = l_map = None
+    seen_strings = seen_lanes = None
     for ch in chunks:
-        s_map = strings.remap(ch.strings)
-        l_map = np.array([lane_keys.setdefault(k, len(lane_keys)) for k in ch.lane_keys] + [-1],
-                         dtype=np.int32)
+        if ch.strings is not seen_strings:  # ranges of one task share their tables
+            s_map = strings.remap(ch.strings)
+            seen_strings = ch.strings
+        if ch.lane_keys is not seen_lanes:
+            l_map = np.array([lane_keys.setdefault(k, len(lane_keys)) for k in ch.lane_keys] + [-1],
+                             dtype=np.int32)
+            seen_lanes = ch.lane_keys
         first = base
         base += ch.n_elements
         table_rows.append((paths[ch.file_index], ch.start, ch.end, first, ch.n_elements, ch.fast))
@@ -74,13 +80,16 @@ def assemble(card: str, rank: int | None, paths: list[str], chunks: list[ChunkRe
     to_display = np.array([layout.lane_of_key[k] for k in key_list] + [-1], dtype=np.int32)
     start, dur, lane, name, cat, task, src, flags = cols
     lane = to_display[lane]
-    keep = _dedupe(start, dur, lane, name, src)
+    seq = lane_time_order(lane, start, dur, name, src)
+    keep = _first_of_duplicates(seq, start, dur, lane, name)
     if not keep.all():
         report.duplicates_dropped += int((~keep).sum())
+        new_id = np.cumsum(keep) - 1
+        seq = new_id[seq[keep[seq]]]
         start, dur, lane, name, cat, task, src, flags = (c[keep] for c in (start, dur, lane, name, cat, task,
                                                                            src, flags))
     n_lanes = len(layout.lane_tid)
-    index, depth, overlapping = build_index(start, dur, lane, n_lanes, tiebreak=src)
+    index, depth, overlapping = build_index(start, dur, lane, n_lanes, seq=seq)
     report.overlapping_slices += overlapping
     slices = SliceColumns(start=start, dur=dur, lane=lane.astype(np.int32), name=name, cat=cat,
                           task_type=task, depth=depth, src=src, flags=flags)
@@ -125,16 +134,17 @@ def _concat(parts: list) -> list[np.ndarray]:
     return cols
 
 
-def _dedupe(start, dur, lane, name, src) -> np.ndarray:
-    """Mask keeping the first of each exact duplicate (lane, start, dur, name)."""
-    n = len(start)
-    keep = np.ones(n, dtype=bool)
-    if n < 2:
+def _first_of_duplicates(seq, start, dur, lane, name) -> np.ndarray:
+    """Mask keeping the first of each exact duplicate (lane, start, dur, name).
+
+    ``seq`` (``lane_time_order``) puts duplicates next to each other, earliest first.
+    """
+    keep = np.ones(len(start), dtype=bool)
+    if len(seq) < 2:
         return keep
-    order = np.lexsort((src, name, dur, start, lane))
-    same = ((lane[order[1:]] == lane[order[:-1]]) & (start[order[1:]] == start[order[:-1]])
-            & (dur[order[1:]] == dur[order[:-1]]) & (name[order[1:]] == name[order[:-1]]))
-    keep[order[1:][same]] = False
+    a, b = seq[:-1], seq[1:]
+    same = (lane[b] == lane[a]) & (start[b] == start[a]) & (dur[b] == dur[a]) & (name[b] == name[a])
+    keep[b[same]] = False
     return keep
 
 

@@ -85,131 +85,178 @@ class IntervalIndex:
         return range(first, first + int(self.lane_row_count[lane]))
 
 
-def _stack_levels(start: np.ndarray, end: np.ndarray, idx: list[int]) -> tuple[dict[int, int], list[int]]:
-    """Nest ``idx`` (sorted by start, longer first) with a stack; return levels and the overflow."""
-    level: dict[int, int] = {}
-    overflow: list[int] = []
-    stack: list[int] = []  # ends of open slices
-    for i in idx:
-        s, e = int(start[i]), int(end[i])
-        while stack and stack[-1] <= s:
-            stack.pop()
-        if not stack or e <= stack[-1]:
-            level[i] = len(stack)
-            stack.append(max(e, s + 1))
-        else:
-            overflow.append(i)
-    return level, overflow
+def _radix_argsort(key: np.ndarray) -> np.ndarray:
+    """Stable argsort; radix sort when the key fits 16 bits (numpy picks it by dtype)."""
+    if len(key) and key.min() >= -32768 and key.max() < 32768:
+        return np.argsort(key.astype(np.int16), kind="stable")
+    return np.argsort(key, kind="stable")
 
 
-def _pack_lane(start: np.ndarray, end: np.ndarray, idx: list[int]) -> dict[int, int]:
-    """Levels for a lane with overlaps: proper nesting first, overflow in further rows."""
-    result: dict[int, int] = {}
-    base = 0
-    pending = idx
-    while pending:
-        level, overflow = _stack_levels(start, end, pending)
-        top = 0
-        for i, d in level.items():
-            result[i] = base + d
-            top = max(top, d + 1)
+def lane_time_order(lane: np.ndarray, start: np.ndarray, dur: np.ndarray, name: np.ndarray,
+                    src: np.ndarray) -> np.ndarray:
+    """Slice order by lane, start, longer first, name, file position.
+
+    Two stable passes (start, then lane) cost little on time-sorted files; only runs of
+    equal (lane, start) are sorted further.
+    """
+    by_start = np.argsort(start, kind="stable")
+    seq = by_start[_radix_argsort(lane[by_start])]
+    if len(seq) < 2:
+        return seq
+    s_lane, s_start = lane[seq], start[seq]
+    tie = (s_lane[1:] == s_lane[:-1]) & (s_start[1:] == s_start[:-1])
+    if tie.any():
+        in_run = np.zeros(len(seq), dtype=bool)
+        in_run[1:] |= tie
+        in_run[:-1] |= tie
+        pos = np.flatnonzero(in_run)
+        run_id = np.cumsum(np.concatenate(([True], ~tie)))[pos]
+        sub = seq[pos]
+        seq[pos] = sub[np.lexsort((src[sub], name[sub], -dur[sub], run_id))]
+    return seq
+
+
+def _depths(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray) -> np.ndarray:
+    """Stack depth of each slice (sequence sorted by lane then start): open slices before it."""
+    n = len(s_lane)
+    depth = np.empty(n, dtype=np.int64)
+    if n == 0:
+        return depth
+    bounds = np.flatnonzero(np.diff(s_lane)) + 1
+    edges = np.concatenate(([0], bounds, [n]))
+    for a, b in zip(edges[:-1], edges[1:]):
+        ends_sorted = np.sort(s_end[a:b], kind="stable")
+        depth[a:b] = np.arange(b - a) - np.searchsorted(ends_sorted, s_start[a:b], side="right")
+    return depth
+
+
+def _violations(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray,
+                depth: np.ndarray) -> np.ndarray:
+    """Slices that break proper nesting: those that escape their parent, else row overlaps."""
+    n = len(s_lane)
+    bad = np.zeros(n, dtype=bool)
+    if n < 2:
+        return bad
+    g_order = _radix_argsort(depth)
+    g_order = g_order[_radix_argsort(s_lane[g_order])]  # (lane, depth), by start inside
+    child = np.flatnonzero(depth > 0)
+    if len(child):
+        # parent = last slice one level up (same lane) that comes before the child
+        maxd = int(depth.max()) + 2
+        group = s_lane.astype(np.int64) * maxd + depth
+        keys = group[g_order] * (n + 1) + g_order
+        q = (group[child] - 1) * (n + 1) + child
+        k = np.searchsorted(keys, q, side="right") - 1
+        kk = np.clip(k, 0, n - 1)
+        parent = g_order[kk]
+        ok = (k >= 0) & (group[parent] == group[child] - 1) & (s_end[child] <= s_end[parent])
+        bad[child[~ok]] = True
+        if bad.any():
+            return bad
+    same_row = (s_lane[g_order[1:]] == s_lane[g_order[:-1]]) & (depth[g_order[1:]] == depth[g_order[:-1]])
+    overlap = same_row & (s_start[g_order[1:]] < s_end[g_order[:-1]])
+    bad[g_order[1:][overlap]] = True
+    return bad
+
+
+MAX_PEEL = 64
+
+
+def _not_collateral(bad: np.ndarray, s_lane: np.ndarray, s_end: np.ndarray) -> np.ndarray:
+    """Keep only violators not inside an earlier violator of their lane.
+
+    A slice inside a partial overlapper looks wrong only because of it; peel the
+    overlapper first and the inner slice usually nests.
+    """
+    idx = np.flatnonzero(bad)
+    lanes = s_lane[idx]
+    ends = s_end[idx]
+    keep = np.ones(len(idx), dtype=bool)
+    bounds = np.flatnonzero(np.diff(lanes)) + 1
+    for a, b in zip(np.concatenate(([0], bounds)), np.concatenate((bounds, [len(idx)]))):
+        run_max = np.maximum.accumulate(ends[a:b])
+        keep[a + 1:b] = ends[a + 1:b] > run_max[:-1]
+    out = np.zeros_like(bad)
+    out[idx[keep]] = True
+    return out
+
+
+def _levels(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray,
+            n_lanes: int) -> tuple[np.ndarray, int]:
+    """Row level of each slice inside its lane, and how many overlap without nesting.
+
+    Slices that break nesting are peeled off (vectorised, a few rounds) until the rest
+    nests properly; the peeled ones are laid out the same way in rows below.
+    """
+    n = len(s_lane)
+    level = np.full(n, -1, dtype=np.int64)
+    base = np.zeros(n_lanes, dtype=np.int64)
+    remaining = np.arange(n)
+    overlapping = -1
+    while len(remaining):
+        active = remaining
+        for _ in range(MAX_PEEL):
+            d = _depths(s_lane[active], s_start[active], s_end[active])
+            bad = _violations(s_lane[active], s_start[active], s_end[active], d)
+            if not bad.any():
+                break
+            bad = _not_collateral(bad, s_lane[active], s_end[active])
+            active = active[~bad]
+        else:  # pathological: put what is left one slice per row
+            d = np.zeros(len(active), dtype=np.int64)
+            active = active[:1]
+            d = d[:1]
+        if overlapping < 0:
+            overlapping = n - len(active)
+        lanes_here = s_lane[active]
+        level[active] = base[lanes_here] + d
+        top = np.zeros(n_lanes, dtype=np.int64)
+        np.maximum.at(top, lanes_here, d + 1)
         base += top
-        pending = overflow
-    return result
+        remaining = remaining[level[remaining] < 0]
+    return level, max(overlapping, 0)
 
 
 def build_index(start: np.ndarray, dur: np.ndarray, lane: np.ndarray, n_lanes: int,
-                tiebreak: np.ndarray | None = None) -> tuple[IntervalIndex, np.ndarray, int]:
+                seq: np.ndarray | None = None) -> tuple[IntervalIndex, np.ndarray, int]:
     """Assign each slice a row and build the index.
 
-    Returns ``(index, depth, overlapping)`` where ``depth`` is the slice's level within its
-    lane and ``overlapping`` counts slices that overlap without nesting (moved to extra rows).
-    Ties (same lane and start) put the longer slice first, then file order (``tiebreak``).
+    ``seq`` is the slice order from ``lane_time_order`` (computed when not given).
+    Returns ``(index, depth, overlapping)``: ``depth`` is each slice's row level inside
+    its lane, ``overlapping`` counts slices that overlap without nesting (extra rows).
     """
     n = len(start)
     start = np.asarray(start, dtype=np.int64)
     dur = np.asarray(dur, dtype=np.int64)
     lane = np.asarray(lane, dtype=np.int64)
-    if tiebreak is None:
-        tiebreak = np.arange(n, dtype=np.int64)
+    if seq is None:
+        seq = lane_time_order(lane, start, dur, np.zeros(n, np.int32), np.arange(n))
     end = start + dur
-    nest_end = np.maximum(end, start + 1)  # zero-length slices still enclose nothing but nest
-    # lane-major, start ascending, longer first, file order
-    seq = np.lexsort((tiebreak, -dur, start, lane))
     s_lane = lane[seq]
     s_start = start[seq]
-    s_end = nest_end[seq]
-    lane_ptr = np.searchsorted(s_lane, np.arange(n_lanes + 1), side="left")
-    depth_sorted = np.empty(n, dtype=np.int64)
-    for ln in range(n_lanes):
-        a, b = int(lane_ptr[ln]), int(lane_ptr[ln + 1])
-        if a == b:
-            continue
-        ends_sorted = np.sort(s_end[a:b])
-        depth_sorted[a:b] = np.arange(b - a) - np.searchsorted(ends_sorted, s_start[a:b], side="right")
-    bad_lanes = _lanes_violating(s_lane, s_start, s_end, depth_sorted, n_lanes)
-    overlapping = 0
-    for ln in bad_lanes:
-        a, b = int(lane_ptr[ln]), int(lane_ptr[ln + 1])
-        idx = list(range(a, b))
-        levels = _pack_lane(s_start, s_end, idx)
-        first_pass, _ = _stack_levels(s_start, s_end, idx)
-        overlapping += (b - a) - len(first_pass)
-        for i, d in levels.items():
-            depth_sorted[i] = d
+    s_end = np.maximum(end, start + 1)[seq]  # zero-length slices still take a row
+    level, overlapping = _levels(s_lane, s_start, s_end, n_lanes)
     depth = np.empty(n, dtype=np.int64)
-    depth[seq] = depth_sorted
-    index = _rows_from_depth(start, end, lane, depth, n_lanes, seq, depth_sorted, s_lane)
+    depth[seq] = level
+    index = _rows_from_levels(start, end, n_lanes, seq, level, s_lane)
     return index, depth.astype(np.int16 if depth.max(initial=0) < 32767 else np.int32), overlapping
 
 
-def _lanes_violating(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray, depth: np.ndarray,
-                     n_lanes: int) -> list[int]:
-    """Lanes whose stack-formula depths are not a proper nesting (rows overlap or escape a parent)."""
-    n = len(s_lane)
-    if n == 0:
-        return []
-    pos = np.arange(n, dtype=np.int64)
-    maxd = int(depth.max()) + 2
-    group = s_lane * maxd + depth  # (lane, depth), sorted order inside a group = by start
-    g_order = np.argsort(group, kind="stable")
-    g_sorted = group[g_order]
-    bad = np.zeros(n_lanes, dtype=bool)
-    # 1. rows must be disjoint
-    same = g_sorted[1:] == g_sorted[:-1]
-    overlap = same & (s_start[g_order[1:]] < s_end[g_order[:-1]])
-    bad[s_lane[g_order[1:][overlap]]] = True
-    # 2. a slice at depth d > 0 must end inside the last depth d-1 slice started before it
-    child = depth > 0
-    if child.any():
-        keys = g_sorted * (n + 1) + pos[g_order]
-        q = (group[child] - 1) * (n + 1) + pos[child]
-        k = np.searchsorted(keys, q, side="right") - 1
-        parent_ok = k >= 0
-        kk = np.clip(k, 0, n - 1)
-        parent = g_order[kk]
-        parent_ok &= g_sorted[kk] == group[child] - 1
-        escaped = ~parent_ok | (s_end[child] > s_end[parent])
-        bad[s_lane[child][escaped]] = True
-    return [int(x) for x in np.flatnonzero(bad)]
-
-
-def _rows_from_depth(start: np.ndarray, end: np.ndarray, lane: np.ndarray, depth: np.ndarray,
-                     n_lanes: int, seq: np.ndarray, depth_sorted: np.ndarray,
-                     s_lane: np.ndarray) -> IntervalIndex:
+def _rows_from_levels(start: np.ndarray, end: np.ndarray, n_lanes: int, seq: np.ndarray,
+                      level: np.ndarray, s_lane: np.ndarray) -> IntervalIndex:
     n = len(start)
     rows_per_lane = np.zeros(n_lanes, dtype=np.int64)
     if n:
-        np.maximum.at(rows_per_lane, s_lane, depth_sorted + 1)
+        np.maximum.at(rows_per_lane, s_lane, level + 1)
     lane_first_row = np.zeros(n_lanes, dtype=np.int64)
     if n_lanes:
         lane_first_row[1:] = np.cumsum(rows_per_lane)[:-1]
     n_rows = int(rows_per_lane.sum())
-    row_of_sorted = lane_first_row[s_lane] + depth_sorted if n else np.zeros(0, np.int64)
-    # stable sort by row keeps the start order of the lane-major sequence
-    by_row = np.argsort(row_of_sorted, kind="stable")
+    by_row = _radix_argsort(level)
+    by_row = by_row[_radix_argsort(s_lane[by_row])]  # lane, level; start order kept
     order = seq[by_row]
-    row_ptr = np.searchsorted(row_of_sorted[by_row], np.arange(n_rows + 1), side="left").astype(np.int64)
+    row_sorted = lane_first_row[s_lane[by_row]] + level[by_row] if n else np.zeros(0, np.int64)
+    row_ptr = np.searchsorted(row_sorted, np.arange(n_rows + 1), side="left").astype(np.int64)
     row_lane = np.repeat(np.arange(n_lanes, dtype=np.int32), rows_per_lane)
     row_level = (np.arange(n_rows) - np.repeat(lane_first_row, rows_per_lane)).astype(np.int16)
     return IntervalIndex(

@@ -15,19 +15,21 @@ import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
 from timelineview.model.assemble import assemble
-from timelineview.model.chunk_decode import ChunkResult, decode_range
+from timelineview.model.chunk_decode import ChunkResult, decode_group, decode_range
 from timelineview.model.discovery import CardSource, find_cards
 from timelineview.model.layout_scan import ArrayBounds, locate_array, plan_ranges
 from timelineview.model.report import LoadReport
 from timelineview.model.store import TraceStore
 
 Progress = Callable[[int, int], None]
-CHUNK_BYTES = 4 << 20
+CHUNK_BYTES = 256 << 10  # one decode: small enough that its objects stay in the CPU cache
+TASK_BYTES = 4 << 20  # consecutive ranges per worker task (amortises the hand-over)
 INLINE_BYTES = 4 << 20  # below this a load does not start worker processes
 
 
@@ -56,6 +58,22 @@ def get_pool(workers: int | None = None) -> ProcessPoolExecutor:
             _pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
             _pool_workers = workers
         return _pool
+
+
+def _warm_worker() -> int:
+    import time
+
+    import timelineview.model.chunk_decode  # noqa: F401  (imports are the slow part of a start)
+
+    time.sleep(0.05)  # keep this worker busy so the pool starts the next one
+    return os.getpid()
+
+
+def warm_pool(workers: int | None = None) -> int:
+    """Start every worker process now (imports included); returns how many answered."""
+    pool = get_pool(workers)
+    futures = [pool.submit(_warm_worker) for _ in range(_pool_workers)]
+    return len({f.result() for f in futures})
 
 
 def shutdown_pool() -> None:
@@ -147,44 +165,82 @@ def load_cards(sources: list[CardSource], progress: Progress | None = None,
     return stores
 
 
+def _tasks(jobs: list[_FileJob]) -> list[tuple[_FileJob, list[int]]]:
+    """Group consecutive ranges of each file into tasks of about TASK_BYTES."""
+    tasks = []
+    for job in jobs:
+        group: list[int] = []
+        size = 0
+        for k, (a, b) in enumerate(job.ranges):
+            group.append(k)
+            size += b - a
+            if size >= TASK_BYTES:
+                tasks.append((job, group))
+                group, size = [], 0
+        if group:
+            tasks.append((job, group))
+    return tasks
+
+
+def _run_task(job: _FileJob, group: list[int]) -> list[ChunkResult]:
+    final = group[-1] == len(job.ranges) - 1
+    return decode_group(job.path, job.index, [job.ranges[k] for k in group], final)
+
+
 def _decode_all(jobs: list[_FileJob], progress: Progress | None, cancel: threading.Event | None,
                 workers: int | None) -> None:
-    tasks = [(j, k, a, b) for j in jobs for k, (a, b) in enumerate(j.ranges)]
-    total = sum(b - a for _, _, a, b in tasks) or 1
+    tasks = _tasks(jobs)
+    sizes = [sum(job.ranges[k][1] - job.ranges[k][0] for k in group) for job, group in tasks]
+    total = sum(sizes) or 1
     done = 0
     if progress:
         progress(0, total)
-    inline = total <= INLINE_BYTES or (workers == 1)
-    if inline:
-        for job, k, a, b in tasks:
+    inline = total <= INLINE_BYTES or workers == 1
+    pending: set[Future] = set()
+    futures: dict[Future, int] = {}
+    if not inline:
+        try:
+            pool = get_pool(workers)
+            for t, (job, group) in enumerate(tasks):
+                fut = pool.submit(decode_group, job.path, job.index, [job.ranges[k] for k in group],
+                                  group[-1] == len(job.ranges) - 1)
+                futures[fut] = t
+            pending = set(futures)
+        except (OSError, RuntimeError, BrokenProcessPool):
+            inline = True  # no worker processes here (frozen app, sandbox): decode in this one
+    finished_tasks: set[int] = set()
+    try:
+        while pending:
+            finished, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
             if cancel is not None and cancel.is_set():
                 raise LoadCancelled()
-            job.results[k] = decode_range(job.path, job.index, a, b, k == len(job.ranges) - 1)
-            done += b - a
-            if progress:
+            for fut in finished:
+                t = futures[fut]
+                job, group = tasks[t]
+                try:
+                    results = fut.result()
+                except BrokenProcessPool:
+                    continue  # decoded below, in this process
+                for k, res in zip(group, results):
+                    job.results[k] = res
+                finished_tasks.add(t)
+                done += sizes[t]
+            if finished and progress:
                 progress(done, total)
-    else:
-        pool = get_pool(workers)
-        futures: dict[Future, tuple] = {}
-        for job, k, a, b in tasks:
-            fut = pool.submit(decode_range, job.path, job.index, a, b, k == len(job.ranges) - 1)
-            futures[fut] = (job, k, a, b)
-        pending = set(futures)
-        try:
-            while pending:
-                finished, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
-                if cancel is not None and cancel.is_set():
-                    raise LoadCancelled()
-                for fut in finished:
-                    job, k, a, b = futures[fut]
-                    job.results[k] = fut.result()
-                    done += b - a
-                if finished and progress:
-                    progress(done, total)
-        except BaseException:
-            for fut in pending:
-                fut.cancel()
-            raise
+    except BaseException:
+        for fut in pending:
+            fut.cancel()
+        raise
+    for t, (job, group) in enumerate(tasks):
+        if t in finished_tasks:
+            continue
+        if cancel is not None and cancel.is_set():
+            raise LoadCancelled()
+        for k, res in zip(group, _run_task(job, group)):
+            job.results[k] = res
+        done += sizes[t]
+        if progress:
+            progress(done, total)
     for job in jobs:
         _confirm_boundaries(job)
 

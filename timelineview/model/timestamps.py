@@ -37,39 +37,73 @@ def decimal_text_to_ns(text: str) -> int | None:
     return -value if sign == "-" else value
 
 
+WIDTH = 32
+
+
+def _horner(mat: np.ndarray, length: int, point: int) -> np.ndarray:
+    """Integer value of the digit columns [0, length) of ``mat``, skipping column ``point``."""
+    val = np.zeros(len(mat), dtype=np.int64)
+    for j in range(length):
+        if j != point:
+            val *= 10
+            val += mat[:, j]
+            val -= 48
+    return val
+
+
 def strings_to_ns(values: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """ns for a list of decimal µs strings, with a validity mask.
 
-    The common shape (digits, a point, exactly three decimals) takes a fast path.
+    Plain ``digits[.digits]`` strings are converted in numpy, one group per
+    (length, point position), by Horner's rule over byte columns; anything else
+    (signs, exponents, spaces, long strings) goes through ``decimal_text_to_ns``.
     """
     n = len(values)
     out = np.zeros(n, dtype=np.int64)
-    ok = np.ones(n, dtype=bool)
+    ok = np.zeros(n, dtype=bool)
     if n == 0:
         return out, ok
-    arr = np.array(values, dtype="S32")
-    mat = arr.view(np.uint8).reshape(n, 32)
-    length = (mat != 0).sum(axis=1)
-    rows = np.arange(n)
-    dot_at = np.clip(length - 4, 0, 31)
-    digit = (mat >= 48) & (mat <= 57)
-    n_digits = digit.sum(axis=1)
-    fast = (length >= 5) & (length <= 20) & (mat[rows, dot_at] == 46) & (n_digits == length - 1)
-    if fast.all():
-        try:
-            out[:] = [int(s.replace(".", "")) for s in values]
-            return out, ok
-        except (ValueError, OverflowError):
-            fast[:] = False
-    idx_fast = np.flatnonzero(fast)
-    if len(idx_fast):
-        out[idx_fast] = [int(values[i].replace(".", "")) for i in idx_fast]
-    for i in np.flatnonzero(~fast):
+    width = min(max(map(len, values)) + 1, WIDTH)  # one spare column marks over-long strings
+    try:
+        mat = np.array(values, dtype=f"S{width}").view(np.uint8).reshape(n, width)
+    except UnicodeEncodeError:
+        mat = None
+    slow = np.ones(n, dtype=bool)
+    if mat is not None:
+        length = (mat != 0).sum(axis=1)
+        is_dot = mat == 46
+        n_dots = is_dot.sum(axis=1)
+        n_digits = ((mat >= 48) & (mat <= 57)).sum(axis=1)
+        point = np.where(n_dots == 1, is_dot.argmax(axis=1), length)
+        decimals = np.where(n_dots == 1, length - 1 - point, 0)
+        # 19 digits fit int64 when the first is below 9 (epoch µs with 3 decimals are 19 digits)
+        room = np.where((mat[:, 0] >= 49) & (mat[:, 0] <= 56), 19, 18)
+        fast = ((n_digits > 0) & (n_digits + n_dots == length) & (n_dots <= 1) & (length < width)
+                & (n_digits + np.maximum(3 - decimals, 0) <= room))
+        key = length * width + point
+        for k in np.unique(key[fast]):
+            rows = np.flatnonzero(fast & (key == k)) if not (fast.all() and key.min() == key.max()) else None
+            sub = mat if rows is None else mat[rows]
+            ln, pt = divmod(int(k), width)
+            val = _horner(sub, ln, pt)
+            dec = ln - 1 - pt if pt < ln else 0
+            if dec <= 3:
+                val *= 10 ** (3 - dec)
+            else:
+                q = 10 ** (dec - 3)
+                val = (val + q // 2) // q
+            if rows is None:
+                out[:] = val
+                ok[:] = True
+                return out, ok
+            out[rows] = val
+            ok[rows] = True
+        slow = ~fast
+    for i in np.flatnonzero(slow):
         v = decimal_text_to_ns(values[i])
-        if v is None or not (-(2**63) <= v < 2**63):
-            ok[i] = False
-        else:
+        if v is not None and -(2**63) <= v < 2**63:
             out[i] = v
+            ok[i] = True
     return out, ok
 
 
