@@ -1,0 +1,99 @@
+"""Step windows and phases (metrics.md §3)."""
+
+import pytest
+
+from timelineview.analysis.derived import derive
+from timelineview.analysis.steps import find_steps, step_metrics
+
+from . import reference as ref
+from .factory import COMM, HW, HW2, Layout, Sl, build_store
+
+ST = "Ascend Hardware/Step Trace(Model ID:2)"
+PY = "Python/Thread 1"
+
+
+def steps_of(store):
+    d = derive(store)
+    return d, find_steps(store, d)
+
+
+def test_step_trace_with_fp_bp_args():
+    slices = [
+        Sl(ST, "Iteration 2", 100_000, 100_000, args={"FP Start": 105.5, "BP End": "170.25"}),
+        Sl(ST, "Iteration 1", 0, 100_000, args={"FP Start": 3.0, "BP End": 80.0}),
+        Sl(ST, "FP_BP Time 1", 3_000, 77_000),
+        Sl(ST, "Iteration Refresh 1", 80_000, 20_000),
+        Sl("Ascend Hardware/Step Trace(Model ID:9)", "Iteration 1", 0, 10),  # another model: fewer steps
+        Sl(HW, "MatMul", 1_000, 50_000, "AI_CORE"),
+        Sl(PY, "ProfilerStep#7", 0, 300_000),  # ignored: Step Trace wins
+    ]
+    _, steps = steps_of(build_store(slices))
+    assert [(s.step, s.start, s.end, s.fp, s.bp, s.source) for s in steps] == [
+        (1, 0, 100_000, 3_000, 80_000, "step_trace"),
+        (2, 100_000, 200_000, 105_500, 170_250, "step_trace"),
+    ]
+
+
+def test_fallback_phases_from_tasks():
+    # step [0, 100): GetNext at 2 is a data-input op; first real compute at 10.
+    # comm ops start at 40 and 70 (the last): bp = last compute end <= 70 -> 60.
+    slices = [
+        Sl(PY, "ProfilerStep#3", 0, 100),
+        Sl(PY, "ProfilerStep#4", 100, 100),
+        Sl(HW, "IteratorGetNext", 2, 3, "AI_CPU"),
+        Sl(HW, "MatMul", 10, 20, "AI_CORE"),
+        Sl(HW2, "Add", 30, 30, "AI_VECTOR_CORE"),
+        Sl(HW, "Late", 65, 10, "AI_CORE"),  # ends after the last comm start: not bp
+        Sl(COMM, "hcom_allReduce_1", 40, 10),
+        Sl(COMM, "hcom_allReduce_2", 70, 25),
+        # step 4: no communication -> bp = end of the last compute task in the step
+        Sl(HW, "Conv", 120, 30, "AI_CORE"),
+        Sl(HW, "Relu", 160, 15, "AI_CORE"),
+    ]
+    store = build_store(slices)
+    d, steps = steps_of(store)
+    assert [(s.step, s.fp, s.bp, s.source) for s in steps] == [(3, 10, 60, "profiler_step"),
+                                                               (4, 120, 175, "profiler_step")]
+    m = step_metrics(store, d, steps[0])
+    assert (m["step_interval_us"], m["fp_bp_us"], m["tail_us"]) == (0.01, 0.05, 0.04)
+    assert m["step"] == 3 and m["start_us"] == 0 and m["dur_us"] == 0.1
+
+
+def test_steps_with_tasks_crossing_boundaries_are_clipped():
+    compute = [(0, 1500), (1400, 2600), (2900, 4100), (4500, 5000)]
+    comm = [(1800, 3200), (3900, 4600)]
+    slices = [Sl(PY, f"ProfilerStep#{k + 1}", k * 2000, 2000) for k in range(3)]
+    slices += [Sl(HW, f"op{k}", s, e - s, "AI_CORE") for k, (s, e) in enumerate(compute)]
+    slices += [Sl(COMM, f"hcom_{k}", s, e - s) for k, (s, e) in enumerate(comm)]
+    store = build_store(slices)
+    d, steps = steps_of(store)
+    for st in steps:
+        m = step_metrics(store, d, st)
+        want = ref.metrics(compute, comm, st.start, st.end)
+        for key, value in want.items():
+            assert m[key] == pytest.approx(value) if value is not None else m[key] is None, key
+        assert m["step_interval_us"] + m["fp_bp_us"] + m["tail_us"] == pytest.approx(m["dur_us"])
+    # step 2 = [2000, 4000): the first compute *starting* in it is at 2900
+    assert steps[1].fp == 2900
+
+
+def test_mindspore_steps_lane():
+    lay = Layout(pids={"Device 0": "0"}, tids={"Device 0/Steps": "100000", "Device 0/Stream 5": "5"})
+    store = build_store([
+        Sl("Device 0/Steps", "2", 100, 100),
+        Sl("Device 0/Steps", "1", 0, 100),
+        Sl("Device 0/Steps", "Model ID: 1 Iteration ID: 7", 200, 100),
+        Sl("Device 0/Stream 5", "MatMul-op1", 10, 50),
+    ], lay)
+    _, steps = steps_of(store)
+    assert [(s.step, s.start, s.source) for s in steps] == [(1, 0, "steps_lane"), (2, 100, "steps_lane"),
+                                                           (7, 200, "steps_lane")]
+    assert (steps[0].fp, steps[0].bp) == (10, 60)
+    assert (steps[1].fp, steps[1].bp) == (100, 100)  # no compute: all tail
+
+
+def test_whole_card_fallback():
+    store = build_store([Sl(HW, "a", 50, 10, "AI_CORE"), Sl(COMM, "hcom_x", 70, 30)])
+    _, steps = steps_of(store)
+    got = [(s.step, s.start, s.end, s.fp, s.bp, s.source) for s in steps]
+    assert got == [(1, 50, 100, 50, 60, "whole_card")]

@@ -1,0 +1,21 @@
+"""Analysis of a loaded card: overlap statistics, idle gaps, steps, per-name tables, cluster.
+
+Pure numpy over ``timelineview.model.store.TraceStore``; no Qt. Definitions: metrics.md.
+"""
+
+from timelineview.analysis.classify import Classification, classify
+from timelineview.analysis.cluster import clock_offsets, slow_cards
+from timelineview.analysis.derived import DerivedIntervals, derive
+from timelineview.analysis.file_overlap import file_overlap
+from timelineview.analysis.intervals import Intervals, gaps, intersect, subtract, union
+from timelineview.analysis.names import NameTable, name_table
+from timelineview.analysis.steps import StepWindow, find_steps, step_metrics
+from timelineview.analysis.summary import card_document, format_text, stats_document
+from timelineview.analysis.window import window_metrics
+
+__all__ = [
+    "Classification", "classify", "clock_offsets", "slow_cards", "DerivedIntervals", "derive",
+    "file_overlap", "Intervals", "gaps", "intersect", "subtract", "union", "NameTable", "name_table",
+    "StepWindow", "find_steps", "step_metrics", "card_document", "format_text", "stats_document",
+    "window_metrics",
+]

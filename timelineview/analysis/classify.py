@@ -1,0 +1,245 @@
+"""Which slices are compute and which are communication operators (metrics.md §1).
+
+Two producer families are told apart by their processes:
+
+* msprof / torch_npu / MindSpore ≥ 2.2: an ``Ascend Hardware`` process exists. Compute =
+  its slices whose ``Task Type`` is a compute type (``task_types.TASK_TYPE_KIND``);
+  communication = the operator-level thread of the ``HCCL`` / ``Communication`` process.
+* MindSpore ≤ 2.1 (no ``Ascend Hardware``): compute = the device process's stream lanes
+  (pid = device id, minus the Steps/Scope Name threads) and the AI CPU process (pid 9000),
+  minus operators named like collectives; communication = pid 10000.
+
+Processes are recognised by display name, then label, then (MindSpore ≤ 2.1 only) pid,
+case-insensitively and ignoring a `` Rank<N>`` / ``_<N>`` suffix.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from timelineview.analysis.task_types import TASK_TYPE_KIND, is_compute_task_type, is_known_task_type
+from timelineview.model.store import TraceStore
+
+__all__ = ["Classification", "classify", "base_name", "TASK_TYPE_KIND"]
+
+# Process roles
+HARDWARE = "hardware"
+COMMUNICATION = "communication"
+OVERLAP = "overlap"
+STEP_TRACE = "step_trace"
+LEGACY_DEVICE = "legacy_device"
+LEGACY_AICPU = "legacy_aicpu"
+LEGACY_COMMUNICATION = "legacy_communication"
+HOST = "host"
+UNKNOWN = ""
+
+PROCESS_ROLE_BY_NAME: dict[str, str] = {
+    "ascend hardware": HARDWARE,
+    "hccl": COMMUNICATION,
+    "communication": COMMUNICATION,
+    "overlap analysis": OVERLAP,
+    "op overlap analyse": OVERLAP,
+    "step trace": STEP_TRACE,
+    # MindSpore ≤ 2.1 writes only process_labels
+    "aicore op": LEGACY_DEVICE,
+    "ascend op": LEGACY_DEVICE,
+    "gpu op": LEGACY_DEVICE,
+    "aicpu op": LEGACY_AICPU,
+    "communication op": LEGACY_COMMUNICATION,
+    "host cpu op": HOST,
+    # host-side layers of newer producers: never device lanes, whatever their pid
+    "mindspore": HOST,
+    "cpu op": HOST,
+    "scope layer": HOST,
+    "python": HOST,
+    "cann": HOST,
+}
+LEGACY_ROLE_BY_PID: dict[str, str] = {
+    "9000": LEGACY_AICPU,
+    "10000": LEGACY_COMMUNICATION,
+    "11000": HOST,
+    "12000": OVERLAP,
+    "13000": HOST,  # GPU activity streams
+}
+LEGACY_MAX_DEVICE_PID = 9000  # MindSpore ≤ 2.1 uses the device id (0..7) as the pid
+LEGACY_EXCLUDED_TIDS = {"100000", "100001", "100003"}  # Steps, Scope Name, Host CPU Op
+LEGACY_STEPS_TID = "100000"
+
+# Operator-level thread of the msprof communication process: "Group <g> Communication",
+# "Communication Kernel" (python msprof, tid 70000) or a copied plain "Communication".
+_COMM_OP_LANE = re.compile(r"^(group\b.*\bcommunication|communication kernel|communication)$")
+_COMM_OP_TID = "70000"
+# A MindSpore ≤ 2.1 operator whose name says it is a collective (``BroadcastTo`` is not).
+_COMM_OP_NAME = re.compile(
+    r"(?:^|[/_])(?:hcom_|(?:allreduce|allgather|reducescatter|alltoallv?|broadcast|send|receive)"
+    r"(?:-op|_|\d|$))",
+    re.IGNORECASE,
+)
+
+OVERLAP_LANE_KIND: dict[str, str] = {
+    "computing": "compute",
+    "merged computation op": "compute",
+    "computation_op": "compute",
+    "communication": "communication",
+    "merged communication op": "communication",
+    "communication(not overlapped)": "pure_communication",
+    "pure communication op": "pure_communication",
+    "communication_not_overlapped": "pure_communication",
+    "free": "free",
+    "free time": "free",
+    "free_time": "free",
+}
+# When the producer wrote no thread names: msprof tids 0..3, MindSpore ≤ 2.1 tids 7999..8002.
+OVERLAP_TID_KIND: dict[str, str] = {
+    "0": "compute", "1": "communication", "2": "pure_communication", "3": "free",
+    "7999": "compute", "8000": "pure_communication", "8001": "communication", "8002": "free",
+}
+
+_SUFFIX = re.compile(r"(\s+rank\s*\d+|_\d+)$")
+
+
+def base_name(name: str) -> str:
+    """Lower-case process name without a `` Rank<N>`` or ``_<N>`` rank suffix."""
+    return _SUFFIX.sub("", name.strip().lower()).strip()
+
+
+@dataclass
+class Classification:
+    """Per-slice masks and per-lane roles of one card."""
+
+    mode: str  # "msprof", "mindspore_legacy" or "none"
+    compute: np.ndarray  # bool per slice
+    communication: np.ndarray  # bool per slice: communication *operators*
+    process_roles: list[str]  # role per process ("" when not an input)
+    hardware_lanes: np.ndarray  # int64 lanes holding device streams (compute candidates)
+    comm_lanes: np.ndarray  # int64 lanes holding communication operators
+    overlap_lanes: dict[str, np.ndarray] = field(default_factory=dict)  # kind -> lanes
+    step_trace_lanes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    steps_lanes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    unknown_task_types: list[str] = field(default_factory=list)
+
+    @property
+    def all_overlap_lanes(self) -> np.ndarray:
+        if not self.overlap_lanes:
+            return np.zeros(0, np.int64)
+        return np.sort(np.concatenate(list(self.overlap_lanes.values())))
+
+
+def _process_roles(store: TraceStore) -> list[str]:
+    procs = store.processes
+    roles = []
+    for name, label in zip(procs.name, procs.label, strict=True):
+        role = PROCESS_ROLE_BY_NAME.get(base_name(name), UNKNOWN)
+        if not role:
+            role = PROCESS_ROLE_BY_NAME.get(base_name(label), UNKNOWN)
+        roles.append(role)
+    return roles
+
+
+def _legacy_roles(store: TraceStore, roles: list[str]) -> list[str]:
+    """Fill in MindSpore ≤ 2.1 roles from pids where names and labels said nothing."""
+    out = list(roles)
+    for p, pid in enumerate(store.processes.pid):
+        if out[p]:
+            continue
+        pid = pid.strip()
+        if pid in LEGACY_ROLE_BY_PID:
+            out[p] = LEGACY_ROLE_BY_PID[pid]
+        elif pid.isdigit() and int(pid) < LEGACY_MAX_DEVICE_PID:
+            out[p] = LEGACY_DEVICE
+    return out
+
+
+def _lanes_where(lane_ok: np.ndarray) -> np.ndarray:
+    return np.flatnonzero(lane_ok).astype(np.int64)
+
+
+def _string_flags(store: TraceStore, ids: np.ndarray, test) -> np.ndarray:
+    """Evaluate ``test(str)`` once per distinct string id in ``ids``; returns a lookup table."""
+    n = len(store.strings)
+    flags = np.zeros(n + 1, dtype=bool)  # last slot = id -1 (absent)
+    if len(ids):
+        used = np.flatnonzero(np.bincount(ids[ids >= 0], minlength=n))
+        for i in used:
+            flags[i] = bool(test(store.strings[i]))
+    return flags
+
+
+def classify(store: TraceStore) -> Classification:
+    """Classify every slice and lane of ``store`` by metrics.md §1."""
+    roles = _process_roles(store)
+    mode = "msprof" if HARDWARE in roles else "mindspore_legacy"
+    if mode == "mindspore_legacy":
+        roles = _legacy_roles(store, roles)
+        if not any(r.startswith("legacy_") for r in roles):
+            mode = "none"
+    else:  # MindSpore ≤ 2.1 labels cannot be inputs next to an Ascend Hardware process
+        roles = [UNKNOWN if r.startswith("legacy_") else r for r in roles]
+    lanes = store.lanes
+    n_lanes = len(lanes)
+    lane_role = np.array([roles[p] for p in lanes.process], dtype=object) if n_lanes else np.zeros(0, object)
+    lane_names = [n.strip().lower() for n in lanes.name]
+    tids = [t.strip() for t in lanes.tid]
+
+    sl = store.slices
+    is_hw = np.zeros(n_lanes, dtype=bool)
+    is_comm = np.zeros(n_lanes, dtype=bool)
+    step_trace = np.zeros(n_lanes, dtype=bool)
+    steps = np.zeros(n_lanes, dtype=bool)
+    for ln in range(n_lanes):
+        role = lane_role[ln]
+        if role == HARDWARE:
+            if lane_names[ln].startswith("step trace"):
+                step_trace[ln] = True
+            else:
+                is_hw[ln] = True
+        elif role == STEP_TRACE:
+            step_trace[ln] = True
+        elif role == COMMUNICATION:
+            is_comm[ln] = bool(_COMM_OP_LANE.match(lane_names[ln])) or tids[ln] == _COMM_OP_TID
+        elif role == LEGACY_DEVICE:
+            if tids[ln] == LEGACY_STEPS_TID or lane_names[ln] == "steps":
+                steps[ln] = True
+            elif tids[ln] not in LEGACY_EXCLUDED_TIDS and lane_names[ln] not in ("scope name", "host cpu op"):
+                is_hw[ln] = True
+        elif role == LEGACY_AICPU:
+            is_hw[ln] = True
+        elif role == LEGACY_COMMUNICATION:
+            is_comm[ln] = True
+
+    unknown: list[str] = []
+    on_hw = is_hw[sl.lane] if len(sl) else np.zeros(0, bool)
+    if mode == "msprof":
+        tt = sl.task_type
+        compute_type = _string_flags(store, tt[on_hw], is_compute_task_type)
+        compute = on_hw & compute_type[tt]
+        seen = np.flatnonzero(np.bincount(tt[on_hw & (tt >= 0)], minlength=len(store.strings)))
+        unknown = sorted(store.strings[i] for i in seen if not is_known_task_type(store.strings[i]))
+    else:
+        comm_named = _string_flags(store, sl.name[on_hw], _COMM_OP_NAME.search)
+        compute = on_hw & ~comm_named[sl.name]
+    communication = is_comm[sl.lane] if len(sl) else np.zeros(0, bool)
+
+    overlap: dict[str, list[int]] = {}
+    for ln in range(n_lanes):
+        if lane_role[ln] != OVERLAP:
+            continue
+        kind = OVERLAP_LANE_KIND.get(lane_names[ln]) or OVERLAP_TID_KIND.get(tids[ln])
+        if kind:
+            overlap.setdefault(kind, []).append(ln)
+
+    return Classification(
+        mode=mode,
+        compute=compute,
+        communication=communication,
+        process_roles=roles,
+        hardware_lanes=_lanes_where(is_hw),
+        comm_lanes=_lanes_where(is_comm),
+        overlap_lanes={k: np.array(v, dtype=np.int64) for k, v in overlap.items()},
+        step_trace_lanes=_lanes_where(step_trace),
+        steps_lanes=_lanes_where(steps),
+        unknown_task_types=unknown,
+    )

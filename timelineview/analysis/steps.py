@@ -1,0 +1,205 @@
+"""Step windows and their phases (metrics.md §3).
+
+Sources, first found wins: Step Trace ``Iteration N`` events (msprof), the ``Steps`` lane of
+MindSpore ≤ 2.1, framework ``ProfilerStep#N`` events, else the whole card as one step.
+
+Phases when the producer gives no ``FP Start`` / ``BP End``:
+* fp = start of the first compute task starting in [s, e) whose name is not a data-input
+  operator (``GetNext``, ``InitData``);
+* bp = the latest end, within (s, L], of a compute task, where L is the start of the last
+  communication operator starting in [s, e), or e without communication in the step.
+  A task is taken by the step in which it starts (fp) or ends (bp).
+* A step with no compute has fp = bp = s (all of it is tail). fp and bp are clamped to
+  [s, e] and bp ≥ fp, so the three phases always add up to the step.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from timelineview.analysis.derived import DerivedIntervals
+from timelineview.analysis.window import window_metrics
+from timelineview.model.store import TraceStore
+
+SOURCE_STEP_TRACE = "step_trace"
+SOURCE_STEPS_LANE = "steps_lane"
+SOURCE_PROFILER_STEP = "profiler_step"
+SOURCE_WHOLE_CARD = "whole_card"
+
+_ITERATION = re.compile(r"^(?:model \d+ )?iteration (\d+)$", re.IGNORECASE)
+_ITERATION_ID = re.compile(r"iteration id:\s*(\d+)", re.IGNORECASE)
+_PROFILER_STEP = re.compile(r"^ProfilerStep#(\d+)$")
+_DATA_INPUT = ("getnext", "initdata")
+
+
+@dataclass(frozen=True)
+class StepWindow:
+    """One step: [start, end) and the phase points fp, bp (ns)."""
+
+    step: int
+    start: int
+    end: int
+    fp: int
+    bp: int
+    source: str
+
+
+def _names_matching(store: TraceStore, pattern: re.Pattern, candidates: np.ndarray | None) -> dict[int, int]:
+    """{string id: step number} for names of ``candidates`` (None: all) slices matching ``pattern``."""
+    ids = store.slices.name if candidates is None else store.slices.name[candidates]
+    used = np.flatnonzero(np.bincount(ids[ids >= 0], minlength=len(store.strings))) if len(ids) else []
+    found = {}
+    for i in used:
+        m = pattern.match(store.strings[i])
+        if m:
+            found[int(i)] = int(m.group(1))
+    return found
+
+
+def _slices_named(store: TraceStore, numbers: dict[int, int], candidates: np.ndarray | None) -> tuple:
+    """Slices (from ``candidates``, None: all) whose name id is in ``numbers``, with their step numbers."""
+    ids = store.slices.name if candidates is None else store.slices.name[candidates]
+    wanted = np.zeros(len(store.strings) + 1, dtype=bool)  # last slot: id -1
+    wanted[list(numbers)] = True
+    hit = wanted[ids]
+    idx = np.flatnonzero(hit) if candidates is None else candidates[hit]
+    return idx, np.array([numbers[int(i)] for i in store.slices.name[idx]], dtype=np.int64)
+
+
+def _first_per_step(idx: np.ndarray, numbers: np.ndarray, start: np.ndarray) -> tuple:
+    """Keep one slice per step number (the earliest), ordered by start."""
+    order = np.lexsort((start[idx], numbers))
+    idx, numbers = idx[order], numbers[order]
+    first = np.ones(len(idx), dtype=bool)
+    first[1:] = numbers[1:] != numbers[:-1]
+    idx, numbers = idx[first], numbers[first]
+    by_time = np.argsort(start[idx], kind="stable")
+    return idx[by_time], numbers[by_time]
+
+
+def _step_trace(store: TraceStore, lanes: np.ndarray) -> tuple | None:
+    sl = store.slices
+    cand = np.flatnonzero(np.isin(sl.lane, lanes)) if len(lanes) else None
+    numbers = _names_matching(store, _ITERATION, cand)
+    if not numbers:
+        return None
+    idx, steps = _slices_named(store, numbers, cand)
+    # Several models give several Iteration lanes: the one with most iterations is the training loop.
+    lanes_hit, counts = np.unique(sl.lane[idx], return_counts=True)
+    keep = sl.lane[idx] == lanes_hit[np.argmax(counts)]
+    return _first_per_step(idx[keep], steps[keep], sl.start)
+
+
+def _steps_lane(store: TraceStore, lanes: np.ndarray) -> tuple | None:
+    if not len(lanes):
+        return None
+    sl = store.slices
+    idx = np.flatnonzero(np.isin(sl.lane, lanes))
+    if not len(idx):
+        return None
+    idx = idx[np.argsort(sl.start[idx], kind="stable")]
+    steps = []
+    for k, name_id in enumerate(sl.name[idx]):
+        name = store.strings[name_id].strip() if name_id >= 0 else ""
+        m = _ITERATION_ID.search(name)
+        steps.append(int(name) if name.isdigit() else int(m.group(1)) if m else k + 1)
+    return _first_per_step(idx, np.array(steps, dtype=np.int64), sl.start)
+
+
+def _profiler_steps(store: TraceStore) -> tuple | None:
+    numbers = _names_matching(store, _PROFILER_STEP, None)
+    if not numbers:
+        return None
+    idx, steps = _slices_named(store, numbers, None)
+    return _first_per_step(idx, steps, store.slices.start)
+
+
+def _arg_ns(args: dict | None, key: str) -> int | None:
+    """An absolute-time arg in µs (number or numeric text) as ns, or None."""
+    if not args or key not in args:
+        return None
+    try:
+        return int(round(float(args[key]) * 1000.0))
+    except (TypeError, ValueError):
+        return None
+
+
+def _phase_points(store: TraceStore, derived: DerivedIntervals, s: np.ndarray,
+                  e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Fallback fp and bp of each step [s, e) from the compute and communication tasks."""
+    cls = derived.classification
+    sl = store.slices
+    compute = cls.compute
+    name_ids = sl.name[compute]
+    data_input = np.zeros(len(store.strings) + 1, dtype=bool)
+    used = np.flatnonzero(np.bincount(name_ids[name_ids >= 0], minlength=len(store.strings)))
+    for i in used:
+        low = store.strings[i].lower()
+        data_input[i] = any(tag in low for tag in _DATA_INPUT)
+    real = compute.copy()
+    real[compute] = ~data_input[name_ids]
+    fp_starts = np.sort(sl.start[real])
+    compute_ends = np.sort(sl.end[compute])
+    comm_starts = np.sort(sl.start[cls.communication])
+
+    k = np.searchsorted(fp_starts, s, side="left")
+    first = fp_starts[np.minimum(k, len(fp_starts) - 1)] if len(fp_starts) else s
+    has_fp = (k < len(fp_starts)) & (first < e)
+    fp = np.where(has_fp, first, s)
+
+    j = np.searchsorted(comm_starts, e, side="left") - 1
+    last_comm = comm_starts[np.maximum(j, 0)] if len(comm_starts) else e
+    limit = np.where((j >= 0) & (last_comm >= s), last_comm, e)
+    m = np.searchsorted(compute_ends, limit, side="right") - 1
+    last_end = compute_ends[np.maximum(m, 0)] if len(compute_ends) else s
+    bp = np.where((m >= 0) & (last_end > s), last_end, fp)
+    bp = np.where(has_fp, bp, s)  # no compute: the whole step is tail
+    return fp, bp
+
+
+def find_steps(store: TraceStore, derived: DerivedIntervals) -> list[StepWindow]:
+    """Step windows of the card by the first source found (metrics.md §3)."""
+    cls = derived.classification
+    sl = store.slices
+    found = _step_trace(store, cls.step_trace_lanes)
+    source = SOURCE_STEP_TRACE
+    if found is None:
+        found, source = _steps_lane(store, cls.steps_lanes), SOURCE_STEPS_LANE
+    if found is None:
+        found, source = _profiler_steps(store), SOURCE_PROFILER_STEP
+    if found is None:
+        s = np.array([derived.span[0]], dtype=np.int64)
+        e = np.array([derived.span[1]], dtype=np.int64)
+        fp, bp = _phase_points(store, derived, s, e)
+        return [_clamped(1, int(s[0]), int(e[0]), int(fp[0]), int(bp[0]), SOURCE_WHOLE_CARD)]
+    idx, numbers = found
+    s, e = sl.start[idx], sl.end[idx]
+    fp, bp = _phase_points(store, derived, s, e)
+    if source == SOURCE_STEP_TRACE:
+        for k, args in enumerate(store.args_many(idx)):
+            fp_arg, bp_arg = _arg_ns(args, "FP Start"), _arg_ns(args, "BP End")
+            if fp_arg is not None:
+                fp[k] = fp_arg
+            if bp_arg is not None:
+                bp[k] = bp_arg
+    return [_clamped(int(n), int(a), int(b), int(f), int(p), source)
+            for n, a, b, f, p in zip(numbers, s, e, fp, bp, strict=True)]
+
+
+def _clamped(step: int, s: int, e: int, fp: int, bp: int, source: str) -> StepWindow:
+    fp = min(max(fp, s), e)
+    bp = min(max(bp, fp), e)
+    return StepWindow(step, s, e, fp, bp, source)
+
+
+def step_metrics(store: TraceStore, derived: DerivedIntervals, step: StepWindow) -> dict:
+    """The §2 metrics of one step plus its phases (start_us is in the file's time base)."""
+    out = {"step": step.step, "start_us": step.start / 1000.0, "dur_us": (step.end - step.start) / 1000.0}
+    out.update(window_metrics(derived, step.start, step.end))
+    out["step_interval_us"] = (step.fp - step.start) / 1000.0
+    out["fp_bp_us"] = (step.bp - step.fp) / 1000.0
+    out["tail_us"] = (step.end - step.bp) / 1000.0
+    return out

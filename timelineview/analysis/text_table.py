@@ -1,0 +1,31 @@
+"""Plain-text tables for the terminal: text left-aligned, numbers right-aligned."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def format_cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.3f}" if abs(value) < 1e12 else f"{value:.6g}"
+    return str(value)
+
+
+def format_table(header: list[str], rows: list[list[Any]]) -> str:
+    """Columns padded to their widest cell; a rule under the header."""
+    cells = [[format_cell(v) for v in row] for row in rows]
+    numeric = [all(isinstance(r[i], (int, float)) or r[i] is None for r in rows) if rows else False
+               for i in range(len(header))]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(header)]
+
+    def line(values: list[str]) -> str:
+        return "  ".join(v.rjust(w) if num else v.ljust(w)
+                         for v, w, num in zip(values, widths, numeric, strict=True)).rstrip()
+
+    out = [line(list(header)), "  ".join("-" * w for w in widths)]
+    out.extend(line(r) for r in cells)
+    return "\n".join(out)

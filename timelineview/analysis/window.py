@@ -1,0 +1,76 @@
+"""Metrics of metrics.md §2 over any window, in O(log n + gaps in the window).
+
+Covered times come from prefix sums of the derived sets (``Intervals.measure``), so a
+window that cuts a task counts only the part inside it.
+
+Idle gaps: a gap counts only when compute runs on both sides of it *inside* the window
+(metrics.md §2 takes the gaps of U(compute) clipped to W). A gap cut by a window edge is
+therefore not an idle gap of that window; its time still shows in ``free_us`` or
+``pure_communication_us``. Gaps that lie inside the window count whole.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from timelineview.analysis.derived import DerivedIntervals
+
+METRIC_KEYS = (
+    "span_us", "compute_us", "communication_us", "overlapped_us", "pure_communication_us",
+    "free_us", "overlap_ratio", "idle_gap_count", "idle_gap_total_us", "idle_gap_max_us",
+    "idle_gap_communication_us", "idle_gap_free_us",
+)
+
+
+def _us(ns: int | float) -> float:
+    return float(ns) / 1000.0
+
+
+def window_metrics(derived: DerivedIntervals, t0: int, t1: int, min_gap_ns: int | None = None) -> dict:
+    """The §2 metrics over [t0, t1) (ns); ``min_gap_ns`` defaults to the derive() threshold."""
+    t0, t1 = int(t0), int(t1)
+    if min_gap_ns is None:
+        min_gap_ns = derived.min_gap_ns
+    width = max(t1 - t0, 0)
+    compute = derived.compute.measure(t0, t1)
+    comm = derived.communication.measure(t0, t1)
+    both = derived.overlapped.measure(t0, t1)
+    count, total, longest, covered = _idle_gaps(derived, t0, t1, min_gap_ns)
+    return {
+        "span_us": _us(width),
+        "compute_us": _us(compute),
+        "communication_us": _us(comm),
+        "overlapped_us": _us(both),
+        "pure_communication_us": _us(comm - both),
+        "free_us": _us(width - (compute + comm - both)),
+        "overlap_ratio": (both / comm) if comm > 0 else None,
+        "idle_gap_count": count,
+        "idle_gap_total_us": _us(total),
+        "idle_gap_max_us": _us(longest),
+        "idle_gap_communication_us": _us(covered),
+        "idle_gap_free_us": _us(total - covered),
+    }
+
+
+def _idle_gaps(derived: DerivedIntervals, t0: int, t1: int, min_gap_ns: int) -> tuple[int, int, int, int]:
+    """(count, total, max, communication-covered) of the idle gaps inside [t0, t1)."""
+    c = derived.compute
+    if t1 <= t0 or len(c) < 2:
+        return 0, 0, 0, 0
+    # gap k lies between segments k and k+1; both must reach into the window
+    k_lo = int(np.searchsorted(c.ends, t0, side="right"))
+    k_hi = int(np.searchsorted(c.starts, t1, side="left")) - 1
+    if k_hi <= k_lo:
+        return 0, 0, 0, 0
+    lengths = derived.gap_lengths[k_lo:k_hi]
+    keep = lengths >= max(min_gap_ns, 1)
+    kept = lengths[keep]
+    if not len(kept):
+        return 0, 0, 0, 0
+    covered = int(derived.gap_communication[k_lo:k_hi][keep].sum())
+    return len(kept), int(kept.sum()), int(kept.max()), covered
+
+
+def card_metrics(derived: DerivedIntervals, min_gap_ns: int | None = None) -> dict:
+    """The §2 metrics of the whole card (W = ``derived.span``)."""
+    return window_metrics(derived, *derived.span, min_gap_ns=min_gap_ns)
