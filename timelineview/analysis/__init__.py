@@ -9,6 +9,7 @@ from timelineview.analysis.derived import DerivedIntervals, derive
 from timelineview.analysis.file_overlap import file_overlap
 from timelineview.analysis.intervals import Intervals, gaps, intersect, subtract, union
 from timelineview.analysis.names import NameTable, name_table
+from timelineview.analysis.pipeline import PipelineIntervals, derive_pipeline, pipeline_metrics
 from timelineview.analysis.steps import StepWindow, find_steps, step_metrics
 from timelineview.analysis.summary import card_document, format_text, stats_document
 from timelineview.analysis.window import window_metrics
@@ -16,6 +17,7 @@ from timelineview.analysis.window import window_metrics
 __all__ = [
     "Classification", "classify", "clock_offsets", "slow_cards", "DerivedIntervals", "derive",
     "file_overlap", "Intervals", "gaps", "intersect", "subtract", "union", "NameTable", "name_table",
+    "PipelineIntervals", "derive_pipeline", "pipeline_metrics",
     "StepWindow", "find_steps", "step_metrics", "card_document", "format_text", "stats_document",
     "window_metrics",
 ]

@@ -123,6 +123,7 @@ class Classification:
 
     @property
     def all_overlap_lanes(self) -> np.ndarray:
+        """Every producer overlap lane, whatever its kind (lanes the viewer may hide or dim)."""
         if not self.overlap_lanes:
             return np.zeros(0, np.int64)
         return np.sort(np.concatenate(list(self.overlap_lanes.values())))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 
 import numpy as np
 
@@ -118,12 +119,18 @@ def _profiler_steps(store: TraceStore) -> tuple | None:
 
 
 def _arg_ns(args: dict | None, key: str) -> int | None:
-    """An absolute-time arg in µs (number or numeric text) as ns, or None."""
-    if not args or key not in args:
+    """An absolute-time arg in µs (number or numeric text) as ns, or None.
+
+    Goes through the decimal text: ``float * 1000`` would round epoch times (~1.7e18 ns) to
+    256 ns. A float arg already carries only ~0.25 µs of an epoch time (its shortest repr is
+    used); numeric text stays exact.
+    """
+    value = (args or {}).get(key)
+    if value is None or isinstance(value, bool):
         return None
     try:
-        return int(round(float(args[key]) * 1000.0))
-    except (TypeError, ValueError):
+        return int((Decimal(str(value)) * 1000).to_integral_value(ROUND_HALF_EVEN))
+    except (InvalidOperation, ValueError):
         return None
 
 
