@@ -160,6 +160,40 @@ def _violations(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray,
 
 
 MAX_PEEL = 64
+STACK_LIMIT = 300_000  # lanes that overlap use an exact stack walk up to this many slices
+
+
+def _stack_levels(s_start: np.ndarray, s_end: np.ndarray) -> tuple[np.ndarray, int]:
+    """Levels for one lane (sorted by start, longer first) by a nesting stack.
+
+    A slice that does not fit inside the innermost open slice overflows; overflowed
+    slices are laid out the same way in rows below. Returns (levels, first overflow count).
+    """
+    n = len(s_start)
+    level = np.full(n, -1, dtype=np.int64)
+    starts, ends = s_start.tolist(), s_end.tolist()
+    pending = list(range(n))
+    base = 0
+    first_overflow = -1
+    while pending:
+        stack: list[int] = []
+        overflow: list[int] = []
+        top = 0
+        for i in pending:
+            s, e = starts[i], ends[i]
+            while stack and stack[-1] <= s:
+                stack.pop()
+            if not stack or e <= stack[-1]:
+                level[i] = base + len(stack)
+                stack.append(e)
+                top = max(top, len(stack))
+            else:
+                overflow.append(i)
+        if first_overflow < 0:
+            first_overflow = len(overflow)
+        base += top
+        pending = overflow
+    return level, max(first_overflow, 0)
 
 
 def _not_collateral(bad: np.ndarray, s_lane: np.ndarray, s_end: np.ndarray) -> np.ndarray:
@@ -190,8 +224,22 @@ def _levels(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray,
     """
     n = len(s_lane)
     level = np.full(n, -1, dtype=np.int64)
+    d = _depths(s_lane, s_start, s_end)
+    bad = _violations(s_lane, s_start, s_end, d)
+    if not bad.any():
+        return d, 0
+    bad_lanes = np.unique(s_lane[bad])
+    in_bad = np.isin(s_lane, bad_lanes)
+    level[~in_bad] = d[~in_bad]
+    if in_bad.sum() <= STACK_LIMIT:
+        overlapping = 0
+        for ln in bad_lanes:
+            sel = np.flatnonzero(s_lane == ln)
+            level[sel], over = _stack_levels(s_start[sel], s_end[sel])
+            overlapping += over
+        return level, overlapping
     base = np.zeros(n_lanes, dtype=np.int64)
-    remaining = np.arange(n)
+    remaining = np.flatnonzero(in_bad)
     overlapping = -1
     while len(remaining):
         active = remaining
@@ -207,7 +255,7 @@ def _levels(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray,
             active = active[:1]
             d = d[:1]
         if overlapping < 0:
-            overlapping = n - len(active)
+            overlapping = len(remaining) - len(active)
         lanes_here = s_lane[active]
         level[active] = base[lanes_here] + d
         top = np.zeros(n_lanes, dtype=np.int64)

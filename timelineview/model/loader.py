@@ -307,7 +307,8 @@ def _file_report(job: _FileJob) -> None:
         if cut_short:
             rep.truncated = True
             rep.truncated_path = job.shown
-            rep.truncated_offset = last.end
+            with_data = [r for r in job.results.values() if r.n_elements]
+            rep.truncated_offset = max((r.end for r in with_data), default=job.bounds.start)
     elif not job.bounds.closed and job.bounds.form != "empty":
         rep.truncated = True
         rep.truncated_path = job.shown

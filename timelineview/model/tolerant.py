@@ -79,27 +79,39 @@ class _Scanner:
         self.problems: list[tuple[int, str]] = []
 
     def pieces(self, pos: int) -> Iterator[Piece]:
+        """Elements from ``pos``; after a lost string, restart at the next ``}, {``."""
+        while pos is not None:
+            restart = yield from self._pieces_from(pos)
+            pos = restart
+
+    def _resync(self, obj_start: int, limit: int | None = None) -> int | None:
+        """Where to restart after a damaged element, or None to give up."""
+        region = self.buf[obj_start:limit]
+        if region.count(b'"ph"') < 2:  # one event's worth: a plain truncation or a bad value
+            return None
+        r = _RESYNC.search(self.buf, obj_start + 1, limit if limit is not None else len(self.buf))
+        if r is None:
+            return None
+        self.problems.append((obj_start, f"unreadable bytes {obj_start}..{r.start() + 1}"))
+        return r.end() - 1
+
+    def _pieces_from(self, pos: int):
         buf = self.buf
         depth = 0
         obj_start = -1
-        it = _TOKEN.finditer(buf, pos)
-        for m in it:
+        for m in _TOKEN.finditer(buf, pos):
             c = buf[m.start()]
             if c == 0x22:  # '"'
                 if m.end() - m.start() > 1 or depth == 0:
                     continue
-                # an unterminated string: strings are out of step; resync on "}, {"
-                r = _RESYNC.search(buf, m.end())
-                if r is None:
+                restart = self._resync(obj_start)  # an unterminated string
+                if restart is None:
                     self.truncated = True
-                    return
-                self.problems.append((obj_start, f"unreadable bytes {obj_start}..{r.start() + 1}"))
-                yield from self.pieces(r.end() - 1)
-                return
+                return restart
             if c == 0x7B or c == 0x5B:  # { [
                 if depth == 0:
                     if self.stop is not None and m.start() >= self.stop:
-                        return
+                        return None
                     obj_start = m.start()
                 depth += 1
                 continue
@@ -108,17 +120,25 @@ class _Scanner:
                 data = buf[obj_start:m.end()]
                 if data[:1] != b"{" or c != 0x7D:
                     yield Piece(obj_start, m.end(), None, "not an event object")
-                else:
-                    value, note = parse_object(data)
-                    yield Piece(obj_start, m.end(), value, note)
+                    continue
+                value, note = parse_object(data)
+                if value is None:
+                    restart = self._resync(obj_start, m.end())
+                    if restart is not None:
+                        return restart
+                yield Piece(obj_start, m.end(), value, note)
             elif depth < 0:
                 if c == 0x5D:
                     self.closed = True
-                    return
+                    return None
                 depth = 0
                 self.problems.append((m.start(), "stray '}' between events"))
         if depth > 0:
-            self.truncated = True
+            restart = self._resync(obj_start)
+            if restart is None:
+                self.truncated = True
+            return restart
+        return None
 
 
 def next_element_start(buf: bytes, pos: int) -> int:
