@@ -162,7 +162,7 @@ def test_queries_match_brute_force(seed):
 
 
 def test_hit_with_slop_finds_the_nearest():
-    start = np.array([0, 100]); dur = np.array([10, 10]); lane = np.array([0, 0])
+    start, dur, lane = np.array([0, 100]), np.array([10, 10]), np.array([0, 0])
     index, _, _ = build_index(start, dur, lane, 1)
     assert index.hit(0, 50) == -1
     assert index.hit(0, 14, slop=5) == 0
