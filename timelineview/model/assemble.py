@@ -34,7 +34,14 @@ class _Interner:
 
     def remap(self, local: list[str]) -> np.ndarray:
         """Array mapping local ids (and -1 at the end) to global ids."""
-        return np.array([self.id(s) for s in local] + [-1], dtype=np.int32)
+        ids = self.ids
+        for s in local:
+            if s not in ids:
+                ids[s] = len(ids)
+        out = np.empty(len(local) + 1, dtype=np.int32)
+        out[:-1] = np.fromiter(map(ids.__getitem__, local), np.int32, len(local))
+        out[-1] = -1
+        return out
 
 
 def assemble(card: str, rank: int | None, paths: list[str], chunks: list[ChunkResult],

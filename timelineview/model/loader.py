@@ -69,11 +69,11 @@ def _warm_worker() -> int:
     return os.getpid()
 
 
-def warm_pool(workers: int | None = None) -> int:
-    """Start every worker process now (imports included); returns how many answered."""
+def warm_pool(workers: int | None = None) -> list[int]:
+    """Start every worker process now (imports included); returns their pids."""
     pool = get_pool(workers)
-    futures = [pool.submit(_warm_worker) for _ in range(_pool_workers)]
-    return len({f.result() for f in futures})
+    futures = [pool.submit(_warm_worker) for _ in range(_pool_workers * 2)]
+    return sorted({f.result() for f in futures})
 
 
 def shutdown_pool() -> None:

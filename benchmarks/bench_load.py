@@ -1,0 +1,118 @@
+"""Load throughput and memory: file → TraceStore with index, against plain ``orjson.loads``.
+
+    python benchmarks/bench_load.py PATH [--runs 3]
+    python benchmarks/bench_load.py --generate 300 [--runs 3]   # writes .bench/msprof_300MB.json first
+
+Every measurement runs in a fresh process (so peak memory is that run's own). Peak
+resident memory is the sum of the peaks of the main process and each worker
+(``VmHWM``), an upper bound of what they held together. The last line is JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _vm_hwm_mb(pid: int | str = "self") -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+def one_load(path: str, workers: int) -> dict:
+    from timelineview.model import load
+    from timelineview.model.loader import shutdown_pool, warm_pool
+
+    pids = warm_pool(workers) if workers > 1 else []
+    t = time.perf_counter()
+    [store] = load(path, workers=workers)
+    elapsed = time.perf_counter() - t
+    rss = _vm_hwm_mb() + sum(_vm_hwm_mb(p) for p in pids)
+    out = {"seconds": elapsed, "slices": len(store.slices), "rows": store.index.n_rows, "peak_rss_mb": rss}
+    shutdown_pool()
+    return out
+
+
+def one_orjson(path: str) -> dict:
+    import orjson
+
+    gc.disable()
+    t = time.perf_counter()
+    with open(path, "rb") as f:
+        data = orjson.loads(f.read())
+    elapsed = time.perf_counter() - t
+    n = len(data["traceEvents"] if isinstance(data, dict) else data)
+    return {"seconds": elapsed, "events": n, "peak_rss_mb": _vm_hwm_mb()}
+
+
+def run_child(*args: str) -> dict:
+    out = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def generate(size_mb: int) -> Path:
+    out = ROOT / ".bench" / f"msprof_{size_mb}MB.json"
+    if not out.exists():
+        out.parent.mkdir(exist_ok=True)
+        subprocess.run([sys.executable, "-m", "timelineview.synthetic", str(out), "--layout", "msprof",
+                        "--cards", "1", "--target-mb", str(size_mb), "--seed", "7"], check=True, cwd=ROOT)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("path", nargs="?")
+    ap.add_argument("--generate", type=int, metavar="MB", help="benchmark a generated msprof trace of MB")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--one", choices=["load", "orjson"], help=argparse.SUPPRESS)
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    args = ap.parse_args()
+    if args.one == "load":
+        print(json.dumps(one_load(args.path, args.workers)))
+        return
+    if args.one == "orjson":
+        print(json.dumps(one_orjson(args.path)))
+        return
+    path = Path(args.path) if args.path else generate(args.generate or 300)
+    size_mb = path.stat().st_size / 1e6
+    cores = os.cpu_count() or 1
+    configs = {"orjson.loads (gc off)": ("--one", "orjson")}
+    configs["timelineview, 1 worker"] = ("--one", "load", "--workers", "1")
+    if cores > 1:
+        configs[f"timelineview, {cores} workers"] = ("--one", "load", "--workers", str(cores))
+    results: dict[str, list[dict]] = {k: [] for k in configs}
+    for _ in range(args.runs):  # interleaved, so machine noise hits every config alike
+        for name, extra in configs.items():
+            results[name].append(run_child(str(path), *extra))
+    summary = {"file": str(path), "size_mb": round(size_mb, 1), "runs": args.runs}
+    print(f"{path} ({size_mb:,.0f} MB), median of {args.runs} runs")
+    for name, runs in results.items():
+        sec = statistics.median(r["seconds"] for r in runs)
+        rss = statistics.median(r["peak_rss_mb"] for r in runs)
+        print(f"  {name:28s} {sec:7.2f} s  {size_mb / sec:7.1f} MB/s  peak RSS {rss:8.0f} MB")
+        summary[name] = {"seconds": round(sec, 3), "mb_per_s": round(size_mb / sec, 1), "peak_rss_mb": round(rss)}
+    base = summary["orjson.loads (gc off)"]["seconds"]
+    best = min(v["seconds"] for k, v in summary.items() if k.startswith("timelineview"))
+    summary["speedup_vs_orjson"] = round(base / best, 2)
+    if cores > 1:
+        one = summary["timelineview, 1 worker"]["seconds"]
+        summary["scaling_1_to_all_cores"] = round(one / summary[f"timelineview, {cores} workers"]["seconds"], 2)
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()
