@@ -1,0 +1,63 @@
+"""Progress reaches the total, cancellation stops a load, and the pool gives the same store."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from timelineview.model import LoadCancelled, load
+from timelineview.model.loader import shutdown_pool
+
+from .tracefile import slice_set
+
+
+def big_file(path, n=60000):
+    with open(path, "w") as f:
+        f.write("[")
+        for i in range(n):
+            sep = "," if i else ""
+            f.write(f'{sep}{{"name":"op{i % 97}","ph":"X","pid":1,"tid":{i % 4},"ts":"{1000000 + i * 3}.250",'
+                    f'"dur":2.5,"args":{{"Task Type":"AI_CORE","pad":"{"x" * 40}"}}}}\n')
+        f.write("]")
+    return path
+
+
+@pytest.fixture(scope="module")
+def trace(tmp_path_factory):
+    return big_file(tmp_path_factory.mktemp("big") / "t.json")
+
+
+def test_progress_is_monotonic_and_complete(trace):
+    seen = []
+    [store] = load(trace, progress=lambda done, total: seen.append((done, total)), workers=1)
+    assert seen[0][0] == 0 and seen[-1][0] == seen[-1][1]
+    assert all(a[0] <= b[0] for a, b in zip(seen, seen[1:]))
+    assert len(store.slices) == 60000
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_cancel_stops_the_load(trace, workers):
+    cancel = threading.Event()
+
+    def progress(done, total):
+        if done > 0:
+            cancel.set()
+
+    try:
+        with pytest.raises(LoadCancelled):
+            load(trace, progress=progress, cancel=cancel, workers=workers)
+    finally:
+        shutdown_pool()
+
+
+def test_worker_pool_gives_the_same_store_as_one_process(trace):
+    try:
+        [pooled] = load(trace, workers=2)
+    finally:
+        shutdown_pool()
+    [single] = load(trace, workers=1)
+    assert slice_set(pooled) == slice_set(single)
+    assert np.array_equal(pooled.slices.src, single.slices.src)
+    assert pooled.args(123) == single.args(123) == {"Task Type": "AI_CORE", "pad": "x" * 40}
