@@ -1,0 +1,98 @@
+"""Multi-card folders: N ranks sharing one schedule, with planted anomalies."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import orjson
+
+from timelineview.synthetic.generate import fit_to_size, write_card
+from timelineview.synthetic.schedule import build_schedule
+from timelineview.synthetic.spec import CardSpec, WriteOptions
+from timelineview.synthetic.truth import GroundTruth
+
+STRUCTURES = ("auto", "rank_dirs")
+
+
+def cluster_specs(cards: int, *, seed: int = 0, steps: int = 10, streams: int = 2, tasks_per_step: int = 400,
+                  data_wait_us: float = 2000.0, slow_card: int | None = None, slow_factor: float = 1.6,
+                  slow_data_card: int | None = None, slow_data_us: float = 20000.0,
+                  clock_skew_us: float = 500.0, pipeline: bool = False, with_duplicates: bool = False,
+                  with_overlaps: bool = False, planes: int = 4) -> list[CardSpec]:
+    """Specs for ranks 0..cards-1: one slow card, one slow data pipeline, random clock offsets.
+
+    Rank 0 keeps offset 0; the others get a whole-ns offset uniform in +-``clock_skew_us``.
+    """
+    rng = np.random.default_rng([seed, 99])
+    offsets = (rng.uniform(-clock_skew_us, clock_skew_us, cards) * 1000).astype(np.int64)
+    offsets[0] = 0
+    specs = []
+    for r in range(cards):
+        specs.append(CardSpec(
+            seed=seed, rank=r, steps=steps, streams=streams, tasks_per_step=tasks_per_step,
+            compute_scale=slow_factor if r == slow_card else 1.0,
+            data_wait_us=slow_data_us if r == slow_data_card else data_wait_us,
+            clock_offset_ns=int(offsets[r]), pipeline=pipeline, with_duplicates=with_duplicates,
+            with_overlaps=with_overlaps, planes=planes))
+    return specs
+
+
+def card_relpath(layout: str, rank: int, structure: str = "auto") -> str:
+    """Where a rank's trace goes inside the cluster folder (per-iteration: its PROF_* parent)."""
+    if structure not in STRUCTURES:
+        raise ValueError(f"structure must be one of {STRUCTURES}")
+    if structure == "rank_dirs":
+        name = {"msprof_per_iteration": "", "mindspore_gen_c": f"ascend_timeline_display_{rank}.json",
+                "mindspore_gen_b": f"ascend_timeline_display_{rank}.json"}.get(layout, "trace_view.json")
+        return f"rank_{rank}/{name}".rstrip("/")
+    if layout in ("msprof", "object"):
+        return f"rank{rank}_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json"
+    if layout == "msprof_per_iteration":
+        return ""
+    return f"ascend_timeline_display_{rank}.json"
+
+
+def generate_cluster(out_dir: str | Path, specs: Sequence[CardSpec], layout: str = "msprof", *,
+                     target_bytes: int | None = None, options: WriteOptions | None = None,
+                     structure: str = "auto", cluster_seed: int | None = None,
+                     progress: Callable[[GroundTruth], None] | None = None) -> list[GroundTruth]:
+    """Write every card of ``specs`` under ``out_dir``; ``target_bytes`` is per card.
+
+    Collectives are synchronised across cards (same name and order everywhere, same true end),
+    so ``GroundTruth.clock_offset_ns`` of each card is recoverable from the files.
+    """
+    out = Path(out_dir)
+    opts = options or WriteOptions()
+    specs = list(specs)
+    if len({s.rank for s in specs}) != len(specs):
+        raise ValueError("ranks must be distinct")
+    if target_bytes:
+        specs = fit_to_size(specs, layout, opts, target_bytes)
+    sched = build_schedule(specs, cluster_seed)
+    truths = []
+    for card, spec in enumerate(specs):
+        rel = card_relpath(layout, spec.rank, structure)
+        truth = write_card(out, rel, spec, layout, opts, sched, card, len(specs))
+        if layout in ("msprof", "object") and structure == "auto":
+            _profiler_info(out / f"rank{spec.rank}_ascend_pt", spec, truth)
+        truths.append(truth)
+        if progress is not None:
+            progress(truth)
+    return truths
+
+
+def _profiler_info(folder: Path, spec: CardSpec, truth: GroundTruth) -> None:
+    """torch_npu's ``profiler_info_<rank>.json`` (rank id and clock anchors)."""
+    start_ns = int(truth.step_start_ns[0]) if len(truth.step_start_ns) else 0
+    end_ns = int(truth.step_end_ns[-1]) if len(truth.step_end_ns) else 0
+    info = {
+        "config": {"common_config": {"activities": ["CPU", "NPU"], "record_shapes": False},
+                   "experimental_config": {"profiler_level": "Level1", "aic_metrics": "PipeUtilization"}},
+        "start_info": {"syscnt_enable": False, "freq": 100, "start_cnt": start_ns // 10,
+                       "start_monotonic": start_ns - truth.time_base_ns},
+        "end_info": {"collectionTimeEnd": end_ns // 1000, "MonotonicTimeEnd": end_ns - truth.time_base_ns},
+        "torch_npu_version": "2.1.0", "rank_id": spec.rank,
+    }
+    (folder / f"profiler_info_{spec.rank}.json").write_bytes(orjson.dumps(info))

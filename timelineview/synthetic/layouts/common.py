@@ -1,0 +1,120 @@
+"""Pieces shared by the layouts: the writer base class, link-level communication tasks and
+the optional extra lanes (partially overlapping slices, B/E pairs, instants)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from timelineview.synthetic.spec import CardSpec, WriteOptions
+from timelineview.synthetic.truth_builder import TruthBuilder
+from timelineview.synthetic.workload import KIND_RECEIVE, KIND_SEND, StepWork
+from timelineview.synthetic.writer import Sink
+
+CHUNK = 100_000  # events formatted and written at a time within a step (bounds memory)
+
+# Link tasks of one operator, in the order they run on a plane / on the stream.
+HW_WAIT, HW_DATA, HW_RECORD = range(3)
+PL_RECORD, PL_WAIT, PL_DATA = range(3)
+
+
+class CardWriter:
+    """Base of a layout: ``begin`` once, ``write_step`` per step, then ``finish``."""
+
+    layout = ""
+
+    def __init__(self, spec: CardSpec, opts: WriteOptions, sink: Sink, truth: TruthBuilder,
+                 relpath: str, n_cards: int) -> None:
+        self.spec, self.opts, self.sink, self.truth = spec, opts, sink, truth
+        self.relpath, self.n_cards = relpath, n_cards
+        self.shift = 0  # file time = true time + shift
+
+    def begin(self, first: StepWork) -> None:
+        raise NotImplementedError
+
+    def write_step(self, step: StepWork, last: bool) -> None:
+        raise NotImplementedError
+
+    def finish(self) -> dict:
+        """Close outputs; return GroundTruth metadata (paths, time base, offset, step source)."""
+        raise NotImplementedError
+
+
+def chunks(n: int):
+    """Slices of ``range(n)`` of at most ``CHUNK`` items."""
+    for a in range(0, n, CHUNK):
+        yield slice(a, min(n, a + CHUNK))
+
+
+def is_p2p(kind: int) -> bool:
+    return kind in (KIND_RECEIVE, KIND_SEND)
+
+
+@dataclass
+class CommTasks:
+    """Link-level tasks inside each operator window (all times true ns)."""
+
+    hw_start: np.ndarray  # tasks on the hardware communication stream
+    hw_dur: np.ndarray
+    hw_kind: np.ndarray  # HW_*
+    hw_op: np.ndarray  # operator index within the step
+    pl_start: np.ndarray  # tasks on the HCCL plane threads
+    pl_dur: np.ndarray
+    pl_plane: np.ndarray
+    pl_kind: np.ndarray  # PL_*
+    pl_op: np.ndarray
+
+
+def comm_tasks(step: StepWork, planes: int) -> CommTasks:
+    """Wait, then transfer: tasks never overlap on a stream or plane and stay inside their op."""
+    hw: list[tuple[int, int, int, int]] = []
+    pl: list[tuple[int, int, int, int, int]] = []
+    for j, kind in enumerate(step.op_kind):
+        a, b, x = int(step.op_start[j]), int(step.op_end[j]), int(step.op_xfer[j])
+        wait_end = max(b - x, a)
+        hw.append((a, max(wait_end - a, 20), HW_WAIT, j))
+        lo, hi = max(wait_end, a + 20) + 100, b - 1000
+        for c in range(3):
+            s = lo + (hi - lo) * c // 3
+            e = lo + (hi - lo) * (c + 1) // 3 - 50
+            hw.append((s, e - s, HW_DATA, j))
+        hw.append((b - 900, 700, HW_RECORD, j))
+        for p in range(1 if is_p2p(kind) else planes):
+            o = p * 300
+            pl.append((a + o, 700, p, PL_RECORD, j))
+            w0 = a + o + 1000
+            w1 = max(wait_end, w0 + 20)
+            pl.append((w0, w1 - w0, p, PL_WAIT, j))
+            lo, hi = w1 + 100, b - 100 - o
+            mid = (lo + hi) // 2
+            pl.append((lo, mid - 50 - lo, p, PL_DATA, j))
+            pl.append((mid, hi - mid, p, PL_DATA, j))
+    h = np.array(hw, np.int64).reshape(-1, 4)
+    q = np.array(pl, np.int64).reshape(-1, 5)
+    return CommTasks(h[:, 0], h[:, 1], h[:, 2], h[:, 3], q[:, 0], q[:, 1], q[:, 2], q[:, 3], q[:, 4])
+
+
+def overlapping_host(step: StepWork) -> tuple[np.ndarray, np.ndarray]:
+    """Four slices per step, each overlapping the next without nesting."""
+    span = step.bp - step.fp
+    starts = step.fp + np.arange(1, 5, dtype=np.int64) * span // 6
+    return starts, np.full(4, span // 4, np.int64)
+
+
+OVERLAP_NAMES = ["AscendCL@aclrtSynchronizeStream", "AscendCL@aclrtMemcpyAsync",
+                 "AscendCL@aclrtLaunchCallback", "AscendCL@aclrtSynchronizeEvent"]
+BE_NAMES = ["forward_backward", "loss_scale_update", "optimizer_step"]
+INSTANT_NAMES = ["gc_collect", "loss_scale_check"]
+
+
+def be_pairs(step: StepWork, last: bool) -> tuple[list[tuple[int, int, str]], tuple[int, str] | None]:
+    """An outer pair with one nested pair per step; on the last step one ``B`` stays open."""
+    span = step.bp - step.fp
+    pairs = [(step.fp, step.fp + span // 2, BE_NAMES[0]),
+             (step.fp + span // 8, step.fp + span // 4, BE_NAMES[1])]
+    return pairs, ((step.fp + 3 * span // 4, BE_NAMES[2]) if last else None)
+
+
+def instants(step: StepWork) -> list[tuple[int, str]]:
+    return [(step.fp + (step.bp - step.fp) // 3, INSTANT_NAMES[0]), (step.bp, INSTANT_NAMES[1])]

@@ -1,0 +1,61 @@
+"""Formatting of communication operators and their link tasks, shared by the msprof layouts."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from timelineview.synthetic.layouts.common import PL_DATA, PL_RECORD, PL_WAIT, CommTasks, is_p2p
+from timelineview.synthetic.textfmt import us_num
+from timelineview.synthetic.workload import KIND_ALLGATHER, KIND_RECEIVE, KIND_SEND, StepWork
+
+DP_GROUP, PP_GROUP = 271, 272
+_HCOM = {KIND_RECEIVE: "receive", KIND_SEND: "send", KIND_ALLGATHER: "allGather"}
+_COUNT = {KIND_RECEIVE: 1048576, KIND_SEND: 1048576, KIND_ALLGATHER: 2097152}
+
+
+def hcom_name(kind: int, seq: int) -> str:
+    """torch_npu operator name, e.g. ``hcom_allReduce__271_0_1`` (same on every card)."""
+    group = PP_GROUP if is_p2p(kind) else DP_GROUP
+    return f"hcom_{_HCOM.get(kind, 'allReduce')}__{group}_{seq}_1"
+
+
+def op_count(kind: int) -> int:
+    return _COUNT.get(kind, 4097000)
+
+
+def plane_task_names(step: StepWork, ct: CommTasks) -> list[str]:
+    """``Notify_Record`` / ``Notify_Wait`` / ``Reduce_Inline`` (all-reduce) or ``Memcpy``."""
+    names = []
+    for kind, op in zip(ct.pl_kind.tolist(), ct.pl_op.tolist()):
+        if kind == PL_RECORD:
+            names.append("Notify_Record")
+        elif kind == PL_WAIT:
+            names.append("Notify_Wait")
+        else:
+            reduce = step.op_kind[op] not in (KIND_RECEIVE, KIND_SEND, KIND_ALLGATHER)
+            names.append("Reduce_Inline" if reduce else "Memcpy")
+    return names
+
+
+def plane_args(ct: CommTasks, names: list[str], rank: int, n_cards: int, stream: int,
+               task_base: int, model_id: bool) -> list[str]:
+    """The ``args`` object text of each plane task, shaped like the real HCCL lanes."""
+    out = []
+    tail = ', "model id": 4294967295' if model_id else ""
+    est = us_num(np.maximum(ct.pl_dur // 2, 20))
+    for i, (name, plane, kind, op) in enumerate(zip(names, ct.pl_plane.tolist(), ct.pl_kind.tolist(),
+                                                    ct.pl_op.tolist())):
+        peer = (rank + plane + 1) % max(n_cards, 2)
+        data = kind == PL_DATA
+        size = 2064384 if data else 0
+        notify = "18446744073709551615" if data else str(4294967296 * (plane + 1) + 60 + op)
+        out.append(
+            f'{{"notify_id": "{notify}", "duration estimated(us)": {est[i]}, "stream id": {stream}, '
+            f'"task id": {task_base + op}, "context id": {i}, "task type": "{name}", "src rank": {rank}, '
+            f'"dst rank": {peer if kind != PL_WAIT else 4294967295}, '
+            f'"transport type": "{"SDMA" if kind != PL_WAIT else "LOCAL"}", "size(Byte)": {size}, '
+            f'"data type": "{"FP32" if data else "INVALID_TYPE"}", '
+            f'"link type": "{"ON_CHIP" if data else "INVALID_TYPE"}", '
+            f'"bandwidth(GB/s)": {12.5 if data else 0.0}{tail}}}'
+        )
+    return out

@@ -1,0 +1,318 @@
+"""CANN 8 / torch_npu ``trace_view.json`` layout (trace-format.md §4.7), and its ``object`` wrap.
+
+String ``ts`` in epoch microseconds with exactly three decimals, float ``dur``, bit-packed
+pids ``(host_pid << 10) | (sort << 5) | device``. The host pid is chosen above 2^22 so the
+packed pids exceed 2^32 (a loader must keep pids as int64 or text). Metadata comes first, with
+the ``Ascend Hardware`` ``process_name`` written twice.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from timelineview.synthetic.intervals import CannOverlap, union
+from timelineview.synthetic.layouts import hccl
+from timelineview.synthetic.layouts import msprof_events as ev
+from timelineview.synthetic.layouts.common import (
+    OVERLAP_NAMES,
+    CardWriter,
+    be_pairs,
+    chunks,
+    comm_tasks,
+    instants,
+    is_p2p,
+    overlapping_host,
+)
+from timelineview.synthetic.layouts.steptrace import step_trace
+from timelineview.synthetic.names import OTHER_TASKS, POOL, aten_names
+from timelineview.synthetic.textfmt import us_num, us_num1, us_str, us_str1
+from timelineview.synthetic.truth import PHASE_BE
+from timelineview.synthetic.workload import StepWork
+from timelineview.synthetic.writer import JsonArrayWriter
+
+EPOCH_BASE_NS = 1_736_412_474_000_000_000
+HOST_PID_BASE = 4_300_017
+COMPUTE_STREAMS = (2, 3, 6, 7)
+COMM_STREAM = 4
+DP_GROUP_NAME, PP_GROUP_NAME = "16898834563344171674", "7482915627384910251"
+_HW_COMM = (("Notify Wait", "Notify Wait"), ("SDMA", "SDMA"), ("Write Value", "Write Value"))
+_COUNTERS = (("AI Core Freq", "AI Core Freq", "MHz"), ("NPU MEM", "APP/HBM", "KB"),
+             ("NPU MEM", "Device/HBM", "KB"), ("HBM", "HBM 0/Read", "Read(MB/s)"),
+             ("HBM", "HBM 0/Write", "Write(MB/s)"))
+_SORT = {"Python": 0, "CANN": 7, "Ascend Hardware": 13, "AI Core Freq": 14, "HCCL": 15, "HBM": 17,
+         "NPU MEM": 19, "Overlap Analysis": 23}
+
+
+class MsprofWriter(CardWriter):
+    layout = "msprof"
+
+    def begin(self, first: StepWork) -> None:
+        sp, t = self.spec, self.truth
+        self.host = HOST_PID_BASE + 131 * sp.rank
+        self.pid = {name: (self.host << 10) | (sort << 5) | sp.device for name, sort in _SORT.items()}
+        self.pid["Python"] = self.host
+        self.streams = COMPUTE_STREAMS[: sp.streams]
+        self._names = POOL.torch_names() + [o[0] for o in OTHER_TASKS]
+        self._types = POOL.task_type + [o[1] for o in OTHER_TASKS]
+        self._name_ids = t.intern(self._names)
+        self._type_ids = np.array([t.task_type(x) for x in self._types], np.int16)
+        self._aten = aten_names()
+        self._aten_ids = t.intern(self._aten)
+        self._acl_ids = t.intern([f"AscendCL@{a}" for a in POOL.aclnn])
+        self._threads: list[tuple[str, int, str, int]] = []  # (process, tid, thread name, sort)
+        self._lanes: dict[str, int] = {}
+        self._declare_lanes()
+        self.cid = 1000  # connection ids, unique within the card
+        self.overlap = CannOverlap()
+        self.shift = EPOCH_BASE_NS + sp.clock_offset_ns
+        prefix, suffix = self._prefix_suffix()
+        self.w = JsonArrayWriter(self.sink.open(self.relpath), ", ", self.opts.pretty, prefix, suffix)
+        self.w.add(self._metadata())
+
+    def _lane(self, key: str, process: str, tid: int, thread: str, sort: int) -> None:
+        self._threads.append((process, tid, thread, sort))
+        self._lanes[key] = self.truth.lane(self.pid[process], tid, process, thread, _SORT[process], sort)
+
+    def _declare_lanes(self) -> None:
+        h, P = self.host, self.spec.planes
+        self._lane("py", "Python", h, f"Thread {h}", h)
+        if self.opts.be_events:
+            self._lane("be", "Python", h + 3, f"Thread {h + 3}", h + 3)
+        self._lane("cann", "CANN", h, f"Thread {h}", h)
+        self._lane("cann_copy", "CANN", h + 1, f"Thread {h + 1}", h + 1)
+        if self.spec.with_overlaps:
+            self._lane("cann_ovl", "CANN", h + 2, f"Thread {h + 2}", h + 2)
+        for i, s in enumerate(self.streams + (COMM_STREAM,)):
+            self._lane(f"s{i}", "Ascend Hardware", s, f"Stream {s}", s)
+        if self.opts.step_trace:
+            self._lane("trace", "Ascend Hardware", h, "Step Trace(Model ID:2)", 70002)
+        self._lane("dp", "HCCL", 0, f"Group {DP_GROUP_NAME} Communication", 0)
+        for p in range(P):
+            self._lane(f"dp{p}", "HCCL", p + 1, f"Plane {p}", p + 1)
+        if self.spec.pipeline:
+            self._lane("pp", "HCCL", P + 1, f"Group {PP_GROUP_NAME} Communication", P + 1)
+            self._lane("pp0", "HCCL", P + 2, "Plane 0", P + 2)
+        for i, lane in enumerate(CannOverlap.LANES):
+            self._lane(f"ov{i}", "Overlap Analysis", i, lane, i)
+        self.stream_lane = np.array([self._lanes[f"s{i}"] for i in range(len(self.streams) + 1)], np.int32)
+
+    def _prefix_suffix(self) -> tuple[str, str]:
+        return "[", "]"
+
+    def _metadata(self) -> list[str]:
+        out = []
+        for name, sort in _SORT.items():
+            pid, label = self.pid[name], "CPU" if name in ("Python", "CANN") else "NPU"
+            if name == "Python":
+                out += [ev.python_meta("process_name", pid, "name", '"Python"'),
+                        ev.python_meta("process_labels", pid, "labels", '"CPU"'),
+                        ev.python_meta("process_sort_index", pid, "sort_index", "0")]
+            else:
+                out += [ev.meta("process_name", pid, 0, "name", f'"{name}"'),
+                        ev.meta("process_labels", pid, 0, "labels", f'"{label}"'),
+                        ev.meta("process_sort_index", pid, 0, "sort_index", str(sort))]
+            for process, tid, thread, tsort in self._threads:
+                if process == name:
+                    out += [ev.meta("thread_name", pid, tid, "name", f'"{thread}"'),
+                            ev.meta("thread_sort_index", pid, tid, "sort_index", str(tsort))]
+        # Real files repeat metadata; a loader must deduplicate it.
+        out.append(ev.meta("process_name", self.pid["Ascend Hardware"], 0, "name", '"Ascend Hardware"'))
+        return out
+
+    def finish(self) -> dict:
+        self.w.close()
+        source = "step_trace" if self.opts.step_trace else "profiler_step"
+        return {"paths": [str(p) for p in self.sink.paths()], "time_base_ns": EPOCH_BASE_NS,
+                "clock_offset_ns": self.spec.clock_offset_ns, "step_source": source}
+
+    # --- one step: large parts are written in chunks, small ones gathered in ``lines`` ------------
+
+    def write_step(self, st: StepWork, last: bool) -> None:
+        lines: list[str] = []
+        dups: list[str] = []
+        sh = self.shift
+        launch_cid = self._launches(st, lines)
+        self._hardware(st, launch_cid, dups)
+        ct = comm_tasks(st, self.spec.planes)
+        self._hccl(st, ct, lines, dups)
+        lo = min(int(st.item_start.min()), int(ct.hw_start.min()), int(st.op_start.min()))
+        if st.memcpy_start >= 0:
+            lo = min(lo, st.memcpy_start)
+            self._memcpy(st, lines)
+        hi = max(int((st.item_start + st.item_dur).max()), int((ct.hw_start + ct.hw_dur).max()),
+                 int(st.op_end.max()))
+        self._overlap(st, lo, hi, last, lines)
+        self._counters(st, lines)
+        if self.opts.step_trace:
+            self._step_trace(st, lines)
+        self._extras(st, last, lines)
+        self.truth.step(st.start + sh, st.end + sh, st.fp + sh, st.bp + sh)
+        self.w.add(lines + dups)
+
+    def _launches(self, st: StepWork, lines: list[str]) -> np.ndarray:
+        """``ProfilerStep#N`` and the host side of launched tasks; returns their connection ids."""
+        t, sh, h = self.truth, self.shift, self.host
+        py, cann, hw = self.pid["Python"], self.pid["CANN"], self.pid["Ascend Hardware"]
+        lines.append(f'{{"ph": "X", "name": "ProfilerStep#{st.index}", "pid": {py}, "tid": {h}, '
+                     f'"ts": "{us_str1(st.start + sh)}", "dur": {us_num1(st.end - st.start)}, '
+                     f'"cat": "cpu_op", "args": {{"Sequence number": -1, "Fwd thread id": 0}}}}')
+        t.add(self._lanes["py"], [st.start + sh], [st.end - st.start], f"ProfilerStep#{st.index}",
+              "step_marker")
+        idx = st.launch_idx
+        kind = st.kind[idx]
+        hs, hd = st.host_start + sh, st.host_dur
+        acl_s, acl_d = hs + hd // 4, hd // 2
+        dev = st.item_start[idx] + sh
+        sid = np.array(self.streams)[st.stream[idx]]
+        cid = self.cid + np.arange(len(idx))
+        self.cid += len(idx)
+        for sl in chunks(len(idx)):
+            k = kind[sl].tolist()
+            self.w.add(ev.launches(py, cann, hw, h, [self._aten[x] for x in k], [POOL.aclnn[x] for x in k],
+                                   us_str(hs[sl]), us_num(hd[sl]), us_str(acl_s[sl]), us_num(acl_d[sl]),
+                                   dev[sl].tolist(), us_str(dev[sl]), sid[sl].tolist(), cid[sl].tolist()))
+        t.add(self._lanes["py"], hs, hd, self._aten_ids[kind], "host")
+        t.add(self._lanes["cann"], acl_s, acl_d, self._acl_ids[kind], "host")
+        t.flow_edges += 2 * len(idx)
+        return cid
+
+    def _hardware(self, st: StepWork, launch_cid: np.ndarray, dups: list[str]) -> None:
+        t, sh, hw = self.truth, self.shift, self.pid["Ascend Hardware"]
+        n = len(st.item_start)
+        comb = np.where(st.other, len(POOL) + st.kind, st.kind)
+        sid = np.array(self.streams)[st.stream]
+        cid = self.cid + np.arange(n)
+        cid[st.launch_idx] = launch_cid  # the launch's connection id links host and device
+        self.cid += n
+        start = st.item_start + sh
+        for sl in chunks(n):
+            k = comb[sl].tolist()
+            lines = ev.hw_tasks(hw, [self._names[x] for x in k], [self._types[x] for x in k],
+                                sid[sl].tolist(), us_str(start[sl]), us_num(st.item_dur[sl]),
+                                cid[sl].tolist())
+            dups.extend(lines[i] for i in np.flatnonzero(st.duplicate[sl]).tolist())
+            self.w.add(lines)
+        lane = self.stream_lane[st.stream]
+        c, o = ~st.other, st.other
+        t.add(lane[c], start[c], st.item_dur[c], self._name_ids[comb[c]], "compute", self._type_ids[comb[c]],
+              1 + st.duplicate[c])
+        t.add(lane[o], start[o], st.item_dur[o], self._name_ids[comb[o]], "other_hw", self._type_ids[comb[o]])
+
+    def _memcpy(self, st: StepWork, lines: list[str]) -> None:
+        """The input batch copy during the data wait, launched from a second host thread."""
+        t, sh, h = self.truth, self.shift, self.host
+        cid, self.cid = self.cid, self.cid + 1
+        a, d = st.memcpy_start + sh, st.memcpy_dur
+        ha = st.start + sh + 500
+        hd = max(min(30_000, (a - ha) // 2), 8)
+        lines += ev.memcpy(self.pid["Ascend Hardware"], self.pid["CANN"], self.streams[0], h + 1, us_str1(a),
+                           us_num1(d), us_str1(ha), us_num1(hd), cid)
+        t.add(self.stream_lane[0], [a], [d], "MEMCPY_ASYNC", "other_hw", t.task_type("PCIE_DMA_SQE"))
+        t.add(self._lanes["cann_copy"], [ha], [hd], "AscendCL@aclrtMemcpyAsync", "host")
+        t.flow_edges += 1
+
+    def _hccl(self, st: StepWork, ct, lines: list[str], dups: list[str]) -> None:
+        t, sh, P = self.truth, self.shift, self.spec.planes
+        hp, hw = self.pid["HCCL"], self.pid["Ascend Hardware"]
+        op_cid = self.cid + np.arange(len(st.op_kind))
+        self.cid += len(st.op_kind)
+        ts, du = us_str(st.op_start + sh), us_num(st.op_end - st.op_start)
+        for j, (kind, seq) in enumerate(zip(st.op_kind, st.op_seq)):
+            p2p = is_p2p(kind)
+            name = hccl.hcom_name(kind, seq)
+            lines.append(ev.hccl_op(name, hp, P + 1 if p2p else 0, ts[j], du[j], int(op_cid[j]),
+                                    "NA" if p2p else "MESH-RING", hccl.op_count(kind)))
+            copies = 2 if (self.spec.with_duplicates and j == 0) else 1
+            if copies == 2:
+                dups.append(lines[-1])
+            t.add(self._lanes["pp" if p2p else "dp"], [st.op_start[j] + sh], [st.op_end[j] - st.op_start[j]],
+                  name, "comm_op", copies=copies)
+        pnames = hccl.plane_task_names(st, ct)
+        args = hccl.plane_args(ct, pnames, self.spec.rank, self.n_cards, COMM_STREAM, int(op_cid[0]), True)
+        p2p_task = np.array([is_p2p(st.op_kind[j]) for j in ct.pl_op.tolist()], bool)
+        tids = np.where(p2p_task, P + 2, ct.pl_plane + 1).tolist()
+        ts, du = us_str(ct.pl_start + sh), us_num(ct.pl_dur)
+        lines += [ev.x_args(n, hp, tid, ts[i], du[i], args[i])
+                  for i, (n, tid) in enumerate(zip(pnames, tids))]
+        lanes = np.array([self._lanes["pp0"] if p else self._lanes[f"dp{q}"]
+                          for p, q in zip(p2p_task.tolist(), ct.pl_plane.tolist())], np.int32)
+        t.add(lanes, ct.pl_start + sh, ct.pl_dur, t.intern(pnames), "comm_task")
+        names = [_HW_COMM[k] for k in ct.hw_kind.tolist()]
+        lines += ev.comm_stream_tasks(hw, COMM_STREAM, names, us_str(ct.hw_start + sh), us_num(ct.hw_dur),
+                                      op_cid[ct.hw_op].tolist())
+        tt_ids = np.array([t.task_type(tt) for _, tt in names], np.int16)
+        t.add(self.stream_lane[-1], ct.hw_start + sh, ct.hw_dur, t.intern([n for n, _ in names]), "other_hw",
+              tt_ids)
+
+    def _overlap(self, st: StepWork, lo: int, hi: int, last: bool, lines: list[str]) -> None:
+        t, sh, ov = self.truth, self.shift, self.pid["Overlap Analysis"]
+        c = ~st.other
+        compute = union(st.item_start[c], st.item_start[c] + st.item_dur[c])
+        comm = union(st.op_start, st.op_end)
+        for i, (s, e) in enumerate(self.overlap.step(compute, comm, lo, hi, last)):
+            name = CannOverlap.LANES[i]
+            lines += [ev.x_plain(name, ov, i, a, b) for a, b in zip(us_str(s + sh), us_num(e - s))]
+            t.add(self._lanes[f"ov{i}"], s + sh, e - s, name, "overlap_lane")
+
+    def _counters(self, st: StepWork, lines: list[str]) -> None:
+        at = st.start + self.shift + np.arange(4, dtype=np.int64) * ((st.end - st.start) // 4)
+        ts = us_str(at)
+        for process, name, key in _COUNTERS:
+            pid = self.pid[process]
+            lines += [ev.counter(name, pid, x, key, _counter_value(key, st.index, i))
+                      for i, x in enumerate(ts)]
+            self.truth.counters(pid, name, key, len(ts))
+
+    def _step_trace(self, st: StepWork, lines: list[str]) -> None:
+        hw = self.pid["Ascend Hardware"]
+        events, rows = step_trace(st, self.shift, hw, self.host, lambda ns: f'"{us_str1(ns)}"')
+        lines += events
+        for name, a, d in rows:
+            self.truth.add(self._lanes["trace"], [a], [d], name, "step_marker")
+        self.truth.flow_edges += 1
+
+    def _extras(self, st: StepWork, last: bool, lines: list[str]) -> None:
+        t, sh, h = self.truth, self.shift, self.host
+        py, cann = self.pid["Python"], self.pid["CANN"]
+        if self.spec.with_overlaps:
+            s, d = overlapping_host(st)
+            ts, du = us_str(s + sh), us_num(d)
+            lines += [ev.x_args(OVERLAP_NAMES[i], cann, h + 2, ts[i], du[i], f'{{"Thread Id": {h + 2}}}')
+                      for i in range(len(s))]
+            t.add(self._lanes["cann_ovl"], s + sh, d, t.intern(OVERLAP_NAMES), "host")
+        if self.opts.be_events:
+            pairs, open_b = be_pairs(st, last)
+            be = []
+            for a, b, name in pairs:
+                be += [(a, ev.begin_end("B", name, py, h + 3, us_str1(a + sh))),
+                       (b, ev.begin_end("E", name, py, h + 3, us_str1(b + sh)))]
+                t.add(self._lanes["be"], [a + sh], [b - a], name, "host", phase=PHASE_BE)
+            if open_b is not None:
+                be.append((open_b[0], ev.begin_end("B", open_b[1], py, h + 3, us_str1(open_b[0] + sh))))
+                t.open_b_events += 1
+            lines += [x for _, x in sorted(be, key=lambda p: p[0])]
+        if self.opts.instants:
+            for a, name in instants(st):
+                lines.append(ev.instant(name, py, h, us_str1(a + sh)))
+                t.instant_events += 1
+
+
+class ObjectWriter(MsprofWriter):
+    """The msprof layout wrapped as ``{"traceEvents": [...]}`` with keys before and after."""
+
+    layout = "object"
+
+    def _prefix_suffix(self) -> tuple[str, str]:
+        d = self.spec.device
+        return (f'{{"schemaVersion": 1, "deviceProperties": [{{"id": {d}, "name": "Ascend910B2", '
+                f'"note": "values may hold [brackets] and {{braces}}"}}], "traceEvents": [',
+                f'], "displayTimeUnit": "ns", "otherData": {{"generator": "timelineview.synthetic", '
+                f'"rank": {self.spec.rank}, "traceEvents_copy": [], "layers": [{{"name": "Python"}}]}}}}')
+
+
+def _counter_value(key: str, step: int, i: int) -> str:
+    if key == "MHz":
+        return "1800" if (step + i) % 7 else "1650"
+    if key == "KB":
+        return f"{2160232.0 + 4096.0 * ((step * 4 + i) % 16)}"
+    return f"{(step * 131 + i * 17) % 900 + 0.5}"

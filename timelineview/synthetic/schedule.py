@@ -1,0 +1,99 @@
+"""Cluster schedule: when every step and every collective starts and ends on the true clock.
+
+A collective ends when its slowest member has arrived plus the transfer time, so it ends at
+the same true instant on every card. Fast cards therefore show long operators (they wait),
+and the cards' clock offsets can be recovered from the operator ends (metrics.md §4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from timelineview.synthetic.spec import CardSpec
+from timelineview.synthetic.workload import (
+    KIND_ALLGATHER,
+    KIND_BUCKET,
+    KIND_RECEIVE,
+    KIND_SEND,
+    KIND_TAIL,
+    StepWork,
+    comm_kinds,
+    draw_step,
+    place_step,
+)
+
+TRUE_START_NS = 1_000_000  # step 1 starts 1 ms after the true origin
+_LAUNCH_GAP_NS = 2_000  # between consecutive operators of one card
+_XFER_US = {KIND_RECEIVE: (20, 60), KIND_SEND: (20, 60), KIND_BUCKET: (80, 300),
+            KIND_TAIL: (150, 500), KIND_ALLGATHER: (40, 120)}
+
+
+@dataclass
+class Schedule:
+    """Synchronisation points of all cards, in true ns."""
+
+    kinds: list[int]
+    step_start: np.ndarray  # (steps,)
+    step_end: np.ndarray  # (steps,)
+    t0: np.ndarray  # (steps, cards) compute origin of each card
+    op_start: np.ndarray  # (steps, ops, cards)
+    op_end: np.ndarray  # (steps, ops), common to all cards
+    op_xfer: np.ndarray  # (steps, ops)
+
+    @property
+    def steps(self) -> int:
+        return len(self.step_start)
+
+
+def build_schedule(specs: Sequence[CardSpec], cluster_seed: int | None = None) -> Schedule:
+    """Draw every card's steps and synchronise their communication operators."""
+    specs = list(specs)
+    steps = specs[0].steps
+    if any(s.steps != steps or s.pipeline != specs[0].pipeline for s in specs):
+        raise ValueError("all cards of a cluster need the same steps and pipeline setting")
+    seed = specs[0].seed if cluster_seed is None else cluster_seed
+    kinds = comm_kinds(specs[0].pipeline)
+    n_ops, n_cards = len(kinds), len(specs)
+    size = max(1.0, (max(s.tasks_per_step for s in specs) / 400.0) ** 0.5)
+    sched = Schedule(kinds, np.zeros(steps, np.int64), np.zeros(steps, np.int64),
+                     np.zeros((steps, n_cards), np.int64), np.zeros((steps, n_ops, n_cards), np.int64),
+                     np.zeros((steps, n_ops), np.int64), np.zeros((steps, n_ops), np.int64))
+    start = TRUE_START_NS
+    for k in range(steps):
+        locs = [draw_step(s, k + 1) for s in specs]
+        rng = np.random.default_rng([seed, k + 1, 23])
+        t0 = np.array([start + loc.wait for loc in locs], np.int64)
+        prev_end = None
+        for j, kind in enumerate(kinds):
+            lo, hi = _XFER_US[kind]
+            xfer = int(rng.uniform(lo, hi) * 1000 * size)
+            if kind == KIND_RECEIVE:
+                ready = t0.copy()  # activations are awaited right after the data wait
+            else:
+                ready = t0 + np.array([loc.ready[j] for loc in locs], np.int64)
+            if prev_end is not None:
+                ready = np.maximum(ready, prev_end + _LAUNCH_GAP_NS)
+            end = int(ready.max()) + xfer
+            sched.op_start[k, j], sched.op_end[k, j], sched.op_xfer[k, j] = ready, end, xfer
+            if kind == KIND_RECEIVE:
+                t0 = np.full(n_cards, end + _LAUNCH_GAP_NS, np.int64)  # forward waits for them
+            prev_end = end
+        sched.t0[k] = t0
+        sched.step_start[k] = start
+        start = prev_end + int(rng.uniform(3_000, 10_000))
+        sched.step_end[k] = start
+    return sched
+
+
+def card_steps(spec: CardSpec, sched: Schedule, card: int) -> Iterator[StepWork]:
+    """The placed steps of card number ``card`` of the schedule, one at a time."""
+    n_ops = len(sched.kinds)
+    for k in range(sched.steps):
+        yield place_step(
+            draw_step(spec, k + 1), k + 1, int(sched.step_start[k]), int(sched.step_end[k]),
+            int(sched.t0[k, card]), sched.op_start[k, :, card], sched.op_end[k], sched.op_xfer[k],
+            sched.kinds, k * n_ops,
+        )
