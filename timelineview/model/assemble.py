@@ -19,6 +19,7 @@ from timelineview.model.store import (
     FlowTable,
     InstantTable,
     LaneTable,
+    LazyFlowTable,
     ProcessTable,
     SliceColumns,
     TraceStore,
@@ -72,8 +73,10 @@ def assemble(card: str, rank: int | None, paths: list[str], chunks: list[ChunkRe
                           s_map[ch.x_task], ch.x_ord + first))
         meta_records.extend((o + first, name, pid, tid, args) for o, name, pid, tid, args in ch.meta)
         counters.extend((o + first, token_text(pid), name, t, vals) for o, pid, name, t, vals in ch.counters)
-        flows.extend((o + first, ph, cat, name, fid, int(l_map[ln]), t, bp)
-                     for o, ph, cat, name, fid, ln, t, bp in ch.flows)
+        if ch.flows is not None and len(ch.flows.ts):
+            f = ch.flows
+            flows.append((f.ordinal + first, f.ph, s_map[f.cat], s_map[f.name], l_map[f.lane], f.ts, f.bp_e,
+                          f.id_num, f.id_text))
         instants.extend((o + first, int(l_map[ln]), int(s_map[nm]), t) for o, ln, nm, t in ch.instants)
         be.extend((o + first, ph, int(l_map[ln]), int(s_map[nm]), int(s_map[ct]), t)
                   for o, ph, ln, nm, ct, t in ch.be)
@@ -112,14 +115,15 @@ def assemble(card: str, rank: int | None, paths: list[str], chunks: list[ChunkRe
         slices=slices,
         counters=_counter_table(counters, layout.process_of_pid),
         instants=_instant_table(instants, to_display),
-        flows=FlowTable(*([np.zeros(0, np.int32)] * 2), [], *([np.zeros(0, np.int64)] * 6)),
+        flows=FlowTable(np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int64),
+                        *([np.zeros(0, np.int64)] * 6)),
         report=report,
         generation=detect_generation(md, layout.process_name),
         index=index,
     )
     store._string_ids = strings.ids
-    store.flows = _flow_table(flows, to_display, store, strings, report)
-    store.strings = list(strings.ids)  # flows may have added names
+    edges = _flow_edges(flows, to_display, report)
+    store.flows = LazyFlowTable(lambda: _flow_table(edges, store))
     store._args_reader = ArgsReader(ChunkTable(
         path=[r[0] for r in table_rows],
         start=np.array([r[1] for r in table_rows], dtype=np.int64),
@@ -221,36 +225,53 @@ def _instant_table(instants: list, to_display: np.ndarray) -> InstantTable:
                         name[order].astype(np.int32), o[order].astype(np.int64))
 
 
-def _flow_table(flows: list, to_display: np.ndarray, store: TraceStore, strings: _Interner,
-                report: LoadReport) -> FlowTable:
-    if not flows:
-        return FlowTable(np.zeros(0, np.int32), np.zeros(0, np.int32), [], *([np.zeros(0, np.int64)] * 6))
-    groups: dict[tuple[str, str], int] = {}
-    o, ph, group, lane, ts, bp, name, cat, fid = [], [], [], [], [], [], [], [], []
-    for fo, fph, fcat, fname, fidt, fl, ft, fbp in flows:
-        o.append(fo)
-        ph.append(fph)
-        group.append(groups.setdefault((fcat, fidt), len(groups)))
-        lane.append(fl)
-        ts.append(ft)
-        bp.append(fbp)
-        name.append(strings.id(fname))
-        cat.append(strings.id(fcat))
-        fid.append(fidt)
-    o_a, ph_a, g_a = np.array(o, np.int64), np.array(ph, np.int8), np.array(group, np.int64)
-    ts_a = np.array(ts, np.int64)
-    lane_a = to_display[np.array(lane, np.int64)].astype(np.int64)
-    src, dst, dangling = build_edges(ph_a, g_a, ts_a, o_a)
+def _flow_ids(parts: list) -> tuple[np.ndarray, np.ndarray]:
+    """Flow ids of all parts (int64 if every part has integer ids, else text) and id codes."""
+    if all(p[7] is not None for p in parts):
+        ids = np.concatenate([p[7] for p in parts])
+        return ids, ids
+    text = []
+    for p in parts:
+        text.extend(p[8] if p[8] is not None else map(str, p[7].tolist()))
+    codes: dict[str, int] = {}
+    for t in text:
+        if t not in codes:
+            codes[t] = len(codes)
+    return np.array(text, dtype=object), np.fromiter(map(codes.__getitem__, text), np.int64, len(text))
+
+
+def _flow_edges(parts: list, to_display: np.ndarray, report: LoadReport) -> dict | None:
+    """Group flow points by (cat, id) and link them; slices are bound later, on first use."""
+    if not parts:
+        return None
+    cols = [np.concatenate([p[k] for p in parts]) for k in range(7)]
+    o_a, ph_a, cat_a, name_a, lane_local, ts_a, bp_a = cols
+    ids, id_code = _flow_ids(parts)
+    key_order = np.lexsort((id_code, cat_a))
+    new_group = np.ones(len(key_order), dtype=bool)
+    a, b = key_order[:-1], key_order[1:]
+    new_group[1:] = (id_code[b] != id_code[a]) | (cat_a[b] != cat_a[a])
+    group = np.empty(len(key_order), dtype=np.int64)
+    group[key_order] = np.cumsum(new_group) - 1
+    src, dst, dangling = build_edges(ph_a.astype(np.int8), group, ts_a, o_a)
     if dangling:
         report.warn(f"{dangling} flow point(s) have no other end")
+    return {"lane": to_display[lane_local].astype(np.int64), "ts": ts_a, "ph": ph_a, "bp": bp_a,
+            "name": name_a, "cat": cat_a, "ids": ids, "src": src, "dst": dst}
+
+
+def _flow_table(edges: dict | None, store: TraceStore) -> FlowTable:
+    """Bind both ends of every edge to slices (enclosing, or next for ``f`` without ``bp``)."""
+    if edges is None:
+        return FlowTable(np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int64),
+                         *([np.zeros(0, np.int64)] * 6))
+    lane_a, ts_a, src, dst = edges["lane"], edges["ts"], edges["src"], edges["dst"]
     bound = enclosing_slices(store.index, lane_a, ts_a)
-    use_next = (ph_a == 2) & ~np.array(bp, dtype=bool)
+    use_next = (edges["ph"] == 2) & ~edges["bp"]
     if use_next.any():
-        nxt = next_slices(store.index, store.slices.start, lane_a[use_next], ts_a[use_next])
-        bound[use_next] = nxt
-    name_a = np.array(name, np.int32)
+        bound[use_next] = next_slices(store.index, store.slices.start, lane_a[use_next], ts_a[use_next])
     return FlowTable(
-        name=name_a[src], cat=np.array(cat, np.int32)[src], flow_id=[fid[i] for i in src],
+        name=edges["name"][src].astype(np.int32), cat=edges["cat"][src].astype(np.int32), flow_id=edges["ids"][src],
         src_ts=ts_a[src], src_lane=lane_a[src].astype(np.int32), src_slice=bound[src],
         dst_ts=ts_a[dst], dst_lane=lane_a[dst].astype(np.int32), dst_slice=bound[dst],
     )

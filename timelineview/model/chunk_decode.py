@@ -8,8 +8,10 @@ costs only itself. Either way the result is the same ``ChunkResult``.
 from __future__ import annotations
 
 import gc
+import operator
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import compress, repeat
 from operator import attrgetter
 
 import msgspec
@@ -19,7 +21,20 @@ from timelineview.model import event_types as ev
 from timelineview.model.timestamps import tokens_to_ns
 from timelineview.model.tolerant import scan
 
-FLOW_PH = {"s": 0, "t": 1, "f": 2}
+
+@dataclass
+class FlowColumns:
+    """Flow points of a range; ids are int64 when every id is an integer, else text."""
+
+    ordinal: np.ndarray  # int64
+    ph: np.ndarray  # int8: 0 s, 1 t, 2 f
+    cat: np.ndarray  # int32 string id
+    name: np.ndarray  # int32 string id
+    lane: np.ndarray  # int32 local lane
+    ts: np.ndarray  # int64 ns
+    bp_e: np.ndarray  # bool: binds to the enclosing slice
+    id_num: np.ndarray | None  # int64 ids, or None
+    id_text: list[str] | None  # text ids when some are not integers
 
 
 @dataclass
@@ -42,7 +57,7 @@ class ChunkResult:
     x_ord: np.ndarray = None
     meta: list = field(default_factory=list)  # (ordinal, name, pid, tid, args)
     counters: list = field(default_factory=list)  # (ordinal, pid, name, ts_ns, {key: value})
-    flows: list = field(default_factory=list)  # (ordinal, ph, cat, name, id, lane, ts_ns, bp_e)
+    flows: FlowColumns | None = None
     instants: list = field(default_factory=list)  # (ordinal, lane, name_id, ts_ns)
     be: list = field(default_factory=list)  # (ordinal, ph, lane, name_id, cat_id, ts_ns)
     counts_by_ph: Counter = field(default_factory=Counter)
@@ -274,6 +289,13 @@ def event_from_dict(d: object) -> tuple[object, str]:
     return cls(**kw), ""
 
 
+_TASK = attrgetter("task_type")
+
+
+def _task_of(args: ev.XArgs | None) -> object:
+    return None if args is None else args.task_type
+
+
 _X_FIELDS = tuple(attrgetter(f) for f in ("name", "pid", "tid", "ts", "dur", "cat", "args"))
 
 
@@ -298,14 +320,14 @@ def columnarise(res: ChunkResult, events: list, ordinals: np.ndarray | None,
         is_x = np.ones(n, dtype=bool)
         xs = events
     else:
-        is_x = np.fromiter((k is ev.XEvent for k in kinds), dtype=bool, count=n)
-        xs = [events[i] for i in np.flatnonzero(is_x)]
+        is_x = np.fromiter(map(operator.is_, kinds, repeat(ev.XEvent)), dtype=bool, count=n)
+        xs = list(compress(events, is_x.tolist()))
     x_idx = np.flatnonzero(is_x)
     res.counts_by_ph["X"] += len(xs)
     if xs:
         name, pid, tid, ts, dur, cat, args = (list(map(get, xs)) for get in _X_FIELDS)
         start_ns, ok_ts, lossy1 = tokens_to_ns(ts)
-        missing_dur = [i for i, d in enumerate(dur) if d is None]
+        missing_dur = [i for i, d in enumerate(dur) if d is None] if None in dur else []
         dur_ns, ok_dur, lossy2 = tokens_to_ns(dur)
         if missing_dur:
             ok_dur[missing_dur] = True
@@ -314,7 +336,7 @@ def columnarise(res: ChunkResult, events: list, ordinals: np.ndarray | None,
             res.notes.append((where(o), o, f"{len(missing_dur)} X event(s) without 'dur': zero-length"))
         res.lossy_numbers |= lossy1 | lossy2
         keep = ok_ts & ok_dur & (dur_ns >= 0)
-        tasks = [None if a is None else a.task_type for a in args]
+        tasks = list(map(_task_of, args)) if None in args else list(map(_TASK, args))
         if any(t is not None and type(t) is not str for t in set(tasks)):
             tasks = [t if t is None or type(t) is str else str(t) for t in tasks]
         lane_ids = _intern_pairs(lanes, pid, tid)
@@ -378,9 +400,85 @@ def _intern(table: dict, values, count: int) -> np.ndarray:
         del table[None]
 
 
+_FLOW_TYPES = {ev.FlowStart: 0, ev.FlowStep: 1, ev.FlowEnd: 2}
+_FLOW_FIELDS = tuple(attrgetter(f) for f in ("pid", "tid", "ts", "cat", "name", "id", "bp"))
+
+
+def _decimal_ids(ids: list[str]) -> np.ndarray | None:
+    """Text ids that are all canonical decimal integers ("965") as int64, else None.
+
+    ``"965"`` and ``965`` name the same flow (``id_text``), so the numbers are exact keys.
+    """
+    width = max(map(len, ids))
+    if width > 18:
+        return None
+    try:
+        mat = np.array(ids, dtype=f"S{width}").view(np.uint8).reshape(len(ids), width)
+    except UnicodeEncodeError:
+        return None
+    length = (mat != 0).sum(axis=1)
+    digits = ((mat >= 48) & (mat <= 57)).sum(axis=1)
+    canonical = (digits == length) & (length > 0) & ((mat[:, 0] != 48) | (length == 1))
+    if not canonical.all():
+        return None
+    return mat.reshape(-1).view(f"S{width}").astype(np.int64)
+
+
+def id_types_of(ids: list) -> set:
+    return set(map(type, ids))
+
+
+def _flow_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: list[int],
+                 strings: dict, lanes: dict, where) -> None:
+    """Flow points in bulk: torch_npu files hold one ``s`` and one ``f`` per kernel launch."""
+    fl = [events[i] for i in idx]
+    n = len(fl)
+    pid, tid, ts, cat, name, ids, bp = (list(map(get, fl)) for get in _FLOW_FIELDS)
+    ts_ns, ok, lossy = tokens_to_ns(ts)
+    res.lossy_numbers |= lossy
+    has_id = (np.fromiter(map(operator.is_not, ids, repeat(None)), bool, n) if None in id_types_of(ids)
+              else np.ones(n, dtype=bool))
+    ords = ordinals[np.asarray(idx, dtype=np.int64)]
+    for k in np.flatnonzero(~(ok & has_id)):
+        reason = "flow event without 'id'" if not has_id[k] else "'ts' missing or not a number"
+        res.dropped.append((where(int(ords[k])), int(ords[k]), reason))
+    keep = ok & has_id
+    id_types = id_types_of(ids)
+    id_num = id_txt = None
+    if id_types == {int}:
+        try:
+            id_num = np.array(ids, dtype=np.int64)[keep]
+        except OverflowError:
+            id_num = None
+    elif id_types == {str}:
+        id_num = _decimal_ids(ids)
+        if id_num is not None:
+            id_num = id_num[keep]
+    if id_num is None:
+        kept = ids if keep.all() else list(compress(ids, keep.tolist()))
+        id_txt = list(map(str, kept)) if id_types <= {str, int, type(None)} else list(map(id_text, kept))
+    res.flows = FlowColumns(
+        ordinal=ords[keep],
+        ph=np.fromiter(map(_FLOW_TYPES.__getitem__, map(type, fl)), np.int8, n)[keep],
+        cat=_intern(strings, [c or "" for c in cat], n)[keep],
+        name=_intern(strings, name, n)[keep],
+        lane=_intern_pairs(lanes, pid, tid)[keep],
+        ts=ts_ns[keep],
+        bp_e=np.fromiter(map(operator.eq, bp, repeat("e")), bool, n)[keep],
+        id_num=id_num,
+        id_text=id_txt,
+    )
+
+
 def _other_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: np.ndarray,
                   strings: dict, lanes: dict, where) -> None:
-    """The rarer phases, one by one (they are a small share of real files)."""
+    """The rarer phases; flows in bulk, the rest one by one (a small share of real files)."""
+    kinds = list(map(type, map(events.__getitem__, idx.tolist())))
+    is_flow = np.fromiter(map(_FLOW_TYPES.__contains__, kinds), bool, len(kinds))
+    if is_flow.any():
+        res.counts_by_ph.update(ev.PHASE_OF[k] for k in compress(kinds, is_flow.tolist()))
+        _flow_events(res, events, ordinals, idx[is_flow].tolist(), strings, lanes, where)
+        idx = idx[~is_flow]
     # timestamps of the non-X events, in one vectorised call
     has_ts = [i for i in idx if "ts" in type(events[i]).__struct_fields__]
     ts_map = {}
@@ -422,12 +520,7 @@ def _other_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: np.
             res.counters.append((o, e.pid, cname, t, values))
             continue
         lane = lanes.setdefault((e.pid, e.tid), len(lanes))
-        if ph in FLOW_PH:
-            if e.id is None:
-                res.dropped.append((where(o), o, "flow event without 'id'"))
-                continue
-            res.flows.append((o, FLOW_PH[ph], e.cat or "", e.name, id_text(e.id), lane, t, e.bp == "e"))
-        elif ph in ("i", "I"):
+        if ph in ("i", "I"):
             res.instants.append((o, lane, strings.setdefault(e.name, len(strings)), t))
         else:  # B / E
             cat = getattr(e, "cat", None)

@@ -219,8 +219,27 @@ def _levels(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray,
             n_lanes: int) -> tuple[np.ndarray, int]:
     """Row level of each slice inside its lane, and how many overlap without nesting.
 
-    Slices that break nesting are peeled off (vectorised, a few rounds) until the rest
-    nests properly; the peeled ones are laid out the same way in rows below.
+    Lanes whose slices never overlap (most hardware streams) are all level 0; only the
+    others go through the nesting computation.
+    """
+    n = len(s_lane)
+    level = np.zeros(n, dtype=np.int64)
+    if n < 2:
+        return level, 0
+    touches = (s_lane[1:] == s_lane[:-1]) & (s_start[1:] < s_end[:-1])
+    if not touches.any():
+        return level, 0
+    sel = np.flatnonzero(np.isin(s_lane, np.unique(s_lane[1:][touches])))
+    level[sel], overlapping = _nested_levels(s_lane[sel], s_start[sel], s_end[sel], n_lanes)
+    return level, overlapping
+
+
+def _nested_levels(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray,
+                   n_lanes: int) -> tuple[np.ndarray, int]:
+    """Levels for lanes with overlapping slices: proper nesting by depth, the rest peeled.
+
+    Slices that break nesting are peeled off (by an exact stack walk, or vectorised in a
+    few rounds for very large lanes) and laid out the same way in rows below.
     """
     n = len(s_lane)
     level = np.full(n, -1, dtype=np.int64)

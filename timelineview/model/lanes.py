@@ -21,7 +21,7 @@ FIXED_PIDS = {
     "12000": "Op Overlap Analyse",
     "13000": "Activity Op",
 }
-FIXED_TIDS = {"100000": "Steps", "100001": "Scope Name", "100002": "GpuOps", "100003": "HostCpuOps"}
+FIXED_TIDS = {"100000": "Steps", "100001": "Scope Name"}
 DEVICE_PID_MAX = 64  # MindSpore ≤ 2.1 uses the device id (0–7, sometimes the rank) as the pid
 STREAM_PIDS = {"9000", "10000"}
 

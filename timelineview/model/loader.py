@@ -29,7 +29,7 @@ from timelineview.model.store import TraceStore
 
 Progress = Callable[[int, int], None]
 CHUNK_BYTES = 256 << 10  # one decode: small enough that its objects stay in the CPU cache
-TASK_BYTES = 4 << 20  # consecutive ranges per worker task (amortises the hand-over)
+TASK_BYTES = 8 << 20  # consecutive ranges per worker task (amortises the hand-over)
 INLINE_BYTES = 4 << 20  # below this a load does not start worker processes
 
 

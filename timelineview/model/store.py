@@ -114,7 +114,7 @@ class FlowTable:
 
     name: np.ndarray  # int32 into strings
     cat: np.ndarray  # int32 into strings
-    flow_id: list[str]  # raw id token as text, per edge
+    flow_id: np.ndarray  # per edge: int64 when every id is an integer, else text (object)
     src_ts: np.ndarray  # int64 ns
     src_lane: np.ndarray  # int32
     src_slice: np.ndarray  # int64
@@ -130,6 +130,27 @@ class FlowTable:
         return np.flatnonzero((self.src_slice == i) | (self.dst_slice == i))
 
 
+class LazyFlowTable:
+    """A ``FlowTable`` bound on first use: binding flows to slices costs load time that
+    only matters once somebody looks at an arrow."""
+
+    def __init__(self, build: Callable[[], FlowTable]) -> None:
+        self._build: Callable[[], FlowTable] | None = build
+        self._table: FlowTable | None = None
+
+    def resolve(self) -> FlowTable:
+        if self._table is None:
+            assert self._build is not None
+            self._table, self._build = self._build(), None
+        return self._table
+
+    def __getattr__(self, name: str):
+        return getattr(self.resolve(), name)
+
+    def __len__(self) -> int:
+        return len(self.resolve())
+
+
 @dataclass
 class TraceStore:
     """Everything loaded for one card (one rank)."""
@@ -143,7 +164,7 @@ class TraceStore:
     slices: SliceColumns
     counters: CounterTable
     instants: InstantTable
-    flows: FlowTable
+    flows: FlowTable | LazyFlowTable
     report: LoadReport
     generation: str = "unknown"
     index: IntervalIndex | None = None
