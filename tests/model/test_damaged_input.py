@@ -137,3 +137,37 @@ def test_missing_dur_reads_as_zero_length(tmp_path):
     [store] = load(path)
     assert store.slices.dur.tolist() == [0]
     assert any("without 'dur'" in w for w in store.report.warnings)
+
+
+def element_ends(data: bytes) -> tuple[list[dict], list[int]]:
+    """Each top-level element and the byte offset just after it, by json.raw_decode."""
+    text = data.decode("utf-8")
+    assert text.lstrip().startswith("[")
+    dec = json.JSONDecoder()
+    pos = text.index("[") + 1
+    events, ends = [], []
+    while True:
+        while text[pos] in " \n\r\t,":
+            pos += 1
+        if text[pos] == "]":
+            return events, ends
+        obj, pos = dec.raw_decode(text, pos)
+        events.append(obj)
+        ends.append(len(text[:pos].encode("utf-8")))
+
+
+def test_truncated_generated_msprof_file_loads_the_complete_prefix(tmp_path):
+    from timelineview.synthetic import CardSpec, generate_card
+
+    src = tmp_path / "full.json"
+    generate_card(src, CardSpec(seed=1, steps=2, tasks_per_step=30), "msprof")
+    data = src.read_bytes()
+    events, ends = element_ends(data)
+    rng = random.Random(11)
+    for cut in sorted(rng.sample(range(2, len(data) - 1), 25)):
+        path = tmp_path / "cut.json"
+        path.write_bytes(data[:cut])
+        [store] = load(path, chunk_bytes=2048)
+        complete = [e for e, end in zip(events, ends) if end <= cut]
+        assert slice_set(store) == reference_slices(complete), cut
+        assert store.report.truncated
