@@ -45,104 +45,160 @@ class _Interner:
         return out
 
 
-def assemble(card: str, rank: int | None, paths: list[str], chunks: list[ChunkResult],
-             report: LoadReport) -> TraceStore:
-    """Build the store from the chunks of every file of one card, in file order."""
-    strings = _Interner()
-    lane_keys: dict[tuple[str, str], int] = {}  # normalised key -> pre-layout id
-    parts = []
-    meta_records = []
-    counters, flows, instants, be = [], [], [], []
-    base = 0
-    table_rows = []
-    s_map = l_map = None
-    seen_strings = seen_lanes = None
-    for ch in chunks:
+class _Columns:
+    """Slice columns that grow as chunks arrive (amortised doubling, trimmed at the end)."""
+
+    def __init__(self, capacity: int) -> None:
+        self.n = 0
+        self.cols = [np.empty(max(capacity, 1024), dtype=d) for d in _DTYPES]
+
+    def reserve(self, k: int) -> list[np.ndarray]:
+        need = self.n + k
+        if need > len(self.cols[0]):
+            cap = max(need, int(len(self.cols[0]) * 1.5))
+            for c in self.cols:
+                c.resize(cap, refcheck=False)  # realloc in place: no second copy kept alive
+        part = slice(self.n, need)
+        self.n = need
+        return [c[part] for c in self.cols]
+
+    def finish(self) -> list[np.ndarray]:
+        for c in self.cols:
+            c.resize(self.n, refcheck=False)
+        return self.cols
+
+
+class CardBuilder:
+    """Builds one card's store from its chunks, fed in file order as they are decoded.
+
+    Each chunk's columns are remapped into the card's tables and copied into growing
+    columns at once, then dropped: the decoded chunks never pile up in memory.
+    """
+
+    def __init__(self, card: str, rank: int | None, paths: list[str], estimate: int = 0) -> None:
+        self.card, self.rank, self.paths = card, rank, paths
+        self.strings = _Interner()
+        self.lane_keys: dict[tuple[str, str], int] = {}  # normalised key -> pre-layout id
+        self.columns = _Columns(estimate)
+        self.meta_records: list = []
+        self.counters: list = []
+        self.flows: list = []
+        self.instants: list = []
+        self.be: list = []
+        self.base = 0
+        self.table_rows: list = []
+        self._maps = (None, None, None, None)
+
+    def _remaps(self, ch: ChunkResult) -> tuple[np.ndarray, np.ndarray]:
+        seen_strings, s_map, seen_lanes, l_map = self._maps
         if ch.strings is not seen_strings:  # ranges of one task share their tables
-            s_map = strings.remap(ch.strings)
-            seen_strings = ch.strings
+            s_map, seen_strings = self.strings.remap(ch.strings), ch.strings
         if ch.lane_keys is not seen_lanes:
-            l_map = np.array([lane_keys.setdefault(k, len(lane_keys)) for k in ch.lane_keys] + [-1],
-                             dtype=np.int32)
+            keys = self.lane_keys
+            l_map = np.array([keys.setdefault(k, len(keys)) for k in ch.lane_keys] + [-1], dtype=np.int32)
             seen_lanes = ch.lane_keys
-        first = base
-        base += ch.n_elements
-        table_rows.append((paths[ch.file_index], ch.start, ch.end, first, ch.n_elements, ch.fast))
-        if len(ch.x_start):
-            parts.append((ch.x_start, ch.x_dur, l_map[ch.x_lane], s_map[ch.x_name], s_map[ch.x_cat],
-                          s_map[ch.x_task], ch.x_ord + first))
-        meta_records.extend((o + first, name, pid, tid, args) for o, name, pid, tid, args in ch.meta)
-        counters.extend((o + first, token_text(pid), name, t, vals) for o, pid, name, t, vals in ch.counters)
+        self._maps = (seen_strings, s_map, seen_lanes, l_map)
+        return s_map, l_map
+
+    def add(self, ch: ChunkResult) -> None:
+        """Take one chunk (the next in file order); its arrays are released."""
+        s_map, l_map = self._remaps(ch)
+        first = self.base
+        self.base += ch.n_elements
+        self.table_rows.append((self.paths[ch.file_index], ch.start, ch.end, first, ch.n_elements, ch.fast))
+        k = len(ch.x_start)
+        if k:
+            start, dur, lane, name, cat, task, src = self.columns.reserve(k)
+            start[:] = ch.x_start
+            dur[:] = ch.x_dur
+            np.take(l_map, ch.x_lane, out=lane)
+            np.take(s_map, ch.x_name, out=name)
+            np.take(s_map, ch.x_cat, out=cat)
+            np.take(s_map, ch.x_task, out=task)
+            np.add(ch.x_ord, first, out=src)
+        empty = np.zeros(0, np.int64)
+        ch.x_start = ch.x_dur = ch.x_lane = ch.x_name = ch.x_cat = ch.x_task = ch.x_ord = empty
+        self.meta_records.extend((o + first, name, pid, tid, args) for o, name, pid, tid, args in ch.meta)
+        self.counters.extend((o + first, token_text(pid), name, t, vals) for o, pid, name, t, vals in ch.counters)
         if ch.flows is not None and len(ch.flows.ts):
             f = ch.flows
-            flows.append((f.ordinal + first, f.ph, s_map[f.cat], s_map[f.name], l_map[f.lane], f.ts, f.bp_e,
-                          f.id_num, f.id_text))
-        instants.extend((o + first, int(l_map[ln]), int(s_map[nm]), t) for o, ln, nm, t in ch.instants)
-        be.extend((o + first, ph, int(l_map[ln]), int(s_map[nm]), int(s_map[ct]), t)
-                  for o, ph, ln, nm, ct, t in ch.be)
-    cols = _concat(parts)
-    key_list = list(lane_keys)
-    be_cols = _pair_be(be, cols, report)
-    if be_cols is not None:
-        cols = [np.concatenate([a, b]) for a, b in zip(cols, be_cols)]
-    md = Metadata.from_records([r[1:] for r in sorted(meta_records, key=lambda r: r[0])])
-    layout = layout_lanes(key_list, sorted({c[1] for c in counters}), md)
-    to_display = np.array([layout.lane_of_key[k] for k in key_list] + [-1], dtype=np.int32)
-    start, dur, lane, name, cat, task, src, flags = cols
-    lane = to_display[lane]
-    seq = lane_time_order(lane, start, dur, name, src)
-    keep = _first_of_duplicates(seq, start, dur, lane, name)
-    if not keep.all():
-        report.duplicates_dropped += int((~keep).sum())
-        new_id = np.cumsum(keep) - 1
-        seq = new_id[seq[keep[seq]]]
-        start, dur, lane, name, cat, task, src, flags = (c[keep] for c in (start, dur, lane, name, cat, task,
-                                                                           src, flags))
-    n_lanes = len(layout.lane_tid)
-    index, depth, overlapping = build_index(start, dur, lane, n_lanes, seq=seq)
-    report.overlapping_slices += overlapping
-    slices = SliceColumns(start=start, dur=dur, lane=lane.astype(np.int32), name=name, cat=cat,
-                          task_type=task, depth=depth, src=src, flags=flags)
-    strings_list = list(strings.ids)
-    store = TraceStore(
-        card=card,
-        rank=rank,
-        paths=[Path(p) for p in paths],
-        strings=strings_list,
-        processes=ProcessTable(layout.process_pid, layout.process_name, layout.process_label,
-                               layout.process_sort),
-        lanes=LaneTable(layout.lane_process, layout.lane_tid, layout.lane_name, layout.lane_sort),
-        slices=slices,
-        counters=_counter_table(counters, layout.process_of_pid),
-        instants=_instant_table(instants, to_display),
-        flows=FlowTable(np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int64),
-                        *([np.zeros(0, np.int64)] * 6)),
-        report=report,
-        generation=detect_generation(md, layout.process_name),
-        index=index,
-    )
-    store._string_ids = strings.ids
-    edges = _flow_edges(flows, to_display, report)
-    store.flows = LazyFlowTable(lambda: _flow_table(edges, store))
-    store._args_reader = ArgsReader(ChunkTable(
-        path=[r[0] for r in table_rows],
-        start=np.array([r[1] for r in table_rows], dtype=np.int64),
-        end=np.array([r[2] for r in table_rows], dtype=np.int64),
-        first=np.array([r[3] for r in table_rows], dtype=np.int64),
-        count=np.array([r[4] for r in table_rows], dtype=np.int64),
-        fast=np.array([r[5] for r in table_rows], dtype=bool),
-    ))
-    return store
+            self.flows.append((f.ordinal + first, f.ph, s_map[f.cat], s_map[f.name], l_map[f.lane], f.ts,
+                               f.bp_e, f.id_num, f.id_text))
+        ch.flows = None
+        self.instants.extend((o + first, int(l_map[ln]), int(s_map[nm]), t) for o, ln, nm, t in ch.instants)
+        self.be.extend((o + first, ph, int(l_map[ln]), int(s_map[nm]), int(s_map[ct]), t)
+                       for o, ph, ln, nm, ct, t in ch.be)
+
+    def finish(self, report: LoadReport) -> TraceStore:
+        """Lanes, duplicates, the index and the other tables: the store."""
+        cols = self.columns.finish()
+        cols.append(np.zeros(len(cols[0]), dtype=np.uint8))  # flags
+        key_list = list(self.lane_keys)
+        be_cols = _pair_be(self.be, cols, report)
+        if be_cols is not None:
+            cols = [np.concatenate([a, b]) for a, b in zip(cols, be_cols)]
+        md = Metadata.from_records([r[1:] for r in sorted(self.meta_records, key=lambda r: r[0])])
+        layout = layout_lanes(key_list, sorted({c[1] for c in self.counters}), md)
+        to_display = np.array([layout.lane_of_key[k] for k in key_list] + [-1], dtype=np.int32)
+        start, dur, lane, name, cat, task, src, flags = cols
+        np.take(to_display, lane, out=lane)
+        seq = lane_time_order(lane, start, dur, name, src)
+        keep = _first_of_duplicates(seq, start, dur, lane, name)
+        if not keep.all():
+            report.duplicates_dropped += int((~keep).sum())
+            new_id = np.cumsum(keep) - 1
+            seq = new_id[seq[keep[seq]]]
+            start, dur, lane, name, cat, task, src, flags = (c[keep] for c in (start, dur, lane, name, cat, task,
+                                                                               src, flags))
+        n_lanes = len(layout.lane_tid)
+        index, depth, overlapping = build_index(start, dur, lane, n_lanes, seq=seq)
+        del seq
+        report.overlapping_slices += overlapping
+        slices = SliceColumns(start=start, dur=dur, lane=lane, name=name, cat=cat,
+                              task_type=task, depth=depth, src=src, flags=flags)
+        strings = self.strings
+        store = TraceStore(
+            card=self.card,
+            rank=self.rank,
+            paths=[Path(p) for p in self.paths],
+            strings=list(strings.ids),
+            processes=ProcessTable(layout.process_pid, layout.process_name, layout.process_label,
+                                   layout.process_sort),
+            lanes=LaneTable(layout.lane_process, layout.lane_tid, layout.lane_name, layout.lane_sort),
+            slices=slices,
+            counters=_counter_table(self.counters, layout.process_of_pid),
+            instants=_instant_table(self.instants, to_display),
+            flows=FlowTable(np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int64),
+                            *([np.zeros(0, np.int64)] * 6)),
+            report=report,
+            generation=detect_generation(md, layout.process_name),
+            index=index,
+        )
+        table_rows, flows = self.table_rows, self.flows
+        store._string_ids = strings.ids
+        edges = _flow_edges(flows, to_display, report)
+        store.flows = LazyFlowTable(lambda: _flow_table(edges, store))
+        store._args_reader = ArgsReader(ChunkTable(
+            path=[r[0] for r in table_rows],
+            start=np.array([r[1] for r in table_rows], dtype=np.int64),
+            end=np.array([r[2] for r in table_rows], dtype=np.int64),
+            first=np.array([r[3] for r in table_rows], dtype=np.int64),
+            count=np.array([r[4] for r in table_rows], dtype=np.int64),
+            fast=np.array([r[5] for r in table_rows], dtype=bool),
+        ))
+        return store
 
 
-def _concat(parts: list) -> list[np.ndarray]:
-    dtypes = (np.int64, np.int64, np.int32, np.int32, np.int32, np.int32, np.int64)
-    if not parts:
-        cols = [np.zeros(0, d) for d in dtypes]
-    else:
-        cols = [np.concatenate([p[i] for p in parts]).astype(d, copy=False) for i, d in enumerate(dtypes)]
-    cols.append(np.zeros(len(cols[0]), dtype=np.uint8))
-    return cols
+def assemble(card: str, rank: int | None, paths: list[str], chunks: list[ChunkResult],
+             report: LoadReport) -> TraceStore:
+    """Build the store from all chunks of one card at once (in file order)."""
+    builder = CardBuilder(card, rank, paths, sum(len(ch.x_start) for ch in chunks))
+    for ch in chunks:
+        builder.add(ch)
+    return builder.finish(report)
+
+
+_DTYPES = (np.int64, np.int64, np.int32, np.int32, np.int32, np.int32, np.int64)
 
 
 def _first_of_duplicates(seq, start, dur, lane, name) -> np.ndarray:

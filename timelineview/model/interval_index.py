@@ -295,44 +295,48 @@ def build_index(start: np.ndarray, dur: np.ndarray, lane: np.ndarray, n_lanes: i
     n = len(start)
     start = np.asarray(start, dtype=np.int64)
     dur = np.asarray(dur, dtype=np.int64)
-    lane = np.asarray(lane, dtype=np.int64)
+    lane = np.asarray(lane)
     if seq is None:
         seq = lane_time_order(lane, start, dur, np.zeros(n, np.int32), np.arange(n))
-    end = start + dur
-    s_lane = lane[seq]
+    s_lane = lane[seq].astype(np.int32, copy=False)
     s_start = start[seq]
-    s_end = np.maximum(end, start + 1)[seq]  # zero-length slices still take a row
+    s_end = s_start + np.maximum(dur[seq], 1)  # zero-length slices still take a row
     level, overlapping = _levels(s_lane, s_start, s_end, n_lanes)
-    depth = np.empty(n, dtype=np.int64)
+    del s_start, s_end
+    level = level.astype(np.int16 if level.max(initial=0) < 32767 else np.int32)
+    depth = np.empty(n, dtype=level.dtype)
     depth[seq] = level
-    index = _rows_from_levels(start, end, n_lanes, seq, level, s_lane)
-    return index, depth.astype(np.int16 if depth.max(initial=0) < 32767 else np.int32), overlapping
+    index = _rows_from_levels(start, dur, n_lanes, seq, level, s_lane)
+    return index, depth, overlapping
 
 
-def _rows_from_levels(start: np.ndarray, end: np.ndarray, n_lanes: int, seq: np.ndarray,
+def _rows_from_levels(start: np.ndarray, dur: np.ndarray, n_lanes: int, seq: np.ndarray,
                       level: np.ndarray, s_lane: np.ndarray) -> IntervalIndex:
     n = len(start)
     rows_per_lane = np.zeros(n_lanes, dtype=np.int64)
     if n:
-        np.maximum.at(rows_per_lane, s_lane, level + 1)
+        first = np.concatenate(([0], np.flatnonzero(np.diff(s_lane)) + 1))  # s_lane is sorted
+        rows_per_lane[s_lane[first]] = np.maximum.reduceat(level, first).astype(np.int64) + 1
     lane_first_row = np.zeros(n_lanes, dtype=np.int64)
     if n_lanes:
         lane_first_row[1:] = np.cumsum(rows_per_lane)[:-1]
     n_rows = int(rows_per_lane.sum())
     by_row = _radix_argsort(level)
     by_row = by_row[_radix_argsort(s_lane[by_row])]  # lane, level; start order kept
+    row_of = lane_first_row[s_lane] + level  # row of each slice in lane-time order
+    row_ptr = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(row_of, minlength=n_rows), out=row_ptr[1:])
+    del row_of
     order = seq[by_row]
-    row_sorted = lane_first_row[s_lane[by_row]] + level[by_row] if n else np.zeros(0, np.int64)
-    row_ptr = np.searchsorted(row_sorted, np.arange(n_rows + 1), side="left").astype(np.int64)
-    row_lane = np.repeat(np.arange(n_lanes, dtype=np.int32), rows_per_lane)
-    row_level = (np.arange(n_rows) - np.repeat(lane_first_row, rows_per_lane)).astype(np.int16)
+    del by_row
+    starts = start[order]
     return IntervalIndex(
-        row_lane=row_lane,
-        row_level=row_level,
+        row_lane=np.repeat(np.arange(n_lanes, dtype=np.int32), rows_per_lane),
+        row_level=(np.arange(n_rows) - np.repeat(lane_first_row, rows_per_lane)).astype(np.int16),
         row_ptr=row_ptr,
-        order=order.astype(np.int64),
-        starts=start[order],
-        ends=end[order],
+        order=order.astype(np.int64, copy=False),
+        starts=starts,
+        ends=starts + dur[order],
         lane_first_row=lane_first_row,
         lane_row_count=rows_per_lane,
     )

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
-from timelineview.model.assemble import assemble
+from timelineview.model.assemble import CardBuilder
 from timelineview.model.chunk_decode import ChunkResult, decode_group, decode_range
 from timelineview.model.discovery import CardSource, find_cards
 from timelineview.model.layout_scan import ArrayBounds, locate_array, plan_ranges
@@ -157,12 +157,50 @@ def load_cards(sources: list[CardSource], progress: Progress | None = None,
                 for problem in job.bounds.problems:
                     job.report.warn(f"{job.shown}: {problem}")
                 job.ranges = plan_ranges(job.path, job.bounds, chunk_bytes)
-    _decode_all(jobs, progress, cancel, workers)
-    stores = []
-    for ci, src in enumerate(sources):
-        card_jobs = [j for j in jobs if j.card == ci]
-        stores.append(_assemble_card(src, card_jobs))
-    return stores
+    feeds = [_CardFeed(src, [j for j in jobs if j.card == ci]) for ci, src in enumerate(sources)]
+    _decode_all(jobs, feeds, progress, cancel, workers)
+    return [feed.finish() for feed in feeds]
+
+
+class _CardFeed:
+    """Hands a card's decoded chunks to its ``CardBuilder`` in file order, as they arrive.
+
+    Chunk k is taken only once chunk k-1 has been, because k-1's end says whether k
+    started at a real boundary (see ``layout_scan``).
+    """
+
+    def __init__(self, src: CardSource, jobs: list[_FileJob]) -> None:
+        self.src = src
+        self.jobs = jobs
+        size = sum(b - a for j in jobs for a, b in j.ranges)
+        self.builder = CardBuilder(src.label, src.rank, [j.path or j.shown for j in jobs], size // 200)
+        self.j = 0
+        self.k = 0
+
+    def pump(self) -> None:
+        while self.j < len(self.jobs):
+            job = self.jobs[self.j]
+            if self.k >= len(job.ranges):
+                self.j, self.k = self.j + 1, 0
+                continue
+            if self.k not in job.results:
+                return
+            if self.k > 0:
+                _confirm_start(job, self.k)
+            self.builder.add(job.results[self.k])
+            self.k += 1
+
+    def finish(self) -> TraceStore:
+        self.pump()
+        report = LoadReport()
+        for job in self.jobs:
+            _file_report(job)
+            report.merge(job.report)
+        if not self.src.files:
+            report.error = f"{self.src.label}: no trace files found"
+        store = self.builder.finish(report)
+        store.paths = [Path(j.shown) for j in self.jobs]
+        return store
 
 
 def _tasks(jobs: list[_FileJob]) -> list[tuple[_FileJob, list[int]]]:
@@ -187,8 +225,8 @@ def _run_task(job: _FileJob, group: list[int]) -> list[ChunkResult]:
     return decode_group(job.path, job.index, [job.ranges[k] for k in group], final)
 
 
-def _decode_all(jobs: list[_FileJob], progress: Progress | None, cancel: threading.Event | None,
-                workers: int | None) -> None:
+def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], progress: Progress | None,
+                cancel: threading.Event | None, workers: int | None) -> None:
     tasks = _tasks(jobs)
     sizes = [sum(job.ranges[k][1] - job.ranges[k][0] for k in group) for job, group in tasks]
     total = sum(sizes) or 1
@@ -225,6 +263,7 @@ def _decode_all(jobs: list[_FileJob], progress: Progress | None, cancel: threadi
                     job.results[k] = res
                 finished_tasks.add(t)
                 done += sizes[t]
+                feeds[job.card].pump()
             if finished and progress:
                 progress(done, total)
     except BaseException:
@@ -239,44 +278,23 @@ def _decode_all(jobs: list[_FileJob], progress: Progress | None, cancel: threadi
         for k, res in zip(group, _run_task(job, group)):
             job.results[k] = res
         done += sizes[t]
+        feeds[job.card].pump()
         if progress:
             progress(done, total)
-    for job in jobs:
-        _confirm_boundaries(job)
 
 
-def _confirm_boundaries(job: _FileJob) -> None:
-    """Walk chunks in file order; re-decode any chunk whose start was not a real boundary."""
-    n = len(job.ranges)
-    for k in range(1, n):
-        prev = job.results[k - 1]
-        nominal_end = job.ranges[k - 1][1]
-        if prev.fast or prev.end == nominal_end:
-            continue  # the previous chunk ended exactly at its cut: this start is real
-        if prev.end > nominal_end:
-            # the previous chunk's last event ran past the cut: decode from its real end
-            a, b = prev.end, max(job.ranges[k][1], prev.end)
-            job.results[k] = decode_range(job.path, job.index, a, b, k == n - 1)
-        else:
-            cur = job.results[k]
-            job.report.drop("unreadable bytes between events", job.shown, prev.end)
-            if not cur.fast:
-                continue
-
-
-def _assemble_card(src: CardSource, jobs: list[_FileJob]) -> TraceStore:
-    report = LoadReport()
-    chunks: list[ChunkResult] = []
-    paths = [j.path or j.shown for j in jobs]
-    for job in jobs:
-        _file_report(job)
-        report.merge(job.report)
-        chunks.extend(job.results[k] for k in range(len(job.ranges)))
-    if not src.files:
-        report.error = f"{src.label}: no trace files found"
-    store = assemble(src.label, src.rank, paths, chunks, report)
-    store.paths = [Path(j.shown) for j in jobs]
-    return store
+def _confirm_start(job: _FileJob, k: int) -> None:
+    """Re-decode chunk k if chunk k-1 showed that k's start was not a real boundary."""
+    prev = job.results[k - 1]
+    nominal_end = job.ranges[k - 1][1]
+    if prev.fast or prev.end == nominal_end:
+        return  # the previous chunk ended exactly at its cut: this start is real
+    if prev.end > nominal_end:
+        # the previous chunk's last event ran past the cut: decode from its real end
+        a, b = prev.end, max(job.ranges[k][1], prev.end)
+        job.results[k] = decode_range(job.path, job.index, a, b, k == len(job.ranges) - 1)
+    else:
+        job.report.drop("unreadable bytes between events", job.shown, prev.end)
 
 
 def _file_report(job: _FileJob) -> None:

@@ -47,86 +47,179 @@ def column_edges(t0: int, t1: int, width: int) -> np.ndarray:
     return int(t0) + (np.arange(width + 1, dtype=np.int64) * span) // width
 
 
+@dataclass
+class RowSummary:
+    """Ranks of dense rows at regular time boundaries (a one-level mipmap).
+
+    For row r with bucket ``B = bucket[r] > 0``, boundary j is ``base[r] + j * B`` and
+    ``rank_end[offset[r] + j]`` / ``rank_start[...]`` are the positions (relative to the row start)
+    of the first interval ending after it / starting at or after it. A frame whose columns are much
+    wider than B snaps its column edges to these boundaries (an error far below a pixel) and
+    reads the representatives directly: O(width) per row with no binary search over a big row,
+    so a zoomed-out frame of 10 M slices costs what one of 10 k does.
+    """
+
+    base: np.ndarray  # int64 per row
+    bucket: np.ndarray  # int64 per row, 0 = no summary (small row)
+    offset: np.ndarray  # int64 per row into the rank arrays
+    count: np.ndarray  # int64 boundaries per row
+    rank_end: np.ndarray  # int32
+    rank_start: np.ndarray  # int32
+
+
+SUMMARY_PER_BUCKET = 4  # intervals per bucket on average: ~2 bytes of ranks per interval
+SUMMARY_MIN_ROW = 8192  # smaller rows are cheap to binary-search
+SUMMARY_MIN_COLUMN = 8  # use the summary when a pixel column spans at least this many buckets
+
+
+def build_row_summary(starts: np.ndarray, ends: np.ndarray, row_ptr: np.ndarray) -> RowSummary:
+    """Summaries of every row holding at least :data:`SUMMARY_MIN_ROW` intervals."""
+    n_rows = len(row_ptr) - 1
+    base = np.zeros(n_rows, np.int64)
+    bucket = np.zeros(n_rows, np.int64)
+    offset = np.zeros(n_rows, np.int64)
+    count = np.zeros(n_rows, np.int64)
+    ends_parts, starts_parts = [], []
+    total = 0
+    for r in range(n_rows):
+        a, b = int(row_ptr[r]), int(row_ptr[r + 1])
+        n = b - a
+        if n < SUMMARY_MIN_ROW:
+            continue
+        t_lo, t_hi = int(starts[a]), int(ends[b - 1])
+        m = n // SUMMARY_PER_BUCKET
+        step = max(-(-(t_hi - t_lo) // m), 1)
+        bounds = t_lo + np.arange(m + 2, dtype=np.int64) * step  # the last one is past the row end
+        ends_parts.append(np.searchsorted(ends[a:b], bounds, side="right").astype(np.int32))
+        starts_parts.append(np.searchsorted(starts[a:b], bounds, side="left").astype(np.int32))
+        base[r], bucket[r], offset[r], count[r] = t_lo, step, total, m + 2
+        total += m + 2
+    return RowSummary(base, bucket, offset, count, _concat32(ends_parts), _concat32(starts_parts))
+
+
+def _concat32(parts: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.zeros(0, np.int32)
+
+
 def _representatives(starts: np.ndarray, ends: np.ndarray, bounds: list[tuple[int, int]],
-                     edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(R, W) positions of each column's representative and whether the column is covered."""
+                     edges: np.ndarray, rows: list[int] | None = None,
+                     summary: RowSummary | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(R, W) positions of each column's representative (first interval ending after the column
+    start) and of the first interval starting at or after the column end; the column is covered
+    when the first is below the second, and it holds the intervals in between.
+
+    Coverage compares two searches (first interval ending after the column start vs. the count
+    of intervals starting before the column end) instead of gathering ``starts[rep]``: on a big
+    trace those gathers are scattered cache misses. Dense rows use their summary (see
+    :class:`RowSummary`) when the columns are wide enough.
+    """
     n_rows, width = len(bounds), len(edges) - 1
     rep = np.empty((n_rows, width), dtype=np.int64)
-    limit = np.empty((n_rows, 1), dtype=np.int64)
+    started = np.empty((n_rows, width), dtype=np.int64)
     lo_t, hi_t = edges[0], edges[-1]
+    col_width = (hi_t - lo_t) / max(width, 1)
+    col_starts, col_ends = edges[:-1], edges[1:]
     for r, (a, b) in enumerate(bounds):
+        if summary is not None and rows is not None:
+            step = int(summary.bucket[rows[r]])
+            if step and col_width >= SUMMARY_MIN_COLUMN * step:
+                row = rows[r]
+                off, m = int(summary.offset[row]), int(summary.count[row])
+                j = np.clip((edges - summary.base[row]) // step, 0, m - 1) + off
+                rep[r] = summary.rank_end[j[:-1]]
+                rep[r] += a
+                started[r] = summary.rank_start[j[1:]]
+                started[r] += a
+                continue
         # only the part of the row that can touch the window is searched (two scalar searches first)
         lo = a + int(np.searchsorted(ends[a:b], lo_t, side="right"))
-        hi = a + int(np.searchsorted(starts[a:b], hi_t, side="left"))
-        hi = max(lo, hi)
-        rep[r] = lo + np.searchsorted(ends[lo:hi], edges[:-1], side="right")
-        limit[r, 0] = hi
-    if len(starts) == 0:
-        return rep, np.zeros(rep.shape, dtype=bool)
-    safe = np.minimum(rep, len(starts) - 1)
-    covered = (rep < limit) & (starts[safe] < edges[1:][None, :])
-    return rep, covered
+        hi = max(lo, a + int(np.searchsorted(starts[a:b], hi_t, side="left")))
+        rep[r] = np.searchsorted(ends[lo:hi], col_starts, side="right")
+        rep[r] += lo
+        started[r] = np.searchsorted(starts[lo:hi], col_ends, side="left")
+        started[r] += lo
+    return rep, started
 
 
 def lod_rects(starts: np.ndarray, ends: np.ndarray, bounds: list[tuple[int, int]],
-              t0: int, t1: int, width: int, min_px: int = MIN_DETAIL_PX) -> LodRects:
-    """Detail and folded rects of every row in ``bounds`` for the window [t0, t1] over ``width`` px."""
+              t0: int, t1: int, width: int, min_px: int = MIN_DETAIL_PX,
+              rows: list[int] | None = None, summary: RowSummary | None = None) -> LodRects:
+    """Detail and folded rects of every row in ``bounds`` for the window [t0, t1] over ``width`` px.
+
+    ``rows`` (row ids aligned with ``bounds``) and ``summary`` enable the dense-row shortcut.
+    """
     width = int(width)
     if not bounds or width <= 0 or t1 <= t0:
         return LodRects.empty()
     span = int(t1) - int(t0)
     edges = column_edges(t0, t1, width)
-    rep, covered = _representatives(starts, ends, bounds, edges)
+    rep, started = _representatives(starts, ends, bounds, edges, rows, summary)
+    covered = rep < started
     if not covered.any():
         return LodRects.empty()
-    safe = np.minimum(rep, max(len(starts) - 1, 0))
-    wide = covered & ((ends[safe] - starts[safe]) * width >= min_px * span)
-    narrow = covered & ~wide
-
-    # detail rects: one per distinct wide representative
-    prev_rep = np.empty_like(rep)
-    prev_rep[:, 0] = -1
-    prev_rep[:, 1:] = rep[:, :-1]
-    prev_wide = np.zeros_like(wide)
-    prev_wide[:, 1:] = wide[:, :-1]
-    d_row, d_col = np.nonzero(wide & ~(prev_wide & (prev_rep == rep)))
-    d_pos = rep[d_row, d_col]
+    n_rows = len(bounds)
+    # runs of covered columns sharing one representative; only runs of >= min_px columns can be
+    # wide enough for a detail rect, so only their intervals are looked up (few gathers)
+    flat_rep = rep.ravel()
+    flat_cov = covered.ravel()
+    new_run = flat_cov.copy()
+    new_run[1:] &= ~(flat_cov[:-1] & (flat_rep[1:] == flat_rep[:-1]))
+    new_run[::width] = flat_cov[::width]  # a run never continues across rows
+    run_start = np.flatnonzero(new_run)
+    run_end = _run_ends(flat_cov, run_start, width)
+    run_len = run_end - run_start
+    cand = run_len >= min_px
+    cand_pos = flat_rep[run_start[cand]]
+    c_start, c_end = starts[cand_pos], ends[cand_pos]
+    wide_ok = (c_end - c_start) * width >= min_px * span
+    wide_runs = np.flatnonzero(cand)[wide_ok]
+    d_pos = cand_pos[wide_ok]
+    d_row = (run_start[wide_runs] // width).astype(np.int32)
     scale = width / span
-    d_x0 = np.floor((starts[d_pos] - t0) * scale)
-    d_x1 = np.ceil((ends[d_pos] - t0) * scale)
-    d_x0 = np.clip(d_x0, 0, width).astype(np.int32)
-    d_x1 = np.clip(d_x1, 0, width).astype(np.int32)
+    d_x0 = np.clip(np.floor((c_start[wide_ok] - t0) * scale), 0, width).astype(np.int32)
+    d_x1 = np.clip(np.ceil((c_end[wide_ok] - t0) * scale), 0, width).astype(np.int32)
 
-    # folded runs: maximal runs of narrow columns
-    prev_narrow = np.zeros_like(narrow)
-    prev_narrow[:, 1:] = narrow[:, :-1]
-    next_narrow = np.zeros_like(narrow)
-    next_narrow[:, :-1] = narrow[:, 1:]
-    s_row, s_col = np.nonzero(narrow & ~prev_narrow)
-    _, e_col = np.nonzero(narrow & ~next_narrow)  # same row-major order as the starts
-    first = rep[s_row, s_col]
-    last = rep[s_row, e_col]
-    count = last - first + 1
+    # folded runs: maximal runs of covered columns outside detail runs
+    narrow = flat_cov.copy()
+    wide_cols = np.zeros(len(flat_cov) + 1, dtype=np.int32)
+    np.add.at(wide_cols, run_start[wide_runs], 1)
+    np.add.at(wide_cols, run_end[wide_runs], -1)
+    narrow &= np.cumsum(wide_cols[:-1]) == 0
+    narrow = narrow.reshape(n_rows, width)
+    f_row, f_x0, f_x1 = runs(narrow)
+    first = rep[f_row, f_x0]
+    count = started[f_row, f_x1 - 1] - first
     f_pos = np.where(count == 1, first, -1)
-
-    row = np.concatenate([s_row, d_row]).astype(np.int32)
     return LodRects(
-        row=row,
-        x0=np.concatenate([s_col.astype(np.int32), d_x0]),
-        x1=np.concatenate([(e_col + 1).astype(np.int32), np.maximum(d_x1, d_x0 + 1)]),
+        row=np.concatenate([f_row, d_row]).astype(np.int32),
+        x0=np.concatenate([f_x0, d_x0]),
+        x1=np.concatenate([f_x1, np.maximum(d_x1, d_x0 + 1)]),
         pos=np.concatenate([f_pos, d_pos]).astype(np.int64),
         first=np.concatenate([first, d_pos]).astype(np.int64),
         count=np.concatenate([count, np.ones(len(d_pos), np.int64)]),
     )
 
 
+def _run_ends(cov: np.ndarray, run_start: np.ndarray, width: int) -> np.ndarray:
+    """Exclusive end of each run (next run start, first uncovered column, or the row end)."""
+    n = len(cov)
+    # next position that breaks the run: an uncovered column, a row boundary or the next run start
+    breaks = ~cov
+    breaks_idx = np.append(np.flatnonzero(breaks), n)  # sentinel: the end of everything
+    end_uncovered = breaks_idx[np.searchsorted(breaks_idx, run_start, side="right")]
+    end_row = (run_start // width + 1) * width
+    end_next = np.append(run_start[1:], n)
+    return np.minimum(np.minimum(end_uncovered, end_row), end_next)
+
+
 def coverage(starts: np.ndarray, ends: np.ndarray, bounds: list[tuple[int, int]],
-             t0: int, t1: int, width: int) -> np.ndarray:
+             t0: int, t1: int, width: int, rows: list[int] | None = None,
+             summary: RowSummary | None = None) -> np.ndarray:
     """(R, W) bool: is each pixel column of each row touched by an interval."""
     if not bounds or width <= 0 or t1 <= t0:
         return np.zeros((len(bounds), max(int(width), 0)), dtype=bool)
-    _, covered = _representatives(starts, ends, bounds, column_edges(t0, t1, int(width)))
-    return covered
+    rep, started = _representatives(starts, ends, bounds, column_edges(t0, t1, int(width)), rows, summary)
+    return rep < started
 
 
 def runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
