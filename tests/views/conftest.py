@@ -1,0 +1,56 @@
+"""Fixtures of the view tests: small cards, a shown timeline, a main window with scratch settings."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6 import QtCore  # noqa: E402
+
+from tests.views.factory import ascend_card  # noqa: E402
+from timelineview.views.card_data import prepare_card  # noqa: E402
+
+SIZE = (1280, 800)
+
+
+@pytest.fixture(scope="module")
+def cards():
+    """Two msprof-like cards (analysis done once per module; views must not mutate them)."""
+    return [prepare_card(ascend_card("rank 0", 0, seed=1), 0),
+            prepare_card(ascend_card("rank 1", 1, seed=2), 1)]
+
+
+@pytest.fixture
+def timeline(qtbot, cards):
+    from timelineview.views.timeline_widget import TimelineWidget
+
+    w = TimelineWidget()
+    qtbot.addWidget(w)
+    w.resize(*SIZE)
+    w.show()
+    qtbot.waitExposed(w)
+    for c in cards:
+        c.offset_ns = 0
+    w.set_cards(cards)
+    w.collapsed.clear()  # every lane visible: tests address slices by lane
+    w.rebuild_layout()
+    return w
+
+
+@pytest.fixture
+def settings(tmp_path):
+    return QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def window(qtbot, settings):
+    from timelineview.views.main_window import MainWindow
+
+    win = MainWindow(settings=settings, interactive=False)
+    qtbot.addWidget(win)
+    win.resize(*SIZE)
+    win.show()
+    qtbot.waitExposed(win)
+    return win

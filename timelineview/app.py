@@ -1,0 +1,111 @@
+"""Application entry: ``timelineview [PATH...]``, ``--screenshot``, and ``timelineview stats ...``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(
+        prog="timelineview",
+        description="Fast viewer for Ascend NPU profiler timelines. "
+                    "`timelineview stats PATH... [--json]` prints the metrics instead.")
+    ap.add_argument("paths", nargs="*", type=Path, help="trace file(s) or a profiler folder; "
+                    "without one the bundled sample cluster opens")
+    ap.add_argument("--screenshot", type=Path, metavar="OUT.png",
+                    help="render the window offscreen to OUT.png and exit")
+    ap.add_argument("--size", default="1600x900", metavar="WxH", help="window size (default 1600x900)")
+    ap.add_argument("--range", nargs=2, type=float, metavar=("T0_US", "T1_US"),
+                    help="show this window, µs from the trace start")
+    ap.add_argument("--theme", choices=("system", "light", "dark"), default="system")
+    return ap.parse_args(argv)
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise SystemExit(f"timelineview: --size wants WxH such as 1600x900, not {text!r}") from None
+    return max(w, 200), max(h, 150)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry point."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "stats":
+        from timelineview.cli import stats_main
+
+        return stats_main(argv[1:])
+    args = parse_args(argv)
+    size = _size(args.size)
+    if args.screenshot:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6 import QtCore, QtWidgets
+
+    from timelineview.views import theme as theme_mod
+
+    QtCore.QCoreApplication.setOrganizationName("timelineview")
+    QtCore.QCoreApplication.setApplicationName("timelineview")
+    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([sys.argv[0]])
+    if args.theme == "dark":
+        theme_mod.apply_dark_palette(app)
+    elif args.theme == "light":
+        theme_mod.apply_light_palette(app)
+    from timelineview.views.main_window import MainWindow
+
+    if args.screenshot:
+        return _screenshot(args, size)
+    win = MainWindow()
+    win.show()
+    if args.paths:
+        win.open_paths(args.paths)
+    else:
+        win.open_sample()
+    code = app.exec()
+    _shutdown_pool()
+    return code
+
+
+def _screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
+    from PySide6 import QtCore
+
+    from timelineview.views.main_window import MainWindow
+    from timelineview.views.screenshot import render_window
+
+    # scratch settings: headless renders neither read nor change the user's window layout
+    scratch = tempfile.TemporaryDirectory()
+    settings = QtCore.QSettings(str(Path(scratch.name) / "settings.ini"), QtCore.QSettings.Format.IniFormat)
+    win = MainWindow(settings=settings, interactive=False)
+    win.resize(*size)
+    if args.paths:
+        win.open_paths(args.paths, remember=False)
+    else:
+        win.open_sample()
+    win.wait_loaded()
+    ok = render_window(win, args.screenshot, size, tuple(args.range) if args.range else None)
+    has_cards = bool(win.timeline.cards)
+    win.close()
+    del settings
+    scratch.cleanup()
+    _shutdown_pool()
+    if not ok:
+        print(f"timelineview: could not write {args.screenshot}", file=sys.stderr)
+        return 1
+    return 0 if has_cards else 2
+
+
+def _shutdown_pool() -> None:
+    try:
+        from timelineview.model.loader import shutdown_pool
+
+        shutdown_pool()
+    except Exception:
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())

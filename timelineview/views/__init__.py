@@ -1,0 +1,1 @@
+"""Qt widgets of the viewer (never parse files: they show what the model loaded)."""

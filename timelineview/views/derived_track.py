@@ -1,0 +1,116 @@
+"""DerivedTrackItem: the analysis lanes of one card (Computing … Free) and its Steps lane."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui
+
+from timelineview.model.lod import coverage, runs
+from timelineview.views.card_data import CardView
+from timelineview.views.lane_layout import DERIVED, STEPS
+from timelineview.views.painting import LabelCache, draw_rects, label_font, rect_array
+from timelineview.views.time_format import format_duration
+from timelineview.views.view_context import ViewContext
+
+PHASES = ("step_interval", "fp_bp", "tail")
+
+
+class DerivedTrackItem(pg.GraphicsObject):
+    """Interval-set lanes and step phases of one card."""
+
+    def __init__(self, ctx: ViewContext, card: CardView) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.card = card
+        self.labels = LabelCache(label_font())
+        self._key: tuple | None = None
+        self._fills: list[tuple[str, np.ndarray]] = []  # (colour key, rects)
+        self._texts: list[tuple[int, int, QtGui.QStaticText]] = []
+        self._ticks = np.zeros((0, 4), np.int32)
+
+    def boundingRect(self) -> QtCore.QRectF:
+        return QtCore.QRectF(self.ctx.area)
+
+    def invalidate(self) -> None:
+        self._key = None
+        self.update()
+
+    def paint(self, p: QtGui.QPainter, *_args) -> None:
+        ctx = self.ctx
+        key = ctx.view_key()
+        if key != self._key:
+            self._prepare()
+            self._key = key
+        p.setClipRect(ctx.area)
+        p.setPen(QtCore.Qt.PenStyle.NoPen)
+        for colour, rects in self._fills:
+            p.setBrush(ctx.theme.derived[colour])
+            draw_rects(p, rects)
+        if len(self._ticks):
+            p.setBrush(ctx.theme.text)
+            draw_rects(p, self._ticks)
+        if self._texts:
+            p.setFont(self.labels.font)
+            p.setPen(QtGui.QColor(255, 255, 255) if ctx.theme.dark else QtGui.QColor(25, 25, 30))
+            for x, y, st in self._texts:
+                p.drawStaticText(x, y, st)
+
+    def _prepare(self) -> None:
+        ctx, card = self.ctx, self.card
+        self._fills, self._texts = [], []
+        self._ticks = np.zeros((0, 4), np.int32)
+        t0, t1 = ctx.abs_window(card)
+        width = ctx.area.width()
+        if width <= 0:
+            return
+        left = ctx.area.left()
+        by_colour: dict[str, list[np.ndarray]] = {}
+        for row in ctx.visible_rows(card.number):
+            y = int(ctx.scene_y(row.y))
+            if row.kind == DERIVED:
+                lane = card.derived_lanes[row.derived]
+                for colour, starts, ends in lane.parts:
+                    cov = coverage(starts, ends, [(0, len(starts))], t0, t1, width)
+                    _, x0, x1 = runs(cov)
+                    n = len(x0)
+                    by_colour.setdefault(colour, []).append(
+                        rect_array(x0 + left, np.full(n, y + 2), x1 + left, np.full(n, y + row.height - 2)))
+            elif row.kind == STEPS and card.steps is not None:
+                self._prepare_steps(by_colour, y, row.height, t0, t1, width)
+        self._fills = [(k, np.concatenate(v)) for k, v in by_colour.items() if v]
+
+    def _prepare_steps(self, by_colour: dict[str, list[np.ndarray]], y: int, h: int,
+                       t0: int, t1: int, width: int) -> None:
+        """Three phases per step; a dark tick at each step start; a label where there is room."""
+        s = self.card.steps
+        left = self.ctx.area.left()
+        scale = width / (t1 - t0)
+        vis = (s.end > t0) & (s.start < t1)
+        if not vis.any():
+            return
+        idx = np.flatnonzero(vis)
+
+        def px(t: np.ndarray) -> np.ndarray:
+            return np.clip(np.floor((t[idx] - t0) * scale), -1, width + 1).astype(np.int64)
+
+        xs, xf, xb, xe = px(s.start), px(np.maximum(s.fp, s.start)), px(np.maximum(s.bp, s.fp)), px(s.end)
+        top, bottom = y + 2, y + h - 2
+        for colour, a, b in (("step_interval", xs, xf), ("fp_bp", xf, xb), ("tail", xb, xe)):
+            keep = b > a
+            n = int(keep.sum())
+            if n:
+                by_colour.setdefault(colour, []).append(
+                    rect_array(a[keep] + left, np.full(n, top), b[keep] + left, np.full(n, bottom)))
+        inside = (xs >= 0) & (xs < width)
+        n = int(inside.sum())
+        self._ticks = rect_array(xs[inside] + left, np.full(n, top - 1), xs[inside] + left + 1,
+                                 np.full(n, bottom + 1))
+        text_y = top + max((bottom - top - self.labels.height) // 2, 0)
+        for k in np.flatnonzero((xe - xs) >= 60)[:400].tolist():
+            i = int(idx[k])
+            text = f"Step {int(s.step[i])} · {format_duration(int(s.end[i] - s.start[i]))}"
+            x0 = max(int(xs[k]), 0)
+            st = self.labels.get(text, min(int(xe[k]), width) - x0 - 6)
+            if st is not None:
+                self._texts.append((x0 + left + 3, text_y, st))

@@ -1,0 +1,119 @@
+"""Navigation keys by physical position, and held-key acceleration.
+
+W/A/S/D are read from the key's position (native scan code) so AZERTY, Dvorak and other layouts
+navigate with the same fingers; mnemonic keys (F fit, M mark, 0 show all) use the character.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from PySide6 import QtCore, QtGui
+
+from timelineview.model.viewport import held_key_rate
+
+ZOOM_IN, ZOOM_OUT, PAN_LEFT, PAN_RIGHT = "zoom_in", "zoom_out", "pan_left", "pan_right"
+HELD_ACTIONS = (ZOOM_IN, ZOOM_OUT, PAN_LEFT, PAN_RIGHT)
+
+# Physical WASD: X11/Wayland xkb keycodes (evdev + 8), Windows set-1 scan codes, macOS virtual keys.
+_XKB = {25: ZOOM_IN, 38: PAN_LEFT, 39: ZOOM_OUT, 40: PAN_RIGHT}
+_WINDOWS = {0x11: ZOOM_IN, 0x1E: PAN_LEFT, 0x1F: ZOOM_OUT, 0x20: PAN_RIGHT}
+_MAC_VIRTUAL = {13: ZOOM_IN, 0: PAN_LEFT, 1: ZOOM_OUT, 2: PAN_RIGHT}
+_BY_CHARACTER = {
+    QtCore.Qt.Key.Key_W: ZOOM_IN, QtCore.Qt.Key.Key_S: ZOOM_OUT,
+    QtCore.Qt.Key.Key_A: PAN_LEFT, QtCore.Qt.Key.Key_D: PAN_RIGHT,
+}
+_DISCRETE = {
+    QtCore.Qt.Key.Key_F: "fit", QtCore.Qt.Key.Key_0: "show_all", QtCore.Qt.Key.Key_Backspace: "undo",
+    QtCore.Qt.Key.Key_M: "mark", QtCore.Qt.Key.Key_Question: "help", QtCore.Qt.Key.Key_Left: "prev",
+    QtCore.Qt.Key.Key_Right: "next", QtCore.Qt.Key.Key_Up: "up", QtCore.Qt.Key.Key_Down: "down",
+    QtCore.Qt.Key.Key_Escape: "escape",
+}
+
+STEP_ZOOM = 0.8  # one press of W; S is the inverse
+STEP_PAN = 0.1  # one press of A/D, as a fraction of the visible span
+HOLD_DELAY_S = 0.25  # continuous motion starts after this, so a tap is exactly one step
+ZOOM_RATE = (1.5, 6.0)  # e-folds of span per second, at press and after the ramp
+PAN_RATE = (0.8, 3.0)  # spans per second
+
+
+def _platform() -> str:
+    return QtGui.QGuiApplication.platformName()
+
+
+def physical_action(ev: QtGui.QKeyEvent) -> str | None:
+    """The WASD navigation action of a key event, by key position when the platform says it."""
+    if ev.modifiers() & (QtCore.Qt.KeyboardModifier.ControlModifier | QtCore.Qt.KeyboardModifier.AltModifier
+                         | QtCore.Qt.KeyboardModifier.MetaModifier):
+        return None
+    plat = _platform()
+    table = None
+    code = 0
+    if plat in ("xcb", "wayland"):
+        table, code = _XKB, ev.nativeScanCode()
+    elif plat == "windows":
+        table, code = _WINDOWS, ev.nativeScanCode() & 0xFF
+    elif plat == "cocoa":
+        table, code = _MAC_VIRTUAL, ev.nativeVirtualKey()
+        if code == 0 and ev.key() != QtCore.Qt.Key.Key_A:  # 0 is also "unknown" on synthetic events
+            table = None
+    if table is not None and code:
+        return table.get(code)
+    return _BY_CHARACTER.get(QtCore.Qt.Key(ev.key()))
+
+
+def discrete_action(ev: QtGui.QKeyEvent) -> str | None:
+    """Single-shot actions: fit, show all, undo, mark, help, slice/lane steps, escape."""
+    if ev.modifiers() & (QtCore.Qt.KeyboardModifier.ControlModifier | QtCore.Qt.KeyboardModifier.AltModifier):
+        return None
+    if ev.text() == "?":
+        return "help"
+    return _DISCRETE.get(QtCore.Qt.Key(ev.key()))
+
+
+class HeldKeys(QtCore.QObject):
+    """Applies one step per press, then moves continuously and faster while the key stays down."""
+
+    def __init__(self, step: Callable[[str, float | None], None], parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self._step = step  # step(action, None) for a press; step(action, rate × dt) while held
+        self._held: dict[str, float] = {}
+        self._last = 0.0
+        self._timer = QtCore.QTimer(self)
+        self._timer.setInterval(16)
+        self._timer.timeout.connect(self._tick)
+
+    def press(self, action: str) -> None:
+        if action in self._held:
+            return  # auto-repeat: the timer already moves
+        now = time.monotonic()
+        self._held[action] = now
+        self._step(action, None)
+        self._last = now
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def release(self, action: str) -> None:
+        self._held.pop(action, None)
+        if not self._held:
+            self._timer.stop()
+
+    def release_all(self) -> None:
+        self._held.clear()
+        self._timer.stop()
+
+    @property
+    def active(self) -> bool:
+        return bool(self._held)
+
+    def _tick(self) -> None:
+        now = time.monotonic()
+        dt = min(now - self._last, 0.1)
+        self._last = now
+        for action, since in list(self._held.items()):
+            held = now - since - HOLD_DELAY_S
+            if held <= 0:
+                continue
+            lo, hi = ZOOM_RATE if action in (ZOOM_IN, ZOOM_OUT) else PAN_RATE
+            self._step(action, held_key_rate(held, lo, hi) * dt)

@@ -1,0 +1,80 @@
+"""LoadWorker: loads and analyses traces in a QThread, reporting progress by signals."""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from pathlib import Path
+
+from PySide6 import QtCore
+
+from timelineview.views.card_data import align_clocks, prepare_card
+
+PROGRESS_INTERVAL_S = 0.05  # the loader may call back very often; the GUI needs ~20 updates/s
+
+
+class LoadWorker(QtCore.QObject):
+    """Runs ``model.load`` then the per-card analysis; never touches widgets."""
+
+    progress = QtCore.Signal(object, object)  # done bytes, total bytes (may exceed 2**31)
+    stage = QtCore.Signal(str)
+    loaded = QtCore.Signal(object)  # list[CardView]
+    failed = QtCore.Signal(str)
+    cancelled = QtCore.Signal()
+    done = QtCore.Signal()  # always last
+
+    def __init__(self, paths: list[Path]) -> None:
+        super().__init__()
+        self.paths = [Path(p) for p in paths]
+        self.cancel_event = threading.Event()
+        self._last = 0.0
+
+    def cancel(self) -> None:
+        self.cancel_event.set()
+
+    def _progress(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - self._last >= PROGRESS_INTERVAL_S or done >= total:
+            self._last = now
+            self.progress.emit(int(done), int(total))
+
+    @QtCore.Slot()
+    def run(self) -> None:
+        from timelineview.model import LoadCancelled, load
+
+        try:
+            self.stage.emit("Reading")
+            stores = load([str(p) for p in self.paths], progress=self._progress, cancel=self.cancel_event)
+            cards = []
+            for i, store in enumerate(stores):
+                if self.cancel_event.is_set():
+                    raise LoadCancelled()
+                self.stage.emit(f"Analysing {store.card}")
+                cards.append(prepare_card(store, i))
+            self.stage.emit("Aligning clocks")
+            align_clocks(cards)
+            self.loaded.emit(cards)
+        except LoadCancelled:
+            self.cancelled.emit()
+        except Exception as exc:  # the loader should not raise; if it does, say so and stay up
+            self.failed.emit(f"{type(exc).__name__}: {exc}\n\n{traceback.format_exc(limit=5)}")
+        finally:
+            self.done.emit()
+
+
+def start_load(paths: list[Path]) -> tuple[LoadWorker, QtCore.QThread]:
+    """A worker on its own thread, started. Both are owned by Python (no Qt parent, no
+    deleteLater): the caller keeps them until ``done``, then calls :func:`finish_load`."""
+    thread = QtCore.QThread()
+    worker = LoadWorker(paths)
+    worker.moveToThread(thread)
+    thread.started.connect(worker.run)
+    thread.start()
+    return worker, thread
+
+
+def finish_load(thread: QtCore.QThread) -> None:
+    """Stop the (idle) worker thread and wait for it, so both objects can be dropped safely."""
+    thread.quit()
+    thread.wait()

@@ -1,0 +1,385 @@
+"""MainWindow: menus, opening (dialogs, drag and drop, recent files), loading, panels, status bar."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from timelineview.views.details_panel import DetailsPanel
+from timelineview.views.load_worker import LoadWorker, finish_load, start_load
+from timelineview.views.search_bar import SearchBar
+from timelineview.views.shortcut_sheet import ShortcutSheet
+from timelineview.views.theme import system_is_dark
+from timelineview.views.timeline_widget import TimelineWidget
+
+MAX_RECENT = 10
+DOCK_HEIGHT = 220
+TEXT_INPUTS = (QtWidgets.QLineEdit, QtWidgets.QTextEdit, QtWidgets.QPlainTextEdit,
+               QtWidgets.QAbstractSpinBox)
+NAV_KEYS = {QtCore.Qt.Key.Key_W, QtCore.Qt.Key.Key_A, QtCore.Qt.Key.Key_S, QtCore.Qt.Key.Key_D,
+            QtCore.Qt.Key.Key_F, QtCore.Qt.Key.Key_M, QtCore.Qt.Key.Key_0, QtCore.Qt.Key.Key_Question}
+
+
+def problems_text(cards, notes: bool = False) -> str:
+    """Load report lines of the cards that lost data ('' when none did); ``notes``: any remark."""
+    parts = []
+    for c in cards:
+        r = c.store.report
+        lost = bool(r.error or r.truncated or r.dropped_events)
+        if lost or (notes and r.summary()):
+            parts.append(f"{c.title} ({', '.join(str(p) for p in c.store.paths) or 'no file'}):\n{r.summary()}")
+    return "\n\n".join(parts)
+
+
+class MainWindow(QtWidgets.QMainWindow):
+    """The viewer window. ``settings`` defaults to the user's QSettings (tests pass their own)."""
+
+    loadFinished = QtCore.Signal(bool)  # True when cards were shown
+
+    def __init__(self, settings: QtCore.QSettings | None = None, interactive: bool = True) -> None:
+        super().__init__()
+        self.settings = settings or QtCore.QSettings("timelineview", "timelineview")
+        self.interactive = interactive  # False for --screenshot: no dialogs
+        self.setWindowTitle("timelineview")
+        self.setAcceptDrops(True)
+        self.timeline = TimelineWidget()
+        self.search = SearchBar(self.timeline)
+        central = QtWidgets.QWidget()
+        lay = QtWidgets.QVBoxLayout(central)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(self.search)
+        lay.addWidget(self.timeline, 1)
+        self.setCentralWidget(central)
+        self.details = DetailsPanel(self.timeline)
+        self.dock = QtWidgets.QDockWidget("Details", self)
+        self.dock.setObjectName("details")
+        self.dock.setWidget(self.details)
+        self.dock.setFeatures(QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable
+                              | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        self.addDockWidget(QtCore.Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
+        self._docked = False
+        self._build_status_bar()
+        self._build_menus()
+        self.sheet: ShortcutSheet | None = None
+        self.message: QtWidgets.QMessageBox | None = None
+        self.last_message = ""
+        self.worker: LoadWorker | None = None
+        self.thread: QtCore.QThread | None = None
+        self.paths: list[Path] = []
+        self._abandoned: list[tuple[LoadWorker, QtCore.QThread]] = []
+        self.timeline.cursorMoved.connect(self.cursor_label.setText)
+        self.timeline.helpRequested.connect(self.show_shortcuts)
+        QtWidgets.QApplication.instance().installEventFilter(self)
+        geo = self.settings.value("geometry")
+        if geo is not None:
+            self.restoreGeometry(geo)
+        else:
+            self.resize(1400, 860)
+        state = self.settings.value("window_state")
+        if state is not None:
+            self.restoreState(state)
+
+    # ------------------------------------------------------------------ building
+    def _build_status_bar(self) -> None:
+        sb = self.statusBar()
+        self.cursor_label = QtWidgets.QLabel()
+        self.cursor_label.setMinimumWidth(200)
+        self.cursor_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
+                                        QtWidgets.QSizePolicy.Policy.Preferred)
+        sb.addWidget(self.cursor_label, 1)
+        self.stage_label = QtWidgets.QLabel()
+        self.progress = QtWidgets.QProgressBar()
+        self.progress.setFixedWidth(220)
+        self.progress.setRange(0, 1000)
+        self.cancel_button = QtWidgets.QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel_load)
+        for w in (self.stage_label, self.progress, self.cancel_button):
+            sb.addPermanentWidget(w)
+            w.hide()
+
+    def _build_menus(self) -> None:
+        m = self.menuBar().addMenu("&File")
+        self._action(m, "&Open file…", "Ctrl+O", self.open_file_dialog)
+        self._action(m, "Open &folder…", "Ctrl+Shift+O", self.open_folder_dialog)
+        self.recent_menu = m.addMenu("Open &recent")
+        self._fill_recent()
+        m.addSeparator()
+        self._action(m, "Open &sample cluster", None, self.open_sample)
+        self._action(m, "Load &report…", None, self.show_load_report)
+        m.addSeparator()
+        self._action(m, "&Quit", "Ctrl+Q", self.close)
+        v = self.menuBar().addMenu("&View")
+        self._action(v, "&Find…", "Ctrl+F", self.search.open_search)
+        self._action(v, "Show &all  (0)", None, self.timeline.show_all)
+        self._action(v, "&Fit selection  (F)", None, self.timeline.fit_selection)
+        self._action(v, "&Undo zoom/pan  (Backspace)", None, self.timeline.undo_view)
+        v.addSeparator()
+        self._action(v, "&Collapse all processes", None, lambda: self._set_all_collapsed(True))
+        self._action(v, "&Expand all", None, lambda: self._set_all_collapsed(False))
+        self.align_action = self._action(v, "Align card &clocks", None, self._toggle_alignment)
+        self.align_action.setCheckable(True)
+        self.align_action.setChecked(True)
+        self.align_action.setToolTip("Shift each card by its clock offset estimated from collective ends")
+        v.addSeparator()
+        v.addAction(self.dock.toggleViewAction())
+        h = self.menuBar().addMenu("&Help")
+        self._action(h, "&Keyboard and mouse  (?)", None, self.show_shortcuts)
+
+    def _action(self, menu: QtWidgets.QMenu, text: str, shortcut: str | None, slot) -> QtGui.QAction:
+        a = QtGui.QAction(text, self)
+        if shortcut:
+            a.setShortcut(QtGui.QKeySequence(shortcut))
+        a.triggered.connect(lambda *_: slot())
+        menu.addAction(a)
+        return a
+
+    def _toggle_alignment(self) -> None:
+        on = self.align_action.isChecked()
+        self.timeline.set_card_offsets({c.number: c.estimated_offset_ns if on else 0 for c in self.timeline.cards})
+
+    def _set_all_collapsed(self, collapsed: bool) -> None:
+        tl = self.timeline
+        tl.collapsed = {r.key for r in tl.ctx.layout.rows if r.kind == "process"} if collapsed else set()
+        if collapsed:  # keep processes found in collapsed cards too
+            tl.collapsed |= {("process", c.number, p) for c in tl.cards for p in range(len(c.store.processes))}
+        tl.rebuild_layout()
+
+    # ------------------------------------------------------------------ opening
+    def open_file_dialog(self) -> None:
+        paths, _ = QtWidgets.QFileDialog.getOpenFileNames(
+            self, "Open trace files", self._last_dir(), "Traces (*.json *.json.gz);;All files (*)")
+        if paths:
+            self.open_paths([Path(p) for p in paths])
+
+    def open_folder_dialog(self) -> None:
+        path = QtWidgets.QFileDialog.getExistingDirectory(self, "Open a profiler folder", self._last_dir())
+        if path:
+            self.open_paths([Path(path)])
+
+    def _last_dir(self) -> str:
+        recent = self.recent_paths()
+        return str(Path(recent[0]).parent) if recent else str(Path.home())
+
+    def open_sample(self) -> bool:
+        """Open the bundled sample cluster (what the app shows when started without a path)."""
+        from timelineview.views.resources import sample_cluster_path
+
+        path = sample_cluster_path()
+        if path is None:
+            self.show_message("No bundled sample", "The sample cluster (resources/sample_cluster) is not "
+                              "installed. Open a trace with File ▸ Open (Ctrl+O) or drop one here.",
+                              warning=False)
+            return False
+        self.open_paths([path], remember=False)
+        return True
+
+    def open_paths(self, paths: list[Path], remember: bool = True) -> None:
+        """Load ``paths`` (files or folders, one trace) in the background."""
+        if self.worker is not None:  # the running load is cancelled; its late results are ignored
+            self.worker.cancel()
+            self._abandoned.append((self.worker, self.thread))
+        self.paths = [Path(p) for p in paths]
+        if remember:
+            self._remember(self.paths)
+        self.worker, self.thread = start_load(self.paths)
+        self.worker.progress.connect(self._on_progress)
+        self.worker.stage.connect(self._on_stage)
+        self.worker.loaded.connect(self._on_loaded)
+        self.worker.failed.connect(self._on_failed)
+        self.worker.cancelled.connect(self._on_cancelled)
+        self.worker.done.connect(self._on_done)
+        self.progress.setValue(0)
+        for w in (self.stage_label, self.progress, self.cancel_button):
+            w.show()
+        self.stage_label.setText("Reading")
+        self.setWindowTitle(f"timelineview — loading {', '.join(p.name for p in self.paths)}")
+
+    def cancel_load(self) -> None:
+        if self.worker is not None:
+            self.worker.cancel()
+            self.stage_label.setText("Cancelling…")
+
+    def wait_loaded(self, timeout_ms: int = 600_000) -> bool:
+        """Block (processing events) until the current load ends; for headless use and tests."""
+        if self.thread is None:
+            return True
+        loop = QtCore.QEventLoop()
+        self.loadFinished.connect(loop.quit)
+        QtCore.QTimer.singleShot(timeout_ms, loop.quit)
+        if self.worker is not None:
+            loop.exec()
+        return self.worker is None
+
+    @QtCore.Slot(object, object)
+    def _on_progress(self, done: int, total: int) -> None:
+        if self.sender() is not self.worker:
+            return
+        self.progress.setValue(int(1000 * done / total) if total else 0)
+
+    @QtCore.Slot(str)
+    def _on_stage(self, text: str) -> None:
+        self.stage_label.setText(text)
+        if text.startswith("Analysing"):
+            self.progress.setValue(1000)
+
+    @QtCore.Slot(object)
+    def _on_loaded(self, cards) -> None:
+        if self.sender() is not self.worker:
+            return
+        shown = [c for c in cards if len(c.store.slices) or len(c.store.counters)]
+        problems = problems_text(cards)
+        names = ", ".join(p.name for p in self.paths)
+        if not shown:
+            self.show_message("Nothing to show", f"No slices could be read from {names}.", problems)
+            return
+        self.timeline.set_cards(shown)
+        self.timeline.setFocus()
+        total = sum(len(c.store.slices) for c in shown)
+        self.setWindowTitle(f"timelineview — {names}")
+        status = f"{len(shown)} card(s), {total:,} slices".replace(",", " ")
+        errors = [c.analysis_error for c in shown if c.analysis_error]
+        if errors:
+            status += f"  ·  {errors[0]}"
+        if problems:
+            self.show_message("Loaded with problems", f"{names} was only partly readable; what "
+                              "could be read is shown.", problems)
+        elif problems_text(shown, notes=True):
+            status += "  ·  the loader left remarks: File ▸ Load report…"
+        self.statusBar().showMessage(status, 10000)
+
+    @QtCore.Slot(str)
+    def _on_failed(self, text: str) -> None:
+        if self.sender() is not self.worker:
+            return
+        self.show_message("Could not open", f"Loading {', '.join(p.name for p in self.paths)} failed.", text)
+
+    @QtCore.Slot()
+    def _on_cancelled(self) -> None:
+        if self.sender() is not self.worker:
+            return
+        self.statusBar().showMessage("Loading cancelled", 5000)
+
+    @QtCore.Slot()
+    def _on_done(self) -> None:
+        sender = self.sender()
+        for pair in list(self._abandoned):
+            if pair[0] is sender:
+                finish_load(pair[1])
+                self._abandoned.remove(pair)
+                return
+        if sender is not self.worker:
+            return
+        finish_load(self.thread)
+        self.worker = None
+        self.thread = None
+        for w in (self.stage_label, self.progress, self.cancel_button):
+            w.hide()
+        if not self.timeline.cards:
+            self.setWindowTitle("timelineview")
+        self.loadFinished.emit(bool(self.timeline.cards))
+
+    def show_message(self, title: str, text: str, details: str = "", warning: bool = True) -> None:
+        """A non-blocking message (the window stays usable); printed instead when headless."""
+        self.last_message = f"{title}: {text}\n{details}".strip()
+        if not self.interactive:
+            import sys
+
+            print(self.last_message, file=sys.stderr)
+            return
+        icon = QtWidgets.QMessageBox.Icon.Warning if warning else QtWidgets.QMessageBox.Icon.Information
+        box = QtWidgets.QMessageBox(icon, title, text, QtWidgets.QMessageBox.StandardButton.Ok, self)
+        if details:
+            box.setDetailedText(details)
+        box.setModal(False)
+        box.show()
+        self.message = box
+
+    def show_load_report(self) -> None:
+        """Every remark of the last load (dropped events, truncation, overlaps, dangling flows)."""
+        text = problems_text(self.timeline.cards, notes=True)
+        self.show_message("Load report", "What the loader reported for the open trace:" if text
+                          else "The open trace loaded without remarks.", text, warning=False)
+
+    def showEvent(self, ev: QtGui.QShowEvent) -> None:
+        super().showEvent(ev)
+        if not self._docked:
+            self._docked = True
+            if self.settings.value("window_state") is None:
+                self.resizeDocks([self.dock], [DOCK_HEIGHT], QtCore.Qt.Orientation.Vertical)
+
+    # ------------------------------------------------------------------ recent files
+    def recent_paths(self) -> list[str]:
+        value = self.settings.value("recent", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def _remember(self, paths: list[Path]) -> None:
+        recent = self.recent_paths()
+        for p in reversed(paths):
+            s = str(Path(p).resolve())
+            if s in recent:
+                recent.remove(s)
+            recent.insert(0, s)
+        self.settings.setValue("recent", recent[:MAX_RECENT])
+        self._fill_recent()
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        recent = self.recent_paths()
+        for p in recent:
+            a = self.recent_menu.addAction(p)
+            a.triggered.connect(lambda *_, p=p: self.open_paths([Path(p)]))
+        self.recent_menu.setEnabled(bool(recent))
+
+    # ------------------------------------------------------------------ events
+    def show_shortcuts(self) -> None:
+        if self.sheet is None:
+            self.sheet = ShortcutSheet(self)
+        self.sheet.show()
+        self.sheet.raise_()
+
+    def dragEnterEvent(self, ev: QtGui.QDragEnterEvent) -> None:
+        if ev.mimeData().hasUrls():
+            ev.acceptProposedAction()
+
+    def dropEvent(self, ev: QtGui.QDropEvent) -> None:
+        paths = [Path(u.toLocalFile()) for u in ev.mimeData().urls() if u.isLocalFile()]
+        if paths:
+            ev.acceptProposedAction()
+            self.open_paths(paths)
+
+    def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
+        """Navigation letters reach the timeline from any non-text widget of this window."""
+        if ev.type() in (QtCore.QEvent.Type.KeyPress, QtCore.QEvent.Type.KeyRelease):
+            focus = QtWidgets.QApplication.focusWidget()
+            if (focus is not None and focus is not self.timeline and self.isAncestorOf(focus)
+                    and not isinstance(focus, TEXT_INPUTS) and obj is focus
+                    and ev.key() in NAV_KEYS and not ev.modifiers() & ~QtCore.Qt.KeyboardModifier.ShiftModifier):
+                if ev.type() == QtCore.QEvent.Type.KeyPress:
+                    self.timeline.keyPressEvent(ev)
+                else:
+                    self.timeline.keyReleaseEvent(ev)
+                return True
+        return super().eventFilter(obj, ev)
+
+    def changeEvent(self, ev: QtCore.QEvent) -> None:
+        if ev.type() in (QtCore.QEvent.Type.PaletteChange, QtCore.QEvent.Type.ThemeChange):
+            self.timeline.set_theme(system_is_dark())
+        super().changeEvent(ev)
+
+    def closeEvent(self, ev: QtGui.QCloseEvent) -> None:
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.setValue("window_state", self.saveState())
+        if self.worker is not None:
+            self.worker.cancel()
+            self._abandoned.append((self.worker, self.thread))
+            self.worker = self.thread = None
+        for worker, thread in self._abandoned:  # loads stop at their next cancel check
+            worker.cancel()
+            finish_load(thread)
+        self._abandoned.clear()
+        QtWidgets.QApplication.instance().removeEventFilter(self)
+        super().closeEvent(ev)
