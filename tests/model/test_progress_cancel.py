@@ -61,3 +61,27 @@ def test_worker_pool_gives_the_same_store_as_one_process(trace):
     assert slice_set(pooled) == slice_set(single)
     assert np.array_equal(pooled.slices.src, single.slices.src)
     assert pooled.args(123) == single.args(123) == {"Task Type": "AI_CORE", "pad": "x" * 40}
+
+
+def test_card_progress_reports_each_card(tmp_path, trace):
+    import shutil
+
+    for rank in (0, 1):
+        shutil.copy(trace, tmp_path / f"ascend_timeline_display_{rank}.json")
+    seen: dict[int, list] = {0: [], 1: []}
+    stores = load(tmp_path, workers=1, card_progress=lambda c, done, total: seen[c].append((done, total)))
+    assert [s.rank for s in stores] == [0, 1]
+    for c in (0, 1):
+        done, total = seen[c][-1]
+        assert seen[c][0][0] == 0 and done == total
+        assert 0.99 * trace.stat().st_size < total <= trace.stat().st_size  # separators between ranges
+
+
+def test_a_corrupt_card_does_not_stop_the_others(tmp_path, trace):
+    import shutil
+
+    shutil.copy(trace, tmp_path / "ascend_timeline_display_0.json")
+    (tmp_path / "ascend_timeline_display_1.json").write_bytes(b"\x00garbage")
+    good, bad = load(tmp_path)
+    assert len(good.slices) == 60000 and not good.report.error
+    assert len(bad.slices) == 0 and "not a JSON trace" in bad.report.error

@@ -28,6 +28,7 @@ from timelineview.model.report import LoadReport
 from timelineview.model.store import TraceStore
 
 Progress = Callable[[int, int], None]
+CardProgress = Callable[[int, int, int], None]  # card index, bytes done, bytes of that card
 CHUNK_BYTES = 256 << 10  # one decode: small enough that its objects stay in the CPU cache
 TASK_BYTES = 8 << 20  # consecutive ranges per worker task (amortises the hand-over)
 INLINE_BYTES = 4 << 20  # below this a load does not start worker processes
@@ -114,7 +115,7 @@ def _decompress(path: Path, cancel: threading.Event | None) -> str:
 
 def load(paths: str | os.PathLike | Sequence[str | os.PathLike], progress: Progress | None = None,
          cancel: threading.Event | None = None, workers: int | None = None,
-         chunk_bytes: int = CHUNK_BYTES) -> list[TraceStore]:
+         chunk_bytes: int = CHUNK_BYTES, card_progress: CardProgress | None = None) -> list[TraceStore]:
     """Load every card found under ``paths`` (files or folders); one store per card.
 
     Problems in the input never raise: they are in each store's ``report``. Only
@@ -129,13 +130,17 @@ def load(paths: str | os.PathLike | Sequence[str | os.PathLike], progress: Progr
             empty = CardSource(Path(p).name, None, [])
             sources.append(empty)
         sources.extend(found)
-    return load_cards(sources, progress, cancel, workers, chunk_bytes)
+    return load_cards(sources, progress, cancel, workers, chunk_bytes, card_progress)
 
 
 def load_cards(sources: list[CardSource], progress: Progress | None = None,
                cancel: threading.Event | None = None, workers: int | None = None,
-               chunk_bytes: int = CHUNK_BYTES) -> list[TraceStore]:
-    """Load the given cards (from ``find_cards``) in parallel."""
+               chunk_bytes: int = CHUNK_BYTES, card_progress: CardProgress | None = None) -> list[TraceStore]:
+    """Load the given cards (from ``find_cards``) in parallel.
+
+    ``progress(done, total)`` counts bytes over all cards; ``card_progress(card, done,
+    total)`` the bytes of one card. Both are called from the loading thread.
+    """
     jobs: list[_FileJob] = []
     for ci, src in enumerate(sources):
         for fi, f in enumerate(src.files):
@@ -158,7 +163,7 @@ def load_cards(sources: list[CardSource], progress: Progress | None = None,
                     job.report.warn(f"{job.shown}: {problem}")
                 job.ranges = plan_ranges(job.path, job.bounds, chunk_bytes)
     feeds = [_CardFeed(src, [j for j in jobs if j.card == ci]) for ci, src in enumerate(sources)]
-    _decode_all(jobs, feeds, progress, cancel, workers)
+    _decode_all(jobs, feeds, _ProgressMeter(jobs, len(sources), progress, card_progress), cancel, workers)
     return [feed.finish() for feed in feeds]
 
 
@@ -225,14 +230,38 @@ def _run_task(job: _FileJob, group: list[int]) -> list[ChunkResult]:
     return decode_group(job.path, job.index, [job.ranges[k] for k in group], final)
 
 
-def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], progress: Progress | None,
+class _ProgressMeter:
+    """Bytes decoded, over all cards and per card."""
+
+    def __init__(self, jobs: list[_FileJob], n_cards: int, progress: Progress | None,
+                 card_progress: CardProgress | None) -> None:
+        self.progress, self.card_progress = progress, card_progress
+        self.card_total = [0] * n_cards
+        for job in jobs:
+            self.card_total[job.card] += sum(b - a for a, b in job.ranges)
+        self.card_done = [0] * n_cards
+        self.total = sum(self.card_total) or 1
+        self.done = 0
+        if progress:
+            progress(0, self.total)
+        if card_progress:
+            for c, t in enumerate(self.card_total):
+                card_progress(c, 0, t)
+
+    def add(self, card: int, nbytes: int) -> None:
+        self.done += nbytes
+        self.card_done[card] += nbytes
+        if self.card_progress:
+            self.card_progress(card, self.card_done[card], self.card_total[card])
+        if self.progress:
+            self.progress(self.done, self.total)
+
+
+def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMeter,
                 cancel: threading.Event | None, workers: int | None) -> None:
     tasks = _tasks(jobs)
     sizes = [sum(job.ranges[k][1] - job.ranges[k][0] for k in group) for job, group in tasks]
     total = sum(sizes) or 1
-    done = 0
-    if progress:
-        progress(0, total)
     inline = total <= INLINE_BYTES or workers == 1
     pending: set[Future] = set()
     futures: dict[Future, int] = {}
@@ -262,10 +291,8 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], progress: Progress
                 for k, res in zip(group, results):
                     job.results[k] = res
                 finished_tasks.add(t)
-                done += sizes[t]
                 feeds[job.card].pump()
-            if finished and progress:
-                progress(done, total)
+                meter.add(job.card, sizes[t])
     except BaseException:
         for fut in pending:
             fut.cancel()
@@ -277,10 +304,8 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], progress: Progress
             raise LoadCancelled()
         for k, res in zip(group, _run_task(job, group)):
             job.results[k] = res
-        done += sizes[t]
         feeds[job.card].pump()
-        if progress:
-            progress(done, total)
+        meter.add(job.card, sizes[t])
 
 
 def _confirm_start(job: _FileJob, k: int) -> None:
