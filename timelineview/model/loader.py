@@ -21,6 +21,8 @@ from multiprocessing import get_context
 from pathlib import Path
 
 from timelineview.model.assemble import CardBuilder
+from timelineview.model.cache import default_cache_dir, load_cached
+from timelineview.model.cache import save as save_cache
 from timelineview.model.chunk_decode import ChunkResult, decode_group, decode_range
 from timelineview.model.discovery import CardSource, find_cards
 from timelineview.model.layout_scan import ArrayBounds, locate_array, plan_ranges
@@ -115,7 +117,8 @@ def _decompress(path: Path, cancel: threading.Event | None) -> str:
 
 def load(paths: str | os.PathLike | Sequence[str | os.PathLike], progress: Progress | None = None,
          cancel: threading.Event | None = None, workers: int | None = None,
-         chunk_bytes: int = CHUNK_BYTES, card_progress: CardProgress | None = None) -> list[TraceStore]:
+         chunk_bytes: int = CHUNK_BYTES, card_progress: CardProgress | None = None,
+         cache: bool | str | os.PathLike | None = None) -> list[TraceStore]:
     """Load every card found under ``paths`` (files or folders); one store per card.
 
     Problems in the input never raise: they are in each store's ``report``. Only
@@ -130,17 +133,37 @@ def load(paths: str | os.PathLike | Sequence[str | os.PathLike], progress: Progr
             empty = CardSource(Path(p).name, None, [])
             sources.append(empty)
         sources.extend(found)
-    return load_cards(sources, progress, cancel, workers, chunk_bytes, card_progress)
+    return load_cards(sources, progress, cancel, workers, chunk_bytes, card_progress, cache)
 
 
 def load_cards(sources: list[CardSource], progress: Progress | None = None,
                cancel: threading.Event | None = None, workers: int | None = None,
-               chunk_bytes: int = CHUNK_BYTES, card_progress: CardProgress | None = None) -> list[TraceStore]:
+               chunk_bytes: int = CHUNK_BYTES, card_progress: CardProgress | None = None,
+               cache: bool | str | os.PathLike | None = None) -> list[TraceStore]:
     """Load the given cards (from ``find_cards``) in parallel.
 
     ``progress(done, total)`` counts bytes over all cards; ``card_progress(card, done,
-    total)`` the bytes of one card. Both are called from the loading thread.
+    total)`` the bytes of one card. Both are called from the loading thread. With
+    ``cache`` (True for the default folder, or a folder) cards are kept on disk as
+    memory-mappable columns and re-opened from there while their files are unchanged.
     """
+    cache_dir = None if not cache else (default_cache_dir() if cache is True else Path(cache))
+    cached = {ci: load_cached(src, cache_dir) for ci, src in enumerate(sources)} if cache_dir else {}
+    todo = [ci for ci in range(len(sources)) if cached.get(ci) is None]
+    stores = _load_fresh([sources[ci] for ci in todo], progress, cancel, workers, chunk_bytes,
+                         None if card_progress is None else lambda c, d, t: card_progress(todo[c], d, t))
+    out: list[TraceStore] = []
+    fresh = dict(zip(todo, stores))
+    for ci, src in enumerate(sources):
+        store = cached.get(ci) or fresh[ci]
+        if cache_dir is not None and ci in fresh:
+            save_cache(store, src, cache_dir)
+        out.append(store)
+    return out
+
+
+def _load_fresh(sources: list[CardSource], progress: Progress | None, cancel: threading.Event | None,
+                workers: int | None, chunk_bytes: int, card_progress: CardProgress | None) -> list[TraceStore]:
     jobs: list[_FileJob] = []
     for ci, src in enumerate(sources):
         for fi, f in enumerate(src.files):
@@ -163,7 +186,9 @@ def load_cards(sources: list[CardSource], progress: Progress | None = None,
                     job.report.warn(f"{job.shown}: {problem}")
                 job.ranges = plan_ranges(job.path, job.bounds, chunk_bytes)
     feeds = [_CardFeed(src, [j for j in jobs if j.card == ci]) for ci, src in enumerate(sources)]
-    _decode_all(jobs, feeds, _ProgressMeter(jobs, len(sources), progress, card_progress), cancel, workers)
+    meter = _ProgressMeter(jobs, len(sources), progress, card_progress)
+    _decode_all(jobs, feeds, meter, cancel, workers)
+    meter.finish()
     return [feed.finish() for feed in feeds]
 
 
@@ -247,6 +272,11 @@ class _ProgressMeter:
         if card_progress:
             for c, t in enumerate(self.card_total):
                 card_progress(c, 0, t)
+
+    def finish(self) -> None:
+        if self.progress and self.done < self.total:
+            self.done = self.total
+            self.progress(self.total, self.total)
 
     def add(self, card: int, nbytes: int) -> None:
         self.done += nbytes
