@@ -164,3 +164,26 @@ def test_search_counts_steps_and_zooms(qtbot, timeline, cards):
     assert timeline.match_position() == 2
     assert timeline.step_search(-1) == first and second != first
     assert timeline.run_search("") == 0 and not timeline.ctx.matches
+
+
+def test_big_windows_get_their_name_table_from_a_worker(qtbot, timeline, panel, cards, monkeypatch):
+    import timelineview.views.area_stats as area_stats
+
+    monkeypatch.setattr(area_stats, "SYNC_NAME_TABLE_SLICES", 0)
+    with qtbot.waitSignal(panel.area.namesReady, timeout=10_000):
+        timeline.select_area(0, timeline.viewport.t_max, rows_of_card=1)
+    card = cards[1]
+    shift = timeline.ctx.card_shift(card)
+    expect = name_table(card.store, shift, timeline.viewport.t_max + shift)
+    assert sorted(panel.area.table.rows()) == sorted(expect.rows())
+
+
+def test_nothing_selected_shows_whole_card_metrics(qtbot, timeline, panel, cards):
+    from timelineview.analysis.window import card_metrics
+
+    timeline.clear_selection()
+    panel.refresh()
+    assert panel.currentWidget() is panel.area and not panel.area.right.isVisible()
+    assert panel.area.metrics.columnCount() == 2
+    m = card_metrics(cards[1].derived)
+    assert panel.area.metrics.item(0, 1).text() == metric_text("compute_us", m["compute_us"], m["span_us"])

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from timelineview.views.background import BackgroundCall
 from timelineview.views.card_data import CardView
 from timelineview.views.name_table_model import NameTableModel
 from timelineview.views.time_format import format_duration, format_exact
 from timelineview.views.view_context import AreaSelection
+
+SYNC_NAME_TABLE_SLICES = 200_000  # bigger windows get their per-name table from a worker thread
+OVERVIEW_HINT = ("<b>Whole trace</b> — click a slice for its details, drag across lanes (or click a step) "
+                 "for the statistics of a window. <b>?</b> lists every shortcut.")
 
 METRIC_ROWS = (
     ("compute_us", "Computing"), ("communication_us", "Communication"), ("overlapped_us", "Overlapped"),
@@ -35,6 +41,12 @@ def name_statistics(card: CardView, t0_abs: int, t1_abs: int, lanes: list[int] |
     return name_table(card.store, t0_abs, t1_abs, lanes=lanes)
 
 
+def _slices_in(card: CardView, t0: int, t1: int) -> int:
+    """Slices intersecting [t0, t1) (an O(n) count: cheap next to the table itself)."""
+    s = card.store.slices
+    return int(np.count_nonzero((s.start < t1) & (s.start + s.dur > t0)))
+
+
 def metric_text(key: str, value, span_us: float) -> str:
     if value is None:
         return "—"
@@ -49,6 +61,8 @@ def metric_text(key: str, value, span_us: float) -> str:
 class AreaStats(QtWidgets.QWidget):
     """Metrics per card of the selected window, and the sortable per-name table."""
 
+    namesReady = QtCore.Signal()
+
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.title = QtWidgets.QLabel()
@@ -58,7 +72,7 @@ class AreaStats(QtWidgets.QWidget):
         self.metrics.setVerticalHeaderLabels([label for _, label in METRIC_ROWS])
         self.metrics.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         self.metrics.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Stretch)
-        self.metrics.verticalHeader().setDefaultSectionSize(20)
+        self.metrics.verticalHeader().setDefaultSectionSize(18)
         self.card_combo = QtWidgets.QComboBox()
         self.card_combo.currentIndexChanged.connect(self._show_names)
         self.model = NameTableModel(self)
@@ -67,7 +81,7 @@ class AreaStats(QtWidgets.QWidget):
         self.names.setSortingEnabled(True)
         self.names.sortByColumn(2, QtCore.Qt.SortOrder.DescendingOrder)
         self.names.verticalHeader().setVisible(False)
-        self.names.verticalHeader().setDefaultSectionSize(20)
+        self.names.verticalHeader().setDefaultSectionSize(18)
         self.names.horizontalHeader().setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)
         self.names.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.names.setAlternatingRowColors(True)
@@ -81,11 +95,15 @@ class AreaStats(QtWidgets.QWidget):
         bar.addWidget(self.card_combo, 1)
         bar.addWidget(copy)
         bar.addWidget(export)
+        self.busy = QtWidgets.QLabel()
+        self.busy.hide()
         right = QtWidgets.QWidget()
         rl = QtWidgets.QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
         rl.addLayout(bar)
+        rl.addWidget(self.busy)
         rl.addWidget(self.names, 1)
+        self.right = right
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         split.addWidget(self.metrics)
         split.addWidget(right)
@@ -94,39 +112,90 @@ class AreaStats(QtWidgets.QWidget):
         lay.setContentsMargins(6, 4, 6, 4)
         lay.addWidget(self.title)
         lay.addWidget(split, 1)
-        self.results: list[tuple[CardView, dict | None, object]] = []
+        self.cards: list[CardView] = []
+        self.tables: list = []
+        self.background = BackgroundCall(self)
+        self.background.ready.connect(self._names_ready)
 
     def show_area(self, sel: AreaSelection, cards: list[CardView], shift_of) -> None:
-        """Compute and show the statistics of ``sel``; ``shift_of(card)`` maps relative to absolute ns."""
-        self.results = []
-        for card in cards:
-            if card.number not in sel.cards:
-                continue
+        """Show the statistics of ``sel``; ``shift_of(card)`` maps relative to absolute ns.
+
+        Window metrics are immediate (prefix sums); per-name tables of big windows are computed
+        on the thread pool so the window never freezes.
+        """
+        chosen = [c for c in cards if c.number in sel.cards]
+        jobs = []
+        metrics = []
+        for card in chosen:
             shift = shift_of(card)
             t0, t1 = sel.t0 + shift, sel.t1 + shift
-            lanes = sel.lanes.get(card.number)
-            self.results.append((card, window_statistics(card, t0, t1), name_statistics(card, t0, t1, lanes)))
-        span_us = (sel.t1 - sel.t0) / 1000.0
-        names = ", ".join(c.title for c, _, _ in self.results)
-        self.title.setText(f"<b>Area</b> {format_exact(sel.t0)} → {format_exact(sel.t1)} "
-                           f"(<b>{format_exact(sel.t1 - sel.t0)}</b>) on {names}")
-        self.metrics.setColumnCount(len(self.results))
-        self.metrics.setHorizontalHeaderLabels([c.title for c, _, _ in self.results])
-        for col, (_, m, _) in enumerate(self.results):
-            for row, (key, _) in enumerate(METRIC_ROWS):
-                text = metric_text(key, m.get(key) if m else None, span_us)
-                item = QtWidgets.QTableWidgetItem(text)
-                item.setTextAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
-                self.metrics.setItem(row, col, item)
+            jobs.append((card, t0, t1, sel.lanes.get(card.number)))
+            metrics.append(window_statistics(card, t0, t1))
+        names = ", ".join(c.title for c in chosen)
+        self._set_title(f"<b>Area</b> {format_exact(sel.t0)} → {format_exact(sel.t1)} "
+                        f"(<b>{format_exact(sel.t1 - sel.t0)}</b>) on {names}")
+        self._fill_metrics([c.title for c in chosen], metrics, (sel.t1 - sel.t0) / 1000.0)
+        self.right.show()
+        self.cards = chosen
+        self.tables = [None] * len(chosen)
         self.card_combo.blockSignals(True)
         self.card_combo.clear()
-        self.card_combo.addItems([c.title for c, _, _ in self.results])
+        self.card_combo.addItems([c.title for c in chosen])
         self.card_combo.blockSignals(False)
-        self.card_combo.setEnabled(len(self.results) > 1)
-        self._show_names(0)
+        self.card_combo.setEnabled(len(chosen) > 1)
+        inside = sum(_slices_in(card, t0, t1) for card, t0, t1, _ in jobs)
+        if inside <= SYNC_NAME_TABLE_SLICES:
+            self._names_ready([name_statistics(*job) for job in jobs])
+        else:
+            self.model.set_table(None)
+            self.busy.setText(f"computing the per-name table of {inside:,} slices…".replace(",", " "))
+            self.busy.show()
+            self.background.start(lambda: [name_statistics(*job) for job in jobs])
+
+    def show_overview(self, cards: list[CardView]) -> None:
+        """Nothing selected: whole-card metrics side by side, and how to select something."""
+        self.background.cancel()
+        self._set_title(OVERVIEW_HINT)
+        metrics, spans = [], []
+        for card in cards:
+            m = None
+            if card.derived is not None:
+                from timelineview.analysis.window import card_metrics
+
+                m = card_metrics(card.derived)
+            metrics.append(m)
+            spans.append(m["span_us"] if m else 0.0)
+        self._fill_metrics([c.title for c in cards], metrics, spans)
+        self.right.hide()
+        self.cards, self.tables = [], []
+        self.model.set_table(None)
+
+    def _set_title(self, html: str) -> None:
+        self.title.setText(html)
+
+    def _fill_metrics(self, titles: list[str], metrics: list[dict | None], span_us) -> None:
+        spans = span_us if isinstance(span_us, list) else [span_us] * len(titles)
+        self.metrics.setColumnCount(len(titles))
+        self.metrics.setHorizontalHeaderLabels(titles)
+        for col, m in enumerate(metrics):
+            for row, (key, _) in enumerate(METRIC_ROWS):
+                item = QtWidgets.QTableWidgetItem(metric_text(key, m.get(key) if m else None, spans[col]))
+                item.setTextAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+                self.metrics.setItem(row, col, item)
+
+    @QtCore.Slot(object)
+    def _names_ready(self, tables) -> None:
+        self.busy.hide()
+        if isinstance(tables, Exception):
+            self.busy.setText(f"per-name table failed: {tables}")
+            self.busy.show()
+            return
+        self.tables = list(tables)
+        self._show_names(max(self.card_combo.currentIndex(), 0))
+        self.namesReady.emit()
 
     def _show_names(self, i: int) -> None:
-        table = self.results[i][2] if 0 <= i < len(self.results) else None
+        table = self.tables[i] if 0 <= i < len(self.tables) else None
         self.model.set_table(table)
 
     @property

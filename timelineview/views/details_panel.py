@@ -32,7 +32,7 @@ class DetailsPanel(QtWidgets.QStackedWidget):
 
     def sizeHint(self) -> QtCore.QSize:
         # the dock opens at this height: the timeline keeps most of the window
-        return QtCore.QSize(900, 220)
+        return QtCore.QSize(900, 240)
 
     def minimumSizeHint(self) -> QtCore.QSize:
         return QtCore.QSize(300, 120)
@@ -45,6 +45,9 @@ class DetailsPanel(QtWidgets.QStackedWidget):
             self.setCurrentWidget(self.slice)
         elif ctx.area_selection is not None:
             self.area.show_area(ctx.area_selection, ctx.cards, ctx.card_shift)
+            self.setCurrentWidget(self.area)
+        elif ctx.cards:
+            self.area.show_overview(ctx.cards)
             self.setCurrentWidget(self.area)
         else:
             self.setCurrentWidget(self.hint)

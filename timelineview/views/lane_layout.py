@@ -113,8 +113,10 @@ def build_layout(cards: list[CardView], collapsed: set[tuple]) -> LaneLayout:
         key = ("card", c.number)
         shut = key in collapsed
         n = len(st.slices)
-        add(Row(CARD, c.number, 0, CARD_H, 0, f"{c.title}", key, collapsed=shut,
-                tooltip=f"{c.title}: {n:,} slices, {len(st.lanes)} lanes".replace(",", " ")))
+        tip = f"{c.title}: {n:,} slices, {len(st.lanes)} lanes".replace(",", " ")
+        if c.offset_ns:
+            tip += f"; clock offset {c.offset_ns / 1000:+.3f} µs applied (aligned to the first card)"
+        add(Row(CARD, c.number, 0, CARD_H, 0, f"{c.title}", key, collapsed=shut, tooltip=tip))
         if shut:
             continue
         if c.derived_lanes or c.steps is not None:

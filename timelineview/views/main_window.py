@@ -14,7 +14,7 @@ from timelineview.views.theme import system_is_dark
 from timelineview.views.timeline_widget import TimelineWidget
 
 MAX_RECENT = 10
-DOCK_HEIGHT = 220
+DOCK_HEIGHT = 240
 TEXT_INPUTS = (QtWidgets.QLineEdit, QtWidgets.QTextEdit, QtWidgets.QPlainTextEdit,
                QtWidgets.QAbstractSpinBox)
 NAV_KEYS = {QtCore.Qt.Key.Key_W, QtCore.Qt.Key.Key_A, QtCore.Qt.Key.Key_S, QtCore.Qt.Key.Key_D,

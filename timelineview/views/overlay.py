@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import math
-
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
 from timelineview.views.card_data import CardView
 from timelineview.views.lane_layout import LANE, LANE_PAD, SLICE_ROW_H
 from timelineview.views.view_context import ViewContext
+
+MAX_ARROWS = 200
 
 
 def level_y(ctx: ViewContext, card: CardView, lane: int, level: int) -> float | None:
@@ -91,7 +91,7 @@ class OverlayItem(pg.GraphicsObject):
         s = card.store.slices
         pen = QtGui.QPen(ctx.theme.flow, 1.5)
         p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
-        for e in flows.of_slice(ctx.selection.index)[:200].tolist():
+        for e in flows.of_slice(ctx.selection.index)[:MAX_ARROWS].tolist():
             ends = []
             for ts, lane, sl in ((flows.src_ts[e], flows.src_lane[e], flows.src_slice[e]),
                                  (flows.dst_ts[e], flows.dst_lane[e], flows.dst_slice[e])):
@@ -99,28 +99,40 @@ class OverlayItem(pg.GraphicsObject):
                 y = level_y(ctx, card, int(lane), level)
                 if y is None:
                     break
-                ends.append(QtCore.QPointF(ctx.scene_x(ctx.rel(card, int(ts))),
-                                           ctx.scene_y(y + SLICE_ROW_H / 2)))
+                ends.append((ctx.scene_x(ctx.rel(card, int(ts))), ctx.scene_y(y)))
             if len(ends) == 2:
                 self._arrow(p, pen, ends[0], ends[1])
         p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, False)
 
-    def _arrow(self, p: QtGui.QPainter, pen: QtGui.QPen, a: QtCore.QPointF, b: QtCore.QPointF) -> None:
+    def _arrow(self, p: QtGui.QPainter, pen: QtGui.QPen, src: tuple[float, float],
+               dst: tuple[float, float]) -> None:
+        """A curve leaving the source slice's edge and entering the destination's, so it never
+        crosses their labels; same-row flows bow above the row."""
+        (x0, y0), (x1, y1) = src, dst
+        h = SLICE_ROW_H - 2
+        if y1 > y0:  # destination below: bottom edge -> top edge
+            a, b = QtCore.QPointF(x0, y0 + h + 1), QtCore.QPointF(x1, y1 + 1)
+        elif y1 < y0:
+            a, b = QtCore.QPointF(x0, y0 + 1), QtCore.QPointF(x1, y1 + h + 1)
+        else:
+            a, b = QtCore.QPointF(x0, y0 + 1), QtCore.QPointF(x1, y1 + 1)
+        dy = b.y() - a.y()
+        bow = dy * 0.5 if dy else -max(abs(x1 - x0) * 0.25, 12.0)
         path = QtGui.QPainterPath(a)
-        dx = max(abs(b.x() - a.x()) * 0.5, 20.0)
-        path.cubicTo(a.x() + dx, a.y(), b.x() - dx, b.y(), b.x(), b.y())
+        path.cubicTo(a.x(), a.y() + bow, b.x(), b.y() - (bow if dy else -bow), b.x(), b.y())
         p.setPen(pen)
         p.setBrush(QtCore.Qt.BrushStyle.NoBrush)
         p.drawPath(path)
-        p.setBrush(pen.color())
-        p.setPen(QtCore.Qt.PenStyle.NoPen)
-        ang = math.atan2(0.0, 1.0)  # the curve arrives horizontally
-        size = 7.0
+        # arrow head along the curve's final direction (vertical)
+        down = 1.0 if dy >= 0 else -1.0
+        size = 6.0
         head = QtGui.QPolygonF([
             b,
-            QtCore.QPointF(b.x() - size * math.cos(ang - 0.45), b.y() - size * math.sin(ang - 0.45)),
-            QtCore.QPointF(b.x() - size * math.cos(ang + 0.45), b.y() - size * math.sin(ang + 0.45)),
+            QtCore.QPointF(b.x() - size * 0.6, b.y() - size * down),
+            QtCore.QPointF(b.x() + size * 0.6, b.y() - size * down),
         ])
+        p.setBrush(pen.color())
+        p.setPen(QtCore.Qt.PenStyle.NoPen)
         p.drawPolygon(head)
         p.drawEllipse(a, 2.5, 2.5)
 

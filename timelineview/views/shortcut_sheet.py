@@ -5,8 +5,8 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 
 SHORTCUTS = (
-    ("W / S", "zoom in / out around the mouse (view centre when the mouse is outside); hold to speed up"),
-    ("A / D", "pan left / right; hold to speed up (by key position: works on AZERTY, Dvorak…)"),
+    ("W / S", "zoom in / out at the mouse (view centre when it is outside); hold to go faster"),
+    ("A / D", "pan left / right; hold to go faster (by key position: AZERTY works too)"),
     ("Wheel, Ctrl+Wheel", "zoom around the mouse"),
     ("Shift+Wheel", "scroll lanes up / down"),
     ("Drag on the ruler, right or middle drag", "pan"),
@@ -37,7 +37,8 @@ class ShortcutSheet(QtWidgets.QDialog):
         table.verticalHeader().setVisible(False)
         table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         table.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.NoSelection)
-        table.setWordWrap(True)
+        table.setWordWrap(False)
+        table.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
         for r, (keys, action) in enumerate(SHORTCUTS):
             k = QtWidgets.QTableWidgetItem(keys)
             f = k.font()
@@ -45,13 +46,15 @@ class ShortcutSheet(QtWidgets.QDialog):
             k.setFont(f)
             table.setItem(r, 0, k)
             table.setItem(r, 1, QtWidgets.QTableWidgetItem(action))
-        table.resizeColumnToContents(0)
-        table.horizontalHeader().setStretchLastSection(True)
+        table.resizeColumnsToContents()
         table.resizeRowsToContents()
+        table.horizontalHeader().setStretchLastSection(True)
+        width = sum(table.columnWidth(c) for c in range(2)) + 40
+        height = sum(table.rowHeight(r) for r in range(len(SHORTCUTS))) + table.horizontalHeader().height() + 70
         buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
         lay = QtWidgets.QVBoxLayout(self)
         lay.addWidget(table)
         lay.addWidget(buttons)
-        self.resize(760, 560)
+        self.resize(max(width, 600), height)
         self.setWindowModality(QtCore.Qt.WindowModality.NonModal)

@@ -75,9 +75,9 @@ def ticks(t0: int, t1: int, width_px: int, min_px: float = 100.0) -> tuple[list[
     labels = [tick_label(t, step, div) for t in times]
     base = 0
     if labels and max(len(x) for x in labels) > MAX_PLAIN_LABEL:
-        big = step * 1000
+        big = step * 100  # offsets stay below ~100 steps: "+850 ns", not "+4.85 µs"
         base = (t0 // big) * big
-        div = unit_for(max(t1 - base, step))[0]
+        div = unit_for(step)[0]
         labels = ["+" + tick_label(t - base, step, div) for t in times]
     return times, labels, base
 

@@ -41,18 +41,27 @@ DEEP_LANE_LEVELS = 6
 
 
 def default_collapsed(cards: list[CardView]) -> set[tuple]:
-    """Processes taller than :data:`TALL_PROCESS_PX` with a lane at least :data:`DEEP_LANE_LEVELS`
-    deep (call stacks, not many shallow device streams) start collapsed."""
+    """Groups that start collapsed, so the first screen shows what matters.
+
+    Processes taller than :data:`TALL_PROCESS_PX` with a lane at least :data:`DEEP_LANE_LEVELS`
+    deep (host call stacks, not many shallow device streams) start collapsed. With more than
+    two cards every process does: each card shows its derived lanes and one busy strip per
+    process, so the cards compare at a glance (a click on a process opens it).
+    """
     keys = set()
     for c in cards:
+        n_proc = len(c.store.processes)
+        if len(cards) > 2:
+            keys |= {("process", c.number, p) for p in range(n_proc)}
+            continue
         index = c.store.index
         if index is None:
             continue
         levels = index.lane_row_count[: len(c.store.lanes)]
         heights = np.where(levels > 0, np.maximum(levels, 1) * SLICE_ROW_H + 2 * LANE_PAD, 0)
         procs = c.store.lanes.process
-        per_process = np.bincount(procs, weights=heights, minlength=len(c.store.processes))
-        deepest = np.zeros(len(c.store.processes), dtype=np.int64)
+        per_process = np.bincount(procs, weights=heights, minlength=n_proc)
+        deepest = np.zeros(n_proc, dtype=np.int64)
         np.maximum.at(deepest, procs, levels)
         tall = (per_process > TALL_PROCESS_PX) & (deepest >= DEEP_LANE_LEVELS)
         keys |= {("process", c.number, int(p)) for p in np.flatnonzero(tall)}
