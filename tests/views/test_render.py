@@ -13,7 +13,6 @@ from PySide6 import QtCore, QtGui
 
 from timelineview.model.palette import DERIVED_COLOURS, SLICE_COLOURS
 from timelineview.synthetic.cluster import cluster_specs, generate_cluster
-from timelineview.synthetic.spec import CardSpec
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -171,7 +170,3 @@ def test_headless_screenshot_of_a_bad_file_fails_cleanly(tmp_path):
                          env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
     assert run.returncode == 2
     assert "Nothing to show" in run.stderr
-
-
-def test_card_spec_default_is_usable():
-    assert CardSpec().steps >= 1

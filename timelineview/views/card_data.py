@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from timelineview.model.lod import RowSummary, build_row_summary
+from timelineview.model.lod import RowSummary, build_row_summary, prefix_lengths
 from timelineview.model.palette import name_colours
 from timelineview.model.search import NameSearch
 from timelineview.model.store import TraceStore
@@ -25,7 +25,7 @@ class DerivedLane:
 
     key: str
     title: str
-    parts: list[tuple[str, np.ndarray, np.ndarray]]  # (colour key, starts, ends) absolute ns
+    parts: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]  # colour key, starts, ends (abs ns), prefix
     tooltip: str = ""
 
 
@@ -94,7 +94,8 @@ def derived_lanes_of(derived: Any) -> list[DerivedLane]:
             iv = getattr(derived, attr, None)
             if iv is None:
                 continue
-            arrays.append((colour, np.asarray(iv.starts, np.int64), np.asarray(iv.ends, np.int64)))
+            starts, ends = np.asarray(iv.starts, np.int64), np.asarray(iv.ends, np.int64)
+            arrays.append((colour, starts, ends, prefix_lengths(starts, ends)))
         if arrays:
             lanes.append(DerivedLane(key, title, arrays, tip))
     return lanes

@@ -28,6 +28,18 @@ def _to_y(v: np.ndarray, base: int, lo: float, hi: float, h: int) -> np.ndarray:
     return base - np.round((v - lo) / (hi - lo) * h).astype(np.int64)
 
 
+def _merged_columns(x: np.ndarray, top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
+    """1-px column rects, with runs of adjacent columns of equal extent merged into one rect
+    (a step-function counter then costs a few rects per step, not one per pixel)."""
+    if len(x) == 0:
+        return np.zeros((0, 4), np.int32)
+    new = np.ones(len(x), dtype=bool)
+    new[1:] = (x[1:] != x[:-1] + 1) | (top[1:] != top[:-1]) | (bottom[1:] != bottom[:-1])
+    first = np.flatnonzero(new)
+    last = np.append(first[1:], len(x)) - 1
+    return rect_array(x[first], top[first], x[last] + 1, bottom[first])
+
+
 class CounterTrackItem(pg.GraphicsObject):
     """All counter rows of one card; per pixel the min/max of the samples keeps spikes visible."""
 
@@ -107,8 +119,8 @@ class CounterTrackItem(pg.GraphicsObject):
             y_hi = _to_y(high[x], base, lo, hi, h)
             y_lo = _to_y(low[x], base, lo, hi, h)
             y_zero = int(_to_y(np.array([max(lo, 0.0)]), base, lo, hi, h)[0])
-            fill = rect_array(x + left, np.minimum(y_hi, y_zero), x + left + 1, np.maximum(y_hi, y_zero) + 1)
-            line = rect_array(x + left, y_hi - 1, x + left + 1, y_lo + 1)
+            fill = _merged_columns(x + left, np.minimum(y_hi, y_zero), np.maximum(y_hi, y_zero) + 1)
+            line = _merged_columns(x + left, y_hi - 1, y_lo + 1)
             rgb = SLICE_COLOURS[name_colour(counters.series_name[row.series])]
             colour = QtGui.QColor(*rgb).darker(115 if not ctx.theme.dark else 90)
             self._parts.append((colour, fill, line))

@@ -6,7 +6,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
-from timelineview.model.lod import coverage, runs
+from timelineview.model.lod import coverage_fraction, level_runs
 from timelineview.views.card_data import CardView
 from timelineview.views.lane_layout import DERIVED, STEPS
 from timelineview.views.painting import LabelCache, draw_rects, label_font, rect_array
@@ -14,6 +14,8 @@ from timelineview.views.time_format import format_duration
 from timelineview.views.view_context import ViewContext
 
 PHASES = ("step_interval", "fp_bp", "tail")
+FRACTION_LEVELS = 4
+LEVEL_ALPHA = (0, 90, 150, 205, 255)
 
 
 class DerivedTrackItem(pg.GraphicsObject):
@@ -25,7 +27,7 @@ class DerivedTrackItem(pg.GraphicsObject):
         self.card = card
         self.labels = LabelCache(label_font())
         self._key: tuple | None = None
-        self._fills: list[tuple[str, np.ndarray]] = []  # (colour key, rects)
+        self._fills: list[tuple[tuple[str, int], np.ndarray]] = []  # ((colour key, level), rects)
         self._texts: list[tuple[int, int, QtGui.QStaticText]] = []
         self._ticks = np.zeros((0, 4), np.int32)
 
@@ -44,8 +46,12 @@ class DerivedTrackItem(pg.GraphicsObject):
             self._key = key
         p.setClipRect(ctx.area)
         p.setPen(QtCore.Qt.PenStyle.NoPen)
-        for colour, rects in self._fills:
-            p.setBrush(ctx.theme.derived[colour])
+        for (colour, level), rects in self._fills:
+            c = ctx.theme.derived[colour]
+            if level != FRACTION_LEVELS:
+                c = QtGui.QColor(c)
+                c.setAlpha(LEVEL_ALPHA[level])
+            p.setBrush(c)
             draw_rects(p, rects)
         if len(self._ticks):
             p.setBrush(ctx.theme.text)
@@ -65,22 +71,27 @@ class DerivedTrackItem(pg.GraphicsObject):
         if width <= 0:
             return
         left = ctx.area.left()
-        by_colour: dict[str, list[np.ndarray]] = {}
+        by_colour: dict[tuple[str, int], list[np.ndarray]] = {}
         for row in ctx.visible_rows(card.number):
             y = int(ctx.scene_y(row.y))
             if row.kind == DERIVED:
                 lane = card.derived_lanes[row.derived]
-                for colour, starts, ends in lane.parts:
-                    cov = coverage(starts, ends, [(0, len(starts))], t0, t1, width)
-                    _, x0, x1 = runs(cov)
-                    n = len(x0)
-                    by_colour.setdefault(colour, []).append(
-                        rect_array(x0 + left, np.full(n, y + 2), x1 + left, np.full(n, y + row.height - 2)))
+                for colour, starts, ends, cum in lane.parts:
+                    frac = coverage_fraction(starts, ends, cum, t0, t1, width)
+                    # busy share per pixel, in a few steps; any covered time shows at least faintly
+                    levels = np.minimum(np.ceil(frac * FRACTION_LEVELS), FRACTION_LEVELS).astype(np.int8)
+                    _, x0, x1, lv = level_runs(levels[None, :])
+                    for level in np.unique(lv).tolist():
+                        sel = lv == level
+                        n = int(sel.sum())
+                        by_colour.setdefault((colour, level), []).append(
+                            rect_array(x0[sel] + left, np.full(n, y + 2), x1[sel] + left,
+                                       np.full(n, y + row.height - 2)))
             elif row.kind == STEPS and card.steps is not None:
                 self._prepare_steps(by_colour, y, row.height, t0, t1, width)
         self._fills = [(k, np.concatenate(v)) for k, v in by_colour.items() if v]
 
-    def _prepare_steps(self, by_colour: dict[str, list[np.ndarray]], y: int, h: int,
+    def _prepare_steps(self, by_colour: dict[tuple[str, int], list[np.ndarray]], y: int, h: int,
                        t0: int, t1: int, width: int) -> None:
         """Three phases per step; a dark tick at each step start; a label where there is room."""
         s = self.card.steps
@@ -100,7 +111,7 @@ class DerivedTrackItem(pg.GraphicsObject):
             keep = b > a
             n = int(keep.sum())
             if n:
-                by_colour.setdefault(colour, []).append(
+                by_colour.setdefault((colour, FRACTION_LEVELS), []).append(
                     rect_array(a[keep] + left, np.full(n, top), b[keep] + left, np.full(n, bottom)))
         inside = (xs >= 0) & (xs < width)
         n = int(inside.sum())

@@ -181,7 +181,7 @@ class SliceTrackItem(pg.GraphicsObject):
         cache = self._label_ids
         if len(cache) > 50_000:
             cache.clear()
-        colours = theme.label_colours + [theme.muted if not theme.dark else theme.text]
+        colours = theme.label_colours + [theme.busy_label]
         groups: dict[int, list] = {}
         for x, y, bucket, key, cls in zip(xs, ys, buckets, keys, text_class.tolist()):
             st = cache.get((key, bucket), False)

@@ -25,6 +25,7 @@ class Theme:
     muted: QtGui.QColor
     grid: QtGui.QColor
     busy: QtGui.QColor  # folded runs of tiny slices
+    busy_label: QtGui.QColor  # text on a folded run
     summary: QtGui.QColor  # collapsed-group busy strip
     selection: QtGui.QColor
     area_fill: QtGui.QColor
@@ -62,6 +63,7 @@ class Theme:
             area_edge=QtGui.QColor(66, 133, 244, 200),
             mark_fill=QtGui.QColor(250, 190, 20, 40),
             mark_edge=QtGui.QColor(220, 160, 0, 220),
+            busy_label=_rgb(text_on(base["busy"])),
             match=QtGui.QColor(255, 200, 0) if not dark else QtGui.QColor(255, 215, 60),
             fills=[_rgb(c) for c in fills],
             label_colours=[_rgb(text_on(c)) for c in fills],

@@ -384,7 +384,7 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
             if len(k):
                 return self.ctx.rel(card, int(s.start[k[0]])), self.ctx.rel(card, int(s.end[k[0]]))
             return None
-        for _, starts, ends in card.derived_lanes[row.derived].parts:
+        for _, starts, ends, _ in card.derived_lanes[row.derived].parts:
             k = int(np.searchsorted(ends, t - slop, side="left"))
             if k < len(starts) and starts[k] <= t + slop:
                 return self.ctx.rel(card, int(starts[k])), self.ctx.rel(card, int(ends[k]))
