@@ -71,7 +71,9 @@ class AreaStats(QtWidgets.QWidget):
         self.metrics = QtWidgets.QTableWidget(len(METRIC_ROWS), 1)
         self.metrics.setVerticalHeaderLabels([label for _, label in METRIC_ROWS])
         self.metrics.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.metrics.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Stretch)
+        # fixed-width card columns: values stay next to their labels, many cards scroll sideways
+        self.metrics.horizontalHeader().setDefaultSectionSize(132)
+        self.metrics.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Interactive)
         self.metrics.verticalHeader().setDefaultSectionSize(18)
         self.card_combo = QtWidgets.QComboBox()
         self.card_combo.currentIndexChanged.connect(self._show_names)
@@ -82,7 +84,11 @@ class AreaStats(QtWidgets.QWidget):
         self.names.sortByColumn(2, QtCore.Qt.SortOrder.DescendingOrder)
         self.names.verticalHeader().setVisible(False)
         self.names.verticalHeader().setDefaultSectionSize(18)
-        self.names.horizontalHeader().setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)
+        header = self.names.horizontalHeader()
+        header.setDefaultSectionSize(86)
+        header.setMinimumSectionSize(60)
+        header.setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(60)
         self.names.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.names.setAlternatingRowColors(True)
         copy = QtWidgets.QPushButton("Copy CSV")
@@ -108,6 +114,7 @@ class AreaStats(QtWidgets.QWidget):
         split.addWidget(self.metrics)
         split.addWidget(right)
         split.setSizes([380, 620])
+        self.split = split
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(6, 4, 6, 4)
         lay.addWidget(self.title)
@@ -175,6 +182,11 @@ class AreaStats(QtWidgets.QWidget):
 
     def _fill_metrics(self, titles: list[str], metrics: list[dict | None], span_us) -> None:
         spans = span_us if isinstance(span_us, list) else [span_us] * len(titles)
+        # room for every card column when possible; the name table keeps at least half
+        total = max(sum(self.split.sizes()), 1)
+        want = self.metrics.verticalHeader().width() + 132 * len(titles) + 24
+        left = min(max(want, 300), int(total * 0.5))
+        self.split.setSizes([left, total - left])
         self.metrics.setColumnCount(len(titles))
         self.metrics.setHorizontalHeaderLabels(titles)
         for col, m in enumerate(metrics):
