@@ -22,15 +22,8 @@ from timelineview.analysis.names import name_table
 from timelineview.analysis.summary import card_document
 from timelineview.analysis.window import window_metrics
 from timelineview.model.report import LoadReport
-from timelineview.model.store import (
-    CounterTable,
-    FlowTable,
-    InstantTable,
-    LaneTable,
-    ProcessTable,
-    SliceColumns,
-    TraceStore,
-)
+from timelineview.model.store import LaneTable, ProcessTable, SliceColumns, TraceStore
+from timelineview.model.store_factory import empty_counters, empty_flows, empty_instants
 
 STREAMS = 8
 PLANES = 4
@@ -110,11 +103,9 @@ def synthetic_card(n_slices: int, seed: int = 0, streams: int = STREAMS) -> Trac
                             name=np.concatenate(names).astype(np.int32), cat=np.full(n, -1, np.int32),
                             task_type=np.concatenate(types).astype(np.int32), depth=np.zeros(n, np.int16),
                             src=np.arange(n, dtype=np.int64), flags=np.zeros(n, np.uint8)),
-        counters=CounterTable(np.zeros(0, np.int32), [], [], [], np.zeros(0, np.int64), np.zeros(0),
-                              np.zeros(1, np.int64)),
-        instants=InstantTable(np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int32),
-                              np.zeros(0, np.int64)),
-        flows=FlowTable(*(np.zeros(0, np.int32),) * 2, [], *(np.zeros(0, np.int64),) * 6),
+        counters=empty_counters(),
+        instants=empty_instants(),
+        flows=empty_flows(),
         report=LoadReport(counts_by_ph=Counter({"X": n})),
     )
 

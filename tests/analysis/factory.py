@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
-from timelineview.model.interval_index import build_index
-from timelineview.model.report import LoadReport
-from timelineview.model.store import (
-    CounterTable,
-    FlowTable,
-    InstantTable,
-    LaneTable,
-    ProcessTable,
-    SliceColumns,
-    TraceStore,
-)
+from timelineview.model.store import LaneTable, ProcessTable, TraceStore
+from timelineview.model.store_factory import store_from_columns
 
 HW = "Ascend Hardware/Stream 2"
 HW2 = "Ascend Hardware/Stream 3"
@@ -82,48 +71,15 @@ def build_store(slices: list[Sl], layout: Layout | None = None, card: str = "ran
         name=[k.split("/", 1)[1] for k in lane_keys],
         sort_index=np.arange(len(lane_keys), dtype=np.int64),
     )
-    n = len(slices)
     start = np.array([s.start for s in slices], dtype=np.int64)
     dur = np.array([s.dur for s in slices], dtype=np.int64)
     lane = np.array([lane_keys.index(s.lane) for s in slices], dtype=np.int32)
     name = np.array([_intern(strings, ids, s.name) for s in slices], dtype=np.int32)
     task_type = np.array([_intern(strings, ids, s.task_type) if s.task_type is not None else -1
                           for s in slices], dtype=np.int32)
-    index, depth, overlapping = build_index(start, dur, lane, len(lane_keys))
-    report = LoadReport()
-    report.counts_by_ph = Counter({"X": n})
-    report.overlapping_slices = overlapping
     args = [s.args for s in slices]
-    return TraceStore(
-        card=card,
-        rank=rank,
-        paths=[Path(p) for p in paths],
-        strings=strings,
-        processes=processes,
-        lanes=lanes,
-        slices=SliceColumns(start=start, dur=dur, lane=lane, name=name,
-                            cat=np.full(n, -1, dtype=np.int32), task_type=task_type, depth=depth,
-                            src=np.arange(n, dtype=np.int64), flags=np.zeros(n, dtype=np.uint8)),
-        counters=empty_counters(),
-        instants=InstantTable(np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int32),
-                              np.zeros(0, np.int64)),
-        flows=empty_flows(),
-        report=report,
-        generation="test",
-        index=index,
-        _args_reader=lambda src: [args[int(i)] for i in src],
-    )
-
-
-def empty_counters() -> CounterTable:
-    return CounterTable(np.zeros(0, np.int32), [], [], [], np.zeros(0, np.int64), np.zeros(0),
-                        np.zeros(1, np.int64))
-
-
-def empty_flows() -> FlowTable:
-    z64 = np.zeros(0, np.int64)
-    z32 = np.zeros(0, np.int32)
-    return FlowTable(z32, z32, [], z64, z32, z64, z64, z32, z64)
+    return store_from_columns(start, dur, lane, name, strings, processes, lanes, task_type=task_type,
+                              card=card, rank=rank, paths=paths, args=lambda src: [args[int(i)] for i in src])
 
 
 def msprof_card(compute: list[tuple[int, int]], comm: list[tuple[int, int]],
