@@ -8,6 +8,7 @@ out not to be a real boundary is decoded again from the right place.
 
 from __future__ import annotations
 
+import atexit
 import gzip
 import os
 import shutil
@@ -103,6 +104,7 @@ def _decompress(path: Path, cancel: threading.Event | None) -> str:
     global _temp_dir
     if _temp_dir is None:
         _temp_dir = tempfile.mkdtemp(prefix="timelineview-")
+        atexit.register(cleanup_temp)
     out = os.path.join(_temp_dir, f"{abs(hash(str(path)))}_{path.stem}")
     with gzip.open(path, "rb") as src, open(out, "wb") as dst:
         while True:
@@ -389,5 +391,6 @@ def _file_report(job: _FileJob) -> None:
 
 
 def cleanup_temp() -> None:
+    """Remove the decompressed copies of ``.gz`` traces (at exit)."""
     if _temp_dir is not None:
         shutil.rmtree(_temp_dir, ignore_errors=True)

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 _TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|"|[{}\[\]]')
 _RESYNC = re.compile(rb"\}\s*,\s*\{")
-_OBJ_START = re.compile(rb"\s*,?\s*\{")
 
 
 @dataclass
@@ -139,9 +138,3 @@ class _Scanner:
                 self.truncated = True
             return restart
         return None
-
-
-def next_element_start(buf: bytes, pos: int) -> int:
-    """Position of the next ``{`` after optional whitespace and one comma, or -1."""
-    m = _OBJ_START.match(buf, pos)
-    return m.end() - 1 if m else -1
