@@ -16,7 +16,6 @@ import os
 import statistics
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -25,17 +24,8 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from timelineview.model.interval_index import build_index  # noqa: E402
-from timelineview.model.report import LoadReport  # noqa: E402
-from timelineview.model.store import (  # noqa: E402
-    CounterTable,
-    FlowTable,
-    InstantTable,
-    LaneTable,
-    ProcessTable,
-    SliceColumns,
-    TraceStore,
-)
+from timelineview.model.store import LaneTable, ProcessTable, TraceStore  # noqa: E402
+from timelineview.model.store_factory import store_from_columns  # noqa: E402
 
 WIDTH, HEIGHT = 1920, 1080
 WINDOWS = {"full": 1.0, "1pct": 0.01, "0.01pct": 0.0001}
@@ -67,25 +57,15 @@ def synthetic_store(n: int, seed: int = 0) -> TraceStore:
     names_pool = [f"op_{k:04d}_{kinds[k % 5]}" for k in range(2000)]
     zipf = np.minimum(rng.zipf(1.3, size=len(start)) - 1, 1999).astype(np.int32)
     strings = names_pool + ["AI_CORE"]
-    total = len(start)
-    index, depth, overlapping = build_index(start, dur, lanes, n_lanes)
-    report = LoadReport(counts_by_ph=Counter({"X": total}), overlapping_slices=overlapping)
-    z64, z32 = np.zeros(0, np.int64), np.zeros(0, np.int32)
-    return TraceStore(
-        card="synthetic", rank=0, paths=[], strings=strings,
-        processes=ProcessTable(pid=["1", "2", "3", "4"], name=[f"Ascend Hardware {k}" for k in range(4)],
-                               label=[""] * 4, sort_index=np.arange(4)),
-        lanes=LaneTable(process=(np.arange(n_lanes) // 8).astype(np.int32),
-                        tid=[str(i) for i in range(n_lanes)], name=[f"Stream {i}" for i in range(n_lanes)],
-                        sort_index=np.arange(n_lanes)),
-        slices=SliceColumns(start=start, dur=dur, lane=lanes, name=zipf, cat=np.full(total, -1, np.int32),
-                            task_type=np.full(total, len(strings) - 1, np.int32), depth=depth,
-                            src=np.arange(total, dtype=np.int64), flags=np.zeros(total, np.uint8)),
-        counters=CounterTable(z32, [], [], [], z64, np.zeros(0), np.zeros(1, np.int64)),
-        instants=InstantTable(z64, z32, z32, z64),
-        flows=FlowTable(z32, z32, [], z64, z32, z64, z64, z32, z64),
-        report=report, generation="synthetic", index=index,
-    )
+    return store_from_columns(
+        start, dur, lanes, zipf, strings,
+        ProcessTable(pid=["1", "2", "3", "4"], name=[f"Ascend Hardware {k}" for k in range(4)],
+                     label=[""] * 4, sort_index=np.arange(4)),
+        LaneTable(process=(np.arange(n_lanes) // 8).astype(np.int32),
+                  tid=[str(i) for i in range(n_lanes)], name=[f"Stream {i}" for i in range(n_lanes)],
+                  sort_index=np.arange(n_lanes)),
+        task_type=np.full(len(start), len(strings) - 1, np.int32), card="synthetic", paths=[],
+        generation="synthetic")
 
 
 def load_stores(path: Path) -> list[TraceStore]:

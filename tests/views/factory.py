@@ -2,22 +2,10 @@
 
 from __future__ import annotations
 
-from collections import Counter
-from pathlib import Path
-
 import numpy as np
 
-from timelineview.model.interval_index import build_index
-from timelineview.model.report import LoadReport
-from timelineview.model.store import (
-    CounterTable,
-    FlowTable,
-    InstantTable,
-    LaneTable,
-    ProcessTable,
-    SliceColumns,
-    TraceStore,
-)
+from timelineview.model.store import CounterTable, FlowTable, LaneTable, ProcessTable, TraceStore
+from timelineview.model.store_factory import empty_counters, store_from_columns
 
 BASE_NS = 1_736_412_474_721_123_620  # epoch-µs magnitude: exercises exact int64 handling
 OPS = ["MatMul", "Conv2D", "Add", "LayerNorm", "Softmax", "GeLU", "Mul", "Transpose", "BatchMatMul",
@@ -61,37 +49,24 @@ class StoreBuilder:
             if p not in procs:
                 procs.append(p)
         rows = np.array(self.rows, dtype=np.int64).reshape(-1, 5)
-        start, dur, lane = rows[:, 0], rows[:, 1], rows[:, 2].astype(np.int32)
-        n = len(rows)
-        index, depth, overlapping = build_index(start, dur, lane, len(self.lane_keys))
-        report = LoadReport()
-        report.counts_by_ph = Counter({"X": n})
-        report.overlapping_slices = overlapping
+        start, lane = rows[:, 0], rows[:, 2].astype(np.int32)
         args = list(self.args)
-        return TraceStore(
-            card=card, rank=rank, paths=[Path(f"{card}.json")], strings=self.strings,
-            processes=ProcessTable(pid=[str(100 + i) for i in range(len(procs))], name=procs,
-                                   label=[""] * len(procs), sort_index=np.arange(len(procs))),
-            lanes=LaneTable(process=np.array([procs.index(k.split("/", 1)[0]) for k in self.lane_keys],
-                                             dtype=np.int32),
-                            tid=[str(i) for i in range(len(self.lane_keys))],
-                            name=[k.split("/", 1)[1] for k in self.lane_keys],
-                            sort_index=np.arange(len(self.lane_keys))),
-            slices=SliceColumns(start=start, dur=dur, lane=lane, name=rows[:, 3].astype(np.int32),
-                                cat=np.full(n, -1, np.int32), task_type=rows[:, 4].astype(np.int32),
-                                depth=depth, src=np.arange(n, dtype=np.int64), flags=np.zeros(n, np.uint8)),
-            counters=self._counter_table(procs),
-            instants=InstantTable(np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int32),
-                                  np.zeros(0, np.int64)),
-            flows=self._flow_table(start, lane),
-            report=report, generation="test", index=index,
-            _args_reader=lambda src: [args[int(i)] for i in src],
+        return store_from_columns(
+            start, rows[:, 1], lane, rows[:, 3], self.strings,
+            ProcessTable(pid=[str(100 + i) for i in range(len(procs))], name=procs,
+                         label=[""] * len(procs), sort_index=np.arange(len(procs))),
+            LaneTable(process=np.array([procs.index(k.split("/", 1)[0]) for k in self.lane_keys], dtype=np.int32),
+                      tid=[str(i) for i in range(len(self.lane_keys))],
+                      name=[k.split("/", 1)[1] for k in self.lane_keys],
+                      sort_index=np.arange(len(self.lane_keys))),
+            task_type=rows[:, 4], card=card, rank=rank, paths=[f"{card}.json"],
+            counters=self._counter_table(procs), flows=self._flow_table(start, lane),
+            args=lambda src: [args[int(i)] for i in src],
         )
 
     def _counter_table(self, procs: list[str]) -> CounterTable:
         if not self.counters:
-            return CounterTable(np.zeros(0, np.int32), [], [], [], np.zeros(0, np.int64), np.zeros(0),
-                                np.zeros(1, np.int64))
+            return empty_counters()
         lens = [len(c[2]) for c in self.counters]
         return CounterTable(
             series_process=np.array([procs.index(c[0]) for c in self.counters], np.int32),
@@ -106,7 +81,7 @@ class StoreBuilder:
         k = len(f)
         return FlowTable(name=np.full(k, self.intern("HostToDevice"), np.int32),
                          cat=np.full(k, self.intern("HostToDevice"), np.int32),
-                         flow_id=[str(i) for i in range(k)],
+                         flow_id=np.arange(k, dtype=np.int64),
                          src_ts=start[f[:, 0]], src_lane=lane[f[:, 0]], src_slice=f[:, 0],
                          dst_ts=start[f[:, 1]], dst_lane=lane[f[:, 1]], dst_slice=f[:, 1])
 
