@@ -62,3 +62,19 @@ def test_floats_below_2_42_us_round_to_written_ns(values):
     assert ok.all() and not lossy
     for v, got in zip(values, ns.tolist()):
         assert abs(got - float(Decimal(v) * 1000)) <= 0.5 + 1e-6
+
+
+@given(st.integers(1, 19), st.integers(0, 7), st.lists(st.integers(0, 10**19), min_size=1, max_size=8))
+def test_same_shape_strings_match_the_exact_parser(width, decimals, numbers):
+    """The numpy fast path for equal-length strings agrees with the exact parser, overflow included."""
+    texts = []
+    for v in numbers:
+        digits = str(v).zfill(width + decimals)[-(width + decimals):]
+        texts.append(digits[:width] + ("." + digits[width:] if decimals else ""))
+    ns, ok = strings_to_ns(texts)
+    for text, got, good in zip(texts, ns.tolist(), ok.tolist()):
+        want = decimal_text_to_ns(text)
+        if want is not None and -(2**63) <= want < 2**63:
+            assert good and got == want, text
+        else:
+            assert not good, text
