@@ -176,8 +176,8 @@ class CardBuilder:
         )
         table_rows, flows = self.table_rows, self.flows
         store._string_ids = strings.ids
-        edges = _flow_edges(flows, to_display, report)
-        store.flows = LazyFlowTable(lambda: _flow_table(edges, store))
+        # linking and binding flows waits for the first look at them (a tenth of a large load)
+        store.flows = LazyFlowTable(lambda: _flow_table(_flow_edges(flows, to_display, report), store))
         store._args_reader = ArgsReader(ChunkTable(
             path=[r[0] for r in table_rows],
             start=np.array([r[1] for r in table_rows], dtype=np.int64),
