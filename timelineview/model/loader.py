@@ -24,7 +24,7 @@ from pathlib import Path
 from timelineview.model.assemble import CardBuilder
 from timelineview.model.cache import default_cache_dir, load_cached
 from timelineview.model.cache import save as save_cache
-from timelineview.model.chunk_decode import ChunkResult, decode_group, decode_range
+from timelineview.model.chunk_decode import ChunkResult, decode_group, decode_range, unpack
 from timelineview.model.discovery import CardSource, find_cards
 from timelineview.model.layout_scan import ArrayBounds, locate_array, plan_ranges
 from timelineview.model.report import LoadReport
@@ -254,7 +254,7 @@ def _tasks(jobs: list[_FileJob]) -> list[tuple[_FileJob, list[int]]]:
 
 def _run_task(job: _FileJob, group: list[int]) -> list[ChunkResult]:
     final = group[-1] == len(job.ranges) - 1
-    return decode_group(job.path, job.index, [job.ranges[k] for k in group], final)
+    return unpack(decode_group(job.path, job.index, [job.ranges[k] for k in group], final))
 
 
 class _ProgressMeter:
@@ -317,7 +317,7 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
                 t = futures[fut]
                 job, group = tasks[t]
                 try:
-                    results = fut.result()
+                    results = unpack(fut.result())
                 except BrokenProcessPool:
                     continue  # decoded below, in this process
                 for k, res in zip(group, results):
