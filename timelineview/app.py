@@ -22,6 +22,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--range", nargs=2, type=float, metavar=("T0_US", "T1_US"),
                     help="show this window, µs from the trace start")
     ap.add_argument("--theme", choices=("system", "light", "dark"), default="system")
+    ap.add_argument("--view", choices=("timeline", "cluster"), default="timeline",
+                    help="with --screenshot: the tab to render (cluster: the card comparison)")
     return ap.parse_args(argv)
 
 
@@ -86,6 +88,8 @@ def _screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
     else:
         win.open_sample()
     win.wait_loaded()
+    if args.view == "cluster":
+        win.cluster.show_comparison()
     ok = render_window(win, args.screenshot, size, tuple(args.range) if args.range else None)
     has_cards = bool(win.timeline.cards)
     win.close()

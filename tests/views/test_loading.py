@@ -16,7 +16,7 @@ def slow_load(monkeypatch):
     """A loader that reports progress for ~2 s unless cancelled; returns one small card per path."""
     calls = []
 
-    def fake_load(paths, progress=None, cancel=None):
+    def fake_load(paths, progress=None, cancel=None, **_options):  # card_progress, cache
         calls.append(paths)
         for k in range(100):
             if cancel is not None and cancel.is_set():

@@ -82,6 +82,13 @@ def _mean_over_steps(card: dict, key: str) -> float:
     return float(card.get(key) or 0.0)
 
 
+def slow_threshold(values: np.ndarray) -> tuple[float, float]:
+    """(median, threshold): a value above median + max(5 % of median, 3 × 1.4826 × MAD) is slow."""
+    median = float(np.median(values))
+    mad = float(np.median(np.abs(values - median)))
+    return median, median + max(MIN_RELATIVE_EXCESS * abs(median), MAD_FACTOR * MAD_SCALE * mad)
+
+
 def slow_cards(card_docs: list[dict]) -> list[dict]:
     """Cards above median + max(5 % of median, 3 × 1.4826 × MAD) on any slow-card metric."""
     if len(card_docs) < MIN_CARDS_FOR_SLOW:
@@ -89,9 +96,7 @@ def slow_cards(card_docs: list[dict]) -> list[dict]:
     flagged = []
     for metric, key in SLOW_CARD_METRICS.items():
         values = np.array([_mean_over_steps(c, key) for c in card_docs])
-        median = float(np.median(values))
-        mad = float(np.median(np.abs(values - median)))
-        threshold = median + max(MIN_RELATIVE_EXCESS * abs(median), MAD_FACTOR * MAD_SCALE * mad)
+        median, threshold = slow_threshold(values)
         for card, value in zip(card_docs, values, strict=True):
             if value > threshold:
                 flagged.append({"card": card["card"], "metric": metric, "value": float(value),

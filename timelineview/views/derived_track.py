@@ -84,9 +84,10 @@ class DerivedTrackItem(pg.GraphicsObject):
                     for level in np.unique(lv).tolist():
                         sel = lv == level
                         n = int(sel.sum())
+                        pad = 2 if row.height >= 12 else 1  # compact rows (cluster lane filter)
                         by_colour.setdefault((colour, level), []).append(
-                            rect_array(x0[sel] + left, np.full(n, y + 2), x1[sel] + left,
-                                       np.full(n, y + row.height - 2)))
+                            rect_array(x0[sel] + left, np.full(n, y + pad), x1[sel] + left,
+                                       np.full(n, y + row.height - pad)))
             elif row.kind == STEPS and card.steps is not None:
                 self._prepare_steps(by_colour, y, row.height, t0, t1, width)
         self._fills = [(k, np.concatenate(v)) for k, v in by_colour.items() if v]
@@ -106,7 +107,8 @@ class DerivedTrackItem(pg.GraphicsObject):
             return np.clip(np.floor((t[idx] - t0) * scale), -1, width + 1).astype(np.int64)
 
         xs, xf, xb, xe = px(s.start), px(np.maximum(s.fp, s.start)), px(np.maximum(s.bp, s.fp)), px(s.end)
-        top, bottom = y + 2, y + h - 2
+        pad = 2 if h >= 12 else 1  # compact rows (cluster lane filter)
+        top, bottom = y + pad, y + h - pad
         for colour, a, b in (("step_interval", xs, xf), ("fp_bp", xf, xb), ("tail", xb, xe)):
             keep = b > a
             n = int(keep.sum())
@@ -117,6 +119,8 @@ class DerivedTrackItem(pg.GraphicsObject):
         n = int(inside.sum())
         self._ticks = rect_array(xs[inside] + left, np.full(n, top - 1), xs[inside] + left + 1,
                                  np.full(n, bottom + 1))
+        if bottom - top < self.labels.height:  # compact rows (cluster lane filter): no room for labels
+            return
         text_y = top + max((bottom - top - self.labels.height) // 2, 0)
         for k in np.flatnonzero((xe - xs) >= 60)[:400].tolist():
             i = int(idx[k])

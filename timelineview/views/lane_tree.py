@@ -12,6 +12,7 @@ from timelineview.views.lane_layout import CARD, Row
 from timelineview.views.view_context import AXIS_H, ViewContext
 
 INDENT = 14
+COMPACT_MIN_PX = 8  # smallest text in compact rows
 
 
 class LaneTree(QtWidgets.QWidget):
@@ -74,6 +75,7 @@ class LaneTree(QtWidgets.QWidget):
         fm_bold = QtGui.QFontMetrics(self._bold)
         fm = QtGui.QFontMetrics(self.font())
         lane_no = 0
+        label_free_y = -1
         for r in ctx.layout.visible(ctx.scroll_y, ctx.scroll_y + h - AXIS_H):
             y = AXIS_H + r.y - ctx.scroll_y
             if r.kind == CARD:
@@ -92,14 +94,25 @@ class LaneTree(QtWidgets.QWidget):
                 self._triangle(p, x, y + r.height // 2, r.collapsed)
                 x += 14
             font, metrics = (self._bold, fm_bold) if r.kind == CARD else (self.font(), fm)
+            if r.height < metrics.height():  # compact rows (cluster lane filter): text shrinks to fit
+                font, metrics = self._compact_font(font, r.height)
+                if y < label_free_y:  # rows thinner than legible text: name every other one
+                    continue
+                label_free_y = y + metrics.height()
             p.setFont(font)
-            p.setPen(theme.text if r.is_group or r.kind != "derived" else theme.muted)
+            # derived lanes under a card are secondary; at indent 0 (lane filter) they are the card itself
+            p.setPen(theme.text if r.is_group or r.kind != "derived" or r.indent == 0 else theme.muted)
             line_h = min(r.height, 22)
             text = metrics.elidedText(r.title, QtCore.Qt.TextElideMode.ElideMiddle, w - x - 8)
             p.drawText(QtCore.QRect(x, y, w - x - 8, line_h), QtCore.Qt.AlignmentFlag.AlignVCenter, text)
         p.setClipping(False)
         p.fillRect(w - 1, 0, 1, h, theme.grid.darker(110))
         p.end()
+
+    def _compact_font(self, font: QtGui.QFont, row_h: int) -> tuple[QtGui.QFont, QtGui.QFontMetrics]:
+        small = QtGui.QFont(font)
+        small.setPixelSize(max(row_h - 1, COMPACT_MIN_PX))
+        return small, QtGui.QFontMetrics(small)
 
     def _triangle(self, p: QtGui.QPainter, x: int, cy: int, collapsed: bool) -> None:
         p.setPen(QtCore.Qt.PenStyle.NoPen)

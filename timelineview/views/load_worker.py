@@ -10,6 +10,7 @@ from pathlib import Path
 from PySide6 import QtCore
 
 from timelineview.views.card_data import align_clocks, prepare_card
+from timelineview.views.card_progress import card_labels
 
 PROGRESS_INTERVAL_S = 0.05  # the loader may call back very often; the GUI needs ~20 updates/s
 
@@ -23,12 +24,17 @@ class LoadWorker(QtCore.QObject):
     failed = QtCore.Signal(str)
     cancelled = QtCore.Signal()
     done = QtCore.Signal()  # always last
+    cardsFound = QtCore.Signal(object)  # card names, in the order of cardProgress indices (issue 5)
+    cardProgress = QtCore.Signal(int, object, object)  # card index, done bytes, total bytes of that card
+    compared = QtCore.Signal(object)  # analysis ClusterComparison, emitted just before ``loaded``
 
-    def __init__(self, paths: list[Path]) -> None:
+    def __init__(self, paths: list[Path], cache: bool = True) -> None:
         super().__init__()
         self.paths = [Path(p) for p in paths]
+        self.cache = cache  # cards re-open from memory-mapped columns while their files are unchanged
         self.cancel_event = threading.Event()
         self._last = 0.0
+        self._card_last: dict[int, float] = {}
 
     def cancel(self) -> None:
         self.cancel_event.set()
@@ -39,13 +45,21 @@ class LoadWorker(QtCore.QObject):
             self._last = now
             self.progress.emit(int(done), int(total))
 
+    def _card_progress(self, card: int, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - self._card_last.get(card, 0.0) >= PROGRESS_INTERVAL_S or done >= total:
+            self._card_last[card] = now
+            self.cardProgress.emit(int(card), int(done), int(total))
+
     @QtCore.Slot()
     def run(self) -> None:
         from timelineview.model import LoadCancelled, load
 
         try:
             self.stage.emit("Reading")
-            stores = load([str(p) for p in self.paths], progress=self._progress, cancel=self.cancel_event)
+            self.cardsFound.emit(card_labels(self.paths))
+            stores = load([str(p) for p in self.paths], progress=self._progress, cancel=self.cancel_event,
+                          card_progress=self._card_progress, cache=self.cache)
             cards = []
             for i, store in enumerate(stores):
                 if self.cancel_event.is_set():
@@ -54,6 +68,7 @@ class LoadWorker(QtCore.QObject):
                 cards.append(prepare_card(store, i))
             self.stage.emit("Aligning clocks")
             align_clocks(cards)
+            self._compare(cards)
             self.loaded.emit(cards)
         except LoadCancelled:
             self.cancelled.emit()
@@ -61,6 +76,15 @@ class LoadWorker(QtCore.QObject):
             self.failed.emit(f"{type(exc).__name__}: {exc}\n\n{traceback.format_exc(limit=5)}")
         finally:
             self.done.emit()
+
+    def _compare(self, cards: list) -> None:
+        from timelineview.views.cluster_tab import compare_card_views
+
+        self.stage.emit("Comparing cards")
+        try:
+            self.compared.emit(compare_card_views(cards))
+        except Exception:  # the comparison is extra: the timeline still opens without it
+            self.compared.emit(None)
 
 
 def start_load(paths: list[Path]) -> tuple[LoadWorker, QtCore.QThread]:

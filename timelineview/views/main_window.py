@@ -6,6 +6,7 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from timelineview.views.cluster_tab import ClusterTab
 from timelineview.views.details_panel import DetailsPanel
 from timelineview.views.load_worker import LoadWorker, finish_load, start_load
 from timelineview.views.search_bar import SearchBar
@@ -45,13 +46,15 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setAcceptDrops(True)
         self.timeline = TimelineWidget()
         self.search = SearchBar(self.timeline)
+        self.cluster = ClusterTab(self, self.timeline)  # issue 5: comparison tab, drill-down, lane filter
         central = QtWidgets.QWidget()
         lay = QtWidgets.QVBoxLayout(central)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
         lay.addWidget(self.search)
+        lay.addWidget(self.cluster.bar)
         lay.addWidget(self.timeline, 1)
-        self.setCentralWidget(central)
+        self.setCentralWidget(self.cluster.wrap(central))
         self.details = DetailsPanel(self.timeline)
         self.dock = QtWidgets.QDockWidget("Details", self)
         self.dock.setObjectName("details")
@@ -190,6 +193,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.worker.failed.connect(self._on_failed)
         self.worker.cancelled.connect(self._on_cancelled)
         self.worker.done.connect(self._on_done)
+        self.cluster.watch(self.worker)
         self.progress.setValue(0)
         for w in (self.stage_label, self.progress, self.cancel_button):
             w.show()
@@ -357,7 +361,8 @@ class MainWindow(QtWidgets.QMainWindow):
             focus = QtWidgets.QApplication.focusWidget()
             if (focus is not None and focus is not self.timeline and self.isAncestorOf(focus)
                     and not isinstance(focus, TEXT_INPUTS) and obj is focus
-                    and ev.key() in NAV_KEYS and not ev.modifiers() & ~QtCore.Qt.KeyboardModifier.ShiftModifier):
+                    and ev.key() in NAV_KEYS and self.timeline.isVisible()
+                    and not ev.modifiers() & ~QtCore.Qt.KeyboardModifier.ShiftModifier):
                 if ev.type() == QtCore.QEvent.Type.KeyPress:
                     self.timeline.keyPressEvent(ev)
                 else:

@@ -22,7 +22,8 @@ from timelineview.views.keys import (
     discrete_action,
     physical_action,
 )
-from timelineview.views.lane_layout import CARD, DERIVED, LANE, LANE_PAD, PROCESS, SLICE_ROW_H, STEPS, build_layout
+from timelineview.views.lane_filter import ALL, build_filtered_layout, is_single_kind
+from timelineview.views.lane_layout import CARD, DERIVED, LANE, LANE_PAD, PROCESS, SLICE_ROW_H, STEPS
 from timelineview.views.lane_tree import LaneTree
 from timelineview.views.overlay import slice_layout_rect
 from timelineview.views.scroll_bar import LaneScrollBar
@@ -83,6 +84,7 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
         self.ctx = ViewContext()
         self.ctx.theme = Theme.build(system_is_dark())
         self.collapsed: set[tuple] = set()
+        self.lane_filter = ALL  # one kind of lane across all cards (lane_filter.LANE_FILTERS), issue 5
         self.setFocusPolicy(QtCore.Qt.FocusPolicy.StrongFocus)
         self.tree = LaneTree(self.ctx)
         self.canvas = TimelineCanvas(self.ctx, self)
@@ -160,7 +162,8 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
             self.ctx.viewport.set_range(old[0] - self.ctx.origin, old[1] - self.ctx.origin, remember=False)
 
     def rebuild_layout(self) -> None:
-        self.ctx.layout = build_layout(self.ctx.cards, self.collapsed)
+        self.ctx.layout = build_filtered_layout(self.ctx.cards, self.lane_filter, self.collapsed,
+                                                self.ctx.area.height())
         self.ctx.generation += 1
         self._update_scrollbar()
         self.canvas.refresh()
@@ -200,7 +203,15 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
         self.tree.update()
         self.canvas.redraw()
 
+    def set_lane_filter(self, kind: str) -> None:
+        """Keep only lanes of ``kind`` on every card (``lane_filter.ALL``: every lane)."""
+        self.lane_filter = kind
+        self.rebuild_layout()
+        self.set_scroll(0)
+
     def on_resized(self) -> None:
+        if is_single_kind(self.lane_filter):  # rows are sized to fit the height
+            self.rebuild_layout()
         self._update_scrollbar()
         self.set_scroll(self.ctx.scroll_y)
         self.tree.update()

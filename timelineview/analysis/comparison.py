@@ -1,0 +1,294 @@
+"""Cluster comparison (issue 5): one row of indicators per card, for the mean over steps or one step.
+
+Every number comes from the analysis functions (``step_metrics``, ``pipeline_metrics``,
+``slow_cards``), so the table agrees with ``timelineview stats --json``. No Qt.
+
+The stacked bar of a step splits it into parts that add up to the step time: the step
+interval [s, fp), then compute, pure communication and free time over [fp, e). (The table's
+``free_us`` covers the whole step, so it includes the step interval.)
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from timelineview.analysis.cluster import MIN_CARDS_FOR_SLOW, slow_cards, slow_threshold
+from timelineview.analysis.derived import DerivedIntervals
+from timelineview.analysis.pipeline import derive_pipeline, pipeline_metrics
+from timelineview.analysis.steps import StepWindow, find_steps, step_metrics
+from timelineview.analysis.window import window_metrics
+from timelineview.model.store import TraceStore
+
+TIME, RATIO, COUNT, OFFSET, TEXT = "time", "ratio", "count", "offset", "text"
+
+
+@dataclass(frozen=True)
+class Column:
+    """One table column: row key, header, how to show the value, header tooltip."""
+
+    key: str
+    title: str
+    kind: str
+    tooltip: str
+
+
+COLUMNS = (
+    Column("card", "Card", TEXT, "card (rank); a red mark: flagged slow, see its tooltip"),
+    Column("step_time_us", "Step time", TIME, "length of the step window"),
+    Column("step_interval_us", "Step interval", TIME, "waiting for data: step start → first compute (fp)"),
+    Column("fp_bp_us", "Fwd / bwd", TIME, "forward and backward: fp → bp"),
+    Column("tail_us", "Tail", TIME, "gradient synchronisation and update: bp → step end"),
+    Column("compute_us", "Compute", TIME, "|U(compute)|: AI Core / Vector / CPU tasks"),
+    Column("communication_us", "Comm.", TIME, "|U(communication)|: communication operators"),
+    Column("pure_communication_us", "Pure comm.", TIME, "communication that no computation hides"),
+    Column("overlap_ratio", "Overlap", RATIO, "overlapped / communication"),
+    Column("free_us", "Free", TIME, "neither compute nor communication (includes the step interval)"),
+    Column("idle_gap_count", "Idle gaps", COUNT, "holes of ≥ 1 µs between compute tasks"),
+    Column("idle_gap_total_us", "Gap time", TIME, "total length of the idle AI Core gaps"),
+    Column("clock_offset_us", "Clock offset", OFFSET,
+           "subtracted from the card's times to align it with the first card"),
+)
+PIPELINE_COLUMNS = (
+    Column("stage_us", "Stage", TIME, "pipeline stage time = step time − receive-only communication"),
+    Column("receive_only_us", "Receive only", TIME, "time spent only receiving from the previous stage"),
+    Column("other_pure_communication_us", "Other pure comm.", TIME,
+           "pure communication that is not receive-only"),
+)
+BAR_PARTS = (
+    ("step_interval_us", "Step interval"), ("compute_us", "Compute"),
+    ("pure_communication_us", "Pure communication"), ("free_us", "Free"),
+)
+_STEP_KEYS = ("step_time_us", "step_interval_us", "fp_bp_us", "tail_us", "compute_us", "communication_us",
+              "overlapped_us", "pure_communication_us", "free_us", "idle_gap_count", "idle_gap_total_us")
+_PIPELINE_KEYS = ("stage_us", "receive_only_us", "other_pure_communication_us")
+
+
+@dataclass
+class CardComparison:
+    """One card's per-step indicators; ``number`` is the card's position in the loaded list."""
+
+    number: int
+    card: str
+    rank: int | None
+    clock_offset_us: float = 0.0
+    steps: list[dict] = field(default_factory=list)  # step_metrics + bar + pipeline + window (card clock)
+    error: str = ""
+
+    @property
+    def usable(self) -> bool:
+        return not self.error and bool(self.steps)
+
+
+def card_steps(store: TraceStore, derived: DerivedIntervals, steps: list[StepWindow] | None = None) -> list[dict]:
+    """Indicators of each step of one card (its own clock), with bar parts and pipeline metrics."""
+    steps = find_steps(store, derived) if steps is None else steps
+    pipeline = derive_pipeline(store, derived)
+    out = []
+    for s in steps:
+        m = step_metrics(store, derived, s)
+        m["step_time_us"] = m["span_us"]
+        after = window_metrics(derived, s.fp, s.end)
+        m["bar"] = {"step_interval_us": m["step_interval_us"], "compute_us": after["compute_us"],
+                    "pure_communication_us": after["pure_communication_us"], "free_us": after["free_us"]}
+        if pipeline is not None:
+            m.update(pipeline_metrics(derived, pipeline, s.start, s.end))
+        else:
+            m.update(receive_only_us=0.0, other_pure_communication_us=m["pure_communication_us"],
+                     stage_us=m["step_time_us"])
+        m["pipeline"] = pipeline is not None
+        m["start_ns"], m["end_ns"] = int(s.start), int(s.end)
+        out.append(m)
+    return out
+
+
+def card_comparison(store: TraceStore, derived: DerivedIntervals | None, number: int,
+                    clock_offset_ns: int = 0, steps: list[StepWindow] | None = None) -> CardComparison:
+    """One card; a card that failed to load (or has no analysis) keeps its error and no steps."""
+    cc = CardComparison(number, store.card, store.rank, clock_offset_ns / 1000.0)
+    if store.report.error:
+        cc.error = store.report.error
+    elif derived is None or not len(store.slices):
+        cc.error = "no slices could be read"
+    else:
+        cc.steps = card_steps(store, derived, steps)
+    return cc
+
+
+@dataclass
+class ClusterComparison:
+    """Every card of a cluster, ordered by rank (cards without a rank last, by name)."""
+
+    cards: list[CardComparison]
+
+    def __post_init__(self) -> None:
+        self.cards.sort(key=lambda c: (c.rank is None, c.rank if c.rank is not None else 0, c.card))
+
+    @property
+    def pipeline(self) -> bool:
+        """Whether any card shows pipeline parallelism (receive operators)."""
+        return any(s.get("pipeline") for c in self.cards for s in c.steps)
+
+    @property
+    def columns(self) -> tuple[Column, ...]:
+        return COLUMNS + PIPELINE_COLUMNS if self.pipeline else COLUMNS
+
+    def step_numbers(self) -> list[int]:
+        """Step numbers present on any card, ascending."""
+        return sorted({int(s["step"]) for c in self.cards for s in c.steps})
+
+    def slow(self, step: int | None = None) -> list[dict]:
+        """``slow_cards`` over the usable cards (their mean over steps, or the one ``step``); with
+        pipeline parallelism also ``stage_us`` by the same rule (a stage that is slow in itself)."""
+        docs = []
+        for c in self.cards:
+            chosen = c.steps if step is None else [s for s in c.steps if s["step"] == step]
+            if c.usable and chosen:
+                docs.append({"card": c.card, "steps": chosen})
+        flagged = slow_cards(docs)
+        if self.pipeline and len(docs) >= MIN_CARDS_FOR_SLOW:
+            values = np.array([np.mean([s["stage_us"] for s in d["steps"]]) for d in docs])
+            median, threshold = slow_threshold(values)
+            flagged += [{"card": d["card"], "metric": "stage_us", "value": float(v), "median": median}
+                        for d, v in zip(docs, values, strict=True) if v > threshold]
+        return flagged
+
+    def rows(self, step: int | None = None) -> list[dict]:
+        """One row per card (by rank) with the indicators, bar parts, slow flags and drill window."""
+        flags: dict[str, list[dict]] = {}
+        for f in self.slow(step):
+            flags.setdefault(f["card"], []).append(f)
+        return [_row(c, step, flags.get(c.card, [])) for c in self.cards]
+
+
+def _row(c: CardComparison, step: int | None, flags: list[dict]) -> dict:
+    row = {"number": c.number, "card": c.card, "rank": c.rank, "error": c.error, "step": step,
+           "clock_offset_us": c.clock_offset_us, "slow": flags, "bar": None, "drill_step": None,
+           "start_ns": None, "end_ns": None}
+    chosen = c.steps if step is None else [s for s in c.steps if s["step"] == step]
+    row["steps"] = len(chosen)
+    if not chosen:
+        row.update(dict.fromkeys(_STEP_KEYS + _PIPELINE_KEYS + ("overlap_ratio",)))
+        if not c.error and step is not None:
+            row["error"] = f"no step {step} on this card"
+        return row
+    for key in _STEP_KEYS + _PIPELINE_KEYS:
+        row[key] = float(np.mean([s[key] for s in chosen]))
+    comm = sum(s["communication_us"] for s in chosen)
+    row["overlap_ratio"] = sum(s["overlapped_us"] for s in chosen) / comm if comm > 0 else None
+    row["bar"] = {k: float(np.mean([s["bar"][k] for s in chosen])) for k, _ in BAR_PARTS}
+    # Drill into the step that shows the card's problem best: the largest value of the metric
+    # that flagged it (step time when nothing did).
+    metric = flags[0]["metric"] if flags else "step_time_us"
+    worst = max(chosen, key=lambda s: s[metric])
+    row["drill_step"] = int(worst["step"])
+    row["start_ns"], row["end_ns"] = worst["start_ns"], worst["end_ns"]
+    return row
+
+
+def compare_cluster(stores: list[TraceStore], derived: list[DerivedIntervals | None],
+                    offsets_ns: list[int] | np.ndarray | None = None,
+                    numbers: list[int] | None = None) -> ClusterComparison:
+    """The comparison of loaded cards (``derived[i]`` None: that card has no analysis)."""
+    offsets = [0] * len(stores) if offsets_ns is None else [int(o) for o in offsets_ns]
+    numbers = list(range(len(stores))) if numbers is None else numbers
+    return ClusterComparison([card_comparison(s, d, n, o)
+                              for s, d, o, n in zip(stores, derived, offsets, numbers, strict=True)])
+
+
+def group_rows(rows: list[dict], max_bars: int) -> list[dict]:
+    """Chart bars for at most ``max_bars`` (about): each row's card alone while they fit; beyond,
+    slow cards stay alone and runs of other consecutive rows (table order) become one bar each:
+    the mean of their parts, with ``range_us`` = (shortest, longest) step of the group. Every bar
+    lists its card numbers in ``members``; cards without data share one bar at the end."""
+    if len(rows) <= max_bars:
+        return [dict(r, members=[r["number"]]) for r in rows]
+    empty = [r for r in rows if r["bar"] is None]
+    size = 1
+    while True:
+        size += 1
+        bars = _grouped(rows, size)
+        if len(bars) + bool(empty) <= max(max_bars, 1) or size >= len(rows):
+            break
+    if empty:
+        bars.append({**_group_base(empty), "bar": None, "error": "no data", "range_us": None})
+    return bars
+
+
+def _grouped(rows: list[dict], size: int) -> list[dict]:
+    bars, run = [], []
+    for r in rows:
+        if r["bar"] is None:
+            continue
+        if r["slow"]:
+            bars += [_group_bar(run)] if run else []
+            bars.append(dict(r, members=[r["number"]]))
+            run = []
+            continue
+        run.append(r)
+        if len(run) == size:
+            bars.append(_group_bar(run))
+            run = []
+    return bars + ([_group_bar(run)] if run else [])
+
+
+def _group_base(run: list[dict]) -> dict:
+    ranks = [r["rank"] for r in run]
+    ascending = None not in ranks and ranks == sorted(ranks)  # the table is sorted by card
+    label = run[0]["card"] if len(run) == 1 else (
+        f"ranks {ranks[0]}–{ranks[-1]}" if ascending else f"{len(run)} cards")
+    return {"number": run[0]["number"], "members": [r["number"] for r in run], "card": label,
+            "rank": run[0]["rank"], "step": run[0]["step"], "slow": [], "error": "",
+            "member_cards": [r["card"] for r in run]}
+
+
+def _group_bar(run: list[dict]) -> dict:
+    if len(run) == 1:
+        return dict(run[0], members=[run[0]["number"]])
+    totals = [sum(r["bar"].values()) for r in run]
+    return {**_group_base(run), "bar": {k: float(np.mean([r["bar"][k] for r in run])) for k, _ in BAR_PARTS},
+            "range_us": (min(totals), max(totals))}
+
+
+def sort_rows(rows: list[dict], key: str, descending: bool = False) -> list[dict]:
+    """Rows ordered by ``key`` (stable); missing values always last. ``card`` sorts by rank."""
+    if key == "card":
+        def value(r):
+            return (r["rank"] is None, r["rank"] if r["rank"] is not None else 0, r["card"])
+        return sorted(rows, key=value, reverse=descending)
+    present = [r for r in rows if r.get(key) is not None]
+    missing = [r for r in rows if r.get(key) is None]
+    return sorted(present, key=lambda r: r[key], reverse=descending) + missing
+
+
+def slow_text(flag: dict) -> str:
+    """'compute 10.4 ms vs median 6.67 ms (+56 %)'."""
+    name = flag["metric"].removesuffix("_us").replace("_", " ")
+    value, median = flag["value"], flag["median"]
+    excess = f" (+{(value / median - 1) * 100:.0f} %)" if median > 0 else ""
+    return f"{name} {value / 1000:.3f} ms vs median {median / 1000:.3f} ms{excess}"
+
+
+def to_csv(rows: list[dict], columns: tuple[Column, ...]) -> str:
+    """The table as CSV: times in µs, the step shown, and what flagged each slow card."""
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    header = ["card", "rank", "step"]
+    header += [f"{c.key}" for c in columns if c.key != "card"]
+    w.writerow(header + ["slow_metrics", "error"])
+    for r in rows:
+        line = [r["card"], "" if r["rank"] is None else r["rank"], "mean" if r["step"] is None else r["step"]]
+        for c in columns:
+            if c.key == "card":
+                continue
+            v = r.get(c.key)
+            line.append("" if v is None else (f"{v:.6g}" if c.kind == RATIO else
+                                              str(int(round(v))) if c.kind == COUNT and r["step"] is not None
+                                              else f"{v:.3f}"))
+        line.append(";".join(f["metric"] for f in r["slow"]))
+        line.append(r["error"])
+        w.writerow(line)
+    return out.getvalue()
