@@ -166,7 +166,7 @@ class ClusterComparison:
 
 def _row(c: CardComparison, step: int | None, flags: list[dict]) -> dict:
     row = {"number": c.number, "card": c.card, "rank": c.rank, "error": c.error, "step": step,
-           "clock_offset_us": c.clock_offset_us, "slow": flags, "bar": None, "drill_step": None,
+           "clock_offset_us": None if c.error else c.clock_offset_us, "slow": flags, "bar": None, "drill_step": None,
            "start_ns": None, "end_ns": None}
     chosen = c.steps if step is None else [s for s in c.steps if s["step"] == step]
     row["steps"] = len(chosen)

@@ -129,8 +129,9 @@ class StackedBars(QtWidgets.QWidget):
             p.drawText(QtCore.QRect(PAD, y, label_w - 8, bar_h),
                        QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter, self._label(r))
             if r["bar"] is None:
-                p.drawText(QtCore.QRect(left, y, width - left, bar_h), QtCore.Qt.AlignmentFlag.AlignVCenter,
-                           r["error"] or "no data")
+                note = QtGui.QFontMetrics(p.font()).elidedText(r["error"] or "no data",
+                                                               QtCore.Qt.TextElideMode.ElideMiddle, width - left - PAD)
+                p.drawText(QtCore.QRect(left, y, width - left, bar_h), QtCore.Qt.AlignmentFlag.AlignVCenter, note)
                 continue
             self._bar(p, r, left, y, bar_h, scale, text)
         p.setFont(self.font())
