@@ -236,9 +236,14 @@ class _CardFeed:
 
 
 def _tasks(jobs: list[_FileJob]) -> list[tuple[_FileJob, list[int]]]:
-    """Group consecutive ranges of each file into tasks of about TASK_BYTES."""
-    tasks = []
+    """Group consecutive ranges of each file into tasks of about TASK_BYTES.
+
+    Cards take turns (their files in order), so every card of a cluster makes progress
+    from the start instead of one card after another.
+    """
+    per_card: dict[int, list] = {}
     for job in jobs:
+        tasks = per_card.setdefault(job.card, [])
         group: list[int] = []
         size = 0
         for k, (a, b) in enumerate(job.ranges):
@@ -249,7 +254,8 @@ def _tasks(jobs: list[_FileJob]) -> list[tuple[_FileJob, list[int]]]:
                 group, size = [], 0
         if group:
             tasks.append((job, group))
-    return tasks
+    queues = list(per_card.values())
+    return [q[i] for i in range(max(map(len, queues), default=0)) for q in queues if i < len(q)]
 
 
 def _run_task(job: _FileJob, group: list[int]) -> list[ChunkResult]:
