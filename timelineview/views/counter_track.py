@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
 from timelineview.model.lod import counter_columns
 from timelineview.model.palette import SLICE_COLOURS, name_colour
 from timelineview.views.card_data import CardView
+from timelineview.views.card_track import CardTrackItem
 from timelineview.views.lane_layout import COUNTER
-from timelineview.views.painting import LabelCache, draw_rects, label_font, rect_array
+from timelineview.views.painting import draw_rects, rect_array
 from timelineview.views.view_context import ViewContext
 
 
@@ -40,25 +40,14 @@ def _merged_columns(x: np.ndarray, top: np.ndarray, bottom: np.ndarray) -> np.nd
     return rect_array(x[first], top[first], x[last] + 1, bottom[first])
 
 
-class CounterTrackItem(pg.GraphicsObject):
+class CounterTrackItem(CardTrackItem):
     """All counter rows of one card; per pixel the min/max of the samples keeps spikes visible."""
 
     def __init__(self, ctx: ViewContext, card: CardView) -> None:
-        super().__init__()
-        self.ctx = ctx
-        self.card = card
-        self.labels = LabelCache(label_font(-1.5))
-        self._key: tuple | None = None
+        super().__init__(ctx, card, font_delta=-1.5)
         self._ranges: dict[int, tuple[float, float]] = {}
         self._parts: list[tuple[QtGui.QColor, np.ndarray, np.ndarray]] = []  # colour, fill, line
         self._texts: list[tuple[int, int, QtGui.QStaticText]] = []
-
-    def boundingRect(self) -> QtCore.QRectF:
-        return QtCore.QRectF(self.ctx.area)
-
-    def invalidate(self) -> None:
-        self._key = None
-        self.update()
 
     def value_range(self, series: int) -> tuple[float, float]:
         """Scale of a series: its min/max over the whole trace, including 0 for positive data."""
@@ -76,13 +65,8 @@ class CounterTrackItem(pg.GraphicsObject):
         k = int(np.searchsorted(ts, t_abs, side="right")) - 1
         return float(v[k]) if k >= 0 else None
 
-    def paint(self, p: QtGui.QPainter, *_args) -> None:
+    def _draw(self, p: QtGui.QPainter) -> None:
         ctx = self.ctx
-        key = ctx.view_key()
-        if key != self._key:
-            self._prepare()
-            self._key = key
-        p.setClipRect(ctx.area)
         p.setPen(QtCore.Qt.PenStyle.NoPen)
         for colour, fill, line in self._parts:
             soft = QtGui.QColor(colour)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
 from timelineview.model.lod import coverage_fraction, level_runs
 from timelineview.views.card_data import CardView
+from timelineview.views.card_track import CardTrackItem
 from timelineview.views.lane_layout import DERIVED, STEPS
-from timelineview.views.painting import LabelCache, draw_rects, label_font, rect_array
+from timelineview.views.painting import draw_rects, rect_array
 from timelineview.views.time_format import format_duration
 from timelineview.views.view_context import ViewContext
 
@@ -18,33 +18,17 @@ FRACTION_LEVELS = 4
 LEVEL_ALPHA = (0, 90, 150, 205, 255)
 
 
-class DerivedTrackItem(pg.GraphicsObject):
+class DerivedTrackItem(CardTrackItem):
     """Interval-set lanes and step phases of one card."""
 
     def __init__(self, ctx: ViewContext, card: CardView) -> None:
-        super().__init__()
-        self.ctx = ctx
-        self.card = card
-        self.labels = LabelCache(label_font())
-        self._key: tuple | None = None
+        super().__init__(ctx, card)
         self._fills: list[tuple[tuple[str, int], np.ndarray]] = []  # ((colour key, level), rects)
         self._texts: list[tuple[int, int, QtGui.QStaticText]] = []
         self._ticks = np.zeros((0, 4), np.int32)
 
-    def boundingRect(self) -> QtCore.QRectF:
-        return QtCore.QRectF(self.ctx.area)
-
-    def invalidate(self) -> None:
-        self._key = None
-        self.update()
-
-    def paint(self, p: QtGui.QPainter, *_args) -> None:
+    def _draw(self, p: QtGui.QPainter) -> None:
         ctx = self.ctx
-        key = ctx.view_key()
-        if key != self._key:
-            self._prepare()
-            self._key = key
-        p.setClipRect(ctx.area)
         p.setPen(QtCore.Qt.PenStyle.NoPen)
         for (colour, level), rects in self._fills:
             c = ctx.theme.derived[colour]

@@ -9,13 +9,13 @@ theme or search changes, so cursor moves and hover repaints only redraw.
 from __future__ import annotations
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
 from timelineview.model.lod import coverage, level_runs, lod_rects
 from timelineview.views.card_data import CardView
+from timelineview.views.card_track import CardTrackItem
 from timelineview.views.lane_layout import CARD, LANE, LANE_PAD, PROCESS, SLICE_ROW_H
-from timelineview.views.painting import LABEL_MIN_PX, LabelCache, draw_rects, fill_grouped, label_font, rect_array
+from timelineview.views.painting import LABEL_MIN_PX, draw_rects, fill_grouped, rect_array
 from timelineview.views.view_context import ViewContext
 
 MAX_LABELS = 1500
@@ -36,35 +36,22 @@ class _Frame:
         self.n_rects = 0
 
 
-class SliceTrackItem(pg.GraphicsObject):
+class SliceTrackItem(CardTrackItem):
     """Slices of one card (all its lanes), plus busy strips of its collapsed groups."""
 
     def __init__(self, ctx: ViewContext, card: CardView) -> None:
-        super().__init__()
-        self.ctx = ctx
-        self.card = card
-        self.labels = LabelCache(label_font())
+        super().__init__(ctx, card)
         self._label_ids: dict[tuple[int, int], QtGui.QStaticText | None] = {}
-        self._key: tuple | None = None
         self._frame = _Frame()
         self.setFlag(self.GraphicsItemFlag.ItemUsesExtendedStyleOption, False)
 
-    def boundingRect(self) -> QtCore.QRectF:
-        return QtCore.QRectF(self.ctx.area)
-
-    def invalidate(self) -> None:
-        self._key = None
-        self.update()
+    def frame_key(self) -> tuple:
+        return (self.ctx.view_key(), self.ctx.search_generation)
 
     # ------------------------------------------------------------------ paint
-    def paint(self, p: QtGui.QPainter, *_args) -> None:
+    def _draw(self, p: QtGui.QPainter) -> None:
         ctx = self.ctx
-        key = (ctx.view_key(), ctx.search_generation)
-        if key != self._key:
-            self._frame = self._prepare()
-            self._key = key
         f = self._frame
-        p.setClipRect(ctx.area)
         p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, False)
         theme = ctx.theme
         for level, rects in f.summary:
@@ -86,7 +73,10 @@ class SliceTrackItem(pg.GraphicsObject):
                     p.drawStaticText(x, y, st)
 
     # ------------------------------------------------------------------ prepare
-    def _prepare(self) -> _Frame:
+    def _prepare(self) -> None:
+        self._frame = self._build_frame()
+
+    def _build_frame(self) -> _Frame:
         ctx, card = self.ctx, self.card
         index = card.store.index
         frame = _Frame()
