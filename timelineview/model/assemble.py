@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from timelineview.model.args_reader import ArgsReader, ChunkTable
-from timelineview.model.chunk_decode import ChunkResult, token_text
+from timelineview.model.chunk_decode import ChunkResult, PackedResults, token_text
 from timelineview.model.flows import build_edges, enclosing_slices, next_slices
 from timelineview.model.interval_index import build_index, lane_time_order
 from timelineview.model.lanes import Metadata, detect_generation, layout_lanes
@@ -105,7 +105,6 @@ class CardBuilder:
         s_map, l_map = self._remaps(ch)
         first = self.base
         self.base += ch.n_elements
-        self.table_rows.append((self.paths[ch.file_index], ch.start, ch.end, first, ch.n_elements, ch.fast))
         k = len(ch.x_start)
         if k:
             start, dur, lane, name, cat, task, src = self.columns.reserve(k)
@@ -118,6 +117,34 @@ class CardBuilder:
             np.add(ch.x_ord, first, out=src)
         empty = np.zeros(0, np.int64)
         ch.x_start = ch.x_dur = ch.x_lane = ch.x_name = ch.x_cat = ch.x_task = ch.x_ord = empty
+        self._add_extras(ch, first, s_map, l_map)
+
+    def add_packed(self, packed: PackedResults) -> None:
+        """Take the consecutive ranges of one worker task whose columns arrive joined."""
+        ranges = packed.results
+        s_map, l_map = self._remaps(ranges[0])  # one task: one set of tables
+        counts = np.array([r.n_elements for r in ranges], dtype=np.int64)
+        firsts = self.base + np.concatenate(([0], np.cumsum(counts)[:-1]))
+        start_col, dur, lane, name, cat, task, ord_ = packed.x_cols
+        k = len(start_col)
+        if k:
+            c_start, c_dur, c_lane, c_name, c_cat, c_task, c_src = self.columns.reserve(k)
+            c_start[:] = start_col
+            c_dur[:] = dur
+            np.take(l_map, lane, out=c_lane)
+            np.take(s_map, name, out=c_name)
+            np.take(s_map, cat, out=c_cat)
+            np.take(s_map, task, out=c_task)
+            np.add(ord_, np.repeat(firsts, packed.x_counts), out=c_src)
+        empty = np.zeros(0, np.int64)
+        for r, first in zip(ranges, firsts.tolist()):
+            r.x_start = r.x_dur = r.x_lane = r.x_name = r.x_cat = r.x_task = r.x_ord = empty
+            self._add_extras(r, first, s_map, l_map)
+        self.base = int(firsts[-1] + counts[-1])
+
+    def _add_extras(self, ch: ChunkResult, first: int, s_map: np.ndarray, l_map: np.ndarray) -> None:
+        """Everything of a chunk but its slice columns: file place, metadata, counters, flows …"""
+        self.table_rows.append((self.paths[ch.file_index], ch.start, ch.end, first, ch.n_elements, ch.fast))
         self.meta_records.extend((o + first, name, pid, tid, args) for o, name, pid, tid, args in ch.meta)
         self.counters.extend((o + first, token_text(pid), name, t, vals) for o, pid, name, t, vals in ch.counters)
         if ch.flows is not None and len(ch.flows.ts):

@@ -24,7 +24,7 @@ from pathlib import Path
 from timelineview.model.assemble import CardBuilder
 from timelineview.model.cache import default_cache_dir, load_cached
 from timelineview.model.cache import save as save_cache
-from timelineview.model.chunk_decode import ChunkResult, decode_group, decode_range, unpack
+from timelineview.model.chunk_decode import ChunkResult, PackedResults, decode_group, decode_range, unpack
 from timelineview.model.discovery import CardSource, find_cards
 from timelineview.model.layout_scan import ArrayBounds, locate_array, plan_ranges
 from timelineview.model.report import LoadReport
@@ -98,6 +98,7 @@ class _FileJob:
     bounds: ArrayBounds | None = None
     ranges: list[tuple[int, int]] = field(default_factory=list)
     results: dict[int, ChunkResult] = field(default_factory=dict)
+    packed: dict[int, PackedResults] = field(default_factory=dict)  # by first range of the task
 
 
 def _decompress(path: Path, cancel: threading.Event | None) -> str:
@@ -217,6 +218,11 @@ class _CardFeed:
                 continue
             if self.k not in job.results:
                 return
+            packed = job.packed.pop(self.k, None)
+            if packed is not None and _starts_confirmed(job, self.k, len(packed.results)):
+                self.builder.add_packed(packed)  # the whole task at once: one remap, one copy
+                self.k += len(packed.results)
+                continue
             if self.k > 0:
                 _confirm_start(job, self.k)
             self.builder.add(job.results[self.k])
@@ -258,9 +264,13 @@ def _tasks(jobs: list[_FileJob]) -> list[tuple[_FileJob, list[int]]]:
     return [q[i] for i in range(max(map(len, queues), default=0)) for q in queues if i < len(q)]
 
 
-def _run_task(job: _FileJob, group: list[int]) -> list[ChunkResult]:
+def _run_task(job: _FileJob, group: list[int]) -> None:
+    """Decode one task in this process and file its results like a worker's."""
     final = group[-1] == len(job.ranges) - 1
-    return unpack(decode_group(job.path, job.index, [job.ranges[k] for k in group], final))
+    packed = decode_group(job.path, job.index, [job.ranges[k] for k in group], final)
+    job.packed[group[0]] = packed
+    for k, res in zip(group, unpack(packed)):
+        job.results[k] = res
 
 
 class _ProgressMeter:
@@ -323,10 +333,11 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
                 t = futures[fut]
                 job, group = tasks[t]
                 try:
-                    results = unpack(fut.result())
+                    packed = fut.result()
                 except BrokenProcessPool:
                     continue  # decoded below, in this process
-                for k, res in zip(group, results):
+                job.packed[group[0]] = packed
+                for k, res in zip(group, unpack(packed)):
                     job.results[k] = res
                 finished_tasks.add(t)
                 feeds[job.card].pump()
@@ -340,10 +351,18 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
             continue
         if cancel is not None and cancel.is_set():
             raise LoadCancelled()
-        for k, res in zip(group, _run_task(job, group)):
-            job.results[k] = res
+        _run_task(job, group)
         feeds[job.card].pump()
         meter.add(job.card, sizes[t])
+
+
+def _starts_confirmed(job: _FileJob, k: int, count: int) -> bool:
+    """Whether ranges k .. k+count-1 all start at real boundaries (no re-decode needed)."""
+    for j in range(max(k, 1), k + count):
+        prev = job.results.get(j - 1)
+        if prev is None or not (prev.fast or prev.end == job.ranges[j - 1][1]):
+            return False
+    return True
 
 
 def _confirm_start(job: _FileJob, k: int) -> None:
