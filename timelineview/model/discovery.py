@@ -157,5 +157,5 @@ def _choose_files(group: list[Path]) -> list[Path]:
             if pieces:
                 return sorted(pieces, key=_file_order)
             return [sorted(of_kind, key=lambda f: f.name)[-1]]  # newest timestamped export
-        return [sorted(of_kind)[0]] if kind != "timeline_display" else [sorted(of_kind)[0]]
+        return [sorted(of_kind)[0]]  # one capture per card: the first by path
     return group[:1]
