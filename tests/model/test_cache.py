@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import numpy as np
@@ -39,3 +40,23 @@ def test_cached_store_equals_the_loaded_one(tmp_path):
     [again] = load(trace, cache=cache)
     assert len(again.slices) == len(fresh.slices)
     assert len(list(cache.iterdir())) == 2
+
+
+def test_prune_drops_the_least_recently_used_cards(tmp_path):
+    import time
+
+    from timelineview.model.cache import prune
+
+    cache = tmp_path / "cache"
+    paths = []
+    for rank in range(3):
+        trace = tmp_path / f"ascend_timeline_display_{rank}.json"
+        generate_card(trace, CardSpec(seed=rank, rank=rank, steps=1, tasks_per_step=20), "msprof")
+        load(trace, cache=cache)
+        paths.append(trace)
+        time.sleep(0.02)
+    load(paths[0], cache=cache)  # rank 0 used again: now the most recent
+    sizes = sorted(sum(f.stat().st_size for f in d.iterdir()) for d in cache.iterdir())
+    assert prune(cache, max_bytes=sum(sizes) - 1) == 1
+    left = {json.loads((d / "meta.json").read_text())["rank"] for d in cache.iterdir()}
+    assert left == {0, 2}

@@ -34,6 +34,7 @@ from timelineview.model.store import (
 )
 
 FORMAT = "timelineview-cache-1"
+MAX_CACHE_BYTES = int(os.environ.get("TIMELINEVIEW_CACHE_MB", "20000")) << 20
 
 
 def default_cache_dir() -> Path:
@@ -122,6 +123,7 @@ def save(store: TraceStore, src: CardSource, cache_dir: Path) -> Path | None:
         final = cache_dir / key
         shutil.rmtree(final, ignore_errors=True)
         os.replace(tmp, final)
+        prune(cache_dir, keep=final)
         return final
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -168,7 +170,33 @@ def load_cached(src: CardSource, cache_dir: Path) -> TraceStore | None:
     )
     if "chunks.start" in arrays:
         store._args_reader = ArgsReader(_build(ChunkTable, "chunks", arrays, lists))
+    try:
+        os.utime(folder / "meta.json")  # recently used: kept longest by ``prune``
+    except OSError:
+        pass
     return store
+
+
+def prune(cache_dir: Path, keep: Path | None = None, max_bytes: int | None = None) -> int:
+    """Delete the least recently used cards until the cache fits ``max_bytes``; returns how many."""
+    limit = MAX_CACHE_BYTES if max_bytes is None else max_bytes
+    entries = []
+    for folder in cache_dir.iterdir() if cache_dir.exists() else []:
+        meta = folder / "meta.json"
+        if folder.is_dir() and meta.exists():
+            size = sum(f.stat().st_size for f in folder.iterdir())
+            entries.append((meta.stat().st_mtime, size, folder))
+    total = sum(e[1] for e in entries)
+    removed = 0
+    for _, size, folder in sorted(entries):
+        if total <= limit:
+            break
+        if folder == keep:
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        total -= size
+        removed += 1
+    return removed
 
 
 def cache_size(cache_dir: Path) -> int:
