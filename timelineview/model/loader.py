@@ -264,10 +264,13 @@ def _tasks(jobs: list[_FileJob]) -> list[tuple[_FileJob, list[int]]]:
     return [q[i] for i in range(max(map(len, queues), default=0)) for q in queues if i < len(q)]
 
 
-def _run_task(job: _FileJob, group: list[int]) -> None:
-    """Decode one task in this process and file its results like a worker's."""
-    final = group[-1] == len(job.ranges) - 1
-    packed = decode_group(job.path, job.index, [job.ranges[k] for k in group], final)
+def _task_args(job: _FileJob, group: list[int]) -> tuple:
+    """``decode_group`` arguments of one task."""
+    return job.path, job.index, [job.ranges[k] for k in group], group[-1] == len(job.ranges) - 1
+
+
+def _file_task(job: _FileJob, group: list[int], packed: PackedResults) -> None:
+    """Keep a decoded task: joined columns for a whole-task merge, and each range's result."""
     job.packed[group[0]] = packed
     for k, res in zip(group, unpack(packed)):
         job.results[k] = res
@@ -309,17 +312,14 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
                 cancel: threading.Event | None, workers: int | None) -> None:
     tasks = _tasks(jobs)
     sizes = [sum(job.ranges[k][1] - job.ranges[k][0] for k in group) for job, group in tasks]
-    total = sum(sizes) or 1
-    inline = total <= INLINE_BYTES or workers == 1
+    inline = sum(sizes) <= INLINE_BYTES or workers == 1
     pending: set[Future] = set()
     futures: dict[Future, int] = {}
     if not inline:
         try:
             pool = get_pool(workers)
             for t, (job, group) in enumerate(tasks):
-                fut = pool.submit(decode_group, job.path, job.index, [job.ranges[k] for k in group],
-                                  group[-1] == len(job.ranges) - 1)
-                futures[fut] = t
+                futures[pool.submit(decode_group, *_task_args(job, group))] = t
             pending = set(futures)
         except (OSError, RuntimeError, BrokenProcessPool):
             inline = True  # no worker processes here (frozen app, sandbox): decode in this one
@@ -333,12 +333,9 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
                 t = futures[fut]
                 job, group = tasks[t]
                 try:
-                    packed = fut.result()
+                    _file_task(job, group, fut.result())
                 except BrokenProcessPool:
                     continue  # decoded below, in this process
-                job.packed[group[0]] = packed
-                for k, res in zip(group, unpack(packed)):
-                    job.results[k] = res
                 finished_tasks.add(t)
                 feeds[job.card].pump()
                 meter.add(job.card, sizes[t])
@@ -351,26 +348,28 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
             continue
         if cancel is not None and cancel.is_set():
             raise LoadCancelled()
-        _run_task(job, group)
+        _file_task(job, group, decode_group(*_task_args(job, group)))
         feeds[job.card].pump()
         meter.add(job.card, sizes[t])
 
 
+def _ends_at_cut(job: _FileJob, k: int) -> bool:
+    """Chunk k ended exactly at its planned cut, so chunk k+1 starts at a real boundary."""
+    res = job.results.get(k)
+    return res is not None and (res.fast or res.end == job.ranges[k][1])
+
+
 def _starts_confirmed(job: _FileJob, k: int, count: int) -> bool:
     """Whether ranges k .. k+count-1 all start at real boundaries (no re-decode needed)."""
-    for j in range(max(k, 1), k + count):
-        prev = job.results.get(j - 1)
-        if prev is None or not (prev.fast or prev.end == job.ranges[j - 1][1]):
-            return False
-    return True
+    return all(_ends_at_cut(job, j - 1) for j in range(max(k, 1), k + count))
 
 
 def _confirm_start(job: _FileJob, k: int) -> None:
     """Re-decode chunk k if chunk k-1 showed that k's start was not a real boundary."""
+    if _ends_at_cut(job, k - 1):
+        return
     prev = job.results[k - 1]
     nominal_end = job.ranges[k - 1][1]
-    if prev.fast or prev.end == nominal_end:
-        return  # the previous chunk ended exactly at its cut: this start is real
     if prev.end > nominal_end:
         # the previous chunk's last event ran past the cut: decode from its real end
         a, b = prev.end, max(job.ranges[k][1], prev.end)
