@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from timelineview.model.args_reader import ArgsReader, ChunkTable
-from timelineview.model.chunk_decode import ChunkResult, PackedResults, token_text
+from timelineview.model.chunk_decode import X_COLS, ChunkResult, PackedResults, token_text
 from timelineview.model.flows import build_edges, enclosing_slices, next_slices
 from timelineview.model.interval_index import build_index, lane_time_order
 from timelineview.model.lanes import Metadata, detect_generation, layout_lanes
@@ -24,14 +24,14 @@ from timelineview.model.store import (
     SliceColumns,
     TraceStore,
 )
+from timelineview.model.store_factory import empty_flows, empty_instants
 
 
 class _Interner:
+    """The card's string table."""
+
     def __init__(self) -> None:
         self.ids: dict[str, int] = {}
-
-    def id(self, s: str) -> int:
-        return self.ids.setdefault(s, len(self.ids))
 
     def remap(self, local: list[str]) -> np.ndarray:
         """Array mapping local ids (and -1 at the end) to global ids."""
@@ -105,18 +105,8 @@ class CardBuilder:
         s_map, l_map = self._remaps(ch)
         first = self.base
         self.base += ch.n_elements
-        k = len(ch.x_start)
-        if k:
-            start, dur, lane, name, cat, task, src = self.columns.reserve(k)
-            start[:] = ch.x_start
-            dur[:] = ch.x_dur
-            np.take(l_map, ch.x_lane, out=lane)
-            np.take(s_map, ch.x_name, out=name)
-            np.take(s_map, ch.x_cat, out=cat)
-            np.take(s_map, ch.x_task, out=task)
-            np.add(ch.x_ord, first, out=src)
-        empty = np.zeros(0, np.int64)
-        ch.x_start = ch.x_dur = ch.x_lane = ch.x_name = ch.x_cat = ch.x_task = ch.x_ord = empty
+        self._copy_columns([getattr(ch, c) for c in X_COLS], s_map, l_map, first)
+        _release_columns(ch)
         self._add_extras(ch, first, s_map, l_map)
 
     def add_packed(self, packed: PackedResults) -> None:
@@ -125,22 +115,26 @@ class CardBuilder:
         s_map, l_map = self._remaps(ranges[0])  # one task: one set of tables
         counts = np.array([r.n_elements for r in ranges], dtype=np.int64)
         firsts = self.base + np.concatenate(([0], np.cumsum(counts)[:-1]))
-        start_col, dur, lane, name, cat, task, ord_ = packed.x_cols
-        k = len(start_col)
-        if k:
-            c_start, c_dur, c_lane, c_name, c_cat, c_task, c_src = self.columns.reserve(k)
-            c_start[:] = start_col
-            c_dur[:] = dur
-            np.take(l_map, lane, out=c_lane)
-            np.take(s_map, name, out=c_name)
-            np.take(s_map, cat, out=c_cat)
-            np.take(s_map, task, out=c_task)
-            np.add(ord_, np.repeat(firsts, packed.x_counts), out=c_src)
-        empty = np.zeros(0, np.int64)
+        self._copy_columns(packed.x_cols, s_map, l_map, np.repeat(firsts, packed.x_counts))
         for r, first in zip(ranges, firsts.tolist()):
-            r.x_start = r.x_dur = r.x_lane = r.x_name = r.x_cat = r.x_task = r.x_ord = empty
+            _release_columns(r)
             self._add_extras(r, first, s_map, l_map)
         self.base = int(firsts[-1] + counts[-1])
+
+    def _copy_columns(self, x_cols: list[np.ndarray], s_map: np.ndarray, l_map: np.ndarray,
+                      first: int | np.ndarray) -> None:
+        """Append chunk columns (``X_COLS`` order) in card ids; ordinals offset by ``first``."""
+        start, dur, lane, name, cat, task, ordinal = x_cols
+        if not len(start):
+            return
+        c_start, c_dur, c_lane, c_name, c_cat, c_task, c_src = self.columns.reserve(len(start))
+        c_start[:] = start
+        c_dur[:] = dur
+        np.take(l_map, lane, out=c_lane)
+        np.take(s_map, name, out=c_name)
+        np.take(s_map, cat, out=c_cat)
+        np.take(s_map, task, out=c_task)
+        np.add(ordinal, first, out=c_src)
 
     def _add_extras(self, ch: ChunkResult, first: int, s_map: np.ndarray, l_map: np.ndarray) -> None:
         """Everything of a chunk but its slice columns: file place, metadata, counters, flows …"""
@@ -195,8 +189,7 @@ class CardBuilder:
             slices=slices,
             counters=_counter_table(self.counters, layout.process_of_pid),
             instants=_instant_table(self.instants, to_display),
-            flows=FlowTable(np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int64),
-                            *([np.zeros(0, np.int64)] * 6)),
+            flows=empty_flows(),  # replaced below by the lazily linked table
             report=report,
             generation=detect_generation(md, layout.process_name),
             index=index,
@@ -216,15 +209,13 @@ class CardBuilder:
         return store
 
 
-def assemble(card: str, rank: int | None, paths: list[str], chunks: list[ChunkResult],
-             report: LoadReport) -> TraceStore:
-    """Build the store from all chunks of one card at once (in file order)."""
-    builder = CardBuilder(card, rank, paths, sum(len(ch.x_start) for ch in chunks))
-    for ch in chunks:
-        builder.add(ch)
-    return builder.finish(report)
+def _release_columns(ch: ChunkResult) -> None:
+    """Drop a chunk's slice columns once they are in the card (only its metadata stays)."""
+    for c in X_COLS:
+        setattr(ch, c, _EMPTY)
 
 
+_EMPTY = np.zeros(0, np.int64)
 _DTYPES = (np.int64, np.int64, np.int32, np.int32, np.int32, np.int32, np.int64)
 
 
@@ -300,8 +291,7 @@ def _counter_table(counters: list, process_of_pid: dict[str, int]) -> CounterTab
 
 def _instant_table(instants: list, to_display: np.ndarray) -> InstantTable:
     if not instants:
-        return InstantTable(np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int32),
-                            np.zeros(0, np.int64))
+        return empty_instants()
     o, lane, name, ts = (np.array(c) for c in zip(*instants))
     order = np.argsort(ts, kind="stable")
     return InstantTable(ts[order].astype(np.int64), to_display[lane[order]].astype(np.int32),
@@ -346,13 +336,12 @@ def _flow_edges(parts: list, to_display: np.ndarray, report: LoadReport) -> dict
 def _flow_table(edges: dict | None, store: TraceStore) -> FlowTable:
     """Bind both ends of every edge to slices (enclosing, or next for ``f`` without ``bp``)."""
     if edges is None:
-        return FlowTable(np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int64),
-                         *([np.zeros(0, np.int64)] * 6))
+        return empty_flows()
     lane_a, ts_a, src, dst = edges["lane"], edges["ts"], edges["src"], edges["dst"]
     bound = enclosing_slices(store.index, lane_a, ts_a)
     use_next = (edges["ph"] == 2) & ~edges["bp"]
     if use_next.any():
-        bound[use_next] = next_slices(store.index, store.slices.start, lane_a[use_next], ts_a[use_next])
+        bound[use_next] = next_slices(store.index, lane_a[use_next], ts_a[use_next])
     return FlowTable(
         name=edges["name"][src].astype(np.int32), cat=edges["cat"][src].astype(np.int32), flow_id=edges["ids"][src],
         src_ts=ts_a[src], src_lane=lane_a[src].astype(np.int32), src_slice=bound[src],

@@ -159,7 +159,7 @@ def decode_group(path: str, file_index: int, ranges: list[tuple[int, int]], last
     return pack(results)
 
 
-_X_COLS = ("x_start", "x_dur", "x_lane", "x_name", "x_cat", "x_task", "x_ord")
+X_COLS = ("x_start", "x_dur", "x_lane", "x_name", "x_cat", "x_task", "x_ord")
 _FLOW_COLS = ("ordinal", "ph", "cat", "name", "lane", "ts", "bp_e")
 
 
@@ -178,14 +178,14 @@ class PackedResults:
 
 def pack(results: list[ChunkResult]) -> PackedResults:
     x_counts = np.array([len(r.x_start) for r in results], dtype=np.int64)
-    x_cols = [np.concatenate([getattr(r, c) for r in results]) for c in _X_COLS]
+    x_cols = [np.concatenate([getattr(r, c) for r in results]) for c in X_COLS]
     flows = [r.flows for r in results]
     flow_counts = np.array([0 if f is None else len(f.ts) for f in flows], dtype=np.int64)
     present = [f for f in flows if f is not None]
     flow_cols = [np.concatenate([getattr(f, c) for f in present]) if present else np.zeros(0) for c in _FLOW_COLS]
     flow_ids = [None if f is None else (f.id_num, f.id_text) for f in flows]
     for r in results:
-        for c in _X_COLS:
+        for c in X_COLS:
             setattr(r, c, None)
         r.flows = None
     return PackedResults(results, x_counts, x_cols, flow_counts, flow_cols, flow_ids)
@@ -197,7 +197,7 @@ def unpack(packed: PackedResults) -> list[ChunkResult]:
     f_ends = np.cumsum(packed.flow_counts).tolist()
     x0 = f0 = 0
     for r, x1, f1, ids in zip(packed.results, x_ends, f_ends, packed.flow_ids):
-        for c, col in zip(_X_COLS, packed.x_cols):
+        for c, col in zip(X_COLS, packed.x_cols):
             setattr(r, c, col[x0:x1])
         if ids is not None:
             r.flows = FlowColumns(*(col[f0:f1] for col in packed.flow_cols), id_num=ids[0], id_text=ids[1])

@@ -30,7 +30,7 @@ def enclosing_slices(index: IntervalIndex, lane: np.ndarray, ts: np.ndarray) -> 
     return out
 
 
-def next_slices(index: IntervalIndex, starts: np.ndarray, lane: np.ndarray, ts: np.ndarray) -> np.ndarray:
+def next_slices(index: IntervalIndex, lane: np.ndarray, ts: np.ndarray) -> np.ndarray:
     """Earliest-starting slice on ``lane[i]`` with start >= ts[i] (any row), or -1."""
     out = np.full(len(ts), -1, dtype=np.int64)
     best = np.full(len(ts), np.iinfo(np.int64).max, dtype=np.int64)
