@@ -115,7 +115,7 @@ def read_range(path: str, start: int, end: int, reuse: bool = False) -> bytearra
     buf[0] = 0x5B
     with open(path, "rb", buffering=0) as f:
         f.seek(start)
-        view = buf[1:-1] if reuse else memoryview(buf)[1:-1]
+        view = memoryview(buf)[1:-1]
         got = 0
         while got < len(view):
             n = f.readinto(view[got:])
@@ -125,7 +125,7 @@ def read_range(path: str, start: int, end: int, reuse: bool = False) -> bytearra
         view.release()
     if got < end - start:
         size = got + 2
-        buf = buf[:size] if reuse else buf[:size]
+        buf = buf[:size]
     buf[size - 1] = 0x5D
     return buf
 
@@ -284,11 +284,7 @@ def _scalar_token(v: object) -> tuple[bool, object]:
 
 
 def _number(v: object) -> tuple[bool, object]:
-    if v is None or type(v) in (float, str):
-        return True, v
-    if type(v) is int:
-        return True, v
-    return False, None
+    return (True, v) if v is None or type(v) in (float, int, str) else (False, None)
 
 
 def event_from_dict(d: object) -> tuple[object, str]:
@@ -470,10 +466,6 @@ def _decimal_ids(ids: list[str]) -> np.ndarray | None:
     return mat.reshape(-1).view(f"S{width}").astype(np.int64)
 
 
-def id_types_of(ids: list) -> set:
-    return set(map(type, ids))
-
-
 def _flow_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: list[int],
                  strings: dict, lanes: dict, where) -> None:
     """Flow points in bulk: torch_npu files hold one ``s`` and one ``f`` per kernel launch."""
@@ -482,14 +474,14 @@ def _flow_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: list
     pid, tid, ts, cat, name, ids, bp = (list(map(get, fl)) for get in _FLOW_FIELDS)
     ts_ns, ok, lossy = tokens_to_ns(ts)
     res.lossy_numbers |= lossy
-    has_id = (np.fromiter(map(operator.is_not, ids, repeat(None)), bool, n) if None in id_types_of(ids)
+    id_types = set(map(type, ids))
+    has_id = (np.fromiter(map(operator.is_not, ids, repeat(None)), bool, n) if type(None) in id_types
               else np.ones(n, dtype=bool))
     ords = ordinals[np.asarray(idx, dtype=np.int64)]
     for k in np.flatnonzero(~(ok & has_id)):
         reason = "flow event without 'id'" if not has_id[k] else "'ts' missing or not a number"
         res.dropped.append((where(int(ords[k])), int(ords[k]), reason))
     keep = ok & has_id
-    id_types = id_types_of(ids)
     id_num = id_txt = None
     if id_types == {int}:
         try:

@@ -16,7 +16,7 @@ HEAD = 1 << 16
 TAIL = 1 << 20
 _WS = b" \t\r\n"
 _TRACE_EVENTS = re.compile(rb'"traceEvents"\s*:\s*\[')
-_CUT = re.compile(rb"\}\s*,\s*\{")
+EVENT_BOUNDARY = re.compile(rb"\}\s*,\s*\{")  # a candidate cut between two events
 
 
 @dataclass
@@ -134,7 +134,7 @@ def plan_ranges(path: str, bounds: ArrayBounds, chunk_bytes: int) -> list[tuple[
         while p < end - chunk_bytes // 4:
             f.seek(p)
             data = f.read(min(window, end - p))
-            m = _CUT.search(data)
+            m = EVENT_BOUNDARY.search(data)
             if m is None:
                 if window < (1 << 24) and p + window < end:
                     window *= 4

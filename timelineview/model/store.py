@@ -205,9 +205,3 @@ class TraceStore:
             return [None] * len(slice_indices)
         src = self.slices.src[np.asarray(slice_indices, dtype=np.int64)]
         return self._args_reader(src)
-
-    def args_of_event(self, ordinals: np.ndarray) -> list[dict[str, Any] | None]:
-        """``args`` by event ordinal (for instants/other tables keeping ``src``)."""
-        if self._args_reader is None:
-            return [None] * len(ordinals)
-        return self._args_reader(np.asarray(ordinals, dtype=np.int64))

@@ -51,6 +51,14 @@ def _horner(mat: np.ndarray, length: int, point: int) -> np.ndarray:
     return val
 
 
+def _to_ns(digits_value: np.ndarray, decimals: int) -> np.ndarray:
+    """ns from the integer of all digits and the count of µs decimals (half up past 3)."""
+    if decimals <= 3:
+        return digits_value * 10 ** (3 - decimals)
+    q = 10 ** (decimals - 3)
+    return (digits_value + q // 2) // q
+
+
 def _same_shape_to_ns(values: list[str]) -> np.ndarray | None:
     """Fast path: every string has the same length and the point in the same place
     (what every producer writing string timestamps does). None when that is not so."""
@@ -70,11 +78,7 @@ def _same_shape_to_ns(values: list[str]) -> np.ndarray | None:
             or not (digits[:, point + 1:] < 10).all() or n_digits > 19
             or (n_digits == 19 and digits[:, 0].max() > 8)):  # 19 digits fit int64 below 9e18
         return None
-    val = _horner(mat, width, point)
-    if dec <= 3:
-        return val * 10 ** (3 - dec)
-    q = 10 ** (dec - 3)
-    return (val + q // 2) // q
+    return _to_ns(_horner(mat, width, point), dec)
 
 
 def strings_to_ns(values: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -115,13 +119,7 @@ def strings_to_ns(values: list[str]) -> tuple[np.ndarray, np.ndarray]:
             rows = np.flatnonzero(fast & (key == k)) if not (fast.all() and key.min() == key.max()) else None
             sub = mat if rows is None else mat[rows]
             ln, pt = divmod(int(k), width)
-            val = _horner(sub, ln, pt)
-            dec = ln - 1 - pt if pt < ln else 0
-            if dec <= 3:
-                val *= 10 ** (3 - dec)
-            else:
-                q = 10 ** (dec - 3)
-                val = (val + q // 2) // q
+            val = _to_ns(_horner(sub, ln, pt), ln - 1 - pt if pt < ln else 0)
             if rows is None:
                 out[:] = val
                 ok[:] = True
@@ -178,13 +176,7 @@ def tokens_to_ns(tokens: list) -> tuple[np.ndarray, np.ndarray, bool]:
                 out[i] = round(t * 1000.0)
                 ok[i] = True
                 lossy |= abs(t) >= FLOAT_EXACT_LIMIT_US
-        elif kind is int:
-            if -(2**53) < t < 2**53:
-                out[i] = round(t * 1000.0) if abs(t) < 2**42 else t * 1000
-                ok[i] = -(2**63) <= t * 1000 < 2**63
-            else:
-                v = t * 1000
-                if -(2**63) <= v < 2**63:
-                    out[i] = v
-                    ok[i] = True
+        elif kind is int and -(2**63) <= t * 1000 < 2**63:  # Python ints: exact at any size
+            out[i] = t * 1000
+            ok[i] = True
     return out, ok, lossy

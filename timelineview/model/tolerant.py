@@ -13,8 +13,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from timelineview.model.layout_scan import EVENT_BOUNDARY
+
 _TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|"|[{}\[\]]')
-_RESYNC = re.compile(rb"\}\s*,\s*\{")
 
 
 @dataclass
@@ -88,7 +89,7 @@ class _Scanner:
         region = self.buf[obj_start:limit]
         if region.count(b'"ph"') < 2:  # one event's worth: a plain truncation or a bad value
             return None
-        r = _RESYNC.search(self.buf, obj_start + 1, limit if limit is not None else len(self.buf))
+        r = EVENT_BOUNDARY.search(self.buf, obj_start + 1, limit if limit is not None else len(self.buf))
         if r is None:
             return None
         self.problems.append((obj_start, f"unreadable bytes {obj_start}..{r.start() + 1}"))
