@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
 from timelineview.model.args_reader import ArgsReader, ChunkTable
-from timelineview.model.chunk_decode import X_COLS, ChunkResult, PackedResults, token_text
+from timelineview.model.chunk_decode import X_COLS, ChunkResult, PackedResults
 from timelineview.model.flows import build_edges, enclosing_slices, next_slices
 from timelineview.model.interval_index import build_index, lane_time_order
 from timelineview.model.lanes import Metadata, detect_generation, layout_lanes
@@ -81,7 +82,8 @@ class CardBuilder:
         self.lane_keys: dict[tuple[str, str], int] = {}  # normalised key -> pre-layout id
         self.columns = _Columns(estimate)
         self.meta_records: list = []
-        self.counters: list = []
+        self.series: dict[tuple[str, str, str], int] = {}  # (pid, counter, key) -> card series id
+        self.counter_parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.flows: list = []
         self.instants: list = []
         self.be: list = []
@@ -140,7 +142,12 @@ class CardBuilder:
         """Everything of a chunk but its slice columns: file place, metadata, counters, flows …"""
         self.table_rows.append((self.paths[ch.file_index], ch.start, ch.end, first, ch.n_elements, ch.fast))
         self.meta_records.extend((o + first, name, pid, tid, args) for o, name, pid, tid, args in ch.meta)
-        self.counters.extend((o + first, token_text(pid), name, t, vals) for o, pid, name, t, vals in ch.counters)
+        if ch.counter_points is not None:
+            to_card = np.array([self.series.setdefault(k, len(self.series)) for k in ch.counter_series],
+                               dtype=np.int32)
+            sid, ts, value = ch.counter_points
+            self.counter_parts.append((to_card[sid], ts, value))
+            ch.counter_points = None
         if ch.flows is not None and len(ch.flows.ts):
             f = ch.flows
             self.flows.append((f.ordinal + first, f.ph, s_map[f.cat], s_map[f.name], l_map[f.lane], f.ts,
@@ -159,7 +166,7 @@ class CardBuilder:
         if be_cols is not None:
             cols = [np.concatenate([a, b]) for a, b in zip(cols, be_cols)]
         md = Metadata.from_records([r[1:] for r in sorted(self.meta_records, key=lambda r: r[0])])
-        layout = layout_lanes(key_list, sorted({c[1] for c in self.counters}), md)
+        layout = layout_lanes(key_list, sorted({pid for pid, _, _ in self.series}), md)
         to_display = np.array([layout.lane_of_key[k] for k in key_list] + [-1], dtype=np.int32)
         start, dur, lane, name, cat, task, src, flags = cols
         np.take(to_display, lane, out=lane)
@@ -187,7 +194,7 @@ class CardBuilder:
                                    layout.process_sort),
             lanes=LaneTable(layout.lane_process, layout.lane_tid, layout.lane_name, layout.lane_sort),
             slices=slices,
-            counters=_counter_table(self.counters, layout.process_of_pid),
+            counters=_counter_table(self.series, self.counter_parts, layout.process_of_pid),
             instants=_instant_table(self.instants, to_display),
             flows=empty_flows(),  # replaced below by the lazily linked table
             report=report,
@@ -262,29 +269,24 @@ def _pair_be(be: list, cols: list[np.ndarray], report: LoadReport) -> list[np.nd
     return [np.array(c, dtype=d) for c, d in zip(zip(*out), dtypes)]
 
 
-def _counter_table(counters: list, process_of_pid: dict[str, int]) -> CounterTable:
-    series: dict[tuple[str, str, str], int] = {}
-    keys_per_counter: dict[tuple[str, str], set] = {}
-    sid, ts, val = [], [], []
-    for _, pid, name, t, values in counters:
-        for k, v in values.items():
-            s = series.setdefault((pid, name, k), len(series))
-            keys_per_counter.setdefault((pid, name), set()).add(k)
-            sid.append(s)
-            ts.append(t)
-            val.append(v)
-    sid_a = np.array(sid, dtype=np.int64)
-    ts_a = np.array(ts, dtype=np.int64)
-    order = np.lexsort((ts_a, sid_a))
-    offsets = np.searchsorted(sid_a[order], np.arange(len(series) + 1), side="left").astype(np.int64)
-    keys = list(series)
+def _counter_table(series: dict[tuple[str, str, str], int], parts: list, process_of_pid: dict[str, int],
+                   ) -> CounterTable:
+    """Samples grouped by series, each series by time; a series is named after its counter
+    alone, or ``counter.key`` when that counter has several keys."""
+    keys = list(series)  # in id order
+    sid = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int32)
+    ts = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64)
+    value = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0, np.float64)
+    order = np.lexsort((ts, sid))
+    offsets = np.searchsorted(sid[order], np.arange(len(keys) + 1), side="left").astype(np.int64)
+    n_keys = Counter((pid, name) for pid, name, _ in keys)
     return CounterTable(
         series_process=np.array([process_of_pid[p] for p, _, _ in keys], dtype=np.int32),
-        series_name=[n if len(keys_per_counter[(p, n)]) == 1 else f"{n}.{k}" for p, n, k in keys],
+        series_name=[n if n_keys[(p, n)] == 1 else f"{n}.{k}" for p, n, k in keys],
         series_counter=[n for _, n, _ in keys],
         series_key=[k for _, _, k in keys],
-        ts=ts_a[order],
-        value=np.array(val, dtype=np.float64)[order],
+        ts=ts[order],
+        value=value[order],
         offsets=offsets,
     )
 

@@ -56,7 +56,8 @@ class ChunkResult:
     x_task: np.ndarray = None
     x_ord: np.ndarray = None
     meta: list = field(default_factory=list)  # (ordinal, name, pid, tid, args)
-    counters: list = field(default_factory=list)  # (ordinal, pid, name, ts_ns, {key: value})
+    counter_series: list = field(default_factory=list)  # local series id -> (pid text, counter name, key)
+    counter_points: tuple | None = None  # (series int32, ts int64 ns, value float64) arrays
     flows: FlowColumns | None = None
     instants: list = field(default_factory=list)  # (ordinal, lane, name_id, ts_ns)
     be: list = field(default_factory=list)  # (ordinal, ph, lane, name_id, cat_id, ts_ns)
@@ -524,6 +525,10 @@ def _other_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: np.
         ns, ok, lossy = tokens_to_ns([events[i].ts for i in has_ts])
         res.lossy_numbers |= lossy
         ts_map = {i: (int(v) if good else None) for i, v, good in zip(has_ts, ns, ok)}
+    series: dict[tuple, int] = {}
+    c_sid: list[int] = []
+    c_ts: list[int] = []
+    c_val: list[float] = []
     for i in idx:
         e = events[i]
         ph = ev.PHASE_OF[type(e)]
@@ -543,19 +548,15 @@ def _other_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: np.
             if not isinstance(e.args, dict):
                 res.dropped.append((where(o), o, "counter without an args object"))
                 continue
-            values = {}
-            for k, v in e.args.items():
-                if isinstance(v, bool):
-                    v = float(v)
-                if isinstance(v, (int, float)):
-                    values[str(k)] = float(v)
-                elif isinstance(v, str):
-                    try:
-                        values[str(k)] = float(v)
-                    except ValueError:
-                        pass
             cname = e.name if e.id is None else f"{e.name}[{id_text(e.id)}]"
-            res.counters.append((o, e.pid, cname, t, values))
+            for k, v in e.args.items():
+                try:  # numbers, numeric strings and booleans; anything else is not a sample
+                    value = float(v)
+                except (TypeError, ValueError):
+                    continue
+                c_sid.append(series.setdefault((e.pid, cname, str(k)), len(series)))
+                c_ts.append(t)
+                c_val.append(value)
             continue
         lane = lanes.setdefault((e.pid, e.tid), len(lanes))
         if ph in ("i", "I"):
@@ -564,4 +565,8 @@ def _other_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: np.
             cat = getattr(e, "cat", None)
             res.be.append((o, ph, lane, strings.setdefault(e.name, len(strings)),
                            -1 if cat is None else strings.setdefault(cat, len(strings)), t))
+    if series:
+        res.counter_series = [(token_text(p), name, key) for p, name, key in series]
+        res.counter_points = (np.array(c_sid, dtype=np.int32), np.array(c_ts, dtype=np.int64),
+                              np.array(c_val, dtype=np.float64))
 
