@@ -39,7 +39,7 @@ def one_load(path: str, workers: int) -> dict:
     from timelineview.model import load
     from timelineview.model.loader import shutdown_pool, warm_pool
 
-    pids = warm_pool(workers) if workers > 1 else []
+    pids = warm_pool(workers)
     t = time.perf_counter()
     [store] = load(path, workers=workers)
     elapsed = time.perf_counter() - t

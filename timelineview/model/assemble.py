@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from pathlib import Path
 
@@ -102,6 +103,17 @@ class CardBuilder:
         self._maps = (seen_strings, s_map, seen_lanes, l_map)
         return s_map, l_map
 
+    def _where(self, ordinal: int) -> tuple[str, int]:
+        """File and index within that file of the card's event ``ordinal``."""
+        rows = self.table_rows
+        k = bisect.bisect_right([r[3] for r in rows], ordinal) - 1
+        if k < 0:
+            return "", ordinal
+        path = rows[k][0]
+        while k > 0 and rows[k - 1][0] == path:
+            k -= 1
+        return str(path), ordinal - rows[k][3]
+
     def add(self, ch: ChunkResult) -> None:
         """Take one chunk (the next in file order); its arrays are released."""
         s_map, l_map = self._remaps(ch)
@@ -162,7 +174,7 @@ class CardBuilder:
         cols = self.columns.finish()
         cols.append(np.zeros(len(cols[0]), dtype=np.uint8))  # flags
         key_list = list(self.lane_keys)
-        be_cols = _pair_be(self.be, cols, report)
+        be_cols = _pair_be(self.be, cols, report, self._where)
         if be_cols is not None:
             cols = [np.concatenate([a, b]) for a, b in zip(cols, be_cols)]
         md = Metadata.from_records([r[1:] for r in sorted(self.meta_records, key=lambda r: r[0])])
@@ -170,8 +182,8 @@ class CardBuilder:
         to_display = np.array([layout.lane_of_key[k] for k in key_list] + [-1], dtype=np.int32)
         start, dur, lane, name, cat, task, src, flags = cols
         np.take(to_display, lane, out=lane)
-        seq = lane_time_order(lane, start, dur, name, src)
-        keep = _first_of_duplicates(seq, start, dur, lane, name)
+        seq = lane_time_order(lane, start, dur, src)
+        keep = _first_of_duplicates(seq, start, dur, lane, name, src)
         if not keep.all():
             report.duplicates_dropped += int((~keep).sum())
             new_id = np.cumsum(keep) - 1
@@ -226,22 +238,38 @@ _EMPTY = np.zeros(0, np.int64)
 _DTYPES = (np.int64, np.int64, np.int32, np.int32, np.int32, np.int32, np.int64)
 
 
-def _first_of_duplicates(seq, start, dur, lane, name) -> np.ndarray:
-    """Mask keeping the first of each exact duplicate (lane, start, dur, name).
+def _first_of_duplicates(seq, start, dur, lane, name, src) -> np.ndarray:
+    """Mask keeping the first in the file of each exact duplicate (lane, start, dur, name).
 
-    ``seq`` (``lane_time_order``) puts duplicates next to each other, earliest first.
+    ``seq`` (``lane_time_order``) puts equal (lane, start, dur) next to each other; only
+    those short runs are sorted by name.
     """
     keep = np.ones(len(start), dtype=bool)
     if len(seq) < 2:
         return keep
     a, b = seq[:-1], seq[1:]
-    same = (lane[b] == lane[a]) & (start[b] == start[a]) & (dur[b] == dur[a]) & (name[b] == name[a])
-    keep[b[same]] = False
+    tie = (lane[b] == lane[a]) & (start[b] == start[a]) & (dur[b] == dur[a])
+    if not tie.any():
+        return keep
+    in_run = np.zeros(len(seq), dtype=bool)
+    in_run[1:] |= tie
+    in_run[:-1] |= tie
+    pos = np.flatnonzero(in_run)
+    run = np.cumsum(np.concatenate(([True], ~tie)))[pos]
+    sub = seq[pos]
+    order = np.lexsort((src[sub], name[sub], run))
+    s, r = sub[order], run[order]
+    dup = (r[1:] == r[:-1]) & (name[s[1:]] == name[s[:-1]])
+    keep[s[1:][dup]] = False
     return keep
 
 
-def _pair_be(be: list, cols: list[np.ndarray], report: LoadReport) -> list[np.ndarray] | None:
-    """Match ``B``/``E`` per lane with a stack; unclosed ``B`` runs to the end of the card."""
+def _pair_be(be: list, cols: list[np.ndarray], report: LoadReport, where) -> list[np.ndarray] | None:
+    """Match ``B``/``E`` per lane with a stack; unclosed ``B`` runs to the end of the card.
+
+    Unmatched ``E`` events are reported in file order, with their file and index there
+    (``where(ordinal)``).
+    """
     if not be:
         return None
     be.sort(key=lambda r: (r[2], r[5], r[0]))
@@ -250,6 +278,7 @@ def _pair_be(be: list, cols: list[np.ndarray], report: LoadReport) -> list[np.nd
     card_end = max(ends)
     out = []  # start, dur, lane, name, cat, task, src, flags
     stacks: dict[int, list] = {}
+    unmatched = []
     for o, ph, lane, name, cat, t in be:
         stack = stacks.setdefault(lane, [])
         if ph == "B":
@@ -258,7 +287,10 @@ def _pair_be(be: list, cols: list[np.ndarray], report: LoadReport) -> list[np.nd
             bo, bl, bn, bc, bt = stack.pop()
             out.append((bt, max(t - bt, 0), bl, bn, bc, -1, bo, FLAG_FROM_BE))
         else:
-            report.drop("'E' without a matching 'B'", event=o)
+            unmatched.append(o)
+    for o in sorted(unmatched):
+        path, event = where(o)
+        report.drop("'E' without a matching 'B'", path=path, event=event)
     for stack in stacks.values():
         for bo, bl, bn, bc, bt in stack:
             out.append((bt, max(card_end - bt, 0), bl, bn, bc, -1, bo, FLAG_FROM_BE | FLAG_OPEN))

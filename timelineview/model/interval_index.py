@@ -92,9 +92,8 @@ def _radix_argsort(key: np.ndarray) -> np.ndarray:
     return np.argsort(key, kind="stable")
 
 
-def lane_time_order(lane: np.ndarray, start: np.ndarray, dur: np.ndarray, name: np.ndarray,
-                    src: np.ndarray) -> np.ndarray:
-    """Slice order by lane, start, longer first, name, file position.
+def lane_time_order(lane: np.ndarray, start: np.ndarray, dur: np.ndarray, src: np.ndarray) -> np.ndarray:
+    """Slice order by lane, start, longer first, file position.
 
     Two stable passes (start, then lane) cost little on time-sorted files; only runs of
     equal (lane, start) are sorted further.
@@ -112,7 +111,7 @@ def lane_time_order(lane: np.ndarray, start: np.ndarray, dur: np.ndarray, name: 
         pos = np.flatnonzero(in_run)
         run_id = np.cumsum(np.concatenate(([True], ~tie)))[pos]
         sub = seq[pos]
-        seq[pos] = sub[np.lexsort((src[sub], name[sub], -dur[sub], run_id))]
+        seq[pos] = sub[np.lexsort((src[sub], -dur[sub], run_id))]
     return seq
 
 
@@ -297,7 +296,7 @@ def build_index(start: np.ndarray, dur: np.ndarray, lane: np.ndarray, n_lanes: i
     dur = np.asarray(dur, dtype=np.int64)
     lane = np.asarray(lane)
     if seq is None:
-        seq = lane_time_order(lane, start, dur, np.zeros(n, np.int32), np.arange(n))
+        seq = lane_time_order(lane, start, dur, np.arange(n))
     s_lane = lane[seq].astype(np.int32, copy=False)
     s_start = start[seq]
     s_end = s_start + np.maximum(dur[seq], 1)  # zero-length slices still take a row

@@ -21,13 +21,15 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
+from timelineview.model import byte_scan
 from timelineview.model.assemble import CardBuilder
 from timelineview.model.cache import default_cache_dir, load_cached
 from timelineview.model.cache import save as save_cache
-from timelineview.model.chunk_decode import ChunkResult, PackedResults, decode_group, decode_range, unpack
+from timelineview.model.chunk_decode import ChunkResult, PackedResults, decode_range, unpack
 from timelineview.model.discovery import CardSource, find_cards
 from timelineview.model.layout_scan import ArrayBounds, locate_array, plan_ranges
 from timelineview.model.report import LoadReport
+from timelineview.model.scan_decode import decode_group
 from timelineview.model.store import TraceStore
 
 Progress = Callable[[int, int], None]
@@ -67,14 +69,17 @@ def get_pool(workers: int | None = None) -> ProcessPoolExecutor:
 def _warm_worker() -> int:
     import time
 
-    import timelineview.model.chunk_decode  # noqa: F401  (imports are the slow part of a start)
-
+    byte_scan.warm()  # imports and loading the compiled scanner are the slow part of a start
     time.sleep(0.05)  # keep this worker busy so the pool starts the next one
     return os.getpid()
 
 
 def warm_pool(workers: int | None = None) -> list[int]:
-    """Start every worker process now (imports included); returns their pids."""
+    """Start every worker process now (imports and the compiled scanner included); returns
+    their pids. With one worker, decoding happens here, so the scanner is readied here."""
+    if (workers or worker_count()) == 1:
+        byte_scan.warm()
+        return []
     pool = get_pool(workers)
     futures = [pool.submit(_warm_worker) for _ in range(_pool_workers * 2)]
     return sorted({f.result() for f in futures})
@@ -264,9 +269,9 @@ def _tasks(jobs: list[_FileJob]) -> list[tuple[_FileJob, list[int]]]:
     return [q[i] for i in range(max(map(len, queues), default=0)) for q in queues if i < len(q)]
 
 
-def _task_args(job: _FileJob, group: list[int]) -> tuple:
+def _task_args(job: _FileJob, group: list[int], scanner: bool = True) -> tuple:
     """``decode_group`` arguments of one task."""
-    return job.path, job.index, [job.ranges[k] for k in group], group[-1] == len(job.ranges) - 1
+    return job.path, job.index, [job.ranges[k] for k in group], group[-1] == len(job.ranges) - 1, scanner
 
 
 def _file_task(job: _FileJob, group: list[int], packed: PackedResults) -> None:
@@ -313,6 +318,9 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
     tasks = _tasks(jobs)
     sizes = [sum(job.ranges[k][1] - job.ranges[k][0] for k in group) for job, group in tasks]
     inline = sum(sizes) <= INLINE_BYTES or workers == 1
+    # the compiled scanner costs this process ~0.4 s and ~100 MB to load: worth it for
+    # large inputs, or when it is here already
+    scanner_here = sum(sizes) > INLINE_BYTES or byte_scan.is_warm()
     pending: set[Future] = set()
     futures: dict[Future, int] = {}
     if not inline:
@@ -348,7 +356,7 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
             continue
         if cancel is not None and cancel.is_set():
             raise LoadCancelled()
-        _file_task(job, group, decode_group(*_task_args(job, group)))
+        _file_task(job, group, decode_group(*_task_args(job, group, scanner_here)))
         feeds[job.card].pump()
         meter.add(job.card, sizes[t])
 

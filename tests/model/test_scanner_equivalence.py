@@ -1,0 +1,161 @@
+"""The compiled scanner and the typed decode give the same store, value for value.
+
+The scanner is only a faster way to the same columns: every generator layout, the
+damaged and adversarial inputs, and the real samples (when present) load identically
+with it and without it (``TIMELINEVIEW_JIT=0``).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from timelineview.model import byte_scan, load
+from timelineview.synthetic import CardSpec, WriteOptions, generate_card
+
+pytestmark = pytest.mark.skipif(not byte_scan.available(), reason="numba is not installed")
+
+SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples"
+
+
+def canonical(store) -> dict:
+    """Everything a store says, by value (string and lane ids may be numbered differently)."""
+    s = store.strings
+    lane_name = [store.lane_full_name(i) for i in range(len(store.lanes))]
+    sl = store.slices
+
+    def text(ids):
+        return [s[i] if i >= 0 else None for i in ids.tolist()]
+
+    slices = sorted(zip([lane_name[i] for i in sl.lane.tolist()], sl.start.tolist(), sl.dur.tolist(),
+                        text(sl.name), text(sl.cat), text(sl.task_type), sl.depth.tolist(), sl.src.tolist(),
+                        sl.flags.tolist()))
+    fl = store.flows
+
+    def slice_src(ids):  # a slice by its place in the file, not its index in the store
+        return [int(sl.src[i]) if i >= 0 else -1 for i in ids.tolist()]
+
+    flows = sorted(zip(text(fl.name), text(fl.cat), [str(v) for v in fl.flow_id.tolist()], fl.src_ts.tolist(),
+                       [lane_name[i] for i in fl.src_lane.tolist()], slice_src(fl.src_slice), fl.dst_ts.tolist(),
+                       [lane_name[i] for i in fl.dst_lane.tolist()], slice_src(fl.dst_slice)))
+    c = store.counters
+    counters = {(c.series_name[k], c.series_counter[k], c.series_key[k], store.processes.name[c.series_process[k]]):
+                (c.ts[c.offsets[k]:c.offsets[k + 1]].tolist(), c.value[c.offsets[k]:c.offsets[k + 1]].tolist())
+                for k in range(len(c.series_name))}
+    it = store.instants
+    instants = sorted(zip(it.ts.tolist(), [lane_name[i] for i in it.lane.tolist()], text(it.name),
+                          it.src.tolist()))
+    report = json.loads(json.dumps(store.report.to_json(), default=str))
+    return {"lanes": lane_name, "processes": list(store.processes.name), "slices": slices, "flows": flows,
+            "counters": counters, "instants": instants, "report": report, "rank": store.rank,
+            "index_rows": store.index.n_rows}
+
+
+def load_both(path, monkeypatch, **kw):
+    byte_scan.warm()  # small inputs use the scanner in this process only when it is ready
+    monkeypatch.setenv("TIMELINEVIEW_JIT", "0")
+    [typed] = load(path, workers=1, **kw)
+    monkeypatch.setenv("TIMELINEVIEW_JIT", "1")
+    [scanned] = load(path, workers=1, **kw)
+    return typed, scanned
+
+
+def assert_same(path, monkeypatch, **kw):
+    typed, scanned = load_both(path, monkeypatch, **kw)
+    a, b = canonical(typed), canonical(scanned)
+    for key in a:
+        assert a[key] == b[key], key
+    return scanned
+
+
+@pytest.mark.parametrize("layout", ["msprof", "msprof_per_iteration", "mindspore_gen_c", "mindspore_gen_b",
+                                    "object"])
+@pytest.mark.parametrize("pretty", [False, True])
+def test_generated_layouts_load_the_same(tmp_path, monkeypatch, layout, pretty):
+    spec = CardSpec(seed=5, rank=1, steps=3, streams=2, tasks_per_step=60, with_duplicates=True,
+                    with_overlaps=pretty, clock_offset_ns=77)
+    opts = WriteOptions(pretty=pretty, be_events=pretty, instants=pretty, step_trace=True)
+    name = "card" if layout == "msprof_per_iteration" else "trace_view.json"
+    target = tmp_path / name
+    generate_card(target, spec, layout, options=opts)
+    store = assert_same(target, monkeypatch, chunk_bytes=4096)
+    assert len(store.slices) > 100
+
+
+def test_the_scanner_reads_most_ranges_of_a_generated_file(tmp_path):
+    """It is a fast path only if it is taken: count the ranges it declines."""
+    from timelineview.model.layout_scan import locate_array, plan_ranges
+
+    target = tmp_path / "trace_view.json"
+    generate_card(target, CardSpec(seed=1, steps=2, tasks_per_step=80), "msprof")
+    ranges = plan_ranges(str(target), locate_array(str(target)), 4096)
+    data = np.frombuffer(target.read_bytes(), dtype=np.uint8)
+    starts = np.array([a for a, _ in ranges])
+    ends = np.array([b for _, b in ranges])
+    state = byte_scan.scan_ranges(data, starts, ends, byte_scan._POW10)[0]
+    assert (state[:-1] == byte_scan.RANGE_OK).all()
+
+
+def _event_text(rng: random.Random) -> str:
+    """One event with the odd corners of real files: key order, numbers, strings, nesting."""
+    ph = rng.choice(["X", "X", "X", "s", "f", "t", "M", "C", "i", "B", "E", "b"])
+    ev: dict = {"ph": ph, "name": rng.choice(["op", "Conv2D", "a,b", 'q"uote', "é", "tab\t", "", "\\u0041"]),
+                "pid": rng.choice([1, 4403217824, "7", "Device", None, -3]),
+                "tid": rng.choice([0, 2, "519", "Ops"])}
+    ts = rng.choice(["1736412474721123.620", "12.5", 3.25, 56635864664.91, 1.2800000000000011, 1e-05, 0,
+                     "1736412474721123.6205", "12", -4.5, 5e15, "x"])
+    ev["ts"] = ts
+    if ph == "X":
+        ev["dur"] = rng.choice([14.653, "2.5", 0.9799999999999999, 7, -1, 0.0005, 1.0005])
+        if rng.random() < 0.5:
+            ev["args"] = rng.choice([{"Task Type": "AI_CORE", "shape": [[1, 2], {"a": None}]}, {"Task Type": 3},
+                                     {}, None, {"x": "}, {"}])
+        if rng.random() < 0.3:
+            ev["cat"] = rng.choice(["kernel", None])
+    if ph in "stf":
+        ev["id"] = rng.choice([5, "5", "0x1f", 1736412483535122875, "1736412483535122875123", 9223372036854775807])
+        ev["cat"] = rng.choice(["HostToDevice", "async_npu", None])
+        if rng.random() < 0.5:
+            ev["bp"] = rng.choice(["e", "s"])
+    if ph == "M":
+        ev["args"] = {"name": rng.choice(["Stream 1", "HCCL"])}
+    if ph == "C":
+        ev["args"] = {"value": rng.choice([1, 2.5, "3"])}
+    keys = list(ev)
+    rng.shuffle(keys)
+    return json.dumps({k: ev[k] for k in keys}, ensure_ascii=rng.random() < 0.5,
+                      separators=rng.choice([(",", ":"), (", ", ": "), (",\n ", " : ")]))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1), chunk=st.sampled_from([64, 256, 1024, 4096]))
+def test_random_events_load_the_same(tmp_path_factory, monkeypatch, seed, chunk):
+    rng = random.Random(seed)
+    text = "[" + ", ".join(_event_text(rng) for _ in range(rng.randint(1, 60))) + "]"
+    path = tmp_path_factory.mktemp("ev") / "trace_view.json"
+    path.write_text(text, encoding="utf-8")
+    assert_same(path, monkeypatch, chunk_bytes=chunk)
+
+
+@pytest.mark.parametrize("cut", [0.3, 0.61, 0.999])
+def test_truncated_files_load_the_same(tmp_path, monkeypatch, cut):
+    target = tmp_path / "trace_view.json"
+    generate_card(target, CardSpec(seed=4, steps=2, tasks_per_step=40), "msprof")
+    data = target.read_bytes()
+    target.write_bytes(data[:int(len(data) * cut)])
+    assert_same(target, monkeypatch, chunk_bytes=2048)
+
+
+@pytest.mark.skipif(not SAMPLES.is_dir(), reason="shared/samples is not present")
+@pytest.mark.parametrize("sample", ["torch_npu/rank0_ascend_pt", "cann_per_iteration", "mindspore_1x", "misc"])
+def test_real_samples_load_the_same(monkeypatch, sample):
+    for path in sorted((SAMPLES / sample).rglob("*.json")):
+        if "summary" in path.name:
+            continue
+        assert_same(path, monkeypatch, chunk_bytes=16384)

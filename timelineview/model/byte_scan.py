@@ -1,0 +1,895 @@
+"""Compiled scanner for the common shape of trace events: bytes straight to columns.
+
+The typed msgspec decode builds one Python object per event and the column building
+then touches each of them several times; that per-event Python work is most of a
+load. This scanner, compiled by numba, reads the bytes of consecutive ranges once and
+writes the columns of ``X`` and flow events directly, with the strings of a task
+deduplicated in a hash table, so Python only sees each distinct string once. Other
+phases (metadata, counters, B/E, instants) are left as byte spans for the typed
+decoder.
+
+It is a fast path, not a second parser with its own rules: it validates the JSON it
+reads, and anything outside the narrow shape it knows (a value of an unusual type, a
+number it cannot convert exactly as the typed path would, a duplicate key, an escaped
+key, a damaged element) marks the range as not scanned, and that range goes through
+the typed decode as before. Both paths therefore give identical results, which the
+tests check on every generator layout and on adversarial input.
+
+Without numba (or with ``TIMELINEVIEW_JIT=0``) ``available()`` is false and the
+loader uses the typed decode alone.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+try:  # numba is a dependency, but the loader must work (slower) without it
+    import numba
+except ImportError:  # pragma: no cover - exercised only where numba is missing
+    numba = None
+
+# element kinds
+KIND_X, KIND_S, KIND_T, KIND_F, KIND_OTHER = 0, 1, 2, 3, 4
+# token kinds of pid / tid / id
+TOK_INT, TOK_STR, TOK_NULL = 0, 1, 2
+# time value states
+TIME_EXACT, TIME_FLOAT = 0, 1  # FLOAT: a JSON number the caller converts through float64
+# range states
+RANGE_OK, RANGE_FAILED, RANGE_FULL = 0, 1, 2
+
+_FLOAT_EXACT_LIMIT = 4398046511104  # 2**42 µs: below it rint(x * 1000) is the written ns
+_POW10 = np.array([10**k for k in range(19)], dtype=np.int64)
+
+# phases the typed decoder knows but the scanner leaves to it
+_OTHER_PHASES = np.frombuffer(b"BEiICMbenSTFONDPR()cvV", dtype=np.uint8).copy()
+_PLAIN = np.array([32 <= c < 128 and c not in (34, 92) for c in range(256)], dtype=np.bool_)
+_TASK_TYPE = np.frombuffer(b"Task Type", dtype=np.uint8).copy()
+
+
+def available() -> bool:
+    """True when the compiled scanner can be used."""
+    return numba is not None and os.environ.get("TIMELINEVIEW_JIT", "1") != "0"
+
+
+def _jit(fn):
+    if numba is None:
+        return fn
+    return numba.njit(cache=True, nogil=True, boundscheck=False)(fn)
+
+
+def _jit_inline(fn):
+    if numba is None:
+        return fn
+    return numba.njit(cache=True, nogil=True, boundscheck=False)(fn)
+
+
+@_jit_inline
+def _ws(buf, i, end):
+    while i < end:
+        c = buf[i]
+        if c != 32 and c != 10 and c != 13 and c != 9:
+            return i
+        i += 1
+    return i
+
+
+@_jit_inline
+def _hexdigit(c):
+    return (48 <= c <= 57) or (65 <= c <= 70) or (97 <= c <= 102)
+
+
+@_jit_inline
+def _string(buf, i, end):
+    """End of the string starting at buf[i] == '"' (after the closing quote), or -1.
+
+    Flags: 1 = has escapes, 2 = has non-ASCII bytes (validated as UTF-8)."""
+    i += 1
+    flags = 0
+    while i < end:
+        while i < end and _PLAIN[buf[i]]:  # the common case: one table look-up a byte
+            i += 1
+        if i >= end:
+            break
+        c = buf[i]
+        if c == 34:
+            return i + 1, flags
+        if c == 92:
+            flags |= 1
+            if i + 1 >= end:
+                return -1, 0
+            e = buf[i + 1]
+            if e == 117:
+                if i + 5 >= end:
+                    return -1, 0
+                for k in range(2, 6):
+                    if not _hexdigit(buf[i + k]):
+                        return -1, 0
+                i += 6
+            elif e == 34 or e == 92 or e == 47 or e == 98 or e == 102 or e == 110 or e == 114 or e == 116:
+                i += 2
+            else:
+                return -1, 0
+        elif c < 32:
+            return -1, 0
+        elif c < 128:
+            i += 1
+        else:
+            flags |= 2
+            if 0xC2 <= c <= 0xDF:
+                n = 1
+            elif 0xE0 <= c <= 0xEF:
+                n = 2
+            elif 0xF0 <= c <= 0xF4:
+                n = 3
+            else:
+                return -1, 0
+            if i + n >= end:
+                return -1, 0
+            c1 = buf[i + 1]
+            if c1 < 0x80 or c1 > 0xBF:
+                return -1, 0
+            if (c == 0xE0 and c1 < 0xA0) or (c == 0xED and c1 > 0x9F) or (c == 0xF0 and c1 < 0x90) or (
+                    c == 0xF4 and c1 > 0x8F):
+                return -1, 0
+            for k in range(2, n + 1):
+                ck = buf[i + k]
+                if ck < 0x80 or ck > 0xBF:
+                    return -1, 0
+            i += n + 1
+    return -1, 0
+
+
+@_jit
+def _number(buf, i, end):
+    """Validate a JSON number at i: (end, int_end, frac_start, frac_end, has_exp), end -1 if invalid."""
+    if buf[i] == 45:
+        i += 1
+    if i >= end:
+        return -1, 0, 0, 0, False
+    c = buf[i]
+    if c == 48:
+        i += 1
+    elif 49 <= c <= 57:
+        while i < end and 48 <= buf[i] <= 57:
+            i += 1
+    else:
+        return -1, 0, 0, 0, False
+    int_end = i
+    frac_start = frac_end = i
+    if i < end and buf[i] == 46:
+        i += 1
+        frac_start = i
+        while i < end and 48 <= buf[i] <= 57:
+            i += 1
+        frac_end = i
+        if frac_end == frac_start:
+            return -1, 0, 0, 0, False
+    exp = False
+    if i < end and (buf[i] == 101 or buf[i] == 69):
+        exp = True
+        i += 1
+        if i < end and (buf[i] == 43 or buf[i] == 45):
+            i += 1
+        d0 = i
+        while i < end and 48 <= buf[i] <= 57:
+            i += 1
+        if i == d0:
+            return -1, 0, 0, 0, False
+    return i, int_end, frac_start, frac_end, exp
+
+
+@_jit_inline
+def _digits(buf, a, b):
+    v = 0
+    for k in range(a, b):
+        v = v * 10 + (buf[k] - 48)
+    return v
+
+
+@_jit
+def _skip_value(buf, i, end, stack):
+    """End of the JSON value at i (validated), or -1."""
+    depth = 0
+    while True:
+        i = _ws(buf, i, end)
+        if i >= end:
+            return -1
+        c = buf[i]
+        if c == 123 or c == 91:
+            j = _ws(buf, i + 1, end)
+            if j >= end:
+                return -1
+            if (c == 123 and buf[j] == 125) or (c == 91 and buf[j] == 93):
+                i = j + 1
+            else:
+                if depth >= len(stack):
+                    return -1
+                stack[depth] = 0 if c == 123 else 1
+                depth += 1
+                i = j
+                if c == 123:  # first key
+                    if buf[i] != 34:
+                        return -1
+                    i, _f = _string(buf, i, end)
+                    if i < 0:
+                        return -1
+                    i = _ws(buf, i, end)
+                    if i >= end or buf[i] != 58:
+                        return -1
+                    i += 1
+                continue
+        elif c == 34:
+            i, _f = _string(buf, i, end)
+            if i < 0:
+                return -1
+        elif c == 45 or 48 <= c <= 57:
+            i = _number(buf, i, end)[0]
+            if i < 0:
+                return -1
+        elif c == 116:
+            if i + 4 > end or buf[i + 1] != 114 or buf[i + 2] != 117 or buf[i + 3] != 101:
+                return -1
+            i += 4
+        elif c == 102:
+            if i + 5 > end or buf[i + 1] != 97 or buf[i + 2] != 108 or buf[i + 3] != 115 or buf[i + 4] != 101:
+                return -1
+            i += 5
+        elif c == 110:
+            if i + 4 > end or buf[i + 1] != 117 or buf[i + 2] != 108 or buf[i + 3] != 108:
+                return -1
+            i += 4
+        else:
+            return -1
+        # after a value: close containers, or move to the next member
+        while True:
+            if depth == 0:
+                return i
+            i = _ws(buf, i, end)
+            if i >= end:
+                return -1
+            c = buf[i]
+            if c == 44:
+                i = _ws(buf, i + 1, end)
+                if stack[depth - 1] == 0:
+                    if i >= end or buf[i] != 34:
+                        return -1
+                    i, _f = _string(buf, i, end)
+                    if i < 0:
+                        return -1
+                    i = _ws(buf, i, end)
+                    if i >= end or buf[i] != 58:
+                        return -1
+                    i += 1
+                break
+            if (c == 125 and stack[depth - 1] == 0) or (c == 93 and stack[depth - 1] == 1):
+                i += 1
+                depth -= 1
+                continue
+            return -1
+
+
+@_jit
+def _key_code(buf, a, b):
+    """Known keys (content bytes [a, b)): 1 ph, 2 name, 3 pid, 4 tid, 5 ts, 6 dur, 7 cat,
+    8 id, 9 bp, 10 args; 0 any other."""
+    n = b - a
+    if n == 2:
+        c0, c1 = buf[a], buf[a + 1]
+        if c0 == 112 and c1 == 104:
+            return 1
+        if c0 == 116 and c1 == 115:
+            return 5
+        if c0 == 105 and c1 == 100:
+            return 8
+        if c0 == 98 and c1 == 112:
+            return 9
+    elif n == 3:
+        c0, c1, c2 = buf[a], buf[a + 1], buf[a + 2]
+        if c1 == 105 and c2 == 100:
+            if c0 == 112:
+                return 3
+            if c0 == 116:
+                return 4
+        if c0 == 100 and c1 == 117 and c2 == 114:
+            return 6
+        if c0 == 99 and c1 == 97 and c2 == 116:
+            return 7
+    elif n == 4:
+        if buf[a] == 110 and buf[a + 1] == 97 and buf[a + 2] == 109 and buf[a + 3] == 101:
+            return 2
+        if buf[a] == 97 and buf[a + 1] == 114 and buf[a + 2] == 103 and buf[a + 3] == 115:
+            return 10
+    return 0
+
+
+@_jit
+def _is_task_type(buf, a, b):
+    if b - a != 9:
+        return False
+    for k in range(9):
+        if buf[a + k] != _TASK_TYPE[k]:
+            return False
+    return True
+
+
+@_jit_inline
+def _hash(buf, a, b):
+    h = np.uint64(14695981039346656037)
+    for k in range(a, b):
+        h = (h ^ np.uint64(buf[k])) * np.uint64(1099511628211)
+    return h
+
+
+@_jit_inline
+def _lookup(buf, a, b, h, table, spans):
+    """Id of the string with content bytes [a, b) (hash h), or -1 - its free slot.
+
+    ``table`` rows are (hash >> 1, id + 1) in open addressing; ``spans`` rows (a, b, flags).
+    """
+    mask = len(table) - 1
+    slot = np.int64(h & np.uint64(mask))
+    hs = np.int64(h >> np.uint64(1))
+    while True:
+        sid1 = table[slot, 1]
+        if sid1 == 0:
+            break
+        if table[slot, 0] == hs:
+            s = sid1 - 1
+            sa, sb = spans[s, 0], spans[s, 1]
+            if sb - sa == b - a:
+                same = True
+                for k in range(b - a):
+                    if buf[sa + k] != buf[a + k]:
+                        same = False
+                        break
+                if same:
+                    return s
+        slot = (slot + 1) & mask
+    return -1 - slot  # not found: the free slot, encoded
+
+
+@_jit
+def _insert_string(buf, a, b, flags, h, slot, table, spans, count):
+    """Add a new string at the free ``slot``: (id, table, spans, count), arrays grown when needed."""
+    if count >= len(spans):
+        grown = np.empty((2 * len(spans), 3), dtype=np.int64)
+        grown[:count] = spans[:count]
+        spans = grown
+    spans[count, 0] = a
+    spans[count, 1] = b
+    spans[count, 2] = flags
+    table[slot, 0] = np.int64(h >> np.uint64(1))
+    table[slot, 1] = count + 1
+    count += 1
+    if 2 * count > len(table):  # keep the table at most half full
+        bigger = np.zeros((2 * len(table), 2), dtype=np.int64)
+        mask = len(bigger) - 1
+        for s in range(count):
+            hh = _hash(buf, spans[s, 0], spans[s, 1])
+            slot2 = np.int64(hh & np.uint64(mask))
+            while bigger[slot2, 1] != 0:
+                slot2 = (slot2 + 1) & mask
+            bigger[slot2, 0] = np.int64(hh >> np.uint64(1))
+            bigger[slot2, 1] = s + 1
+        table = bigger
+    return count - 1, table, spans, count
+
+
+@_jit
+def _time_number(buf, i, int_end, frac_start, frac_end, exp, pow10):
+    """(state, ns) for a non-negative JSON number of µs starting at i: exact when the
+    typed path's float64 result is certain to be the same, else state TIME_FLOAT."""
+    if exp:
+        return 1, 0
+    n_int = int_end - i
+    n_dec = frac_end - frac_start
+    if n_int > 13:
+        return 1, 0
+    whole = _digits(buf, i, int_end)
+    if whole >= 4398046511104:
+        return 1, 0
+    if n_dec <= 3:
+        return 0, whole * 1000 + _digits(buf, frac_start, frac_end) * pow10[3 - n_dec]
+    if n_int + n_dec > 18:
+        return 1, 0
+    ns = whole * 1000 + _digits(buf, frac_start, frac_start + 3)
+    m = n_dec - 3
+    rest = _digits(buf, frac_start + 3, frac_end)
+    frac = rest / pow10[m]
+    # the typed path rounds twice in float64 (parse, then * 1000): the result can only
+    # differ from exact rounding next to a tie, which goes through that same path instead
+    if abs(frac - 0.5) <= (ns + 1) * 2.0 ** -50 + 1e-12:
+        return 1, 0
+    return 0, ns + (1 if frac > 0.5 else 0)
+
+
+@_jit
+def _time_string(buf, a, b):
+    """(state, ns) for the content [a, b) of a string of decimal µs, as the typed path
+    converts it: digits, an optional point and digits, half up past the third decimal.
+    State -1 for any other text (the typed path handles it)."""
+    i = a
+    while i < b and 48 <= buf[i] <= 57:
+        i += 1
+    int_end = i
+    if int_end == a or int_end - a > 16:
+        return -1, 0
+    whole = _digits(buf, a, int_end)
+    if whole > 9000000000000000:
+        return -1, 0
+    ns = whole * 1000
+    if i == b:
+        return 0, ns
+    if buf[i] != 46 or i + 1 == b:
+        return -1, 0
+    scale = 100
+    up = 0
+    for k in range(i + 1, b):
+        c = buf[k]
+        if c < 48 or c > 57:
+            return -1, 0
+        if scale >= 1:
+            ns += (c - 48) * scale
+            scale //= 10
+        elif scale == 0:
+            up = 1 if c >= 53 else 0
+            scale = -1
+    return 0, ns + up
+
+
+@_jit
+def _int_token(buf, i, end):
+    """A JSON integer at i: (end, value, ok); ok False for fractions, exponents or beyond int64."""
+    e, int_end, fs, fe, exp = _number(buf, i, end)
+    if e < 0:
+        return -1, 0, False
+    neg = buf[i] == 45
+    a = i + 1 if neg else i
+    n = int_end - a
+    if exp or fe != fs or n > 19:
+        return e, 0, False
+    if n == 19:  # fits int64 only up to 9223372036854775807 (…808 negative)
+        head = _digits(buf, a, int_end - 1)
+        last = buf[int_end - 1] - 48
+        if head > 922337203685477580 or (head == 922337203685477580 and last > (8 if neg else 7)):
+            return e, 0, False
+        if neg:
+            return e, -head * 10 - last, True
+        return e, head * 10 + last, True
+    v = _digits(buf, a, int_end)
+    return e, -v if neg else v, True
+
+
+@_jit
+def _decimal_id(buf, a, b):
+    """A string id that is a canonical decimal integer of at most 18 digits: (True, value)."""
+    n = b - a
+    if n == 0 or n > 18 or (buf[a] == 48 and n > 1):
+        return False, 0
+    for k in range(a, b):
+        if buf[k] < 48 or buf[k] > 57:
+            return False, 0
+    return True, _digits(buf, a, b)
+
+
+@_jit_inline
+def _lane_hash(pk, pv, tk, tv):
+    h = np.uint64(pv) * np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(tv) * np.uint64(0xC2B2AE3D27D4EB4F)
+    return (h ^ np.uint64(pk * 4 + tk)) >> np.uint64(17)
+
+
+@_jit_inline
+def _find_lane(pk, pv, tk, tv, table, rows):
+    """Local id of the (pid, tid) token pair, or -1 - its free slot.
+
+    ``table`` slots hold id + 1 (0 = free); ``rows`` are (pid kind, pid value, tid kind, tid value).
+    """
+    mask = len(table) - 1
+    slot = np.int64(_lane_hash(pk, pv, tk, tv) & np.uint64(mask))
+    while table[slot] != 0:
+        s = table[slot] - 1
+        if rows[s, 0] == pk and rows[s, 1] == pv and rows[s, 2] == tk and rows[s, 3] == tv:
+            return s
+        slot = (slot + 1) & mask
+    return -1 - slot
+
+
+@_jit
+def _insert_lane(pk, pv, tk, tv, slot, table, rows, count):
+    """Add a new lane at the free ``slot``: (id, table, rows, count), arrays grown when needed."""
+    if count >= len(rows):
+        grown = np.empty((2 * len(rows), 4), dtype=np.int64)
+        grown[:count] = rows[:count]
+        rows = grown
+    rows[count, 0] = pk
+    rows[count, 1] = pv
+    rows[count, 2] = tk
+    rows[count, 3] = tv
+    table[slot] = count + 1
+    count += 1
+    if 2 * count > len(table):
+        bigger = np.zeros(2 * len(table), dtype=np.int64)
+        mask = len(bigger) - 1
+        for s in range(count):
+            slot2 = np.int64(_lane_hash(rows[s, 0], rows[s, 1], rows[s, 2], rows[s, 3]) & np.uint64(mask))
+            while bigger[slot2] != 0:
+                slot2 = (slot2 + 1) & mask
+            bigger[slot2] = s + 1
+        table = bigger
+    return count - 1, table, rows, count
+
+
+@_jit
+def _args_task_type(buf, i, end, stack):
+    """Read the args object at buf[i] == '{': (end, a, b, flags, got) where [a, b) is the
+    content of its "Task Type" string (got 1), got 0 without one, got 2 when the key is
+    repeated or its value is neither a string nor null (left to the typed path)."""
+    got = 0
+    a = b = fl = 0
+    i = _ws(buf, i + 1, end)
+    if i < end and buf[i] == 125:
+        return i + 1, a, b, fl, got
+    while True:
+        if i >= end or buf[i] != 34:
+            return -1, a, b, fl, got
+        ka = i + 1
+        i, kfl = _string(buf, i, end)
+        if i < 0:
+            return -1, a, b, fl, got
+        is_tt = kfl == 0 and _is_task_type(buf, ka, i - 1)
+        i = _ws(buf, i, end)
+        if i >= end or buf[i] != 58:
+            return -1, a, b, fl, got
+        i = _ws(buf, i + 1, end)
+        if is_tt and got == 0 and i < end and buf[i] == 34:
+            a = i + 1
+            i, fl = _string(buf, i, end)
+            b = i - 1
+            got = 1
+        else:
+            if is_tt and (got != 0 or not (i < end and buf[i] == 110)):
+                got = 2
+            i = _skip_value(buf, i, end, stack)
+        if i < 0:
+            return -1, a, b, fl, got
+        i = _ws(buf, i, end)
+        if i < end and buf[i] == 44:
+            i = _ws(buf, i + 1, end)
+            continue
+        if i < end and buf[i] == 125:
+            return i + 1, a, b, fl, got
+        return -1, a, b, fl, got
+
+
+@_jit
+def scan_ranges(buf, starts, ends, pow10):
+    """Scan each range [starts[r], ends[r]) of ``buf`` as a list of events.
+
+    Returns per-range states and element counts, the per-element columns (rows of the
+    ranges that failed are overwritten), and the task's string table.
+    """
+    total = 0
+    for r in range(len(starts)):
+        total += ends[r] - starts[r]
+    cap = total // 24 + 16
+    n_r = len(starts)
+    r_state = np.zeros(n_r, dtype=np.int8)
+    r_count = np.zeros(n_r, dtype=np.int64)
+    r_first = np.zeros(n_r, dtype=np.int64)
+    kind = np.empty(cap, dtype=np.int8)
+    e_start = np.empty(cap, dtype=np.int64)
+    e_end = np.empty(cap, dtype=np.int64)
+    ts = np.empty(cap, dtype=np.int64)
+    ts_st = np.empty(cap, dtype=np.int8)
+    dur = np.empty(cap, dtype=np.int64)
+    dur_st = np.empty(cap, dtype=np.int8)
+    lane = np.empty(cap, dtype=np.int32)
+    lane_table = np.zeros(256, dtype=np.int64)
+    lane_rows = np.empty((64, 4), dtype=np.int64)
+    n_lanes = 0
+    last_lane = np.full(5, -7, dtype=np.int64)  # the previous element's (pid, tid) tokens and lane
+    name = np.empty(cap, dtype=np.int32)
+    cat = np.empty(cap, dtype=np.int32)
+    task = np.empty(cap, dtype=np.int32)
+    id_k = np.empty(cap, dtype=np.int8)
+    id_v = np.empty(cap, dtype=np.int64)
+    bp_e = np.empty(cap, dtype=np.bool_)
+    table = np.zeros((4096, 2), dtype=np.int64)
+    spans = np.empty((1024, 3), dtype=np.int64)
+    n_str = 0
+    stack = np.empty(256, dtype=np.int8)
+    j = 0
+    for r in range(n_r):
+        i = starts[r]
+        end = ends[r]
+        first = j
+        r_first[r] = first
+        ok = True
+        while True:
+            i = _ws(buf, i, end)
+            if i >= end or buf[i] != 123 or j >= cap:
+                ok = False
+                break
+            e0 = i
+            # per-element fields; bit k of ``seen`` = key code k
+            seen = 0
+            ph = -1
+            t_state = -1
+            t_ns = 0
+            d_state = -1
+            d_ns = 0
+            pk = TOK_NULL
+            pv = 0
+            tk = TOK_NULL
+            tv = 0
+            nm = -1
+            ct = -1
+            tt = -1
+            ik = -1
+            iv = 0
+            be = False
+            bad_x = False  # a field the X type declares has a type it rejects
+            bad_flow = False
+            i = _ws(buf, i + 1, end)
+            if i < end and buf[i] == 125:
+                ok = False  # an empty object has no phase
+                break
+            while True:
+                if i >= end or buf[i] != 34:
+                    ok = False
+                    break
+                ka = i + 1
+                i, kflags = _string(buf, i, end)
+                if i < 0 or kflags & 1:
+                    ok = False
+                    break
+                code = _key_code(buf, ka, i - 1)
+                if code:
+                    if seen & (1 << code):
+                        ok = False
+                        break
+                    seen |= 1 << code
+                i = _ws(buf, i, end)
+                if i >= end or buf[i] != 58:
+                    ok = False
+                    break
+                i = _ws(buf, i + 1, end)
+                if i >= end:
+                    ok = False
+                    break
+                c = buf[i]
+                if code == 0:
+                    i = _skip_value(buf, i, end, stack)
+                elif code == 1:  # ph: one character of a known phase
+                    if c != 34:
+                        ok = False
+                        break
+                    a = i + 1
+                    i, fl = _string(buf, i, end)
+                    if i < 0 or i - 1 - a != 1:
+                        ok = False
+                        break
+                    ph = buf[a]
+                elif code == 2 or code == 7:  # name, cat: strings (cat may be null)
+                    if c == 34:
+                        a = i + 1
+                        i, fl = _string(buf, i, end)
+                        if i < 0:
+                            ok = False
+                            break
+                        h = _hash(buf, a, i - 1)
+                        sid = _lookup(buf, a, i - 1, h, table, spans)
+                        if sid < 0:
+                            sid, table, spans, n_str = _insert_string(buf, a, i - 1, fl, h, -1 - sid, table,
+                                                                            spans, n_str)
+                        if code == 2:
+                            nm = sid
+                        else:
+                            ct = sid
+                    elif code == 7 and c == 110:
+                        i = _skip_value(buf, i, end, stack)
+                    else:
+                        ok = False
+                        break
+                elif code == 3 or code == 4:  # pid, tid: integer, string or null
+                    kk = TOK_NULL
+                    vv = 0
+                    if c == 34:
+                        a = i + 1
+                        i, fl = _string(buf, i, end)
+                        if i < 0:
+                            ok = False
+                            break
+                        h = _hash(buf, a, i - 1)
+                        vv = _lookup(buf, a, i - 1, h, table, spans)
+                        if vv < 0:
+                            vv, table, spans, n_str = _insert_string(buf, a, i - 1, fl, h, -1 - vv, table,
+                                                                            spans, n_str)
+                        kk = TOK_STR
+                    elif c == 110:
+                        i = _skip_value(buf, i, end, stack)
+                    else:
+                        i, vv, good = _int_token(buf, i, end)
+                        if not good:
+                            ok = False
+                            break
+                        kk = TOK_INT
+                    if code == 3:
+                        pk, pv = kk, vv
+                    else:
+                        tk, tv = kk, vv
+                elif code == 5 or code == 6:  # ts, dur: number or decimal string
+                    st = -1
+                    vv = 0
+                    a = i
+                    if c == 34:
+                        i, fl = _string(buf, i, end)
+                        if i < 0:
+                            ok = False
+                            break
+                        st, vv = _time_string(buf, a + 1, i - 1)
+                    elif c == 45 or 48 <= c <= 57:
+                        i, int_end, fs, fe, ex = _number(buf, i, end)
+                        if i < 0:
+                            ok = False
+                            break
+                        st = 1
+                        if c != 45:
+                            st, vv = _time_number(buf, a, int_end, fs, fe, ex, pow10)
+                        if st == 1:  # the number's text, for the caller's float conversion
+                            vv = (a << 16) | min(i - a, 65535)
+                    else:
+                        i = _skip_value(buf, i, end, stack)
+                    if code == 5:
+                        t_state, t_ns = st, vv
+                    else:
+                        d_state, d_ns = st, vv
+                elif code == 8:  # id: integer or string (flows only)
+                    if c == 34:
+                        a = i + 1
+                        i, fl = _string(buf, i, end)
+                        if i < 0:
+                            ok = False
+                            break
+                        good, vv = _decimal_id(buf, a, i - 1)
+                        if fl & 1:
+                            bad_flow = True
+                        elif good:
+                            ik, iv = TOK_INT, vv
+                        else:
+                            h = _hash(buf, a, i - 1)
+                            iv = _lookup(buf, a, i - 1, h, table, spans)
+                            if iv < 0:
+                                iv, table, spans, n_str = _insert_string(buf, a, i - 1, fl, h, -1 - iv, table,
+                                                                                spans, n_str)
+                            ik = TOK_STR
+                    elif c == 45 or 48 <= c <= 57:
+                        i, vv, good = _int_token(buf, i, end)
+                        if good:
+                            ik, iv = TOK_INT, vv
+                        else:
+                            bad_flow = True
+                    else:
+                        i = _skip_value(buf, i, end, stack)
+                        bad_flow = True
+                elif code == 9:  # bp
+                    if c == 34:
+                        a = i + 1
+                        i, fl = _string(buf, i, end)
+                        if i < 0:
+                            ok = False
+                            break
+                        be = i - 1 - a == 1 and buf[a] == 101
+                        bad_flow = bad_flow or (fl & 1) != 0
+                    elif c == 110:
+                        i = _skip_value(buf, i, end, stack)
+                    else:
+                        i = _skip_value(buf, i, end, stack)
+                        bad_flow = True
+                else:  # args: an object (its "Task Type" string is kept) or null
+                    if c == 123:
+                        i, a, b, fl, got = _args_task_type(buf, i, end, stack)
+                        if got == 1:
+                            h = _hash(buf, a, b)
+                            tt = _lookup(buf, a, b, h, table, spans)
+                            if tt < 0:
+                                tt, table, spans, n_str = _insert_string(buf, a, b, fl, h, -1 - tt, table, spans,
+                                                                         n_str)
+                        bad_x = bad_x or got == 2
+                    else:
+                        i = _skip_value(buf, i, end, stack)
+                        bad_x = bad_x or c != 110
+                if i < 0:
+                    ok = False
+                    break
+                i = _ws(buf, i, end)
+                if i >= end:
+                    ok = False
+                    break
+                if buf[i] == 44:
+                    i = _ws(buf, i + 1, end)
+                    continue
+                if buf[i] == 125:
+                    i += 1
+                    break
+                ok = False
+                break
+            if not ok:
+                break
+            # the element is complete: keep what its phase declares
+            e_start[j] = e0
+            e_end[j] = i
+            if ph == 88:  # X
+                if bad_x or t_state < 0 or d_state < 0:
+                    ok = False
+                    break
+                kind[j] = KIND_X
+            elif ph == 115 or ph == 116 or ph == 102:  # s t f
+                if bad_flow or t_state < 0 or ik < 0:
+                    ok = False
+                    break
+                kind[j] = KIND_S if ph == 115 else (KIND_T if ph == 116 else KIND_F)
+            else:
+                known = False
+                for p in _OTHER_PHASES:
+                    if ph == p:
+                        known = True
+                if not known:
+                    ok = False
+                    break
+                kind[j] = KIND_OTHER
+            ts[j] = t_ns
+            ts_st[j] = t_state
+            dur[j] = d_ns
+            dur_st[j] = d_state
+            if kind[j] == KIND_OTHER:  # its lane (if any) is the typed decoder's business
+                lane[j] = -1
+            else:
+                if not (pk == last_lane[0] and pv == last_lane[1] and tk == last_lane[2] and tv == last_lane[3]):
+                    ln = _find_lane(pk, pv, tk, tv, lane_table, lane_rows)
+                    if ln < 0:
+                        ln, lane_table, lane_rows, n_lanes = _insert_lane(pk, pv, tk, tv, -1 - ln, lane_table,
+                                                                          lane_rows, n_lanes)
+                    last_lane[0], last_lane[1], last_lane[2], last_lane[3], last_lane[4] = pk, pv, tk, tv, ln
+                lane[j] = last_lane[4]
+            name[j] = nm
+            cat[j] = ct
+            task[j] = tt
+            id_k[j] = ik
+            id_v[j] = iv
+            bp_e[j] = be
+            j += 1
+            i = _ws(buf, i, end)
+            if i >= end:
+                break
+            if buf[i] != 44:
+                ok = False
+                break
+            i += 1
+        if ok:
+            r_count[r] = j - first
+        else:
+            r_state[r] = RANGE_FULL if j >= cap else RANGE_FAILED
+            j = first
+    return (r_state, r_count, r_first, kind[:j], e_start[:j], e_end[:j], ts[:j], ts_st[:j], dur[:j],
+            dur_st[:j], lane[:j], name[:j], cat[:j], task[:j], id_k[:j], id_v[:j], bp_e[:j], spans[:n_str],
+            lane_rows[:n_lanes])
+
+
+_warm = False
+
+
+def warm() -> None:
+    """Compile (or load from numba's cache) the scanner now, not during the first load."""
+    global _warm
+    if available() and not _warm:
+        data = np.frombuffer(b'{"ph":"X","name":"a","pid":1,"tid":1,"ts":"1.5","dur":2}', dtype=np.uint8)
+        scan_ranges(data, np.zeros(1, np.int64), np.array([len(data)], np.int64), _POW10)
+        _warm = True
+
+
+def is_warm() -> bool:
+    """True when this process has the scanner ready (using it then costs nothing extra)."""
+    return _warm and available()

@@ -1,0 +1,231 @@
+"""Turn the compiled scanner's output for a group of ranges into ``ChunkResult``s.
+
+Python work here is per distinct string, per lane and per non-slice event, not per
+slice. Ranges the scanner could not read go through ``decode_range`` (the typed
+decode, then the tolerant reader), so results never depend on which path read a range.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import NamedTuple
+
+import msgspec
+import numpy as np
+
+from timelineview.model import byte_scan as bs
+from timelineview.model import event_types as ev
+from timelineview.model.chunk_decode import (
+    ChunkResult,
+    FlowColumns,
+    Interner,
+    PackedResults,
+    _other_events,
+    decode_range,
+    pack,
+)
+from timelineview.model.timestamps import FLOAT_EXACT_LIMIT_US
+
+
+class Scan(NamedTuple):
+    """Output of ``byte_scan.scan_ranges`` (rows of the ranges that were read)."""
+
+    r_state: np.ndarray
+    r_count: np.ndarray
+    r_first: np.ndarray
+    kind: np.ndarray
+    e_start: np.ndarray
+    e_end: np.ndarray
+    ts: np.ndarray
+    ts_st: np.ndarray
+    dur: np.ndarray
+    dur_st: np.ndarray
+    lane: np.ndarray
+    name: np.ndarray
+    cat: np.ndarray
+    task: np.ndarray
+    id_k: np.ndarray
+    id_v: np.ndarray
+    bp_e: np.ndarray
+    spans: np.ndarray
+    lane_rows: np.ndarray
+
+
+_floats = msgspec.json.Decoder(list[float])
+
+
+def decode_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_is_final: bool,
+                 scanner: bool = True) -> PackedResults:
+    """Decode consecutive small ranges with shared intern tables (one worker task).
+
+    With ``scanner`` the compiled scanner reads them when it can; otherwise (or for the
+    ranges it declines) each range gets the typed decode, whose small ranges keep each
+    batch of decoded objects inside the CPU cache.
+    """
+    interner = Interner()
+    if scanner and bs.available():
+        results = scan_group(path, file_index, ranges, last_is_final, interner)
+    else:
+        results = [decode_range(path, file_index, a, b, last_is_final and k == len(ranges) - 1, interner)
+                   for k, (a, b) in enumerate(ranges)]
+    interner.finish(results)
+    return pack(results)
+
+
+def _read(path: str, start: int, end: int) -> bytes:
+    with open(path, "rb", buffering=0) as f:
+        f.seek(start)
+        parts = []
+        size = end - start
+        while size > 0:
+            part = f.read(size)
+            if not part:
+                break
+            parts.append(part)
+            size -= len(part)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def _texts(data: bytes, spans: np.ndarray) -> list[str]:
+    """The strings of the scanner's table (content spans; flag 1 = escapes to decode)."""
+    out = []
+    for a, b, flags in spans.tolist():
+        if flags & 1:
+            out.append(msgspec.json.decode(data[a - 1:b + 1]))
+        else:
+            out.append(data[a:b].decode())
+    return out
+
+
+def _times(data: bytes, values: np.ndarray, states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ns, valid, lossy) per element. Numbers the scanner left to float64 (their text at
+    ``start << 16 | length``) are converted as the typed path converts them."""
+    floats = np.flatnonzero(states == bs.TIME_FLOAT)
+    ok = np.ones(len(values), dtype=bool)
+    lossy = np.zeros(len(values), dtype=bool)
+    if not len(floats):
+        return values, ok, lossy
+    parts = [data[v >> 16:(v >> 16) + (v & 0xFFFF)] for v in values[floats].tolist()]
+    x = np.array(_floats.decode(b"[" + b",".join(parts) + b"]"), dtype=np.float64)
+    good = np.isfinite(x) & (np.abs(x) < 9.2e15)
+    out = values.copy()
+    out[floats] = 0
+    out[floats[good]] = np.rint(x[good] * 1000.0).astype(np.int64)
+    ok[floats] = good
+    lossy[floats] = good & (np.abs(x) >= FLOAT_EXACT_LIMIT_US)
+    return out, ok, lossy
+
+
+def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_is_final: bool,
+               interner: Interner) -> list[ChunkResult]:
+    """Decode consecutive ranges with the compiled scanner (falling back range by range)."""
+    base = ranges[0][0]
+    data = _read(path, base, ranges[-1][1])
+    starts = np.array([a - base for a, _ in ranges], dtype=np.int64)
+    ends = np.array([min(b - base, len(data)) for _, b in ranges], dtype=np.int64)
+    scan = Scan(*bs.scan_ranges(np.frombuffer(data, dtype=np.uint8), starts, ends, bs._POW10))
+    texts = _texts(data, scan.spans)
+    # ids in the task's intern tables, for the string ids used as strings
+    used = np.unique(np.concatenate([scan.name, scan.cat, scan.task]))
+    strings = interner.strings
+    to_string = np.full(len(texts) + 1, -1, dtype=np.int32)  # index -1 (absent) stays -1
+    for sid in used[used >= 0].tolist():
+        to_string[sid] = strings.setdefault(texts[sid], len(strings))
+    empty = strings.setdefault("", len(strings))
+    lanes = interner.lanes
+    to_lane = np.array([lanes.setdefault((_token(pk, pv, texts), _token(tk, tv, texts)), len(lanes))
+                        for pk, pv, tk, tv in scan.lane_rows.tolist()], dtype=np.int32)
+    ts, ts_ok, lossy_ts = _times(data, scan.ts, scan.ts_st)
+    dur, dur_ok, lossy_dur = _times(data, scan.dur, scan.dur_st)
+    is_x = scan.kind == bs.KIND_X
+    is_timed = is_x | ((scan.kind >= bs.KIND_S) & (scan.kind <= bs.KIND_F))
+    lossy = (lossy_ts & is_timed) | (lossy_dur & is_x)
+    results = []
+    for r, (a, b) in enumerate(ranges):
+        last = last_is_final and r == len(ranges) - 1
+        if scan.r_state[r] != bs.RANGE_OK:
+            results.append(decode_range(path, file_index, a, b, last, interner))
+            continue
+        j0 = int(scan.r_first[r])
+        rows = slice(j0, j0 + int(scan.r_count[r]))
+        res = ChunkResult(file_index, a, b, int(scan.r_count[r]), True)
+        res.lossy_numbers = bool(lossy[rows].any())
+        kind = scan.kind[rows]
+        _slices(res, scan, rows, kind, ts[rows], ts_ok[rows], dur[rows], dur_ok[rows], to_string, to_lane, empty)
+        flows = np.flatnonzero((kind >= bs.KIND_S) & (kind <= bs.KIND_F))
+        if len(flows):
+            _flows(res, scan, j0, flows, kind, ts[rows], ts_ok[rows], to_string, to_lane, empty, texts)
+        others = np.flatnonzero(kind == bs.KIND_OTHER)
+        if len(others):
+            pieces = [data[s:e] for s, e in zip(scan.e_start[j0 + others].tolist(), scan.e_end[j0 + others].tolist())]
+            try:
+                events = ev.typed_decoder.decode(b"[" + b",".join(pieces) + b"]")
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                results.append(decode_range(path, file_index, a, b, last, interner))
+                continue
+            _other_events(res, events, others.astype(np.int64), np.arange(len(events)), strings, lanes,
+                          lambda k: -1)
+        results.append(res)
+    return results
+
+
+def _token(kind: int, value: int, texts: list[str]) -> object:
+    """The pid/tid token as the typed decoder gives it."""
+    if kind == bs.TOK_INT:
+        return value
+    if kind == bs.TOK_STR:
+        return texts[value]
+    return None
+
+
+def _slices(res: ChunkResult, scan: Scan, rows: slice, kind: np.ndarray, ts: np.ndarray, ts_ok: np.ndarray,
+            dur: np.ndarray, dur_ok: np.ndarray, to_string: np.ndarray, to_lane: np.ndarray, empty: int) -> None:
+    x = np.flatnonzero(kind == bs.KIND_X)
+    res.counts_by_ph = Counter()
+    res.counts_by_ph["X"] += len(x)
+    start, length = ts[x], dur[x]
+    keep = ts_ok[x] & dur_ok[x] & (length >= 0)
+    if not keep.all():
+        for i in np.flatnonzero(~keep).tolist():
+            reason = ("'ts' is not a number" if not ts_ok[x[i]] else
+                      "'dur' is not a number" if not dur_ok[x[i]] else "negative 'dur'")
+            res.dropped.append((-1, int(x[i]), reason))
+        x = x[keep]
+        start, length = start[keep], length[keep]
+    name = scan.name[rows][x]
+    res.x_start = start
+    res.x_dur = length
+    res.x_lane = to_lane[scan.lane[rows][x]]
+    res.x_name = np.where(name >= 0, to_string[name], empty).astype(np.int32)
+    res.x_cat = to_string[scan.cat[rows][x]]
+    res.x_task = to_string[scan.task[rows][x]]
+    res.x_ord = x.astype(np.int64)
+
+
+def _flows(res: ChunkResult, scan: Scan, j0: int, idx: np.ndarray, kind: np.ndarray, ts: np.ndarray,
+           ts_ok: np.ndarray, to_string: np.ndarray, to_lane: np.ndarray, empty: int, texts: list[str]) -> None:
+    rows = j0 + idx
+    ph = (kind[idx] - bs.KIND_S).astype(np.int8)
+    res.counts_by_ph.update({p: int(n) for p, n in zip("stf", np.bincount(ph, minlength=3)) if n})
+    keep = ts_ok[idx]
+    for i in np.flatnonzero(~keep).tolist():
+        res.dropped.append((-1, int(idx[i]), "'ts' missing or not a number"))
+    rows, idx, ph = rows[keep], idx[keep], ph[keep]
+    id_k, id_v = scan.id_k[rows], scan.id_v[rows]
+    id_num = id_txt = None
+    if (id_k == bs.TOK_INT).all():
+        id_num = id_v
+    else:
+        id_txt = [str(v) if k == bs.TOK_INT else texts[v] for k, v in zip(id_k.tolist(), id_v.tolist())]
+    cat, name = scan.cat[rows], scan.name[rows]
+    res.flows = FlowColumns(
+        ordinal=idx.astype(np.int64),
+        ph=ph,
+        cat=np.where(cat >= 0, to_string[cat], empty).astype(np.int32),
+        name=np.where(name >= 0, to_string[name], empty).astype(np.int32),
+        lane=to_lane[scan.lane[rows]],
+        ts=ts[idx],
+        bp_e=scan.bp_e[rows],
+        id_num=id_num,
+        id_text=id_txt,
+    )
