@@ -16,10 +16,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from timelineview.model import byte_scan, load
+from timelineview.model import load
+from timelineview.model.scan_codes import RANGE_OK
+from timelineview.model.scan_decode import scanner_available, warm_scanner
 from timelineview.synthetic import CardSpec, WriteOptions, generate_card
 
-pytestmark = pytest.mark.skipif(not byte_scan.available(), reason="numba is not installed")
+pytestmark = pytest.mark.skipif(not scanner_available(), reason="numba is not installed")
 
 SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples"
 
@@ -58,7 +60,7 @@ def canonical(store) -> dict:
 
 
 def load_both(path, monkeypatch, **kw):
-    byte_scan.warm()  # small inputs use the scanner in this process only when it is ready
+    warm_scanner()  # small inputs use the scanner in this process only when it is ready
     monkeypatch.setenv("TIMELINEVIEW_JIT", "0")
     [typed] = load(path, workers=1, **kw)
     monkeypatch.setenv("TIMELINEVIEW_JIT", "1")
@@ -90,6 +92,7 @@ def test_generated_layouts_load_the_same(tmp_path, monkeypatch, layout, pretty):
 
 def test_the_scanner_reads_most_ranges_of_a_generated_file(tmp_path):
     """It is a fast path only if it is taken: count the ranges it declines."""
+    from timelineview.model import byte_scan
     from timelineview.model.layout_scan import locate_array, plan_ranges
 
     target = tmp_path / "trace_view.json"
@@ -99,7 +102,7 @@ def test_the_scanner_reads_most_ranges_of_a_generated_file(tmp_path):
     starts = np.array([a for a, _ in ranges])
     ends = np.array([b for _, b in ranges])
     state = byte_scan.scan_ranges(data, starts, ends, byte_scan._POW10)[0]
-    assert (state[:-1] == byte_scan.RANGE_OK).all()
+    assert (state[:-1] == RANGE_OK).all()
 
 
 def _event_text(rng: random.Random) -> str:
@@ -159,3 +162,17 @@ def test_real_samples_load_the_same(monkeypatch, sample):
         if "summary" in path.name:
             continue
         assert_same(path, monkeypatch, chunk_bytes=16384)
+
+
+def test_small_loads_do_not_import_the_compiler(tmp_path):
+    """numba and LLVM cost a process ~100 MB: a small file in a fresh process goes without."""
+    import subprocess
+    import sys
+
+    target = tmp_path / "trace_view.json"
+    generate_card(target, CardSpec(seed=2, steps=1, tasks_per_step=20), "msprof")
+    code = ("import sys; from timelineview.model import load; [s] = load(sys.argv[1]); "
+            "print(len(s.slices), 'numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(target)], capture_output=True, text=True, check=True)
+    count, imported = out.stdout.split()
+    assert int(count) > 0 and imported == "False"

@@ -15,13 +15,11 @@ key, a damaged element) marks the range as not scanned, and that range goes thro
 the typed decode as before. Both paths therefore give identical results, which the
 tests check on every generator layout and on adversarial input.
 
-Without numba (or with ``TIMELINEVIEW_JIT=0``) ``available()`` is false and the
-loader uses the typed decode alone.
+Without numba (or with ``TIMELINEVIEW_JIT=0``) ``scan_decode.scanner_available()`` is
+false and the loader uses the typed decode alone.
 """
 
 from __future__ import annotations
-
-import os
 
 import numpy as np
 
@@ -30,14 +28,18 @@ try:  # numba is a dependency, but the loader must work (slower) without it
 except ImportError:  # pragma: no cover - exercised only where numba is missing
     numba = None
 
-# element kinds
-KIND_X, KIND_S, KIND_T, KIND_F, KIND_OTHER = 0, 1, 2, 3, 4
-# token kinds of pid / tid / id
-TOK_INT, TOK_STR, TOK_NULL = 0, 1, 2
-# time value states
-TIME_EXACT, TIME_FLOAT = 0, 1  # FLOAT: a JSON number the caller converts through float64
-# range states
-RANGE_OK, RANGE_FAILED, RANGE_FULL = 0, 1, 2
+from timelineview.model.scan_codes import (
+    KIND_F,
+    KIND_OTHER,
+    KIND_S,
+    KIND_T,
+    KIND_X,
+    RANGE_FAILED,
+    RANGE_FULL,
+    TOK_INT,
+    TOK_NULL,
+    TOK_STR,
+)
 
 _FLOAT_EXACT_LIMIT = 4398046511104  # 2**42 µs: below it rint(x * 1000) is the written ns
 _POW10 = np.array([10**k for k in range(19)], dtype=np.int64)
@@ -46,11 +48,6 @@ _POW10 = np.array([10**k for k in range(19)], dtype=np.int64)
 _OTHER_PHASES = np.frombuffer(b"BEiICMbenSTFONDPR()cvV", dtype=np.uint8).copy()
 _PLAIN = np.array([32 <= c < 128 and c not in (34, 92) for c in range(256)], dtype=np.bool_)
 _TASK_TYPE = np.frombuffer(b"Task Type", dtype=np.uint8).copy()
-
-
-def available() -> bool:
-    """True when the compiled scanner can be used."""
-    return numba is not None and os.environ.get("TIMELINEVIEW_JIT", "1") != "0"
 
 
 def _jit(fn):
@@ -878,18 +875,7 @@ def scan_ranges(buf, starts, ends, pow10):
             lane_rows[:n_lanes])
 
 
-_warm = False
-
-
 def warm() -> None:
-    """Compile (or load from numba's cache) the scanner now, not during the first load."""
-    global _warm
-    if available() and not _warm:
-        data = np.frombuffer(b'{"ph":"X","name":"a","pid":1,"tid":1,"ts":"1.5","dur":2}', dtype=np.uint8)
-        scan_ranges(data, np.zeros(1, np.int64), np.array([len(data)], np.int64), _POW10)
-        _warm = True
-
-
-def is_warm() -> bool:
-    """True when this process has the scanner ready (using it then costs nothing extra)."""
-    return _warm and available()
+    """Compile (or load from numba's cache) the scanner."""
+    data = np.frombuffer(b'{"ph":"X","name":"a","pid":1,"tid":1,"ts":"1.5","dur":2}', dtype=np.uint8)
+    scan_ranges(data, np.zeros(1, np.int64), np.array([len(data)], np.int64), _POW10)

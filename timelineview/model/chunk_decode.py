@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import operator
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import compress, repeat
@@ -95,22 +96,21 @@ def id_text(tok: object) -> str:
     return str(tok)
 
 
-_buffer = bytearray()
+_local = threading.local()  # one reused read buffer per thread
 
 
 def read_range(path: str, start: int, end: int, reuse: bool = False) -> bytearray | memoryview:
     """``[`` + file bytes [start, end) + ``]`` in one buffer (no extra copies).
 
-    With ``reuse`` the bytes land in a per-process buffer kept between calls: touching
+    With ``reuse`` the bytes land in a per-thread buffer kept between calls: touching
     fresh pages costs more than parsing them on some VMs. The view is valid until the
-    next call.
+    thread's next call.
     """
-    global _buffer
     size = end - start + 2
     if reuse:
-        if len(_buffer) < size:
-            _buffer = bytearray(size)
-        buf = memoryview(_buffer)[:size]
+        if len(getattr(_local, "buffer", b"")) < size:
+            _local.buffer = bytearray(size)
+        buf = memoryview(_local.buffer)[:size]
     else:
         buf = bytearray(size)
     buf[0] = 0x5B

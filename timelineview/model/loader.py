@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
-from timelineview.model import byte_scan
 from timelineview.model.assemble import CardBuilder
 from timelineview.model.cache import default_cache_dir, load_cached
 from timelineview.model.cache import save as save_cache
@@ -29,7 +28,7 @@ from timelineview.model.chunk_decode import ChunkResult, PackedResults, decode_r
 from timelineview.model.discovery import CardSource, find_cards
 from timelineview.model.layout_scan import ArrayBounds, locate_array, plan_ranges
 from timelineview.model.report import LoadReport
-from timelineview.model.scan_decode import decode_group
+from timelineview.model.scan_decode import decode_group, scanner_is_warm, warm_scanner
 from timelineview.model.store import TraceStore
 
 Progress = Callable[[int, int], None]
@@ -69,7 +68,7 @@ def get_pool(workers: int | None = None) -> ProcessPoolExecutor:
 def _warm_worker() -> int:
     import time
 
-    byte_scan.warm()  # imports and loading the compiled scanner are the slow part of a start
+    warm_scanner()  # imports and loading the compiled scanner are the slow part of a start
     time.sleep(0.05)  # keep this worker busy so the pool starts the next one
     return os.getpid()
 
@@ -78,7 +77,7 @@ def warm_pool(workers: int | None = None) -> list[int]:
     """Start every worker process now (imports and the compiled scanner included); returns
     their pids. With one worker, decoding happens here, so the scanner is readied here."""
     if (workers or worker_count()) == 1:
-        byte_scan.warm()
+        warm_scanner()
         return []
     pool = get_pool(workers)
     futures = [pool.submit(_warm_worker) for _ in range(_pool_workers * 2)]
@@ -320,7 +319,7 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
     inline = sum(sizes) <= INLINE_BYTES or workers == 1
     # the compiled scanner costs this process ~0.4 s and ~100 MB to load: worth it for
     # large inputs, or when it is here already
-    scanner_here = sum(sizes) > INLINE_BYTES or byte_scan.is_warm()
+    scanner_here = sum(sizes) > INLINE_BYTES or scanner_is_warm()
     pending: set[Future] = set()
     futures: dict[Future, int] = {}
     if not inline:

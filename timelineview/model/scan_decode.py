@@ -7,14 +7,16 @@ decode, then the tolerant reader), so results never depend on which path read a 
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from collections import Counter
 from typing import NamedTuple
 
 import msgspec
 import numpy as np
 
-from timelineview.model import byte_scan as bs
 from timelineview.model import event_types as ev
+from timelineview.model import scan_codes as bs
 from timelineview.model.chunk_decode import (
     ChunkResult,
     FlowColumns,
@@ -52,6 +54,28 @@ class Scan(NamedTuple):
 
 
 _floats = msgspec.json.Decoder(list[float])
+_warm = False
+
+
+def scanner_available() -> bool:
+    """True when the compiled scanner can be used (numba installed, not turned off with
+    ``TIMELINEVIEW_JIT=0``). Does not import numba."""
+    return os.environ.get("TIMELINEVIEW_JIT", "1") != "0" and importlib.util.find_spec("numba") is not None
+
+
+def warm_scanner() -> None:
+    """Compile the scanner (or load it from numba's cache) now, not during the first load."""
+    global _warm
+    if scanner_available() and not _warm:
+        from timelineview.model import byte_scan  # imported only where it is used: ~100 MB
+
+        byte_scan.warm()
+        _warm = True
+
+
+def scanner_is_warm() -> bool:
+    """True when this process has the scanner ready (using it then costs nothing extra)."""
+    return _warm and scanner_available()
 
 
 def decode_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_is_final: bool,
@@ -63,7 +87,7 @@ def decode_group(path: str, file_index: int, ranges: list[tuple[int, int]], last
     batch of decoded objects inside the CPU cache.
     """
     interner = Interner()
-    if scanner and bs.available():
+    if scanner and scanner_available():
         results = scan_group(path, file_index, ranges, last_is_final, interner)
     else:
         results = [decode_range(path, file_index, a, b, last_is_final and k == len(ranges) - 1, interner)
@@ -123,7 +147,9 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
     data = _read(path, base, ranges[-1][1])
     starts = np.array([a - base for a, _ in ranges], dtype=np.int64)
     ends = np.array([min(b - base, len(data)) for _, b in ranges], dtype=np.int64)
-    scan = Scan(*bs.scan_ranges(np.frombuffer(data, dtype=np.uint8), starts, ends, bs._POW10))
+    from timelineview.model import byte_scan  # imported only where it is used: ~100 MB
+
+    scan = Scan(*byte_scan.scan_ranges(np.frombuffer(data, dtype=np.uint8), starts, ends, byte_scan._POW10))
     texts = _texts(data, scan.spans)
     # ids in the task's intern tables, for the string ids used as strings
     used = np.unique(np.concatenate([scan.name, scan.cat, scan.task]))

@@ -1,0 +1,16 @@
+"""Codes shared by the compiled byte scanner and the code that reads its output.
+
+Kept apart from ``byte_scan`` so that reading them does not import numba (and its
+LLVM libraries) into a process that never scans.
+"""
+
+from __future__ import annotations
+
+# element kinds
+KIND_X, KIND_S, KIND_T, KIND_F, KIND_OTHER = 0, 1, 2, 3, 4
+# token kinds of pid / tid / id
+TOK_INT, TOK_STR, TOK_NULL = 0, 1, 2
+# time value states; FLOAT: a JSON number the caller converts through float64
+TIME_EXACT, TIME_FLOAT = 0, 1
+# range states
+RANGE_OK, RANGE_FAILED, RANGE_FULL = 0, 1, 2
