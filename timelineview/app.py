@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 
@@ -63,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         return _screenshot(args, size)
     win = MainWindow()
     win.show()
+    threading.Thread(target=_warm_decoders, name="warm-decoders", daemon=True).start()
     if args.paths:
         win.open_paths(args.paths)
     else:
@@ -100,6 +102,18 @@ def _screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
         print(f"timelineview: could not write {args.screenshot}", file=sys.stderr)
         return 1
     return 0 if has_cards else 2
+
+
+def _warm_decoders() -> None:
+    """Start the decode workers (and their compiled scanner) while the user looks around:
+    the first load then starts at full speed, and a first-ever run compiles the scanner
+    here rather than inside that load."""
+    try:
+        from timelineview.model.loader import warm_pool
+
+        warm_pool()
+    except Exception:  # a load still starts its own workers
+        pass
 
 
 def _shutdown_pool() -> None:

@@ -130,7 +130,7 @@ def plan_ranges(path: str, bounds: ArrayBounds, chunk_bytes: int) -> list[tuple[
     cuts: list[tuple[int, int]] = []
     with open(path, "rb") as f:
         p = start + chunk_bytes
-        window = 1 << 16
+        window = 1 << 12
         while p < end - chunk_bytes // 4:
             f.seek(p)
             data = f.read(min(window, end - p))
@@ -142,7 +142,7 @@ def plan_ranges(path: str, bounds: ArrayBounds, chunk_bytes: int) -> list[tuple[
                 break
             cuts.append((p + m.start() + 1, p + m.end() - 1))
             p = p + m.end() - 1 + chunk_bytes
-            window = 1 << 16
+            window = 1 << 12
     ranges = []
     a = start
     for b, next_a in cuts:
