@@ -348,30 +348,26 @@ def _lookup(buf, a, b, h, table, spans):
 
 
 @_jit
-def _insert_string(buf, a, b, flags, h, slot, table, spans, count):
-    """Add a new string at the free ``slot``: (id, table, spans, count), arrays grown when needed."""
-    if count >= len(spans):
-        grown = np.empty((2 * len(spans), 3), dtype=np.int64)
-        grown[:count] = spans[:count]
-        spans = grown
-    spans[count, 0] = a
-    spans[count, 1] = b
-    spans[count, 2] = flags
-    table[slot, 0] = np.int64(h >> np.uint64(1))
-    table[slot, 1] = count + 1
-    count += 1
-    if 2 * count > len(table):  # keep the table at most half full
-        bigger = np.zeros((2 * len(table), 2), dtype=np.int64)
-        mask = len(bigger) - 1
-        for s in range(count):
-            hh = _hash(buf, spans[s, 0], spans[s, 1])
-            slot2 = np.int64(hh & np.uint64(mask))
-            while bigger[slot2, 1] != 0:
-                slot2 = (slot2 + 1) & mask
-            bigger[slot2, 0] = np.int64(hh >> np.uint64(1))
-            bigger[slot2, 1] = s + 1
-        table = bigger
-    return count - 1, table, spans, count
+def _grown(rows, count):
+    """``rows`` with twice the room, the first ``count`` kept."""
+    out = np.empty((2 * len(rows), rows.shape[1]), dtype=rows.dtype)
+    out[:count] = rows[:count]
+    return out
+
+
+@_jit
+def _rehashed(buf, spans, count, size):
+    """A string table of ``size`` slots holding the first ``count`` strings of ``spans``."""
+    table = np.zeros((size, 2), dtype=np.int64)
+    mask = size - 1
+    for s in range(count):
+        h = _hash(buf, spans[s, 0], spans[s, 1])
+        slot = np.int64(h & np.uint64(mask))
+        while table[slot, 1] != 0:
+            slot = (slot + 1) & mask
+        table[slot, 0] = np.int64(h >> np.uint64(1))
+        table[slot, 1] = s + 1
+    return table
 
 
 @_jit
@@ -497,9 +493,7 @@ def _find_lane(pk, pv, tk, tv, table, rows):
 def _insert_lane(pk, pv, tk, tv, slot, table, rows, count):
     """Add a new lane at the free ``slot``: (id, table, rows, count), arrays grown when needed."""
     if count >= len(rows):
-        grown = np.empty((2 * len(rows), 4), dtype=np.int64)
-        grown[:count] = rows[:count]
-        rows = grown
+        rows = _grown(rows, count)
     rows[count, 0] = pk
     rows[count, 1] = pv
     rows[count, 2] = tk
@@ -629,6 +623,8 @@ def scan_ranges(buf, starts, ends, pow10):
             be = False
             bad_x = False  # a field the X type declares has a type it rejects
             bad_flow = False
+            pend = 0  # key code of a string value waiting to be interned, at [pa, pb)
+            pa = pb = pfl = 0
             i = _ws(buf, i + 1, end)
             if i < end and buf[i] == 125:
                 ok = False  # an empty object has no phase
@@ -676,15 +672,7 @@ def scan_ranges(buf, starts, ends, pow10):
                         if i < 0:
                             ok = False
                             break
-                        h = _hash(buf, a, i - 1)
-                        sid = _lookup(buf, a, i - 1, h, table, spans)
-                        if sid < 0:
-                            sid, table, spans, n_str = _insert_string(buf, a, i - 1, fl, h, -1 - sid, table,
-                                                                            spans, n_str)
-                        if code == 2:
-                            nm = sid
-                        else:
-                            ct = sid
+                        pend, pa, pb, pfl = code, a, i - 1, fl
                     elif code == 7 and c == 110:
                         i = _skip_value(buf, i, end, stack)
                     else:
@@ -699,11 +687,7 @@ def scan_ranges(buf, starts, ends, pow10):
                         if i < 0:
                             ok = False
                             break
-                        h = _hash(buf, a, i - 1)
-                        vv = _lookup(buf, a, i - 1, h, table, spans)
-                        if vv < 0:
-                            vv, table, spans, n_str = _insert_string(buf, a, i - 1, fl, h, -1 - vv, table,
-                                                                            spans, n_str)
+                        pend, pa, pb, pfl = code, a, i - 1, fl
                         kk = TOK_STR
                     elif c == 110:
                         i = _skip_value(buf, i, end, stack)
@@ -756,11 +740,7 @@ def scan_ranges(buf, starts, ends, pow10):
                         elif good:
                             ik, iv = TOK_INT, vv
                         else:
-                            h = _hash(buf, a, i - 1)
-                            iv = _lookup(buf, a, i - 1, h, table, spans)
-                            if iv < 0:
-                                iv, table, spans, n_str = _insert_string(buf, a, i - 1, fl, h, -1 - iv, table,
-                                                                                spans, n_str)
+                            pend, pa, pb, pfl = code, a, i - 1, fl
                             ik = TOK_STR
                     elif c == 45 or 48 <= c <= 57:
                         i, vv, good = _int_token(buf, i, end)
@@ -789,11 +769,7 @@ def scan_ranges(buf, starts, ends, pow10):
                     if c == 123:
                         i, a, b, fl, got = _args_task_type(buf, i, end, stack)
                         if got == 1:
-                            h = _hash(buf, a, b)
-                            tt = _lookup(buf, a, b, h, table, spans)
-                            if tt < 0:
-                                tt, table, spans, n_str = _insert_string(buf, a, b, fl, h, -1 - tt, table, spans,
-                                                                         n_str)
+                            pend, pa, pb, pfl = code, a, b, fl
                         bad_x = bad_x or got == 2
                     else:
                         i = _skip_value(buf, i, end, stack)
@@ -801,6 +777,35 @@ def scan_ranges(buf, starts, ends, pow10):
                 if i < 0:
                     ok = False
                     break
+                if pend:  # the one place strings are interned
+                    h = _hash(buf, pa, pb)
+                    sid = _lookup(buf, pa, pb, h, table, spans)
+                    if sid < 0:
+                        slot = -1 - sid
+                        sid = n_str
+                        if n_str >= len(spans):
+                            spans = _grown(spans, n_str)
+                        spans[sid, 0] = pa
+                        spans[sid, 1] = pb
+                        spans[sid, 2] = pfl
+                        table[slot, 0] = np.int64(h >> np.uint64(1))
+                        table[slot, 1] = sid + 1
+                        n_str += 1
+                        if 2 * n_str > len(table):  # keep the table at most half full
+                            table = _rehashed(buf, spans, n_str, 2 * len(table))
+                    if pend == 2:
+                        nm = sid
+                    elif pend == 3:
+                        pv = sid
+                    elif pend == 4:
+                        tv = sid
+                    elif pend == 7:
+                        ct = sid
+                    elif pend == 8:
+                        iv = sid
+                    else:
+                        tt = sid
+                    pend = 0
                 i = _ws(buf, i, end)
                 if i >= end:
                     ok = False
