@@ -186,6 +186,20 @@ def _digits(buf, a, b):
 
 
 @_jit
+def _member_key(buf, i, end):
+    """Position after the key string at i and its colon, or -1."""
+    if i >= end or buf[i] != 34:
+        return -1
+    i, _f = _string(buf, i, end)
+    if i < 0:
+        return -1
+    i = _ws(buf, i, end)
+    if i >= end or buf[i] != 58:
+        return -1
+    return i + 1
+
+
+@_jit
 def _skip_value(buf, i, end, stack):
     """End of the JSON value at i (validated), or -1."""
     depth = 0
@@ -207,15 +221,9 @@ def _skip_value(buf, i, end, stack):
                 depth += 1
                 i = j
                 if c == 123:  # first key
-                    if buf[i] != 34:
-                        return -1
-                    i, _f = _string(buf, i, end)
+                    i = _member_key(buf, i, end)
                     if i < 0:
                         return -1
-                    i = _ws(buf, i, end)
-                    if i >= end or buf[i] != 58:
-                        return -1
-                    i += 1
                 continue
         elif c == 34:
             i, _f = _string(buf, i, end)
@@ -250,15 +258,9 @@ def _skip_value(buf, i, end, stack):
             if c == 44:
                 i = _ws(buf, i + 1, end)
                 if stack[depth - 1] == 0:
-                    if i >= end or buf[i] != 34:
-                        return -1
-                    i, _f = _string(buf, i, end)
+                    i = _member_key(buf, i, end)
                     if i < 0:
                         return -1
-                    i = _ws(buf, i, end)
-                    if i >= end or buf[i] != 58:
-                        return -1
-                    i += 1
                 break
             if (c == 125 and stack[depth - 1] == 0) or (c == 93 and stack[depth - 1] == 1):
                 i += 1
@@ -653,26 +655,26 @@ def scan_ranges(buf, starts, ends, pow10):
                     ok = False
                     break
                 c = buf[i]
+                is_str = False
+                a = b = fl = 0
+                if c == 34 and code != 0 and code != 10:  # a string value: read it once here
+                    a = i + 1
+                    i, fl = _string(buf, i, end)
+                    if i < 0:
+                        ok = False
+                        break
+                    b = i - 1
+                    is_str = True
                 if code == 0:
                     i = _skip_value(buf, i, end, stack)
                 elif code == 1:  # ph: one character of a known phase
-                    if c != 34:
-                        ok = False
-                        break
-                    a = i + 1
-                    i, fl = _string(buf, i, end)
-                    if i < 0 or i - 1 - a != 1:
+                    if not is_str or b - a != 1:
                         ok = False
                         break
                     ph = buf[a]
                 elif code == 2 or code == 7:  # name, cat: strings (cat may be null)
-                    if c == 34:
-                        a = i + 1
-                        i, fl = _string(buf, i, end)
-                        if i < 0:
-                            ok = False
-                            break
-                        pend, pa, pb, pfl = code, a, i - 1, fl
+                    if is_str:
+                        pend, pa, pb, pfl = code, a, b, fl
                     elif code == 7 and c == 110:
                         i = _skip_value(buf, i, end, stack)
                     else:
@@ -681,13 +683,8 @@ def scan_ranges(buf, starts, ends, pow10):
                 elif code == 3 or code == 4:  # pid, tid: integer, string or null
                     kk = TOK_NULL
                     vv = 0
-                    if c == 34:
-                        a = i + 1
-                        i, fl = _string(buf, i, end)
-                        if i < 0:
-                            ok = False
-                            break
-                        pend, pa, pb, pfl = code, a, i - 1, fl
+                    if is_str:
+                        pend, pa, pb, pfl = code, a, b, fl
                         kk = TOK_STR
                     elif c == 110:
                         i = _skip_value(buf, i, end, stack)
@@ -704,14 +701,10 @@ def scan_ranges(buf, starts, ends, pow10):
                 elif code == 5 or code == 6:  # ts, dur: number or decimal string
                     st = -1
                     vv = 0
-                    a = i
-                    if c == 34:
-                        i, fl = _string(buf, i, end)
-                        if i < 0:
-                            ok = False
-                            break
-                        st, vv = _time_string(buf, a + 1, i - 1)
+                    if is_str:
+                        st, vv = _time_string(buf, a, b)
                     elif c == 45 or 48 <= c <= 57:
+                        a = i
                         i, int_end, fs, fe, ex = _number(buf, i, end)
                         if i < 0:
                             ok = False
@@ -728,19 +721,14 @@ def scan_ranges(buf, starts, ends, pow10):
                     else:
                         d_state, d_ns = st, vv
                 elif code == 8:  # id: integer or string (flows only)
-                    if c == 34:
-                        a = i + 1
-                        i, fl = _string(buf, i, end)
-                        if i < 0:
-                            ok = False
-                            break
-                        good, vv = _decimal_id(buf, a, i - 1)
+                    if is_str:
+                        good, vv = _decimal_id(buf, a, b)
                         if fl & 1:
                             bad_flow = True
                         elif good:
                             ik, iv = TOK_INT, vv
                         else:
-                            pend, pa, pb, pfl = code, a, i - 1, fl
+                            pend, pa, pb, pfl = code, a, b, fl
                             ik = TOK_STR
                     elif c == 45 or 48 <= c <= 57:
                         i, vv, good = _int_token(buf, i, end)
@@ -752,19 +740,12 @@ def scan_ranges(buf, starts, ends, pow10):
                         i = _skip_value(buf, i, end, stack)
                         bad_flow = True
                 elif code == 9:  # bp
-                    if c == 34:
-                        a = i + 1
-                        i, fl = _string(buf, i, end)
-                        if i < 0:
-                            ok = False
-                            break
-                        be = i - 1 - a == 1 and buf[a] == 101
+                    if is_str:
+                        be = b - a == 1 and buf[a] == 101
                         bad_flow = bad_flow or (fl & 1) != 0
-                    elif c == 110:
-                        i = _skip_value(buf, i, end, stack)
                     else:
+                        bad_flow = bad_flow or c != 110
                         i = _skip_value(buf, i, end, stack)
-                        bad_flow = True
                 else:  # args: an object (its "Task Type" string is kept) or null
                     if c == 123:
                         i, a, b, fl, got = _args_task_type(buf, i, end, stack)
