@@ -176,3 +176,22 @@ def test_small_loads_do_not_import_the_compiler(tmp_path):
     out = subprocess.run([sys.executable, "-c", code, str(target)], capture_output=True, text=True, check=True)
     count, imported = out.stdout.split()
     assert int(count) > 0 and imported == "False"
+
+
+@pytest.mark.parametrize("text", [
+    b'"a\x01b"',  # a raw control character: not JSON
+    b'"bad\\qescape"',  # an escape JSON does not have
+    b'"caf\xc3\xa9"',  # valid UTF-8
+    b'"caf\xff"',  # invalid UTF-8
+    b'"\\ud800x"',  # a lone surrogate escape
+    b'"tab\\t\\"quoted\\" \\u00e9"',
+])
+@pytest.mark.parametrize("where", ["name", "args"])
+def test_odd_strings_load_the_same(tmp_path, monkeypatch, text, where):
+    good = b'{"ph": "X", "name": "ok", "pid": 1, "tid": 1, "ts": "%d.5", "dur": 1}'
+    odd = (b'{"ph": "X", "name": ' + text + b', "pid": 1, "tid": 1, "ts": "7.5", "dur": 2}' if where == "name" else
+           b'{"ph": "X", "name": "odd", "pid": 1, "tid": 1, "ts": "7.5", "dur": 2, "args": {"v": ' + text + b'}}')
+    events = [good % k for k in range(40)] + [odd] + [good % k for k in range(40, 80)]
+    path = tmp_path / "trace_view.json"
+    path.write_bytes(b"[" + b", ".join(events) + b"]")
+    assert_same(path, monkeypatch, chunk_bytes=512)

@@ -207,7 +207,7 @@ def decode_range(path: str, file_index: int, start: int, end: int, last: bool,
         buf = read_range(path, start, end, reuse=True)
         try:
             events = ev.typed_decoder.decode(buf)
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):  # bad UTF-8 in a str field
             events = None
         if events is not None:
             res = ChunkResult(file_index, start, end, len(events), True)

@@ -90,10 +90,15 @@ def decode_group(path: str, file_index: int, ranges: list[tuple[int, int]], last
     if scanner and scanner_available():
         results = scan_group(path, file_index, ranges, last_is_final, interner)
     else:
-        results = [decode_range(path, file_index, a, b, last_is_final and k == len(ranges) - 1, interner)
-                   for k, (a, b) in enumerate(ranges)]
+        results = _typed_group(path, file_index, ranges, last_is_final, interner)
     interner.finish(results)
     return pack(results)
+
+
+def _typed_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_is_final: bool,
+                 interner: Interner) -> list[ChunkResult]:
+    return [decode_range(path, file_index, a, b, last_is_final and k == len(ranges) - 1, interner)
+            for k, (a, b) in enumerate(ranges)]
 
 
 def _read(path: str, start: int, end: int) -> bytes:
@@ -150,7 +155,10 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
     from timelineview.model import byte_scan  # imported only where it is used: ~100 MB
 
     scan = Scan(*byte_scan.scan_ranges(np.frombuffer(data, dtype=np.uint8), starts, ends, byte_scan._POW10))
-    texts = _texts(data, scan.spans)
+    try:
+        texts = _texts(data, scan.spans)
+    except (msgspec.DecodeError, UnicodeDecodeError):  # an escape Python strings cannot hold
+        return _typed_group(path, file_index, ranges, last_is_final, interner)
     # ids in the task's intern tables, for the string ids used as strings
     used = np.unique(np.concatenate([scan.name, scan.cat, scan.task]))
     strings = interner.strings
@@ -186,7 +194,7 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
             pieces = [data[s:e] for s, e in zip(scan.e_start[j0 + others].tolist(), scan.e_end[j0 + others].tolist())]
             try:
                 events = ev.typed_decoder.decode(b"[" + b",".join(pieces) + b"]")
-            except (msgspec.DecodeError, msgspec.ValidationError):
+            except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
                 results.append(decode_range(path, file_index, a, b, last, interner))
                 continue
             _other_events(res, events, others.astype(np.int64), np.arange(len(events)), strings, lanes,
