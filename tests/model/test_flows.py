@@ -42,3 +42,23 @@ def test_binding_rules(tmp_path):
     ]
     assert "2 flow point(s) have no other end" in store.report.warnings
     assert list(fl.of_slice(int(fl.dst_slice[0]))) != []
+
+
+def test_flow_names_are_read_from_the_file_on_demand(tmp_path):
+    """Names are not kept at load (torch_npu names most flows uniquely): the start point's
+    name comes back from the file, per edge."""
+    import json
+
+    from timelineview.synthetic import CardSpec, generate_card
+
+    target = tmp_path / "trace_view.json"
+    generate_card(target, CardSpec(seed=6, steps=2, tasks_per_step=30), "msprof")
+    events = json.loads(target.read_text())
+    [store] = load(target)
+    flows = store.flows
+    assert len(flows) > 10
+    for e in range(len(flows)):
+        start = events[int(flows.src_event[e])]
+        assert start["ph"] == "s" and start["ts"] and start["cat"] == store.strings[int(flows.cat[e])]
+        assert store.flow_name(e) == start["name"]
+    assert not any(s.startswith("HostToDevice") and s != "HostToDevice" for s in store.strings)

@@ -43,7 +43,7 @@ def canonical(store) -> dict:
     def slice_src(ids):  # a slice by its place in the file, not its index in the store
         return [int(sl.src[i]) if i >= 0 else -1 for i in ids.tolist()]
 
-    flows = sorted(zip(text(fl.name), text(fl.cat), [str(v) for v in fl.flow_id.tolist()], fl.src_ts.tolist(),
+    flows = sorted(zip([store.flow_name(e) for e in range(len(fl))], text(fl.cat), [str(v) for v in fl.flow_id.tolist()], fl.src_ts.tolist(),
                        [lane_name[i] for i in fl.src_lane.tolist()], slice_src(fl.src_slice), fl.dst_ts.tolist(),
                        [lane_name[i] for i in fl.dst_lane.tolist()], slice_src(fl.dst_slice)))
     c = store.counters

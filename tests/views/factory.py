@@ -79,7 +79,7 @@ class StoreBuilder:
     def _flow_table(self, start: np.ndarray, lane: np.ndarray) -> FlowTable:
         f = np.array(self.flows, dtype=np.int64).reshape(-1, 2)
         k = len(f)
-        return FlowTable(name=np.full(k, self.intern("HostToDevice"), np.int32),
+        return FlowTable(src_event=np.full(k, -1, np.int64),
                          cat=np.full(k, self.intern("HostToDevice"), np.int32),
                          flow_id=np.arange(k, dtype=np.int64),
                          src_ts=start[f[:, 0]], src_lane=lane[f[:, 0]], src_slice=f[:, 0],

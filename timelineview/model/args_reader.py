@@ -67,6 +67,15 @@ class ArgsReader:
                 self._cache.popitem(last=False)
         return elems
 
+    def event(self, ordinal: int) -> dict[str, Any] | None:
+        """The whole event at a card ordinal, decoded from the file."""
+        c = int(np.searchsorted(self.chunks.first, ordinal, side="right")) - 1
+        if c < 0:
+            return None
+        elems = self._elements(c)
+        k = int(ordinal - self.chunks.first[c])
+        return _event_of(elems[k]) if 0 <= k < len(elems) else None
+
     def __call__(self, ordinals: np.ndarray) -> list[dict[str, Any] | None]:
         ordinals = np.asarray(ordinals, dtype=np.int64)
         chunk_of = np.searchsorted(self.chunks.first, ordinals, side="right") - 1
@@ -82,12 +91,15 @@ class ArgsReader:
         return out
 
 
-def _args_of(data: bytes) -> dict[str, Any] | None:
+def _event_of(data: bytes) -> dict[str, Any] | None:
     try:
         obj = orjson.loads(data)
     except orjson.JSONDecodeError:
         obj, _ = parse_object(data)  # NaN, invalid UTF-8 …
-    if isinstance(obj, dict):
-        args = obj.get("args")
-        return args if isinstance(args, dict) else None
-    return None
+    return obj if isinstance(obj, dict) else None
+
+
+def _args_of(data: bytes) -> dict[str, Any] | None:
+    obj = _event_of(data)
+    args = obj.get("args") if obj is not None else None
+    return args if isinstance(args, dict) else None

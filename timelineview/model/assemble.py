@@ -162,7 +162,7 @@ class CardBuilder:
             ch.counter_points = None
         if ch.flows is not None and len(ch.flows.ts):
             f = ch.flows
-            self.flows.append((f.ordinal + first, f.ph, s_map[f.cat], s_map[f.name], l_map[f.lane], f.ts,
+            self.flows.append((f.ordinal + first, f.ph, s_map[f.cat], l_map[f.lane], f.ts,
                                f.bp_e, f.id_num, f.id_text))
         ch.flows = None
         self.instants.extend((o + first, int(l_map[ln]), int(s_map[nm]), t) for o, ln, nm, t in ch.instants)
@@ -334,12 +334,12 @@ def _instant_table(instants: list, to_display: np.ndarray) -> InstantTable:
 
 def _flow_ids(parts: list) -> tuple[np.ndarray, np.ndarray]:
     """Flow ids of all parts (int64 if every part has integer ids, else text) and id codes."""
-    if all(p[7] is not None for p in parts):
-        ids = np.concatenate([p[7] for p in parts])
+    if all(p[6] is not None for p in parts):
+        ids = np.concatenate([p[6] for p in parts])
         return ids, ids
     text = []
     for p in parts:
-        text.extend(p[8] if p[8] is not None else map(str, p[7].tolist()))
+        text.extend(p[7] if p[7] is not None else map(str, p[6].tolist()))
     codes: dict[str, int] = {}
     for t in text:
         if t not in codes:
@@ -351,8 +351,8 @@ def _flow_edges(parts: list, to_display: np.ndarray, report: LoadReport) -> dict
     """Group flow points by (cat, id) and link them; slices are bound later, on first use."""
     if not parts:
         return None
-    cols = [np.concatenate([p[k] for p in parts]) for k in range(7)]
-    o_a, ph_a, cat_a, name_a, lane_local, ts_a, bp_a = cols
+    cols = [np.concatenate([p[k] for p in parts]) for k in range(6)]
+    o_a, ph_a, cat_a, lane_local, ts_a, bp_a = cols
     ids, id_code = _flow_ids(parts)
     key_order = np.lexsort((id_code, cat_a))
     new_group = np.ones(len(key_order), dtype=bool)
@@ -364,7 +364,7 @@ def _flow_edges(parts: list, to_display: np.ndarray, report: LoadReport) -> dict
     if dangling:
         report.warn(f"{dangling} flow point(s) have no other end")
     return {"lane": to_display[lane_local].astype(np.int64), "ts": ts_a, "ph": ph_a, "bp": bp_a,
-            "name": name_a, "cat": cat_a, "ids": ids, "src": src, "dst": dst}
+            "ordinal": o_a, "cat": cat_a, "ids": ids, "src": src, "dst": dst}
 
 
 def _flow_table(edges: dict | None, store: TraceStore) -> FlowTable:
@@ -377,7 +377,8 @@ def _flow_table(edges: dict | None, store: TraceStore) -> FlowTable:
     if use_next.any():
         bound[use_next] = next_slices(store.index, lane_a[use_next], ts_a[use_next])
     return FlowTable(
-        name=edges["name"][src].astype(np.int32), cat=edges["cat"][src].astype(np.int32), flow_id=edges["ids"][src],
+        src_event=edges["ordinal"][src].astype(np.int64), cat=edges["cat"][src].astype(np.int32),
+        flow_id=edges["ids"][src],
         src_ts=ts_a[src], src_lane=lane_a[src].astype(np.int32), src_slice=bound[src],
         dst_ts=ts_a[dst], dst_lane=lane_a[dst].astype(np.int32), dst_slice=bound[dst],
     )

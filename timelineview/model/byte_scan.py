@@ -591,6 +591,16 @@ def _args_task_type(buf, i, end, stack):
         return -1, a, b, fl, got
 
 
+@_jit_inline
+def _hold(pending, n, code, a, b, flags):
+    """Keep a string value for interning once the element's phase is known."""
+    pending[n, 0] = code
+    pending[n, 1] = a
+    pending[n, 2] = b
+    pending[n, 3] = flags
+    return n + 1
+
+
 @_jit
 def scan_ranges(buf, starts, ends, pow10):
     """Scan each range [starts[r], ends[r]) of ``buf`` as a list of events.
@@ -628,6 +638,7 @@ def scan_ranges(buf, starts, ends, pow10):
     spans = np.empty((1024, 3), dtype=np.int64)
     n_str = 0
     stack = np.empty(256, dtype=np.int8)
+    pending = np.empty((16, 4), dtype=np.int64)
     j = 0
     for r in range(n_r):
         i = starts[r]
@@ -660,8 +671,7 @@ def scan_ranges(buf, starts, ends, pow10):
             be = False
             bad_x = False  # a field the X type declares has a type it rejects
             bad_flow = False
-            pend = 0  # key code of a string value waiting to be interned, at [pa, pb)
-            pa = pb = pfl = 0
+            n_pend = 0  # string values waiting to be interned: key code, span, flags
             i = _ws(buf, i + 1, end)
             if i < end and buf[i] == 125:
                 ok = False  # an empty object has no phase
@@ -715,7 +725,7 @@ def scan_ranges(buf, starts, ends, pow10):
                     ph = buf[a]
                 elif code == 2 or code == 7:  # name, cat: strings (cat may be null)
                     if is_str:
-                        pend, pa, pb, pfl = code, a, b, fl
+                        n_pend = _hold(pending, n_pend, code, a, b, fl)
                     elif code == 7 and c == 110:
                         i = _skip_value(buf, i, end, stack)
                     else:
@@ -725,7 +735,7 @@ def scan_ranges(buf, starts, ends, pow10):
                     kk = TOK_NULL
                     vv = 0
                     if is_str:
-                        pend, pa, pb, pfl = code, a, b, fl
+                        n_pend = _hold(pending, n_pend, code, a, b, fl)
                         kk = TOK_STR
                     elif c == 110:
                         i = _skip_value(buf, i, end, stack)
@@ -769,7 +779,7 @@ def scan_ranges(buf, starts, ends, pow10):
                         elif good:
                             ik, iv = TOK_INT, vv
                         else:
-                            pend, pa, pb, pfl = code, a, b, fl
+                            n_pend = _hold(pending, n_pend, code, a, b, fl)
                             ik = TOK_STR
                     elif c == 45 or 48 <= c <= 57:
                         i, vv, good = _int_token(buf, i, end)
@@ -791,7 +801,7 @@ def scan_ranges(buf, starts, ends, pow10):
                     if c == 123:
                         i, a, b, fl, got = _args_task_type(buf, i, end, stack)
                         if got == 1:
-                            pend, pa, pb, pfl = code, a, b, fl
+                            n_pend = _hold(pending, n_pend, code, a, b, fl)
                         bad_x = bad_x or got == 2
                     else:
                         i = _skip_value(buf, i, end, stack)
@@ -799,35 +809,6 @@ def scan_ranges(buf, starts, ends, pow10):
                 if i < 0:
                     ok = False
                     break
-                if pend:  # the one place strings are interned
-                    h = _hash(buf, pa, pb)
-                    sid = _lookup(buf, pa, pb, h, table, spans)
-                    if sid < 0:
-                        slot = -1 - sid
-                        sid = n_str
-                        if n_str >= len(spans):
-                            spans = _grown(spans, n_str)
-                        spans[sid, 0] = pa
-                        spans[sid, 1] = pb
-                        spans[sid, 2] = pfl
-                        table[slot, 0] = np.int64(h >> np.uint64(1))
-                        table[slot, 1] = sid + 1
-                        n_str += 1
-                        if 2 * n_str > len(table):  # keep the table at most half full
-                            table = _rehashed(buf, spans, n_str, 2 * len(table))
-                    if pend == 2:
-                        nm = sid
-                    elif pend == 3:
-                        pv = sid
-                    elif pend == 4:
-                        tv = sid
-                    elif pend == 7:
-                        ct = sid
-                    elif pend == 8:
-                        iv = sid
-                    else:
-                        tt = sid
-                    pend = 0
                 i = _ws(buf, i, end)
                 if i >= end:
                     ok = False
@@ -864,6 +845,41 @@ def scan_ranges(buf, starts, ends, pow10):
                     ok = False
                     break
                 kind[j] = KIND_OTHER
+            # the one place strings are interned: only those the element's phase keeps (a
+            # flow's name is read from the file when shown; other phases go to the typed decoder)
+            k_el = kind[j]
+            for k in range(n_pend):
+                code = pending[k, 0]
+                if k_el == KIND_OTHER or (code == 8 if k_el == KIND_X else code == 2 or code == 10):
+                    continue
+                pa, pb = pending[k, 1], pending[k, 2]
+                h = _hash(buf, pa, pb)
+                sid = _lookup(buf, pa, pb, h, table, spans)
+                if sid < 0:
+                    slot = -1 - sid
+                    sid = n_str
+                    if n_str >= len(spans):
+                        spans = _grown(spans, n_str)
+                    spans[sid, 0] = pa
+                    spans[sid, 1] = pb
+                    spans[sid, 2] = pending[k, 3]
+                    table[slot, 0] = np.int64(h >> np.uint64(1))
+                    table[slot, 1] = sid + 1
+                    n_str += 1
+                    if 2 * n_str > len(table):  # keep the table at most half full
+                        table = _rehashed(buf, spans, n_str, 2 * len(table))
+                if code == 2:
+                    nm = sid
+                elif code == 3:
+                    pv = sid
+                elif code == 4:
+                    tv = sid
+                elif code == 7:
+                    ct = sid
+                elif code == 8:
+                    iv = sid
+                else:
+                    tt = sid
             ts[j] = t_ns
             ts_st[j] = t_state
             dur[j] = d_ns

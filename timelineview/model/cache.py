@@ -33,7 +33,7 @@ from timelineview.model.store import (
     TraceStore,
 )
 
-FORMAT = "timelineview-cache-1"
+FORMAT = "timelineview-cache-2"  # 2: flows keep their start event, not a name
 MAX_CACHE_BYTES = int(os.environ.get("TIMELINEVIEW_CACHE_MB", "20000")) << 20
 
 

@@ -30,7 +30,6 @@ class FlowColumns:
     ordinal: np.ndarray  # int64
     ph: np.ndarray  # int8: 0 s, 1 t, 2 f
     cat: np.ndarray  # int32 string id
-    name: np.ndarray  # int32 string id
     lane: np.ndarray  # int32 local lane
     ts: np.ndarray  # int64 ns
     bp_e: np.ndarray  # bool: binds to the enclosing slice
@@ -147,7 +146,7 @@ class Interner:
 
 
 X_COLS = ("x_start", "x_dur", "x_lane", "x_name", "x_cat", "x_task", "x_ord")
-_FLOW_COLS = ("ordinal", "ph", "cat", "name", "lane", "ts", "bp_e")
+_FLOW_COLS = ("ordinal", "ph", "cat", "lane", "ts", "bp_e")
 
 
 @dataclass
@@ -430,7 +429,9 @@ def _intern(table: dict, values, count: int) -> np.ndarray:
 
 
 _FLOW_TYPES = {ev.FlowStart: 0, ev.FlowStep: 1, ev.FlowEnd: 2}
-_FLOW_FIELDS = tuple(attrgetter(f) for f in ("pid", "tid", "ts", "cat", "name", "id", "bp"))
+# names are not kept: torch_npu names most flows uniquely ("HostToDevice<id>"), so they
+# would cost a string each; ``TraceStore.flow_name`` reads one from the file when shown
+_FLOW_FIELDS = tuple(attrgetter(f) for f in ("pid", "tid", "ts", "cat", "id", "bp"))
 
 
 def _decimal_ids(ids: list[str]) -> np.ndarray | None:
@@ -458,7 +459,7 @@ def _flow_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: list
     """Flow points in bulk: torch_npu files hold one ``s`` and one ``f`` per kernel launch."""
     fl = [events[i] for i in idx]
     n = len(fl)
-    pid, tid, ts, cat, name, ids, bp = (list(map(get, fl)) for get in _FLOW_FIELDS)
+    pid, tid, ts, cat, ids, bp = (list(map(get, fl)) for get in _FLOW_FIELDS)
     ts_ns, ok, lossy = tokens_to_ns(ts)
     res.lossy_numbers |= lossy
     id_types = set(map(type, ids))
@@ -486,7 +487,6 @@ def _flow_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: list
         ordinal=ords[keep],
         ph=np.fromiter(map(_FLOW_TYPES.__getitem__, map(type, fl)), np.int8, n)[keep],
         cat=_intern(strings, [c or "" for c in cat], n)[keep],
-        name=_intern(strings, name, n)[keep],
         lane=_intern_pairs(lanes, pid, tid)[keep],
         ts=ts_ns[keep],
         bp_e=np.fromiter(map(operator.eq, bp, repeat("e")), bool, n)[keep],

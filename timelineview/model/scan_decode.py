@@ -251,12 +251,11 @@ def _flows(res: ChunkResult, scan: Scan, j0: int, idx: np.ndarray, kind: np.ndar
         id_num = id_v
     else:
         id_txt = [str(v) if k == bs.TOK_INT else texts[v] for k, v in zip(id_k.tolist(), id_v.tolist())]
-    cat, name = scan.cat[rows], scan.name[rows]
+    cat = scan.cat[rows]
     res.flows = FlowColumns(
         ordinal=idx.astype(np.int64),
         ph=ph,
         cat=np.where(cat >= 0, to_string[cat], empty).astype(np.int32),
-        name=np.where(name >= 0, to_string[name], empty).astype(np.int32),
         lane=to_lane[scan.lane[rows]],
         ts=ts[idx],
         bp_e=scan.bp_e[rows],

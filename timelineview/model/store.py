@@ -112,7 +112,7 @@ class FlowTable:
     ``*_slice`` is the bound slice index or -1 when no slice encloses/follows the point.
     """
 
-    name: np.ndarray  # int32 into strings
+    src_event: np.ndarray  # int64 card ordinal of the start point (its name: ``TraceStore.flow_name``)
     cat: np.ndarray  # int32 into strings
     flow_id: np.ndarray  # per edge: int64 when every id is an integer, else text (object)
     src_ts: np.ndarray  # int64 ns
@@ -198,6 +198,15 @@ class TraceStore:
     def args(self, slice_index: int) -> dict[str, Any] | None:
         """The ``args`` object of one slice, decoded from the file on demand."""
         return self.args_many(np.array([slice_index]))[0]
+
+    def flow_name(self, edge: int) -> str:
+        """Name of a flow (its start point's), read from the file on demand: torch_npu names
+        most flows uniquely, so keeping the names would cost a string per flow."""
+        if self._args_reader is not None and hasattr(self._args_reader, "event"):
+            event = self._args_reader.event(int(self.flows.src_event[edge]))
+            if event is not None and isinstance(event.get("name"), str):
+                return event["name"]
+        return "flow"
 
     def args_many(self, slice_indices: np.ndarray) -> list[dict[str, Any] | None]:
         """``args`` of several slices (one file read per chunk touched)."""

@@ -32,7 +32,7 @@ def empty_instants() -> InstantTable:
 
 def empty_flows() -> FlowTable:
     z64, z32 = np.zeros(0, np.int64), np.zeros(0, np.int32)
-    return FlowTable(z32, z32, np.zeros(0, np.int64), z64, z32, z64, z64, z32, z64)
+    return FlowTable(z64, z32, np.zeros(0, np.int64), z64, z32, z64, z64, z32, z64)
 
 
 def store_from_columns(start: np.ndarray, dur: np.ndarray, lane: np.ndarray, name: np.ndarray,

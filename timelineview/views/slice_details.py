@@ -137,7 +137,7 @@ class SliceDetails(QtWidgets.QWidget):
         for e in edges[:MAX_FLOW_BUTTONS].tolist():
             outgoing = int(fl.src_slice[e]) == i
             other = int(fl.dst_slice[e] if outgoing else fl.src_slice[e])
-            kind = st.strings[int(fl.name[e])] if fl.name[e] >= 0 else "flow"
+            kind = st.flow_name(e)
             arrow = "→" if outgoing else "←"
             if other >= 0:
                 oname = st.strings[int(st.slices.name[other])]
