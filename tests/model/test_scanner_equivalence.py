@@ -43,7 +43,8 @@ def canonical(store) -> dict:
     def slice_src(ids):  # a slice by its place in the file, not its index in the store
         return [int(sl.src[i]) if i >= 0 else -1 for i in ids.tolist()]
 
-    flows = sorted(zip([store.flow_name(e) for e in range(len(fl))], text(fl.cat), [str(v) for v in fl.flow_id.tolist()], fl.src_ts.tolist(),
+    flow_names = [store.flow_name(e) for e in range(len(fl))]
+    flows = sorted(zip(flow_names, text(fl.cat), [str(v) for v in fl.flow_id.tolist()], fl.src_ts.tolist(),
                        [lane_name[i] for i in fl.src_lane.tolist()], slice_src(fl.src_slice), fl.dst_ts.tolist(),
                        [lane_name[i] for i in fl.dst_lane.tolist()], slice_src(fl.dst_slice)))
     c = store.counters
@@ -195,3 +196,26 @@ def test_odd_strings_load_the_same(tmp_path, monkeypatch, text, where):
     path = tmp_path / "trace_view.json"
     path.write_bytes(b"[" + b", ".join(events) + b"]")
     assert_same(path, monkeypatch, chunk_bytes=512)
+
+
+def test_thread_and_process_pools_load_the_same(tmp_path, monkeypatch):
+    """A file past the in-process size decodes in the pool: threads with the scanner,
+    processes with it, and processes with the typed decode all give the same store."""
+    from timelineview.model.loader import INLINE_BYTES, shutdown_pool
+
+    target = tmp_path / "trace_view.json"
+    generate_card(target, CardSpec(seed=8, steps=6, streams=3, tasks_per_step=2500), "msprof")
+    assert target.stat().st_size > INLINE_BYTES
+    stores = []
+    for pool, jit in (("threads", "1"), ("processes", "1"), ("processes", "0")):
+        monkeypatch.setenv("TIMELINEVIEW_POOL", pool)
+        monkeypatch.setenv("TIMELINEVIEW_JIT", jit)
+        shutdown_pool()  # the next load starts a pool of this kind
+        try:
+            [store] = load(target, workers=2)
+        finally:
+            shutdown_pool()
+        stores.append(canonical(store))
+    for other in stores[1:]:
+        for key in stores[0]:
+            assert stores[0][key] == other[key], key

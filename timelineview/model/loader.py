@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import atexit
 import gzip
+import itertools
 import os
 import shutil
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from multiprocessing import get_context
@@ -28,7 +29,7 @@ from timelineview.model.chunk_decode import ChunkResult, PackedResults, decode_r
 from timelineview.model.discovery import CardSource, find_cards
 from timelineview.model.layout_scan import ArrayBounds, locate_array, plan_ranges
 from timelineview.model.report import LoadReport
-from timelineview.model.scan_decode import decode_group, scanner_is_warm, warm_scanner
+from timelineview.model.scan_decode import decode_group, scanner_available, scanner_is_warm, warm_scanner
 from timelineview.model.store import TraceStore
 
 Progress = Callable[[int, int], None]
@@ -42,7 +43,7 @@ class LoadCancelled(Exception):
     """Raised by ``load`` when its cancel event is set."""
 
 
-_pool: ProcessPoolExecutor | None = None
+_pool: Executor | None = None
 _pool_workers = 0
 _pool_lock = threading.Lock()
 _temp_dir: str | None = None
@@ -52,15 +53,26 @@ def worker_count() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def get_pool(workers: int | None = None) -> ProcessPoolExecutor:
-    """The shared decode pool (spawned processes: safe next to a running Qt app)."""
+def _threads() -> bool:
+    """Decode in threads: the compiled scanner runs without the GIL, and threads share one
+    copy of the libraries and of the compiled code (a process would load its own, ~100 MB)
+    and need no pickling. ``TIMELINEVIEW_POOL=processes`` asks for processes."""
+    return os.environ.get("TIMELINEVIEW_POOL") != "processes" and scanner_available()
+
+
+def get_pool(workers: int | None = None) -> Executor:
+    """The shared decode pool: threads running the compiled scanner, or without it spawned
+    processes (safe next to a running Qt app)."""
     global _pool, _pool_workers
     workers = workers or worker_count()
     with _pool_lock:
         if _pool is None or _pool_workers != workers:
             if _pool is not None:
                 _pool.shutdown(wait=False, cancel_futures=True)
-            _pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+            if _threads():
+                _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="decode")
+            else:
+                _pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
             _pool_workers = workers
         return _pool
 
@@ -76,7 +88,7 @@ def _warm_worker() -> int:
 def warm_pool(workers: int | None = None) -> list[int]:
     """Start every worker process now (imports and the compiled scanner included); returns
     their pids. With one worker, decoding happens here, so the scanner is readied here."""
-    if (workers or worker_count()) == 1:
+    if (workers or worker_count()) == 1 or _threads():
         warm_scanner()
         return []
     pool = get_pool(workers)
@@ -322,18 +334,31 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
     scanner_here = sum(sizes) > INLINE_BYTES or scanner_is_warm()
     pending: set[Future] = set()
     futures: dict[Future, int] = {}
+    todo = iter(range(len(tasks)))
+
+    def submit(n: int) -> None:
+        """Keep a few tasks in flight, not all: results wait for the merge in file order,
+        and decoders running far ahead would hold them all in memory."""
+        try:
+            for t in itertools.islice(todo, n):
+                fut = pool.submit(decode_group, *_task_args(*tasks[t]))
+                futures[fut] = t
+                pending.add(fut)
+        except (OSError, RuntimeError, BrokenProcessPool):
+            pass  # no (more) workers here (frozen app, sandbox): what is left is decoded below
+
     if not inline:
         try:
             pool = get_pool(workers)
-            for t, (job, group) in enumerate(tasks):
-                futures[pool.submit(decode_group, *_task_args(job, group))] = t
-            pending = set(futures)
-        except (OSError, RuntimeError, BrokenProcessPool):
-            inline = True  # no worker processes here (frozen app, sandbox): decode in this one
+        except (OSError, RuntimeError):
+            inline = True
+        else:
+            submit(2 * _pool_workers)
     finished_tasks: set[int] = set()
     try:
         while pending:
-            finished, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            finished, pending_left = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            pending.intersection_update(pending_left)
             if cancel is not None and cancel.is_set():
                 raise LoadCancelled()
             for fut in finished:
@@ -346,6 +371,7 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
                 finished_tasks.add(t)
                 feeds[job.card].pump()
                 meter.add(job.card, sizes[t])
+            submit(len(finished))
     except BaseException:
         for fut in pending:
             fut.cancel()
