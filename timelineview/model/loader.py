@@ -9,6 +9,8 @@ out not to be a real boundary is decoded again from the right place.
 from __future__ import annotations
 
 import atexit
+import ctypes
+import ctypes.util
 import gzip
 import itertools
 import os
@@ -60,6 +62,18 @@ def _threads() -> bool:
     return os.environ.get("TIMELINEVIEW_POOL") != "processes" and scanner_available()
 
 
+def _limit_malloc_arenas() -> None:
+    """glibc gives each allocating thread its own heap arena, and freed blocks stay in the
+    arena that held them: with decode threads that kept ~40 MB more resident on a 300 MB
+    load. The threads allocate little between long compiled scans, so one shared arena
+    costs them no measurable time."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.mallopt(-8, 1)  # M_ARENA_MAX
+    except (OSError, AttributeError):  # not glibc: nothing to tune
+        pass
+
+
 def get_pool(workers: int | None = None) -> Executor:
     """The shared decode pool: threads running the compiled scanner, or without it spawned
     processes (safe next to a running Qt app)."""
@@ -70,6 +84,7 @@ def get_pool(workers: int | None = None) -> Executor:
             if _pool is not None:
                 _pool.shutdown(wait=False, cancel_futures=True)
             if _threads():
+                _limit_malloc_arenas()
                 _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="decode")
             else:
                 _pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
@@ -353,7 +368,7 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
         except (OSError, RuntimeError):
             inline = True
         else:
-            submit(2 * _pool_workers)
+            submit(_pool_workers + 1)
     finished_tasks: set[int] = set()
     try:
         while pending:
