@@ -7,6 +7,7 @@ decode, then the tolerant reader), so results never depend on which path read a 
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 from collections import Counter
@@ -16,7 +17,7 @@ import msgspec
 import numpy as np
 
 from timelineview.model import event_types as ev
-from timelineview.model import scan_codes as bs
+from timelineview.model import scan_codes as codes
 from timelineview.model.chunk_decode import (
     ChunkResult,
     FlowColumns,
@@ -57,10 +58,15 @@ _floats = msgspec.json.Decoder(list[float])
 _warm = False
 
 
+@functools.cache
+def _numba_installed() -> bool:
+    return importlib.util.find_spec("numba") is not None
+
+
 def scanner_available() -> bool:
     """True when the compiled scanner can be used (numba installed, not turned off with
     ``TIMELINEVIEW_JIT=0``). Does not import numba."""
-    return os.environ.get("TIMELINEVIEW_JIT", "1") != "0" and importlib.util.find_spec("numba") is not None
+    return os.environ.get("TIMELINEVIEW_JIT", "1") != "0" and _numba_installed()
 
 
 def warm_scanner() -> None:
@@ -129,7 +135,7 @@ def _texts(data: bytes, spans: np.ndarray) -> list[str]:
 def _times(data: bytes, values: np.ndarray, states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(ns, valid, lossy) per element. Numbers the scanner left to float64 (their text at
     ``start << 16 | length``) are converted as the typed path converts them."""
-    floats = np.flatnonzero(states == bs.TIME_FLOAT)
+    floats = np.flatnonzero(states == codes.TIME_FLOAT)
     ok = np.ones(len(values), dtype=bool)
     lossy = np.zeros(len(values), dtype=bool)
     if not len(floats):
@@ -171,13 +177,13 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
                         for pk, pv, tk, tv in scan.lane_rows.tolist()], dtype=np.int32)
     ts, ts_ok, lossy_ts = _times(data, scan.ts, scan.ts_st)
     dur, dur_ok, lossy_dur = _times(data, scan.dur, scan.dur_st)
-    is_x = scan.kind == bs.KIND_X
-    is_timed = is_x | ((scan.kind >= bs.KIND_S) & (scan.kind <= bs.KIND_F))
+    is_x = scan.kind == codes.KIND_X
+    is_timed = is_x | ((scan.kind >= codes.KIND_S) & (scan.kind <= codes.KIND_F))
     lossy = (lossy_ts & is_timed) | (lossy_dur & is_x)
     results = []
     for r, (a, b) in enumerate(ranges):
         last = last_is_final and r == len(ranges) - 1
-        if scan.r_state[r] != bs.RANGE_OK:
+        if scan.r_state[r] != codes.RANGE_OK:
             results.append(decode_range(path, file_index, a, b, last, interner))
             continue
         j0 = int(scan.r_first[r])
@@ -186,10 +192,10 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
         res.lossy_numbers = bool(lossy[rows].any())
         kind = scan.kind[rows]
         _slices(res, scan, rows, kind, ts[rows], ts_ok[rows], dur[rows], dur_ok[rows], to_string, to_lane, empty)
-        flows = np.flatnonzero((kind >= bs.KIND_S) & (kind <= bs.KIND_F))
+        flows = np.flatnonzero((kind >= codes.KIND_S) & (kind <= codes.KIND_F))
         if len(flows):
             _flows(res, scan, j0, flows, kind, ts[rows], ts_ok[rows], to_string, to_lane, empty, texts)
-        others = np.flatnonzero(kind == bs.KIND_OTHER)
+        others = np.flatnonzero(kind == codes.KIND_OTHER)
         if len(others):
             pieces = [data[s:e] for s, e in zip(scan.e_start[j0 + others].tolist(), scan.e_end[j0 + others].tolist())]
             try:
@@ -205,16 +211,16 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
 
 def _token(kind: int, value: int, texts: list[str]) -> object:
     """The pid/tid token as the typed decoder gives it."""
-    if kind == bs.TOK_INT:
+    if kind == codes.TOK_INT:
         return value
-    if kind == bs.TOK_STR:
+    if kind == codes.TOK_STR:
         return texts[value]
     return None
 
 
 def _slices(res: ChunkResult, scan: Scan, rows: slice, kind: np.ndarray, ts: np.ndarray, ts_ok: np.ndarray,
             dur: np.ndarray, dur_ok: np.ndarray, to_string: np.ndarray, to_lane: np.ndarray, empty: int) -> None:
-    x = np.flatnonzero(kind == bs.KIND_X)
+    x = np.flatnonzero(kind == codes.KIND_X)
     res.counts_by_ph = Counter()
     res.counts_by_ph["X"] += len(x)
     start, length = ts[x], dur[x]
@@ -239,7 +245,7 @@ def _slices(res: ChunkResult, scan: Scan, rows: slice, kind: np.ndarray, ts: np.
 def _flows(res: ChunkResult, scan: Scan, j0: int, idx: np.ndarray, kind: np.ndarray, ts: np.ndarray,
            ts_ok: np.ndarray, to_string: np.ndarray, to_lane: np.ndarray, empty: int, texts: list[str]) -> None:
     rows = j0 + idx
-    ph = (kind[idx] - bs.KIND_S).astype(np.int8)
+    ph = (kind[idx] - codes.KIND_S).astype(np.int8)
     res.counts_by_ph.update({p: int(n) for p, n in zip("stf", np.bincount(ph, minlength=3)) if n})
     keep = ts_ok[idx]
     for i in np.flatnonzero(~keep).tolist():
@@ -247,10 +253,10 @@ def _flows(res: ChunkResult, scan: Scan, j0: int, idx: np.ndarray, kind: np.ndar
     rows, idx, ph = rows[keep], idx[keep], ph[keep]
     id_k, id_v = scan.id_k[rows], scan.id_v[rows]
     id_num = id_txt = None
-    if (id_k == bs.TOK_INT).all():
+    if (id_k == codes.TOK_INT).all():
         id_num = id_v
     else:
-        id_txt = [str(v) if k == bs.TOK_INT else texts[v] for k, v in zip(id_k.tolist(), id_v.tolist())]
+        id_txt = [str(v) if k == codes.TOK_INT else texts[v] for k, v in zip(id_k.tolist(), id_v.tolist())]
     cat = scan.cat[rows]
     res.flows = FlowColumns(
         ordinal=idx.astype(np.int64),
