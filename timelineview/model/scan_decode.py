@@ -27,6 +27,7 @@ from timelineview.model.chunk_decode import (
     decode_range,
     pack,
 )
+from timelineview.model.library_pages import drop_library_pages
 from timelineview.model.timestamps import FLOAT_EXACT_LIMIT_US
 
 
@@ -76,6 +77,7 @@ def warm_scanner() -> None:
         from timelineview.model import byte_scan  # imported only where it is used: ~100 MB
 
         byte_scan.warm()
+        drop_library_pages("libllvmlite")  # compiling is done: LLVM's code is not needed to run
         _warm = True
 
 
