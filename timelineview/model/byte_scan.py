@@ -210,92 +210,117 @@ def _digits(buf, a, b):
 
 @_jit
 def _member_key(buf, i, end):
-    """Position after the key string at i and its colon, or -1."""
+    """(position after the key string at i and its colon, or -1; key content start, end,
+    flags)."""
     if i >= end or buf[i] != 34:
-        return -1
+        return -1, 0, 0, 0
     q = i
-    i, _f = _string(buf, i, end)
-    if _f and i >= 0:  # escapes or non-ASCII: checked off the hot loop
-        i, _f = _string_checked(buf, q, end)
+    i, kfl = _string(buf, i, end)
+    if kfl and i >= 0:  # escapes or non-ASCII: checked off the hot loop
+        i, kfl = _string_checked(buf, q, end)
     if i < 0:
-        return -1
+        return -1, 0, 0, 0
+    kb = i - 1
     i = _ws(buf, i, end)
     if i >= end or buf[i] != 58:
-        return -1
-    return i + 1
+        return -1, 0, 0, 0
+    return i + 1, q + 1, kb, kfl
 
 
 @_jit
-def _skip_value(buf, i, end, stack):
-    """End of the JSON value at i (validated), or -1."""
+def _skip(buf, i, end, stack, watch):
+    """End of the JSON value at i (validated), or -1; with ``watch``, for an object, also
+    its "Task Type" member: (end, a, b, flags, got) where [a, b) is the content of that
+    string (got 1), got 0 without one, got 2 when the key is repeated or its value is
+    neither a string nor null (left to the typed path)."""
     depth = 0
+    want = False  # the value about to be read is the watched member's
+    got = 0
+    a = b = fl = 0
     while True:
         i = _ws(buf, i, end)
         if i >= end:
-            return -1
+            return -1, a, b, fl, got
         c = buf[i]
+        if want:
+            if c == 34 and got == 0:
+                a = i + 1
+            elif c != 110 or got != 0:
+                got = 2
         if c == 123 or c == 91:
             j = _ws(buf, i + 1, end)
             if j >= end:
-                return -1
+                return -1, a, b, fl, got
             if (c == 123 and buf[j] == 125) or (c == 91 and buf[j] == 93):
                 i = j + 1
             else:
                 if depth >= len(stack):
-                    return -1
+                    return -1, a, b, fl, got
                 stack[depth] = 0 if c == 123 else 1
                 depth += 1
                 i = j
+                want = False
                 if c == 123:  # first key
-                    i = _member_key(buf, i, end)
+                    i, ka, kb, kfl = _member_key(buf, i, end)
                     if i < 0:
-                        return -1
+                        return -1, a, b, fl, got
+                    want = watch and depth == 1 and kfl == 0 and _is_task_type(buf, ka, kb)
                 continue
         elif c == 34:
             q = i
-            i, _f = _string(buf, i, end)
-            if _f and i >= 0:  # escapes or non-ASCII: checked off the hot loop
-                i, _f = _string_checked(buf, q, end)
+            i, sfl = _string(buf, i, end)
+            if sfl and i >= 0:  # escapes or non-ASCII: checked off the hot loop
+                i, sfl = _string_checked(buf, q, end)
             if i < 0:
-                return -1
+                return -1, a, b, fl, got
+            if want and got == 0:
+                b, fl, got = i - 1, sfl, 1
         elif c == 45 or 48 <= c <= 57:
             i = _number(buf, i, end)[0]
             if i < 0:
-                return -1
+                return -1, a, b, fl, got
         elif c == 116:
             if i + 4 > end or buf[i + 1] != 114 or buf[i + 2] != 117 or buf[i + 3] != 101:
-                return -1
+                return -1, a, b, fl, got
             i += 4
         elif c == 102:
             if i + 5 > end or buf[i + 1] != 97 or buf[i + 2] != 108 or buf[i + 3] != 115 or buf[i + 4] != 101:
-                return -1
+                return -1, a, b, fl, got
             i += 5
         elif c == 110:
             if i + 4 > end or buf[i + 1] != 117 or buf[i + 2] != 108 or buf[i + 3] != 108:
-                return -1
+                return -1, a, b, fl, got
             i += 4
         else:
-            return -1
+            return -1, a, b, fl, got
+        want = False
         # after a value: close containers, or move to the next member
         while True:
             if depth == 0:
-                return i
+                return i, a, b, fl, got
             i = _ws(buf, i, end)
             if i >= end:
-                return -1
+                return -1, a, b, fl, got
             c = buf[i]
             if c == 44:
                 i = _ws(buf, i + 1, end)
                 if stack[depth - 1] == 0:
-                    i = _member_key(buf, i, end)
+                    i, ka, kb, kfl = _member_key(buf, i, end)
                     if i < 0:
-                        return -1
+                        return -1, a, b, fl, got
+                    want = watch and depth == 1 and kfl == 0 and _is_task_type(buf, ka, kb)
                 break
             if (c == 125 and stack[depth - 1] == 0) or (c == 93 and stack[depth - 1] == 1):
                 i += 1
                 depth -= 1
                 continue
-            return -1
+            return -1, a, b, fl, got
+
+
+@_jit
+def _skip_value(buf, i, end, stack):
+    """End of the JSON value at i (validated), or -1."""
+    return _skip(buf, i, end, stack, False)[0]
 
 
 @_jit
@@ -543,54 +568,6 @@ def _insert_lane(pk, pv, tk, tv, slot, table, rows, count):
     return count - 1, table, rows, count
 
 
-@_jit
-def _args_task_type(buf, i, end, stack):
-    """Read the args object at buf[i] == '{': (end, a, b, flags, got) where [a, b) is the
-    content of its "Task Type" string (got 1), got 0 without one, got 2 when the key is
-    repeated or its value is neither a string nor null (left to the typed path)."""
-    got = 0
-    a = b = fl = 0
-    i = _ws(buf, i + 1, end)
-    if i < end and buf[i] == 125:
-        return i + 1, a, b, fl, got
-    while True:
-        if i >= end or buf[i] != 34:
-            return -1, a, b, fl, got
-        ka = i + 1
-        q = i
-        i, kfl = _string(buf, i, end)
-        if kfl and i >= 0:  # escapes or non-ASCII: checked off the hot loop
-            i, kfl = _string_checked(buf, q, end)
-        if i < 0:
-            return -1, a, b, fl, got
-        is_tt = kfl == 0 and _is_task_type(buf, ka, i - 1)
-        i = _ws(buf, i, end)
-        if i >= end or buf[i] != 58:
-            return -1, a, b, fl, got
-        i = _ws(buf, i + 1, end)
-        if is_tt and got == 0 and i < end and buf[i] == 34:
-            a = i + 1
-            q = i
-            i, fl = _string(buf, i, end)
-            if fl and i >= 0:  # escapes or non-ASCII: checked off the hot loop
-                i, fl = _string_checked(buf, q, end)
-            b = i - 1
-            got = 1
-        else:
-            if is_tt and (got != 0 or not (i < end and buf[i] == 110)):
-                got = 2
-            i = _skip_value(buf, i, end, stack)
-        if i < 0:
-            return -1, a, b, fl, got
-        i = _ws(buf, i, end)
-        if i < end and buf[i] == 44:
-            i = _ws(buf, i + 1, end)
-            continue
-        if i < end and buf[i] == 125:
-            return i + 1, a, b, fl, got
-        return -1, a, b, fl, got
-
-
 @_jit_inline
 def _hold(pending, n, code, a, b, flags):
     """Keep a string value for interning once the element's phase is known."""
@@ -799,7 +776,7 @@ def scan_ranges(buf, starts, ends, pow10):
                         i = _skip_value(buf, i, end, stack)
                 else:  # args: an object (its "Task Type" string is kept) or null
                     if c == 123:
-                        i, a, b, fl, got = _args_task_type(buf, i, end, stack)
+                        i, a, b, fl, got = _skip(buf, i, end, stack, True)
                         if got == 1:
                             n_pend = _hold(pending, n_pend, code, a, b, fl)
                         bad_x = bad_x or got == 2
