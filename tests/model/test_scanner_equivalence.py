@@ -219,3 +219,22 @@ def test_thread_and_process_pools_load_the_same(tmp_path, monkeypatch):
     for other in stores[1:]:
         for key in stores[0]:
             assert stores[0][key] == other[key], key
+
+
+@pytest.mark.parametrize("args", [
+    b'{"Task Type": null, "Task Type": "AI_CORE"}',
+    b'{"Task Type": "A", "Task Type": "B"}',
+    b'{"Task Type": "A", "Task Type": null}',
+    b'{"Task Type": null}',
+    b'{"a": {"Task Type": "nested"}, "b": ["Task Type"]}',
+    b'{"Task Type": ["AI_CORE"]}',
+    b'{"Task\\u0020Type": "escaped key"}',
+])
+def test_odd_task_types_load_the_same(tmp_path, monkeypatch, args):
+    good = b'{"ph": "X", "name": "ok", "pid": 1, "tid": 1, "ts": "%d.5", "dur": 1, "args": {"Task Type": "AI_CPU"}}'
+    odd = b'{"ph": "X", "name": "odd", "pid": 1, "tid": 1, "ts": "7.5", "dur": 2, "args": ' + args + b'}'
+    events = [good % k for k in range(30)] + [odd] + [good % k for k in range(30, 60)]
+    path = tmp_path / "trace_view.json"
+    path.write_bytes(b"[" + b", ".join(events) + b"]")
+    store = assert_same(path, monkeypatch, chunk_bytes=512)
+    assert len(store.slices) == 61

@@ -228,6 +228,15 @@ def _member_key(buf, i, end):
 
 
 @_jit
+def _watch_key(buf, ka, kb, kfl, got):
+    """(is this member key "Task Type", got): an escaped key might spell it, so it leaves
+    the element to the typed path (got 2)."""
+    if kfl & 1:
+        return False, 2
+    return kfl == 0 and _is_task_type(buf, ka, kb), got
+
+
+@_jit
 def _skip(buf, i, end, stack, watch):
     """End of the JSON value at i (validated), or -1; with ``watch``, for an object, also
     its "Task Type" member: (end, a, b, flags, got) where [a, b) is the content of that
@@ -264,7 +273,8 @@ def _skip(buf, i, end, stack, watch):
                     i, ka, kb, kfl = _member_key(buf, i, end)
                     if i < 0:
                         return -1, a, b, fl, got
-                    want = watch and depth == 1 and kfl == 0 and _is_task_type(buf, ka, kb)
+                    if watch and depth == 1:
+                        want, got = _watch_key(buf, ka, kb, kfl, got)
                 continue
         elif c == 34:
             q = i
@@ -308,7 +318,8 @@ def _skip(buf, i, end, stack, watch):
                     i, ka, kb, kfl = _member_key(buf, i, end)
                     if i < 0:
                         return -1, a, b, fl, got
-                    want = watch and depth == 1 and kfl == 0 and _is_task_type(buf, ka, kb)
+                    if watch and depth == 1:
+                        want, got = _watch_key(buf, ka, kb, kfl, got)
                 break
             if (c == 125 and stack[depth - 1] == 0) or (c == 93 and stack[depth - 1] == 1):
                 i += 1

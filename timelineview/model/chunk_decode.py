@@ -365,7 +365,7 @@ def columnarise(res: ChunkResult, events: list, ordinals: np.ndarray | None,
         res.lossy_numbers |= lossy1 | lossy2
         keep = ok_ts & ok_dur & (dur_ns >= 0)
         tasks = list(map(_task_of, args)) if None in args else list(map(_TASK, args))
-        if any(t is not None and type(t) is not str for t in set(tasks)):
+        if set(map(type, tasks)) - {str, type(None)}:  # numbers, lists …: their text
             tasks = [t if t is None or type(t) is str else str(t) for t in tasks]
         lane_ids = _intern_pairs(lanes, pid, tid)
         name_ids = _intern(strings, name, len(xs))
