@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
-import threading
 from collections import Counter
 from typing import NamedTuple
 
@@ -110,39 +109,32 @@ def _typed_group(path: str, file_index: int, ranges: list[tuple[int, int]], last
             for k, (a, b) in enumerate(ranges)]
 
 
-_local = threading.local()  # one reused read buffer per decode thread
-
-
-def _read(path: str, start: int, end: int) -> memoryview:
-    """File bytes [start, end) in this thread's reused buffer (valid until its next call),
-    so a task does not allocate and fault in a fresh 8 MiB object."""
-    size = end - start
-    if len(getattr(_local, "buffer", b"")) < size:
-        _local.buffer = bytearray(size)
-    view = memoryview(_local.buffer)
-    got = 0
+def _read(path: str, start: int, end: int) -> bytes:
     with open(path, "rb", buffering=0) as f:
         f.seek(start)
-        while got < size:
-            n = f.readinto(view[got:size])
-            if not n:
+        parts = []
+        size = end - start
+        while size > 0:
+            part = f.read(size)
+            if not part:
                 break
-            got += n
-    return view[:got]
+            parts.append(part)
+            size -= len(part)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
-def _texts(data: memoryview, spans: np.ndarray) -> list[str]:
+def _texts(data: bytes, spans: np.ndarray) -> list[str]:
     """The strings of the scanner's table (content spans; flag 1 = escapes to decode)."""
     out = []
     for a, b, flags in spans.tolist():
         if flags & 1:
             out.append(msgspec.json.decode(data[a - 1:b + 1]))
         else:
-            out.append(str(data[a:b], "utf-8"))
+            out.append(data[a:b].decode())
     return out
 
 
-def _times(data: memoryview, values: np.ndarray, states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _times(data: bytes, values: np.ndarray, states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(ns, valid, lossy) per element. Numbers the scanner left to float64 (their text at
     ``start << 16 | length``) are converted as the typed path converts them."""
     floats = np.flatnonzero(states == codes.TIME_FLOAT)
