@@ -238,3 +238,28 @@ def test_odd_task_types_load_the_same(tmp_path, monkeypatch, args):
     path.write_bytes(b"[" + b", ".join(events) + b"]")
     store = assert_same(path, monkeypatch, chunk_bytes=512)
     assert len(store.slices) == 61
+
+
+def test_counters_load_the_same(tmp_path, monkeypatch):
+    """Counters the scanner reads (numbers, several keys, string pids) and ones it leaves
+    to the typed decoder (an id, a string value, no args), alone and side by side."""
+    rng = random.Random(11)
+    events = []
+    for k in range(400):
+        ev = {"ph": "C", "name": rng.choice(["HBM", "LLC", "AI Core Freq"]), "pid": rng.choice([7, "Device 2", 44032]),
+              "tid": 0, "ts": f"{1736412474000000 + k * 10}.{k % 1000:03d}",
+              "args": {"Read(MB/s)": rng.choice([0, 12.5, -3, 1e-05, 123456789012]), "Write(MB/s)": rng.random()}}
+        odd = rng.random()
+        if odd < 0.05:
+            ev["id"] = 3
+        elif odd < 0.1:
+            ev["args"]["Read(MB/s)"] = "7"
+        elif odd < 0.12:
+            del ev["args"]
+        events.append(ev)
+        if k % 7 == 0:
+            events.append({"ph": "X", "name": "op", "pid": 1, "tid": 1, "ts": k * 10.0, "dur": 1.5})
+    path = tmp_path / "trace_view.json"
+    path.write_text(json.dumps(events))
+    store = assert_same(path, monkeypatch, chunk_bytes=2048)
+    assert len(store.counters.ts) > 500

@@ -29,11 +29,13 @@ except ImportError:  # pragma: no cover - exercised only where numba is missing
     numba = None
 
 from timelineview.model.scan_codes import (
+    KIND_C,
     KIND_F,
     KIND_OTHER,
     KIND_S,
     KIND_T,
     KIND_X,
+    MAX_COUNTER_KEYS,
     RANGE_FAILED,
     RANGE_FULL,
     TOK_INT,
@@ -523,6 +525,19 @@ def _int_token(buf, i, end):
 
 
 @_jit
+def _is_integer(buf, a, b):
+    """[a, b) is an optionally signed run of digits (a JSON integer's text)."""
+    if a < b and buf[a] == 45:
+        a += 1
+    if a >= b:
+        return False
+    for k in range(a, b):
+        if buf[k] < 48 or buf[k] > 57:
+            return False
+    return True
+
+
+@_jit
 def _decimal_id(buf, a, b):
     """A string id that is a canonical decimal integer of at most 18 digits: (True, value)."""
     n = b - a
@@ -579,6 +594,68 @@ def _insert_lane(pk, pv, tk, tv, slot, table, rows, count):
     return count - 1, table, rows, count
 
 
+@_jit
+def _plain_float(buf, a, b, pow10):
+    """(True, value) for a JSON number of at most 15 digits and no exponent: the digits
+    and the power of ten are exact doubles, so one division rounds as a full parser
+    does. (False, 0.0) for anything else."""
+    neg = buf[a] == 45
+    if neg:
+        a += 1
+    digits = 0
+    point = -1
+    v = 0
+    for k in range(a, b):
+        c = buf[k]
+        if c == 46:
+            point = k
+        elif 48 <= c <= 57:
+            v = v * 10 + (c - 48)
+            digits += 1
+        else:
+            return False, 0.0
+    if digits > 15:
+        return False, 0.0
+    x = float(v)
+    if point >= 0:
+        x = x / float(pow10[b - point - 1])
+    return True, -x if neg else x
+
+
+@_jit
+def _counter_members(buf, i, end, members, stack):
+    """Members of a counter's args object at buf[i] == '{' when every value is a JSON number:
+    rows (key start, key end, key flags, value start, value length); their count, or -1."""
+    n = 0
+    i = _ws(buf, i + 1, end)
+    if i < end and buf[i] == 125:
+        return 0
+    while True:
+        i, ka, kb, kfl = _member_key(buf, i, end)
+        if i < 0 or n >= len(members):
+            return -1
+        i = _ws(buf, i, end)
+        if i >= end or not (buf[i] == 45 or 48 <= buf[i] <= 57):
+            return -1  # strings, booleans, null, nesting: the typed decoder's rules
+        v = i
+        i = _number(buf, i, end)[0]
+        if i < 0:
+            return -1
+        members[n, 0] = ka
+        members[n, 1] = kb
+        members[n, 2] = kfl
+        members[n, 3] = v
+        members[n, 4] = i - v
+        n += 1
+        i = _ws(buf, i, end)
+        if i < end and buf[i] == 44:
+            i = _ws(buf, i + 1, end)
+            continue
+        if i < end and buf[i] == 125:
+            return n
+        return -1
+
+
 @_jit_inline
 def _hold(pending, n, code, a, b, flags):
     """Keep a string value for interning once the element's phase is known."""
@@ -627,6 +704,14 @@ def scan_ranges(buf, starts, ends, pow10):
     n_str = 0
     stack = np.empty(256, dtype=np.int8)
     pending = np.empty((16, 4), dtype=np.int64)
+    members = np.empty((MAX_COUNTER_KEYS, 5), dtype=np.int64)
+    samples = np.empty((1024, 4), dtype=np.int64)  # counter samples: element, series, value text
+    values = np.empty((1024, 1), dtype=np.float64)  # their values, where converted here
+    series_table = np.zeros(256, dtype=np.int64)
+    series_rows = np.empty((64, 4), dtype=np.int64)  # (pid kind, pid value, name id, key id)
+    n_series = 0
+    n_samples = 0
+    s0 = 0
     j = 0
     for r in range(n_r):
         i = starts[r]
@@ -660,6 +745,7 @@ def scan_ranges(buf, starts, ends, pow10):
             bad_x = False  # a field the X type declares has a type it rejects
             bad_flow = False
             n_pend = 0  # string values waiting to be interned: key code, span, flags
+            args_a = -1  # where the args object starts
             i = _ws(buf, i + 1, end)
             if i < end and buf[i] == 125:
                 ok = False  # an empty object has no phase
@@ -770,9 +856,13 @@ def scan_ranges(buf, starts, ends, pow10):
                             n_pend = _hold(pending, n_pend, code, a, b, fl)
                             ik = TOK_STR
                     elif c == 45 or 48 <= c <= 57:
+                        a = i
                         i, vv, good = _int_token(buf, i, end)
                         if good:
                             ik, iv = TOK_INT, vv
+                        elif i >= 0 and _is_integer(buf, a, i):  # beyond int64: its digits, as text
+                            n_pend = _hold(pending, n_pend, code, a, i, 0)
+                            ik = TOK_STR
                         else:
                             bad_flow = True
                     else:
@@ -787,6 +877,7 @@ def scan_ranges(buf, starts, ends, pow10):
                         i = _skip_value(buf, i, end, stack)
                 else:  # args: an object (its "Task Type" string is kept) or null
                     if c == 123:
+                        args_a = i
                         i, a, b, fl, got = _skip(buf, i, end, stack, True)
                         if got == 1:
                             n_pend = _hold(pending, n_pend, code, a, b, fl)
@@ -833,12 +924,38 @@ def scan_ranges(buf, starts, ends, pow10):
                     ok = False
                     break
                 kind[j] = KIND_OTHER
+                # a counter of plain numbers: its samples are kept here (ids and odd values
+                # are left to the typed decoder)
+                if ph == 67 and t_state >= 0 and args_a >= 0 and seen & (1 << 2) and not seen & (1 << 8):
+                    n_keys = _counter_members(buf, args_a, i, members, stack)
+                    if n_keys >= 0:
+                        kind[j] = KIND_C
+                        while n_samples + n_keys > len(samples):
+                            samples = _grown(samples, n_samples)
+                            values = _grown(values, n_samples)
+                        s0 = n_samples
+                        for m in range(n_keys):
+                            samples[n_samples, 0] = j
+                            v0, vlen = members[m, 3], members[m, 4]
+                            exact, values[n_samples, 0] = _plain_float(buf, v0, v0 + vlen, pow10)
+                            samples[n_samples, 2] = v0
+                            samples[n_samples, 3] = -1 if exact else vlen  # else the caller converts it
+                            n_samples += 1
+                            n_pend = _hold(pending, n_pend, 11 + m, members[m, 0], members[m, 1], members[m, 2])
             # the one place strings are interned: only those the element's phase keeps (a
             # flow's name is read from the file when shown; other phases go to the typed decoder)
             k_el = kind[j]
             for k in range(n_pend):
                 code = pending[k, 0]
-                if k_el == KIND_OTHER or (code == 8 if k_el == KIND_X else code == 2 or code == 10):
+                if k_el == KIND_X:
+                    keep = code != 8
+                elif k_el == KIND_C:
+                    keep = code == 2 or code == 3 or code == 4 or code >= 11
+                elif k_el == KIND_OTHER:
+                    keep = False
+                else:
+                    keep = code != 2 and code != 10
+                if not keep:
                     continue
                 pa, pb = pending[k, 1], pending[k, 2]
                 h = _hash(buf, pa, pb)
@@ -866,13 +983,24 @@ def scan_ranges(buf, starts, ends, pow10):
                     ct = sid
                 elif code == 8:
                     iv = sid
-                else:
+                elif code == 10:
                     tt = sid
+                else:  # a counter's args key
+                    samples[s0 + code - 11, 1] = sid
             ts[j] = t_ns
             ts_st[j] = t_state
             dur[j] = d_ns
             dur_st[j] = d_state
-            if kind[j] == KIND_OTHER:  # its lane (if any) is the typed decoder's business
+            if k_el == KIND_C:  # counters belong to their process: the pid token stands in the id
+                ik, iv = pk, pv
+                for m in range(s0, n_samples):  # each (pid, name, key) is a series
+                    key = samples[m, 1]
+                    sr = _find_lane(pk, pv, nm, key, series_table, series_rows)
+                    if sr < 0:
+                        sr, series_table, series_rows, n_series = _insert_lane(pk, pv, nm, key, -1 - sr, series_table,
+                                                                               series_rows, n_series)
+                    samples[m, 1] = sr
+            if k_el == KIND_OTHER or k_el == KIND_C:  # no lane (or the typed decoder's business)
                 lane[j] = -1
             else:
                 if not (pk == last_lane[0] and pv == last_lane[1] and tk == last_lane[2] and tv == last_lane[3]):
@@ -901,9 +1029,11 @@ def scan_ranges(buf, starts, ends, pow10):
         else:
             r_state[r] = RANGE_FULL if j >= cap else RANGE_FAILED
             j = first
+            while n_samples > 0 and samples[n_samples - 1, 0] >= first:  # the range's counter samples
+                n_samples -= 1
     return (r_state, r_count, r_first, kind[:j], e_start[:j], e_end[:j], ts[:j], ts_st[:j], dur[:j],
             dur_st[:j], lane[:j], name[:j], cat[:j], task[:j], id_k[:j], id_v[:j], bp_e[:j], spans[:n_str],
-            lane_rows[:n_lanes])
+            lane_rows[:n_lanes], samples[:n_samples], values[:n_samples, 0], series_rows[:n_series])
 
 
 def warm() -> None:

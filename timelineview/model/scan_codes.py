@@ -7,7 +7,8 @@ LLVM libraries) into a process that never scans.
 from __future__ import annotations
 
 # element kinds
-KIND_X, KIND_S, KIND_T, KIND_F, KIND_OTHER = 0, 1, 2, 3, 4
+KIND_X, KIND_S, KIND_T, KIND_F, KIND_OTHER, KIND_C = 0, 1, 2, 3, 4, 5
+MAX_COUNTER_KEYS = 8  # a counter with more args members is left to the typed decoder
 # token kinds of pid / tid / id
 TOK_INT, TOK_STR, TOK_NULL = 0, 1, 2
 # time value states; FLOAT: a JSON number the caller converts through float64

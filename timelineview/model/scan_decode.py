@@ -26,6 +26,7 @@ from timelineview.model.chunk_decode import (
     _other_events,
     decode_range,
     pack,
+    token_text,
 )
 from timelineview.model.library_pages import drop_library_pages
 from timelineview.model.timestamps import FLOAT_EXACT_LIMIT_US
@@ -53,6 +54,9 @@ class Scan(NamedTuple):
     bp_e: np.ndarray
     spans: np.ndarray
     lane_rows: np.ndarray
+    samples: np.ndarray  # counter samples: element, series, value text start, length (-1: in values)
+    values: np.ndarray  # counter sample values converted by the scanner
+    series_rows: np.ndarray  # per series: pid token kind and value, name and key string ids
 
 
 _floats = msgspec.json.Decoder(list[float])
@@ -180,7 +184,7 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
     ts, ts_ok, lossy_ts = _times(data, scan.ts, scan.ts_st)
     dur, dur_ok, lossy_dur = _times(data, scan.dur, scan.dur_st)
     is_x = scan.kind == codes.KIND_X
-    is_timed = is_x | ((scan.kind >= codes.KIND_S) & (scan.kind <= codes.KIND_F))
+    is_timed = is_x | ((scan.kind >= codes.KIND_S) & (scan.kind <= codes.KIND_F)) | (scan.kind == codes.KIND_C)
     lossy = (lossy_ts & is_timed) | (lossy_dur & is_x)
     results = []
     for r, (a, b) in enumerate(ranges):
@@ -197,6 +201,10 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
         flows = np.flatnonzero((kind >= codes.KIND_S) & (kind <= codes.KIND_F))
         if len(flows):
             _flows(res, scan, j0, flows, kind, ts[rows], ts_ok[rows], to_string, to_lane, empty, texts)
+        counters = np.flatnonzero(kind == codes.KIND_C)
+        if len(counters) and not _counters(res, scan, j0, len(kind), counters, ts, ts_ok, data, texts):
+            results.append(decode_range(path, file_index, a, b, last, interner))
+            continue
         others = np.flatnonzero(kind == codes.KIND_OTHER)
         if len(others):
             pieces = [data[s:e] for s, e in zip(scan.e_start[j0 + others].tolist(), scan.e_end[j0 + others].tolist())]
@@ -205,10 +213,44 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
             except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
                 results.append(decode_range(path, file_index, a, b, last, interner))
                 continue
+            scanned_counters = res.counts_by_ph["C"]
             _other_events(res, events, others.astype(np.int64), np.arange(len(events)), strings, lanes,
                           lambda k: -1)
+            if scanned_counters and res.counts_by_ph["C"] > scanned_counters:
+                # counters the scanner declined, next to ones it read: one series table must
+                # number them all in file order, as the typed path does
+                results.append(decode_range(path, file_index, a, b, last, interner))
+                continue
         results.append(res)
     return results
+
+
+def _counters(res: ChunkResult, scan: Scan, j0: int, n: int, idx: np.ndarray, ts: np.ndarray, ts_ok: np.ndarray,
+              data: bytes, texts: list[str]) -> bool:
+    """Counter samples of one range as arrays with a series table, as ``_other_events``
+    builds them; False when a counter's time is unreadable (the typed path reports it)."""
+    rows = j0 + idx
+    if not ts_ok[rows].all():
+        return False
+    res.counts_by_ph["C"] += len(idx)
+    samples = scan.samples
+    lo, hi = np.searchsorted(samples[:, 0], [j0, j0 + n])
+    if hi == lo:
+        return True
+    elem, series, start, length = samples[lo:hi].T
+    value = scan.values[lo:hi].copy()
+    text = np.flatnonzero(length >= 0)  # numbers the scanner left to a full float parser
+    if len(text):
+        parts = [data[a:a + k] for a, k in zip(start[text].tolist(), length[text].tolist())]
+        value[text] = _floats.decode(b"[" + b",".join(parts) + b"]")
+    uniq, first, inverse = np.unique(series, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # the range's series numbered by first appearance
+    rank = np.empty(len(order), dtype=np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    res.counter_series = [(token_text(_token(pk, pv, texts)), texts[nm], texts[k])
+                          for pk, pv, nm, k in scan.series_rows[uniq[order]].tolist()]
+    res.counter_points = (rank[inverse], ts[elem], value)
+    return True
 
 
 def _token(kind: int, value: int, texts: list[str]) -> object:
