@@ -2,6 +2,7 @@
 
     python benchmarks/bench_load.py PATH [--runs 3]
     python benchmarks/bench_load.py --generate 300 [--runs 3]   # writes .bench/msprof_300MB.json first
+    python benchmarks/bench_load.py --torch-npu-like 150        # the real torch_npu sample, 150 times
 
 Every measurement runs in a fresh process (so peak memory is that run's own). Peak
 resident memory is the sum of the peaks of the main process and each worker
@@ -121,10 +122,44 @@ def generate(size_mb: int) -> Path:
     return out
 
 
+SAMPLE = ROOT.parent / "shared/samples/torch_npu/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json"
+
+
+def torch_npu_like(copies: int) -> Path:
+    """The real torch_npu sample (counters are 44 % of its events) repeated ``copies`` times
+    along the time axis, with fresh flow ids: what a long torch_npu capture looks like."""
+    out = ROOT / ".bench" / f"torch_npu_like_x{copies}.json"
+    if out.exists():
+        return out
+    if not SAMPLE.exists():
+        sys.exit(f"{SAMPLE} is not present")
+    events = json.loads(SAMPLE.read_bytes())
+    meta = [e for e in events if e.get("ph") == "M"]
+    rest = [e for e in events if e.get("ph") != "M"]
+    result = list(meta)
+    for k in range(copies):
+        shift = k * 10**7  # µs
+        for e in rest:
+            e = dict(e)
+            if isinstance(e.get("ts"), str):
+                whole, _, frac = e["ts"].partition(".")
+                e["ts"] = f"{int(whole) + shift}.{frac}" if frac else str(int(whole) + shift)
+            elif "ts" in e:
+                e["ts"] += shift
+            if e.get("ph") in ("s", "t", "f") and "id" in e:
+                e["id"] = f"{e['id']}{k}"
+            result.append(e)
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(result))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("path", nargs="?")
     ap.add_argument("--generate", type=int, metavar="MB", help="benchmark a generated msprof trace of MB")
+    ap.add_argument("--torch-npu-like", type=int, metavar="COPIES",
+                    help="benchmark the real torch_npu sample repeated COPIES times (needs ../shared/samples)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--one", choices=["load", "orjson"], help=argparse.SUPPRESS)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
@@ -135,7 +170,12 @@ def main() -> None:
     if args.one == "orjson":
         print(json.dumps(one_orjson(args.path)))
         return
-    path = Path(args.path) if args.path else generate(args.generate or 300)
+    if args.path:
+        path = Path(args.path)
+    elif args.torch_npu_like:
+        path = torch_npu_like(args.torch_npu_like)
+    else:
+        path = generate(args.generate or 300)
     size_mb = path.stat().st_size / 1e6
     cores = os.cpu_count() or 1
     configs = {"orjson.loads (gc off)": ("--one", "orjson")}
