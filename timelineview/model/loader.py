@@ -38,7 +38,7 @@ Progress = Callable[[int, int], None]
 CardProgress = Callable[[int, int, int], None]  # card index, bytes done, bytes of that card
 CHUNK_BYTES = 256 << 10  # one decode: small enough that its objects stay in the CPU cache
 TASK_BYTES = 8 << 20  # consecutive ranges per worker task (amortises the hand-over)
-INLINE_BYTES = 4 << 20  # below this a load does not start worker processes
+INLINE_BYTES = 4 << 20  # below this a load decodes in the calling thread
 
 
 class LoadCancelled(Exception):
@@ -101,8 +101,9 @@ def _warm_worker() -> int:
 
 
 def warm_pool(workers: int | None = None) -> list[int]:
-    """Start every worker process now (imports and the compiled scanner included); returns
-    their pids. With one worker, decoding happens here, so the scanner is readied here."""
+    """Ready the decoders now, not during the first load. With decode threads (or one
+    worker) decoding happens in this process, so the compiled scanner is readied here;
+    otherwise every worker process starts (imports included). Returns the workers' pids."""
     if (workers or worker_count()) == 1 or _threads():
         warm_scanner()
         return []
