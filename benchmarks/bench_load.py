@@ -29,24 +29,23 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _vm_hwm_mb(pid: int | str = "self") -> float:
+def _proc_mb(pid: int | str, file: str, field: str, missing: float) -> float:
+    """A kB figure of /proc/<pid>/<file>, in MB (``missing`` when it cannot be read)."""
     try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
+        for line in Path(f"/proc/{pid}/{file}").read_text().splitlines():
+            if line.startswith(field):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
-    return float("nan")
+    return missing
+
+
+def _vm_hwm_mb(pid: int | str = "self") -> float:
+    return _proc_mb(pid, "status", "VmHWM:", float("nan"))
 
 
 def _pss_mb(pid: int | str) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
+    return _proc_mb(pid, "smaps_rollup", "Pss:", 0.0)
 
 
 class PssSampler(threading.Thread):

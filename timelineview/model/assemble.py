@@ -11,7 +11,7 @@ import numpy as np
 from timelineview.model.args_reader import ArgsReader, ChunkTable
 from timelineview.model.chunk_decode import X_COLS, ChunkResult, PackedResults
 from timelineview.model.flows import build_edges, enclosing_slices, next_slices
-from timelineview.model.interval_index import build_index, lane_time_order
+from timelineview.model.interval_index import build_index, lane_time_order, tie_runs
 from timelineview.model.lanes import Metadata, detect_generation, layout_lanes
 from timelineview.model.report import LoadReport
 from timelineview.model.store import (
@@ -251,11 +251,7 @@ def _first_of_duplicates(seq, start, dur, lane, name, src) -> np.ndarray:
     tie = (lane[b] == lane[a]) & (start[b] == start[a]) & (dur[b] == dur[a])
     if not tie.any():
         return keep
-    in_run = np.zeros(len(seq), dtype=bool)
-    in_run[1:] |= tie
-    in_run[:-1] |= tie
-    pos = np.flatnonzero(in_run)
-    run = np.cumsum(np.concatenate(([True], ~tie)))[pos]
+    pos, run = tie_runs(tie)
     sub = seq[pos]
     order = np.lexsort((src[sub], name[sub], run))
     s, r = sub[order], run[order]

@@ -92,6 +92,16 @@ def _radix_argsort(key: np.ndarray) -> np.ndarray:
     return np.argsort(key, kind="stable")
 
 
+def tie_runs(tie: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions that belong to runs of equal neighbours (``tie[k]``: item k+1 equals item
+    k), and the run number of each."""
+    in_run = np.zeros(len(tie) + 1, dtype=bool)
+    in_run[1:] |= tie
+    in_run[:-1] |= tie
+    pos = np.flatnonzero(in_run)
+    return pos, np.cumsum(np.concatenate(([True], ~tie)))[pos]
+
+
 def lane_time_order(lane: np.ndarray, start: np.ndarray, dur: np.ndarray, src: np.ndarray) -> np.ndarray:
     """Slice order by lane, start, longer first, file position.
 
@@ -105,11 +115,7 @@ def lane_time_order(lane: np.ndarray, start: np.ndarray, dur: np.ndarray, src: n
     s_lane, s_start = lane[seq], start[seq]
     tie = (s_lane[1:] == s_lane[:-1]) & (s_start[1:] == s_start[:-1])
     if tie.any():
-        in_run = np.zeros(len(seq), dtype=bool)
-        in_run[1:] |= tie
-        in_run[:-1] |= tie
-        pos = np.flatnonzero(in_run)
-        run_id = np.cumsum(np.concatenate(([True], ~tie)))[pos]
+        pos, run_id = tie_runs(tie)
         sub = seq[pos]
         seq[pos] = sub[np.lexsort((src[sub], -dur[sub], run_id))]
     return seq
