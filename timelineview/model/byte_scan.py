@@ -1038,5 +1038,6 @@ def scan_ranges(buf, starts, ends, pow10):
 
 def warm() -> None:
     """Compile (or load from numba's cache) the scanner."""
-    data = np.frombuffer(b'{"ph":"X","name":"a","pid":1,"tid":1,"ts":"1.5","dur":2}', dtype=np.uint8)
+    # a writable buffer, as the loader passes (a read-only one would compile another version)
+    data = np.frombuffer(bytearray(b'{"ph":"X","name":"a","pid":1,"tid":1,"ts":"1.5","dur":2}'), dtype=np.uint8)
     scan_ranges(data, np.zeros(1, np.int64), np.array([len(data)], np.int64), _POW10)

@@ -26,6 +26,7 @@ from timelineview.model.chunk_decode import (
     _other_events,
     decode_range,
     pack,
+    read_range,
     token_text,
 )
 from timelineview.model.library_pages import drop_library_pages
@@ -113,21 +114,7 @@ def _typed_group(path: str, file_index: int, ranges: list[tuple[int, int]], last
             for k, (a, b) in enumerate(ranges)]
 
 
-def _read(path: str, start: int, end: int) -> bytes:
-    with open(path, "rb", buffering=0) as f:
-        f.seek(start)
-        parts = []
-        size = end - start
-        while size > 0:
-            part = f.read(size)
-            if not part:
-                break
-            parts.append(part)
-            size -= len(part)
-    return parts[0] if len(parts) == 1 else b"".join(parts)
-
-
-def _texts(data: bytes, spans: np.ndarray) -> list[str]:
+def _texts(data: bytearray, spans: np.ndarray) -> list[str]:
     """The strings of the scanner's table (content spans; flag 1 = escapes to decode)."""
     out = []
     for a, b, flags in spans.tolist():
@@ -138,7 +125,14 @@ def _texts(data: bytes, spans: np.ndarray) -> list[str]:
     return out
 
 
-def _times(data: bytes, values: np.ndarray, states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _numbers(data: bytearray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """float64 of the JSON numbers at ``data[start:start + length]``, parsed as the typed
+    decoder parses them."""
+    parts = [data[a:a + k] for a, k in zip(start.tolist(), length.tolist())]
+    return np.array(_floats.decode(b"[" + b",".join(parts) + b"]"), dtype=np.float64)
+
+
+def _times(data: bytearray, values: np.ndarray, states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(ns, valid, lossy) per element. Numbers the scanner left to float64 (their text at
     ``start << 16 | length``) are converted as the typed path converts them."""
     floats = np.flatnonzero(states == codes.TIME_FLOAT)
@@ -146,8 +140,8 @@ def _times(data: bytes, values: np.ndarray, states: np.ndarray) -> tuple[np.ndar
     lossy = np.zeros(len(values), dtype=bool)
     if not len(floats):
         return values, ok, lossy
-    parts = [data[v >> 16:(v >> 16) + (v & 0xFFFF)] for v in values[floats].tolist()]
-    x = np.array(_floats.decode(b"[" + b",".join(parts) + b"]"), dtype=np.float64)
+    packed = values[floats]
+    x = _numbers(data, packed >> 16, packed & 0xFFFF)
     good = np.isfinite(x) & (np.abs(x) < 9.2e15)
     out = values.copy()
     out[floats] = 0
@@ -160,10 +154,10 @@ def _times(data: bytes, values: np.ndarray, states: np.ndarray) -> tuple[np.ndar
 def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_is_final: bool,
                interner: Interner) -> list[ChunkResult]:
     """Decode consecutive ranges with the compiled scanner (falling back range by range)."""
-    base = ranges[0][0]
-    data = _read(path, base, ranges[-1][1])
+    base = ranges[0][0] - 1  # the buffer starts with the "[" read_range puts before the bytes
+    data = read_range(path, ranges[0][0], ranges[-1][1])
     starts = np.array([a - base for a, _ in ranges], dtype=np.int64)
-    ends = np.array([min(b - base, len(data)) for _, b in ranges], dtype=np.int64)
+    ends = np.array([min(b - base, len(data) - 1) for _, b in ranges], dtype=np.int64)
     from timelineview.model import byte_scan  # imported only where it is used: ~100 MB
 
     scan = Scan(*byte_scan.scan_ranges(np.frombuffer(data, dtype=np.uint8), starts, ends, byte_scan._POW10))
@@ -188,45 +182,51 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
     lossy = (lossy_ts & is_timed) | (lossy_dur & is_x)
     results = []
     for r, (a, b) in enumerate(ranges):
-        last = last_is_final and r == len(ranges) - 1
-        if scan.r_state[r] != codes.RANGE_OK:
-            results.append(decode_range(path, file_index, a, b, last, interner))
-            continue
-        j0 = int(scan.r_first[r])
-        rows = slice(j0, j0 + int(scan.r_count[r]))
-        res = ChunkResult(file_index, a, b, int(scan.r_count[r]), True)
-        res.lossy_numbers = bool(lossy[rows].any())
-        kind = scan.kind[rows]
-        _slices(res, scan, rows, kind, ts[rows], ts_ok[rows], dur[rows], dur_ok[rows], to_string, to_lane, empty)
-        flows = np.flatnonzero((kind >= codes.KIND_S) & (kind <= codes.KIND_F))
-        if len(flows):
-            _flows(res, scan, j0, flows, kind, ts[rows], ts_ok[rows], to_string, to_lane, empty, texts)
-        counters = np.flatnonzero(kind == codes.KIND_C)
-        if len(counters) and not _counters(res, scan, j0, len(kind), counters, ts, ts_ok, data, texts):
-            results.append(decode_range(path, file_index, a, b, last, interner))
-            continue
-        others = np.flatnonzero(kind == codes.KIND_OTHER)
-        if len(others):
-            pieces = [data[s:e] for s, e in zip(scan.e_start[j0 + others].tolist(), scan.e_end[j0 + others].tolist())]
-            try:
-                events = ev.typed_decoder.decode(b"[" + b",".join(pieces) + b"]")
-            except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
-                results.append(decode_range(path, file_index, a, b, last, interner))
-                continue
-            scanned_counters = res.counts_by_ph["C"]
-            _other_events(res, events, others.astype(np.int64), np.arange(len(events)), strings, lanes,
-                          lambda k: -1)
-            if scanned_counters and res.counts_by_ph["C"] > scanned_counters:
-                # counters the scanner declined, next to ones it read: one series table must
-                # number them all in file order, as the typed path does
-                results.append(decode_range(path, file_index, a, b, last, interner))
-                continue
+        res = None
+        if scan.r_state[r] == codes.RANGE_OK:
+            res = _range_result(scan, r, file_index, a, b, data, texts, ts, ts_ok, dur, dur_ok, lossy, to_string,
+                                to_lane, empty, interner)
+        if res is None:  # declined by the scanner, or something in it is the typed path's business
+            res = decode_range(path, file_index, a, b, last_is_final and r == len(ranges) - 1, interner)
         results.append(res)
     return results
 
 
+def _range_result(scan: Scan, r: int, file_index: int, a: int, b: int, data: bytearray, texts: list[str],
+                  ts: np.ndarray, ts_ok: np.ndarray, dur: np.ndarray, dur_ok: np.ndarray, lossy: np.ndarray,
+                  to_string: np.ndarray, to_lane: np.ndarray, empty: int, interner: Interner) -> ChunkResult | None:
+    """The ``ChunkResult`` of scanned range ``r``, or None when the typed decode must read it."""
+    j0 = int(scan.r_first[r])
+    rows = slice(j0, j0 + int(scan.r_count[r]))
+    res = ChunkResult(file_index, a, b, int(scan.r_count[r]), True)
+    res.lossy_numbers = bool(lossy[rows].any())
+    kind = scan.kind[rows]
+    _slices(res, scan, rows, kind, ts[rows], ts_ok[rows], dur[rows], dur_ok[rows], to_string, to_lane, empty)
+    flows = np.flatnonzero((kind >= codes.KIND_S) & (kind <= codes.KIND_F))
+    if len(flows):
+        _flows(res, scan, j0, flows, kind, ts[rows], ts_ok[rows], to_string, to_lane, empty, texts)
+    counters = np.flatnonzero(kind == codes.KIND_C)
+    if len(counters) and not _counters(res, scan, j0, len(kind), counters, ts, ts_ok, data, texts):
+        return None
+    others = np.flatnonzero(kind == codes.KIND_OTHER)
+    if len(others):
+        pieces = [data[s:e] for s, e in zip(scan.e_start[j0 + others].tolist(), scan.e_end[j0 + others].tolist())]
+        try:
+            events = ev.typed_decoder.decode(b"[" + b",".join(pieces) + b"]")
+        except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
+            return None
+        scanned_counters = res.counts_by_ph["C"]
+        _other_events(res, events, others.astype(np.int64), np.arange(len(events)), interner.strings,
+                      interner.lanes, lambda k: -1)
+        if scanned_counters and res.counts_by_ph["C"] > scanned_counters:
+            # counters the scanner declined, next to ones it read: one series table must
+            # number them all in file order, as the typed path does
+            return None
+    return res
+
+
 def _counters(res: ChunkResult, scan: Scan, j0: int, n: int, idx: np.ndarray, ts: np.ndarray, ts_ok: np.ndarray,
-              data: bytes, texts: list[str]) -> bool:
+              data: bytearray, texts: list[str]) -> bool:
     """Counter samples of one range as arrays with a series table, as ``_other_events``
     builds them; False when a counter's time is unreadable (the typed path reports it)."""
     rows = j0 + idx
@@ -241,8 +241,7 @@ def _counters(res: ChunkResult, scan: Scan, j0: int, n: int, idx: np.ndarray, ts
     value = scan.values[lo:hi].copy()
     text = np.flatnonzero(length >= 0)  # numbers the scanner left to a full float parser
     if len(text):
-        parts = [data[a:a + k] for a, k in zip(start[text].tolist(), length[text].tolist())]
-        value[text] = _floats.decode(b"[" + b",".join(parts) + b"]")
+        value[text] = _numbers(data, start[text], length[text])
     uniq, first, inverse = np.unique(series, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")  # the range's series numbered by first appearance
     rank = np.empty(len(order), dtype=np.int32)
