@@ -103,16 +103,18 @@ class CardBuilder:
         self._maps = (seen_strings, s_map, seen_lanes, l_map)
         return s_map, l_map
 
-    def _where(self, ordinal: int) -> tuple[str, int]:
-        """File and index within that file of the card's event ``ordinal``."""
+    def _where(self, ordinals: list[int]) -> list[tuple[str, int]]:
+        """File and index within that file of each of the card's event ``ordinals``."""
         rows = self.table_rows
-        k = bisect.bisect_right([r[3] for r in rows], ordinal) - 1
-        if k < 0:
-            return "", ordinal
-        path = rows[k][0]
-        while k > 0 and rows[k - 1][0] == path:
-            k -= 1
-        return str(path), ordinal - rows[k][3]
+        firsts = [r[3] for r in rows]
+        file_first: dict = {}  # path -> ordinal of the file's first event
+        for r in rows:
+            file_first.setdefault(r[0], r[3])
+        out = []
+        for o in ordinals:
+            k = bisect.bisect_right(firsts, o) - 1
+            out.append(("", o) if k < 0 else (str(rows[k][0]), o - file_first[rows[k][0]]))
+        return out
 
     def add(self, ch: ChunkResult) -> None:
         """Take one chunk (the next in file order); its arrays are released."""
@@ -264,7 +266,7 @@ def _pair_be(be: list, cols: list[np.ndarray], report: LoadReport, where) -> lis
     """Match ``B``/``E`` per lane with a stack; unclosed ``B`` runs to the end of the card.
 
     Unmatched ``E`` events are reported in file order, with their file and index there
-    (``where(ordinal)``).
+    (``where(ordinals)``).
     """
     if not be:
         return None
@@ -284,8 +286,7 @@ def _pair_be(be: list, cols: list[np.ndarray], report: LoadReport, where) -> lis
             out.append((bt, max(t - bt, 0), bl, bn, bc, -1, bo, FLAG_FROM_BE))
         else:
             unmatched.append(o)
-    for o in sorted(unmatched):
-        path, event = where(o)
+    for path, event in where(sorted(unmatched)):
         report.drop("'E' without a matching 'B'", path=path, event=event)
     for stack in stacks.values():
         for bo, bl, bn, bc, bt in stack:

@@ -38,6 +38,8 @@ from timelineview.model.scan_codes import (
     MAX_COUNTER_KEYS,
     RANGE_FAILED,
     RANGE_FULL,
+    TIME_EXACT,
+    TIME_FLOAT,
     TOK_INT,
     TOK_NULL,
     TOK_STR,
@@ -444,18 +446,18 @@ def _time_number(buf, i, int_end, frac_start, frac_end, exp, pow10):
     """(state, ns) for a non-negative JSON number of µs starting at i: exact when the
     typed path's float64 result is certain to be the same, else state TIME_FLOAT."""
     if exp:
-        return 1, 0
+        return TIME_FLOAT, 0
     n_int = int_end - i
     n_dec = frac_end - frac_start
     if n_int > 13:
-        return 1, 0
+        return TIME_FLOAT, 0
     whole = _digits(buf, i, int_end)
     if whole >= 4398046511104:
-        return 1, 0
+        return TIME_FLOAT, 0
     if n_dec <= 3:
-        return 0, whole * 1000 + _digits(buf, frac_start, frac_end) * pow10[3 - n_dec]
+        return TIME_EXACT, whole * 1000 + _digits(buf, frac_start, frac_end) * pow10[3 - n_dec]
     if n_int + n_dec > 18:
-        return 1, 0
+        return TIME_FLOAT, 0
     ns = whole * 1000 + _digits(buf, frac_start, frac_start + 3)
     m = n_dec - 3
     rest = _digits(buf, frac_start + 3, frac_end)
@@ -463,8 +465,8 @@ def _time_number(buf, i, int_end, frac_start, frac_end, exp, pow10):
     # the typed path rounds twice in float64 (parse, then * 1000): the result can only
     # differ from exact rounding next to a tie, which goes through that same path instead
     if abs(frac - 0.5) <= (ns + 1) * 2.0 ** -50 + 1e-12:
-        return 1, 0
-    return 0, ns + (1 if frac > 0.5 else 0)
+        return TIME_FLOAT, 0
+    return TIME_EXACT, ns + (1 if frac > 0.5 else 0)
 
 
 @_jit
@@ -483,7 +485,7 @@ def _time_string(buf, a, b):
         return -1, 0
     ns = whole * 1000
     if i == b:
-        return 0, ns
+        return TIME_EXACT, ns
     if buf[i] != 46 or i + 1 == b:
         return -1, 0
     scale = 100
@@ -498,7 +500,7 @@ def _time_string(buf, a, b):
         elif scale == 0:
             up = 1 if c >= 53 else 0
             scale = -1
-    return 0, ns + up
+    return TIME_EXACT, ns + up
 
 
 @_jit
@@ -834,10 +836,10 @@ def scan_ranges(buf, starts, ends, pow10):
                         if i < 0:
                             ok = False
                             break
-                        st = 1
+                        st = TIME_FLOAT
                         if c != 45:
                             st, vv = _time_number(buf, a, int_end, fs, fe, ex, pow10)
-                        if st == 1:  # the number's text, for the caller's float conversion
+                        if st == TIME_FLOAT:  # the number's text, for the caller's float conversion
                             vv = (a << 16) | min(i - a, 65535)
                     else:
                         i = _skip_value(buf, i, end, stack)
