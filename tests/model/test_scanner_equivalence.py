@@ -102,8 +102,39 @@ def test_the_scanner_reads_most_ranges_of_a_generated_file(tmp_path):
     data = np.frombuffer(bytearray(target.read_bytes()), dtype=np.uint8)  # as the loader passes it
     starts = np.array([a for a, _ in ranges])
     ends = np.array([b for _, b in ranges])
-    state = byte_scan.scan_ranges(data, starts, ends, byte_scan._POW10)[0]
+    state = byte_scan.scan_ranges(data, starts, ends)[0]
     assert (state[:-1] == RANGE_OK).all()
+
+
+def test_a_scan_that_stops_to_grow_its_arrays_gives_the_same_output(tmp_path):
+    """The compiled scan allocates nothing: when an array is full it stops, the caller
+    grows it, and the scan resumes at that element. Starting every array at its smallest
+    size makes it stop hundreds of times; the output must not change."""
+    from timelineview.model import byte_scan
+    from timelineview.model.layout_scan import locate_array, plan_ranges
+
+    target = tmp_path / "trace_view.json"
+    generate_card(target, CardSpec(seed=3, steps=2, streams=3, tasks_per_step=60), "msprof")
+    extra = [{"ph": "C", "name": f"mem{k % 5}", "pid": k % 3, "tid": 0, "ts": 10 + k,
+              "args": {f"key{m}": k * m + 0.5 for m in range(1 + k % 8)}} for k in range(200)]
+    extra += [{"ph": "X", "name": f"op{k}", "pid": 9, "tid": k, "ts": k, "dur": 1} for k in range(300)]
+    text = target.read_text().rstrip().rstrip("]") + "," + json.dumps(extra)[1:]
+    target.write_text(text)
+    ranges = plan_ranges(str(target), locate_array(str(target)), 4096)
+    data = np.frombuffer(bytearray(target.read_bytes()), dtype=np.uint8)
+    starts = np.array([a for a, _ in ranges])
+    ends = np.array([b for _, b in ranges])
+    roomy = byte_scan.scan_ranges(data, starts, ends)
+    cramped = byte_scan.scan_ranges(data, starts, ends, smallest=True)
+    assert len(roomy) == len(cramped)
+    for a, b in zip(roomy, cramped):
+        np.testing.assert_array_equal(a, b)
+    assert (roomy[0] == RANGE_OK).all()
+    events = json.loads(text)
+    counters = [e for e in events if e["ph"] == "C"]
+    assert len(roomy[-3]) == sum(len(e["args"]) for e in counters) > 800  # samples
+    assert len(roomy[-1]) == len({(e["pid"], e["name"], k) for e in counters for k in e["args"]})  # series
+    assert len(roomy[-4]) == len({(e["pid"], e["tid"]) for e in events if e["ph"] in "Xstf"})  # lanes
 
 
 def _event_text(rng: random.Random) -> str:

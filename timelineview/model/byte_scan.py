@@ -37,7 +37,6 @@ from timelineview.model.scan_codes import (
     KIND_X,
     MAX_COUNTER_KEYS,
     RANGE_FAILED,
-    RANGE_FULL,
     TIME_EXACT,
     TIME_FLOAT,
     TOK_INT,
@@ -52,20 +51,22 @@ _POW10 = np.array([10**k for k in range(19)], dtype=np.int64)
 _OTHER_PHASES = np.frombuffer(b"BEiICMbenSTFONDPR()cvV", dtype=np.uint8).copy()
 _TASK_TYPE = np.frombuffer(b"Task Type", dtype=np.uint8).copy()
 
+# ``at``: where a scan stands (resume point and counts so far)
+AT_RANGE, AT_OFFSET, AT_ELEMENT, AT_STRINGS, AT_LANES, AT_SAMPLES, AT_SERIES = range(7)
+# what a scan stopped to ask room for
+ROOM_ELEMENTS, ROOM_STRINGS, ROOM_LANES, ROOM_SAMPLES, ROOM_SERIES = 1, 2, 4, 8, 16
+
 
 def _jit(fn):
+    # without NRT: no reference counting, which numba otherwise does with an atomic
+    # instruction each time an array is handed to a helper (once 40 % of the scan). The
+    # compiled code therefore allocates nothing; the caller owns every array.
     if numba is None:
         return fn
-    return numba.njit(cache=True, nogil=True, boundscheck=False)(fn)
+    return numba.njit(cache=True, nogil=True, boundscheck=False, _nrt=False)(fn)
 
 
-def _jit_inline(fn):
-    if numba is None:
-        return fn
-    return numba.njit(cache=True, nogil=True, boundscheck=False)(fn)
-
-
-@_jit_inline
+@_jit
 def _ws(buf, i, end):
     while i < end:
         c = buf[i]
@@ -75,7 +76,7 @@ def _ws(buf, i, end):
     return i
 
 
-@_jit_inline
+@_jit
 def _hexdigit(c):
     return (48 <= c <= 57) or (65 <= c <= 70) or (97 <= c <= 102)
 
@@ -204,7 +205,7 @@ def _number(buf, i, end):
     return i, int_end, frac_start, frac_end, exp
 
 
-@_jit_inline
+@_jit
 def _digits(buf, a, b):
     v = 0
     for k in range(a, b):
@@ -382,7 +383,7 @@ def _is_task_type(buf, a, b):
     return True
 
 
-@_jit_inline
+@_jit
 def _hash(buf, a, b):
     h = np.uint64(14695981039346656037)
     for k in range(a, b):
@@ -390,7 +391,7 @@ def _hash(buf, a, b):
     return h
 
 
-@_jit_inline
+@_jit
 def _lookup(buf, a, b, h, table, spans):
     """Id of the string with content bytes [a, b) (hash h), or -1 - its free slot.
 
@@ -419,18 +420,9 @@ def _lookup(buf, a, b, h, table, spans):
 
 
 @_jit
-def _grown(rows, count):
-    """``rows`` with twice the room, the first ``count`` kept."""
-    out = np.empty((2 * len(rows), rows.shape[1]), dtype=rows.dtype)
-    out[:count] = rows[:count]
-    return out
-
-
-@_jit
-def _rehashed(buf, spans, count, size):
-    """A string table of ``size`` slots holding the first ``count`` strings of ``spans``."""
-    table = np.zeros((size, 2), dtype=np.int64)
-    mask = size - 1
+def _rehash_strings(buf, spans, count, table):
+    """Fill the empty string ``table`` with the first ``count`` strings of ``spans``."""
+    mask = len(table) - 1
     for s in range(count):
         h = _hash(buf, spans[s, 0], spans[s, 1])
         slot = np.int64(h & np.uint64(mask))
@@ -438,7 +430,6 @@ def _rehashed(buf, spans, count, size):
             slot = (slot + 1) & mask
         table[slot, 0] = np.int64(h >> np.uint64(1))
         table[slot, 1] = s + 1
-    return table
 
 
 @_jit
@@ -551,13 +542,13 @@ def _decimal_id(buf, a, b):
     return True, _digits(buf, a, b)
 
 
-@_jit_inline
+@_jit
 def _lane_hash(pk, pv, tk, tv):
     h = np.uint64(pv) * np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(tv) * np.uint64(0xC2B2AE3D27D4EB4F)
     return (h ^ np.uint64(pk * 4 + tk)) >> np.uint64(17)
 
 
-@_jit_inline
+@_jit
 def _find_lane(pk, pv, tk, tv, table, rows):
     """Local id of the (pid, tid) token pair, or -1 - its free slot.
 
@@ -575,25 +566,24 @@ def _find_lane(pk, pv, tk, tv, table, rows):
 
 @_jit
 def _insert_lane(pk, pv, tk, tv, slot, table, rows, count):
-    """Add a new lane at the free ``slot``: (id, table, rows, count), arrays grown when needed."""
-    if count >= len(rows):
-        rows = _grown(rows, count)
+    """Add a new lane at the free ``slot`` (the caller made room): its id."""
     rows[count, 0] = pk
     rows[count, 1] = pv
     rows[count, 2] = tk
     rows[count, 3] = tv
     table[slot] = count + 1
-    count += 1
-    if 2 * count > len(table):
-        bigger = np.zeros(2 * len(table), dtype=np.int64)
-        mask = len(bigger) - 1
-        for s in range(count):
-            slot2 = np.int64(_lane_hash(rows[s, 0], rows[s, 1], rows[s, 2], rows[s, 3]) & np.uint64(mask))
-            while bigger[slot2] != 0:
-                slot2 = (slot2 + 1) & mask
-            bigger[slot2] = s + 1
-        table = bigger
-    return count - 1, table, rows, count
+    return count
+
+
+@_jit
+def _rehash_lanes(rows, count, table):
+    """Fill the empty lane ``table`` with the first ``count`` lanes of ``rows``."""
+    mask = len(table) - 1
+    for s in range(count):
+        slot = np.int64(_lane_hash(rows[s, 0], rows[s, 1], rows[s, 2], rows[s, 3]) & np.uint64(mask))
+        while table[slot] != 0:
+            slot = (slot + 1) & mask
+        table[slot] = s + 1
 
 
 @_jit
@@ -658,7 +648,7 @@ def _counter_members(buf, i, end, members, stack):
         return -1
 
 
-@_jit_inline
+@_jit
 def _hold(pending, n, code, a, b, flags):
     """Keep a string value for interning once the element's phase is known."""
     pending[n, 0] = code
@@ -669,63 +659,62 @@ def _hold(pending, n, code, a, b, flags):
 
 
 @_jit
-def scan_ranges(buf, starts, ends, pow10):
-    """Scan each range [starts[r], ends[r]) of ``buf`` as a list of events.
+def _scan(buf, starts, ends, pow10, at, ranges, cols, strings, lanes, counters, work):
+    """Scan ranges [starts[r], ends[r]) of ``buf`` as lists of events, from the point ``at``
+    holds (see ``scan_ranges``), into the arrays given.
 
-    Returns per-range states and element counts, the per-element columns (rows of the
-    ranges that failed are overwritten), and the task's string table.
+    Returns 0 when done, else the ``ROOM_*`` bits of the arrays that must grow before the
+    next element, with ``at`` saying where to resume.
     """
-    total = 0
-    for r in range(len(starts)):
-        total += ends[r] - starts[r]
-    cap = total // 24 + 16
-    n_r = len(starts)
-    r_state = np.zeros(n_r, dtype=np.int8)
-    r_count = np.zeros(n_r, dtype=np.int64)
-    r_first = np.zeros(n_r, dtype=np.int64)
-    kind = np.empty(cap, dtype=np.int8)
-    e_start = np.empty(cap, dtype=np.int64)
-    e_end = np.empty(cap, dtype=np.int64)
-    ts = np.empty(cap, dtype=np.int64)
-    ts_st = np.empty(cap, dtype=np.int8)
-    dur = np.empty(cap, dtype=np.int64)
-    dur_st = np.empty(cap, dtype=np.int8)
-    lane = np.empty(cap, dtype=np.int32)
-    lane_table = np.zeros(256, dtype=np.int64)
-    lane_rows = np.empty((64, 4), dtype=np.int64)
-    n_lanes = 0
-    last_lane = np.full(5, -7, dtype=np.int64)  # the previous element's (pid, tid) tokens and lane
-    name = np.empty(cap, dtype=np.int32)
-    cat = np.empty(cap, dtype=np.int32)
-    task = np.empty(cap, dtype=np.int32)
-    id_k = np.empty(cap, dtype=np.int8)
-    id_v = np.empty(cap, dtype=np.int64)
-    bp_e = np.empty(cap, dtype=np.bool_)
-    table = np.zeros((4096, 2), dtype=np.int64)
-    spans = np.empty((1024, 3), dtype=np.int64)
-    n_str = 0
-    stack = np.empty(256, dtype=np.int8)
-    pending = np.empty((16, 4), dtype=np.int64)
-    members = np.empty((MAX_COUNTER_KEYS, 5), dtype=np.int64)
-    samples = np.empty((1024, 4), dtype=np.int64)  # counter samples: element, series, value text
-    values = np.empty((1024, 1), dtype=np.float64)  # their values, where converted here
-    series_table = np.zeros(256, dtype=np.int64)
-    series_rows = np.empty((64, 4), dtype=np.int64)  # (pid kind, pid value, name id, key id)
-    n_series = 0
-    n_samples = 0
+    r_state, r_count, r_first = ranges
+    kind, e_start, e_end, ts, ts_st, dur, dur_st, lane, name, cat, task, id_k, id_v, bp_e = cols
+    table, spans = strings
+    lane_table, lane_rows, last_lane = lanes
+    samples, values, series_table, series_rows = counters
+    stack, pending, members = work
+    r0 = at[AT_RANGE]
+    j = at[AT_ELEMENT]
+    n_str = at[AT_STRINGS]
+    n_lanes = at[AT_LANES]
+    n_samples = at[AT_SAMPLES]
+    n_series = at[AT_SERIES]
     s0 = 0
-    j = 0
-    for r in range(n_r):
-        i = starts[r]
+    for r in range(r0, len(starts)):
         end = ends[r]
-        first = j
-        r_first[r] = first
+        if r == r0 and at[AT_OFFSET] >= 0:  # resuming inside this range
+            i = at[AT_OFFSET]
+            first = r_first[r]
+        else:
+            i = starts[r]
+            first = j
+            r_first[r] = first
         ok = True
         while True:
             i = _ws(buf, i, end)
-            if i >= end or buf[i] != 123 or j >= cap:
+            if i >= end or buf[i] != 123:
                 ok = False
                 break
+            # room for one more element, with every string, lane and sample it may add
+            room = 0
+            if j >= len(kind):
+                room |= ROOM_ELEMENTS
+            if n_str + len(pending) > len(spans) or 2 * (n_str + len(pending)) > len(table):
+                room |= ROOM_STRINGS
+            if n_lanes + 1 > len(lane_rows) or 2 * (n_lanes + 1) > len(lane_table):
+                room |= ROOM_LANES
+            if n_samples + len(members) > len(samples):
+                room |= ROOM_SAMPLES
+            if n_series + len(members) > len(series_rows) or 2 * (n_series + len(members)) > len(series_table):
+                room |= ROOM_SERIES
+            if room:
+                at[AT_RANGE] = r
+                at[AT_OFFSET] = i
+                at[AT_ELEMENT] = j
+                at[AT_STRINGS] = n_str
+                at[AT_LANES] = n_lanes
+                at[AT_SAMPLES] = n_samples
+                at[AT_SERIES] = n_series
+                return room
             e0 = i
             # per-element fields; bit k of ``seen`` = key code k
             seen = 0
@@ -932,14 +921,11 @@ def scan_ranges(buf, starts, ends, pow10):
                     n_keys = _counter_members(buf, args_a, i, members, stack)
                     if n_keys >= 0:
                         kind[j] = KIND_C
-                        while n_samples + n_keys > len(samples):
-                            samples = _grown(samples, n_samples)
-                            values = _grown(values, n_samples)
                         s0 = n_samples
                         for m in range(n_keys):
                             samples[n_samples, 0] = j
                             v0, vlen = members[m, 3], members[m, 4]
-                            exact, values[n_samples, 0] = _plain_float(buf, v0, v0 + vlen, pow10)
+                            exact, values[n_samples] = _plain_float(buf, v0, v0 + vlen, pow10)
                             samples[n_samples, 2] = v0
                             samples[n_samples, 3] = -1 if exact else vlen  # else the caller converts it
                             n_samples += 1
@@ -965,16 +951,12 @@ def scan_ranges(buf, starts, ends, pow10):
                 if sid < 0:
                     slot = -1 - sid
                     sid = n_str
-                    if n_str >= len(spans):
-                        spans = _grown(spans, n_str)
                     spans[sid, 0] = pa
                     spans[sid, 1] = pb
                     spans[sid, 2] = pending[k, 3]
                     table[slot, 0] = np.int64(h >> np.uint64(1))
                     table[slot, 1] = sid + 1
                     n_str += 1
-                    if 2 * n_str > len(table):  # keep the table at most half full
-                        table = _rehashed(buf, spans, n_str, 2 * len(table))
                 if code == 2:
                     nm = sid
                 elif code == 3:
@@ -999,8 +981,8 @@ def scan_ranges(buf, starts, ends, pow10):
                     key = samples[m, 1]
                     sr = _find_lane(pk, pv, nm, key, series_table, series_rows)
                     if sr < 0:
-                        sr, series_table, series_rows, n_series = _insert_lane(pk, pv, nm, key, -1 - sr, series_table,
-                                                                               series_rows, n_series)
+                        sr = _insert_lane(pk, pv, nm, key, -1 - sr, series_table, series_rows, n_series)
+                        n_series += 1
                     samples[m, 1] = sr
             if k_el == KIND_OTHER or k_el == KIND_C:  # no lane (or the typed decoder's business)
                 lane[j] = -1
@@ -1008,8 +990,8 @@ def scan_ranges(buf, starts, ends, pow10):
                 if not (pk == last_lane[0] and pv == last_lane[1] and tk == last_lane[2] and tv == last_lane[3]):
                     ln = _find_lane(pk, pv, tk, tv, lane_table, lane_rows)
                     if ln < 0:
-                        ln, lane_table, lane_rows, n_lanes = _insert_lane(pk, pv, tk, tv, -1 - ln, lane_table,
-                                                                          lane_rows, n_lanes)
+                        ln = _insert_lane(pk, pv, tk, tv, -1 - ln, lane_table, lane_rows, n_lanes)
+                        n_lanes += 1
                     last_lane[0], last_lane[1], last_lane[2], last_lane[3], last_lane[4] = pk, pv, tk, tv, ln
                 lane[j] = last_lane[4]
             name[j] = nm
@@ -1029,17 +1011,94 @@ def scan_ranges(buf, starts, ends, pow10):
         if ok:
             r_count[r] = j - first
         else:
-            r_state[r] = RANGE_FULL if j >= cap else RANGE_FAILED
+            r_state[r] = RANGE_FAILED
             j = first
             while n_samples > 0 and samples[n_samples - 1, 0] >= first:  # the range's counter samples
                 n_samples -= 1
-    return (r_state, r_count, r_first, kind[:j], e_start[:j], e_end[:j], ts[:j], ts_st[:j], dur[:j],
-            dur_st[:j], lane[:j], name[:j], cat[:j], task[:j], id_k[:j], id_v[:j], bp_e[:j], spans[:n_str],
-            lane_rows[:n_lanes], samples[:n_samples], values[:n_samples, 0], series_rows[:n_series])
+    at[AT_RANGE] = len(starts)
+    at[AT_OFFSET] = -1
+    at[AT_ELEMENT] = j
+    at[AT_STRINGS] = n_str
+    at[AT_LANES] = n_lanes
+    at[AT_SAMPLES] = n_samples
+    at[AT_SERIES] = n_series
+    return 0
+
+
+
+def _doubled(rows: np.ndarray, count: int) -> np.ndarray:
+    out = np.empty((2 * len(rows),) + rows.shape[1:], dtype=rows.dtype)
+    out[:count] = rows[:count]
+    return out
+
+
+class _ScanArrays:
+    """The arrays one scan writes into, grown here whenever the scanner stops to ask."""
+
+    def __init__(self, n_ranges: int, total_bytes: int, smallest: bool = False) -> None:
+        k = 1 if smallest else 64  # room for about this many lanes, strings / 16 and samples / 16
+        cap = 1 if smallest else total_bytes // 24 + 16  # elements: hardly any event is shorter
+        self.ranges = (np.zeros(n_ranges, np.int8), np.zeros(n_ranges, np.int64), np.zeros(n_ranges, np.int64))
+        types = (np.int8, np.int64, np.int64, np.int64, np.int8, np.int64, np.int8, np.int32, np.int32, np.int32,
+                 np.int32, np.int8, np.int64, np.bool_)  # in the order of ``_scan``'s columns
+        self.cols = tuple(np.empty(cap, t) for t in types)
+        self.strings = (np.zeros((64 * k, 2), np.int64), np.empty((16 * k, 3), np.int64))
+        self.lanes = (np.zeros(4 * k, np.int64), np.empty((k, 4), np.int64), np.full(5, -7, np.int64))
+        self.counters = (np.empty((16 * k, 4), np.int64), np.empty(16 * k, np.float64), np.zeros(4 * k, np.int64),
+                         np.empty((k, 4), np.int64))
+        self.work = (np.empty(256, np.int8), np.empty((16, 4), np.int64), np.empty((MAX_COUNTER_KEYS, 5), np.int64))
+
+    def grow(self, room: int, buf: np.ndarray, at: np.ndarray) -> None:
+        if room & ROOM_ELEMENTS:
+            self.cols = tuple(_doubled(c, at[AT_ELEMENT]) for c in self.cols)
+        if room & ROOM_STRINGS:
+            table, spans = self.strings
+            spans = _doubled(spans, at[AT_STRINGS])
+            table = np.zeros((2 * len(table), 2), np.int64)
+            _rehash_strings(buf, spans, at[AT_STRINGS], table)
+            self.strings = (table, spans)
+        if room & ROOM_LANES:
+            table, rows, last = self.lanes
+            rows = _doubled(rows, at[AT_LANES])
+            table = np.zeros(2 * len(table), np.int64)
+            _rehash_lanes(rows, at[AT_LANES], table)
+            self.lanes = (table, rows, last)
+        samples, values, table, rows = self.counters
+        if room & ROOM_SAMPLES:
+            samples, values = _doubled(samples, at[AT_SAMPLES]), _doubled(values, at[AT_SAMPLES])
+        if room & ROOM_SERIES:
+            rows = _doubled(rows, at[AT_SERIES])
+            table = np.zeros(2 * len(table), np.int64)
+            _rehash_lanes(rows, at[AT_SERIES], table)
+        self.counters = (samples, values, table, rows)
+
+
+def scan_ranges(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, smallest: bool = False) -> tuple:
+    """Scan each range [starts[r], ends[r]) of ``buf`` (uint8) as a list of events.
+
+    Returns per-range states, element counts and first rows, the per-element columns
+    (rows of the ranges that failed are overwritten), the task's string spans, lanes,
+    and counter samples, values and series. ``smallest`` starts every output array at
+    its smallest size, so that the scan stops to grow them again and again (for tests).
+    """
+    arrays = _ScanArrays(len(starts), int((ends - starts).sum()), smallest)
+    at = np.zeros(7, np.int64)
+    at[AT_OFFSET] = -1
+    while True:
+        room = _scan(buf, starts, ends, _POW10, at, arrays.ranges, arrays.cols, arrays.strings, arrays.lanes,
+                     arrays.counters, arrays.work)
+        if not room:
+            break
+        arrays.grow(room, buf, at)
+    j, n_str, n_lanes, n_samples, n_series = (int(at[k]) for k in (AT_ELEMENT, AT_STRINGS, AT_LANES, AT_SAMPLES,
+                                                                       AT_SERIES))
+    samples, values, _, series_rows = arrays.counters
+    return (*arrays.ranges, *(c[:j] for c in arrays.cols), arrays.strings[1][:n_str], arrays.lanes[1][:n_lanes],
+            samples[:n_samples], values[:n_samples], series_rows[:n_series])
 
 
 def warm() -> None:
     """Compile (or load from numba's cache) the scanner."""
     # a writable buffer, as the loader passes (a read-only one would compile another version)
     data = np.frombuffer(bytearray(b'{"ph":"X","name":"a","pid":1,"tid":1,"ts":"1.5","dur":2}'), dtype=np.uint8)
-    scan_ranges(data, np.zeros(1, np.int64), np.array([len(data)], np.int64), _POW10)
+    scan_ranges(data, np.zeros(1, np.int64), np.array([len(data)], np.int64))

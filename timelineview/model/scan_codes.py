@@ -14,4 +14,4 @@ TOK_INT, TOK_STR, TOK_NULL = 0, 1, 2
 # time value states; FLOAT: a JSON number the caller converts through float64
 TIME_EXACT, TIME_FLOAT = 0, 1
 # range states
-RANGE_OK, RANGE_FAILED, RANGE_FULL = 0, 1, 2
+RANGE_OK, RANGE_FAILED = 0, 1

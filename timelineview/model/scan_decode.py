@@ -160,7 +160,7 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
     ends = np.array([min(b - base, len(data) - 1) for _, b in ranges], dtype=np.int64)
     from timelineview.model import byte_scan  # imported only where it is used: ~100 MB
 
-    scan = Scan(*byte_scan.scan_ranges(np.frombuffer(data, dtype=np.uint8), starts, ends, byte_scan._POW10))
+    scan = Scan(*byte_scan.scan_ranges(np.frombuffer(data, dtype=np.uint8), starts, ends))
     try:
         texts = _texts(data, scan.spans)
     except (msgspec.DecodeError, UnicodeDecodeError):  # an escape Python strings cannot hold
