@@ -166,10 +166,12 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
     except (msgspec.DecodeError, UnicodeDecodeError):  # an escape Python strings cannot hold
         return _typed_group(path, file_index, ranges, last_is_final, interner)
     # ids in the task's intern tables, for the string ids used as strings
-    used = np.unique(np.concatenate([scan.name, scan.cat, scan.task]))
+    used = np.zeros(len(texts) + 1, dtype=bool)  # the last slot takes the -1s (absent)
+    for ids in (scan.name, scan.cat, scan.task):
+        used[ids] = True
     strings = interner.strings
     to_string = np.full(len(texts) + 1, -1, dtype=np.int32)  # index -1 (absent) stays -1
-    for sid in used[used >= 0].tolist():
+    for sid in np.flatnonzero(used[:-1]).tolist():
         to_string[sid] = strings.setdefault(texts[sid], len(strings))
     empty = strings.setdefault("", len(strings))
     lanes = interner.lanes
@@ -177,52 +179,80 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
                         for pk, pv, tk, tv in scan.lane_rows.tolist()], dtype=np.int32)
     ts, ts_ok, lossy_ts = _times(data, scan.ts, scan.ts_st)
     dur, dur_ok, lossy_dur = _times(data, scan.dur, scan.dur_st)
-    is_x = scan.kind == codes.KIND_X
-    is_timed = is_x | ((scan.kind >= codes.KIND_S) & (scan.kind <= codes.KIND_F)) | (scan.kind == codes.KIND_C)
-    lossy = (lossy_ts & is_timed) | (lossy_dur & is_x)
+    kind = scan.kind
+    is_x = kind == codes.KIND_X
+    is_flow = (kind >= codes.KIND_S) & (kind <= codes.KIND_F)
+    lossy = (lossy_ts & (is_x | is_flow | (kind == codes.KIND_C))) | (lossy_dur & is_x)
+    # the whole task at once, then each range takes its part: per-range numpy calls
+    # cost more than the columns themselves
+    split = _Split(scan)
+    x_views, x_total, x_dropped = _slices(scan, split, is_x, ts, ts_ok, dur, dur_ok, to_string, to_lane, empty)
+    flow_views, flow_counts, flow_dropped = _flows(scan, split, is_flow, ts, ts_ok, to_string, to_lane, empty, texts)
+    lossy_ranges = split.any(lossy)
+    extras = split.any((kind == codes.KIND_C) | (kind == codes.KIND_OTHER))
     results = []
     for r, (a, b) in enumerate(ranges):
         res = None
         if scan.r_state[r] == codes.RANGE_OK:
-            res = _range_result(scan, r, file_index, a, b, data, texts, ts, ts_ok, dur, dur_ok, lossy, to_string,
-                                to_lane, empty, interner)
+            res = ChunkResult(file_index, a, b, int(scan.r_count[r]), True)
+            res.lossy_numbers = bool(lossy_ranges[r])
+            res.counts_by_ph = Counter({"X": int(x_total[r])})
+            res.x_start, res.x_dur, res.x_lane, res.x_name, res.x_cat, res.x_task, res.x_ord = x_views(r)
+            res.dropped = x_dropped.get(r, [])
+            if flow_counts[r].any():
+                res.flows = flow_views(r)
+                res.counts_by_ph.update({p: int(n) for p, n in zip("stf", flow_counts[r]) if n})
+                res.dropped += flow_dropped.get(r, [])
+            if extras[r] and not _range_extras(res, scan, split, r, ts, ts_ok, data, texts, interner):
+                res = None
         if res is None:  # declined by the scanner, or something in it is the typed path's business
             res = decode_range(path, file_index, a, b, last_is_final and r == len(ranges) - 1, interner)
         results.append(res)
     return results
 
 
-def _range_result(scan: Scan, r: int, file_index: int, a: int, b: int, data: bytearray, texts: list[str],
-                  ts: np.ndarray, ts_ok: np.ndarray, dur: np.ndarray, dur_ok: np.ndarray, lossy: np.ndarray,
-                  to_string: np.ndarray, to_lane: np.ndarray, empty: int, interner: Interner) -> ChunkResult | None:
-    """The ``ChunkResult`` of scanned range ``r``, or None when the typed decode must read it."""
-    j0 = int(scan.r_first[r])
-    rows = slice(j0, j0 + int(scan.r_count[r]))
-    res = ChunkResult(file_index, a, b, int(scan.r_count[r]), True)
-    res.lossy_numbers = bool(lossy[rows].any())
-    kind = scan.kind[rows]
-    _slices(res, scan, rows, kind, ts[rows], ts_ok[rows], dur[rows], dur_ok[rows], to_string, to_lane, empty)
-    flows = np.flatnonzero((kind >= codes.KIND_S) & (kind <= codes.KIND_F))
-    if len(flows):
-        _flows(res, scan, j0, flows, kind, ts[rows], ts_ok[rows], to_string, to_lane, empty, texts)
+class _Split:
+    """Where each range's elements lie among the task's scanned elements."""
+
+    def __init__(self, scan: Scan) -> None:
+        self.first = scan.r_first
+        self.stop = scan.r_first + scan.r_count
+        self.range_of = np.repeat(np.arange(len(scan.r_count)), scan.r_count)  # per element
+        self.ordinal = np.arange(len(scan.kind)) - self.first[self.range_of]  # its place in its range
+
+    def any(self, flags: np.ndarray) -> np.ndarray:
+        """Per range: some element of it is flagged."""
+        return np.bincount(self.range_of[flags], minlength=len(self.first)) > 0
+
+    def bounds(self, rows: np.ndarray) -> tuple[list[int], list[int]]:
+        """Per range, the part [lo, hi) of ``rows`` (sorted element rows) inside it."""
+        return np.searchsorted(rows, self.first).tolist(), np.searchsorted(rows, self.stop).tolist()
+
+
+def _range_extras(res: ChunkResult, scan: Scan, split: _Split, r: int, ts: np.ndarray, ts_ok: np.ndarray,
+                  data: bytearray, texts: list[str], interner: Interner) -> bool:
+    """Counters and the phases the typed decoder reads, for range ``r``; False when the
+    typed decode must read the range instead."""
+    j0 = int(split.first[r])
+    kind = scan.kind[j0:int(split.stop[r])]
     counters = np.flatnonzero(kind == codes.KIND_C)
     if len(counters) and not _counters(res, scan, j0, len(kind), counters, ts, ts_ok, data, texts):
-        return None
+        return False
     others = np.flatnonzero(kind == codes.KIND_OTHER)
     if len(others):
         pieces = [data[s:e] for s, e in zip(scan.e_start[j0 + others].tolist(), scan.e_end[j0 + others].tolist())]
         try:
             events = ev.typed_decoder.decode(b"[" + b",".join(pieces) + b"]")
         except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
-            return None
+            return False
         scanned_counters = res.counts_by_ph["C"]
         _other_events(res, events, others.astype(np.int64), np.arange(len(events)), interner.strings,
                       interner.lanes, lambda k: -1)
         if scanned_counters and res.counts_by_ph["C"] > scanned_counters:
             # counters the scanner declined, next to ones it read: one series table must
             # number them all in file order, as the typed path does
-            return None
-    return res
+            return False
+    return True
 
 
 def _counters(res: ChunkResult, scan: Scan, j0: int, n: int, idx: np.ndarray, ts: np.ndarray, ts_ok: np.ndarray,
@@ -261,53 +291,55 @@ def _token(kind: int, value: int, texts: list[str]) -> object:
     return None
 
 
-def _slices(res: ChunkResult, scan: Scan, rows: slice, kind: np.ndarray, ts: np.ndarray, ts_ok: np.ndarray,
-            dur: np.ndarray, dur_ok: np.ndarray, to_string: np.ndarray, to_lane: np.ndarray, empty: int) -> None:
-    x = np.flatnonzero(kind == codes.KIND_X)
-    res.counts_by_ph = Counter()
-    res.counts_by_ph["X"] += len(x)
-    start, length = ts[x], dur[x]
-    keep = ts_ok[x] & dur_ok[x] & (length >= 0)
+def _slices(scan: Scan, split: _Split, is_x: np.ndarray, ts: np.ndarray, ts_ok: np.ndarray, dur: np.ndarray,
+            dur_ok: np.ndarray, to_string: np.ndarray, to_lane: np.ndarray, empty: int):
+    """The task's slice columns: (each range's views of them, X events per range, dropped
+    ones per range)."""
+    x = np.flatnonzero(is_x)
+    total = np.bincount(split.range_of[x], minlength=len(split.first))
+    keep = ts_ok[x] & dur_ok[x] & (dur[x] >= 0)
+    dropped: dict[int, list] = {}
     if not keep.all():
-        for i in np.flatnonzero(~keep).tolist():
-            reason = ("'ts' is not a number" if not ts_ok[x[i]] else
-                      "'dur' is not a number" if not dur_ok[x[i]] else "negative 'dur'")
-            res.dropped.append((-1, int(x[i]), reason))
+        for i in x[~keep].tolist():
+            reason = ("'ts' is not a number" if not ts_ok[i] else
+                      "'dur' is not a number" if not dur_ok[i] else "negative 'dur'")
+            dropped.setdefault(int(split.range_of[i]), []).append((-1, int(split.ordinal[i]), reason))
         x = x[keep]
-        start, length = start[keep], length[keep]
-    name = scan.name[rows][x]
-    res.x_start = start
-    res.x_dur = length
-    res.x_lane = to_lane[scan.lane[rows][x]]
-    res.x_name = np.where(name >= 0, to_string[name], empty).astype(np.int32)
-    res.x_cat = to_string[scan.cat[rows][x]]
-    res.x_task = to_string[scan.task[rows][x]]
-    res.x_ord = x.astype(np.int64)
+    name = scan.name[x]
+    cols = (ts[x], dur[x], to_lane[scan.lane[x]], np.where(name >= 0, to_string[name], empty).astype(np.int32),
+            to_string[scan.cat[x]], to_string[scan.task[x]], split.ordinal[x])
+    lo, hi = split.bounds(x)
+    return (lambda r: tuple(c[lo[r]:hi[r]] for c in cols)), total, dropped
 
 
-def _flows(res: ChunkResult, scan: Scan, j0: int, idx: np.ndarray, kind: np.ndarray, ts: np.ndarray,
-           ts_ok: np.ndarray, to_string: np.ndarray, to_lane: np.ndarray, empty: int, texts: list[str]) -> None:
-    rows = j0 + idx
-    ph = (kind[idx] - codes.KIND_S).astype(np.int8)
-    res.counts_by_ph.update({p: int(n) for p, n in zip("stf", np.bincount(ph, minlength=3)) if n})
-    keep = ts_ok[idx]
-    for i in np.flatnonzero(~keep).tolist():
-        res.dropped.append((-1, int(idx[i]), "'ts' missing or not a number"))
-    rows, idx, ph = rows[keep], idx[keep], ph[keep]
-    id_k, id_v = scan.id_k[rows], scan.id_v[rows]
-    id_num = id_txt = None
-    if (id_k == codes.TOK_INT).all():
-        id_num = id_v
-    else:
-        id_txt = [str(v) if k == codes.TOK_INT else texts[v] for k, v in zip(id_k.tolist(), id_v.tolist())]
+def _flows(scan: Scan, split: _Split, is_flow: np.ndarray, ts: np.ndarray, ts_ok: np.ndarray,
+           to_string: np.ndarray, to_lane: np.ndarray, empty: int, texts: list[str]):
+    """The task's flow points: (each range's ``FlowColumns``, s/t/f counts per range,
+    dropped ones per range)."""
+    rows = np.flatnonzero(is_flow)
+    ph = (scan.kind[rows] - codes.KIND_S).astype(np.int8)
+    counts = np.zeros((len(split.first), 3), dtype=np.int64)
+    np.add.at(counts, (split.range_of[rows], ph), 1)
+    keep = ts_ok[rows]
+    dropped: dict[int, list] = {}
+    for i in rows[~keep].tolist():
+        problem = (-1, int(split.ordinal[i]), "'ts' missing or not a number")
+        dropped.setdefault(int(split.range_of[i]), []).append(problem)
+    rows, ph = rows[keep], ph[keep]
     cat = scan.cat[rows]
-    res.flows = FlowColumns(
-        ordinal=idx.astype(np.int64),
-        ph=ph,
-        cat=np.where(cat >= 0, to_string[cat], empty).astype(np.int32),
-        lane=to_lane[scan.lane[rows]],
-        ts=ts[idx],
-        bp_e=scan.bp_e[rows],
-        id_num=id_num,
-        id_text=id_txt,
-    )
+    cols = (split.ordinal[rows], ph, np.where(cat >= 0, to_string[cat], empty).astype(np.int32),
+            to_lane[scan.lane[rows]], ts[rows], scan.bp_e[rows])
+    id_k, id_v = scan.id_k[rows], scan.id_v[rows]
+    lo, hi = split.bounds(rows)
+
+    def views(r: int) -> FlowColumns:
+        part = slice(lo[r], hi[r])
+        id_num = id_txt = None
+        if (id_k[part] == codes.TOK_INT).all():  # a range's ids are numbers unless one is text
+            id_num = id_v[part]
+        else:
+            id_txt = [str(v) if k == codes.TOK_INT else texts[v] for k, v in zip(id_k[part].tolist(),
+                                                                                  id_v[part].tolist())]
+        return FlowColumns(*(c[part] for c in cols), id_num=id_num, id_text=id_txt)
+
+    return views, counts, dropped
