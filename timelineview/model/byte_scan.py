@@ -25,6 +25,8 @@ import numpy as np
 
 try:  # numba is a dependency, but the loader must work (slower) without it
     import numba
+    from numba.core import types
+    from numba.extending import intrinsic
 except ImportError:  # pragma: no cover - exercised only where numba is missing
     numba = None
 
@@ -49,7 +51,8 @@ _POW10 = np.array([10**k for k in range(19)], dtype=np.int64)
 
 # phases the typed decoder knows but the scanner leaves to it
 _OTHER_PHASES = np.frombuffer(b"BEiICMbenSTFONDPR()cvV", dtype=np.uint8).copy()
-_TASK_TYPE = np.frombuffer(b"Task Type", dtype=np.uint8).copy()
+_TASK_TYPE, _TRUE, _FALSE, _NULL = (np.frombuffer(w, dtype=np.uint8).copy() for w in (b"Task Type", b"true", b"false",
+                                                                                       b"null"))
 
 # ``at``: where a scan stands (resume point and counts so far)
 AT_RANGE, AT_OFFSET, AT_ELEMENT, AT_STRINGS, AT_LANES, AT_SAMPLES, AT_SERIES = range(7)
@@ -66,10 +69,22 @@ def _jit(fn):
     return numba.njit(cache=True, nogil=True, boundscheck=False, _nrt=False)(fn)
 
 
+@intrinsic
+def _byte(typingctx, arr, i):
+    """buf[i] without numba's negative-index wraparound (the scanner's indices never are)."""
+    sig = types.uint8(arr, i)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, value=args[0])
+        return builder.load(builder.gep(ary.data, [args[1]]))
+
+    return sig, codegen
+
+
 @_jit
 def _ws(buf, i, end):
     while i < end:
-        c = buf[i]
+        c = _byte(buf, i)
         if c != 32 and c != 10 and c != 13 and c != 9:
             return i
         i += 1
@@ -83,26 +98,26 @@ def _hexdigit(c):
 
 @_jit
 def _string_checked(buf, i, end):
-    """End of the string starting at buf[i] == '"' (after the closing quote), or -1,
+    """End of the string starting at _byte(buf, i) == '"' (after the closing quote), or -1,
     with every escape and UTF-8 sequence checked.
 
     Flags: 1 = has escapes, 2 = has non-ASCII bytes."""
     i += 1
     flags = 0
     while i < end:
-        c = buf[i]
+        c = _byte(buf, i)
         if c == 34:
             return i + 1, flags
         if c == 92:
             flags |= 1
             if i + 1 >= end:
                 return -1, 0
-            e = buf[i + 1]
+            e = _byte(buf, i + 1)
             if e == 117:
                 if i + 5 >= end:
                     return -1, 0
                 for k in range(2, 6):
-                    if not _hexdigit(buf[i + k]):
+                    if not _hexdigit(_byte(buf, i + k)):
                         return -1, 0
                 i += 6
             elif e == 34 or e == 92 or e == 47 or e == 98 or e == 102 or e == 110 or e == 114 or e == 116:
@@ -125,14 +140,14 @@ def _string_checked(buf, i, end):
                 return -1, 0
             if i + n >= end:
                 return -1, 0
-            c1 = buf[i + 1]
+            c1 = _byte(buf, i + 1)
             if c1 < 0x80 or c1 > 0xBF:
                 return -1, 0
             if (c == 0xE0 and c1 < 0xA0) or (c == 0xED and c1 > 0x9F) or (c == 0xF0 and c1 < 0x90) or (
                     c == 0xF4 and c1 > 0x8F):
                 return -1, 0
             for k in range(2, n + 1):
-                ck = buf[i + k]
+                ck = _byte(buf, i + k)
                 if ck < 0x80 or ck > 0xBF:
                     return -1, 0
             i += n + 1
@@ -141,7 +156,7 @@ def _string_checked(buf, i, end):
 
 @_jit
 def _string(buf, i, end):
-    """End of the string starting at buf[i] == '"' and its flags (1 escapes, 2 non-ASCII);
+    """End of the string starting at _byte(buf, i) == '"' and its flags (1 escapes, 2 non-ASCII);
     -1 at a control character or the end of the data.
 
     Escapes and non-ASCII bytes are only flagged here: a caller seeing flags re-reads the
@@ -151,7 +166,7 @@ def _string(buf, i, end):
     i += 1
     flags = 0
     while i < end:
-        c = buf[i]
+        c = _byte(buf, i)
         if c == 34:
             return i + 1, flags
         if c == 92:
@@ -169,36 +184,36 @@ def _string(buf, i, end):
 @_jit
 def _number(buf, i, end):
     """Validate a JSON number at i: (end, int_end, frac_start, frac_end, has_exp), end -1 if invalid."""
-    if buf[i] == 45:
+    if _byte(buf, i) == 45:
         i += 1
     if i >= end:
         return -1, 0, 0, 0, False
-    c = buf[i]
+    c = _byte(buf, i)
     if c == 48:
         i += 1
     elif 49 <= c <= 57:
-        while i < end and 48 <= buf[i] <= 57:
+        while i < end and 48 <= _byte(buf, i) <= 57:
             i += 1
     else:
         return -1, 0, 0, 0, False
     int_end = i
     frac_start = frac_end = i
-    if i < end and buf[i] == 46:
+    if i < end and _byte(buf, i) == 46:
         i += 1
         frac_start = i
-        while i < end and 48 <= buf[i] <= 57:
+        while i < end and 48 <= _byte(buf, i) <= 57:
             i += 1
         frac_end = i
         if frac_end == frac_start:
             return -1, 0, 0, 0, False
     exp = False
-    if i < end and (buf[i] == 101 or buf[i] == 69):
+    if i < end and (_byte(buf, i) == 101 or _byte(buf, i) == 69):
         exp = True
         i += 1
-        if i < end and (buf[i] == 43 or buf[i] == 45):
+        if i < end and (_byte(buf, i) == 43 or _byte(buf, i) == 45):
             i += 1
         d0 = i
-        while i < end and 48 <= buf[i] <= 57:
+        while i < end and 48 <= _byte(buf, i) <= 57:
             i += 1
         if i == d0:
             return -1, 0, 0, 0, False
@@ -209,7 +224,7 @@ def _number(buf, i, end):
 def _digits(buf, a, b):
     v = 0
     for k in range(a, b):
-        v = v * 10 + (buf[k] - 48)
+        v = v * 10 + (_byte(buf, k) - 48)
     return v
 
 
@@ -217,7 +232,7 @@ def _digits(buf, a, b):
 def _member_key(buf, i, end):
     """(position after the key string at i and its colon, or -1; key content start, end,
     flags)."""
-    if i >= end or buf[i] != 34:
+    if i >= end or _byte(buf, i) != 34:
         return -1, 0, 0, 0
     q = i
     i, kfl = _string(buf, i, end)
@@ -227,7 +242,7 @@ def _member_key(buf, i, end):
         return -1, 0, 0, 0
     kb = i - 1
     i = _ws(buf, i, end)
-    if i >= end or buf[i] != 58:
+    if i >= end or _byte(buf, i) != 58:
         return -1, 0, 0, 0
     return i + 1, q + 1, kb, kfl
 
@@ -238,7 +253,18 @@ def _watch_key(buf, ka, kb, kfl, got):
     the element to the typed path (got 2)."""
     if kfl & 1:
         return False, 2
-    return kfl == 0 and _is_task_type(buf, ka, kb), got
+    return kfl == 0 and kb - ka == len(_TASK_TYPE) and _literal(buf, ka, kb, _TASK_TYPE) == kb, got
+
+
+@_jit
+def _literal(buf, i, end, word):
+    """End of ``word`` when the bytes at i spell it, else -1."""
+    if i + len(word) > end:
+        return -1
+    for k in range(len(word)):
+        if _byte(buf, i + k) != word[k]:
+            return -1
+    return i + len(word)
 
 
 @_jit
@@ -255,7 +281,7 @@ def _skip(buf, i, end, stack, watch):
         i = _ws(buf, i, end)
         if i >= end:
             return -1, a, b, fl, got
-        c = buf[i]
+        c = _byte(buf, i)
         if want:
             if c == 34 and got == 0:
                 a = i + 1
@@ -265,7 +291,7 @@ def _skip(buf, i, end, stack, watch):
             j = _ws(buf, i + 1, end)
             if j >= end:
                 return -1, a, b, fl, got
-            if (c == 123 and buf[j] == 125) or (c == 91 and buf[j] == 93):
+            if (c == 123 and _byte(buf, j) == 125) or (c == 91 and _byte(buf, j) == 93):
                 i = j + 1
             else:
                 if depth >= len(stack):
@@ -294,18 +320,10 @@ def _skip(buf, i, end, stack, watch):
             i = _number(buf, i, end)[0]
             if i < 0:
                 return -1, a, b, fl, got
-        elif c == 116:
-            if i + 4 > end or buf[i + 1] != 114 or buf[i + 2] != 117 or buf[i + 3] != 101:
+        elif c == 116 or c == 102 or c == 110:
+            i = _literal(buf, i, end, _TRUE if c == 116 else (_FALSE if c == 102 else _NULL))
+            if i < 0:
                 return -1, a, b, fl, got
-            i += 4
-        elif c == 102:
-            if i + 5 > end or buf[i + 1] != 97 or buf[i + 2] != 108 or buf[i + 3] != 115 or buf[i + 4] != 101:
-                return -1, a, b, fl, got
-            i += 5
-        elif c == 110:
-            if i + 4 > end or buf[i + 1] != 117 or buf[i + 2] != 108 or buf[i + 3] != 108:
-                return -1, a, b, fl, got
-            i += 4
         else:
             return -1, a, b, fl, got
         want = False
@@ -316,7 +334,7 @@ def _skip(buf, i, end, stack, watch):
             i = _ws(buf, i, end)
             if i >= end:
                 return -1, a, b, fl, got
-            c = buf[i]
+            c = _byte(buf, i)
             if c == 44:
                 i = _ws(buf, i + 1, end)
                 if stack[depth - 1] == 0:
@@ -345,7 +363,7 @@ def _key_code(buf, a, b):
     8 id, 9 bp, 10 args; 0 any other."""
     n = b - a
     if n == 2:
-        c0, c1 = buf[a], buf[a + 1]
+        c0, c1 = _byte(buf, a), _byte(buf, a + 1)
         if c0 == 112 and c1 == 104:
             return 1
         if c0 == 116 and c1 == 115:
@@ -355,7 +373,7 @@ def _key_code(buf, a, b):
         if c0 == 98 and c1 == 112:
             return 9
     elif n == 3:
-        c0, c1, c2 = buf[a], buf[a + 1], buf[a + 2]
+        c0, c1, c2 = _byte(buf, a), _byte(buf, a + 1), _byte(buf, a + 2)
         if c1 == 105 and c2 == 100:
             if c0 == 112:
                 return 3
@@ -366,28 +384,18 @@ def _key_code(buf, a, b):
         if c0 == 99 and c1 == 97 and c2 == 116:
             return 7
     elif n == 4:
-        if buf[a] == 110 and buf[a + 1] == 97 and buf[a + 2] == 109 and buf[a + 3] == 101:
+        if _byte(buf, a) == 110 and _byte(buf, a + 1) == 97 and _byte(buf, a + 2) == 109 and _byte(buf, a + 3) == 101:
             return 2
-        if buf[a] == 97 and buf[a + 1] == 114 and buf[a + 2] == 103 and buf[a + 3] == 115:
+        if _byte(buf, a) == 97 and _byte(buf, a + 1) == 114 and _byte(buf, a + 2) == 103 and _byte(buf, a + 3) == 115:
             return 10
     return 0
-
-
-@_jit
-def _is_task_type(buf, a, b):
-    if b - a != 9:
-        return False
-    for k in range(9):
-        if buf[a + k] != _TASK_TYPE[k]:
-            return False
-    return True
 
 
 @_jit
 def _hash(buf, a, b):
     h = np.uint64(14695981039346656037)
     for k in range(a, b):
-        h = (h ^ np.uint64(buf[k])) * np.uint64(1099511628211)
+        h = (h ^ np.uint64(_byte(buf, k))) * np.uint64(1099511628211)
     return h
 
 
@@ -410,7 +418,7 @@ def _lookup(buf, a, b, h, table, spans):
             if sb - sa == b - a:
                 same = True
                 for k in range(b - a):
-                    if buf[sa + k] != buf[a + k]:
+                    if _byte(buf, sa + k) != _byte(buf, a + k):
                         same = False
                         break
                 if same:
@@ -466,7 +474,7 @@ def _time_string(buf, a, b):
     converts it: digits, an optional point and digits, half up past the third decimal.
     State -1 for any other text (the typed path handles it)."""
     i = a
-    while i < b and 48 <= buf[i] <= 57:
+    while i < b and 48 <= _byte(buf, i) <= 57:
         i += 1
     int_end = i
     if int_end == a or int_end - a > 16:
@@ -477,12 +485,12 @@ def _time_string(buf, a, b):
     ns = whole * 1000
     if i == b:
         return TIME_EXACT, ns
-    if buf[i] != 46 or i + 1 == b:
+    if _byte(buf, i) != 46 or i + 1 == b:
         return -1, 0
     scale = 100
     up = 0
     for k in range(i + 1, b):
-        c = buf[k]
+        c = _byte(buf, k)
         if c < 48 or c > 57:
             return -1, 0
         if scale >= 1:
@@ -500,14 +508,14 @@ def _int_token(buf, i, end):
     e, int_end, fs, fe, exp = _number(buf, i, end)
     if e < 0:
         return -1, 0, False
-    neg = buf[i] == 45
+    neg = _byte(buf, i) == 45
     a = i + 1 if neg else i
     n = int_end - a
     if exp or fe != fs or n > 19:
         return e, 0, False
     if n == 19:  # fits int64 only up to 9223372036854775807 (…808 negative)
         head = _digits(buf, a, int_end - 1)
-        last = buf[int_end - 1] - 48
+        last = _byte(buf, int_end - 1) - 48
         if head > 922337203685477580 or (head == 922337203685477580 and last > (8 if neg else 7)):
             return e, 0, False
         if neg:
@@ -520,12 +528,12 @@ def _int_token(buf, i, end):
 @_jit
 def _is_integer(buf, a, b):
     """[a, b) is an optionally signed run of digits (a JSON integer's text)."""
-    if a < b and buf[a] == 45:
+    if a < b and _byte(buf, a) == 45:
         a += 1
     if a >= b:
         return False
     for k in range(a, b):
-        if buf[k] < 48 or buf[k] > 57:
+        if _byte(buf, k) < 48 or _byte(buf, k) > 57:
             return False
     return True
 
@@ -534,10 +542,10 @@ def _is_integer(buf, a, b):
 def _decimal_id(buf, a, b):
     """A string id that is a canonical decimal integer of at most 18 digits: (True, value)."""
     n = b - a
-    if n == 0 or n > 18 or (buf[a] == 48 and n > 1):
+    if n == 0 or n > 18 or (_byte(buf, a) == 48 and n > 1):
         return False, 0
     for k in range(a, b):
-        if buf[k] < 48 or buf[k] > 57:
+        if _byte(buf, k) < 48 or _byte(buf, k) > 57:
             return False, 0
     return True, _digits(buf, a, b)
 
@@ -591,14 +599,14 @@ def _plain_float(buf, a, b, pow10):
     """(True, value) for a JSON number of at most 15 digits and no exponent: the digits
     and the power of ten are exact doubles, so one division rounds as a full parser
     does. (False, 0.0) for anything else."""
-    neg = buf[a] == 45
+    neg = _byte(buf, a) == 45
     if neg:
         a += 1
     digits = 0
     point = -1
     v = 0
     for k in range(a, b):
-        c = buf[k]
+        c = _byte(buf, k)
         if c == 46:
             point = k
         elif 48 <= c <= 57:
@@ -616,18 +624,18 @@ def _plain_float(buf, a, b, pow10):
 
 @_jit
 def _counter_members(buf, i, end, members, stack):
-    """Members of a counter's args object at buf[i] == '{' when every value is a JSON number:
+    """Members of a counter's args object at _byte(buf, i) == '{' when every value is a JSON number:
     rows (key start, key end, key flags, value start, value length); their count, or -1."""
     n = 0
     i = _ws(buf, i + 1, end)
-    if i < end and buf[i] == 125:
+    if i < end and _byte(buf, i) == 125:
         return 0
     while True:
         i, ka, kb, kfl = _member_key(buf, i, end)
         if i < 0 or n >= len(members):
             return -1
         i = _ws(buf, i, end)
-        if i >= end or not (buf[i] == 45 or 48 <= buf[i] <= 57):
+        if i >= end or not (_byte(buf, i) == 45 or 48 <= _byte(buf, i) <= 57):
             return -1  # strings, booleans, null, nesting: the typed decoder's rules
         v = i
         i = _number(buf, i, end)[0]
@@ -640,10 +648,10 @@ def _counter_members(buf, i, end, members, stack):
         members[n, 4] = i - v
         n += 1
         i = _ws(buf, i, end)
-        if i < end and buf[i] == 44:
+        if i < end and _byte(buf, i) == 44:
             i = _ws(buf, i + 1, end)
             continue
-        if i < end and buf[i] == 125:
+        if i < end and _byte(buf, i) == 125:
             return n
         return -1
 
@@ -691,7 +699,7 @@ def _scan(buf, starts, ends, pow10, at, ranges, cols, strings, lanes, counters, 
         ok = True
         while True:
             i = _ws(buf, i, end)
-            if i >= end or buf[i] != 123:
+            if i >= end or _byte(buf, i) != 123:
                 ok = False
                 break
             # room for one more element, with every string, lane and sample it may add
@@ -738,11 +746,11 @@ def _scan(buf, starts, ends, pow10, at, ranges, cols, strings, lanes, counters, 
             n_pend = 0  # string values waiting to be interned: key code, span, flags
             args_a = -1  # where the args object starts
             i = _ws(buf, i + 1, end)
-            if i < end and buf[i] == 125:
+            if i < end and _byte(buf, i) == 125:
                 ok = False  # an empty object has no phase
                 break
             while True:
-                if i >= end or buf[i] != 34:
+                if i >= end or _byte(buf, i) != 34:
                     ok = False
                     break
                 ka = i + 1
@@ -760,14 +768,14 @@ def _scan(buf, starts, ends, pow10, at, ranges, cols, strings, lanes, counters, 
                         break
                     seen |= 1 << code
                 i = _ws(buf, i, end)
-                if i >= end or buf[i] != 58:
+                if i >= end or _byte(buf, i) != 58:
                     ok = False
                     break
                 i = _ws(buf, i + 1, end)
                 if i >= end:
                     ok = False
                     break
-                c = buf[i]
+                c = _byte(buf, i)
                 is_str = False
                 a = b = fl = 0
                 if c == 34 and code != 0 and code != 10:  # a string value: read it once here
@@ -787,7 +795,7 @@ def _scan(buf, starts, ends, pow10, at, ranges, cols, strings, lanes, counters, 
                     if not is_str or b - a != 1:
                         ok = False
                         break
-                    ph = buf[a]
+                    ph = _byte(buf, a)
                 elif code == 2 or code == 7:  # name, cat: strings (cat may be null)
                     if is_str:
                         n_pend = _hold(pending, n_pend, code, a, b, fl)
@@ -861,7 +869,7 @@ def _scan(buf, starts, ends, pow10, at, ranges, cols, strings, lanes, counters, 
                         bad_flow = True
                 elif code == 9:  # bp
                     if is_str:
-                        be = b - a == 1 and buf[a] == 101
+                        be = b - a == 1 and _byte(buf, a) == 101
                         bad_flow = bad_flow or (fl & 1) != 0
                     else:
                         bad_flow = bad_flow or c != 110
@@ -883,10 +891,10 @@ def _scan(buf, starts, ends, pow10, at, ranges, cols, strings, lanes, counters, 
                 if i >= end:
                     ok = False
                     break
-                if buf[i] == 44:
+                if _byte(buf, i) == 44:
                     i = _ws(buf, i + 1, end)
                     continue
-                if buf[i] == 125:
+                if _byte(buf, i) == 125:
                     i += 1
                     break
                 ok = False
@@ -1004,7 +1012,7 @@ def _scan(buf, starts, ends, pow10, at, ranges, cols, strings, lanes, counters, 
             i = _ws(buf, i, end)
             if i >= end:
                 break
-            if buf[i] != 44:
+            if _byte(buf, i) != 44:
                 ok = False
                 break
             i += 1
