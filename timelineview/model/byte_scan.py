@@ -69,16 +69,22 @@ def _jit(fn):
     return numba.njit(cache=True, nogil=True, boundscheck=False, _nrt=False)(fn)
 
 
-@intrinsic
-def _byte(typingctx, arr, i):
-    """buf[i] without numba's negative-index wraparound (the scanner's indices never are)."""
-    sig = types.uint8(arr, i)
+def _byte(buf, i):
+    return int(buf[i])
 
-    def codegen(context, builder, signature, args):
-        ary = context.make_array(signature.args[0])(context, builder, value=args[0])
-        return builder.load(builder.gep(ary.data, [args[1]]))
 
-    return sig, codegen
+if numba is not None:
+    @intrinsic
+    def _byte(typingctx, arr, i):  # noqa: F811 - the compiled form of the one above
+        """buf[i] without numba's negative-index wraparound: the scanner's indices are
+        never negative, and the check cost a third of the scan."""
+        sig = types.uint8(arr, i)
+
+        def codegen(context, builder, signature, args):
+            ary = context.make_array(signature.args[0])(context, builder, value=args[0])
+            return builder.load(builder.gep(ary.data, [args[1]]))
+
+        return sig, codegen
 
 
 @_jit
@@ -451,7 +457,7 @@ def _time_number(buf, i, int_end, frac_start, frac_end, exp, pow10):
     if n_int > 13:
         return TIME_FLOAT, 0
     whole = _digits(buf, i, int_end)
-    if whole >= 4398046511104:
+    if whole >= _FLOAT_EXACT_LIMIT:
         return TIME_FLOAT, 0
     if n_dec <= 3:
         return TIME_EXACT, whole * 1000 + _digits(buf, frac_start, frac_end) * pow10[3 - n_dec]
