@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from timelineview.model import stack_walk
 from timelineview.model.interval_index import build_index
+from timelineview.model.scan_decode import scanner_available, warm_scanner
 
 
 def nested_lane(rng: np.random.Generator, t0: int, t1: int, depth: int, out: list) -> None:
@@ -103,6 +107,41 @@ def test_overlapping_slices_follow_the_nesting_rule(seed, n):
     for ln in (0, 1):
         sel = np.flatnonzero(lane == ln)
         assert depth[sel].tolist() == reference_levels(start[sel], dur[sel])
+
+
+@pytest.mark.skipif(not scanner_available(), reason="numba is not installed")
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(1001, 2500))
+def test_large_overlapping_lanes_take_the_compiled_walk_with_the_same_rule(seed, n):
+    warm_scanner()  # the index build uses the compiled walk once numba is loaded
+    rng = np.random.default_rng(seed)
+    start = rng.integers(0, 20 * n, n).astype(np.int64)
+    dur = rng.integers(0, 300, n).astype(np.int64)
+    lane = np.zeros(n, dtype=np.int64)
+    calls = []
+    compiled = stack_walk.stack_levels_compiled
+    with mock.patch.object(stack_walk, "stack_levels_compiled", lambda *a: calls.append(1) or compiled(*a)):
+        index, depth, overlapping = check_index(start, dur, lane, 1)
+    assert calls
+    assert depth.tolist() == reference_levels(start, dur)
+    level = np.full(n, -1, dtype=np.int64)
+    order = np.lexsort((np.arange(n), -dur, start))
+    first_overflow = stack_walk.stack_levels_python(start[order].tolist(),
+                                                    np.maximum(start + dur, start + 1)[order].tolist(), level)
+    assert overlapping == first_overflow > 0
+
+
+def test_stack_walk_by_hand():
+    # [0,10) [2,5) [3,12) [4,5) [11,13): [3,12) does not fit in [2,5) and overflows; in the
+    # second pass it is alone, below the three levels ([4,5) is at level 2) of the first
+    starts, ends = [0, 2, 3, 4, 11], [10, 5, 12, 5, 13]
+    for walk in (stack_walk.stack_levels_python, stack_walk.stack_levels_compiled):
+        if walk is stack_walk.stack_levels_compiled and not scanner_available():
+            continue
+        level = np.full(5, -1, dtype=np.int64)
+        args = (starts, ends) if walk is stack_walk.stack_levels_python else (np.array(starts), np.array(ends))
+        assert walk(*args, level) == 1
+        assert level.tolist() == [0, 1, 3, 2, 0]
 
 
 @settings(max_examples=20, deadline=None)

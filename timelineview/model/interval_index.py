@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from timelineview.model import stack_walk
+
 
 @dataclass
 class IntervalIndex:
@@ -169,36 +171,16 @@ STACK_LIMIT = 300_000  # lanes that overlap use an exact stack walk up to this m
 
 
 def _stack_levels(s_start: np.ndarray, s_end: np.ndarray) -> tuple[np.ndarray, int]:
-    """Levels for one lane (sorted by start, longer first) by a nesting stack.
+    """Levels for one lane (sorted by start, longer first) by a nesting stack (see
+    ``stack_walk``). Returns (levels, first overflow count)."""
+    from timelineview.model.scan_decode import scanner_is_warm
 
-    A slice that does not fit inside the innermost open slice overflows; overflowed
-    slices are laid out the same way in rows below. Returns (levels, first overflow count).
-    """
-    n = len(s_start)
-    level = np.full(n, -1, dtype=np.int64)
-    starts, ends = s_start.tolist(), s_end.tolist()
-    pending = list(range(n))
-    base = 0
-    first_overflow = -1
-    while pending:
-        stack: list[int] = []
-        overflow: list[int] = []
-        top = 0
-        for i in pending:
-            s, e = starts[i], ends[i]
-            while stack and stack[-1] <= s:
-                stack.pop()
-            if not stack or e <= stack[-1]:
-                level[i] = base + len(stack)
-                stack.append(e)
-                top = max(top, len(stack))
-            else:
-                overflow.append(i)
-        if first_overflow < 0:
-            first_overflow = len(overflow)
-        base += top
-        pending = overflow
-    return level, max(first_overflow, 0)
+    level = np.full(len(s_start), -1, dtype=np.int64)
+    if len(s_start) > 1000 and scanner_is_warm():  # numba is loaded here already
+        over = stack_walk.stack_levels_compiled(s_start.astype(np.int64), s_end.astype(np.int64), level)
+    else:
+        over = stack_walk.stack_levels_python(s_start.tolist(), s_end.tolist(), level)
+    return level, over
 
 
 def _not_collateral(bad: np.ndarray, s_lane: np.ndarray, s_end: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ import numpy as np
 
 from timelineview.model import event_types as ev
 from timelineview.model import scan_codes as codes
+from timelineview.model import stack_walk
 from timelineview.model.chunk_decode import (
     ChunkResult,
     FlowColumns,
@@ -82,6 +83,7 @@ def warm_scanner() -> None:
         from timelineview.model import byte_scan  # imported only where it is used: ~100 MB
 
         byte_scan.warm()
+        stack_walk.warm()  # the index build uses it once numba is here
         drop_library_pages("libllvmlite")  # compiling is done: LLVM's code is not needed to run
         _warm = True
 

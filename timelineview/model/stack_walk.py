@@ -1,0 +1,93 @@
+"""The nesting-stack walk that lays out a lane whose slices overlap without nesting.
+
+One pass over the lane's slices (sorted by start, longer first) keeps a stack of open
+ends: a slice that fits inside the innermost open slice goes one level deeper, one that
+does not overflows, and the overflowed slices are laid out the same way in rows below.
+It is a loop over slices, so it has two forms with the same result: plain Python, and
+a numba-compiled one that ``interval_index`` uses when this process has already loaded
+numba for the byte scanner (importing it only for this would cost more than it saves).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def stack_levels_python(starts: list[int], ends: list[int], level: np.ndarray) -> int:
+    """Fill ``level`` for the slices (start, end) of one lane; return how many overflowed
+    the first pass."""
+    pending = list(range(len(starts)))
+    base = 0
+    first_overflow = -1
+    while pending:
+        stack: list[int] = []
+        overflow: list[int] = []
+        top = 0
+        for i in pending:
+            s, e = starts[i], ends[i]
+            while stack and stack[-1] <= s:
+                stack.pop()
+            if not stack or e <= stack[-1]:
+                level[i] = base + len(stack)
+                stack.append(e)
+                top = max(top, len(stack))
+            else:
+                overflow.append(i)
+        if first_overflow < 0:
+            first_overflow = len(overflow)
+        base += top
+        pending = overflow
+    return max(first_overflow, 0)
+
+
+def _stack_levels_kernel(starts, ends, level, stack, pending, overflow):
+    """``stack_levels_python`` on arrays; ``stack``, ``pending`` and ``overflow`` are
+    scratch arrays as long as the lane."""
+    n_pending = len(starts)
+    for i in range(n_pending):
+        pending[i] = i
+    base = 0
+    first_overflow = -1
+    while n_pending:
+        depth = 0
+        n_over = 0
+        top = 0
+        for k in range(n_pending):
+            i = pending[k]
+            s, e = starts[i], ends[i]
+            while depth and stack[depth - 1] <= s:
+                depth -= 1
+            if depth == 0 or e <= stack[depth - 1]:
+                level[i] = base + depth
+                stack[depth] = e
+                depth += 1
+                top = max(top, depth)
+            else:
+                overflow[n_over] = i
+                n_over += 1
+        if first_overflow < 0:
+            first_overflow = n_over
+        base += top
+        pending, overflow = overflow, pending
+        n_pending = n_over
+    return max(first_overflow, 0)
+
+
+_compiled = None
+
+
+def stack_levels_compiled(starts: np.ndarray, ends: np.ndarray, level: np.ndarray) -> int:
+    """``stack_levels_python`` compiled by numba (int64 arrays)."""
+    global _compiled
+    if _compiled is None:
+        import numba
+
+        _compiled = numba.njit(cache=True, nogil=True, boundscheck=False)(_stack_levels_kernel)
+    n = len(starts)
+    scratch = np.empty((3, n), dtype=np.int64)
+    return _compiled(starts, ends, level, scratch[0], scratch[1], scratch[2])
+
+
+def warm() -> None:
+    """Compile (or load from numba's cache) the compiled walk."""
+    stack_levels_compiled(np.array([0, 1], np.int64), np.array([2, 3], np.int64), np.zeros(2, np.int64))
