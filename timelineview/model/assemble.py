@@ -11,7 +11,7 @@ import numpy as np
 from timelineview.model.args_reader import ArgsReader, ChunkTable
 from timelineview.model.chunk_decode import X_COLS, ChunkResult, PackedResults
 from timelineview.model.flows import build_edges, enclosing_slices, next_slices
-from timelineview.model.interval_index import build_index, lane_time_order, tie_runs
+from timelineview.model.interval_index import build_index, lane_time_order, radix_argsort, tie_runs
 from timelineview.model.lanes import Metadata, detect_generation, layout_lanes
 from timelineview.model.report import LoadReport
 from timelineview.model.store import (
@@ -306,7 +306,10 @@ def _counter_table(series: dict[tuple[str, str, str], int], parts: list, process
     sid = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int32)
     ts = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64)
     value = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0, np.float64)
-    order = np.lexsort((ts, sid))
+    order = radix_argsort(sid)  # file order inside each series: usually time order already
+    s_sid, s_ts = sid[order], ts[order]
+    if ((s_ts[1:] < s_ts[:-1]) & (s_sid[1:] == s_sid[:-1])).any():
+        order = np.lexsort((ts, sid))
     offsets = np.searchsorted(sid[order], np.arange(len(keys) + 1), side="left").astype(np.int64)
     n_keys = Counter((pid, name) for pid, name, _ in keys)
     return CounterTable(

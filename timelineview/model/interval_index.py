@@ -87,7 +87,7 @@ class IntervalIndex:
         return range(first, first + int(self.lane_row_count[lane]))
 
 
-def _radix_argsort(key: np.ndarray) -> np.ndarray:
+def radix_argsort(key: np.ndarray) -> np.ndarray:
     """Stable argsort; radix sort when the key fits 16 bits (numpy picks it by dtype)."""
     if len(key) and key.min() >= -32768 and key.max() < 32768:
         return np.argsort(key.astype(np.int16), kind="stable")
@@ -111,7 +111,7 @@ def lane_time_order(lane: np.ndarray, start: np.ndarray, dur: np.ndarray, src: n
     equal (lane, start) are sorted further.
     """
     by_start = np.argsort(start, kind="stable")
-    seq = by_start[_radix_argsort(lane[by_start])]
+    seq = by_start[radix_argsort(lane[by_start])]
     if len(seq) < 2:
         return seq
     s_lane, s_start = lane[seq], start[seq]
@@ -144,8 +144,8 @@ def _violations(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray,
     bad = np.zeros(n, dtype=bool)
     if n < 2:
         return bad
-    g_order = _radix_argsort(depth)
-    g_order = g_order[_radix_argsort(s_lane[g_order])]  # (lane, depth), by start inside
+    g_order = radix_argsort(depth)
+    g_order = g_order[radix_argsort(s_lane[g_order])]  # (lane, depth), by start inside
     child = np.flatnonzero(depth > 0)
     if len(child):
         # parent = last slice one level up (same lane) that comes before the child
@@ -308,8 +308,8 @@ def _rows_from_levels(start: np.ndarray, dur: np.ndarray, n_lanes: int, seq: np.
     if n_lanes:
         lane_first_row[1:] = np.cumsum(rows_per_lane)[:-1]
     n_rows = int(rows_per_lane.sum())
-    by_row = _radix_argsort(level)
-    by_row = by_row[_radix_argsort(s_lane[by_row])]  # lane, level; start order kept
+    by_row = radix_argsort(level)
+    by_row = by_row[radix_argsort(s_lane[by_row])]  # lane, level; start order kept
     row_of = lane_first_row[s_lane] + level  # row of each slice in lane-time order
     row_ptr = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(np.bincount(row_of, minlength=n_rows), out=row_ptr[1:])
