@@ -272,8 +272,9 @@ def test_odd_task_types_load_the_same(tmp_path, monkeypatch, args):
 
 
 def test_counters_load_the_same(tmp_path, monkeypatch):
-    """Counters the scanner reads (numbers, several keys, string pids) and ones it leaves
-    to the typed decoder (an id, a string value, no args), alone and side by side."""
+    """Counters the scanner reads (numbers, several keys, string pids, empty args) and ones
+    it leaves to the typed decoder (an id, a string value, no args, an unreadable time),
+    alone and side by side."""
     rng = random.Random(11)
     events = []
     for k in range(400):
@@ -287,6 +288,10 @@ def test_counters_load_the_same(tmp_path, monkeypatch):
             ev["args"]["Read(MB/s)"] = "7"
         elif odd < 0.12:
             del ev["args"]
+        elif odd < 0.14:
+            ev["args"] = {}
+        elif odd < 0.15:
+            ev["ts"] = "soon"
         events.append(ev)
         if k % 7 == 0:
             events.append({"ph": "X", "name": "op", "pid": 1, "tid": 1, "ts": k * 10.0, "dur": 1.5})

@@ -190,8 +190,9 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
     split = _Split(scan)
     x_views, x_total, x_dropped = _slices(scan, split, is_x, ts, ts_ok, dur, dur_ok, to_string, to_lane, empty)
     flow_views, flow_counts, flow_dropped = _flows(scan, split, is_flow, ts, ts_ok, to_string, to_lane, empty, texts)
+    counter_views, counter_counts, counters_bad = _counters(scan, split, ts, ts_ok, data, texts)
     lossy_ranges = split.any(lossy)
-    extras = split.any((kind == codes.KIND_C) | (kind == codes.KIND_OTHER))
+    others = split.any(kind == codes.KIND_OTHER)
     results = []
     for r, (a, b) in enumerate(ranges):
         res = None
@@ -205,7 +206,10 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
                 res.flows = flow_views(r)
                 res.counts_by_ph.update({p: int(n) for p, n in zip("stf", flow_counts[r]) if n})
                 res.dropped += flow_dropped.get(r, [])
-            if extras[r] and not _range_extras(res, scan, split, r, ts, ts_ok, data, texts, interner):
+            if counter_counts[r]:
+                res.counts_by_ph["C"] = int(counter_counts[r])
+                res.counter_series, res.counter_points = counter_views(r)
+            if counters_bad[r] or (others[r] and not _other_phases(res, scan, split, r, data, interner)):
                 res = None
         if res is None:  # declined by the scanner, or something in it is the typed path's business
             res = decode_range(path, file_index, a, b, last_is_final and r == len(ranges) - 1, interner)
@@ -231,57 +235,60 @@ class _Split:
         return np.searchsorted(rows, self.first).tolist(), np.searchsorted(rows, self.stop).tolist()
 
 
-def _range_extras(res: ChunkResult, scan: Scan, split: _Split, r: int, ts: np.ndarray, ts_ok: np.ndarray,
-                  data: bytearray, texts: list[str], interner: Interner) -> bool:
-    """Counters and the phases the typed decoder reads, for range ``r``; False when the
-    typed decode must read the range instead."""
+def _other_phases(res: ChunkResult, scan: Scan, split: _Split, r: int, data: bytearray,
+                  interner: Interner) -> bool:
+    """The phases the typed decoder reads (metadata, B/E, instants, odd counters) in range
+    ``r``; False when the typed decode must read the whole range instead."""
     j0 = int(split.first[r])
-    kind = scan.kind[j0:int(split.stop[r])]
-    counters = np.flatnonzero(kind == codes.KIND_C)
-    if len(counters) and not _counters(res, scan, j0, len(kind), counters, ts, ts_ok, data, texts):
+    others = np.flatnonzero(scan.kind[j0:int(split.stop[r])] == codes.KIND_OTHER)
+    pieces = [data[s:e] for s, e in zip(scan.e_start[j0 + others].tolist(), scan.e_end[j0 + others].tolist())]
+    try:
+        events = ev.typed_decoder.decode(b"[" + b",".join(pieces) + b"]")
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
         return False
-    others = np.flatnonzero(kind == codes.KIND_OTHER)
-    if len(others):
-        pieces = [data[s:e] for s, e in zip(scan.e_start[j0 + others].tolist(), scan.e_end[j0 + others].tolist())]
-        try:
-            events = ev.typed_decoder.decode(b"[" + b",".join(pieces) + b"]")
-        except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
-            return False
-        scanned_counters = res.counts_by_ph["C"]
-        _other_events(res, events, others.astype(np.int64), np.arange(len(events)), interner.strings,
-                      interner.lanes, lambda k: -1)
-        if scanned_counters and res.counts_by_ph["C"] > scanned_counters:
-            # counters the scanner declined, next to ones it read: one series table must
-            # number them all in file order, as the typed path does
-            return False
-    return True
+    scanned_counters = res.counts_by_ph["C"]
+    _other_events(res, events, others.astype(np.int64), np.arange(len(events)), interner.strings,
+                  interner.lanes, lambda k: -1)
+    # counters the scanner declined, next to ones it read: one series table must number
+    # them all in file order, as the typed path does
+    return not (scanned_counters and res.counts_by_ph["C"] > scanned_counters)
 
 
-def _counters(res: ChunkResult, scan: Scan, j0: int, n: int, idx: np.ndarray, ts: np.ndarray, ts_ok: np.ndarray,
-              data: bytearray, texts: list[str]) -> bool:
-    """Counter samples of one range as arrays with a series table, as ``_other_events``
-    builds them; False when a counter's time is unreadable (the typed path reports it)."""
-    rows = j0 + idx
-    if not ts_ok[rows].all():
-        return False
-    res.counts_by_ph["C"] += len(idx)
-    samples = scan.samples
-    lo, hi = np.searchsorted(samples[:, 0], [j0, j0 + n])
-    if hi == lo:
-        return True
-    elem, series, start, length = samples[lo:hi].T
-    value = scan.values[lo:hi].copy()
+def _counters(scan: Scan, split: _Split, ts: np.ndarray, ts_ok: np.ndarray, data: bytearray, texts: list[str]):
+    """The task's counter samples: (each range's series table and points, as
+    ``_other_events`` builds them, counters per range, ranges with an unreadable counter
+    time, which the typed path reports)."""
+    n_ranges = len(split.first)
+    rows = np.flatnonzero(scan.kind == codes.KIND_C)
+    counts = np.bincount(split.range_of[rows], minlength=n_ranges)
+    bad = np.bincount(split.range_of[rows[~ts_ok[rows]]], minlength=n_ranges) > 0
+    elem, series, start, length = scan.samples.T
+    value = scan.values.copy()
     text = np.flatnonzero(length >= 0)  # numbers the scanner left to a full float parser
     if len(text):
         value[text] = _numbers(data, start[text], length[text])
-    uniq, first, inverse = np.unique(series, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")  # the range's series numbered by first appearance
-    rank = np.empty(len(order), dtype=np.int32)
-    rank[order] = np.arange(len(order), dtype=np.int32)
-    res.counter_series = [(token_text(_token(pk, pv, texts)), texts[nm], texts[k])
-                          for pk, pv, nm, k in scan.series_rows[uniq[order]].tolist()]
-    res.counter_points = (rank[inverse], ts[elem], value)
-    return True
+    # each range numbers its series by first appearance
+    sample_range = split.range_of[elem]
+    uniq, first, inverse = np.unique(sample_range * (len(scan.series_rows) + 1) + series, return_index=True,
+                                     return_inverse=True)
+    order = np.lexsort((first, sample_range[first]))
+    block = np.searchsorted(sample_range[first[order]], np.arange(n_ranges + 1))
+    local = np.empty(len(uniq), dtype=np.int32)
+    local[order] = np.arange(len(uniq)) - block[sample_range[first[order]]]
+    local_id = local[inverse]
+    series_order = series[first[order]].tolist()
+    names = [(token_text(_token(pk, pv, texts)), texts[nm], texts[k]) for pk, pv, nm, k in scan.series_rows.tolist()]
+    lo, hi = (np.searchsorted(elem, bound).tolist() for bound in (split.first, split.stop))
+    points = (local_id, ts[elem], value)
+    block = block.tolist()
+
+    def views(r: int) -> tuple[list, tuple | None]:
+        if lo[r] == hi[r]:  # counters with empty args
+            return [], None
+        return ([names[k] for k in series_order[block[r]:block[r + 1]]],
+                tuple(c[lo[r]:hi[r]] for c in points))
+
+    return views, counts, bad
 
 
 def _token(kind: int, value: int, texts: list[str]) -> object:
