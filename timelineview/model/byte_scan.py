@@ -1051,7 +1051,7 @@ class _ScanArrays:
 
     def __init__(self, n_ranges: int, total_bytes: int, smallest: bool = False) -> None:
         k = 1 if smallest else 64  # room for about this many lanes, strings / 16 and samples / 16
-        cap = 1 if smallest else total_bytes // 24 + 16  # elements: hardly any event is shorter
+        cap = 1 if smallest else total_bytes // 128 + 16  # elements: most events are longer
         self.ranges = (np.zeros(n_ranges, np.int8), np.zeros(n_ranges, np.int64), np.zeros(n_ranges, np.int64))
         types = (np.int8, np.int64, np.int64, np.int64, np.int8, np.int64, np.int8, np.int32, np.int32, np.int32,
                  np.int32, np.int8, np.int64, np.bool_)  # in the order of ``_scan``'s columns

@@ -27,7 +27,7 @@ from pathlib import Path
 from timelineview.model.assemble import CardBuilder
 from timelineview.model.cache import default_cache_dir, load_cached
 from timelineview.model.cache import save as save_cache
-from timelineview.model.chunk_decode import ChunkResult, PackedResults, decode_range, unpack
+from timelineview.model.chunk_decode import ChunkResult, PackedResults, decode_range, release_read_buffers, unpack
 from timelineview.model.discovery import CardSource, find_cards
 from timelineview.model.layout_scan import ArrayBounds, locate_array, plan_ranges
 from timelineview.model.report import LoadReport
@@ -222,7 +222,10 @@ def _load_fresh(sources: list[CardSource], progress: Progress | None, cancel: th
                 job.ranges = plan_ranges(job.path, job.bounds, chunk_bytes)
     feeds = [_CardFeed(src, [j for j in jobs if j.card == ci]) for ci, src in enumerate(sources)]
     meter = _ProgressMeter(jobs, len(sources), progress, card_progress)
-    _decode_all(jobs, feeds, meter, cancel, workers)
+    try:
+        _decode_all(jobs, feeds, meter, cancel, workers)
+    finally:
+        release_read_buffers()
     meter.finish()
     return [feed.finish() for feed in feeds]
 

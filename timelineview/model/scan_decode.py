@@ -116,25 +116,25 @@ def _typed_group(path: str, file_index: int, ranges: list[tuple[int, int]], last
             for k, (a, b) in enumerate(ranges)]
 
 
-def _texts(data: bytearray, spans: np.ndarray) -> list[str]:
+def _texts(data: memoryview, spans: np.ndarray) -> list[str]:
     """The strings of the scanner's table (content spans; flag 1 = escapes to decode)."""
     out = []
     for a, b, flags in spans.tolist():
         if flags & 1:
             out.append(msgspec.json.decode(data[a - 1:b + 1]))
         else:
-            out.append(data[a:b].decode())
+            out.append(str(data[a:b], "utf-8"))
     return out
 
 
-def _numbers(data: bytearray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+def _numbers(data: memoryview, start: np.ndarray, length: np.ndarray) -> np.ndarray:
     """float64 of the JSON numbers at ``data[start:start + length]``, parsed as the typed
     decoder parses them."""
     parts = [data[a:a + k] for a, k in zip(start.tolist(), length.tolist())]
     return np.array(_floats.decode(b"[" + b",".join(parts) + b"]"), dtype=np.float64)
 
 
-def _times(data: bytearray, values: np.ndarray, states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _times(data: memoryview, values: np.ndarray, states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(ns, valid, lossy) per element. Numbers the scanner left to float64 (their text at
     ``start << 16 | length``) are converted as the typed path converts them."""
     floats = np.flatnonzero(states == codes.TIME_FLOAT)
@@ -157,7 +157,7 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
                interner: Interner) -> list[ChunkResult]:
     """Decode consecutive ranges with the compiled scanner (falling back range by range)."""
     base = ranges[0][0] - 1  # the buffer starts with the "[" read_range puts before the bytes
-    data = read_range(path, ranges[0][0], ranges[-1][1])
+    data = read_range(path, ranges[0][0], ranges[-1][1], reuse="scan")
     starts = np.array([a - base for a, _ in ranges], dtype=np.int64)
     ends = np.array([min(b - base, len(data) - 1) for _, b in ranges], dtype=np.int64)
     from timelineview.model import byte_scan  # imported only where it is used: ~100 MB
@@ -235,7 +235,7 @@ class _Split:
         return np.searchsorted(rows, self.first).tolist(), np.searchsorted(rows, self.stop).tolist()
 
 
-def _other_phases(res: ChunkResult, scan: Scan, split: _Split, r: int, data: bytearray,
+def _other_phases(res: ChunkResult, scan: Scan, split: _Split, r: int, data: memoryview,
                   interner: Interner) -> bool:
     """The phases the typed decoder reads (metadata, B/E, instants, odd counters) in range
     ``r``; False when the typed decode must read the whole range instead."""
@@ -254,7 +254,7 @@ def _other_phases(res: ChunkResult, scan: Scan, split: _Split, r: int, data: byt
     return not (scanned_counters and res.counts_by_ph["C"] > scanned_counters)
 
 
-def _counters(scan: Scan, split: _Split, ts: np.ndarray, ts_ok: np.ndarray, data: bytearray, texts: list[str]):
+def _counters(scan: Scan, split: _Split, ts: np.ndarray, ts_ok: np.ndarray, data: memoryview, texts: list[str]):
     """The task's counter samples: (each range's series table and points, as
     ``_other_events`` builds them, counters per range, ranges with an unreadable counter
     time, which the typed path reports)."""
