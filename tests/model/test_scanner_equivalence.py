@@ -232,6 +232,7 @@ def test_odd_strings_load_the_same(tmp_path, monkeypatch, text, where):
 def test_thread_and_process_pools_load_the_same(tmp_path, monkeypatch):
     """A file past the in-process size decodes in the pool: threads with the scanner,
     processes with it, and processes with the typed decode all give the same store."""
+    from timelineview.model import chunk_decode
     from timelineview.model.loader import INLINE_BYTES, shutdown_pool
 
     target = tmp_path / "trace_view.json"
@@ -247,6 +248,7 @@ def test_thread_and_process_pools_load_the_same(tmp_path, monkeypatch):
         finally:
             shutdown_pool()
         stores.append(canonical(store))
+        assert not chunk_decode._buffers  # the threads' read buffers are let go after the load
     for other in stores[1:]:
         for key in stores[0]:
             assert stores[0][key] == other[key], key
