@@ -9,8 +9,6 @@ out not to be a real boundary is decoded again from the right place.
 from __future__ import annotations
 
 import atexit
-import ctypes
-import ctypes.util
 import gzip
 import itertools
 import os
@@ -24,6 +22,7 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
+from timelineview.model import heap
 from timelineview.model.assemble import CardBuilder
 from timelineview.model.cache import default_cache_dir, load_cached
 from timelineview.model.cache import save as save_cache
@@ -62,18 +61,6 @@ def _threads() -> bool:
     return os.environ.get("TIMELINEVIEW_POOL") != "processes" and scanner_available()
 
 
-def _limit_malloc_arenas() -> None:
-    """glibc gives each allocating thread its own heap arena, and freed blocks stay in the
-    arena that held them: with decode threads that kept ~40 MB more resident on a 300 MB
-    load. The threads allocate little between long compiled scans, so one shared arena
-    costs them no measurable time."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        libc.mallopt(-8, 1)  # M_ARENA_MAX
-    except (OSError, AttributeError):  # not glibc: nothing to tune
-        pass
-
-
 def get_pool(workers: int | None = None) -> Executor:
     """The shared decode pool: threads running the compiled scanner, or without it spawned
     processes (safe next to a running Qt app)."""
@@ -84,7 +71,7 @@ def get_pool(workers: int | None = None) -> Executor:
             if _pool is not None:
                 _pool.shutdown(wait=False, cancel_futures=True)
             if _threads():
-                _limit_malloc_arenas()
+                heap.limit_arenas()
                 _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="decode")
             else:
                 _pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
@@ -227,6 +214,7 @@ def _load_fresh(sources: list[CardSource], progress: Progress | None, cancel: th
     finally:
         release_read_buffers()
     meter.finish()
+    heap.trim()  # what decoding freed, before the index build adds the load's peak
     return [feed.finish() for feed in feeds]
 
 

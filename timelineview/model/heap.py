@@ -1,0 +1,43 @@
+"""glibc heap hygiene for a load: one arena for the decode threads, and free pages handed
+back before the index build.
+
+A load frees many medium-sized blocks (each task's arrays) between longer-lived ones, so
+glibc's heap ends up with tens of megabytes free inside it that stay resident. Neither
+function does anything where the C library is not glibc.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+
+M_ARENA_MAX = -8
+
+
+@functools.cache
+def _glibc() -> ctypes.CDLL | None:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    except OSError:
+        return None
+    return libc if hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
+
+
+def limit_arenas() -> None:
+    """One malloc arena for all threads. glibc gives each allocating thread its own, and
+    freed blocks stay in the arena that held them: with decode threads that kept ~40 MB
+    more resident on a 300 MB load. The threads allocate little between long compiled
+    scans, so sharing one arena costs them no measurable time."""
+    libc = _glibc()
+    if libc is not None:
+        libc.mallopt(M_ARENA_MAX, 1)
+
+
+def trim() -> None:
+    """Hand the free pages inside the heap back to the kernel (``malloc_trim``). Before the
+    index build of a 300 MB load this lowered the peak from ~282 MB to ~254 MB, for ~6 ms
+    and the page faults of reusing those pages (~25 ms)."""
+    libc = _glibc()
+    if libc is not None:
+        libc.malloc_trim(0)
