@@ -178,6 +178,32 @@ def test_random_events_load_the_same(tmp_path_factory, monkeypatch, seed, chunk)
     assert_same(path, monkeypatch, chunk_bytes=chunk)
 
 
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_random_events_scan_the_same_when_the_scan_stops_for_room(seed):
+    """Stops to grow arrays in ranges that the scanner then declines, or that hold
+    counters and flows, change nothing in what it returns."""
+    from timelineview.model import byte_scan
+
+    rng = random.Random(seed)
+    events = [_event_text(rng) for _ in range(rng.randint(1, 80))]
+    text = ("[" + ", ".join(events) + "]").encode()
+    cuts = sorted(rng.sample(range(1, len(events)), min(len(events) - 1, 6)))
+    starts, ends, pos = [], [], 1
+    for k, ev in enumerate(events):  # ranges of whole elements, cut at a few of them
+        if k == 0 or k in cuts:
+            starts.append(pos)
+            if k:
+                ends.append(pos - 2)
+        pos += len(ev.encode()) + 2
+    ends.append(len(text) - 1)
+    data = np.frombuffer(bytearray(text), dtype=np.uint8)
+    roomy = byte_scan.scan_ranges(data, np.array(starts), np.array(ends))
+    cramped = byte_scan.scan_ranges(data, np.array(starts), np.array(ends), smallest=True)
+    for a, b in zip(roomy, cramped):
+        np.testing.assert_array_equal(a, b)
+
+
 @pytest.mark.parametrize("cut", [0.3, 0.61, 0.999])
 def test_truncated_files_load_the_same(tmp_path, monkeypatch, cut):
     target = tmp_path / "trace_view.json"
