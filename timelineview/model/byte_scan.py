@@ -104,7 +104,7 @@ def _hexdigit(c):
 
 @_jit
 def _string_checked(buf, i, end):
-    """End of the string starting at _byte(buf, i) == '"' (after the closing quote), or -1,
+    """End of the string starting at buf[i] == '"' (after the closing quote), or -1,
     with every escape and UTF-8 sequence checked.
 
     Flags: 1 = has escapes, 2 = has non-ASCII bytes."""
@@ -162,7 +162,7 @@ def _string_checked(buf, i, end):
 
 @_jit
 def _string(buf, i, end):
-    """End of the string starting at _byte(buf, i) == '"' and its flags (1 escapes, 2 non-ASCII);
+    """End of the string starting at buf[i] == '"' and its flags (1 escapes, 2 non-ASCII);
     -1 at a control character or the end of the data.
 
     Escapes and non-ASCII bytes are only flagged here: a caller seeing flags re-reads the
@@ -630,7 +630,7 @@ def _plain_float(buf, a, b, pow10):
 
 @_jit
 def _counter_members(buf, i, end, members, stack):
-    """Members of a counter's args object at _byte(buf, i) == '{' when every value is a JSON number:
+    """Members of a counter's args object at buf[i] == '{' when every value is a JSON number:
     rows (key start, key end, key flags, value start, value length); their count, or -1."""
     n = 0
     i = _ws(buf, i + 1, end)
