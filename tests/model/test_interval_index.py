@@ -96,13 +96,18 @@ def reference_levels(start, dur) -> list[int]:
     return level
 
 
+def random_slices(seed: int, n: int, span: int, lanes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(start, dur, lane) of n slices up to 300 long starting in [0, span), many overlapping."""
+    rng = np.random.default_rng(seed)
+    start = rng.integers(0, span, n).astype(np.int64)
+    dur = rng.integers(0, 300, n).astype(np.int64)
+    return start, dur, rng.integers(0, lanes, n).astype(np.int64)
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**6), n=st.integers(1, 120))
 def test_overlapping_slices_follow_the_nesting_rule(seed, n):
-    rng = np.random.default_rng(seed)
-    start = rng.integers(0, 1000, n).astype(np.int64)
-    dur = rng.integers(0, 300, n).astype(np.int64)
-    lane = rng.integers(0, 2, n).astype(np.int64)
+    start, dur, lane = random_slices(seed, n, 1000, 2)
     index, depth, _ = check_index(start, dur, lane, 2)
     for ln in (0, 1):
         sel = np.flatnonzero(lane == ln)
@@ -114,10 +119,7 @@ def test_overlapping_slices_follow_the_nesting_rule(seed, n):
 @given(seed=st.integers(0, 10**6), n=st.integers(1001, 2500))
 def test_large_overlapping_lanes_take_the_compiled_walk_with_the_same_rule(seed, n):
     warm_scanner()  # the index build uses the compiled walk once numba is loaded
-    rng = np.random.default_rng(seed)
-    start = rng.integers(0, 20 * n, n).astype(np.int64)
-    dur = rng.integers(0, 300, n).astype(np.int64)
-    lane = np.zeros(n, dtype=np.int64)
+    start, dur, lane = random_slices(seed, n, 20 * n, 1)
     calls = []
     compiled = stack_walk.stack_levels_compiled
     with mock.patch.object(stack_walk, "stack_levels_compiled", lambda *a: calls.append(1) or compiled(*a)):
@@ -149,10 +151,7 @@ def test_stack_walk_by_hand():
 def test_vectorised_peeling_keeps_rows_disjoint(seed, n):
     import timelineview.model.interval_index as ii
 
-    rng = np.random.default_rng(seed)
-    start = rng.integers(0, 1000, n).astype(np.int64)
-    dur = rng.integers(0, 300, n).astype(np.int64)
-    lane = rng.integers(0, 3, n).astype(np.int64)
+    start, dur, lane = random_slices(seed, n, 1000, 3)
     saved = ii.STACK_LIMIT
     ii.STACK_LIMIT = 0  # force the path used for very large overlapping lanes
     try:

@@ -235,15 +235,22 @@ def _digits(buf, a, b):
 
 
 @_jit
+def _read_string(buf, i, end):
+    """``_string``, with a string it flags re-read by ``_string_checked``: (end or -1, flags)."""
+    e, flags = _string(buf, i, end)
+    if flags and e >= 0:  # escapes or non-ASCII: checked off the hot loop
+        return _string_checked(buf, i, end)
+    return e, flags
+
+
+@_jit
 def _member_key(buf, i, end):
     """(position after the key string at i and its colon, or -1; key content start, end,
     flags)."""
     if i >= end or _byte(buf, i) != 34:
         return -1, 0, 0, 0
     q = i
-    i, kfl = _string(buf, i, end)
-    if kfl and i >= 0:  # escapes or non-ASCII: checked off the hot loop
-        i, kfl = _string_checked(buf, q, end)
+    i, kfl = _read_string(buf, i, end)
     if i < 0:
         return -1, 0, 0, 0
     kb = i - 1
@@ -314,10 +321,7 @@ def _skip(buf, i, end, stack, watch):
                         want, got = _watch_key(buf, ka, kb, kfl, got)
                 continue
         elif c == 34:
-            q = i
-            i, sfl = _string(buf, i, end)
-            if sfl and i >= 0:  # escapes or non-ASCII: checked off the hot loop
-                i, sfl = _string_checked(buf, q, end)
+            i, sfl = _read_string(buf, i, end)
             if i < 0:
                 return -1, a, b, fl, got
             if want and got == 0:
@@ -760,10 +764,7 @@ def _scan(buf, starts, ends, pow10, at, ranges, cols, strings, lanes, counters, 
                     ok = False
                     break
                 ka = i + 1
-                q = i
-                i, kflags = _string(buf, i, end)
-                if kflags and i >= 0:  # escapes or non-ASCII: checked off the hot loop
-                    i, kflags = _string_checked(buf, q, end)
+                i, kflags = _read_string(buf, i, end)
                 if i < 0 or kflags & 1:
                     ok = False
                     break
@@ -786,10 +787,7 @@ def _scan(buf, starts, ends, pow10, at, ranges, cols, strings, lanes, counters, 
                 a = b = fl = 0
                 if c == 34 and code != 0 and code != 10:  # a string value: read it once here
                     a = i + 1
-                    q = i
-                    i, fl = _string(buf, i, end)
-                    if fl and i >= 0:  # escapes or non-ASCII: checked off the hot loop
-                        i, fl = _string_checked(buf, q, end)
+                    i, fl = _read_string(buf, i, end)
                     if i < 0:
                         ok = False
                         break
