@@ -4,7 +4,9 @@
     python benchmarks/bench_load.py --generate 300 [--runs 3]   # writes .bench/msprof_300MB.json first
     python benchmarks/bench_load.py --torch-npu-like 150        # the real torch_npu sample, 150 times
 
-Every measurement runs in a fresh process (so peak memory is that run's own). Peak
+Every measurement runs in a fresh process (so peak memory is that run's own). A thread
+standing in for the GUI wakes every millisecond during the load; "UI thread late" is the
+longest it was kept waiting, in any run. Peak
 resident memory is the sum of the peaks of the main process and each worker
 (``VmHWM``), an upper bound of what they held together: it counts the shared libraries
 once per process. With worker processes, peak PSS is the largest sampled sum of their
@@ -71,6 +73,30 @@ class PssSampler(threading.Thread):
         return self.peak
 
 
+class StallProbe(threading.Thread):
+    """Stands in for the GUI thread: wakes every millisecond and records how late it ran.
+    Decode threads hold the GIL in their Python parts; this is how long they kept a
+    Python thread waiting."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.late: list[float] = []
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.is_set():
+            t = time.perf_counter()
+            time.sleep(0.001)
+            self.late.append(time.perf_counter() - t - 0.001)
+
+    def stop(self) -> tuple[float, float]:
+        """(longest, 99th percentile) lateness in ms."""
+        self.done.set()
+        self.join()
+        late = np.array(self.late or [0.0]) * 1000
+        return float(late.max()), float(np.percentile(late, 99))
+
+
 def one_load(path: str, workers: int) -> dict:
     from timelineview.model import load
     from timelineview.model.loader import shutdown_pool, warm_pool
@@ -81,9 +107,12 @@ def one_load(path: str, workers: int) -> dict:
     sampler = PssSampler(["self", *pids]) if pids else None
     if sampler:
         sampler.start()
+    probe = StallProbe()
+    probe.start()
     t = time.perf_counter()
     [store] = load(path, workers=workers)
     elapsed = time.perf_counter() - t
+    stall_max, stall_p99 = probe.stop()
     rss = _vm_hwm_mb() + sum(_vm_hwm_mb(p) for p in pids)
     pss = sampler.stop() if sampler else rss  # one process: all it holds is its own
     picks = np.random.default_rng(0).choice(len(store.slices), min(20, len(store.slices)), replace=False)
@@ -93,7 +122,7 @@ def one_load(path: str, workers: int) -> dict:
         store.args(int(i))
         lookups.append(time.perf_counter() - t)
     out = {"seconds": elapsed, "slices": len(store.slices), "rows": store.index.n_rows, "peak_rss_mb": rss,
-           "peak_pss_mb": pss,
+           "peak_pss_mb": pss, "stall_max_ms": stall_max, "stall_p99_ms": stall_p99,
            "args_ms": 1000 * statistics.median(lookups) if lookups else 0.0}
     shutdown_pool()
     return out
@@ -198,12 +227,14 @@ def main() -> None:
         extra = ""
         if "args_ms" in runs[0]:
             pss = statistics.median(r["peak_pss_mb"] for r in runs)
-            extra = f"  peak PSS {pss:6.0f} MB  args of one slice {args_ms:.2f} ms"
+            stall = max(r["stall_max_ms"] for r in runs)
+            extra = f"  peak PSS {pss:6.0f} MB  args of one slice {args_ms:.2f} ms  UI thread late ≤ {stall:.0f} ms"
         print(f"  {name:28s} {sec:7.2f} s  {size_mb / sec:7.1f} MB/s  peak RSS {rss:8.0f} MB{extra}")
         summary[name] = {"seconds": round(sec, 3), "mb_per_s": round(size_mb / sec, 1), "peak_rss_mb": round(rss)}
         if extra:
             summary[name]["args_ms"] = round(args_ms, 2)
             summary[name]["peak_pss_mb"] = round(pss)
+            summary[name]["stall_max_ms"] = round(stall, 1)
     base = summary["orjson.loads (gc off)"]["seconds"]
     best = min(v["seconds"] for k, v in summary.items() if k.startswith("timelineview"))
     summary["speedup_vs_orjson"] = round(base / best, 2)
