@@ -236,6 +236,26 @@ def test_small_loads_do_not_import_the_compiler(tmp_path):
     assert int(count) > 0 and imported == "False"
 
 
+def test_a_large_load_in_a_fresh_process_leaves_numba_out_of_the_collectors_way(tmp_path):
+    """A full garbage collection walking numba's ~120 000 objects held the GIL for 50-80 ms
+    during loads (the GUI thread stalled): a large load readies the scanner first, which
+    freezes them, and collections then walk only what came after."""
+    import subprocess
+    import sys
+
+    from timelineview.model.loader import INLINE_BYTES
+
+    target = tmp_path / "trace_view.json"
+    generate_card(target, CardSpec(seed=8, steps=6, streams=3, tasks_per_step=2500), "msprof")
+    assert target.stat().st_size > INLINE_BYTES
+    code = ("import gc, sys; from timelineview.model import load; [s] = load(sys.argv[1], workers=2); "
+            "print(len(s.slices), 'numba' in sys.modules, gc.get_freeze_count(), len(gc.get_objects()))")
+    out = subprocess.run([sys.executable, "-c", code, str(target)], capture_output=True, text=True, check=True)
+    count, imported, frozen, tracked = out.stdout.split()
+    assert int(count) > 0 and imported == "True"
+    assert int(frozen) > 50_000 and int(tracked) < int(frozen) / 5
+
+
 @pytest.mark.parametrize("text", [
     b'"a\x01b"',  # a raw control character: not JSON
     b'"bad\\qescape"',  # an escape JSON does not have

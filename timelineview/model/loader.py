@@ -339,6 +339,8 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
     # the compiled scanner costs this process ~0.4 s and ~100 MB to load: worth it for
     # large inputs, or when it is here already
     scanner_here = sum(sizes) > INLINE_BYTES or scanner_is_warm()
+    if scanner_here and (inline or _threads()):
+        warm_scanner()  # here, once, before decode threads would each import it
     pending: set[Future] = set()
     futures: dict[Future, int] = {}
     todo = iter(range(len(tasks)))

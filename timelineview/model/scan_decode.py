@@ -8,8 +8,10 @@ decode, then the tolerant reader), so results never depend on which path read a 
 from __future__ import annotations
 
 import functools
+import gc
 import importlib.util
 import os
+import threading
 from collections import Counter
 from typing import NamedTuple
 
@@ -63,6 +65,7 @@ class Scan(NamedTuple):
 
 _floats = msgspec.json.Decoder(list[float])
 _warm = False
+_warm_lock = threading.Lock()
 
 
 @functools.cache
@@ -77,15 +80,23 @@ def scanner_available() -> bool:
 
 
 def warm_scanner() -> None:
-    """Compile the scanner (or load it from numba's cache) now, not during the first load."""
-    global _warm
-    if scanner_available() and not _warm:
-        from timelineview.model import byte_scan  # imported only where it is used: ~100 MB
+    """Compile the scanner (or load it from numba's cache) now, not during the first load.
 
-        byte_scan.warm()
-        stack_walk.warm()  # the index build uses it once numba is here
-        drop_library_pages("libllvmlite")  # compiling is done: LLVM's code is not needed to run
-        _warm = True
+    numba leaves ~120 000 Python objects that live as long as the process; they are
+    frozen out of the garbage collector's way (``gc.freeze``), since a full collection
+    walking them held the GIL for 50-80 ms, twice per load, and stalled the GUI thread.
+    """
+    global _warm
+    with _warm_lock:
+        if scanner_available() and not _warm:
+            from timelineview.model import byte_scan  # imported only where it is used: ~100 MB
+
+            byte_scan.warm()
+            stack_walk.warm()  # the index build uses it once numba is here
+            drop_library_pages("libllvmlite")  # compiling is done: LLVM's code is not needed to run
+            gc.collect()
+            gc.freeze()
+            _warm = True
 
 
 def scanner_is_warm() -> bool:
