@@ -1037,7 +1037,6 @@ def _scan(buf, starts, ends, pow10, at, ranges, cols, strings, lanes, counters, 
     return 0
 
 
-
 def _doubled(rows: np.ndarray, count: int) -> np.ndarray:
     out = np.empty((2 * len(rows),) + rows.shape[1:], dtype=rows.dtype)
     out[:count] = rows[:count]
@@ -1048,7 +1047,7 @@ class _ScanArrays:
     """The arrays one scan writes into, grown here whenever the scanner stops to ask."""
 
     def __init__(self, n_ranges: int, total_bytes: int, smallest: bool = False) -> None:
-        k = 1 if smallest else 64  # room for about this many lanes, strings / 16 and samples / 16
+        k = 1 if smallest else 64  # first room: k lanes and series, 16 k strings and samples
         cap = 1 if smallest else total_bytes // 128 + 16  # elements: most events are longer
         self.ranges = (np.zeros(n_ranges, np.int8), np.zeros(n_ranges, np.int64), np.zeros(n_ranges, np.int64))
         types = (np.int8, np.int64, np.int64, np.int64, np.int8, np.int64, np.int8, np.int32, np.int32, np.int32,

@@ -170,19 +170,6 @@ MAX_PEEL = 64
 STACK_LIMIT = 300_000  # lanes that overlap use an exact stack walk up to this many slices
 
 
-def _stack_levels(s_start: np.ndarray, s_end: np.ndarray) -> tuple[np.ndarray, int]:
-    """Levels for one lane (sorted by start, longer first) by a nesting stack (see
-    ``stack_walk``). Returns (levels, first overflow count)."""
-    from timelineview.model.scan_decode import scanner_is_warm
-
-    level = np.full(len(s_start), -1, dtype=np.int64)
-    if len(s_start) > 1000 and scanner_is_warm():  # numba is loaded here already
-        over = stack_walk.stack_levels_compiled(s_start.astype(np.int64), s_end.astype(np.int64), level)
-    else:
-        over = stack_walk.stack_levels_python(s_start.tolist(), s_end.tolist(), level)
-    return level, over
-
-
 def _not_collateral(bad: np.ndarray, s_lane: np.ndarray, s_end: np.ndarray) -> np.ndarray:
     """Keep only violators not inside an earlier violator of their lane.
 
@@ -241,7 +228,7 @@ def _nested_levels(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray,
         overlapping = 0
         for ln in bad_lanes:
             sel = np.flatnonzero(s_lane == ln)
-            level[sel], over = _stack_levels(s_start[sel], s_end[sel])
+            level[sel], over = stack_walk.stack_levels(s_start[sel], s_end[sel])
             overlapping += over
         return level, overlapping
     base = np.zeros(n_lanes, dtype=np.int64)

@@ -4,8 +4,8 @@ One pass over the lane's slices (sorted by start, longer first) keeps a stack of
 ends: a slice that fits inside the innermost open slice goes one level deeper, one that
 does not overflows, and the overflowed slices are laid out the same way in rows below.
 It is a loop over slices, so it has two forms with the same result: plain Python, and
-a numba-compiled one that ``interval_index`` uses when this process has already loaded
-numba for the byte scanner (importing it only for this would cost more than it saves).
+a numba-compiled one, used once the scanner's warm-up has readied it (importing numba
+only for this would cost more than it saves).
 """
 
 from __future__ import annotations
@@ -73,7 +73,18 @@ def _stack_levels_kernel(starts, ends, level, stack, pending, overflow):
     return max(first_overflow, 0)
 
 
-_compiled = None
+_compiled = None  # the compiled walk, once ``warm`` or a call made it
+
+
+def stack_levels(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, int]:
+    """Levels of one lane's slices (sorted by start, longer first) and how many overflowed
+    the first pass: compiled for a long lane when this process has it ready."""
+    level = np.full(len(starts), -1, dtype=np.int64)
+    if _compiled is not None and len(starts) > 1000:
+        over = stack_levels_compiled(starts.astype(np.int64), ends.astype(np.int64), level)
+    else:
+        over = stack_levels_python(starts.tolist(), ends.tolist(), level)
+    return level, over
 
 
 def stack_levels_compiled(starts: np.ndarray, ends: np.ndarray, level: np.ndarray) -> int:
@@ -89,5 +100,6 @@ def stack_levels_compiled(starts: np.ndarray, ends: np.ndarray, level: np.ndarra
 
 
 def warm() -> None:
-    """Compile (or load from numba's cache) the compiled walk."""
+    """Compile (or load from numba's cache) the compiled walk; ``stack_levels`` uses it from
+    then on."""
     stack_levels_compiled(np.array([0, 1], np.int64), np.array([2, 3], np.int64), np.zeros(2, np.int64))
