@@ -347,3 +347,21 @@ def test_counters_load_the_same(tmp_path, monkeypatch):
     path.write_text(json.dumps(events))
     store = assert_same(path, monkeypatch, chunk_bytes=2048)
     assert len(store.counters.ts) > 500
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(st.characters(blacklist_categories=("Cs",)), max_size=12), max_size=40))
+def test_the_string_table_decodes_as_each_string_would(strings):
+    """``_texts`` decodes the scanner's strings in one go; each must come out as
+    ``json.loads`` reads it, escaped ones (quotes, controls, unicode escapes) included."""
+    from timelineview.model.scan_decode import _texts
+
+    text = "[" + ",".join(json.dumps(s, ensure_ascii=len(s) % 2 == 0) for s in strings) + "]"
+    data = memoryview(bytearray(text.encode()))
+    spans, pos = [], 1
+    for s in strings:  # each string's content span and whether it holds escapes
+        raw = json.dumps(s, ensure_ascii=len(s) % 2 == 0).encode()
+        spans.append((pos + 1, pos + len(raw) - 1, 1 if b"\\" in raw else 0))
+        pos += len(raw) + 1
+    got = _texts(data, np.array(spans, dtype=np.int64).reshape(-1, 3))
+    assert got == json.loads(text)
