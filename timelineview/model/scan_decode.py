@@ -257,7 +257,8 @@ class _Split:
         self.ordinal = np.arange(len(scan.kind)) - self.first[self.range_of]  # its place in its range
 
     def any(self, flags: np.ndarray) -> np.ndarray:
-        """Per range: some element of it is flagged."""
+        """Per range: some element of it is flagged (``flags``: a mask over the task's
+        elements, or the rows of the flagged ones)."""
         return np.bincount(self.range_of[flags], minlength=len(self.first)) > 0
 
     def bounds(self, rows: np.ndarray) -> tuple[list[int], list[int]]:
@@ -370,15 +371,16 @@ def _flows(scan: Scan, split: _Split, is_flow: np.ndarray, ts: np.ndarray, ts_ok
             to_lane[scan.lane[rows]], ts[rows], scan.bp_e[rows])
     id_k, id_v = scan.id_k[rows], scan.id_v[rows]
     lo, hi = split.bounds(rows)
+    is_text = id_k != codes.TOK_INT
+    text_ranges = split.any(rows[is_text])
+    id_txt = None
+    if is_text.any():  # as text for the ranges with a text id (a range's ids are numbers unless one is text)
+        id_txt = [texts[v] if t else str(v) for t, v in zip(is_text.tolist(), id_v.tolist())]
 
     def views(r: int) -> FlowColumns:
         part = slice(lo[r], hi[r])
-        id_num = id_txt = None
-        if (id_k[part] == codes.TOK_INT).all():  # a range's ids are numbers unless one is text
-            id_num = id_v[part]
-        else:
-            id_txt = [str(v) if k == codes.TOK_INT else texts[v] for k, v in zip(id_k[part].tolist(),
-                                                                                  id_v[part].tolist())]
-        return FlowColumns(*(c[part] for c in cols), id_num=id_num, id_text=id_txt)
+        if text_ranges[r]:
+            return FlowColumns(*(c[part] for c in cols), id_num=None, id_text=id_txt[part])
+        return FlowColumns(*(c[part] for c in cols), id_num=id_v[part], id_text=None)
 
     return views, counts, dropped
