@@ -365,3 +365,31 @@ def test_the_string_table_decodes_as_each_string_would(strings):
         pos += len(raw) + 1
     got = _texts(data, np.array(spans, dtype=np.int64).reshape(-1, 3))
     assert got == json.loads(text)
+
+
+@pytest.mark.parametrize("distinct", [3, 3000])
+def test_repeated_metadata_loads_the_same(tmp_path, monkeypatch, distinct):
+    """MindSpore Gen C repeats the same M records for every event. The scanner reads only
+    the last copy of each within a range: names must still be the last ones the file
+    gives (a different record for the same thread in between), and the counts all of
+    them. 3000 distinct records overflow its table of one range: copies it cannot place
+    are read like any other."""
+    events = []
+    for k in range(4 * distinct):
+        tid = k % distinct
+        name = f"Stream {tid}" if k < 3 * distinct else f"Renamed {tid}"
+        events.append({"name": "thread_name", "pid": 7, "tid": tid, "ts": 0, "ph": "M", "args": {"name": name}})
+        events.append({"name": "thread_sort_index", "pid": 7, "tid": tid, "ts": 0, "ph": "M",
+                       "args": {"sort_index": tid}})
+        if k % 3 == 0:
+            events.append({"name": "thread_name", "pid": 7, "tid": tid, "ts": 0, "ph": "M",
+                           "args": {"name": f"Stream {tid}"}})
+        events.append({"name": "op", "pid": 7, "tid": tid, "ts": k * 2.0, "dur": 1.0, "ph": "X"})
+    path = tmp_path / "ascend_timeline_display_0.json"
+    path.write_text(json.dumps(events, indent=1))
+    for chunk in (2048, 1 << 20):
+        store = assert_same(path, monkeypatch, chunk_bytes=chunk)
+        names = {store.lane_full_name(i).split("/")[-1].strip() for i in range(len(store.lanes))}
+        expected = {f"Renamed {t}" if (3 * distinct + t) % 3 else f"Stream {t}" for t in range(distinct)}
+        assert expected <= names, sorted(expected - names)[:5]
+        assert store.report.counts_by_ph["M"] == sum(e["ph"] == "M" for e in events)

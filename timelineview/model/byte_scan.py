@@ -33,6 +33,7 @@ except ImportError:  # pragma: no cover - exercised only where numba is missing
 from timelineview.model.scan_codes import (
     KIND_C,
     KIND_F,
+    KIND_META_COPY,
     KIND_OTHER,
     KIND_S,
     KIND_T,
@@ -677,6 +678,38 @@ def _hold(pending, n, code, a, b, flags):
 
 
 @_jit
+def _earlier_copy(buf, a, b, j, gen, table, e_start, e_end):
+    """Row of an earlier element of this range (``gen``) with the same bytes as [a, b), or
+    -1; element j takes its place in ``table`` (rows: hash, row, gen). Probes are capped:
+    a crowded table only finds fewer copies."""
+    h = _hash(buf, a, b)
+    mask = len(table) - 1
+    slot = np.int64(h & np.uint64(mask))
+    hs = np.int64(h >> np.uint64(1))
+    for _ in range(64):
+        if table[slot, 2] != gen:  # free for this range
+            table[slot, 0] = hs
+            table[slot, 1] = j
+            table[slot, 2] = gen
+            return -1
+        if table[slot, 0] == hs:
+            k = table[slot, 1]
+            if e_end[k] - e_start[k] == b - a and _same_bytes(buf, e_start[k], a, b - a):
+                table[slot, 1] = j
+                return k
+        slot = (slot + 1) & mask
+    return -1
+
+
+@_jit
+def _same_bytes(buf, a, b, n):
+    for k in range(n):
+        if _byte(buf, a + k) != _byte(buf, b + k):
+            return False
+    return True
+
+
+@_jit
 def _scan(buf, starts, ends, pow10, at, ranges, cols, strings, lanes, counters, work):
     """Scan ranges [starts[r], ends[r]) of ``buf`` as lists of events, from the point ``at``
     holds (see ``scan_ranges``), into the arrays given.
@@ -689,7 +722,7 @@ def _scan(buf, starts, ends, pow10, at, ranges, cols, strings, lanes, counters, 
     table, spans = strings
     lane_table, lane_rows, last_lane = lanes
     samples, values, series_table, series_rows = counters
-    stack, pending, members = work
+    stack, pending, members, meta_table = work
     r0 = at[AT_RANGE]
     j = at[AT_ELEMENT]
     n_str = at[AT_STRINGS]
@@ -927,6 +960,10 @@ def _scan(buf, starts, ends, pow10, at, ranges, cols, strings, lanes, counters, 
                     ok = False
                     break
                 kind[j] = KIND_OTHER
+                if ph == 77:  # metadata: Gen C repeats the same record for every event
+                    k = _earlier_copy(buf, e0, i, j, r + 1, meta_table, e_start, e_end)
+                    if k >= 0:
+                        kind[k] = KIND_META_COPY
                 # a counter of plain numbers: its samples are kept here (ids and odd values
                 # are left to the typed decoder)
                 if ph == 67 and t_state >= 0 and args_a >= 0 and seen & (1 << 2) and not seen & (1 << 8):
@@ -1057,7 +1094,8 @@ class _ScanArrays:
         self.lanes = (np.zeros(4 * k, np.int64), np.empty((k, 4), np.int64), np.full(5, -7, np.int64))
         self.counters = (np.empty((16 * k, 4), np.int64), np.empty(16 * k, np.float64), np.zeros(4 * k, np.int64),
                          np.empty((k, 4), np.int64))
-        self.work = (np.empty(256, np.int8), np.empty((16, 4), np.int64), np.empty((MAX_COUNTER_KEYS, 5), np.int64))
+        self.work = (np.empty(256, np.int8), np.empty((16, 4), np.int64), np.empty((MAX_COUNTER_KEYS, 5), np.int64),
+                     np.zeros((4096, 3), np.int64))  # metadata records of a range (not grown)
 
     def grow(self, room: int, buf: np.ndarray, at: np.ndarray) -> None:
         if room & ROOM_ELEMENTS:

@@ -223,6 +223,7 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
     counter_views, counter_counts, counters_bad = _counters(scan, split, ts, ts_ok, data, texts)
     lossy_ranges = split.any(lossy)
     others = split.any(kind == codes.KIND_OTHER)
+    meta_copies = np.bincount(split.range_of[kind == codes.KIND_META_COPY], minlength=len(ranges))
     results = []
     for r, (a, b) in enumerate(ranges):
         res = None
@@ -239,6 +240,8 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
             if counter_counts[r]:
                 res.counts_by_ph["C"] = int(counter_counts[r])
                 res.counter_series, res.counter_points = counter_views(r)
+            if meta_copies[r]:  # the later copy of each is read (the last of a key wins)
+                res.counts_by_ph["M"] = int(meta_copies[r])
             if counters_bad[r] or (others[r] and not _other_phases(res, scan, split, r, data, interner)):
                 res = None
         if res is None:  # declined by the scanner, or something in it is the typed path's business
