@@ -86,7 +86,7 @@ class CardBuilder:
         self.series: dict[tuple[str, str, str], int] = {}  # (pid, counter, key) -> card series id
         self.counter_parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.flows: list = []
-        self.instants: list = []
+        self.instant_parts: list = []  # (ordinal, lane, name id, ts) arrays, in card ids
         self.be: list = []
         self.base = 0
         self.table_rows: list = []
@@ -167,7 +167,10 @@ class CardBuilder:
             self.flows.append((f.ordinal + first, f.ph, s_map[f.cat], l_map[f.lane], f.ts,
                                f.bp_e, f.id_num, f.id_text))
         ch.flows = None
-        self.instants.extend((o + first, int(l_map[ln]), int(s_map[nm]), t) for o, ln, nm, t in ch.instants)
+        if ch.instants is not None:
+            o, ln, nm, t = ch.instants
+            self.instant_parts.append((o + first, l_map[ln], s_map[nm], t))
+            ch.instants = None
         self.be.extend((o + first, ph, int(l_map[ln]), int(s_map[nm]), int(s_map[ct]), t)
                        for o, ph, ln, nm, ct, t in ch.be)
 
@@ -209,7 +212,7 @@ class CardBuilder:
             lanes=LaneTable(layout.lane_process, layout.lane_tid, layout.lane_name, layout.lane_sort),
             slices=slices,
             counters=_counter_table(self.series, self.counter_parts, layout.process_of_pid),
-            instants=_instant_table(self.instants, to_display),
+            instants=_instant_table(self.instant_parts, to_display),
             flows=empty_flows(),  # replaced below by the lazily linked table
             report=report,
             generation=detect_generation(md, layout.process_name),
@@ -323,11 +326,12 @@ def _counter_table(series: dict[tuple[str, str, str], int], parts: list, process
     )
 
 
-def _instant_table(instants: list, to_display: np.ndarray) -> InstantTable:
-    if not instants:
+def _instant_table(parts: list, to_display: np.ndarray) -> InstantTable:
+    """Instants of all parts by time, ties in file order."""
+    if not parts:
         return empty_instants()
-    o, lane, name, ts = (np.array(c) for c in zip(*instants))
-    order = np.argsort(ts, kind="stable")
+    o, lane, name, ts = (np.concatenate(c) for c in zip(*parts))
+    order = np.lexsort((o, ts))
     return InstantTable(ts[order].astype(np.int64), to_display[lane[order]].astype(np.int32),
                         name[order].astype(np.int32), o[order].astype(np.int64))
 

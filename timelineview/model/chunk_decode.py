@@ -59,7 +59,7 @@ class ChunkResult:
     counter_series: list = field(default_factory=list)  # local series id -> (pid text, counter name, key)
     counter_points: tuple | None = None  # (series int32, ts int64 ns, value float64) arrays
     flows: FlowColumns | None = None
-    instants: list = field(default_factory=list)  # (ordinal, lane, name_id, ts_ns)
+    instants: tuple | None = None  # arrays: ordinal int64, lane int32, name id int32, ts ns int64
     be: list = field(default_factory=list)  # (ordinal, ph, lane, name_id, cat_id, ts_ns)
     counts_by_ph: Counter = field(default_factory=Counter)
     dropped: list = field(default_factory=list)  # (byte offset or -1, ordinal, reason)
@@ -504,6 +504,17 @@ def _flow_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: list
     )
 
 
+_INSTANT_DTYPES = (np.int64, np.int32, np.int32, np.int64)
+
+
+def add_instants(res: ChunkResult, ordinal: np.ndarray, lane: np.ndarray, name: np.ndarray, ts: np.ndarray) -> None:
+    """Add instant events (columns) to a range's result."""
+    cols = (ordinal, lane, name, ts)
+    if res.instants is not None:
+        cols = tuple(np.concatenate([a, b]) for a, b in zip(res.instants, cols))
+    res.instants = cols
+
+
 def _other_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: np.ndarray,
                   strings: dict, lanes: dict, where) -> None:
     """The rarer phases; flows in bulk, the rest one by one (a small share of real files)."""
@@ -521,6 +532,7 @@ def _other_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: np.
         res.lossy_numbers |= lossy
         ts_map = {i: (int(v) if good else None) for i, v, good in zip(has_ts, ns, ok)}
     series: dict[tuple, int] = {}
+    instants: list[tuple] = []
     c_sid: list[int] = []
     c_ts: list[int] = []
     c_val: list[float] = []
@@ -555,11 +567,13 @@ def _other_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: np.
             continue
         lane = lanes.setdefault((e.pid, e.tid), len(lanes))
         if ph in ("i", "I"):
-            res.instants.append((o, lane, strings.setdefault(e.name, len(strings)), t))
+            instants.append((o, lane, strings.setdefault(e.name, len(strings)), t))
         else:  # B / E
             cat = getattr(e, "cat", None)
             res.be.append((o, ph, lane, strings.setdefault(e.name, len(strings)),
                            -1 if cat is None else strings.setdefault(cat, len(strings)), t))
+    if instants:
+        add_instants(res, *(np.array(c, dtype=d) for c, d in zip(zip(*instants), _INSTANT_DTYPES)))
     if series:
         res.counter_series = [(token_text(p), name, key) for p, name, key in series]
         res.counter_points = (np.array(c_sid, dtype=np.int32), np.array(c_ts, dtype=np.int64),
