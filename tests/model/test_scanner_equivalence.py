@@ -393,3 +393,58 @@ def test_repeated_metadata_loads_the_same(tmp_path, monkeypatch, distinct):
         expected = {f"Renamed {t}" if (3 * distinct + t) % 3 else f"Stream {t}" for t in range(distinct)}
         assert expected <= names, sorted(expected - names)[:5]
         assert store.report.counts_by_ph["M"] == sum(e["ph"] == "M" for e in events)
+
+
+def test_instants_load_the_same(tmp_path, monkeypatch):
+    """Instants the scanner reads ("i") next to ones it leaves to the typed decoder ("I",
+    odd fields), with times that do not convert, in ranges of every mix."""
+    rng = random.Random(5)
+    events = []
+    for k in range(600):
+        ev = {"ph": rng.choice("iiiiiiI"), "name": rng.choice(["step", "sync", "é", ""]),
+              "pid": rng.choice([1, "2", 4403217632]), "tid": rng.choice([7, "7", 8]),
+              "ts": rng.choice([f"{1736412474000000 + k}.{k % 1000:03d}", 12.5 + k, 56635864664.91])}
+        odd = rng.random()
+        if odd < 0.03:
+            ev["ts"] = 1e400  # JSON's largest numbers become infinity: not a time
+        elif odd < 0.05:
+            del ev["ts"]
+        elif odd < 0.07:
+            ev["s"] = "g"
+        elif odd < 0.09:
+            ev["cat"] = None
+        elif odd < 0.1:
+            del ev["name"]
+        elif odd < 0.11:
+            ev["args"] = [1, {"a": None}]
+        events.append(ev)
+        if k % 5 == 0:
+            events.append({"ph": "X", "name": "op", "pid": 1, "tid": 7, "ts": k * 10.0, "dur": 1.5})
+    path = tmp_path / "trace_view.json"
+    path.write_text(json.dumps(events).replace("Infinity", "1e400"))
+    for chunk in (512, 4096, 1 << 20):
+        store = assert_same(path, monkeypatch, chunk_bytes=chunk)
+        assert len(store.instants) > 500
+
+
+@pytest.mark.parametrize("where", ["x_ts", "x_dur", "flow_ts", "counter_value", "meta_ts"])
+def test_numbers_beyond_float64_load_the_same(tmp_path, monkeypatch, where):
+    """1e400 is valid JSON but no float64: the typed decoder refuses it (its range goes to
+    the tolerant reader). It once raised out of the scanner's path; now its range is left
+    to the typed path there too."""
+    events = []
+    for k in range(40):
+        events.append({"ph": "X", "name": "op", "pid": 1, "tid": 1, "ts": 2.5 * k, "dur": 1.5})
+        events.append({"ph": "s", "name": "f", "cat": "c", "id": k, "pid": 1, "tid": 1, "ts": 2.5 * k + 0.5})
+        events.append({"ph": "C", "name": "mem", "pid": 1, "tid": 0, "ts": 2.5 * k, "args": {"v": k + 0.25}})
+        events.append({"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "ts": 0, "args": {"name": "T"}})
+    target = {"x_ts": (0, "ts"), "x_dur": (4, "dur"), "flow_ts": (9, "ts"), "meta_ts": (15, "ts")}
+    if where == "counter_value":
+        events[10]["args"]["v"] = 1e300
+    else:
+        k, key = target[where]
+        events[k][key] = 1e300
+    path = tmp_path / "trace_view.json"
+    path.write_text(json.dumps(events).replace("1e+300", "1e400"))
+    for chunk in (512, 1 << 20):
+        assert_same(path, monkeypatch, chunk_bytes=chunk)

@@ -33,6 +33,7 @@ except ImportError:  # pragma: no cover - exercised only where numba is missing
 from timelineview.model.scan_codes import (
     KIND_C,
     KIND_F,
+    KIND_I,
     KIND_META_COPY,
     KIND_OTHER,
     KIND_S,
@@ -951,6 +952,11 @@ def _scan(buf, starts, ends, pow10, at, ranges, cols, strings, lanes, counters, 
                     ok = False
                     break
                 kind[j] = KIND_S if ph == 115 else (KIND_T if ph == 116 else KIND_F)
+            elif ph == 105:  # i
+                if t_state < 0:
+                    ok = False
+                    break
+                kind[j] = KIND_I
             else:
                 known = False
                 for p in _OTHER_PHASES:
@@ -990,6 +996,8 @@ def _scan(buf, starts, ends, pow10, at, ranges, cols, strings, lanes, counters, 
                     keep = code == 2 or code == 3 or code == 4 or code >= 11
                 elif k_el == KIND_OTHER:
                     keep = False
+                elif k_el == KIND_I:
+                    keep = code == 2 or code == 3 or code == 4
                 else:
                     keep = code != 2 and code != 10
                 if not keep:

@@ -9,6 +9,7 @@ from __future__ import annotations
 # element kinds
 KIND_X, KIND_S, KIND_T, KIND_F, KIND_OTHER, KIND_C = 0, 1, 2, 3, 4, 5
 KIND_META_COPY = 6  # an M event byte for byte the same as a later one of its range: counted, not read
+KIND_I = 7  # an "i" instant
 MAX_COUNTER_KEYS = 8  # a counter with more args members is left to the typed decoder
 # token kinds of pid / tid / id
 TOK_INT, TOK_STR, TOK_NULL = 0, 1, 2

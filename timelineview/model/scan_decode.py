@@ -27,6 +27,7 @@ from timelineview.model.chunk_decode import (
     Interner,
     PackedResults,
     _other_events,
+    add_instants,
     decode_range,
     pack,
     read_range,
@@ -64,6 +65,7 @@ class Scan(NamedTuple):
 
 
 _floats = msgspec.json.Decoder(list[float])
+_float = msgspec.json.Decoder(float)
 _warm = False
 _warm_lock = threading.Lock()
 
@@ -157,30 +159,43 @@ def _texts(data: memoryview, spans: np.ndarray) -> list[str]:
     return texts
 
 
-def _numbers(data: memoryview, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+def _numbers(data: memoryview, start: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """float64 of the JSON numbers at ``data[start:start + length]``, parsed as the typed
-    decoder parses them."""
+    decoder parses them, and which of them it refuses (beyond float64's range, as 1e400:
+    the typed decode of their range fails too, and the caller leaves the range to it)."""
     parts = [data[a:a + k] for a, k in zip(start.tolist(), length.tolist())]
-    return np.array(_floats.decode(b"[" + b",".join(parts) + b"]"), dtype=np.float64)
+    refused = np.zeros(len(parts), dtype=bool)
+    try:
+        return np.array(_floats.decode(b"[" + b",".join(parts) + b"]"), dtype=np.float64), refused
+    except msgspec.ValidationError:
+        pass
+    out = np.zeros(len(parts), dtype=np.float64)
+    for k, part in enumerate(parts):
+        try:
+            out[k] = _float.decode(part)
+        except msgspec.ValidationError:
+            refused[k] = True
+    return out, refused
 
 
-def _times(data: memoryview, values: np.ndarray, states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(ns, valid, lossy) per element. Numbers the scanner left to float64 (their text at
-    ``start << 16 | length``) are converted as the typed path converts them."""
+def _times(data: memoryview, values: np.ndarray, states: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(ns, valid, lossy, refused) per element. Numbers the scanner left to float64 (their
+    text at ``start << 16 | length``) are converted as the typed path converts them."""
     floats = np.flatnonzero(states == codes.TIME_FLOAT)
     ok = np.ones(len(values), dtype=bool)
     lossy = np.zeros(len(values), dtype=bool)
+    refused = np.zeros(len(values), dtype=bool)
     if not len(floats):
-        return values, ok, lossy
+        return values, ok, lossy, refused
     packed = values[floats]
-    x = _numbers(data, packed >> 16, packed & 0xFFFF)
-    good = np.isfinite(x) & (np.abs(x) < 9.2e15)
+    x, refused[floats] = _numbers(data, packed >> 16, packed & 0xFFFF)
+    good = np.isfinite(x) & (np.abs(x) < 9.2e15) & ~refused[floats]
     out = values.copy()
     out[floats] = 0
     out[floats[good]] = np.rint(x[good] * 1000.0).astype(np.int64)
     ok[floats] = good
     lossy[floats] = good & (np.abs(x) >= FLOAT_EXACT_LIMIT_US)
-    return out, ok, lossy
+    return out, ok, lossy, refused
 
 
 def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_is_final: bool,
@@ -209,20 +224,24 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
     lanes = interner.lanes
     to_lane = np.array([lanes.setdefault((_token(pk, pv, texts), _token(tk, tv, texts)), len(lanes))
                         for pk, pv, tk, tv in scan.lane_rows.tolist()], dtype=np.int32)
-    ts, ts_ok, lossy_ts = _times(data, scan.ts, scan.ts_st)
-    dur, dur_ok, lossy_dur = _times(data, scan.dur, scan.dur_st)
+    ts, ts_ok, lossy_ts, refused_ts = _times(data, scan.ts, scan.ts_st)
+    dur, dur_ok, lossy_dur, refused_dur = _times(data, scan.dur, scan.dur_st)
     kind = scan.kind
     is_x = kind == codes.KIND_X
     is_flow = (kind >= codes.KIND_S) & (kind <= codes.KIND_F)
-    lossy = (lossy_ts & (is_x | is_flow | (kind == codes.KIND_C))) | (lossy_dur & is_x)
+    is_instant = kind == codes.KIND_I
+    lossy = (lossy_ts & (is_x | is_flow | is_instant | (kind == codes.KIND_C))) | (lossy_dur & is_x)
     # the whole task at once, then each range takes its part: per-range numpy calls
     # cost more than the columns themselves
     split = _Split(scan)
     x_views, x_total, x_dropped = _slices(scan, split, is_x, ts, ts_ok, dur, dur_ok, to_string, to_lane, empty)
     flow_views, flow_counts, flow_dropped = _flows(scan, split, is_flow, ts, ts_ok, to_string, to_lane, empty, texts)
     counter_views, counter_counts, counters_bad = _counters(scan, split, ts, ts_ok, data, texts)
+    instant_views, instant_counts, instant_dropped = _instants(scan, split, is_instant, ts, ts_ok, to_string, to_lane,
+                                                               empty)
     lossy_ranges = split.any(lossy)
     others = split.any(kind == codes.KIND_OTHER)
+    refused = split.any(refused_ts | refused_dur) | counters_bad  # the typed path's business
     meta_copies = np.bincount(split.range_of[kind == codes.KIND_META_COPY], minlength=len(ranges))
     results = []
     for r, (a, b) in enumerate(ranges):
@@ -240,9 +259,13 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
             if counter_counts[r]:
                 res.counts_by_ph["C"] = int(counter_counts[r])
                 res.counter_series, res.counter_points = counter_views(r)
+            if instant_counts[r]:
+                res.counts_by_ph["i"] = int(instant_counts[r])
+                add_instants(res, *instant_views(r))
+                res.dropped += instant_dropped.get(r, [])
             if meta_copies[r]:  # the later copy of each is read (the last of a key wins)
                 res.counts_by_ph["M"] = int(meta_copies[r])
-            if counters_bad[r] or (others[r] and not _other_phases(res, scan, split, r, data, interner)):
+            if refused[r] or (others[r] and not _other_phases(res, scan, split, r, data, interner)):
                 res = None
         if res is None:  # declined by the scanner, or something in it is the typed path's business
             res = decode_range(path, file_index, a, b, last_is_final and r == len(ranges) - 1, interner)
@@ -291,7 +314,7 @@ def _other_phases(res: ChunkResult, scan: Scan, split: _Split, r: int, data: mem
 def _counters(scan: Scan, split: _Split, ts: np.ndarray, ts_ok: np.ndarray, data: memoryview, texts: list[str]):
     """The task's counter samples: (each range's series table and points, as
     ``_other_events`` builds them, counters per range, ranges with an unreadable counter
-    time, which the typed path reports)."""
+    time or a value the typed decoder refuses, which the typed path reads instead)."""
     n_ranges = len(split.first)
     rows = np.flatnonzero(scan.kind == codes.KIND_C)
     counts = np.bincount(split.range_of[rows], minlength=n_ranges)
@@ -300,7 +323,8 @@ def _counters(scan: Scan, split: _Split, ts: np.ndarray, ts_ok: np.ndarray, data
     value = scan.values.copy()
     text = np.flatnonzero(length >= 0)  # numbers the scanner left to a full float parser
     if len(text):
-        value[text] = _numbers(data, start[text], length[text])
+        value[text], refused = _numbers(data, start[text], length[text])
+        bad |= split.any(elem[text[refused]])
     # each range numbers its series by first appearance
     sample_range = split.range_of[elem]
     uniq, first, inverse = np.unique(sample_range * (len(scan.series_rows) + 1) + series, return_index=True,
@@ -353,6 +377,23 @@ def _slices(scan: Scan, split: _Split, is_x: np.ndarray, ts: np.ndarray, ts_ok: 
             to_string[scan.cat[x]], to_string[scan.task[x]], split.ordinal[x])
     lo, hi = split.bounds(x)
     return (lambda r: tuple(c[lo[r]:hi[r]] for c in cols)), total, dropped
+
+
+def _instants(scan: Scan, split: _Split, is_instant: np.ndarray, ts: np.ndarray, ts_ok: np.ndarray,
+              to_string: np.ndarray, to_lane: np.ndarray, empty: int):
+    """The task's instants: (each range's columns, instants per range, dropped ones per range)."""
+    rows = np.flatnonzero(is_instant)
+    counts = np.bincount(split.range_of[rows], minlength=len(split.first))
+    dropped: dict[int, list] = {}
+    for i in rows[~ts_ok[rows]].tolist():
+        problem = (-1, int(split.ordinal[i]), "'ts' missing or not a number")
+        dropped.setdefault(int(split.range_of[i]), []).append(problem)
+    rows = rows[ts_ok[rows]]
+    name = scan.name[rows]
+    cols = (split.ordinal[rows], to_lane[scan.lane[rows]], np.where(name >= 0, to_string[name], empty).astype(np.int32),
+            ts[rows])
+    lo, hi = split.bounds(rows)
+    return (lambda r: tuple(c[lo[r]:hi[r]] for c in cols)), counts, dropped
 
 
 def _flows(scan: Scan, split: _Split, is_flow: np.ndarray, ts: np.ndarray, ts_ok: np.ndarray,
