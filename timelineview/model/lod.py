@@ -299,6 +299,17 @@ def level_runs(levels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
             levels[s_row, s_col])
 
 
+def instant_columns(ts: np.ndarray, t0: int, t1: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel columns of [t0, t1) holding at least one of the sorted times ``ts``, and the
+    position in ``ts`` of the first one in each: one marker per column, whatever the count."""
+    width = int(width)
+    if len(ts) == 0 or width <= 0 or t1 <= t0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    idx = np.searchsorted(ts, column_edges(t0, t1, width), side="left")
+    x = np.flatnonzero(idx[1:] > idx[:-1])
+    return x, idx[x]
+
+
 def counter_columns(ts: np.ndarray, values: np.ndarray, t0: int, t1: int,
                     width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per pixel column of a step-function counter: (has_value, low, high).

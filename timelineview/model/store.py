@@ -104,6 +104,13 @@ class InstantTable:
     def __len__(self) -> int:
         return len(self.ts)
 
+    def by_lane(self, n_lanes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(lane_ptr, ts, name) with the instants of lane k at ``lane_ptr[k]:lane_ptr[k + 1]``,
+        in time order."""
+        order = np.lexsort((self.ts, self.lane))
+        lane_ptr = np.searchsorted(self.lane[order], np.arange(n_lanes + 1)).astype(np.int64)
+        return lane_ptr, self.ts[order], self.name[order]
+
 
 @dataclass
 class FlowTable:

@@ -17,6 +17,7 @@ from timelineview.views.background_item import BackgroundItem
 from timelineview.views.card_data import CardView
 from timelineview.views.counter_track import CounterTrackItem
 from timelineview.views.derived_track import DerivedTrackItem
+from timelineview.views.instant_track import InstantTrackItem
 from timelineview.views.overlay import CursorItem, OverlayItem
 from timelineview.views.slice_track import SliceTrackItem
 from timelineview.views.time_axis import TimeAxisItem
@@ -65,7 +66,7 @@ class TimelineCanvas(pg.GraphicsView):
             self.scene().removeItem(item)
         self.card_items = []
         for card in cards:
-            for kind in (DerivedTrackItem, SliceTrackItem, CounterTrackItem):
+            for kind in (DerivedTrackItem, SliceTrackItem, InstantTrackItem, CounterTrackItem):
                 item = kind(self.ctx, card)
                 self.scene().addItem(item)
                 self.card_items.append(item)

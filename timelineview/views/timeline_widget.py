@@ -360,7 +360,25 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
             s = card.store.slices
             name = card.store.strings[int(s.name[ref.index])] if s.name[ref.index] >= 0 else "(unnamed)"
             text += f"   ·   {name}  ({format_duration(int(s.dur[ref.index]))})"
+        else:
+            instant = self.instant_at(pos)
+            if instant is not None:
+                text += f"   ·   {instant}  (instant)"
         self.cursorMoved.emit(text)
+
+    def instant_at(self, pos: QtCore.QPointF) -> str | None:
+        """The name of the instant marker under a canvas position (within a couple of pixels)."""
+        ctx = self.ctx
+        row = ctx.layout.row_at(ctx.layout_y(pos.y())) if pos.y() >= ctx.area.top() else None
+        if row is None or row.kind != LANE:
+            return None
+        card = ctx.card_by_number(row.card)
+        t = ctx.viewport.t_of(pos.x() - ctx.area.left()) + ctx.card_shift(card)
+        k = card.instant_near(row.lane, t, int(ctx.viewport.ns_per_px * HIT_SLOP_PX))
+        if k is None:
+            return None
+        name = int(card.instants_by_lane[2][k])
+        return card.store.strings[name] if name >= 0 else "(unnamed)"
 
     # ------------------------------------------------------------------ hit testing
     def slice_at(self, pos: QtCore.QPointF) -> SliceRef | None:

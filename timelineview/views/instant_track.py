@@ -1,0 +1,60 @@
+"""InstantTrackItem: the instant events (``i``) of one card as markers on their lanes.
+
+A marker is a short stem under a small head at the top of the lane. Each pixel column holding
+instants gets one marker (``model.lod.instant_columns``), so a frame costs the same for ten or
+ten million of them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6 import QtCore, QtGui
+
+from timelineview.model.lod import instant_columns
+from timelineview.views.card_data import CardView
+from timelineview.views.card_track import CardTrackItem
+from timelineview.views.lane_layout import LANE, LANE_PAD, SLICE_ROW_H
+from timelineview.views.painting import draw_rects, rect_array
+from timelineview.views.view_context import ViewContext
+
+HEAD_W = 5  # px, odd: centred on the instant's column
+HEAD_H = 3
+
+
+class InstantTrackItem(CardTrackItem):
+    """Instants of one card, over its slices."""
+
+    def __init__(self, ctx: ViewContext, card: CardView) -> None:
+        super().__init__(ctx, card)
+        self.rects = np.zeros((0, 4), np.int32)  # heads and stems, for the whole window
+
+    def _draw(self, p: QtGui.QPainter) -> None:
+        if len(self.rects):
+            p.setPen(QtCore.Qt.PenStyle.NoPen)
+            p.setBrush(self.ctx.theme.text)
+            draw_rects(p, self.rects)
+
+    def _prepare(self) -> None:
+        ctx, card = self.ctx, self.card
+        self.rects = np.zeros((0, 4), np.int32)
+        width = ctx.area.width()
+        if width <= 0 or len(card.store.instants) == 0:
+            return
+        t0, t1 = ctx.abs_window(card)
+        left = ctx.area.left()
+        lane_ptr, ts, _ = card.instants_by_lane
+        xs, ys = [], []
+        for row in ctx.visible_rows(card.number):
+            a, b = (int(lane_ptr[row.lane]), int(lane_ptr[row.lane + 1])) if row.kind == LANE else (0, 0)
+            if a == b:
+                continue
+            x, _ = instant_columns(ts[a:b], t0, t1, width)
+            xs.append(x + left)
+            ys.append(np.full(len(x), int(ctx.scene_y(row.y)) + LANE_PAD, np.int64))
+        if not xs:
+            return
+        x, y = np.concatenate(xs), np.concatenate(ys)
+        half = HEAD_W // 2
+        heads = rect_array(x - half, y, x + half + 1, y + HEAD_H)
+        stems = rect_array(x, y, x + 1, y + SLICE_ROW_H - 1)
+        self.rects = np.concatenate([heads, stems])
