@@ -85,3 +85,32 @@ def test_a_corrupt_card_does_not_stop_the_others(tmp_path, trace):
     good, bad = load(tmp_path)
     assert len(good.slices) == 60000 and not good.report.error
     assert len(bad.slices) == 0 and "not a JSON trace" in bad.report.error
+
+
+def test_cancel_is_honoured_while_the_scanner_is_still_being_compiled(trace, monkeypatch):
+    """A first run compiles the scanner for seconds before decoding starts: a cancel in
+    that time stops the load without waiting for the compiler."""
+    from timelineview.model import loader
+
+    if not loader._threads():
+        pytest.skip("no compiled scanner here")
+    cancel = threading.Event()
+    started, release = threading.Event(), threading.Event()
+
+    def compiling() -> None:
+        started.set()
+        cancel.set()  # the user gives up while it compiles
+        release.wait()
+
+    monkeypatch.setattr(loader, "scanner_is_warm", lambda: False)
+    monkeypatch.setattr(loader, "warm_scanner", compiling)
+    timer = threading.Timer(10, release.set)  # "compiling" ends on its own after a while
+    timer.start()
+    try:
+        with pytest.raises(LoadCancelled):
+            load(trace, cancel=cancel, workers=2)
+        assert started.is_set() and not release.is_set()  # it did not wait for the compiler
+    finally:
+        timer.cancel()
+        release.set()
+        shutdown_pool()

@@ -331,6 +331,25 @@ class _ProgressMeter:
             self.progress(self.done, self.total)
 
 
+def _ready_scanner(cancel: threading.Event | None) -> None:
+    """Ready the compiled scanner in this process. On a first run that compiles it (seconds,
+    perhaps already under way in the app's warm-up thread), so the wait honours a cancel."""
+    if scanner_is_warm():
+        return
+    done = threading.Event()
+
+    def ready() -> None:
+        try:
+            warm_scanner()
+        finally:
+            done.set()
+
+    threading.Thread(target=ready, name="scanner-warm-up", daemon=True).start()
+    while not done.wait(0.1):
+        if cancel is not None and cancel.is_set():
+            raise LoadCancelled()
+
+
 def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMeter,
                 cancel: threading.Event | None, workers: int | None) -> None:
     tasks = _tasks(jobs)
@@ -340,7 +359,7 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
     # large inputs, or when it is here already
     scanner_here = sum(sizes) > INLINE_BYTES or scanner_is_warm()
     if scanner_here and (inline or _threads()):
-        warm_scanner()  # here, once, before decode threads would each import it
+        _ready_scanner(cancel)  # here, once, before decode threads would each import it
     pending: set[Future] = set()
     futures: dict[Future, int] = {}
     todo = iter(range(len(tasks)))
