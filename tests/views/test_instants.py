@@ -18,14 +18,14 @@ def test_instants_by_lane_are_grouped_and_in_time_order():
     rng = np.random.default_rng(3)
     n = 500
     table = InstantTable(ts=rng.integers(0, 10_000, n).astype(np.int64), lane=rng.integers(0, 4, n).astype(np.int32),
-                         name=np.arange(n, dtype=np.int32), src=np.arange(n, dtype=np.int64))
-    lane_ptr, ts, name = table.by_lane(5)
+                         name=np.arange(n, dtype=np.int32), src=np.arange(n, dtype=np.int64) + 7)
+    lane_ptr, ts, name, src = table.by_lane(5)
     assert lane_ptr.tolist()[-2:] == [n, n]  # lane 4 holds none
     for lane in range(5):
         part = slice(lane_ptr[lane], lane_ptr[lane + 1])
-        got = list(zip(ts[part].tolist(), name[part].tolist()))
-        mine = sorted((int(t), int(k)) for t, k, ln in zip(table.ts, table.name, table.lane) if ln == lane)
-        assert sorted(got) == mine and [t for t, _ in got] == sorted(t for t, _ in got)
+        got = list(zip(ts[part].tolist(), name[part].tolist(), src[part].tolist()))
+        mine = sorted((int(t), int(k), int(k) + 7) for t, k, ln in zip(table.ts, table.name, table.lane) if ln == lane)
+        assert sorted(got) == mine and [t for t, _, _ in got] == sorted(t for t, _, _ in got)
 
 
 def test_instant_columns_are_the_columns_holding_any_instant():
@@ -61,11 +61,10 @@ def _card_with_instants():
     return prepare_card(store, 0)
 
 
-def test_instants_are_drawn_on_their_lanes_and_named_on_hover(qtbot):
+def _timeline_of(qtbot, card):
     from tests.views.conftest import SIZE
     from timelineview.views.timeline_widget import TimelineWidget
 
-    card = _card_with_instants()
     w = TimelineWidget()
     qtbot.addWidget(w)
     w.resize(*SIZE)
@@ -74,6 +73,12 @@ def test_instants_are_drawn_on_their_lanes_and_named_on_hover(qtbot):
     w.set_cards([card])
     w.collapsed.clear()
     w.rebuild_layout()
+    return w
+
+
+def test_instants_are_drawn_on_their_lanes_and_named_on_hover(qtbot):
+    card = _card_with_instants()
+    w = _timeline_of(qtbot, card)
     lane_rows = {r.lane: r for r in w.ctx.layout.rows if r.kind == LANE}
     framework = card.store.lanes.name.index("Framework")
     assert framework in lane_rows  # shown although it holds no slice
@@ -99,3 +104,27 @@ def test_instants_are_drawn_on_their_lanes_and_named_on_hover(qtbot):
     assert texts and "aten::empty" in texts[-1] and "instant" in texts[-1]
     w.on_hover(QtCore.QPointF(x + 40, y))
     assert "aten::empty" not in texts[-1]
+
+
+def test_clicking_an_instant_shows_it_with_its_args_and_esc_clears_it(qtbot):
+    from timelineview.views.details_panel import DetailsPanel
+
+    card = _card_with_instants()
+    card.store._args_reader = lambda src: [{"op": f"event {int(s)}"} for s in src]
+    w = _timeline_of(qtbot, card)
+    panel = DetailsPanel(w)
+    qtbot.addWidget(panel)
+    framework = card.store.lanes.name.index("Framework")
+    row = next(r for r in w.ctx.layout.rows if r.kind == LANE and r.lane == framework)
+    on_lane = card.store.instants.lane == framework
+    t, src = int(card.store.instants.ts[on_lane][7]), int(card.store.instants.src[on_lane][7])
+    w.on_click(QtCore.QPointF(w.ctx.scene_x_abs(card, t), w.ctx.scene_y(row.y) + 4), QtCore.Qt.KeyboardModifier(0))
+    assert w.ctx.instant_selection is not None and w.ctx.selection is None
+    assert panel.currentWidget() is panel.slice
+    values = panel.slice.values
+    assert values["Name"].text() == "aten::empty" and values["Duration"].text() == "instant"
+    assert values["Lane"].text().endswith("Framework")
+    top = panel.slice.args.topLevelItem(0)
+    assert (top.text(0), top.text(1)) == ("op", f"event {src}")  # read back by its ordinal
+    w.clear_selection()
+    assert w.ctx.instant_selection is None and panel.currentWidget() is not panel.slice

@@ -104,12 +104,12 @@ class InstantTable:
     def __len__(self) -> int:
         return len(self.ts)
 
-    def by_lane(self, n_lanes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(lane_ptr, ts, name) with the instants of lane k at ``lane_ptr[k]:lane_ptr[k + 1]``,
-        in time order."""
+    def by_lane(self, n_lanes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(lane_ptr, ts, name, src) with the instants of lane k at
+        ``lane_ptr[k]:lane_ptr[k + 1]``, in time order."""
         order = np.lexsort((self.ts, self.lane))
         lane_ptr = np.searchsorted(self.lane[order], np.arange(n_lanes + 1)).astype(np.int64)
-        return lane_ptr, self.ts[order], self.name[order]
+        return lane_ptr, self.ts[order], self.name[order], self.src[order]
 
 
 @dataclass
@@ -205,6 +205,13 @@ class TraceStore:
     def args(self, slice_index: int) -> dict[str, Any] | None:
         """The ``args`` object of one slice, decoded from the file on demand."""
         return self.args_many(np.array([slice_index]))[0]
+
+    def event_args(self, ordinal: int) -> dict[str, Any] | None:
+        """The ``args`` object of the event at a card ordinal (an instant's ``src``), read
+        from the file on demand."""
+        if self._args_reader is None:
+            return None
+        return self._args_reader(np.array([ordinal], dtype=np.int64))[0]
 
     def flow_name(self, edge: int) -> str:
         """Name of a flow (its start point's), read from the file on demand: torch_npu names

@@ -74,18 +74,23 @@ class CardView:
         return has
 
     @functools.cached_property
-    def instants_by_lane(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(lane_ptr, ts, name) of the card's instants, per lane in time order."""
+    def instants_by_lane(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(lane_ptr, ts, name, src) of the card's instants, per lane in time order."""
         return self.store.instants.by_lane(len(self.store.lanes))
 
     def lanes_with_instants(self) -> np.ndarray:
         """Bool per lane: does it hold any instant."""
         return np.diff(self.instants_by_lane[0]) > 0
 
+    def instant_name(self, k: int) -> str:
+        """Name of the instant at position ``k`` of ``instants_by_lane``."""
+        name = int(self.instants_by_lane[2][k])
+        return self.store.strings[name] if name >= 0 else "(unnamed)"
+
     def instant_near(self, lane: int, t: int, tolerance: int) -> int | None:
         """Position in ``instants_by_lane`` of the lane's instant nearest to ``t`` within
         ``tolerance`` ns, or None."""
-        lane_ptr, ts, _ = self.instants_by_lane
+        lane_ptr, ts = self.instants_by_lane[:2]
         a, b = int(lane_ptr[lane]), int(lane_ptr[lane + 1])
         k = a + int(np.searchsorted(ts[a:b], t))
         near = [i for i in (k - 1, k) if a <= i < b and abs(int(ts[i]) - t) <= tolerance]

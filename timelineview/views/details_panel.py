@@ -43,6 +43,10 @@ class DetailsPanel(QtWidgets.QStackedWidget):
             card = ctx.card_by_number(ctx.selection.card)
             self.slice.show_slice(card, ctx.selection.index, ctx.card_shift(card))
             self.setCurrentWidget(self.slice)
+        elif ctx.instant_selection is not None:
+            card = ctx.card_by_number(ctx.instant_selection[0])
+            self.slice.show_instant(card, ctx.instant_selection[1], ctx.card_shift(card))
+            self.setCurrentWidget(self.slice)
         elif ctx.area_selection is not None:
             self.area.show_area(ctx.area_selection, ctx.cards, ctx.card_shift)
             self.setCurrentWidget(self.area)

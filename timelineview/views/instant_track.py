@@ -33,6 +33,28 @@ class InstantTrackItem(CardTrackItem):
             p.setPen(QtCore.Qt.PenStyle.NoPen)
             p.setBrush(self.ctx.theme.text)
             draw_rects(p, self.rects)
+        selected = self._selected_rects()
+        if len(selected):
+            p.setPen(QtCore.Qt.PenStyle.NoPen)
+            p.setBrush(self.ctx.theme.match)
+            draw_rects(p, selected)
+
+    def _selected_rects(self) -> np.ndarray:
+        """The selected instant's marker, drawn larger in the selection colour."""
+        ctx, card = self.ctx, self.card
+        if ctx.instant_selection is None or ctx.instant_selection[0] != card.number:
+            return np.zeros((0, 4), np.int32)
+        k = ctx.instant_selection[1]
+        lane_ptr, ts = card.instants_by_lane[:2]
+        lane = int(np.searchsorted(lane_ptr, k, side="right")) - 1
+        row = next((r for r in ctx.visible_rows(card.number) if r.kind == LANE and r.lane == lane), None)
+        if row is None:
+            return np.zeros((0, 4), np.int32)
+        x = int(ctx.scene_x_abs(card, int(ts[k])))
+        y = int(ctx.scene_y(row.y)) + LANE_PAD
+        half = HEAD_W // 2 + 1
+        return rect_array(np.array([x - half, x - 1]), np.array([y, y]), np.array([x + half + 1, x + 2]),
+                          np.array([y + HEAD_H + 1, y + SLICE_ROW_H]))
 
     def _prepare(self) -> None:
         ctx, card = self.ctx, self.card
@@ -42,7 +64,7 @@ class InstantTrackItem(CardTrackItem):
             return
         t0, t1 = ctx.abs_window(card)
         left = ctx.area.left()
-        lane_ptr, ts, _ = card.instants_by_lane
+        lane_ptr, ts = card.instants_by_lane[:2]
         xs, ys = [], []
         for row in ctx.visible_rows(card.number):
             a, b = (int(lane_ptr[row.lane]), int(lane_ptr[row.lane + 1])) if row.kind == LANE else (0, 0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -98,13 +99,31 @@ class SliceDetails(QtWidgets.QWidget):
         v["Task type"].setText(st.strings[tt] if tt >= 0 else "—")
         v["Category"].setText(st.strings[cat] if cat >= 0 else "—")
         v["Depth"].setText(str(int(s.depth[i])))
-        self._fill_args(card, i)
+        self._fill_args(lambda: card.store.args(i))
         self._fill_flows(card, i)
 
-    def _fill_args(self, card: CardView, i: int) -> None:
+    def show_instant(self, card: CardView, k: int, shift: int) -> None:
+        """Fill in the instant at position ``k`` of ``card.instants_by_lane``."""
+        lane_ptr, ts, _, src = card.instants_by_lane
+        t = int(ts[k])
+        lane = int(np.searchsorted(lane_ptr, k, side="right")) - 1
+        v = self.values
+        v["Name"].setText(card.instant_name(k))
+        v["Lane"].setText(f"{card.title} / {card.store.lane_full_name(lane)}")
+        v["Start"].setText(format_exact(t - shift))
+        v["Start (raw µs)"].setText(format_raw_us(t))
+        v["Duration"].setText("instant")
+        v["End"].setText(format_exact(t - shift))
+        for f in ("Self time", "Task type", "Category", "Depth"):
+            v[f].setText("—")
+        self._fill_args(lambda: card.store.event_args(int(src[k])))
+        self._fill_flows(card, -1)
+
+    def _fill_args(self, read: Callable[[], dict | None]) -> None:
+        """The args ``read()`` gets from the file, as a tree."""
         self.args.clear()
         try:
-            args = card.store.args(i)
+            args = read()
         except Exception as exc:  # a vanished or changed file must not break the panel
             args = {"(args unavailable)": str(exc)}
         if not args:
@@ -133,7 +152,7 @@ class SliceDetails(QtWidgets.QWidget):
             b.deleteLater()
         self.flow_buttons = []
         fl, st = card.store.flows, card.store
-        edges = fl.of_slice(i) if len(fl) else np.zeros(0, np.int64)
+        edges = fl.of_slice(i) if len(fl) and i >= 0 else np.zeros(0, np.int64)
         for e in edges[:MAX_FLOW_BUTTONS].tolist():
             outgoing = int(fl.src_slice[e]) == i
             other = int(fl.dst_slice[e] if outgoing else fl.src_slice[e])

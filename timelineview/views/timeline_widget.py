@@ -125,6 +125,7 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
         """Show these cards (stacked in order), the whole trace visible."""
         self.ctx.cards = list(cards)
         self.ctx.selection = None
+        self.ctx.instant_selection = None
         self.ctx.area_selection = None
         self.ctx.marks = []
         self.ctx.matches, self.ctx.match_cum = {}, {}
@@ -296,6 +297,10 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
         if ref is not None:
             self.select_slice(ref.card, ref.index, reveal=False)
             return
+        instant = self.instant_at(pos)
+        if instant is not None:
+            self.select_instant(*instant)
+            return
         row = self.ctx.layout.row_at(self.ctx.layout_y(pos.y()))
         if row is not None and row.kind in (STEPS, DERIVED):
             span = self._interval_at(row, pos.x())
@@ -363,11 +368,13 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
         else:
             instant = self.instant_at(pos)
             if instant is not None:
-                text += f"   ·   {instant}  (instant)"
+                card = self.ctx.card_by_number(instant[0])
+                text += f"   ·   {card.instant_name(instant[1])}  (instant)"
         self.cursorMoved.emit(text)
 
-    def instant_at(self, pos: QtCore.QPointF) -> str | None:
-        """The name of the instant marker under a canvas position (within a couple of pixels)."""
+    def instant_at(self, pos: QtCore.QPointF) -> tuple[int, int] | None:
+        """(card, position in its ``instants_by_lane``) of the instant marker under a canvas
+        position (within a couple of pixels), or None."""
         ctx = self.ctx
         row = ctx.layout.row_at(ctx.layout_y(pos.y())) if pos.y() >= ctx.area.top() else None
         if row is None or row.kind != LANE:
@@ -375,10 +382,7 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
         card = ctx.card_by_number(row.card)
         t = ctx.viewport.t_of(pos.x() - ctx.area.left()) + ctx.card_shift(card)
         k = card.instant_near(row.lane, t, int(ctx.viewport.ns_per_px * HIT_SLOP_PX))
-        if k is None:
-            return None
-        name = int(card.instants_by_lane[2][k])
-        return card.store.strings[name] if name >= 0 else "(unnamed)"
+        return None if k is None else (row.card, k)
 
     # ------------------------------------------------------------------ hit testing
     def slice_at(self, pos: QtCore.QPointF) -> SliceRef | None:
@@ -422,15 +426,26 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
     # ------------------------------------------------------------------ selection
     def select_slice(self, card: int, index: int, reveal: bool = True) -> None:
         self.ctx.selection = SliceRef(card, int(index))
+        self.ctx.instant_selection = None
         if reveal:
             self.reveal_slice(card, index)
         self.canvas.redraw()
         self.selectionChanged.emit()
 
-    def clear_selection(self) -> None:
-        changed = self.ctx.selection is not None or self.ctx.area_selection is not None
+    def select_instant(self, card: int, k: int) -> None:
+        """Select an instant (``k``: its position in the card's ``instants_by_lane``)."""
         self.ctx.selection = None
         self.ctx.area_selection = None
+        self.ctx.instant_selection = (card, int(k))
+        self.canvas.redraw()
+        self.selectionChanged.emit()
+
+    def clear_selection(self) -> None:
+        ctx = self.ctx
+        changed = ctx.selection is not None or ctx.area_selection is not None or ctx.instant_selection is not None
+        self.ctx.selection = None
+        self.ctx.area_selection = None
+        self.ctx.instant_selection = None
         if changed:
             self.canvas.redraw()
             self.selectionChanged.emit()
@@ -461,6 +476,7 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
                 sel.lanes.setdefault(r.card, []).extend(int(x) for x in np.flatnonzero(has))
         self.ctx.area_selection = sel
         self.ctx.selection = None
+        self.ctx.instant_selection = None
         self.canvas.redraw()
         if emit:
             self.selectionChanged.emit()

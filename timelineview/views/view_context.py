@@ -52,6 +52,7 @@ class ViewContext:
         self.match_cum: dict[int, np.ndarray] = {}  # card -> prefix count of matches in index order
         self.search_generation = 0
         self.selection: SliceRef | None = None
+        self.instant_selection: tuple[int, int] | None = None  # card, position in its instants_by_lane
         self.area_selection: AreaSelection | None = None
         self.marks: list[tuple[int, int]] = []
         self.cursor_t: int | None = None
