@@ -82,6 +82,10 @@ class CardView:
         """Bool per lane: does it hold any instant."""
         return np.diff(self.instants_by_lane[0]) > 0
 
+    def instant_lane(self, k: int) -> int:
+        """Lane of the instant at position ``k`` of ``instants_by_lane``."""
+        return int(np.searchsorted(self.instants_by_lane[0], k, side="right")) - 1
+
     def instant_name(self, k: int) -> str:
         """Name of the instant at position ``k`` of ``instants_by_lane``."""
         name = int(self.instants_by_lane[2][k])

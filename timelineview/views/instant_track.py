@@ -1,4 +1,4 @@
-"""InstantTrackItem: the instant events (``i``) of one card as markers on their lanes.
+"""InstantTrackItem: the instant events (``i``/``I``) of one card as markers on their lanes.
 
 A marker is a short stem under a small head at the top of the lane. Each pixel column holding
 instants gets one marker (``model.lod.instant_columns``), so a frame costs the same for ten or
@@ -45,12 +45,11 @@ class InstantTrackItem(CardTrackItem):
         if ctx.instant_selection is None or ctx.instant_selection[0] != card.number:
             return np.zeros((0, 4), np.int32)
         k = ctx.instant_selection[1]
-        lane_ptr, ts = card.instants_by_lane[:2]
-        lane = int(np.searchsorted(lane_ptr, k, side="right")) - 1
+        lane = card.instant_lane(k)
         row = next((r for r in ctx.visible_rows(card.number) if r.kind == LANE and r.lane == lane), None)
         if row is None:
             return np.zeros((0, 4), np.int32)
-        x = int(ctx.scene_x_abs(card, int(ts[k])))
+        x = int(ctx.scene_x_abs(card, int(card.instants_by_lane[1][k])))
         y = int(ctx.scene_y(row.y)) + LANE_PAD
         half = HEAD_W // 2 + 1
         return rect_array(np.array([x - half, x - 1]), np.array([y, y]), np.array([x + half + 1, x + 2]),

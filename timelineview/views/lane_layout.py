@@ -131,11 +131,11 @@ def build_layout(cards: list[CardView], collapsed: set[tuple]) -> LaneLayout:
                 if c.steps is not None:
                     add(Row(STEPS, c.number, 0, SLICE_ROW_H + 2, 2, "Steps", ("steps", c.number),
                             tooltip="step interval (wait for data) | forward-backward | tail"))
-        has_slices = c.lanes_with_slices() | c.lanes_with_instants()
+        shown = c.lanes_with_slices() | c.lanes_with_instants()
         counters = st.counters
         series_proc = np.asarray(counters.series_process) if len(counters) else np.zeros(0, np.int32)
         for p in range(len(st.processes)):
-            lanes = [int(ln) for ln in st.lanes_of_process(p) if has_slices[ln]]
+            lanes = [int(ln) for ln in st.lanes_of_process(p) if shown[ln]]
             series = [int(s) for s in np.flatnonzero(series_proc == p)]
             if not lanes and not series:
                 continue

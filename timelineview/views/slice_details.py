@@ -104,9 +104,9 @@ class SliceDetails(QtWidgets.QWidget):
 
     def show_instant(self, card: CardView, k: int, shift: int) -> None:
         """Fill in the instant at position ``k`` of ``card.instants_by_lane``."""
-        lane_ptr, ts, _, src = card.instants_by_lane
+        _, ts, _, src = card.instants_by_lane
         t = int(ts[k])
-        lane = int(np.searchsorted(lane_ptr, k, side="right")) - 1
+        lane = card.instant_lane(k)
         v = self.values
         v["Name"].setText(card.instant_name(k))
         v["Lane"].setText(f"{card.title} / {card.store.lane_full_name(lane)}")
