@@ -108,9 +108,8 @@ def read_range(path: str, start: int, end: int, reuse: str = "") -> bytearray | 
 
     With ``reuse`` the bytes land in a buffer this thread keeps for that use between
     calls (until ``release_read_buffers``): touching fresh pages costs more than parsing
-    them on some VMs, and large buffers freed and allocated again leave glibc's heap
-    fragmented (70 MB of a 300 MB load once). The view is valid until the thread's next
-    call with the same ``reuse``.
+    them on some VMs. The view is valid until the thread's next call with the same
+    ``reuse``.
     """
     size = end - start + 2
     if reuse:
