@@ -24,6 +24,13 @@ def cards():
 
 @pytest.fixture
 def timeline(qtbot, cards):
+    for c in cards:
+        c.offset_ns = 0
+    return show_timeline(qtbot, cards)
+
+
+def show_timeline(qtbot, cards):
+    """A shown timeline widget holding ``cards``, every lane visible."""
     from timelineview.views.timeline_widget import TimelineWidget
 
     w = TimelineWidget()
@@ -31,8 +38,6 @@ def timeline(qtbot, cards):
     w.resize(*SIZE)
     w.show()
     qtbot.waitExposed(w)
-    for c in cards:
-        c.offset_ns = 0
     w.set_cards(cards)
     w.collapsed.clear()  # every lane visible: tests address slices by lane
     w.rebuild_layout()
