@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore
 
+from tests.views.conftest import show_timeline
 from tests.views.factory import BASE_NS, StoreBuilder
 from timelineview.model.lod import instant_columns
 from timelineview.model.store import InstantTable
@@ -61,24 +62,9 @@ def _card_with_instants():
     return prepare_card(store, 0)
 
 
-def _timeline_of(qtbot, card):
-    from tests.views.conftest import SIZE
-    from timelineview.views.timeline_widget import TimelineWidget
-
-    w = TimelineWidget()
-    qtbot.addWidget(w)
-    w.resize(*SIZE)
-    w.show()
-    qtbot.waitExposed(w)
-    w.set_cards([card])
-    w.collapsed.clear()
-    w.rebuild_layout()
-    return w
-
-
 def test_instants_are_drawn_on_their_lanes_and_named_on_hover(qtbot):
     card = _card_with_instants()
-    w = _timeline_of(qtbot, card)
+    w = show_timeline(qtbot, [card])
     lane_rows = {r.lane: r for r in w.ctx.layout.rows if r.kind == LANE}
     framework = card.store.lanes.name.index("Framework")
     assert framework in lane_rows  # shown although it holds no slice
@@ -111,7 +97,7 @@ def test_clicking_an_instant_shows_it_with_its_args_and_esc_clears_it(qtbot):
 
     card = _card_with_instants()
     card.store._args_reader = lambda src: [{"op": f"event {int(s)}"} for s in src]
-    w = _timeline_of(qtbot, card)
+    w = show_timeline(qtbot, [card])
     panel = DetailsPanel(w)
     qtbot.addWidget(panel)
     framework = card.store.lanes.name.index("Framework")
