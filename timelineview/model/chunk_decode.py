@@ -153,6 +153,7 @@ class Interner:
             r.lane_keys = lane_keys
 
 
+NO_TS = "'ts' missing or not a number"  # why a flow, instant, B/E or counter event was dropped
 X_COLS = ("x_start", "x_dur", "x_lane", "x_name", "x_cat", "x_task", "x_ord")
 _FLOW_COLS = ("ordinal", "ph", "cat", "lane", "ts", "bp_e")
 
@@ -475,7 +476,7 @@ def _flow_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: list
               else np.ones(n, dtype=bool))
     ords = ordinals[np.asarray(idx, dtype=np.int64)]
     for k in np.flatnonzero(~(ok & has_id)):
-        reason = "flow event without 'id'" if not has_id[k] else "'ts' missing or not a number"
+        reason = "flow event without 'id'" if not has_id[k] else NO_TS
         res.dropped.append((where(int(ords[k])), int(ords[k]), reason))
     keep = ok & has_id
     id_num = id_txt = None
@@ -548,7 +549,7 @@ def _other_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: np.
             continue
         t = ts_map.get(i)
         if t is None:
-            res.dropped.append((where(o), o, "'ts' missing or not a number"))
+            res.dropped.append((where(o), o, NO_TS))
             continue
         if type(e) is ev.CEvent:
             if not isinstance(e.args, dict):

@@ -22,6 +22,7 @@ from timelineview.model import event_types as ev
 from timelineview.model import scan_codes as codes
 from timelineview.model import stack_walk
 from timelineview.model.chunk_decode import (
+    NO_TS,
     ChunkResult,
     FlowColumns,
     Interner,
@@ -242,7 +243,7 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
     lossy_ranges = split.any(lossy)
     others = split.any(kind == codes.KIND_OTHER)
     refused = split.any(refused_ts | refused_dur) | counters_bad  # the typed path's business
-    meta_copies = np.bincount(split.range_of[kind == codes.KIND_META_COPY], minlength=len(ranges))
+    meta_copies = split.count(kind == codes.KIND_META_COPY)
     results = []
     for r, (a, b) in enumerate(ranges):
         res = None
@@ -282,14 +283,36 @@ class _Split:
         self.range_of = np.repeat(np.arange(len(scan.r_count)), scan.r_count)  # per element
         self.ordinal = np.arange(len(scan.kind)) - self.first[self.range_of]  # its place in its range
 
-    def any(self, flags: np.ndarray) -> np.ndarray:
-        """Per range: some element of it is flagged (``flags``: a mask over the task's
+    def count(self, flags: np.ndarray) -> np.ndarray:
+        """Per range: how many of its elements are flagged (``flags``: a mask over the task's
         elements, or the rows of the flagged ones)."""
-        return np.bincount(self.range_of[flags], minlength=len(self.first)) > 0
+        return np.bincount(self.range_of[flags], minlength=len(self.first))
+
+    def any(self, flags: np.ndarray) -> np.ndarray:
+        """Per range: some element of it is flagged."""
+        return self.count(flags) > 0
 
     def bounds(self, rows: np.ndarray) -> tuple[list[int], list[int]]:
         """Per range, the part [lo, hi) of ``rows`` (sorted element rows) inside it."""
         return np.searchsorted(rows, self.first).tolist(), np.searchsorted(rows, self.stop).tolist()
+
+    def views(self, rows: np.ndarray, cols: tuple[np.ndarray, ...]):
+        """For columns over ``rows`` (sorted element rows): range -> its part of each."""
+        lo, hi = self.bounds(rows)
+        return lambda r: tuple(c[lo[r]:hi[r]] for c in cols)
+
+    def dropped(self, rows: list[int], reasons: list[str]) -> dict[int, list]:
+        """Load-report entries (byte offset unknown, ordinal, reason) of dropped elements,
+        per range."""
+        out: dict[int, list] = {}
+        for i, reason in zip(rows, reasons):
+            out.setdefault(int(self.range_of[i]), []).append((-1, int(self.ordinal[i]), reason))
+        return out
+
+
+def _names(ids: np.ndarray, to_string: np.ndarray, empty: int) -> np.ndarray:
+    """Task string ids (-1: absent) as interned ids, an absent name or cat being ""."""
+    return np.where(ids >= 0, to_string[ids], empty).astype(np.int32)
 
 
 def _other_phases(res: ChunkResult, scan: Scan, split: _Split, r: int, data: memoryview,
@@ -317,8 +340,8 @@ def _counters(scan: Scan, split: _Split, ts: np.ndarray, ts_ok: np.ndarray, data
     time or a value the typed decoder refuses, which the typed path reads instead)."""
     n_ranges = len(split.first)
     rows = np.flatnonzero(scan.kind == codes.KIND_C)
-    counts = np.bincount(split.range_of[rows], minlength=n_ranges)
-    bad = np.bincount(split.range_of[rows[~ts_ok[rows]]], minlength=n_ranges) > 0
+    counts = split.count(rows)
+    bad = split.any(rows[~ts_ok[rows]])
     elem, series, start, length = scan.samples.T
     value = scan.values.copy()
     text = np.flatnonzero(length >= 0)  # numbers the scanner left to a full float parser
@@ -363,37 +386,27 @@ def _slices(scan: Scan, split: _Split, is_x: np.ndarray, ts: np.ndarray, ts_ok: 
     """The task's slice columns: (each range's views of them, X events per range, dropped
     ones per range)."""
     x = np.flatnonzero(is_x)
-    total = np.bincount(split.range_of[x], minlength=len(split.first))
+    total = split.count(x)
     keep = ts_ok[x] & dur_ok[x] & (dur[x] >= 0)
-    dropped: dict[int, list] = {}
-    if not keep.all():
-        for i in x[~keep].tolist():
-            reason = ("'ts' is not a number" if not ts_ok[i] else
-                      "'dur' is not a number" if not dur_ok[i] else "negative 'dur'")
-            dropped.setdefault(int(split.range_of[i]), []).append((-1, int(split.ordinal[i]), reason))
-        x = x[keep]
-    name = scan.name[x]
-    cols = (ts[x], dur[x], to_lane[scan.lane[x]], np.where(name >= 0, to_string[name], empty).astype(np.int32),
-            to_string[scan.cat[x]], to_string[scan.task[x]], split.ordinal[x])
-    lo, hi = split.bounds(x)
-    return (lambda r: tuple(c[lo[r]:hi[r]] for c in cols)), total, dropped
+    bad = x[~keep].tolist()
+    dropped = split.dropped(bad, ["'ts' is not a number" if not ts_ok[i] else
+                                  "'dur' is not a number" if not dur_ok[i] else "negative 'dur'" for i in bad])
+    x = x[keep]
+    cols = (ts[x], dur[x], to_lane[scan.lane[x]], _names(scan.name[x], to_string, empty), to_string[scan.cat[x]],
+            to_string[scan.task[x]], split.ordinal[x])
+    return split.views(x, cols), total, dropped
 
 
 def _instants(scan: Scan, split: _Split, is_instant: np.ndarray, ts: np.ndarray, ts_ok: np.ndarray,
               to_string: np.ndarray, to_lane: np.ndarray, empty: int):
     """The task's instants: (each range's columns, instants per range, dropped ones per range)."""
     rows = np.flatnonzero(is_instant)
-    counts = np.bincount(split.range_of[rows], minlength=len(split.first))
-    dropped: dict[int, list] = {}
-    for i in rows[~ts_ok[rows]].tolist():
-        problem = (-1, int(split.ordinal[i]), "'ts' missing or not a number")
-        dropped.setdefault(int(split.range_of[i]), []).append(problem)
+    counts = split.count(rows)
+    bad = rows[~ts_ok[rows]].tolist()
+    dropped = split.dropped(bad, [NO_TS] * len(bad))
     rows = rows[ts_ok[rows]]
-    name = scan.name[rows]
-    cols = (split.ordinal[rows], to_lane[scan.lane[rows]], np.where(name >= 0, to_string[name], empty).astype(np.int32),
-            ts[rows])
-    lo, hi = split.bounds(rows)
-    return (lambda r: tuple(c[lo[r]:hi[r]] for c in cols)), counts, dropped
+    cols = (split.ordinal[rows], to_lane[scan.lane[rows]], _names(scan.name[rows], to_string, empty), ts[rows])
+    return split.views(rows, cols), counts, dropped
 
 
 def _flows(scan: Scan, split: _Split, is_flow: np.ndarray, ts: np.ndarray, ts_ok: np.ndarray,
@@ -405,14 +418,11 @@ def _flows(scan: Scan, split: _Split, is_flow: np.ndarray, ts: np.ndarray, ts_ok
     counts = np.zeros((len(split.first), 3), dtype=np.int64)
     np.add.at(counts, (split.range_of[rows], ph), 1)
     keep = ts_ok[rows]
-    dropped: dict[int, list] = {}
-    for i in rows[~keep].tolist():
-        problem = (-1, int(split.ordinal[i]), "'ts' missing or not a number")
-        dropped.setdefault(int(split.range_of[i]), []).append(problem)
+    bad = rows[~keep].tolist()
+    dropped = split.dropped(bad, [NO_TS] * len(bad))
     rows, ph = rows[keep], ph[keep]
-    cat = scan.cat[rows]
-    cols = (split.ordinal[rows], ph, np.where(cat >= 0, to_string[cat], empty).astype(np.int32),
-            to_lane[scan.lane[rows]], ts[rows], scan.bp_e[rows])
+    cols = (split.ordinal[rows], ph, _names(scan.cat[rows], to_string, empty), to_lane[scan.lane[rows]], ts[rows],
+            scan.bp_e[rows])
     id_k, id_v = scan.id_k[rows], scan.id_v[rows]
     lo, hi = split.bounds(rows)
     is_text = id_k != codes.TOK_INT
