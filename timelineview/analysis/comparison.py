@@ -191,12 +191,15 @@ def _row(c: CardComparison, step: int | None, flags: list[dict]) -> dict:
 
 def compare_cluster(stores: list[TraceStore], derived: list[DerivedIntervals | None],
                     offsets_ns: list[int] | np.ndarray | None = None,
-                    numbers: list[int] | None = None) -> ClusterComparison:
-    """The comparison of loaded cards (``derived[i]`` None: that card has no analysis)."""
+                    numbers: list[int] | None = None,
+                    steps: list[list[StepWindow] | None] | None = None) -> ClusterComparison:
+    """The comparison of loaded cards (``derived[i]`` None: that card has no analysis;
+    ``steps[i]``: its step windows when already found)."""
     offsets = [0] * len(stores) if offsets_ns is None else [int(o) for o in offsets_ns]
     numbers = list(range(len(stores))) if numbers is None else numbers
-    return ClusterComparison([card_comparison(s, d, n, o)
-                              for s, d, o, n in zip(stores, derived, offsets, numbers, strict=True)])
+    steps = [None] * len(stores) if steps is None else steps
+    return ClusterComparison([card_comparison(s, d, n, o, w)
+                              for s, d, o, n, w in zip(stores, derived, offsets, numbers, steps, strict=True)])
 
 
 def group_rows(rows: list[dict], max_bars: int) -> list[dict]:

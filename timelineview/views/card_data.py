@@ -55,6 +55,7 @@ class CardView:
     derived: Any = None  # analysis DerivedIntervals, for window statistics
     derived_lanes: list[DerivedLane] = field(default_factory=list)
     steps: StepBars | None = None
+    step_windows: list | None = None  # analysis StepWindow list the bars come from
     colours: np.ndarray = field(default_factory=lambda: np.zeros(1, np.uint8))
     search: NameSearch | None = None
     row_summary: RowSummary | None = None  # LOD shortcut for dense index rows
@@ -157,7 +158,8 @@ def prepare_card(store: TraceStore, number: int, min_gap_ns: int = MIN_GAP_NS) -
     try:
         from timelineview.analysis import steps as steps_mod
 
-        card.steps = step_bars_of(steps_mod.find_steps(store, card.derived))
+        card.step_windows = steps_mod.find_steps(store, card.derived)
+        card.steps = step_bars_of(card.step_windows)
     except Exception as exc:
         card.analysis_error = f"steps unavailable: {exc}"
     return card

@@ -23,7 +23,8 @@ STEP_MARGIN = 0.02  # of the step length, either side of a drilled step
 def compare_card_views(cards: list[CardView]) -> ClusterComparison:
     """The comparison of loaded cards, from their analysis and estimated clock offsets."""
     return compare_cluster([c.store for c in cards], [c.derived for c in cards],
-                           [c.estimated_offset_ns for c in cards], [c.number for c in cards])
+                           [c.estimated_offset_ns for c in cards], [c.number for c in cards],
+                           [c.step_windows for c in cards])
 
 
 class ClusterTab(QtCore.QObject):
