@@ -47,8 +47,9 @@ from timelineview.model.scan_codes import (
     TOK_NULL,
     TOK_STR,
 )
+from timelineview.model.timestamps import FLOAT_EXACT_LIMIT_US
 
-_FLOAT_EXACT_LIMIT = 4398046511104  # 2**42 µs: below it rint(x * 1000) is the written ns
+_FLOAT_EXACT_LIMIT = int(FLOAT_EXACT_LIMIT_US)  # µs: below it rint(x * 1000) is the written ns
 _POW10 = np.array([10**k for k in range(19)], dtype=np.int64)
 
 # phases the typed decoder knows but the scanner leaves to it
