@@ -354,10 +354,11 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
                 cancel: threading.Event | None, workers: int | None) -> None:
     tasks = _tasks(jobs)
     sizes = [sum(job.ranges[k][1] - job.ranges[k][0] for k in group) for job, group in tasks]
-    inline = sum(sizes) <= INLINE_BYTES or workers == 1
+    small = sum(sizes) <= INLINE_BYTES
+    inline = small or workers == 1
     # the compiled scanner costs this process ~0.4 s and ~100 MB to load: worth it for
     # large inputs, or when it is here already
-    scanner_here = sum(sizes) > INLINE_BYTES or scanner_is_warm()
+    scanner_here = not small or scanner_is_warm()
     if scanner_here and (inline or _threads()):
         _ready_scanner(cancel)  # here, once, before decode threads would each import it
     pending: set[Future] = set()

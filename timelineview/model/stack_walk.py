@@ -15,34 +15,18 @@ import numpy as np
 
 def stack_levels_python(starts: list[int], ends: list[int], level: np.ndarray) -> int:
     """Fill ``level`` for the slices (start, end) of one lane; return how many overflowed
-    the first pass."""
-    pending = list(range(len(starts)))
-    base = 0
-    first_overflow = -1
-    while pending:
-        stack: list[int] = []
-        overflow: list[int] = []
-        top = 0
-        for i in pending:
-            s, e = starts[i], ends[i]
-            while stack and stack[-1] <= s:
-                stack.pop()
-            if not stack or e <= stack[-1]:
-                level[i] = base + len(stack)
-                stack.append(e)
-                top = max(top, len(stack))
-            else:
-                overflow.append(i)
-        if first_overflow < 0:
-            first_overflow = len(overflow)
-        base += top
-        pending = overflow
-    return max(first_overflow, 0)
+    the first pass. The walk below, run by the interpreter on lists."""
+    n = len(starts)
+    levels = [-1] * n
+    over = _stack_levels_kernel(starts, ends, levels, [0] * n, [0] * n, [0] * n)
+    level[:] = levels
+    return over
 
 
 def _stack_levels_kernel(starts, ends, level, stack, pending, overflow):
-    """``stack_levels_python`` on arrays; ``stack``, ``pending`` and ``overflow`` are
-    scratch arrays as long as the lane."""
+    """The walk: fill ``level``, return the first pass's overflow count. ``stack``,
+    ``pending`` and ``overflow`` are scratch sequences as long as the lane (lists for the
+    interpreter, arrays compiled)."""
     n_pending = len(starts)
     for i in range(n_pending):
         pending[i] = i
