@@ -18,6 +18,11 @@ FRACTION_LEVELS = 4
 LEVEL_ALPHA = (0, 90, 150, 205, 255)
 
 
+def _pad(row_height: int) -> int:
+    """Gap above and below a row's fill: 1 px on the compact rows of the cluster lane filter."""
+    return 2 if row_height >= 12 else 1
+
+
 class DerivedTrackItem(CardTrackItem):
     """Interval-set lanes and step phases of one card."""
 
@@ -68,7 +73,7 @@ class DerivedTrackItem(CardTrackItem):
                     for level in np.unique(lv).tolist():
                         sel = lv == level
                         n = int(sel.sum())
-                        pad = 2 if row.height >= 12 else 1  # compact rows (cluster lane filter)
+                        pad = _pad(row.height)
                         by_colour.setdefault((colour, level), []).append(
                             rect_array(x0[sel] + left, np.full(n, y + pad), x1[sel] + left,
                                        np.full(n, y + row.height - pad)))
@@ -91,8 +96,7 @@ class DerivedTrackItem(CardTrackItem):
             return np.clip(np.floor((t[idx] - t0) * scale), -1, width + 1).astype(np.int64)
 
         xs, xf, xb, xe = px(s.start), px(np.maximum(s.fp, s.start)), px(np.maximum(s.bp, s.fp)), px(s.end)
-        pad = 2 if h >= 12 else 1  # compact rows (cluster lane filter)
-        top, bottom = y + pad, y + h - pad
+        top, bottom = y + _pad(h), y + h - _pad(h)
         for colour, a, b in (("step_interval", xs, xf), ("fp_bp", xf, xb), ("tail", xb, xe)):
             keep = b > a
             n = int(keep.sum())
