@@ -21,9 +21,9 @@ from timelineview.analysis.derived import derive
 from timelineview.analysis.names import name_table
 from timelineview.analysis.summary import card_document
 from timelineview.analysis.window import window_metrics
-from timelineview.model.report import LoadReport
-from timelineview.model.store import LaneTable, ProcessTable, SliceColumns, TraceStore
-from timelineview.model.store_factory import empty_counters, empty_flows, empty_instants
+from timelineview.model.store.report import LoadReport
+from timelineview.model.store.store_factory import empty_counters, empty_flows, empty_instants
+from timelineview.model.store.trace_store import LaneTable, ProcessTable, SliceColumns, TraceStore
 
 STREAMS = 8
 PLANES = 4

@@ -50,7 +50,7 @@ def child(path: str) -> dict:
     from PySide6 import QtCore, QtWidgets
 
     app = QtWidgets.QApplication([sys.argv[0]])
-    from timelineview.model.loader import shutdown_pool
+    from timelineview.model.load.loader import shutdown_pool
     from timelineview.views.main_window import MainWindow
 
     settings = QtCore.QSettings(str(ROOT / ".bench" / "bench-settings.ini"), QtCore.QSettings.Format.IniFormat)
@@ -94,7 +94,7 @@ def main() -> None:
     if a.child:
         print(json.dumps(child(a.child)))
         return
-    from timelineview.model.cache import cache_size
+    from timelineview.model.store.cache import cache_size
 
     path = generate(a.cards, a.mb)
     data_mb = sum(f.stat().st_size for f in path.rglob("*.json")) / 1e6

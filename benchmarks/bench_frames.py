@@ -24,8 +24,8 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from timelineview.model.store import LaneTable, ProcessTable, TraceStore  # noqa: E402
-from timelineview.model.store_factory import store_from_columns  # noqa: E402
+from timelineview.model.store.store_factory import store_from_columns  # noqa: E402
+from timelineview.model.store.trace_store import LaneTable, ProcessTable, TraceStore  # noqa: E402
 
 WIDTH, HEIGHT = 1920, 1080
 WINDOWS = {"full": 1.0, "1pct": 0.01, "0.01pct": 0.0001}
@@ -109,8 +109,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from PySide6 import QtWidgets
 
-    from timelineview.views.card_data import prepare_card
-    from timelineview.views.timeline_widget import TimelineWidget
+    from timelineview.views.timeline.widget import TimelineWidget
+    from timelineview.viewstate.card_view import prepare_card
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     t = time.perf_counter()

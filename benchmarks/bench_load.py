@@ -99,7 +99,7 @@ class StallProbe(threading.Thread):
 
 def one_load(path: str, workers: int) -> dict:
     from timelineview.model import load
-    from timelineview.model.loader import shutdown_pool, warm_pool
+    from timelineview.model.load.loader import shutdown_pool, warm_pool
 
     pids = warm_pool(workers)
     # PSS only tells more than peak RSS when worker processes share pages; reading it

@@ -109,7 +109,7 @@ def _warm_decoders() -> None:
     the first load then starts at full speed, and a first-ever run compiles the scanner
     here rather than inside that load."""
     try:
-        from timelineview.model.loader import warm_pool
+        from timelineview.model.load.loader import warm_pool
 
         warm_pool()
     except Exception:  # a load still starts its own workers
@@ -118,7 +118,7 @@ def _warm_decoders() -> None:
 
 def _shutdown_pool() -> None:
     try:
-        from timelineview.model.loader import shutdown_pool
+        from timelineview.model.load.loader import shutdown_pool
 
         shutdown_pool()
     except Exception:

@@ -10,7 +10,7 @@ import orjson
 
 from timelineview.analysis.summary import format_text, stats_document
 from timelineview.model import LoadCancelled, load
-from timelineview.model.loader import shutdown_pool
+from timelineview.model.load.loader import shutdown_pool
 
 
 def _progress_printer(enabled: bool):

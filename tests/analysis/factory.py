@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from timelineview.model.store import LaneTable, ProcessTable, TraceStore
-from timelineview.model.store_factory import store_from_columns
+from timelineview.model.store.store_factory import store_from_columns
+from timelineview.model.store.trace_store import LaneTable, ProcessTable, TraceStore
 
 HW = "Ascend Hardware/Stream 2"
 HW2 = "Ascend Hardware/Stream 3"

@@ -10,7 +10,7 @@ import pytest  # noqa: E402
 from PySide6 import QtCore  # noqa: E402
 
 from tests.views.factory import ascend_card  # noqa: E402
-from timelineview.views.card_data import prepare_card  # noqa: E402
+from timelineview.viewstate.card_view import prepare_card  # noqa: E402
 
 SIZE = (1280, 800)
 
@@ -31,7 +31,7 @@ def timeline(qtbot, cards):
 
 def show_timeline(qtbot, cards):
     """A shown timeline widget holding ``cards``, every lane visible."""
-    from timelineview.views.timeline_widget import TimelineWidget
+    from timelineview.views.timeline.widget import TimelineWidget
 
     w = TimelineWidget()
     qtbot.addWidget(w)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from timelineview.model.store import CounterTable, FlowTable, LaneTable, ProcessTable, TraceStore
-from timelineview.model.store_factory import empty_counters, store_from_columns
+from timelineview.model.store.store_factory import empty_counters, store_from_columns
+from timelineview.model.store.trace_store import CounterTable, FlowTable, LaneTable, ProcessTable, TraceStore
 
 BASE_NS = 1_736_412_474_721_123_620  # epoch-µs magnitude: exercises exact int64 handling
 OPS = ["MatMul", "Conv2D", "Add", "LayerNorm", "Softmax", "GeLU", "Mul", "Transpose", "BatchMatMul",

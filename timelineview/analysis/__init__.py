@@ -1,6 +1,6 @@
 """Analysis of a loaded card: overlap statistics, idle gaps, steps, per-name tables, cluster.
 
-Pure numpy over ``timelineview.model.store.TraceStore``; no Qt. Definitions: metrics.md.
+Pure numpy over ``timelineview.model.store.trace_store.TraceStore``; no Qt. Definitions: metrics.md.
 """
 
 from timelineview.analysis.classify import Classification, classify

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from timelineview.analysis.task_types import TASK_TYPE_KIND, is_compute_task_type, is_known_task_type
-from timelineview.model.store import TraceStore
+from timelineview.model.store.trace_store import TraceStore
 
 __all__ = ["Classification", "classify", "base_name", "TASK_TYPE_KIND"]
 

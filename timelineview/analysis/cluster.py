@@ -8,7 +8,7 @@ from collections import defaultdict
 import numpy as np
 
 from timelineview.analysis.classify import Classification, classify
-from timelineview.model.store import TraceStore
+from timelineview.model.store.trace_store import TraceStore
 
 # Point-to-point operators do not end at the same instant on both sides: used only as a
 # last resort for clock alignment.

@@ -21,7 +21,7 @@ from timelineview.analysis.derived import DerivedIntervals
 from timelineview.analysis.pipeline import derive_pipeline, pipeline_metrics
 from timelineview.analysis.steps import StepWindow, find_steps, step_metrics
 from timelineview.analysis.window import window_metrics
-from timelineview.model.store import TraceStore
+from timelineview.model.store.trace_store import TraceStore
 
 TIME, RATIO, COUNT, OFFSET, TEXT = "time", "ratio", "count", "offset", "text"
 

@@ -16,7 +16,7 @@ from timelineview.analysis.intervals import (
     intersect,
     union,
 )
-from timelineview.model.store import TraceStore
+from timelineview.model.store.trace_store import TraceStore
 
 DEFAULT_MIN_GAP_NS = 1000
 

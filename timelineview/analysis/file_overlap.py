@@ -12,7 +12,7 @@ import numpy as np
 
 from timelineview.analysis.classify import Classification, classify
 from timelineview.analysis.intervals import union
-from timelineview.model.store import TraceStore
+from timelineview.model.store.trace_store import TraceStore
 
 FILE_OVERLAP_KINDS = ("compute", "communication", "pure_communication", "free")
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from timelineview.model.store import TraceStore
+from timelineview.model.store.trace_store import TraceStore
 
 COLUMNS = ("name", "count", "total_us", "self_us", "avg_us", "min_us", "max_us")
 

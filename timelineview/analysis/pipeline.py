@@ -20,7 +20,7 @@ import numpy as np
 
 from timelineview.analysis.derived import DerivedIntervals
 from timelineview.analysis.intervals import Intervals, complement, intersect, merge, union
-from timelineview.model.store import TraceStore
+from timelineview.model.store.trace_store import TraceStore
 
 RECEIVE_NAME = re.compile(r"hcom_receive|receive-op|(?:^|[/_])receive(?:$|[-_\d])", re.IGNORECASE)
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from timelineview.analysis.derived import DerivedIntervals
 from timelineview.analysis.window import window_metrics
-from timelineview.model.store import TraceStore
+from timelineview.model.store.trace_store import TraceStore
 
 SOURCE_STEP_TRACE = "step_trace"
 SOURCE_STEPS_LANE = "steps_lane"

@@ -12,7 +12,7 @@ from timelineview.analysis.file_overlap import file_overlap
 from timelineview.analysis.steps import find_steps, step_metrics
 from timelineview.analysis.text_table import format_table
 from timelineview.analysis.window import METRIC_KEYS, card_metrics
-from timelineview.model.store import TraceStore
+from timelineview.model.store.trace_store import TraceStore
 
 
 def _card_path(store: TraceStore) -> str:

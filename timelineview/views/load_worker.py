@@ -9,8 +9,8 @@ from pathlib import Path
 
 from PySide6 import QtCore
 
-from timelineview.views.card_data import align_clocks, prepare_card
-from timelineview.views.card_progress import card_labels
+from timelineview.views.cluster.card_progress import card_labels
+from timelineview.viewstate.card_view import align_clocks, prepare_card
 
 PROGRESS_INTERVAL_S = 0.05  # the loader may call back very often; the GUI needs ~20 updates/s
 
@@ -78,7 +78,7 @@ class LoadWorker(QtCore.QObject):
             self.done.emit()
 
     def _compare(self, cards: list) -> None:
-        from timelineview.views.cluster_tab import compare_card_views
+        from timelineview.views.cluster.cluster_tab import compare_card_views
 
         self.stage.emit("Comparing cards")
         try:

@@ -6,13 +6,13 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.views.cluster_tab import ClusterTab
-from timelineview.views.details_panel import DetailsPanel
+from timelineview.views.cluster.cluster_tab import ClusterTab
 from timelineview.views.load_worker import LoadWorker, finish_load, start_load
+from timelineview.views.panels.details_panel import DetailsPanel
 from timelineview.views.search_bar import SearchBar
 from timelineview.views.shortcut_sheet import ShortcutSheet
 from timelineview.views.theme import system_is_dark
-from timelineview.views.timeline_widget import TimelineWidget
+from timelineview.views.timeline.widget import TimelineWidget
 
 MAX_RECENT = 10
 DOCK_HEIGHT = 240

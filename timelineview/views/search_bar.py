@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.views.timeline_widget import TimelineWidget
+from timelineview.views.timeline.widget import TimelineWidget
 
 TYPING_DELAY_MS = 120
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.model.palette import DERIVED_COLOURS, SLICE_COLOURS, text_on
+from timelineview.viewstate.palette import DERIVED_COLOURS, SLICE_COLOURS, text_on
 
 
 def _rgb(rgb: tuple[int, int, int], alpha: int = 255) -> QtGui.QColor:

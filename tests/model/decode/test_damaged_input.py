@@ -1,0 +1,173 @@
+"""Bad input never raises: everything readable loads and the report says what and where."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from timelineview.model import load
+
+from ..tracefile import dump_events, reference_slices, slice_set, x_event
+
+
+def events_with_offsets(n: int, seed: int = 0) -> tuple[list[dict], bytes, list[int]]:
+    """Events, the file bytes, and the byte offset just after each event's closing brace."""
+    rng = random.Random(seed)
+    events = []
+    for i in range(n):
+        e = x_event(rng.choice(["a},{b", "MatMul", 'q"u\\"ote', "ü"]) + str(i), rng.randint(1, 3), rng.randint(0, 2),
+                    f"{1700000000000000 + i * 7}.{rng.randint(0, 999):03d}", round(rng.random() * 5, 3),
+                    args={"nested": [{"x": "]}"}, {"y": i}]})
+        events.append(e)
+    parts, ends, pos = [], [], 1
+    for i, e in enumerate(events):
+        text = json.dumps(e, indent=rng.choice([None, 1]))
+        sep = ", " if i else ""
+        pos += len(sep.encode()) + len(text.encode())
+        parts.append(sep + text)
+        ends.append(pos)
+    data = ("[" + "".join(parts) + "]").encode()
+    return events, data, ends
+
+
+def test_truncation_at_any_offset_loads_the_complete_prefix(tmp_path):
+    events, data, ends = events_with_offsets(60)
+    rng = random.Random(5)
+    cuts = sorted(rng.sample(range(1, len(data) - 1), 40)) + [ends[10], ends[10] + 1, ends[-1]]
+    for cut in cuts:
+        path = tmp_path / f"cut{cut}.json"
+        path.write_bytes(data[:cut])
+        [store] = load(path, chunk_bytes=512)
+        complete = [e for e, end in zip(events, ends) if end <= cut]
+        assert slice_set(store) == reference_slices(complete), cut
+        assert store.report.truncated, cut
+        last_end = max([end for end in ends if end <= cut], default=None)
+        if last_end is not None:
+            assert store.report.truncated_offset == last_end, cut
+
+
+@pytest.mark.parametrize("tail,truncated", [(b",", True), (b",\n", True), (b"", True), (b"]", False),
+                                            (b",]", False), (b"\n]\n", False)])
+def test_endings_written_by_interrupted_producers(tmp_path, tail, truncated):
+    events = [x_event("a", 1, 1, 1.0, 1.0), x_event("b", 1, 1, 3.0, 1.0)]
+    body = ",".join(json.dumps(e) for e in events).encode()
+    path = tmp_path / "t.json"
+    path.write_bytes(b"[" + body + tail)
+    [store] = load(path)
+    assert slice_set(store) == reference_slices(events)
+    assert store.report.truncated == truncated
+
+
+@pytest.mark.parametrize("content,message", [
+    (b"", "empty"),
+    (b"   \n", "empty"),
+    (b"]", ""),
+    (b"hello world", "not a JSON trace"),
+    (b'{"foo": 1}', "traceEvents"),
+    (b"\x00\x01\x02", "not a JSON trace"),
+])
+def test_unreadable_files_report_and_do_not_raise(tmp_path, content, message):
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    [store] = load(path)
+    assert len(store.slices) == 0
+    text = store.report.summary() + " ".join(store.report.to_json()["warnings"])
+    assert message in text
+    if content == b"]":
+        assert any("only ']'" in w for w in store.report.warnings)
+
+
+def test_bad_events_are_dropped_one_by_one_with_place(tmp_path):
+    good = [x_event(f"g{i}", 1, 1, float(i * 10), 1.0) for i in range(6)]
+    raw = [json.dumps(e) for e in good]
+    raw.insert(2, '{"name": "nan", "ph": "X", "pid": 1, "tid": 1, "ts": NaN, "dur": 1}')
+    raw.insert(3, '{"name": "inf", "ph": "X", "pid": 1, "tid": 1, "ts": 5, "dur": Infinity}')
+    raw.insert(4, '{"name": "types", "ph": "X", "pid": [1], "tid": 1, "ts": 5, "dur": 1}')
+    raw.insert(5, '{"name": "nots", "ph": "X", "pid": 1, "tid": 1, "ts": "abc", "dur": 1}')
+    raw.insert(6, '{"name": "noph", "pid": 1, "tid": 1, "ts": 5, "dur": 1}')
+    raw.insert(7, '{"name": "neg", "ph": "X", "pid": 1, "tid": 1, "ts": 5, "dur": -3}')
+    raw.insert(8, '{"name": "weird", "ph": "Q", "pid": 1, "tid": 1, "ts": 5}')
+    data = ("[" + ",\n".join(raw) + "]").encode()
+    bad_utf8 = b'{"name": "bad\xff\xfeutf", "ph": "X", "pid": 1, "tid": 1, "ts": 99, "dur": 1}'
+    data = data[:-1] + b",\n" + bad_utf8 + b"]"
+    path = tmp_path / "t.json"
+    path.write_bytes(data)
+    [store] = load(path)
+    names = sorted(store.strings[int(n)] for n in store.slices.name)
+    assert names == sorted([e["name"] for e in good] + ["bad\ufffd\ufffdutf"])
+    rep = store.report
+    assert rep.dropped_events == 7
+    assert rep.dropped["unknown phase 'Q'"] == 1
+    assert rep.dropped["'ts' is not a number"] == 2  # NaN and "abc"
+    assert rep.dropped["'dur' is not a number"] == 1
+    assert rep.dropped["negative 'dur'"] == 1
+    assert rep.dropped["pid/tid of a wrong type"] == 1
+    assert rep.dropped["missing or non-string 'ph'"] == 1
+    nan_at = data.index(b'{"name": "nan"')
+    example = next(p for p in rep.examples if p.offset == nan_at)
+    assert example.event == 2 and example.path == str(path)
+    assert any("invalid UTF-8" in w for w in rep.warnings)
+
+
+def test_garbage_between_events_is_skipped(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_bytes(b'[{"name":"a","ph":"X","pid":1,"tid":1,"ts":1,"dur":1}, }} garbage ,'
+                     b'{"name":"b","ph":"X","pid":1,"tid":1,"ts":2,"dur":1}]')
+    [store] = load(path)
+    assert sorted(store.strings[int(n)] for n in store.slices.name) == ["a", "b"]
+
+
+def test_lost_string_resyncs_on_next_event(tmp_path):
+    events = [x_event(f"e{i}", 1, 1, float(i), 0.5) for i in range(8)]
+    raw = [json.dumps(e) for e in events]
+    raw[3] = raw[3].replace('"name": "e3"', '"name": "e3')  # an unterminated string
+    path = tmp_path / "t.json"
+    path.write_bytes(("[" + ", ".join(raw) + "]").encode())
+    [store] = load(path)
+    names = {store.strings[int(n)] for n in store.slices.name}
+    assert {"e0", "e1", "e2"} <= names and {"e5", "e6", "e7"} <= names
+    assert "e3" not in names
+    assert store.report.warnings or store.report.dropped_events
+
+
+def test_missing_dur_reads_as_zero_length(tmp_path):
+    path = dump_events([{"name": "a", "ph": "X", "pid": 1, "tid": 1, "ts": 1.0}], tmp_path / "t.json")
+    [store] = load(path)
+    assert store.slices.dur.tolist() == [0]
+    assert any("without 'dur'" in w for w in store.report.warnings)
+
+
+def element_ends(data: bytes) -> tuple[list[dict], list[int]]:
+    """Each top-level element and the byte offset just after it, by json.raw_decode."""
+    text = data.decode("utf-8")
+    assert text.lstrip().startswith("[")
+    dec = json.JSONDecoder()
+    pos = text.index("[") + 1
+    events, ends = [], []
+    while True:
+        while text[pos] in " \n\r\t,":
+            pos += 1
+        if text[pos] == "]":
+            return events, ends
+        obj, pos = dec.raw_decode(text, pos)
+        events.append(obj)
+        ends.append(len(text[:pos].encode("utf-8")))
+
+
+def test_truncated_generated_msprof_file_loads_the_complete_prefix(tmp_path):
+    from timelineview.synthetic import CardSpec, generate_card
+
+    src = tmp_path / "full.json"
+    generate_card(src, CardSpec(seed=1, steps=2, tasks_per_step=30), "msprof")
+    data = src.read_bytes()
+    events, ends = element_ends(data)
+    rng = random.Random(11)
+    for cut in sorted(rng.sample(range(2, len(data) - 1), 25)):
+        path = tmp_path / "cut.json"
+        path.write_bytes(data[:cut])
+        [store] = load(path, chunk_bytes=2048)
+        complete = [e for e, end in zip(events, ends) if end <= cut]
+        assert slice_set(store) == reference_slices(complete), cut
+        assert store.report.truncated

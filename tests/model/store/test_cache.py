@@ -1,0 +1,62 @@
+"""The on-disk card cache gives back the same store, and notices changed files."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from timelineview.model import load
+from timelineview.model.store.cache import cache_size
+from timelineview.synthetic import CardSpec, generate_card
+
+from ..tracefile import slice_set
+
+
+def test_cached_store_equals_the_loaded_one(tmp_path):
+    trace = tmp_path / "ascend_timeline_display_4.json"
+    generate_card(trace, CardSpec(seed=2, rank=4, steps=2, tasks_per_step=50, with_overlaps=True), "msprof")
+    cache = tmp_path / "cache"
+    [fresh] = load(trace, cache=cache)
+    assert cache_size(cache) > 0
+    seen = []
+    [cached] = load(trace, cache=cache, progress=lambda d, t: seen.append((d, t)))
+    assert seen[-1][0] == seen[-1][1]
+    assert slice_set(cached) == slice_set(fresh)
+    for name in ("start", "dur", "lane", "name", "task_type", "depth", "src"):
+        assert np.array_equal(getattr(cached.slices, name), getattr(fresh.slices, name))
+    for name in ("order", "starts", "ends", "row_ptr"):
+        assert np.array_equal(getattr(cached.index, name), getattr(fresh.index, name))
+    assert cached.strings == fresh.strings and cached.lanes.name == fresh.lanes.name
+    assert cached.rank == 4 and cached.report.to_json() == fresh.report.to_json()
+    assert len(cached.flows) == len(fresh.flows)
+    assert np.array_equal(cached.flows.dst_slice, fresh.flows.dst_slice)
+    assert cached.args(5) == fresh.args(5)
+    assert len(cached.counters.ts) == len(fresh.counters.ts)
+    # a changed file is read again
+    st = trace.stat()
+    os.utime(trace, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    [again] = load(trace, cache=cache)
+    assert len(again.slices) == len(fresh.slices)
+    assert len(list(cache.iterdir())) == 2
+
+
+def test_prune_drops_the_least_recently_used_cards(tmp_path):
+    import time
+
+    from timelineview.model.store.cache import prune
+
+    cache = tmp_path / "cache"
+    paths = []
+    for rank in range(3):
+        trace = tmp_path / f"ascend_timeline_display_{rank}.json"
+        generate_card(trace, CardSpec(seed=rank, rank=rank, steps=1, tasks_per_step=20), "msprof")
+        load(trace, cache=cache)
+        paths.append(trace)
+        time.sleep(0.02)
+    load(paths[0], cache=cache)  # rank 0 used again: now the most recent
+    sizes = sorted(sum(f.stat().st_size for f in d.iterdir()) for d in cache.iterdir())
+    assert prune(cache, max_bytes=sum(sizes) - 1) == 1
+    left = {json.loads((d / "meta.json").read_text())["rank"] for d in cache.iterdir()}
+    assert left == {0, 2}

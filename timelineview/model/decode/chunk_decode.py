@@ -1,0 +1,581 @@
+"""Decode one byte range of a trace file into compact columns (runs in worker processes).
+
+Fast path: the whole range as one typed msgspec decode. If that fails, the tolerant
+scanner finds every element, and each is checked field by field, so one bad event
+costs only itself. Either way the result is the same ``ChunkResult``.
+"""
+
+from __future__ import annotations
+
+import gc
+import operator
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+from itertools import compress, repeat
+from operator import attrgetter
+
+import msgspec
+import numpy as np
+
+from timelineview.model.decode import event_types as ev
+from timelineview.model.decode.timestamps import tokens_to_ns
+from timelineview.model.decode.tolerant import scan
+
+
+@dataclass
+class FlowColumns:
+    """Flow points of a range; ids are int64 when every id is an integer, else text."""
+
+    ordinal: np.ndarray  # int64
+    ph: np.ndarray  # int8: 0 s, 1 t, 2 f
+    cat: np.ndarray  # int32 string id
+    lane: np.ndarray  # int32 local lane
+    ts: np.ndarray  # int64 ns
+    bp_e: np.ndarray  # bool: binds to the enclosing slice
+    id_num: np.ndarray | None  # int64 ids, or None
+    id_text: list[str] | None  # text ids when some are not integers
+
+
+@dataclass
+class ChunkResult:
+    """Columns of one range with chunk-local intern tables (remapped by the merge step)."""
+
+    file_index: int
+    start: int  # byte offset of the first element
+    end: int  # byte offset just after the last complete element
+    n_elements: int  # top-level elements seen (ordinals 0..n-1)
+    fast: bool  # decoded by the fast path (so ``end`` is a verified boundary)
+    strings: list[str] = field(default_factory=list)
+    lane_keys: list[tuple[str, str]] = field(default_factory=list)  # normalised (pid, tid)
+    x_start: np.ndarray = None
+    x_dur: np.ndarray = None
+    x_lane: np.ndarray = None
+    x_name: np.ndarray = None
+    x_cat: np.ndarray = None
+    x_task: np.ndarray = None
+    x_ord: np.ndarray = None
+    meta: list = field(default_factory=list)  # (ordinal, name, pid, tid, args)
+    counter_series: list = field(default_factory=list)  # local series id -> (pid text, counter name, key)
+    counter_points: tuple | None = None  # (series int32, ts int64 ns, value float64) arrays
+    flows: FlowColumns | None = None
+    instants: tuple | None = None  # arrays: ordinal int64, lane int32, name id int32, ts ns int64
+    be: list = field(default_factory=list)  # (ordinal, ph, lane, name_id, cat_id, ts_ns)
+    counts_by_ph: Counter = field(default_factory=Counter)
+    dropped: list = field(default_factory=list)  # (byte offset or -1, ordinal, reason)
+    notes: list = field(default_factory=list)  # (byte offset, ordinal, warning) kept events
+    closed: bool = False  # saw the array's closing bracket
+    truncated: bool = False  # bytes ran out inside an element
+    lossy_numbers: bool = False
+    problems: list = field(default_factory=list)  # (byte offset, text) structural problems
+
+
+def token_text(tok: object) -> str:
+    """Normalised text of a pid/tid token: ``519`` and ``"519"`` are the same thread."""
+    if type(tok) is int:
+        return str(tok)
+    if type(tok) is str:
+        s = tok.strip()
+        if s[1:].isdigit() if s[:1] == "-" else s.isdigit():
+            return str(int(s))
+        return tok
+    if tok is None:
+        return "0"
+    if type(tok) is float and tok.is_integer():
+        return str(int(tok))
+    return str(tok)
+
+
+def id_text(tok: object) -> str:
+    """Flow ids are opaque: the raw token's text (ints beyond 2^53 stay exact)."""
+    if type(tok) is str:
+        return tok
+    if type(tok) is float:
+        return repr(tok)
+    return str(tok)
+
+
+_buffers: dict[tuple[int, str], bytearray] = {}  # reused read buffers: (thread, use) -> buffer
+
+
+def release_read_buffers() -> None:
+    """Let go of the reused read buffers (a load is over). A read in progress keeps its own."""
+    _buffers.clear()
+
+
+def read_range(path: str, start: int, end: int, reuse: str = "") -> bytearray | memoryview:
+    """``[`` + file bytes [start, end) + ``]`` in one buffer (no extra copies).
+
+    With ``reuse`` the bytes land in a buffer this thread keeps for that use between
+    calls (until ``release_read_buffers``): touching fresh pages costs more than parsing
+    them on some VMs. The view is valid until the thread's next call with the same
+    ``reuse``.
+    """
+    size = end - start + 2
+    if reuse:
+        key = (threading.get_ident(), reuse)
+        buffer = _buffers.get(key)
+        if buffer is None or len(buffer) < size:
+            buffer = _buffers[key] = bytearray(size)
+        buf = memoryview(buffer)[:size]
+    else:
+        buf = bytearray(size)
+    buf[0] = 0x5B
+    with open(path, "rb", buffering=0) as f:
+        f.seek(start)
+        view = memoryview(buf)[1:-1]
+        got = 0
+        while got < len(view):
+            n = f.readinto(view[got:])
+            if not n:
+                break
+            got += n
+        view.release()
+    if got < end - start:
+        size = got + 2
+        buf = buf[:size]
+    buf[size - 1] = 0x5D
+    return buf
+
+
+class Interner:
+    """Intern tables shared by the ranges of one task, so each string crosses once."""
+
+    def __init__(self) -> None:
+        self.strings: dict = {}
+        self.lanes: dict = {}
+
+    def finish(self, results: list[ChunkResult]) -> None:
+        strings = list(self.strings)
+        lane_keys = [(token_text(p), token_text(t)) for p, t in self.lanes]
+        for r in results:  # the same list objects: pickled once for the whole task
+            r.strings = strings
+            r.lane_keys = lane_keys
+
+
+NO_TS = "'ts' missing or not a number"  # why a flow, instant, B/E or counter event was dropped
+X_COLS = ("x_start", "x_dur", "x_lane", "x_name", "x_cat", "x_task", "x_ord")
+_FLOW_COLS = ("ordinal", "ph", "cat", "lane", "ts", "bp_e")
+
+
+@dataclass
+class PackedResults:
+    """The ranges of one task with their columns joined: a few large arrays cross the
+    process boundary instead of hundreds of small ones."""
+
+    results: list[ChunkResult]  # column attributes emptied
+    x_counts: np.ndarray
+    x_cols: list[np.ndarray]
+    flow_counts: np.ndarray
+    flow_cols: list[np.ndarray]
+    flow_ids: list  # per range: (id_num, id_text)
+
+
+def pack(results: list[ChunkResult]) -> PackedResults:
+    x_counts = np.array([len(r.x_start) for r in results], dtype=np.int64)
+    x_cols = [np.concatenate([getattr(r, c) for r in results]) for c in X_COLS]
+    flows = [r.flows for r in results]
+    flow_counts = np.array([0 if f is None else len(f.ts) for f in flows], dtype=np.int64)
+    present = [f for f in flows if f is not None]
+    flow_cols = [np.concatenate([getattr(f, c) for f in present]) if present else np.zeros(0) for c in _FLOW_COLS]
+    flow_ids = [None if f is None else (f.id_num, f.id_text) for f in flows]
+    for r in results:
+        for c in X_COLS:
+            setattr(r, c, None)
+        r.flows = None
+    return PackedResults(results, x_counts, x_cols, flow_counts, flow_cols, flow_ids)
+
+
+def unpack(packed: PackedResults) -> list[ChunkResult]:
+    """Give every range views of its part of the joined columns."""
+    x_ends = np.cumsum(packed.x_counts).tolist()
+    f_ends = np.cumsum(packed.flow_counts).tolist()
+    x0 = f0 = 0
+    for r, x1, f1, ids in zip(packed.results, x_ends, f_ends, packed.flow_ids):
+        for c, col in zip(X_COLS, packed.x_cols):
+            setattr(r, c, col[x0:x1])
+        if ids is not None:
+            r.flows = FlowColumns(*(col[f0:f1] for col in packed.flow_cols), id_num=ids[0], id_text=ids[1])
+        x0, f0 = x1, f1
+    return packed.results
+
+
+def decode_range(path: str, file_index: int, start: int, end: int, last: bool,
+                 interner: Interner | None = None) -> ChunkResult:
+    """Decode elements of ``path`` starting at ``start`` (a top-level position) up to ``end``.
+
+    For the last range of a file, scanning continues to the end of the data so a
+    truncated tail is read as far as it goes.
+    """
+    own = interner is None
+    interner = interner or Interner()
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        buf = read_range(path, start, end, reuse="typed")
+        try:
+            events = ev.typed_decoder.decode(buf)
+        except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):  # bad UTF-8 in a str field
+            events = None
+        if events is not None:
+            res = ChunkResult(file_index, start, end, len(events), True)
+            columnarise(res, events, None, interner=interner)
+        else:
+            res = _decode_tolerant(path, file_index, start, end, last, bytes(buf[1:-1]), interner)
+        if own:
+            interner.finish([res])
+        return res
+    finally:
+        if gc_was:
+            gc.enable()
+
+
+def _decode_tolerant(path: str, file_index: int, start: int, end: int, last: bool,
+                     data: bytes, interner: Interner) -> ChunkResult:
+    if not last:
+        # the last element may run past ``end`` when ``end`` was not a real boundary
+        extra = 1 << 20
+        with open(path, "rb") as f:
+            f.seek(end)
+            while True:
+                more = f.read(extra)
+                data += more
+                pieces, info = scan(data, 0, stop=end - start)
+                if not info.truncated or not more:
+                    break
+                extra *= 4
+    else:
+        pieces, info = scan(data, 0)
+    res = ChunkResult(file_index, start, start + info.end, len(pieces), False)
+    res.closed = info.closed
+    res.truncated = info.truncated
+    res.problems = [(start + off, text) for off, text in (info.problems or [])]
+    events: list = []
+    ordinals: list[int] = []
+    for k, piece in enumerate(pieces):
+        offset = start + piece.start
+        if piece.value is None:
+            res.dropped.append((offset, k, piece.problem or "unreadable event"))
+            continue
+        obj, reason = event_from_dict(piece.value)
+        if obj is None:
+            res.dropped.append((offset, k, reason))
+            continue
+        if piece.problem:
+            res.notes.append((offset, k, piece.problem))
+        events.append(obj)
+        ordinals.append(k)
+    columnarise(res, events, np.array(ordinals, dtype=np.int64), [start + p.start for p in pieces],
+                interner)
+    return res
+
+
+def _scalar_token(v: object) -> tuple[bool, object]:
+    if v is None or type(v) in (int, str):
+        return True, v
+    if type(v) is float:
+        return True, (int(v) if v.is_integer() and abs(v) < 2**63 else repr(v))
+    return False, None
+
+
+def _number(v: object) -> tuple[bool, object]:
+    return (True, v) if v is None or type(v) in (float, int, str) else (False, None)
+
+
+def event_from_dict(d: object) -> tuple[object, str]:
+    """Check one parsed element and build the typed event, or return a reason to drop it."""
+    if not isinstance(d, dict):
+        return None, "element is not an object"
+    ph = d.get("ph")
+    if not isinstance(ph, str):
+        return None, "missing or non-string 'ph'"
+    cls = ev.TYPE_OF_PHASE.get(ph)
+    if cls is None:
+        return None, f"unknown phase {ph!r}"
+    name = d.get("name", "")
+    if not isinstance(name, str):
+        name = "" if name is None else str(name)
+    ok_p, pid = _scalar_token(d.get("pid"))
+    ok_t, tid = _scalar_token(d.get("tid"))
+    if not (ok_p and ok_t):
+        return None, "pid/tid of a wrong type"
+    kw: dict = {"name": name, "pid": pid, "tid": tid}
+    fields = cls.__struct_fields__
+    if "ts" in fields:
+        ok, kw["ts"] = _number(d.get("ts"))
+        if not ok:
+            return None, "'ts' of a wrong type"
+    if "dur" in fields:
+        ok, kw["dur"] = _number(d.get("dur"))
+        if not ok:
+            return None, "'dur' of a wrong type"
+    if "cat" in fields:
+        cat = d.get("cat")
+        kw["cat"] = cat if cat is None or isinstance(cat, str) else str(cat)
+    if "id" in fields:
+        kw["id"] = d.get("id")
+    if "bp" in fields:
+        bp = d.get("bp")
+        kw["bp"] = bp if isinstance(bp, str) else None
+    if "args" in fields:
+        args = d.get("args")
+        if cls is ev.XEvent:
+            kw["args"] = ev.XArgs(task_type=args.get("Task Type")) if isinstance(args, dict) else None
+        else:
+            kw["args"] = args
+    return cls(**kw), ""
+
+
+_TASK = attrgetter("task_type")
+
+
+def _task_of(args: ev.XArgs | None) -> object:
+    return None if args is None else args.task_type
+
+
+_X_FIELDS = tuple(attrgetter(f) for f in ("name", "pid", "tid", "ts", "dur", "cat", "args"))
+
+
+def columnarise(res: ChunkResult, events: list, ordinals: np.ndarray | None,
+                offsets: list[int] | None = None, interner: Interner | None = None) -> None:
+    """Fill ``res`` from typed events (``ordinals[i]`` is event i's element index).
+
+    Ids refer to ``interner``'s tables, turned into lists by ``Interner.finish``.
+    """
+    interner = interner or Interner()
+    strings = interner.strings
+    lanes = interner.lanes
+    n = len(events)
+    if ordinals is None:
+        ordinals = np.arange(n, dtype=np.int64)
+
+    def where(k: int) -> int:
+        return offsets[k] if offsets is not None else -1
+
+    kinds = list(map(type, events))
+    if kinds.count(ev.XEvent) == n:
+        is_x = np.ones(n, dtype=bool)
+        xs = events
+    else:
+        is_x = np.fromiter(map(operator.is_, kinds, repeat(ev.XEvent)), dtype=bool, count=n)
+        xs = list(compress(events, is_x.tolist()))
+    x_idx = np.flatnonzero(is_x)
+    res.counts_by_ph["X"] += len(xs)
+    if xs:
+        name, pid, tid, ts, dur, cat, args = (list(map(get, xs)) for get in _X_FIELDS)
+        start_ns, ok_ts, lossy1 = tokens_to_ns(ts)
+        missing_dur = [i for i, d in enumerate(dur) if d is None] if None in dur else []
+        dur_ns, ok_dur, lossy2 = tokens_to_ns(dur)
+        if missing_dur:
+            ok_dur[missing_dur] = True
+            dur_ns[missing_dur] = 0
+            o = int(ordinals[x_idx[missing_dur[0]]])
+            res.notes.append((where(o), o, f"{len(missing_dur)} X event(s) without 'dur': zero-length"))
+        res.lossy_numbers |= lossy1 | lossy2
+        keep = ok_ts & ok_dur & (dur_ns >= 0)
+        tasks = list(map(_task_of, args)) if None in args else list(map(_TASK, args))
+        if set(map(type, tasks)) - {str, type(None)}:  # numbers, lists …: their text
+            tasks = [t if t is None or type(t) is str else str(t) for t in tasks]
+        lane_ids = _intern_pairs(lanes, pid, tid)
+        name_ids = _intern(strings, name, len(xs))
+        cat_ids = _intern(strings, cat, len(xs))
+        task_ids = _intern(strings, tasks, len(xs))
+        x_ord = ordinals[x_idx]
+        if not keep.all():
+            for i in np.flatnonzero(~keep):
+                reason = ("'ts' is not a number" if not ok_ts[i] else
+                          "'dur' is not a number" if not ok_dur[i] else "negative 'dur'")
+                res.dropped.append((where(int(x_ord[i])), int(x_ord[i]), reason))
+        res.x_start = start_ns[keep]
+        res.x_dur = dur_ns[keep]
+        res.x_lane = lane_ids[keep]
+        res.x_name = name_ids[keep]
+        res.x_cat = cat_ids[keep]
+        res.x_task = task_ids[keep]
+        res.x_ord = x_ord[keep]
+    else:
+        empty_i = np.zeros(0, np.int32)
+        res.x_start = res.x_dur = res.x_ord = np.zeros(0, np.int64)
+        res.x_lane = res.x_name = res.x_cat = res.x_task = empty_i
+    if len(x_idx) < n:
+        _other_events(res, events, ordinals, np.flatnonzero(~is_x), strings, lanes, where)
+
+
+def _intern_pairs(table: dict, pid: list, tid: list) -> np.ndarray:
+    """Ids of (pid, tid) pairs; integer tokens are factorised in numpy."""
+    if set(map(type, pid)) != {int} or set(map(type, tid)) != {int}:
+        return _intern(table, zip(pid, tid), len(pid))
+    try:
+        p = np.array(pid, dtype=np.int64)
+        t = np.array(tid, dtype=np.int64)
+    except OverflowError:
+        return _intern(table, zip(pid, tid), len(pid))
+    pu, pi = np.unique(p, return_inverse=True)
+    tu, ti = np.unique(t, return_inverse=True)
+    pair = pi.astype(np.int64) * len(tu) + ti
+    pairs, inverse = np.unique(pair, return_inverse=True)
+    local = np.empty(len(pairs), dtype=np.int32)
+    for k, code in enumerate(pairs.tolist()):
+        key = (int(pu[code // len(tu)]), int(tu[code % len(tu)]))
+        local[k] = table.setdefault(key, len(table))
+    return local[inverse.ravel()]
+
+
+def _intern(table: dict, values, count: int) -> np.ndarray:
+    """Ids of ``values`` in ``table`` (extended in place); None maps to -1.
+
+    ``dict.fromkeys`` and ``map`` keep the per-value work in C.
+    """
+    values = values if isinstance(values, (list, tuple)) else list(values)
+    for v in dict.fromkeys(values):
+        if v is not None and v not in table:
+            table[v] = len(table)
+    table[None] = -1
+    try:
+        return np.fromiter(map(table.__getitem__, values), np.int32, count)
+    finally:
+        del table[None]
+
+
+_FLOW_TYPES = {ev.FlowStart: 0, ev.FlowStep: 1, ev.FlowEnd: 2}
+# names are not kept: torch_npu names most flows uniquely ("HostToDevice<id>"), so they
+# would cost a string each; ``TraceStore.flow_name`` reads one from the file when shown
+_FLOW_FIELDS = tuple(attrgetter(f) for f in ("pid", "tid", "ts", "cat", "id", "bp"))
+
+
+def _decimal_ids(ids: list[str]) -> np.ndarray | None:
+    """Text ids that are all canonical decimal integers ("965") as int64, else None.
+
+    ``"965"`` and ``965`` name the same flow (``id_text``), so the numbers are exact keys.
+    """
+    width = max(map(len, ids))
+    if width > 18:
+        return None
+    try:
+        mat = np.array(ids, dtype=f"S{width}").view(np.uint8).reshape(len(ids), width)
+    except UnicodeEncodeError:
+        return None
+    length = (mat != 0).sum(axis=1)
+    digits = ((mat >= 48) & (mat <= 57)).sum(axis=1)
+    canonical = (digits == length) & (length > 0) & ((mat[:, 0] != 48) | (length == 1))
+    if not canonical.all():
+        return None
+    return mat.reshape(-1).view(f"S{width}").astype(np.int64)
+
+
+def _flow_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: list[int],
+                 strings: dict, lanes: dict, where) -> None:
+    """Flow points in bulk: torch_npu files hold one ``s`` and one ``f`` per kernel launch."""
+    fl = [events[i] for i in idx]
+    n = len(fl)
+    pid, tid, ts, cat, ids, bp = (list(map(get, fl)) for get in _FLOW_FIELDS)
+    ts_ns, ok, lossy = tokens_to_ns(ts)
+    res.lossy_numbers |= lossy
+    id_types = set(map(type, ids))
+    has_id = (np.fromiter(map(operator.is_not, ids, repeat(None)), bool, n) if type(None) in id_types
+              else np.ones(n, dtype=bool))
+    ords = ordinals[np.asarray(idx, dtype=np.int64)]
+    for k in np.flatnonzero(~(ok & has_id)):
+        reason = "flow event without 'id'" if not has_id[k] else NO_TS
+        res.dropped.append((where(int(ords[k])), int(ords[k]), reason))
+    keep = ok & has_id
+    id_num = id_txt = None
+    if id_types == {int}:
+        try:
+            id_num = np.array(ids, dtype=np.int64)[keep]
+        except OverflowError:
+            id_num = None
+    elif id_types == {str}:
+        id_num = _decimal_ids(ids)
+        if id_num is not None:
+            id_num = id_num[keep]
+    if id_num is None:
+        kept = ids if keep.all() else list(compress(ids, keep.tolist()))
+        id_txt = list(map(str, kept)) if id_types <= {str, int, type(None)} else list(map(id_text, kept))
+    res.flows = FlowColumns(
+        ordinal=ords[keep],
+        ph=np.fromiter(map(_FLOW_TYPES.__getitem__, map(type, fl)), np.int8, n)[keep],
+        cat=_intern(strings, [c or "" for c in cat], n)[keep],
+        lane=_intern_pairs(lanes, pid, tid)[keep],
+        ts=ts_ns[keep],
+        bp_e=np.fromiter(map(operator.eq, bp, repeat("e")), bool, n)[keep],
+        id_num=id_num,
+        id_text=id_txt,
+    )
+
+
+_INSTANT_DTYPES = (np.int64, np.int32, np.int32, np.int64)
+
+
+def add_instants(res: ChunkResult, ordinal: np.ndarray, lane: np.ndarray, name: np.ndarray, ts: np.ndarray) -> None:
+    """Add instant events (columns) to a range's result."""
+    cols = (ordinal, lane, name, ts)
+    if res.instants is not None:
+        cols = tuple(np.concatenate([a, b]) for a, b in zip(res.instants, cols))
+    res.instants = cols
+
+
+def _other_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: np.ndarray,
+                  strings: dict, lanes: dict, where) -> None:
+    """The rarer phases; flows in bulk, the rest one by one (a small share of real files)."""
+    kinds = list(map(type, map(events.__getitem__, idx.tolist())))
+    is_flow = np.fromiter(map(_FLOW_TYPES.__contains__, kinds), bool, len(kinds))
+    if is_flow.any():
+        res.counts_by_ph.update(ev.PHASE_OF[k] for k in compress(kinds, is_flow.tolist()))
+        _flow_events(res, events, ordinals, idx[is_flow].tolist(), strings, lanes, where)
+        idx = idx[~is_flow]
+    # timestamps of the non-X events, in one vectorised call
+    has_ts = [i for i in idx if "ts" in type(events[i]).__struct_fields__]
+    ts_map = {}
+    if has_ts:
+        ns, ok, lossy = tokens_to_ns([events[i].ts for i in has_ts])
+        res.lossy_numbers |= lossy
+        ts_map = {i: (int(v) if good else None) for i, v, good in zip(has_ts, ns, ok)}
+    series: dict[tuple, int] = {}
+    instants: list[tuple] = []
+    c_sid: list[int] = []
+    c_ts: list[int] = []
+    c_val: list[float] = []
+    for i in idx:
+        e = events[i]
+        ph = ev.PHASE_OF[type(e)]
+        o = int(ordinals[i])
+        res.counts_by_ph[ph] += 1
+        if type(e) is ev.MEvent:
+            res.meta.append((o, e.name, e.pid, e.tid, e.args))
+            continue
+        if ph in ev.IGNORED_PHASES:
+            res.dropped.append((where(o), o, f"phase {ph!r} is not supported"))
+            continue
+        t = ts_map.get(i)
+        if t is None:
+            res.dropped.append((where(o), o, NO_TS))
+            continue
+        if type(e) is ev.CEvent:
+            if not isinstance(e.args, dict):
+                res.dropped.append((where(o), o, "counter without an args object"))
+                continue
+            cname = e.name if e.id is None else f"{e.name}[{id_text(e.id)}]"
+            for k, v in e.args.items():
+                try:  # numbers, numeric strings and booleans; anything else is not a sample
+                    value = float(v)
+                except (TypeError, ValueError):
+                    continue
+                c_sid.append(series.setdefault((e.pid, cname, str(k)), len(series)))
+                c_ts.append(t)
+                c_val.append(value)
+            continue
+        lane = lanes.setdefault((e.pid, e.tid), len(lanes))
+        if ph in ("i", "I"):
+            instants.append((o, lane, strings.setdefault(e.name, len(strings)), t))
+        else:  # B / E
+            cat = getattr(e, "cat", None)
+            res.be.append((o, ph, lane, strings.setdefault(e.name, len(strings)),
+                           -1 if cat is None else strings.setdefault(cat, len(strings)), t))
+    if instants:
+        add_instants(res, *(np.array(c, dtype=d) for c, d in zip(zip(*instants), _INSTANT_DTYPES)))
+    if series:
+        res.counter_series = [(token_text(p), name, key) for p, name, key in series]
+        res.counter_points = (np.array(c_sid, dtype=np.int32), np.array(c_ts, dtype=np.int64),
+                              np.array(c_val, dtype=np.float64))
+

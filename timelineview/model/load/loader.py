@@ -1,0 +1,488 @@
+"""Load trace files or folders into ``TraceStore``s: parallel chunk decode, progress, cancel.
+
+Every chunk of every file of every card goes to one process pool, so a folder of cards
+loads in parallel and a single large file uses all cores. Boundaries between chunks are
+confirmed in file order after decoding (see ``layout_scan``); a chunk whose start turns
+out not to be a real boundary is decoded again from the right place.
+"""
+
+from __future__ import annotations
+
+import atexit
+import gzip
+import itertools
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+
+from timelineview.model.decode.chunk_decode import (
+    ChunkResult,
+    PackedResults,
+    decode_range,
+    release_read_buffers,
+    unpack,
+)
+from timelineview.model.decode.layout_scan import ArrayBounds, locate_array, plan_ranges
+from timelineview.model.decode.scan_decode import decode_group, scanner_available, scanner_is_warm, warm_scanner
+from timelineview.model.discovery import CardSource, find_cards
+from timelineview.model.load import heap
+from timelineview.model.store.assemble import CardBuilder
+from timelineview.model.store.cache import default_cache_dir, load_cached
+from timelineview.model.store.cache import save as save_cache
+from timelineview.model.store.report import LoadReport
+from timelineview.model.store.trace_store import TraceStore
+
+Progress = Callable[[int, int], None]
+CardProgress = Callable[[int, int, int], None]  # card index, bytes done, bytes of that card
+CHUNK_BYTES = 256 << 10  # one decode: small enough that its objects stay in the CPU cache
+TASK_BYTES = 8 << 20  # consecutive ranges per worker task (amortises the hand-over)
+INLINE_BYTES = 4 << 20  # below this a load decodes in the calling thread
+
+
+class LoadCancelled(Exception):
+    """Raised by ``load`` when its cancel event is set."""
+
+
+_pool: Executor | None = None
+_pool_workers = 0
+_pool_lock = threading.Lock()
+_temp_dir: str | None = None
+
+
+def worker_count() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+def _threads() -> bool:
+    """Decode in threads: the compiled scanner runs without the GIL, and threads share one
+    copy of the libraries and of the compiled code (a process would load its own, ~100 MB)
+    and need no pickling. ``TIMELINEVIEW_POOL=processes`` asks for processes."""
+    return os.environ.get("TIMELINEVIEW_POOL") != "processes" and scanner_available()
+
+
+def get_pool(workers: int | None = None) -> Executor:
+    """The shared decode pool: threads running the compiled scanner, or without it spawned
+    processes (safe next to a running Qt app)."""
+    global _pool, _pool_workers
+    workers = workers or worker_count()
+    with _pool_lock:
+        if _pool is None or _pool_workers != workers:
+            if _pool is not None:
+                _pool.shutdown(wait=False, cancel_futures=True)
+            if _threads():
+                heap.limit_arenas()
+                _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="decode")
+            else:
+                _pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+            _pool_workers = workers
+        return _pool
+
+
+def _warm_worker() -> int:
+    import time
+
+    warm_scanner()  # imports and loading the compiled scanner are the slow part of a start
+    time.sleep(0.05)  # keep this worker busy so the pool starts the next one
+    return os.getpid()
+
+
+def warm_pool(workers: int | None = None) -> list[int]:
+    """Ready the decoders now, not during the first load. With decode threads (or one
+    worker) decoding happens in this process, so the compiled scanner is readied here;
+    otherwise every worker process starts (imports included). Returns the workers' pids."""
+    if (workers or worker_count()) == 1 or _threads():
+        warm_scanner()
+        return []
+    pool = get_pool(workers)
+    futures = [pool.submit(_warm_worker) for _ in range(_pool_workers * 2)]
+    return sorted({f.result() for f in futures})
+
+
+def shutdown_pool() -> None:
+    global _pool
+    with _pool_lock:
+        if _pool is not None:
+            _pool.shutdown(wait=True, cancel_futures=True)
+            _pool = None
+
+
+@dataclass
+class _FileJob:
+    card: int
+    index: int  # file index within the card
+    path: str  # the readable (decompressed) path
+    shown: str  # the path the user gave
+    report: LoadReport
+    bounds: ArrayBounds | None = None
+    ranges: list[tuple[int, int]] = field(default_factory=list)
+    results: dict[int, ChunkResult] = field(default_factory=dict)
+    packed: dict[int, PackedResults] = field(default_factory=dict)  # by first range of the task
+
+
+def _decompress(path: Path, cancel: threading.Event | None) -> str:
+    global _temp_dir
+    if _temp_dir is None:
+        _temp_dir = tempfile.mkdtemp(prefix="timelineview-")
+        atexit.register(cleanup_temp)
+    out = os.path.join(_temp_dir, f"{abs(hash(str(path)))}_{path.stem}")
+    with gzip.open(path, "rb") as src, open(out, "wb") as dst:
+        while True:
+            if cancel is not None and cancel.is_set():
+                raise LoadCancelled()
+            block = src.read(1 << 24)
+            if not block:
+                break
+            dst.write(block)
+    return out
+
+
+def load(paths: str | os.PathLike | Sequence[str | os.PathLike], progress: Progress | None = None,
+         cancel: threading.Event | None = None, workers: int | None = None,
+         chunk_bytes: int = CHUNK_BYTES, card_progress: CardProgress | None = None,
+         cache: bool | str | os.PathLike | None = None) -> list[TraceStore]:
+    """Load every card found under ``paths`` (files or folders); one store per card.
+
+    Problems in the input never raise: they are in each store's ``report``. Only
+    cancellation raises (``LoadCancelled``).
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    sources: list[CardSource] = []
+    for p in paths:
+        found = find_cards(p)
+        if not found:
+            empty = CardSource(Path(p).name, None, [])
+            sources.append(empty)
+        sources.extend(found)
+    return load_cards(sources, progress, cancel, workers, chunk_bytes, card_progress, cache)
+
+
+def load_cards(sources: list[CardSource], progress: Progress | None = None,
+               cancel: threading.Event | None = None, workers: int | None = None,
+               chunk_bytes: int = CHUNK_BYTES, card_progress: CardProgress | None = None,
+               cache: bool | str | os.PathLike | None = None) -> list[TraceStore]:
+    """Load the given cards (from ``find_cards``) in parallel.
+
+    ``progress(done, total)`` counts bytes over all cards; ``card_progress(card, done,
+    total)`` the bytes of one card. Both are called from the loading thread. With
+    ``cache`` (True for the default folder, or a folder) cards are kept on disk as
+    memory-mappable columns and re-opened from there while their files are unchanged.
+    """
+    cache_dir = None if not cache else (default_cache_dir() if cache is True else Path(cache))
+    cached = {ci: load_cached(src, cache_dir) for ci, src in enumerate(sources)} if cache_dir else {}
+    todo = [ci for ci in range(len(sources)) if cached.get(ci) is None]
+    stores = _load_fresh([sources[ci] for ci in todo], progress, cancel, workers, chunk_bytes,
+                         None if card_progress is None else lambda c, d, t: card_progress(todo[c], d, t))
+    out: list[TraceStore] = []
+    fresh = dict(zip(todo, stores))
+    for ci, src in enumerate(sources):
+        store = cached.get(ci) or fresh[ci]
+        if cache_dir is not None and ci in fresh:
+            save_cache(store, src, cache_dir)
+        out.append(store)
+    return out
+
+
+def _load_fresh(sources: list[CardSource], progress: Progress | None, cancel: threading.Event | None,
+                workers: int | None, chunk_bytes: int, card_progress: CardProgress | None) -> list[TraceStore]:
+    jobs: list[_FileJob] = []
+    for ci, src in enumerate(sources):
+        for fi, f in enumerate(src.files):
+            report = LoadReport()
+            readable = str(f)
+            if f.suffix == ".gz":
+                try:
+                    readable = _decompress(f, cancel)
+                except (OSError, EOFError, gzip.BadGzipFile) as exc:
+                    report.error = f"{f}: cannot decompress ({exc})"
+                    readable = ""
+            jobs.append(_FileJob(ci, fi, readable, str(f), report))
+    for job in jobs:
+        if job.path:
+            job.bounds = locate_array(job.path)
+            if job.bounds.error:
+                job.report.error = job.bounds.error
+            else:
+                for problem in job.bounds.problems:
+                    job.report.warn(f"{job.shown}: {problem}")
+                job.ranges = plan_ranges(job.path, job.bounds, chunk_bytes)
+    feeds = [_CardFeed(src, [j for j in jobs if j.card == ci]) for ci, src in enumerate(sources)]
+    meter = _ProgressMeter(jobs, len(sources), progress, card_progress)
+    try:
+        _decode_all(jobs, feeds, meter, cancel, workers)
+    finally:
+        release_read_buffers()
+    meter.finish()
+    heap.trim()  # what decoding freed, before the index build adds the load's peak
+    return [feed.finish() for feed in feeds]
+
+
+class _CardFeed:
+    """Hands a card's decoded chunks to its ``CardBuilder`` in file order, as they arrive.
+
+    Chunk k is taken only once chunk k-1 has been, because k-1's end says whether k
+    started at a real boundary (see ``layout_scan``).
+    """
+
+    def __init__(self, src: CardSource, jobs: list[_FileJob]) -> None:
+        self.src = src
+        self.jobs = jobs
+        size = sum(b - a for j in jobs for a, b in j.ranges)
+        self.builder = CardBuilder(src.label, src.rank, [j.path or j.shown for j in jobs], size // 200)
+        self.j = 0
+        self.k = 0
+
+    def pump(self) -> None:
+        while self.j < len(self.jobs):
+            job = self.jobs[self.j]
+            if self.k >= len(job.ranges):
+                self.j, self.k = self.j + 1, 0
+                continue
+            if self.k not in job.results:
+                return
+            packed = job.packed.pop(self.k, None)
+            if packed is not None and _starts_confirmed(job, self.k, len(packed.results)):
+                self.builder.add_packed(packed)  # the whole task at once: one remap, one copy
+                self.k += len(packed.results)
+                continue
+            if self.k > 0:
+                _confirm_start(job, self.k)
+            self.builder.add(job.results[self.k])
+            self.k += 1
+
+    def finish(self) -> TraceStore:
+        self.pump()
+        report = LoadReport()
+        for job in self.jobs:
+            _file_report(job)
+            report.merge(job.report)
+        if not self.src.files:
+            report.error = f"{self.src.label}: no trace files found"
+        store = self.builder.finish(report)
+        store.paths = [Path(j.shown) for j in self.jobs]
+        return store
+
+
+def _tasks(jobs: list[_FileJob]) -> list[tuple[_FileJob, list[int]]]:
+    """Group consecutive ranges of each file into tasks of about TASK_BYTES.
+
+    Cards take turns (their files in order), so every card of a cluster makes progress
+    from the start instead of one card after another.
+    """
+    per_card: dict[int, list] = {}
+    for job in jobs:
+        tasks = per_card.setdefault(job.card, [])
+        group: list[int] = []
+        size = 0
+        for k, (a, b) in enumerate(job.ranges):
+            group.append(k)
+            size += b - a
+            if size >= TASK_BYTES:
+                tasks.append((job, group))
+                group, size = [], 0
+        if group:
+            tasks.append((job, group))
+    queues = list(per_card.values())
+    return [q[i] for i in range(max(map(len, queues), default=0)) for q in queues if i < len(q)]
+
+
+def _task_args(job: _FileJob, group: list[int], scanner: bool = True) -> tuple:
+    """``decode_group`` arguments of one task."""
+    return job.path, job.index, [job.ranges[k] for k in group], group[-1] == len(job.ranges) - 1, scanner
+
+
+def _file_task(job: _FileJob, group: list[int], packed: PackedResults) -> None:
+    """Keep a decoded task: joined columns for a whole-task merge, and each range's result."""
+    job.packed[group[0]] = packed
+    for k, res in zip(group, unpack(packed)):
+        job.results[k] = res
+
+
+class _ProgressMeter:
+    """Bytes decoded, over all cards and per card."""
+
+    def __init__(self, jobs: list[_FileJob], n_cards: int, progress: Progress | None,
+                 card_progress: CardProgress | None) -> None:
+        self.progress, self.card_progress = progress, card_progress
+        self.card_total = [0] * n_cards
+        for job in jobs:
+            self.card_total[job.card] += sum(b - a for a, b in job.ranges)
+        self.card_done = [0] * n_cards
+        self.total = sum(self.card_total) or 1
+        self.done = 0
+        if progress:
+            progress(0, self.total)
+        if card_progress:
+            for c, t in enumerate(self.card_total):
+                card_progress(c, 0, t)
+
+    def finish(self) -> None:
+        if self.progress and self.done < self.total:
+            self.done = self.total
+            self.progress(self.total, self.total)
+
+    def add(self, card: int, nbytes: int) -> None:
+        self.done += nbytes
+        self.card_done[card] += nbytes
+        if self.card_progress:
+            self.card_progress(card, self.card_done[card], self.card_total[card])
+        if self.progress:
+            self.progress(self.done, self.total)
+
+
+def _ready_scanner(cancel: threading.Event | None) -> None:
+    """Ready the compiled scanner in this process. On a first run that compiles it (seconds,
+    perhaps already under way in the app's warm-up thread), so the wait honours a cancel."""
+    if scanner_is_warm():
+        return
+    done = threading.Event()
+
+    def ready() -> None:
+        try:
+            warm_scanner()
+        finally:
+            done.set()
+
+    threading.Thread(target=ready, name="scanner-warm-up", daemon=True).start()
+    while not done.wait(0.1):
+        if cancel is not None and cancel.is_set():
+            raise LoadCancelled()
+
+
+def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMeter,
+                cancel: threading.Event | None, workers: int | None) -> None:
+    tasks = _tasks(jobs)
+    sizes = [sum(job.ranges[k][1] - job.ranges[k][0] for k in group) for job, group in tasks]
+    small = sum(sizes) <= INLINE_BYTES
+    inline = small or workers == 1
+    # the compiled scanner costs this process ~0.4 s and ~100 MB to load: worth it for
+    # large inputs, or when it is here already
+    scanner_here = not small or scanner_is_warm()
+    if scanner_here and (inline or _threads()):
+        _ready_scanner(cancel)  # here, once, before decode threads would each import it
+    pending: set[Future] = set()
+    futures: dict[Future, int] = {}
+    todo = iter(range(len(tasks)))
+
+    def submit(n: int) -> None:
+        """Keep a few tasks in flight, not all: results wait for the merge in file order,
+        and decoders running far ahead would hold them all in memory."""
+        try:
+            for t in itertools.islice(todo, n):
+                fut = pool.submit(decode_group, *_task_args(*tasks[t]))
+                futures[fut] = t
+                pending.add(fut)
+        except (OSError, RuntimeError, BrokenProcessPool):
+            pass  # no (more) workers here (frozen app, sandbox): what is left is decoded below
+
+    if not inline:
+        try:
+            pool = get_pool(workers)
+        except (OSError, RuntimeError):
+            inline = True
+        else:
+            submit(_pool_workers + 1)
+    finished_tasks: set[int] = set()
+    try:
+        while pending:
+            finished, pending_left = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            pending.intersection_update(pending_left)
+            if cancel is not None and cancel.is_set():
+                raise LoadCancelled()
+            for fut in finished:
+                t = futures[fut]
+                job, group = tasks[t]
+                try:
+                    _file_task(job, group, fut.result())
+                except BrokenProcessPool:
+                    continue  # decoded below, in this process
+                finished_tasks.add(t)
+                feeds[job.card].pump()
+                meter.add(job.card, sizes[t])
+            submit(len(finished))
+    except BaseException:
+        for fut in pending:
+            fut.cancel()
+        raise
+    for t, (job, group) in enumerate(tasks):
+        if t in finished_tasks:
+            continue
+        if cancel is not None and cancel.is_set():
+            raise LoadCancelled()
+        _file_task(job, group, decode_group(*_task_args(job, group, scanner_here)))
+        feeds[job.card].pump()
+        meter.add(job.card, sizes[t])
+
+
+def _ends_at_cut(job: _FileJob, k: int) -> bool:
+    """Chunk k ended exactly at its planned cut, so chunk k+1 starts at a real boundary."""
+    res = job.results.get(k)
+    return res is not None and (res.fast or res.end == job.ranges[k][1])
+
+
+def _starts_confirmed(job: _FileJob, k: int, count: int) -> bool:
+    """Whether ranges k .. k+count-1 all start at real boundaries (no re-decode needed)."""
+    return all(_ends_at_cut(job, j - 1) for j in range(max(k, 1), k + count))
+
+
+def _confirm_start(job: _FileJob, k: int) -> None:
+    """Re-decode chunk k if chunk k-1 showed that k's start was not a real boundary."""
+    if _ends_at_cut(job, k - 1):
+        return
+    prev = job.results[k - 1]
+    nominal_end = job.ranges[k - 1][1]
+    if prev.end > nominal_end:
+        # the previous chunk's last event ran past the cut: decode from its real end
+        a, b = prev.end, max(job.ranges[k][1], prev.end)
+        job.results[k] = decode_range(job.path, job.index, a, b, k == len(job.ranges) - 1)
+    else:
+        job.report.drop("unreadable bytes between events", job.shown, prev.end)
+
+
+def _file_report(job: _FileJob) -> None:
+    """Turn the chunks' drops and notes into the file's report (per-file event indices)."""
+    rep = job.report
+    first = 0
+    lossy = False
+    for k in range(len(job.ranges)):
+        ch = job.results[k]
+        rep.bytes_read += ch.end - ch.start
+        rep.counts_by_ph.update(ch.counts_by_ph)
+        for offset, ordinal, reason in ch.dropped:
+            rep.drop(reason, job.shown, offset, first + ordinal)
+        for offset, ordinal, note in ch.notes:
+            rep.warn(f"{job.shown} @ byte {offset}, event #{first + ordinal}: {note}")
+        for offset, text in ch.problems:
+            rep.warn(f"{job.shown} @ byte {offset}: {text}")
+        lossy |= ch.lossy_numbers
+        first += ch.n_elements
+    if lossy:
+        rep.warn(f"{job.shown}: numeric timestamps of 2^42 µs or more are only as exact as float64 "
+                 "(write them as strings for ns precision)")
+    if job.bounds is None or job.bounds.error:
+        return
+    last = job.results.get(len(job.ranges) - 1)
+    if job.ranges and last is not None:
+        cut_short = last.truncated or (not job.bounds.closed and not last.closed)
+        if cut_short:
+            rep.truncated = True
+            rep.truncated_path = job.shown
+            with_data = [r for r in job.results.values() if r.n_elements]
+            rep.truncated_offset = max((r.end for r in with_data), default=job.bounds.start)
+    elif not job.bounds.closed and job.bounds.form != "empty":
+        rep.truncated = True
+        rep.truncated_path = job.shown
+        rep.truncated_offset = job.bounds.start
+
+
+def cleanup_temp() -> None:
+    """Remove the decompressed copies of ``.gz`` traces (at exit)."""
+    if _temp_dir is not None:
+        shutil.rmtree(_temp_dir, ignore_errors=True)

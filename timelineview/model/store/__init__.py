@@ -1,0 +1,1 @@
+"""Chunk results -> ``TraceStore``: tables, lanes, flows, interval index, args, report, cache."""

@@ -1,0 +1,316 @@
+"""Interval index: slices of each lane packed into disjoint rows.
+
+A lane's rows are its nesting levels (row 0 = outermost), followed by extra rows for
+slices that overlap a sibling without nesting. Inside a row slices are disjoint, so
+both starts and ends are sorted and a window query is two binary searches:
+O(log n + k).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from timelineview.model.store import stack_walk
+
+
+@dataclass
+class IntervalIndex:
+    """Rows of disjoint slices; ``order[row_ptr[r]:row_ptr[r+1]]`` are row r's slices by start."""
+
+    row_lane: np.ndarray  # int32, lane of each row
+    row_level: np.ndarray  # int16, level of each row inside its lane
+    row_ptr: np.ndarray  # int64, n_rows + 1
+    order: np.ndarray  # int64 slice indices, row-major, by start inside a row
+    starts: np.ndarray  # int64 start of order[i]
+    ends: np.ndarray  # int64 end of order[i]
+    lane_first_row: np.ndarray  # int64 per lane
+    lane_row_count: np.ndarray  # int64 per lane
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.row_lane)
+
+    def row_of(self, lane: int, depth: int) -> int:
+        return int(self.lane_first_row[lane] + depth)
+
+    def _bounds(self, row: int) -> tuple[int, int]:
+        return int(self.row_ptr[row]), int(self.row_ptr[row + 1])
+
+    def visible(self, row: int, t0: int, t1: int) -> np.ndarray:
+        """Slice indices of ``row`` that intersect [t0, t1] (touching counts), by start."""
+        a, b = self._bounds(row)
+        lo = a + int(np.searchsorted(self.ends[a:b], t0, side="left"))
+        hi = a + int(np.searchsorted(self.starts[a:b], t1, side="right"))
+        return self.order[lo:max(lo, hi)]
+
+    def visible_span(self, row: int, t0: int, t1: int) -> tuple[int, int]:
+        """Like ``visible`` but returns positions [lo, hi) into ``order``/``starts``/``ends``."""
+        a, b = self._bounds(row)
+        lo = a + int(np.searchsorted(self.ends[a:b], t0, side="left"))
+        hi = a + int(np.searchsorted(self.starts[a:b], t1, side="right"))
+        return lo, max(lo, hi)
+
+    def hit(self, row: int, t: int, slop: int = 0) -> int:
+        """Slice of ``row`` under time ``t`` (within ``slop`` ns), or -1."""
+        a, b = self._bounds(row)
+        if a == b:
+            return -1
+        k = a + int(np.searchsorted(self.starts[a:b], t, side="right")) - 1
+        if k >= a and self.ends[k] >= t:
+            return int(self.order[k])
+        if slop <= 0:
+            return -1
+        best, best_d = -1, slop + 1
+        if k >= a:  # the slice before t
+            d = t - int(self.ends[k])
+            if d < best_d:
+                best, best_d = int(self.order[k]), d
+        if k + 1 < b:  # the slice after t
+            d = int(self.starts[k + 1]) - t
+            if d < best_d:
+                best = int(self.order[k + 1])
+        return best
+
+    def neighbour(self, row: int, t: int, direction: int) -> int:
+        """First slice starting after ``t`` (direction > 0) or last starting before it, or -1."""
+        a, b = self._bounds(row)
+        if direction > 0:
+            k = a + int(np.searchsorted(self.starts[a:b], t, side="right"))
+            return int(self.order[k]) if k < b else -1
+        k = a + int(np.searchsorted(self.starts[a:b], t, side="left")) - 1
+        return int(self.order[k]) if k >= a else -1
+
+    def rows_of_lane(self, lane: int) -> range:
+        first = int(self.lane_first_row[lane])
+        return range(first, first + int(self.lane_row_count[lane]))
+
+
+def radix_argsort(key: np.ndarray) -> np.ndarray:
+    """Stable argsort; radix sort when the key fits 16 bits (numpy picks it by dtype)."""
+    if len(key) and key.min() >= -32768 and key.max() < 32768:
+        return np.argsort(key.astype(np.int16), kind="stable")
+    return np.argsort(key, kind="stable")
+
+
+def tie_runs(tie: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions that belong to runs of equal neighbours (``tie[k]``: item k+1 equals item
+    k), and the run number of each."""
+    in_run = np.zeros(len(tie) + 1, dtype=bool)
+    in_run[1:] |= tie
+    in_run[:-1] |= tie
+    pos = np.flatnonzero(in_run)
+    return pos, np.cumsum(np.concatenate(([True], ~tie)))[pos]
+
+
+def lane_time_order(lane: np.ndarray, start: np.ndarray, dur: np.ndarray, src: np.ndarray) -> np.ndarray:
+    """Slice order by lane, start, longer first, file position.
+
+    Two stable passes (start, then lane) cost little on time-sorted files; only runs of
+    equal (lane, start) are sorted further.
+    """
+    by_start = np.argsort(start, kind="stable")
+    seq = by_start[radix_argsort(lane[by_start])]
+    if len(seq) < 2:
+        return seq
+    s_lane, s_start = lane[seq], start[seq]
+    tie = (s_lane[1:] == s_lane[:-1]) & (s_start[1:] == s_start[:-1])
+    if tie.any():
+        pos, run_id = tie_runs(tie)
+        sub = seq[pos]
+        seq[pos] = sub[np.lexsort((src[sub], -dur[sub], run_id))]
+    return seq
+
+
+def _depths(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray) -> np.ndarray:
+    """Stack depth of each slice (sequence sorted by lane then start): open slices before it."""
+    n = len(s_lane)
+    depth = np.empty(n, dtype=np.int64)
+    if n == 0:
+        return depth
+    bounds = np.flatnonzero(np.diff(s_lane)) + 1
+    edges = np.concatenate(([0], bounds, [n]))
+    for a, b in zip(edges[:-1], edges[1:]):
+        ends_sorted = np.sort(s_end[a:b], kind="stable")
+        depth[a:b] = np.arange(b - a) - np.searchsorted(ends_sorted, s_start[a:b], side="right")
+    return depth
+
+
+def _violations(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray,
+                depth: np.ndarray) -> np.ndarray:
+    """Slices that break proper nesting: those that escape their parent, else row overlaps."""
+    n = len(s_lane)
+    bad = np.zeros(n, dtype=bool)
+    if n < 2:
+        return bad
+    g_order = radix_argsort(depth)
+    g_order = g_order[radix_argsort(s_lane[g_order])]  # (lane, depth), by start inside
+    child = np.flatnonzero(depth > 0)
+    if len(child):
+        # parent = last slice one level up (same lane) that comes before the child
+        maxd = int(depth.max()) + 2
+        group = s_lane.astype(np.int64) * maxd + depth
+        keys = group[g_order] * (n + 1) + g_order
+        q = (group[child] - 1) * (n + 1) + child
+        k = np.searchsorted(keys, q, side="right") - 1
+        kk = np.clip(k, 0, n - 1)
+        parent = g_order[kk]
+        ok = (k >= 0) & (group[parent] == group[child] - 1) & (s_end[child] <= s_end[parent])
+        bad[child[~ok]] = True
+        if bad.any():
+            return bad
+    same_row = (s_lane[g_order[1:]] == s_lane[g_order[:-1]]) & (depth[g_order[1:]] == depth[g_order[:-1]])
+    overlap = same_row & (s_start[g_order[1:]] < s_end[g_order[:-1]])
+    bad[g_order[1:][overlap]] = True
+    return bad
+
+
+MAX_PEEL = 64
+STACK_LIMIT = 300_000  # lanes that overlap use an exact stack walk up to this many slices
+
+
+def _not_collateral(bad: np.ndarray, s_lane: np.ndarray, s_end: np.ndarray) -> np.ndarray:
+    """Keep only violators not inside an earlier violator of their lane.
+
+    A slice inside a partial overlapper looks wrong only because of it; peel the
+    overlapper first and the inner slice usually nests.
+    """
+    idx = np.flatnonzero(bad)
+    lanes = s_lane[idx]
+    ends = s_end[idx]
+    keep = np.ones(len(idx), dtype=bool)
+    bounds = np.flatnonzero(np.diff(lanes)) + 1
+    for a, b in zip(np.concatenate(([0], bounds)), np.concatenate((bounds, [len(idx)]))):
+        run_max = np.maximum.accumulate(ends[a:b])
+        keep[a + 1:b] = ends[a + 1:b] > run_max[:-1]
+    out = np.zeros_like(bad)
+    out[idx[keep]] = True
+    return out
+
+
+def _levels(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray,
+            n_lanes: int) -> tuple[np.ndarray, int]:
+    """Row level of each slice inside its lane, and how many overlap without nesting.
+
+    Lanes whose slices never overlap (most hardware streams) are all level 0; only the
+    others go through the nesting computation.
+    """
+    n = len(s_lane)
+    level = np.zeros(n, dtype=np.int64)
+    if n < 2:
+        return level, 0
+    touches = (s_lane[1:] == s_lane[:-1]) & (s_start[1:] < s_end[:-1])
+    if not touches.any():
+        return level, 0
+    sel = np.flatnonzero(np.isin(s_lane, np.unique(s_lane[1:][touches])))
+    level[sel], overlapping = _nested_levels(s_lane[sel], s_start[sel], s_end[sel], n_lanes)
+    return level, overlapping
+
+
+def _nested_levels(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray,
+                   n_lanes: int) -> tuple[np.ndarray, int]:
+    """Levels for lanes with overlapping slices: proper nesting by depth, the rest peeled.
+
+    Slices that break nesting are peeled off (by an exact stack walk, or vectorised in a
+    few rounds for very large lanes) and laid out the same way in rows below.
+    """
+    n = len(s_lane)
+    level = np.full(n, -1, dtype=np.int64)
+    d = _depths(s_lane, s_start, s_end)
+    bad = _violations(s_lane, s_start, s_end, d)
+    if not bad.any():
+        return d, 0
+    bad_lanes = np.unique(s_lane[bad])
+    in_bad = np.isin(s_lane, bad_lanes)
+    level[~in_bad] = d[~in_bad]
+    if in_bad.sum() <= STACK_LIMIT:
+        overlapping = 0
+        for ln in bad_lanes:
+            sel = np.flatnonzero(s_lane == ln)
+            level[sel], over = stack_walk.stack_levels(s_start[sel], s_end[sel])
+            overlapping += over
+        return level, overlapping
+    base = np.zeros(n_lanes, dtype=np.int64)
+    remaining = np.flatnonzero(in_bad)
+    overlapping = -1
+    while len(remaining):
+        active = remaining
+        for _ in range(MAX_PEEL):
+            d = _depths(s_lane[active], s_start[active], s_end[active])
+            bad = _violations(s_lane[active], s_start[active], s_end[active], d)
+            if not bad.any():
+                break
+            bad = _not_collateral(bad, s_lane[active], s_end[active])
+            active = active[~bad]
+        else:  # pathological: put what is left one slice per row
+            d = np.zeros(len(active), dtype=np.int64)
+            active = active[:1]
+            d = d[:1]
+        if overlapping < 0:
+            overlapping = len(remaining) - len(active)
+        lanes_here = s_lane[active]
+        level[active] = base[lanes_here] + d
+        top = np.zeros(n_lanes, dtype=np.int64)
+        np.maximum.at(top, lanes_here, d + 1)
+        base += top
+        remaining = remaining[level[remaining] < 0]
+    return level, max(overlapping, 0)
+
+
+def build_index(start: np.ndarray, dur: np.ndarray, lane: np.ndarray, n_lanes: int,
+                seq: np.ndarray | None = None) -> tuple[IntervalIndex, np.ndarray, int]:
+    """Assign each slice a row and build the index.
+
+    ``seq`` is the slice order from ``lane_time_order`` (computed when not given).
+    Returns ``(index, depth, overlapping)``: ``depth`` is each slice's row level inside
+    its lane, ``overlapping`` counts slices that overlap without nesting (extra rows).
+    """
+    n = len(start)
+    start = np.asarray(start, dtype=np.int64)
+    dur = np.asarray(dur, dtype=np.int64)
+    lane = np.asarray(lane)
+    if seq is None:
+        seq = lane_time_order(lane, start, dur, np.arange(n))
+    s_lane = lane[seq].astype(np.int32, copy=False)
+    s_start = start[seq]
+    s_end = s_start + np.maximum(dur[seq], 1)  # zero-length slices still take a row
+    level, overlapping = _levels(s_lane, s_start, s_end, n_lanes)
+    del s_start, s_end
+    level = level.astype(np.int16 if level.max(initial=0) < 32767 else np.int32)
+    depth = np.empty(n, dtype=level.dtype)
+    depth[seq] = level
+    index = _rows_from_levels(start, dur, n_lanes, seq, level, s_lane)
+    return index, depth, overlapping
+
+
+def _rows_from_levels(start: np.ndarray, dur: np.ndarray, n_lanes: int, seq: np.ndarray,
+                      level: np.ndarray, s_lane: np.ndarray) -> IntervalIndex:
+    n = len(start)
+    rows_per_lane = np.zeros(n_lanes, dtype=np.int64)
+    if n:
+        first = np.concatenate(([0], np.flatnonzero(np.diff(s_lane)) + 1))  # s_lane is sorted
+        rows_per_lane[s_lane[first]] = np.maximum.reduceat(level, first).astype(np.int64) + 1
+    lane_first_row = np.zeros(n_lanes, dtype=np.int64)
+    if n_lanes:
+        lane_first_row[1:] = np.cumsum(rows_per_lane)[:-1]
+    n_rows = int(rows_per_lane.sum())
+    by_row = radix_argsort(level)
+    by_row = by_row[radix_argsort(s_lane[by_row])]  # lane, level; start order kept
+    row_of = lane_first_row[s_lane] + level  # row of each slice in lane-time order
+    row_ptr = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(row_of, minlength=n_rows), out=row_ptr[1:])
+    del row_of
+    order = seq[by_row]
+    del by_row
+    starts = start[order]
+    return IntervalIndex(
+        row_lane=np.repeat(np.arange(n_lanes, dtype=np.int32), rows_per_lane),
+        row_level=(np.arange(n_rows) - np.repeat(lane_first_row, rows_per_lane)).astype(np.int16),
+        row_ptr=row_ptr,
+        order=order.astype(np.int64, copy=False),
+        starts=starts,
+        ends=starts + dur[order],
+        lane_first_row=lane_first_row,
+        lane_row_count=rows_per_lane,
+    )

@@ -1,0 +1,170 @@
+"""Lane naming and ordering from ``M`` metadata, with the fixed-pid tables of old MindSpore files.
+
+Process name: ``process_name``, then ``process_labels``, then (only in files with no
+``process_name`` at all, i.e. MindSpore ≤ 2.1) the fixed-pid table, then ``Process <pid>``.
+Thread name: ``thread_name``, then ``Stream <tid>`` on MindSpore device/AI CPU/
+communication pids, ``Steps``/``Scope Name`` for 100000/100001, then ``Thread <tid>``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from timelineview.model.decode.chunk_decode import token_text
+
+FIXED_PIDS = {
+    "9000": "AICPU OP",
+    "10000": "Communication Op",
+    "11000": "Host CPU OP",
+    "12000": "Op Overlap Analyse",
+    "13000": "Activity Op",
+}
+FIXED_TIDS = {"100000": "Steps", "100001": "Scope Name"}
+DEVICE_PID_MAX = 64  # MindSpore ≤ 2.1 uses the device id (0–7, sometimes the rank) as the pid
+STREAM_PIDS = {"9000", "10000"}
+
+
+@dataclass
+class Metadata:
+    """Deduplicated ``M`` records of one card: last one wins per (name, pid, tid)."""
+
+    process_name: dict[str, str]
+    process_label: dict[str, str]
+    process_sort: dict[str, int]
+    thread_name: dict[tuple[str, str], str]
+    thread_sort: dict[tuple[str, str], int]
+
+    @classmethod
+    def from_records(cls, records: list[tuple]) -> Metadata:
+        """``records``: (name, pid, tid, args) in file order."""
+        md = cls({}, {}, {}, {}, {})
+        for name, pid, tid, args in records:
+            if not isinstance(args, dict):
+                continue
+            p = token_text(pid)
+            key = (p, token_text(tid))
+            if name == "process_name" and isinstance(args.get("name"), str):
+                md.process_name[p] = args["name"]
+            elif name == "process_labels" and args.get("labels") is not None:
+                md.process_label[p] = str(args["labels"])
+            elif name == "process_sort_index":
+                v = _as_int(args.get("sort_index"))
+                if v is not None:
+                    md.process_sort[p] = v
+            elif name == "thread_name" and isinstance(args.get("name"), str):
+                md.thread_name[key] = args["name"]
+            elif name == "thread_sort_index":
+                v = _as_int(args.get("sort_index"))
+                if v is not None:
+                    md.thread_sort[key] = v
+        return md
+
+
+def _as_int(v: object) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    try:
+        return int(float(v))  # float_hook-free decoders may hand "3" or 3.0
+    except (TypeError, ValueError):
+        return None
+
+
+def _num_key(text: str) -> tuple[int, int, str]:
+    """Sort numerically when the token is an integer, after all numbers otherwise."""
+    try:
+        return (0, int(text), "")
+    except ValueError:
+        return (1, 0, text)
+
+
+def mindspore_style(md: Metadata) -> bool:
+    """No ``process_name`` anywhere: MindSpore ≤ 2.1 own-format files."""
+    return not md.process_name
+
+
+def process_display_name(pid: str, md: Metadata, legacy: bool) -> str:
+    if pid in md.process_name:
+        return md.process_name[pid]
+    if pid in md.process_label:
+        return md.process_label[pid]
+    if legacy:
+        if pid in FIXED_PIDS:
+            return FIXED_PIDS[pid]
+        if _is_device_pid(pid):
+            return f"Device {pid}"
+    return f"Process {pid}"
+
+
+def _is_device_pid(pid: str) -> bool:
+    return pid.isdigit() and int(pid) < DEVICE_PID_MAX
+
+
+def thread_display_name(pid: str, tid: str, md: Metadata, legacy: bool) -> str:
+    if (pid, tid) in md.thread_name:
+        return md.thread_name[(pid, tid)]
+    if tid in FIXED_TIDS and (legacy or _is_device_pid(pid)):
+        return FIXED_TIDS[tid]
+    if legacy and (_is_device_pid(pid) or pid in STREAM_PIDS) and tid.lstrip("-").isdigit():
+        return f"Stream {tid}"
+    return f"Thread {tid}"
+
+
+@dataclass
+class LaneLayout:
+    """Display order of processes and lanes for a set of (pid, tid) keys."""
+
+    process_pid: list[str]
+    process_name: list[str]
+    process_label: list[str]
+    process_sort: np.ndarray
+    lane_process: np.ndarray  # int32
+    lane_tid: list[str]
+    lane_name: list[str]
+    lane_sort: np.ndarray
+    lane_of_key: dict[tuple[str, str], int]  # (pid, tid) -> display lane id
+    process_of_pid: dict[str, int]
+
+
+def layout_lanes(lane_keys: list[tuple[str, str]], extra_pids: list[str], md: Metadata) -> LaneLayout:
+    """Order processes by sort index then pid, lanes by thread sort index then tid."""
+    legacy = mindspore_style(md)
+    pids = sorted({p for p, _ in lane_keys} | set(extra_pids),
+                  key=lambda p: (md.process_sort.get(p, 1 << 40), _num_key(p)))
+    process_of_pid = {p: i for i, p in enumerate(pids)}
+    keys = sorted(set(lane_keys), key=lambda k: (process_of_pid[k[0]],
+                                                 md.thread_sort.get(k, 1 << 40), _num_key(k[1])))
+    return LaneLayout(
+        process_pid=pids,
+        process_name=[process_display_name(p, md, legacy) for p in pids],
+        process_label=[md.process_label.get(p, "") for p in pids],
+        process_sort=np.array([md.process_sort.get(p, i) for i, p in enumerate(pids)], dtype=np.int64),
+        lane_process=np.array([process_of_pid[p] for p, _ in keys], dtype=np.int32),
+        lane_tid=[t for _, t in keys],
+        lane_name=[thread_display_name(p, t, md, legacy) for p, t in keys],
+        lane_sort=np.array([md.thread_sort.get(k, i) for i, k in enumerate(keys)], dtype=np.int64),
+        lane_of_key={k: i for i, k in enumerate(keys)},
+        process_of_pid=process_of_pid,
+    )
+
+
+def detect_generation(md: Metadata, process_names: list[str]) -> str:
+    """Best guess of the producer (trace-format.md §9 item 4), for labels and reports."""
+    labels = set(md.process_label.values())
+    names = set(process_names)
+    if not md.process_name and not md.process_label and not md.thread_name:
+        return "mindspore-1.0-1.2"
+    if labels & {"AICORE OP", "Ascend Op", "AICPU OP", "Communication Op", "Op Overlap Analyse"}:
+        return "mindspore-1.3-2.1"
+    if any(n.rsplit(" ", 1)[-1].startswith("Rank") for n in names):
+        return "mindspore-2.2" if "Ascend Hardware" not in names else "mindinsight-merged"
+    if "Python" in names:
+        return "torch_npu"
+    if "MindSpore" in names or "Scope Layer" in names:
+        return "mindspore-2.3+"
+    if "Ascend Hardware" in names:
+        return "msprof"
+    return "chrome-trace"

@@ -1,0 +1,230 @@
+"""Columnar store of one card: slices, lanes, counters, instants and flows.
+
+Everything is numpy columns; strings are interned into ``TraceStore.strings``.
+Times are absolute int64 nanoseconds as written in the file (``t_origin`` is the
+first slice start, handy for relative display).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from timelineview.model.store.report import LoadReport
+
+if TYPE_CHECKING:
+    from timelineview.model.store.interval_index import IntervalIndex
+
+# Slice flags
+FLAG_OPEN = 1  # an unclosed ``B``: drawn to the end of the trace
+FLAG_FROM_BE = 2  # built from a ``B``/``E`` pair
+
+
+@dataclass
+class ProcessTable:
+    """Processes of one card in display order."""
+
+    pid: list[str]  # raw pid token, as text
+    name: list[str]  # display name
+    label: list[str]  # ``process_labels`` or ""
+    sort_index: np.ndarray  # int64, producer's sort index (or the fallback order)
+
+    def __len__(self) -> int:
+        return len(self.pid)
+
+
+@dataclass
+class LaneTable:
+    """Thread/stream lanes of one card in display order: lane i is drawn i-th."""
+
+    process: np.ndarray  # int32 index into ProcessTable
+    tid: list[str]  # raw tid token, as text
+    name: list[str]  # display name
+    sort_index: np.ndarray  # int64
+
+    def __len__(self) -> int:
+        return len(self.tid)
+
+
+@dataclass
+class SliceColumns:
+    """One row per slice (``X`` events and completed or open ``B``/``E`` pairs)."""
+
+    start: np.ndarray  # int64 ns
+    dur: np.ndarray  # int64 ns (>= 0)
+    lane: np.ndarray  # int32 into LaneTable
+    name: np.ndarray  # int32 into strings
+    cat: np.ndarray  # int32 into strings, -1 when absent
+    task_type: np.ndarray  # int32 into strings (args["Task Type"]), -1 when absent
+    depth: np.ndarray  # int16 row within the lane (nesting depth, then extra rows)
+    src: np.ndarray  # int64 ordinal of the event in the card's files (for lazy args)
+    flags: np.ndarray  # uint8, FLAG_*
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+    @property
+    def end(self) -> np.ndarray:
+        return self.start + self.dur
+
+
+@dataclass
+class CounterTable:
+    """``C`` events: one series per (process, counter name, args key)."""
+
+    series_process: np.ndarray  # int32 into ProcessTable, per series
+    series_name: list[str]  # "<counter name>" or "<counter name>.<key>" when several keys
+    series_counter: list[str]  # counter event name
+    series_key: list[str]  # args key
+    ts: np.ndarray  # int64 ns, grouped by series then sorted by time
+    value: np.ndarray  # float64
+    offsets: np.ndarray  # int64, series i is ts[offsets[i]:offsets[i+1]]
+
+    def __len__(self) -> int:
+        return len(self.series_name)
+
+    def series(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        a, b = self.offsets[i], self.offsets[i + 1]
+        return self.ts[a:b], self.value[a:b]
+
+
+@dataclass
+class InstantTable:
+    """``i``/``I`` events."""
+
+    ts: np.ndarray  # int64 ns
+    lane: np.ndarray  # int32
+    name: np.ndarray  # int32 into strings
+    src: np.ndarray  # int64
+
+    def __len__(self) -> int:
+        return len(self.ts)
+
+    def by_lane(self, n_lanes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(lane_ptr, ts, name, src) with the instants of lane k at
+        ``lane_ptr[k]:lane_ptr[k + 1]``, in time order."""
+        order = np.lexsort((self.ts, self.lane))
+        lane_ptr = np.searchsorted(self.lane[order], np.arange(n_lanes + 1)).astype(np.int64)
+        return lane_ptr, self.ts[order], self.name[order], self.src[order]
+
+
+@dataclass
+class FlowTable:
+    """Flow arrows, one row per edge (``s``→``t``/``f``, fan-out gives several rows).
+
+    ``*_slice`` is the bound slice index or -1 when no slice encloses/follows the point.
+    """
+
+    src_event: np.ndarray  # int64 card ordinal of the start point (its name: ``TraceStore.flow_name``)
+    cat: np.ndarray  # int32 into strings
+    flow_id: np.ndarray  # per edge: int64 when every id is an integer, else text (object)
+    src_ts: np.ndarray  # int64 ns
+    src_lane: np.ndarray  # int32
+    src_slice: np.ndarray  # int64
+    dst_ts: np.ndarray
+    dst_lane: np.ndarray
+    dst_slice: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.src_ts)
+
+    def of_slice(self, i: int) -> np.ndarray:
+        """Edge indices touching slice ``i`` (either end)."""
+        return np.flatnonzero((self.src_slice == i) | (self.dst_slice == i))
+
+
+class LazyFlowTable:
+    """A ``FlowTable`` bound on first use: binding flows to slices costs load time that
+    only matters once somebody looks at an arrow."""
+
+    def __init__(self, build: Callable[[], FlowTable]) -> None:
+        self._build: Callable[[], FlowTable] | None = build
+        self._table: FlowTable | None = None
+
+    def resolve(self) -> FlowTable:
+        if self._table is None:
+            assert self._build is not None
+            self._table, self._build = self._build(), None
+        return self._table
+
+    def __getattr__(self, name: str):
+        return getattr(self.resolve(), name)
+
+    def __len__(self) -> int:
+        return len(self.resolve())
+
+
+@dataclass
+class TraceStore:
+    """Everything loaded for one card (one rank)."""
+
+    card: str  # "rank 0" or the file stem
+    rank: int | None
+    paths: list[Path]
+    strings: list[str]
+    processes: ProcessTable
+    lanes: LaneTable
+    slices: SliceColumns
+    counters: CounterTable
+    instants: InstantTable
+    flows: FlowTable | LazyFlowTable
+    report: LoadReport
+    generation: str = "unknown"
+    index: IntervalIndex | None = None
+    _args_reader: Callable[[np.ndarray], list[dict[str, Any] | None]] | None = field(
+        default=None, repr=False
+    )
+    _string_ids: dict[str, int] | None = field(default=None, repr=False)
+
+    @property
+    def t_origin(self) -> int:
+        """First slice start (ns), or 0 for an empty card."""
+        return int(self.slices.start.min()) if len(self.slices) else 0
+
+    @property
+    def t_end(self) -> int:
+        return int(self.slices.end.max()) if len(self.slices) else 0
+
+    def string_id(self, s: str) -> int:
+        """Id of an interned string, or -1."""
+        if self._string_ids is None:
+            self._string_ids = {v: i for i, v in enumerate(self.strings)}
+        return self._string_ids.get(s, -1)
+
+    def lane_full_name(self, lane: int) -> str:
+        p = int(self.lanes.process[lane])
+        return f"{self.processes.name[p]} / {self.lanes.name[lane]}"
+
+    def lanes_of_process(self, p: int) -> np.ndarray:
+        return np.flatnonzero(self.lanes.process == p)
+
+    def args(self, slice_index: int) -> dict[str, Any] | None:
+        """The ``args`` object of one slice, decoded from the file on demand."""
+        return self.args_many(np.array([slice_index]))[0]
+
+    def event_args(self, ordinal: int) -> dict[str, Any] | None:
+        """The ``args`` object of the event at a card ordinal (an instant's ``src``), read
+        from the file on demand."""
+        if self._args_reader is None:
+            return None
+        return self._args_reader(np.array([ordinal], dtype=np.int64))[0]
+
+    def flow_name(self, edge: int) -> str:
+        """Name of a flow (its start point's), read from the file on demand: torch_npu names
+        most flows uniquely, so keeping the names would cost a string per flow."""
+        if self._args_reader is not None and hasattr(self._args_reader, "event"):
+            event = self._args_reader.event(int(self.flows.src_event[edge]))
+            if event is not None and isinstance(event.get("name"), str):
+                return event["name"]
+        return "flow"
+
+    def args_many(self, slice_indices: np.ndarray) -> list[dict[str, Any] | None]:
+        """``args`` of several slices (one file read per chunk touched)."""
+        if self._args_reader is None:
+            return [None] * len(slice_indices)
+        src = self.slices.src[np.asarray(slice_indices, dtype=np.int64)]
+        return self._args_reader(src)

@@ -1,0 +1,1 @@
+"""The cluster comparison tab: per-card table, stacked bars, progress while loading."""

@@ -1,0 +1,125 @@
+"""CardProgressList: one progress bar per card while a cluster loads (cards load in parallel).
+
+Cards are laid out in as many columns as the width allows, so 128 cards stay on a screen or two.
+A card that comes from the cache reports no bytes: it shows as "cached" once the load is done.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from timelineview.viewstate.palette import DERIVED_COLOURS
+
+CELL_W = 330
+CELL_H = 24
+LABEL_W = 96
+WAITING, READING, DONE, CACHED, FAILED = "waiting", "reading", "done", "cached", "failed"
+
+
+def card_labels(paths: list[os.PathLike]) -> list[str]:
+    """The card names ``model.load(paths)`` will return, in its order (its progress indices)."""
+    from timelineview.model.discovery import find_cards
+
+    labels = []
+    for p in paths:
+        found = find_cards(p)
+        labels += [c.label for c in found] if found else [Path(p).name]
+    return labels
+
+
+@dataclass
+class CardState:
+    label: str
+    done: int = 0
+    total: int = 0
+    status: str = WAITING
+    note: str = ""
+
+
+class CardProgressList(QtWidgets.QWidget):
+    """Painted grid of (card, bar, state) cells."""
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.cards: list[CardState] = []
+
+    def set_cards(self, labels: list[str]) -> None:
+        self.cards = [CardState(label) for label in labels]
+        self._resize_for_width(self.width())
+        self.update()
+
+    def set_progress(self, i: int, done: int, total: int) -> None:
+        if 0 <= i < len(self.cards):
+            c = self.cards[i]
+            c.done, c.total = done, total
+            c.status = DONE if total and done >= total else READING if done > 0 else WAITING
+            self.update()
+
+    def finish(self, failed: dict[int, str]) -> None:
+        """The load ended: cards that reported nothing came from the cache; ``failed``: index → error."""
+        for i, c in enumerate(self.cards):
+            if i in failed:
+                c.status, c.note = FAILED, failed[i]
+            elif c.status == WAITING:
+                c.status = CACHED
+            elif c.status == READING:
+                c.status = DONE
+        self.update()
+
+    def summary(self) -> str:
+        total = sum(c.total for c in self.cards)
+        done = sum(c.done for c in self.cards)
+        busy = sum(c.status == READING for c in self.cards)
+        text = f"{len(self.cards)} cards"
+        if total:
+            text += f" · {done / 1e6:,.0f} of {total / 1e6:,.0f} MB read".replace(",", " ")
+        if busy:
+            text += f" · {busy} reading now"
+        return text
+
+    # ------------------------------------------------------------------ layout
+    def _columns(self, width: int) -> int:
+        return max(1, width // CELL_W)
+
+    def _resize_for_width(self, width: int) -> None:
+        rows = math.ceil(len(self.cards) / self._columns(width)) if self.cards else 0
+        self.setMinimumHeight(rows * CELL_H + 8)
+
+    def resizeEvent(self, ev: QtGui.QResizeEvent) -> None:
+        self._resize_for_width(ev.size().width())
+        super().resizeEvent(ev)
+
+    def paintEvent(self, _ev: QtGui.QPaintEvent) -> None:
+        p = QtGui.QPainter(self)
+        pal = self.palette()
+        text = pal.color(QtGui.QPalette.ColorRole.WindowText)
+        muted = pal.color(QtGui.QPalette.ColorRole.PlaceholderText)
+        trough = pal.color(QtGui.QPalette.ColorRole.Mid)
+        cols = self._columns(self.width())
+        fm = self.fontMetrics()
+        for i, c in enumerate(self.cards):
+            x = (i % cols) * CELL_W + 8
+            y = (i // cols) * CELL_H + 4
+            p.setPen(text)
+            p.drawText(QtCore.QRect(x, y, LABEL_W - 6, CELL_H), QtCore.Qt.AlignmentFlag.AlignVCenter,
+                       fm.elidedText(c.label, QtCore.Qt.TextElideMode.ElideMiddle, LABEL_W - 6))
+            bar = QtCore.QRect(x + LABEL_W, y + 7, 130, CELL_H - 14)
+            p.fillRect(bar, trough)
+            frac = 1.0 if c.status in (DONE, CACHED) else (c.done / c.total if c.total else 0.0)
+            colour = QtGui.QColor(*DERIVED_COLOURS["pure_communication" if c.status == FAILED else "compute"])
+            if c.status != FAILED:
+                p.fillRect(QtCore.QRect(bar.x(), bar.y(), int(bar.width() * frac), bar.height()), colour)
+            state = {WAITING: "waiting", READING: f"{frac * 100:.0f} %", DONE: "read", CACHED: "from cache",
+                     FAILED: "failed"}[c.status]
+            p.setPen(colour if c.status == FAILED else muted)
+            rest = CELL_W - LABEL_W - 130 - 16
+            p.drawText(QtCore.QRect(bar.right() + 8, y, rest, CELL_H), QtCore.Qt.AlignmentFlag.AlignVCenter,
+                       fm.elidedText(state, QtCore.Qt.TextElideMode.ElideRight, rest))
+            if c.status == FAILED and c.note:
+                self.setToolTip("\n".join(f"{s.label}: {s.note}" for s in self.cards if s.status == FAILED))
+        p.end()

@@ -1,0 +1,61 @@
+"""ClusterBar: the strip above a cluster's timeline — which cards are shown, the lane filter, the way back."""
+
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+from timelineview.viewstate.lane_filter import ALL, LANE_FILTERS
+
+
+class ClusterBar(QtWidgets.QFrame):
+    """Shown when more than one card is loaded."""
+
+    backRequested = QtCore.Signal()
+    showAllRequested = QtCore.Signal()
+    filterChanged = QtCore.Signal(str)
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        lay = QtWidgets.QHBoxLayout(self)
+        lay.setContentsMargins(6, 3, 6, 3)
+        self.back = QtWidgets.QPushButton("◀ Comparison")
+        self.back.setToolTip("Back to the cluster comparison table")
+        self.back.clicked.connect(self.backRequested)
+        self.label = QtWidgets.QLabel()
+        self.label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        self.all = QtWidgets.QPushButton("Show all cards")
+        self.all.setToolTip("Every card of the cluster, time-aligned, keeping the visible window")
+        self.all.clicked.connect(self.showAllRequested)
+        self.filter = QtWidgets.QComboBox()
+        self.filter.setToolTip("Keep one kind of lane across all cards: with one lane per card, "
+                               "rows shrink so every card fits on the screen")
+        for key, title in LANE_FILTERS:
+            self.filter.addItem(title, key)
+        self.filter.currentIndexChanged.connect(lambda i: self.filterChanged.emit(self.filter.itemData(i)))
+        lay.addWidget(self.back)
+        lay.addWidget(self.label, 1)
+        lay.addWidget(self.all)
+        lay.addWidget(QtWidgets.QLabel("Lanes:"))
+        lay.addWidget(self.filter)
+
+    def set_state(self, shown: list[str], total: int, step: int | None) -> None:
+        """Say which cards the timeline shows (and at which step, after a drill-down)."""
+        if len(shown) == total:
+            text = f"All {total} cards, time-aligned"
+        elif len(shown) <= 4:
+            text = f"{', '.join(shown)} of {total} cards"
+        else:
+            text = f"{len(shown)} of {total} cards"
+        if step is not None:
+            text += f" · step {step}"
+        self.label.setText(text)
+        self.all.setEnabled(len(shown) < total)
+
+    def lane_filter(self) -> str:
+        return self.filter.currentData() or ALL
+
+    def set_lane_filter(self, kind: str) -> None:
+        i = self.filter.findData(kind)
+        if i >= 0:
+            self.filter.setCurrentIndex(i)

@@ -1,0 +1,201 @@
+"""ClusterTab: wires the cluster comparison into the main window (tabs, loading, drill-down).
+
+The window's timeline page and the :class:`ClusterView` become two tabs. While a folder of
+ranks loads, the comparison tab shows each card's progress; when it is done it shows the
+table. A drill-down puts the chosen cards in the timeline, zoomed to the step window and
+aligned by the cards' clock offsets.
+"""
+
+from __future__ import annotations
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from timelineview.analysis.comparison import ClusterComparison, compare_cluster
+from timelineview.views.cluster.cluster_bar import ClusterBar
+from timelineview.views.cluster.cluster_view import ClusterView
+from timelineview.views.timeline.widget import TimelineWidget
+from timelineview.viewstate.card_view import CardView
+from timelineview.viewstate.lane_filter import ALL
+
+STEP_MARGIN = 0.02  # of the step length, either side of a drilled step
+
+
+def compare_card_views(cards: list[CardView]) -> ClusterComparison:
+    """The comparison of loaded cards, from their analysis and estimated clock offsets."""
+    return compare_cluster([c.store for c in cards], [c.derived for c in cards],
+                           [c.estimated_offset_ns for c in cards], [c.number for c in cards],
+                           [c.step_windows for c in cards])
+
+
+class ClusterTab(QtCore.QObject):
+    """Owns the tabs, the comparison view and the strip above the timeline."""
+
+    def __init__(self, window: QtWidgets.QMainWindow, timeline: TimelineWidget) -> None:
+        super().__init__(window)
+        self.window = window
+        self.timeline = timeline
+        self.view = ClusterView()
+        self.bar = ClusterBar()
+        self.bar.hide()
+        self.tabs = QtWidgets.QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.all_cards: list[CardView] = []
+        self.shown_step: int | None = None
+        self._dock_visible: bool | None = None
+        self._pending: ClusterComparison | None = None
+        self.view.drillRequested.connect(self.drill)
+        self.bar.backRequested.connect(self.show_comparison)
+        self.bar.showAllRequested.connect(self.show_all_cards)
+        self.bar.filterChanged.connect(self.set_lane_filter)
+        window.installEventFilter(self)
+
+    def wrap(self, timeline_page: QtWidgets.QWidget) -> QtWidgets.QTabWidget:
+        """The window's central widget: the timeline page and the comparison as tabs (Ctrl+1, Ctrl+2)."""
+        self.tabs.addTab(timeline_page, "Timeline")
+        self.tabs.addTab(self.view, "Cluster comparison")
+        self.tabs.setTabToolTip(0, "Ctrl+1")
+        self.tabs.setTabToolTip(1, "Every card side by side: which one holds the others back (Ctrl+2)")
+        self.tabs.currentChanged.connect(self._on_tab)
+        for key, index in (("Ctrl+1", 0), ("Ctrl+2", 1)):
+            shortcut = QtGui.QShortcut(QtGui.QKeySequence(key), self.window)
+            shortcut.activated.connect(lambda i=index: self.tabs.setCurrentIndex(i))
+        return self.tabs
+
+    # ------------------------------------------------------------------ loading
+    def watch(self, worker) -> None:
+        """Follow a load that the window just started (connected after the window's own slots)."""
+        worker.cardsFound.connect(self._on_cards_found)
+        worker.cardProgress.connect(self._on_card_progress)
+        worker.compared.connect(self._on_compared)
+        worker.loaded.connect(self._on_loaded)
+        worker.done.connect(self._on_done)
+        self._pending = None
+
+    def _current(self) -> bool:
+        return self.sender() is getattr(self.window, "worker", None)
+
+    @QtCore.Slot(object)
+    def _on_cards_found(self, labels: list[str]) -> None:
+        if not self._current():
+            return
+        self.view.start_loading(labels)
+        if len(labels) > 1 and getattr(self.window, "interactive", False):
+            self.tabs.setCurrentWidget(self.view)
+
+    @QtCore.Slot(int, object, object)
+    def _on_card_progress(self, card: int, done: int, total: int) -> None:
+        if self._current():
+            self.view.card_progress(card, int(done), int(total))
+
+    @QtCore.Slot(object)
+    def _on_compared(self, comparison: ClusterComparison) -> None:
+        if self._current():
+            self._pending = comparison
+
+    @QtCore.Slot(object)
+    def _on_loaded(self, cards: list[CardView]) -> None:
+        if not self._current():
+            return
+        failed = {i: c.store.report.error or "no slices could be read"
+                  for i, c in enumerate(cards) if not (len(c.store.slices) or len(c.store.counters))}
+        self.view.progress_list.finish(failed)
+        shown = [c for c in cards if len(c.store.slices) or len(c.store.counters)]
+        if not shown:
+            return
+        self.all_cards = list(self.timeline.cards)
+        self.shown_step = None
+        self.view.set_comparison(self._pending)
+        self.bar.setVisible(len(self.all_cards) > 1)
+        self._update_bar()
+        if self.bar.lane_filter() != ALL:
+            self.set_lane_filter(self.bar.lane_filter())
+        if len(shown) > 1 and getattr(self.window, "interactive", False):
+            self.tabs.setCurrentWidget(self.view)
+
+    @QtCore.Slot()
+    def _on_done(self) -> None:
+        if self.sender() is getattr(self.window, "worker", None) or getattr(self.window, "worker", None) is None:
+            self.view.load_ended({i: c.note for i, c in enumerate(self.view.progress_list.cards)
+                                  if c.status == "failed"})
+
+    # ------------------------------------------------------------------ drill-down
+    def drill(self, numbers: list[int], step: int | None = None) -> None:
+        """Show these cards in the timeline at ``step`` (None: the first card's drill step), aligned."""
+        cards = [c for c in self.all_cards if c.number in set(numbers)]
+        if not cards:
+            return
+        if step is None:
+            rows = {r["number"]: r for r in self.view.current_rows()}
+            step = (rows.get(numbers[0]) or {}).get("drill_step")
+        self._sync_offsets()
+        self.timeline.set_cards(cards)
+        self.shown_step = step
+        window = self.step_window(cards, step)
+        if window is not None:
+            t0, t1 = window
+            margin = int((t1 - t0) * STEP_MARGIN)
+            self.timeline.set_range(t0 - margin, t1 + margin)
+        self._update_bar()
+        self.tabs.setCurrentIndex(0)
+        self.timeline.setFocus()
+
+    def step_window(self, cards: list[CardView], step: int | None) -> tuple[int, int] | None:
+        """Relative [t0, t1] covering ``step`` on every shown card (each on its aligned clock)."""
+        cmp = self.view.comparison
+        if cmp is None or step is None:
+            return None
+        by_number = {c.number: c for c in cmp.cards}
+        spans = []
+        for card in cards:
+            cc = by_number.get(card.number)
+            for s in cc.steps if cc is not None else []:
+                if s["step"] == step:
+                    spans.append((self.timeline.ctx.rel(card, s["start_ns"]), self.timeline.ctx.rel(card, s["end_ns"])))
+        if not spans:
+            return None
+        return min(a for a, _ in spans), max(b for _, b in spans)
+
+    def show_all_cards(self) -> None:
+        """Every card again, keeping the visible window (in aligned absolute time)."""
+        ctx = self.timeline.ctx
+        v0, v1, origin = ctx.viewport.t0, ctx.viewport.t1, ctx.origin
+        self._sync_offsets()
+        self.timeline.set_cards(self.all_cards)
+        self.timeline.set_range(v0 + origin - ctx.origin, v1 + origin - ctx.origin)
+        self._update_bar()
+
+    def _sync_offsets(self) -> None:
+        """Cards not on screen follow View ▸ Align card clocks too (the window sets only the shown ones)."""
+        action = getattr(self.window, "align_action", None)
+        aligned = action is None or action.isChecked()
+        for c in self.all_cards:
+            c.offset_ns = c.estimated_offset_ns if aligned else 0
+
+    def set_lane_filter(self, kind: str) -> None:
+        self.timeline.set_lane_filter(kind)
+        if self.bar.lane_filter() != kind:
+            self.bar.set_lane_filter(kind)
+
+    def show_comparison(self) -> None:
+        self.tabs.setCurrentWidget(self.view)
+
+    def _update_bar(self) -> None:
+        self.bar.set_state([c.title for c in self.timeline.cards], len(self.all_cards), self.shown_step)
+
+    # ------------------------------------------------------------------ tabs and the details dock
+    def _on_tab(self, index: int) -> None:
+        """The details dock belongs to the timeline: hidden while the comparison takes the window."""
+        dock = getattr(self.window, "dock", None)
+        if dock is None:
+            return
+        if self.tabs.widget(index) is self.view:
+            self._dock_visible = dock.isVisible()
+            dock.hide()
+        elif self._dock_visible:
+            dock.show()
+            self._dock_visible = None
+
+    def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
+        if obj is self.window and ev.type() == QtCore.QEvent.Type.Close and self._dock_visible:
+            self.window.dock.show()  # the saved window state keeps the user's dock
+        return False

@@ -1,0 +1,57 @@
+"""DetailsPanel: the bottom panel, showing the selected slice or the selected area."""
+
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+from timelineview.views.panels.area_stats import AreaStats
+from timelineview.views.panels.slice_details import SliceDetails
+from timelineview.views.timeline.widget import TimelineWidget
+
+HINT = ("Click a slice to see its details. Drag across lanes to select an area and see its "
+        "statistics. Press ? for all shortcuts.")
+
+
+class DetailsPanel(QtWidgets.QStackedWidget):
+    """Follows the timeline's selection: a hint, slice details, or area statistics."""
+
+    def __init__(self, timeline: TimelineWidget, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.timeline = timeline
+        self.hint = QtWidgets.QLabel(HINT)
+        self.hint.setWordWrap(True)
+        self.hint.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
+        self.hint.setEnabled(False)
+        self.slice = SliceDetails()
+        self.area = AreaStats()
+        for w in (self.hint, self.slice, self.area):
+            self.addWidget(w)
+        self.slice.jumpRequested.connect(lambda c, i: timeline.select_slice(c, i, reveal=True))
+        timeline.selectionChanged.connect(self.refresh)
+        timeline.areaChanged.connect(self.refresh)
+
+    def sizeHint(self) -> QtCore.QSize:
+        # the dock opens at this height: the timeline keeps most of the window
+        return QtCore.QSize(900, 240)
+
+    def minimumSizeHint(self) -> QtCore.QSize:
+        return QtCore.QSize(300, 120)
+
+    def refresh(self) -> None:
+        ctx = self.timeline.ctx
+        if ctx.selection is not None:
+            card = ctx.card_by_number(ctx.selection.card)
+            self.slice.show_slice(card, ctx.selection.index, ctx.card_shift(card))
+            self.setCurrentWidget(self.slice)
+        elif ctx.instant_selection is not None:
+            card = ctx.card_by_number(ctx.instant_selection[0])
+            self.slice.show_instant(card, ctx.instant_selection[1], ctx.card_shift(card))
+            self.setCurrentWidget(self.slice)
+        elif ctx.area_selection is not None:
+            self.area.show_area(ctx.area_selection, ctx.cards, ctx.card_shift)
+            self.setCurrentWidget(self.area)
+        elif ctx.cards:
+            self.area.show_overview(ctx.cards)
+            self.setCurrentWidget(self.area)
+        else:
+            self.setCurrentWidget(self.hint)

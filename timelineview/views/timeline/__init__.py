@@ -1,0 +1,1 @@
+"""The timeline: widget, canvas, navigation, lane tree, overlay and the tracks that paint lanes."""

@@ -1,0 +1,71 @@
+"""BackgroundItem: row bands, group header rows and time grid lines under the tracks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui
+
+from timelineview.views.painting import draw_rects, rect_array
+from timelineview.views.timeline.view_context import ViewContext
+from timelineview.viewstate.lane_layout import CARD, GROUP_KINDS
+from timelineview.viewstate.time_format import ticks
+
+TICK_MIN_PX = 110
+
+
+class BackgroundItem(pg.GraphicsObject):
+    """Paints under every track: calm alternate bands so lanes read as rows, headers, grid."""
+
+    def __init__(self, ctx: ViewContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.setZValue(-10)
+
+    def boundingRect(self) -> QtCore.QRectF:
+        return QtCore.QRectF(self.ctx.area)
+
+    def paint(self, p: QtGui.QPainter, *_args) -> None:
+        ctx = self.ctx
+        area, theme = ctx.area, ctx.theme
+        p.setClipRect(area)
+        p.fillRect(area, theme.background)
+        rows = ctx.visible_rows()
+        p.setPen(QtCore.Qt.PenStyle.NoPen)
+        bands, heads, cards, lines = [], [], [], []
+        lane_no = 0
+        for r in rows:
+            y0 = int(ctx.scene_y(r.y))
+            y1 = y0 + r.height
+            if r.kind == CARD:
+                cards.append((y0, y1))
+                lane_no = 0
+            elif r.kind in GROUP_KINDS:
+                heads.append((y0, y1))
+                lane_no = 0
+            else:
+                if lane_no % 2 == 1:
+                    bands.append((y0, y1))
+                lane_no += 1
+            lines.append(y1 - 1)
+        left, right = area.left(), area.right() + 1
+        for spans, colour in ((bands, theme.band), (heads, theme.header), (cards, theme.header.darker(108))):
+            if spans:
+                ys = np.asarray(spans, np.int32)
+                p.setBrush(colour)
+                draw_rects(p, rect_array(np.full(len(ys), left), ys[:, 0], np.full(len(ys), right), ys[:, 1]))
+        # vertical grid at the axis ticks, then a hairline under each row
+        times, _, _ = ticks(ctx.viewport.t0, ctx.viewport.t1, area.width(), TICK_MIN_PX)
+        if times:
+            xs = np.array([int(ctx.scene_x(t)) for t in times], np.int32)
+            p.setBrush(theme.grid)
+            draw_rects(p, rect_array(xs, np.full(len(xs), area.top()), xs + 1,
+                                     np.full(len(xs), area.bottom() + 1)))
+        if lines:
+            ys = np.asarray(lines, np.int32)
+            p.setBrush(theme.grid)
+            draw_rects(p, rect_array(np.full(len(ys), left), ys, np.full(len(ys), right), ys + 1))
+        if not ctx.cards:
+            p.setPen(theme.muted)
+            p.drawText(area, QtCore.Qt.AlignmentFlag.AlignCenter,
+                       "No trace open — File ▸ Open (Ctrl+O) or drop a trace file or folder here")

@@ -1,0 +1,155 @@
+"""TimelineCanvas: the graphics view holding the per-card items; turns mouse input into gestures.
+
+Scene coordinates are widget pixels (pyqtgraph's auto pixel range), the axis on top and the
+track area below it. Gestures go to a controller (the TimelineWidget):
+left click selects, left drag across the tracks selects an area, drag on the ruler or with the
+right/middle button pans, the wheel zooms.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from timelineview.views.timeline.background_item import BackgroundItem
+from timelineview.views.timeline.overlay import CursorItem, OverlayItem
+from timelineview.views.timeline.time_axis import TimeAxisItem
+from timelineview.views.timeline.tracks.counter_track import CounterTrackItem
+from timelineview.views.timeline.tracks.derived_track import DerivedTrackItem
+from timelineview.views.timeline.tracks.instant_track import InstantTrackItem
+from timelineview.views.timeline.tracks.slice_track import SliceTrackItem
+from timelineview.views.timeline.view_context import AXIS_H, ViewContext
+from timelineview.viewstate.card_view import CardView
+
+DRAG_THRESHOLD_PX = 4
+
+
+class CanvasController(Protocol):
+    def on_click(self, pos: QtCore.QPointF, modifiers: QtCore.Qt.KeyboardModifier) -> None: ...
+    def on_double_click(self, pos: QtCore.QPointF) -> None: ...
+    def on_area_drag(self, start: QtCore.QPointF, end: QtCore.QPointF, done: bool) -> None: ...
+    def on_pan_drag(self, dx: float, start: bool) -> None: ...
+    def on_wheel(self, ev: QtGui.QWheelEvent) -> None: ...
+    def on_hover(self, pos: QtCore.QPointF | None) -> None: ...
+    def on_resized(self) -> None: ...
+
+
+class TimelineCanvas(pg.GraphicsView):
+    """Hosts one slice, derived and counter item per card, plus axis, background and overlays."""
+
+    def __init__(self, ctx: ViewContext, controller: CanvasController,
+                 parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent, background=ctx.theme.background)
+        self.ctx = ctx
+        self.controller = controller
+        self.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
+        self.setMouseTracking(True)
+        self.setAcceptDrops(False)  # the main window takes dropped files
+        self.background_item = BackgroundItem(ctx)
+        self.axis = TimeAxisItem(ctx)
+        self.overlay = OverlayItem(ctx)
+        self.cursor_item = CursorItem(ctx)
+        for item in (self.background_item, self.axis, self.overlay, self.cursor_item):
+            self.scene().addItem(item)
+        self.card_items: list[pg.GraphicsObject] = []
+        self._press: QtCore.QPointF | None = None
+        self._press_button = QtCore.Qt.MouseButton.NoButton
+        self._mode = ""  # "", "click", "area", "pan"
+        self._last_x = 0.0
+
+    # ------------------------------------------------------------------ content
+    def set_cards(self, cards: list[CardView]) -> None:
+        for item in self.card_items:
+            self.scene().removeItem(item)
+        self.card_items = []
+        for card in cards:
+            for kind in (DerivedTrackItem, SliceTrackItem, InstantTrackItem, CounterTrackItem):
+                item = kind(self.ctx, card)
+                self.scene().addItem(item)
+                self.card_items.append(item)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Geometry or content changed: every item re-prepares on its next paint."""
+        for item in (self.background_item, self.axis, self.overlay, *self.card_items):
+            item.prepareGeometryChange()
+        self.setBackground(self.ctx.theme.background)
+        self.viewport().update()
+
+    def redraw(self) -> None:
+        """The window or the overlays changed: repaint (item caches check their own keys)."""
+        self.viewport().update()
+
+    def items_of(self, kind: type) -> list:
+        return [i for i in self.card_items if isinstance(i, kind)]
+
+    # ------------------------------------------------------------------ geometry
+    def resizeEvent(self, ev: QtGui.QResizeEvent) -> None:
+        super().resizeEvent(ev)
+        if getattr(self, "controller", None) is None:
+            return  # pyqtgraph resizes once from its own __init__, before ours ran
+        w, h = self.width(), self.height()
+        self.ctx.area = QtCore.QRect(0, AXIS_H, max(w, 1), max(h - AXIS_H, 1))
+        self.ctx.viewport.set_width(max(w, 1))
+        self.controller.on_resized()
+        self.refresh()
+
+    # ------------------------------------------------------------------ mouse
+    def mousePressEvent(self, ev: QtGui.QMouseEvent) -> None:
+        self._press = ev.position()
+        self._press_button = ev.button()
+        self._last_x = ev.position().x()
+        on_axis = ev.position().y() < AXIS_H
+        if ev.button() == QtCore.Qt.MouseButton.LeftButton and not on_axis:
+            self._mode = "click"
+        elif ev.button() in (QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.MouseButton.MiddleButton,
+                             QtCore.Qt.MouseButton.RightButton):
+            self._mode = "pan"
+            self.controller.on_pan_drag(0.0, True)
+            self.setCursor(QtCore.Qt.CursorShape.ClosedHandCursor)
+        ev.accept()
+
+    def mouseMoveEvent(self, ev: QtGui.QMouseEvent) -> None:
+        pos = ev.position()
+        self.controller.on_hover(pos)
+        if self._press is None:
+            return
+        if self._mode == "click" and (pos - self._press).manhattanLength() > DRAG_THRESHOLD_PX:
+            self._mode = "area"
+        if self._mode == "area":
+            self.controller.on_area_drag(self._press, pos, False)
+        elif self._mode == "pan":
+            self.controller.on_pan_drag(pos.x() - self._last_x, False)
+            self._last_x = pos.x()
+        ev.accept()
+
+    def mouseReleaseEvent(self, ev: QtGui.QMouseEvent) -> None:
+        if self._press is None:
+            return
+        if self._mode == "click":
+            self.controller.on_click(ev.position(), ev.modifiers())
+        elif self._mode == "area":
+            self.controller.on_area_drag(self._press, ev.position(), True)
+        self._press = None
+        self._mode = ""
+        self.unsetCursor()
+        ev.accept()
+
+    def mouseDoubleClickEvent(self, ev: QtGui.QMouseEvent) -> None:
+        if ev.button() == QtCore.Qt.MouseButton.LeftButton and ev.position().y() >= AXIS_H:
+            self.controller.on_double_click(ev.position())
+        ev.accept()
+
+    def wheelEvent(self, ev: QtGui.QWheelEvent) -> None:
+        self.controller.on_wheel(ev)
+        ev.accept()
+
+    def leaveEvent(self, ev: QtCore.QEvent) -> None:
+        self.controller.on_hover(None)
+        super().leaveEvent(ev)
+
+    def keyPressEvent(self, ev: QtGui.QKeyEvent) -> None:
+        ev.ignore()  # keys belong to the TimelineWidget, never to QGraphicsView scrolling

@@ -1,0 +1,126 @@
+"""LaneTree: the lane names left of the tracks (card → process → lane), with collapse toggles.
+
+It paints the same rows as the timeline at the same scroll position, so names and tracks always
+line up, whatever the row heights.
+"""
+
+from __future__ import annotations
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from timelineview.views.timeline.view_context import AXIS_H, ViewContext
+from timelineview.viewstate.lane_layout import CARD, Row
+
+INDENT = 14
+COMPACT_MIN_PX = 8  # smallest text in compact rows
+
+
+class LaneTree(QtWidgets.QWidget):
+    """Row titles; clicking a group row collapses or expands it."""
+
+    toggled = QtCore.Signal(tuple)  # key of the group row clicked
+    scrolled = QtCore.Signal(int)  # wheel: pixels to scroll by
+
+    def __init__(self, ctx: ViewContext, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.setMouseTracking(True)
+        self.setMinimumWidth(120)
+        self.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
+        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Expanding)
+        self._bold = QtGui.QFont(self.font())
+        self._bold.setBold(True)
+        self._small = QtGui.QFont(self.font())
+        if self._small.pointSizeF() > 0:
+            self._small.setPointSizeF(max(self._small.pointSizeF() - 1, 7.0))
+
+    def sizeHint(self) -> QtCore.QSize:
+        return QtCore.QSize(240, 400)
+
+    def row_at(self, y: float) -> Row | None:
+        if y < AXIS_H:
+            return None
+        return self.ctx.layout.row_at(y - AXIS_H + self.ctx.scroll_y)
+
+    # ------------------------------------------------------------------ events
+    def mousePressEvent(self, ev: QtGui.QMouseEvent) -> None:
+        row = self.row_at(ev.position().y())
+        if row is not None and row.is_group and ev.button() == QtCore.Qt.MouseButton.LeftButton:
+            self.toggled.emit(row.key)
+
+    def mouseMoveEvent(self, ev: QtGui.QMouseEvent) -> None:
+        row = self.row_at(ev.position().y())
+        tip = row.tooltip if row is not None else ""
+        if tip != self.toolTip():
+            self.setToolTip(tip)
+        self.setCursor(QtCore.Qt.CursorShape.PointingHandCursor if row is not None and row.is_group
+                       else QtCore.Qt.CursorShape.ArrowCursor)
+
+    def wheelEvent(self, ev: QtGui.QWheelEvent) -> None:
+        self.scrolled.emit(-ev.angleDelta().y() // 2)
+
+    # ------------------------------------------------------------------ paint
+    def paintEvent(self, _ev: QtGui.QPaintEvent) -> None:
+        ctx, theme = self.ctx, self.ctx.theme
+        p = QtGui.QPainter(self)
+        w, h = self.width(), self.height()
+        p.fillRect(0, 0, w, h, theme.background)
+        p.fillRect(0, 0, w, AXIS_H, theme.header)
+        p.fillRect(0, AXIS_H - 1, w, 1, theme.grid.darker(115))
+        p.setFont(self._small)
+        p.setPen(theme.muted)
+        p.drawText(QtCore.QRect(8, 0, w - 16, AXIS_H), QtCore.Qt.AlignmentFlag.AlignVCenter,
+                   "Lanes" if ctx.cards else "")
+        p.setClipRect(0, AXIS_H, w, h - AXIS_H)
+        fm_bold = QtGui.QFontMetrics(self._bold)
+        fm = QtGui.QFontMetrics(self.font())
+        lane_no = 0
+        label_free_y = -1
+        for r in ctx.layout.visible(ctx.scroll_y, ctx.scroll_y + h - AXIS_H):
+            y = AXIS_H + r.y - ctx.scroll_y
+            if r.kind == CARD:
+                p.fillRect(0, y, w, r.height, theme.header.darker(108))
+                lane_no = 0
+            elif r.is_group:
+                p.fillRect(0, y, w, r.height, theme.header)
+                lane_no = 0
+            else:
+                if lane_no % 2 == 1:
+                    p.fillRect(0, y, w, r.height, theme.band)
+                lane_no += 1
+            p.fillRect(0, y + r.height - 1, w, 1, theme.grid)
+            x = 6 + r.indent * INDENT
+            if r.is_group:
+                self._triangle(p, x, y + r.height // 2, r.collapsed)
+                x += 14
+            font, metrics = (self._bold, fm_bold) if r.kind == CARD else (self.font(), fm)
+            if r.height < metrics.height():  # compact rows (cluster lane filter): text shrinks to fit
+                font, metrics = self._compact_font(font, r.height)
+                if y < label_free_y:  # rows thinner than legible text: name every other one
+                    continue
+                label_free_y = y + metrics.height()
+            p.setFont(font)
+            # derived lanes under a card are secondary; at indent 0 (lane filter) they are the card itself
+            p.setPen(theme.text if r.is_group or r.kind != "derived" or r.indent == 0 else theme.muted)
+            line_h = min(r.height, 22)
+            text = metrics.elidedText(r.title, QtCore.Qt.TextElideMode.ElideMiddle, w - x - 8)
+            p.drawText(QtCore.QRect(x, y, w - x - 8, line_h), QtCore.Qt.AlignmentFlag.AlignVCenter, text)
+        p.setClipping(False)
+        p.fillRect(w - 1, 0, 1, h, theme.grid.darker(110))
+        p.end()
+
+    def _compact_font(self, font: QtGui.QFont, row_h: int) -> tuple[QtGui.QFont, QtGui.QFontMetrics]:
+        small = QtGui.QFont(font)
+        small.setPixelSize(max(row_h - 1, COMPACT_MIN_PX))
+        return small, QtGui.QFontMetrics(small)
+
+    def _triangle(self, p: QtGui.QPainter, x: int, cy: int, collapsed: bool) -> None:
+        p.setPen(QtCore.Qt.PenStyle.NoPen)
+        p.setBrush(self.ctx.theme.muted)
+        if collapsed:
+            pts = [QtCore.QPointF(x + 2, cy - 4), QtCore.QPointF(x + 7, cy), QtCore.QPointF(x + 2, cy + 4)]
+        else:
+            pts = [QtCore.QPointF(x, cy - 2), QtCore.QPointF(x + 8, cy - 2), QtCore.QPointF(x + 4, cy + 3)]
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
+        p.drawPolygon(QtGui.QPolygonF(pts))
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, False)

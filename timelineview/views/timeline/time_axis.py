@@ -1,0 +1,62 @@
+"""TimeAxisItem: the ruler above the tracks, in readable units down to nanoseconds.
+
+Tick times come from integer ns relative to the trace origin, so labels stay exact at any zoom;
+a deep zoom far from the origin shows a base time once and labels ticks as offsets.
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui
+
+from timelineview.views.timeline.background_item import TICK_MIN_PX
+from timelineview.views.timeline.view_context import AXIS_H, ViewContext
+from timelineview.viewstate.time_format import format_exact, ticks
+
+
+class TimeAxisItem(pg.GraphicsObject):
+    """Ruler over the track area's columns, from scene y 0 to :data:`AXIS_H`."""
+
+    def __init__(self, ctx: ViewContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.font = QtGui.QFont(QtGui.QGuiApplication.font())
+        if self.font.pointSizeF() > 0:
+            self.font.setPointSizeF(max(self.font.pointSizeF() - 1, 7.0))
+        self.setZValue(5)
+
+    def boundingRect(self) -> QtCore.QRectF:
+        a = self.ctx.area
+        return QtCore.QRectF(a.left(), 0, a.width(), AXIS_H)
+
+    def paint(self, p: QtGui.QPainter, *_args) -> None:
+        ctx = self.ctx
+        a, theme = ctx.area, ctx.theme
+        rect = QtCore.QRect(a.left(), 0, a.width(), AXIS_H)
+        p.setClipRect(rect)
+        p.fillRect(rect, theme.header)
+        p.fillRect(QtCore.QRect(a.left(), AXIS_H - 1, a.width(), 1), theme.grid.darker(115))
+        if not ctx.cards:
+            return
+        v = ctx.viewport
+        times, labels, base = ticks(v.t0, v.t1, a.width(), TICK_MIN_PX)
+        p.setFont(self.font)
+        fm = QtGui.QFontMetrics(self.font)
+        text_y = (AXIS_H - fm.height()) // 2 + fm.ascent()
+        p.setPen(theme.muted)
+        left_limit = a.left()
+        if base:
+            tag = f"{format_exact(base)} +"
+            w = fm.horizontalAdvance(tag) + 12
+            p.fillRect(QtCore.QRect(a.left(), 3, w, AXIS_H - 7), theme.band)
+            p.setPen(theme.text)
+            p.drawText(a.left() + 6, text_y, tag)
+            p.setPen(theme.muted)
+            left_limit = a.left() + w + 4
+        for t, label in zip(times, labels):
+            x = int(ctx.scene_x(t))
+            p.fillRect(QtCore.QRect(x, AXIS_H - 7, 1, 6), theme.muted)
+            tx = x + 4
+            if tx < left_limit or tx + fm.horizontalAdvance(label) > a.right():
+                continue
+            p.drawText(tx, text_y, label)

@@ -1,0 +1,1 @@
+"""One graphics item per lane kind; ``registry`` says which kind draws which rows."""

@@ -1,0 +1,179 @@
+"""What the views keep per card: the store, its derived lanes and steps, colours, search.
+
+Built off the GUI thread right after loading (the analysis can take a while on big cards).
+No Qt here.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from timelineview.model.store.trace_store import TraceStore
+from timelineview.viewstate.lod import RowSummary, build_row_summary, prefix_lengths
+from timelineview.viewstate.palette import name_colours
+from timelineview.viewstate.search import NameSearch
+
+MIN_GAP_NS = 1000
+
+
+@dataclass
+class DerivedLane:
+    """One derived lane: interval sets drawn in the colour named by ``parts[i][0]``."""
+
+    key: str
+    title: str
+    parts: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]  # colour key, starts, ends (abs ns), prefix
+    tooltip: str = ""
+
+
+@dataclass
+class StepBars:
+    """Step windows and their phases, absolute ns."""
+
+    step: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    fp: np.ndarray
+    bp: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.step)
+
+
+@dataclass
+class CardView:
+    """One card as the views see it."""
+
+    number: int
+    store: TraceStore
+    offset_ns: int = 0  # clock offset applied: subtracted from its times to align with the first card
+    estimated_offset_ns: int = 0  # what the cluster analysis estimated (applied unless turned off)
+    derived: Any = None  # analysis DerivedIntervals, for window statistics
+    derived_lanes: list[DerivedLane] = field(default_factory=list)
+    steps: StepBars | None = None
+    step_windows: list | None = None  # analysis StepWindow list the bars come from
+    colours: np.ndarray = field(default_factory=lambda: np.zeros(1, np.uint8))
+    search: NameSearch | None = None
+    row_summary: RowSummary | None = None  # LOD shortcut for dense index rows
+    analysis_error: str = ""
+
+    @property
+    def title(self) -> str:
+        return self.store.card
+
+    def lanes_with_slices(self) -> np.ndarray:
+        """Bool per lane: does it hold any slice."""
+        n = len(self.store.lanes)
+        if self.store.index is not None:
+            return self.store.index.lane_row_count[:n] > 0
+        has = np.zeros(n, dtype=bool)
+        has[np.unique(self.store.slices.lane)] = True
+        return has
+
+    @functools.cached_property
+    def instants_by_lane(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(lane_ptr, ts, name, src) of the card's instants, per lane in time order."""
+        return self.store.instants.by_lane(len(self.store.lanes))
+
+    def lanes_with_instants(self) -> np.ndarray:
+        """Bool per lane: does it hold any instant."""
+        return np.diff(self.instants_by_lane[0]) > 0
+
+    def instant_lane(self, k: int) -> int:
+        """Lane of the instant at position ``k`` of ``instants_by_lane``."""
+        return int(np.searchsorted(self.instants_by_lane[0], k, side="right")) - 1
+
+    def instant_name(self, k: int) -> str:
+        """Name of the instant at position ``k`` of ``instants_by_lane``."""
+        name = int(self.instants_by_lane[2][k])
+        return self.store.strings[name] if name >= 0 else "(unnamed)"
+
+    def instant_near(self, lane: int, t: int, tolerance: int) -> int | None:
+        """Position in ``instants_by_lane`` of the lane's instant nearest to ``t`` within
+        ``tolerance`` ns, or None."""
+        lane_ptr, ts = self.instants_by_lane[:2]
+        a, b = int(lane_ptr[lane]), int(lane_ptr[lane + 1])
+        k = a + int(np.searchsorted(ts[a:b], t))
+        near = [i for i in (k - 1, k) if a <= i < b and abs(int(ts[i]) - t) <= tolerance]
+        return min(near, key=lambda i: abs(int(ts[i]) - t)) if near else None
+
+
+_DERIVED_LANES = (
+    ("compute", "Computing", [("compute", "compute")], "AI Core / Vector / CPU tasks (union)"),
+    ("communication", "Communication", [("communication", "communication")], "communication operators"),
+    ("pure_communication", "Pure communication", [("pure_communication", "pure_communication")],
+     "communication that no computation hides"),
+    ("idle_gaps", "Idle AI Core gaps",
+     [("idle_gap_communication", "idle_gap_communication"), ("idle_gap_free", "idle_gap_free")],
+     "no compute for ≥ 1 µs: orange = waiting on communication, red = nothing runs"),
+    ("free", "Free", [("free", "free")], "neither compute nor communication"),
+)
+
+
+def derived_lanes_of(derived: Any) -> list[DerivedLane]:
+    """The derived lanes drawn under each card header, from analysis ``DerivedIntervals``."""
+    lanes = []
+    for key, title, parts, tip in _DERIVED_LANES:
+        arrays = []
+        for colour, attr in parts:
+            iv = getattr(derived, attr, None)
+            if iv is None:
+                continue
+            starts, ends = np.asarray(iv.starts, np.int64), np.asarray(iv.ends, np.int64)
+            arrays.append((colour, starts, ends, prefix_lengths(starts, ends)))
+        if arrays:
+            lanes.append(DerivedLane(key, title, arrays, tip))
+    return lanes
+
+
+def step_bars_of(steps: list[Any]) -> StepBars | None:
+    if not steps:
+        return None
+
+    def col(name: str) -> np.ndarray:
+        return np.array([int(getattr(s, name)) for s in steps], dtype=np.int64)
+
+    return StepBars(col("step"), col("start"), col("end"), col("fp"), col("bp"))
+
+
+def prepare_card(store: TraceStore, number: int, min_gap_ns: int = MIN_GAP_NS) -> CardView:
+    """Colours, search table and the analysis of one card (slow part: run it in a worker)."""
+    card = CardView(number=number, store=store, colours=name_colours(store.strings),
+                    search=NameSearch(store.strings))
+    if store.index is not None:
+        ix = store.index
+        card.row_summary = build_row_summary(ix.starts, ix.ends, ix.row_ptr)
+    try:
+        from timelineview.analysis import derived as derived_mod
+
+        card.derived = derived_mod.derive(store, min_gap_ns=min_gap_ns)
+        card.derived_lanes = derived_lanes_of(card.derived)
+    except Exception as exc:  # analysis missing or failing must not stop the viewer
+        card.analysis_error = f"derived lanes unavailable: {exc}"
+        return card
+    try:
+        from timelineview.analysis import steps as steps_mod
+
+        card.step_windows = steps_mod.find_steps(store, card.derived)
+        card.steps = step_bars_of(card.step_windows)
+    except Exception as exc:
+        card.analysis_error = f"steps unavailable: {exc}"
+    return card
+
+
+def align_clocks(cards: list[CardView]) -> None:
+    """Estimate and apply each card's clock offset against the first (metrics.md §4)."""
+    if len(cards) < 2:
+        return
+    try:
+        from timelineview.analysis.cluster import clock_offsets
+
+        offsets = clock_offsets([c.store for c in cards])
+    except Exception:  # no common collectives, or the analysis is missing: leave clocks as recorded
+        return
+    for card, off in zip(cards, offsets):
+        card.estimated_offset_ns = card.offset_ns = int(off)
