@@ -25,6 +25,9 @@ MIN_CARDS_FOR_SLOW = 3
 MAD_SCALE = 1.4826  # MAD of a normal distribution -> its standard deviation
 MAD_FACTOR = 3.0
 MIN_RELATIVE_EXCESS = 0.05
+# A metric that is tiny next to the step (a 50 µs excess of a 0.5 ms step interval in a 13 ms step)
+# must not flag a card nobody would call slow: the excess must also pass 1 % of the median step time.
+MIN_STEP_SHARE_EXCESS = 0.01
 
 
 def _collective_ends(store: TraceStore, cls: Classification) -> tuple[list[str], np.ndarray]:
@@ -82,21 +85,31 @@ def _mean_over_steps(card: dict, key: str) -> float:
     return float(card.get(key) or 0.0)
 
 
-def slow_threshold(values: np.ndarray) -> tuple[float, float]:
-    """(median, threshold): a value above median + max(5 % of median, 3 × 1.4826 × MAD) is slow."""
+def slow_threshold(values: np.ndarray, median_step_us: float = 0.0) -> tuple[float, float]:
+    """(median, threshold): a value above median + max(5 % of median, 3 × 1.4826 × MAD,
+    1 % of the median step time) is slow."""
     median = float(np.median(values))
     mad = float(np.median(np.abs(values - median)))
-    return median, median + max(MIN_RELATIVE_EXCESS * abs(median), MAD_FACTOR * MAD_SCALE * mad)
+    excess = max(MIN_RELATIVE_EXCESS * abs(median), MAD_FACTOR * MAD_SCALE * mad,
+                 MIN_STEP_SHARE_EXCESS * abs(median_step_us))
+    return median, median + excess
+
+
+def median_step_time(card_docs: list[dict]) -> float:
+    """Median over cards of the mean step time (``span_us`` over steps), µs."""
+    return float(np.median([_mean_over_steps(c, SLOW_CARD_METRICS["step_time_us"]) for c in card_docs]))
 
 
 def slow_cards(card_docs: list[dict]) -> list[dict]:
-    """Cards above median + max(5 % of median, 3 × 1.4826 × MAD) on any slow-card metric."""
+    """Cards above median + max(5 % of median, 3 × 1.4826 × MAD, 1 % of the median step time) on any
+    slow-card metric (metrics.md §4)."""
     if len(card_docs) < MIN_CARDS_FOR_SLOW:
         return []
+    step_us = median_step_time(card_docs)
     flagged = []
     for metric, key in SLOW_CARD_METRICS.items():
         values = np.array([_mean_over_steps(c, key) for c in card_docs])
-        median, threshold = slow_threshold(values)
+        median, threshold = slow_threshold(values, step_us)
         for card, value in zip(card_docs, values, strict=True):
             if value > threshold:
                 flagged.append({"card": card["card"], "metric": metric, "value": float(value),

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from timelineview.analysis.cluster import MIN_CARDS_FOR_SLOW, slow_cards, slow_threshold
+from timelineview.analysis.cluster import MIN_CARDS_FOR_SLOW, median_step_time, slow_cards, slow_threshold
 from timelineview.analysis.derived import DerivedIntervals
 from timelineview.analysis.pipeline import derive_pipeline, pipeline_metrics
 from timelineview.analysis.steps import StepWindow, find_steps, step_metrics
@@ -151,7 +151,7 @@ class ClusterComparison:
         flagged = slow_cards(docs)
         if self.pipeline and len(docs) >= MIN_CARDS_FOR_SLOW:
             values = np.array([np.mean([s["stage_us"] for s in d["steps"]]) for d in docs])
-            median, threshold = slow_threshold(values)
+            median, threshold = slow_threshold(values, median_step_time(docs))
             flagged += [{"card": d["card"], "metric": "stage_us", "value": float(v), "median": median}
                         for d, v in zip(docs, values, strict=True) if v > threshold]
         return flagged
