@@ -3,7 +3,8 @@
 Two producer families are told apart by their processes:
 
 * msprof / torch_npu / MindSpore ≥ 2.2: an ``Ascend Hardware`` process exists. Compute =
-  its slices whose ``Task Type`` is a compute type (``task_types.TASK_TYPE_KIND``);
+  its slices whose ``Task Type`` is a compute type (``task_types.TASK_TYPE_KIND``) and whose name
+  is not a runtime or collective task name (``task_types.is_runtime_task_name``);
   communication = the operator-level thread of the ``HCCL`` / ``Communication`` process.
 * MindSpore ≤ 2.1 (no ``Ascend Hardware``): compute = the device process's stream lanes
   (pid = device id, minus the Steps/Scope Name threads) and the AI CPU process (pid 9000),
@@ -20,7 +21,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from timelineview.analysis.task_types import TASK_TYPE_KIND, is_compute_task_type, is_known_task_type
+from timelineview.analysis.task_types import (
+    TASK_TYPE_KIND,
+    is_compute_task_type,
+    is_known_task_type,
+    is_runtime_task_name,
+)
 from timelineview.model.store.trace_store import TraceStore
 
 __all__ = ["Classification", "classify", "base_name", "TASK_TYPE_KIND"]
@@ -216,7 +222,8 @@ def classify(store: TraceStore) -> Classification:
     if mode == "msprof":
         tt = sl.task_type
         compute_type = _string_flags(store, tt[on_hw], is_compute_task_type)
-        compute = on_hw & compute_type[tt]
+        runtime_named = _string_flags(store, sl.name[on_hw], is_runtime_task_name)
+        compute = on_hw & compute_type[tt] & ~runtime_named[sl.name]
         seen = np.flatnonzero(np.bincount(tt[on_hw & (tt >= 0)], minlength=len(store.strings)))
         unknown = sorted(store.strings[i] for i in seen if not is_known_task_type(store.strings[i]))
     else:

@@ -50,6 +50,34 @@ TASK_TYPE_KIND: dict[str, str] = {
 }
 
 
+# Names of runtime and collective tasks on the hardware streams (metrics.md §1). Some CANN 7 /
+# torch_npu 2024 traces type *every* hardware task ``Other``, so for them the name is the only
+# witness; such a name is never compute, whatever its Task Type. ``Other`` alone is the placeholder
+# those traces give tasks without an operator name. Compared after ``_name_key`` folding.
+RUNTIME_TASK_NAMES: frozenset[str] = frozenset({
+    "OTHER",
+    "MEMCOPYASYNC",  # torch_npu's spelling, typed "other"
+    "MEMCPY",
+    "MEMCPYASYNC",
+    "RDMASEND",
+    "STREAMWAITEVENT",
+})
+
+
+def _name_key(text: str) -> str:
+    """Upper case without spaces and underscores: ``Notify Wait`` = ``NOTIFY_WAIT`` = ``Notify_Wait``."""
+    return text.strip().upper().replace(" ", "").replace("_", "")
+
+
+_NON_COMPUTE_TYPE_KEYS = frozenset(_name_key(t) for t, kind in TASK_TYPE_KIND.items() if kind != COMPUTE)
+
+
+def is_runtime_task_name(name: str) -> bool:
+    """Is a hardware task of this *name* a runtime or communication task (never compute)?"""
+    key = _name_key(name)
+    return key in RUNTIME_TASK_NAMES or key in _NON_COMPUTE_TYPE_KEYS
+
+
 def task_kind(task_type: str) -> str:
     """Kind of a task type; unknown types are ``other`` (never compute)."""
     return TASK_TYPE_KIND.get(task_type.strip().upper(), OTHER)
