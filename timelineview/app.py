@@ -47,6 +47,12 @@ def main(argv: list[str] | None = None) -> int:
     size = _size(args.size)
     if args.screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from timelineview.views.platform_check import platform_problem
+
+    problem = platform_problem()
+    if problem:  # Qt would abort the process with a misleading hint
+        print(problem, file=sys.stderr)
+        return 1
     from PySide6 import QtCore, QtWidgets
 
     from timelineview.views import theme as theme_mod
