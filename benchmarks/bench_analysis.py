@@ -3,6 +3,7 @@
 * derive() + whole-card statistics (card_document: metrics, steps, producer lanes) on a
   10 M-slice card: target <= 2 s.
 * one window query (window_metrics) on a 1 M-slice card: target <= 50 ms.
+* the operator tables (metrics.md §7) of a 10 M-slice card: target <= 200 ms.
 
 Run: ``python benchmarks/bench_analysis.py [--slices 10000000] [--runs 5]``. Prints the median.
 """
@@ -17,8 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
+from timelineview.analysis.classify import classify
 from timelineview.analysis.derived import derive
 from timelineview.analysis.names import name_table
+from timelineview.analysis.operators import card_operators
 from timelineview.analysis.summary import card_document
 from timelineview.analysis.window import window_metrics
 from timelineview.model.store.report import LoadReport
@@ -138,6 +141,10 @@ def bench_card(n_slices: int, runs: int, streams: int) -> None:
     print(f"derive + whole-card stats, {len(big.slices):,} slices, {streams} stream(s), "
           f"{doc['idle_gap_count']:,} idle gaps, {len(doc['steps'])} steps: {t * 1000:.0f} ms "
           f"(median of {runs}; target <= 2000 ms)")
+    cls = classify(big)
+    t, ops = timed(lambda: card_operators(big, cls), runs)
+    print(f"operator tables, {len(big.slices):,} slices ({int(cls.compute.sum()):,} compute, "
+          f"{len(ops.by_name)} names): {t * 1000:.0f} ms (median of {runs}; target <= 200 ms)")
 
 
 def bench_window(n_slices: int, runs: int, streams: int) -> None:
