@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from timelineview.model import load
 from timelineview.model.decode.scan_codes import RANGE_OK
-from timelineview.model.decode.scan_decode import scanner_available, warm_scanner
+from timelineview.model.load.jit import scanner_available, warm_scanner
 from timelineview.synthetic import CardSpec, WriteOptions, generate_card
 
 pytestmark = pytest.mark.skipif(not scanner_available(), reason="numba is not installed")

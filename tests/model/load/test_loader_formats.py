@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+
 import numpy as np
 import pytest
 
@@ -145,3 +147,27 @@ def test_task_type_is_a_column(tmp_path):
     tt = {store.strings[int(n)]: (store.strings[int(t)] if t >= 0 else None)
           for n, t in zip(store.slices.name, store.slices.task_type)}
     assert tt["MatMul"] == "AI_CORE" and tt["Cast"] == "AI_VECTOR_CORE" and tt["Old"] is None
+
+
+def test_gzipped_trace_is_reported_under_the_name_given(tmp_path):
+    """The decompressed copy is an implementation detail: the report, the store's paths and
+    the problems all name the ``.gz`` file, while the args still come from the readable copy."""
+    events = [x_event("a", 1, 1, 1.0, 2.0, args={"k": 1}), x_event("b", 1, 1, "bad", 1.0),
+              {"name": "orphan", "ph": "E", "pid": 1, "tid": 2, "ts": 9.0}, x_event("c", 1, 1, 5.0, 1.0)]
+    plain = dump_events(events, tmp_path / "t.json")
+    gz = tmp_path / "trace.json.gz"
+    gz.write_bytes(gzip.compress(plain.read_bytes()))
+    plain.unlink()
+    [store] = load(gz)
+    assert store.paths == [gz]
+    assert store.report.dropped == {"'ts' is not a number": 1, "'E' without a matching 'B'": 1}
+    # event #1 is the bad ts, event #2 the unmatched E (indices within the file)
+    assert sorted((p.path, p.event) for p in store.report.examples) == [(str(gz), 1), (str(gz), 2)]
+    assert store.args(0) == {"k": 1}
+
+
+def test_gzipped_file_that_is_not_a_trace_names_the_gz(tmp_path):
+    gz = tmp_path / "notes.json.gz"
+    gz.write_bytes(gzip.compress(b"hello, not json"))
+    [store] = load(gz)
+    assert store.report.error.startswith(f"{gz}: not a JSON trace")

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from timelineview.model.decode.scan_decode import scanner_available, warm_scanner
+from timelineview.model.load.jit import scanner_available, warm_scanner
 from timelineview.model.store import stack_walk
 from timelineview.model.store.interval_index import build_index
 

@@ -15,7 +15,7 @@ key, a damaged element) marks the range as not scanned, and that range goes thro
 the typed decode as before. Both paths therefore give identical results, which the
 tests check on every generator layout and on adversarial input.
 
-Without numba (or with ``TIMELINEVIEW_JIT=0``) ``scan_decode.scanner_available()`` is
+Without numba (or with ``TIMELINEVIEW_JIT=0``) ``load.jit.scanner_available()`` is
 false and the loader uses the typed decode alone.
 """
 

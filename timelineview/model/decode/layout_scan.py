@@ -38,14 +38,17 @@ def _skip_ws(buf: bytes, pos: int) -> int:
 
 
 def locate_array(path: str) -> ArrayBounds:
-    """Locate the event array: ``[...]`` or ``{"traceEvents": [...], ...}``; tolerate damage."""
+    """Locate the event array: ``[...]`` or ``{"traceEvents": [...], ...}``; tolerate damage.
+
+    Problems and the error are plain sentences: the caller names the file (the one the
+    user gave, which for a ``.gz`` is not the ``path`` read here)."""
     size = os.path.getsize(path)
     with open(path, "rb") as f:
         head = f.read(HEAD)
         pos = 3 if head.startswith(b"\xef\xbb\xbf") else 0
         pos = _skip_ws(head, pos)
         if pos >= len(head):
-            return ArrayBounds(0, 0, False, "empty", error=f"{path}: the file is empty")
+            return ArrayBounds(0, 0, False, "empty", error="the file is empty")
         first = head[pos:pos + 1]
         if first == b"]":  # what an interrupted CANN writer leaves when nothing was written
             return ArrayBounds(pos, pos, True, "empty", ["the file holds only ']' (no events were written)"])
@@ -57,12 +60,12 @@ def locate_array(path: str) -> ArrayBounds:
             found = m.end() if m else _search_file(f, _TRACE_EVENTS, size)
             if found is None:
                 return ArrayBounds(0, 0, False, "empty",
-                                   error=f"{path}: a JSON object without a 'traceEvents' array")
+                                   error="a JSON object without a 'traceEvents' array")
             start, form = found, "object"
         else:
             shown = head[pos:pos + 20].decode("utf-8", "replace")
             return ArrayBounds(0, 0, False, "empty",
-                               error=f"{path}: not a JSON trace (byte {pos} starts with {shown!r})")
+                               error=f"not a JSON trace (byte {pos} starts with {shown!r})")
         tail_at = max(start, size - TAIL)
         f.seek(tail_at)
         tail = f.read()

@@ -7,11 +7,6 @@ decode, then the tolerant reader), so results never depend on which path read a 
 
 from __future__ import annotations
 
-import functools
-import gc
-import importlib.util
-import os
-import threading
 from collections import Counter
 from typing import NamedTuple
 
@@ -34,8 +29,6 @@ from timelineview.model.decode.chunk_decode import (
     token_text,
 )
 from timelineview.model.decode.timestamps import FLOAT_EXACT_LIMIT_US
-from timelineview.model.load.library_pages import drop_library_pages
-from timelineview.model.store import stack_walk
 
 
 class Scan(NamedTuple):
@@ -67,56 +60,19 @@ class Scan(NamedTuple):
 
 _floats = msgspec.json.Decoder(list[float])
 _float = msgspec.json.Decoder(float)
-_warm = False
-_warm_lock = threading.Lock()
-
-
-@functools.cache
-def _numba_installed() -> bool:
-    return importlib.util.find_spec("numba") is not None
-
-
-def scanner_available() -> bool:
-    """True when the compiled scanner can be used (numba installed, not turned off with
-    ``TIMELINEVIEW_JIT=0``). Does not import numba."""
-    return os.environ.get("TIMELINEVIEW_JIT", "1") != "0" and _numba_installed()
-
-
-def warm_scanner() -> None:
-    """Compile the scanner (or load it from numba's cache) now, not during the first load.
-
-    numba leaves ~120 000 Python objects that live as long as the process; they are
-    frozen out of the garbage collector's way (``gc.freeze``), since a full collection
-    walking them held the GIL for 50-80 ms, twice per load, and stalled the GUI thread.
-    """
-    global _warm
-    with _warm_lock:
-        if scanner_available() and not _warm:
-            from timelineview.model.decode import byte_scan  # imported only where it is used: ~100 MB
-
-            byte_scan.warm()
-            stack_walk.warm()  # the index build uses it once numba is here
-            drop_library_pages("libllvmlite")  # compiling is done: LLVM's code is not needed to run
-            gc.collect()
-            gc.freeze()
-            _warm = True
-
-
-def scanner_is_warm() -> bool:
-    """True when this process has the scanner ready (using it then costs nothing extra)."""
-    return _warm and scanner_available()
 
 
 def decode_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_is_final: bool,
-                 scanner: bool = True) -> PackedResults:
+                 scanner: bool) -> PackedResults:
     """Decode consecutive small ranges with shared intern tables (one worker task).
 
-    With ``scanner`` the compiled scanner reads them when it can; otherwise (or for the
-    ranges it declines) each range gets the typed decode, whose small ranges keep each
-    batch of decoded objects inside the CPU cache.
+    With ``scanner`` (the caller knows it is usable here: ``load.jit.scanner_available``)
+    the compiled scanner reads them when it can; otherwise (or for the ranges it declines)
+    each range gets the typed decode, whose small ranges keep each batch of decoded
+    objects inside the CPU cache.
     """
     interner = Interner()
-    if scanner and scanner_available():
+    if scanner:
         results = scan_group(path, file_index, ranges, last_is_final, interner)
     else:
         results = _typed_group(path, file_index, ranges, last_is_final, interner)

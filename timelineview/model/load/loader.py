@@ -30,9 +30,10 @@ from timelineview.model.decode.chunk_decode import (
     unpack,
 )
 from timelineview.model.decode.layout_scan import ArrayBounds, locate_array, plan_ranges
-from timelineview.model.decode.scan_decode import decode_group, scanner_available, scanner_is_warm, warm_scanner
+from timelineview.model.decode.scan_decode import decode_group
 from timelineview.model.discovery import CardSource, find_cards
 from timelineview.model.load import heap
+from timelineview.model.load.jit import scanner_available, scanner_is_warm, warm_scanner
 from timelineview.model.store.assemble import CardBuilder
 from timelineview.model.store.cache import default_cache_dir, load_cached
 from timelineview.model.store.cache import save as save_cache
@@ -117,8 +118,8 @@ def shutdown_pool() -> None:
 class _FileJob:
     card: int
     index: int  # file index within the card
-    path: str  # the readable (decompressed) path
-    shown: str  # the path the user gave
+    path: str  # the file the user gave: what the report and the store name
+    read_path: str  # the file read: ``path``, or for a ``.gz`` its decompressed copy ("" if none)
     report: LoadReport
     bounds: ArrayBounds | None = None
     ranges: list[tuple[int, int]] = field(default_factory=list)
@@ -203,16 +204,16 @@ def _load_fresh(sources: list[CardSource], progress: Progress | None, cancel: th
                 except (OSError, EOFError, gzip.BadGzipFile) as exc:
                     report.error = f"{f}: cannot decompress ({exc})"
                     readable = ""
-            jobs.append(_FileJob(ci, fi, readable, str(f), report))
+            jobs.append(_FileJob(ci, fi, str(f), readable, report))
     for job in jobs:
-        if job.path:
-            job.bounds = locate_array(job.path)
+        if job.read_path:
+            job.bounds = locate_array(job.read_path)
             if job.bounds.error:
-                job.report.error = job.bounds.error
+                job.report.error = f"{job.path}: {job.bounds.error}"
             else:
                 for problem in job.bounds.problems:
-                    job.report.warn(f"{job.shown}: {problem}")
-                job.ranges = plan_ranges(job.path, job.bounds, chunk_bytes)
+                    job.report.warn(f"{job.path}: {problem}")
+                job.ranges = plan_ranges(job.read_path, job.bounds, chunk_bytes)
     feeds = [_CardFeed(src, [j for j in jobs if j.card == ci]) for ci, src in enumerate(sources)]
     meter = _ProgressMeter(jobs, len(sources), progress, card_progress)
     try:
@@ -235,7 +236,8 @@ class _CardFeed:
         self.src = src
         self.jobs = jobs
         size = sum(b - a for j in jobs for a, b in j.ranges)
-        self.builder = CardBuilder(src.label, src.rank, [j.path or j.shown for j in jobs], size // 200)
+        self.builder = CardBuilder(src.label, src.rank, [j.path for j in jobs], [j.read_path for j in jobs],
+                                   size // 200)
         self.j = 0
         self.k = 0
 
@@ -265,9 +267,7 @@ class _CardFeed:
             report.merge(job.report)
         if not self.src.files:
             report.error = f"{self.src.label}: no trace files found"
-        store = self.builder.finish(report)
-        store.paths = [Path(j.shown) for j in self.jobs]
-        return store
+        return self.builder.finish(report)
 
 
 def _tasks(jobs: list[_FileJob]) -> list[tuple[_FileJob, list[int]]]:
@@ -293,9 +293,9 @@ def _tasks(jobs: list[_FileJob]) -> list[tuple[_FileJob, list[int]]]:
     return [q[i] for i in range(max(map(len, queues), default=0)) for q in queues if i < len(q)]
 
 
-def _task_args(job: _FileJob, group: list[int], scanner: bool = True) -> tuple:
+def _task_args(job: _FileJob, group: list[int], scanner: bool) -> tuple:
     """``decode_group`` arguments of one task."""
-    return job.path, job.index, [job.ranges[k] for k in group], group[-1] == len(job.ranges) - 1, scanner
+    return job.read_path, job.index, [job.ranges[k] for k in group], group[-1] == len(job.ranges) - 1, scanner
 
 
 def _file_task(job: _FileJob, group: list[int], packed: PackedResults) -> None:
@@ -364,7 +364,7 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
     inline = small or workers == 1
     # the compiled scanner costs this process ~0.4 s and ~100 MB to load: worth it for
     # large inputs, or when it is here already
-    scanner_here = not small or scanner_is_warm()
+    scanner_here = scanner_available() and (not small or scanner_is_warm())
     if scanner_here and (inline or _threads()):
         _ready_scanner(cancel)  # here, once, before decode threads would each import it
     pending: set[Future] = set()
@@ -376,7 +376,7 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
         and decoders running far ahead would hold them all in memory."""
         try:
             for t in itertools.islice(todo, n):
-                fut = pool.submit(decode_group, *_task_args(*tasks[t]))
+                fut = pool.submit(decode_group, *_task_args(*tasks[t], scanner_available()))
                 futures[fut] = t
                 pending.add(fut)
         except (OSError, RuntimeError, BrokenProcessPool):
@@ -441,9 +441,9 @@ def _confirm_start(job: _FileJob, k: int) -> None:
     if prev.end > nominal_end:
         # the previous chunk's last event ran past the cut: decode from its real end
         a, b = prev.end, max(job.ranges[k][1], prev.end)
-        job.results[k] = decode_range(job.path, job.index, a, b, k == len(job.ranges) - 1)
+        job.results[k] = decode_range(job.read_path, job.index, a, b, k == len(job.ranges) - 1)
     else:
-        job.report.drop("unreadable bytes between events", job.shown, prev.end)
+        job.report.drop("unreadable bytes between events", job.path, prev.end)
 
 
 def _file_report(job: _FileJob) -> None:
@@ -456,15 +456,15 @@ def _file_report(job: _FileJob) -> None:
         rep.bytes_read += ch.end - ch.start
         rep.counts_by_ph.update(ch.counts_by_ph)
         for offset, ordinal, reason in ch.dropped:
-            rep.drop(reason, job.shown, offset, first + ordinal)
+            rep.drop(reason, job.path, offset, first + ordinal)
         for offset, ordinal, note in ch.notes:
-            rep.warn(f"{job.shown} @ byte {offset}, event #{first + ordinal}: {note}")
+            rep.warn(f"{job.path} @ byte {offset}, event #{first + ordinal}: {note}")
         for offset, text in ch.problems:
-            rep.warn(f"{job.shown} @ byte {offset}: {text}")
+            rep.warn(f"{job.path} @ byte {offset}: {text}")
         lossy |= ch.lossy_numbers
         first += ch.n_elements
     if lossy:
-        rep.warn(f"{job.shown}: numeric timestamps of 2^42 µs or more are only as exact as float64 "
+        rep.warn(f"{job.path}: numeric timestamps of 2^42 µs or more are only as exact as float64 "
                  "(write them as strings for ns precision)")
     if job.bounds is None or job.bounds.error:
         return
@@ -473,12 +473,12 @@ def _file_report(job: _FileJob) -> None:
         cut_short = last.truncated or (not job.bounds.closed and not last.closed)
         if cut_short:
             rep.truncated = True
-            rep.truncated_path = job.shown
+            rep.truncated_path = job.path
             with_data = [r for r in job.results.values() if r.n_elements]
             rep.truncated_offset = max((r.end for r in with_data), default=job.bounds.start)
     elif not job.bounds.closed and job.bounds.form != "empty":
         rep.truncated = True
-        rep.truncated_path = job.shown
+        rep.truncated_path = job.path
         rep.truncated_offset = job.bounds.start
 
 

@@ -77,8 +77,13 @@ class CardBuilder:
     columns at once, then dropped: the decoded chunks never pile up in memory.
     """
 
-    def __init__(self, card: str, rank: int | None, paths: list[str], estimate: int = 0) -> None:
+    def __init__(self, card: str, rank: int | None, paths: list[str], read_paths: list[str] | None = None,
+                 estimate: int = 0) -> None:
+        """``paths``: the card's files as the user gave them (the store and its report name
+        these); ``read_paths``: the files read for them, where ``args`` are read again (a
+        ``.gz`` file's decompressed copy; default ``paths``)."""
         self.card, self.rank, self.paths = card, rank, paths
+        self.read_paths = paths if read_paths is None else read_paths
         self.strings = _Interner()
         self.lane_keys: dict[tuple[str, str], int] = {}  # normalised key -> pre-layout id
         self.columns = _Columns(estimate)
@@ -107,13 +112,13 @@ class CardBuilder:
         """File and index within that file of each of the card's event ``ordinals``."""
         rows = self.table_rows
         firsts = [r[3] for r in rows]
-        file_first: dict = {}  # path -> ordinal of the file's first event
+        file_first: dict = {}  # file index -> ordinal of the file's first event
         for r in rows:
             file_first.setdefault(r[0], r[3])
         out = []
         for o in ordinals:
             k = bisect.bisect_right(firsts, o) - 1
-            out.append(("", o) if k < 0 else (str(rows[k][0]), o - file_first[rows[k][0]]))
+            out.append(("", o) if k < 0 else (str(self.paths[rows[k][0]]), o - file_first[rows[k][0]]))
         return out
 
     def add(self, ch: ChunkResult) -> None:
@@ -154,7 +159,7 @@ class CardBuilder:
 
     def _add_extras(self, ch: ChunkResult, first: int, s_map: np.ndarray, l_map: np.ndarray) -> None:
         """Everything of a chunk but its slice columns: file place, metadata, counters, flows …"""
-        self.table_rows.append((self.paths[ch.file_index], ch.start, ch.end, first, ch.n_elements, ch.fast))
+        self.table_rows.append((ch.file_index, ch.start, ch.end, first, ch.n_elements, ch.fast))
         self.meta_records.extend((o + first, name, pid, tid, args) for o, name, pid, tid, args in ch.meta)
         if ch.counter_points is not None:
             to_card = np.array([self.series.setdefault(k, len(self.series)) for k in ch.counter_series],
@@ -223,7 +228,7 @@ class CardBuilder:
         # linking and binding flows waits for the first look at them (a tenth of a large load)
         store.flows = LazyFlowTable(lambda: _flow_table(_flow_edges(flows, to_display, report), store))
         store._args_reader = ArgsReader(ChunkTable(
-            path=[r[0] for r in table_rows],
+            path=[self.read_paths[r[0]] for r in table_rows],
             start=np.array([r[1] for r in table_rows], dtype=np.int64),
             end=np.array([r[2] for r in table_rows], dtype=np.int64),
             first=np.array([r[3] for r in table_rows], dtype=np.int64),

@@ -4,7 +4,7 @@ One pass over the lane's slices (sorted by start, longer first) keeps a stack of
 ends: a slice that fits inside the innermost open slice goes one level deeper, one that
 does not overflows, and the overflowed slices are laid out the same way in rows below.
 It is a loop over slices, so it has two forms with the same result: plain Python, and
-a numba-compiled one, used once the scanner's warm-up has readied it (importing numba
+a numba-compiled one, used once ``load.jit.warm_scanner`` has readied it (importing numba
 only for this would cost more than it saves).
 """
 
