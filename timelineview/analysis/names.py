@@ -11,12 +11,25 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from timelineview.model.store.trace_store import TraceStore
 
 COLUMNS = ("name", "count", "total_us", "self_us", "avg_us", "min_us", "max_us")
+
+
+class NameRow(NamedTuple):
+    """One row of a :class:`NameTable` as Python values; times in µs."""
+
+    name: str
+    count: int
+    total_us: float
+    self_us: float
+    avg_us: float
+    min_us: float
+    max_us: float
 
 
 @dataclass
@@ -57,10 +70,10 @@ class NameTable:
                          self.self_us[order], self.avg_us[order], self.min_us[order],
                          self.max_us[order], self.window)
 
-    def rows(self) -> list[tuple]:
-        """Rows as (name, count, total, self, avg, min, max) Python values."""
-        return [(self.name[i], int(self.count[i]), float(self.total_us[i]), float(self.self_us[i]),
-                 float(self.avg_us[i]), float(self.min_us[i]), float(self.max_us[i]))
+    def rows(self) -> list[NameRow]:
+        """Rows as Python values."""
+        return [NameRow(self.name[i], int(self.count[i]), float(self.total_us[i]), float(self.self_us[i]),
+                        float(self.avg_us[i]), float(self.min_us[i]), float(self.max_us[i]))
                 for i in range(len(self))]
 
     def to_csv(self) -> str:
@@ -68,8 +81,9 @@ class NameTable:
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(COLUMNS)
-        for name, count, *times in self.rows():
-            writer.writerow([name, count, *(f"{t:.3f}" for t in times)])
+        for r in self.rows():
+            times = (r.total_us, r.self_us, r.avg_us, r.min_us, r.max_us)
+            writer.writerow([r.name, r.count, *(f"{t:.3f}" for t in times)])
         return out.getvalue()
 
 
