@@ -40,10 +40,6 @@ class BackgroundCall(QtCore.QObject):
     def cancel(self) -> None:
         self._token += 1  # a running job still finishes, but its result is ignored
 
-    @property
-    def busy_token(self) -> int:
-        return self._token
-
     @QtCore.Slot(int, object)
     def _deliver(self, token: int, result: object) -> None:
         if token == self._token:

@@ -14,7 +14,6 @@ from PySide6 import QtCore, QtGui
 from timelineview.viewstate.viewport import held_key_rate
 
 ZOOM_IN, ZOOM_OUT, PAN_LEFT, PAN_RIGHT = "zoom_in", "zoom_out", "pan_left", "pan_right"
-HELD_ACTIONS = (ZOOM_IN, ZOOM_OUT, PAN_LEFT, PAN_RIGHT)
 
 # Physical WASD: X11/Wayland xkb keycodes (evdev + 8), Windows set-1 scan codes, macOS virtual keys.
 _XKB = {25: ZOOM_IN, 38: PAN_LEFT, 39: ZOOM_OUT, 40: PAN_RIGHT}
