@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from timelineview.model.store.store_factory import store_from_columns  # noqa: E402
 from timelineview.model.store.trace_store import LaneTable, ProcessTable, TraceStore  # noqa: E402
+from timelineview.viewstate.view_state import Change  # noqa: E402
 
 WIDTH, HEIGHT = 1920, 1080
 WINDOWS = {"full": 1.0, "1pct": 0.01, "0.01pct": 0.0001}
@@ -88,7 +89,7 @@ def measure(widget, app, fraction: float, frames: int, shot: Path | None = None)
             vp.set_range(vp.t_min - vp.pad + trim, vp.t_max + vp.pad - trim, remember=False)
         else:
             vp.set_range(centre - span // 2 + shift, centre + span // 2 + shift, remember=False)
-        widget._view_changed()
+        widget.changed(Change.WINDOW)
         t = time.perf_counter()
         pixmap = widget.grab()
         times.append((time.perf_counter() - t) * 1000)

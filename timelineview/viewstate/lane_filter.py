@@ -8,20 +8,25 @@ and Steps under its card header, without the processes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Protocol
+
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.lane_layout import (
     CARD,
     CARD_H,
-    DERIVED,
     DERIVED_H,
+    OVERVIEW,
     SLICE_ROW_H,
-    STEPS,
     LaneLayout,
     Row,
+    RowSource,
     build_layout,
+    group_rows,
 )
+from timelineview.viewstate.track_rows import STEPS_FILTER_KEY
 
-ALL, DERIVED_ONLY, STEPS_ONLY = "all", "derived", "steps"
+ALL, DERIVED_ONLY, STEPS_ONLY = "all", "derived", STEPS_FILTER_KEY
 # (key, menu title); single derived kinds are keyed by DerivedLane.key
 LANE_FILTERS = (
     (ALL, "All lanes"),
@@ -38,9 +43,9 @@ MAX_DERIVED_ROW_H = DERIVED_H + 4
 MAX_STEPS_ROW_H = SLICE_ROW_H + 2
 
 
-def is_single_kind(kind: str) -> bool:
+def is_single_kind(choice: str) -> bool:
     """One row per card (the layout then depends on the visible height)."""
-    return kind not in (ALL, DERIVED_ONLY)
+    return choice not in (ALL, DERIVED_ONLY)
 
 
 def fitted_row_height(n_rows: int, visible_px: int, max_h: int) -> int:
@@ -50,46 +55,56 @@ def fitted_row_height(n_rows: int, visible_px: int, max_h: int) -> int:
     return int(max(MIN_ROW_H, min(max_h, visible_px // n_rows)))
 
 
-def filter_title(kind: str) -> str:
-    return dict(LANE_FILTERS).get(kind, kind)
+def filter_title(choice: str) -> str:
+    return dict(LANE_FILTERS).get(choice, choice)
 
 
-def build_filtered_layout(cards: list[CardView], kind: str, collapsed: set[tuple],
-                          visible_px: int) -> LaneLayout:
-    """The rows of ``cards`` keeping only lanes of ``kind`` (``ALL``: the normal layout)."""
-    if kind == ALL:
-        return build_layout(cards, collapsed)
-    if kind == DERIVED_ONLY:
-        return _derived_layout(cards, collapsed)
+class FilterSource(RowSource, Protocol):
+    """A lane kind that can stand alone under a single-kind filter."""
+
+    compact_h: int  # tallest row of this kind under a single-kind filter (0: the kind never stands alone)
+
+    def filter_row(self, card: CardView, key: str) -> Row | None:
+        """The one row of ``card`` for filter ``key``, titled by the card; None when it has none."""
+        ...
+
+
+def build_filtered_layout(cards: list[CardView], choice: str, collapsed: set[tuple], visible_px: int,
+                          sources: Sequence[FilterSource]) -> LaneLayout:
+    """The rows of ``cards`` keeping only lanes of ``choice`` (``ALL``: the normal layout)."""
+    if choice == ALL:
+        return build_layout(cards, collapsed, sources)
+    if choice == DERIVED_ONLY:
+        return _derived_layout(cards, collapsed, sources)
+    found = []
+    for c in cards:
+        for src in sources:
+            row = src.filter_row(c, choice) if src.compact_h else None
+            if row is not None:
+                found.append((c, row, src.compact_h))
+                break
+    if not found:
+        return LaneLayout()
+    h = fitted_row_height(len(found), visible_px, found[0][2])
+    title = filter_title(choice).removesuffix(" only")
     rows: list[Row] = []
-    wanted = [c for c in cards if _has_kind(c, kind)]
-    h = fitted_row_height(len(wanted), visible_px, MAX_STEPS_ROW_H if kind == STEPS_ONLY else MAX_DERIVED_ROW_H)
-    title = filter_title(kind).removesuffix(" only")
-    for y, c in enumerate(wanted):
+    for y, (c, row, _) in enumerate(found):
         tip = f"{c.title} — {title}"
         if c.offset_ns:
             tip += f"; clock offset {c.offset_ns / 1000:+.3f} µs applied"
-        if kind == STEPS_ONLY:
-            rows.append(Row(STEPS, c.number, y * h, h, 0, c.title, ("steps", c.number), tooltip=tip))
-        else:
-            i = next(k for k, d in enumerate(c.derived_lanes) if d.key == kind)
-            rows.append(Row(DERIVED, c.number, y * h, h, 0, c.title, ("derived", c.number, i), derived=i,
-                            tooltip=f"{tip}: {c.derived_lanes[i].tooltip}"))
+        row.y, row.height, row.indent = y * h, h, 0
+        row.tooltip = f"{tip}: {row.tooltip}" if row.tooltip else tip
+        rows.append(row)
     return LaneLayout(rows=rows, height=len(rows) * h)
 
 
-def _has_kind(card: CardView, kind: str) -> bool:
-    if kind == STEPS_ONLY:
-        return card.steps is not None
-    return any(d.key == kind for d in card.derived_lanes)
-
-
-def _derived_layout(cards: list[CardView], collapsed: set[tuple]) -> LaneLayout:
-    """Card header, its derived lanes and Steps; no processes."""
+def _derived_layout(cards: list[CardView], collapsed: set[tuple], sources: Sequence[RowSource]) -> LaneLayout:
+    """Card header, its derived lanes and Steps (the overview group); no processes."""
     rows: list[Row] = []
     y = 0
     for c in cards:
-        if not c.derived_lanes and c.steps is None:
+        inside = group_rows(c, sources, OVERVIEW)
+        if not inside:
             continue
         key = ("card", c.number)
         shut = key in collapsed
@@ -98,12 +113,8 @@ def _derived_layout(cards: list[CardView], collapsed: set[tuple]) -> LaneLayout:
         y += CARD_H
         if shut:
             continue
-        for i, d in enumerate(c.derived_lanes):
-            rows.append(Row(DERIVED, c.number, y, DERIVED_H, 1, d.title, ("derived", c.number, i), derived=i,
-                            tooltip=d.tooltip))
-            y += DERIVED_H
-        if c.steps is not None:
-            rows.append(Row(STEPS, c.number, y, SLICE_ROW_H + 2, 1, "Steps", ("steps", c.number),
-                            tooltip="step interval (wait for data) | forward-backward | tail"))
-            y += SLICE_ROW_H + 2
+        for row in inside:
+            row.y, row.indent = y, 1
+            rows.append(row)
+            y += row.height
     return LaneLayout(rows=rows, height=y)

@@ -9,7 +9,9 @@ which then shows a summary strip of their busy time.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -97,17 +99,55 @@ def lane_height(levels: int) -> int:
     return max(levels, 1) * SLICE_ROW_H + 2 * LANE_PAD
 
 
-def build_layout(cards: list[CardView], collapsed: set[tuple]) -> LaneLayout:
+class RowSource(Protocol):
+    """One kind of lane as the layout sees it (``views.timeline.tracks.registry`` lists them)."""
+
+    kind: str
+    group: str  # OVERVIEW or PROCESS: the group header its rows sit under
+
+    def rows(self, card: CardView, process: int) -> list[Row]:
+        """The rows of this kind a card contributes (to ``process``; -1 under the overview)."""
+        ...
+
+
+# lanes whose slices a collapsed group row sums up as a busy strip
+_GROUP_LANES = {
+    CARD: lambda card, row: np.arange(len(card.store.lanes)),
+    PROCESS: lambda card, row: np.asarray(card.store.lanes_of_process(row.process)),
+}
+
+
+def summarised_lanes(card: CardView, row: Row) -> np.ndarray | None:
+    """Lanes under a collapsed card or process row (its summary strip shows their union);
+    None for any other row."""
+    lanes = _GROUP_LANES.get(row.kind) if row.collapsed else None
+    return None if lanes is None else lanes(card, row)
+
+
+def group_rows(card: CardView, sources: Sequence[RowSource], group: str, process: int = -1) -> list[Row]:
+    """The rows every source of ``group`` contributes for one card, in registry order."""
+    return [row for src in sources if src.group == group for row in src.rows(card, process)]
+
+
+class _Stack:
+    """Places rows top to bottom."""
+
+    def __init__(self) -> None:
+        self.rows: list[Row] = []
+        self.y = 0
+
+    def add(self, row: Row, indent: int) -> None:
+        row.y, row.indent = self.y, indent
+        self.rows.append(row)
+        self.y += row.height
+
+    def layout(self) -> LaneLayout:
+        return LaneLayout(rows=self.rows, height=self.y)
+
+
+def build_layout(cards: list[CardView], collapsed: set[tuple], sources: Sequence[RowSource]) -> LaneLayout:
     """Rows of every card in order; ``collapsed`` holds the keys of collapsed groups."""
-    rows: list[Row] = []
-    y = 0
-
-    def add(row: Row) -> None:
-        nonlocal y
-        row.y = y
-        rows.append(row)
-        y += row.height
-
+    out = _Stack()
     for c in cards:
         st = c.store
         key = ("card", c.number)
@@ -116,45 +156,32 @@ def build_layout(cards: list[CardView], collapsed: set[tuple]) -> LaneLayout:
         tip = f"{c.title}: {n:,} slices, {len(st.lanes)} lanes".replace(",", " ")
         if c.offset_ns:
             tip += f"; clock offset {c.offset_ns / 1000:+.3f} µs applied (aligned to the first card)"
-        add(Row(CARD, c.number, 0, CARD_H, 0, f"{c.title}", key, collapsed=shut, tooltip=tip))
+        out.add(Row(CARD, c.number, 0, CARD_H, 0, f"{c.title}", key, collapsed=shut, tooltip=tip), 0)
         if shut:
             continue
-        if c.derived_lanes or c.steps is not None:
+        overview = group_rows(c, sources, OVERVIEW)
+        if overview:
             okey = ("overview", c.number)
             oshut = okey in collapsed
-            add(Row(OVERVIEW, c.number, 0, GROUP_H, 1, "Overview (derived)", okey, collapsed=oshut,
-                    tooltip="lanes computed from the hardware tasks and communication operators"))
+            out.add(Row(OVERVIEW, c.number, 0, GROUP_H, 1, "Overview (derived)", okey, collapsed=oshut,
+                        tooltip="lanes computed from the hardware tasks and communication operators"), 1)
             if not oshut:
-                for i, d in enumerate(c.derived_lanes):
-                    add(Row(DERIVED, c.number, 0, DERIVED_H, 2, d.title, ("derived", c.number, i),
-                            derived=i, tooltip=d.tooltip))
-                if c.steps is not None:
-                    add(Row(STEPS, c.number, 0, SLICE_ROW_H + 2, 2, "Steps", ("steps", c.number),
-                            tooltip="step interval (wait for data) | forward-backward | tail"))
-        shown = c.lanes_with_slices() | c.lanes_with_instants()
-        counters = st.counters
-        series_proc = np.asarray(counters.series_process) if len(counters) else np.zeros(0, np.int32)
+                for row in overview:
+                    out.add(row, 2)
         for p in range(len(st.processes)):
-            lanes = [int(ln) for ln in st.lanes_of_process(p) if shown[ln]]
-            series = [int(s) for s in np.flatnonzero(series_proc == p)]
-            if not lanes and not series:
+            inside = group_rows(c, sources, PROCESS, p)
+            if not inside:
                 continue
             pkey = ("process", c.number, p)
             pshut = pkey in collapsed
             name = st.processes.name[p] or f"pid {st.processes.pid[p]}"
             label = st.processes.label[p]
             title = f"{name} ({label})" if label and label != name else name
-            add(Row(PROCESS, c.number, 0, GROUP_H, 1, title, pkey, process=p, collapsed=pshut,
-                    tooltip=f"{title} — pid {st.processes.pid[p]}, {len(lanes)} lanes"))
+            n_lanes = sum(1 for r in inside if r.lane >= 0)
+            out.add(Row(PROCESS, c.number, 0, GROUP_H, 1, title, pkey, process=p, collapsed=pshut,
+                        tooltip=f"{title} — pid {st.processes.pid[p]}, {n_lanes} lanes"), 1)
             if pshut:
                 continue
-            for ln in lanes:
-                levels = int(st.index.lane_row_count[ln]) if st.index is not None else 1
-                lname = st.lanes.name[ln] or f"tid {st.lanes.tid[ln]}"
-                add(Row(LANE, c.number, 0, lane_height(levels), 2, lname, ("lane", c.number, ln),
-                        lane=ln, process=p, levels=levels,
-                        tooltip=f"{st.lane_full_name(ln)} (tid {st.lanes.tid[ln]})"))
-            for s in series:
-                add(Row(COUNTER, c.number, 0, COUNTER_H, 2, counters.series_name[s], ("counter", c.number, s),
-                        series=s, process=p, tooltip=f"counter {counters.series_name[s]}"))
-    return LaneLayout(rows=rows, height=y)
+            for row in inside:
+                out.add(row, 2)
+    return out.layout()

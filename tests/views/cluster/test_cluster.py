@@ -152,7 +152,7 @@ def test_several_cards_time_aligned_and_one_lane_kind_across_cards(qtbot, window
     rows = tl.ctx.layout.rows
     assert [r.card for r in rows] == [c.number for c in tl.cards]
     assert all(r.kind == "derived" and tl.cards[0].derived_lanes[r.derived].key == "communication" for r in rows)
-    assert tl.ctx.layout.height <= tl.ctx.area.height()  # every card on one screen
+    assert tl.ctx.layout.height <= tl.ctx.area.height  # every card on one screen
     window.cluster.bar.set_lane_filter("all")
     assert len(tl.ctx.layout.rows) > 8
     assert fitted_row_height(64, 600, 20) == 9 and fitted_row_height(500, 600, 20) == MIN_ROW_H

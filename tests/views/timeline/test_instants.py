@@ -71,7 +71,7 @@ def test_instants_are_drawn_on_their_lanes_and_named_on_hover(qtbot):
     w.grab()  # paint: items prepare their frames
     [item] = w.canvas.items_of(InstantTrackItem)
     t0, t1 = w.ctx.abs_window(card)
-    width = w.ctx.area.width()
+    width = w.ctx.area.width
     columns = set()
     for lane in (framework, card.store.lanes.name.index("Thread 1")):
         ts = card.store.instants.ts[card.store.instants.lane == lane]

@@ -27,8 +27,7 @@ class DetailsPanel(QtWidgets.QStackedWidget):
         for w in (self.hint, self.slice, self.area):
             self.addWidget(w)
         self.slice.jumpRequested.connect(lambda c, i: timeline.select_slice(c, i, reveal=True))
-        timeline.selectionChanged.connect(self.refresh)
-        timeline.areaChanged.connect(self.refresh)
+        timeline.selectionChanged.connect(self.refresh)  # slice, instant and area alike: one refresh each
 
     def sizeHint(self) -> QtCore.QSize:
         # the dock opens at this height: the timeline keeps most of the window
@@ -44,8 +43,8 @@ class DetailsPanel(QtWidgets.QStackedWidget):
             self.slice.show_slice(card, ctx.selection.index, ctx.card_shift(card))
             self.setCurrentWidget(self.slice)
         elif ctx.instant_selection is not None:
-            card = ctx.card_by_number(ctx.instant_selection[0])
-            self.slice.show_instant(card, ctx.instant_selection[1], ctx.card_shift(card))
+            card = ctx.card_by_number(ctx.instant_selection.card)
+            self.slice.show_instant(card, ctx.instant_selection.index, ctx.card_shift(card))
             self.setCurrentWidget(self.slice)
         elif ctx.area_selection is not None:
             self.area.show_area(ctx.area_selection, ctx.cards, ctx.card_shift)

@@ -7,8 +7,8 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
 from timelineview.views.painting import draw_rects, rect_array
-from timelineview.views.timeline.view_context import ViewContext
-from timelineview.viewstate.lane_layout import CARD, GROUP_KINDS
+from timelineview.views.timeline.tracks.registry import HeaderStyle, header_style
+from timelineview.views.timeline.view_context import ViewContext, qrect, qrectf
 from timelineview.viewstate.time_format import ticks
 
 TICK_MIN_PX = 110
@@ -23,13 +23,13 @@ class BackgroundItem(pg.GraphicsObject):
         self.setZValue(-10)
 
     def boundingRect(self) -> QtCore.QRectF:
-        return QtCore.QRectF(self.ctx.area)
+        return qrectf(self.ctx.area)
 
     def paint(self, p: QtGui.QPainter, *_args) -> None:
         ctx = self.ctx
         area, theme = ctx.area, ctx.theme
-        p.setClipRect(area)
-        p.fillRect(area, theme.background)
+        p.setClipRect(qrect(area))
+        p.fillRect(qrect(area), theme.background)
         rows = ctx.visible_rows()
         p.setPen(QtCore.Qt.PenStyle.NoPen)
         bands, heads, cards, lines = [], [], [], []
@@ -37,10 +37,11 @@ class BackgroundItem(pg.GraphicsObject):
         for r in rows:
             y0 = int(ctx.scene_y(r.y))
             y1 = y0 + r.height
-            if r.kind == CARD:
+            style = header_style(r)
+            if style is HeaderStyle.CARD:
                 cards.append((y0, y1))
                 lane_no = 0
-            elif r.kind in GROUP_KINDS:
+            elif style is HeaderStyle.GROUP:
                 heads.append((y0, y1))
                 lane_no = 0
             else:
@@ -48,24 +49,24 @@ class BackgroundItem(pg.GraphicsObject):
                     bands.append((y0, y1))
                 lane_no += 1
             lines.append(y1 - 1)
-        left, right = area.left(), area.right() + 1
+        left, right = area.left, area.right + 1
         for spans, colour in ((bands, theme.band), (heads, theme.header), (cards, theme.header.darker(108))):
             if spans:
                 ys = np.asarray(spans, np.int32)
                 p.setBrush(colour)
                 draw_rects(p, rect_array(np.full(len(ys), left), ys[:, 0], np.full(len(ys), right), ys[:, 1]))
         # vertical grid at the axis ticks, then a hairline under each row
-        times, _, _ = ticks(ctx.viewport.t0, ctx.viewport.t1, area.width(), TICK_MIN_PX)
+        times, _, _ = ticks(ctx.viewport.t0, ctx.viewport.t1, area.width, TICK_MIN_PX)
         if times:
             xs = np.array([int(ctx.scene_x(t)) for t in times], np.int32)
             p.setBrush(theme.grid)
-            draw_rects(p, rect_array(xs, np.full(len(xs), area.top()), xs + 1,
-                                     np.full(len(xs), area.bottom() + 1)))
+            draw_rects(p, rect_array(xs, np.full(len(xs), area.top), xs + 1,
+                                     np.full(len(xs), area.bottom + 1)))
         if lines:
             ys = np.asarray(lines, np.int32)
             p.setBrush(theme.grid)
             draw_rects(p, rect_array(np.full(len(ys), left), ys, np.full(len(ys), right), ys + 1))
         if not ctx.cards:
             p.setPen(theme.muted)
-            p.drawText(area, QtCore.Qt.AlignmentFlag.AlignCenter,
+            p.drawText(qrect(area), QtCore.Qt.AlignmentFlag.AlignCenter,
                        "No trace open — File ▸ Open (Ctrl+O) or drop a trace file or folder here")

@@ -16,12 +16,10 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from timelineview.views.timeline.background_item import BackgroundItem
 from timelineview.views.timeline.overlay import CursorItem, OverlayItem
 from timelineview.views.timeline.time_axis import TimeAxisItem
-from timelineview.views.timeline.tracks.counter_track import CounterTrackItem
-from timelineview.views.timeline.tracks.derived_track import DerivedTrackItem
-from timelineview.views.timeline.tracks.instant_track import InstantTrackItem
-from timelineview.views.timeline.tracks.slice_track import SliceTrackItem
+from timelineview.views.timeline.tracks.registry import item_classes
 from timelineview.views.timeline.view_context import AXIS_H, ViewContext
 from timelineview.viewstate.card_view import CardView
+from timelineview.viewstate.view_state import Rect
 
 DRAG_THRESHOLD_PX = 4
 
@@ -56,7 +54,6 @@ class TimelineCanvas(pg.GraphicsView):
             self.scene().addItem(item)
         self.card_items: list[pg.GraphicsObject] = []
         self._press: QtCore.QPointF | None = None
-        self._press_button = QtCore.Qt.MouseButton.NoButton
         self._mode = ""  # "", "click", "area", "pan"
         self._last_x = 0.0
 
@@ -65,22 +62,22 @@ class TimelineCanvas(pg.GraphicsView):
         for item in self.card_items:
             self.scene().removeItem(item)
         self.card_items = []
-        for card in cards:
-            for kind in (DerivedTrackItem, SliceTrackItem, InstantTrackItem, CounterTrackItem):
+        for card in cards:  # one item per registered item class and card, lowest first
+            for kind in item_classes():
                 item = kind(self.ctx, card)
                 self.scene().addItem(item)
                 self.card_items.append(item)
-        self.refresh()
 
     def refresh(self) -> None:
-        """Geometry or content changed: every item re-prepares on its next paint."""
+        """Geometry or content changed (the widget's ``changed`` calls this): every item re-prepares
+        on its next paint."""
         for item in (self.background_item, self.axis, self.overlay, *self.card_items):
             item.prepareGeometryChange()
         self.setBackground(self.ctx.theme.background)
         self.viewport().update()
 
     def redraw(self) -> None:
-        """The window or the overlays changed: repaint (item caches check their own keys)."""
+        """Repaint (item caches check their own keys); the widget's ``changed`` calls this."""
         self.viewport().update()
 
     def items_of(self, kind: type) -> list:
@@ -92,15 +89,13 @@ class TimelineCanvas(pg.GraphicsView):
         if getattr(self, "controller", None) is None:
             return  # pyqtgraph resizes once from its own __init__, before ours ran
         w, h = self.width(), self.height()
-        self.ctx.area = QtCore.QRect(0, AXIS_H, max(w, 1), max(h - AXIS_H, 1))
+        self.ctx.area = Rect(0, AXIS_H, max(w, 1), max(h - AXIS_H, 1))
         self.ctx.viewport.set_width(max(w, 1))
         self.controller.on_resized()
-        self.refresh()
 
     # ------------------------------------------------------------------ mouse
     def mousePressEvent(self, ev: QtGui.QMouseEvent) -> None:
         self._press = ev.position()
-        self._press_button = ev.button()
         self._last_x = ev.position().x()
         on_axis = ev.position().y() < AXIS_H
         if ev.button() == QtCore.Qt.MouseButton.LeftButton and not on_axis:

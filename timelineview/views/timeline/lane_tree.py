@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from timelineview.views.timeline.tracks.registry import HeaderStyle, header_style
 from timelineview.views.timeline.view_context import AXIS_H, ViewContext
-from timelineview.viewstate.lane_layout import CARD, Row
+from timelineview.viewstate.lane_layout import Row
 
 INDENT = 14
 COMPACT_MIN_PX = 8  # smallest text in compact rows
@@ -78,10 +79,11 @@ class LaneTree(QtWidgets.QWidget):
         label_free_y = -1
         for r in ctx.layout.visible(ctx.scroll_y, ctx.scroll_y + h - AXIS_H):
             y = AXIS_H + r.y - ctx.scroll_y
-            if r.kind == CARD:
+            style = header_style(r)
+            if style is HeaderStyle.CARD:
                 p.fillRect(0, y, w, r.height, theme.header.darker(108))
                 lane_no = 0
-            elif r.is_group:
+            elif style is HeaderStyle.GROUP:
                 p.fillRect(0, y, w, r.height, theme.header)
                 lane_no = 0
             else:
@@ -93,15 +95,15 @@ class LaneTree(QtWidgets.QWidget):
             if r.is_group:
                 self._triangle(p, x, y + r.height // 2, r.collapsed)
                 x += 14
-            font, metrics = (self._bold, fm_bold) if r.kind == CARD else (self.font(), fm)
+            font, metrics = (self._bold, fm_bold) if style is HeaderStyle.CARD else (self.font(), fm)
             if r.height < metrics.height():  # compact rows (cluster lane filter): text shrinks to fit
                 font, metrics = self._compact_font(font, r.height)
                 if y < label_free_y:  # rows thinner than legible text: name every other one
                     continue
                 label_free_y = y + metrics.height()
             p.setFont(font)
-            # derived lanes under a card are secondary; at indent 0 (lane filter) they are the card itself
-            p.setPen(theme.text if r.is_group or r.kind != "derived" or r.indent == 0 else theme.muted)
+            # secondary lanes under a card are muted; at indent 0 (lane filter) they are the card itself
+            p.setPen(theme.muted if style is HeaderStyle.SECONDARY and r.indent > 0 else theme.text)
             line_h = min(r.height, 22)
             text = metrics.elidedText(r.title, QtCore.Qt.TextElideMode.ElideMiddle, w - x - 8)
             p.drawText(QtCore.QRect(x, y, w - x - 8, line_h), QtCore.Qt.AlignmentFlag.AlignVCenter, text)

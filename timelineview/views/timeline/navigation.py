@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from timelineview.viewstate.lane_layout import LANE, SLICE_ROW_H
+from timelineview.viewstate.lane_layout import SLICE_ROW_H
+from timelineview.viewstate.selection import selection_span
+from timelineview.viewstate.view_state import Change
 
 
 class NavigationMixin:
-    """Discrete actions; mixed into TimelineWidget (uses its ctx, selection and view methods)."""
+    """Discrete actions; mixed into TimelineWidget (uses its ctx, selection methods and ``changed``)."""
 
     def run_action(self, action: str) -> bool:
         """Perform a discrete action by name; False when it does not apply."""
@@ -25,7 +27,7 @@ class NavigationMixin:
 
     def fit_selection(self, min_span_ns: int = 0) -> bool:
         """F: show the selected slice or area with a small margin."""
-        span = self.selection_span()
+        span = selection_span(self.ctx)
         if span is None:
             return False
         t0, t1 = span
@@ -33,19 +35,19 @@ class NavigationMixin:
             mid = (t0 + t1) // 2
             t0, t1 = mid - min_span_ns // 2, mid + min_span_ns // 2
         self.ctx.viewport.fit(t0, t1)
-        self._view_changed()
+        self.changed(Change.WINDOW)
         return True
 
     def toggle_mark(self) -> bool:
         """M: mark the selection's span (again: remove that mark)."""
-        span = self.selection_span()
+        span = selection_span(self.ctx)
         if span is None:
             return False
         if span in self.ctx.marks:
             self.ctx.marks.remove(span)
         else:
             self.ctx.marks.append(span)
-        self.canvas.redraw()
+        self.changed(Change.OVERLAY)
         return True
 
     def step_slice(self, direction: int) -> bool:
@@ -53,7 +55,7 @@ class NavigationMixin:
         sel = self.ctx.selection
         if sel is None:
             self.ctx.viewport.pan_fraction(0.1 * direction, remember=True)
-            self._view_changed()
+            self.changed(Change.WINDOW)
             return True
         card = self.ctx.card_by_number(sel.card)
         index, s = card.store.index, card.store.slices
@@ -65,12 +67,8 @@ class NavigationMixin:
         return True
 
     def _slice_rows(self) -> list[tuple[int, int, int]]:
-        """(card, lane, level) of every shown slice row, top to bottom."""
-        out = []
-        for r in self.ctx.layout.rows:
-            if r.kind == LANE:
-                out.extend((r.card, r.lane, level) for level in range(r.levels))
-        return out
+        """(card, lane, level) of every shown slice row, top to bottom (only slice lanes have levels)."""
+        return [(r.card, r.lane, level) for r in self.ctx.layout.rows for level in range(r.levels)]
 
     def step_lane(self, direction: int) -> bool:
         """Up/Down: select the slice nearest in time on the row above/below; scrolls without selection."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
-from timelineview.views.timeline.view_context import ViewContext
+from timelineview.views.timeline.view_context import ViewContext, qrect, qrectf
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.lane_layout import LANE, LANE_PAD, SLICE_ROW_H
 
@@ -32,7 +32,7 @@ def slice_layout_rect(ctx: ViewContext, card: CardView, i: int) -> tuple[int, in
 
 def _clamped_x(ctx: ViewContext, t_rel: int) -> float:
     a = ctx.area
-    return min(max(ctx.scene_x(t_rel), a.left() - 4.0), a.right() + 4.0)
+    return min(max(ctx.scene_x(t_rel), a.left - 4.0), a.right + 4.0)
 
 
 class OverlayItem(pg.GraphicsObject):
@@ -44,18 +44,18 @@ class OverlayItem(pg.GraphicsObject):
         self.setZValue(20)
 
     def boundingRect(self) -> QtCore.QRectF:
-        return QtCore.QRectF(self.ctx.area)
+        return qrectf(self.ctx.area)
 
     def paint(self, p: QtGui.QPainter, *_args) -> None:
         ctx = self.ctx
         a, theme = ctx.area, ctx.theme
-        p.setClipRect(a)
+        p.setClipRect(qrect(a))
         for t0, t1 in ctx.marks:
             x0, x1 = _clamped_x(ctx, t0), _clamped_x(ctx, t1)
-            p.fillRect(QtCore.QRectF(x0, a.top(), max(x1 - x0, 1.0), a.height()), theme.mark_fill)
+            p.fillRect(QtCore.QRectF(x0, a.top, max(x1 - x0, 1.0), a.height), theme.mark_fill)
             p.setPen(QtGui.QPen(theme.mark_edge, 1, QtCore.Qt.PenStyle.DashLine))
-            p.drawLine(QtCore.QPointF(x0, a.top()), QtCore.QPointF(x0, a.bottom()))
-            p.drawLine(QtCore.QPointF(x1, a.top()), QtCore.QPointF(x1, a.bottom()))
+            p.drawLine(QtCore.QPointF(x0, a.top), QtCore.QPointF(x0, a.bottom))
+            p.drawLine(QtCore.QPointF(x1, a.top), QtCore.QPointF(x1, a.bottom))
         sel = ctx.area_selection
         if sel is not None:
             x0, x1 = _clamped_x(ctx, sel.t0), _clamped_x(ctx, sel.t1)
@@ -154,12 +154,12 @@ class CursorItem(pg.GraphicsObject):
     def boundingRect(self) -> QtCore.QRectF:
         if self._x is None:
             return QtCore.QRectF()
-        return QtCore.QRectF(self._x - 1, 0, 3, self.ctx.area.bottom() + 1)
+        return QtCore.QRectF(self._x - 1, 0, 3, self.ctx.area.bottom + 1)
 
     def paint(self, p: QtGui.QPainter, *_args) -> None:
         if self._x is None:
             return
         a = self.ctx.area
-        if not (a.left() <= self._x <= a.right()):
+        if not (a.left <= self._x <= a.right):
             return
-        p.fillRect(QtCore.QRectF(int(self._x), 0, 1, a.bottom() + 1), self.ctx.theme.cursor)
+        p.fillRect(QtCore.QRectF(int(self._x), 0, 1, a.bottom + 1), self.ctx.theme.cursor)

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from timelineview.views.timeline.tracks.slice_track import SliceTrackItem
-from timelineview.views.timeline.view_context import SliceRef
 from timelineview.viewstate.search import CardMatches, match_key_before, step_match
+from timelineview.viewstate.view_state import Change, SliceRef
 
 
 class SearchMixin:
-    """Search state and actions; mixed into TimelineWidget (uses its ctx, canvas and selection)."""
+    """Search state and actions; mixed into TimelineWidget (uses its ctx, selection and ``changed``)."""
 
     _search_query = ""
     _search_pos: tuple[int, int, int] | None = None  # (t, card, slice) of the current match
@@ -35,11 +34,7 @@ class SearchMixin:
                     np.cumsum(mask[c.store.index.order], out=cum[1:])
                     ctx.match_cum[c.number] = cum
                 total += len(idx)
-        ctx.search_generation += 1
-        for item in self.canvas.items_of(SliceTrackItem):
-            item.update()
-        self.canvas.redraw()
-        self.searchChanged.emit()
+        self.changed(Change.SEARCH)
         return total
 
     @property
@@ -72,5 +67,5 @@ class SearchMixin:
         self.select_slice(card_no, idx, reveal=False)
         self.fit_selection(min_span_ns=2_000)
         self.reveal_slice(card_no, idx)
-        self.searchChanged.emit()
+        self.changed(Change.MATCH)
         return SliceRef(card_no, idx)

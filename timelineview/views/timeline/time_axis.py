@@ -27,36 +27,36 @@ class TimeAxisItem(pg.GraphicsObject):
 
     def boundingRect(self) -> QtCore.QRectF:
         a = self.ctx.area
-        return QtCore.QRectF(a.left(), 0, a.width(), AXIS_H)
+        return QtCore.QRectF(a.left, 0, a.width, AXIS_H)
 
     def paint(self, p: QtGui.QPainter, *_args) -> None:
         ctx = self.ctx
         a, theme = ctx.area, ctx.theme
-        rect = QtCore.QRect(a.left(), 0, a.width(), AXIS_H)
+        rect = QtCore.QRect(a.left, 0, a.width, AXIS_H)
         p.setClipRect(rect)
         p.fillRect(rect, theme.header)
-        p.fillRect(QtCore.QRect(a.left(), AXIS_H - 1, a.width(), 1), theme.grid.darker(115))
+        p.fillRect(QtCore.QRect(a.left, AXIS_H - 1, a.width, 1), theme.grid.darker(115))
         if not ctx.cards:
             return
         v = ctx.viewport
-        times, labels, base = ticks(v.t0, v.t1, a.width(), TICK_MIN_PX)
+        times, labels, base = ticks(v.t0, v.t1, a.width, TICK_MIN_PX)
         p.setFont(self.font)
         fm = QtGui.QFontMetrics(self.font)
         text_y = (AXIS_H - fm.height()) // 2 + fm.ascent()
         p.setPen(theme.muted)
-        left_limit = a.left()
+        left_limit = a.left
         if base:
             tag = f"{format_exact(base)} +"
             w = fm.horizontalAdvance(tag) + 12
-            p.fillRect(QtCore.QRect(a.left(), 3, w, AXIS_H - 7), theme.band)
+            p.fillRect(QtCore.QRect(a.left, 3, w, AXIS_H - 7), theme.band)
             p.setPen(theme.text)
-            p.drawText(a.left() + 6, text_y, tag)
+            p.drawText(a.left + 6, text_y, tag)
             p.setPen(theme.muted)
-            left_limit = a.left() + w + 4
+            left_limit = a.left + w + 4
         for t, label in zip(times, labels):
             x = int(ctx.scene_x(t))
             p.fillRect(QtCore.QRect(x, AXIS_H - 7, 1, 6), theme.muted)
             tx = x + 4
-            if tx < left_limit or tx + fm.horizontalAdvance(label) > a.right():
+            if tx < left_limit or tx + fm.horizontalAdvance(label) > a.right:
                 continue
             p.drawText(tx, text_y, label)

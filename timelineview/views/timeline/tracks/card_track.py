@@ -6,7 +6,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
 from timelineview.views.painting import LabelCache, label_font
-from timelineview.views.timeline.view_context import ViewContext
+from timelineview.views.timeline.view_context import ViewContext, qrect, qrectf
 from timelineview.viewstate.card_view import CardView
 
 
@@ -25,11 +25,7 @@ class CardTrackItem(pg.GraphicsObject):
         self._key: tuple | None = None
 
     def boundingRect(self) -> QtCore.QRectF:
-        return QtCore.QRectF(self.ctx.area)
-
-    def invalidate(self) -> None:
-        self._key = None
-        self.update()
+        return qrectf(self.ctx.area)
 
     def frame_key(self) -> tuple:
         return self.ctx.view_key()
@@ -39,7 +35,7 @@ class CardTrackItem(pg.GraphicsObject):
         if key != self._key:
             self._prepare()
             self._key = key
-        p.setClipRect(self.ctx.area)
+        p.setClipRect(qrect(self.ctx.area))
         self._draw(p)
 
     def _prepare(self) -> None:

@@ -59,12 +59,6 @@ class CounterTrackItem(CardTrackItem):
             self._ranges[series] = (lo, hi if hi > lo else lo + 1.0)
         return self._ranges[series]
 
-    def value_at(self, series: int, t_abs: int) -> float | None:
-        """The value holding at an absolute time (for the status bar)."""
-        ts, v = self.card.store.counters.series(series)
-        k = int(np.searchsorted(ts, t_abs, side="right")) - 1
-        return float(v[k]) if k >= 0 else None
-
     def _draw(self, p: QtGui.QPainter) -> None:
         ctx = self.ctx
         p.setPen(QtCore.Qt.PenStyle.NoPen)
@@ -84,11 +78,11 @@ class CounterTrackItem(CardTrackItem):
     def _prepare(self) -> None:
         ctx, card = self.ctx, self.card
         self._parts, self._texts = [], []
-        width = ctx.area.width()
+        width = ctx.area.width
         if width <= 0:
             return
         t0, t1 = ctx.abs_window(card)
-        left = ctx.area.left()
+        left = ctx.area.left
         counters = card.store.counters
         for row in ctx.visible_rows(card.number):
             if row.kind != COUNTER:

@@ -13,7 +13,6 @@ from timelineview.viewstate.lane_layout import DERIVED, STEPS
 from timelineview.viewstate.lod import coverage_fraction, level_runs
 from timelineview.viewstate.time_format import format_duration
 
-PHASES = ("step_interval", "fp_bp", "tail")
 FRACTION_LEVELS = 4
 LEVEL_ALPHA = (0, 90, 150, 205, 255)
 
@@ -56,10 +55,10 @@ class DerivedTrackItem(CardTrackItem):
         self._fills, self._texts = [], []
         self._ticks = np.zeros((0, 4), np.int32)
         t0, t1 = ctx.abs_window(card)
-        width = ctx.area.width()
+        width = ctx.area.width
         if width <= 0:
             return
-        left = ctx.area.left()
+        left = ctx.area.left
         by_colour: dict[tuple[str, int], list[np.ndarray]] = {}
         for row in ctx.visible_rows(card.number):
             y = int(ctx.scene_y(row.y))
@@ -85,7 +84,7 @@ class DerivedTrackItem(CardTrackItem):
                        t0: int, t1: int, width: int) -> None:
         """Three phases per step; a dark tick at each step start; a label where there is room."""
         s = self.card.steps
-        left = self.ctx.area.left()
+        left = self.ctx.area.left
         scale = width / (t1 - t0)
         vis = (s.end > t0) & (s.start < t1)
         if not vis.any():

@@ -42,9 +42,9 @@ class InstantTrackItem(CardTrackItem):
     def _selected_rects(self) -> np.ndarray:
         """The selected instant's marker, drawn larger in the selection colour."""
         ctx, card = self.ctx, self.card
-        if ctx.instant_selection is None or ctx.instant_selection[0] != card.number:
+        if ctx.instant_selection is None or ctx.instant_selection.card != card.number:
             return np.zeros((0, 4), np.int32)
-        k = ctx.instant_selection[1]
+        k = ctx.instant_selection.index
         lane = card.instant_lane(k)
         row = next((r for r in ctx.visible_rows(card.number) if r.kind == LANE and r.lane == lane), None)
         if row is None:
@@ -58,11 +58,11 @@ class InstantTrackItem(CardTrackItem):
     def _prepare(self) -> None:
         ctx, card = self.ctx, self.card
         self.rects = np.zeros((0, 4), np.int32)
-        width = ctx.area.width()
+        width = ctx.area.width
         if width <= 0 or len(card.store.instants) == 0:
             return
         t0, t1 = ctx.abs_window(card)
-        left = ctx.area.left()
+        left = ctx.area.left
         lane_ptr, ts = card.instants_by_lane[:2]
         xs, ys = [], []
         for row in ctx.visible_rows(card.number):

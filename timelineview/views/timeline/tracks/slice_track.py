@@ -15,7 +15,7 @@ from timelineview.views.painting import LABEL_MIN_PX, draw_rects, fill_grouped, 
 from timelineview.views.timeline.tracks.card_track import CardTrackItem
 from timelineview.views.timeline.view_context import ViewContext
 from timelineview.viewstate.card_view import CardView
-from timelineview.viewstate.lane_layout import CARD, LANE, LANE_PAD, PROCESS, SLICE_ROW_H
+from timelineview.viewstate.lane_layout import LANE, LANE_PAD, SLICE_ROW_H, summarised_lanes
 from timelineview.viewstate.lod import coverage, level_runs, lod_rects
 
 MAX_LABELS = 1500
@@ -33,7 +33,6 @@ class _Frame:
         self.labels: list[tuple[QtGui.QColor, list[tuple[int, int, QtGui.QStaticText]]]] = []
         self.summary: list[tuple[int, np.ndarray]] = []  # (alpha level, rects)
         self.matched = np.zeros((0, 4), np.int32)
-        self.n_rects = 0
 
 
 class SliceTrackItem(CardTrackItem):
@@ -80,12 +79,12 @@ class SliceTrackItem(CardTrackItem):
         ctx, card = self.ctx, self.card
         index = card.store.index
         frame = _Frame()
-        if index is None or ctx.area.width() <= 0:
+        if index is None or ctx.area.width <= 0:
             return frame
         area = ctx.area
-        width = area.width()
+        width = area.width
         t0, t1 = ctx.abs_window(card)
-        view_top, view_bottom = area.top(), area.bottom() + 1
+        view_top, view_bottom = area.top, area.bottom + 1
         bounds: list[tuple[int, int]] = []
         rows: list[int] = []
         ys: list[int] = []
@@ -102,19 +101,20 @@ class SliceTrackItem(CardTrackItem):
                     bounds.append((int(index.row_ptr[r]), int(index.row_ptr[r + 1])))
                     rows.append(r)
                     ys.append(ly)
-            elif row.collapsed and row.kind in (CARD, PROCESS):
-                groups.append((y + 4, row.height - 8, self._top_rows(row.kind, row.process)))
+            else:
+                lanes = summarised_lanes(card, row)
+                if lanes is not None:
+                    groups.append((y + 4, row.height - 8, self._top_rows(lanes)))
         if bounds:
             self._prepare_slices(frame, bounds, rows, np.asarray(ys, np.int32), t0, t1, width)
         if groups:
             self._prepare_summary(frame, groups, t0, t1, width)
         return frame
 
-    def _top_rows(self, kind: str, process: int) -> list[int]:
+    def _top_rows(self, lanes: np.ndarray) -> list[int]:
         """Index rows at nesting level 0 of a collapsed group: their union is the group's busy time."""
-        store, index = self.card.store, self.card.store.index
-        lanes = range(len(store.lanes)) if kind == CARD else store.lanes_of_process(process)
-        return [int(index.lane_first_row[ln]) for ln in lanes if index.lane_row_count[ln] > 0]
+        index = self.card.store.index
+        return [int(index.lane_first_row[ln]) for ln in lanes.tolist() if index.lane_row_count[ln] > 0]
 
     def _prepare_slices(self, frame: _Frame, bounds: list[tuple[int, int]], rows: list[int],
                         ys: np.ndarray, t0: int, t1: int, width: int) -> None:
@@ -123,7 +123,7 @@ class SliceTrackItem(CardTrackItem):
         lr = lod_rects(index.starts, index.ends, bounds, t0, t1, width, rows=rows, summary=card.row_summary)
         if len(lr) == 0:
             return
-        left = ctx.area.left()
+        left = ctx.area.left
         y0 = ys[lr.row] + 1
         frame.rects = rect_array(lr.x0 + left, y0, lr.x1 + left, y0 + SLICE_ROW_H - 2)
         busy_id = len(ctx.theme.fills)
@@ -132,7 +132,6 @@ class SliceTrackItem(CardTrackItem):
         names = np.where(detail, store.slices.name[np.maximum(slice_idx, 0)], -1)
         cid = np.where(detail, card.colours[names].astype(np.int32), busy_id)
         frame.colour_ids = cid
-        frame.n_rects = len(lr)
         # search matches: detail rects by slice, folded runs by a prefix count over index order
         cum = ctx.match_cum.get(card.number)
         mask = ctx.matches.get(card.number)
@@ -162,7 +161,7 @@ class SliceTrackItem(CardTrackItem):
         text_class = np.where(detail[want], cid[want], n_fill)
         order = np.argsort(text_class, kind="stable")
         want, text_class = want[order], text_class[order]
-        xs = (lr.x0[want] + self.ctx.area.left() + 3).tolist()
+        xs = (lr.x0[want] + self.ctx.area.left + 3).tolist()
         ys = (y0[want] + pad_y).tolist()
         buckets = ((widths[want] - 6) // 16).tolist()
         # key: name id for slices, -(count) - 2 for folded runs (never collides with ids >= -1)
@@ -195,7 +194,7 @@ class SliceTrackItem(CardTrackItem):
         all_bounds = [(int(index.row_ptr[r]), int(index.row_ptr[r + 1])) for r in all_rows]
         cov = coverage(index.starts, index.ends, all_bounds, t0, t1, width, rows=all_rows,
                        summary=self.card.row_summary)
-        left = self.ctx.area.left()
+        left = self.ctx.area.left
         k = 0
         per_level: dict[int, list[np.ndarray]] = {}
         for y, row_h, rows in groups:

@@ -1,0 +1,101 @@
+"""Every lane kind of the timeline, registered in one place.
+
+A :class:`TrackKind` says, for one row kind: which graphics item paints those rows (one item per
+item class per card), which rows a card contributes to the layout and under which group, how a
+point on such a row is hit-tested (Qt-free, ``viewstate.hit_test``), how the lane tree titles the
+row, and which row a card shows under a single-kind lane filter. The canvas, the widget, the lane
+tree, the background and the layout loop over :data:`TRACK_KINDS`; adding a lane kind is its
+item module, its rows, and one line here.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from timelineview.views.timeline.tracks.card_track import CardTrackItem
+from timelineview.views.timeline.tracks.counter_track import CounterTrackItem
+from timelineview.views.timeline.tracks.derived_track import DerivedTrackItem
+from timelineview.views.timeline.tracks.instant_track import InstantTrackItem
+from timelineview.views.timeline.tracks.slice_track import SliceTrackItem
+from timelineview.viewstate.card_view import CardView
+from timelineview.viewstate.hit_test import HitTest, derived_interval_at, instant_at, slice_at, step_at
+from timelineview.viewstate.lane_filter import MAX_DERIVED_ROW_H, MAX_STEPS_ROW_H
+from timelineview.viewstate.lane_layout import (
+    CARD,
+    COUNTER,
+    DERIVED,
+    LANE,
+    OVERVIEW,
+    PROCESS,
+    STEPS,
+    Row,
+)
+from timelineview.viewstate.track_rows import (
+    counter_rows,
+    derived_filter_row,
+    derived_rows,
+    lane_rows,
+    steps_filter_row,
+    steps_rows,
+)
+
+
+class HeaderStyle(enum.Enum):
+    """How the lane tree (and the background) present a row."""
+
+    CARD = "card"  # bold title on a darker band
+    GROUP = "group"  # a collapsible header (overview, process)
+    LANE = "lane"  # a lane, in alternating bands
+    SECONDARY = "secondary"  # a lane in muted text (derived lanes under their card)
+
+
+def _no_rows(card: CardView, process: int) -> list[Row]:
+    return []
+
+
+def _no_filter_row(card: CardView, key: str) -> Row | None:
+    return None
+
+
+@dataclass(frozen=True)
+class TrackKind:
+    """One lane kind: how it is laid out, painted, hit and titled."""
+
+    kind: str  # the row kind
+    item: type[CardTrackItem]  # paints every row of this kind of one card
+    group: str  # OVERVIEW or PROCESS: the group header its rows sit under
+    rows: Callable[[CardView, int], list[Row]] = _no_rows  # (card, process) -> its rows of this kind
+    hit: HitTest | None = None
+    header: HeaderStyle = HeaderStyle.LANE
+    filter_row: Callable[[CardView, str], Row | None] = _no_filter_row  # single-kind lane filter
+    compact_h: int = 0  # tallest row under a single-kind filter (0: never alone)
+
+
+TRACK_KINDS: tuple[TrackKind, ...] = (
+    TrackKind(DERIVED, DerivedTrackItem, OVERVIEW, derived_rows, derived_interval_at, HeaderStyle.SECONDARY,
+              derived_filter_row, MAX_DERIVED_ROW_H),
+    TrackKind(STEPS, DerivedTrackItem, OVERVIEW, steps_rows, step_at, filter_row=steps_filter_row,
+              compact_h=MAX_STEPS_ROW_H),
+    TrackKind(LANE, SliceTrackItem, PROCESS, lane_rows, slice_at),
+    TrackKind(LANE, InstantTrackItem, PROCESS, hit=instant_at),  # pins on the slice lanes; a slice wins a tie
+    TrackKind(COUNTER, CounterTrackItem, PROCESS, counter_rows),
+)
+
+_GROUP_HEADERS = {CARD: HeaderStyle.CARD, OVERVIEW: HeaderStyle.GROUP, PROCESS: HeaderStyle.GROUP}
+_HEADERS = {**{k.kind: k.header for k in TRACK_KINDS}, **_GROUP_HEADERS}
+HIT_TESTS: dict[str, tuple[HitTest, ...]] = {
+    kind: tuple(k.hit for k in TRACK_KINDS if k.kind == kind and k.hit is not None)
+    for kind in dict.fromkeys(k.kind for k in TRACK_KINDS)
+}
+
+
+def item_classes() -> list[type[CardTrackItem]]:
+    """The item classes a card needs, in painting order (first is lowest)."""
+    return list(dict.fromkeys(k.item for k in TRACK_KINDS))
+
+
+def header_style(row: Row) -> HeaderStyle:
+    """How the lane tree and the background present ``row``."""
+    return _HEADERS.get(row.kind, HeaderStyle.LANE)

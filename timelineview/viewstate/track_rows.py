@@ -1,0 +1,84 @@
+"""The rows each lane kind contributes to a card's layout (no Qt).
+
+Row builders return rows at y 0 and indent 0; the layout places and indents them. A filter row
+is the one row a card shows for a kind under a single-kind lane filter (``lane_filter``), titled
+by the card; the filter sizes it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from timelineview.viewstate.card_view import CardView
+from timelineview.viewstate.lane_layout import (
+    COUNTER,
+    COUNTER_H,
+    DERIVED,
+    DERIVED_H,
+    LANE,
+    SLICE_ROW_H,
+    STEPS,
+    Row,
+    lane_height,
+)
+
+STEPS_H = SLICE_ROW_H + 2
+STEPS_TIP = "step interval (wait for data) | forward-backward | tail"
+STEPS_FILTER_KEY = "steps"  # the lane filter key of the Steps lane (derived lanes use DerivedLane.key)
+
+
+def derived_rows(card: CardView, process: int) -> list[Row]:
+    """One row per derived lane of the card (Computing, Communication, …)."""
+    return [Row(DERIVED, card.number, 0, DERIVED_H, 0, d.title, ("derived", card.number, i), derived=i,
+                tooltip=d.tooltip) for i, d in enumerate(card.derived_lanes)]
+
+
+def steps_rows(card: CardView, process: int) -> list[Row]:
+    """The Steps row, when the card has steps."""
+    if card.steps is None:
+        return []
+    return [Row(STEPS, card.number, 0, STEPS_H, 0, "Steps", ("steps", card.number), tooltip=STEPS_TIP)]
+
+
+def lane_rows(card: CardView, process: int) -> list[Row]:
+    """One row per lane of the process holding slices or instants, as tall as its nesting."""
+    st = card.store
+    shown = card.lanes_with_slices() | card.lanes_with_instants()
+    rows = []
+    for ln in st.lanes_of_process(process):
+        ln = int(ln)
+        if not shown[ln]:
+            continue
+        levels = int(st.index.lane_row_count[ln]) if st.index is not None else 1
+        lname = st.lanes.name[ln] or f"tid {st.lanes.tid[ln]}"
+        rows.append(Row(LANE, card.number, 0, lane_height(levels), 0, lname, ("lane", card.number, ln),
+                        lane=ln, process=process, levels=levels,
+                        tooltip=f"{st.lane_full_name(ln)} (tid {st.lanes.tid[ln]})"))
+    return rows
+
+
+def counter_rows(card: CardView, process: int) -> list[Row]:
+    """One row per counter series of the process."""
+    counters = card.store.counters
+    if not len(counters):
+        return []
+    series = np.flatnonzero(np.asarray(counters.series_process) == process)
+    return [Row(COUNTER, card.number, 0, COUNTER_H, 0, counters.series_name[s], ("counter", card.number, int(s)),
+                series=int(s), process=process, tooltip=f"counter {counters.series_name[s]}")
+            for s in series.tolist()]
+
+
+def derived_filter_row(card: CardView, key: str) -> Row | None:
+    """The card's derived lane keyed ``key`` as one row titled by the card, or None."""
+    i = next((k for k, d in enumerate(card.derived_lanes) if d.key == key), None)
+    if i is None:
+        return None
+    return Row(DERIVED, card.number, 0, 0, 0, card.title, ("derived", card.number, i), derived=i,
+               tooltip=card.derived_lanes[i].tooltip)
+
+
+def steps_filter_row(card: CardView, key: str) -> Row | None:
+    """The card's Steps lane as one row titled by the card, or None."""
+    if key != STEPS_FILTER_KEY or card.steps is None:
+        return None
+    return Row(STEPS, card.number, 0, 0, 0, card.title, ("steps", card.number))
