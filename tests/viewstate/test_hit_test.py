@@ -9,26 +9,18 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from tests.views.factory import BASE_NS, StoreBuilder
+from tests.viewstate.kinds import HIT_TESTS, SOURCES
 from timelineview.model.store.trace_store import InstantTable
 from timelineview.viewstate.card_view import CardView, DerivedLane, StepBars
-from timelineview.viewstate.hit_test import derived_interval_at, hit_at, instant_at, slice_at, step_at
-from timelineview.viewstate.lane_layout import (
-    DERIVED,
-    LANE,
-    OVERVIEW,
-    PROCESS,
-    STEPS,
-    build_layout,
-)
+from timelineview.viewstate.hit_test import hit_at, instant_at
+from timelineview.viewstate.lane_layout import DERIVED, LANE, STEPS, build_layout
 from timelineview.viewstate.lod import prefix_lengths
 from timelineview.viewstate.selection import area_selection, dragged_window, selection_span
-from timelineview.viewstate.track_rows import derived_rows, lane_rows, steps_rows
 from timelineview.viewstate.view_state import (
     AreaSelection,
     InstantRef,
@@ -37,13 +29,6 @@ from timelineview.viewstate.view_state import (
     SliceRef,
     ViewState,
 )
-
-SOURCES = (
-    SimpleNamespace(kind=DERIVED, group=OVERVIEW, rows=derived_rows),
-    SimpleNamespace(kind=STEPS, group=OVERVIEW, rows=steps_rows),
-    SimpleNamespace(kind=LANE, group=PROCESS, rows=lane_rows),
-)
-TESTS = {DERIVED: (derived_interval_at,), STEPS: (step_at,), LANE: (slice_at, instant_at)}
 
 
 def _card() -> CardView:
@@ -89,43 +74,43 @@ def test_the_layout_places_rows_by_their_heights(state):
 
 def test_a_point_hits_the_slice_of_its_level(state):
     # lane 0 starts at layout y 100, i.e. scene y 126; level 0 covers scene y 129..147, level 1 147..165
-    assert hit_at(state, 200, 135, TESTS) == SliceRef(3, 1)  # t = 2000 on level 0: A
-    assert hit_at(state, 170, 150, TESTS) == SliceRef(3, 2)  # t = 1700 on level 1: B
-    assert hit_at(state, 250, 150, TESTS) is None  # t = 2500 on level 1: after B, beyond the 20 ns slop
-    assert hit_at(state, 98, 135, TESTS) == SliceRef(3, 1)  # t = 980: 20 ns before A, inside the slop
-    assert hit_at(state, 97, 135, TESTS) is None  # t = 970: 30 ns before A
-    assert hit_at(state, 750, 175, TESTS) == SliceRef(3, 3)  # lane 1, level 0 (scene y 171..189), t = 7500: C
-    assert hit_at(state, 750, 170, TESTS) is None  # lane 1's top padding: no level
-    assert hit_at(state, 200, 20, TESTS) is None  # on the ruler, above the track area
-    assert hit_at(state, 200, 26 + 166, TESTS) is None  # below the last row
+    assert hit_at(state, 200, 135, HIT_TESTS) == SliceRef(3, 1)  # t = 2000 on level 0: A
+    assert hit_at(state, 170, 150, HIT_TESTS) == SliceRef(3, 2)  # t = 1700 on level 1: B
+    assert hit_at(state, 250, 150, HIT_TESTS) is None  # t = 2500 on level 1: after B, beyond the 20 ns slop
+    assert hit_at(state, 98, 135, HIT_TESTS) == SliceRef(3, 1)  # t = 980: 20 ns before A, inside the slop
+    assert hit_at(state, 97, 135, HIT_TESTS) is None  # t = 970: 30 ns before A
+    assert hit_at(state, 750, 175, HIT_TESTS) == SliceRef(3, 3)  # lane 1, level 0 (scene y 171..189), t = 7500: C
+    assert hit_at(state, 750, 170, HIT_TESTS) is None  # lane 1's top padding: no level
+    assert hit_at(state, 200, 20, HIT_TESTS) is None  # on the ruler, above the track area
+    assert hit_at(state, 200, 26 + 166, HIT_TESTS) is None  # below the last row
 
 
 def test_scrolling_moves_what_lies_under_a_point(state):
     state.scroll_y = 18  # one level: scene y 135 is now layout y 127, level 1 of lane 0
-    assert hit_at(state, 170, 135, TESTS) == SliceRef(3, 2)
+    assert hit_at(state, 170, 135, HIT_TESTS) == SliceRef(3, 2)
 
 
 def test_an_instant_is_hit_where_no_slice_is(state):
     row = state.layout.rows[5]
     assert instant_at(state, row, 601, 135) == InstantRef(3, 0)  # t = 6010: 10 ns from the first
-    assert hit_at(state, 609, 135, TESTS) == InstantRef(3, 1)  # t = 6090: nearer the second
-    assert hit_at(state, 640, 135, TESTS) is None  # t = 6400: 300 ns from both
+    assert hit_at(state, 609, 135, HIT_TESTS) == InstantRef(3, 1)  # t = 6090: nearer the second
+    assert hit_at(state, 640, 135, HIT_TESTS) is None  # t = 6400: 300 ns from both
 
 
 def test_derived_and_step_rows_hit_their_intervals(state):
     # the Computing row is layout y 44..60 (scene 70..86), Steps 60..80 (scene 86..106)
-    assert hit_at(state, 70, 75, TESTS) == IntervalRef(3, 500, 900)
-    assert hit_at(state, 95, 75, TESTS) is None  # t = 950: 50 ns after the interval
-    assert hit_at(state, 510, 75, TESTS) == IntervalRef(3, 5000, 5200)
-    assert hit_at(state, 300, 90, TESTS) == IntervalRef(3, 0, 4500)
-    assert hit_at(state, 499, 90, TESTS) == IntervalRef(3, 5000, 9000)  # t = 4990: 10 ns before step 2
-    assert hit_at(state, 470, 90, TESTS) is None  # t = 4700: 200 ns from both steps
+    assert hit_at(state, 70, 75, HIT_TESTS) == IntervalRef(3, 500, 900)
+    assert hit_at(state, 95, 75, HIT_TESTS) is None  # t = 950: 50 ns after the interval
+    assert hit_at(state, 510, 75, HIT_TESTS) == IntervalRef(3, 5000, 5200)
+    assert hit_at(state, 300, 90, HIT_TESTS) == IntervalRef(3, 0, 4500)
+    assert hit_at(state, 499, 90, HIT_TESTS) == IntervalRef(3, 5000, 9000)  # t = 4990: 10 ns before step 2
+    assert hit_at(state, 470, 90, HIT_TESTS) is None  # t = 4700: 200 ns from both steps
 
 
 def test_a_clock_offset_shifts_the_hit_time(state):
     state.cards[0].offset_ns = 1000  # the card's times read 1000 ns later than the shared clock
-    assert hit_at(state, 100, 135, TESTS) == SliceRef(3, 1)  # shared t = 1000 is the card's 2000: A
-    assert hit_at(state, 410, 75, TESTS) == IntervalRef(3, 4000, 4200)  # the card's [5000, 5200]
+    assert hit_at(state, 100, 135, HIT_TESTS) == SliceRef(3, 1)  # shared t = 1000 is the card's 2000: A
+    assert hit_at(state, 410, 75, HIT_TESTS) == IntervalRef(3, 4000, 4200)  # the card's [5000, 5200]
 
 
 def test_a_drag_is_clamped_to_the_track_area(state):

@@ -29,7 +29,7 @@ from timelineview.views.timeline.navigation import NavigationMixin
 from timelineview.views.timeline.overlay import slice_layout_rect
 from timelineview.views.timeline.scroll_bar import LaneScrollBar
 from timelineview.views.timeline.search import SearchMixin
-from timelineview.views.timeline.tracks.registry import HIT_TESTS, TRACK_KINDS
+from timelineview.views.timeline.tracks import registry
 from timelineview.views.timeline.view_context import ViewContext
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.hit_test import hit_at
@@ -197,7 +197,7 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
 
     def _build_layout(self) -> LaneLayout:
         return build_filtered_layout(self.ctx.cards, self.lane_filter, self.collapsed, self.ctx.area.height,
-                                     TRACK_KINDS)
+                                     registry.TRACK_KINDS)
 
     def rebuild_layout(self) -> None:
         """Lay the rows out again (after a change of ``collapsed`` or of the lane filter)."""
@@ -316,7 +316,7 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
     # ------------------------------------------------------------------ mouse (CanvasController)
     def hit(self, pos: QtCore.QPointF) -> Hit | None:
         """What lies under a canvas position (the registered hit test of the row there)."""
-        return hit_at(self.ctx, pos.x(), pos.y(), HIT_TESTS)
+        return hit_at(self.ctx, pos.x(), pos.y(), registry.hit_tests())
 
     def on_click(self, pos: QtCore.QPointF, modifiers: QtCore.Qt.KeyboardModifier) -> None:
         self.setFocus()

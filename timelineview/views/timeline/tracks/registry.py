@@ -11,6 +11,7 @@ item module, its rows, and one line here.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -84,11 +85,25 @@ TRACK_KINDS: tuple[TrackKind, ...] = (
 )
 
 _GROUP_HEADERS = {CARD: HeaderStyle.CARD, OVERVIEW: HeaderStyle.GROUP, PROCESS: HeaderStyle.GROUP}
-_HEADERS = {**{k.kind: k.header for k in TRACK_KINDS}, **_GROUP_HEADERS}
-HIT_TESTS: dict[str, tuple[HitTest, ...]] = {
-    kind: tuple(k.hit for k in TRACK_KINDS if k.kind == kind and k.hit is not None)
-    for kind in dict.fromkeys(k.kind for k in TRACK_KINDS)
-}
+
+# The functions below read TRACK_KINDS when called (not at import), so the registry stays the one
+# place to change; their tables are cached per registry contents.
+
+
+@functools.cache
+def _hit_tests(kinds: tuple[TrackKind, ...]) -> dict[str, tuple[HitTest, ...]]:
+    return {kind: tuple(k.hit for k in kinds if k.kind == kind and k.hit is not None)
+            for kind in dict.fromkeys(k.kind for k in kinds)}
+
+
+@functools.cache
+def _headers(kinds: tuple[TrackKind, ...]) -> dict[str, HeaderStyle]:
+    return {**{k.kind: k.header for k in kinds}, **_GROUP_HEADERS}
+
+
+def hit_tests() -> dict[str, tuple[HitTest, ...]]:
+    """Row kind -> its hit tests, in registry order (the first hit wins)."""
+    return _hit_tests(TRACK_KINDS)
 
 
 def item_classes() -> list[type[CardTrackItem]]:
@@ -98,4 +113,4 @@ def item_classes() -> list[type[CardTrackItem]]:
 
 def header_style(row: Row) -> HeaderStyle:
     """How the lane tree and the background present ``row``."""
-    return _HEADERS.get(row.kind, HeaderStyle.LANE)
+    return _headers(TRACK_KINDS).get(row.kind, HeaderStyle.LANE)
