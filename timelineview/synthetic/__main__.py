@@ -9,7 +9,7 @@ from pathlib import Path
 
 from timelineview.synthetic.cluster import STRUCTURES, cluster_specs, generate_cluster
 from timelineview.synthetic.generate import generate_card
-from timelineview.synthetic.spec import LAYOUTS, WriteOptions
+from timelineview.synthetic.spec import LAYOUTS, TASK_TYPES, WriteOptions
 from timelineview.synthetic.truth import GroundTruth
 
 
@@ -26,6 +26,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--slow-card", type=int, help="rank whose compute is slower")
     p.add_argument("--slow-factor", type=float, default=1.6)
+    p.add_argument("--slow-link", type=_link, metavar="SRC-DST", help="ranks of a link that moves data slowly")
+    p.add_argument("--slow-link-factor", type=float, default=3.0, help="that link's bandwidth is divided by this")
     p.add_argument("--slow-data-card", type=int, help="rank with a slow data pipeline")
     p.add_argument("--slow-data-us", type=float, default=20000.0)
     p.add_argument("--data-wait-us", type=float, default=2000.0)
@@ -37,9 +39,20 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--instants", action="store_true")
     p.add_argument("--step-trace", action="store_true", help="msprof: add the Step Trace thread")
     p.add_argument("--pretty", action="store_true")
+    p.add_argument("--task-types", choices=TASK_TYPES, default="real",
+                   help='"other": every hardware task typed "Other" (CANN 7 / torch_npu 2024), msprof layouts')
     p.add_argument("--structure", choices=STRUCTURES, default="auto")
     p.add_argument("--no-truth", action="store_true", help="do not save the ground truth JSON")
     return p
+
+
+def _link(text: str) -> tuple[int, int]:
+    """``"2-3"`` -> (2, 3)."""
+    try:
+        src, dst = (int(x) for x in text.split("-"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected SRC-DST ranks, e.g. 2-3, not {text!r}") from None
+    return src, dst
 
 
 def _report(truth: GroundTruth) -> None:
@@ -55,13 +68,15 @@ def _report(truth: GroundTruth) -> None:
 def main(argv: list[str] | None = None) -> int:
     a = _parser().parse_args(argv)
     out = Path(a.out)
-    opts = WriteOptions(pretty=a.pretty, be_events=a.be_events, instants=a.instants, step_trace=a.step_trace)
+    opts = WriteOptions(pretty=a.pretty, be_events=a.be_events, instants=a.instants, step_trace=a.step_trace,
+                        task_types=a.task_types)
     specs = cluster_specs(a.cards, seed=a.seed, steps=a.steps, streams=a.streams,
                           tasks_per_step=a.tasks_per_step,
                           data_wait_us=a.data_wait_us, slow_card=a.slow_card, slow_factor=a.slow_factor,
                           slow_data_card=a.slow_data_card, slow_data_us=a.slow_data_us,
                           clock_skew_us=a.clock_skew_us, pipeline=a.pipeline, with_duplicates=a.duplicates,
-                          with_overlaps=a.overlaps)
+                          with_overlaps=a.overlaps, slow_link=a.slow_link,
+                          slow_link_factor=a.slow_link_factor if a.slow_link else 1.0)
     target = int(a.target_mb * 1e6) if a.target_mb else None
     t0 = time.perf_counter()
     if a.cards == 1:

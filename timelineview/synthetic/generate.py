@@ -24,6 +24,7 @@ def write_card(root: Path | None, relpath: str, spec: CardSpec, layout: str, opt
     if layout not in WRITERS:
         raise ValueError(f"unknown layout {layout!r}; choose one of {LAYOUTS}")
     spec.validate()
+    opts.validate(layout)
     t0 = time.perf_counter()
     sink = Sink(root)
     truth = TruthBuilder(layout, spec.rank, spec.device)
@@ -33,8 +34,9 @@ def write_card(root: Path | None, relpath: str, spec: CardSpec, layout: str, opt
             writer.begin(st)
         writer.write_step(st, last=st.index == spec.steps)
     meta = writer.finish()
+    slow = f"{spec.slow_link[0]}-{spec.slow_link[1]}" if spec.slow_link and spec.slow_link_factor != 1 else ""
     return truth.finish(spec_clock_offset_ns=spec.clock_offset_ns, bytes_written=sink.bytes,
-                        seconds=time.perf_counter() - t0, **meta)
+                        seconds=time.perf_counter() - t0, slow_link=slow, **meta)
 
 
 def generate_card(path: str | Path, spec: CardSpec | None = None, layout: str = "msprof", *,

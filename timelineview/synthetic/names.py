@@ -73,6 +73,17 @@ OTHER_TASKS = [
     ("EVENT_RECORD", "PLACE_HOLDER_SQE", "EVENT_RESET", "EVENT_RESET", 0.5),
 ]
 
+# The same chores as CANN 7 / torch_npu 2024 traces that type every hardware task "Other" write them
+# (name, task type), in OTHER_TASKS order.
+OTHER_TYPED_TASKS = [
+    ("EVENT_RECORD", "Other"),
+    ("EVENT_WAIT", "Other"),
+    ("NOTIFY_WAIT", "Other"),
+    ("NOTIFY_RECORD", "Other"),
+    ("MemcopyAsync", "other"),
+    ("Other", "Other"),
+]
+
 # Network scopes used by the MindSpore namings (forward path; backward adds ``Gradients/``).
 _SCOPES = ["_backbone-Net/encoder-Block", "_backbone-Net/decoder-Block", "_backbone-Net/head-Dense",
            "_loss_fn-SoftmaxCrossEntropyWithLogits"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 LAYOUTS = ("msprof", "msprof_per_iteration", "mindspore_gen_c", "mindspore_gen_b", "object")
+TASK_TYPES = ("real", "other")  # WriteOptions.task_types
+OTHER_TYPE_LAYOUTS = ("msprof", "object")  # layouts that can write every task type as "Other"
 
 
 @dataclass(frozen=True)
@@ -16,7 +18,9 @@ class CardSpec:
     ``data_wait_us`` is the mean data-wait phase at the start of each step (a slow data
     pipeline), ``clock_offset_ns`` is added to every timestamp of this card (its clock runs
     ahead). ``with_duplicates`` writes some X events twice; ``with_overlaps`` adds a host lane
-    whose slices partially overlap without nesting.
+    whose slices partially overlap without nesting. ``slow_link`` = (src, dst) makes the
+    transfers from rank src to rank dst ``slow_link_factor`` times slower (only the src card
+    writes them). A slow card (``compute_scale`` > 1) is the card the others wait for.
     """
 
     seed: int = 0
@@ -32,6 +36,8 @@ class CardSpec:
     with_overlaps: bool = False
     planes: int = 4  # HCCL link planes per communication group
     device_id: int | None = None  # default: rank % 8
+    slow_link: tuple[int, int] | None = None  # (src, dst) ranks of a link that moves data slowly
+    slow_link_factor: float = 1.0  # that link's bandwidth is divided by this
 
     @property
     def device(self) -> int:
@@ -47,6 +53,8 @@ class CardSpec:
             raise ValueError("compute_scale must be > 0 and data_wait_us >= 0")
         if not 1 <= self.planes <= 8:
             raise ValueError("planes must be in 1..8")
+        if self.slow_link_factor <= 0:
+            raise ValueError("slow_link_factor must be > 0")
 
     def with_(self, **changes) -> CardSpec:
         return replace(self, **changes)
@@ -60,7 +68,11 @@ class WriteOptions:
     ``B``/``E`` pairs (the last ``B`` never closed); ``instants`` adds ``i`` events;
     ``step_trace`` adds the ``Step Trace(Model ID:2)`` thread to the msprof layouts (the
     per-iteration layout always has it); ``per_event_metadata`` keeps MindSpore Gen C's two
-    ``thread_sort_index`` records per device event.
+    ``thread_sort_index`` records per device event. ``task_types="other"`` (msprof layouts only)
+    writes what some CANN 7 / torch_npu 2024 traces hold: ``"Task Type": "Other"`` (``"other"``
+    for ``MemcopyAsync``) on every hardware task, compute and runtime or collective ones alike,
+    with runtime task names (``NOTIFY_WAIT``, ``MEMCPY_ASYNC``, ``REDUCE_ASYNC_V2``, ...) and some
+    tasks named just ``Other``; the file's Overlap Analysis lanes still follow the true compute.
     """
 
     pretty: bool = False
@@ -68,3 +80,11 @@ class WriteOptions:
     instants: bool = False
     step_trace: bool = False
     per_event_metadata: bool = True
+    task_types: str = "real"
+
+    def validate(self, layout: str) -> None:
+        """Raise ``ValueError`` for options the layout cannot write."""
+        if self.task_types not in TASK_TYPES:
+            raise ValueError(f"task_types must be one of {TASK_TYPES}")
+        if self.task_types != "real" and layout not in OTHER_TYPE_LAYOUTS:
+            raise ValueError(f"task_types={self.task_types!r} needs one of the layouts {OTHER_TYPE_LAYOUTS}")

@@ -61,6 +61,13 @@ class GroundTruth:
     aux_x_events: dict[str, int] = field(default_factory=dict)  # per-iteration subset files
     bytes_written: int = 0
     seconds: float = 0.0
+    # Communication (metrics.md §6), file times in ns: per operator {"name", "start_ns", "end_ns",
+    # "transit_ns", "wait_ns", "synchronization_ns", "idle_ns"}; per link sent by this card
+    # {"src", "dst", "transport", "link_type", "bytes", "transit_ns", "count"}; the cluster's planted slow
+    # link "src-dst" (on every card; "" for none).
+    comm_ops: list[dict] = field(default_factory=list)
+    links: list[dict] = field(default_factory=list)
+    slow_link: str = ""
 
     @property
     def distinct_x(self) -> int:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from timelineview.synthetic.comm_truth import CommTruth
 from timelineview.synthetic.truth import CATEGORIES, PHASE_X, GroundTruth
 
 
@@ -33,6 +34,7 @@ class TruthBuilder:
         self._series: set[tuple[str, str, str]] = set()
         self.counter_events = self.flow_edges = self.instant_events = self.open_b_events = 0
         self.aux_x_events: dict[str, int] = {}
+        self.comm = CommTruth()
 
     def lane(self, pid: int | str, tid: int | str, process: str, thread: str,
              process_sort: int, thread_sort: int) -> int:
@@ -108,7 +110,7 @@ class TruthBuilder:
             flow_edges=self.flow_edges, instant_events=self.instant_events,
             open_b_events=self.open_b_events,
             x_events=int(copies[is_x].sum()), duplicate_x=int((copies[is_x] - 1).sum()),
-            aux_x_events=dict(self.aux_x_events), **meta,
+            aux_x_events=dict(self.aux_x_events), comm_ops=self.comm.ops, links=self.comm.links(), **meta,
         )
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from timelineview.synthetic.planes import plane_rows
 from timelineview.synthetic.spec import CardSpec, WriteOptions
 from timelineview.synthetic.truth_builder import TruthBuilder
 from timelineview.synthetic.workload import KIND_RECEIVE, KIND_SEND, StepWork
@@ -14,9 +15,8 @@ from timelineview.synthetic.writer import Sink
 
 CHUNK = 100_000  # events formatted and written at a time within a step (bounds memory)
 
-# Link tasks of one operator, in the order they run on a plane / on the stream.
+# Tasks of one operator on the hardware communication stream, in the order they run.
 HW_WAIT, HW_DATA, HW_RECORD = range(3)
-PL_RECORD, PL_WAIT, PL_DATA = range(3)
 
 
 class CardWriter:
@@ -59,18 +59,23 @@ class CommTasks:
     hw_dur: np.ndarray
     hw_kind: np.ndarray  # HW_*
     hw_op: np.ndarray  # operator index within the step
-    pl_start: np.ndarray  # tasks on the HCCL plane threads
+    pl_start: np.ndarray  # tasks on the HCCL plane threads (``planes.PlaneRows`` as arrays)
     pl_dur: np.ndarray
     pl_plane: np.ndarray
-    pl_kind: np.ndarray  # PL_*
+    pl_kind: np.ndarray  # planes.PL_*
     pl_op: np.ndarray
+    pl_name: list[str]
+    pl_src: np.ndarray
+    pl_dst: np.ndarray
+    pl_transport: list[str]
+    pl_link_type: list[str]
+    pl_size: np.ndarray
 
 
-def comm_tasks(step: StepWork, planes: int) -> CommTasks:
+def comm_tasks(step: StepWork, spec: CardSpec, n_cards: int) -> CommTasks:
     """Wait, then transfer: tasks never overlap on a stream or plane and stay inside their op."""
     hw: list[tuple[int, int, int, int]] = []
-    pl: list[tuple[int, int, int, int, int]] = []
-    for j, kind in enumerate(step.op_kind):
+    for j in range(len(step.op_kind)):
         a, b, x = int(step.op_start[j]), int(step.op_end[j]), int(step.op_xfer[j])
         wait_end = max(b - x, a)
         hw.append((a, max(wait_end - a, 20), HW_WAIT, j))
@@ -80,19 +85,12 @@ def comm_tasks(step: StepWork, planes: int) -> CommTasks:
             e = lo + (hi - lo) * (c + 1) // 3 - 50
             hw.append((s, e - s, HW_DATA, j))
         hw.append((b - 900, 700, HW_RECORD, j))
-        for p in range(1 if is_p2p(kind) else planes):
-            o = p * 300
-            pl.append((a + o, 700, p, PL_RECORD, j))
-            w0 = a + o + 1000
-            w1 = max(wait_end, w0 + 20)
-            pl.append((w0, w1 - w0, p, PL_WAIT, j))
-            lo, hi = w1 + 100, b - 100 - o
-            mid = (lo + hi) // 2
-            pl.append((lo, mid - 50 - lo, p, PL_DATA, j))
-            pl.append((mid, hi - mid, p, PL_DATA, j))
     h = np.array(hw, np.int64).reshape(-1, 4)
-    q = np.array(pl, np.int64).reshape(-1, 5)
-    return CommTasks(h[:, 0], h[:, 1], h[:, 2], h[:, 3], q[:, 0], q[:, 1], q[:, 2], q[:, 3], q[:, 4])
+    q = plane_rows(step, spec, n_cards)
+    i64 = np.int64
+    return CommTasks(h[:, 0], h[:, 1], h[:, 2], h[:, 3], np.array(q.start, i64), np.array(q.dur, i64),
+                     np.array(q.plane, i64), np.array(q.kind, i64), np.array(q.op, i64), q.name,
+                     np.array(q.src, i64), np.array(q.dst, i64), q.transport, q.link_type, np.array(q.size, i64))
 
 
 def overlapping_host(step: StepWork) -> tuple[np.ndarray, np.ndarray]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from timelineview.synthetic.layouts.common import PL_DATA, PL_RECORD, PL_WAIT, CommTasks, is_p2p
+from timelineview.synthetic.layouts.common import CommTasks, is_p2p
+from timelineview.synthetic.planes import PL_DATA, PL_LOCAL
 from timelineview.synthetic.textfmt import us_num
 from timelineview.synthetic.workload import KIND_ALLGATHER, KIND_RECEIVE, KIND_SEND, StepWork
 
@@ -24,38 +25,28 @@ def op_count(kind: int) -> int:
 
 
 def plane_task_names(step: StepWork, ct: CommTasks) -> list[str]:
-    """``Notify_Record`` / ``Notify_Wait`` / ``Reduce_Inline`` (all-reduce) or ``Memcpy``."""
-    names = []
-    for kind, op in zip(ct.pl_kind.tolist(), ct.pl_op.tolist()):
-        if kind == PL_RECORD:
-            names.append("Notify_Record")
-        elif kind == PL_WAIT:
-            names.append("Notify_Wait")
-        else:
-            reduce = step.op_kind[op] not in (KIND_RECEIVE, KIND_SEND, KIND_ALLGATHER)
-            names.append("Reduce_Inline" if reduce else "Memcpy")
-    return names
+    """``Notify_Record`` / ``Notify_Wait`` / ``Reduce_Inline`` / ``Memcpy`` (see ``planes``)."""
+    return list(ct.pl_name)
 
 
 def plane_args(ct: CommTasks, names: list[str], rank: int, n_cards: int, stream: int,
                task_base: int, model_id: bool) -> list[str]:
-    """The ``args`` object text of each plane task, shaped like the real HCCL lanes."""
+    """The ``args`` object text of each plane task, shaped like the real HCCL lanes: ``bandwidth(GB/s)``
+    is the task's own size over its duration, as the producer writes it."""
     out = []
     tail = ', "model id": 4294967295' if model_id else ""
     est = us_num(np.maximum(ct.pl_dur // 2, 20))
+    size, dur = ct.pl_size.tolist(), ct.pl_dur.tolist()
     for i, (name, plane, kind, op) in enumerate(zip(names, ct.pl_plane.tolist(), ct.pl_kind.tolist(),
                                                     ct.pl_op.tolist())):
-        peer = (rank + plane + 1) % max(n_cards, 2)
-        data = kind == PL_DATA
-        size = 2064384 if data else 0
+        data = kind in (PL_DATA, PL_LOCAL)
         notify = "18446744073709551615" if data else str(4294967296 * (plane + 1) + 60 + op)
+        bw = size[i] / dur[i] if data and dur[i] else 0.0
         out.append(
             f'{{"notify_id": "{notify}", "duration estimated(us)": {est[i]}, "stream id": {stream}, '
             f'"task id": {task_base + op}, "context id": {i}, "task type": "{name}", "src rank": {rank}, '
-            f'"dst rank": {peer if kind != PL_WAIT else 4294967295}, '
-            f'"transport type": "{"SDMA" if kind != PL_WAIT else "LOCAL"}", "size(Byte)": {size}, '
-            f'"data type": "{"FP32" if data else "INVALID_TYPE"}", '
-            f'"link type": "{"ON_CHIP" if data else "INVALID_TYPE"}", '
-            f'"bandwidth(GB/s)": {12.5 if data else 0.0}{tail}}}'
+            f'"dst rank": {int(ct.pl_dst[i])}, "transport type": "{ct.pl_transport[i]}", "size(Byte)": {size[i]}, '
+            f'"data type": "{"FP32" if data else "INVALID_TYPE"}", "link type": "{ct.pl_link_type[i]}", '
+            f'"bandwidth(GB/s)": {bw!r}{tail}}}'
         )
     return out

@@ -24,7 +24,7 @@ from timelineview.synthetic.layouts.common import (
     overlapping_host,
 )
 from timelineview.synthetic.layouts.steptrace import step_trace
-from timelineview.synthetic.names import OTHER_TASKS, POOL, aten_names
+from timelineview.synthetic.names import OTHER_TASKS, OTHER_TYPED_TASKS, POOL, aten_names
 from timelineview.synthetic.textfmt import us_num, us_num1, us_str, us_str1
 from timelineview.synthetic.truth import PHASE_BE
 from timelineview.synthetic.workload import StepWork
@@ -36,6 +36,8 @@ COMPUTE_STREAMS = (2, 3, 6, 7)
 COMM_STREAM = 4
 DP_GROUP_NAME, PP_GROUP_NAME = "16898834563344171674", "7482915627384910251"
 _HW_COMM = (("Notify Wait", "Notify Wait"), ("SDMA", "SDMA"), ("Write Value", "Write Value"))
+_HW_COMM_OTHER = (("NOTIFY_WAIT", "Other"), ("REDUCE_ASYNC_V2", "Other"), ("Other", "Other"))  # task_types="other"
+_OTHER = "Other"
 _COUNTERS = (("AI Core Freq", "AI Core Freq", "MHz"), ("NPU MEM", "APP/HBM", "KB"),
              ("NPU MEM", "Device/HBM", "KB"), ("HBM", "HBM 0/Read", "Read(MB/s)"),
              ("HBM", "HBM 0/Write", "Write(MB/s)"))
@@ -52,8 +54,15 @@ class MsprofWriter(CardWriter):
         self.pid = {name: (self.host << 10) | (sort << 5) | sp.device for name, sort in _SORT.items()}
         self.pid["Python"] = self.host
         self.streams = COMPUTE_STREAMS[: sp.streams]
-        self._names = POOL.torch_names() + [o[0] for o in OTHER_TASKS]
-        self._types = POOL.task_type + [o[1] for o in OTHER_TASKS]
+        self._all_other = self.opts.task_types == "other"
+        if self._all_other:
+            self._names = POOL.torch_names() + [o[0] for o in OTHER_TYPED_TASKS]
+            self._types = [_OTHER] * len(POOL) + [o[1] for o in OTHER_TYPED_TASKS]
+            self._hw_comm, self._copy_type = _HW_COMM_OTHER, _OTHER
+        else:
+            self._names = POOL.torch_names() + [o[0] for o in OTHER_TASKS]
+            self._types = POOL.task_type + [o[1] for o in OTHER_TASKS]
+            self._hw_comm, self._copy_type = _HW_COMM, "PCIE_DMA_SQE"
         self._name_ids = t.intern(self._names)
         self._type_ids = np.array([t.task_type(x) for x in self._types], np.int16)
         self._aten = aten_names()
@@ -133,7 +142,7 @@ class MsprofWriter(CardWriter):
         sh = self.shift
         launch_cid = self._launches(st, lines)
         self._hardware(st, launch_cid, dups)
-        ct = comm_tasks(st, self.spec.planes)
+        ct = comm_tasks(st, self.spec, self.n_cards)
         self._hccl(st, ct, lines, dups)
         lo = min(int(st.item_start.min()), int(ct.hw_start.min()), int(st.op_start.min()))
         if st.memcpy_start >= 0:
@@ -206,8 +215,8 @@ class MsprofWriter(CardWriter):
         ha = st.start + sh + 500
         hd = max(min(30_000, (a - ha) // 2), 8)
         lines += ev.memcpy(self.pid["Ascend Hardware"], self.pid["CANN"], self.streams[0], h + 1, us_str1(a),
-                           us_num1(d), us_str1(ha), us_num1(hd), cid)
-        t.add(self.stream_lane[0], [a], [d], "MEMCPY_ASYNC", "other_hw", t.task_type("PCIE_DMA_SQE"))
+                           us_num1(d), us_str1(ha), us_num1(hd), cid, self._copy_type)
+        t.add(self.stream_lane[0], [a], [d], "MEMCPY_ASYNC", "other_hw", t.task_type(self._copy_type))
         t.add(self._lanes["cann_copy"], [ha], [hd], "AscendCL@aclrtMemcpyAsync", "host")
         t.flow_edges += 1
 
@@ -237,7 +246,9 @@ class MsprofWriter(CardWriter):
         lanes = np.array([self._lanes["pp0"] if p else self._lanes[f"dp{q}"]
                           for p, q in zip(p2p_task.tolist(), ct.pl_plane.tolist())], np.int32)
         t.add(lanes, ct.pl_start + sh, ct.pl_dur, t.intern(pnames), "comm_task")
-        names = [_HW_COMM[k] for k in ct.hw_kind.tolist()]
+        t.comm.add_step(ct, [hccl.hcom_name(k, q) for k, q in zip(st.op_kind, st.op_seq)], st.op_start,
+                        st.op_end, sh)
+        names = [self._hw_comm[k] for k in ct.hw_kind.tolist()]
         lines += ev.comm_stream_tasks(hw, COMM_STREAM, names, us_str(ct.hw_start + sh), us_num(ct.hw_dur),
                                       op_cid[ct.hw_op].tolist())
         tt_ids = np.array([t.task_type(tt) for _, tt in names], np.int16)

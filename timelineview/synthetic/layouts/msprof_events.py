@@ -67,11 +67,11 @@ def launches(py: int, cann: int, hw: int, host: int, aten: list[str], api: list[
 
 
 def memcpy(hw: int, cann: int, sid: int, thread: int, ts: str, dur: str, host_ts: str, host_dur: str,
-           cid: int) -> list[str]:
+           cid: int, task_type: str = "PCIE_DMA_SQE") -> list[str]:
     """The input-batch copy (``PCIE_DMA_SQE``), its ``aclrtMemcpyAsync`` launch and their flow."""
     return [
         f'{{"name": "MEMCPY_ASYNC", "pid": {hw}, "tid": {sid}, "ts": "{ts}", "dur": {dur}, '
-        f'"args": {{"Model Id": {_NO_ID}, "Task Type": "PCIE_DMA_SQE", "Physic Stream Id": {sid}, '
+        f'"args": {{"Model Id": {_NO_ID}, "Task Type": "{task_type}", "Physic Stream Id": {sid}, '
         f'"Task Id": {cid % 65000 + 1}, "Batch Id": 0, "Subtask Id": {_NO_ID}, "connection_id": {cid}, '
         f'"data size(Byte)": 19267584, "memcpy direction": "host to device"}}, "ph": "X"}}',
         f'{{"name": "AscendCL@aclrtMemcpyAsync", "pid": {cann}, "tid": {thread}, "ts": "{host_ts}", '

@@ -126,7 +126,7 @@ class PerIterationWriter(CardWriter):
         t, sh, k = self.truth, self.shift, st.index
         main_meta, tt_meta, hccl_meta = self._metadata()
         hw_ev, dups = self._hardware(st)
-        ct = comm_tasks(st, self.spec.planes)
+        ct = comm_tasks(st, self.spec, self.n_cards)
         hccl_ev = self._hccl(st, ct, dups)
         hw_ev += self._comm_stream(st, ct)
         other = self._cann(st, last)
@@ -240,6 +240,7 @@ class PerIterationWriter(CardWriter):
                          f'"args": {args[i]}, "ph": "X"}}')
                 for i, (a, n, p) in enumerate(zip(start.tolist(), pnames, ct.pl_plane.tolist()))]
         t.add(self.plane_lane[ct.pl_plane], start, ct.pl_dur, t.intern(pnames), "comm_task")
+        t.comm.add_step(ct, [op_name(k, j) for j, k in enumerate(st.op_kind)], st.op_start, st.op_end, sh)
         return out
 
     def _cann(self, st: StepWork, last: bool) -> list[tuple[int, str]]:
