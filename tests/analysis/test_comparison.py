@@ -8,17 +8,8 @@ import io
 import numpy as np
 import pytest
 
-from timelineview.analysis.cluster import clock_offsets
-from timelineview.analysis.comparison import (
-    BAR_PARTS,
-    COLUMNS,
-    PIPELINE_COLUMNS,
-    compare_cluster,
-    group_rows,
-    sort_rows,
-    to_csv,
-)
-from timelineview.analysis.derived import derive
+from timelineview.analysis.comparison import BAR_PARTS, COLUMNS, PIPELINE_COLUMNS, group_rows, sort_rows, to_csv
+from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.summary import stats_document
 from timelineview.model import load
 from timelineview.synthetic import cluster_specs, generate_cluster
@@ -31,8 +22,7 @@ def _cluster(tmp_path_factory, pipeline: bool):
     generate_cluster(out, cluster_specs(8, seed=1, steps=3, tasks_per_step=60, slow_card=SLOW_CARD,
                                         slow_data_card=SLOW_DATA_CARD, pipeline=pipeline))
     stores = load(out)
-    derived = [derive(s) for s in stores]
-    return stores, compare_cluster(stores, derived, clock_offsets(stores))
+    return stores, AnalysisSession(stores).comparison  # stats_document below: a session of its own
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +127,7 @@ def test_a_card_without_data_keeps_a_row_and_is_not_compared(cluster):
     broken_report_error = broken.report.error
     try:
         broken.report.error = "rank 2: not a trace"
-        cmp = compare_cluster(stores, [derive(s) for s in stores])
+        cmp = AnalysisSession(stores).comparison
         row = next(r for r in cmp.rows() if r["card"] == "rank 2")
         assert row["error"] == "rank 2: not a trace" and row["bar"] is None and row["step_time_us"] is None
         assert {f["card"] for f in cmp.slow()} == {f"rank {SLOW_CARD}", f"rank {SLOW_DATA_CARD}"}

@@ -57,3 +57,17 @@ def test_stats_text_and_a_truncated_file(tmp_path):
     assert card["events"] == 2 and card["idle_gap_count"] == 0
     text = run_stats(str(path))
     assert text.returncode == 0 and "compute_us" in text.stdout and "truncated" in text.stderr
+
+
+def test_stats_json_is_the_document_of_the_analysis_functions(tmp_path):
+    """``stats --json`` writes the §5 document assembled from the analysis functions (compared as
+    values: the order of the load report's event counts may differ between decode paths)."""
+    from tests.analysis.test_session import dumps, reference_document
+    from timelineview.model import load
+    from timelineview.synthetic import cluster_specs, generate_cluster
+
+    out = tmp_path / "cluster"
+    generate_cluster(out, cluster_specs(3, seed=7, steps=2, tasks_per_step=60, slow_card=1))
+    run = run_stats(str(out), "--json", "--min-gap-us", "2")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == json.loads(dumps(reference_document(load(out), min_gap_ns=2000)))

@@ -13,11 +13,11 @@ from tests.views.factory import ascend_card
 
 @pytest.fixture
 def slow_load(monkeypatch):
-    """A loader that reports progress for ~2 s unless cancelled; returns one small card per path."""
+    """A loader that reports progress for ~2 s unless cancelled; returns one small card per load."""
     calls = []
 
-    def fake_load(paths, progress=None, cancel=None, **_options):  # card_progress, cache
-        calls.append(paths)
+    def fake_load(sources, progress=None, cancel=None, **_options):  # card_progress, cache
+        calls.append(sources)
         for k in range(100):
             if cancel is not None and cancel.is_set():
                 raise model.LoadCancelled()
@@ -26,7 +26,7 @@ def slow_load(monkeypatch):
             time.sleep(0.02)
         return [ascend_card(f"rank {len(calls) - 1}", len(calls) - 1, steps=1, ops_per_step=10)]
 
-    monkeypatch.setattr(model, "load", fake_load)
+    monkeypatch.setattr(model, "load_cards", fake_load)
     return calls
 
 

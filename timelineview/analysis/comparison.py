@@ -18,8 +18,8 @@ import numpy as np
 
 from timelineview.analysis.cluster import MIN_CARDS_FOR_SLOW, median_step_time, slow_cards, slow_threshold
 from timelineview.analysis.derived import DerivedIntervals
-from timelineview.analysis.pipeline import derive_pipeline, pipeline_metrics
-from timelineview.analysis.steps import StepWindow, find_steps, step_metrics
+from timelineview.analysis.pipeline import PipelineIntervals, pipeline_metrics
+from timelineview.analysis.steps import StepWindow
 from timelineview.analysis.window import window_metrics
 from timelineview.model.store.trace_store import TraceStore
 
@@ -83,13 +83,14 @@ class CardComparison:
         return not self.error and bool(self.steps)
 
 
-def card_steps(store: TraceStore, derived: DerivedIntervals, steps: list[StepWindow] | None = None) -> list[dict]:
-    """Indicators of each step of one card (its own clock), with bar parts and pipeline metrics."""
-    steps = find_steps(store, derived) if steps is None else steps
-    pipeline = derive_pipeline(store, derived)
+def step_rows(derived: DerivedIntervals, steps: list[StepWindow], step_stats: list[dict],
+              pipeline: PipelineIntervals | None) -> list[dict]:
+    """Indicators of each step of one card (its own clock), with bar parts and pipeline metrics, from
+    its analysis: the steps, their ``step_metrics`` (not changed) and its pipeline intervals (None:
+    no pipeline parallelism)."""
     out = []
-    for s in steps:
-        m = step_metrics(store, derived, s)
+    for s, stats in zip(steps, step_stats, strict=True):
+        m = dict(stats)
         m["step_time_us"] = m["span_us"]
         after = window_metrics(derived, s.fp, s.end)
         m["bar"] = {"step_interval_us": m["step_interval_us"], "compute_us": after["compute_us"],
@@ -105,17 +106,13 @@ def card_steps(store: TraceStore, derived: DerivedIntervals, steps: list[StepWin
     return out
 
 
-def card_comparison(store: TraceStore, derived: DerivedIntervals | None, number: int,
-                    clock_offset_ns: int = 0, steps: list[StepWindow] | None = None) -> CardComparison:
-    """One card; a card that failed to load (or has no analysis) keeps its error and no steps."""
-    cc = CardComparison(number, store.card, store.rank, clock_offset_ns / 1000.0)
+def comparison_error(store: TraceStore, derived: DerivedIntervals | None) -> str:
+    """Why a card has no row values: its load error, or no slices or no analysis ('' when it has them)."""
     if store.report.error:
-        cc.error = store.report.error
-    elif derived is None or not len(store.slices):
-        cc.error = "no slices could be read"
-    else:
-        cc.steps = card_steps(store, derived, steps)
-    return cc
+        return store.report.error
+    if derived is None or not len(store.slices):
+        return "no slices could be read"
+    return ""
 
 
 @dataclass
@@ -187,19 +184,6 @@ def _row(c: CardComparison, step: int | None, flags: list[dict]) -> dict:
     row["drill_step"] = int(worst["step"])
     row["start_ns"], row["end_ns"] = worst["start_ns"], worst["end_ns"]
     return row
-
-
-def compare_cluster(stores: list[TraceStore], derived: list[DerivedIntervals | None],
-                    offsets_ns: list[int] | np.ndarray | None = None,
-                    numbers: list[int] | None = None,
-                    steps: list[list[StepWindow] | None] | None = None) -> ClusterComparison:
-    """The comparison of loaded cards (``derived[i]`` None: that card has no analysis;
-    ``steps[i]``: its step windows when already found)."""
-    offsets = [0] * len(stores) if offsets_ns is None else [int(o) for o in offsets_ns]
-    numbers = list(range(len(stores))) if numbers is None else numbers
-    steps = [None] * len(stores) if steps is None else steps
-    return ClusterComparison([card_comparison(s, d, n, o, w)
-                              for s, d, o, n, w in zip(stores, derived, offsets, numbers, steps, strict=True)])
 
 
 def group_rows(rows: list[dict], max_bars: int) -> list[dict]:

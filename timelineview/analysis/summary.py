@@ -2,60 +2,27 @@
 
 from __future__ import annotations
 
-import os
-
-import numpy as np
-
-from timelineview.analysis.cluster import clock_offsets, slow_cards
-from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS, DerivedIntervals, derive
-from timelineview.analysis.file_overlap import file_overlap
-from timelineview.analysis.steps import find_steps, step_metrics
+from timelineview.analysis.card_analysis import CardAnalysis, ensure
+from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS, DerivedIntervals
+from timelineview.analysis.session import STATS_FIELDS, AnalysisSession
 from timelineview.analysis.text_table import format_table
-from timelineview.analysis.window import METRIC_KEYS, card_metrics
+from timelineview.analysis.window import METRIC_KEYS
 from timelineview.model.store.trace_store import TraceStore
-
-
-def _card_path(store: TraceStore) -> str:
-    """The card's file, or the folder holding all of its files (per-iteration exports)."""
-    paths = [str(p) for p in store.paths]
-    if not paths:
-        return ""
-    if len(paths) == 1:
-        return paths[0]
-    return os.path.commonpath([os.path.dirname(p) for p in paths])
 
 
 def card_document(store: TraceStore, min_gap_ns: int = DEFAULT_MIN_GAP_NS,
                   derived: DerivedIntervals | None = None) -> dict:
     """The card object of metrics.md §5 (``clock_offset_us`` is 0 until a cluster sets it)."""
-    if derived is None:
-        derived = derive(store, min_gap_ns)
-    sl = store.slices
-    lanes_used = int(np.count_nonzero(np.bincount(sl.lane, minlength=len(store.lanes)))) if len(sl) else 0
-    doc = {"card": store.card, "rank": store.rank, "path": _card_path(store),
-           "events": len(sl), "lanes": lanes_used}
-    doc.update(card_metrics(derived, min_gap_ns))
-    doc["clock_offset_us"] = 0.0
-    doc["steps"] = [step_metrics(store, derived, s) for s in find_steps(store, derived)]
-    doc["file_overlap"] = file_overlap(store, derived.classification)
-    doc["load"] = store.report.to_json()
-    return doc
-
-
-def _rank_order(stores: list[TraceStore]) -> list[TraceStore]:
-    """By rank; cards without a rank after the others, by name."""
-    return sorted(stores, key=lambda s: (s.rank is None, s.rank if s.rank is not None else 0, s.card))
+    analysis = CardAnalysis.of(store, min_gap_ns=min_gap_ns)
+    if derived is not None:
+        analysis.set("classification", derived.classification)
+        analysis.set("derived", derived)
+    return ensure(store, analysis, STATS_FIELDS).document
 
 
 def stats_document(stores: list[TraceStore], min_gap_ns: int = DEFAULT_MIN_GAP_NS) -> dict:
     """{"cards": [card objects by rank], "slow_cards": [...]} with clock offsets filled in."""
-    ordered = _rank_order(stores)
-    derived = [derive(s, min_gap_ns) for s in ordered]
-    cards = [card_document(s, min_gap_ns, d) for s, d in zip(ordered, derived, strict=True)]
-    offsets = clock_offsets(ordered, [d.classification for d in derived])
-    for card, off in zip(cards, offsets, strict=True):
-        card["clock_offset_us"] = float(off) / 1000.0
-    return {"cards": cards, "slow_cards": slow_cards(cards)}
+    return AnalysisSession(stores, min_gap_ns).stats_document()
 
 
 _CARD_ROWS = (*METRIC_KEYS, "clock_offset_us")

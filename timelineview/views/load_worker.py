@@ -1,4 +1,8 @@
-"""LoadWorker: loads and analyses traces in a QThread, reporting progress by signals."""
+"""LoadWorker: finds, loads and analyses traces in a QThread, reporting progress by signals.
+
+Cards are found once (the progress list and the loader get the same list) and analysed once,
+in one ``AnalysisSession`` whose results the views show.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from pathlib import Path
 
 from PySide6 import QtCore
 
-from timelineview.views.cluster.card_progress import card_labels
+from timelineview.analysis.session import AnalysisSession
 from timelineview.viewstate.card_view import align_clocks, prepare_card
 
 PROGRESS_INTERVAL_S = 0.05  # the loader may call back very often; the GUI needs ~20 updates/s
@@ -53,22 +57,25 @@ class LoadWorker(QtCore.QObject):
 
     @QtCore.Slot()
     def run(self) -> None:
-        from timelineview.model import LoadCancelled, load
+        from timelineview.model import LoadCancelled, load_cards
+        from timelineview.model.load.loader import card_sources
 
         try:
             self.stage.emit("Reading")
-            self.cardsFound.emit(card_labels(self.paths))
-            stores = load([str(p) for p in self.paths], progress=self._progress, cancel=self.cancel_event,
-                          card_progress=self._card_progress, cache=self.cache)
+            sources = card_sources(self.paths)
+            self.cardsFound.emit([s.label for s in sources])
+            stores = load_cards(sources, progress=self._progress, cancel=self.cancel_event,
+                                card_progress=self._card_progress, cache=self.cache)
+            session = AnalysisSession(stores, tolerant=True)
             cards = []
             for i, store in enumerate(stores):
                 if self.cancel_event.is_set():
                     raise LoadCancelled()
                 self.stage.emit(f"Analysing {store.card}")
-                cards.append(prepare_card(store, i))
+                cards.append(prepare_card(store, i, analysis=session.analyse(i)))
             self.stage.emit("Aligning clocks")
-            align_clocks(cards)
-            self._compare(cards)
+            align_clocks(cards, session.clock_offsets_ns)
+            self._compare(session)
             self.loaded.emit(cards)
         except LoadCancelled:
             self.cancelled.emit()
@@ -77,12 +84,10 @@ class LoadWorker(QtCore.QObject):
         finally:
             self.done.emit()
 
-    def _compare(self, cards: list) -> None:
-        from timelineview.views.cluster.cluster_tab import compare_card_views
-
+    def _compare(self, session: AnalysisSession) -> None:
         self.stage.emit("Comparing cards")
         try:
-            self.compared.emit(compare_card_views(cards))
+            self.compared.emit(session.comparison)
         except Exception:  # the comparison is extra: the timeline still opens without it
             self.compared.emit(None)
 

@@ -1,23 +1,26 @@
-"""What the views keep per card: the store, its derived lanes and steps, colours, search.
+"""What the views keep per card: the store, its analysis as lanes and step bars, colours, search.
 
-Built off the GUI thread right after loading (the analysis can take a while on big cards).
+Built off the GUI thread right after loading, from the card's analysis in the session
+(``analysis.session``): the views show what it computed and compute none of it again.
 No Qt here.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from timelineview.analysis.card_analysis import CardAnalysis, analyse_card
+from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS, DerivedIntervals
+from timelineview.analysis.session import VIEW_FIELDS
 from timelineview.model.store.trace_store import TraceStore
 from timelineview.viewstate.lod import RowSummary, build_row_summary, prefix_lengths
 from timelineview.viewstate.palette import name_colours
 from timelineview.viewstate.search import NameSearch
-
-MIN_GAP_NS = 1000
 
 
 @dataclass
@@ -52,10 +55,10 @@ class CardView:
     store: TraceStore
     offset_ns: int = 0  # clock offset applied: subtracted from its times to align with the first card
     estimated_offset_ns: int = 0  # what the cluster analysis estimated (applied unless turned off)
-    derived: Any = None  # analysis DerivedIntervals, for window statistics
+    analysis: CardAnalysis | None = None  # what the session computed for this card
+    derived: DerivedIntervals | None = None  # the analysis' interval sets, for window statistics
     derived_lanes: list[DerivedLane] = field(default_factory=list)
     steps: StepBars | None = None
-    step_windows: list | None = None  # analysis StepWindow list the bars come from
     colours: np.ndarray = field(default_factory=lambda: np.zeros(1, np.uint8))
     search: NameSearch | None = None
     row_summary: RowSummary | None = None  # LOD shortcut for dense index rows
@@ -140,40 +143,27 @@ def step_bars_of(steps: list[Any]) -> StepBars | None:
     return StepBars(col("step"), col("start"), col("end"), col("fp"), col("bp"))
 
 
-def prepare_card(store: TraceStore, number: int, min_gap_ns: int = MIN_GAP_NS) -> CardView:
-    """Colours, search table and the analysis of one card (slow part: run it in a worker)."""
+def prepare_card(store: TraceStore, number: int, min_gap_ns: int = DEFAULT_MIN_GAP_NS,
+                 analysis: CardAnalysis | None = None) -> CardView:
+    """Colours, search table, derived lanes and step bars of one card, from its ``analysis`` (by
+    default a new one, computed here: the slow part, run it in a worker)."""
     card = CardView(number=number, store=store, colours=name_colours(store.strings),
                     search=NameSearch(store.strings))
     if store.index is not None:
         ix = store.index
         card.row_summary = build_row_summary(ix.starts, ix.ends, ix.row_ptr)
-    try:
-        from timelineview.analysis import derived as derived_mod
-
-        card.derived = derived_mod.derive(store, min_gap_ns=min_gap_ns)
-        card.derived_lanes = derived_lanes_of(card.derived)
-    except Exception as exc:  # analysis missing or failing must not stop the viewer
-        card.analysis_error = f"derived lanes unavailable: {exc}"
-        return card
-    try:
-        from timelineview.analysis import steps as steps_mod
-
-        card.step_windows = steps_mod.find_steps(store, card.derived)
-        card.steps = step_bars_of(card.step_windows)
-    except Exception as exc:
-        card.analysis_error = f"steps unavailable: {exc}"
+    if analysis is None:
+        analysis = analyse_card(store, VIEW_FIELDS, number, min_gap_ns, tolerant=True)
+    card.analysis = analysis
+    card.analysis_error = analysis.error  # a failing analysis must not stop the viewer
+    card.derived = analysis.derived
+    if analysis.derived is not None:
+        card.derived_lanes = derived_lanes_of(analysis.derived)
+    card.steps = step_bars_of(analysis.steps or [])
     return card
 
 
-def align_clocks(cards: list[CardView]) -> None:
-    """Estimate and apply each card's clock offset against the first (metrics.md §4)."""
-    if len(cards) < 2:
-        return
-    try:
-        from timelineview.analysis.cluster import clock_offsets
-
-        offsets = clock_offsets([c.store for c in cards])
-    except Exception:  # no common collectives, or the analysis is missing: leave clocks as recorded
-        return
-    for card, off in zip(cards, offsets):
-        card.estimated_offset_ns = card.offset_ns = int(off)
+def align_clocks(cards: list[CardView], offsets_ns: Sequence[int]) -> None:
+    """Apply each card's estimated clock offset (``AnalysisSession.clock_offsets_ns``, by card number)."""
+    for card in cards:
+        card.estimated_offset_ns = card.offset_ns = int(offsets_ns[card.number])

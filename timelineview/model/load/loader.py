@@ -153,16 +153,19 @@ def load(paths: str | os.PathLike | Sequence[str | os.PathLike], progress: Progr
     Problems in the input never raise: they are in each store's ``report``. Only
     cancellation raises (``LoadCancelled``).
     """
+    return load_cards(card_sources(paths), progress, cancel, workers, chunk_bytes, card_progress, cache)
+
+
+def card_sources(paths: str | os.PathLike | Sequence[str | os.PathLike]) -> list[CardSource]:
+    """The cards ``load(paths)`` loads, in its order: each path's ``find_cards``, or one empty
+    card named after a path holding no trace (its report says so)."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     sources: list[CardSource] = []
     for p in paths:
         found = find_cards(p)
-        if not found:
-            empty = CardSource(Path(p).name, None, [])
-            sources.append(empty)
-        sources.extend(found)
-    return load_cards(sources, progress, cancel, workers, chunk_bytes, card_progress, cache)
+        sources.extend(found or [CardSource(Path(p).name, None, [])])
+    return sources
 
 
 def load_cards(sources: list[CardSource], progress: Progress | None = None,

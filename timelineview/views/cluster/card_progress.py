@@ -7,9 +7,7 @@ A card that comes from the cache reports no bytes: it shows as "cached" once the
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
-from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -19,17 +17,6 @@ CELL_W = 330
 CELL_H = 24
 LABEL_W = 96
 WAITING, READING, DONE, CACHED, FAILED = "waiting", "reading", "done", "cached", "failed"
-
-
-def card_labels(paths: list[os.PathLike]) -> list[str]:
-    """The card names ``model.load(paths)`` will return, in its order (its progress indices)."""
-    from timelineview.model.discovery import find_cards
-
-    labels = []
-    for p in paths:
-        found = find_cards(p)
-        labels += [c.label for c in found] if found else [Path(p).name]
-    return labels
 
 
 @dataclass

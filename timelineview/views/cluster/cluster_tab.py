@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.analysis.comparison import ClusterComparison, compare_cluster
+from timelineview.analysis.comparison import ClusterComparison
 from timelineview.views.cluster.cluster_bar import ClusterBar
 from timelineview.views.cluster.cluster_view import ClusterView
 from timelineview.views.timeline.widget import TimelineWidget
@@ -18,13 +18,6 @@ from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.lane_filter import ALL
 
 STEP_MARGIN = 0.02  # of the step length, either side of a drilled step
-
-
-def compare_card_views(cards: list[CardView]) -> ClusterComparison:
-    """The comparison of loaded cards, from their analysis and estimated clock offsets."""
-    return compare_cluster([c.store for c in cards], [c.derived for c in cards],
-                           [c.estimated_offset_ns for c in cards], [c.number for c in cards],
-                           [c.step_windows for c in cards])
 
 
 class ClusterTab(QtCore.QObject):

@@ -11,7 +11,6 @@ item module, its rows, and one line here.
 from __future__ import annotations
 
 import enum
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -87,23 +86,24 @@ TRACK_KINDS: tuple[TrackKind, ...] = (
 _GROUP_HEADERS = {CARD: HeaderStyle.CARD, OVERVIEW: HeaderStyle.GROUP, PROCESS: HeaderStyle.GROUP}
 
 # The functions below read TRACK_KINDS when called (not at import), so the registry stays the one
-# place to change; their tables are cached per registry contents.
+# place to change; their tables are rebuilt only when TRACK_KINDS is another object (they run per
+# row per frame: hashing the registry each time would cost more than the lookup).
+_tables: tuple[tuple[TrackKind, ...], dict[str, tuple[HitTest, ...]], dict[str, HeaderStyle]] | None = None
 
 
-@functools.cache
-def _hit_tests(kinds: tuple[TrackKind, ...]) -> dict[str, tuple[HitTest, ...]]:
-    return {kind: tuple(k.hit for k in kinds if k.kind == kind and k.hit is not None)
-            for kind in dict.fromkeys(k.kind for k in kinds)}
-
-
-@functools.cache
-def _headers(kinds: tuple[TrackKind, ...]) -> dict[str, HeaderStyle]:
-    return {**{k.kind: k.header for k in kinds}, **_GROUP_HEADERS}
+def _tables_of(kinds: tuple[TrackKind, ...]) -> tuple[dict[str, tuple[HitTest, ...]], dict[str, HeaderStyle]]:
+    global _tables
+    if _tables is None or _tables[0] is not kinds:
+        hits = {kind: tuple(k.hit for k in kinds if k.kind == kind and k.hit is not None)
+                for kind in dict.fromkeys(k.kind for k in kinds)}
+        headers = {**{k.kind: k.header for k in kinds}, **_GROUP_HEADERS}
+        _tables = (kinds, hits, headers)
+    return _tables[1], _tables[2]
 
 
 def hit_tests() -> dict[str, tuple[HitTest, ...]]:
     """Row kind -> its hit tests, in registry order (the first hit wins)."""
-    return _hit_tests(TRACK_KINDS)
+    return _tables_of(TRACK_KINDS)[0]
 
 
 def item_classes() -> list[type[CardTrackItem]]:
@@ -113,4 +113,4 @@ def item_classes() -> list[type[CardTrackItem]]:
 
 def header_style(row: Row) -> HeaderStyle:
     """How the lane tree and the background present ``row``."""
-    return _headers(TRACK_KINDS).get(row.kind, HeaderStyle.LANE)
+    return _tables_of(TRACK_KINDS)[1].get(row.kind, HeaderStyle.LANE)

@@ -1,0 +1,139 @@
+"""AnalysisSession (issue 10): every per-card analysis once, card by card, the same document as the pieces."""
+
+from __future__ import annotations
+
+import numpy as np
+import orjson
+import pytest
+
+import timelineview.analysis.session  # noqa: F401  (loaded before counting: it binds the analysis functions)
+from timelineview.analysis.card_analysis import CARD_STAGES, CardStage, analyse_card
+from timelineview.analysis.classify import classify
+from timelineview.analysis.cluster import clock_offsets, slow_cards
+from timelineview.analysis.derived import derive
+from timelineview.analysis.file_overlap import file_overlap
+from timelineview.analysis.session import VIEW_FIELDS, AnalysisSession
+from timelineview.analysis.steps import find_steps, step_metrics
+from timelineview.analysis.summary import stats_document
+from timelineview.analysis.window import card_metrics
+from timelineview.model import load
+from timelineview.synthetic import cluster_specs, generate_cluster
+
+from .call_count import count_calls
+from .cluster_factory import make_cluster
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory):
+    """A generated 4-card cluster with pipeline parallelism, producer overlap lanes (msprof writes
+    them always) and one slow card."""
+    out = tmp_path_factory.mktemp("session") / "cluster"
+    generate_cluster(out, cluster_specs(4, seed=5, steps=3, tasks_per_step=80, slow_card=2, pipeline=True))
+    return load(out)
+
+
+def reference_document(stores, min_gap_ns=1000) -> dict:
+    """The §5 document from the analysis functions themselves, one card after another."""
+    ordered = sorted(stores, key=lambda s: (s.rank is None, s.rank or 0, s.card))
+    cards, classes = [], []
+    for s in ordered:
+        d = derive(s, min_gap_ns)
+        classes.append(d.classification)
+        lanes = int(np.count_nonzero(np.bincount(s.slices.lane, minlength=len(s.lanes))))
+        doc = {"card": s.card, "rank": s.rank, "path": str(s.paths[0]), "events": len(s.slices), "lanes": lanes,
+               **card_metrics(d, min_gap_ns), "clock_offset_us": 0.0,
+               "steps": [step_metrics(s, d, w) for w in find_steps(s, d)],
+               "file_overlap": file_overlap(s, d.classification), "load": s.report.to_json()}
+        cards.append(doc)
+    for doc, off in zip(cards, clock_offsets(ordered, classes), strict=True):
+        doc["clock_offset_us"] = float(off) / 1000.0
+    return {"cards": cards, "slow_cards": slow_cards(cards)}
+
+
+def dumps(doc: dict) -> bytes:
+    return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY)
+
+
+def test_stats_document_is_byte_for_byte_the_reference(stores):
+    for min_gap_ns in (1000, 5000):
+        expected = dumps(reference_document(stores, min_gap_ns))
+        assert dumps(stats_document(list(reversed(stores)), min_gap_ns)) == expected
+    doc = stats_document(stores)
+    assert any(c["file_overlap"] for c in doc["cards"]) and len(doc["cards"]) == 4  # the fixture covers them
+
+
+def test_stats_document_classifies_each_card_once(monkeypatch, stores):
+    calls = count_calls(monkeypatch, classify, key=lambda store: store.card)
+    doc = stats_document(stores)
+    assert dict(calls) == {s.card: 1 for s in stores}
+    assert [c["card"] for c in doc["cards"]] == ["rank 0", "rank 1", "rank 2", "rank 3"]
+
+
+def test_views_and_stats_of_one_session_compute_each_analysis_once(monkeypatch, stores):
+    counted = {f: count_calls(monkeypatch, f, key=lambda store, *_a, **_k: store.card)
+               for f in (classify, derive, find_steps)}
+    session = AnalysisSession(stores, tolerant=True)
+    for i in range(len(stores)):
+        session.analyse(i)
+        session.analyse(i)
+    rows = session.comparison.rows()
+    doc = session.stats_document()
+    offsets = session.clock_offsets_ns
+    for f, calls in counted.items():
+        assert dict(calls) == {s.card: 1 for s in stores}, f.__name__
+    assert [r["clock_offset_us"] for r in rows] == [c["clock_offset_us"] for c in doc["cards"]]
+    assert offsets.tolist() == [round(c["clock_offset_us"] * 1000) for c in doc["cards"]]  # loaded by rank
+    assert session.comparison.pipeline
+
+
+def test_a_card_alone_gives_what_the_session_gives(stores):
+    """Per-card work needs only that card's store (cards can be analysed on separate workers)."""
+    session = AnalysisSession(stores)
+    for i, store in enumerate(stores):
+        alone = analyse_card(store, ("document", *VIEW_FIELDS), number=i)
+        mine = session.analyse(i, ("document", *VIEW_FIELDS))
+        assert dumps(alone.document) == dumps(mine.document)
+        assert alone.steps == mine.steps
+        assert dumps(alone.comparison_steps) == dumps(mine.comparison_steps)
+        assert alone.done == mine.done and not alone.error
+
+
+def test_clock_reference_is_the_first_card_by_rank_in_any_load_order():
+    planted = [5_000_000, 5_250_000, 4_000_000]
+    stores = make_cluster(3, offsets_ns=planted)
+    session = AnalysisSession(list(reversed(stores)))  # loaded as rank 2, 1, 0
+    assert session.clock_offsets_ns.tolist() == [-1_000_000, 250_000, 0]
+    assert [c.card for c in session.comparison.cards] == ["rank 0", "rank 1", "rank 2"]
+    assert [c.number for c in session.comparison.cards] == [2, 1, 0]  # numbers stay load positions
+
+
+def test_a_failing_analysis_stops_its_card_only_when_tolerant(monkeypatch):
+    stores = make_cluster(3)
+
+    def broken(store, analysis):
+        if store.card == "rank 1":
+            raise ValueError("boom")
+        return find_steps(store, analysis.derived)
+
+    monkeypatch.setitem(CARD_STAGES, "steps", CardStage(broken, ("derived",)))
+    session = AnalysisSession(stores, tolerant=True)
+    bad = session.analyse(1)
+    assert bad.error == "steps unavailable: boom"
+    assert bad.derived is not None and bad.steps is None and bad.comparison_steps is None  # what came before stays
+    assert all(not session.analyse(i).error for i in (0, 2))
+    rows = {c.card: c for c in session.comparison.cards}
+    assert rows["rank 1"].error == "steps unavailable: boom" and not rows["rank 1"].steps
+    assert rows["rank 0"].usable and rows["rank 2"].usable
+    with pytest.raises(ValueError, match="boom"):
+        AnalysisSession(stores).stats_document()
+
+
+def test_a_new_per_card_analysis_is_one_stage(monkeypatch):
+    """A stage names its inputs; asking for it computes them first, once."""
+    stores = make_cluster(3)
+    monkeypatch.setitem(CARD_STAGES, "compute_tasks",
+                        CardStage(lambda store, a: int(a.classification.compute.sum()), ("classification",)))
+    session = AnalysisSession(stores)
+    got = session.analyse(0, ("compute_tasks",))
+    assert got.compute_tasks == int(classify(stores[0]).compute.sum()) == 4 * 4  # 4 steps of 4 ops
+    assert got.done == {"classification", "compute_tasks"}

@@ -1,0 +1,144 @@
+"""One card's analysis: every per-card result the CLI and the views show, each computed once.
+
+A :class:`CardAnalysis` has one field per result; :data:`CARD_STAGES` names the function that fills
+each field and the fields it needs. :func:`ensure` fills the fields asked for (and what they need)
+from the card's store alone, so cards can be analysed one by one, on any worker. A new per-card
+analysis is one field here and one stage. No Qt.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from timelineview.analysis.classify import Classification, classify
+from timelineview.analysis.comparison import step_rows
+from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS, DerivedIntervals, derive
+from timelineview.analysis.file_overlap import file_overlap
+from timelineview.analysis.operators import CardOperators, card_operators
+from timelineview.analysis.pipeline import PipelineIntervals, derive_pipeline
+from timelineview.analysis.steps import StepWindow, find_steps, step_metrics
+from timelineview.analysis.window import card_metrics
+from timelineview.model.store.trace_store import TraceStore
+
+
+@dataclass
+class CardAnalysis:
+    """What the analysis found on one card (``number``: its position in the loaded list).
+
+    A field holds its result once its name is in ``done``; ``error`` tells why the analysis of
+    a card stopped (tolerant runs only), fields not computed by then stay None.
+    """
+
+    number: int
+    card: str
+    rank: int | None
+    min_gap_ns: int = DEFAULT_MIN_GAP_NS
+    classification: Classification | None = None  # compute / communication masks, lane roles (§1)
+    derived: DerivedIntervals | None = None  # whole-card interval sets (§2)
+    steps: list[StepWindow] | None = None  # step windows and phase points (§3)
+    step_stats: list[dict] | None = None  # step_metrics of each step: the §5 "steps"
+    pipeline: PipelineIntervals | None = None  # receive-only time; None without pipeline parallelism
+    comparison_steps: list[dict] | None = None  # each step's row of the cluster comparison
+    file_overlap: dict | None = None  # totals of the producer's overlap lanes, None without them
+    operators: CardOperators | None = None  # operator tables by name and by task type (§7)
+    document: dict | None = None  # the §5 card object (``clock_offset_us`` 0 until a cluster sets it)
+    done: set[str] = field(default_factory=set)
+    error: str = ""
+
+    @classmethod
+    def of(cls, store: TraceStore, number: int = 0, min_gap_ns: int = DEFAULT_MIN_GAP_NS) -> CardAnalysis:
+        """An empty analysis of ``store``."""
+        return cls(number, store.card, store.rank, min_gap_ns)
+
+    def set(self, name: str, value: Any) -> None:
+        """Record a result computed elsewhere (it is not computed again)."""
+        setattr(self, name, value)
+        self.done.add(name)
+
+
+@dataclass(frozen=True)
+class CardStage:
+    """The function that fills one field of :class:`CardAnalysis` from the store and the fields it needs."""
+
+    compute: Callable[[TraceStore, CardAnalysis], Any]
+    needs: tuple[str, ...] = ()
+
+
+def _card_path(store: TraceStore) -> str:
+    """The card's file, or the folder holding all of its files (per-iteration exports)."""
+    paths = [str(p) for p in store.paths]
+    if not paths:
+        return ""
+    if len(paths) == 1:
+        return paths[0]
+    return os.path.commonpath([os.path.dirname(p) for p in paths])
+
+
+def _document(store: TraceStore, a: CardAnalysis) -> dict:
+    sl = store.slices
+    lanes_used = int(np.count_nonzero(np.bincount(sl.lane, minlength=len(store.lanes)))) if len(sl) else 0
+    doc = {"card": store.card, "rank": store.rank, "path": _card_path(store), "events": len(sl),
+           "lanes": lanes_used}
+    doc.update(card_metrics(a.derived, a.min_gap_ns))
+    doc["clock_offset_us"] = 0.0
+    doc["steps"] = list(a.step_stats)
+    doc["file_overlap"] = a.file_overlap
+    doc["load"] = store.report.to_json()
+    return doc
+
+
+CARD_STAGES: dict[str, CardStage] = {
+    "classification": CardStage(lambda store, a: classify(store)),
+    "derived": CardStage(lambda store, a: derive(store, a.min_gap_ns, a.classification), ("classification",)),
+    "steps": CardStage(lambda store, a: find_steps(store, a.derived), ("derived",)),
+    "step_stats": CardStage(lambda store, a: [step_metrics(store, a.derived, s) for s in a.steps],
+                            ("derived", "steps")),
+    "pipeline": CardStage(lambda store, a: derive_pipeline(store, a.derived), ("derived",)),
+    "comparison_steps": CardStage(lambda store, a: step_rows(a.derived, a.steps, a.step_stats, a.pipeline),
+                                  ("derived", "steps", "step_stats", "pipeline")),
+    "file_overlap": CardStage(lambda store, a: file_overlap(store, a.classification), ("classification",)),
+    "operators": CardStage(lambda store, a: card_operators(store, a.classification), ("classification",)),
+    "document": CardStage(_document, ("derived", "step_stats", "file_overlap")),
+}
+
+
+def ensure(store: TraceStore, analysis: CardAnalysis, fields: Iterable[str], tolerant: bool = False) -> CardAnalysis:
+    """Compute the ``fields`` of ``analysis`` not computed yet, and the fields they need, once each.
+
+    ``tolerant``: a failing stage does not raise; its message goes to ``analysis.error`` and nothing
+    more is computed for that card (what was computed before stays).
+    """
+    for name in fields:
+        if analysis.error:
+            break
+        try:
+            _compute(store, analysis, name)
+        except Exception:
+            if not tolerant:
+                raise
+    return analysis
+
+
+def _compute(store: TraceStore, analysis: CardAnalysis, name: str) -> None:
+    if name in analysis.done:
+        return
+    stage = CARD_STAGES[name]
+    for need in stage.needs:
+        _compute(store, analysis, need)
+    try:
+        value = stage.compute(store, analysis)
+    except Exception as exc:
+        analysis.error = f"{name} unavailable: {exc}"
+        raise
+    analysis.set(name, value)
+
+
+def analyse_card(store: TraceStore, fields: Iterable[str], number: int = 0,
+                 min_gap_ns: int = DEFAULT_MIN_GAP_NS, tolerant: bool = False) -> CardAnalysis:
+    """A new analysis of one card with ``fields`` (and what they need) computed."""
+    return ensure(store, CardAnalysis.of(store, number, min_gap_ns), fields, tolerant)
