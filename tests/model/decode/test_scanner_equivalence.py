@@ -102,7 +102,7 @@ def test_the_scanner_reads_most_ranges_of_a_generated_file(tmp_path):
     data = np.frombuffer(bytearray(target.read_bytes()), dtype=np.uint8)  # as the loader passes it
     starts = np.array([a for a, _ in ranges])
     ends = np.array([b for _, b in ranges])
-    state = byte_scan.scan_ranges(data, starts, ends)[0]
+    state = byte_scan.scan_ranges(data, starts, ends).r_state
     assert (state[:-1] == RANGE_OK).all()
 
 
@@ -126,15 +126,15 @@ def test_a_scan_that_stops_to_grow_its_arrays_gives_the_same_output(tmp_path):
     ends = np.array([b for _, b in ranges])
     roomy = byte_scan.scan_ranges(data, starts, ends)
     cramped = byte_scan.scan_ranges(data, starts, ends, smallest=True)
-    assert len(roomy) == len(cramped)
+    assert roomy._fields == cramped._fields
     for a, b in zip(roomy, cramped):
         np.testing.assert_array_equal(a, b)
-    assert (roomy[0] == RANGE_OK).all()
+    assert (roomy.r_state == RANGE_OK).all()
     events = json.loads(text)
     counters = [e for e in events if e["ph"] == "C"]
-    assert len(roomy[-3]) == sum(len(e["args"]) for e in counters) > 800  # samples
-    assert len(roomy[-1]) == len({(e["pid"], e["name"], k) for e in counters for k in e["args"]})  # series
-    assert len(roomy[-4]) == len({(e["pid"], e["tid"]) for e in events if e["ph"] in "Xstf"})  # lanes
+    assert len(roomy.samples) == len(roomy.values) == sum(len(e["args"]) for e in counters) > 800
+    assert len(roomy.series_rows) == len({(e["pid"], e["name"], k) for e in counters for k in e["args"]})
+    assert len(roomy.lane_rows) == len({(e["pid"], e["tid"]) for e in events if e["ph"] in "Xstf"})
 
 
 def _event_text(rng: random.Random) -> str:

@@ -8,7 +8,6 @@ decode, then the tolerant reader), so results never depend on which path read a 
 from __future__ import annotations
 
 from collections import Counter
-from typing import NamedTuple
 
 import msgspec
 import numpy as np
@@ -28,35 +27,8 @@ from timelineview.model.decode.chunk_decode import (
     read_range,
     token_text,
 )
+from timelineview.model.decode.scan_columns import Scan
 from timelineview.model.decode.timestamps import FLOAT_EXACT_LIMIT_US
-
-
-class Scan(NamedTuple):
-    """Output of ``byte_scan.scan_ranges`` (rows of the ranges that were read)."""
-
-    r_state: np.ndarray
-    r_count: np.ndarray
-    r_first: np.ndarray
-    kind: np.ndarray
-    e_start: np.ndarray
-    e_end: np.ndarray
-    ts: np.ndarray
-    ts_st: np.ndarray
-    dur: np.ndarray
-    dur_st: np.ndarray
-    lane: np.ndarray
-    name: np.ndarray
-    cat: np.ndarray
-    task: np.ndarray
-    id_k: np.ndarray
-    id_v: np.ndarray
-    bp_e: np.ndarray
-    spans: np.ndarray
-    lane_rows: np.ndarray
-    samples: np.ndarray  # counter samples: element, series, value text start, length (-1: in values)
-    values: np.ndarray  # counter sample values converted by the scanner
-    series_rows: np.ndarray  # per series: pid token kind and value, name and key string ids
-
 
 _floats = msgspec.json.Decoder(list[float])
 _float = msgspec.json.Decoder(float)
@@ -137,7 +109,7 @@ def _numbers(data: memoryview, start: np.ndarray, length: np.ndarray) -> tuple[n
 
 def _times(data: memoryview, values: np.ndarray, states: np.ndarray) -> tuple[np.ndarray, ...]:
     """(ns, valid, lossy, refused) per element. Numbers the scanner left to float64 (their
-    text at ``start << 16 | length``) are converted as the typed path converts them."""
+    text at ``start << TEXT_SHIFT | length``) are converted as the typed path converts them."""
     floats = np.flatnonzero(states == codes.TIME_FLOAT)
     ok = np.ones(len(values), dtype=bool)
     lossy = np.zeros(len(values), dtype=bool)
@@ -145,7 +117,7 @@ def _times(data: memoryview, values: np.ndarray, states: np.ndarray) -> tuple[np
     if not len(floats):
         return values, ok, lossy, refused
     packed = values[floats]
-    x, refused[floats] = _numbers(data, packed >> 16, packed & 0xFFFF)
+    x, refused[floats] = _numbers(data, packed >> codes.TEXT_SHIFT, packed & codes.TEXT_MAX_LENGTH)
     good = np.isfinite(x) & (np.abs(x) < 9.2e15) & ~refused[floats]
     out = values.copy()
     out[floats] = 0
@@ -164,7 +136,7 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
     ends = np.array([min(b - base, len(data) - 1) for _, b in ranges], dtype=np.int64)
     from timelineview.model.decode import byte_scan  # imported only where it is used: ~100 MB
 
-    scan = Scan(*byte_scan.scan_ranges(np.frombuffer(data, dtype=np.uint8), starts, ends))
+    scan = byte_scan.scan_ranges(np.frombuffer(data, dtype=np.uint8), starts, ends)
     try:
         texts = _texts(data, scan.spans)
     except (msgspec.DecodeError, UnicodeDecodeError):  # an escape Python strings cannot hold

@@ -1,0 +1,70 @@
+"""The scanner's kernels: cached on the text of every module they are made of, and the key codes."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from timelineview.model.decode import scan_jit, scan_syntax
+from timelineview.model.load.jit import scanner_available
+
+DECODE = Path(scan_jit.__file__).parent
+PACKAGE = "timelineview.model.decode"
+
+
+def test_the_stamp_changes_with_any_file_and_only_then(tmp_path):
+    files = tuple(tmp_path / f"m{k}.py" for k in range(3))
+    for k, f in enumerate(files):
+        f.write_text(f"X = {k}\n")
+    first = scan_jit.kernel_stamp(files)
+    assert scan_jit.kernel_stamp(files) == first
+    files[1].write_text("X = 10\n")
+    assert scan_jit.kernel_stamp(files) != first
+    files[1].write_text("X = 1\n")
+    assert scan_jit.kernel_stamp(files) == first
+    files[2].unlink()
+    assert scan_jit.kernel_stamp(files) != first
+
+
+def _decode_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    return {node.module.rsplit(".", 1)[1] for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(PACKAGE + ".")}
+
+
+def test_every_module_the_kernels_are_made_of_is_in_the_stamp():
+    listed = set(scan_jit.KERNEL_MODULES)
+    with_kernels = {p.stem for p in DECODE.glob("*.py") if "@jit\n" in p.read_text()}
+    assert with_kernels <= listed
+    for name in listed:
+        assert _decode_imports(DECODE / f"{name}.py") <= listed, name
+
+
+@pytest.mark.skipif(not scanner_available(), reason="numba is not installed")
+def test_the_scanner_is_cached_under_that_stamp():
+    from timelineview.model.decode import byte_scan
+
+    stamp = scan_jit.kernel_stamp(tuple(DECODE / f"{name}.py" for name in scan_jit.KERNEL_MODULES))
+    for kernel in (byte_scan._scan, byte_scan.skip_ws, byte_scan.find_string):
+        cache = kernel._cache
+        assert isinstance(cache, scan_jit.KernelCache)
+        assert cache._cache_file._source_stamp[1] == stamp
+
+
+@pytest.mark.skipif(not scanner_available(), reason="numba is not installed")
+def test_key_codes_by_hand():
+    from timelineview.model.decode.byte_scan_text import key_code
+
+    s = scan_syntax
+    known = {"ph": s.KEY_PH, "name": s.KEY_NAME, "pid": s.KEY_PID, "tid": s.KEY_TID, "ts": s.KEY_TS,
+             "dur": s.KEY_DUR, "cat": s.KEY_CAT, "id": s.KEY_ID, "bp": s.KEY_BP, "args": s.KEY_ARGS}
+    near = ["p", "h", "pH", "hp", "tss", "t", "nam", "names", "Name", "arg", "args2", "pi", "di", "bpp", "cats",
+            "du", "durr", "sid", "tidd", "Task Type", "", "ph ", " ph", "ts\u00e9"]
+    assert len(set(known.values())) == len(known) and s.KEY_OTHER not in known.values()
+    for key in list(known) + near:
+        raw = b'"' + key.encode() + b'"'
+        buf = np.frombuffer(bytearray(raw), dtype=np.uint8)
+        assert key_code(buf, 1, len(raw) - 1) == known.get(key, s.KEY_OTHER), key

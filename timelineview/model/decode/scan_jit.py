@@ -1,0 +1,89 @@
+"""How the scanner's kernels are compiled: ``jit``, and ``byte_at`` (an unchecked byte read).
+
+The kernels span several modules (``byte_scan`` calls those of ``byte_scan_text``,
+``byte_scan_numbers`` and ``byte_scan_tables``, and compiles in constants from
+``scan_syntax``, ``scan_codes`` and ``scan_columns``). numba keys a cached function on its
+own file only, so after an edit to one of the others it would load the old machine code.
+Every kernel is therefore keyed on all of ``KERNEL_MODULES``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from pathlib import Path
+
+try:  # numba is a dependency, but the loader must work (slower) without it
+    import numba
+    from numba.core import types
+    from numba.core.caching import FunctionCache
+    from numba.extending import intrinsic
+except ImportError:  # pragma: no cover - exercised only where numba is missing
+    numba = None
+
+# the modules whose text goes into the compiled scanner (functions or constants)
+KERNEL_MODULES = ("scan_jit", "scan_syntax", "scan_codes", "scan_columns", "timestamps", "byte_scan_text",
+                  "byte_scan_numbers", "byte_scan_tables", "byte_scan_arrays", "byte_scan")
+_HERE = Path(__file__).parent
+
+
+def kernel_stamp(paths: tuple[Path, ...]) -> bytes:
+    """One digest of the text of ``paths`` (a missing file counts as empty)."""
+    digest = hashlib.sha256()
+    for path in paths:
+        try:
+            digest.update(path.read_bytes())
+        except OSError:
+            pass
+        digest.update(b"\0")
+    return digest.digest()
+
+
+@functools.cache
+def _stamp() -> bytes:
+    return kernel_stamp(tuple(_HERE / f"{name}.py" for name in KERNEL_MODULES))
+
+
+if numba is not None:
+    class KernelCache(FunctionCache):
+        """numba's cache of one kernel, stale as soon as any of ``KERNEL_MODULES`` changes."""
+
+        def __init__(self, py_func) -> None:
+            super().__init__(py_func)
+            self._cache_file._source_stamp = (self._cache_file._source_stamp, _stamp())
+
+
+def jit(fn):
+    """Compile ``fn`` as a scanner kernel (the plain function without numba).
+
+    Without NRT: no reference counting, which numba otherwise does with an atomic
+    instruction each time an array is handed to a helper (once 40 % of the scan). The
+    compiled code therefore allocates nothing; the caller owns every array.
+    """
+    if numba is None:
+        return fn
+    dispatcher = numba.njit(nogil=True, boundscheck=False, _nrt=False)(fn)
+    try:
+        dispatcher._cache = KernelCache(fn)
+    except (AttributeError, TypeError):  # numba's cache internals moved: its own keying, per file
+        dispatcher.enable_caching()
+    return dispatcher
+
+
+def byte_at(buf, i):
+    """buf[i] as an int."""
+    return int(buf[i])
+
+
+if numba is not None:
+    @intrinsic
+    def byte_at(typingctx, arr, i):  # noqa: F811 - the compiled form of the one above
+        """buf[i] without numba's negative-index wraparound: the scanner's indices are
+        never negative, and the check cost a third of the scan."""
+        sig = types.uint8(arr, i)
+
+        def codegen(context, builder, signature, args):
+            ary = context.make_array(signature.args[0])(context, builder, value=args[0])
+            return builder.load(builder.gep(ary.data, [args[1]]))
+
+        return sig, codegen
