@@ -127,13 +127,6 @@ class Classification:
     steps_lanes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     unknown_task_types: list[str] = field(default_factory=list)
 
-    @property
-    def all_overlap_lanes(self) -> np.ndarray:
-        """Every producer overlap lane, whatever its kind (lanes the viewer may hide or dim)."""
-        if not self.overlap_lanes:
-            return np.zeros(0, np.int64)
-        return np.sort(np.concatenate(list(self.overlap_lanes.values())))
-
 
 def _process_roles(store: TraceStore) -> list[str]:
     procs = store.processes
