@@ -10,6 +10,7 @@ once, whether or not the loader already dropped them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 
 import numpy as np
 
@@ -60,37 +61,73 @@ def plane_lanes(store: TraceStore, cls: Classification) -> tuple[np.ndarray, np.
     return np.array(planes, dtype=np.int32), np.array(owners, dtype=np.int32)
 
 
+def _field(args: list[PlaneArgs], name: str) -> list:
+    return list(map(attrgetter(name), args))
+
+
+def _distinct(values: list) -> tuple[np.ndarray, list]:
+    """int32 code of each value and the distinct values (hashable ones; anything else is None)."""
+    table: dict = {}
+    try:
+        codes = [table.setdefault(v, len(table)) for v in values]
+    except TypeError:  # a list or object where a number or text belongs
+        codes = [table.setdefault(v if isinstance(v, (int, float, str)) else None, len(table)) for v in values]
+    return np.array(codes, dtype=np.int32), list(table)
+
+
+def _as_int(v, missing: int) -> int:
+    """A JSON rank or size as an int: integers, integral numbers and digit strings; else ``missing``."""
+    if isinstance(v, bool):
+        return missing
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    if isinstance(v, str) and v.strip().isdigit():
+        return int(v)
+    return missing
+
+
 def _ints(values: list, missing: int) -> np.ndarray:
-    """int64 column of JSON values: integers as they are, integral numbers or digit strings
-    converted, anything else ``missing``."""
-    out = np.full(len(values), missing, dtype=np.int64)
-    for i, v in enumerate(values):
-        if type(v) is int:
-            out[i] = v
-        elif isinstance(v, float) and v.is_integer():
-            out[i] = int(v)
-        elif isinstance(v, str) and v.strip().isdigit():
-            out[i] = int(v)
-    return out
-
-
-def _ints_fast(values: list, missing: int) -> np.ndarray:
-    if all(type(v) is int for v in values):
-        return np.array(values, dtype=np.int64) if values else np.zeros(0, dtype=np.int64)
-    return _ints(values, missing)
+    """int64 column (each distinct value converted once)."""
+    if values and set(map(type, values)) == {int}:  # the usual case, converted in C
+        return np.array(values, dtype=np.int64)
+    codes, table = _distinct(values)
+    return np.array([_as_int(v, missing) for v in table], dtype=np.int64)[codes] if table else \
+        np.zeros(0, dtype=np.int64)
 
 
 def _codes(values: list) -> tuple[np.ndarray, list[str]]:
     """int16 codes of text values (upper case; anything else is ``UNKNOWN``) and their table."""
+    if values and set(map(type, values)) == {str}:  # the usual case: distinct texts found by numpy
+        raw, raw_codes = np.unique(np.array(values), return_inverse=True)
+        raw, raw_codes = raw.tolist(), raw_codes.reshape(-1)
+    else:
+        raw_codes, raw = _distinct(values)
     table: dict[str, int] = {}
-    codes = [table.setdefault(v.strip().upper() if isinstance(v, str) else nm.UNKNOWN, len(table))
-             for v in values]
-    return np.array(codes, dtype=np.int16), list(table)
+    remap = np.array([table.setdefault(v.strip().upper() if isinstance(v, str) else nm.UNKNOWN, len(table))
+                      for v in raw], dtype=np.int16)
+    return (remap[raw_codes] if len(raw) else np.zeros(0, dtype=np.int16)), list(table)
 
 
 def _floats(values: list) -> np.ndarray:
-    return np.array([float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else np.nan
-                     for v in values], dtype=np.float64)
+    if values and set(map(type, values)) <= {int, float}:
+        return np.array(values, dtype=np.float64)
+    codes, table = _distinct(values)
+    if not table:
+        return np.zeros(0, dtype=np.float64)
+    converted = [float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else np.nan for v in table]
+    return np.array(converted, dtype=np.float64)[codes]
+
+
+def _wait_types(values: list) -> np.ndarray:
+    if values and set(map(type, values)) == {str}:
+        table, codes = np.unique(np.array(values), return_inverse=True)
+        return np.array([nm.is_wait_task(v) for v in table.tolist()], dtype=bool)[codes.reshape(-1)]
+    codes, table = _distinct(values)
+    if not table:
+        return np.zeros(0, dtype=bool)
+    return np.array([isinstance(v, str) and nm.is_wait_task(v) for v in table], dtype=bool)[codes]
 
 
 def plane_tasks(store: TraceStore, cls: Classification) -> PlaneTasks:
@@ -101,19 +138,19 @@ def plane_tasks(store: TraceStore, cls: Classification) -> PlaneTasks:
     owner_of_lane[planes] = owners
     idx = np.flatnonzero(owner_of_lane[sl.lane] != -2) if len(planes) and len(sl) else np.zeros(0, np.int64)
     args: list[PlaneArgs] = read_plane_args(store, idx)
-    size = _ints_fast([a.size for a in args], 0)
-    src = _ints_fast([a.src for a in args], -1)
-    dst = _ints_fast([a.dst for a in args], -1)
-    transport, transports = _codes([a.transport for a in args])
-    link_type, link_types = _codes([a.link_type for a in args])
+    size = _ints(_field(args, "size"), 0)
+    src = _ints(_field(args, "src"), -1)
+    dst = _ints(_field(args, "dst"), -1)
+    transport, transports = _codes(_field(args, "transport"))
+    link_type, link_types = _codes(_field(args, "link_type"))
     wait_name = _wait_flags(store, sl.name[idx])
-    wait_type = np.array([isinstance(a.task_type, str) and nm.is_wait_task(a.task_type) for a in args], bool)
+    wait_type = _wait_types(_field(args, "task_type"))
     real = (src >= 0) & (src < nm.INVALID_RANK) & (dst >= 0) & (dst < nm.INVALID_RANK)
     tasks = PlaneTasks(
         slice=idx.astype(np.int64), lane=sl.lane[idx].astype(np.int32), owner_lane=owner_of_lane[sl.lane[idx]],
         start=sl.start[idx], end=sl.end[idx], wait=wait_name | wait_type,
         transfer=(size > 0) & real & (src != dst), src=src, dst=dst, size=size,
-        transport=transport, link_type=link_type, bandwidth=_floats([a.bandwidth for a in args]),
+        transport=transport, link_type=link_type, bandwidth=_floats(_field(args, "bandwidth")),
         transports=transports, link_types=link_types,
     )
     return _drop_duplicates(tasks, sl.name[idx], sl.dur[idx])
