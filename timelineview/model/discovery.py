@@ -4,6 +4,9 @@ Rules follow trace-format.md §1 and §7.2: trace file names, the rank from the 
 name, ``profiler_info_<rank>.json``, ``info.json.<dev>`` or folder names; one kind of
 file per card (``trace_view.json`` over ``ascend_timeline_display_*`` over ``msprof_*``);
 per-iteration and slice files of one card merged; the newest ``PROF_*`` when several.
+Only regular files are read (a FIFO or a device under a trace's name would hang or never
+end), side files only up to ``SIDE_FILE_BYTES``; a file that cannot be read is named in its
+card's ``problems`` instead of stopping the others.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from timelineview.model.load.file_access import SIDE_FILE_BYTES, file_problem, read_head
 
 _KINDS = [  # (kind, pattern), most preferred first
     ("trace_view", re.compile(r"^trace_view\.json(\.gz)?$")),
@@ -40,6 +45,7 @@ class CardSource:
     rank: int | None
     files: list[Path] = field(default_factory=list)
     kind: str = ""
+    problems: list[str] = field(default_factory=list)  # "<path>: <why>" of files found but not read
 
 
 def trace_kind(name: str) -> str | None:
@@ -54,16 +60,17 @@ def _rank_from_name(path: Path) -> int | None:
     return int(m.group(2)) if m else None
 
 
-def _rank_from_folders(path: Path, root: Path) -> int | None:
-    """Closest ancestor (up to ``root``'s parent) that names a rank."""
+def _rank_from_folders(path: Path, root: Path, notes: list[str]) -> int | None:
+    """Closest ancestor (up to ``root``'s parent) that names a rank; side files that could not
+    be read are added to ``notes``."""
     for folder in [path.parent, *path.parent.parents]:
         try:
-            for entry in os.listdir(folder):
+            for entry in sorted(os.listdir(folder)):
                 m = _PROFILER_INFO.match(entry)
                 if m:
                     return int(m.group(1))
                 if entry.startswith("info.json."):
-                    rank = _rank_from_info(folder / entry)
+                    rank = _rank_from_info(folder / entry, notes)
                     if rank is not None:
                         return rank
         except OSError:
@@ -77,10 +84,16 @@ def _rank_from_folders(path: Path, root: Path) -> int | None:
     return None
 
 
-def _rank_from_info(path: Path) -> int | None:
+def _rank_from_info(path: Path, notes: list[str]) -> int | None:
+    head, problem = read_head(path, SIDE_FILE_BYTES)
+    if head is None:
+        note = f"{path}: {problem}, not read"
+        if note not in notes:
+            notes.append(note)
+        return None
     try:
-        info = json.loads(path.read_bytes()[: 1 << 20])
-    except (OSError, ValueError):
+        info = json.loads(head)
+    except ValueError:
         return None
     rank = info.get("rank_id") if isinstance(info, dict) else None
     if isinstance(rank, int):
@@ -107,41 +120,70 @@ def _file_order(path: Path) -> tuple:
     return (1, 0, 0, path.name)
 
 
-def _walk(root: Path) -> list[Path]:
+@dataclass
+class _Found:
+    path: Path
+    problem: str  # "" when the file can be read
+
+
+def _walk(root: Path) -> list[_Found]:
     found = []
     for folder, dirs, files in os.walk(root):
         dirs.sort()
         for name in sorted(files):
             if trace_kind(name):
-                found.append(Path(folder) / name)
+                path = Path(folder) / name
+                found.append(_Found(path, file_problem(path)))
     return found
 
 
+def _lone_file(path: Path) -> CardSource:
+    notes: list[str] = []
+    rank = _rank_from_name(path)
+    if rank is None:
+        rank = _rank_from_folders(path, path.parent, notes)
+    label = f"rank {rank}" if rank is not None else path.name
+    kind = trace_kind(path.name) or "file"
+    problem = file_problem(path)
+    if problem:
+        return CardSource(label, rank, [], kind, [f"{path}: {problem}", *notes])
+    return CardSource(label, rank, [path], kind, notes)
+
+
 def find_cards(path: str | os.PathLike) -> list[CardSource]:
-    """Cards under ``path`` (a trace file or a folder), ordered by rank then path."""
+    """Cards under ``path`` (a trace file or a folder), ordered by rank then path.
+
+    A card whose trace files cannot be read (dangling link, FIFO, no permission …) is still
+    returned, with no files and the reasons in ``problems``, so that it is reported.
+    """
     root = Path(path)
-    if root.is_file():
-        rank = _rank_from_name(root)
+    if not root.is_dir():
+        return [_lone_file(root)]
+    groups: dict[object, list[_Found]] = {}
+    notes: dict[object, list[str]] = {}
+    for item in _walk(root):
+        card_notes: list[str] = []
+        rank = _rank_from_name(item.path)
         if rank is None:
-            rank = _rank_from_folders(root, root.parent)
-        label = f"rank {rank}" if rank is not None else root.name
-        return [CardSource(label, rank, [root], trace_kind(root.name) or "file")]
-    files = _walk(root)
-    by_card: dict[object, list[Path]] = {}
-    for f in files:
-        rank = _rank_from_name(f)
-        if rank is None:
-            rank = _rank_from_folders(f, root)
-        key = rank if rank is not None else ("path", str(f.parent))
-        by_card.setdefault(key, []).append(f)
-    cards = []
-    for key, group in by_card.items():
-        chosen = _choose_files(group)
-        rank = key if isinstance(key, int) else None
-        label = f"rank {rank}" if rank is not None else chosen[0].parent.name or chosen[0].name
-        cards.append(CardSource(label, rank, chosen, trace_kind(chosen[0].name) or ""))
-    cards.sort(key=lambda c: (c.rank is None, c.rank if c.rank is not None else 0, str(c.files[0])))
-    return cards
+            rank = _rank_from_folders(item.path, root, card_notes)
+        key = rank if rank is not None else ("path", str(item.path.parent))
+        groups.setdefault(key, []).append(item)
+        kept = notes.setdefault(key, [])
+        kept.extend(n for n in card_notes if n not in kept)
+    cards = [(_card(key, items, notes[key]), str(items[0].path)) for key, items in groups.items()]
+    cards.sort(key=lambda c: (c[0].rank is None, c[0].rank if c[0].rank is not None else 0,
+                              str(c[0].files[0]) if c[0].files else c[1]))
+    return [card for card, _ in cards]
+
+
+def _card(key: object, items: list[_Found], notes: list[str]) -> CardSource:
+    readable = [i.path for i in items if not i.problem]
+    problems = [f"{i.path}: {i.problem}" for i in items if i.problem] + notes
+    chosen = _choose_files(readable) if readable else []
+    first = chosen[0] if chosen else items[0].path
+    rank = key if isinstance(key, int) else None
+    label = f"rank {rank}" if rank is not None else first.parent.name or first.name
+    return CardSource(label, rank, chosen, trace_kind(first.name) or "", problems)
 
 
 def _choose_files(group: list[Path]) -> list[Path]:

@@ -33,10 +33,10 @@ from timelineview.model.decode.layout_scan import ArrayBounds, locate_array, pla
 from timelineview.model.decode.scan_decode import decode_group
 from timelineview.model.discovery import CardSource, find_cards
 from timelineview.model.load import heap
+from timelineview.model.load.cached_cards import CachedCards
+from timelineview.model.load.file_access import file_problem
 from timelineview.model.load.jit import scanner_available, scanner_is_warm, warm_scanner
 from timelineview.model.store.assemble import CardBuilder
-from timelineview.model.store.cache import default_cache_dir, load_cached
-from timelineview.model.store.cache import save as save_cache
 from timelineview.model.store.report import LoadReport
 from timelineview.model.store.trace_store import TraceStore
 
@@ -179,19 +179,15 @@ def load_cards(sources: list[CardSource], progress: Progress | None = None,
     ``cache`` (True for the default folder, or a folder) cards are kept on disk as
     memory-mappable columns and re-opened from there while their files are unchanged.
     """
-    cache_dir = None if not cache else (default_cache_dir() if cache is True else Path(cache))
-    cached = {ci: load_cached(src, cache_dir) for ci, src in enumerate(sources)} if cache_dir else {}
-    todo = [ci for ci in range(len(sources)) if cached.get(ci) is None]
+    cards = CachedCards(sources, cache)  # the files' stamps, taken before anything reads them
+    cached = {ci: cards.lookup(ci) for ci in range(len(sources))}
+    todo = [ci for ci in range(len(sources)) if cached[ci] is None]
     stores = _load_fresh([sources[ci] for ci in todo], progress, cancel, workers, chunk_bytes,
                          None if card_progress is None else lambda c, d, t: card_progress(todo[c], d, t))
-    out: list[TraceStore] = []
-    fresh = dict(zip(todo, stores))
-    for ci, src in enumerate(sources):
-        store = cached.get(ci) or fresh[ci]
-        if cache_dir is not None and ci in fresh:
-            save_cache(store, src, cache_dir)
-        out.append(store)
-    return out
+    for ci, store in zip(todo, stores):
+        cards.keep(ci, store)
+        cached[ci] = store
+    return [cached[ci] for ci in range(len(sources))]
 
 
 def _load_fresh(sources: list[CardSource], progress: Progress | None, cancel: threading.Event | None,
@@ -210,13 +206,23 @@ def _load_fresh(sources: list[CardSource], progress: Progress | None, cancel: th
             jobs.append(_FileJob(ci, fi, str(f), readable, report))
     for job in jobs:
         if job.read_path:
-            job.bounds = locate_array(job.read_path)
+            problem = file_problem(job.read_path)  # never opens a FIFO or a device: they would not end
+            if problem:
+                job.report.error = f"{job.path}: {problem}"
+                continue
+            try:
+                job.bounds = locate_array(job.read_path)
+                if not job.bounds.error:
+                    job.ranges = plan_ranges(job.read_path, job.bounds, chunk_bytes)
+            except OSError as exc:  # gone or unreadable since the check: this card fails, not the load
+                job.bounds, job.ranges = None, []
+                job.report.error = f"{job.path}: cannot read ({exc.strerror or exc})"
+                continue
             if job.bounds.error:
                 job.report.error = f"{job.path}: {job.bounds.error}"
             else:
                 for problem in job.bounds.problems:
                     job.report.warn(f"{job.path}: {problem}")
-                job.ranges = plan_ranges(job.read_path, job.bounds, chunk_bytes)
     feeds = [_CardFeed(src, [j for j in jobs if j.card == ci]) for ci, src in enumerate(sources)]
     meter = _ProgressMeter(jobs, len(sources), progress, card_progress)
     try:
@@ -269,7 +275,10 @@ class _CardFeed:
             _file_report(job)
             report.merge(job.report)
         if not self.src.files:
-            report.error = f"{self.src.label}: no trace files found"
+            report.error = f"{self.src.label}: no trace files found" if not self.src.problems else \
+                f"{self.src.label}: no readable trace file ({'; '.join(self.src.problems)})"
+        for problem in self.src.problems if self.src.files else ():  # files found but not read
+            report.warn(problem)
         return self.builder.finish(report)
 
 

@@ -3,12 +3,18 @@
 Chunks are located by the ordinal of their first element; a fast-path chunk is split
 into raw elements by msgspec (a scan, no objects built), a damaged one by the same
 tolerant scanner the loader used, so ordinals always agree.
+
+Ordinals only mean something in the file the card was read from. The reader keeps each
+file's ``FileStamp`` from before the load and checks it before and after every read (and
+that the chunk still holds as many elements): when the file changed, it raises
+``TraceFileChanged`` instead of returning another event's args.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +25,15 @@ import orjson
 from timelineview.model.decode.chunk_decode import read_range
 from timelineview.model.decode.event_types import raw_list_decoder
 from timelineview.model.decode.tolerant import parse_object, scan
+from timelineview.model.store.file_stamp import FileStamp, file_stamp
+
+CHANGED = "the trace file changed since it was loaded; args unavailable"
+REMOVED = "the trace file is gone since it was loaded; args unavailable"
+
+
+class TraceFileChanged(OSError):
+    """The trace file is no longer the one the card was loaded from: its bytes at a card's
+    offsets belong to other events (or to none)."""
 
 
 @dataclass
@@ -34,13 +49,40 @@ class ChunkTable:
 
 
 class ArgsReader:
-    """Callable: ordinals -> list of args dicts (None when the event has none)."""
+    """Callable: ordinals -> list of args dicts (None when the event has none). Raises
+    ``TraceFileChanged`` when a file changed since the card was loaded."""
 
-    def __init__(self, chunks: ChunkTable, cache_chunks: int = 2) -> None:
+    def __init__(self, chunks: ChunkTable, cache_chunks: int = 2,
+                 stamps: Mapping[str, FileStamp | None] | None = None) -> None:
         self.chunks = chunks
         self._cache: OrderedDict[int, list] = OrderedDict()
         self._cache_size = cache_chunks
         self._lock = threading.Lock()
+        # files not pinned by the caller are taken as they are now (the end of the load)
+        self._stamps = {p: file_stamp(p) for p in dict.fromkeys(chunks.path)}
+        if stamps:
+            self.pin(stamps)
+
+    def pin(self, stamps: Mapping[str, FileStamp | None]) -> None:
+        """Compare each file with ``stamps`` (taken before the load read it) from now on."""
+        for path, stamp in stamps.items():
+            if path in self._stamps:
+                self._stamps[path] = stamp
+
+    def check(self, path: str) -> None:
+        """Raise ``TraceFileChanged`` unless ``path`` is still the file the card was read from."""
+        now = file_stamp(path)
+        if now is None or now != self._stamps.get(path):
+            raise TraceFileChanged(f"{path}: {REMOVED if now is None else CHANGED}")
+
+    def read_chunk(self, c: int) -> bytearray | memoryview:
+        """Chunk ``c``'s bytes as ``read_range`` gives them, from the file the card was read from."""
+        t = self.chunks
+        path = t.path[c]
+        self.check(path)
+        buf = read_range(path, int(t.start[c]), int(t.end[c]))
+        self.check(path)  # not rewritten while it was read
+        return buf
 
     def _elements(self, c: int) -> list:
         with self._lock:
@@ -48,8 +90,7 @@ class ArgsReader:
                 self._cache.move_to_end(c)
                 return self._cache[c]
         t = self.chunks
-        path, start, end = t.path[c], int(t.start[c]), int(t.end[c])
-        buf = read_range(path, start, end)
+        buf = self.read_chunk(c)
         elems: list
         if t.fast[c]:
             try:
@@ -61,6 +102,8 @@ class ArgsReader:
         if elems is None:
             pieces, _ = scan(bytes(buf[1:-1]), 0)
             elems = [bytes(buf[1 + p.start:1 + p.end]) for p in pieces]
+        if len(elems) != int(t.count[c]):
+            raise TraceFileChanged(f"{t.path[c]}: {CHANGED}")
         with self._lock:
             self._cache[c] = elems
             while len(self._cache) > self._cache_size:

@@ -1,25 +1,34 @@
 """On-disk cache of loaded cards: numpy columns as ``.npy`` files, opened memory-mapped.
 
-A card is keyed by its files' paths, sizes and modification times, so an edited or
-replaced file is loaded again. Compressed (``.gz``) cards are not cached: their lazy
+A card is keyed by its files' paths, identities and sampled content (``file_stamp``), so an
+edited or replaced file is loaded again, even when its size and modification time were kept.
+An entry is checked before use (its meta, every column's dtype, shape and CRC-32); one that
+fails is deleted and the card loaded again. Nothing here raises into a load: a cache that
+cannot be written is only not written. Compressed (``.gz``) cards are not cached: their lazy
 args read a temporary copy that does not outlive the session.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
 import shutil
 import tempfile
+import time
+import zlib
 from collections import Counter
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import orjson
 
 from timelineview.model.discovery import CardSource
 from timelineview.model.store.args_reader import ArgsReader, ChunkTable
+from timelineview.model.store.file_stamp import FileStamp, file_stamp, sample_digest
 from timelineview.model.store.interval_index import IntervalIndex
 from timelineview.model.store.report import LoadReport, Problem
 from timelineview.model.store.trace_store import (
@@ -33,8 +42,21 @@ from timelineview.model.store.trace_store import (
     TraceStore,
 )
 
-FORMAT = "timelineview-cache-2"  # 2: flows keep their start event, not a name
+FORMAT = "timelineview-cache-3"  # 3: content key, checked columns, chunks name their file by index
 MAX_CACHE_BYTES = int(os.environ.get("TIMELINEVIEW_CACHE_MB", "20000")) << 20
+MIN_FREE_BYTES = 1 << 30  # the cache never leaves less free on its disk than this ...
+MIN_FREE_FRACTION = 0.05  # ... or than this share of the disk
+STALE_PARTIAL_S = 600.0  # a save takes seconds: a ``.partial-*`` untouched this long was killed
+PARTIAL_PREFIX = ".partial-"
+_ENTRY_NAME = re.compile(r"^[0-9a-f]{40}$")  # only folders named like a key are ever pruned
+_FLOAT_COLUMNS = {"counters.value"}
+_TEXT_OR_INT_COLUMNS = {"flows.flow_id"}
+_TABLES = (("slices", SliceColumns), ("lanes", LaneTable), ("processes", ProcessTable),
+           ("counters", CounterTable), ("instants", InstantTable), ("index", IntervalIndex))
+
+
+class CorruptEntry(ValueError):
+    """A cache entry that does not hold what its meta says."""
 
 
 def default_cache_dir() -> Path:
@@ -46,20 +68,29 @@ def default_cache_dir() -> Path:
     return Path(base) / "timelineview"
 
 
-def card_key(src: CardSource) -> str | None:
-    """Key of a card's files (None when it cannot be cached)."""
-    parts = [FORMAT, src.label, str(src.rank)]
-    for f in src.files:
-        if f.suffix == ".gz":
-            return None
-        try:
-            st = f.stat()
-        except OSError:
-            return None
-        parts.append(f"{f.resolve()}|{st.st_size}|{st.st_mtime_ns}")
+def source_stamps(src: CardSource) -> dict[str, FileStamp | None]:
+    """Each file's identity now, by the path the loader reads it under."""
+    return {str(f): file_stamp(f) for f in src.files}
+
+
+def card_key(src: CardSource, stamps: dict[str, FileStamp | None] | None = None) -> str | None:
+    """Key of a card's files as they are (or as ``stamps`` saw them, with their content sampled
+    now); None when it cannot be cached."""
     if not src.files:
         return None
-    return hashlib.sha1("\n".join(parts).encode()).hexdigest()
+    stamps = source_stamps(src) if stamps is None else stamps
+    parts = [FORMAT, src.label, str(src.rank)]
+    for f in src.files:
+        stamp = stamps.get(str(f))
+        if f.suffix == ".gz" or stamp is None:
+            return None
+        try:
+            digest = sample_digest(f, stamp.size)
+            where = str(f.resolve())
+        except (OSError, RuntimeError):
+            return None
+        parts.append(f"{where}|{'|'.join(map(str, stamp))}|{digest}")
+    return hashlib.sha1("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _arrays(prefix: str, obj: object) -> dict[str, np.ndarray]:
@@ -92,42 +123,77 @@ def _report_from(d: dict) -> LoadReport:
     return r
 
 
-def save(store: TraceStore, src: CardSource, cache_dir: Path) -> Path | None:
-    """Write ``store`` under ``cache_dir``; returns its folder (None if not cacheable)."""
-    key = card_key(src)
-    reader = store._args_reader
-    if key is None or store.index is None or store.report.error:
-        return None
+def _dump_meta(meta: dict) -> bytes:
+    try:
+        return orjson.dumps(meta)
+    except TypeError:  # a name with a lone surrogate ("\ud800"): orjson only writes valid UTF-8
+        return json.dumps(meta, ensure_ascii=True).encode("ascii")
+
+
+def _load_meta(data: bytes) -> Any:
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(data)  # written by ``json`` (lone surrogates escaped)
+
+
+def _columns(store: TraceStore, src: CardSource) -> tuple[dict[str, np.ndarray], dict[str, list]] | None:
+    """The store's arrays and lists by name; None when it cannot be cached."""
     arrays: dict[str, np.ndarray] = {}
     lists: dict[str, list] = {}
-    for prefix, part in (("slices", store.slices), ("lanes", store.lanes), ("processes", store.processes),
-                         ("counters", store.counters), ("instants", store.instants), ("index", store.index)):
+    for prefix, _ in _TABLES:
+        part = getattr(store, prefix)
         arrays.update(_arrays(prefix, part))
         lists.update(_lists(prefix, part))
     flows = store.flows.resolve() if isinstance(store.flows, LazyFlowTable) else store.flows
     arrays.update(_arrays("flows", flows))
     ids = np.asarray(flows.flow_id)
     arrays["flows.flow_id"] = ids.astype(str) if ids.dtype == object else ids
+    reader = store._args_reader
     if isinstance(reader, ArgsReader):
+        files = [str(f) for f in src.files]
+        if not set(reader.chunks.path) <= set(files):
+            return None  # read from elsewhere (a decompressed copy)
         arrays.update(_arrays("chunks", reader.chunks))
-        lists["chunks.path"] = reader.chunks.path
-    meta = {"format": FORMAT, "card": store.card, "rank": store.rank, "paths": [str(p) for p in store.paths],
-            "strings": store.strings, "generation": store.generation, "report": _report_json(store.report),
-            "lists": lists, "arrays": sorted(arrays)}
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".partial-", dir=cache_dir))
+        arrays["chunks.file"] = np.array([files.index(p) for p in reader.chunks.path], dtype=np.int64)
+    return {k: np.ascontiguousarray(v) for k, v in arrays.items()}, lists
+
+
+def save(store: TraceStore, src: CardSource, cache_dir: Path, key: str | None = None) -> Path | None:
+    """Write ``store`` under ``cache_dir`` as entry ``key`` (default: the files as they are now);
+    returns its folder, or None when it was not written (not cacheable, no room, an error)."""
+    key = card_key(src) if key is None else key
+    if key is None or store.index is None or store.report.error:
+        return None
+    tmp: Path | None = None
     try:
+        columns = _columns(store, src)
+        if columns is None:
+            return None
+        arrays, lists = columns
+        meta = {"format": FORMAT, "key": key, "card": store.card, "rank": store.rank,
+                "strings": store.strings, "generation": store.generation, "report": _report_json(store.report),
+                "lists": lists, "arrays": {name: _describe(arr) for name, arr in arrays.items()}}
+        meta_bytes = _dump_meta(meta)
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        if not make_room(cache_dir, sum(a.nbytes for a in arrays.values()) + len(meta_bytes)):
+            return None
+        tmp = Path(tempfile.mkdtemp(prefix=PARTIAL_PREFIX, dir=cache_dir))
         for name, arr in arrays.items():
-            np.save(tmp / f"{name}.npy", np.ascontiguousarray(arr), allow_pickle=False)
-        (tmp / "meta.json").write_bytes(orjson.dumps(meta))
+            np.save(tmp / f"{name}.npy", arr, allow_pickle=False)
+        (tmp / "meta.json").write_bytes(meta_bytes)
         final = cache_dir / key
         shutil.rmtree(final, ignore_errors=True)
         os.replace(tmp, final)
-        prune(cache_dir, keep=final)
         return final
-    except OSError:
-        shutil.rmtree(tmp, ignore_errors=True)
+    except Exception:  # a card that cannot be cached is loaded all the same
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
         return None
+
+
+def _describe(arr: np.ndarray) -> dict:
+    return {"dtype": arr.dtype.str, "shape": list(arr.shape), "crc32": zlib.crc32(arr)}
 
 
 def _build(cls: type, prefix: str, arrays: dict, lists: dict):
@@ -138,38 +204,24 @@ def _build(cls: type, prefix: str, arrays: dict, lists: dict):
     return cls(**kwargs)
 
 
-def load_cached(src: CardSource, cache_dir: Path) -> TraceStore | None:
-    """The cached store of this card, memory-mapped, or None."""
-    key = card_key(src)
+def load_cached(src: CardSource, cache_dir: Path, key: str | None = None,
+                stamps: dict[str, FileStamp | None] | None = None) -> TraceStore | None:
+    """The cached store of this card (entry ``key``, default: its files as they are now),
+    memory-mapped, or None. An entry that fails its checks is deleted."""
+    stamps = source_stamps(src) if stamps is None else stamps
+    key = card_key(src, stamps) if key is None else key
     if key is None:
         return None
     folder = cache_dir / key
     try:
-        meta = orjson.loads((folder / "meta.json").read_bytes())
-        if meta.get("format") != FORMAT:
-            return None
-        arrays = {name: np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
-                  for name in meta["arrays"]}
-    except (OSError, ValueError, KeyError):
+        data = (folder / "meta.json").read_bytes()
+    except OSError:
+        return None  # not cached (or the cache cannot be read)
+    try:
+        store = _open_entry(folder, _load_meta(data), key, src, stamps)
+    except Exception:  # whatever is wrong with an entry, the card still loads from its file
+        shutil.rmtree(folder, ignore_errors=True)  # corrupt: the caller loads the card again
         return None
-    lists = meta["lists"]
-    ids = arrays["flows.flow_id"]
-    if ids.dtype.kind == "U":
-        arrays["flows.flow_id"] = ids.astype(object)
-    store = TraceStore(
-        card=meta["card"], rank=meta["rank"], paths=[Path(p) for p in meta["paths"]], strings=meta["strings"],
-        processes=_build(ProcessTable, "processes", arrays, lists),
-        lanes=_build(LaneTable, "lanes", arrays, lists),
-        slices=_build(SliceColumns, "slices", arrays, lists),
-        counters=_build(CounterTable, "counters", arrays, lists),
-        instants=_build(InstantTable, "instants", arrays, lists),
-        flows=_build(FlowTable, "flows", arrays, lists),
-        report=_report_from(meta["report"]),
-        generation=meta["generation"],
-        index=_build(IntervalIndex, "index", arrays, lists),
-    )
-    if "chunks.start" in arrays:
-        store._args_reader = ArgsReader(_build(ChunkTable, "chunks", arrays, lists))
     try:
         os.utime(folder / "meta.json")  # recently used: kept longest by ``prune``
     except OSError:
@@ -177,26 +229,131 @@ def load_cached(src: CardSource, cache_dir: Path) -> TraceStore | None:
     return store
 
 
+def _open_entry(folder: Path, meta: Any, key: str, src: CardSource,
+                stamps: dict[str, FileStamp | None]) -> TraceStore:
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("key") != key:
+        raise CorruptEntry("not an entry of this format and key")
+    arrays = {name: _checked_array(folder, name, desc) for name, desc in meta["arrays"].items()}
+    lists = meta["lists"]
+    strings = meta["strings"]
+    if not isinstance(strings, list) or not all(isinstance(s, str) for s in strings):
+        raise CorruptEntry("strings")
+    ids = arrays["flows.flow_id"]
+    if ids.dtype.kind == "U":
+        arrays["flows.flow_id"] = ids.astype(object)
+    parts = {prefix: _build(cls, prefix, arrays, lists) for prefix, cls in _TABLES}
+    flows = _build(FlowTable, "flows", arrays, lists)
+    _check_lengths(parts, flows)
+    store = TraceStore(
+        card=meta["card"], rank=meta["rank"], paths=list(src.files), strings=strings,
+        processes=parts["processes"], lanes=parts["lanes"], slices=parts["slices"], counters=parts["counters"],
+        instants=parts["instants"], flows=flows, report=_report_from(meta["report"]),
+        generation=meta["generation"], index=parts["index"],
+    )
+    if "chunks.start" in arrays:
+        files = [str(f) for f in src.files]
+        paths = [files[i] for i in arrays.pop("chunks.file").tolist()]  # today's paths to the same files
+        chunks = _build(ChunkTable, "chunks", arrays, {"chunks.path": paths})
+        _same_length("chunks", [chunks.path, chunks.start, chunks.end, chunks.first, chunks.count, chunks.fast])
+        store._args_reader = ArgsReader(chunks, stamps=stamps)
+    return store
+
+
+def _checked_array(folder: Path, name: str, desc: dict) -> np.ndarray:
+    """Column ``name``, memory-mapped, if its dtype, shape and CRC-32 are those saved."""
+    if "/" in name or name.startswith("."):
+        raise CorruptEntry(name)
+    arr = np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
+    kind = arr.dtype.kind
+    allowed = "f" if name in _FLOAT_COLUMNS else "iuU" if name in _TEXT_OR_INT_COLUMNS else "iub"
+    if (kind not in allowed or arr.dtype.str != desc["dtype"] or list(arr.shape) != desc["shape"]
+            or zlib.crc32(arr) != desc["crc32"]):
+        raise CorruptEntry(f"{name}: not the column that was saved")
+    return arr
+
+
+def _same_length(what: str, columns: list) -> None:
+    if len({len(c) for c in columns}) > 1:
+        raise CorruptEntry(f"{what}: columns of different lengths")
+
+
+def _check_lengths(parts: dict, flows: FlowTable) -> None:
+    """Columns of one table have one length (a column cut short is not served)."""
+    for prefix, table in [*parts.items(), ("flows", flows)]:
+        if prefix in ("index", "counters"):
+            continue
+        _same_length(prefix, [getattr(table, f.name) for f in fields(table)])
+    c = parts["counters"]
+    _same_length("counters", [c.series_process, c.series_name, c.series_counter, c.series_key, c.offsets[1:]])
+    _same_length("counters", [c.ts, c.value])
+    ix = parts["index"]
+    _same_length("index", [ix.order, ix.starts, ix.ends, parts["slices"].start])
+    _same_length("index", [ix.row_lane, ix.row_level, ix.row_ptr[1:]])
+    _same_length("index", [ix.lane_first_row, ix.lane_row_count, parts["lanes"].tid])
+
+
+def _entries(cache_dir: Path) -> tuple[list[tuple[float, int, Path]], list[Path]]:
+    """(last use, bytes, folder) of each entry, and the ``.partial-*`` folders of killed saves."""
+    entries, stale = [], []
+    now = time.time()
+    try:
+        children = list(cache_dir.iterdir())
+    except OSError:
+        return [], []
+    for folder in children:
+        try:
+            if folder.name.startswith(PARTIAL_PREFIX):
+                newest = max([folder.stat().st_mtime, *(f.stat().st_mtime for f in folder.iterdir())])
+                if now - newest > STALE_PARTIAL_S:
+                    stale.append(folder)
+            elif _ENTRY_NAME.match(folder.name) and folder.is_dir():
+                size = sum(f.stat().st_size for f in folder.iterdir())
+                meta = folder / "meta.json"
+                used = meta.stat().st_mtime if meta.exists() else 0.0  # no meta: unusable, goes first
+                entries.append((used, size, folder))
+        except OSError:
+            continue  # removed meanwhile by another process
+    return entries, stale
+
+
+def _room_limit(cache_dir: Path, total: int, max_bytes: int) -> int:
+    """Bytes the cache may hold: ``max_bytes``, less when its disk runs short."""
+    try:
+        disk = shutil.disk_usage(cache_dir)
+    except OSError:
+        return max_bytes
+    reserve = max(MIN_FREE_BYTES, int(disk.total * MIN_FREE_FRACTION))
+    return min(max_bytes, total + disk.free - reserve)
+
+
+def make_room(cache_dir: Path, incoming: int = 0, keep: Path | None = None, max_bytes: int | None = None) -> bool:
+    """Prune so that ``incoming`` more bytes fit; whether they do."""
+    return _prune(cache_dir, incoming, keep, max_bytes)[1]
+
+
 def prune(cache_dir: Path, keep: Path | None = None, max_bytes: int | None = None) -> int:
-    """Delete the least recently used cards until the cache fits ``max_bytes``; returns how many."""
-    limit = MAX_CACHE_BYTES if max_bytes is None else max_bytes
-    entries = []
-    for folder in cache_dir.iterdir() if cache_dir.exists() else []:
-        meta = folder / "meta.json"
-        if folder.is_dir() and meta.exists():
-            size = sum(f.stat().st_size for f in folder.iterdir())
-            entries.append((meta.stat().st_mtime, size, folder))
+    """Remove the leftovers of killed saves, then the least recently used cards until the cache
+    fits ``max_bytes`` (default ``MAX_CACHE_BYTES``) and leaves its disk enough free space;
+    returns how many cards were removed."""
+    return _prune(cache_dir, 0, keep, max_bytes)[0]
+
+
+def _prune(cache_dir: Path, incoming: int, keep: Path | None, max_bytes: int | None) -> tuple[int, bool]:
+    entries, stale = _entries(cache_dir)
+    for folder in stale:
+        shutil.rmtree(folder, ignore_errors=True)
     total = sum(e[1] for e in entries)
+    limit = _room_limit(cache_dir, total, MAX_CACHE_BYTES if max_bytes is None else max_bytes)
     removed = 0
     for _, size, folder in sorted(entries):
-        if total <= limit:
+        if total + incoming <= limit:
             break
         if folder == keep:
             continue
         shutil.rmtree(folder, ignore_errors=True)
         total -= size
         removed += 1
-    return removed
+    return removed, total + incoming <= limit
 
 
 def cache_size(cache_dir: Path) -> int:

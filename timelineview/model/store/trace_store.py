@@ -203,7 +203,9 @@ class TraceStore:
         return np.flatnonzero(self.lanes.process == p)
 
     def args(self, slice_index: int) -> dict[str, Any] | None:
-        """The ``args`` object of one slice, decoded from the file on demand."""
+        """The ``args`` object of one slice, decoded from the file on demand. Raises
+        ``args_reader.TraceFileChanged`` (an ``OSError``) when the file is no longer the one
+        the card was loaded from."""
         return self.args_many(np.array([slice_index]))[0]
 
     def event_args(self, ordinal: int) -> dict[str, Any] | None:
@@ -215,9 +217,13 @@ class TraceStore:
 
     def flow_name(self, edge: int) -> str:
         """Name of a flow (its start point's), read from the file on demand: torch_npu names
-        most flows uniquely, so keeping the names would cost a string per flow."""
+        most flows uniquely, so keeping the names would cost a string per flow. Plain "flow"
+        when the file changed or went away since the load (``args`` raises then)."""
         if self._args_reader is not None and hasattr(self._args_reader, "event"):
-            event = self._args_reader.event(int(self.flows.src_event[edge]))
+            try:
+                event = self._args_reader.event(int(self.flows.src_event[edge]))
+            except OSError:
+                return "flow"
             if event is not None and isinstance(event.get("name"), str):
                 return event["name"]
         return "flow"

@@ -1,0 +1,78 @@
+"""Cards through the on-disk cache: stamp the files before anything reads them, serve what the
+cache holds, save what was loaded.
+
+The stamps also go to each loaded card's args reader, so args are only ever read from the
+file the slices came from. Loading never depends on the cache: a folder that cannot be
+created or written is warned about once, and cards load without it (or are only read from it).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import warnings
+from pathlib import Path
+
+from timelineview.model.discovery import CardSource
+from timelineview.model.store.args_reader import ArgsReader
+from timelineview.model.store.cache import (
+    PARTIAL_PREFIX,
+    card_key,
+    default_cache_dir,
+    load_cached,
+    save,
+    source_stamps,
+)
+from timelineview.model.store.trace_store import TraceStore
+
+_warned: set[str] = set()
+
+
+def _warn_once(folder: Path, what: str) -> None:
+    if str(folder) not in _warned:
+        _warned.add(str(folder))
+        warnings.warn(f"card cache {folder}: {what}", RuntimeWarning, stacklevel=4)
+
+
+def open_cache_dir(cache: bool | str | os.PathLike | None) -> tuple[Path | None, bool]:
+    """(the cache folder, whether cards can be saved in it); (None, False) when off or unusable."""
+    if not cache:
+        return None, False
+    folder = default_cache_dir() if cache is True else Path(cache)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        _warn_once(folder, f"cannot be used ({exc.strerror or exc}); loading without it")
+        return None, False
+    try:
+        shutil.rmtree(tempfile.mkdtemp(prefix=PARTIAL_PREFIX, dir=folder))
+    except OSError as exc:
+        _warn_once(folder, f"cannot be written ({exc.strerror or exc}); loaded cards are not saved")
+        return folder, False
+    return folder, True
+
+
+class CachedCards:
+    """The cache's view of one load: file stamps and keys taken before the files are read."""
+
+    def __init__(self, sources: list[CardSource], cache: bool | str | os.PathLike | None) -> None:
+        self.sources = sources
+        self.stamps = [source_stamps(src) for src in sources]
+        self.folder, self.writable = open_cache_dir(cache)
+        self.keys = [card_key(src, st) if self.folder else None for src, st in zip(sources, self.stamps)]
+
+    def lookup(self, ci: int) -> TraceStore | None:
+        """Card ``ci`` from the cache, or None."""
+        if self.folder is None or self.keys[ci] is None:
+            return None
+        return load_cached(self.sources[ci], self.folder, self.keys[ci], self.stamps[ci])
+
+    def keep(self, ci: int, store: TraceStore) -> None:
+        """Pin card ``ci``'s args to its files as they were before the load, and save it unless a
+        file changed while it was read."""
+        if isinstance(store._args_reader, ArgsReader):
+            store._args_reader.pin(self.stamps[ci])
+        key = self.keys[ci]
+        if self.writable and key is not None and card_key(self.sources[ci]) == key:
+            save(store, self.sources[ci], self.folder, key)
