@@ -1,0 +1,160 @@
+"""Findings (metrics.md §8): each planted problem fires its rule on the right card, with evidence
+inside that card's trace; a healthy cluster gives no slow_* finding."""
+
+from __future__ import annotations
+
+import pytest
+
+from timelineview.analysis.findings import RULES, evaluate_findings
+from timelineview.analysis.findings.rules import METHOD_ORDER, SEVERITY_ORDER
+from timelineview.analysis.session import AnalysisSession
+from timelineview.model import load
+from timelineview.synthetic import cluster_specs, generate_cluster
+
+from .planted import StepShape, card
+
+
+def findings_of(stores):
+    return evaluate_findings(AnalysisSession(stores))
+
+
+def by_rule(findings):
+    out = {}
+    for f in findings:
+        out.setdefault(f.rule, []).append(f)
+    return out
+
+
+def assert_evidence_inside(finding, stores):
+    spans = {s.card: (s.t_end - s.t_origin) / 1000 for s in stores}
+    assert finding.evidence, finding.rule
+    for e in finding.evidence:
+        assert e.card in finding.cards
+        assert 0 <= e.start_us <= e.end_us <= spans[e.card] + 1e-9, (finding.rule, e)
+
+
+def test_rule_table_is_complete_data():
+    names = [r.name for r in RULES]
+    assert len(names) == len(set(names))
+    assert {"slow_data", "slow_compute", "slow_link", "data_bound", "long_tail", "pure_communication_high",
+            "host_bound", "aicpu_heavy", "pipeline_stage_imbalance", "device_sync", "small_operators"} <= set(names)
+    for r in RULES:
+        assert r.severity in SEVERITY_ORDER and r.method in METHOD_ORDER and r.advice and r.when
+
+
+def test_healthy_single_card_has_no_findings():
+    assert findings_of([card([StepShape()] * 4)]) == []
+
+
+def test_data_bound_single_card():
+    # interval 400 of a 400 + 1000 + 100 + 20 = 1520 µs step: 26 % >= 10 %
+    store = card([StepShape(interval_us=400)] * 4)
+    [f] = by_rule(findings_of([store]))["data_bound"]
+    assert f.cards == ["rank 0"] and f.metric == "step_interval_us"
+    assert f.value == pytest.approx(400.0)
+    assert f.reference == pytest.approx(0.10 * 1520.0)
+    assert [(e.start_us, e.end_us) for e in f.evidence] == [(0.0, 400.0), (1520.0, 1920.0), (3040.0, 3440.0)]
+    assert_evidence_inside(f, [store])
+
+
+def test_long_tail_on_most_cards():
+    # tail = comm 400 + pad 30 of a 50 + 1000 + 430 = 1480 µs step: 29 % >= 20 %
+    stores = [card([StepShape(comm_us=400, tail_pad_us=30)] * 3, f"rank {i}", i) for i in range(4)]
+    [f] = by_rule(findings_of(stores))["long_tail"]
+    assert f.cards == [f"rank {i}" for i in range(4)]
+    assert f.value == pytest.approx(430.0) and f.reference == pytest.approx(0.2 * 1480.0)
+    assert_evidence_inside(f, stores)
+
+
+def test_host_bound_gaps():
+    # 10 ops of 100 µs with 40 µs holes: 360 µs idle with nothing running of fp-bp 1360 µs (26 %)
+    store = card([StepShape(gap_us=40)] * 3)
+    found = by_rule(findings_of([store]))
+    [f] = found["host_bound"]
+    assert f.value == pytest.approx(360.0) and f.reference == pytest.approx(136.0)
+    assert all(e.end_us - e.start_us == pytest.approx(40.0) and e.lane == "Idle AI Core gaps" for e in f.evidence)
+    assert "small_operators" not in found  # every hole is shorter than the operator before it
+    assert_evidence_inside(f, [store])
+
+
+def test_small_operators():
+    # ops of 20 µs followed by 30 µs holes: 9 of 10 operators are followed by a longer gap
+    store = card([StepShape(op_us=20, gap_us=30)] * 3)
+    [f] = by_rule(findings_of([store]))["small_operators"]
+    assert f.value == pytest.approx(0.9) and f.reference == pytest.approx(0.2)
+
+
+def test_aicpu_heavy_names_the_operator():
+    # 3 of 10 ops on the AI CPU: 30 % of compute
+    store = card([StepShape(aicpu_ops=3)] * 3)
+    [f] = by_rule(findings_of([store]))["aicpu_heavy"]
+    assert f.value == pytest.approx(0.3)
+    assert "DropOutDoMask" in f.advice
+    assert {e.name for e in f.evidence} == {"DropOutDoMask"}
+    assert_evidence_inside(f, [store])
+
+
+def test_device_sync_calls():
+    # two synchronisations of 100 µs per step of 50 + 1000 + 100 + 20 = 1170 µs: 17 % >= 5 %
+    store = card([StepShape(sync_us=[100, 100])] * 3)
+    [f] = by_rule(findings_of([store]))["device_sync"]
+    assert f.value == pytest.approx(600.0)
+    assert f.reference == pytest.approx(0.05 * 3 * 1170.0)
+    assert "aclrtSynchronizeDevice" in f.advice and "6 synchronisation calls" in f.advice
+    assert all(e.lane == "CANN/Thread 2" for e in f.evidence)
+
+
+def test_slow_step_names_the_step():
+    shapes = [StepShape(), StepShape(), StepShape(ops=16), StepShape()]  # step 3: 600 µs more than 1170
+    [f] = by_rule(findings_of([card(shapes)]))["slow_step"]
+    assert f.step == 3
+    assert f.value == pytest.approx(1770.0) and f.reference == pytest.approx(1170.0)
+
+
+def test_pipeline_stage_imbalance():
+    # stage = step - receive-only; rank 1 computes 2x as long before its receive
+    shapes = [StepShape(comm_name="hcom_receive__{k}")]
+    stores = [card(shapes * 3, "rank 0", 0), card([StepShape(ops=20, comm_name="hcom_receive__{k}")] * 3, "rank 1", 1)]
+    [f] = by_rule(findings_of(stores))["pipeline_stage_imbalance"]
+    assert f.cards == ["rank 1"]
+    assert f.value == pytest.approx(50 + 2000 + 20) and f.reference == pytest.approx(50 + 1000 + 20)
+
+
+def test_findings_are_ordered_by_severity_then_excess():
+    store = card([StepShape(interval_us=400, gap_us=40, aicpu_ops=3)] * 3)
+    found = findings_of([store])
+    ranks = [SEVERITY_ORDER[f.severity] for f in found]
+    assert ranks == sorted(ranks)
+    for a, b in zip(found, found[1:]):
+        if a.severity == b.severity:
+            assert a.excess >= b.excess
+    doc = found[0].document()
+    assert set(doc) >= {"rule", "severity", "cards", "step", "metric", "value", "reference", "evidence", "advice"}
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    def make(seed, **kw):
+        root = tmp_path_factory.mktemp(f"findings{seed}")
+        generate_cluster(root, cluster_specs(8, seed=seed, steps=3, tasks_per_step=200, **kw), "msprof")
+        stores = load(root)
+        return stores, findings_of(stores)
+    return make
+
+
+def test_generated_slow_compute_and_slow_data_cards(generated):
+    stores, found = generated(3, slow_card=2, slow_data_card=5)
+    rules = by_rule(found)
+    [compute] = rules["slow_compute"]
+    [data] = rules["slow_data"]
+    assert compute.cards == ["rank 2"] and data.cards == ["rank 5"]
+    assert compute.value > compute.reference * 1.3
+    for f in (compute, data):
+        assert_evidence_inside(f, stores)
+    assert any(e.name for e in compute.evidence)  # the top operator's slices
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_healthy_generated_cluster_has_no_slow_findings(generated, seed):
+    _, found = generated(100 + seed)
+    assert [f.rule for f in found if f.rule.startswith("slow_") and f.rule != "slow_step"] == []

@@ -1,0 +1,312 @@
+"""Evaluate the rule table over an analysis session: per card, per step and across the cluster.
+
+Every finding carries evidence the viewer can jump to: time spans on the card's own clock, in µs
+from its trace start (``TraceStore.t_origin``), with the lane or operator they point at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from timelineview.analysis.findings.rules import RULE_BY_NAME, SEVERITY_ORDER, Rule
+from timelineview.analysis.findings.signals import CardSignals, card_signals
+from timelineview.analysis.intervals import Intervals
+
+EVIDENCE_SPANS = 3  # spans of evidence per finding
+NS_PER_US = 1000.0
+STEPS_LANE = "Steps"
+PURE_COMMUNICATION_LANE = "Pure communication"
+IDLE_GAPS_LANE = "Idle AI Core gaps"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A span of one card that shows the finding (µs from the card's trace start)."""
+
+    card: str
+    start_us: float
+    end_us: float
+    lane: str | None = None  # "<process>/<lane>" of a trace lane, or the title of a derived lane
+    name: str | None = None  # the operator, when the span is one of its slices
+
+    def document(self) -> dict:
+        doc = {"card": self.card, "start_us": self.start_us, "end_us": self.end_us}
+        if self.lane is not None:
+            doc["lane"] = self.lane
+        if self.name is not None:
+            doc["name"] = self.name
+        return doc
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One fired rule: where, how much against what, the evidence, and what to do."""
+
+    rule: str
+    severity: str
+    method: str
+    cards: list[str]
+    step: int | None
+    metric: str
+    value: float
+    reference: float
+    advice: str
+    evidence: list[Evidence] = field(default_factory=list)
+
+    @property
+    def excess(self) -> float:
+        """How far past its reference, relative (for ordering findings of one severity)."""
+        return (self.value - self.reference) / abs(self.reference) if self.reference else float(self.value > 0)
+
+    def document(self) -> dict:
+        return {"rule": self.rule, "severity": self.severity, "cards": list(self.cards), "step": self.step,
+                "metric": self.metric, "value": self.value, "reference": self.reference,
+                "evidence": [e.document() for e in self.evidence], "advice": self.advice,
+                "method": self.method}
+
+
+def fmt_us(us: float) -> str:
+    """A duration for advice text: µs, ms or s with three significant digits."""
+    if abs(us) >= 1e6:
+        return f"{us / 1e6:.3g} s"
+    if abs(us) >= 1e3:
+        return f"{us / 1e3:.3g} ms"
+    return f"{us:.3g} µs"
+
+
+def _pct(share: float) -> str:
+    return f"{100 * share:.0f} %"
+
+
+def _make(rule: Rule, cards: list[str], metric: str, amount: float, against: float,
+          evidence: list[Evidence], step: int | None = None, **words: str) -> Finding:
+    """A finding of ``rule``: ``metric`` is ``amount`` against the reference ``against``; ``words`` fill
+    the advice template (``value`` and ``reference`` as the user reads them)."""
+    words.setdefault("card", ", ".join(cards))
+    words.setdefault("step", str(step))
+    text = rule.advice.format(**words)
+    return Finding(rule.name, rule.severity, rule.method, cards, step, metric, float(amount), float(against),
+                   text, evidence)
+
+
+# ---------------------------------------------------------------------------------------- evidence
+def longest_spans(sig: CardSignals, iv: Intervals, lane: str, n: int = EVIDENCE_SPANS) -> list[Evidence]:
+    """The ``n`` longest intervals of a set, longest first."""
+    if not len(iv):
+        return []
+    lengths = iv.ends - iv.starts
+    top = np.argsort(-lengths, kind="stable")[:n]
+    return [sig.evidence(int(iv.starts[k]), int(iv.ends[k]), lane) for k in top]
+
+
+def step_phase_spans(sig: CardSignals, phase: str, n: int = EVIDENCE_SPANS) -> list[Evidence]:
+    """The ``n`` longest of one phase over the card's steps: ``interval`` [s, fp), ``fp_bp`` [fp, bp),
+    ``tail`` [bp, e) or the whole ``step``."""
+    bounds = {"interval": ("start", "fp"), "fp_bp": ("fp", "bp"), "tail": ("bp", "end"), "step": ("start", "end")}
+    a, b = bounds[phase]
+    spans = sorted(((getattr(s, b) - getattr(s, a), getattr(s, a), getattr(s, b)) for s in sig.steps),
+                   key=lambda x: -x[0])
+    return [sig.evidence(lo, hi, STEPS_LANE) for length, lo, hi in spans[:n] if length > 0]
+
+
+# ------------------------------------------------------------------------------------- the rules
+def _slow_card_findings(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
+    out = []
+    median_compute = float(np.median([s.compute_us for s in signals.values()])) if signals else 0.0
+    by_card: dict[str, list[dict]] = {}
+    for flag in slow:
+        by_card.setdefault(flag["card"], []).append(flag)
+    for card, flags in by_card.items():
+        sig = signals.get(card)
+        if sig is None:
+            continue
+        metrics = {f["metric"]: f for f in flags}
+        if "step_interval_us" in metrics:
+            f = metrics["step_interval_us"]
+            out.append(_make(RULE_BY_NAME["slow_data"], [card], "step_interval_us", f["value"], f["median"],
+                             step_phase_spans(sig, "interval"), value=fmt_us(f["value"]),
+                             reference=fmt_us(f["median"])))
+        compute_flag = metrics.get("compute_us")
+        if compute_flag is None and "step_time_us" in metrics and sig.compute_us > median_compute:
+            compute_flag = {"value": sig.compute_us, "median": median_compute}
+        if compute_flag is not None:
+            evidence = step_phase_spans(sig, "fp_bp", 2) + sig.top_operator_slices(2)
+            out.append(_make(RULE_BY_NAME["slow_compute"], [card], "compute_us", compute_flag["value"],
+                             compute_flag["median"], evidence, value=fmt_us(compute_flag["value"]),
+                             reference=fmt_us(compute_flag["median"])))
+    return out
+
+
+def _share_rule(rule: Rule, signals: dict[str, CardSignals], metric: str, of: Callable[[CardSignals], float],
+                base: Callable[[CardSignals], float], threshold: float,
+                evidence: Callable[[CardSignals], list[Evidence]]) -> list[Finding]:
+    """One finding per card whose ``of`` ≥ ``threshold`` × ``base`` (µs values)."""
+    out = []
+    for card, sig in signals.items():
+        value, whole = of(sig), base(sig)
+        if whole > 0 and value >= threshold * whole:
+            out.append(_make(rule, [card], metric, value, threshold * whole, evidence(sig),
+                             value=fmt_us(value), reference=fmt_us(threshold * whole), share=_pct(value / whole)))
+    return out
+
+
+def _data_bound(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
+    rule = RULE_BY_NAME["data_bound"]
+    share = rule.thresholds["share_of_step"]
+    hit = {c: s for c, s in signals.items() if s.step_time_us > 0 and s.step_interval_us >= share * s.step_time_us}
+    if not hit or (len(signals) > 1 and len(hit) < len(signals)):
+        return []  # on some cards only, it is a slow card's data pipeline (slow_data)
+    worst = max(hit.values(), key=lambda s: s.step_interval_us / s.step_time_us)
+    value, whole = worst.step_interval_us, worst.step_time_us
+    return [_make(rule, sorted(hit, key=lambda c: signals[c].order), "step_interval_us", value, share * whole,
+                  step_phase_spans(worst, "interval"), value=fmt_us(value), reference=fmt_us(share * whole),
+                  share=_pct(value / whole))]
+
+
+def _long_tail(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
+    rule = RULE_BY_NAME["long_tail"]
+    share = rule.thresholds["share_of_step"]
+    if slow:
+        return []
+    hit = {c: s for c, s in signals.items() if s.step_time_us > 0 and s.tail_us >= share * s.step_time_us}
+    if not hit or len(hit) <= rule.thresholds["share_of_cards"] * len(signals):
+        return []
+    worst = max(hit.values(), key=lambda s: s.tail_us / s.step_time_us)
+    return [_make(rule, sorted(hit, key=lambda c: signals[c].order), "tail_us", worst.tail_us,
+                  share * worst.step_time_us, step_phase_spans(worst, "tail"), value=fmt_us(worst.tail_us),
+                  reference=fmt_us(share * worst.step_time_us), share=_pct(worst.tail_us / worst.step_time_us))]
+
+
+def _pure_communication(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
+    rule = RULE_BY_NAME["pure_communication_high"]
+    return _share_rule(rule, signals, "pure_communication_us", lambda s: s.pure_communication_us,
+                       lambda s: s.step_time_us, rule.thresholds["share_of_step"],
+                       lambda s: longest_spans(s, s.derived.pure_communication, PURE_COMMUNICATION_LANE))
+
+
+def _host_bound(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
+    rule = RULE_BY_NAME["host_bound"]
+    return _share_rule(rule, signals, "idle_gap_free_us", lambda s: s.idle_gap_free_us, lambda s: s.fp_bp_us,
+                       rule.thresholds["share_of_fp_bp"],
+                       lambda s: longest_spans(s, s.free_gaps_in_fp_bp(), IDLE_GAPS_LANE))
+
+
+def _aicpu_heavy(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
+    rule = RULE_BY_NAME["aicpu_heavy"]
+    out = []
+    for card, sig in signals.items():
+        share, total_us, top = sig.aicpu_share()
+        if share >= rule.thresholds["share_of_compute"]:
+            out.append(_make(rule, [card], "aicpu_share", share, rule.thresholds["share_of_compute"],
+                             sig.operator_slices(top, EVIDENCE_SPANS), value=fmt_us(total_us),
+                             reference=_pct(rule.thresholds["share_of_compute"]), share=_pct(share),
+                             operator=top or "?"))
+    return out
+
+
+def _pipeline_imbalance(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
+    rule = RULE_BY_NAME["pipeline_stage_imbalance"]
+    staged = {c: s for c, s in signals.items() if s.stage_us is not None}
+    if len(staged) < 2:
+        return []
+    slowest = max(staged.values(), key=lambda s: s.stage_us)
+    fastest = min(staged.values(), key=lambda s: s.stage_us)
+    if fastest.stage_us <= 0 or slowest.stage_us < (1 + rule.thresholds["excess_over_fastest"]) * fastest.stage_us:
+        return []
+    return [_make(rule, [slowest.card], "stage_us", slowest.stage_us, fastest.stage_us,
+                  step_phase_spans(slowest, "step"), value=fmt_us(slowest.stage_us),
+                  reference=fmt_us(fastest.stage_us))]
+
+
+def _device_sync(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
+    rule = RULE_BY_NAME["device_sync"]
+    out = []
+    for card, sig in signals.items():
+        calls = sig.sync_calls()
+        held_us = calls.total_us
+        whole = sig.total_step_time_us
+        threshold = rule.thresholds["share_of_step"] * whole
+        if calls.count and whole > 0 and held_us >= threshold:
+            out.append(_make(rule, [card], "sync_us", held_us, threshold, calls.evidence[:EVIDENCE_SPANS],
+                             value=fmt_us(held_us), reference=fmt_us(threshold), share=_pct(held_us / whole),
+                             count=str(calls.count), names=", ".join(calls.names)))
+    return out
+
+
+def _small_operators(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
+    rule = RULE_BY_NAME["small_operators"]
+    out = []
+    for card, sig in signals.items():
+        share, gaps = sig.operators_followed_by_gaps(rule.thresholds["gap_over_duration"])
+        if share >= rule.thresholds["share_of_operators"]:
+            out.append(_make(rule, [card], "operators_before_gaps", share, rule.thresholds["share_of_operators"],
+                             longest_spans(sig, gaps, IDLE_GAPS_LANE), share=_pct(share),
+                             reference=_pct(rule.thresholds["share_of_operators"])))
+    return out
+
+
+def _slow_steps(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
+    """Per card, its slowest step when that one is past the threshold; the evidence lists up to three."""
+    rule = RULE_BY_NAME["slow_step"]
+    out = []
+    for card, sig in signals.items():
+        if len(sig.steps) < rule.thresholds["min_steps"]:
+            continue
+        spans = np.array([s.end - s.start for s in sig.steps], dtype=np.int64)
+        median = float(np.median(spans))
+        over = np.flatnonzero(spans >= (1 + rule.thresholds["excess_over_median"]) * median)
+        if not len(over):
+            continue
+        over = over[np.argsort(-spans[over], kind="stable")]
+        worst = sig.steps[int(over[0])]
+        evidence = [sig.evidence(sig.steps[k].start, sig.steps[k].end, STEPS_LANE) for k in over[:EVIDENCE_SPANS]]
+        out.append(_make(rule, [card], "step_time_us", spans[over[0]] / NS_PER_US, median / NS_PER_US, evidence,
+                         step=worst.step, value=fmt_us(spans[over[0]] / NS_PER_US),
+                         reference=fmt_us(median / NS_PER_US)))
+    return out
+
+
+def grouped(findings: list[Finding], signals: dict[str, CardSignals]) -> list[Finding]:
+    """One finding per rule: the cards that meet it (by rank), with the value, reference, evidence and
+    advice of the card that exceeds it most. A cluster of thousands of cards then reads as one line."""
+    by_rule: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_rule.setdefault(f.rule, []).append(f)
+    out = []
+    for same in by_rule.values():
+        worst = max(same, key=lambda f: f.excess)
+        cards = sorted({c for f in same for c in f.cards}, key=lambda c: signals[c].order)
+        out.append(Finding(worst.rule, worst.severity, worst.method, cards, worst.step, worst.metric, worst.value,
+                           worst.reference, worst.advice, worst.evidence))
+    return out
+
+
+RuleCheck = Callable[[dict[str, CardSignals], list[dict]], list[Finding]]
+# Each check evaluates the rules of the table it names; a new rule is a row there and a check here.
+# Per-card checks (a finding names one card) and checks whose cards are grouped into one finding.
+PER_CARD_CHECKS: tuple[RuleCheck, ...] = (_slow_card_findings, _data_bound, _pipeline_imbalance, _long_tail,
+                                          _slow_steps)
+GROUPED_CHECKS: tuple[RuleCheck, ...] = (_pure_communication, _host_bound, _aicpu_heavy, _device_sync,
+                                         _small_operators)
+
+
+def order_findings(findings: list[Finding]) -> list[Finding]:
+    """By severity, then by the size of the excess (largest first)."""
+    return sorted(findings, key=lambda f: (SEVERITY_ORDER[f.severity], -f.excess))
+
+
+def evaluate_findings(session, extra: list[Finding] | None = None) -> list[Finding]:
+    """Every finding of the session's cards, ordered by severity then excess. ``extra``: findings
+    other analyses made (e.g. slow links), ordered together with these."""
+    signals = {}
+    for k, i in enumerate(session.order):
+        sig = card_signals(session, i, k)
+        if sig is not None:
+            signals[sig.card] = sig
+    slow = list(session.slow_cards)
+    found = [f for check in PER_CARD_CHECKS for f in check(signals, slow)]
+    found += grouped([f for check in GROUPED_CHECKS for f in check(signals, slow)], signals)
+    return order_findings(found + list(extra or []))

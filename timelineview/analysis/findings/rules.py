@@ -1,0 +1,105 @@
+"""The rule table of the findings: what each rule looks at, its thresholds and its advice, as data.
+
+A rule's ``advice`` is a template filled from the finding (``{card}``, ``{value}``,
+``{reference}``, ``{link}`` …), in the words a performance engineer uses. ``method`` says which step
+of the tuning method the rule belongs to, so the Diagnosis panel can walk the method in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+HIGH, MEDIUM, LOW = "high", "medium", "low"
+SEVERITY_ORDER = {HIGH: 0, MEDIUM: 1, LOW: 2}
+
+# The steps of the tuning method, in the order a user walks them.
+METHOD_CLUSTER = "Cluster: slow card, slow link, parallel strategy"
+METHOD_STEP_INTERVAL = "Step interval: the data pipeline"
+METHOD_FORWARD_BACKWARD = "Forward/backward: operators and dispatch"
+METHOD_TAIL = "Tail: gradient aggregation"
+METHOD_ORDER = (METHOD_CLUSTER, METHOD_STEP_INTERVAL, METHOD_FORWARD_BACKWARD, METHOD_TAIL)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule: when it fires (in words and thresholds), how bad, and what to do."""
+
+    name: str
+    severity: str
+    method: str
+    when: str
+    advice: str
+    thresholds: Mapping[str, float] = field(default_factory=dict)
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("slow_data", HIGH, METHOD_CLUSTER,
+         "a card flagged slow on its step interval (metrics.md §4)",
+         "{card} waits {value} per step for its input data against {reference} for the median card. "
+         "Look at that card's data pipeline: the host-side queue, the GetNext operator, the data "
+         "processing workers and the host it runs on."),
+    Rule("slow_compute", HIGH, METHOD_CLUSTER,
+         "a card flagged slow on compute, or on step time while its compute is above the median",
+         "{card} is a slow node: it computes {value} per step against {reference} for the median card, "
+         "and every other card waits for it in the collectives. Compare its forward/backward and its "
+         "top operators with a healthy card (frequency, temperature, a different operator choice)."),
+    Rule("slow_link", HIGH, METHOD_CLUSTER,
+         "a link whose bandwidth is below the median of its transport by the rule of metrics.md §6",
+         "The link {link} ({transport}, {link_type}) moves data at {value} against {reference} for its "
+         "peers. Check that link: cabling, the network interface, routing or congestion on the switch."),
+    Rule("data_bound", HIGH, METHOD_STEP_INTERVAL,
+         "mean step interval ≥ 10 % of the mean step time, on a single card or on every card",
+         "Each step waits {value} for data ({share} of the step; the threshold is {reference}). Data "
+         "processing or the host-to-device transfer cannot keep up: more data workers, prefetching, "
+         "data sinking, or lighter preprocessing.",
+         {"share_of_step": 0.10}),
+    Rule("pipeline_stage_imbalance", MEDIUM, METHOD_CLUSTER,
+         "with pipeline parallelism, the slowest stage is ≥ 10 % slower than the fastest",
+         "The pipeline stage on {card} takes {value} per step against {reference} for the fastest stage: "
+         "rebalance the layers across the stages.",
+         {"excess_over_fastest": 0.10}),
+    Rule("pure_communication_high", MEDIUM, METHOD_CLUSTER,
+         "pure communication ≥ 20 % of the step time",
+         "{value} per step is communication that no computation hides ({share} of the step; the "
+         "threshold is {reference}). The parallel strategy inserts communication nothing overlaps: "
+         "overlap it with computation, fuse or bucket the gradients, or change the split.",
+         {"share_of_step": 0.20}),
+    Rule("long_tail", MEDIUM, METHOD_TAIL,
+         "mean tail ≥ 20 % of the step time on most cards, and no card is slow",
+         "The tail after the last backward operator takes {value} per step ({share} of the step; the "
+         "threshold is {reference}): gradient aggregation. Check the AllReduce fusion configuration "
+         "(fusion buckets, their sizes) so that communication starts during the backward pass.",
+         {"share_of_step": 0.20, "share_of_cards": 0.5}),
+    Rule("host_bound", MEDIUM, METHOD_FORWARD_BACKWARD,
+         "idle AI Core gaps with nothing running ≥ 10 % of forward/backward",
+         "The AI Cores stand idle with nothing running for {value} per step ({share} of forward/backward; "
+         "the threshold is {reference}). The device waits for operator dispatch from the host: many "
+         "small operators, synchronisations, or a busy host.",
+         {"share_of_fp_bp": 0.10}),
+    Rule("aicpu_heavy", MEDIUM, METHOD_FORWARD_BACKWARD,
+         "AI CPU tasks ≥ 10 % of compute",
+         "AI CPU tasks take {value} ({share} of compute; the threshold is {reference}); the top one is "
+         "{operator}. These operators fell back to the AI CPU: change their data types or shapes, or "
+         "use an AI Core implementation.",
+         {"share_of_compute": 0.10}),
+    Rule("device_sync", MEDIUM, METHOD_FORWARD_BACKWARD,
+         "device or stream synchronisation calls on the host hold ≥ 5 % of the step time",
+         "{count} synchronisation calls ({names}) hold the host for {value} ({share} of the step time; "
+         "the threshold is {reference}). Each one drains the device queue: remove the ones that only "
+         "read back values (printing a loss, .item(), tensor-to-host copies) from the training loop.",
+         {"share_of_step": 0.05}),
+    Rule("small_operators", LOW, METHOD_FORWARD_BACKWARD,
+         "≥ 20 % of compute operators are followed by free time (nothing runs) longer than themselves",
+         "{share} of the operators are followed by an idle gap longer than the operator itself (the "
+         "threshold is {reference}): the device runs faster than the host dispatches. Fuse small "
+         "operators, use graph mode or operator fusion, or enlarge the work per operator.",
+         {"share_of_operators": 0.20, "gap_over_duration": 1.0}),
+    Rule("slow_step", LOW, METHOD_STEP_INTERVAL,
+         "a step ≥ 20 % longer than the card's median step (with at least 3 steps)",
+         "Step {step} takes {value} against {reference} for the median step. A first step is often slow "
+         "(compilation, warm-up); a slow step later points at a hiccup: data, host, or a checkpoint.",
+         {"excess_over_median": 0.20, "min_steps": 3}),
+)
+
+RULE_BY_NAME: dict[str, Rule] = {rule.name: rule for rule in RULES}
