@@ -10,6 +10,10 @@ import timelineview.analysis.session  # noqa: F401  (loaded before counting: it 
 from timelineview.analysis.card_analysis import CARD_STAGES, CardStage, analyse_card
 from timelineview.analysis.classify import classify
 from timelineview.analysis.cluster import clock_offsets, slow_cards
+from timelineview.analysis.communication import analyse_card as analyse_communication
+from timelineview.analysis.communication import analyse_cluster
+from timelineview.analysis.communication.document import card_json as communication_json
+from timelineview.analysis.communication.document import cluster_json
 from timelineview.analysis.derived import derive
 from timelineview.analysis.file_overlap import file_overlap
 from timelineview.analysis.session import VIEW_FIELDS, AnalysisSession
@@ -35,19 +39,22 @@ def stores(tmp_path_factory):
 def reference_document(stores, min_gap_ns=1000) -> dict:
     """The §5 document from the analysis functions themselves, one card after another."""
     ordered = sorted(stores, key=lambda s: (s.rank is None, s.rank or 0, s.card))
-    cards, classes = [], []
+    cards, classes, comms = [], [], []
     for s in ordered:
         d = derive(s, min_gap_ns)
         classes.append(d.classification)
         lanes = int(np.count_nonzero(np.bincount(s.slices.lane, minlength=len(s.lanes))))
+        windows = find_steps(s, d)
+        comms.append(analyse_communication(s, d.classification, windows))
         doc = {"card": s.card, "rank": s.rank, "path": str(s.paths[0]), "events": len(s.slices), "lanes": lanes,
                **card_metrics(d, min_gap_ns), "clock_offset_us": 0.0,
-               "steps": [step_metrics(s, d, w) for w in find_steps(s, d)],
-               "file_overlap": file_overlap(s, d.classification), "load": s.report.to_json()}
+               "steps": [step_metrics(s, d, w) for w in windows],
+               "file_overlap": file_overlap(s, d.classification), "load": s.report.to_json(),
+               "communication": communication_json(comms[-1])}
         cards.append(doc)
     for doc, off in zip(cards, clock_offsets(ordered, classes), strict=True):
         doc["clock_offset_us"] = float(off) / 1000.0
-    return {"cards": cards, "slow_cards": slow_cards(cards)}
+    return {"cards": cards, "slow_cards": slow_cards(cards), **cluster_json(analyse_cluster(comms))}
 
 
 def dumps(doc: dict) -> bytes:

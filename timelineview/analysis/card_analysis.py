@@ -16,6 +16,9 @@ from typing import Any
 import numpy as np
 
 from timelineview.analysis.classify import Classification, classify
+from timelineview.analysis.communication import CardCommunication
+from timelineview.analysis.communication import analyse_card as analyse_communication
+from timelineview.analysis.communication.document import card_json as communication_json
 from timelineview.analysis.comparison import step_rows
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS, DerivedIntervals, derive
 from timelineview.analysis.file_overlap import file_overlap
@@ -46,6 +49,7 @@ class CardAnalysis:
     comparison_steps: list[dict] | None = None  # each step's row of the cluster comparison
     file_overlap: dict | None = None  # totals of the producer's overlap lanes, None without them
     operators: CardOperators | None = None  # operator tables by name and by task type (§7)
+    communication: CardCommunication | None = None  # collectives and links (§6); None without plane tasks
     document: dict | None = None  # the §5 card object (``clock_offset_us`` 0 until a cluster sets it)
     done: set[str] = field(default_factory=set)
     error: str = ""
@@ -89,6 +93,7 @@ def _document(store: TraceStore, a: CardAnalysis) -> dict:
     doc["steps"] = list(a.step_stats)
     doc["file_overlap"] = a.file_overlap
     doc["load"] = store.report.to_json()
+    doc["communication"] = communication_json(a.communication)
     return doc
 
 
@@ -103,7 +108,9 @@ CARD_STAGES: dict[str, CardStage] = {
                                   ("derived", "steps", "step_stats", "pipeline")),
     "file_overlap": CardStage(lambda store, a: file_overlap(store, a.classification), ("classification",)),
     "operators": CardStage(lambda store, a: card_operators(store, a.classification), ("classification",)),
-    "document": CardStage(_document, ("derived", "step_stats", "file_overlap")),
+    "communication": CardStage(lambda store, a: analyse_communication(store, a.classification, a.steps),
+                               ("classification", "steps")),
+    "document": CardStage(_document, ("derived", "step_stats", "file_overlap", "communication")),
 }
 
 

@@ -15,6 +15,8 @@ import numpy as np
 
 from timelineview.analysis.card_analysis import CardAnalysis, ensure
 from timelineview.analysis.cluster import clock_offsets, slow_cards
+from timelineview.analysis.communication import ClusterCommunication, analyse_cluster
+from timelineview.analysis.communication.document import cluster_json
 from timelineview.analysis.comparison import CardComparison, ClusterComparison, comparison_error
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS
 from timelineview.model.store.trace_store import TraceStore
@@ -92,6 +94,13 @@ class AnalysisSession:
         """Slow cards of metrics.md §4 over the card documents (mean over steps)."""
         return slow_cards(self.card_documents)
 
+    @cached_property
+    def communication(self) -> ClusterCommunication:
+        """The cards' links joined (each from its sender), slow links and each card's wait per
+        collective (metrics.md §6), over the cards by rank that have plane tasks."""
+        return analyse_cluster([self.analyse(i, ("communication",)).communication for i in self.order])
+
     def stats_document(self) -> dict:
-        """The ``stats --json`` document of metrics.md §5: {"cards": [by rank], "slow_cards": [...]}."""
-        return {"cards": self.card_documents, "slow_cards": self.slow_cards}
+        """The ``stats --json`` document of metrics.md §5 and §6: {"cards": [by rank], "slow_cards": [...],
+        "links": [...], "slow_links": [...]}."""
+        return {"cards": self.card_documents, "slow_cards": self.slow_cards, **cluster_json(self.communication)}

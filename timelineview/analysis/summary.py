@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from timelineview.analysis.card_analysis import CardAnalysis, ensure
+from timelineview.analysis.communication.document import format_text as communication_text
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS, DerivedIntervals
 from timelineview.analysis.session import STATS_FIELDS, AnalysisSession
 from timelineview.analysis.text_table import format_table
@@ -66,4 +67,7 @@ def format_text(doc: dict) -> str:
     else:
         rows = [[f["card"], f["metric"], f["value"], f["median"]] for f in slow]
         parts.append("Slow cards\n" + format_table(["card", "metric", "value µs", "median µs"], rows))
+    communication = communication_text(doc)  # §6: per card totals, the links and the slow links
+    if communication:
+        parts.append(communication)
     return "\n\n".join(parts) + "\n"

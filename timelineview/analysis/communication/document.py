@@ -72,9 +72,9 @@ def format_text(doc: dict) -> str:
                                                           rows))
     if links:
         rows = [[x["link"], x["transport"], x["link_type"], x["bytes"], x["transit_us"], x["count"],
-                 x["bandwidth_gbps"], "slow" if x.get("slow") else ""] for x in links]
+                 x["bandwidth_gbps"], "yes" if x.get("slow") else ""] for x in links]
         parts.append("Links\n" + format_table(
-            ["link", "transport", "link type", "bytes", "transit µs", "count", "GB/s", ""], rows))
+            ["link", "transport", "link type", "bytes", "transit µs", "count", "GB/s", "slow"], rows))
     slow = doc.get("slow_links") or []
     parts.append("Slow links: " + (", ".join(slow) if slow else "none."))
     return "\n\n".join(parts)
