@@ -35,16 +35,26 @@ class DerivedLane:
 
 @dataclass
 class StepBars:
-    """Step windows and their phases, absolute ns."""
+    """Step windows and their phases, absolute ns. ``phases`` False: the one "whole trace" window of
+    a trace without step markers, whose fp and bp were never measured (drawn without phase colours)."""
 
     step: np.ndarray
     start: np.ndarray
     end: np.ndarray
     fp: np.ndarray
     bp: np.ndarray
+    phases: np.ndarray | None = None  # bool per step; None: every step has phases
+
+    def __post_init__(self) -> None:
+        if self.phases is None:
+            self.phases = np.ones(len(self.step), dtype=bool)
 
     def __len__(self) -> int:
         return len(self.step)
+
+    def label(self, i: int) -> str:
+        """'Step 3', or 'Whole trace' for a window without phases."""
+        return f"Step {int(self.step[i])}" if self.phases[i] else "Whole trace"
 
 
 @dataclass
@@ -56,7 +66,6 @@ class CardView:
     offset_ns: int = 0  # clock offset applied: subtracted from its times to align with the first card
     estimated_offset_ns: int = 0  # what the cluster analysis estimated (applied unless turned off)
     analysis: CardAnalysis | None = None  # what the session computed for this card
-    derived: DerivedIntervals | None = None  # the analysis' interval sets, for window statistics
     derived_lanes: list[DerivedLane] = field(default_factory=list)
     steps: StepBars | None = None
     colours: np.ndarray = field(default_factory=lambda: np.zeros(1, np.uint8))
@@ -67,6 +76,11 @@ class CardView:
     @property
     def title(self) -> str:
         return self.store.card
+
+    @property
+    def derived(self) -> DerivedIntervals | None:
+        """The analysis' whole-card interval sets (for window statistics); None without them."""
+        return self.analysis.derived if self.analysis is not None else None
 
     def lanes_with_slices(self) -> np.ndarray:
         """Bool per lane: does it hold any slice."""
@@ -113,7 +127,7 @@ _DERIVED_LANES = (
     ("idle_gaps", "Idle AI Core gaps",
      [("idle_gap_communication", "idle_gap_communication"), ("idle_gap_free", "idle_gap_free")],
      "no compute for ≥ 1 µs: orange = waiting on communication, red = nothing runs"),
-    ("free", "Free", [("free", "free")], "neither compute nor communication"),
+    ("free", "Free", [("free", "free")], "free: the card runs neither compute nor communication"),
 )
 
 
@@ -140,7 +154,8 @@ def step_bars_of(steps: list[Any]) -> StepBars | None:
     def col(name: str) -> np.ndarray:
         return np.array([int(getattr(s, name)) for s in steps], dtype=np.int64)
 
-    return StepBars(col("step"), col("start"), col("end"), col("fp"), col("bp"))
+    phases = np.array([bool(getattr(s, "has_phases", True)) for s in steps], dtype=bool)
+    return StepBars(col("step"), col("start"), col("end"), col("fp"), col("bp"), phases)
 
 
 def prepare_card(store: TraceStore, number: int, min_gap_ns: int = DEFAULT_MIN_GAP_NS,
@@ -156,7 +171,6 @@ def prepare_card(store: TraceStore, number: int, min_gap_ns: int = DEFAULT_MIN_G
         analysis = analyse_card(store, VIEW_FIELDS, number, min_gap_ns, tolerant=True)
     card.analysis = analysis
     card.analysis_error = analysis.error  # a failing analysis must not stop the viewer
-    card.derived = analysis.derived
     if analysis.derived is not None:
         card.derived_lanes = derived_lanes_of(analysis.derived)
     card.steps = step_bars_of(analysis.steps or [])
