@@ -16,6 +16,8 @@ from timelineview.analysis.communication.document import card_json as communicat
 from timelineview.analysis.communication.document import cluster_json
 from timelineview.analysis.derived import derive
 from timelineview.analysis.file_overlap import file_overlap
+from timelineview.analysis.findings import evaluate_findings
+from timelineview.analysis.operators import card_operators, operators_across_cards
 from timelineview.analysis.session import VIEW_FIELDS, AnalysisSession
 from timelineview.analysis.steps import find_steps, step_metrics
 from timelineview.analysis.summary import stats_document
@@ -39,7 +41,7 @@ def stores(tmp_path_factory):
 def reference_document(stores, min_gap_ns=1000) -> dict:
     """The §5 document from the analysis functions themselves, one card after another."""
     ordered = sorted(stores, key=lambda s: (s.rank is None, s.rank or 0, s.card))
-    cards, classes, comms = [], [], []
+    cards, classes, comms, ops = [], [], [], []
     for s in ordered:
         d = derive(s, min_gap_ns)
         classes.append(d.classification)
@@ -51,10 +53,15 @@ def reference_document(stores, min_gap_ns=1000) -> dict:
                "steps": [step_metrics(s, d, w) for w in windows],
                "file_overlap": file_overlap(s, d.classification), "load": s.report.to_json(),
                "communication": communication_json(comms[-1])}
+        ops.append((s.card, card_operators(s, d.classification)))
+        doc["operators"] = ops[-1][1].document()
         cards.append(doc)
     for doc, off in zip(cards, clock_offsets(ordered, classes), strict=True):
         doc["clock_offset_us"] = float(off) / 1000.0
-    return {"cards": cards, "slow_cards": slow_cards(cards), **cluster_json(analyse_cluster(comms))}
+    # findings are tested on their own (tests/analysis/findings); here: the document carries them
+    findings = [f.document() for f in evaluate_findings(AnalysisSession(stores, min_gap_ns))]
+    return {"cards": cards, "slow_cards": slow_cards(cards), **cluster_json(analyse_cluster(comms)),
+            "operators_across_cards": [o.document() for o in operators_across_cards(ops)], "findings": findings}
 
 
 def dumps(doc: dict) -> bytes:

@@ -12,7 +12,7 @@ CARD_KEYS = [
     "card", "rank", "path", "events", "lanes", "span_us", "compute_us", "communication_us",
     "overlapped_us", "pure_communication_us", "free_us", "overlap_ratio", "idle_gap_count",
     "idle_gap_total_us", "idle_gap_max_us", "idle_gap_communication_us", "idle_gap_free_us",
-    "clock_offset_us", "steps", "file_overlap", "load", "communication",
+    "clock_offset_us", "steps", "file_overlap", "load", "communication", "operators",
 ]
 STEP_KEYS = [
     "step", "start_us", "dur_us", "span_us", "compute_us", "communication_us", "overlapped_us",
@@ -63,7 +63,7 @@ def test_min_gap_changes_idle_gaps():
 def test_stats_document_and_text():
     stores = make_cluster(3, compute_us=[1000, 1000, 1500], offsets_ns=[0, 2000, 0])
     doc = stats_document(stores, min_gap_ns=1000)
-    assert list(doc) == ["cards", "slow_cards", "links", "slow_links"]
+    assert list(doc) == ["cards", "slow_cards", "links", "slow_links", "operators_across_cards", "findings"]
     json.dumps(doc)
     text = format_text(doc)
     assert text.index("Cards") < text.index("Steps of rank 0") < text.index("Slow cards")
@@ -78,4 +78,5 @@ def test_text_with_fewer_than_three_cards():
 
 
 def test_empty_stats():
-    assert stats_document([]) == {"cards": [], "slow_cards": [], "links": [], "slow_links": []}
+    assert stats_document([]) == {"cards": [], "slow_cards": [], "links": [], "slow_links": [],
+                                  "operators_across_cards": [], "findings": []}

@@ -94,6 +94,7 @@ def _document(store: TraceStore, a: CardAnalysis) -> dict:
     doc["file_overlap"] = a.file_overlap
     doc["load"] = store.report.to_json()
     doc["communication"] = communication_json(a.communication)
+    doc["operators"] = a.operators.document()
     return doc
 
 
@@ -110,7 +111,7 @@ CARD_STAGES: dict[str, CardStage] = {
     "operators": CardStage(lambda store, a: card_operators(store, a.classification), ("classification",)),
     "communication": CardStage(lambda store, a: analyse_communication(store, a.classification, a.steps),
                                ("classification", "steps")),
-    "document": CardStage(_document, ("derived", "step_stats", "file_overlap", "communication")),
+    "document": CardStage(_document, ("derived", "step_stats", "file_overlap", "communication", "operators")),
 }
 
 

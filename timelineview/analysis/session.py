@@ -19,6 +19,8 @@ from timelineview.analysis.communication import ClusterCommunication, analyse_cl
 from timelineview.analysis.communication.document import cluster_json
 from timelineview.analysis.comparison import CardComparison, ClusterComparison, comparison_error
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS
+from timelineview.analysis.findings import Finding, evaluate_findings
+from timelineview.analysis.operators import OperatorAcrossCards, operators_across_cards
 from timelineview.model.store.trace_store import TraceStore
 
 # What the views need of every card; the rest (the §5 document) is computed when asked for.
@@ -100,7 +102,21 @@ class AnalysisSession:
         collective (metrics.md §6), over the cards by rank that have plane tasks."""
         return analyse_cluster([self.analyse(i, ("communication",)).communication for i in self.order])
 
+    @cached_property
+    def operators_across_cards(self) -> list[OperatorAcrossCards]:
+        """Per operator name across the cards by rank: mean, min and max total, the card with the max (§7)."""
+        cards = [(a.card, a.operators) for a in (self.analyse(i, ("operators",)) for i in self.order)
+                 if a.operators is not None]
+        return operators_across_cards(cards)
+
+    @cached_property
+    def findings(self) -> list[Finding]:
+        """The findings of metrics.md §8, ordered by severity then by the size of the excess."""
+        return evaluate_findings(self)
+
     def stats_document(self) -> dict:
-        """The ``stats --json`` document of metrics.md §5 and §6: {"cards": [by rank], "slow_cards": [...],
-        "links": [...], "slow_links": [...]}."""
-        return {"cards": self.card_documents, "slow_cards": self.slow_cards, **cluster_json(self.communication)}
+        """The ``stats --json`` document of metrics.md §5–§8: {"cards": [by rank], "slow_cards": [...],
+        "links": [...], "slow_links": [...], "operators_across_cards": [...], "findings": [...]}."""
+        return {"cards": self.card_documents, "slow_cards": self.slow_cards, **cluster_json(self.communication),
+                "operators_across_cards": [o.document() for o in self.operators_across_cards],
+                "findings": [f.document() for f in self.findings]}

@@ -5,6 +5,8 @@ from __future__ import annotations
 from timelineview.analysis.card_analysis import CardAnalysis, ensure
 from timelineview.analysis.communication.document import format_text as communication_text
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS, DerivedIntervals
+from timelineview.analysis.findings.text import findings_text
+from timelineview.analysis.operators import operators_text
 from timelineview.analysis.session import STATS_FIELDS, AnalysisSession
 from timelineview.analysis.text_table import format_table
 from timelineview.analysis.window import METRIC_KEYS
@@ -70,4 +72,7 @@ def format_text(doc: dict) -> str:
     communication = communication_text(doc)  # §6: per card totals, the links and the slow links
     if communication:
         parts.append(communication)
+    parts += [t for t in (operators_text(c["card"], c.get("operators")) for c in cards) if t]  # §7
+    if "findings" in doc:  # §8, in words, first
+        parts.insert(0, findings_text(doc["findings"]))
     return "\n\n".join(parts) + "\n"

@@ -25,7 +25,7 @@ def doc(tmp_path_factory):
 
 def test_cards_carry_their_communication(doc) -> None:
     d, truths = doc
-    assert list(d) == ["cards", "slow_cards", "links", "slow_links"]
+    assert {"cards", "slow_cards", "links", "slow_links"} <= set(d)
     for card, truth in zip(d["cards"], truths, strict=True):
         comm = card["communication"]
         assert list(comm) == ["comm_ops", "links", "transit_us", "wait_us", "synchronization_us", "idle_us"]

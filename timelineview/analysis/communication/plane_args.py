@@ -62,27 +62,38 @@ def read_plane_args(store: TraceStore, slices: np.ndarray) -> list[PlaneArgs]:
     chunk_of = np.searchsorted(chunks.first, ordinals, side="right") - 1
     order = np.argsort(chunk_of, kind="stable")
     bounds = np.flatnonzero(np.diff(chunk_of[order])) + 1
-    out: list[PlaneArgs] = [_EMPTY] * len(slices)
+    out = np.full(len(slices), _EMPTY, dtype=object)
+    decode = _event_decoder.decode
     for group in np.split(order, bounds):
         c = int(chunk_of[group[0]])
         if c < 0:
             continue
         elems = _raw_elements(reader, chunks, c)
-        slow: list[int] = []
-        for i, k in zip(group.tolist(), (ordinals[group] - chunks.first[c]).tolist(), strict=True):
-            if elems is None or not 0 <= k < len(elems):
-                slow.append(i)
-                continue
+        ks = (ordinals[group] - chunks.first[c]).tolist()
+        got = None
+        if elems is not None and 0 <= min(ks) and max(ks) < len(elems):
             try:
-                args = _event_decoder.decode(elems[k]).args
-            except msgspec.DecodeError:
-                slow.append(i)
-                continue
-            out[i] = args if args is not None else _EMPTY
-        if slow:
-            for i, a in zip(slow, reader(ordinals[slow]), strict=True):
-                out[i] = from_dict(a)
-    return out
+                got = [decode(elems[k]).args for k in ks]
+            except msgspec.DecodeError:  # one odd element: this chunk's events one by one below
+                got = None
+        if got is None:
+            got = [_one(decode, elems, k, reader, o) for k, o in zip(ks, ordinals[group].tolist(), strict=True)]
+        out[group] = got
+    result = out.tolist()
+    if None in result:  # events without args
+        result = [a if a is not None else _EMPTY for a in result]
+    return result
+
+
+def _one(decode, elems, k: int, reader, ordinal: int) -> PlaneArgs:
+    """One element's args: decoded from its raw bytes, else through the store's reader."""
+    if elems is not None and 0 <= k < len(elems):
+        try:
+            args = decode(elems[k]).args
+            return args if args is not None else _EMPTY
+        except msgspec.DecodeError:
+            pass
+    return from_dict(reader(np.array([ordinal], dtype=np.int64))[0])
 
 
 def _raw_elements(reader, chunks, c: int) -> list | None:

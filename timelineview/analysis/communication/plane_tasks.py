@@ -66,13 +66,15 @@ def _field(args: list[PlaneArgs], name: str) -> list:
 
 
 def _distinct(values: list) -> tuple[np.ndarray, list]:
-    """int32 code of each value and the distinct values (hashable ones; anything else is None)."""
-    table: dict = {}
+    """int32 code of each value and the distinct values in first-seen order (hashable ones;
+    anything else counts as None). The lookups run in C: no Python code per value."""
     try:
-        codes = [table.setdefault(v, len(table)) for v in values]
+        table = {v: i for i, v in enumerate(dict.fromkeys(values))}
     except TypeError:  # a list or object where a number or text belongs
-        codes = [table.setdefault(v if isinstance(v, (int, float, str)) else None, len(table)) for v in values]
-    return np.array(codes, dtype=np.int32), list(table)
+        values = [v if isinstance(v, (int, float, str)) or v is None else None for v in values]
+        table = {v: i for i, v in enumerate(dict.fromkeys(values))}
+    codes = np.fromiter(map(table.__getitem__, values), dtype=np.int32, count=len(values))
+    return codes, list(table)
 
 
 def _as_int(v, missing: int) -> int:
@@ -99,11 +101,7 @@ def _ints(values: list, missing: int) -> np.ndarray:
 
 def _codes(values: list) -> tuple[np.ndarray, list[str]]:
     """int16 codes of text values (upper case; anything else is ``UNKNOWN``) and their table."""
-    if values and set(map(type, values)) == {str}:  # the usual case: distinct texts found by numpy
-        raw, raw_codes = np.unique(np.array(values), return_inverse=True)
-        raw, raw_codes = raw.tolist(), raw_codes.reshape(-1)
-    else:
-        raw_codes, raw = _distinct(values)
+    raw_codes, raw = _distinct(values)
     table: dict[str, int] = {}
     remap = np.array([table.setdefault(v.strip().upper() if isinstance(v, str) else nm.UNKNOWN, len(table))
                       for v in raw], dtype=np.int16)
@@ -121,9 +119,6 @@ def _floats(values: list) -> np.ndarray:
 
 
 def _wait_types(values: list) -> np.ndarray:
-    if values and set(map(type, values)) == {str}:
-        table, codes = np.unique(np.array(values), return_inverse=True)
-        return np.array([nm.is_wait_task(v) for v in table.tolist()], dtype=bool)[codes.reshape(-1)]
     codes, table = _distinct(values)
     if not table:
         return np.zeros(0, dtype=bool)

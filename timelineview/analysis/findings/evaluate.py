@@ -7,7 +7,7 @@ from its trace start (``TraceStore.t_origin``), with the lane or operator they p
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -81,7 +81,7 @@ def _pct(share: float) -> str:
     return f"{100 * share:.0f} %"
 
 
-def _make(rule: Rule, cards: list[str], metric: str, amount: float, against: float,
+def make_finding(rule: Rule, cards: list[str], metric: str, amount: float, against: float,
           evidence: list[Evidence], step: int | None = None, **words: str) -> Finding:
     """A finding of ``rule``: ``metric`` is ``amount`` against the reference ``against``; ``words`` fill
     the advice template (``value`` and ``reference`` as the user reads them)."""
@@ -126,7 +126,7 @@ def _slow_card_findings(signals: dict[str, CardSignals], slow: list[dict]) -> li
         metrics = {f["metric"]: f for f in flags}
         if "step_interval_us" in metrics:
             f = metrics["step_interval_us"]
-            out.append(_make(RULE_BY_NAME["slow_data"], [card], "step_interval_us", f["value"], f["median"],
+            out.append(make_finding(RULE_BY_NAME["slow_data"], [card], "step_interval_us", f["value"], f["median"],
                              step_phase_spans(sig, "interval"), value=fmt_us(f["value"]),
                              reference=fmt_us(f["median"])))
         compute_flag = metrics.get("compute_us")
@@ -134,7 +134,7 @@ def _slow_card_findings(signals: dict[str, CardSignals], slow: list[dict]) -> li
             compute_flag = {"value": sig.compute_us, "median": median_compute}
         if compute_flag is not None:
             evidence = step_phase_spans(sig, "fp_bp", 2) + sig.top_operator_slices(2)
-            out.append(_make(RULE_BY_NAME["slow_compute"], [card], "compute_us", compute_flag["value"],
+            out.append(make_finding(RULE_BY_NAME["slow_compute"], [card], "compute_us", compute_flag["value"],
                              compute_flag["median"], evidence, value=fmt_us(compute_flag["value"]),
                              reference=fmt_us(compute_flag["median"])))
     return out
@@ -148,7 +148,7 @@ def _share_rule(rule: Rule, signals: dict[str, CardSignals], metric: str, of: Ca
     for card, sig in signals.items():
         value, whole = of(sig), base(sig)
         if whole > 0 and value >= threshold * whole:
-            out.append(_make(rule, [card], metric, value, threshold * whole, evidence(sig),
+            out.append(make_finding(rule, [card], metric, value, threshold * whole, evidence(sig),
                              value=fmt_us(value), reference=fmt_us(threshold * whole), share=_pct(value / whole)))
     return out
 
@@ -161,7 +161,7 @@ def _data_bound(signals: dict[str, CardSignals], slow: list[dict]) -> list[Findi
         return []  # on some cards only, it is a slow card's data pipeline (slow_data)
     worst = max(hit.values(), key=lambda s: s.step_interval_us / s.step_time_us)
     value, whole = worst.step_interval_us, worst.step_time_us
-    return [_make(rule, sorted(hit, key=lambda c: signals[c].order), "step_interval_us", value, share * whole,
+    return [make_finding(rule, sorted(hit, key=lambda c: signals[c].order), "step_interval_us", value, share * whole,
                   step_phase_spans(worst, "interval"), value=fmt_us(value), reference=fmt_us(share * whole),
                   share=_pct(value / whole))]
 
@@ -175,16 +175,24 @@ def _long_tail(signals: dict[str, CardSignals], slow: list[dict]) -> list[Findin
     if not hit or len(hit) <= rule.thresholds["share_of_cards"] * len(signals):
         return []
     worst = max(hit.values(), key=lambda s: s.tail_us / s.step_time_us)
-    return [_make(rule, sorted(hit, key=lambda c: signals[c].order), "tail_us", worst.tail_us,
+    return [make_finding(rule, sorted(hit, key=lambda c: signals[c].order), "tail_us", worst.tail_us,
                   share * worst.step_time_us, step_phase_spans(worst, "tail"), value=fmt_us(worst.tail_us),
                   reference=fmt_us(share * worst.step_time_us), share=_pct(worst.tail_us / worst.step_time_us))]
 
 
+WAITING_FOR_SLOW = (" While {slow} hold the others back, much of this is the others waiting for them in the "
+                    "collectives: look at the slow cards first.")
+
+
 def _pure_communication(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
     rule = RULE_BY_NAME["pure_communication_high"]
-    return _share_rule(rule, signals, "pure_communication_us", lambda s: s.pure_communication_us,
-                       lambda s: s.step_time_us, rule.thresholds["share_of_step"],
-                       lambda s: longest_spans(s, s.derived.pure_communication, PURE_COMMUNICATION_LANE))
+    found = _share_rule(rule, signals, "pure_communication_us", lambda s: s.pure_communication_us,
+                        lambda s: s.step_time_us, rule.thresholds["share_of_step"],
+                        lambda s: longest_spans(s, s.derived.pure_communication, PURE_COMMUNICATION_LANE))
+    slow_names = ", ".join(dict.fromkeys(f["card"] for f in slow))
+    if slow_names:  # a slow card makes every other card wait: say so, or the advice points the wrong way
+        found = [replace(f, advice=f.advice + WAITING_FOR_SLOW.format(slow=slow_names)) for f in found]
+    return found
 
 
 def _host_bound(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
@@ -200,7 +208,7 @@ def _aicpu_heavy(signals: dict[str, CardSignals], slow: list[dict]) -> list[Find
     for card, sig in signals.items():
         share, total_us, top = sig.aicpu_share()
         if share >= rule.thresholds["share_of_compute"]:
-            out.append(_make(rule, [card], "aicpu_share", share, rule.thresholds["share_of_compute"],
+            out.append(make_finding(rule, [card], "aicpu_share", share, rule.thresholds["share_of_compute"],
                              sig.operator_slices(top, EVIDENCE_SPANS), value=fmt_us(total_us),
                              reference=_pct(rule.thresholds["share_of_compute"]), share=_pct(share),
                              operator=top or "?"))
@@ -216,7 +224,7 @@ def _pipeline_imbalance(signals: dict[str, CardSignals], slow: list[dict]) -> li
     fastest = min(staged.values(), key=lambda s: s.stage_us)
     if fastest.stage_us <= 0 or slowest.stage_us < (1 + rule.thresholds["excess_over_fastest"]) * fastest.stage_us:
         return []
-    return [_make(rule, [slowest.card], "stage_us", slowest.stage_us, fastest.stage_us,
+    return [make_finding(rule, [slowest.card], "stage_us", slowest.stage_us, fastest.stage_us,
                   step_phase_spans(slowest, "step"), value=fmt_us(slowest.stage_us),
                   reference=fmt_us(fastest.stage_us))]
 
@@ -230,7 +238,7 @@ def _device_sync(signals: dict[str, CardSignals], slow: list[dict]) -> list[Find
         whole = sig.total_step_time_us
         threshold = rule.thresholds["share_of_step"] * whole
         if calls.count and whole > 0 and held_us >= threshold:
-            out.append(_make(rule, [card], "sync_us", held_us, threshold, calls.evidence[:EVIDENCE_SPANS],
+            out.append(make_finding(rule, [card], "sync_us", held_us, threshold, calls.evidence[:EVIDENCE_SPANS],
                              value=fmt_us(held_us), reference=fmt_us(threshold), share=_pct(held_us / whole),
                              count=str(calls.count), names=", ".join(calls.names)))
     return out
@@ -242,7 +250,7 @@ def _small_operators(signals: dict[str, CardSignals], slow: list[dict]) -> list[
     for card, sig in signals.items():
         share, gaps = sig.operators_followed_by_gaps(rule.thresholds["gap_over_duration"])
         if share >= rule.thresholds["share_of_operators"]:
-            out.append(_make(rule, [card], "operators_before_gaps", share, rule.thresholds["share_of_operators"],
+            out.append(make_finding(rule, [card], "operators_before_gaps", share, rule.thresholds["share_of_operators"],
                              longest_spans(sig, gaps, IDLE_GAPS_LANE), share=_pct(share),
                              reference=_pct(rule.thresholds["share_of_operators"])))
     return out
@@ -263,7 +271,7 @@ def _slow_steps(signals: dict[str, CardSignals], slow: list[dict]) -> list[Findi
         over = over[np.argsort(-spans[over], kind="stable")]
         worst = sig.steps[int(over[0])]
         evidence = [sig.evidence(sig.steps[k].start, sig.steps[k].end, STEPS_LANE) for k in over[:EVIDENCE_SPANS]]
-        out.append(_make(rule, [card], "step_time_us", spans[over[0]] / NS_PER_US, median / NS_PER_US, evidence,
+        out.append(make_finding(rule, [card], "step_time_us", spans[over[0]] / NS_PER_US, median / NS_PER_US, evidence,
                          step=worst.step, value=fmt_us(spans[over[0]] / NS_PER_US),
                          reference=fmt_us(median / NS_PER_US)))
     return out
@@ -298,9 +306,10 @@ def order_findings(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (SEVERITY_ORDER[f.severity], -f.excess))
 
 
-def evaluate_findings(session, extra: list[Finding] | None = None) -> list[Finding]:
-    """Every finding of the session's cards, ordered by severity then excess. ``extra``: findings
-    other analyses made (e.g. slow links), ordered together with these."""
+def evaluate_findings(session) -> list[Finding]:
+    """Every finding of the session's cards, ordered by severity then excess."""
+    from timelineview.analysis.findings.links import collective_size_findings, slow_link_findings
+
     signals = {}
     for k, i in enumerate(session.order):
         sig = card_signals(session, i, k)
@@ -308,5 +317,8 @@ def evaluate_findings(session, extra: list[Finding] | None = None) -> list[Findi
             signals[sig.card] = sig
     slow = list(session.slow_cards)
     found = [f for check in PER_CARD_CHECKS for f in check(signals, slow)]
-    found += grouped([f for check in GROUPED_CHECKS for f in check(signals, slow)], signals)
-    return order_findings(found + list(extra or []))
+    found += slow_link_findings(session, signals)
+    grouped_found = [f for check in GROUPED_CHECKS for f in check(signals, slow)]
+    grouped_found += collective_size_findings(session, signals)
+    found += grouped(grouped_found, signals)
+    return order_findings(found)

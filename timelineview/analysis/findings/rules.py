@@ -95,6 +95,12 @@ RULES: tuple[Rule, ...] = (
          "threshold is {reference}): the device runs faster than the host dispatches. Fuse small "
          "operators, use graph mode or operator fusion, or enlarge the work per operator.",
          {"share_of_operators": 0.20, "gap_over_duration": 1.0}),
+    Rule("collective_size", LOW, METHOD_CLUSTER,
+         "≥ 10 % of a card's transfer tasks move a size that is not a multiple of 512 bytes",
+         "{count} transfers ({share}, {value} in all; the threshold is {reference}) move sizes that are "
+         "not multiples of 512 bytes. The copy engines move 512-byte blocks: pad the tensors or the "
+         "fusion buckets of these collectives to a multiple of 512 bytes.",
+         {"share_of_transfers": 0.10}),
     Rule("slow_step", LOW, METHOD_STEP_INTERVAL,
          "a step ≥ 20 % longer than the card's median step (with at least 3 steps)",
          "Step {step} takes {value} against {reference} for the median step. A first step is often slow "

@@ -1,0 +1,31 @@
+"""Findings in words, for the terminal: what ``timelineview stats`` prints first."""
+
+from __future__ import annotations
+
+import textwrap
+
+WIDTH = 100
+
+
+def _where(finding: dict) -> str:
+    cards = finding["cards"]
+    where = ", ".join(cards[:6]) + (f" and {len(cards) - 6} more" if len(cards) > 6 else "")
+    if finding.get("step") is not None:
+        where += f", step {finding['step']}"
+    return where
+
+
+def findings_text(findings: list[dict]) -> str:
+    """One paragraph per finding (severity, rule, where, advice, first evidence span)."""
+    if not findings:
+        return "Findings: none — no rule of the tuning method fired."
+    lines = [f"Findings ({len(findings)})"]
+    for k, f in enumerate(findings, 1):
+        lines.append(f"{k}. [{f['severity']}] {f['rule']} — {_where(f)}")
+        lines.extend(textwrap.wrap(f["advice"], WIDTH, initial_indent="   ", subsequent_indent="   "))
+        if f["evidence"]:
+            e = f["evidence"][0]
+            what = e.get("name") or e.get("lane") or ""
+            lines.append(f"   evidence: {e['card']} {e['start_us']:.1f}–{e['end_us']:.1f} µs from its start"
+                         + (f" ({what})" if what else ""))
+    return "\n".join(lines)
