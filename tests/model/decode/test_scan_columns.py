@@ -6,7 +6,18 @@ import numpy as np
 import pytest
 
 from timelineview.model.decode import scan_codes as codes
-from timelineview.model.decode.scan_columns import GROUP_TYPES, GROUPS, SCAN_ARRAYS, Scan, group_arrays
+from timelineview.model.decode.scan_columns import (
+    GROUP_TYPES,
+    GROUPS,
+    SAMPLE_ELEMENT,
+    SAMPLE_LENGTH,
+    SAMPLE_SERIES,
+    SCAN_ARRAYS,
+    SPAN_END,
+    SPAN_START,
+    Scan,
+    group_arrays,
+)
 from timelineview.model.load.jit import scanner_available
 
 
@@ -36,7 +47,7 @@ def test_a_scan_writes_every_array_with_the_spec_dtype_and_the_values_by_hand():
         assert arr.shape[1:] == ((spec.width,) if spec.width else ()), spec.name
 
     def text_of(sid: int) -> bytes:
-        a, b = scan.spans[sid, :2]
+        a, b = scan.spans[sid, SPAN_START], scan.spans[sid, SPAN_END]
         return text[a:b]
 
     assert scan.r_state.tolist() == [codes.RANGE_OK] and scan.r_count.tolist() == [3]
@@ -49,6 +60,7 @@ def test_a_scan_writes_every_array_with_the_spec_dtype_and_the_values_by_hand():
     pid_kind, pid_value, tid_kind, tid_value = scan.lane_rows[scan.lane[2]]
     assert (pid_kind, text_of(pid_value), tid_kind, tid_value) == (codes.TOK_STR, b"p", codes.TOK_INT, 2)
     assert scan.lane_rows[scan.lane[0]].tolist() == [codes.TOK_INT, 1, codes.TOK_INT, 2]
-    assert scan.values.tolist() == [1.5] and scan.samples[0, 0] == 1 and scan.samples[0, 3] == -1
-    pid_kind, pid_value, name, key = scan.series_rows[scan.samples[0, 1]]
+    assert scan.values.tolist() == [1.5]
+    assert scan.samples[0, SAMPLE_ELEMENT] == 1 and scan.samples[0, SAMPLE_LENGTH] == -1  # converted here
+    pid_kind, pid_value, name, key = scan.series_rows[scan.samples[0, SAMPLE_SERIES]]
     assert (pid_kind, pid_value, text_of(name), text_of(key)) == (codes.TOK_INT, 1, b"m", b"v")

@@ -44,7 +44,6 @@ from timelineview.model.decode.byte_scan_tables import (
     string_hash,
 )
 from timelineview.model.decode.byte_scan_text import (
-    HAS_ESCAPES,
     WATCH_DECLINED,
     WATCH_FOUND,
     counter_members,
@@ -55,6 +54,7 @@ from timelineview.model.decode.byte_scan_text import (
     skip_ws,
 )
 from timelineview.model.decode.scan_codes import (
+    HAS_ESCAPES,
     KIND_C,
     KIND_F,
     KIND_I,
@@ -88,8 +88,15 @@ from timelineview.model.decode.scan_columns import (
     ROOM_SAMPLES,
     ROOM_SERIES,
     ROOM_STRINGS,
+    SAMPLE_ELEMENT,
+    SAMPLE_LENGTH,
+    SAMPLE_SERIES,
+    SAMPLE_TEXT,
     SAMPLES,
     SERIES,
+    SPAN_END,
+    SPAN_FLAGS,
+    SPAN_START,
     STRINGS,
     Scan,
 )
@@ -424,11 +431,12 @@ def _scan(buf, starts, ends, pow10, at, ranges, elements, strings, lanes, sample
                         el.kind[j] = KIND_C
                         s0 = n_samples
                         for m in range(n_keys):
-                            samples.samples[n_samples, 0] = j
+                            samples.samples[n_samples, SAMPLE_ELEMENT] = j
                             v0, vlen = members[m, 3], members[m, 4]
                             exact, samples.values[n_samples] = plain_float(buf, v0, v0 + vlen, pow10)
-                            samples.samples[n_samples, 2] = v0
-                            samples.samples[n_samples, 3] = -1 if exact else vlen  # else the caller converts it
+                            samples.samples[n_samples, SAMPLE_TEXT] = v0
+                            # else the caller converts it
+                            samples.samples[n_samples, SAMPLE_LENGTH] = -1 if exact else vlen
                             n_samples += 1
                             n_pend = _hold(pending, n_pend, KEY_COUNTER_ARG + m, members[m, 0], members[m, 1],
                                            members[m, 2])
@@ -444,9 +452,9 @@ def _scan(buf, starts, ends, pow10, at, ranges, elements, strings, lanes, sample
                 if sid < 0:
                     slot = -1 - sid
                     sid = n_str
-                    strings.spans[sid, 0] = pa
-                    strings.spans[sid, 1] = pb
-                    strings.spans[sid, 2] = pending[k, P_FLAGS]
+                    strings.spans[sid, SPAN_START] = pa
+                    strings.spans[sid, SPAN_END] = pb
+                    strings.spans[sid, SPAN_FLAGS] = pending[k, P_FLAGS]
                     strings.string_slots[slot, 0] = np.int64(h >> np.uint64(1))
                     strings.string_slots[slot, 1] = sid + 1
                     n_str += 1
@@ -463,7 +471,7 @@ def _scan(buf, starts, ends, pow10, at, ranges, elements, strings, lanes, sample
                 elif code == KEY_ARGS:
                     tt = sid
                 else:  # a counter's args key
-                    samples.samples[s0 + code - KEY_COUNTER_ARG, 1] = sid
+                    samples.samples[s0 + code - KEY_COUNTER_ARG, SAMPLE_SERIES] = sid  # its key, until the series
             el.ts[j] = t_ns
             el.ts_st[j] = t_state
             el.dur[j] = d_ns
@@ -471,12 +479,12 @@ def _scan(buf, starts, ends, pow10, at, ranges, elements, strings, lanes, sample
             if k_el == KIND_C:  # counters belong to their process: the pid token stands in the id
                 ik, iv = pk, pv
                 for m in range(s0, n_samples):  # each (pid, name, key) is a series
-                    key = samples.samples[m, 1]
+                    key = samples.samples[m, SAMPLE_SERIES]
                     sr = find_lane(pk, pv, nm, key, series.series_slots, series.series_rows)
                     if sr < 0:
                         sr = insert_lane(pk, pv, nm, key, -1 - sr, series.series_slots, series.series_rows, n_series)
                         n_series += 1
-                    samples.samples[m, 1] = sr
+                    samples.samples[m, SAMPLE_SERIES] = sr
             if k_el == KIND_OTHER or k_el == KIND_C:  # no lane (or the typed decoder's business)
                 el.lane[j] = -1
             else:
@@ -506,7 +514,8 @@ def _scan(buf, starts, ends, pow10, at, ranges, elements, strings, lanes, sample
         else:
             ranges.r_state[r] = RANGE_FAILED
             j = first
-            while n_samples > 0 and samples.samples[n_samples - 1, 0] >= first:  # the range's counter samples
+            # drop the range's counter samples
+            while n_samples > 0 and samples.samples[n_samples - 1, SAMPLE_ELEMENT] >= first:
                 n_samples -= 1
     at[AT_RANGE] = len(starts)
     at[AT_OFFSET] = -1

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from timelineview.model.decode.scan_columns import SPAN_END, SPAN_START
 from timelineview.model.decode.scan_jit import byte_at, jit
 
 FNV_OFFSET, FNV_PRIME = 14695981039346656037, 1099511628211  # 64-bit FNV-1a
@@ -40,7 +41,7 @@ def same_bytes(buf, a, b, n):
 def find_string(buf, a, b, h, table, spans):
     """Id of the string with content bytes [a, b) (hash h), or -1 - its free slot.
 
-    ``table`` rows are (hash >> 1, id + 1) in open addressing; ``spans`` rows (a, b, flags).
+    ``table`` rows are (hash >> 1, id + 1) in open addressing; ``spans`` rows SPAN_*.
     """
     mask = len(table) - 1
     slot = np.int64(h & np.uint64(mask))
@@ -51,7 +52,7 @@ def find_string(buf, a, b, h, table, spans):
             break
         if table[slot, 0] == hs:
             s = sid1 - 1
-            sa, sb = spans[s, 0], spans[s, 1]
+            sa, sb = spans[s, SPAN_START], spans[s, SPAN_END]
             if sb - sa == b - a and same_bytes(buf, sa, a, b - a):
                 return s
         slot = (slot + 1) & mask
@@ -63,7 +64,7 @@ def rehash_strings(buf, spans, count, table):
     """Fill the empty string ``table`` with the first ``count`` strings of ``spans``."""
     mask = len(table) - 1
     for s in range(count):
-        h = string_hash(buf, spans[s, 0], spans[s, 1])
+        h = string_hash(buf, spans[s, SPAN_START], spans[s, SPAN_END])
         slot = np.int64(h & np.uint64(mask))
         while table[slot, 1] != 0:
             slot = (slot + 1) & mask

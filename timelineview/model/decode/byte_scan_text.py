@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from timelineview.model.decode.byte_scan_numbers import number
+from timelineview.model.decode.scan_codes import HAS_ESCAPES, HAS_NON_ASCII
 from timelineview.model.decode.scan_jit import byte_at, jit
 from timelineview.model.decode.scan_syntax import (
     BACKSLASH,
@@ -78,7 +79,6 @@ from timelineview.model.decode.scan_syntax import (
 
 TASK_TYPE, TRUE, FALSE, NULL = (np.frombuffer(w, dtype=np.uint8).copy() for w in (b"Task Type", b"true", b"false",
                                                                                    b"null"))
-HAS_ESCAPES, HAS_NON_ASCII = 1, 2  # string flags
 # "Task Type" in an object ``skip`` watches: not there, read, or left to the typed path
 WATCH_NONE, WATCH_FOUND, WATCH_DECLINED = 0, 1, 2
 IN_OBJECT, IN_ARRAY = 0, 1  # ``skip``'s stack of open containers

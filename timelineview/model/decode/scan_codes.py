@@ -17,6 +17,8 @@ TOK_INT, TOK_STR, TOK_NULL = 0, 1, 2
 TIME_EXACT, TIME_FLOAT = 0, 1
 # range states
 RANGE_OK, RANGE_FAILED = 0, 1
+# string flags
+HAS_ESCAPES, HAS_NON_ASCII = 1, 2
 # a TIME_FLOAT value holds where its number's text is: start << TEXT_SHIFT | length (capped)
 TEXT_SHIFT = 16
 TEXT_MAX_LENGTH = (1 << TEXT_SHIFT) - 1

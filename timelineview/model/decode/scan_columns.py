@@ -21,6 +21,11 @@ AT_SIZE = 7
 # what a scan stopped to ask room for
 ROOM_ELEMENTS, ROOM_STRINGS, ROOM_LANES, ROOM_SAMPLES, ROOM_SERIES = 1, 2, 4, 8, 16
 SLOTS_PER_ROW = 4  # a hash table starts with 4 slots per row of what it indexes, kept at most half full
+# the columns of the 2-D tables, for the scanner that writes them and the code that reads them
+SPAN_START, SPAN_END, SPAN_FLAGS = range(3)  # a string's content bytes [start, end), HAS_* flags
+SAMPLE_ELEMENT, SAMPLE_SERIES, SAMPLE_TEXT, SAMPLE_LENGTH = range(4)  # length -1: converted, in ``values``
+SPAN_FIELDS, SAMPLE_FIELDS = 3, 4
+KEY_FIELDS = 4  # lane rows: pid kind, pid value, tid kind, tid value; series rows: pid kind, pid value, name, key
 
 
 class ScanGroup(NamedTuple):
@@ -70,14 +75,15 @@ SCAN_ARRAYS = (
     ScanArray("id_v", np.int64, ELEMENTS),
     ScanArray("bp_e", np.bool_, ELEMENTS, doc='"bp": "e"'),
     ScanArray("string_slots", np.int64, STRINGS, 2, True, "(hash >> 1, id + 1)"),
-    ScanArray("spans", np.int64, STRINGS, 3, doc="per string: content start, end, flags (1 escapes, 2 non-ASCII)"),
+    ScanArray("spans", np.int64, STRINGS, SPAN_FIELDS, doc="per string: SPAN_* columns"),
     ScanArray("lane_slots", np.int64, LANES, slots=True, doc="id + 1"),
-    ScanArray("lane_rows", np.int64, LANES, 4, doc="per lane: pid token kind and value, tid token kind and value"),
-    ScanArray("samples", np.int64, SAMPLES, 4,
-              doc="per counter sample: element, series, value text start, length (-1: in values)"),
+    ScanArray("lane_rows", np.int64, LANES, KEY_FIELDS,
+              doc="per lane: pid token kind and value, tid token kind and value"),
+    ScanArray("samples", np.int64, SAMPLES, SAMPLE_FIELDS, doc="per counter sample: SAMPLE_* columns"),
     ScanArray("values", np.float64, SAMPLES, doc="counter sample values converted by the scanner"),
     ScanArray("series_slots", np.int64, SERIES, slots=True, doc="id + 1"),
-    ScanArray("series_rows", np.int64, SERIES, 4, doc="per series: pid token kind and value, name and key string ids"),
+    ScanArray("series_rows", np.int64, SERIES, KEY_FIELDS,
+              doc="per series: pid token kind and value, name and key string ids"),
 )
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from timelineview.model.decode import event_types as ev
 from timelineview.model.decode import scan_codes as codes
+from timelineview.model.decode import scan_columns as cols
 from timelineview.model.decode.chunk_decode import (
     NO_TS,
     ChunkResult,
@@ -59,18 +60,18 @@ def _typed_group(path: str, file_index: int, ranges: list[tuple[int, int]], last
 
 
 def _texts(data: memoryview, spans: np.ndarray) -> list[str]:
-    """The strings of the scanner's table (content spans; flag 1 = escapes to decode).
+    """The strings of the scanner's table (content spans; HAS_ESCAPES: escapes to decode).
 
     Strings without escapes are gathered into one buffer, a newline after each, and
     decoded and split at once: the scanner never accepts a raw control character inside
     a string, and an ASCII newline cannot sit inside a UTF-8 sequence, so the split is
     exact and the decode fails exactly where a string on its own would.
     """
-    escaped = (spans[:, 2] & 1) != 0
+    escaped = (spans[:, cols.SPAN_FLAGS] & codes.HAS_ESCAPES) != 0
     plain = np.flatnonzero(~escaped)
     out: list = []
     if len(plain):
-        a, b = spans[plain, 0], spans[plain, 1]
+        a, b = spans[plain, cols.SPAN_START], spans[plain, cols.SPAN_END]
         length = b - a + 1  # each with the byte after it (its closing quote), made a newline
         ends = np.cumsum(length)
         source = np.arange(ends[-1]) + np.repeat(a - (ends - length), length)
@@ -83,7 +84,7 @@ def _texts(data: memoryview, spans: np.ndarray) -> list[str]:
     for k, text in zip(plain.tolist(), out):
         texts[k] = text
     for k in np.flatnonzero(escaped).tolist():
-        a, b = int(spans[k, 0]), int(spans[k, 1])
+        a, b = int(spans[k, cols.SPAN_START]), int(spans[k, cols.SPAN_END])
         texts[k] = msgspec.json.decode(data[a - 1:b + 1])
     return texts
 
@@ -270,7 +271,8 @@ def _counters(scan: Scan, split: _Split, ts: np.ndarray, ts_ok: np.ndarray, data
     rows = np.flatnonzero(scan.kind == codes.KIND_C)
     counts = split.count(rows)
     bad = split.any(rows[~ts_ok[rows]])
-    elem, series, start, length = scan.samples.T
+    elem, series, start, length = (scan.samples[:, c] for c in (cols.SAMPLE_ELEMENT, cols.SAMPLE_SERIES,
+                                                                 cols.SAMPLE_TEXT, cols.SAMPLE_LENGTH))
     value = scan.values.copy()
     text = np.flatnonzero(length >= 0)  # numbers the scanner left to a full float parser
     if len(text):

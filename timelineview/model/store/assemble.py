@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 from collections import Counter
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -70,6 +71,18 @@ class _Columns:
         return self.cols
 
 
+class _ChunkPlace(NamedTuple):
+    """Where one decoded chunk lies: its file, bytes and first card ordinal (for ``args``
+    read again and for naming an event's file and index in the report)."""
+
+    file: int  # index in the card's files
+    start: int
+    end: int
+    first: int  # card ordinal of its first element
+    count: int
+    fast: bool
+
+
 class CardBuilder:
     """Builds one card's store from its chunks, fed in file order as they are decoded.
 
@@ -94,7 +107,7 @@ class CardBuilder:
         self.instant_parts: list = []  # (ordinal, lane, name id, ts) arrays, in card ids
         self.be: list = []
         self.base = 0
-        self.table_rows: list = []
+        self.places: list[_ChunkPlace] = []
         self._maps = (None, None, None, None)
 
     def _remaps(self, ch: ChunkResult) -> tuple[np.ndarray, np.ndarray]:
@@ -110,15 +123,15 @@ class CardBuilder:
 
     def _where(self, ordinals: list[int]) -> list[tuple[str, int]]:
         """File and index within that file of each of the card's event ``ordinals``."""
-        rows = self.table_rows
-        firsts = [r[3] for r in rows]
+        places = self.places
+        firsts = [p.first for p in places]
         file_first: dict = {}  # file index -> ordinal of the file's first event
-        for r in rows:
-            file_first.setdefault(r[0], r[3])
+        for p in places:
+            file_first.setdefault(p.file, p.first)
         out = []
         for o in ordinals:
             k = bisect.bisect_right(firsts, o) - 1
-            out.append(("", o) if k < 0 else (str(self.paths[rows[k][0]]), o - file_first[rows[k][0]]))
+            out.append(("", o) if k < 0 else (str(self.paths[places[k].file]), o - file_first[places[k].file]))
         return out
 
     def add(self, ch: ChunkResult) -> None:
@@ -159,7 +172,7 @@ class CardBuilder:
 
     def _add_extras(self, ch: ChunkResult, first: int, s_map: np.ndarray, l_map: np.ndarray) -> None:
         """Everything of a chunk but its slice columns: file place, metadata, counters, flows …"""
-        self.table_rows.append((ch.file_index, ch.start, ch.end, first, ch.n_elements, ch.fast))
+        self.places.append(_ChunkPlace(ch.file_index, ch.start, ch.end, first, ch.n_elements, ch.fast))
         self.meta_records.extend((o + first, name, pid, tid, args) for o, name, pid, tid, args in ch.meta)
         if ch.counter_points is not None:
             to_card = np.array([self.series.setdefault(k, len(self.series)) for k in ch.counter_series],
@@ -223,17 +236,17 @@ class CardBuilder:
             generation=detect_generation(md, layout.process_name),
             index=index,
         )
-        table_rows, flows = self.table_rows, self.flows
+        places, flows = self.places, self.flows
         store._string_ids = strings.ids
         # linking and binding flows waits for the first look at them (a tenth of a large load)
         store.flows = LazyFlowTable(lambda: _flow_table(_flow_edges(flows, to_display, report), store))
         store._args_reader = ArgsReader(ChunkTable(
-            path=[self.read_paths[r[0]] for r in table_rows],
-            start=np.array([r[1] for r in table_rows], dtype=np.int64),
-            end=np.array([r[2] for r in table_rows], dtype=np.int64),
-            first=np.array([r[3] for r in table_rows], dtype=np.int64),
-            count=np.array([r[4] for r in table_rows], dtype=np.int64),
-            fast=np.array([r[5] for r in table_rows], dtype=bool),
+            path=[self.read_paths[p.file] for p in places],
+            start=np.array([p.start for p in places], dtype=np.int64),
+            end=np.array([p.end for p in places], dtype=np.int64),
+            first=np.array([p.first for p in places], dtype=np.int64),
+            count=np.array([p.count for p in places], dtype=np.int64),
+            fast=np.array([p.fast for p in places], dtype=bool),
         ))
         return store
 
