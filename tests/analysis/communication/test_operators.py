@@ -149,3 +149,17 @@ def test_no_plane_tasks_means_no_analysis() -> None:
                                             ("hcom_send", "hcom_send")])
 def test_operator_kind(name: str, kind: str) -> None:
     assert operator_kind(name) == kind
+
+
+def test_overlapping_operators_of_two_groups_keep_their_own_plane_tasks() -> None:
+    """A plane belongs to the group thread listed before it; its tasks go to that group's operator even
+    while an operator of another group also covers their start."""
+    g1, g2 = "HCCL/Group 1 Communication", "HCCL/Group 2 Communication"
+    slices = [Sl(HW, "MatMul", 0, 50, "AI_CORE"),
+              Sl(g1, "hcom_allReduce__1_0_1", 0, 1000), Sl(PLANE0, "Memcpy", 600, 100, args=xfer(0, 1, 100)),
+              Sl(g2, "hcom_send__2_0_1", 500, 300), Sl(PLANE1, "Memcpy", 600, 50, args=xfer(0, 2, 100)),
+              Sl(PLANE1, "Memcpy", 900, 10, args=xfer(0, 2, 100))]  # after its group's operator: any that holds it
+    cc = analyse_card(build_store(slices))
+    assert cc.ops.name == ["hcom_allReduce__1_0_1", "hcom_send__2_0_1"]
+    assert cc.ops.transit.tolist() == [100 + 10, 50]
+    assert cc.task_op.tolist() == [0, 1, 0]

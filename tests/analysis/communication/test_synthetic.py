@@ -20,9 +20,11 @@ def _run(tmp_path, cards: int, seed: int, layout: str = "msprof", tasks: int = 6
     return truths, comms, analyse_cluster(comms)
 
 
-@pytest.mark.parametrize("layout", ["msprof", "msprof_per_iteration"])
-def test_operators_and_links_match_the_ground_truth(tmp_path, layout: str) -> None:
-    truths, comms, _ = _run(tmp_path, 8, seed=4, layout=layout, slow_card=3, slow_link=(1, 5), slow_link_factor=2.0)
+@pytest.mark.parametrize(("layout", "pipeline"), [("msprof", False), ("msprof", True), ("msprof_per_iteration", False)])
+def test_operators_and_links_match_the_ground_truth(tmp_path, layout: str, pipeline: bool) -> None:
+    # with pipeline parallelism, send / receive run on their own group thread and plane
+    truths, comms, _ = _run(tmp_path, 8, seed=4, layout=layout, slow_card=3, slow_link=(1, 5), slow_link_factor=2.0,
+                            pipeline=pipeline)
     for truth, cc in zip(truths, comms, strict=True):
         ops = cc.ops
         got = [{"name": ops.name[i], "start_ns": int(ops.start[i]), "end_ns": int(ops.start[i] + ops.elapse[i]),
