@@ -14,7 +14,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(
         prog="timelineview",
         description="Fast viewer for Ascend NPU profiler timelines. "
-                    "`timelineview stats PATH... [--json]` prints the metrics instead.")
+                    "`timelineview stats PATH... [--json]` prints the metrics instead; "
+                    "`timelineview diff BASE NEW` compares two runs.")
     ap.add_argument("paths", nargs="*", type=Path, help="trace file(s) or a profiler folder; "
                     "without one the bundled sample cluster opens")
     ap.add_argument("--screenshot", type=Path, metavar="OUT.png",
@@ -43,6 +44,10 @@ def main(argv: list[str] | None = None) -> int:
         from timelineview.cli import stats_main
 
         return stats_main(argv[1:])
+    if argv and argv[0] == "diff":
+        from timelineview.commands.diff import diff_main
+
+        return diff_main(argv[1:])
     args = parse_args(argv)
     size = _size(args.size)
     if args.screenshot:

@@ -1,0 +1,1 @@
+"""Subcommands of ``timelineview`` that print instead of opening a window."""

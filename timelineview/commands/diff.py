@@ -1,0 +1,95 @@
+"""``timelineview diff BASE NEW [--json]``: what changed between two runs (docs/metrics.md §9)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import orjson
+
+from timelineview.analysis.run_diff import RunDiff, diff_runs
+from timelineview.analysis.session import AnalysisSession
+from timelineview.analysis.text_table import format_table
+
+TOP_CHANGES = 15  # operators and collectives in the readable output
+EXIT_NOTHING_READABLE = 1
+
+
+def _load(path: str, label: str):
+    from timelineview.model import load
+
+    stores = load([path])
+    readable = [s for s in stores if len(s.slices)]
+    if not readable:
+        why = "; ".join(s.report.error for s in stores if s.report.error) or "no events could be read"
+        raise SystemExit(f"timelineview diff: nothing readable in the {label} run {path}: {why}")
+    return stores
+
+
+PHASE_COLUMNS = (("step_time_us", "step"), ("step_interval_us", "step interval"), ("fp_bp_us", "fwd/bwd"),
+                 ("tail_us", "tail"))
+CARD_COLUMNS = (("compute_us", "compute"), ("communication_us", "comm."),
+                ("pure_communication_us", "pure comm."), ("free_us", "free"), ("idle_gap_total_us", "idle gaps"))
+
+
+def _fmt(value) -> str:
+    return "—" if value is None else f"{value:,.1f}"
+
+
+def _change(base, new) -> str:
+    """``base → new (+delta)`` in µs, or "—" where a run has no value."""
+    if base is None or new is None:
+        return f"{_fmt(base)} → {_fmt(new)}"
+    return f"{base:,.1f} → {new:,.1f} ({new - base:+,.1f})"
+
+
+def format_text(diff: RunDiff) -> str:
+    """Readable tables: the step phases of each card, its whole-card metrics, then the operators and
+    collectives whose total time changed most, then what differs in shape."""
+    parts = []
+    if diff.cards:
+        for title, columns in (("Step phases, mean over steps (µs): base → new (delta)", PHASE_COLUMNS),
+                               ("Whole card (µs): base → new (delta)", CARD_COLUMNS)):
+            rows = [[c.card, *(_change(c.base.get(k), c.new.get(k)) for k, _ in columns)] for c in diff.cards]
+            parts.append(title + "\n" + format_table(["card", *(t for _, t in columns)], rows))
+    for title, rows in (("Operators", diff.operators), ("Communication", diff.communication)):
+        changed = [r for r in rows if r.delta_us][:TOP_CHANGES]
+        if not changed:
+            parts.append(f"{title}: no change.")
+            continue
+        table = [[r.name, _fmt(r.base_total_us), _fmt(r.new_total_us), _fmt(r.delta_us), r.base_count, r.new_count,
+                  r.status] for r in changed]
+        parts.append(f"{title}, largest changes first (total µs over the matched cards)\n"
+                     + format_table(["name", "base", "new", "delta", "base n", "new n", ""], table))
+    if diff.notes:
+        parts.append("Differences in shape\n" + "\n".join(f"  {n}" for n in diff.notes))
+    return "\n\n".join(parts) + "\n"
+
+
+def diff_main(argv: list[str]) -> int:
+    """Entry point of the ``diff`` subcommand; returns the exit code."""
+    parser = argparse.ArgumentParser(
+        prog="timelineview diff",
+        description="What changed between a baseline run and a new one: per card the step phases and "
+                    "metrics, then the operators and collectives whose total time changed most.")
+    parser.add_argument("base", help="the baseline run: a trace file or a folder (one card per rank)")
+    parser.add_argument("new", help="the new run, the same way")
+    parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    args = parser.parse_args(argv)
+    try:
+        base = AnalysisSession(_load(args.base, "base"))
+        new = AnalysisSession(_load(args.new, "new"))
+    except SystemExit as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_NOTHING_READABLE
+    finally:
+        from timelineview.model.load.loader import shutdown_pool
+
+        shutdown_pool()
+    diff = diff_runs(base, new)
+    if args.json:
+        sys.stdout.buffer.write(orjson.dumps(diff.document(), option=orjson.OPT_INDENT_2))
+        sys.stdout.buffer.write(b"\n")
+    else:
+        sys.stdout.write(format_text(diff))
+    return 0
