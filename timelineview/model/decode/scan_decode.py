@@ -15,17 +15,15 @@ import numpy as np
 from timelineview.model.decode import event_types as ev
 from timelineview.model.decode import scan_codes as codes
 from timelineview.model.decode import scan_columns as cols
-from timelineview.model.decode.chunk_decode import (
+from timelineview.model.decode.chunk_decode import decode_range, other_events, read_range
+from timelineview.model.decode.chunk_result import (
     NO_TS,
     ChunkResult,
     FlowColumns,
     Interner,
     PackedResults,
-    _other_events,
     add_instants,
-    decode_range,
     pack,
-    read_range,
     token_text,
 )
 from timelineview.model.decode.scan_columns import Scan
@@ -256,7 +254,7 @@ def _other_phases(res: ChunkResult, scan: Scan, split: _Split, r: int, data: mem
     except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
         return False
     scanned_counters = res.counts_by_ph["C"]
-    _other_events(res, events, others.astype(np.int64), np.arange(len(events)), interner.strings,
+    other_events(res, events, others.astype(np.int64), np.arange(len(events)), interner.strings,
                   interner.lanes, lambda k: -1)
     # counters the scanner declined, next to ones it read: one series table must number
     # them all in file order, as the typed path does
@@ -265,7 +263,7 @@ def _other_phases(res: ChunkResult, scan: Scan, split: _Split, r: int, data: mem
 
 def _counters(scan: Scan, split: _Split, ts: np.ndarray, ts_ok: np.ndarray, data: memoryview, texts: list[str]):
     """The task's counter samples: (each range's series table and points, as
-    ``_other_events`` builds them, counters per range, ranges with an unreadable counter
+    ``other_events`` builds them, counters per range, ranges with an unreadable counter
     time or a value the typed decoder refuses, which the typed path reads instead)."""
     n_ranges = len(split.first)
     rows = np.flatnonzero(scan.kind == codes.KIND_C)

@@ -22,13 +22,8 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
-from timelineview.model.decode.chunk_decode import (
-    ChunkResult,
-    PackedResults,
-    decode_range,
-    release_read_buffers,
-    unpack,
-)
+from timelineview.model.decode.chunk_decode import decode_range, release_read_buffers
+from timelineview.model.decode.chunk_result import ChunkResult, PackedResults, unpack
 from timelineview.model.decode.layout_scan import ArrayBounds, locate_array, plan_ranges
 from timelineview.model.decode.scan_decode import decode_group
 from timelineview.model.discovery import CardSource, find_cards

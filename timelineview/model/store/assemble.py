@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from timelineview.model.decode.chunk_decode import X_COLS, ChunkResult, PackedResults
+from timelineview.model.decode.chunk_result import X_COLS, ChunkResult, PackedResults
 from timelineview.model.store.args_reader import ArgsReader, ChunkTable
 from timelineview.model.store.flows import build_edges, enclosing_slices, next_slices
 from timelineview.model.store.interval_index import build_index, lane_time_order, radix_argsort, tie_runs

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from timelineview.model.decode.chunk_decode import token_text
+from timelineview.model.decode.chunk_result import token_text
 
 FIXED_PIDS = {
     "9000": "AICPU OP",
