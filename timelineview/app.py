@@ -48,6 +48,10 @@ def main(argv: list[str] | None = None) -> int:
         from timelineview.commands.diff import diff_main
 
         return diff_main(argv[1:])
+    if argv and argv[0] == "summarize":
+        from timelineview.distributed.cli import summarize_main
+
+        return summarize_main(argv[1:])
     args = parse_args(argv)
     size = _size(args.size)
     if args.screenshot:

@@ -9,6 +9,7 @@ import threading
 import orjson
 
 from timelineview.analysis.summary import format_text, stats_document
+from timelineview.analysis.summary_session import SummarySession, is_summary_folder
 from timelineview.model import LoadCancelled, load
 from timelineview.model.load.loader import shutdown_pool
 
@@ -38,6 +39,8 @@ def stats_main(argv: list[str]) -> int:
     parser.add_argument("--min-gap-us", type=float, default=1.0, help="idle AI Core gap threshold (µs)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
+    if len(args.paths) == 1 and is_summary_folder(args.paths[0]):  # metrics.md §10: no trace is read
+        return _print(SummarySession(args.paths[0]).stats_document(), args.json)
     cancel = threading.Event()
     try:
         stores = load(args.paths, progress=_progress_printer(not args.quiet and sys.stderr.isatty()),
@@ -49,17 +52,21 @@ def stats_main(argv: list[str]) -> int:
         return 130
     finally:
         shutdown_pool()
-    doc = stats_document(stores, min_gap_ns=int(round(args.min_gap_us * 1000)))
-    if args.json:
-        sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY))
-        sys.stdout.buffer.write(b"\n")
-    else:
-        print(format_text(doc))
+    _print(stats_document(stores, min_gap_ns=int(round(args.min_gap_us * 1000))), args.json)
     for store in stores:
         if store.report.error or store.report.truncated or store.report.dropped_events:
             print(f"{store.card}: {store.report.summary().splitlines()[0]}", file=sys.stderr)
     readable = any(len(s.slices) or s.report.counts_by_ph for s in stores)
     return 0 if readable else 1
+
+
+def _print(doc: dict, as_json: bool) -> int:
+    if as_json:
+        sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY))
+        sys.stdout.buffer.write(b"\n")
+    else:
+        print(format_text(doc))
+    return 0
 
 
 def main() -> None:  # ``python -m timelineview.cli``

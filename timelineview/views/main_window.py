@@ -6,6 +6,7 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from timelineview.analysis.summary_session import SummarySession, is_summary_folder
 from timelineview.views.cluster.cluster_tab import ClusterTab
 from timelineview.views.load_worker import LoadWorker, finish_load, start_load
 from timelineview.views.panels.details_panel import DetailsPanel
@@ -180,6 +181,9 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def open_paths(self, paths: list[Path], remember: bool = True) -> None:
         """Load ``paths`` (files or folders, one trace) in the background."""
+        if len(paths) == 1 and is_summary_folder(paths[0]):  # metrics.md §10: summaries, no trace to load
+            self.open_summary(Path(paths[0]), remember)
+            return
         if self.worker is not None:  # the running load is cancelled; its late results are ignored
             self.worker.cancel()
             self._abandoned.append((self.worker, self.thread))
@@ -199,6 +203,17 @@ class MainWindow(QtWidgets.QMainWindow):
             w.show()
         self.stage_label.setText("Reading")
         self.setWindowTitle(f"timelineview — loading {', '.join(p.name for p in self.paths)}")
+
+    def open_summary(self, folder: Path, remember: bool = True) -> None:
+        """Open a folder written by ``timelineview summarize`` on the cluster tabs."""
+        if remember:
+            self._remember([folder])
+        session = SummarySession(folder)
+        self.cluster.open_summary(session)
+        self.setWindowTitle(f"timelineview — {folder.name} (summary of {len(session.cards)} cards)")
+        if session.failed:
+            self.statusBar().showMessage(f"{len(session.failed)} card(s) could not be summarised: "
+                                         + ", ".join(e["card"] for e in session.failed[:5]), 10000)
 
     def cancel_load(self) -> None:
         if self.worker is not None:

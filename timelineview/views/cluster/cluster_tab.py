@@ -11,8 +11,13 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.comparison import ClusterComparison
+from timelineview.analysis.summary_session import SummarySession
+from timelineview.views.analysis_tabs.host import AnalysisTabsHost
+from timelineview.views.analysis_tabs.jump import jump_to
+from timelineview.views.cluster.card_overview import CardOverview
 from timelineview.views.cluster.cluster_bar import ClusterBar
 from timelineview.views.cluster.cluster_view import ClusterView
+from timelineview.views.cluster.heat_map import HeatMapView
 from timelineview.views.timeline.widget import TimelineWidget
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.lane_filter import ALL
@@ -36,7 +41,11 @@ class ClusterTab(QtCore.QObject):
         self.shown_step: int | None = None
         self._dock_visible: bool | None = None
         self._pending: ClusterComparison | None = None
+        self.heat = HeatMapView()  # rank × step of any metric (issue 15)
+        self.overview = CardOverview()  # a summarised card, from its pyramid
+        self.summary: SummarySession | None = None  # set while a summary folder is open
         self.view.drillRequested.connect(self.drill)
+        self.heat.cardsActivated.connect(self.drill)
         self.bar.backRequested.connect(self.show_comparison)
         self.bar.showAllRequested.connect(self.show_all_cards)
         self.bar.filterChanged.connect(self.set_lane_filter)
@@ -46,12 +55,14 @@ class ClusterTab(QtCore.QObject):
         """The window's central widget: the timeline page and the comparison as tabs (Ctrl+1, Ctrl+2)."""
         self.tabs.addTab(timeline_page, "Timeline")
         self.tabs.addTab(self.view, "Cluster comparison")
+        self.tabs.addTab(self.heat, "Heat map")
         self.tabs.setTabToolTip(0, "Ctrl+1")
         self.tabs.setTabToolTip(1, "Every card side by side: which one holds the others back (Ctrl+2)")
         self.tabs.currentChanged.connect(self._on_tab)
         for key, index in (("Ctrl+1", 0), ("Ctrl+2", 1)):
             shortcut = QtGui.QShortcut(QtGui.QKeySequence(key), self.window)
             shortcut.activated.connect(lambda i=index: self.tabs.setCurrentIndex(i))
+        self.analysis = AnalysisTabsHost(self.window, self.tabs, lambda target: jump_to(self, target))
         return self.tabs
 
     # ------------------------------------------------------------------ loading
@@ -60,6 +71,7 @@ class ClusterTab(QtCore.QObject):
         worker.cardsFound.connect(self._on_cards_found)
         worker.cardProgress.connect(self._on_card_progress)
         worker.compared.connect(self._on_compared)
+        worker.analysed.connect(self._on_analysed)
         worker.loaded.connect(self._on_loaded)
         worker.done.connect(self._on_done)
         self._pending = None
@@ -86,6 +98,11 @@ class ClusterTab(QtCore.QObject):
             self._pending = comparison
 
     @QtCore.Slot(object)
+    def _on_analysed(self, session) -> None:
+        if self._current():
+            self._pending_session = session
+
+    @QtCore.Slot(object)
     def _on_loaded(self, cards: list[CardView]) -> None:
         if not self._current():
             return
@@ -97,13 +114,23 @@ class ClusterTab(QtCore.QObject):
             return
         self.all_cards = list(self.timeline.cards)
         self.shown_step = None
+        self.summary = None
         self.view.set_comparison(self._pending)
+        if getattr(self, "_pending_session", None) is not None:
+            self.analysis.show_session(self._pending_session, shown)
+        self.heat.set_comparison(self._pending)
         self.bar.setVisible(len(self.all_cards) > 1)
         self._update_bar()
-        if self.bar.lane_filter() != ALL:
-            self.set_lane_filter(self.bar.lane_filter())
+        # The lane filter lives on the cluster strip: a single card hides the strip, so the filter
+        # resets (else one filtered row would stay with no control to undo it).
+        kind = self.bar.lane_filter() if len(self.all_cards) > 1 else ALL
+        if kind != self.timeline.lane_filter or kind != self.bar.lane_filter():
+            self.set_lane_filter(kind)
         if len(shown) > 1 and getattr(self.window, "interactive", False):
-            self.tabs.setCurrentWidget(self.view)
+            if not self.analysis.open_wanted():  # a cluster opens on its findings when it has any
+                self.tabs.setCurrentWidget(self.view)
+        elif len(shown) == 1:
+            self.tabs.setCurrentIndex(0)  # a one-card comparison says nothing: show its timeline
 
     @QtCore.Slot()
     def _on_done(self) -> None:
@@ -114,6 +141,9 @@ class ClusterTab(QtCore.QObject):
     # ------------------------------------------------------------------ drill-down
     def drill(self, numbers: list[int], step: int | None = None) -> None:
         """Show these cards in the timeline at ``step`` (None: the first card's drill step), aligned."""
+        if self.summary is not None:  # no trace loaded: the first card's overview from its summary
+            self.show_overview(numbers[0])
+            return
         cards = [c for c in self.all_cards if c.number in set(numbers)]
         if not cards:
             return
@@ -168,6 +198,29 @@ class ClusterTab(QtCore.QObject):
         self.timeline.set_lane_filter(kind)
         if self.bar.lane_filter() != kind:
             self.bar.set_lane_filter(kind)
+
+    # ------------------------------------------------------------------ summary folders (metrics.md §10)
+    def open_summary(self, session: SummarySession) -> None:
+        """Show a summary folder's cards: the comparison, the heat map and, on drill-down, a card's overview."""
+        self.summary = session
+        self.all_cards = []
+        self.view.set_comparison(session.comparison)
+        self.heat.set_comparison(session.comparison)
+        if self.tabs.indexOf(self.overview_scroll()) < 0:
+            self.tabs.addTab(self.overview_scroll(), "Card overview")
+        self.tabs.setCurrentWidget(self.view)
+
+    def overview_scroll(self) -> QtWidgets.QScrollArea:
+        if not hasattr(self, "_overview_scroll"):
+            self._overview_scroll = QtWidgets.QScrollArea()
+            self._overview_scroll.setWidgetResizable(True)
+            self._overview_scroll.setWidget(self.overview)
+        return self._overview_scroll
+
+    def show_overview(self, number: int) -> None:
+        """Card ``number`` of the open summary drawn from its pyramid."""
+        self.overview.set_card(self.summary.cards[number])
+        self.tabs.setCurrentWidget(self.overview_scroll())
 
     def show_comparison(self) -> None:
         self.tabs.setCurrentWidget(self.view)

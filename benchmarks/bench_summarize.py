@@ -1,0 +1,180 @@
+"""Summaries on a Dask cluster (issue 15, metrics.md §10): time, worker memory, desktop opening.
+
+    python benchmarks/bench_summarize.py [--cards 256] [--card-mb 4] [--big-mb 100] [--wide 4096]
+
+1. ``timelineview stats DIR --json`` in one process vs ``timelineview summarize DIR --workers 2`` (a
+   local cluster of 2 worker processes, its start included), on ``--cards`` generated cards.
+2. Each worker's peak resident memory after its first cards and after all of them (independent of
+   the number of cards: a worker holds one card at a time).
+3. One ``--big-mb`` card summarised alone: seconds and peak memory per MB of trace, for the estimate
+   of 4096 ranks × 500 MB in docs/.
+4. The desktop opening the summary to the comparison view, and a ``--wide``-card summary made from
+   it (the card folders repeated under new ranks; hard links for the columns).
+
+Traces and summaries go under ``.bench/summarize/`` (git-ignored); generated traces are kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+
+ROOT = Path(__file__).resolve().parents[1]
+WORK = ROOT / ".bench" / "summarize"
+PY = sys.executable
+MB = 1e6
+
+
+def run(args: list[str], **kw) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(args, check=True, cwd=ROOT, **kw)
+    return time.perf_counter() - t0
+
+
+def generate(out: Path, cards: int, card_mb: float) -> None:
+    if out.exists():
+        return
+    print(f"generating {cards} cards × {card_mb} MB into {out} …", flush=True)
+    run([PY, "-m", "timelineview.synthetic", str(out), "--layout", "msprof", "--cards", str(cards),
+         "--target-mb", str(card_mb), "--slow-card", "3", "--no-truth"], stdout=subprocess.DEVNULL)
+
+
+def folder_bytes(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def stats_vs_summarize(traces: Path, out: Path, workers: int) -> dict:
+    shutil.rmtree(out, ignore_errors=True)
+    t_stats = run([PY, "-m", "timelineview.cli", str(traces), "--json", "--quiet"], stdout=subprocess.DEVNULL)
+    t_sum = run([PY, "-m", "timelineview.distributed.cli", str(traces), "--out", str(out), "--workers",
+                 str(workers)], stderr=subprocess.DEVNULL)
+    t_again = run([PY, "-m", "timelineview.distributed.cli", str(traces), "--out", str(out), "--workers",
+                   str(workers)], stderr=subprocess.DEVNULL)
+    index = orjson.loads((out / "index.json").read_bytes())
+    return {"stats_s": t_stats, "summarize_s": t_sum, "rerun_unchanged_s": t_again, "index": index}
+
+
+def worker_memory(index: dict, first: int = 8) -> dict[str, tuple[float, float]]:
+    """Per worker: (peak RSS after its first ``first`` cards, after all), MB (in completion order the
+    index does not keep, so by card order: cards are handed out in that order)."""
+    by_worker: dict[str, list[float]] = {}
+    for c in index["cards"]:
+        by_worker.setdefault(c["worker"], []).append(c["peak_rss_mb"])
+    return {w: (max(v[:first]), max(v)) for w, v in by_worker.items()}
+
+
+def open_in_desktop(summary: Path) -> float:
+    """Seconds from ``open_paths`` to the comparison view shown with every row, in a fresh process."""
+    code = (
+        "import os, sys, time\n"
+        "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
+        "from PySide6 import QtCore, QtWidgets\n"
+        "app = QtWidgets.QApplication([])\n"
+        "from timelineview.views.main_window import MainWindow\n"
+        "s = QtCore.QSettings(sys.argv[2], QtCore.QSettings.Format.IniFormat)\n"
+        "w = MainWindow(settings=s, interactive=False); w.resize(1600, 900); w.show(); app.processEvents()\n"
+        "t0 = time.perf_counter()\n"
+        "w.open_paths([sys.argv[1]], remember=False)\n"
+        "app.processEvents()\n"
+        "assert w.cluster.tabs.currentWidget() is w.cluster.view\n"
+        "w.cluster.view.grab()\n"
+        "print(time.perf_counter() - t0, w.cluster.view.table.model_.rowCount())\n")
+    settings = WORK / "bench-settings.ini"
+    res = subprocess.run([PY, "-c", code, str(summary), str(settings)], check=True, capture_output=True, text=True,
+                         cwd=ROOT)
+    seconds, rows = res.stdout.split()
+    print(f"    ({rows} rows)")
+    return float(seconds)
+
+
+def widen(summary: Path, out: Path, cards: int) -> None:
+    """A ``cards``-card summary from ``summary``'s cards, repeated under new ranks."""
+    if (out / "index.json").exists():
+        return
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    index = orjson.loads((summary / "index.json").read_bytes())
+    source = [c for c in index["cards"] if c["status"] == "ok"]
+    entries = []
+    for rank in range(cards):
+        base = source[rank % len(source)]
+        name = f"rank_{rank}"
+        (out / name).mkdir()
+        for f in (summary / base["dir"]).iterdir():
+            if f.suffix == ".npy":
+                os.link(f, out / name / f.name)
+        m = orjson.loads((summary / base["dir"] / "card.json").read_bytes())
+        m["card"], m["rank"], m["dir"] = f"rank {rank}", rank, name
+        m["document"]["card"], m["document"]["rank"] = f"rank {rank}", rank
+        (out / name / "card.json").write_bytes(orjson.dumps(m))
+        entries.append({**base, "card": f"rank {rank}", "rank": rank, "dir": name})
+    index["cards"] = entries
+    (out / "index.json").write_bytes(orjson.dumps(index))
+
+
+def big_card(card_mb: float) -> dict:
+    traces = WORK / f"big{int(card_mb)}"
+    if not traces.exists():
+        print(f"generating 1 card × {card_mb} MB …", flush=True)
+        run([PY, "-m", "timelineview.synthetic", str(traces / "rank0.json"), "--layout", "msprof", "--cards", "1",
+             "--target-mb", str(card_mb), "--no-truth"], stdout=subprocess.DEVNULL)
+    out = WORK / f"big{int(card_mb)}-summary"
+    shutil.rmtree(out, ignore_errors=True)
+    t = run([PY, "-m", "timelineview.distributed.cli", str(traces), "--out", str(out), "--workers", "1"],
+            stderr=subprocess.DEVNULL)
+    card = orjson.loads((out / "index.json").read_bytes())["cards"][0]
+    return {"trace_mb": folder_bytes(traces) / MB, "task_s": card["seconds"], "run_s": t,
+            "peak_rss_mb": card["peak_rss_mb"], "summary_mb": folder_bytes(out) / MB}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cards", type=int, default=256)
+    ap.add_argument("--card-mb", type=float, default=4.0)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--big-mb", type=float, default=100.0, help="0: skip the one-large-card run")
+    ap.add_argument("--wide", type=int, default=4096, help="cards of the generated summary opened on the desktop")
+    a = ap.parse_args()
+    WORK.mkdir(parents=True, exist_ok=True)
+    traces = WORK / f"c{a.cards}x{a.card_mb:g}mb"
+    generate(traces, a.cards, a.card_mb)
+    trace_mb = folder_bytes(traces) / MB
+    summary = WORK / f"c{a.cards}-summary"
+    r = stats_vs_summarize(traces, summary, a.workers)
+    index = r["index"]
+    ok = sum(c["status"] == "ok" for c in index["cards"])
+    print(f"{a.cards} cards, {trace_mb:.0f} MB of traces")
+    print(f"  stats (one process)          {r['stats_s']:7.1f} s")
+    ratio = r["summarize_s"] / r["stats_s"]
+    print(f"  summarize ({a.workers} workers)        {r['summarize_s']:7.1f} s  = {ratio:.2f}× stats  "
+          f"({ok} ok; cluster start and index included)")
+    print(f"  summarize again (unchanged)  {r['rerun_unchanged_s']:7.1f} s")
+    task_s = [c["seconds"] for c in index["cards"]]
+    print(f"  per card task: mean {sum(task_s) / len(task_s):.3f} s, max {max(task_s):.3f} s")
+    summary_mb = folder_bytes(summary) / MB
+    print(f"  summary: {summary_mb:.1f} MB ({summary_mb / a.cards * 1000:.0f} kB per card)")
+    for w, (early, peak) in worker_memory(index).items():
+        print(f"  worker {w}: peak RSS {early:.0f} MB after its first 8 cards, {peak:.0f} MB after all")
+    print(f"  desktop opens the {a.cards}-card summary to the comparison: {open_in_desktop(summary):.2f} s")
+    if a.wide:
+        wide = WORK / f"wide{a.wide}-summary"
+        widen(summary, wide, a.wide)
+        print(f"  desktop opens a {a.wide}-card summary to the comparison: {open_in_desktop(wide):.2f} s")
+    if a.big_mb:
+        b = big_card(a.big_mb)
+        per_mb = b["task_s"] / b["trace_mb"] * 1000
+        print(f"one {b['trace_mb']:.0f} MB card, 1 worker: task {b['task_s']:.1f} s ({per_mb:.1f} ms/MB), "
+              f"run {b['run_s']:.1f} s, worker peak RSS {b['peak_rss_mb']:.0f} MB, summary "
+              f"{b['summary_mb']:.2f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

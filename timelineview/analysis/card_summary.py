@@ -1,0 +1,257 @@
+"""One card's analysis as a summary on disk (metrics.md §10), and back.
+
+``write_card_summary`` turns a loaded card and its analysis into a folder: ``card.json`` (the
+manifest: the §5 card object exactly as ``stats`` computes it, the comparison rows, step windows,
+operator and communication tables' text columns, the findings' inputs) and ``.npy`` columns (interval
+sets, collective ends, numeric table columns, the level-of-detail pyramid). ``read_card_summary``
+gives back a :class:`SummaryCard` with the same analysis objects the session builds from a store, so
+the cluster-level results are computed by the same functions. No Qt.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import orjson
+
+from timelineview.analysis.card_analysis import CardAnalysis
+from timelineview.analysis.cluster import _collective_ends
+from timelineview.analysis.communication import CardCommunication, CommOps, Links
+from timelineview.analysis.derived import DerivedIntervals
+from timelineview.analysis.findings.links import COLLECTIVE_BLOCK_BYTES
+from timelineview.analysis.findings.rules import RULE_BY_NAME
+from timelineview.analysis.findings.signals import CardSignals
+from timelineview.analysis.intervals import Intervals
+from timelineview.analysis.operators import CardOperators, OperatorTable
+from timelineview.analysis.pyramid import Pyramid, build_pyramid, lane_intervals
+from timelineview.analysis.steps import StepWindow
+from timelineview.model.store.trace_store import TraceStore
+from timelineview.model.summary.columns import ColumnReader, ColumnWriter
+
+FORMAT = 1
+MANIFEST = "card.json"
+DERIVED_SETS = ("compute", "communication", "overlapped", "pure_communication", "free", "idle_gaps",
+                "idle_gap_communication", "idle_gap_free")
+DERIVED_TITLES = {"compute": "Compute", "communication": "Communication", "pure_communication": "Pure communication",
+                  "free": "Free", "idle_gaps": "Idle AI Core gaps"}
+EVIDENCE_SPANS = 3
+OP_COLUMNS = ("slice", "start", "elapse", "transit", "wait", "synchronization", "idle", "tasks", "step")  # CommOps
+LINK_COLUMNS = ("src", "dst", "bytes", "transit", "count")  # Links
+TABLE_COLUMNS = ("ids", "count", "total_ns", "min_ns", "max_ns")  # OperatorTable
+JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY
+
+
+@dataclass
+class SummaryCard:
+    """A card as its summary holds it (what ``AnalysisSession`` keeps per card, without the store).
+    The tables are read when first asked for: the comparison of thousands of cards needs only the manifests."""
+
+    folder: Path
+    manifest: dict
+    columns: ColumnReader
+
+    @cached_property
+    def derived(self) -> DerivedIntervals | None:
+        m = self.manifest
+        if "derived" not in m:
+            return None
+        sets = {name: _intervals(self.columns, f"derived.{name}") for name in DERIVED_SETS}
+        return DerivedIntervals(span=tuple(m["derived"]["span"]), min_gap_ns=m["derived"]["min_gap_ns"], **sets)
+
+    @cached_property
+    def steps(self) -> list[StepWindow]:
+        return [StepWindow(**s) for s in self.manifest.get("steps") or []]
+
+    @cached_property
+    def operators(self) -> CardOperators | None:
+        ops = self.manifest.get("operators")
+        if not ops:
+            return None
+        return CardOperators(_table(self.columns, "operators.by_name", ops["by_name"]),
+                             _table(self.columns, "operators.by_type", ops["by_type"]))
+
+    @cached_property
+    def communication(self) -> CardCommunication | None:
+        return _communication(self.columns, self.manifest)
+
+    @property
+    def card(self) -> str:
+        return self.manifest["card"]
+
+    @property
+    def rank(self) -> int | None:
+        return self.manifest["rank"]
+
+    @property
+    def worker(self) -> str:
+        return self.manifest.get("worker", "")
+
+    @property
+    def document(self) -> dict:
+        """The §5 card object (``clock_offset_us`` 0 until a cluster sets it)."""
+        return self.manifest["document"]
+
+    @property
+    def collectives(self) -> tuple[list[str], np.ndarray]:
+        """(names, ends) of the communication operators in start order, for clock offsets."""
+        return self.manifest["collective_names"], self.columns.get("collectives.end", mmap=False)
+
+    def pyramid(self) -> Pyramid:
+        """The level-of-detail pyramid (levels memory-mapped)."""
+        p = self.manifest["pyramid"]
+        levels = [self.columns.get(f"pyramid.{k}") for k in range(p["levels"])]
+        return Pyramid(p["t0"], p["t1"], p["rows"], levels)
+
+
+# ------------------------------------------------------------------------------------------ write
+def _put_intervals(w: ColumnWriter, name: str, iv: Intervals) -> None:
+    w.put(f"{name}.starts", iv.starts)
+    w.put(f"{name}.ends", iv.ends)
+
+
+def _put_table(w: ColumnWriter, name: str, table: OperatorTable) -> dict:
+    for col in TABLE_COLUMNS:
+        w.put(f"{name}.{col}", getattr(table, col))
+    return {"labels": table.labels, "compute_total_ns": int(table.compute_total_ns)}
+
+
+def _put_communication(w: ColumnWriter, cc: CardCommunication | None) -> dict | None:
+    if cc is None:
+        return None
+    ops, links = cc.ops, cc.links
+    for col in OP_COLUMNS:
+        w.put(f"comm.ops.{col}", getattr(ops, col))
+    for col in LINK_COLUMNS:
+        w.put(f"comm.links.{col}", getattr(links, col))
+    return {"op_names": ops.name, "transport": links.transport, "link_type": links.link_type}
+
+
+def _signals(store: TraceStore, a: CardAnalysis) -> dict | None:
+    """What the findings read of the store, computed here (the summary has no slices)."""
+    if a.error or a.derived is None or not a.steps or a.operators is None:
+        return None
+    sig = CardSignals(card=a.card, order=0, store=store, derived=a.derived, steps=list(a.steps),
+                      operators=a.operators, step_time_us=0.0, step_interval_us=0.0, fp_bp_us=0.0, tail_us=0.0,
+                      compute_us=0.0, pure_communication_us=0.0, idle_gap_free_us=0.0, total_step_time_us=0.0,
+                      stage_us=None)
+    share, total_us, top = sig.aicpu_share()
+    sync = sig.sync_calls()
+    gap_rule = RULE_BY_NAME["small_operators"].thresholds["gap_over_duration"]
+    followed, gaps = sig.operators_followed_by_gaps(gap_rule)
+    return {
+        "t_origin": store.t_origin,
+        "transfers": _transfer_signals(sig, a.communication),
+        "top_operator_slices": [e.document() for e in sig.top_operator_slices(EVIDENCE_SPANS)],
+        "aicpu": {"share": share, "total_us": total_us, "top": top,
+                  "slices": [e.document() for e in sig.operator_slices(top, EVIDENCE_SPANS)]},
+        "sync_calls": {"count": sync.count, "total_us": sync.total_us, "names": sync.names,
+                       "evidence": [e.document() for e in sync.evidence]},
+        "small_operators": {"gap_over_duration": gap_rule, "share": followed,
+                            "gaps": [[int(s), int(e)] for s, e in zip(gaps.starts, gaps.ends)]},
+    }
+
+
+def _transfer_signals(sig: CardSignals, cc: CardCommunication | None) -> dict | None:
+    """For the link findings: per link this card sends over, its longest transfers; the transfers whose
+    size is not a multiple of the copy engines' block (share, count, time, the longest)."""
+    if cc is None:
+        return None
+    t = cc.tasks
+    store = sig.store
+
+    def evidence(rows: np.ndarray) -> list[dict]:
+        rows = rows[np.argsort(-(t.end[rows] - t.start[rows]), kind="stable")[:EVIDENCE_SPANS]]
+        return [sig.evidence(t.start[r], t.end[r], sig.lane_title(int(t.lane[r])),
+                             store.strings[store.slices.name[t.slice[r]]]).document() for r in rows.tolist()]
+
+    transfer = np.flatnonzero(t.transfer)
+    pairs = sorted({(int(a), int(b)) for a, b in zip(t.src[transfer], t.dst[transfer])})
+    by_link = {f"{a}-{b}": evidence(transfer[(t.src[transfer] == a) & (t.dst[transfer] == b)]) for a, b in pairs}
+    odd = t.size[transfer] % COLLECTIVE_BLOCK_BYTES != 0
+    odd_rows = transfer[odd]
+    return {"by_link": by_link, "count": int(len(transfer)), "odd_count": int(odd.sum()),
+            "odd_share": float(odd.mean()) if len(transfer) else 0.0,
+            "odd_us": float((t.end - t.start)[odd_rows].sum()) / 1000.0, "odd_longest": evidence(odd_rows)}
+
+
+def pyramid_rows(store: TraceStore, derived: DerivedIntervals | None) -> list[tuple[str, Intervals]]:
+    """The rows a card's overview draws: its derived sets, then each lane holding slices."""
+    rows = [(title, getattr(derived, name)) for name, title in DERIVED_TITLES.items()] if derived else []
+    sl = store.slices
+    per_lane = lane_intervals(sl.lane, sl.start, sl.end, len(store.lanes))
+    rows += [(store.lane_full_name(k), iv) for k, iv in enumerate(per_lane) if len(iv)]
+    return rows
+
+
+def write_card_summary(folder: Path, store: TraceStore, a: CardAnalysis, comparison_error: str,
+                       extra: dict) -> dict:
+    """Write the summary of one analysed card into ``folder`` (created); returns the manifest.
+    ``extra``: fields the caller adds (key, worker, timings)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    w = ColumnWriter(folder)
+    manifest: dict = {"format": FORMAT, "card": store.card, "rank": store.rank, **extra,
+                      "error": a.error, "document": a.document, "comparison_steps": a.comparison_steps,
+                      "comparison_error": comparison_error,
+                      "steps": [dataclasses.asdict(s) for s in a.steps or []],
+                      "t_origin": store.t_origin, "t_end": store.t_end}
+    d = a.derived
+    if d is not None:
+        for name in DERIVED_SETS:
+            _put_intervals(w, f"derived.{name}", getattr(d, name))
+        manifest["derived"] = {"span": list(d.span), "min_gap_ns": d.min_gap_ns}
+    if a.classification is not None:
+        names, ends = _collective_ends(store, a.classification)
+        manifest["collective_names"] = names
+        w.put("collectives.end", ends)
+    if a.operators is not None:
+        manifest["operators"] = {"by_name": _put_table(w, "operators.by_name", a.operators.by_name),
+                                 "by_type": _put_table(w, "operators.by_type", a.operators.by_type)}
+    manifest["communication"] = _put_communication(w, a.communication)
+    manifest["signals"] = _signals(store, a)
+    pyr = build_pyramid(pyramid_rows(store, d), store.t_origin, max(store.t_end, store.t_origin + 1))
+    for k, level in enumerate(pyr.levels):
+        w.put(f"pyramid.{k}", level)
+    manifest["pyramid"] = {"t0": pyr.t0, "t1": pyr.t1, "rows": pyr.rows, "levels": len(pyr.levels)}
+    manifest["columns"] = w.files
+    (folder / MANIFEST).write_bytes(orjson.dumps(manifest, option=JSON_OPTIONS))
+    return manifest
+
+
+# ------------------------------------------------------------------------------------------- read
+def read_manifest(folder: Path) -> dict | None:
+    """The manifest of a card summary, or None when there is none (or it is unreadable)."""
+    try:
+        return orjson.loads((folder / MANIFEST).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+
+
+def _intervals(cols: ColumnReader, name: str) -> Intervals:
+    return Intervals(cols.get(f"{name}.starts", mmap=False), cols.get(f"{name}.ends", mmap=False))
+
+
+def _table(cols: ColumnReader, name: str, meta: dict) -> OperatorTable:
+    arrays = {c: cols.get(f"{name}.{c}", mmap=False) for c in TABLE_COLUMNS}
+    return OperatorTable(meta["labels"], compute_total_ns=meta["compute_total_ns"], **arrays)
+
+
+def _communication(cols: ColumnReader, m: dict) -> CardCommunication | None:
+    meta = m.get("communication")
+    if meta is None:
+        return None
+    ops = {c: cols.get(f"comm.ops.{c}", mmap=False) for c in OP_COLUMNS}
+    links = {c: cols.get(f"comm.links.{c}", mmap=False) for c in LINK_COLUMNS}
+    return CardCommunication(m["card"], m["rank"], None, CommOps(name=meta["op_names"], **ops), None,
+                             Links(transport=meta["transport"], link_type=meta["link_type"], **links))
+
+
+def read_card_summary(folder: Path, manifest: dict | None = None) -> SummaryCard:
+    """The card summary in ``folder`` (``manifest`` when already read)."""
+    m = manifest if manifest is not None else read_manifest(folder)
+    if m is None:
+        raise OSError(f"{folder}: no readable {MANIFEST}")
+    return SummaryCard(folder, m, ColumnReader(folder, m.get("columns", {})))

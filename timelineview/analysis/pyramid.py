@@ -1,0 +1,73 @@
+"""Level-of-detail pyramid of a card: per row (a lane or a derived interval set), at a few widths,
+the share of each time bucket that the row's intervals cover.
+
+This is what the timeline draws when zoomed out (``viewstate/lod.py`` asks "is this pixel covered"
+per pixel; the pyramid keeps "how much of it", at fixed bucket counts). A bucket's occupancy is a
+uint8, 0 (empty) .. 255 (covered), rounded up so that no covered bucket ever reads empty. Coverage
+of a union of intervals up to time t is a prefix sum, so a level costs O(n + buckets × log n).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from timelineview.analysis.intervals import Intervals, union
+
+LEVEL_BUCKETS = (4096, 1024, 256)  # finest first: enough for an overview of a card on a 4K screen
+FULL = 255  # occupancy of a fully covered bucket
+
+
+@dataclass
+class Pyramid:
+    """Occupancy of ``rows`` over [t0, t1) (ns): ``levels[k]`` is uint8 (rows, LEVEL_BUCKETS[k])."""
+
+    t0: int
+    t1: int
+    rows: list[str]
+    levels: list[np.ndarray]
+
+    def level_for(self, buckets_wanted: int) -> np.ndarray:
+        """The coarsest level with at least ``buckets_wanted`` buckets (the finest when none has)."""
+        fitting = [lv for lv in self.levels if lv.shape[1] >= buckets_wanted]
+        return min(fitting, key=lambda lv: lv.shape[1]) if fitting else max(self.levels, key=lambda lv: lv.shape[1])
+
+
+def covered_before(iv: Intervals, t: np.ndarray) -> np.ndarray:
+    """Length (ns) of ``iv`` before each time of ``t``."""
+    t = np.asarray(t, dtype=np.int64)
+    if not len(iv):
+        return np.zeros(len(t), np.int64)
+    cum = np.concatenate(([0], np.cumsum(iv.ends - iv.starts)))
+    k = np.searchsorted(iv.ends, t, side="right")  # intervals that ended by t
+    inside = np.minimum(k, len(iv) - 1)
+    partial = np.where(k < len(iv), np.clip(t - iv.starts[inside], 0, None), 0)
+    return cum[k] + partial
+
+
+def occupancy(iv: Intervals, t0: int, t1: int, buckets: int) -> np.ndarray:
+    """uint8 per bucket of [t0, t1): covered share × 255, rounded up."""
+    edges = t0 + (np.arange(buckets + 1, dtype=np.float64) * (max(t1 - t0, 1) / buckets)).astype(np.int64)
+    covered = np.diff(covered_before(iv, edges)).astype(np.float64)
+    width = np.maximum(np.diff(edges), 1).astype(np.float64)
+    return np.minimum(np.ceil(covered / width * FULL), FULL).astype(np.uint8)
+
+
+def lane_intervals(lane: np.ndarray, start: np.ndarray, end: np.ndarray, n_lanes: int) -> list[Intervals]:
+    """The union of each lane's slices (nested slices count once)."""
+    order = np.argsort(lane, kind="stable")
+    ptr = np.searchsorted(lane[order], np.arange(n_lanes + 1))
+    return [union(start[order[ptr[k]:ptr[k + 1]]], end[order[ptr[k]:ptr[k + 1]]]) for k in range(n_lanes)]
+
+
+def build_pyramid(rows: list[tuple[str, Intervals]], t0: int, t1: int,
+                  level_buckets: tuple[int, ...] = LEVEL_BUCKETS) -> Pyramid:
+    """The pyramid of named interval sets over [t0, t1)."""
+    levels = []
+    for buckets in level_buckets:
+        level = np.zeros((len(rows), buckets), np.uint8)
+        for r, (_, iv) in enumerate(rows):
+            level[r] = occupancy(iv, t0, t1, buckets)
+        levels.append(level)
+    return Pyramid(int(t0), int(t1), [name for name, _ in rows], levels)

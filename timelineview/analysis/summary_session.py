@@ -1,0 +1,120 @@
+"""SummarySession: the cluster-level analysis of a summary folder (metrics.md §10).
+
+It reads the index and the card summaries that ``timelineview summarize`` wrote and computes what
+:class:`~timelineview.analysis.session.AnalysisSession` computes over loaded cards — clock offsets,
+the §5 document, slow cards, links and slow links, the cluster comparison, findings — with the same
+functions, from the summaries alone (no trace is read). No Qt.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import orjson
+
+from timelineview.analysis.card_summary import SummaryCard, read_card_summary
+from timelineview.analysis.cluster import _offset, slow_cards
+from timelineview.analysis.communication import ClusterCommunication, analyse_cluster
+from timelineview.analysis.communication.document import cluster_json
+from timelineview.analysis.comparison import CardComparison, ClusterComparison
+from timelineview.analysis.findings.evaluate import Finding
+from timelineview.analysis.operators import OperatorAcrossCards, operators_across_cards
+from timelineview.analysis.summary_findings import evaluate_summary_findings
+
+INDEX = "index.json"
+INDEX_KIND = "timelineview summary"
+
+
+def is_summary_folder(path: str | Path) -> bool:
+    """Does ``path`` hold a summary index."""
+    index = Path(path) / INDEX
+    if not index.is_file():
+        return False
+    try:
+        return orjson.loads(index.read_bytes()).get("kind") == INDEX_KIND
+    except (OSError, orjson.JSONDecodeError, AttributeError):
+        return False
+
+
+def read_index(folder: str | Path) -> dict:
+    """The index of a summary folder."""
+    return orjson.loads((Path(folder) / INDEX).read_bytes())
+
+
+class SummarySession:
+    """The analysis of a summary folder's cards (those whose summary is ``ok`` in the index)."""
+
+    def __init__(self, folder: str | Path, index: dict | None = None) -> None:
+        self.folder = Path(folder)
+        self.index = index if index is not None else read_index(self.folder)
+        self.entries = self.index.get("cards", [])
+        self.failed = [e for e in self.entries if e.get("status") != "ok"]
+        self.cards: list[SummaryCard] = [read_card_summary(self.folder / e["dir"])
+                                         for e in self.entries if e.get("status") == "ok"]
+        # by rank (cards without a rank after the others, by name): the first is the clock reference
+        self.order = sorted(range(len(self.cards)), key=lambda i: (self.cards[i].rank is None,
+                                                                   self.cards[i].rank or 0, self.cards[i].card))
+
+    @cached_property
+    def clock_offsets_ns(self) -> np.ndarray:
+        """Per card (index order), ns to subtract from its times to align it with the first by rank
+        (metrics.md §4), from the collective names and ends each summary keeps."""
+        out = np.zeros(len(self.cards), dtype=np.int64)
+        if not self.cards:
+            return out
+        ends = [self.cards[i].collectives for i in self.order]
+        out[self.order] = [0] + [_offset(ends[0], e) for e in ends[1:]]
+        return out
+
+    @cached_property
+    def card_documents(self) -> list[dict]:
+        """The §5 card objects by rank with their clock offsets, each with the ``worker`` that made it."""
+        docs = []
+        for i in self.order:
+            doc = dict(self.cards[i].document)
+            doc["clock_offset_us"] = float(self.clock_offsets_ns[i]) / 1000.0
+            doc["worker"] = self.cards[i].worker
+            docs.append(doc)
+        return docs
+
+    @cached_property
+    def slow_cards(self) -> list[dict]:
+        return slow_cards(self.card_documents)
+
+    @cached_property
+    def communication(self) -> ClusterCommunication:
+        return analyse_cluster([self.cards[i].communication for i in self.order])
+
+    @cached_property
+    def operators_across_cards(self) -> list[OperatorAcrossCards]:
+        cards = [(self.cards[i].card, self.cards[i].operators) for i in self.order
+                 if self.cards[i].operators is not None]
+        return operators_across_cards(cards)
+
+    def stats_document(self) -> dict:
+        """The ``stats --json`` document of the cards summarised (the same as on their traces), each card
+        with its ``worker``."""
+        return {"cards": self.card_documents, "slow_cards": self.slow_cards, **cluster_json(self.communication),
+                "operators_across_cards": [o.document() for o in self.operators_across_cards],
+                "findings": [f.document() for f in self.findings]}
+
+    @cached_property
+    def comparison(self) -> ClusterComparison:
+        """The cluster comparison from each summary's rows (a card's number is its index position)."""
+        rows = []
+        for i, c in enumerate(self.cards):
+            m = c.manifest
+            cc = CardComparison(i, c.card, c.rank, self.clock_offsets_ns[i] / 1000.0)
+            cc.error = m.get("comparison_error") or ""
+            if not cc.error:
+                cc.steps = m.get("comparison_steps") or []
+                cc.error = m.get("error") or ""
+            rows.append(cc)
+        return ClusterComparison(rows)
+
+    @cached_property
+    def findings(self) -> list[Finding]:
+        """The findings of metrics.md §8 from the summaries."""
+        return evaluate_summary_findings(self)

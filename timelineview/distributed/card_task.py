@@ -1,0 +1,152 @@
+"""One Dask task: summarise one card where its files are (load, analyse, write its summary folder).
+
+The task returns a small :class:`CardResult` record only; the card's columns never travel to the
+client. A card whose summary was made from the same files (same key) is not loaded again. A card
+that cannot be read or analysed yields a failed result, not an exception: that failure would only
+repeat on another worker, whereas a worker lost mid-task is retried by the scheduler.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import resource
+import shutil
+import socket
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from timelineview.analysis.card_analysis import analyse_card
+from timelineview.analysis.card_summary import FORMAT, read_manifest, write_card_summary
+from timelineview.analysis.comparison import comparison_error
+from timelineview.model.discovery import CardSource
+from timelineview.model.store.file_stamp import file_stamp, sample_digest
+
+# What a summary holds of a card's analysis (and what those need): the §5 object, the comparison rows,
+# operator and communication tables. The findings' store lookups are made while writing.
+SUMMARY_FIELDS = ("document", "comparison_steps", "operators", "communication")
+PARTIAL_PREFIX = ".partial-"
+OLD_PREFIX = ".old-"
+OK, FAILED = "ok", "failed"
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+KB = 1024
+
+
+@dataclass
+class CardResult:
+    """What a task reports for one card (the index's per-card entry)."""
+
+    card: str
+    rank: int | None
+    dir: str
+    status: str  # "ok" or "failed"
+    error: str = ""
+    worker: str = ""
+    seconds: float = 0.0
+    reused: bool = False  # the summary of unchanged files was kept
+    peak_rss_mb: float = 0.0  # the worker process' peak resident memory so far
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def card_dir_names(sources: list[CardSource]) -> list[str]:
+    """One folder name per card, from its label (made unique)."""
+    names, seen = [], set()
+    for src in sources:
+        base = _UNSAFE.sub("_", src.label).strip("._") or "card"
+        name, k = base, 1
+        while name in seen:
+            k += 1
+            name = f"{base}~{k}"
+        seen.add(name)
+        names.append(name)
+    return names
+
+
+def summary_key(source: CardSource, min_gap_ns: int) -> str | None:
+    """Key of a card's files as they are now: per file its path, size, mtime (ns) and a sample of its
+    content (``file_stamp.sample_digest``); None when a file cannot be read."""
+    parts = [f"summary {FORMAT}", source.label, str(source.rank), str(min_gap_ns)]
+    for f in source.files:
+        stamp = file_stamp(f)
+        if stamp is None:
+            return None
+        try:
+            digest = sample_digest(f, stamp.size)
+        except OSError:
+            return None
+        parts.append(f"{Path(f).resolve()}|{stamp.size}|{stamp.mtime_ns}|{digest}")
+    return hashlib.sha1("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def worker_identity() -> str:
+    """``"<Dask worker name> <address>"``; outside a worker, host and process."""
+    try:
+        from distributed import get_worker
+
+        w = get_worker()
+        return f"{w.name} {w.address}"
+    except (ImportError, ValueError):
+        return f"{socket.gethostname()}-{os.getpid()} local"
+
+
+def _peak_rss_mb() -> float:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (KB * KB) if sys.platform == "darwin" else peak / KB  # bytes on macOS, KiB on Linux
+
+
+def _replace(folder: Path, partial: Path) -> None:
+    """Put the finished ``partial`` folder in place of ``folder`` (a reader never sees half a card)."""
+    old = None
+    if folder.exists():
+        old = folder.with_name(f"{OLD_PREFIX}{folder.name}-{os.getpid()}")
+        folder.rename(old)
+    partial.rename(folder)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def summarize_card(source: CardSource, out: str, name: str, min_gap_ns: int) -> CardResult:
+    """Summarise one card into ``out/name`` (the task each worker runs)."""
+    from timelineview.model.load import heap
+    from timelineview.model.load.loader import load_cards
+
+    t0 = time.perf_counter()
+    folder = Path(out) / name
+    result = CardResult(source.label, source.rank, name, FAILED, worker=worker_identity())
+    key = summary_key(source, min_gap_ns)
+    old = read_manifest(folder)
+    if key is not None and old is not None and old.get("key") == key and not old.get("error"):
+        result.status, result.reused, result.worker = OK, True, old.get("worker", "")
+        return _finish(result, t0)
+    if source.problems and not source.files:
+        result.error = "; ".join(source.problems)
+        return _finish(result, t0)
+    try:
+        store = load_cards([source], workers=1)[0]
+        if store.report.error:
+            result.error = store.report.error
+            return _finish(result, t0)
+        analysis = analyse_card(store, SUMMARY_FIELDS, min_gap_ns=min_gap_ns)
+        partial = Path(tempfile.mkdtemp(prefix=f"{PARTIAL_PREFIX}{name}-", dir=out))
+        write_card_summary(partial, store, analysis, comparison_error(store, analysis.derived),
+                           {"dir": name, "key": key, "worker": result.worker,
+                            "sources": [str(f) for f in source.files]})
+        _replace(folder, partial)
+        result.status = OK
+    except Exception as exc:  # this card fails, the others go on
+        result.error = f"{type(exc).__name__}: {exc}"
+    finally:
+        heap.trim()  # what this card freed, before the worker takes the next one
+    return _finish(result, t0)
+
+
+def _finish(result: CardResult, t0: float) -> CardResult:
+    result.seconds = time.perf_counter() - t0
+    result.peak_rss_mb = _peak_rss_mb()
+    return result
