@@ -21,6 +21,7 @@ from timelineview.model.store.cache import (
     card_key,
     default_cache_dir,
     load_cached,
+    remove_stale_partials,
     save,
     source_stamps,
 )
@@ -50,6 +51,7 @@ def open_cache_dir(cache: bool | str | os.PathLike | None) -> tuple[Path | None,
     except OSError as exc:
         _warn_once(folder, f"cannot be written ({exc.strerror or exc}); loaded cards are not saved")
         return folder, False
+    remove_stale_partials(folder)  # also when nothing is saved this time
     return folder, True
 
 

@@ -292,6 +292,29 @@ def _check_lengths(parts: dict, flows: FlowTable) -> None:
     _same_length("index", [ix.lane_first_row, ix.lane_row_count, parts["lanes"].tid])
 
 
+def _stale_partial(folder: Path, now: float) -> bool:
+    newest = max([folder.stat().st_mtime, *(f.stat().st_mtime for f in folder.iterdir())])
+    return now - newest > STALE_PARTIAL_S
+
+
+def remove_stale_partials(cache_dir: Path) -> int:
+    """Remove the ``.partial-*`` folders that killed saves left; returns how many."""
+    now = time.time()
+    removed = 0
+    try:
+        partials = [f for f in cache_dir.iterdir() if f.name.startswith(PARTIAL_PREFIX)]
+    except OSError:
+        return 0
+    for folder in partials:
+        try:
+            if _stale_partial(folder, now):
+                shutil.rmtree(folder)
+                removed += 1
+        except OSError:
+            continue  # finished or removed meanwhile by another process
+    return removed
+
+
 def _entries(cache_dir: Path) -> tuple[list[tuple[float, int, Path]], list[Path]]:
     """(last use, bytes, folder) of each entry, and the ``.partial-*`` folders of killed saves."""
     entries, stale = [], []
@@ -303,8 +326,7 @@ def _entries(cache_dir: Path) -> tuple[list[tuple[float, int, Path]], list[Path]
     for folder in children:
         try:
             if folder.name.startswith(PARTIAL_PREFIX):
-                newest = max([folder.stat().st_mtime, *(f.stat().st_mtime for f in folder.iterdir())])
-                if now - newest > STALE_PARTIAL_S:
+                if _stale_partial(folder, now):
                     stale.append(folder)
             elif _ENTRY_NAME.match(folder.name) and folder.is_dir():
                 size = sum(f.stat().st_size for f in folder.iterdir())
