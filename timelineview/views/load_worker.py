@@ -31,6 +31,7 @@ class LoadWorker(QtCore.QObject):
     cardsFound = QtCore.Signal(object)  # card names, in the order of cardProgress indices (issue 5)
     cardProgress = QtCore.Signal(int, object, object)  # card index, done bytes, total bytes of that card
     compared = QtCore.Signal(object)  # analysis ClusterComparison, emitted just before ``loaded``
+    analysed = QtCore.Signal(object)  # the AnalysisSession, its findings computed, just before ``loaded``
 
     def __init__(self, paths: list[Path], cache: bool = True) -> None:
         super().__init__()
@@ -76,6 +77,7 @@ class LoadWorker(QtCore.QObject):
             self.stage.emit("Aligning clocks")
             align_clocks(cards, session.clock_offsets_ns)
             self._compare(session)
+            self._diagnose(session)
             self.loaded.emit(cards)
         except LoadCancelled:
             self.cancelled.emit()
@@ -84,12 +86,26 @@ class LoadWorker(QtCore.QObject):
         finally:
             self.done.emit()
 
+    def _diagnose(self, session: AnalysisSession) -> None:
+        self.stage.emit("Diagnosing")
+        try:
+            _diagnose_session(session)
+        except Exception:  # the tabs are extra: the timeline and the comparison still open
+            pass
+        self.analysed.emit(session)
+
     def _compare(self, session: AnalysisSession) -> None:
         self.stage.emit("Comparing cards")
         try:
             self.compared.emit(session.comparison)
         except Exception:  # the comparison is extra: the timeline still opens without it
             self.compared.emit(None)
+
+
+def _diagnose_session(session: AnalysisSession) -> None:
+    """Compute here, off the GUI thread, what the analysis tabs show (findings read the operators and
+    the communication of every card)."""
+    session.findings  # noqa: B018 - a cached property: computing it is the point
 
 
 def start_load(paths: list[Path]) -> tuple[LoadWorker, QtCore.QThread]:

@@ -180,7 +180,7 @@ def _long_tail(signals: dict[str, CardSignals], slow: list[dict]) -> list[Findin
                   reference=fmt_us(share * worst.step_time_us), share=_pct(worst.tail_us / worst.step_time_us))]
 
 
-WAITING_FOR_SLOW = (" While {slow} hold the others back, much of this is the others waiting for them in the "
+WAITING_FOR_SLOW = (" While {slow} {verb} the others back, much of this is the others waiting in the "
                     "collectives: look at the slow cards first.")
 
 
@@ -189,9 +189,10 @@ def _pure_communication(signals: dict[str, CardSignals], slow: list[dict]) -> li
     found = _share_rule(rule, signals, "pure_communication_us", lambda s: s.pure_communication_us,
                         lambda s: s.step_time_us, rule.thresholds["share_of_step"],
                         lambda s: longest_spans(s, s.derived.pure_communication, PURE_COMMUNICATION_LANE))
-    slow_names = ", ".join(dict.fromkeys(f["card"] for f in slow))
-    if slow_names:  # a slow card makes every other card wait: say so, or the advice points the wrong way
-        found = [replace(f, advice=f.advice + WAITING_FOR_SLOW.format(slow=slow_names)) for f in found]
+    slow_cards = list(dict.fromkeys(f["card"] for f in slow))
+    if slow_cards:  # a slow card makes every other card wait: say so, or the advice points the wrong way
+        words = WAITING_FOR_SLOW.format(slow=", ".join(slow_cards), verb="holds" if len(slow_cards) == 1 else "hold")
+        found = [replace(f, advice=f.advice + words) for f in found]
     return found
 
 
@@ -278,11 +279,12 @@ def _slow_steps(signals: dict[str, CardSignals], slow: list[dict]) -> list[Findi
 
 
 def grouped(findings: list[Finding], signals: dict[str, CardSignals]) -> list[Finding]:
-    """One finding per rule: the cards that meet it (by rank), with the value, reference, evidence and
-    advice of the card that exceeds it most. A cluster of thousands of cards then reads as one line."""
-    by_rule: dict[str, list[Finding]] = {}
+    """One finding per rule (and step): the cards that meet it (by rank), with the value, reference,
+    evidence and advice of the card that exceeds it most. A cluster of thousands of cards then reads
+    as one line."""
+    by_rule: dict[tuple[str, int | None], list[Finding]] = {}
     for f in findings:
-        by_rule.setdefault(f.rule, []).append(f)
+        by_rule.setdefault((f.rule, f.step), []).append(f)
     out = []
     for same in by_rule.values():
         worst = max(same, key=lambda f: f.excess)
@@ -295,10 +297,9 @@ def grouped(findings: list[Finding], signals: dict[str, CardSignals]) -> list[Fi
 RuleCheck = Callable[[dict[str, CardSignals], list[dict]], list[Finding]]
 # Each check evaluates the rules of the table it names; a new rule is a row there and a check here.
 # Per-card checks (a finding names one card) and checks whose cards are grouped into one finding.
-PER_CARD_CHECKS: tuple[RuleCheck, ...] = (_slow_card_findings, _data_bound, _pipeline_imbalance, _long_tail,
-                                          _slow_steps)
+PER_CARD_CHECKS: tuple[RuleCheck, ...] = (_slow_card_findings, _data_bound, _pipeline_imbalance, _long_tail)
 GROUPED_CHECKS: tuple[RuleCheck, ...] = (_pure_communication, _host_bound, _aicpu_heavy, _device_sync,
-                                         _small_operators)
+                                         _small_operators, _slow_steps)
 
 
 def order_findings(findings: list[Finding]) -> list[Finding]:

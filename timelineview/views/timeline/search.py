@@ -23,19 +23,51 @@ class SearchMixin:
         total = 0
         if query.strip():
             for c in ctx.cards:
-                mask = c.search.slice_mask(c.store.slices.name, query)
-                idx = np.flatnonzero(mask)
-                if len(idx) == 0:
-                    continue
-                starts = c.store.slices.start[idx] - ctx.card_shift(c)
-                ctx.matches[c.number] = CardMatches(c.number, idx, starts, mask)
-                if c.store.index is not None:
-                    cum = np.zeros(len(mask) + 1, dtype=np.int32)
-                    np.cumsum(mask[c.store.index.order], out=cum[1:])
-                    ctx.match_cum[c.number] = cum
-                total += len(idx)
+                total += self._set_matches(c, c.search.slice_mask(c.store.slices.name, query))
         self.changed(Change.SEARCH)
         return total
+
+    def _set_matches(self, card, mask: np.ndarray) -> int:
+        """Record the slices of ``mask`` as the card's matches; returns how many."""
+        ctx = self.ctx
+        idx = np.flatnonzero(mask)
+        if len(idx) == 0:
+            return 0
+        starts = card.store.slices.start[idx] - ctx.card_shift(card)
+        ctx.matches[card.number] = CardMatches(card.number, idx, starts, mask)
+        if card.store.index is not None:
+            cum = np.zeros(len(mask) + 1, dtype=np.int32)
+            np.cumsum(mask[card.store.index.order], out=cum[1:])
+            ctx.match_cum[card.number] = cum
+        return len(idx)
+
+    def highlight_name(self, card_no: int, name: str, t0_abs: int, t1_abs: int,
+                       lanes: list[int] | None = None) -> SliceRef | None:
+        """Highlight the slices of one card named exactly ``name`` that meet [t0, t1) (its own
+        absolute ns) on ``lanes`` (None: any) — a row of the per-name table — and select the first;
+        Enter / Shift+Enter then step through them."""
+        ctx = self.ctx
+        card = ctx.card_by_number(card_no)
+        sid = card.store.string_id(name) if card is not None else -1
+        if card is None or sid < 0:
+            return None
+        s = card.store.slices
+        mask = (s.name == sid) & (s.start < t1_abs) & (s.start + s.dur > t0_abs)
+        if lanes is not None:
+            mask &= np.isin(s.lane, lanes)
+        self._search_query = name
+        self._search_pos = None
+        ctx.matches, ctx.match_cum = {}, {}
+        self._set_matches(card, mask)
+        self.changed(Change.SEARCH)
+        idx = np.flatnonzero(mask)
+        if not len(idx):
+            return None
+        first = int(idx[np.argmin(s.start[idx])])
+        self._search_pos = (ctx.rel(card, int(s.start[first])), card_no, first)
+        self.select_slice(card_no, first, reveal=True)
+        self.changed(Change.MATCH)
+        return SliceRef(card_no, first)
 
     @property
     def match_count(self) -> int:

@@ -1,0 +1,74 @@
+"""The Diagnosis tab: a cluster opens on its findings, the status bar counts them, and clicking a
+finding's evidence shows that card and span in the timeline (issue 13)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from timelineview.synthetic import cluster_specs, generate_cluster
+from timelineview.viewstate.jump_target import JumpTarget
+
+SLOW_CARD = 2
+
+
+@pytest.fixture(scope="module")
+def cluster_dir(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("diag") / "ranks"
+    generate_cluster(out, cluster_specs(4, seed=6, steps=3, tasks_per_step=60, slow_card=SLOW_CARD))
+    return out
+
+
+@pytest.fixture
+def opened(qtbot, window, cluster_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("TIMELINEVIEW_CACHE", str(tmp_path / "cache"))
+    window.interactive = True  # a cluster opens on a tab of its own choosing only for a user
+    with qtbot.waitSignal(window.loadFinished, timeout=60_000):
+        window.open_paths([cluster_dir], remember=False)
+    qtbot.waitUntil(lambda: bool(window.cluster.analysis.widgets["diagnosis"].findings), timeout=10_000)
+    return window
+
+
+def test_cluster_opens_on_its_findings_and_counts_them(opened):
+    host = opened.cluster.analysis
+    view = host.widgets["diagnosis"]
+    assert opened.cluster.tabs.currentWidget() is view
+    rules = [(f.rule, f.cards) for f in view.findings]
+    assert ("slow_compute", [f"rank {SLOW_CARD}"]) in rules
+    assert view.list.topLevelItemCount() == len(view.findings)
+    n = len(view.findings)
+    assert host.status["diagnosis"].text() == f"{n} finding{'s' if n != 1 else ''}"
+    assert host.status["diagnosis"].isVisibleTo(opened)
+
+
+def test_clicking_evidence_moves_the_timeline_to_it(opened, qtbot):
+    view = opened.cluster.analysis.widgets["diagnosis"]
+    k = next(i for i, f in enumerate(view.findings) if f.rule == "slow_compute")
+    finding = view.findings[k]
+    j = next(i for i, e in enumerate(finding.evidence) if e.name)  # one of the top operator's slices
+    e = finding.evidence[j]
+    with qtbot.waitSignal(view.jumpRequested) as sent:
+        view.open_evidence(k, j)
+    target: JumpTarget = sent.args[0]
+    timeline = opened.timeline
+    assert opened.cluster.tabs.currentIndex() == 0
+    card = timeline.ctx.card_by_number(target.card)
+    assert card is not None and card.store.card == f"rank {SLOW_CARD}"
+    # the window covers the evidence span on the card's clock (µs from its first slice)
+    t0 = card.store.t_origin + round(e.start_us * 1000)
+    t1 = card.store.t_origin + round(e.end_us * 1000)
+    v0, v1 = timeline.ctx.abs_window(card)
+    assert v0 <= t0 and t1 <= v1 and (v1 - v0) < 3 * (t1 - t0) + 10_000
+    # the operator is selected: the selected slice is that operator, inside the span
+    sel = timeline.ctx.selection
+    assert sel is not None and sel.card == target.card
+    s = card.store.slices
+    assert card.store.strings[s.name[sel.index]] == e.name
+    assert t0 <= s.start[sel.index] < t1
+
+
+def test_clear_empties_the_tab(opened):
+    host = opened.cluster.analysis
+    host.clear()
+    assert host.widgets["diagnosis"].findings == [] and not host.status["diagnosis"].isVisibleTo(opened)

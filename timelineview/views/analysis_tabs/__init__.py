@@ -1,0 +1,1 @@
+"""Tabs that show one analysis of the loaded cards and point back into the timeline."""

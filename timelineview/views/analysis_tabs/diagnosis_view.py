@@ -1,0 +1,148 @@
+"""DiagnosisView: the findings of the loaded cards, walked in the order of the tuning method.
+
+Each finding shows its severity, where it is, the step of the method it belongs to, its value
+against its reference and its advice; clicking one (or its evidence) shows that evidence in the
+timeline: the card, the span, the lane or the operator.
+"""
+
+from __future__ import annotations
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from timelineview.analysis.findings import Finding
+from timelineview.analysis.findings.rules import HIGH, LOW, MEDIUM
+from timelineview.viewstate.jump_target import JumpTarget
+
+SEVERITY_COLOURS = {HIGH: "#c0392b", MEDIUM: "#d68910", LOW: "#7f8c8d"}
+EVIDENCE_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
+
+
+def _value_text(f: Finding) -> str:
+    if f.metric.endswith("_us"):
+        return f"{f.value / 1000:.3g} ms against {f.reference / 1000:.3g} ms"
+    if f.metric == "bandwidth_gbps":
+        return f"{f.value:.3g} GB/s against {f.reference:.3g} GB/s"
+    return f"{100 * f.value:.0f} % against {100 * f.reference:.0f} %"
+
+
+class DiagnosisView(QtWidgets.QWidget):
+    """Findings ordered by severity: a list on the left, the chosen one's advice and evidence on the right."""
+
+    jumpRequested = QtCore.Signal(object)  # JumpTarget
+    countChanged = QtCore.Signal(int)
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.findings: list[Finding] = []
+        self._cards: dict[str, tuple[int, int]] = {}  # card label -> (number, t_origin ns)
+        self.summary = QtWidgets.QLabel("No trace open.")
+        self.summary.setWordWrap(True)
+        self.list = QtWidgets.QTreeWidget()
+        self.list.setHeaderLabels(["Severity", "Finding", "Where", "Method step", "Value"])
+        self.list.setRootIsDecorated(False)
+        self.list.setUniformRowHeights(True)
+        self.list.setAlternatingRowColors(True)
+        self.list.currentItemChanged.connect(self._show_current)
+        self.list.itemActivated.connect(lambda item, _col: self.open_evidence(self._index(item), 0))
+        self.advice = QtWidgets.QLabel()
+        self.advice.setWordWrap(True)
+        self.advice.setTextFormat(QtCore.Qt.TextFormat.PlainText)
+        self.advice.setAlignment(QtCore.Qt.AlignmentFlag.AlignTop)
+        self.evidence = QtWidgets.QListWidget()
+        self.evidence.itemActivated.connect(self._evidence_activated)
+        self.evidence.itemClicked.connect(self._evidence_activated)
+        right = QtWidgets.QWidget()
+        rl = QtWidgets.QVBoxLayout(right)
+        rl.addWidget(self.advice)
+        rl.addWidget(QtWidgets.QLabel("Evidence (click to see it in the timeline):"))
+        rl.addWidget(self.evidence, 1)
+        split = QtWidgets.QSplitter()
+        split.addWidget(self.list)
+        split.addWidget(right)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.addWidget(self.summary)
+        lay.addWidget(split, 1)
+
+    # ------------------------------------------------------------------ the analysis tab protocol
+    def show_session(self, session, cards) -> None:
+        """The session's findings (computed by the session), for the ``cards`` shown."""
+        self._cards = {c.store.card: (c.number, c.store.t_origin) for c in cards}
+        try:
+            findings = list(session.findings)
+        except Exception as exc:  # a diagnosis that failed must not take the viewer down
+            self.set_findings([], f"The diagnosis could not be computed: {exc}")
+            return
+        self.set_findings(findings)
+
+    def clear(self) -> None:
+        self._cards = {}
+        self.set_findings([], "No trace open.")
+
+    def status_text(self) -> str:
+        n = len(self.findings)
+        return f"{n} finding{'s' if n != 1 else ''}" if n else ""
+
+    def wants_focus(self) -> bool:
+        return bool(self.findings)
+
+    # ------------------------------------------------------------------ content
+    def set_findings(self, findings: list[Finding], note: str = "") -> None:
+        self.findings = list(findings)
+        self.list.clear()
+        for f in self.findings:
+            cards = ", ".join(f.cards[:4]) + (f" +{len(f.cards) - 4}" if len(f.cards) > 4 else "")
+            where = cards + (f", step {f.step}" if f.step is not None else "")
+            item = QtWidgets.QTreeWidgetItem([f.severity, f.rule.replace("_", " "), where, f.method, _value_text(f)])
+            item.setForeground(0, QtGui.QBrush(QtGui.QColor(SEVERITY_COLOURS.get(f.severity, "#000"))))
+            self.list.addTopLevelItem(item)
+        for col in range(self.list.columnCount()):
+            self.list.resizeColumnToContents(col)
+        if note:
+            self.summary.setText(note)
+        elif not self.findings:
+            self.summary.setText("No findings: no rule of the tuning method fired on these cards.")
+        else:
+            high = sum(f.severity == HIGH for f in self.findings)
+            self.summary.setText(f"{len(self.findings)} finding(s), {high} of high severity, ordered by severity. "
+                                 "Click one for its advice; click its evidence to see it in the timeline.")
+        self.advice.clear()
+        self.evidence.clear()
+        if self.findings:
+            self.list.setCurrentItem(self.list.topLevelItem(0))
+        self.countChanged.emit(len(self.findings))
+
+    def _index(self, item: QtWidgets.QTreeWidgetItem | None) -> int:
+        return self.list.indexOfTopLevelItem(item) if item is not None else -1
+
+    def _show_current(self, item: QtWidgets.QTreeWidgetItem | None, _previous=None) -> None:
+        k = self._index(item)
+        self.evidence.clear()
+        if k < 0:
+            self.advice.clear()
+            return
+        f = self.findings[k]
+        self.advice.setText(f"{f.rule.replace('_', ' ')} — {f.method}\n\n{f.advice}")
+        for j, e in enumerate(f.evidence):
+            what = e.name or e.lane or ""
+            text = f"{e.card}: {e.start_us / 1000:.3f} – {e.end_us / 1000:.3f} ms" + (f"  ({what})" if what else "")
+            row = QtWidgets.QListWidgetItem(text)
+            row.setData(EVIDENCE_ROLE, (k, j))
+            self.evidence.addItem(row)
+
+    def _evidence_activated(self, item: QtWidgets.QListWidgetItem) -> None:
+        k, j = item.data(EVIDENCE_ROLE)
+        self.open_evidence(k, j)
+
+    def open_evidence(self, k: int, j: int = 0) -> JumpTarget | None:
+        """Ask the window to show evidence ``j`` of finding ``k``; returns the target sent."""
+        if not 0 <= k < len(self.findings) or not 0 <= j < len(self.findings[k].evidence):
+            return None
+        e = self.findings[k].evidence[j]
+        if e.card not in self._cards:
+            return None
+        number, origin = self._cards[e.card]
+        target = JumpTarget.from_evidence(number, origin, e.document())
+        self.jumpRequested.emit(target)
+        return target

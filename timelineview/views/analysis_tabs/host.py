@@ -1,0 +1,68 @@
+"""AnalysisTabsHost: builds the registered analysis tabs, feeds them each load's session, and
+sends their jumps to the timeline."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from timelineview.views.analysis_tabs.registry import ANALYSIS_TABS, shortcut
+from timelineview.viewstate.jump_target import JumpTarget
+
+
+class AnalysisTabsHost(QtCore.QObject):
+    """The analysis tabs of one window (``widgets`` in registry order)."""
+
+    def __init__(self, window: QtWidgets.QWidget, tabs: QtWidgets.QTabWidget,
+                 jump: Callable[[JumpTarget], None]) -> None:
+        super().__init__(window)
+        self.tabs = tabs
+        self.widgets: dict[str, QtWidgets.QWidget] = {}
+        self.status: dict[str, QtWidgets.QPushButton] = {}
+        for position, kind in enumerate(ANALYSIS_TABS):
+            widget = kind.build()
+            index = tabs.addTab(widget, kind.title)
+            key = shortcut(position)
+            tabs.setTabToolTip(index, f"{kind.tooltip} ({key})")
+            QtGui.QShortcut(QtGui.QKeySequence(key), window).activated.connect(
+                lambda w=widget: tabs.setCurrentWidget(w))
+            widget.jumpRequested.connect(jump)
+            self.widgets[kind.key] = widget
+            if hasattr(widget, "status_text") and hasattr(window, "statusBar"):
+                button = QtWidgets.QPushButton()
+                button.setFlat(True)
+                button.setToolTip(f"Open the {kind.title} tab ({key})")
+                button.clicked.connect(lambda _=False, w=widget: tabs.setCurrentWidget(w))
+                button.hide()
+                window.statusBar().addPermanentWidget(button)
+                self.status[kind.key] = button
+
+    def show_session(self, session, cards) -> None:
+        """Every tab shows the analysis of the cards just loaded."""
+        for widget in self.widgets.values():
+            widget.show_session(session, cards)
+        self._update_status()
+
+    def clear(self) -> None:
+        for widget in self.widgets.values():
+            widget.clear()
+        self._update_status()
+
+    def _update_status(self) -> None:
+        for key, button in self.status.items():
+            text = self.widgets[key].status_text()
+            button.setText(text)
+            button.setVisible(bool(text))
+
+    def open_wanted(self) -> bool:
+        """Show the first tab that wants the user's attention (e.g. findings); False when none does."""
+        for widget in self.widgets.values():
+            if getattr(widget, "wants_focus", lambda: False)():
+                self.tabs.setCurrentWidget(widget)
+                return True
+        return False
+
+    def show_tab(self, key: str) -> None:
+        if key in self.widgets:
+            self.tabs.setCurrentWidget(self.widgets[key])

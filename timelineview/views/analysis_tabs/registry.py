@@ -1,0 +1,46 @@
+"""The analysis tabs of the main window, registered in one place.
+
+Each tab is a widget with a ``jumpRequested(JumpTarget)`` signal and two methods:
+``show_session(session, cards)`` after a load (the :class:`AnalysisSession` and the cards' views;
+every number was computed by the session, the tab only displays) and ``clear()``. Optional:
+``status_text() -> str`` (a summary for the status bar, clicking it opens the tab) and
+``wants_focus() -> bool`` (a cluster opens on the first tab that wants it). The window adds the tabs
+after Timeline and Cluster comparison, in this order, with Ctrl+3, Ctrl+4, …
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+from PySide6 import QtWidgets
+
+FIRST_SHORTCUT = 3  # Ctrl+1 is the timeline, Ctrl+2 the cluster comparison
+
+
+@dataclass(frozen=True)
+class TabKind:
+    """One analysis tab: its key, title, tooltip, and the widget class (``module:Class``, imported when
+    the window is built, so a tab's module is only loaded with the GUI)."""
+
+    key: str
+    title: str
+    tooltip: str
+    widget: str
+
+    def build(self) -> QtWidgets.QWidget:
+        module, _, name = self.widget.partition(":")
+        return getattr(importlib.import_module(module), name)()
+
+
+ANALYSIS_TABS: tuple[TabKind, ...] = (
+    TabKind("diagnosis", "Diagnosis", "What holds these cards back, step by step of the tuning method, with "
+            "the evidence", "timelineview.views.analysis_tabs.diagnosis_view:DiagnosisView"),
+)
+
+
+def shortcut(position: int) -> str:
+    """Key of the ``position``-th analysis tab."""
+    return f"Ctrl+{FIRST_SHORTCUT + position}"
+
+

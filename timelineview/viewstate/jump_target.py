@@ -1,0 +1,39 @@
+"""Where a statistic points on the timeline: a card, a time span on its own clock, a lane or operator.
+
+The analysis tabs (communication, operators, diagnosis, comparison of runs) say where to go with a
+:class:`JumpTarget`; the window turns it into cards shown, a zoom and a selection. No Qt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+NS_PER_US = 1000
+
+
+@dataclass(frozen=True)
+class JumpTarget:
+    """Card ``card`` (its number in the loaded list) over [start_ns, end_ns) of its own clock (absolute
+    ns as in its file); ``lane``: "<process>/<lane>" of a trace lane or the title of a derived lane;
+    ``name``: an operator whose slices in the span are selected."""
+
+    card: int
+    start_ns: int
+    end_ns: int
+    lane: str | None = None
+    name: str | None = None
+
+    @classmethod
+    def from_evidence(cls, card: int, t_origin_ns: int, evidence: dict) -> JumpTarget:
+        """From a finding's evidence (µs from the card's trace start)."""
+        start = t_origin_ns + int(round(float(evidence["start_us"]) * NS_PER_US))
+        end = t_origin_ns + int(round(float(evidence["end_us"]) * NS_PER_US))
+        return cls(card, start, max(end, start + 1), evidence.get("lane"), evidence.get("name"))
+
+
+def lane_index(process_names: list[str], lane_process: list[int], lane_names: list[str], key: str) -> int | None:
+    """The lane called ``"<process>/<lane>"``, or None."""
+    for ln, (p, name) in enumerate(zip(lane_process, lane_names, strict=True)):
+        if f"{process_names[p]}/{name}" == key:
+            return ln
+    return None
