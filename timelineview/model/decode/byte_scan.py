@@ -82,6 +82,16 @@ from timelineview.model.decode.scan_columns import (
     AT_STRINGS,
     ELEMENTS,
     LANES,
+    LAST_LANE_ID,
+    MEMBER_KEY_END,
+    MEMBER_KEY_FLAGS,
+    MEMBER_KEY_START,
+    MEMBER_LENGTH,
+    MEMBER_VALUE,
+    PENDING_CODE,
+    PENDING_END,
+    PENDING_FLAGS,
+    PENDING_START,
     RANGES,
     ROOM_ELEMENTS,
     ROOM_LANES,
@@ -136,17 +146,15 @@ from timelineview.model.decode.scan_syntax import (
 _POW10 = np.array([10**k for k in range(19)], dtype=np.int64)
 # phases the typed decoder knows but the scanner leaves to it
 _OTHER_PHASES = np.frombuffer(b"BEiICMbenSTFONDPR()cvV", dtype=np.uint8).copy()
-# rows of the pending strings: key code, content start, end, flags
-P_CODE, P_START, P_END, P_FLAGS = range(4)
 
 
 @jit
 def _hold(pending, n, code, a, b, flags):
     """Keep a string value for interning once the element's phase is known."""
-    pending[n, P_CODE] = code
-    pending[n, P_START] = a
-    pending[n, P_END] = b
-    pending[n, P_FLAGS] = flags
+    pending[n, PENDING_CODE] = code
+    pending[n, PENDING_START] = a
+    pending[n, PENDING_END] = b
+    pending[n, PENDING_FLAGS] = flags
     return n + 1
 
 
@@ -432,21 +440,21 @@ def _scan(buf, starts, ends, pow10, at, ranges, elements, strings, lanes, sample
                         s0 = n_samples
                         for m in range(n_keys):
                             samples.samples[n_samples, SAMPLE_ELEMENT] = j
-                            v0, vlen = members[m, 3], members[m, 4]
+                            v0, vlen = members[m, MEMBER_VALUE], members[m, MEMBER_LENGTH]
                             exact, samples.values[n_samples] = plain_float(buf, v0, v0 + vlen, pow10)
                             samples.samples[n_samples, SAMPLE_TEXT] = v0
                             # else the caller converts it
                             samples.samples[n_samples, SAMPLE_LENGTH] = -1 if exact else vlen
                             n_samples += 1
-                            n_pend = _hold(pending, n_pend, KEY_COUNTER_ARG + m, members[m, 0], members[m, 1],
-                                           members[m, 2])
+                            n_pend = _hold(pending, n_pend, KEY_COUNTER_ARG + m, members[m, MEMBER_KEY_START],
+                                           members[m, MEMBER_KEY_END], members[m, MEMBER_KEY_FLAGS])
             # the one place strings are interned: only those the element's phase keeps
             k_el = el.kind[j]
             for k in range(n_pend):
-                code = pending[k, P_CODE]
+                code = pending[k, PENDING_CODE]
                 if not _keeps(k_el, code):
                     continue
-                pa, pb = pending[k, P_START], pending[k, P_END]
+                pa, pb = pending[k, PENDING_START], pending[k, PENDING_END]
                 h = string_hash(buf, pa, pb)
                 sid = find_string(buf, pa, pb, h, strings.string_slots, strings.spans)
                 if sid < 0:
@@ -454,7 +462,7 @@ def _scan(buf, starts, ends, pow10, at, ranges, elements, strings, lanes, sample
                     sid = n_str
                     strings.spans[sid, SPAN_START] = pa
                     strings.spans[sid, SPAN_END] = pb
-                    strings.spans[sid, SPAN_FLAGS] = pending[k, P_FLAGS]
+                    strings.spans[sid, SPAN_FLAGS] = pending[k, PENDING_FLAGS]
                     strings.string_slots[slot, 0] = np.int64(h >> np.uint64(1))
                     strings.string_slots[slot, 1] = sid + 1
                     n_str += 1
@@ -493,8 +501,8 @@ def _scan(buf, starts, ends, pow10, at, ranges, elements, strings, lanes, sample
                     if ln < 0:
                         ln = insert_lane(pk, pv, tk, tv, -1 - ln, lanes.lane_slots, lanes.lane_rows, n_lanes)
                         n_lanes += 1
-                    last_lane[0], last_lane[1], last_lane[2], last_lane[3], last_lane[4] = pk, pv, tk, tv, ln
-                el.lane[j] = last_lane[4]
+                    last_lane[0], last_lane[1], last_lane[2], last_lane[3], last_lane[LAST_LANE_ID] = pk, pv, tk, tv, ln
+                el.lane[j] = last_lane[LAST_LANE_ID]
             el.name[j] = nm
             el.cat[j] = ct
             el.task[j] = tt

@@ -17,6 +17,9 @@ from timelineview.model.decode.scan_columns import (
     ELEMENTS,
     GROUP_TYPES,
     LANES,
+    LAST_LANE_FIELDS,
+    MEMBER_FIELDS,
+    PENDING_FIELDS,
     RANGES,
     SAMPLES,
     SERIES,
@@ -30,11 +33,8 @@ from timelineview.model.decode.scan_columns import (
 NO_LANE_YET = -7  # ``last_lane`` before the first lane: no token has this kind
 MAX_DEPTH = 256  # nesting ``skip`` follows inside one value
 MAX_PENDING = 16  # strings one element may hold for interning: its keys and a counter's members
-PENDING_FIELDS = 4  # key code, content start, end, flags
-MEMBER_FIELDS = 5  # key start, key end, key flags, value start, value length
 META_SLOTS = 4096  # metadata records of a range compared for copies (not grown)
 META_FIELDS = 3  # hash, element row, range generation
-LAST_LANE_FIELDS = 5  # pid kind, pid value, tid kind, tid value, lane id
 
 
 class Scratch(NamedTuple):

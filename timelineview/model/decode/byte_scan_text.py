@@ -10,6 +10,13 @@ import numpy as np
 
 from timelineview.model.decode.byte_scan_numbers import number
 from timelineview.model.decode.scan_codes import HAS_ESCAPES, HAS_NON_ASCII
+from timelineview.model.decode.scan_columns import (
+    MEMBER_KEY_END,
+    MEMBER_KEY_FLAGS,
+    MEMBER_KEY_START,
+    MEMBER_LENGTH,
+    MEMBER_VALUE,
+)
 from timelineview.model.decode.scan_jit import byte_at, jit
 from timelineview.model.decode.scan_syntax import (
     BACKSLASH,
@@ -358,7 +365,7 @@ def key_code(buf, a, b):
 @jit
 def counter_members(buf, i, end, members, stack):
     """Members of a counter's args object at buf[i] == '{' when every value is a JSON number:
-    rows (key start, key end, key flags, value start, value length); their count, or -1."""
+    rows of MEMBER_* columns; their count, or -1."""
     n = 0
     i = skip_ws(buf, i + 1, end)
     if i < end and byte_at(buf, i) == CLOSE_OBJECT:
@@ -374,11 +381,11 @@ def counter_members(buf, i, end, members, stack):
         i = number(buf, i, end)[0]
         if i < 0:
             return -1
-        members[n, 0] = ka
-        members[n, 1] = kb
-        members[n, 2] = kfl
-        members[n, 3] = v
-        members[n, 4] = i - v
+        members[n, MEMBER_KEY_START] = ka
+        members[n, MEMBER_KEY_END] = kb
+        members[n, MEMBER_KEY_FLAGS] = kfl
+        members[n, MEMBER_VALUE] = v
+        members[n, MEMBER_LENGTH] = i - v
         n += 1
         i = skip_ws(buf, i, end)
         if i < end and byte_at(buf, i) == COMMA:

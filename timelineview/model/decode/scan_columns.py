@@ -26,6 +26,11 @@ SPAN_START, SPAN_END, SPAN_FLAGS = range(3)  # a string's content bytes [start, 
 SAMPLE_ELEMENT, SAMPLE_SERIES, SAMPLE_TEXT, SAMPLE_LENGTH = range(4)  # length -1: converted, in ``values``
 SPAN_FIELDS, SAMPLE_FIELDS = 3, 4
 KEY_FIELDS = 4  # lane rows: pid kind, pid value, tid kind, tid value; series rows: pid kind, pid value, name, key
+# the columns of the scan's scratch tables (``byte_scan_arrays.Scratch``)
+PENDING_CODE, PENDING_START, PENDING_END, PENDING_FLAGS = range(4)  # a string kept until the phase is known
+MEMBER_KEY_START, MEMBER_KEY_END, MEMBER_KEY_FLAGS, MEMBER_VALUE, MEMBER_LENGTH = range(5)  # a counter's member
+LAST_LANE_ID = KEY_FIELDS  # ``last_lane``: the key fields of the last lane found, then its id
+PENDING_FIELDS, MEMBER_FIELDS, LAST_LANE_FIELDS = 4, 5, KEY_FIELDS + 1
 
 
 class ScanGroup(NamedTuple):
