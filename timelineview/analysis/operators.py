@@ -52,9 +52,9 @@ class OperatorTable:
         """JSON rows (µs), ``key`` naming the label field (``name`` or ``task_type``)."""
         n = len(self) if limit is None else min(limit, len(self))
         mean, share = self.mean_ns, self.share
-        return [{key: self.labels[k], "count": int(self.count[k]), "total_us": self.total_ns[k] / NS_PER_US,
-                 "mean_us": float(mean[k]) / NS_PER_US, "min_us": self.min_ns[k] / NS_PER_US,
-                 "max_us": self.max_ns[k] / NS_PER_US, "share": float(share[k])} for k in range(n)]
+        return [{key: self.labels[k], "count": int(self.count[k]), "total_us": int(self.total_ns[k]) / NS_PER_US,
+                 "mean_us": float(mean[k]) / NS_PER_US, "min_us": int(self.min_ns[k]) / NS_PER_US,
+                 "max_us": int(self.max_ns[k]) / NS_PER_US, "share": float(share[k])} for k in range(n)]
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,8 @@ class TabKind:
 ANALYSIS_TABS: tuple[TabKind, ...] = (
     TabKind("diagnosis", "Diagnosis", "What holds these cards back, step by step of the tuning method, with "
             "the evidence", "timelineview.views.analysis_tabs.diagnosis_view:DiagnosisView"),
+    TabKind("operators", "Operators", "The compute operators of a card, or compared across the cards",
+            "timelineview.views.analysis_tabs.operators_view:OperatorsView"),
 )
 
 

@@ -1,0 +1,95 @@
+"""The Operators tab (issue 13 item 1): per card and across cards, sortable, filtered, exported, and a
+double-click highlights the operator's slices on the timeline (Enter steps through them)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from PySide6 import QtCore
+
+from timelineview.synthetic import cluster_specs, generate_cluster
+from timelineview.views.analysis_tabs.operators_view import ACROSS
+
+SLOW_CARD = 1
+
+
+@pytest.fixture(scope="module")
+def cluster_dir(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("ops") / "ranks"
+    generate_cluster(out, cluster_specs(3, seed=8, steps=2, tasks_per_step=60, slow_card=SLOW_CARD))
+    return out
+
+
+@pytest.fixture
+def view(qtbot, window, cluster_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("TIMELINEVIEW_CACHE", str(tmp_path / "cache"))
+    with qtbot.waitSignal(window.loadFinished, timeout=60_000):
+        window.open_paths([cluster_dir], remember=False)
+    v = window.cluster.analysis.widgets["operators"]
+    qtbot.waitUntil(lambda: v.model.rowCount() > 0, timeout=10_000)
+    return v
+
+
+def plain_totals(card_view) -> dict[str, list[int]]:
+    """{name: [count, total ns]} of the card's compute tasks, by a plain loop over its slices."""
+    store, compute = card_view.store, card_view.analysis.classification.compute
+    out = defaultdict(lambda: [0, 0])
+    for i in range(len(store.slices)):
+        if compute[i]:
+            acc = out[store.strings[store.slices.name[i]]]
+            acc[0] += 1
+            acc[1] += int(store.slices.dur[i])
+    return dict(out)
+
+
+def test_per_card_rows_match_a_plain_count(view):
+    card = view.cards[0]
+    view.scope.setCurrentIndex(view.scope.findData(card.number))
+    expected = plain_totals(card)
+    rows = {r["name"]: (r["count"], round(r["total_us"] * 1000)) for r in view.model.rows}
+    assert rows == {k: (c, t) for k, (c, t) in expected.items()}
+    shown = [view.proxy.index(r, 2).data(QtCore.Qt.ItemDataRole.UserRole) for r in range(view.proxy.rowCount())]
+    assert shown == sorted(shown, reverse=True)  # opened sorted by total, as numbers
+
+
+def test_across_cards_names_the_slow_card_and_filters(view):
+    view.scope.setCurrentIndex(view.scope.findData(ACROSS))
+    top = view.model.rows[0]
+    assert top["max_card"] == f"rank {SLOW_CARD}"
+    name = top["name"][:6]
+    view.filter.setText(name.lower())
+    shown = [view.proxy.index(r, 0).data() for r in range(view.proxy.rowCount())]
+    assert shown and all(name.lower() in s.lower() for s in shown)
+    assert view.proxy.rowCount() < view.model.rowCount() or all(name.lower() in r["name"].lower()
+                                                                 for r in view.model.rows)
+
+
+def test_double_click_highlights_and_enter_steps(view, window, qtbot):
+    card = view.cards[0]
+    view.scope.setCurrentIndex(view.scope.findData(card.number))
+    row = next(i for i, r in enumerate(view.model.rows) if r["count"] >= 3)
+    name = view.model.rows[row]["name"]
+    target = view.open_row(row)
+    assert target is not None and target.card == card.number
+    timeline = window.timeline
+    assert window.cluster.tabs.currentIndex() == 0
+    assert timeline.match_count == view.model.rows[row]["count"]
+    first = timeline.ctx.selection
+    s = card.store.slices
+    assert card.store.strings[s.name[first.index]] == name
+    qtbot.keyClick(timeline, QtCore.Qt.Key.Key_Return)
+    second = timeline.ctx.selection
+    assert second.index != first.index and card.store.strings[s.name[second.index]] == name
+    assert s.start[second.index] >= s.start[first.index]
+
+
+def test_csv_export_has_every_row(view, tmp_path):
+    out = tmp_path / "ops.csv"
+    view.export_csv(out)
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert len(rows) == view.model.rowCount()
+    assert {r["name"] for r in rows} == {r["name"] for r in view.model.rows}

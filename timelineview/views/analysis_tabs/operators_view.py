@@ -1,0 +1,168 @@
+"""OperatorsView: the operator tables of one card or across the cards (docs/metrics.md §7).
+
+Sortable, filterable by name, exported as CSV; double-clicking an operator highlights its slices
+on that card's timeline (the card with the largest total, across cards) and Enter steps through them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6 import QtCore, QtWidgets
+
+from timelineview.analysis.operators import operators_across_cards
+from timelineview.views.analysis_tabs.record_table import (
+    COUNT,
+    RATIO,
+    SHARE,
+    TEXT,
+    TIME_US,
+    RecordColumn,
+    RecordTableModel,
+)
+from timelineview.viewstate.jump_target import JumpTarget
+
+ACROSS = -1  # the scope that compares the cards
+BY_NAME, BY_TYPE = "name", "task_type"
+CARD_COLUMNS = (
+    RecordColumn("name", "Operator", TEXT, "compute tasks of this name"),
+    RecordColumn("count", "Count", COUNT, "tasks"),
+    RecordColumn("total_us", "Total", TIME_US, "sum of their durations"),
+    RecordColumn("mean_us", "Mean", TIME_US, "total / count"),
+    RecordColumn("min_us", "Min", TIME_US, "shortest"),
+    RecordColumn("max_us", "Max", TIME_US, "longest"),
+    RecordColumn("share", "Share", SHARE, "of the card's compute time (sum of durations)"),
+)
+TYPE_COLUMNS = (RecordColumn("task_type", "Task type", TEXT, "hardware task type"), *CARD_COLUMNS[1:])
+ACROSS_COLUMNS = (
+    RecordColumn("name", "Operator", TEXT, "compute tasks of this name"),
+    RecordColumn("mean_total_us", "Mean total", TIME_US, "its total per card, mean over all cards (0 where absent)"),
+    RecordColumn("min_total_us", "Min total", TIME_US, "the smallest per-card total"),
+    RecordColumn("max_total_us", "Max total", TIME_US, "the largest per-card total"),
+    RecordColumn("max_card", "Max on", TEXT, "the card with the largest total"),
+    RecordColumn("spread", "Max / mean", RATIO, "how far the slowest card is from the mean"),
+    RecordColumn("cards", "Cards", COUNT, "cards that run it"),
+)
+
+
+class OperatorsView(QtWidgets.QWidget):
+    """Scope (a card, or across cards), grouping (by name or by task type), a name filter and the table."""
+
+    jumpRequested = QtCore.Signal(object)  # JumpTarget
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = None
+        self.cards: list = []
+        self.scope = QtWidgets.QComboBox()
+        self.grouping = QtWidgets.QComboBox()
+        self.grouping.addItem("by name", BY_NAME)
+        self.grouping.addItem("by task type", BY_TYPE)
+        self.filter = QtWidgets.QLineEdit()
+        self.filter.setPlaceholderText("Filter by name…")
+        self.filter.setClearButtonEnabled(True)
+        export = QtWidgets.QPushButton("Export CSV…")
+        export.clicked.connect(self._export_dialog)
+        self.note = QtWidgets.QLabel("No trace open.")
+        self.model = RecordTableModel(CARD_COLUMNS, self)
+        self.proxy = QtCore.QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setFilterCaseSensitivity(QtCore.Qt.CaseSensitivity.CaseInsensitive)
+        self.proxy.setFilterKeyColumn(0)
+        self.proxy.setSortRole(QtCore.Qt.ItemDataRole.UserRole)  # numbers, not their text
+        self.table = QtWidgets.QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.doubleClicked.connect(lambda index: self.open_row(self.proxy.mapToSource(index).row()))
+        self.scope.currentIndexChanged.connect(self.refresh)
+        self.grouping.currentIndexChanged.connect(self.refresh)
+        self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+        bar = QtWidgets.QHBoxLayout()
+        for w in (QtWidgets.QLabel("Operators of"), self.scope, self.grouping, self.filter):
+            bar.addWidget(w)
+        bar.addStretch(1)
+        bar.addWidget(export)
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.addLayout(bar)
+        lay.addWidget(self.note)
+        lay.addWidget(self.table, 1)
+
+    # ------------------------------------------------------------------ the analysis tab protocol
+    def show_session(self, session, cards) -> None:
+        self.session, self.cards = session, list(cards)
+        self.scope.blockSignals(True)
+        self.scope.clear()
+        if len(self.cards) > 1:
+            self.scope.addItem("all cards (compared)", ACROSS)
+        for c in self.cards:
+            self.scope.addItem(c.store.card, c.number)
+        self.scope.blockSignals(False)
+        self.refresh()
+
+    def clear(self) -> None:
+        self.session, self.cards = None, []
+        self.scope.clear()
+        self.model.set_rows([])
+        self.note.setText("No trace open.")
+
+    # ------------------------------------------------------------------ content
+    def refresh(self) -> None:
+        if self.session is None or self.scope.count() == 0:
+            return
+        number = self.scope.currentData()
+        if number == ACROSS:
+            self.grouping.setEnabled(False)
+            labelled = [(c.store.card, self._operators(c.number)) for c in self.cards]
+            rows = [dict(o.document(), spread=(o.max_total_ns / o.mean_total_ns if o.mean_total_ns else None))
+                    for o in operators_across_cards([x for x in labelled if x[1] is not None], limit=None)]
+            self.model.set_rows(rows, ACROSS_COLUMNS)
+            self.note.setText(f"{len(rows)} operators over {len(labelled)} cards: an operator much slower on one "
+                              "card has a large max / mean. Double-click one to see it on the card with the max.")
+        else:
+            self.grouping.setEnabled(True)
+            ops = self._operators(number)
+            by_type = self.grouping.currentData() == BY_TYPE
+            table = None if ops is None else (ops.by_type if by_type else ops.by_name)
+            rows = [] if table is None else table.rows(BY_TYPE if by_type else BY_NAME, limit=None)
+            self.model.set_rows(rows, TYPE_COLUMNS if by_type else CARD_COLUMNS)
+            total = table.compute_total_ns / 1e6 if table is not None else 0.0
+            self.note.setText(f"{len(rows)} {'task types' if by_type else 'operators'}, {total:.3f} ms of compute"
+                              + ("" if by_type else ". Double-click one to highlight its slices; Enter steps."))
+        self.table.sortByColumn(1 if number == ACROSS else 2, QtCore.Qt.SortOrder.DescendingOrder)
+        self.table.resizeColumnsToContents()
+
+    def _operators(self, number: int):
+        a = self.session.analyse(number, ("operators",))
+        return a.operators
+
+    def open_row(self, row: int) -> JumpTarget | None:
+        """Highlight the operator of model row ``row`` on its card; returns the target sent."""
+        if not 0 <= row < len(self.model.rows):
+            return None
+        record = self.model.rows[row]
+        name = record.get("name")
+        if name is None:  # task types are no operator to find
+            return None
+        number = self.scope.currentData()
+        if number == ACROSS:
+            number = next((c.number for c in self.cards if c.store.card == record["max_card"]), None)
+        card = next((c for c in self.cards if c.number == number), None)
+        if card is None:
+            return None
+        target = JumpTarget(card.number, card.store.t_origin, max(card.store.t_end, card.store.t_origin + 1),
+                            name=name)
+        self.jumpRequested.emit(target)
+        return target
+
+    def export_csv(self, path: Path) -> None:
+        Path(path).write_text(self.model.to_csv(), encoding="utf-8")
+
+    def _export_dialog(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export the operator table", "operators.csv",
+                                                        "CSV (*.csv)")
+        if path:
+            self.export_csv(Path(path))

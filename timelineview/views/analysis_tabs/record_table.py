@@ -1,0 +1,102 @@
+"""RecordTableModel: rows of plain records (dicts) under named columns, sortable by any column."""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+
+from PySide6 import QtCore
+
+from timelineview.viewstate.time_format import format_duration
+
+TEXT, COUNT, TIME_US, SHARE, RATIO = "text", "count", "time_us", "share", "ratio"
+RIGHT = int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+
+
+@dataclass(frozen=True)
+class RecordColumn:
+    """One column: the record key, its header, how to show the value, the header's tooltip."""
+
+    key: str
+    title: str
+    kind: str
+    tooltip: str = ""
+
+
+def _display(value, kind: str) -> str:
+    if value is None:
+        return "—"
+    if kind == COUNT:
+        return f"{int(value):,}".replace(",", " ")
+    if kind == TIME_US:
+        return format_duration(float(value) * 1000.0)
+    if kind == SHARE:
+        return f"{100 * float(value):.1f} %"
+    if kind == RATIO:
+        return f"{float(value):.2f}×"
+    return str(value)
+
+
+class RecordTableModel(QtCore.QAbstractTableModel):
+    """The rows are kept in the order shown; sorting reorders them (numbers numerically, None last)."""
+
+    def __init__(self, columns: tuple[RecordColumn, ...], parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.columns = columns
+        self.rows: list[dict] = []
+
+    def set_rows(self, rows: list[dict], columns: tuple[RecordColumn, ...] | None = None) -> None:
+        self.beginResetModel()
+        self.rows = list(rows)
+        if columns is not None:
+            self.columns = columns
+        self.endResetModel()
+
+    def rowCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: B008
+        return len(self.columns)
+
+    def headerData(self, section: int, orientation: QtCore.Qt.Orientation, role: int = 0):
+        if orientation != QtCore.Qt.Orientation.Horizontal:
+            return None
+        if role == QtCore.Qt.ItemDataRole.DisplayRole:
+            return self.columns[section].title
+        if role == QtCore.Qt.ItemDataRole.ToolTipRole:
+            return self.columns[section].tooltip or None
+        return None
+
+    def data(self, index: QtCore.QModelIndex, role: int = 0):
+        if not index.isValid():
+            return None
+        col = self.columns[index.column()]
+        value = self.rows[index.row()].get(col.key)
+        if role == QtCore.Qt.ItemDataRole.DisplayRole:
+            return _display(value, col.kind)
+        if role == QtCore.Qt.ItemDataRole.ToolTipRole:
+            return f"{value:.3f} µs" if col.kind == TIME_US and value is not None else str(value)
+        if role == QtCore.Qt.ItemDataRole.TextAlignmentRole and col.kind != TEXT:
+            return RIGHT
+        if role == QtCore.Qt.ItemDataRole.UserRole:  # what sorting compares: plain Python numbers
+            return value.item() if hasattr(value, "item") else value
+        return None
+
+    def sort(self, column: int, order: QtCore.Qt.SortOrder = QtCore.Qt.SortOrder.AscendingOrder) -> None:
+        key = self.columns[column].key
+        descending = order == QtCore.Qt.SortOrder.DescendingOrder
+        present = [r for r in self.rows if r.get(key) is not None]
+        missing = [r for r in self.rows if r.get(key) is None]
+        self.layoutAboutToBeChanged.emit()
+        self.rows = sorted(present, key=lambda r: r[key], reverse=descending) + missing
+        self.layoutChanged.emit()
+
+    def to_csv(self) -> str:
+        """The rows in their shown order, raw values (µs, shares as fractions)."""
+        out = io.StringIO()
+        writer = csv.writer(out)
+        writer.writerow([c.key for c in self.columns])
+        for r in self.rows:
+            writer.writerow(["" if r.get(c.key) is None else r.get(c.key) for c in self.columns])
+        return out.getvalue()
