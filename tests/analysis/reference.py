@@ -56,10 +56,11 @@ def metrics(compute: list[Interval], comm: list[Interval], t0: int, t1: int, min
         m_ns += (b - a) * m
         both_ns += (b - a) * (c and m)
         busy_ns += (b - a) * (c or m)
-    # idle gaps: runs of non-compute segments with compute on both sides inside the window
+    # idle gaps: runs of non-compute segments with compute on both sides, inside the window or
+    # touching its edges (a gap that fills the window is a gap of that window)
     gaps = []  # (length, comm-covered)
     run = None
-    seen_compute = False
+    seen_compute = any(a < b == t0 for a, b in compute)
     for a, b, c, m in labels:
         if c:
             if run is not None and seen_compute:
@@ -71,6 +72,8 @@ def metrics(compute: list[Interval], comm: list[Interval], t0: int, t1: int, min
                 run = [0, 0]
             run[0] += b - a
             run[1] += (b - a) * m
+    if run is not None and seen_compute and any(t1 == a < b for a, b in compute):
+        gaps.append(run)
     gaps = [g for g in gaps if g[0] >= max(min_gap, 1)]
     total = sum(g[0] for g in gaps)
     covered = sum(g[1] for g in gaps)

@@ -94,6 +94,23 @@ def test_mindspore_steps_lane():
 
 def test_whole_card_fallback():
     store = build_store([Sl(HW, "a", 50, 10, "AI_CORE"), Sl(COMM, "hcom_x", 70, 30)])
-    _, steps = steps_of(store)
-    got = [(s.step, s.start, s.end, s.fp, s.bp, s.source) for s in steps]
-    assert got == [(1, 50, 100, 50, 60, "whole_card")]
+    d, steps = steps_of(store)
+    got = [(s.step, s.start, s.end, s.source, s.has_phases, s.label) for s in steps]
+    assert got == [(1, 50, 100, "whole_card", False, "whole trace")]
+
+
+def test_whole_trace_window_has_no_invented_phases():
+    """Without step markers nothing says where a data wait or a backward pass ends: one window named
+    "whole trace" with null phases (metrics.md §3, §5), its §2 metrics those of the whole span."""
+    store = build_store([Sl(HW, "GetNext", 0, 10, "AI_CPU"), Sl(HW, "a", 30, 10, "AI_CORE"),
+                         Sl(COMM, "hcom_x", 60, 40)])
+    d, steps = steps_of(store)
+    m = step_metrics(store, d, steps[0])
+    assert m["window"] == "whole trace" and m["step"] == 1
+    assert (m["step_interval_us"], m["fp_bp_us"], m["tail_us"]) == (None, None, None)
+    # span [0, 100): compute 20 ns, communication 40 ns, free 40 ns; by hand
+    assert (m["dur_us"], m["compute_us"], m["communication_us"], m["free_us"]) == (0.1, 0.02, 0.04, 0.04)
+    marked = build_store([Sl(HW, "a", 30, 10, "AI_CORE"), Sl(PY, "ProfilerStep#1", 0, 100)])
+    d2, steps2 = steps_of(marked)
+    m2 = step_metrics(marked, d2, steps2[0])
+    assert "window" not in m2 and m2["step_interval_us"] == 0.03 and steps2[0].label == "Step 1"

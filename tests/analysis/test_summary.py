@@ -20,6 +20,8 @@ STEP_KEYS = [
     "idle_gap_max_us", "idle_gap_communication_us", "idle_gap_free_us", "step_interval_us", "fp_bp_us",
     "tail_us",
 ]
+# a trace without step markers: its one step is the "whole trace" window (metrics.md §5)
+WHOLE_TRACE_STEP_KEYS = [STEP_KEYS[0], "window", *STEP_KEYS[1:]]
 OA = "Overlap Analysis"
 
 
@@ -40,7 +42,8 @@ def test_card_document_shape():
     store = card_with_producer_lanes()
     doc = card_document(store)
     assert list(doc) == CARD_KEYS
-    assert [list(s) for s in doc["steps"]] == [STEP_KEYS]
+    assert [list(s) for s in doc["steps"]] == [WHOLE_TRACE_STEP_KEYS]
+    assert doc["steps"][0]["window"] == "whole trace" and doc["steps"][0]["fp_bp_us"] is None
     assert doc["events"] == 8 and doc["lanes"] == 5  # lanes holding slices only
     assert doc["path"] == "a" and doc["rank"] == 0 and doc["clock_offset_us"] == 0.0
     assert doc["compute_us"] == 6.0 and doc["pure_communication_us"] == 2.0 and doc["free_us"] == 0.0

@@ -3,9 +3,12 @@
 Every number comes from the analysis functions (``step_metrics``, ``pipeline_metrics``,
 ``slow_cards``), so the table agrees with ``timelineview stats --json``. No Qt.
 
-The stacked bar of a step splits it into parts that add up to the step time: the step
-interval [s, fp), then compute, pure communication and free time over [fp, e). (The table's
-``free_us`` covers the whole step, so it includes the step interval.)
+"Free" is ``free_us`` of the window everywhere (metrics.md §2), so the table's Free of a step
+includes its step interval. The stacked bar of a step splits it into parts that add up to the
+step time: the step interval [s, fp), then compute, pure communication and the free time over
+[fp, e), which is a different quantity and carries its own name: "free after the step interval".
+A trace without step markers has one window, the whole trace, without phases: its phase columns
+are None ("—") and its bar has no step interval.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from timelineview.analysis.window import window_metrics
 from timelineview.model.store.trace_store import TraceStore
 
 TIME, RATIO, COUNT, OFFSET, TEXT = "time", "ratio", "count", "offset", "text"
+FREE_AFTER_INTERVAL = "free_after_interval_us"  # the bar's free part: free_us over [fp, e), not free_us
 
 
 @dataclass(frozen=True)
@@ -46,8 +50,9 @@ COLUMNS = (
     Column("communication_us", "Comm.", TIME, "|U(communication)|: communication operators"),
     Column("pure_communication_us", "Pure comm.", TIME, "communication that no computation hides"),
     Column("overlap_ratio", "Overlap", RATIO, "overlapped / communication"),
-    Column("free_us", "Free", TIME, "neither compute nor communication (includes the step interval)"),
-    Column("idle_gap_count", "Idle gaps", COUNT, "holes of ≥ 1 µs between compute tasks"),
+    Column("free_us", "Free", TIME, "free_us: the card runs neither compute nor communication "
+           "(the step interval included; the chart's 'free after the step interval' leaves it out)"),
+    Column("idle_gap_count", "Idle gaps", COUNT, "number of holes of ≥ 1 µs between compute tasks, per step"),
     Column("idle_gap_total_us", "Gap time", TIME, "total length of the idle AI Core gaps"),
     Column("clock_offset_us", "Clock offset", OFFSET,
            "subtracted from the card's times to align it with the first card"),
@@ -60,7 +65,7 @@ PIPELINE_COLUMNS = (
 )
 BAR_PARTS = (
     ("step_interval_us", "Step interval"), ("compute_us", "Compute"),
-    ("pure_communication_us", "Pure communication"), ("free_us", "Free"),
+    ("pure_communication_us", "Pure communication"), (FREE_AFTER_INTERVAL, "Free after the step interval"),
 )
 _STEP_KEYS = ("step_time_us", "step_interval_us", "fp_bp_us", "tail_us", "compute_us", "communication_us",
               "overlapped_us", "pure_communication_us", "free_us", "idle_gap_count", "idle_gap_total_us")
@@ -92,9 +97,9 @@ def step_rows(derived: DerivedIntervals, steps: list[StepWindow], step_stats: li
     for s, stats in zip(steps, step_stats, strict=True):
         m = dict(stats)
         m["step_time_us"] = m["span_us"]
-        after = window_metrics(derived, s.fp, s.end)
-        m["bar"] = {"step_interval_us": m["step_interval_us"], "compute_us": after["compute_us"],
-                    "pure_communication_us": after["pure_communication_us"], "free_us": after["free_us"]}
+        after = window_metrics(derived, s.fp, s.end)  # a window without phases has fp = its start
+        m["bar"] = {"step_interval_us": m["step_interval_us"] or 0.0, "compute_us": after["compute_us"],
+                    "pure_communication_us": after["pure_communication_us"], FREE_AFTER_INTERVAL: after["free_us"]}
         if pipeline is not None:
             m.update(pipeline_metrics(derived, pipeline, s.start, s.end))
         else:
@@ -133,6 +138,12 @@ class ClusterComparison:
     def columns(self) -> tuple[Column, ...]:
         return COLUMNS + PIPELINE_COLUMNS if self.pipeline else COLUMNS
 
+    @property
+    def whole_trace_only(self) -> bool:
+        """Whether every card is one whole-trace window (a trace without step markers)."""
+        steps = [s for c in self.cards for s in c.steps]
+        return bool(steps) and all(s.get("window") for s in steps)
+
     def step_numbers(self) -> list[int]:
         """Step numbers present on any card, ascending."""
         return sorted({int(s["step"]) for c in self.cards for s in c.steps})
@@ -164,7 +175,7 @@ class ClusterComparison:
 def _row(c: CardComparison, step: int | None, flags: list[dict]) -> dict:
     row = {"number": c.number, "card": c.card, "rank": c.rank, "error": c.error, "step": step,
            "clock_offset_us": None if c.error else c.clock_offset_us, "slow": flags, "bar": None, "drill_step": None,
-           "start_ns": None, "end_ns": None}
+           "start_ns": None, "end_ns": None, "window": None}
     chosen = c.steps if step is None else [s for s in c.steps if s["step"] == step]
     row["steps"] = len(chosen)
     if not chosen:
@@ -173,17 +184,24 @@ def _row(c: CardComparison, step: int | None, flags: list[dict]) -> dict:
             row["error"] = f"no step {step} on this card"
         return row
     for key in _STEP_KEYS + _PIPELINE_KEYS:
-        row[key] = float(np.mean([s[key] for s in chosen]))
+        row[key] = _mean(chosen, key)
+    row["window"] = chosen[0].get("window") if len(chosen) == 1 else None
     comm = sum(s["communication_us"] for s in chosen)
     row["overlap_ratio"] = sum(s["overlapped_us"] for s in chosen) / comm if comm > 0 else None
     row["bar"] = {k: float(np.mean([s["bar"][k] for s in chosen])) for k, _ in BAR_PARTS}
     # Drill into the step that shows the card's problem best: the largest value of the metric
     # that flagged it (step time when nothing did).
     metric = flags[0]["metric"] if flags else "step_time_us"
-    worst = max(chosen, key=lambda s: s[metric])
+    worst = max(chosen, key=lambda s: s[metric] or 0.0)
     row["drill_step"] = int(worst["step"])
     row["start_ns"], row["end_ns"] = worst["start_ns"], worst["end_ns"]
     return row
+
+
+def _mean(steps: list[dict], key: str) -> float | None:
+    """Mean of ``key`` over the steps that have it (None when none has: phases of a whole trace)."""
+    values = [s[key] for s in steps if s.get(key) is not None]
+    return float(np.mean(values)) if values else None
 
 
 def group_rows(rows: list[dict], max_bars: int) -> list[dict]:

@@ -1,7 +1,9 @@
 """Step windows and their phases (metrics.md §3).
 
 Sources, first found wins: Step Trace ``Iteration N`` events (msprof), the ``Steps`` lane of
-MindSpore ≤ 2.1, framework ``ProfilerStep#N`` events, else the whole card as one step.
+MindSpore ≤ 2.1, framework ``ProfilerStep#N`` events, else one window named "whole trace"
+without phases: nothing in such a trace says where a data wait or a backward pass ends, so its
+``step_interval_us``, ``fp_bp_us`` and ``tail_us`` are None (its fp, bp are its start and end).
 
 Phases when the producer gives no ``FP Start`` / ``BP End``:
 * fp = start of the first compute task starting in [s, e) whose name is not a data-input
@@ -29,6 +31,8 @@ SOURCE_STEP_TRACE = "step_trace"
 SOURCE_STEPS_LANE = "steps_lane"
 SOURCE_PROFILER_STEP = "profiler_step"
 SOURCE_WHOLE_CARD = "whole_card"
+WHOLE_TRACE = "whole trace"  # the name of the one window of a trace without step markers
+PHASE_KEYS = ("step_interval_us", "fp_bp_us", "tail_us")
 
 _ITERATION = re.compile(r"^(?:model \d+ )?iteration (\d+)$", re.IGNORECASE)
 _ITERATION_ID = re.compile(r"iteration id:\s*(\d+)", re.IGNORECASE)
@@ -46,6 +50,16 @@ class StepWindow:
     fp: int
     bp: int
     source: str
+
+    @property
+    def has_phases(self) -> bool:
+        """Whether fp and bp were measured (False for the whole-trace window of a trace without steps)."""
+        return self.source != SOURCE_WHOLE_CARD
+
+    @property
+    def label(self) -> str:
+        """'Step 3', or 'whole trace'."""
+        return f"Step {self.step}" if self.has_phases else WHOLE_TRACE
 
 
 def _names_matching(store: TraceStore, pattern: re.Pattern, candidates: np.ndarray | None) -> dict[int, int]:
@@ -178,10 +192,8 @@ def find_steps(store: TraceStore, derived: DerivedIntervals) -> list[StepWindow]
     if found is None:
         found, source = _profiler_steps(store), SOURCE_PROFILER_STEP
     if found is None:
-        s = np.array([derived.span[0]], dtype=np.int64)
-        e = np.array([derived.span[1]], dtype=np.int64)
-        fp, bp = _phase_points(store, derived, s, e)
-        return [_clamped(1, int(s[0]), int(e[0]), int(fp[0]), int(bp[0]), SOURCE_WHOLE_CARD)]
+        s, e = (int(t) for t in derived.span)
+        return [StepWindow(1, s, e, s, e, SOURCE_WHOLE_CARD)]  # no phases: fp, bp are the window's ends
     idx, numbers = found
     s, e = sl.start[idx], sl.end[idx]
     fp, bp = _phase_points(store, derived, s, e)
@@ -203,9 +215,16 @@ def _clamped(step: int, s: int, e: int, fp: int, bp: int, source: str) -> StepWi
 
 
 def step_metrics(store: TraceStore, derived: DerivedIntervals, step: StepWindow) -> dict:
-    """The §2 metrics of one step plus its phases (start_us is in the file's time base)."""
-    out = {"step": step.step, "start_us": step.start / 1000.0, "dur_us": (step.end - step.start) / 1000.0}
+    """The §2 metrics of one step plus its phases (start_us is in the file's time base); the
+    whole-trace window of a trace without steps has ``"window": "whole trace"`` and None phases."""
+    out = {"step": step.step}
+    if not step.has_phases:
+        out["window"] = WHOLE_TRACE
+    out.update(start_us=step.start / 1000.0, dur_us=(step.end - step.start) / 1000.0)
     out.update(window_metrics(derived, step.start, step.end))
+    if not step.has_phases:
+        out.update(dict.fromkeys(PHASE_KEYS))
+        return out
     out["step_interval_us"] = (step.fp - step.start) / 1000.0
     out["fp_bp_us"] = (step.bp - step.fp) / 1000.0
     out["tail_us"] = (step.end - step.bp) / 1000.0

@@ -59,7 +59,9 @@ def format_text(doc: dict) -> str:
         parts.append("\n".join(lines))
     for c in cards:
         steps = c.get("steps") or []
-        rows = [[s.get(key) for key, _ in _STEP_COLUMNS] for s in steps]
+        # a trace without step markers: one window named "whole trace", phases "-" (never measured)
+        rows = [[s.get("window") or s.get(key) if key == "step" else s.get(key) for key, _ in _STEP_COLUMNS]
+                for s in steps]
         parts.append(f"Steps of {c['card']} (µs)\n" + format_table([t for _, t in _STEP_COLUMNS], rows))
     slow = doc.get("slow_cards", [])
     if len(cards) < 3:

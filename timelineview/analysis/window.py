@@ -3,10 +3,11 @@
 Covered times come from prefix sums of the derived sets (``Intervals.measure``), so a
 window that cuts a task counts only the part inside it.
 
-Idle gaps: a gap counts only when compute runs on both sides of it *inside* the window
-(metrics.md §2 takes the gaps of U(compute) clipped to W). A gap cut by a window edge is
-therefore not an idle gap of that window; its time still shows in ``free_us`` or
-``pure_communication_us``. Gaps that lie inside the window count whole.
+Idle gaps: a gap counts only when it lies inside the window, ends included (metrics.md §2
+takes the gaps of U(compute) clipped to W). A gap cut by a window edge is therefore not an
+idle gap of that window; its time still shows in ``free_us`` or ``pure_communication_us``.
+Gaps that lie inside the window count whole, and a gap that fills the window exactly (a click
+on it) is a gap of that window.
 """
 
 from __future__ import annotations
@@ -57,9 +58,9 @@ def _idle_gaps(derived: DerivedIntervals, t0: int, t1: int, min_gap_ns: int) -> 
     c = derived.compute
     if t1 <= t0 or len(c) < 2:
         return 0, 0, 0, 0
-    # gap k lies between segments k and k+1; both must reach into the window
-    k_lo = int(np.searchsorted(c.ends, t0, side="right"))
-    k_hi = int(np.searchsorted(c.starts, t1, side="left")) - 1
+    # gap k = [end of segment k, start of segment k+1] must lie inside the closed window [t0, t1]
+    k_lo = int(np.searchsorted(c.ends, t0, side="left"))
+    k_hi = int(np.searchsorted(c.starts, t1, side="right")) - 1
     if k_hi <= k_lo:
         return 0, 0, 0, 0
     lengths = derived.gap_lengths[k_lo:k_hi]

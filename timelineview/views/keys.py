@@ -33,6 +33,12 @@ _DISCRETE = {
 STEP_ZOOM = 0.8  # one press of W; S is the inverse
 STEP_PAN = 0.1  # one press of A/D, as a fraction of the visible span
 HOLD_DELAY_S = 0.25  # continuous motion starts after this, so a tap is exactly one step
+# Some X servers report auto-repeat as release/press pairs without the auto-repeat flag, both with
+# the same timestamp: a release ends a hold unless a press of the same key follows within
+# AUTOREPEAT_PAIR_MS of it (event time), and the hold ends RELEASE_GRACE_S (wall time) after a
+# release that no such press followed. Synthetic events (timestamp 0) release at once.
+AUTOREPEAT_PAIR_MS = 15
+RELEASE_GRACE_S = 0.06
 ZOOM_RATE = (1.5, 6.0)  # e-folds of span per second, at press and after the ramp
 PAN_RATE = (0.8, 3.0)  # spans per second
 
@@ -68,6 +74,8 @@ def discrete_action(ev: QtGui.QKeyEvent) -> str | None:
         return None
     if ev.text() == "?":
         return "help"
+    if ev.key() in (QtCore.Qt.Key.Key_Return, QtCore.Qt.Key.Key_Enter):  # through the highlighted slices
+        return "previous_match" if ev.modifiers() & QtCore.Qt.KeyboardModifier.ShiftModifier else "next_match"
     return _DISCRETE.get(QtCore.Qt.Key(ev.key()))
 
 
@@ -77,13 +85,20 @@ class HeldKeys(QtCore.QObject):
     def __init__(self, step: Callable[[str, float | None], None], parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self._step = step  # step(action, None) for a press; step(action, rate × dt) while held
-        self._held: dict[str, float] = {}
+        self._held: dict[str, float] = {}  # action -> when its hold began
+        self._releasing: dict[str, tuple[int, float]] = {}  # action -> (event ms, wall s) of its release
         self._last = 0.0
         self._timer = QtCore.QTimer(self)
         self._timer.setInterval(16)
         self._timer.timeout.connect(self._tick)
 
-    def press(self, action: str) -> None:
+    def press(self, action: str, stamp_ms: int = 0) -> None:
+        """A key went down (``stamp_ms``: the event's timestamp, 0 when unknown)."""
+        released = self._releasing.pop(action, None)
+        if released is not None:
+            if stamp_ms and 0 <= stamp_ms - released[0] <= AUTOREPEAT_PAIR_MS:
+                return  # a release/press pair of auto-repeat: the same hold goes on
+            self._held.pop(action, None)  # a new press after a real release: a new hold
         if action in self._held:
             return  # auto-repeat: the timer already moves
         now = time.monotonic()
@@ -93,13 +108,21 @@ class HeldKeys(QtCore.QObject):
         if not self._timer.isActive():
             self._timer.start()
 
-    def release(self, action: str) -> None:
-        self._held.pop(action, None)
+    def release(self, action: str, stamp_ms: int = 0) -> None:
+        """The key went up, or auto-repeat sent a release: the hold ends unless a press follows at
+        once (timestamped events only)."""
+        if action not in self._held:
+            return
+        if stamp_ms:
+            self._releasing[action] = (stamp_ms, time.monotonic())
+            return
+        self._held.pop(action)
         if not self._held:
             self._timer.stop()
 
     def release_all(self) -> None:
         self._held.clear()
+        self._releasing.clear()
         self._timer.stop()
 
     @property
@@ -110,7 +133,16 @@ class HeldKeys(QtCore.QObject):
         now = time.monotonic()
         dt = min(now - self._last, 0.1)
         self._last = now
+        for action, (_, released) in list(self._releasing.items()):
+            if now - released >= RELEASE_GRACE_S:
+                del self._releasing[action]
+                self._held.pop(action, None)
+        if not self._held:
+            self._timer.stop()
+            return
         for action, since in list(self._held.items()):
+            if action in self._releasing:
+                continue  # released, perhaps for good: no motion while that is unknown
             held = now - since - HOLD_DELAY_S
             if held <= 0:
                 continue

@@ -16,6 +16,8 @@ from timelineview.views.theme import system_is_dark
 from timelineview.views.timeline.widget import TimelineWidget
 
 MAX_RECENT = 10
+DEFAULT_SIZE = QtCore.QSize(1400, 860)
+SCREEN_SHARE = 0.9  # on a smaller screen the first window takes this much of it
 DOCK_HEIGHT = 240
 TEXT_INPUTS = (QtWidgets.QLineEdit, QtWidgets.QTextEdit, QtWidgets.QPlainTextEdit,
                QtWidgets.QAbstractSpinBox)
@@ -32,6 +34,12 @@ def problems_text(cards, notes: bool = False) -> str:
         if lost or (notes and r.summary()):
             parts.append(f"{c.title} ({', '.join(str(p) for p in c.store.paths) or 'no file'}):\n{r.summary()}")
     return "\n\n".join(parts)
+
+
+def default_size(available: QtCore.QSize) -> QtCore.QSize:
+    """The first window's size: :data:`DEFAULT_SIZE`, shrunk to fit a smaller screen."""
+    return QtCore.QSize(min(DEFAULT_SIZE.width(), int(available.width() * SCREEN_SHARE)),
+                        min(DEFAULT_SIZE.height(), int(available.height() * SCREEN_SHARE)))
 
 
 class MainWindow(QtWidgets.QMainWindow):
@@ -80,7 +88,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if geo is not None:
             self.restoreGeometry(geo)
         else:
-            self.resize(1400, 860)
+            self.resize(default_size(self.screen().availableGeometry().size()))
         state = self.settings.value("window_state")
         if state is not None:
             self.restoreState(state)
@@ -202,7 +210,9 @@ class MainWindow(QtWidgets.QMainWindow):
         for w in (self.stage_label, self.progress, self.cancel_button):
             w.show()
         self.stage_label.setText("Reading")
-        self.setWindowTitle(f"timelineview — loading {', '.join(p.name for p in self.paths)}")
+        names = ", ".join(p.name for p in self.paths)
+        self.timeline.set_loading(names)
+        self.setWindowTitle(f"timelineview — loading {names}")
 
     def open_summary(self, folder: Path, remember: bool = True) -> None:
         """Open a folder written by ``timelineview summarize`` on the cluster tabs."""
@@ -231,9 +241,15 @@ class MainWindow(QtWidgets.QMainWindow):
             loop.exec()
         return self.worker is None
 
+    def _from_current_load(self) -> bool:
+        """Whether the signal being handled comes from the running load (not a superseded one, nor
+        one the window dropped when it closed: then both are None)."""
+        sender = self.sender()
+        return sender is not None and sender is self.worker
+
     @QtCore.Slot(object, object)
     def _on_progress(self, done: int, total: int) -> None:
-        if self.sender() is not self.worker:
+        if not self._from_current_load():
             return
         self.progress.setValue(int(1000 * done / total) if total else 0)
 
@@ -245,7 +261,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     @QtCore.Slot(object)
     def _on_loaded(self, cards) -> None:
-        if self.sender() is not self.worker:
+        if not self._from_current_load():
             return
         shown = [c for c in cards if len(c.store.slices) or len(c.store.counters)]
         problems = problems_text(cards)
@@ -270,13 +286,13 @@ class MainWindow(QtWidgets.QMainWindow):
 
     @QtCore.Slot(str)
     def _on_failed(self, text: str) -> None:
-        if self.sender() is not self.worker:
+        if not self._from_current_load():
             return
         self.show_message("Could not open", f"Loading {', '.join(p.name for p in self.paths)} failed.", text)
 
     @QtCore.Slot()
     def _on_cancelled(self) -> None:
-        if self.sender() is not self.worker:
+        if not self._from_current_load():
             return
         self.statusBar().showMessage("Loading cancelled", 5000)
 
@@ -288,11 +304,12 @@ class MainWindow(QtWidgets.QMainWindow):
                 finish_load(pair[1])
                 self._abandoned.remove(pair)
                 return
-        if sender is not self.worker:
+        if sender is None or sender is not self.worker:  # None: a load the closed window dropped
             return
         finish_load(self.thread)
         self.worker = None
         self.thread = None
+        self.timeline.set_loading("")
         for w in (self.stage_label, self.progress, self.cancel_button):
             w.hide()
         if not self.timeline.cards:
@@ -356,7 +373,7 @@ class MainWindow(QtWidgets.QMainWindow):
     # ------------------------------------------------------------------ events
     def show_shortcuts(self) -> None:
         if self.sheet is None:
-            self.sheet = ShortcutSheet(self)
+            self.sheet = ShortcutSheet(self, self.cluster.tabs)
         self.sheet.show()
         self.sheet.raise_()
 

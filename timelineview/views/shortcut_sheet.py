@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from PySide6 import QtCore, QtWidgets
 
 SHORTCUTS = (
@@ -21,25 +23,43 @@ SHORTCUTS = (
     ("M", "mark the selection's time span (again to remove)"),
     ("Esc", "clear the selection"),
     ("Ctrl+F", "search slice names; Enter / Shift+Enter: next / previous match"),
+    ("Enter / Shift+Enter", "next / previous highlighted slice (search matches, or a per-name row's slices)"),
+    ("Double-click a per-name row", "highlight that name's slices in the area and select the first"),
+    ("Ctrl+L", "the lane filter of a cluster: one kind of lane across all cards (All lanes: every lane)"),
     ("Ctrl+O / Ctrl+Shift+O", "open a trace file / folder (or drop it on the window)"),
+    ("Ctrl+Q", "quit (a running load is cancelled)"),
     ("?", "this sheet"),
 )
 
 
-class ShortcutSheet(QtWidgets.QDialog):
-    """A small non-modal table of every shortcut."""
+_TAB_KEY = re.compile(r"(?:^|\()(Ctrl\+\d)\)?$")
 
-    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+
+def tab_shortcuts(tabs: QtWidgets.QTabWidget | None) -> list[tuple[str, str]]:
+    """(key, action) of each tab whose tooltip names its key ("… (Ctrl+3)" or just "Ctrl+1")."""
+    rows = []
+    for i in range(tabs.count() if tabs is not None else 0):
+        m = _TAB_KEY.search(tabs.tabToolTip(i).strip())
+        if m:
+            rows.append((m.group(1), f"the {tabs.tabText(i)} tab"))
+    return rows
+
+
+class ShortcutSheet(QtWidgets.QDialog):
+    """A small non-modal table of every shortcut (those of ``tabs`` read from their tooltips)."""
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None, tabs: QtWidgets.QTabWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Keyboard and mouse")
-        table = QtWidgets.QTableWidget(len(SHORTCUTS), 2)
+        self.rows = list(SHORTCUTS) + tab_shortcuts(tabs)
+        table = QtWidgets.QTableWidget(len(self.rows), 2)
         table.setHorizontalHeaderLabels(["Keys", "Action"])
         table.verticalHeader().setVisible(False)
         table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         table.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.NoSelection)
         table.setWordWrap(False)
         table.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
-        for r, (keys, action) in enumerate(SHORTCUTS):
+        for r, (keys, action) in enumerate(self.rows):
             k = QtWidgets.QTableWidgetItem(keys)
             f = k.font()
             f.setBold(True)
@@ -50,7 +70,7 @@ class ShortcutSheet(QtWidgets.QDialog):
         table.resizeRowsToContents()
         table.horizontalHeader().setStretchLastSection(True)
         width = sum(table.columnWidth(c) for c in range(2)) + 40
-        height = sum(table.rowHeight(r) for r in range(len(SHORTCUTS))) + table.horizontalHeader().height() + 70
+        height = sum(table.rowHeight(r) for r in range(len(self.rows))) + table.horizontalHeader().height() + 70
         buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
         lay = QtWidgets.QVBoxLayout(self)

@@ -31,6 +31,9 @@ class DerivedLane:
     title: str
     parts: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]  # colour key, starts, ends (abs ns), prefix
     tooltip: str = ""
+    # what a click selects when it is not a part: idle gaps are drawn as two parts (waiting on
+    # communication, nothing running) but a click selects the whole gap
+    select: tuple[np.ndarray, np.ndarray] | None = None
 
 
 @dataclass
@@ -119,6 +122,7 @@ class CardView:
         return min(near, key=lambda i: abs(int(ts[i]) - t)) if near else None
 
 
+_SELECTS = {"idle_gaps": "idle_gaps"}  # derived lane key -> the interval set a click on it selects
 _DERIVED_LANES = (
     ("compute", "Computing", [("compute", "compute")], "AI Core / Vector / CPU tasks (union)"),
     ("communication", "Communication", [("communication", "communication")], "communication operators"),
@@ -143,7 +147,9 @@ def derived_lanes_of(derived: Any) -> list[DerivedLane]:
             starts, ends = np.asarray(iv.starts, np.int64), np.asarray(iv.ends, np.int64)
             arrays.append((colour, starts, ends, prefix_lengths(starts, ends)))
         if arrays:
-            lanes.append(DerivedLane(key, title, arrays, tip))
+            whole = getattr(derived, _SELECTS.get(key, ""), None)
+            select = None if whole is None else (np.asarray(whole.starts, np.int64), np.asarray(whole.ends, np.int64))
+            lanes.append(DerivedLane(key, title, arrays, tip, select))
     return lanes
 
 

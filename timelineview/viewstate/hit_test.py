@@ -63,7 +63,10 @@ def derived_interval_at(state: ViewState, row: Row, x: float, y: float) -> Inter
     if card is None:
         return None
     t = state.t_at(x) + state.card_shift(card)
-    for _, starts, ends, _ in card.derived_lanes[row.derived].parts:
+    lane = card.derived_lanes[row.derived]
+    if lane.select is not None:  # e.g. an idle gap: the whole gap, whichever part was clicked
+        return _interval(state, row, *lane.select, t)
+    for _, starts, ends, _ in lane.parts:
         hit = _interval(state, row, starts, ends, t)
         if hit is not None:
             return hit

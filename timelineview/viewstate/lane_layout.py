@@ -47,6 +47,7 @@ class Row:
     levels: int = 0  # slice lanes: nesting rows in the index
     collapsed: bool = False
     tooltip: str = ""
+    legend: tuple[tuple[str, str], ...] = ()  # (colour key, short label) of what the row's colours mean
 
     @property
     def is_group(self) -> bool:

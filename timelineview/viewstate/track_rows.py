@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from timelineview.viewstate.card_view import CardView
+from timelineview.viewstate.counter_units import counter_unit
 from timelineview.viewstate.lane_layout import (
     COUNTER,
     COUNTER_H,
@@ -24,20 +25,38 @@ from timelineview.viewstate.lane_layout import (
 
 STEPS_H = SLICE_ROW_H + 2
 STEPS_TIP = "step interval (wait for data) | forward-backward | tail"
+WHOLE_TRACE_TIP = "no step markers in this trace: one window, the whole trace, without phases"
+STEP_LEGEND = (("step_interval", "wait"), ("fp_bp", "fwd/bwd"), ("tail", "tail"))
+WHOLE_TRACE_LEGEND = (("step", "whole trace"),)
+# short names of the colours of a derived lane with several (one colour: the title says it)
+PART_LABELS = {"idle_gap_communication": "comm.", "idle_gap_free": "idle"}
 STEPS_FILTER_KEY = "steps"  # the lane filter key of the Steps lane (derived lanes use DerivedLane.key)
 
 
 def derived_rows(card: CardView, process: int) -> list[Row]:
     """One row per derived lane of the card (Computing, Communication, …)."""
     return [Row(DERIVED, card.number, 0, DERIVED_H, 0, d.title, ("derived", card.number, i), derived=i,
-                tooltip=d.tooltip) for i, d in enumerate(card.derived_lanes)]
+                tooltip=d.tooltip, legend=derived_legend(d)) for i, d in enumerate(card.derived_lanes)]
+
+
+def derived_legend(lane) -> tuple[tuple[str, str], ...]:
+    """(colour, label) per part of a derived lane; labels only where the lane has several colours."""
+    colours = [part[0] for part in lane.parts]
+    return tuple((c, PART_LABELS.get(c, "") if len(colours) > 1 else "") for c in colours)
+
+
+def steps_legend(card: CardView) -> tuple[tuple[str, str], ...]:
+    """The Steps lane's colours: the three phases, or one plain bar for the whole trace."""
+    return STEP_LEGEND if card.steps is not None and card.steps.phases.any() else WHOLE_TRACE_LEGEND
 
 
 def steps_rows(card: CardView, process: int) -> list[Row]:
     """The Steps row, when the card has steps."""
     if card.steps is None:
         return []
-    return [Row(STEPS, card.number, 0, STEPS_H, 0, "Steps", ("steps", card.number), tooltip=STEPS_TIP)]
+    legend = steps_legend(card)
+    return [Row(STEPS, card.number, 0, STEPS_H, 0, "Steps", ("steps", card.number),
+                tooltip=STEPS_TIP if legend is STEP_LEGEND else WHOLE_TRACE_TIP, legend=legend)]
 
 
 def lane_rows(card: CardView, process: int) -> list[Row]:
@@ -63,9 +82,16 @@ def counter_rows(card: CardView, process: int) -> list[Row]:
     if not len(counters):
         return []
     series = np.flatnonzero(np.asarray(counters.series_process) == process)
-    return [Row(COUNTER, card.number, 0, COUNTER_H, 0, counters.series_name[s], ("counter", card.number, int(s)),
-                series=int(s), process=process, tooltip=f"counter {counters.series_name[s]}")
+    return [Row(COUNTER, card.number, 0, COUNTER_H, 0, counter_title(counters.series_name[s], counters.series_key[s]),
+                ("counter", card.number, int(s)), series=int(s), process=process,
+                tooltip=f"counter {counters.series_name[s]} ({counters.series_key[s]})")
             for s in series.tolist()]
+
+
+def counter_title(name: str, key: str) -> str:
+    """The series name with its unit ('AI Core Freq (MHz)'), unless the name already says it."""
+    unit = counter_unit(name, key).unit
+    return f"{name} ({unit})" if unit and not name.rstrip().endswith(")") else name
 
 
 def derived_filter_row(card: CardView, key: str) -> Row | None:

@@ -114,6 +114,7 @@ class ViewState:
         self.area_selection: AreaSelection | None = None
         self.marks: list[tuple[int, int]] = []
         self.cursor_t: int | None = None
+        self.loading = ""  # what is being opened ("" when nothing is): the empty canvas says so
 
     def note(self, what: Change) -> None:
         """Bump the generation counters ``what`` makes stale."""

@@ -22,6 +22,11 @@ class Viewport:
     t0: int = 0
     t1: int = 1
     history: list[tuple[int, int]] = field(default_factory=list)
+    # ((x px, t0, t1) after the last zoom at a pixel, the time under that pixel when the zooms
+    # began): zooms that follow at the same pixel keep that time there, instead of re-reading the
+    # ns-rounded time each step, so rounding never adds up to a drift (it did: a whole view at the
+    # deepest zoom)
+    _anchor: tuple[tuple[float, int, int], int] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.t1 <= self.t0:
@@ -118,11 +123,24 @@ class Viewport:
         self._place(anchor - (num + old // 2) // old, new)
 
     def zoom_at_px(self, factor: float, x_px: float | None, remember: bool = False) -> None:
-        """Zoom around pixel ``x_px`` (the view centre when None or outside the view)."""
-        anchor = None
-        if x_px is not None and 0 <= x_px <= self.width_px:
-            anchor = self.t_of(x_px)
-        self.zoom(factor, anchor, remember=remember)
+        """Zoom around pixel ``x_px`` (the view centre when None or outside the view): the time
+        under that pixel stays under it, to the ns, however many zooms follow."""
+        if x_px is None or not 0 <= x_px <= self.width_px:
+            self.zoom(factor, None, remember=remember)
+            return
+        if remember:
+            self.remember()
+        x = float(x_px)
+        if self._anchor is not None and self._anchor[0] == (x, self.t0, self.t1):
+            anchor = self._anchor[1]
+        else:
+            anchor = self.t_of(x)  # the time the status line shows under the mouse
+        old = self.span
+        new = min(max(round(old * factor), MIN_SPAN_NS), self.max_span)
+        if new == old:
+            return
+        self._place(round(anchor - x * new / self.width_px), new)
+        self._anchor = ((x, self.t0, self.t1), anchor)
 
     def pan(self, delta_ns: int, remember: bool = False) -> None:
         """Move the window by ``delta_ns`` (positive moves later in time)."""

@@ -29,7 +29,7 @@ class ClusterBar(QtWidgets.QFrame):
         self.all.clicked.connect(self.showAllRequested)
         self.filter = QtWidgets.QComboBox()
         self.filter.setToolTip("Keep one kind of lane across all cards: with one lane per card, "
-                               "rows shrink so every card fits on the screen")
+                               "rows shrink so every card fits on the screen (Ctrl+L)")
         for key, title in LANE_FILTERS:
             self.filter.addItem(title, key)
         self.filter.currentIndexChanged.connect(lambda i: self.filterChanged.emit(self.filter.itemData(i)))

@@ -23,6 +23,7 @@ from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.lane_filter import ALL
 
 STEP_MARGIN = 0.02  # of the step length, either side of a drilled step
+LANE_FILTER_KEY = "Ctrl+L"
 
 
 class ClusterTab(QtCore.QObject):
@@ -62,8 +63,17 @@ class ClusterTab(QtCore.QObject):
         for key, index in (("Ctrl+1", 0), ("Ctrl+2", 1)):
             shortcut = QtGui.QShortcut(QtGui.QKeySequence(key), self.window)
             shortcut.activated.connect(lambda i=index: self.tabs.setCurrentIndex(i))
+        QtGui.QShortcut(QtGui.QKeySequence(LANE_FILTER_KEY), self.window).activated.connect(self.open_lane_filter)
         self.analysis = AnalysisTabsHost(self.window, self.tabs, lambda target: jump_to(self, target))
         return self.tabs
+
+    def open_lane_filter(self) -> None:
+        """Ctrl+L: the lane filter's list, on the timeline of a cluster (it means nothing for one card)."""
+        if len(self.all_cards) < 2:
+            return
+        self.tabs.setCurrentIndex(0)
+        self.bar.filter.setFocus()
+        self.bar.filter.showPopup()
 
     # ------------------------------------------------------------------ loading
     def watch(self, worker) -> None:

@@ -67,8 +67,9 @@ class ClusterView(QtWidgets.QStackedWidget):
         bar.addWidget(self.step_box)
         bar.addStretch(1)
         self.show_button = QtWidgets.QPushButton("Show in timeline")
-        self.show_button.setToolTip("The selected cards' timelines at this step, time-aligned (or double-click a row)")
-        self.show_button.clicked.connect(lambda: self.drill(self.table.selected_cards()))
+        self.show_button.setToolTip("The selected cards' timelines at this step, time-aligned (or double-click a "
+                                    "row); nothing selected: the slow card, else the first card")
+        self.show_button.clicked.connect(self.show_in_timeline)
         self.csv_button = QtWidgets.QPushButton("Export CSV…")
         self.csv_button.clicked.connect(self._export_csv_dialog)
         self.png_button = QtWidgets.QPushButton("Export chart PNG…")
@@ -144,8 +145,10 @@ class ClusterView(QtWidgets.QStackedWidget):
         steps = comparison.step_numbers()
         self.step_box.blockSignals(True)
         self.step_box.clear()
-        self.step_box.addItem(f"Mean over {len(steps)} steps" if len(steps) != 1 else "Mean (1 step)", None)
-        for s in steps:
+        whole = comparison.whole_trace_only
+        self.step_box.addItem("Whole trace (no step markers)" if whole else
+                              f"Mean over {len(steps)} steps" if len(steps) != 1 else "Mean (1 step)", None)
+        for s in [] if whole else steps:
             self.step_box.addItem(f"Step {s}", s)
         self.step_box.setCurrentIndex(0)
         self.step_box.blockSignals(False)
@@ -222,6 +225,16 @@ class ClusterView(QtWidgets.QStackedWidget):
         """Rows in the table's (sorted) order."""
         return list(self.table.model_.rows)
 
+    def show_in_timeline(self) -> None:
+        """"Show in timeline": the selected cards; without a selection the first slow card (table
+        order), else the first card of the table."""
+        numbers = self.table.selected_cards()
+        if not numbers:
+            rows = [r for r in self.current_rows() if r["bar"] is not None] or self.current_rows()
+            chosen = next((r for r in rows if r["slow"]), rows[0] if rows else None)
+            numbers = [chosen["number"]] if chosen is not None else []
+        self.drill(numbers)
+
     def drill(self, numbers: list[int]) -> None:
         if numbers:
             self.drillRequested.emit(list(numbers), self.step)
@@ -233,7 +246,16 @@ class ClusterView(QtWidgets.QStackedWidget):
     def export_png(self, path: Path) -> bool:
         """The chart with one bar per card, whatever fits on screen."""
         rows = self.current_rows()
-        return self.chart.render_image(group_rows(rows, len(rows))).save(str(path))
+        return self.chart.render_image(group_rows(rows, len(rows)), title=self.chart_title(rows)).save(str(path))
+
+    def chart_title(self, rows: list[dict]) -> str:
+        """'Step time per card, mean over 3 steps — 8 cards (ms)': what the exported chart shows."""
+        whole = self.comparison is not None and self.comparison.whole_trace_only
+        steps = len(self.comparison.step_numbers()) if self.comparison is not None else 0
+        where = ("whole trace (no step markers)" if whole else f"step {self.step}" if self.step is not None
+                 else f"mean over {plural(steps, 'step')}")
+        unit = self.table.model_.unit
+        return f"Step time per card, {where} — {plural(len(rows), 'card')} ({unit})"
 
     def _export_csv_dialog(self) -> None:
         path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export the comparison table", "cluster.csv",

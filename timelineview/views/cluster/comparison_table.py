@@ -88,7 +88,7 @@ class ComparisonTableModel(QtCore.QAbstractTableModel):
             return None
         col = self.columns[section]
         if role == ROLE.DisplayRole:
-            return header_text(col, {TIME: self.unit, OFFSET: "µs"}.get(col.kind, ""))
+            return header_text(col, {TIME: self.unit, OFFSET: "µs", COUNT: "per step"}.get(col.kind, ""))
         if role == ROLE.ToolTipRole:
             return col.tooltip
         if role == ROLE.TextAlignmentRole:
@@ -130,7 +130,8 @@ class ComparisonTableModel(QtCore.QAbstractTableModel):
         if r["error"]:
             return f"{r['card']}: {r['error']}"
         if col.key == "card":
-            shown = f"mean over {r['steps']} steps" if r["step"] is None else f"step {r['step']}"
+            shown = (f"{r['window']} (no step markers)" if r.get("window") else
+                     f"mean over {r['steps']} steps" if r["step"] is None else f"step {r['step']}")
             lines = [f"{r['card']}: {shown}"]
             lines += [f"slow — {slow_text(f)}" for f in r["slow"]]
             lines.append("double-click: its timeline at step " + str(r["drill_step"]))

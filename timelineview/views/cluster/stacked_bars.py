@@ -1,4 +1,5 @@
-"""StackedBars: one horizontal bar per card, step interval | compute | pure communication | free.
+"""StackedBars: one horizontal bar per card, step interval | compute | pure communication | free after
+the step interval (not the table's Free, which includes the step interval).
 
 Bars follow the table's row order and share one time axis, so the long card stands out. A bar
 is one card or a group of cards (``comparison.group_rows``: the group's mean, a whisker from
@@ -14,17 +15,19 @@ import math
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.analysis.comparison import BAR_PARTS, slow_text
+from timelineview.analysis.comparison import BAR_PARTS, FREE_AFTER_INTERVAL, slow_text
 from timelineview.views.cluster.comparison_table import SLOW_TEXT, slow_text_colour
 from timelineview.viewstate.palette import DERIVED_COLOURS
 
 MIN_BAR_H = 12
 MAX_BAR_H = 26
 LEGEND_H = 24
+TITLE_H = 28  # the exported PNG's title line
 AXIS_H = 22
 PAD = 8
 PART_COLOURS = {"step_interval_us": DERIVED_COLOURS["step_interval"], "compute_us": DERIVED_COLOURS["compute"],
-                "pure_communication_us": DERIVED_COLOURS["pure_communication"], "free_us": DERIVED_COLOURS["free"]}
+                "pure_communication_us": DERIVED_COLOURS["pure_communication"],
+                FREE_AFTER_INTERVAL: DERIVED_COLOURS["free"]}
 # the bar part each slow-card metric is about ("step time": the whole bar)
 FLAGGED_PART = {"step_interval_us": "step_interval_us", "compute_us": "compute_us",
                 "pure_communication_us": "pure_communication_us", "step_time_us": "all"}
@@ -201,16 +204,27 @@ class StackedBars(QtWidgets.QWidget):
             k += 1
 
     # ------------------------------------------------------------------ export
-    def render_image(self, bars: list[dict] | None = None, width: int = 1100) -> QtGui.QImage:
-        """``bars`` (default: those shown) in full as an image, light palette, for the PNG export."""
+    def render_image(self, bars: list[dict] | None = None, width: int = 1100, title: str = "") -> QtGui.QImage:
+        """``bars`` (default: those shown) in full as an image, light palette, for the PNG export;
+        ``title`` on a line above the chart (what it shows: a PNG is read away from the app)."""
         shown, selected = self.rows, self.selected
         self.rows, self.selected = (shown if bars is None else bars), set()
         try:
+            title_h = TITLE_H if title else 0
             height = self.height_for(len(self.rows), 18)
-            img = QtGui.QImage(width, height, QtGui.QImage.Format.Format_ARGB32)
+            img = QtGui.QImage(width, height + title_h, QtGui.QImage.Format.Format_ARGB32)
+            palette = QtWidgets.QApplication.style().standardPalette()
             p = QtGui.QPainter(img)
             p.setRenderHint(QtGui.QPainter.RenderHint.TextAntialiasing, True)
-            self.paint_chart(p, width, height, QtWidgets.QApplication.style().standardPalette())
+            if title:
+                p.fillRect(0, 0, width, title_h, palette.color(QtGui.QPalette.ColorRole.Base))
+                font = QtGui.QFont(self.font())
+                font.setBold(True)
+                p.setFont(font)
+                p.setPen(palette.color(QtGui.QPalette.ColorRole.Text))
+                p.drawText(QtCore.QRect(PAD, 0, width - 2 * PAD, title_h), QtCore.Qt.AlignmentFlag.AlignVCenter, title)
+                p.translate(0, title_h)
+            self.paint_chart(p, width, height, palette)
             p.end()
         finally:
             self.rows, self.selected = shown, selected
@@ -244,7 +258,8 @@ class StackedBars(QtWidgets.QWidget):
         if r["bar"] is None:
             return f"{r['card']}: {r['error'] or 'no data'}"
         total = sum(r["bar"].values()) or 1.0
-        lines = [f"{r['card']} — step {r['step']}" if r["step"] is not None else f"{r['card']} — mean over steps"]
+        lines = [f"{r['card']} — {r['window']} (no step markers)" if r.get("window") else
+                 f"{r['card']} — step {r['step']}" if r["step"] is not None else f"{r['card']} — mean over steps"]
         if r.get("range_us") is not None:
             names = r["member_cards"]
             lines[0] += f", mean of {len(names)} cards"

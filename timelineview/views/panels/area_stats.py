@@ -62,6 +62,8 @@ class AreaStats(QtWidgets.QWidget):
     """Metrics per card of the selected window, and the sortable per-name table."""
 
     namesReady = QtCore.Signal()
+    # a per-name row double-clicked: card number, name, window [t0, t1) in the card's absolute ns, lanes or None
+    nameActivated = QtCore.Signal(int, str, object, object, object)
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
@@ -74,6 +76,7 @@ class AreaStats(QtWidgets.QWidget):
         # fixed-width card columns: values stay next to their labels, many cards scroll sideways
         self.metrics.horizontalHeader().setDefaultSectionSize(132)
         self.metrics.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Interactive)
+        self.metrics.horizontalHeader().setTextElideMode(QtCore.Qt.TextElideMode.ElideRight)
         self.metrics.verticalHeader().setDefaultSectionSize(18)
         self.card_combo = QtWidgets.QComboBox()
         self.card_combo.currentIndexChanged.connect(self._show_names)
@@ -91,6 +94,8 @@ class AreaStats(QtWidgets.QWidget):
         header.setMinimumSectionSize(60)
         self.names.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.names.setAlternatingRowColors(True)
+        self.names.setToolTip("Double-click a name: highlight its slices in the timeline (Enter: next one)")
+        self.names.doubleClicked.connect(self._name_activated)
         copy = QtWidgets.QPushButton("Copy CSV")
         copy.setToolTip("Copy the per-name table as CSV")
         copy.clicked.connect(self.copy_csv)
@@ -120,6 +125,7 @@ class AreaStats(QtWidgets.QWidget):
         lay.addWidget(self.title)
         lay.addWidget(split, 1)
         self.cards: list[CardView] = []
+        self.jobs: list[tuple] = []  # (card, t0, t1, lanes) of each card of the area
         self.tables: list = []
         self.background = BackgroundCall(self)
         self.background.ready.connect(self._names_ready)
@@ -144,6 +150,7 @@ class AreaStats(QtWidgets.QWidget):
         self._fill_metrics([c.title for c in chosen], metrics, (sel.t1 - sel.t0) / 1000.0)
         self.right.show()
         self.cards = chosen
+        self.jobs = jobs
         self.tables = [None] * len(chosen)
         self.card_combo.blockSignals(True)
         self.card_combo.clear()
@@ -174,7 +181,7 @@ class AreaStats(QtWidgets.QWidget):
             spans.append(m["span_us"] if m else 0.0)
         self._fill_metrics([c.title for c in cards], metrics, spans)
         self.right.hide()
-        self.cards, self.tables = [], []
+        self.cards, self.tables, self.jobs = [], [], []
         self.model.set_table(None)
 
     def _set_title(self, html: str) -> None:
@@ -189,6 +196,8 @@ class AreaStats(QtWidgets.QWidget):
         self.split.setSizes([left, total - left])
         self.metrics.setColumnCount(len(titles))
         self.metrics.setHorizontalHeaderLabels(titles)
+        for col, title in enumerate(titles):
+            self.metrics.horizontalHeaderItem(col).setToolTip(title)
         for col, m in enumerate(metrics):
             for row, (key, _) in enumerate(METRIC_ROWS):
                 item = QtWidgets.QTableWidgetItem(metric_text(key, m.get(key) if m else None, spans[col]))
@@ -205,6 +214,14 @@ class AreaStats(QtWidgets.QWidget):
         self.tables = list(tables)
         self._show_names(max(self.card_combo.currentIndex(), 0))
         self.namesReady.emit()
+
+    def _name_activated(self, index: QtCore.QModelIndex) -> None:
+        i = self.card_combo.currentIndex()
+        if self.table is None or not index.isValid() or not 0 <= i < len(self.jobs):
+            return
+        card, t0, t1, lanes = self.jobs[i]
+        name = str(self.table.column("name")[index.row()])
+        self.nameActivated.emit(card.number, name, t0, t1, lanes)
 
     def _show_names(self, i: int) -> None:
         table = self.tables[i] if 0 <= i < len(self.tables) else None

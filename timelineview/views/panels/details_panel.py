@@ -27,7 +27,13 @@ class DetailsPanel(QtWidgets.QStackedWidget):
         for w in (self.hint, self.slice, self.area):
             self.addWidget(w)
         self.slice.jumpRequested.connect(lambda c, i: timeline.select_slice(c, i, reveal=True))
+        self.area.nameActivated.connect(self._highlight_name)
         timeline.selectionChanged.connect(self.refresh)  # slice, instant and area alike: one refresh each
+
+    def _highlight_name(self, card: int, name: str, t0: int, t1: int, lanes) -> None:
+        """From a statistic back to the timeline: that name's slices highlighted, the first selected."""
+        self.timeline.highlight_name(card, name, t0, t1, lanes)
+        self.timeline.setFocus()
 
     def sizeHint(self) -> QtCore.QSize:
         # the dock opens at this height: the timeline keeps most of the window

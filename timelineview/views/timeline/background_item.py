@@ -12,6 +12,7 @@ from timelineview.views.timeline.view_context import ViewContext, qrect, qrectf
 from timelineview.viewstate.time_format import ticks
 
 TICK_MIN_PX = 110
+NO_TRACE_TEXT = "No trace open — File ▸ Open (Ctrl+O) or drop a trace file or folder here"
 
 
 class BackgroundItem(pg.GraphicsObject):
@@ -68,5 +69,11 @@ class BackgroundItem(pg.GraphicsObject):
             draw_rects(p, rect_array(np.full(len(ys), left), ys, np.full(len(ys), right), ys + 1))
         if not ctx.cards:
             p.setPen(theme.muted)
-            p.drawText(qrect(area), QtCore.Qt.AlignmentFlag.AlignCenter,
-                       "No trace open — File ▸ Open (Ctrl+O) or drop a trace file or folder here")
+            p.drawText(qrect(area), QtCore.Qt.AlignmentFlag.AlignCenter, empty_text(ctx.loading))
+
+
+def empty_text(loading: str) -> str:
+    """What the canvas says without cards: what is loading, or how to open a trace."""
+    if loading:
+        return f"Loading {loading}…"
+    return NO_TRACE_TEXT

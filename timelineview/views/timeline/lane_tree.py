@@ -14,6 +14,8 @@ from timelineview.viewstate.lane_layout import Row
 
 INDENT = 14
 COMPACT_MIN_PX = 8  # smallest text in compact rows
+SWATCH = 9  # legend square of a derived or Steps row
+LEGEND_GAP = 6
 
 
 class LaneTree(QtWidgets.QWidget):
@@ -105,11 +107,39 @@ class LaneTree(QtWidgets.QWidget):
             # secondary lanes under a card are muted; at indent 0 (lane filter) they are the card itself
             p.setPen(theme.muted if style is HeaderStyle.SECONDARY and r.indent > 0 else theme.text)
             line_h = min(r.height, 22)
-            text = metrics.elidedText(r.title, QtCore.Qt.TextElideMode.ElideMiddle, w - x - 8)
-            p.drawText(QtCore.QRect(x, y, w - x - 8, line_h), QtCore.Qt.AlignmentFlag.AlignVCenter, text)
+            room = w - x - 8
+            if r.legend and r.height >= metrics.height():
+                room = self._legend(p, r, x + metrics.horizontalAdvance(r.title) + 8, y, line_h, w - 8) - 6 - x
+                p.setFont(font)
+                p.setPen(theme.muted if style is HeaderStyle.SECONDARY and r.indent > 0 else theme.text)
+            text = metrics.elidedText(r.title, QtCore.Qt.TextElideMode.ElideMiddle, room)
+            p.drawText(QtCore.QRect(x, y, room, line_h), QtCore.Qt.AlignmentFlag.AlignVCenter, text)
         p.setClipping(False)
         p.fillRect(w - 1, 0, 1, h, theme.grid.darker(110))
         p.end()
+
+    def _legend(self, p: QtGui.QPainter, r: Row, x: int, y: int, h: int, right: int) -> int:
+        """Swatches of the row's colours with their short labels, right-aligned (from ``x`` at the
+        earliest); returns the legend's left edge."""
+        fm = QtGui.QFontMetrics(self._small)
+        widths = [SWATCH + (fm.horizontalAdvance(label) + 3 if label else 0) for _, label in r.legend]
+        total = sum(widths) + LEGEND_GAP * (len(widths) - 1)
+        if x + total > right:  # no room for the labels: swatches only
+            widths = [SWATCH] * len(r.legend)
+            total = sum(widths) + LEGEND_GAP * (len(widths) - 1)
+            labels = False
+        else:
+            labels = True
+        left = right - total
+        p.setFont(self._small)
+        cy = y + h // 2
+        for (colour, label), width in zip(r.legend, widths, strict=True):
+            p.fillRect(left, cy - SWATCH // 2, SWATCH, SWATCH, self.ctx.theme.derived[colour])
+            if labels and label:
+                p.setPen(self.ctx.theme.muted)
+                p.drawText(QtCore.QRect(left + SWATCH + 3, y, width, h), QtCore.Qt.AlignmentFlag.AlignVCenter, label)
+            left += width + LEGEND_GAP
+        return right - total
 
     def _compact_font(self, font: QtGui.QFont, row_h: int) -> tuple[QtGui.QFont, QtGui.QFontMetrics]:
         small = QtGui.QFont(font)

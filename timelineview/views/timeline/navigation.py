@@ -18,6 +18,7 @@ class NavigationMixin:
             "prev": lambda: self.step_slice(-1), "next": lambda: self.step_slice(1),
             "up": lambda: self.step_lane(-1), "down": lambda: self.step_lane(1),
             "escape": self.clear_selection,
+            "next_match": lambda: self.step_search(1), "previous_match": lambda: self.step_search(-1),
         }
         handler = handlers.get(action)
         if handler is None:

@@ -8,6 +8,7 @@ from PySide6 import QtCore, QtGui
 from timelineview.views.timeline.view_context import ViewContext, qrect, qrectf
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.lane_layout import LANE, LANE_PAD, SLICE_ROW_H
+from timelineview.viewstate.time_format import format_duration
 
 MAX_ARROWS = 200
 
@@ -56,6 +57,7 @@ class OverlayItem(pg.GraphicsObject):
             p.setPen(QtGui.QPen(theme.mark_edge, 1, QtCore.Qt.PenStyle.DashLine))
             p.drawLine(QtCore.QPointF(x0, a.top), QtCore.QPointF(x0, a.bottom))
             p.drawLine(QtCore.QPointF(x1, a.top), QtCore.QPointF(x1, a.bottom))
+            self._mark_label(p, x0, x1, t1 - t0)
         sel = ctx.area_selection
         if sel is not None:
             x0, x1 = _clamped_x(ctx, sel.t0), _clamped_x(ctx, sel.t1)
@@ -67,6 +69,18 @@ class OverlayItem(pg.GraphicsObject):
             p.drawRect(r)
         if ctx.selection is not None:
             self._paint_selection(p)
+
+    def _mark_label(self, p: QtGui.QPainter, x0: float, x1: float, duration_ns: int) -> None:
+        """The marked span's duration at the top of the mark (right of it when the mark is narrow)."""
+        ctx = self.ctx
+        text = format_duration(duration_ns)
+        fm = QtGui.QFontMetrics(p.font())
+        w, h = fm.horizontalAdvance(text) + 8, fm.height() + 2
+        x = (x0 + x1 - w) / 2 if x1 - x0 >= w else x1 + 3
+        box = QtCore.QRectF(x, ctx.area.top + 2, w, h)
+        p.fillRect(box, ctx.theme.background)
+        p.setPen(ctx.theme.text)
+        p.drawText(box, QtCore.Qt.AlignmentFlag.AlignCenter, text)
 
     def _paint_selection(self, p: QtGui.QPainter) -> None:
         ctx = self.ctx

@@ -117,6 +117,7 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
         self.scrollbar.valueChanged.connect(self.set_scroll)
         self.held = HeldKeys(self._nav_step, self)
         self._last_wheel = 0.0
+        self._hover_pos: QtCore.QPointF | None = None  # where the mouse last hovered the track area
         self._search_query = ""
         self._search_pos: tuple[int, int, int] | None = None  # (t, card, slice) of the current match
         hints = QtGui.QGuiApplication.styleHints()
@@ -134,6 +135,8 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
         if what & (Change.LAYOUT | Change.SCROLL):
             self._update_scrollbar()
             self.tree.update()
+        if what & Change.WINDOW and self._hover_pos is not None:
+            self._hover_at(self._hover_pos)  # keys moved the window under a still mouse: new time there
         if what & (Change.WINDOW | Change.LAYOUT | Change.CURSOR):
             self.canvas.cursor_item.move_to(ctx.cursor_t)
         if what & REPAINT:
@@ -172,6 +175,11 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
         ctx.layout = self._build_layout()
         ctx.scroll_y = 0
         self.changed(Change.LAYOUT | Change.SCROLL | Change.WINDOW | Change.SEARCH | Change.SELECTION)
+
+    def set_loading(self, what: str) -> None:
+        """Say on an empty canvas that ``what`` is loading ("" when no load runs)."""
+        self.ctx.loading = what
+        self.changed(Change.OVERLAY)
 
     def set_card_offsets(self, offsets_ns: dict[int, int]) -> None:
         """Clock offsets per card number (subtracted from its times); issue 5 feeds this."""
@@ -292,7 +300,7 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
         action = physical_action(ev)
         if action is not None:
             if not ev.isAutoRepeat():
-                self.held.press(action)
+                self.held.press(action, ev.timestamp())
             ev.accept()
             return
         action = discrete_action(ev)
@@ -304,7 +312,7 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
     def keyReleaseEvent(self, ev: QtGui.QKeyEvent) -> None:
         action = physical_action(ev)
         if action is not None and not ev.isAutoRepeat():
-            self.held.release(action)
+            self.held.release(action, ev.timestamp())
             ev.accept()
             return
         super().keyReleaseEvent(ev)
@@ -368,13 +376,19 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
 
     def on_hover(self, pos: QtCore.QPointF | None) -> None:
         if pos is None or pos.y() < self.ctx.area.top or not self.ctx.cards:
+            self._hover_pos = None
             self.ctx.cursor_t = None
             self.changed(Change.CURSOR)
             self.cursorMoved.emit("")
             return
+        self._hover_pos = QtCore.QPointF(pos)
+        self._hover_at(pos)
+        self.changed(Change.CURSOR)
+
+    def _hover_at(self, pos: QtCore.QPointF) -> None:
+        """The cursor time and the status text for the mouse at ``pos`` (no repaint)."""
         t = self.ctx.t_at(pos.x())
         self.ctx.cursor_t = t
-        self.changed(Change.CURSOR)
         self.cursorMoved.emit(self._status_text(t, self.hit(pos)))
 
     def _status_text(self, t: int, hit: Hit | None) -> str:
@@ -426,9 +440,24 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
         self.ctx.instant_selection = None
         self.changed(Change.SELECTION if emit else Change.OVERLAY)
 
-    def reveal_slice(self, card_no: int, index: int) -> None:
-        """Scroll the slice's lane into view and pan so the slice is visible (zoom kept)."""
+    def expand_to_lane(self, card_no: int, lane: int) -> bool:
+        """Open the card and the process that hold ``lane`` when they are collapsed; True if any was."""
         card = self.ctx.card_by_number(card_no)
+        if card is None:
+            return False
+        shut = {("card", card_no), ("process", card_no, int(card.store.lanes.process[lane]))} & self.collapsed
+        if shut:
+            self.collapsed -= shut
+            self.rebuild_layout()
+        return bool(shut)
+
+    def reveal_slice(self, card_no: int, index: int) -> None:
+        """Open the slice's card and process if collapsed, scroll its lane into view and pan so the
+        slice is visible (zoom kept)."""
+        card = self.ctx.card_by_number(card_no)
+        if card is None:
+            return
+        self.expand_to_lane(card_no, int(card.store.slices.lane[index]))
         geo = slice_layout_rect(self.ctx, card, index)
         if geo is None:
             return

@@ -9,18 +9,10 @@ from timelineview.views.painting import draw_rects, rect_array
 from timelineview.views.timeline.tracks.card_track import CardTrackItem
 from timelineview.views.timeline.view_context import ViewContext
 from timelineview.viewstate.card_view import CardView
+from timelineview.viewstate.counter_units import counter_unit, format_counter
 from timelineview.viewstate.lane_layout import COUNTER
 from timelineview.viewstate.lod import counter_columns
 from timelineview.viewstate.palette import SLICE_COLOURS, name_colour
-
-
-def format_value(v: float) -> str:
-    """Compact number for a counter scale: 1.2k, 3.4M, 0.25."""
-    a = abs(v)
-    for div, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if a >= div:
-            return f"{v / div:.3g}{suffix}"
-    return f"{v:.3g}"
 
 
 def _to_y(v: np.ndarray, base: int, lo: float, hi: float, h: int) -> np.ndarray:
@@ -102,6 +94,7 @@ class CounterTrackItem(CardTrackItem):
             rgb = SLICE_COLOURS[name_colour(counters.series_name[row.series])]
             colour = QtGui.QColor(*rgb).darker(115 if not ctx.theme.dark else 90)
             self._parts.append((colour, fill, line))
-            st = self.labels.get(f"max {format_value(hi)}", 120)
+            unit = counter_unit(counters.series_name[row.series], counters.series_key[row.series])
+            st = self.labels.get(f"max {format_counter(hi, unit)}", 160)
             if st is not None:
                 self._texts.append((left + 4, top - 2, st))

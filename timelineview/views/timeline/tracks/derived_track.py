@@ -82,7 +82,8 @@ class DerivedTrackItem(CardTrackItem):
 
     def _prepare_steps(self, by_colour: dict[tuple[str, int], list[np.ndarray]], y: int, h: int,
                        t0: int, t1: int, width: int) -> None:
-        """Three phases per step; a dark tick at each step start; a label where there is room."""
+        """Three phases per step (one plain bar for a window without phases: the whole trace of a
+        trace without step markers); a dark tick at each step start; a label where there is room."""
         s = self.card.steps
         left = self.ctx.area.left
         scale = width / (t1 - t0)
@@ -96,8 +97,10 @@ class DerivedTrackItem(CardTrackItem):
 
         xs, xf, xb, xe = px(s.start), px(np.maximum(s.fp, s.start)), px(np.maximum(s.bp, s.fp)), px(s.end)
         top, bottom = y + _pad(h), y + h - _pad(h)
-        for colour, a, b in (("step_interval", xs, xf), ("fp_bp", xf, xb), ("tail", xb, xe)):
-            keep = b > a
+        phased = s.phases[idx]
+        for colour, a, b, which in (("step_interval", xs, xf, phased), ("fp_bp", xf, xb, phased),
+                                    ("tail", xb, xe, phased), ("step", xs, xe, ~phased)):
+            keep = (b > a) & which
             n = int(keep.sum())
             if n:
                 by_colour.setdefault((colour, FRACTION_LEVELS), []).append(
@@ -111,7 +114,7 @@ class DerivedTrackItem(CardTrackItem):
         text_y = top + max((bottom - top - self.labels.height) // 2, 0)
         for k in np.flatnonzero((xe - xs) >= 60)[:400].tolist():
             i = int(idx[k])
-            text = f"Step {int(s.step[i])} · {format_duration(int(s.end[i] - s.start[i]))}"
+            text = f"{s.label(i)} · {format_duration(int(s.end[i] - s.start[i]))}"
             x0 = max(int(xs[k]), 0)
             st = self.labels.get(text, min(int(xe[k]), width) - x0 - 6)
             if st is not None:
