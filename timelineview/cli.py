@@ -35,7 +35,8 @@ def stats_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="timelineview stats",
                                      description="Per-card and per-step statistics of Ascend timelines.")
     parser.add_argument("paths", nargs="+", help="trace files or folders (one card per rank)")
-    parser.add_argument("--json", action="store_true", help="print the JSON document of metrics.md §5")
+    parser.add_argument("--json", action="store_true",
+                        help="print the statistics as one JSON document (its fields: docs/metrics.md)")
     parser.add_argument("--min-gap-us", type=float, default=1.0, help="idle AI Core gap threshold (µs)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)

@@ -10,7 +10,7 @@ def summarize_main(argv: list[str]) -> int:
     """Entry point of the ``summarize`` subcommand; returns the exit code (1 when no card was summarised)."""
     parser = argparse.ArgumentParser(
         prog="timelineview summarize",
-        description="Summarise every card of a folder on a Dask cluster (metrics.md §10); open DIR in the "
+        description="Summarise every card of a folder on a Dask cluster; open DIR in the "
                     "viewer or run `timelineview stats DIR --json` on it.")
     parser.add_argument("path", help="trace file or folder (one card per rank)")
     parser.add_argument("--out", required=True, help="summary folder (created; cards unchanged since are kept)")

@@ -1,0 +1,46 @@
+"""The README stands alone (issue 11 item 9): it cites no internal document, names the system packages
+Qt needs, has exactly the two set-up commands, and the definitions it points to ship in the project."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from timelineview.views.platform_check import XCB_LIBRARIES
+
+ROOT = Path(__file__).resolve().parents[2]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_readme_cites_only_files_of_the_project():
+    assert "../shared" not in README
+    for target in re.findall(r"\]\(([^)#]+)", README):
+        if not target.startswith("http"):
+            assert (ROOT / target).exists(), target
+    assert (ROOT / "docs" / "metrics.md").exists()
+
+
+def test_readme_names_the_system_packages_qt_needs():
+    for package in XCB_LIBRARIES.values():
+        if package.startswith("libxcb-") and package != "libxcb1":
+            assert package in README, package
+
+
+def test_readme_has_the_two_set_up_commands():
+    blocks = re.findall(r"```\n(.*?)```", README, re.S)
+    commands = [b.strip() for b in blocks if b.strip().startswith("python3 -m venv")]
+    assert len(commands) == 2
+    assert commands[0].endswith(".venv/bin/timelineview")
+    assert 'pip install -e ".[test]"' in commands[1] and commands[1].endswith("-m pytest")
+
+
+@pytest.mark.parametrize("command", [[], ["stats"], ["diff"], ["summarize"]])
+def test_help_texts_cite_no_internal_document(command):
+    out = subprocess.run([sys.executable, "-m", "timelineview", *command, "--help"], capture_output=True,
+                         text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert not re.search(r"metrics\.md §|issue \d|\.\./shared|tech-notes", out.stdout), out.stdout
