@@ -6,9 +6,15 @@ placeholder ``Other``, are never compute whatever the Task Type says.
 
 from __future__ import annotations
 
+import pytest
+
 from timelineview.analysis.classify import classify
 from timelineview.analysis.derived import derive
+from timelineview.analysis.summary import card_document
 from timelineview.analysis.task_types import is_runtime_task_name
+from timelineview.model import load
+from timelineview.synthetic import cluster_specs, generate_cluster
+from timelineview.synthetic.spec import WriteOptions
 
 from .factory import COMM, HW, HW2, Sl, build_store
 
@@ -44,3 +50,19 @@ def test_every_task_typed_other():
     # pure communication 100; free 0.
     assert int(d.compute.total()) == 150 * us
     assert int(d.pure_communication.total()) == 100 * us
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_generated_all_other_trace_agrees_with_its_overlap_lanes(tmp_path, seed):
+    """A generated msprof card that types every hardware task Other (runtime and collective ones too):
+    compute and pure communication equal the file's own Overlap Analysis lanes within 0.1 µs."""
+    generate_cluster(tmp_path, cluster_specs(1, seed=seed, steps=3, tasks_per_step=120), "msprof",
+                     options=WriteOptions(task_types="other"))
+    [store] = load(tmp_path)
+    types = {store.strings[t] for t in store.slices.task_type[store.slices.task_type >= 0]}
+    assert types <= {"Other", "other"}  # the generation under test
+    doc = card_document(store)
+    producer = doc["file_overlap"]
+    assert producer is not None
+    for key in ("compute_us", "communication_us", "pure_communication_us"):
+        assert doc[key] == pytest.approx(producer[key], abs=0.1), key
