@@ -17,13 +17,14 @@ from pathlib import Path
 
 NOBODY = 65534
 _PRELUDE = """
-import json, os, sys, tempfile, warnings
+import json, os, shutil, sys, tempfile, warnings
 from pathlib import Path
 from timelineview.model import find_cards, load
-warm = Path(tempfile.mkdtemp()) / "ascend_timeline_display_0.json"
-warm.write_text('[{"name":"k","ph":"X","pid":1,"tid":1,"ts":1,"dur":1}]')
-for _ in range(2):  # a load that saves, then one from the cache: lazy imports happen now, as root
-    load(warm, cache=warm.with_name("cache"))
+with tempfile.TemporaryDirectory() as warm_dir:
+    warm = Path(warm_dir) / "ascend_timeline_display_0.json"
+    warm.write_text('[{"name":"k","ph":"X","pid":1,"tid":1,"ts":1,"dur":1}]')
+    for _ in range(2):  # a load that saves, then one from the cache: lazy imports happen now, as root
+        load(warm, cache=warm.with_name("cache"))
 if os.geteuid() == 0:
     os.setgid(NOBODY)
     os.setuid(NOBODY)
