@@ -16,10 +16,13 @@ from pathlib import Path
 try:  # numba is a dependency, but the loader must work (slower) without it
     import numba
     from numba.core import types
-    from numba.core.caching import FunctionCache
     from numba.extending import intrinsic
 except ImportError:  # pragma: no cover - exercised only where numba is missing
     numba = None
+try:  # numba's internals: without them each kernel is cached as numba does, on its own file
+    from numba.core.caching import FunctionCache
+except ImportError:  # pragma: no cover
+    FunctionCache = None
 
 # the modules whose text goes into the compiled scanner (functions or constants)
 KERNEL_MODULES = ("scan_jit", "scan_syntax", "scan_codes", "scan_columns", "timestamps", "byte_scan_text",
@@ -44,7 +47,7 @@ def _stamp() -> bytes:
     return kernel_stamp(tuple(_HERE / f"{name}.py" for name in KERNEL_MODULES))
 
 
-if numba is not None:
+if FunctionCache is not None:
     class KernelCache(FunctionCache):
         """numba's cache of one kernel, stale as soon as any of ``KERNEL_MODULES`` changes."""
 
@@ -64,6 +67,8 @@ def jit(fn):
         return fn
     dispatcher = numba.njit(nogil=True, boundscheck=False, _nrt=False)(fn)
     try:
+        if FunctionCache is None:
+            raise AttributeError("numba.core.caching.FunctionCache")
         dispatcher._cache = KernelCache(fn)
     except (AttributeError, TypeError):  # numba's cache internals moved: its own keying, per file
         dispatcher.enable_caching()
