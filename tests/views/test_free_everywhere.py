@@ -42,6 +42,7 @@ def test_one_window_shows_one_free_everywhere(qtbot, timeline, cards):
     assert sel is not None and (sel.t0 + shift, sel.t1 + shift) == (int(steps.start[k]), int(steps.end[k]))
     free_row = [key for key, _ in METRIC_ROWS].index("free_us")
     assert panel.area.metrics.verticalHeaderItem(free_row).text() == "Free"
+    assert panel.area.metrics.verticalHeaderItem(free_row).toolTip().startswith("free_us")
     shown = panel.area.metrics.item(free_row, 0).text()
     assert shown == metric_text("free_us", doc_step["free_us"], doc_step["span_us"])
     # the cluster table, showing that step

@@ -283,7 +283,8 @@ def short_flag(flag: dict) -> str:
 
 def summary_html(cmp: ClusterComparison, rows: list[dict]) -> str:
     """One line: cards and steps, the slow cards and why, failed cards, pipeline note."""
-    where = "mean over steps" if not rows or rows[0]["step"] is None else f"step {rows[0]['step']}"
+    where = ("whole trace (no step markers)" if cmp.whole_trace_only else
+             "mean over steps" if not rows or rows[0]["step"] is None else f"step {rows[0]['step']}")
     parts = [f"<b>{plural(len(rows), 'card')}</b>, {where}"]
     usable = [r for r in rows if r["bar"] is not None]
     slow = [r for r in rows if r["slow"]]

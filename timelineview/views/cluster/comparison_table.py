@@ -105,7 +105,7 @@ class ComparisonTableModel(QtCore.QAbstractTableModel):
         if role == ROLE.DisplayRole:
             if col.key == "card":
                 return r["card"] + ("  ▲" if r["slow"] else "") + ("  (no data)" if r["error"] else "")
-            return cell_text(col, r.get(col.key), self.div, r["step"] is not None)
+            return cell_text(col, r.get(col.key), self.div, r["step"] is not None or bool(r.get("window")))
         if role == ROLE.ToolTipRole:
             return self._tooltip(r, col, flagged)
         if role == ROLE.ForegroundRole:

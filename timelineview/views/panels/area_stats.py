@@ -25,6 +25,15 @@ METRIC_ROWS = (
     ("idle_gap_free_us", "  nothing running"), ("overlap_ratio", "Overlap ratio"),
 )
 
+# what each row means (metrics.md §2); "Free" is free_us of the window shown, as everywhere
+METRIC_TIPS = {
+    "free_us": "free_us: the card runs neither compute nor communication in this window (a step's "
+               "Free includes its step interval, like the cluster table's)",
+    "idle_gap_count": "holes of ≥ 1 µs between compute tasks lying inside this window (a gap that "
+                      "fills the window counts)",
+    "pure_communication_us": "communication that no computation hides",
+}
+
 
 def window_statistics(card: CardView, t0_abs: int, t1_abs: int) -> dict | None:
     """Analysis metrics of [t0, t1) on one card, or None when the analysis is unavailable."""
@@ -72,6 +81,8 @@ class AreaStats(QtWidgets.QWidget):
         self.title.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.metrics = QtWidgets.QTableWidget(len(METRIC_ROWS), 1)
         self.metrics.setVerticalHeaderLabels([label for _, label in METRIC_ROWS])
+        for row, (key, _) in enumerate(METRIC_ROWS):
+            self.metrics.verticalHeaderItem(row).setToolTip(METRIC_TIPS.get(key, ""))
         self.metrics.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         # fixed-width card columns: values stay next to their labels, many cards scroll sideways
         self.metrics.horizontalHeader().setDefaultSectionSize(132)
