@@ -1,7 +1,7 @@
 """The arrays the compiled scanner writes, named once: their groups, dtypes and meaning.
 
 ``SCAN_ARRAYS`` is the only place their order is written. The scanner's allocation
-(``byte_scan.ScanArrays``), the tuples the compiled ``_scan`` takes (one named tuple per
+(``byte_scan_arrays.ScanArrays``), the tuples the compiled ``_scan`` takes (one named tuple per
 group, read by field name) and its output record ``Scan`` are all made from it, so a new
 column is one line here plus the code that writes and reads it.
 
