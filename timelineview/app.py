@@ -24,6 +24,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--range", nargs=2, type=float, metavar=("T0_US", "T1_US"),
                     help="show this window, µs from the trace start")
     ap.add_argument("--theme", choices=("system", "light", "dark"), default="system")
+    ap.add_argument("--compare", nargs="+", type=Path, metavar="NEW",
+                    help="open NEW (files or a folder) as the comparison of the run given first (Compare tab)")
     ap.add_argument("--view", choices=("timeline", "cluster"), default="timeline",
                     help="with --screenshot: the tab to render (cluster: the card comparison)")
     return ap.parse_args(argv)
@@ -84,6 +86,10 @@ def main(argv: list[str] | None = None) -> int:
         win.open_paths(args.paths)
     else:
         win.open_sample()
+    if args.compare:
+        from timelineview.views.analysis_tabs.compare.open_menu import open_comparison
+
+        open_comparison(win, args.compare)
     code = app.exec()
     _shutdown_pool()
     return code

@@ -7,6 +7,7 @@ from pathlib import Path
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.summary_session import SummarySession, is_summary_folder
+from timelineview.views.analysis_tabs.compare.open_menu import add_compare_menu
 from timelineview.views.cluster.cluster_tab import ClusterTab
 from timelineview.views.load_worker import LoadWorker, finish_load, start_load
 from timelineview.views.panels.details_panel import DetailsPanel
@@ -117,6 +118,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._action(m, "Open &folder…", "Ctrl+Shift+O", self.open_folder_dialog)
         self.recent_menu = m.addMenu("Open &recent")
         self._fill_recent()
+        add_compare_menu(self, m)  # issue 14: a second run compared with this one
         m.addSeparator()
         self._action(m, "Open &sample cluster", None, self.open_sample)
         self._action(m, "Load &report…", None, self.show_load_report)

@@ -65,6 +65,8 @@ class ClusterTab(QtCore.QObject):
             shortcut.activated.connect(lambda i=index: self.tabs.setCurrentIndex(i))
         QtGui.QShortcut(QtGui.QKeySequence(LANE_FILTER_KEY), self.window).activated.connect(self.open_lane_filter)
         self.analysis = AnalysisTabsHost(self.window, self.tabs, lambda target: jump_to(self, target))
+        if "compare" in self.analysis.widgets:  # issue 14: shows both runs on this timeline
+            self.analysis.widgets["compare"].attach(self)
         return self.tabs
 
     def open_lane_filter(self) -> None:

@@ -1,0 +1,208 @@
+"""The Compare tab (issue 14 items 2-4): a second run opened as the comparison of the one on screen shows
+exactly the planted change, both runs share the timeline aligned at a chosen step (W/A/S/D move both),
+an operator's slices are highlighted in both runs, and runs of another shape are reported in words."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6 import QtCore, QtGui
+
+from timelineview.app import parse_args
+from timelineview.synthetic import cluster_specs, generate_cluster
+from timelineview.views.analysis_tabs.compare.open_menu import compare_view, open_comparison
+from timelineview.views.analysis_tabs.compare.phase_bars import FASTER_COLOUR, SLOWER_COLOUR
+from timelineview.views.keys import STEP_PAN
+
+SLOW = 1  # the rank that carries the planted change
+SPEC = dict(seed=4, steps=3, tasks_per_step=60)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict:
+    """Folders of generated runs and their ground truths: the base and runs that differ in one way."""
+    root = tmp_path_factory.mktemp("compare")
+    variants = {
+        "base": cluster_specs(2, **SPEC),
+        "slow_data": cluster_specs(2, **SPEC, slow_data_card=SLOW, slow_data_us=7000.0),
+        "slow_card": cluster_specs(2, **SPEC, slow_card=SLOW, slow_factor=1.5),
+        "more_cards": cluster_specs(3, **SPEC),
+        "more_steps": cluster_specs(2, **{**SPEC, "steps": 4}),
+    }
+    return {k: (root / k, generate_cluster(root / k, specs, "msprof")) for k, specs in variants.items()}
+
+
+def open_compared(qtbot, window, runs, new: str):
+    """The base run opened, then ``new`` compared with it, as ``timelineview BASE --compare NEW`` does
+    (the comparison is asked for before the base run has loaded)."""
+    view = compare_view(window)
+    with qtbot.waitSignal(view.comparisonReady, timeout=120_000) as ready:
+        window.open_paths([runs["base"][0]], remember=False)
+        assert open_comparison(window, [runs[new][0]])
+    assert ready.args == [True]
+    return view
+
+
+def mean_interval_us(truth) -> float:
+    return float(np.mean(truth.step_fp_ns - truth.step_start_ns)) / 1000.0
+
+
+def compute_totals(cards) -> dict[str, int]:
+    """{name: total ns} of the compute tasks of ``cards``, by a plain loop over their slices."""
+    out: dict[str, int] = defaultdict(int)
+    for card in cards:
+        store, compute = card.store, card.analysis.classification.compute
+        for i in np.flatnonzero(compute):
+            out[store.strings[store.slices.name[i]]] += int(store.slices.dur[i])
+    return out
+
+
+def test_parse_args_takes_the_comparison_run():
+    args = parse_args(["base_dir", "--compare", "new_dir"])
+    assert args.paths == [Path("base_dir")] and args.compare == [Path("new_dir")]
+
+
+def test_a_longer_step_interval_is_the_only_change_shown(qtbot, window, runs):
+    view = open_compared(qtbot, window, runs, "slow_data")
+    base_truth, new_truth = runs["base"][1], runs["slow_data"][1]
+    rows = {r["card"]: r for r in view.cards_model.rows}
+    assert sorted(rows) == ["rank 0", "rank 1"]
+    for rank, (tb, tn) in enumerate(zip(base_truth, new_truth, strict=True)):
+        row = rows[f"rank {rank}"]
+        assert row["delta_step_interval_us"] == pytest.approx(mean_interval_us(tn) - mean_interval_us(tb), abs=1e-3)
+        assert row["delta_fp_bp_us"] == pytest.approx(0.0, abs=1e-3)
+    assert rows[f"rank {SLOW}"]["delta_step_interval_us"] > 4000  # the planted 7 ms data wait, less the base's 2 ms
+    # the paired bars carry each run's own mean, from the ground truth
+    bars = {(b.card, b.phase): b for b in view.bars.bars}
+    bar = bars[(f"rank {SLOW}", "step_interval_us")]
+    assert bar.base_us == pytest.approx(mean_interval_us(base_truth[SLOW]), abs=1e-3)
+    assert bar.new_us == pytest.approx(mean_interval_us(new_truth[SLOW]), abs=1e-3)
+    assert bar.new.w / bar.base.w == pytest.approx(bar.new_us / bar.base_us, rel=1e-6)
+    assert bar.new.y > bar.base.y  # new under base
+    # no operator changed, and nothing differs in shape
+    assert view.operators_model.rows and all(abs(r["delta_us"]) < 1e-6 for r in view.operators_model.rows)
+    assert not view.notes.isVisibleTo(view)
+    assert view.step.count() == 3
+
+
+def test_a_slower_card_shows_its_operators_slower_in_red(qtbot, window, runs):
+    view = open_compared(qtbot, window, runs, "slow_card")
+    base = compute_totals(p.base for p in view.pairs)
+    new = compute_totals(p.new for p in view.pairs)
+    got = {r["name"]: r for r in view.operators_model.rows}
+    assert set(got) == set(base) | set(new)
+    for name, row in got.items():
+        assert row["base_total_us"] * 1000 == pytest.approx(base.get(name, 0), abs=1)
+        assert row["new_total_us"] * 1000 == pytest.approx(new.get(name, 0), abs=1)
+    rows = view.operators_model.rows
+    assert [abs(r["delta_us"]) for r in rows] == sorted((abs(r["delta_us"]) for r in rows), reverse=True)
+    top = view.operators_model.index(0, 1)  # the "Change" column of the largest change
+    assert rows[0]["delta_us"] > 0
+    brush = view.operators_model.data(top, QtCore.Qt.ItemDataRole.ForegroundRole)
+    assert brush.color() == QtGui.QColor(SLOWER_COLOUR)
+    # the change is on the slow card only
+    cards = {r["card"]: r for r in view.cards_model.rows}
+    assert cards[f"rank {SLOW}"]["delta_compute_us"] > 0
+    assert cards["rank 0"]["delta_compute_us"] == pytest.approx(0.0, abs=1e-3)
+    # sortable as numbers: ascending puts the largest slow-down last
+    view.operators_table.sortByColumn(1, QtCore.Qt.SortOrder.AscendingOrder)
+    assert view.operators_model.rows[-1]["delta_us"] == max(r["delta_us"] for r in rows)
+    faster = [i for i, r in enumerate(view.operators_model.rows) if r["delta_us"] < 0]
+    if faster:  # an operator with less time is green
+        idx = view.operators_model.index(faster[0], 1)
+        assert view.operators_model.data(idx, QtCore.Qt.ItemDataRole.ForegroundRole).color() == QtGui.QColor(
+            FASTER_COLOUR)
+
+
+def step_xs(timeline, pairs, position):
+    """Scene x of the ``position``-th step start of each base card and of its new-run card."""
+    ctx = timeline.ctx
+    return [(ctx.scene_x_abs(b, int(b.steps.start[position])), ctx.scene_x_abs(n, int(n.steps.start[position])))
+            for b, n in pairs]
+
+
+def test_both_runs_share_the_timeline_aligned_at_the_chosen_step(qtbot, window, runs):
+    view = open_compared(qtbot, window, runs, "slow_data")
+    position = 2
+    pairs = view.pairs
+    slow = pairs[SLOW]
+    # without the alignment the slow card's step 2 would start later in the new run (its steps are longer)
+    raw_b = int(slow.base.steps.start[position]) - int(slow.base.steps.start[0])
+    raw_n = int(slow.new.steps.start[position]) - int(slow.new.steps.start[0])
+    assert raw_n - raw_b > 4_000_000
+    assert view.show_on_timeline(position)
+    timeline = window.timeline
+    assert [c.title for c in timeline.cards] == ["rank 0", "new · rank 0", "rank 1", "new · rank 1"]
+    assert window.cluster.tabs.currentIndex() == 0
+    ctx = timeline.ctx
+    for b, n in pairs:
+        assert ctx.rel(b, int(b.steps.start[position])) == ctx.rel(n, int(n.steps.start[position]))
+    xs = step_xs(timeline, pairs, position)
+    for xb, xn in xs:
+        assert xb == pytest.approx(xn, abs=1e-6)
+        assert ctx.area.left <= xb <= ctx.area.right  # the step is on screen
+    # one viewport: A pans both runs by a tenth of the window (the last step ends the trace: A, not D),
+    # W zooms both, D pans back
+    span = timeline.viewport.span
+    timeline.setFocus()
+    qtbot.keyClick(timeline, QtCore.Qt.Key.Key_A)
+    moved = step_xs(timeline, pairs, position)
+    dx = round(span * STEP_PAN) * ctx.area.width / span
+    for (xb, _), (mb, mn) in zip(xs, moved, strict=True):
+        assert mb == pytest.approx(xb + dx, abs=0.01) and mn == pytest.approx(mb, abs=1e-6)
+    qtbot.keyClick(timeline, QtCore.Qt.Key.Key_W)
+    assert timeline.viewport.span < span
+    for xb, xn in step_xs(timeline, pairs, position):
+        assert xb == pytest.approx(xn, abs=1e-6)
+    qtbot.keyClick(timeline, QtCore.Qt.Key.Key_D)
+    for xb, xn in step_xs(timeline, pairs, position):
+        assert xb == pytest.approx(xn, abs=1e-6)
+
+
+def test_double_clicking_an_operator_highlights_it_in_both_runs(qtbot, window, runs):
+    view = open_compared(qtbot, window, runs, "slow_card")
+    view.step.setCurrentIndex(1)
+    row = 0
+    name = view.operators_model.rows[row]["name"]
+    count = view.open_operator(row)
+    timeline = window.timeline
+    expected = {}
+    for card in timeline.cards:
+        s = card.store.slices
+        t0, t1 = int(card.steps.start[1]), int(card.steps.end[1])
+        names = np.array([card.store.strings[i] if i >= 0 else "" for i in s.name])
+        expected[card.number] = int(np.sum((names == name) & (s.start < t1) & (s.start + s.dur > t0)))
+    got = {number: len(m.slices) for number, m in timeline.ctx.matches.items()}
+    assert got == {k: v for k, v in expected.items() if v}
+    assert count == sum(expected.values())
+    assert {n for n in got if n >= 100_000} and {n for n in got if n < 100_000}  # both runs
+    assert timeline.ctx.selection is not None and timeline.ctx.selection.card == timeline.cards[0].number
+
+
+def test_a_card_only_in_the_new_run_is_reported_and_still_shown(qtbot, window, runs):
+    view = open_compared(qtbot, window, runs, "more_cards")
+    assert view.notes.isVisibleTo(view)
+    assert "only in the new run: rank 2" in view.notes.text()
+    assert [r["card"] for r in view.cards_model.rows] == ["rank 0", "rank 1"]
+    assert view.show_on_timeline(0)
+    titles = [c.title for c in window.timeline.cards]
+    assert titles == ["rank 0", "new · rank 0", "rank 1", "new · rank 1", "new · rank 2"]
+    # the unmatched card moves like the others of its run: its own clock offset to new rank 0 is kept
+    cards = {c.title: c for c in window.timeline.cards}
+    new0, new2 = cards["new · rank 0"], cards["new · rank 2"]
+    assert new2.offset_ns - new2.run_clock_ns == new0.offset_ns - new0.run_clock_ns
+    ctx = window.timeline.ctx
+    for b, n in view.pairs:
+        assert ctx.rel(b, int(b.steps.start[0])) == ctx.rel(n, int(n.steps.start[0]))
+
+
+def test_other_step_counts_are_reported(qtbot, window, runs):
+    view = open_compared(qtbot, window, runs, "more_steps")
+    text = view.notes.text()
+    assert "rank 0: 3 step(s) in the base run, 4 in the new" in text
+    assert "rank 1: 3 step(s) in the base run, 4 in the new" in text
+    assert view.step.count() == 3  # the steps both runs have
+    assert view.show_on_timeline(2)

@@ -1,0 +1,61 @@
+"""Both runs on the window's timeline: each base card with the new run's matched card right under it,
+aligned at the start of a chosen step (issue 14). One viewport holds them, so zoom and pan (W/A/S/D,
+wheel, drag) move both runs together."""
+
+from __future__ import annotations
+
+from timelineview.viewstate.run_alignment import (
+    CardPair,
+    RunCardView,
+    aligned_offsets,
+    interleaved,
+    step_end,
+    step_start,
+    step_window_rel,
+)
+from timelineview.viewstate.view_state import Change
+
+STEP_MARGIN = 0.02  # of the window, either side of the chosen step
+
+
+def show_both_runs(cluster_tab, pairs: list[CardPair], unmatched: list[RunCardView], position: int) -> bool:
+    """Put ``pairs`` (base, new) and the new run's ``unmatched`` cards on the timeline of ``cluster_tab``
+    with the ``position``-th step of both runs starting at the same x, zoomed to that step; False when
+    there is nothing to show."""
+    if not pairs and not unmatched:
+        return False
+    timeline = cluster_tab.timeline
+    offsets = aligned_offsets(pairs, unmatched, position)
+    for _, new in pairs:
+        new.offset_ns = new.estimated_offset_ns = offsets.get(new.number, new.offset_ns)
+    for new in unmatched:
+        new.offset_ns = new.estimated_offset_ns = offsets.get(new.number, new.offset_ns)
+    cards = interleaved(pairs, unmatched)
+    timeline.set_cards(cards)
+    window = step_window_rel(pairs, position, offsets, timeline.ctx.origin)
+    if window is not None:
+        t0, t1 = window
+        margin = int((t1 - t0) * STEP_MARGIN)
+        timeline.set_range(t0 - margin, t1 + margin)
+    cluster_tab.bar.set_state([c.title for c in cards], len(cluster_tab.all_cards), None)
+    cluster_tab.tabs.setCurrentIndex(0)
+    timeline.setFocus()
+    return True
+
+
+def highlight_in_both(timeline, name: str, position: int) -> int:
+    """Highlight the slices named ``name`` inside the ``position``-th step of every card shown (both
+    runs); the first base card's first one is selected, Enter steps through all. Returns how many."""
+    matches, cums = {}, {}
+    # highlight_name keeps one card's matches: collect each card's, the first card last so that its
+    # first slice stays selected
+    for card in reversed(timeline.cards):
+        s, e = step_start(card, position), step_end(card, position)
+        if s is None or e is None:
+            s, e = card.store.t_origin, max(card.store.t_end, card.store.t_origin + 1)
+        timeline.highlight_name(card.number, name, s, e)
+        matches.update(timeline.ctx.matches)
+        cums.update(timeline.ctx.match_cum)
+    timeline.ctx.matches, timeline.ctx.match_cum = matches, cums
+    timeline.changed(Change.SEARCH | Change.MATCH)
+    return timeline.match_count

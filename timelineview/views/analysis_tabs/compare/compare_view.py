@@ -1,0 +1,285 @@
+"""CompareView: what changed between the run on screen (base) and a second run (new), metrics.md §9.
+
+The per-step phases of each card as paired bars, the per-card deltas, the operators and the
+collectives whose time changed most (sortable; red slower, green faster), and differences in shape
+in words. A step selector puts both runs on the timeline aligned at that step; double-clicking an
+operator shows its slices in both runs. Opened by File ▸ Compare with… or ``--compare NEW``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6 import QtCore, QtWidgets
+
+from timelineview.analysis.run_diff import PHASE_KEYS, RunDiff
+from timelineview.views.analysis_tabs.compare.both_runs import highlight_in_both, show_both_runs
+from timelineview.views.analysis_tabs.compare.compare_worker import CompareWorker, start_compare
+from timelineview.views.analysis_tabs.compare.delta_tables import (
+    CARD_COLUMNS,
+    NAME_COLUMNS,
+    DeltaTableModel,
+    card_records,
+    name_records,
+)
+from timelineview.views.analysis_tabs.compare.phase_bars import PhaseBars
+from timelineview.views.load_worker import finish_load
+from timelineview.viewstate.paired_bars import PhaseValues
+from timelineview.viewstate.run_alignment import CardPair, RunCardView, as_new_run_card, step_count, step_label
+
+NOTE_STYLE = "color: #b9770e"
+HINT = ("Compare the run on screen with another: File ▸ Compare with… (or start with "
+        "timelineview BASE --compare NEW).")
+
+
+class CompareView(QtWidgets.QWidget):
+    """The Compare tab (analysis-tab protocol, plus :meth:`compare_with` and :meth:`show_comparison`)."""
+
+    jumpRequested = QtCore.Signal(object)  # JumpTarget (unused: this tab drives the timeline itself)
+    comparisonReady = QtCore.Signal(bool)  # after a comparison load: True when it could be compared
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.cluster_tab = None  # set by attach(): the window's tabs and timeline
+        self.base_session = None
+        self.base_cards: list = []
+        self.diff: RunDiff | None = None
+        self.pairs: list[CardPair] = []
+        self.unmatched: list[RunCardView] = []
+        self.new_paths: list[Path] = []
+        self.pending: list[Path] = []  # a comparison asked for before the base run finished loading
+        self.worker: CompareWorker | None = None
+        self.thread: QtCore.QThread | None = None
+        self._abandoned: list[tuple[CompareWorker, QtCore.QThread]] = []
+        self._build()
+
+    def _build(self) -> None:
+        self.summary = QtWidgets.QLabel(HINT)
+        self.summary.setWordWrap(True)
+        self.notes = QtWidgets.QLabel()
+        self.notes.setWordWrap(True)
+        self.notes.setStyleSheet(NOTE_STYLE)
+        self.notes.hide()
+        self.step = QtWidgets.QComboBox()
+        self.step.setToolTip("The step at whose start both runs are aligned on the timeline")
+        self.show_button = QtWidgets.QPushButton("Show both runs on the timeline")
+        self.show_button.setToolTip("Each base card with the new run's card under it, aligned at the chosen step")
+        self.show_button.clicked.connect(lambda: self.show_on_timeline())
+        controls = QtWidgets.QHBoxLayout()
+        for w in (QtWidgets.QLabel("Align at"), self.step, self.show_button):
+            controls.addWidget(w)
+        controls.addStretch(1)
+        self.bars = PhaseBars()
+        bars_scroll = QtWidgets.QScrollArea()
+        bars_scroll.setWidgetResizable(True)
+        bars_scroll.setWidget(self.bars)
+        self.cards_model = DeltaTableModel(CARD_COLUMNS, self)
+        self.cards_table = self._table(self.cards_model)
+        phases = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        phases.addWidget(bars_scroll)
+        phases.addWidget(self.cards_table)
+        self.operators_model = DeltaTableModel(NAME_COLUMNS, self)
+        self.operators_table = self._table(self.operators_model)
+        self.operators_table.doubleClicked.connect(lambda index: self.open_operator(index.row()))
+        self.operators_table.setToolTip("Double-click an operator to see its slices in both runs")
+        self.communication_model = DeltaTableModel(NAME_COLUMNS, self)
+        self.communication_table = self._table(self.communication_model)
+        self.parts = QtWidgets.QTabWidget()
+        self.parts.addTab(phases, "Step phases and cards")
+        self.parts.addTab(self.operators_table, "Operators")
+        self.parts.addTab(self.communication_table, "Communication")
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.addWidget(self.summary)
+        lay.addWidget(self.notes)
+        lay.addLayout(controls)
+        lay.addWidget(self.parts, 1)
+        self._set_enabled(False)
+
+    @staticmethod
+    def _table(model: DeltaTableModel) -> QtWidgets.QTableView:
+        table = QtWidgets.QTableView()
+        table.setModel(model)
+        table.setSortingEnabled(True)
+        table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.verticalHeader().hide()
+        table.setAlternatingRowColors(True)
+        return table
+
+    def _set_enabled(self, on: bool) -> None:
+        for w in (self.step, self.show_button, self.parts):
+            w.setEnabled(on)
+
+    def attach(self, cluster_tab) -> None:
+        """The window's cluster tab (its timeline, tabs and cards): where both runs are shown."""
+        self.cluster_tab = cluster_tab
+        cluster_tab.window.installEventFilter(self)
+
+    # ------------------------------------------------------------------ the analysis tab protocol
+    def show_session(self, session, cards) -> None:
+        """A new base run: the previous comparison no longer applies; a pending one starts now."""
+        self._drop_comparison()
+        self.base_session, self.base_cards = session, list(cards)
+        if self.pending:
+            paths, self.pending = self.pending, []
+            self.compare_with(paths)
+
+    def clear(self) -> None:
+        self._drop_comparison()
+        self.base_session, self.base_cards = None, []
+
+    def status_text(self) -> str:
+        if self.diff is None or not self.diff.cards:
+            return ""
+        deltas = [c.delta.get("step_time_us") for c in self.diff.cards]
+        deltas = [d for d in deltas if d is not None]
+        if not deltas:
+            return "Compared"
+        worst = max(deltas, key=abs)
+        return f"Compared: step time {'+' if worst >= 0 else '−'}{abs(worst) / 1000:.3g} ms"
+
+    # ------------------------------------------------------------------ loading the comparison
+    def compare_with(self, paths: list[Path]) -> None:
+        """Load ``paths`` as the new run and compare it with the run on screen (in the background).
+        Before the base run has loaded, the comparison waits for it."""
+        paths = [Path(p) for p in paths]
+        if self.base_session is None:
+            self.pending = paths
+            self.summary.setText(f"Waiting for the base run to load before comparing with "
+                                 f"{', '.join(p.name for p in paths)}…")
+            return
+        self._cancel_running()
+        self.new_paths = paths
+        self.summary.setText(f"Loading {', '.join(p.name for p in paths)} to compare…")
+        self.worker, self.thread = start_compare(paths, self.base_session)
+        self.worker.stage.connect(self._on_stage)
+        self.worker.loaded.connect(self._on_loaded)
+        self.worker.failed.connect(self._on_failed)
+        self.worker.done.connect(self._on_done)
+        if self.cluster_tab is not None:
+            self.cluster_tab.tabs.setCurrentWidget(self)
+
+    def _current(self) -> bool:
+        return self.sender() is not None and self.sender() is self.worker
+
+    @QtCore.Slot(str)
+    def _on_stage(self, text: str) -> None:
+        if self._current():
+            self.summary.setText(f"{text} ({', '.join(p.name for p in self.new_paths)})…")
+
+    @QtCore.Slot(object)
+    def _on_loaded(self, cards) -> None:
+        if not self._current():
+            return
+        if self.worker.diff_error or self.worker.diff is None:
+            self._show_failure(f"The runs could not be compared: {self.worker.diff_error or 'no result'}")
+            return
+        self.show_comparison(self.worker.diff, cards)
+
+    @QtCore.Slot(str)
+    def _on_failed(self, text: str) -> None:
+        if self._current():
+            self._show_failure(f"Loading {', '.join(p.name for p in self.new_paths)} failed: {text}")
+
+    @QtCore.Slot()
+    def _on_done(self) -> None:
+        sender = self.sender()
+        for pair in list(self._abandoned):
+            if pair[0] is sender:
+                finish_load(pair[1])
+                self._abandoned.remove(pair)
+                return
+        if sender is None or sender is not self.worker:
+            return
+        finish_load(self.thread)
+        self.worker = self.thread = None
+        self.comparisonReady.emit(self.diff is not None)
+
+    def _show_failure(self, text: str) -> None:
+        self._drop_comparison(keep_worker=True)
+        self.summary.setText(text)
+
+    def _cancel_running(self) -> None:
+        if self.worker is not None:
+            self.worker.cancel()
+            self._abandoned.append((self.worker, self.thread))
+            self.worker = self.thread = None
+
+    def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
+        if ev.type() == QtCore.QEvent.Type.Close and self.cluster_tab is not None and obj is self.cluster_tab.window:
+            self._cancel_running()  # a closing window waits for its comparison load to stop
+            for worker, thread in self._abandoned:
+                worker.cancel()
+                finish_load(thread)
+            self._abandoned.clear()
+        return False
+
+    # ------------------------------------------------------------------ content
+    def show_comparison(self, diff: RunDiff, new_cards) -> None:
+        """Show ``diff`` (base = the run on screen) and keep the new run's cards for the timeline."""
+        self.diff = diff
+        renumbered = {c.number: as_new_run_card(c) for c in new_cards}
+        base_by_number = {c.number: c for c in self.base_cards}
+        self.pairs = [CardPair(base_by_number[c.base_number], renumbered[c.new_number]) for c in diff.cards
+                      if c.base_number in base_by_number and c.new_number in renumbered]
+        paired = {p.new.number for p in self.pairs}
+        self.unmatched = [c for c in renumbered.values() if c.number not in paired]
+        names = ", ".join(p.name for p in self.new_paths) or "the new run"
+        self.summary.setText(f"Base: the run on screen ({len(self.base_cards)} card(s)) · New: {names} "
+                             f"({len(renumbered)} card(s)). Change = new − base; red: the new run takes "
+                             "longer, green: less.")
+        notes = list(diff.notes)
+        if not diff.cards:
+            notes.insert(0, "no card of the new run matches a card of the base run: nothing to compare card "
+                         "by card")
+        self.notes.setText("Differences in shape: " + "; ".join(notes) if notes else "")
+        self.notes.setVisible(bool(notes))
+        self.bars.set_rows([PhaseValues(c.card, k, c.base.get(k), c.new.get(k)) for c in diff.cards
+                            for k in PHASE_KEYS])
+        self.cards_model.set_rows(card_records(diff.cards))
+        self.operators_model.set_rows(name_records(diff.operators))
+        self.communication_model.set_rows(name_records(diff.communication))
+        for table in (self.cards_table, self.operators_table, self.communication_table):
+            table.resizeColumnsToContents()
+        self.step.clear()
+        for position in range(step_count(self.pairs)):
+            self.step.addItem(step_label(self.pairs, position), position)
+        self._set_enabled(True)
+        self.show_button.setEnabled(bool(self.pairs or self.unmatched))
+        self.parts.setTabText(1, f"Operators ({sum(1 for o in diff.operators if o.delta_us)} changed)")
+        self.parts.setTabText(2, f"Communication ({sum(1 for o in diff.communication if o.delta_us)} changed)")
+
+    def _drop_comparison(self, keep_worker: bool = False) -> None:
+        if not keep_worker:
+            self._cancel_running()
+        self.diff = None
+        self.pairs, self.unmatched = [], []
+        self.summary.setText(HINT)
+        self.notes.hide()
+        self.bars.set_rows([])
+        for model in (self.cards_model, self.operators_model, self.communication_model):
+            model.set_rows([])
+        self.step.clear()
+        self._set_enabled(False)
+
+    # ------------------------------------------------------------------ to the timeline
+    def chosen_step(self) -> int:
+        data = self.step.currentData()
+        return int(data) if data is not None else 0
+
+    def show_on_timeline(self, position: int | None = None) -> bool:
+        """Both runs on the timeline, aligned at step ``position`` (default: the selector's)."""
+        if self.cluster_tab is None or self.diff is None:
+            return False
+        if position is None:
+            position = self.chosen_step()
+        elif self.step.findData(position) >= 0:
+            self.step.setCurrentIndex(self.step.findData(position))
+        return show_both_runs(self.cluster_tab, self.pairs, self.unmatched, position)
+
+    def open_operator(self, row: int) -> int:
+        """Both runs at the chosen step with operator ``row``'s slices highlighted in each; how many."""
+        if not 0 <= row < len(self.operators_model.rows) or not self.show_on_timeline():
+            return 0
+        return highlight_in_both(self.cluster_tab.timeline, self.operators_model.rows[row]["name"],
+                                 self.chosen_step())
