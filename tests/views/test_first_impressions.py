@@ -140,3 +140,15 @@ def test_the_shortcut_sheet_lists_every_shortcut(qtbot, window):
     assert {"Ctrl+1", "Ctrl+2", "Ctrl+L", "Ctrl+F", "Ctrl+O", "Ctrl+Q"} <= texts
     assert texts <= listed, texts - listed
     assert isinstance(window.cluster.bar.filter, QtWidgets.QComboBox)
+
+
+def test_a_search_hit_the_lane_filter_hides_brings_every_lane_back(qtbot, window, cluster_dir):
+    open_and_wait(qtbot, window, cluster_dir)
+    window.cluster.bar.set_lane_filter("communication")
+    tl = window.timeline
+    assert tl.run_search("MatMul") > 0
+    hit = tl.step_search(1)
+    lane = int(tl.ctx.card_by_number(hit.card).store.slices.lane[hit.index])
+    row = tl.ctx.layout.find(LANE, hit.card, lane)
+    assert row is not None and tl.ctx.scroll_y <= row.y < tl.ctx.scroll_y + tl.ctx.area.height
+    assert tl.lane_filter == ALL and window.cluster.bar.lane_filter() == ALL  # the strip says so too

@@ -50,6 +50,7 @@ class ClusterTab(QtCore.QObject):
         self.bar.backRequested.connect(self.show_comparison)
         self.bar.showAllRequested.connect(self.show_all_cards)
         self.bar.filterChanged.connect(self.set_lane_filter)
+        timeline.laneFilterChanged.connect(self.set_lane_filter)  # keeps the strip's choice in step
         window.installEventFilter(self)
 
     def wrap(self, timeline_page: QtWidgets.QWidget) -> QtWidgets.QTabWidget:

@@ -13,6 +13,7 @@ import time
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from timelineview.model.load.partial_load import UnloadedSpan
 from timelineview.views.keys import (
     PAN_RIGHT,
     STEP_PAN,
@@ -89,6 +90,7 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
     searchChanged = QtCore.Signal()  # the matches or the current match
     cursorMoved = QtCore.Signal(str)  # status text for the time and the thing under the mouse
     helpRequested = QtCore.Signal()
+    laneFilterChanged = QtCore.Signal(str)  # the lane filter changed here (e.g. a hit the filter hid)
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
@@ -120,6 +122,7 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
         self._hover_pos: QtCore.QPointF | None = None  # where the mouse last hovered the track area
         self._search_query = ""
         self._search_pos: tuple[int, int, int] | None = None  # (t, card, slice) of the current match
+        self._fitted: tuple[int, int] | None = None  # the window set_cards fitted last, None: one the user chose
         hints = QtGui.QGuiApplication.styleHints()
         if hasattr(hints, "colorSchemeChanged"):
             hints.colorSchemeChanged.connect(lambda *_: self.set_theme(system_is_dark()))
@@ -159,22 +162,45 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
     def viewport(self):
         return self.ctx.viewport
 
-    def set_cards(self, cards: list[CardView]) -> None:
-        """Show these cards (stacked in order), the whole trace visible."""
+    def set_cards(self, cards: list[CardView], keep_view: bool = False) -> None:
+        """Show these cards (stacked in order), the whole trace visible. ``keep_view``: they replace
+        a picture of the same load in progress (``show_partial``), so a window the user chose
+        there, the scroll and the groups opened or closed stay."""
         ctx = self.ctx
+        chosen = keep_view and (ctx.viewport.t0, ctx.viewport.t1) != self._fitted
+        old_defaults = default_collapsed(ctx.cards) if keep_view else set()
         ctx.cards = list(cards)
+        ctx.unloaded = None
         ctx.selection = None
         ctx.instant_selection = None
         ctx.area_selection = None
         ctx.marks = []
         ctx.matches, ctx.match_cum = {}, {}
         self._search_query = ""
-        self.collapsed = default_collapsed(ctx.cards)
-        self._update_extent(keep_window=False)
+        if keep_view:  # groups that appeared since take their default
+            self.collapsed |= default_collapsed(ctx.cards) - old_defaults
+        else:
+            self.collapsed = default_collapsed(ctx.cards)
+        self._update_extent(keep_window=chosen)
+        self._fitted = None if chosen else (ctx.viewport.t0, ctx.viewport.t1)
         self.canvas.set_cards(ctx.cards)
         ctx.layout = self._build_layout()
-        ctx.scroll_y = 0
+        ctx.scroll_y = self._clamped_scroll(ctx.scroll_y) if keep_view else 0
         self.changed(Change.LAYOUT | Change.SCROLL | Change.WINDOW | Change.SEARCH | Change.SELECTION)
+
+    def show_partial(self, cards: list[CardView], unloaded: UnloadedSpan | None) -> None:
+        """Show what a load has decoded so far (the files' first parts), ``unloaded`` marked as not
+        loaded yet; the window reaches its guessed end. Navigation works on it; the next picture
+        keeps a window the user chose, and ``set_cards(cards, keep_view=True)`` ends it."""
+        self.set_cards(cards, keep_view=self.ctx.unloaded is not None)  # the first picture starts afresh
+        if unloaded is None:
+            return
+        ctx = self.ctx
+        ctx.unloaded = unloaded
+        if (ctx.viewport.t0, ctx.viewport.t1) == self._fitted:
+            ctx.viewport.set_extent(0, max(unloaded.end - ctx.origin, ctx.viewport.t_max))
+            self._fitted = (ctx.viewport.t0, ctx.viewport.t1)
+        self.changed(Change.WINDOW | Change.OVERLAY)
 
     def set_loading(self, what: str) -> None:
         """Say on an empty canvas that ``what`` is loading ("" when no load runs)."""
@@ -243,9 +269,12 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
 
     def set_lane_filter(self, kind: str) -> None:
         """Keep only lanes of ``kind`` on every card (``lane_filter.ALL``: every lane)."""
+        if kind == self.lane_filter:
+            return
         self.lane_filter = kind
         self.rebuild_layout()
         self.set_scroll(0)
+        self.laneFilterChanged.emit(kind)
 
     def on_resized(self) -> None:
         if is_single_kind(self.lane_filter):  # rows are sized to fit the height
@@ -459,6 +488,9 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
             return
         self.expand_to_lane(card_no, int(card.store.slices.lane[index]))
         geo = slice_layout_rect(self.ctx, card, index)
+        if geo is None and self.lane_filter != ALL:  # the lane filter hides it: every lane again
+            self.set_lane_filter(ALL)
+            geo = slice_layout_rect(self.ctx, card, index)
         if geo is None:
             return
         t0, t1, y, h = geo
