@@ -100,11 +100,11 @@ def derived_filter_row(card: CardView, key: str) -> Row | None:
     if i is None:
         return None
     return Row(DERIVED, card.number, 0, 0, 0, card.title, ("derived", card.number, i), derived=i,
-               tooltip=card.derived_lanes[i].tooltip)
+               tooltip=card.derived_lanes[i].tooltip, legend=derived_legend(card.derived_lanes[i]))
 
 
 def steps_filter_row(card: CardView, key: str) -> Row | None:
     """The card's Steps lane as one row titled by the card, or None."""
     if key != STEPS_FILTER_KEY or card.steps is None:
         return None
-    return Row(STEPS, card.number, 0, 0, 0, card.title, ("steps", card.number))
+    return Row(STEPS, card.number, 0, 0, 0, card.title, ("steps", card.number), legend=steps_legend(card))

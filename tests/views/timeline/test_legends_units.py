@@ -143,3 +143,12 @@ def test_a_mark_shows_its_duration(qtbot, timeline, cards):
     finally:
         OverlayItem._mark_label = original
     assert drawn == [int(s.dur[i])] and format_duration(int(s.dur[i]))
+
+
+def test_single_kind_filter_rows_keep_their_legend(qtbot, timeline):
+    timeline.set_lane_filter("idle_gaps")
+    rows = timeline.ctx.layout.rows
+    assert rows and all(r.legend == (("idle_gap_communication", "comm."), ("idle_gap_free", "idle")) for r in rows)
+    timeline.set_lane_filter("steps")
+    assert all(r.legend == STEP_LEGEND for r in timeline.ctx.layout.rows)
+    timeline.set_lane_filter("all")
