@@ -158,3 +158,23 @@ def test_generated_slow_compute_and_slow_data_cards(generated):
 def test_healthy_generated_cluster_has_no_slow_findings(generated, seed):
     _, found = generated(100 + seed)
     assert [f.rule for f in found if f.rule.startswith("slow_") and f.rule != "slow_step"] == []
+
+
+def test_host_bound_in_a_trace_without_step_markers():
+    # the same gaps as test_host_bound_gaps, but no ProfilerStep events: one "whole trace" window,
+    # judged against the whole window instead of forward/backward
+    store = card([StepShape(gap_us=40)] * 3)
+    keep = store.slices.name != store.string_id("ProfilerStep#1")
+    for k in (2, 3):
+        keep &= store.slices.name != store.string_id(f"ProfilerStep#{k}")
+    from ..factory import Sl, build_store
+    slices = [Sl(f"{store.processes.name[store.lanes.process[ln]]}/{store.lanes.name[ln]}", store.strings[nm],
+                 int(st), int(du), store.strings[tt] if tt >= 0 else None)
+              for ln, nm, st, du, tt in zip(store.slices.lane[keep], store.slices.name[keep], store.slices.start[keep],
+                                            store.slices.dur[keep], store.slices.task_type[keep])]
+    bare = build_store(slices)
+    [f] = by_rule(findings_of([bare]))["host_bound"]
+    # every hole inside the one window: 3 x 9 holes of 40 µs, and between the steps the 20 + 50 µs
+    # nothing covers (the all-reduce covers the other 100 µs)
+    assert f.value == pytest.approx(3 * 360.0 + 2 * 70.0)
+    assert [round(e.end_us - e.start_us) for e in f.evidence] == [70, 70, 40]

@@ -106,7 +106,7 @@ def step_phase_spans(sig: CardSignals, phase: str, n: int = EVIDENCE_SPANS) -> l
     """The ``n`` longest of one phase over the card's steps: ``interval`` [s, fp), ``fp_bp`` [fp, bp),
     ``tail`` [bp, e) or the whole ``step``."""
     bounds = {"interval": ("start", "fp"), "fp_bp": ("fp", "bp"), "tail": ("bp", "end"), "step": ("start", "end")}
-    a, b = bounds[phase]
+    a, b = bounds[phase if sig.has_phases else "step"]  # no phases were measured: the whole window
     spans = sorted(((getattr(s, b) - getattr(s, a), getattr(s, a), getattr(s, b)) for s in sig.steps),
                    key=lambda x: -x[0])
     return [sig.evidence(lo, hi, STEPS_LANE) for length, lo, hi in spans[:n] if length > 0]
@@ -198,7 +198,7 @@ def _pure_communication(signals: dict[str, CardSignals], slow: list[dict]) -> li
 
 def _host_bound(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
     rule = RULE_BY_NAME["host_bound"]
-    return _share_rule(rule, signals, "idle_gap_free_us", lambda s: s.idle_gap_free_us, lambda s: s.fp_bp_us,
+    return _share_rule(rule, signals, "idle_gap_free_us", lambda s: s.idle_gap_free_us, lambda s: s.compute_window_us,
                        rule.thresholds["share_of_fp_bp"],
                        lambda s: longest_spans(s, s.free_gaps_in_fp_bp(), IDLE_GAPS_LANE))
 

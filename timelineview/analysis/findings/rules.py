@@ -72,7 +72,8 @@ RULES: tuple[Rule, ...] = (
          "(fusion buckets, their sizes) so that communication starts during the backward pass.",
          {"share_of_step": 0.20, "share_of_cards": 0.5}),
     Rule("host_bound", MEDIUM, METHOD_FORWARD_BACKWARD,
-         "idle AI Core gaps with nothing running ≥ 10 % of forward/backward",
+         "idle AI Core gaps with nothing running ≥ 10 % of forward/backward (of the whole window in a "
+         "trace without step markers)",
          "The AI Cores stand idle with nothing running for {value} per step ({share} of forward/backward; "
          "the threshold is {reference}). The device waits for operator dispatch from the host: many "
          "small operators, synchronisations, or a busy host.",

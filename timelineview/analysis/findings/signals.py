@@ -54,6 +54,16 @@ class CardSignals:
     total_step_time_us: float
     stage_us: float | None  # mean stage time with pipeline parallelism, else None
 
+    @property
+    def has_phases(self) -> bool:
+        """False for a trace without step markers: its one window has no step interval, fwd/bwd or tail."""
+        return any(s.has_phases for s in self.steps)
+
+    @property
+    def compute_window_us(self) -> float:
+        """What host-bound gaps are judged against: forward/backward, or the whole window without phases."""
+        return self.fp_bp_us if self.has_phases else self.step_time_us
+
     def evidence(self, start_ns: int, end_ns: int, lane: str | None = None, name: str | None = None):
         from timelineview.analysis.findings.evaluate import Evidence
 
@@ -123,9 +133,10 @@ class CardSignals:
         return SyncCalls(len(idx), total, names, evidence)
 
     def free_gaps_in_fp_bp(self) -> Intervals:
-        """Idle AI Core gaps with nothing running, inside the forward/backward phase of the steps."""
-        fp = np.array([s.fp for s in self.steps], np.int64)
-        bp = np.array([s.bp for s in self.steps], np.int64)
+        """Idle AI Core gaps with nothing running, inside the forward/backward phase of the steps (the
+        whole window of a trace without step markers)."""
+        fp = np.array([s.fp if s.has_phases else s.start for s in self.steps], np.int64)
+        bp = np.array([s.bp if s.has_phases else s.end for s in self.steps], np.int64)
         return intersect(self.derived.idle_gap_free, union(fp, bp))
 
     def operators_followed_by_gaps(self, gap_over_duration: float) -> tuple[float, Intervals]:
