@@ -16,6 +16,7 @@ from timelineview.synthetic import cluster_specs, generate_cluster
 from timelineview.views.analysis_tabs.compare.open_menu import compare_view, open_comparison
 from timelineview.views.analysis_tabs.compare.phase_bars import FASTER_COLOUR, SLOWER_COLOUR
 from timelineview.views.keys import STEP_PAN
+from timelineview.viewstate.lane_layout import LANE
 
 SLOW = 1  # the rank that carries the planted change
 SPEC = dict(seed=4, steps=3, tasks_per_step=60)
@@ -180,6 +181,9 @@ def test_double_clicking_an_operator_highlights_it_in_both_runs(qtbot, window, r
     assert count == sum(expected.values())
     assert {n for n in got if n >= 100_000} and {n for n in got if n < 100_000}  # both runs
     assert timeline.ctx.selection is not None and timeline.ctx.selection.card == timeline.cards[0].number
+    for number, m in timeline.ctx.matches.items():  # each card's first one is on a lane that is open
+        card = timeline.ctx.card_by_number(number)
+        assert timeline.ctx.layout.find(LANE, number, int(card.store.slices.lane[m.slices[0]])) is not None
 
 
 def test_a_card_only_in_the_new_run_is_reported_and_still_shown(qtbot, window, runs):

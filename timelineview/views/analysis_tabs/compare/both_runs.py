@@ -10,6 +10,7 @@ from timelineview.viewstate.run_alignment import (
     aligned_offsets,
     interleaved,
     step_end,
+    step_label,
     step_start,
     step_window_rel,
 )
@@ -37,7 +38,13 @@ def show_both_runs(cluster_tab, pairs: list[CardPair], unmatched: list[RunCardVi
         t0, t1 = window
         margin = int((t1 - t0) * STEP_MARGIN)
         timeline.set_range(t0 - margin, t1 + margin)
-    cluster_tab.bar.set_state([c.title for c in cards], len(cluster_tab.all_cards), None)
+    bar = cluster_tab.bar  # the strip above the timeline: what is shown, Show all cards (the base run), lanes
+    bar.set_state([c.title for c in cards], len(cluster_tab.all_cards), None)
+    aligned = f", aligned at {step_label(pairs, position)}" if window is not None else ""
+    bar.label.setText(f"Base and new run: {len(pairs)} card pair(s){aligned}"
+                      + (f", {len(unmatched)} card(s) only in the new run" if unmatched else ""))
+    bar.all.setEnabled(True)
+    bar.show()
     cluster_tab.tabs.setCurrentIndex(0)
     timeline.setFocus()
     return True
@@ -57,5 +64,9 @@ def highlight_in_both(timeline, name: str, position: int) -> int:
         matches.update(timeline.ctx.matches)
         cums.update(timeline.ctx.match_cum)
     timeline.ctx.matches, timeline.ctx.match_cum = matches, cums
+    for number, found in matches.items():  # open the lane of each card's first one, so both runs show it
+        card = timeline.ctx.card_by_number(number)
+        if card is not None and len(found.slices):
+            timeline.expand_to_lane(number, int(card.store.slices.lane[found.slices[0]]))
     timeline.changed(Change.SEARCH | Change.MATCH)
     return timeline.match_count

@@ -28,6 +28,8 @@ from timelineview.viewstate.paired_bars import PhaseValues
 from timelineview.viewstate.run_alignment import CardPair, RunCardView, as_new_run_card, step_count, step_label
 
 NOTE_STYLE = "color: #b9770e"
+ROW_PAD = 6  # px around a table row's text
+BARS_SHARE, TABLE_SHARE = 3, 1  # of the Step phases page's height
 HINT = ("Compare the run on screen with another: File ▸ Compare with… (or start with "
         "timelineview BASE --compare NEW).")
 
@@ -78,6 +80,9 @@ class CompareView(QtWidgets.QWidget):
         phases = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         phases.addWidget(bars_scroll)
         phases.addWidget(self.cards_table)
+        phases.setStretchFactor(0, 3)  # the bars are the picture; the table is a few rows
+        phases.setStretchFactor(1, 1)
+        phases.setSizes([BARS_SHARE, TABLE_SHARE])
         self.operators_model = DeltaTableModel(NAME_COLUMNS, self)
         self.operators_table = self._table(self.operators_model)
         self.operators_table.doubleClicked.connect(lambda index: self.open_operator(index.row()))
@@ -103,6 +108,7 @@ class CompareView(QtWidgets.QWidget):
         table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         table.verticalHeader().hide()
+        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + ROW_PAD)
         table.setAlternatingRowColors(True)
         return table
 
@@ -193,6 +199,8 @@ class CompareView(QtWidgets.QWidget):
             return
         finish_load(self.thread)
         self.worker = self.thread = None
+        if self.cluster_tab is not None:  # asked for: shown when ready, even if a load opened another tab since
+            self.cluster_tab.tabs.setCurrentWidget(self)
         self.comparisonReady.emit(self.diff is not None)
 
     def _show_failure(self, text: str) -> None:
@@ -227,7 +235,7 @@ class CompareView(QtWidgets.QWidget):
         names = ", ".join(p.name for p in self.new_paths) or "the new run"
         self.summary.setText(f"Base: the run on screen ({len(self.base_cards)} card(s)) · New: {names} "
                              f"({len(renumbered)} card(s)). Change = new − base; red: the new run takes "
-                             "longer, green: less.")
+                             "longer, green: less. Bars: grey base, blue new.")
         notes = list(diff.notes)
         if not diff.cards:
             notes.insert(0, "no card of the new run matches a card of the base run: nothing to compare card "
@@ -240,6 +248,7 @@ class CompareView(QtWidgets.QWidget):
         self.operators_model.set_rows(name_records(diff.operators))
         self.communication_model.set_rows(name_records(diff.communication))
         for table in (self.cards_table, self.operators_table, self.communication_table):
+            table.horizontalHeader().setSortIndicator(-1, QtCore.Qt.SortOrder.DescendingOrder)  # as given
             table.resizeColumnsToContents()
         self.step.clear()
         for position in range(step_count(self.pairs)):

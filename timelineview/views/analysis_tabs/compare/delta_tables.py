@@ -63,3 +63,7 @@ class DeltaTableModel(RecordTableModel):
                 return QtGui.QBrush(QtGui.QColor(SLOWER_COLOUR if value > 0 else FASTER_COLOUR))
             return None
         return super().data(index, role)
+
+    def sort(self, column: int, order: QtCore.Qt.SortOrder = QtCore.Qt.SortOrder.AscendingOrder) -> None:
+        if column >= 0:  # -1: no column chosen (the comparison's own order stays)
+            super().sort(column, order)
