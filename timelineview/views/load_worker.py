@@ -13,7 +13,10 @@ from pathlib import Path
 
 from PySide6 import QtCore
 
+from timelineview.analysis.card_analysis import CardAnalysis
+from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS
 from timelineview.analysis.session import AnalysisSession
+from timelineview.model.load.partial_load import PartialLoad
 from timelineview.viewstate.card_view import align_clocks, prepare_card
 
 PROGRESS_INTERVAL_S = 0.05  # the loader may call back very often; the GUI needs ~20 updates/s
@@ -32,6 +35,9 @@ class LoadWorker(QtCore.QObject):
     cardProgress = QtCore.Signal(int, object, object)  # card index, done bytes, total bytes of that card
     compared = QtCore.Signal(object)  # analysis ClusterComparison, emitted just before ``loaded``
     analysed = QtCore.Signal(object)  # the AnalysisSession, its findings computed, just before ``loaded``
+    # a picture of the load in progress (issue 11): list[CardView] of what is decoded so far (not
+    # analysed), and the model's UnloadedSpan (or None); ``loaded`` replaces it
+    partialLoaded = QtCore.Signal(object, object)
 
     def __init__(self, paths: list[Path], cache: bool = True) -> None:
         super().__init__()
@@ -56,6 +62,12 @@ class LoadWorker(QtCore.QObject):
             self._card_last[card] = now
             self.cardProgress.emit(int(card), int(done), int(total))
 
+    def _partial(self, part: PartialLoad) -> None:
+        """Views of what is decoded so far: the slices alone (analysing a part would be wasted)."""
+        cards = [prepare_card(store, i, analysis=CardAnalysis.of(store, i, DEFAULT_MIN_GAP_NS))
+                 for i, store in enumerate(part.stores)]
+        self.partialLoaded.emit(cards, part.unloaded())
+
     @QtCore.Slot()
     def run(self) -> None:
         from timelineview.model import LoadCancelled, load_cards
@@ -66,7 +78,8 @@ class LoadWorker(QtCore.QObject):
             sources = card_sources(self.paths)
             self.cardsFound.emit([s.label for s in sources])
             stores = load_cards(sources, progress=self._progress, cancel=self.cancel_event,
-                                card_progress=self._card_progress, cache=self.cache)
+                                card_progress=self._card_progress, cache=self.cache, note=self.stage.emit,
+                                partial=self._partial)
             session = AnalysisSession(stores, tolerant=True)
             cards = []
             for i, store in enumerate(stores):
@@ -109,13 +122,14 @@ def _diagnose_session(session: AnalysisSession) -> None:
 
 
 def start_load(paths: list[Path]) -> tuple[LoadWorker, QtCore.QThread]:
-    """A worker on its own thread, started. Both are owned by Python (no Qt parent, no
+    """A worker on its own thread, not started yet: the caller connects to its signals, then
+    calls ``thread.start()`` (a worker started first could emit its first signals, such as
+    ``cardsFound``, before anyone listens). Both are owned by Python (no Qt parent, no
     deleteLater): the caller keeps them until ``done``, then calls :func:`finish_load`."""
     thread = QtCore.QThread()
     worker = LoadWorker(paths)
     worker.moveToThread(thread)
     thread.started.connect(worker.run)
-    thread.start()
     return worker, thread
 
 

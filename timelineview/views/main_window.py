@@ -82,6 +82,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.thread: QtCore.QThread | None = None
         self.paths: list[Path] = []
         self._abandoned: list[tuple[LoadWorker, QtCore.QThread]] = []
+        self._partial_shown = False  # the running load's picture in progress is on the timeline
         self.timeline.cursorMoved.connect(self.cursor_label.setText)
         self.timeline.helpRequested.connect(self.show_shortcuts)
         QtWidgets.QApplication.instance().installEventFilter(self)
@@ -204,10 +205,13 @@ class MainWindow(QtWidgets.QMainWindow):
         self.worker.progress.connect(self._on_progress)
         self.worker.stage.connect(self._on_stage)
         self.worker.loaded.connect(self._on_loaded)
+        self.worker.partialLoaded.connect(self._on_partial)
+        self._partial_shown = False
         self.worker.failed.connect(self._on_failed)
         self.worker.cancelled.connect(self._on_cancelled)
         self.worker.done.connect(self._on_done)
         self.cluster.watch(self.worker)
+        self.thread.start()  # every slot connected: no signal of this load is missed
         self.progress.setValue(0)
         for w in (self.stage_label, self.progress, self.cancel_button):
             w.show()
@@ -261,6 +265,14 @@ class MainWindow(QtWidgets.QMainWindow):
         if text.startswith("Analysing"):
             self.progress.setValue(1000)
 
+    @QtCore.Slot(object, object)
+    def _on_partial(self, cards, unloaded) -> None:
+        """What the load has so far, on the timeline (issue 11): navigable while the rest arrives."""
+        if not self._from_current_load() or not any(len(c.store.slices) for c in cards):
+            return
+        self.timeline.show_partial([c for c in cards if len(c.store.slices) or len(c.store.counters)], unloaded)
+        self._partial_shown = True
+
     @QtCore.Slot(object)
     def _on_loaded(self, cards) -> None:
         if not self._from_current_load():
@@ -271,7 +283,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if not shown:
             self.show_message("Nothing to show", f"No slices could be read from {names}.", problems)
             return
-        self.timeline.set_cards(shown)
+        self.timeline.set_cards(shown, keep_view=self._partial_shown)
         self.timeline.setFocus()
         total = sum(len(c.store.slices) for c in shown)
         self.setWindowTitle(f"timelineview — {names}")
@@ -308,6 +320,9 @@ class MainWindow(QtWidgets.QMainWindow):
                 return
         if sender is None or sender is not self.worker:  # None: a load the closed window dropped
             return
+        if self._partial_shown and self.timeline.ctx.unloaded is not None:  # failed or cancelled: no half picture
+            self.timeline.set_cards([])
+        self._partial_shown = False
         finish_load(self.thread)
         self.worker = None
         self.thread = None

@@ -104,6 +104,8 @@ def test_cancel_is_honoured_while_the_scanner_is_still_being_compiled(trace, mon
 
     monkeypatch.setattr(loader, "scanner_is_warm", lambda: False)
     monkeypatch.setattr(loader, "warm_scanner", compiling)
+    monkeypatch.setattr(loader, "scanner_cached", lambda: True)  # the cache says ready: it is readied here
+    monkeypatch.setattr(loader, "SCANNER_WORTH_BYTES", 0)  # as for a file worth the scanner
     timer = threading.Timer(10, release.set)  # "compiling" ends on its own after a while
     timer.start()
     try:

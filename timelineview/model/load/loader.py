@@ -15,6 +15,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -30,16 +31,29 @@ from timelineview.model.discovery import CardSource, find_cards
 from timelineview.model.load import heap
 from timelineview.model.load.cached_cards import CachedCards
 from timelineview.model.load.file_access import file_problem
-from timelineview.model.load.jit import scanner_available, scanner_is_warm, warm_scanner
+from timelineview.model.load.jit import (
+    compile_in_background,
+    scanner_available,
+    scanner_cached,
+    scanner_is_warm,
+    warm_scanner,
+)
+from timelineview.model.load.partial_load import Partial, PartialCards
 from timelineview.model.store.assemble import CardBuilder
 from timelineview.model.store.report import LoadReport
 from timelineview.model.store.trace_store import TraceStore
 
 Progress = Callable[[int, int], None]
 CardProgress = Callable[[int, int, int], None]  # card index, bytes done, bytes of that card
+Note = Callable[[str], None]  # what the load is doing, in words, when it is worth saying
 CHUNK_BYTES = 256 << 10  # one decode: small enough that its objects stay in the CPU cache
 TASK_BYTES = 8 << 20  # consecutive ranges per worker task (amortises the hand-over)
 INLINE_BYTES = 4 << 20  # below this a load decodes in the calling thread
+# below this, a process without the scanner ready decodes in the calling thread with the typed path:
+# loading numba and the cached machine code (~0.45 s) or starting worker processes costs more
+SCANNER_WORTH_BYTES = 16 << 20
+READY_WAIT_S = 5.0  # readying a cached scanner takes ~0.5 s; longer means it compiles after all
+COMPILING_NOTE = "Reading (first run: the fast reader compiles in the background for next time)"
 
 
 class LoadCancelled(Exception):
@@ -56,23 +70,33 @@ def worker_count() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def _threads() -> bool:
+def _scanner_ready() -> bool:
+    """The compiled scanner is usable without a compile: ready here, or in numba's cache."""
+    return scanner_available() and (scanner_is_warm() or scanner_cached())
+
+
+def _threads(scanner: bool | None = None) -> bool:
     """Decode in threads: the compiled scanner runs without the GIL, and threads share one
     copy of the libraries and of the compiled code (a process would load its own, ~100 MB)
-    and need no pickling. ``TIMELINEVIEW_POOL=processes`` asks for processes."""
-    return os.environ.get("TIMELINEVIEW_POOL") != "processes" and scanner_available()
+    and need no pickling. The typed decode holds the GIL, so without the scanner (``scanner``
+    false; default: whether it is ready) the decode takes processes, as it does with
+    ``TIMELINEVIEW_POOL=processes``."""
+    if scanner is None:
+        scanner = _scanner_ready()
+    return os.environ.get("TIMELINEVIEW_POOL") != "processes" and scanner
 
 
-def get_pool(workers: int | None = None) -> Executor:
+def get_pool(workers: int | None = None, threads: bool | None = None) -> Executor:
     """The shared decode pool: threads running the compiled scanner, or without it spawned
-    processes (safe next to a running Qt app)."""
+    processes (safe next to a running Qt app). ``threads`` defaults to ``_threads()``."""
     global _pool, _pool_workers
     workers = workers or worker_count()
+    threads = _threads() if threads is None else threads
     with _pool_lock:
-        if _pool is None or _pool_workers != workers:
+        if _pool is None or _pool_workers != workers or isinstance(_pool, ThreadPoolExecutor) != threads:
             if _pool is not None:
                 _pool.shutdown(wait=False, cancel_futures=True)
-            if _threads():
+            if threads:
                 heap.limit_arenas()
                 _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="decode")
             else:
@@ -81,10 +105,9 @@ def get_pool(workers: int | None = None) -> Executor:
         return _pool
 
 
-def _warm_worker() -> int:
-    import time
-
-    warm_scanner()  # imports and loading the compiled scanner are the slow part of a start
+def _warm_worker(scanner: bool) -> int:
+    if scanner:
+        warm_scanner()  # imports and loading the compiled scanner are the slow part of a start
     time.sleep(0.05)  # keep this worker busy so the pool starts the next one
     return os.getpid()
 
@@ -92,12 +115,17 @@ def _warm_worker() -> int:
 def warm_pool(workers: int | None = None) -> list[int]:
     """Ready the decoders now, not during the first load. With decode threads (or one
     worker) decoding happens in this process, so the compiled scanner is readied here;
-    otherwise every worker process starts (imports included). Returns the workers' pids."""
-    if (workers or worker_count()) == 1 or _threads():
-        warm_scanner()
+    otherwise every worker process starts (imports included). A scanner not in numba's
+    cache yet is compiled in the background, never here. Returns the workers' pids."""
+    ready = _scanner_ready()
+    if scanner_available() and not ready:
+        compile_in_background()
+    if (workers or worker_count()) == 1 or _threads(ready):
+        if ready:
+            warm_scanner()
         return []
-    pool = get_pool(workers)
-    futures = [pool.submit(_warm_worker) for _ in range(_pool_workers * 2)]
+    pool = get_pool(workers, threads=False)
+    futures = [pool.submit(_warm_worker, ready) for _ in range(_pool_workers * 2)]
     return sorted({f.result() for f in futures})
 
 
@@ -142,13 +170,15 @@ def _decompress(path: Path, cancel: threading.Event | None) -> str:
 def load(paths: str | os.PathLike | Sequence[str | os.PathLike], progress: Progress | None = None,
          cancel: threading.Event | None = None, workers: int | None = None,
          chunk_bytes: int = CHUNK_BYTES, card_progress: CardProgress | None = None,
-         cache: bool | str | os.PathLike | None = None) -> list[TraceStore]:
+         cache: bool | str | os.PathLike | None = None, *, note: Note | None = None,
+         partial: Partial | None = None) -> list[TraceStore]:
     """Load every card found under ``paths`` (files or folders); one store per card.
 
     Problems in the input never raise: they are in each store's ``report``. Only
     cancellation raises (``LoadCancelled``).
     """
-    return load_cards(card_sources(paths), progress, cancel, workers, chunk_bytes, card_progress, cache)
+    return load_cards(card_sources(paths), progress, cancel, workers, chunk_bytes, card_progress, cache,
+                      note=note, partial=partial)
 
 
 def card_sources(paths: str | os.PathLike | Sequence[str | os.PathLike]) -> list[CardSource]:
@@ -166,19 +196,25 @@ def card_sources(paths: str | os.PathLike | Sequence[str | os.PathLike]) -> list
 def load_cards(sources: list[CardSource], progress: Progress | None = None,
                cancel: threading.Event | None = None, workers: int | None = None,
                chunk_bytes: int = CHUNK_BYTES, card_progress: CardProgress | None = None,
-               cache: bool | str | os.PathLike | None = None) -> list[TraceStore]:
+               cache: bool | str | os.PathLike | None = None, *, note: Note | None = None,
+               partial: Partial | None = None) -> list[TraceStore]:
     """Load the given cards (from ``find_cards``) in parallel.
 
     ``progress(done, total)`` counts bytes over all cards; ``card_progress(card, done,
     total)`` the bytes of one card. Both are called from the loading thread. With
     ``cache`` (True for the default folder, or a folder) cards are kept on disk as
     memory-mappable columns and re-opened from there while their files are unchanged.
+    ``note(text)`` says what the load is doing when that is unusual (a first run decoding
+    without the compiled scanner). ``partial(stores)`` receives, every second or so, stores
+    of what has been decoded so far (see ``PartialLoad``), for showing a load in progress.
     """
     cards = CachedCards(sources, cache)  # the files' stamps, taken before anything reads them
     cached = {ci: cards.lookup(ci) for ci in range(len(sources))}
     todo = [ci for ci in range(len(sources)) if cached[ci] is None]
+    pictures = None if partial is None else PartialCards(partial, [cached[ci] for ci in range(len(sources))])
     stores = _load_fresh([sources[ci] for ci in todo], progress, cancel, workers, chunk_bytes,
-                         None if card_progress is None else lambda c, d, t: card_progress(todo[c], d, t))
+                         None if card_progress is None else lambda c, d, t: card_progress(todo[c], d, t),
+                         note, pictures)
     for ci, store in zip(todo, stores):
         cards.keep(ci, store)
         cached[ci] = store
@@ -186,7 +222,8 @@ def load_cards(sources: list[CardSource], progress: Progress | None = None,
 
 
 def _load_fresh(sources: list[CardSource], progress: Progress | None, cancel: threading.Event | None,
-                workers: int | None, chunk_bytes: int, card_progress: CardProgress | None) -> list[TraceStore]:
+                workers: int | None, chunk_bytes: int, card_progress: CardProgress | None,
+                note: Note | None = None, partial: PartialCards | None = None) -> list[TraceStore]:
     jobs: list[_FileJob] = []
     for ci, src in enumerate(sources):
         for fi, f in enumerate(src.files):
@@ -221,7 +258,7 @@ def _load_fresh(sources: list[CardSource], progress: Progress | None, cancel: th
     feeds = [_CardFeed(src, [j for j in jobs if j.card == ci]) for ci, src in enumerate(sources)]
     meter = _ProgressMeter(jobs, len(sources), progress, card_progress)
     try:
-        _decode_all(jobs, feeds, meter, cancel, workers)
+        _decode_all(jobs, feeds, meter, cancel, workers, note, partial)
     finally:
         release_read_buffers()
     meter.finish()
@@ -262,6 +299,20 @@ class _CardFeed:
                 _confirm_start(job, self.k)
             self.builder.add(job.results[self.k])
             self.k += 1
+
+    @property
+    def taken(self) -> int:
+        """Elements handed to the builder so far."""
+        return self.builder.base
+
+    @property
+    def taken_bytes(self) -> int:
+        """The bytes of the chunks handed to the builder so far."""
+        return sum(p.end - p.start for p in self.builder.places)
+
+    def snapshot(self) -> TraceStore:
+        """A store of the chunks taken so far (the file's first part), for a picture in progress."""
+        return self.builder.snapshot()
 
     def finish(self) -> TraceStore:
         self.pump()
@@ -344,11 +395,12 @@ class _ProgressMeter:
             self.progress(self.done, self.total)
 
 
-def _ready_scanner(cancel: threading.Event | None) -> None:
-    """Ready the compiled scanner in this process. On a first run that compiles it (seconds,
-    perhaps already under way in the app's warm-up thread), so the wait honours a cancel."""
+def _ready_scanner(cancel: threading.Event | None, limit_s: float = READY_WAIT_S) -> bool:
+    """Ready the compiled scanner in this process (from numba's cache: ~0.5 s). Should that
+    turn into a compile (the cache was removed under us), the load does not wait for it past
+    ``limit_s``; the wait honours a cancel. Returns whether the scanner is ready."""
     if scanner_is_warm():
-        return
+        return True
     done = threading.Event()
 
     def ready() -> None:
@@ -358,22 +410,34 @@ def _ready_scanner(cancel: threading.Event | None) -> None:
             done.set()
 
     threading.Thread(target=ready, name="scanner-warm-up", daemon=True).start()
+    deadline = time.monotonic() + limit_s
     while not done.wait(0.1):
         if cancel is not None and cancel.is_set():
             raise LoadCancelled()
+        if time.monotonic() > deadline:
+            return False
+    return scanner_is_warm()
 
 
 def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMeter,
-                cancel: threading.Event | None, workers: int | None) -> None:
+                cancel: threading.Event | None, workers: int | None, note: Note | None = None,
+                partial: PartialCards | None = None) -> None:
     tasks = _tasks(jobs)
     sizes = [sum(job.ranges[k][1] - job.ranges[k][0] for k in group) for job, group in tasks]
-    small = sum(sizes) <= INLINE_BYTES
+    # the compiled scanner costs this process ~0.45 s and ~100 MB to load: worth it for
+    # large inputs, or when it is here already; never worth a compile (20-30 s) in a load
+    small = sum(sizes) <= (INLINE_BYTES if scanner_is_warm() else SCANNER_WORTH_BYTES)
     inline = small or workers == 1
-    # the compiled scanner costs this process ~0.4 s and ~100 MB to load: worth it for
-    # large inputs, or when it is here already
-    scanner_here = scanner_available() and (not small or scanner_is_warm())
-    if scanner_here and (inline or _threads()):
-        _ready_scanner(cancel)  # here, once, before decode threads would each import it
+    ready = _scanner_ready()
+    scanner_here = ready and (not small or scanner_is_warm())
+    if scanner_available() and not ready and not small:
+        compile_in_background()  # for the next load; this one decodes with the typed path
+        if note is not None:
+            note(COMPILING_NOTE)
+    if scanner_here and (inline or _threads(True)):
+        scanner_here = _ready_scanner(cancel)  # here, once, before decode threads would each import it
+    threads = _threads(scanner_here)
+    worker_scanner = scanner_here if threads else ready  # a worker process readies its own
     pending: set[Future] = set()
     futures: dict[Future, int] = {}
     todo = iter(range(len(tasks)))
@@ -383,7 +447,7 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
         and decoders running far ahead would hold them all in memory."""
         try:
             for t in itertools.islice(todo, n):
-                fut = pool.submit(decode_group, *_task_args(*tasks[t], scanner_available()))
+                fut = pool.submit(decode_group, *_task_args(*tasks[t], worker_scanner))
                 futures[fut] = t
                 pending.add(fut)
         except (OSError, RuntimeError, BrokenProcessPool):
@@ -391,7 +455,7 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
 
     if not inline:
         try:
-            pool = get_pool(workers)
+            pool = get_pool(workers, threads)
         except (OSError, RuntimeError):
             inline = True
         else:
@@ -413,6 +477,8 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
                 finished_tasks.add(t)
                 feeds[job.card].pump()
                 meter.add(job.card, sizes[t])
+            if partial is not None and finished:
+                partial.offer(feeds, meter)
             submit(len(finished))
     except BaseException:
         for fut in pending:
@@ -426,6 +492,8 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
         _file_task(job, group, decode_group(*_task_args(job, group, scanner_here)))
         feeds[job.card].pump()
         meter.add(job.card, sizes[t])
+        if partial is not None:
+            partial.offer(feeds, meter)
 
 
 def _ends_at_cut(job: _FileJob, k: int) -> bool:

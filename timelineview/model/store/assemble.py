@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import copy
 from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
@@ -191,6 +192,21 @@ class CardBuilder:
             ch.instants = None
         self.be.extend((o + first, ph, int(l_map[ln]), int(s_map[nm]), int(s_map[ct]), t)
                        for o, ph, ln, nm, ct, t in ch.be)
+
+    def snapshot(self) -> TraceStore:
+        """A store of the chunks taken so far, the builder left to go on (``finish`` works in
+        place on its columns and tables, so it runs on copies): a load's picture in progress."""
+        part = copy.copy(self)
+        part.strings = _Interner()
+        part.strings.ids = dict(self.strings.ids)
+        part.lane_keys = dict(self.lane_keys)
+        part.columns = _Columns(0)
+        part.columns.n = self.columns.n
+        part.columns.cols = [c[:self.columns.n].copy() for c in self.columns.cols]
+        part.series = dict(self.series)
+        for name in ("meta_records", "counter_parts", "flows", "instant_parts", "be", "places"):
+            setattr(part, name, list(getattr(self, name)))
+        return part.finish(LoadReport())
 
     def finish(self, report: LoadReport) -> TraceStore:
         """Lanes, duplicates, the index and the other tables: the store."""

@@ -12,6 +12,7 @@ from timelineview.views.timeline.view_context import ViewContext, qrect, qrectf
 from timelineview.viewstate.time_format import ticks
 
 TICK_MIN_PX = 110
+UNLOADED_ALPHA = 110  # the hatching over time not loaded yet: visible, the slices under it still read
 NO_TRACE_TEXT = "No trace open — File ▸ Open (Ctrl+O) or drop a trace file or folder here"
 
 
@@ -67,9 +68,28 @@ class BackgroundItem(pg.GraphicsObject):
             ys = np.asarray(lines, np.int32)
             p.setBrush(theme.grid)
             draw_rects(p, rect_array(np.full(len(ys), left), ys, np.full(len(ys), right), ys + 1))
+        if ctx.unloaded is not None:
+            paint_unloaded(p, ctx)
         if not ctx.cards:
             p.setPen(theme.muted)
             p.drawText(qrect(area), QtCore.Qt.AlignmentFlag.AlignCenter, empty_text(ctx.loading))
+
+
+def paint_unloaded(p: QtGui.QPainter, ctx: ViewContext) -> None:
+    """Hatch the time a load has not reached yet, and say so at its top."""
+    area, span = ctx.area, ctx.unloaded
+    x0 = max(int(ctx.scene_x(span.start - ctx.origin)), area.left)
+    if x0 > area.right:
+        return
+    band = QtCore.QRect(x0, area.top, area.right + 1 - x0, area.height)
+    colour = QtGui.QColor(ctx.theme.muted)
+    colour.setAlpha(UNLOADED_ALPHA)
+    p.setPen(QtCore.Qt.PenStyle.NoPen)
+    p.setBrush(QtGui.QBrush(colour, QtCore.Qt.BrushStyle.BDiagPattern))
+    p.drawRect(band)
+    p.setPen(ctx.theme.muted)
+    p.drawText(band.adjusted(6, 4, -6, 0), QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignTop,
+               span.text)
 
 
 def empty_text(loading: str) -> str:

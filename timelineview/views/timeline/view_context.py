@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore
 
+from timelineview.model.load.partial_load import UnloadedSpan
 from timelineview.views.theme import Theme
 from timelineview.viewstate.view_state import AXIS_H, Rect, ViewState
 
@@ -16,6 +17,7 @@ class ViewContext(ViewState):
     def __init__(self) -> None:
         super().__init__()
         self.theme = Theme.build(False)
+        self.unloaded: UnloadedSpan | None = None  # the span a load in progress has not reached yet
 
 
 def qrect(r: Rect) -> QtCore.QRect:

@@ -1,0 +1,259 @@
+"""A first run never waits for the compiler (issue 11 item 6), and a load shows its first part as it
+goes (item 7): typed decode while the scanner is not in numba's cache, a background compile started
+once, pictures of the load in progress that are exact prefixes of the file."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from timelineview.model import load
+from timelineview.model.load import jit, loader, partial_load
+from timelineview.model.load.loader import shutdown_pool
+
+from ..tracefile import dump_events, reference_slices, slice_set, x_event
+
+N_EVENTS = 90_000  # ~6 MB: above the loader's inline size, so it takes its pool
+
+
+@pytest.fixture(scope="module")
+def events():
+    # time grows with the file, as in a profiler's export: a prefix of the file is a prefix of time
+    return [x_event(f"op{i % 97}_{'x' * (i % 7)}", 1 + i % 3, i % 5, 1000.0 + i * 0.75, 0.5)
+            for i in range(N_EVENTS)]
+
+
+@pytest.fixture(scope="module")
+def trace(tmp_path_factory, events):
+    path = dump_events(events, tmp_path_factory.mktemp("first_run") / "t.json")
+    assert os.path.getsize(path) > loader.INLINE_BYTES
+    return path
+
+
+def _columns(store) -> dict:
+    """Every column of the store's slices, names as text, and its lanes: equal stores, equal dicts."""
+    s = store.slices
+    names = np.array(store.strings, dtype=object)
+    return {"start": s.start, "dur": s.dur, "lane": s.lane, "depth": s.depth, "src": s.src, "flags": s.flags,
+            "name": names[s.name], "lane_tid": np.array(store.lanes.tid, dtype=object),
+            "pid": np.array(store.processes.pid, dtype=object)}
+
+
+def _assert_same(a, b) -> None:
+    ca, cb = _columns(a), _columns(b)
+    for key in ca:
+        assert np.array_equal(ca[key], cb[key]), key
+
+
+def test_a_cold_scanner_is_compiled_in_the_background_while_the_typed_decode_loads(trace, events, monkeypatch):
+    """Nothing in numba's cache: the load neither compiles nor waits; it decodes with the typed path
+    (worker processes), says so, reports progress while the stand-in compile still runs, and gives the
+    store the compiled scanner gives."""
+    compiled = threading.Event()  # the stand-in compile never ends during the load
+    started, flags, progress_seen = [], [], []
+    monkeypatch.setattr(loader, "scanner_is_warm", lambda: False)
+    monkeypatch.setattr(loader, "scanner_cached", lambda: False)
+    monkeypatch.setattr(loader, "compile_in_background", lambda: started.append(1) or True)
+    monkeypatch.setattr(loader, "TASK_BYTES", 1 << 20)  # several tasks: progress between them
+    monkeypatch.setattr(loader, "SCANNER_WORTH_BYTES", loader.INLINE_BYTES)  # a large file, as it were
+
+    def waited(*_a):
+        raise AssertionError("the load readied the scanner in this process")
+
+    monkeypatch.setattr(loader, "warm_scanner", waited)
+    real_args = loader._task_args
+    monkeypatch.setattr(loader, "_task_args", lambda job, group, scanner: flags.append(scanner)
+                        or real_args(job, group, scanner))
+    notes: list[str] = []
+    try:
+        [typed] = load(trace, workers=2, note=notes.append,
+                       progress=lambda d, t: progress_seen.append((d, t, compiled.is_set())))
+    finally:
+        shutdown_pool()
+    assert started and notes == [loader.COMPILING_NOTE]
+    assert flags and not any(flags)  # every task decoded without the scanner
+    assert any(0 < d < t and not done for d, t, done in progress_seen)  # moving before the compile ends
+    assert slice_set(typed) == reference_slices(events)
+    monkeypatch.undo()
+    if not jit.scanner_available():
+        return
+    jit.warm_scanner()
+    try:
+        [scanned] = load(trace, workers=2)
+    finally:
+        shutdown_pool()
+    _assert_same(typed, scanned)
+
+
+def test_a_file_below_the_scanners_worth_is_decoded_here_by_the_typed_path(trace, events, monkeypatch):
+    """Without the scanner ready in this process, a file of a few MB is read in the calling thread:
+    neither numba's load (~0.45 s) nor worker processes are worth it there, and no compile starts."""
+    assert loader.INLINE_BYTES < os.path.getsize(trace) <= loader.SCANNER_WORTH_BYTES
+    monkeypatch.setattr(loader, "scanner_is_warm", lambda: False)
+    monkeypatch.setattr(loader, "compile_in_background", lambda: pytest.fail("compile for a small file"))
+    monkeypatch.setattr(loader, "get_pool", lambda *a: pytest.fail("a pool for a small file"))
+    flags: list[bool] = []
+    real_args = loader._task_args
+    monkeypatch.setattr(loader, "_task_args", lambda job, group, scanner: flags.append(scanner)
+                        or real_args(job, group, scanner))
+    notes: list[str] = []
+    [store] = load(trace, workers=2, note=notes.append)
+    assert slice_set(store) == reference_slices(events) and not notes
+    assert flags and not any(flags)
+
+
+def test_a_scanner_that_turns_out_to_compile_is_not_waited_for(monkeypatch):
+    """The cache said ready but readying it takes long (a compile after all): the wait ends."""
+    release = threading.Event()
+    monkeypatch.setattr(loader, "scanner_is_warm", lambda: False)
+    monkeypatch.setattr(loader, "warm_scanner", lambda: release.wait(10))
+    t0 = time.monotonic()
+    try:
+        assert loader._ready_scanner(None, limit_s=0.3) is False
+        assert time.monotonic() - t0 < 3
+    finally:
+        release.set()
+
+
+def test_the_cache_marker_is_keyed_on_the_cache_folder_and_the_kernels(tmp_path, monkeypatch):
+    if not jit.scanner_available():
+        pytest.skip("numba is not installed")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "empty"))
+    assert not jit.scanner_cached()  # an empty cache folder: nothing compiled there
+    jit._mark_cached()
+    assert jit.scanner_cached() and jit._marker().parent == tmp_path / "empty"
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "other"))
+    assert not jit.scanner_cached()
+    decode = tmp_path / "decode"
+    decode.mkdir()
+    for src in jit._DECODE_DIR.glob("*.py"):
+        (decode / src.name).write_bytes(src.read_bytes())
+    monkeypatch.setattr(jit, "_DECODE_DIR", decode)
+    key = jit._cache_key(tmp_path)
+    (decode / "byte_scan.py").write_text((decode / "byte_scan.py").read_text() + "\n# edited\n")
+    assert jit._cache_key(tmp_path) != key  # an edited kernel is not the cached one
+
+
+def test_one_background_compile_per_cache(tmp_path, monkeypatch):
+    if not jit.scanner_available():
+        pytest.skip("numba is not installed")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    launched: list[list[str]] = []
+
+    class FakePopen:
+        def __init__(self, argv, **_kw) -> None:
+            launched.append(argv)
+            self.pid = 4242 + len(launched)
+
+    monkeypatch.setattr(jit.subprocess, "Popen", FakePopen)
+    monkeypatch.setattr(jit, "_compile_started", False)
+    assert jit.compile_in_background() and jit.compile_in_background()
+    assert len(launched) == 1 and launched[0][-1] == str(jit._compile_lock())
+    assert jit._compile_lock().read_text() == "4243"  # the compiling process, for whoever ends it
+    monkeypatch.setattr(jit, "_compile_started", False)  # another process: the lock holds it back
+    assert jit.compile_in_background() and len(launched) == 1
+    old = time.time() - jit.COMPILE_STALE_S - 5  # a lock left by a killed compile
+    os.utime(jit._compile_lock(), (old, old))
+    monkeypatch.setattr(jit, "_compile_started", False)
+    assert jit.compile_in_background() and len(launched) == 2
+    jit._mark_cached()
+    monkeypatch.setattr(jit, "_compile_started", False)
+    assert not jit.compile_in_background() and len(launched) == 2  # in the cache: nothing to do
+    monkeypatch.setattr(jit, "warm_scanner", lambda: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        jit._compile_main(str(jit._compile_lock()))
+    assert not jit._compile_lock().exists()  # a failed compile does not block the next one
+
+
+class _Feed:
+    def __init__(self) -> None:
+        self.taken = self.taken_bytes = 0
+        self.snapshots = 0
+
+    def snapshot(self):
+        self.snapshots += 1
+        return f"store {self.taken}"
+
+
+class _Meter:
+    def __init__(self) -> None:
+        self.done, self.total, self.card_total = 0, 100, [100]
+
+
+def test_pictures_are_spaced_by_their_own_cost():
+    now = [0.0]
+    got = []
+    feed, meter = _Feed(), _Meter()
+
+    def callback(part):
+        got.append(part)
+        now[0] += 0.5  # this picture took 0.5 s to show
+
+    cards = partial_load.PartialCards(callback, [None, "cached card"], clock=lambda: now[0])
+    feed.taken, feed.taken_bytes, meter.done = 10, 20, 20
+    assert not cards.offer([feed], meter)  # too soon after the start
+    now[0] = partial_load.FIRST_PICTURE_S
+    assert cards.offer([feed], meter)
+    [part] = got
+    assert part.stores == ["store 10", "cached card"] and part.card_done == [20, 0]
+    assert part.fraction(0) == 0.2 and part.fraction(1) == 1.0
+    feed.taken, meter.done = 20, 40
+    now[0] += partial_load.COST_FACTOR * 0.5 - 0.01
+    assert not cards.offer([feed], meter)  # the next waits four times the last one's cost
+    now[0] += 0.02
+    assert cards.offer([feed], meter)
+    now[0] += 10
+    assert not cards.offer([feed], meter)  # nothing new arrived
+    feed.taken, meter.done = 30, 100
+    assert not cards.offer([feed], meter)  # everything read: the final store comes next
+    assert feed.snapshots == 2
+
+
+def test_partial_stores_are_prefixes_of_the_file_and_the_final_store_is_unchanged(trace, events, monkeypatch):
+    monkeypatch.setattr(partial_load, "FIRST_PICTURE_S", 0.0)
+    monkeypatch.setattr(partial_load, "MIN_INTERVAL_S", 0.0)
+    monkeypatch.setattr(partial_load, "COST_FACTOR", 0.0)
+    monkeypatch.setattr(loader, "TASK_BYTES", 256 << 10)  # many tasks: many pictures
+    parts = []
+    try:
+        [store] = load(trace, workers=2, partial=parts.append)
+        [plain] = load(trace, workers=2)
+    finally:
+        shutdown_pool()
+    assert len(parts) >= 3
+    sizes = [len(p.stores[0].slices) for p in parts]
+    assert sizes == sorted(sizes) and 0 < sizes[0] and sizes[-1] < len(events)
+    for p, n in zip(parts, sizes):
+        part = p.stores[0]
+        assert slice_set(part) == reference_slices(events[:n])  # the file's first n events, whole
+        assert 0 < p.fraction(0) < 1
+        span = p.unloaded()
+        assert span.start == part.t_end and span.end > span.start
+        assert span.end >= plain.t_end * 0.9 // 1 or p.fraction(0) < partial_load.MIN_FRACTION * 2
+    _assert_same(store, plain)
+    assert slice_set(store) == reference_slices(events)
+
+
+def test_stats_imports_neither_qt_nor_numba_for_a_small_file(tmp_path):
+    """``timelineview stats`` pays for no GUI library, and a small file is not worth loading the
+    compiled scanner (numba and its machine code cost more than they save there)."""
+    import json
+    import subprocess
+    import sys
+
+    path = dump_events([x_event(f"op{i}", 1, 1, float(i), 0.5) for i in range(200)], tmp_path / "s.json")
+    child = ("import json, sys\n"
+             "from timelineview.app import main\n"
+             "code = main(['stats', sys.argv[1], '--json', '--quiet'])\n"
+             "heavy = ('PySide6', 'pyqtgraph', 'numba', 'llvmlite')\n"
+             "print(json.dumps({'code': code, 'loaded': [m for m in heavy if m in sys.modules]}), file=sys.stderr)\n")
+    env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
+    run = subprocess.run([sys.executable, "-c", child, str(path)], capture_output=True, text=True, env=env,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["cards"][0]["events"] == 200
+    assert json.loads(run.stderr.strip().splitlines()[-1]) == {"code": 0, "loaded": []}
