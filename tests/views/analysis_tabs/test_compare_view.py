@@ -210,3 +210,22 @@ def test_other_step_counts_are_reported(qtbot, window, runs):
     assert "rank 1: 3 step(s) in the base run, 4 in the new" in text
     assert view.step.count() == 3  # the steps both runs have
     assert view.show_on_timeline(2)
+
+
+def test_a_run_with_nothing_readable_says_so(qtbot, window, runs, tmp_path):
+    empty = tmp_path / "empty.json"
+    empty.write_text("]")
+    view = compare_view(window)
+    with qtbot.waitSignal(view.comparisonReady, timeout=120_000) as ready:
+        window.open_paths([runs["base"][0]], remember=False)
+        open_comparison(window, [empty])
+    assert ready.args == [False]
+    assert view.summary.text() == "Could not compare with empty.json: nothing readable in the new run (empty.json: " \
+                                  "no slices)."
+    assert not view.show_button.isEnabled() and view.show_on_timeline() is False
+
+
+def test_file_menu_offers_compare_with_a_file_or_a_folder(window):
+    menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&File")
+    compare = next(a.menu() for a in menu.actions() if a.text() == "&Compare with")
+    assert [a.text() for a in compare.actions()] == ["&File…", "F&older…"]

@@ -178,7 +178,8 @@ class CompareView(QtWidgets.QWidget):
         if not self._current():
             return
         if self.worker.diff_error or self.worker.diff is None:
-            self._show_failure(f"The runs could not be compared: {self.worker.diff_error or 'no result'}")
+            names = ", ".join(p.name for p in self.new_paths)
+            self._show_failure(f"Could not compare with {names}: {self.worker.diff_error or 'no result'}.")
             return
         self.show_comparison(self.worker.diff, cards)
 

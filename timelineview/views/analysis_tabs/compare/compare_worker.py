@@ -12,6 +12,10 @@ from timelineview.analysis.session import AnalysisSession
 from timelineview.views.load_worker import LoadWorker
 
 
+class NothingReadable(Exception):
+    """The comparison run holds no slice."""
+
+
 class CompareWorker(LoadWorker):
     """The main load's worker (same loader, same ``AnalysisSession``), whose last stage compares the
     run with ``base`` instead of diagnosing it: ``diffed`` carries the ``RunDiff`` (or None with
@@ -31,7 +35,13 @@ class CompareWorker(LoadWorker):
     def _diagnose(self, session: AnalysisSession) -> None:
         self.stage.emit("Comparing runs")
         try:
+            if not any(len(s.slices) for s in session.stores):  # a comparison is of slices
+                raise NothingReadable("; ".join(s.report.error or f"{s.card}: no slices" for s in session.stores)
+                                      or "no trace found")
             diff = diff_runs(self.base, session)
+        except NothingReadable as exc:
+            diff = None
+            self.diff_error = f"nothing readable in the new run ({exc})"
         except Exception as exc:  # the new run still opens on the timeline; the tab says why
             diff = None
             self.diff_error = f"{type(exc).__name__}: {exc}"
