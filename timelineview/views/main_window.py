@@ -15,6 +15,7 @@ from timelineview.views.search_bar import SearchBar
 from timelineview.views.shortcut_sheet import ShortcutSheet
 from timelineview.views.theme import system_is_dark
 from timelineview.views.timeline.widget import TimelineWidget
+from timelineview.viewstate.view_state import Change
 
 MAX_RECENT = 10
 DEFAULT_SIZE = QtCore.QSize(1400, 860)
@@ -137,6 +138,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.align_action.setCheckable(True)
         self.align_action.setChecked(True)
         self.align_action.setToolTip("Shift each card by its clock offset estimated from collective ends")
+        self.plane_colour_action = self._action(v, "Colour HCCL plane tasks by &transport / link type", None,
+                                                self._toggle_plane_colours)
+        self.plane_colour_action.setCheckable(True)
         v.addSeparator()
         v.addAction(self.dock.toggleViewAction())
         h = self.menuBar().addMenu("&Help")
@@ -153,6 +157,10 @@ class MainWindow(QtWidgets.QMainWindow):
     def _toggle_alignment(self) -> None:
         on = self.align_action.isChecked()
         self.timeline.set_card_offsets({c.number: c.estimated_offset_ns if on else 0 for c in self.timeline.cards})
+
+    def _toggle_plane_colours(self) -> None:
+        self.timeline.ctx.plane_colours = self.plane_colour_action.isChecked()
+        self.timeline.changed(Change.LAYOUT)  # every slice track re-prepares its colours
 
     def _set_all_collapsed(self, collapsed: bool) -> None:
         tl = self.timeline

@@ -73,6 +73,7 @@ class CardView:
     steps: StepBars | None = None
     colours: np.ndarray = field(default_factory=lambda: np.zeros(1, np.uint8))
     search: NameSearch | None = None
+    plane_colour_ids: np.ndarray | None = None  # per slice, by transport / link type (viewstate.plane_colours)
     row_summary: RowSummary | None = None  # LOD shortcut for dense index rows
     analysis_error: str = ""
 

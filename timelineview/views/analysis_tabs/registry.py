@@ -38,6 +38,9 @@ ANALYSIS_TABS: tuple[TabKind, ...] = (
             "the evidence", "timelineview.views.analysis_tabs.diagnosis_view:DiagnosisView"),
     TabKind("operators", "Operators", "The compute operators of a card, or compared across the cards",
             "timelineview.views.analysis_tabs.operators_view:OperatorsView"),
+    TabKind("communication", "Communication", "Links between ranks (bandwidth matrix, slow links) and the wait, "
+            "transit and idle time of every collective", "timelineview.views.analysis_tabs.communication."
+            "communication_view:CommunicationView"),
     TabKind("compare", "Compare", "What changed from the run on screen to another (File ▸ Compare with…)",
             "timelineview.views.analysis_tabs.compare.compare_view:CompareView"),
 )

@@ -9,6 +9,7 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from timelineview.viewstate.card_view import CardView
+from timelineview.viewstate.plane_colours import transfer_details
 from timelineview.viewstate.time_format import format_exact, format_raw_us
 
 MAX_ARG_ITEMS = 2000
@@ -100,6 +101,8 @@ class SliceDetails(QtWidgets.QWidget):
         v["Category"].setText(st.strings[cat] if cat >= 0 else "—")
         v["Depth"].setText(str(int(s.depth[i])))
         self._fill_args(lambda: card.store.args(i))
+        for k, (field, text) in enumerate(transfer_details(card, i)):  # a plane task's link and measured GB/s
+            self.args.insertTopLevelItem(k, QtWidgets.QTreeWidgetItem([field, text]))
         self._fill_flows(card, i)
 
     def show_instant(self, card: CardView, k: int, shift: int) -> None:

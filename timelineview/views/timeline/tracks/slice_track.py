@@ -17,6 +17,7 @@ from timelineview.views.timeline.view_context import ViewContext
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.lane_layout import LANE, LANE_PAD, SLICE_ROW_H, summarised_lanes
 from timelineview.viewstate.lod import coverage, level_runs, lod_rects
+from timelineview.viewstate.plane_colours import override_colours
 
 MAX_LABELS = 1500
 FOLD_LABEL_MIN_PX = 70
@@ -131,6 +132,8 @@ class SliceTrackItem(CardTrackItem):
         slice_idx = np.where(detail, index.order[np.maximum(lr.pos, 0)], -1)
         names = np.where(detail, store.slices.name[np.maximum(slice_idx, 0)], -1)
         cid = np.where(detail, card.colours[names].astype(np.int32), busy_id)
+        if ctx.plane_colours:
+            cid = override_colours(card, slice_idx, cid)
         frame.colour_ids = cid
         # search matches: detail rects by slice, folded runs by a prefix count over index order
         cum = ctx.match_cum.get(card.number)

@@ -1,0 +1,273 @@
+"""CommunicationView: the links of the loaded cards as a rank × rank matrix and their communication
+operators as tables (docs/metrics.md §6); a click on a cell or a row shows that operator's span on
+the timeline with the card's HCCL plane lanes open.
+
+The matrix shows the cluster's links (for one card: its own); the table shows one card's operators,
+or each collective across the cards with every card's wait: the card that waits least is the one
+the others wait for.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from PySide6 import QtCore, QtWidgets
+
+from timelineview.views.analysis_tabs.communication.matrix_widget import MatrixWidget
+from timelineview.views.analysis_tabs.record_table import (
+    COUNT,
+    SHARE,
+    TEXT,
+    TIME_US,
+    RecordColumn,
+    RecordTableModel,
+)
+from timelineview.viewstate.comm_matrix import ALL_TRANSPORTS, METRIC_TITLES, METRICS, transports_of
+from timelineview.viewstate.comm_rows import across_rows, card_key, card_rows, waited_for_counts
+from timelineview.viewstate.comm_targets import collective_row, link_operator, operator_target
+from timelineview.viewstate.jump_target import JumpTarget
+
+ACROSS = -1  # the table scope that lines the cards up per collective
+MAX_CARD_COLUMNS = 64  # per-card wait columns shown across cards (the CSV has them all)
+CARD_COLUMNS = (
+    RecordColumn("name", "Operator", TEXT, "communication operator"),
+    RecordColumn("step", "Step", COUNT, "step holding its start"),
+    RecordColumn("elapse_us", "Elapse", TIME_US, "its duration"),
+    RecordColumn("transit_us", "Transit", TIME_US, "time moving data: union of its transfer tasks"),
+    RecordColumn("wait_us", "Wait", TIME_US, "Notify_Wait tasks not under a transfer"),
+    RecordColumn("synchronization_us", "Sync", TIME_US, "the part of the wait before its first transfer"),
+    RecordColumn("idle_us", "Idle", TIME_US, "neither transfer nor wait"),
+    RecordColumn("wait_ratio", "Wait ratio", SHARE, "wait / (wait + transit)"),
+    RecordColumn("tasks", "Plane tasks", COUNT, "tasks on its plane lanes"),
+)
+ACROSS_HEAD = (
+    RecordColumn("name", "Collective", TEXT, "matched across cards by name and call"),
+    RecordColumn("call", "Call", COUNT, "the k-th call of that name on each card"),
+    RecordColumn("waited_for_card", "Waited for", TEXT, "the card that waits least: the others wait for it"),
+    RecordColumn("least_wait_us", "Least wait", TIME_US, "its wait"),
+    RecordColumn("most_wait_us", "Most wait", TIME_US, "the longest wait of a card"),
+    RecordColumn("cards", "Cards", COUNT, "cards that ran it"),
+)
+
+
+class CommunicationView(QtWidgets.QWidget):
+    """Matrix (metric, transport) on the left, the operator table (scope) on the right."""
+
+    jumpRequested = QtCore.Signal(object)  # JumpTarget
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = None
+        self.cards: list = []
+        self.cluster = None
+        self.note = QtWidgets.QLabel("No trace open.")
+        self.note.setWordWrap(True)
+        self.metric_box = QtWidgets.QComboBox()
+        for m in METRICS:
+            self.metric_box.addItem(f"colour by {METRIC_TITLES[m]}", m)
+        self.transport = QtWidgets.QComboBox()
+        self.matrix = MatrixWidget()
+        self.matrix.cellClicked.connect(self.open_cell)
+        self.metric_box.currentIndexChanged.connect(lambda _i: self.matrix.set_metric(self.metric_box.currentData()))
+        self.transport.currentIndexChanged.connect(lambda _i: self.matrix.set_transport(self.transport.currentData()
+                                                                                        or ALL_TRANSPORTS))
+        self.scope = QtWidgets.QComboBox()
+        self.scope.currentIndexChanged.connect(self.refresh_table)
+        self.model = RecordTableModel(CARD_COLUMNS, self)
+        self.proxy = QtCore.QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(QtCore.Qt.ItemDataRole.UserRole)
+        self.table = QtWidgets.QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().hide()
+        self.table.clicked.connect(lambda index: self.open_row(self.proxy.mapToSource(index).row()))
+        csv_button = QtWidgets.QPushButton("Export CSV…")
+        csv_button.clicked.connect(self._export_csv_dialog)
+        png_button = QtWidgets.QPushButton("Export matrix PNG…")
+        png_button.clicked.connect(self._export_png_dialog)
+        left = QtWidgets.QWidget()
+        ll = QtWidgets.QVBoxLayout(left)
+        bar = QtWidgets.QHBoxLayout()
+        for w in (self.metric_box, self.transport):
+            bar.addWidget(w)
+        bar.addStretch(1)
+        bar.addWidget(png_button)
+        ll.addLayout(bar)
+        ll.addWidget(self.matrix, 1)
+        right = QtWidgets.QWidget()
+        rl = QtWidgets.QVBoxLayout(right)
+        rbar = QtWidgets.QHBoxLayout()
+        rbar.addWidget(QtWidgets.QLabel("Operators of"))
+        rbar.addWidget(self.scope)
+        rbar.addStretch(1)
+        rbar.addWidget(csv_button)
+        rl.addLayout(rbar)
+        rl.addWidget(self.table, 1)
+        split = QtWidgets.QSplitter()
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.addWidget(self.note)
+        lay.addWidget(split, 1)
+
+    # ------------------------------------------------------------------ the analysis tab protocol
+    def show_session(self, session, cards) -> None:
+        """The session's communication analysis (computed by the session) for the ``cards`` shown."""
+        self.session, self.cards = session, list(cards)
+        try:
+            self.cluster = session.communication
+        except Exception as exc:  # a failed analysis must not take the viewer down
+            self.cluster = None
+            self._reset(f"The communication analysis could not be computed: {exc}")
+            return
+        links = self.cluster.links
+        ranks = np.array([s.rank for s in session.stores if s.rank is not None], dtype=np.int64)
+        self.matrix.set_links(links, self.cluster.slow, ranks if len(links) else None)
+        self.transport.blockSignals(True)
+        self.transport.clear()
+        self.transport.addItem("all transports", ALL_TRANSPORTS)
+        for t in transports_of(links):
+            self.transport.addItem(t, t)
+        self.transport.blockSignals(False)
+        self.matrix.set_transport(ALL_TRANSPORTS)
+        self.scope.blockSignals(True)
+        self.scope.clear()
+        if len(self.cards) > 1:
+            self.scope.addItem("all cards: wait per collective", ACROSS)
+        for c in self.cards:
+            self.scope.addItem(c.store.card, c.number)
+        self.scope.blockSignals(False)
+        self.note.setText(self._summary())
+        self.refresh_table()
+
+    def clear(self) -> None:
+        self.session, self.cards, self.cluster = None, [], None
+        self._reset("No trace open.")
+
+    def status_text(self) -> str:
+        n = len(self.cluster.slow_keys) if self.cluster is not None else 0
+        return f"{n} slow link{'s' if n != 1 else ''}" if n else ""
+
+    def wants_focus(self) -> bool:
+        return False  # the findings name slow links; this tab is where their details are
+
+    def _reset(self, note: str) -> None:
+        from timelineview.analysis.communication import Links
+
+        self.matrix.set_links(Links.empty(), np.zeros(0, bool))
+        self.scope.clear()
+        self.transport.clear()
+        self.model.set_rows([], CARD_COLUMNS)
+        self.note.setText(note)
+
+    def _summary(self) -> str:
+        c = self.cluster
+        if c is None or not len(c.links):
+            return "No transfers on the HCCL plane lanes of these cards (no plane tasks with ranks and sizes)."
+        slow = c.slow_keys
+        text = f"{len(c.links)} links between {len(self.matrix.ranks)} ranks. "
+        text += f"Slow links: {', '.join(slow)} (red frames)." if slow else "No slow link."
+        loaded = {s.rank for s in self.session.stores}
+        missing = [int(r) for r in self.matrix.ranks if int(r) not in loaded]
+        if missing:
+            text += (f" {len(missing)} rank(s) not loaded (e.g. {missing[0]}): their rows show only what "
+                     "the loaded cards report.")
+        return text + " Click a cell for the operator with that link's longest transfer; click a row for its span."
+
+    # ------------------------------------------------------------------ table
+    def _card_comm(self, number: int):
+        return self.session.analyse(number, ("communication",)).communication
+
+    def refresh_table(self) -> None:
+        if self.session is None or self.scope.count() == 0:
+            return
+        number = self.scope.currentData()
+        if number == ACROSS:
+            waits = self.cluster.waits
+            rows = across_rows(waits)
+            cols = ACROSS_HEAD + tuple(RecordColumn(card_key(k), name, TIME_US, f"{name}'s wait")
+                                       for k, name in enumerate(waits.cards[:MAX_CARD_COLUMNS]))
+            self.model.set_rows(rows, cols)
+            counts = waited_for_counts(waits)
+            top = int(np.argmax(counts)) if len(counts) and counts.max() > 0 else None
+            if top is not None:
+                self.note.setText(self._summary() + f"\nAcross {len(rows)} collectives, {waits.cards[top]} waited "
+                                  f"least in {int(counts[top])} where some card waited: the others wait for it.")
+            self.table.sortByColumn(4, QtCore.Qt.SortOrder.DescendingOrder)  # the longest waits first
+        else:
+            self.model.set_rows(card_rows(self._card_comm(number)), CARD_COLUMNS)
+            self.note.setText(self._summary())
+            self.table.sortByColumn(4, QtCore.Qt.SortOrder.DescendingOrder)  # longest wait first
+        self.table.resizeColumnsToContents()
+
+    # ------------------------------------------------------------------ jumps
+    def _card(self, number: int | None):
+        return next((c for c in self.cards if c.number == number), None)
+
+    def _jump(self, number: int | None, op: int | None) -> JumpTarget | None:
+        card = self._card(number)
+        if card is None or op is None:
+            return None
+        target = operator_target(card.number, card.store, self._card_comm(card.number), op)
+        self.jumpRequested.emit(target)
+        return target
+
+    def open_row(self, row: int) -> JumpTarget | None:
+        """Show the operator of model row ``row`` on the timeline; across cards, on the card waited for."""
+        if not 0 <= row < len(self.model.rows):
+            return None
+        record = self.model.rows[row]
+        number = self.scope.currentData()
+        if number != ACROSS:
+            return self._jump(number, record["op"])
+        card = next((c for c in self.cards if c.store.card == record["waited_for_card"]), None)
+        if card is None:
+            return None
+        cc = self._card_comm(card.number)
+        return self._jump(card.number, collective_row(cc, record["name"], record["call"]) if cc else None)
+
+    def open_cell(self, i: int, j: int) -> JumpTarget | None:
+        """Show the operator holding the longest transfer of cell (i, j), on a sending card loaded."""
+        m = self.matrix.current()
+        srcs, dsts = m.ranks_of(i), m.ranks_of(j)
+        by_rank = {c.store.rank: c for c in self.cards}
+        senders = [by_rank[int(r)] for r in srcs if int(r) in by_rank] or list(self.cards)
+        for card in senders:
+            cc = self._card_comm(card.number)
+            op = link_operator(cc, srcs, dsts, self.matrix.transport) if cc is not None else None
+            if op is not None:
+                return self._jump(card.number, op)
+        return None
+
+    # ------------------------------------------------------------------ export
+    def export_csv(self, path: Path) -> None:
+        """The table as shown (every card's wait across cards)."""
+        if self.scope.currentData() == ACROSS and self.cluster is not None:
+            waits = self.cluster.waits
+            full = RecordTableModel(ACROSS_HEAD + tuple(RecordColumn(card_key(k), name, TIME_US)
+                                                        for k, name in enumerate(waits.cards)))
+            full.set_rows(self.model.rows)
+            Path(path).write_text(full.to_csv(), encoding="utf-8")
+            return
+        Path(path).write_text(self.model.to_csv(), encoding="utf-8")
+
+    def export_png(self, path: Path) -> bool:
+        return self.matrix.render_image().save(str(path))
+
+    def _export_csv_dialog(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export the operator table", "communication.csv",
+                                                        "CSV (*.csv)")
+        if path:
+            self.export_csv(Path(path))
+
+    def _export_png_dialog(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export the matrix", "communication.png",
+                                                        "PNG (*.png)")
+        if path:
+            self.export_png(Path(path))

@@ -1,0 +1,212 @@
+"""MatrixWidget: the rank × rank matrix painted in one pass (an image of the cells, scaled).
+
+Row = sender, column = receiver; colour by bandwidth, bytes or time (``viewstate.comm_matrix``);
+slow links outlined in red; ranks grouped by node of 8 when a cell would be smaller than
+``MIN_CELL_PX`` (and the title says so). Hover shows the cell's text; a click emits its cell.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from timelineview.analysis.communication import Links
+from timelineview.viewstate.comm_matrix import (
+    ALL_TRANSPORTS,
+    BANDWIDTH,
+    METRIC_TITLES,
+    NODE_SIZE,
+    CommMatrix,
+    build_matrix,
+    cell_text,
+    colours,
+    format_value,
+    link_ranks,
+    needs_nodes,
+    scale_range,
+)
+from timelineview.viewstate.palette import text_on
+
+LEFT, TOP, BOTTOM, RIGHT = 44, 36, 34, 12  # px around the cells: rank labels, title, colour scale
+SLOW_PEN = QtGui.QColor(220, 30, 30)
+GRID_MIN_CELL = 10  # cells at least this wide get a thin grid
+VALUE_MIN_CELL = 64  # cells at least this wide show their value
+LEGEND_STEPS = 64
+
+
+def rgb_image(rgb: np.ndarray) -> QtGui.QImage:
+    """A QImage owning a copy of the (rows, columns, 3) uint8 pixels (Qt must not keep numpy's buffer)."""
+    rows, cols = rgb.shape[:2]
+    data = np.ascontiguousarray(rgb, dtype=np.uint8).tobytes()
+    return QtGui.QImage(data, cols, rows, 3 * cols, QtGui.QImage.Format.Format_RGB888).copy()
+
+
+class MatrixWidget(QtWidgets.QWidget):
+    """The matrix of a set of links; ``cellClicked(row, column)`` on a click on a cell with links."""
+
+    cellClicked = QtCore.Signal(int, int)
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setMouseTracking(True)
+        self.setMinimumSize(200, 200)
+        self.links = Links.empty()
+        self.slow = np.zeros(0, dtype=bool)
+        self.ranks = np.zeros(0, dtype=np.int64)
+        self.transport = ALL_TRANSPORTS
+        self.colour_metric = BANDWIDTH
+        self.matrix: CommMatrix | None = None
+        self._key: tuple | None = None
+
+    # ------------------------------------------------------------------ data
+    def set_links(self, links: Links, slow: np.ndarray, ranks: np.ndarray | None = None) -> None:
+        """Show ``links`` (``slow``: bool per link) over ``ranks`` (default: the ranks of the links)."""
+        self.links, self.slow = links, np.asarray(slow, dtype=bool)
+        self.ranks = link_ranks(links) if ranks is None else np.unique(np.concatenate((ranks, link_ranks(links))))
+        self._key = None
+        self.update()
+
+    def set_transport(self, transport: str) -> None:
+        self.transport = transport
+        self._key = None
+        self.update()
+
+    def set_metric(self, metric: str) -> None:
+        self.colour_metric = metric
+        self.update()
+
+    def cells_area(self, width: int | None = None, height: int | None = None) -> QtCore.QRectF:
+        """The square the cells fill, for a widget of that size (default: its own)."""
+        w = self.width() if width is None else width
+        h = self.height() if height is None else height
+        side = max(min(w - LEFT - RIGHT, h - TOP - BOTTOM), 1)
+        return QtCore.QRectF(LEFT, TOP, side, side)
+
+    def current(self, width: int | None = None, height: int | None = None) -> CommMatrix:
+        """The matrix at this size: per rank, or per node when the ranks do not fit."""
+        by_node = needs_nodes(len(self.ranks), self.cells_area(width, height).width())
+        key = (by_node, self.transport)
+        if self.matrix is None or self._key != key:
+            self.matrix = build_matrix(self.links, self.slow, self.transport, by_node, self.ranks)
+            self._key = key
+        return self.matrix
+
+    def title(self, m: CommMatrix) -> str:
+        what = f"{METRIC_TITLES[self.colour_metric]}, {self.transport or 'all transports'}"
+        if m.by_node:
+            return (f"{len(self.ranks)} ranks grouped by node of {NODE_SIZE} ({len(m)} nodes) to fit — {what}; "
+                    "widen the window to see single ranks")
+        return f"{len(m)} ranks, sender (row) → receiver (column) — {what}"
+
+    # ------------------------------------------------------------------ geometry
+    def cell_at(self, pos: QtCore.QPointF) -> tuple[int, int] | None:
+        m = self.current()
+        area = self.cells_area()
+        if not len(m) or not area.contains(pos):
+            return None
+        size = area.width() / len(m)
+        i, j = int((pos.y() - area.top()) / size), int((pos.x() - area.left()) / size)
+        return (i, j) if 0 <= i < len(m) and 0 <= j < len(m) else None
+
+    def cell_rect(self, i: int, j: int) -> QtCore.QRectF:
+        area = self.cells_area()
+        size = area.width() / max(len(self.current()), 1)
+        return QtCore.QRectF(area.left() + j * size, area.top() + i * size, size, size)
+
+    def tooltip_at(self, pos: QtCore.QPointF) -> str:
+        cell = self.cell_at(pos)
+        return "" if cell is None else cell_text(self.current(), *cell)
+
+    # ------------------------------------------------------------------ painting
+    def paintEvent(self, event: QtGui.QPaintEvent) -> None:
+        p = QtGui.QPainter(self)
+        self.paint(p, self.width(), self.height())
+        p.end()
+
+    def render_image(self, width: int | None = None, height: int | None = None) -> QtGui.QImage:
+        """The matrix drawn on a white image (the PNG export)."""
+        w, h = width or max(self.width(), 600), height or max(self.height(), 600)
+        img = QtGui.QImage(w, h, QtGui.QImage.Format.Format_RGB32)
+        img.fill(QtGui.QColor(255, 255, 255))
+        p = QtGui.QPainter(img)
+        self.paint(p, w, h)
+        p.end()
+        return img
+
+    def paint(self, p: QtGui.QPainter, width: int, height: int) -> None:
+        m = self.current(width, height)
+        area = self.cells_area(width, height)
+        text = self.palette().color(QtGui.QPalette.ColorRole.WindowText)
+        p.setPen(text)
+        p.drawText(QtCore.QRectF(4, 2, width - 8, TOP - 4), QtCore.Qt.AlignmentFlag.AlignLeft, self.title(m))
+        n = len(m)
+        if not n:
+            p.drawText(area, QtCore.Qt.AlignmentFlag.AlignCenter, "No transfers between ranks in this trace.")
+            return
+        values = m.values(self.colour_metric)
+        low, high = scale_range(values)
+        rgb = colours(values, low, high)
+        image = rgb_image(rgb)
+        p.setRenderHint(QtGui.QPainter.RenderHint.SmoothPixmapTransform, False)
+        p.drawImage(area, image)  # every cell at once: the image is n × n pixels, scaled
+        size = area.width() / n
+        if size >= GRID_MIN_CELL:
+            p.setPen(QtGui.QPen(QtGui.QColor(255, 255, 255), 1))
+            for k in range(n + 1):
+                off = k * size
+                p.drawLine(QtCore.QPointF(area.left() + off, area.top()), QtCore.QPointF(area.left() + off,
+                                                                                         area.bottom()))
+                p.drawLine(QtCore.QPointF(area.left(), area.top() + off), QtCore.QPointF(area.right(),
+                                                                                         area.top() + off))
+        if size >= VALUE_MIN_CELL:
+            self._paint_values(p, m, values, rgb, area, size)
+        p.setPen(QtGui.QPen(SLOW_PEN, max(2.0, min(size / 5, 4.0))))
+        p.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+        for i, j in zip(*np.nonzero(m.slow), strict=True):
+            p.drawRect(QtCore.QRectF(area.left() + j * size, area.top() + i * size, size, size))
+        self._paint_labels(p, m, area, size, text)
+        self._paint_scale(p, area, low, high, height, text)
+
+    def _paint_values(self, p: QtGui.QPainter, m: CommMatrix, values: np.ndarray, rgb: np.ndarray,
+                      area: QtCore.QRectF, size: float) -> None:
+        for i, j in zip(*np.nonzero(m.present), strict=True):
+            p.setPen(QtGui.QColor(*text_on(tuple(int(c) for c in rgb[i, j]))))
+            p.drawText(QtCore.QRectF(area.left() + j * size, area.top() + i * size, size, size),
+                       QtCore.Qt.AlignmentFlag.AlignCenter, format_value(self.colour_metric, float(values[i, j])))
+
+    def _paint_labels(self, p: QtGui.QPainter, m: CommMatrix, area: QtCore.QRectF, size: float,
+                      text: QtGui.QColor) -> None:
+        p.setPen(text)
+        metrics = p.fontMetrics()
+        every = max(1, int(np.ceil((metrics.height() + 2) / size)))
+        for k in range(0, len(m), every):
+            label = m.label(k)
+            y = area.top() + (k + 0.5) * size
+            p.drawText(QtCore.QRectF(0, y - size / 2 - 8, LEFT - 4, size + 16),
+                       QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter, label)
+            x = area.left() + (k + 0.5) * size
+            p.drawText(QtCore.QRectF(x - 20, TOP - metrics.height() - 2, 40, metrics.height()),
+                       QtCore.Qt.AlignmentFlag.AlignCenter, label)
+
+    def _paint_scale(self, p: QtGui.QPainter, area: QtCore.QRectF, low: float, high: float, height: int,
+                     text: QtGui.QColor) -> None:
+        y = min(area.bottom() + 8, height - BOTTOM + 8)
+        bar = QtCore.QRectF(area.left(), y, min(area.width(), 240), 10)
+        p.drawImage(bar, rgb_image(colours(np.linspace(low, high, LEGEND_STEPS)[None, :], low, high)))
+        p.setPen(text)
+        scale = f"{format_value(self.colour_metric, low)} → {format_value(self.colour_metric, high)}"
+        p.drawText(QtCore.QPointF(bar.right() + 6, bar.bottom()), f"{scale}   red frame: slow link")
+
+    # ------------------------------------------------------------------ interaction
+    def mouseMoveEvent(self, event: QtGui.QMouseEvent) -> None:
+        tip = self.tooltip_at(event.position())
+        if tip:
+            QtWidgets.QToolTip.showText(event.globalPosition().toPoint(), tip, self)
+        else:
+            QtWidgets.QToolTip.hideText()
+
+    def mousePressEvent(self, event: QtGui.QMouseEvent) -> None:
+        cell = self.cell_at(event.position())
+        if cell is not None and event.button() == QtCore.Qt.MouseButton.LeftButton and \
+                self.current().present[cell]:
+            self.cellClicked.emit(*cell)

@@ -1,0 +1,63 @@
+"""The Communication tab's operator tables as plain records (no Qt): per card, and per collective
+across cards with each card's wait (the card that waits least is the one the others wait for)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from timelineview.analysis.communication import CardCommunication, CollectiveWaits
+
+NS_PER_US = 1000.0
+MIN_WAIT_SPREAD_NS = 1000  # a collective where no card waits 1 µs longer than another waits for nobody
+
+
+def _us(v) -> float:
+    return float(v) / NS_PER_US
+
+
+def card_rows(cc: CardCommunication | None) -> list[dict]:
+    """One record per communication operator of a card (µs; ``op`` is its row in ``cc.ops``)."""
+    if cc is None:
+        return []
+    ops = cc.ops
+    ratio = ops.wait_ratio
+    return [{"op": i, "name": ops.name[i], "step": int(ops.step[i]) if ops.step[i] >= 0 else None,
+             "elapse_us": _us(ops.elapse[i]), "transit_us": _us(ops.transit[i]), "wait_us": _us(ops.wait[i]),
+             "synchronization_us": _us(ops.synchronization[i]), "idle_us": _us(ops.idle[i]),
+             "wait_ratio": float(ratio[i]) if np.isfinite(ratio[i]) else None, "tasks": int(ops.tasks[i])}
+            for i in range(len(ops))]
+
+
+def card_key(k: int) -> str:
+    """Record key of the wait of card column ``k``."""
+    return f"wait_{k}"
+
+
+def across_rows(waits: CollectiveWaits) -> list[dict]:
+    """One record per collective matched across cards: each card's wait, the least, the most and
+    the card waited for (``waited_for`` its column, ``waited_for_card`` its name)."""
+    rows = []
+    for r in range(len(waits)):
+        w = waits.wait[r]
+        present = np.isfinite(w)
+        who = int(waits.waited_for[r])
+        rec = {"collective": r, "name": waits.name[r], "call": int(waits.occurrence[r]),
+               "waited_for": who, "waited_for_card": waits.cards[who] if who >= 0 else None,
+               "least_wait_us": _us(np.nanmin(w)) if present.any() else None,
+               "most_wait_us": _us(np.nanmax(w)) if present.any() else None,
+               "cards": int(present.sum())}
+        for k in range(len(waits.cards)):
+            rec[card_key(k)] = _us(w[k]) if present[k] else None
+        rows.append(rec)
+    return rows
+
+
+def waited_for_counts(waits: CollectiveWaits) -> np.ndarray:
+    """Per card: in how many collectives the others waited for it (it waited least, and some card
+    waited at least ``MIN_WAIT_SPREAD_NS`` longer)."""
+    counts = np.zeros(len(waits.cards), dtype=np.int64)
+    for r in range(len(waits)):
+        w = waits.wait[r]
+        if np.nanmax(w) - np.nanmin(w) >= MIN_WAIT_SPREAD_NS and waits.waited_for[r] >= 0:
+            counts[int(waits.waited_for[r])] += 1
+    return counts

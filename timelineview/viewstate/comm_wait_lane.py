@@ -1,0 +1,44 @@
+"""The Communication wait lane of a card: its wait tasks not under transfers (metrics.md §6). No Qt.
+
+A derived lane like Computing or Free (drawn, hit and filtered as one), built from the card's
+communication analysis when the session has computed it (the load computes it for the findings).
+"""
+
+from __future__ import annotations
+
+from timelineview.viewstate.card_view import CardView, DerivedLane
+from timelineview.viewstate.comm_targets import wait_intervals
+from timelineview.viewstate.lane_layout import DERIVED, DERIVED_H, Row
+from timelineview.viewstate.lod import prefix_lengths
+from timelineview.viewstate.track_rows import derived_legend
+
+KEY = "communication_wait"
+TITLE = "Communication wait"
+COLOUR = "idle_gap_communication"  # the colour that already means "waiting on communication"
+TOOLTIP = "Notify_Wait tasks on the HCCL planes that no transfer overlaps: this card waits for its peers"
+
+
+def wait_lane(card: CardView) -> DerivedLane | None:
+    """The lane, or None when the card has no plane tasks (or their analysis is not computed)."""
+    cc = getattr(card.analysis, "communication", None)
+    if cc is None:
+        return None
+    iv = wait_intervals(cc)
+    return DerivedLane(KEY, TITLE, [(COLOUR, iv.starts, iv.ends, prefix_lengths(iv.starts, iv.ends))], TOOLTIP)
+
+
+def comm_wait_rows(card: CardView, process: int) -> list[Row]:
+    """The wait row, right after the card's other derived lanes.
+
+    The lane joins ``card.derived_lanes`` the first time (so it is painted, hit, selected and
+    filtered like any derived lane); later layouts list it through ``derived_rows``, at the same
+    place, so this returns it only once."""
+    if any(d.key == KEY for d in card.derived_lanes):
+        return []
+    lane = wait_lane(card)
+    if lane is None:
+        return []
+    card.derived_lanes.append(lane)
+    i = len(card.derived_lanes) - 1
+    return [Row(DERIVED, card.number, 0, DERIVED_H, 0, TITLE, ("derived", card.number, i), derived=i,
+                tooltip=TOOLTIP, legend=derived_legend(lane))]
