@@ -27,18 +27,35 @@ def wait_lane(card: CardView) -> DerivedLane | None:
     return DerivedLane(KEY, TITLE, [(COLOUR, iv.starts, iv.ends, prefix_lengths(iv.starts, iv.ends))], TOOLTIP)
 
 
-def comm_wait_rows(card: CardView, process: int) -> list[Row]:
-    """The wait row, right after the card's other derived lanes.
-
-    The lane joins ``card.derived_lanes`` the first time (so it is painted, hit, selected and
-    filtered like any derived lane); later layouts list it through ``derived_rows``, at the same
-    place, so this returns it only once."""
-    if any(d.key == KEY for d in card.derived_lanes):
-        return []
+def _join(card: CardView) -> int | None:
+    """Append the lane to ``card.derived_lanes`` (so it is painted, hit, selected and filtered like
+    any derived lane); its index there, or None when the card has none."""
     lane = wait_lane(card)
     if lane is None:
-        return []
+        return None
     card.derived_lanes.append(lane)
-    i = len(card.derived_lanes) - 1
+    return len(card.derived_lanes) - 1
+
+
+def comm_wait_rows(card: CardView, process: int) -> list[Row]:
+    """The wait row, right after the card's other derived lanes. Once the lane has joined the
+    card's derived lanes, ``derived_rows`` lists it at that same place: this returns it only once."""
+    if any(d.key == KEY for d in card.derived_lanes):
+        return []
+    i = _join(card)
+    if i is None:
+        return []
+    lane = card.derived_lanes[i]
     return [Row(DERIVED, card.number, 0, DERIVED_H, 0, TITLE, ("derived", card.number, i), derived=i,
                 tooltip=TOOLTIP, legend=derived_legend(lane))]
+
+
+def comm_wait_filter_row(card: CardView, key: str) -> Row | None:
+    """The card's wait row under the "Communication wait only" lane filter (``derived_filter_row``
+    finds it once it has joined the derived lanes; this covers a filter chosen before that)."""
+    if key != KEY or any(d.key == KEY for d in card.derived_lanes):
+        return None
+    i = _join(card)
+    if i is None:
+        return None
+    return Row(DERIVED, card.number, 0, 0, 0, card.title, ("derived", card.number, i), derived=i, tooltip=TOOLTIP)

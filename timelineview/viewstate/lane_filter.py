@@ -36,6 +36,7 @@ LANE_FILTERS = (
     ("pure_communication", "Pure communication only"),
     ("idle_gaps", "Idle AI Core gaps only"),
     ("free", "Free only"),
+    ("communication_wait", "Communication wait only"),  # viewstate.comm_wait_lane
     (STEPS_ONLY, "Steps only"),
 )
 MIN_ROW_H = 6  # below this a row is a hairline: scroll instead

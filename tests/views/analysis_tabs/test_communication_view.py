@@ -294,3 +294,44 @@ def test_single_card_gets_its_own_links(qtbot, window, generated, tmp_path, monk
                                                                                    strict=True)}
     assert {k: v for k, v in got.items() if k[0] == 0} == sent
     assert v.scope.findData(ACROSS) == -1 and len(v.model.rows) == len(generated[1][0].comm_ops)
+
+
+def test_communication_wait_only_filter_shows_each_cards_wait(view, window):
+    window.cluster.set_lane_filter(WAIT_KEY)
+    rows = window.timeline.ctx.layout.rows
+    assert [r.card for r in rows] == sorted(c.number for c in window.timeline.cards)
+    for r in rows:
+        card = window.timeline.ctx.card_by_number(r.card)
+        assert r.kind == DERIVED and card.derived_lanes[r.derived].key == WAIT_KEY
+    window.cluster.set_lane_filter("all")
+    assert len(window.timeline.ctx.layout.rows) > len(rows)
+
+
+def test_wait_filter_chosen_before_any_layout_still_finds_each_card(generated, tmp_path, monkeypatch):
+    """Fresh cards (the wait lane not yet among their derived lanes) under the filter."""
+    from timelineview.analysis.session import AnalysisSession
+    from timelineview.model import load_cards
+    from timelineview.model.load.loader import card_sources
+    from timelineview.views.timeline.tracks.registry import TRACK_KINDS
+    from timelineview.viewstate.card_view import prepare_card
+    from timelineview.viewstate.lane_filter import build_filtered_layout
+
+    monkeypatch.setenv("TIMELINEVIEW_CACHE", str(tmp_path / "cache"))
+    stores = load_cards(card_sources([Path(generated[0])]))
+    session = AnalysisSession(stores, tolerant=True)
+    cards = [prepare_card(s, i, analysis=session.analyse(i)) for i, s in enumerate(stores)]
+    for c in cards:
+        session.analyse(c.number, ("communication",))
+        assert all(d.key != WAIT_KEY for d in c.derived_lanes)
+    layout = build_filtered_layout(cards, WAIT_KEY, set(), 600, TRACK_KINDS)
+    assert [r.card for r in layout.rows] == [c.number for c in cards]
+    for r in layout.rows:
+        lane = cards[r.card].derived_lanes[r.derived]
+        assert lane.key == WAIT_KEY
+        want = minus(merged([(s, e) for s, e, n, a in plain_plane_tasks(cards[r.card].store)
+                             if n in WAIT_NAMES or a.get("task type") in WAIT_NAMES]),
+                     merged([(s, e) for s, e, _, a in plain_plane_tasks(cards[r.card].store) if is_transfer(a)]))
+        assert list(zip(lane.parts[0][1].tolist(), lane.parts[0][2].tolist(), strict=True)) == want
+    again = build_filtered_layout(cards, WAIT_KEY, set(), 600, TRACK_KINDS)  # found as a derived lane now
+    assert [(r.card, r.derived) for r in again.rows] == [(r.card, r.derived) for r in layout.rows]
+    assert all(sum(d.key == WAIT_KEY for d in c.derived_lanes) == 1 for c in cards)

@@ -20,7 +20,7 @@ from timelineview.views.timeline.tracks.derived_track import DerivedTrackItem
 from timelineview.views.timeline.tracks.instant_track import InstantTrackItem
 from timelineview.views.timeline.tracks.slice_track import SliceTrackItem
 from timelineview.viewstate.card_view import CardView
-from timelineview.viewstate.comm_wait_lane import comm_wait_rows
+from timelineview.viewstate.comm_wait_lane import comm_wait_filter_row, comm_wait_rows
 from timelineview.viewstate.hit_test import HitTest, derived_interval_at, instant_at, slice_at, step_at
 from timelineview.viewstate.lane_filter import MAX_DERIVED_ROW_H, MAX_STEPS_ROW_H
 from timelineview.viewstate.lane_layout import (
@@ -77,7 +77,8 @@ class TrackKind:
 TRACK_KINDS: tuple[TrackKind, ...] = (
     TrackKind(DERIVED, DerivedTrackItem, OVERVIEW, derived_rows, derived_interval_at, HeaderStyle.SECONDARY,
               derived_filter_row, MAX_DERIVED_ROW_H),
-    TrackKind(DERIVED, DerivedTrackItem, OVERVIEW, comm_wait_rows, header=HeaderStyle.SECONDARY),  # wait (§6)
+    TrackKind(DERIVED, DerivedTrackItem, OVERVIEW, comm_wait_rows, None, HeaderStyle.SECONDARY, comm_wait_filter_row,
+              MAX_DERIVED_ROW_H),  # communication wait (§6)
     TrackKind(STEPS, DerivedTrackItem, OVERVIEW, steps_rows, step_at, filter_row=steps_filter_row,
               compact_h=MAX_STEPS_ROW_H),
     TrackKind(LANE, SliceTrackItem, PROCESS, lane_rows, slice_at),
