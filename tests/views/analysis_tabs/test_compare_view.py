@@ -229,3 +229,31 @@ def test_file_menu_offers_compare_with_a_file_or_a_folder(window):
     menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&File")
     compare = next(a.menu() for a in menu.actions() if a.text() == "&Compare with")
     assert [a.text() for a in compare.actions()] == ["&File…", "F&older…"]
+
+
+def test_lane_by_lane_puts_each_new_lane_under_the_same_base_lane(qtbot, window, runs):
+    view = open_compared(qtbot, window, runs, "slow_data")
+    assert view.lane_by_lane.isChecked()
+    assert view.show_on_timeline(1)
+    timeline = window.timeline
+    timeline.collapsed.clear()  # every process open
+    timeline.rebuild_layout()
+    rows = timeline.ctx.layout.rows
+    assert [r.y for r in rows] == sorted(r.y for r in rows)
+    for b, n in view.pairs:
+        base_lanes = [i for i, r in enumerate(rows) if r.card == b.number and not r.is_group]
+        new_lanes = [i for i, r in enumerate(rows) if r.card == n.number]
+        assert len(base_lanes) == len(new_lanes) > 10  # same-seed runs: the same lanes
+        for i in base_lanes:  # the next row is the new run's same lane
+            assert rows[i + 1].card == n.number and rows[i + 1].kind == rows[i].kind
+            assert rows[i + 1].title == f"new · {rows[i].title}"
+        # the trace lanes of each card are all there, each once
+        lanes = sorted(r.lane for r in rows if r.card == n.number and r.lane >= 0)
+        assert lanes == sorted(set(lanes)) and len(lanes) == int(np.count_nonzero(n.lanes_with_slices()))
+    timeline.grab()  # paints with rows of two cards interleaved
+    # off: each base card followed by its whole new card
+    view.lane_by_lane.setChecked(False)
+    assert view.show_on_timeline(1)
+    cards_in_order = [r.card for r in timeline.ctx.layout.rows]
+    first_new = cards_in_order.index(view.pairs[0].new.number)
+    assert set(cards_in_order[:first_new]) == {view.pairs[0].base.number}

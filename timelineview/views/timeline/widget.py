@@ -98,6 +98,7 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
         self.ctx.theme = Theme.build(system_is_dark())
         self.collapsed: set[tuple] = set()
         self.lane_filter = ALL  # one kind of lane across all cards (lane_filter.LANE_FILTERS), issue 5
+        self.layout_builder = None  # (cards, collapsed) -> LaneLayout | None: other rows for every lane (issue 14)
         self.setFocusPolicy(QtCore.Qt.FocusPolicy.StrongFocus)
         self.tree = LaneTree(self.ctx)
         self.canvas = TimelineCanvas(self.ctx, self)
@@ -230,6 +231,10 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
             self.ctx.viewport.set_range(old[0] - self.ctx.origin, old[1] - self.ctx.origin, remember=False)
 
     def _build_layout(self) -> LaneLayout:
+        if self.layout_builder is not None and self.lane_filter == ALL:
+            layout = self.layout_builder(self.ctx.cards, self.collapsed)
+            if layout is not None:
+                return layout
         return build_filtered_layout(self.ctx.cards, self.lane_filter, self.collapsed, self.ctx.area.height,
                                      registry.TRACK_KINDS)
 

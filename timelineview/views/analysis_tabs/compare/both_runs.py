@@ -4,6 +4,7 @@ wheel, drag) move both runs together."""
 
 from __future__ import annotations
 
+from timelineview.views.timeline.tracks import registry
 from timelineview.viewstate.run_alignment import (
     CardPair,
     RunCardView,
@@ -14,18 +15,22 @@ from timelineview.viewstate.run_alignment import (
     step_start,
     step_window_rel,
 )
+from timelineview.viewstate.run_layout import pairs_builder
 from timelineview.viewstate.view_state import Change
 
 STEP_MARGIN = 0.02  # of the window, either side of the chosen step
 
 
-def show_both_runs(cluster_tab, pairs: list[CardPair], unmatched: list[RunCardView], position: int) -> bool:
+def show_both_runs(cluster_tab, pairs: list[CardPair], unmatched: list[RunCardView], position: int,
+                   lane_by_lane: bool = True) -> bool:
     """Put ``pairs`` (base, new) and the new run's ``unmatched`` cards on the timeline of ``cluster_tab``
     with the ``position``-th step of both runs starting at the same x, zoomed to that step; False when
-    there is nothing to show."""
+    there is nothing to show. ``lane_by_lane``: each base lane is followed by the new run's same lane
+    (else each base card by its new card)."""
     if not pairs and not unmatched:
         return False
     timeline = cluster_tab.timeline
+    timeline.layout_builder = pairs_builder(pairs, unmatched, registry.TRACK_KINDS) if lane_by_lane else None
     offsets = aligned_offsets(pairs, unmatched, position)
     for _, new in pairs:
         new.offset_ns = new.estimated_offset_ns = offsets.get(new.number, new.offset_ns)

@@ -67,8 +67,12 @@ class CompareView(QtWidgets.QWidget):
         self.show_button = QtWidgets.QPushButton("Show both runs on the timeline")
         self.show_button.setToolTip("Each base card with the new run's card under it, aligned at the chosen step")
         self.show_button.clicked.connect(lambda: self.show_on_timeline())
+        self.lane_by_lane = QtWidgets.QCheckBox("Lane by lane")
+        self.lane_by_lane.setChecked(True)
+        self.lane_by_lane.setToolTip("Each lane of the base run followed by the same lane of the new run "
+                                     "(off: each base card followed by its new card)")
         controls = QtWidgets.QHBoxLayout()
-        for w in (QtWidgets.QLabel("Align at"), self.step, self.show_button):
+        for w in (QtWidgets.QLabel("Align at"), self.step, self.lane_by_lane, self.show_button):
             controls.addWidget(w)
         controls.addStretch(1)
         self.bars = PhaseBars()
@@ -113,7 +117,7 @@ class CompareView(QtWidgets.QWidget):
         return table
 
     def _set_enabled(self, on: bool) -> None:
-        for w in (self.step, self.show_button, self.parts):
+        for w in (self.step, self.lane_by_lane, self.show_button, self.parts):
             w.setEnabled(on)
 
     def attach(self, cluster_tab) -> None:
@@ -285,7 +289,7 @@ class CompareView(QtWidgets.QWidget):
             position = self.chosen_step()
         elif self.step.findData(position) >= 0:
             self.step.setCurrentIndex(self.step.findData(position))
-        return show_both_runs(self.cluster_tab, self.pairs, self.unmatched, position)
+        return show_both_runs(self.cluster_tab, self.pairs, self.unmatched, position, self.lane_by_lane.isChecked())
 
     def open_operator(self, row: int) -> int:
         """Both runs at the chosen step with operator ``row``'s slices highlighted in each; how many."""
