@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -32,10 +33,19 @@ PY = sys.executable
 MB = 1e6
 
 
+CPU = {}  # seconds of CPU (user + sys) of the last run's processes, by its first argument after PY
+
+
 def run(args: list[str], **kw) -> float:
+    """Wall seconds of a fresh process (CPU seconds of it and its children in ``CPU``: on a shared
+    machine the wall time says as much about the neighbours as about the run)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     subprocess.run(args, check=True, cwd=ROOT, **kw)
-    return time.perf_counter() - t0
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU[args[2]] = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return wall
 
 
 def generate(out: Path, cards: int, card_mb: float) -> None:
@@ -53,12 +63,15 @@ def folder_bytes(path: Path) -> int:
 def stats_vs_summarize(traces: Path, out: Path, workers: int) -> dict:
     shutil.rmtree(out, ignore_errors=True)
     t_stats = run([PY, "-m", "timelineview.cli", str(traces), "--json", "--quiet"], stdout=subprocess.DEVNULL)
+    cpu_stats = CPU["timelineview.cli"]
     t_sum = run([PY, "-m", "timelineview.distributed.cli", str(traces), "--out", str(out), "--workers",
                  str(workers)], stderr=subprocess.DEVNULL)
+    index = orjson.loads((out / "index.json").read_bytes())  # the rerun below reuses every card
+    cpu_sum = CPU["timelineview.distributed.cli"]
     t_again = run([PY, "-m", "timelineview.distributed.cli", str(traces), "--out", str(out), "--workers",
                    str(workers)], stderr=subprocess.DEVNULL)
-    index = orjson.loads((out / "index.json").read_bytes())
-    return {"stats_s": t_stats, "summarize_s": t_sum, "rerun_unchanged_s": t_again, "index": index}
+    return {"stats_s": t_stats, "summarize_s": t_sum, "stats_cpu_s": cpu_stats, "summarize_cpu_s": cpu_sum,
+            "rerun_unchanged_s": t_again, "index": index}
 
 
 def worker_memory(index: dict, first: int = 8) -> dict[str, tuple[float, float]]:
@@ -96,8 +109,6 @@ def open_in_desktop(summary: Path) -> float:
 
 def widen(summary: Path, out: Path, cards: int) -> None:
     """A ``cards``-card summary from ``summary``'s cards, repeated under new ranks."""
-    if (out / "index.json").exists():
-        return
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     index = orjson.loads((summary / "index.json").read_bytes())
@@ -108,12 +119,14 @@ def widen(summary: Path, out: Path, cards: int) -> None:
         name = f"rank_{rank}"
         (out / name).mkdir()
         for f in (summary / base["dir"]).iterdir():
-            if f.suffix == ".npy":
+            if f.suffix != ".json":
                 os.link(f, out / name / f.name)
         m = orjson.loads((summary / base["dir"] / "card.json").read_bytes())
         m["card"], m["rank"], m["dir"] = f"rank {rank}", rank, name
-        m["document"]["card"], m["document"]["rank"] = f"rank {rank}", rank
         (out / name / "card.json").write_bytes(orjson.dumps(m))
+        d = orjson.loads((summary / base["dir"] / "details.json").read_bytes())
+        d["document"]["card"], d["document"]["rank"] = f"rank {rank}", rank
+        (out / name / "details.json").write_bytes(orjson.dumps(d))
         entries.append({**base, "card": f"rank {rank}", "rank": rank, "dir": name})
     index["cards"] = entries
     (out / "index.json").write_bytes(orjson.dumps(index))
@@ -123,7 +136,7 @@ def big_card(card_mb: float) -> dict:
     traces = WORK / f"big{int(card_mb)}"
     if not traces.exists():
         print(f"generating 1 card × {card_mb} MB …", flush=True)
-        run([PY, "-m", "timelineview.synthetic", str(traces / "rank0.json"), "--layout", "msprof", "--cards", "1",
+        run([PY, "-m", "timelineview.synthetic", str(traces / "trace_view.json"), "--layout", "msprof", "--cards", "1",
              "--target-mb", str(card_mb), "--no-truth"], stdout=subprocess.DEVNULL)
     out = WORK / f"big{int(card_mb)}-summary"
     shutil.rmtree(out, ignore_errors=True)
@@ -151,10 +164,11 @@ def main() -> int:
     index = r["index"]
     ok = sum(c["status"] == "ok" for c in index["cards"])
     print(f"{a.cards} cards, {trace_mb:.0f} MB of traces")
-    print(f"  stats (one process)          {r['stats_s']:7.1f} s")
+    print(f"  load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"  stats (one process)          {r['stats_s']:7.1f} s  (CPU {r['stats_cpu_s']:.1f} s)")
     ratio = r["summarize_s"] / r["stats_s"]
     print(f"  summarize ({a.workers} workers)        {r['summarize_s']:7.1f} s  = {ratio:.2f}× stats  "
-          f"({ok} ok; cluster start and index included)")
+          f"({ok} ok; cluster start and index included; CPU {r['summarize_cpu_s']:.1f} s)")
     print(f"  summarize again (unchanged)  {r['rerun_unchanged_s']:7.1f} s")
     task_s = [c["seconds"] for c in index["cards"]]
     print(f"  per card task: mean {sum(task_s) / len(task_s):.3f} s, max {max(task_s):.3f} s")

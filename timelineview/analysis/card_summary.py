@@ -33,7 +33,8 @@ from timelineview.model.store.trace_store import TraceStore
 from timelineview.model.summary.columns import ColumnReader, ColumnWriter
 
 FORMAT = 1
-MANIFEST = "card.json"
+MANIFEST = "card.json"  # what the comparison of thousands of cards reads: small
+DETAILS = "details.json"  # the §5 card object, table labels, findings inputs: read by stats and findings
 DERIVED_SETS = ("compute", "communication", "overlapped", "pure_communication", "free", "idle_gaps",
                 "idle_gap_communication", "idle_gap_free")
 DERIVED_TITLES = {"compute": "Compute", "communication": "Communication", "pure_communication": "Pure communication",
@@ -59,7 +60,8 @@ class SummaryCard:
         m = self.manifest
         if "derived" not in m:
             return None
-        sets = {name: _intervals(self.columns, f"derived.{name}") for name in DERIVED_SETS}
+        cols = self.columns.get_many([f"derived.{n}.{end}" for n in DERIVED_SETS for end in ("starts", "ends")])
+        sets = {n: Intervals(cols[f"derived.{n}.starts"], cols[f"derived.{n}.ends"]) for n in DERIVED_SETS}
         return DerivedIntervals(span=tuple(m["derived"]["span"]), min_gap_ns=m["derived"]["min_gap_ns"], **sets)
 
     @cached_property
@@ -68,7 +70,7 @@ class SummaryCard:
 
     @cached_property
     def operators(self) -> CardOperators | None:
-        ops = self.manifest.get("operators")
+        ops = self.details.get("operators")
         if not ops:
             return None
         return CardOperators(_table(self.columns, "operators.by_name", ops["by_name"]),
@@ -76,7 +78,7 @@ class SummaryCard:
 
     @cached_property
     def communication(self) -> CardCommunication | None:
-        return _communication(self.columns, self.manifest)
+        return _communication(self.columns, self.manifest, self.details.get("communication"))
 
     @property
     def card(self) -> str:
@@ -90,20 +92,27 @@ class SummaryCard:
     def worker(self) -> str:
         return self.manifest.get("worker", "")
 
+    @cached_property
+    def details(self) -> dict:
+        return orjson.loads((self.folder / self.manifest["details"]).read_bytes())
+
     @property
     def document(self) -> dict:
         """The §5 card object (``clock_offset_us`` 0 until a cluster sets it)."""
-        return self.manifest["document"]
+        return self.details["document"]
+
 
     @property
     def collectives(self) -> tuple[list[str], np.ndarray]:
         """(names, ends) of the communication operators in start order, for clock offsets."""
-        return self.manifest["collective_names"], self.columns.get("collectives.end", mmap=False)
+        return self.manifest["collective_names"], np.array(self.manifest["collective_ends"], dtype=np.int64)
 
     def pyramid(self) -> Pyramid:
         """The level-of-detail pyramid (levels memory-mapped)."""
         p = self.manifest["pyramid"]
-        levels = [self.columns.get(f"pyramid.{k}") for k in range(p["levels"])]
+        names = [f"pyramid.{k}" for k in range(p["levels"])]
+        cols = self.columns.get_many(names)
+        levels = [cols[n] for n in names]
         return Pyramid(p["t0"], p["t1"], p["rows"], levels)
 
 
@@ -130,8 +139,16 @@ def _put_communication(w: ColumnWriter, cc: CardCommunication | None) -> dict | 
     return {"op_names": ops.name, "transport": links.transport, "link_type": links.link_type}
 
 
+def longest(iv: Intervals, n: int = EVIDENCE_SPANS) -> list[list[int]]:
+    """The ``n`` longest intervals of a set, in the set's order: all the evidence rules take of it
+    (``longest_spans`` orders them by length, ties by position, as it would in the whole set)."""
+    keep = np.sort(np.argsort(-(iv.ends - iv.starts), kind="stable")[:n])
+    return [[int(iv.starts[k]), int(iv.ends[k])] for k in keep]
+
+
 def _signals(store: TraceStore, a: CardAnalysis) -> dict | None:
-    """What the findings read of the store, computed here (the summary has no slices)."""
+    """What the findings read of the slices and interval sets, computed here: the client then reads
+    kilobytes per card, not the sets (megabytes for a large card)."""
     if a.error or a.derived is None or not a.steps or a.operators is None:
         return None
     sig = CardSignals(card=a.card, order=0, store=store, derived=a.derived, steps=list(a.steps),
@@ -150,8 +167,9 @@ def _signals(store: TraceStore, a: CardAnalysis) -> dict | None:
                   "slices": [e.document() for e in sig.operator_slices(top, EVIDENCE_SPANS)]},
         "sync_calls": {"count": sync.count, "total_us": sync.total_us, "names": sync.names,
                        "evidence": [e.document() for e in sync.evidence]},
-        "small_operators": {"gap_over_duration": gap_rule, "share": followed,
-                            "gaps": [[int(s), int(e)] for s, e in zip(gaps.starts, gaps.ends)]},
+        "small_operators": {"gap_over_duration": gap_rule, "share": followed, "longest_gaps": longest(gaps)},
+        "pure_communication_longest": longest(a.derived.pure_communication),
+        "free_gaps_in_fp_bp_longest": longest(sig.free_gaps_in_fp_bp()),
     }
 
 
@@ -194,7 +212,7 @@ def write_card_summary(folder: Path, store: TraceStore, a: CardAnalysis, compari
     folder.mkdir(parents=True, exist_ok=True)
     w = ColumnWriter(folder)
     manifest: dict = {"format": FORMAT, "card": store.card, "rank": store.rank, **extra,
-                      "error": a.error, "document": a.document, "comparison_steps": a.comparison_steps,
+                      "error": a.error, "details": DETAILS, "comparison_steps": a.comparison_steps,
                       "comparison_error": comparison_error,
                       "steps": [dataclasses.asdict(s) for s in a.steps or []],
                       "t_origin": store.t_origin, "t_end": store.t_end}
@@ -205,19 +223,21 @@ def write_card_summary(folder: Path, store: TraceStore, a: CardAnalysis, compari
         manifest["derived"] = {"span": list(d.span), "min_gap_ns": d.min_gap_ns}
     if a.classification is not None:
         names, ends = _collective_ends(store, a.classification)
-        manifest["collective_names"] = names
-        w.put("collectives.end", ends)
+        manifest["collective_names"] = names  # with their ends: clock offsets need no column file
+        manifest["collective_ends"] = ends.tolist()
+    details: dict = {"document": a.document, "operators": None}
     if a.operators is not None:
-        manifest["operators"] = {"by_name": _put_table(w, "operators.by_name", a.operators.by_name),
-                                 "by_type": _put_table(w, "operators.by_type", a.operators.by_type)}
-    manifest["communication"] = _put_communication(w, a.communication)
-    manifest["signals"] = _signals(store, a)
+        details["operators"] = {"by_name": _put_table(w, "operators.by_name", a.operators.by_name),
+                                "by_type": _put_table(w, "operators.by_type", a.operators.by_type)}
+    details["communication"] = _put_communication(w, a.communication)
+    details["signals"] = _signals(store, a)
     pyr = build_pyramid(pyramid_rows(store, d), store.t_origin, max(store.t_end, store.t_origin + 1))
     for k, level in enumerate(pyr.levels):
         w.put(f"pyramid.{k}", level)
     manifest["pyramid"] = {"t0": pyr.t0, "t1": pyr.t1, "rows": pyr.rows, "levels": len(pyr.levels)}
-    manifest["columns"] = w.files
-    (folder / MANIFEST).write_bytes(orjson.dumps(manifest, option=JSON_OPTIONS))
+    manifest["columns"] = w.close()
+    (folder / DETAILS).write_bytes(orjson.dumps(details, option=JSON_OPTIONS))
+    (folder / MANIFEST).write_bytes(orjson.dumps(manifest, option=JSON_OPTIONS))  # last: the card is complete
     return manifest
 
 
@@ -230,21 +250,22 @@ def read_manifest(folder: Path) -> dict | None:
         return None
 
 
-def _intervals(cols: ColumnReader, name: str) -> Intervals:
-    return Intervals(cols.get(f"{name}.starts", mmap=False), cols.get(f"{name}.ends", mmap=False))
+def _group(cols: ColumnReader, prefix: str, names: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """{name: column ``prefix.name``}, read together."""
+    got = cols.get_many([f"{prefix}.{n}" for n in names])
+    return {n: got[f"{prefix}.{n}"] for n in names}
 
 
 def _table(cols: ColumnReader, name: str, meta: dict) -> OperatorTable:
-    arrays = {c: cols.get(f"{name}.{c}", mmap=False) for c in TABLE_COLUMNS}
+    arrays = _group(cols, name, TABLE_COLUMNS)
     return OperatorTable(meta["labels"], compute_total_ns=meta["compute_total_ns"], **arrays)
 
 
-def _communication(cols: ColumnReader, m: dict) -> CardCommunication | None:
-    meta = m.get("communication")
+def _communication(cols: ColumnReader, m: dict, meta: dict | None) -> CardCommunication | None:
     if meta is None:
         return None
-    ops = {c: cols.get(f"comm.ops.{c}", mmap=False) for c in OP_COLUMNS}
-    links = {c: cols.get(f"comm.links.{c}", mmap=False) for c in LINK_COLUMNS}
+    ops = _group(cols, "comm.ops", OP_COLUMNS)
+    links = _group(cols, "comm.links", LINK_COLUMNS)
     return CardCommunication(m["card"], m["rank"], None, CommOps(name=meta["op_names"], **ops), None,
                              Links(transport=meta["transport"], link_type=meta["link_type"], **links))
 

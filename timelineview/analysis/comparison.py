@@ -212,7 +212,14 @@ def group_rows(rows: list[dict], max_bars: int) -> list[dict]:
     if len(rows) <= max_bars:
         return [dict(r, members=[r["number"]]) for r in rows]
     empty = [r for r in rows if r["bar"] is None]
-    size = 1
+    # Slow cards get a bar each and a bar of the others holds at most ``size`` rows, so no size
+    # below others / (bars left) fits: start there. When even one bar per run between slow cards
+    # does not fit, no size does and the loop would end at one group of all (quadratic on the way).
+    slow = sum(1 for r in rows if r["bar"] is not None and r["slow"])
+    others = len(rows) - len(empty) - slow
+    room = max(max_bars, 1) - bool(empty) - slow
+    fits_at_all = len(_grouped(rows, len(rows))) + bool(empty) <= max(max_bars, 1)
+    size = len(rows) - 1 if room < 1 or not fits_at_all else max(1, -(-others // room) - 1)
     while True:
         size += 1
         bars = _grouped(rows, size)

@@ -2,7 +2,8 @@
 
 The rules read a card's means over steps, its interval sets and operator tables (all in the summary)
 and a few lookups over its slices (the longest slices of an operator, synchronisation calls, compute
-tasks followed by gaps), which the worker computed while it had the store (``card_summary._signals``).
+tasks followed by gaps) and the longest spans of two interval sets, which the worker computed while it had
+the store (``card_summary._signals``): the client reads kilobytes per card, never the interval sets.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from timelineview.analysis.card_summary import SummaryCard
+from timelineview.analysis.derived import DerivedIntervals
 from timelineview.analysis.findings.evaluate import (
     GROUPED_CHECKS,
     PER_CARD_CHECKS,
@@ -31,6 +33,20 @@ NS_PER_US = 1000.0
 def _mean(rows: list[dict], key: str) -> float:
     values = [r[key] for r in rows if r.get(key) is not None]
     return float(np.mean(values)) if values else 0.0
+
+
+def _intervals(pairs: list[list[int]]) -> Intervals:
+    a = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+    return Intervals(a[:, 0].copy(), a[:, 1].copy())
+
+
+def _rule_sets(kept: dict) -> DerivedIntervals:
+    """The interval sets as the rules read them: only the longest pure-communication spans (the rest is
+    empty: no rule reads it from a summary)."""
+    empty = Intervals.empty()
+    return DerivedIntervals(compute=empty, communication=empty, overlapped=empty,
+                            pure_communication=_intervals(kept["pure_communication_longest"]), free=empty,
+                            idle_gaps=empty, idle_gap_communication=empty, idle_gap_free=empty, span=(0, 0))
 
 
 class SummarySignals(CardSignals):
@@ -65,21 +81,23 @@ class SummarySignals(CardSignals):
         s = self.kept["small_operators"]
         if gap_over_duration != s["gap_over_duration"]:
             raise ValueError("the summary kept this for another gap threshold: summarise the cards again")
-        gaps = np.asarray(s["gaps"], dtype=np.int64).reshape(-1, 2)
-        return s["share"], Intervals(gaps[:, 0].copy(), gaps[:, 1].copy())
+        return s["share"], _intervals(s["longest_gaps"])
+
+    def free_gaps_in_fp_bp(self) -> Intervals:
+        return _intervals(self.kept["free_gaps_in_fp_bp_longest"])
 
 
 def summary_signals(card: SummaryCard, order: int) -> SummarySignals | None:
     """The signals of one summarised card (None when its analysis failed or it has no steps)."""
     m = card.manifest
-    kept = m.get("signals")
-    if kept is None or m.get("error") or card.derived is None or not card.steps:
+    kept = card.details.get("signals")
+    if kept is None or m.get("error") or "derived" not in m or not card.steps:
         return None
     steps_doc = card.document["steps"]
     rows = m.get("comparison_steps") or []
     pipeline = any(r.get("pipeline") for r in rows)
     sig = SummarySignals(
-        card=card.card, order=order, store=None, derived=card.derived, steps=list(card.steps),
+        card=card.card, order=order, store=None, derived=_rule_sets(kept), steps=list(card.steps),
         operators=card.operators, step_time_us=_mean(steps_doc, "span_us"),
         step_interval_us=_mean(steps_doc, "step_interval_us"), fp_bp_us=_mean(steps_doc, "fp_bp_us"),
         tail_us=_mean(steps_doc, "tail_us"), compute_us=_mean(steps_doc, "compute_us"),

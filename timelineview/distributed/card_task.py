@@ -114,6 +114,7 @@ def _replace(folder: Path, partial: Path) -> None:
 def summarize_card(source: CardSource, out: str, name: str, min_gap_ns: int) -> CardResult:
     """Summarise one card into ``out/name`` (the task each worker runs)."""
     from timelineview.model.load import heap
+    from timelineview.model.load.jit import warm_scanner
     from timelineview.model.load.loader import load_cards
 
     t0 = time.perf_counter()
@@ -128,6 +129,7 @@ def summarize_card(source: CardSource, out: str, name: str, min_gap_ns: int) -> 
         result.error = "; ".join(source.problems)
         return _finish(result, t0)
     try:
+        warm_scanner()  # once per worker: the loader would decode a small card without the compiled scanner
         store = load_cards([source], workers=1)[0]
         if store.report.error:
             result.error = store.report.error
