@@ -22,7 +22,7 @@ from PySide6 import QtWidgets  # noqa: E402
 
 from timelineview.analysis.communication import Links  # noqa: E402
 from timelineview.views.analysis_tabs.communication.matrix_widget import MatrixWidget  # noqa: E402
-from timelineview.viewstate.comm_matrix import NODE_SIZE  # noqa: E402
+from timelineview.viewstate.tabs.comm_matrix import NODE_SIZE  # noqa: E402
 
 TARGET_MS = 100.0
 SLOW_SHARE = 0.01

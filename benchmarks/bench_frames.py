@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from timelineview.model.store.store_factory import store_from_columns  # noqa: E402
 from timelineview.model.store.trace_store import LaneTable, ProcessTable, TraceStore  # noqa: E402
-from timelineview.viewstate.view_state import Change  # noqa: E402
+from timelineview.viewstate.timeline.view_state import Change  # noqa: E402
 
 WIDTH, HEIGHT = 1920, 1080
 WINDOWS = {"full": 1.0, "1pct": 0.01, "0.01pct": 0.0001}

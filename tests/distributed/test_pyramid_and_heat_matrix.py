@@ -40,7 +40,7 @@ def _card(number: int, rank: int, values: dict[int, float]) -> CardComparison:
 
 
 def test_heat_matrix_rows_by_rank_steps_as_columns_and_by_node():
-    from timelineview.viewstate.heat_map import heat_matrix
+    from timelineview.viewstate.tabs.heat_map import heat_matrix
 
     # loaded out of rank order; rank 2 lacks step 2; 10 cards make one full node and one of two
     cards = [_card(n, r, {1: 100.0 * r + 1, 2: 100.0 * r + 2} if r != 2 else {1: 201.0}) for n, r in

@@ -13,8 +13,8 @@ from tests.views.factory import ascend_card
 from timelineview.synthetic import cluster_specs, generate_cluster
 from timelineview.views.main_window import DEFAULT_SIZE, MainWindow, default_size
 from timelineview.views.timeline.background_item import NO_TRACE_TEXT, empty_text
-from timelineview.viewstate.lane_filter import ALL
-from timelineview.viewstate.lane_layout import LANE
+from timelineview.viewstate.timeline.lane_filter import ALL
+from timelineview.viewstate.timeline.lane_layout import LANE
 
 SLOW = 2
 

@@ -17,7 +17,7 @@ from timelineview.analysis.window import window_metrics
 from timelineview.views.cluster.comparison_table import ComparisonTableModel
 from timelineview.views.panels.area_stats import METRIC_ROWS, metric_text
 from timelineview.views.panels.details_panel import DetailsPanel
-from timelineview.viewstate.lane_layout import STEPS
+from timelineview.viewstate.timeline.lane_layout import STEPS
 
 STEP = 2
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from timelineview.viewstate.hit_test import derived_interval_at, instant_at, slice_at, step_at
-from timelineview.viewstate.lane_filter import MAX_DERIVED_ROW_H, MAX_STEPS_ROW_H
-from timelineview.viewstate.lane_layout import COUNTER, DERIVED, LANE, OVERVIEW, PROCESS, STEPS
-from timelineview.viewstate.track_rows import (
+from timelineview.viewstate.timeline.hit_test import derived_interval_at, instant_at, slice_at, step_at
+from timelineview.viewstate.timeline.lane_filter import MAX_DERIVED_ROW_H, MAX_STEPS_ROW_H
+from timelineview.viewstate.timeline.lane_layout import COUNTER, DERIVED, LANE, OVERVIEW, PROCESS, STEPS
+from timelineview.viewstate.timeline.track_rows import (
     counter_rows,
     derived_filter_row,
     derived_rows,

@@ -17,11 +17,11 @@ from tests.views.factory import BASE_NS, StoreBuilder
 from tests.viewstate.kinds import HIT_TESTS, SOURCES
 from timelineview.model.store.trace_store import InstantTable
 from timelineview.viewstate.card_view import CardView, DerivedLane, StepBars
-from timelineview.viewstate.hit_test import hit_at, instant_at
-from timelineview.viewstate.lane_layout import DERIVED, LANE, STEPS, build_layout
-from timelineview.viewstate.lod import prefix_lengths
-from timelineview.viewstate.selection import area_selection, dragged_window, selection_span
-from timelineview.viewstate.view_state import (
+from timelineview.viewstate.timeline.hit_test import hit_at, instant_at
+from timelineview.viewstate.timeline.lane_layout import DERIVED, LANE, STEPS, build_layout
+from timelineview.viewstate.timeline.lod import prefix_lengths
+from timelineview.viewstate.timeline.selection import area_selection, dragged_window, selection_span
+from timelineview.viewstate.timeline.view_state import (
     AreaSelection,
     InstantRef,
     IntervalRef,
@@ -146,8 +146,8 @@ def test_the_selected_span_is_the_slice_or_the_area(state):
 
 
 def test_the_view_state_modules_import_no_qt():
-    code = ("import sys; import timelineview.viewstate.hit_test, timelineview.viewstate.selection, "
-            "timelineview.viewstate.lane_filter, timelineview.viewstate.track_rows; "
+    code = ("import sys; import timelineview.viewstate.timeline.hit_test, timelineview.viewstate.timeline.selection, "
+            "timelineview.viewstate.timeline.lane_filter, timelineview.viewstate.timeline.track_rows; "
             "print(sorted(m for m in sys.modules if m.startswith(('PySide6', 'pyqtgraph'))))")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr

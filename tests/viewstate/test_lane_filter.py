@@ -8,8 +8,8 @@ import pytest
 from tests.views.factory import BASE_NS, StoreBuilder
 from tests.viewstate.kinds import SOURCES
 from timelineview.viewstate.card_view import CardView, DerivedLane, StepBars
-from timelineview.viewstate.lane_filter import ALL, DERIVED_ONLY, MIN_ROW_H, STEPS_ONLY, build_filtered_layout
-from timelineview.viewstate.lane_layout import CARD, DERIVED, STEPS, build_layout
+from timelineview.viewstate.timeline.lane_filter import ALL, DERIVED_ONLY, MIN_ROW_H, STEPS_ONLY, build_filtered_layout
+from timelineview.viewstate.timeline.lane_layout import CARD, DERIVED, STEPS, build_layout
 
 
 def _lane(key: str, title: str) -> DerivedLane:

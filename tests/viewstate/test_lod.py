@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from timelineview.viewstate.lod import (
+from timelineview.viewstate.timeline.lod import (
     build_row_summary,
     column_edges,
     counter_columns,

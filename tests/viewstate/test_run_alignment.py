@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from timelineview.viewstate.card_view import CardView, StepBars
-from timelineview.viewstate.paired_bars import BAR_H, LABEL_W, VALUE_W, PhaseValues, paired_bars
-from timelineview.viewstate.run_alignment import (
+from timelineview.viewstate.tabs.paired_bars import BAR_H, LABEL_W, VALUE_W, PhaseValues, paired_bars
+from timelineview.viewstate.tabs.run_alignment import (
     NEW_RUN_NUMBER_BASE,
     CardPair,
     RunCardView,

@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from timelineview.viewstate.search import CardMatches, NameSearch, match_key_before, step_match
+from timelineview.viewstate.timeline.search import CardMatches, NameSearch, match_key_before, step_match
 
 
 def test_substring_case_insensitive():

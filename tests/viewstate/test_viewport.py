@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from timelineview.viewstate.viewport import MIN_SPAN_NS, Viewport, held_key_rate
+from timelineview.viewstate.timeline.viewport import MIN_SPAN_NS, Viewport, held_key_rate
 
 
 def make(t_max: int = 10_000_000_000, width: int = 1000) -> Viewport:

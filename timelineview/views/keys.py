@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from PySide6 import QtCore, QtGui
 
-from timelineview.viewstate.viewport import held_key_rate
+from timelineview.viewstate.timeline.viewport import held_key_rate
 
 ZOOM_IN, ZOOM_OUT, PAN_LEFT, PAN_RIGHT = "zoom_in", "zoom_out", "pan_left", "pan_right"
 

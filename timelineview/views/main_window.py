@@ -15,7 +15,7 @@ from timelineview.views.search_bar import SearchBar
 from timelineview.views.shortcut_sheet import ShortcutSheet
 from timelineview.views.theme import system_is_dark
 from timelineview.views.timeline.widget import TimelineWidget
-from timelineview.viewstate.view_state import Change
+from timelineview.viewstate.timeline.view_state import Change
 
 MAX_RECENT = 10
 DEFAULT_SIZE = QtCore.QSize(1400, 860)

@@ -18,9 +18,9 @@ from timelineview.analysis.card_analysis import CardAnalysis, analyse_card
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS, DerivedIntervals
 from timelineview.analysis.session import VIEW_FIELDS
 from timelineview.model.store.trace_store import TraceStore
-from timelineview.viewstate.lod import RowSummary, build_row_summary, prefix_lengths
 from timelineview.viewstate.palette import name_colours
-from timelineview.viewstate.search import NameSearch
+from timelineview.viewstate.timeline.lod import RowSummary, build_row_summary, prefix_lengths
+from timelineview.viewstate.timeline.search import NameSearch
 
 
 @dataclass

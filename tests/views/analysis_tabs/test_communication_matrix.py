@@ -10,7 +10,7 @@ import pytest
 
 from timelineview.analysis.communication import Links
 from timelineview.views.analysis_tabs.communication.matrix_widget import MatrixWidget
-from timelineview.viewstate.comm_matrix import (
+from timelineview.viewstate.tabs.comm_matrix import (
     BYTES,
     EMPTY_RGB,
     MIN_CELL_PX,

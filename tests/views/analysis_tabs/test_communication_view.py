@@ -17,9 +17,9 @@ from PySide6 import QtCore, QtGui
 from timelineview.synthetic import cluster_specs, generate_cluster
 from timelineview.views.analysis_tabs.communication.communication_view import ACROSS
 from timelineview.views.analysis_tabs.communication.matrix_widget import SLOW_PEN
-from timelineview.viewstate.comm_wait_lane import KEY as WAIT_KEY
-from timelineview.viewstate.lane_layout import DERIVED, LANE
-from timelineview.viewstate.plane_colours import WAIT_COLOUR, pair_colour
+from timelineview.viewstate.timeline.comm_wait_lane import KEY as WAIT_KEY
+from timelineview.viewstate.timeline.lane_layout import DERIVED, LANE
+from timelineview.viewstate.timeline.plane_colours import WAIT_COLOUR, pair_colour
 
 CARDS = 4
 SLOW_LINK = (1, 2)
@@ -253,7 +253,7 @@ def test_plane_colour_mode_and_transfer_bandwidth_in_details(view, window):
     card = window.timeline.ctx.card_by_number(0)
     window.plane_colour_action.trigger()
     assert window.timeline.ctx.plane_colours
-    from timelineview.viewstate.plane_colours import plane_colour_ids
+    from timelineview.viewstate.timeline.plane_colours import plane_colour_ids
 
     ids = plane_colour_ids(card)
     planes = {ln for ln in range(len(card.store.lanes)) if card.store.lanes.name[ln].startswith("Plane")}
@@ -314,7 +314,7 @@ def test_wait_filter_chosen_before_any_layout_still_finds_each_card(generated, t
     from timelineview.model.load.loader import card_sources
     from timelineview.views.timeline.tracks.registry import TRACK_KINDS
     from timelineview.viewstate.card_view import prepare_card
-    from timelineview.viewstate.lane_filter import build_filtered_layout
+    from timelineview.viewstate.timeline.lane_filter import build_filtered_layout
 
     monkeypatch.setenv("TIMELINEVIEW_CACHE", str(tmp_path / "cache"))
     stores = load_cards(card_sources([Path(generated[0])]))

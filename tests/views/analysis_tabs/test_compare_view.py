@@ -16,7 +16,7 @@ from timelineview.synthetic import cluster_specs, generate_cluster
 from timelineview.views.analysis_tabs.compare.open_menu import compare_view, open_comparison
 from timelineview.views.analysis_tabs.compare.phase_bars import FASTER_COLOUR, SLOWER_COLOUR
 from timelineview.views.keys import STEP_PAN
-from timelineview.viewstate.lane_layout import LANE
+from timelineview.viewstate.timeline.lane_layout import LANE
 
 SLOW = 1  # the rank that carries the planted change
 SPEC = dict(seed=4, steps=3, tasks_per_step=60)

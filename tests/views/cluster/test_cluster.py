@@ -16,8 +16,8 @@ from timelineview.analysis.summary import stats_document
 from timelineview.synthetic import cluster_specs, generate_cluster
 from timelineview.views.cluster.comparison_table import SLOW_CELL, SLOW_ROW, SLOW_TEXT
 from timelineview.views.cluster.stacked_bars import LEGEND_H, PAD
-from timelineview.viewstate.lane_filter import MIN_ROW_H, fitted_row_height
 from timelineview.viewstate.palette import DERIVED_COLOURS
+from timelineview.viewstate.timeline.lane_filter import MIN_ROW_H, fitted_row_height
 
 REPO = Path(__file__).resolve().parents[3]
 SLOW_CARD, SLOW_DATA_CARD = 3, 5

@@ -6,7 +6,7 @@ import pytest
 from PySide6 import QtCore
 
 from timelineview.views.panels.details_panel import DetailsPanel
-from timelineview.viewstate.lane_layout import LANE, LANE_PAD, SLICE_ROW_H
+from timelineview.viewstate.timeline.lane_layout import LANE, LANE_PAD, SLICE_ROW_H
 
 SIGNALS = ("windowChanged", "layoutChanged", "selectionChanged", "searchChanged")
 

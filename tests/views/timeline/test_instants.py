@@ -11,8 +11,8 @@ from tests.views.factory import BASE_NS, StoreBuilder
 from timelineview.model.store.trace_store import InstantTable
 from timelineview.views.timeline.tracks.instant_track import InstantTrackItem
 from timelineview.viewstate.card_view import prepare_card
-from timelineview.viewstate.lane_layout import LANE
-from timelineview.viewstate.lod import instant_columns
+from timelineview.viewstate.timeline.lane_layout import LANE
+from timelineview.viewstate.timeline.lod import instant_columns
 
 
 def test_instants_by_lane_are_grouped_and_in_time_order():

@@ -9,8 +9,8 @@ from PySide6 import QtCore, QtGui
 from tests.views.timeline.test_render import count_colour, pixels
 from timelineview.views.cluster.comparison_table import ComparisonTableModel
 from timelineview.viewstate.counter_units import BYTES, CounterUnit, counter_unit, format_counter
-from timelineview.viewstate.lane_layout import COUNTER, DERIVED, STEPS
-from timelineview.viewstate.track_rows import STEP_LEGEND, WHOLE_TRACE_LEGEND, counter_title
+from timelineview.viewstate.timeline.lane_layout import COUNTER, DERIVED, STEPS
+from timelineview.viewstate.timeline.track_rows import STEP_LEGEND, WHOLE_TRACE_LEGEND, counter_title
 
 
 def tree_row_pixels(tl, row) -> np.ndarray:

@@ -10,8 +10,8 @@ from timelineview.views.timeline.tracks.card_track import CardTrackItem
 from timelineview.views.timeline.tracks.instant_track import InstantTrackItem
 from timelineview.views.timeline.tracks.registry import HeaderStyle, TrackKind, header_style
 from timelineview.views.timeline.tracks.slice_track import SliceTrackItem
-from timelineview.viewstate.lane_layout import LANE, OVERVIEW, Row
-from timelineview.viewstate.view_state import IntervalRef
+from timelineview.viewstate.timeline.lane_layout import LANE, OVERVIEW, Row
+from timelineview.viewstate.timeline.view_state import IntervalRef
 
 MARKER = "marker"
 MARKER_H = 14

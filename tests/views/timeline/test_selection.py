@@ -11,8 +11,8 @@ from timelineview.analysis.window import window_metrics
 from timelineview.views.panels.area_stats import METRIC_ROWS, metric_text
 from timelineview.views.panels.details_panel import DetailsPanel
 from timelineview.views.panels.slice_details import self_time
-from timelineview.viewstate.lane_layout import LANE, LANE_PAD, SLICE_ROW_H
 from timelineview.viewstate.time_format import format_exact, format_raw_us
+from timelineview.viewstate.timeline.lane_layout import LANE, LANE_PAD, SLICE_ROW_H
 
 
 def slice_point(tl, card_no, i) -> QtCore.QPoint:

@@ -10,8 +10,8 @@ from timelineview.analysis.window import window_metrics
 from timelineview.views import keys
 from timelineview.views.panels.area_stats import METRIC_ROWS
 from timelineview.views.panels.details_panel import DetailsPanel
-from timelineview.viewstate.lane_layout import DERIVED, LANE
-from timelineview.viewstate.viewport import MIN_SPAN_NS
+from timelineview.viewstate.timeline.lane_layout import DERIVED, LANE
+from timelineview.viewstate.timeline.viewport import MIN_SPAN_NS
 
 
 def process_of(card, lane_name_prefix: str) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from timelineview.viewstate.jump_target import JumpTarget, lane_index
-from timelineview.viewstate.lane_layout import LANE
+from timelineview.viewstate.timeline.lane_layout import LANE
 
 SPAN_MARGIN = 0.1  # of the span, either side
 MIN_SPAN_NS = 2_000

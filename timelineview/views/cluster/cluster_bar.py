@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from timelineview.viewstate.lane_filter import ALL, LANE_FILTERS
+from timelineview.viewstate.timeline.lane_filter import ALL, LANE_FILTERS
 
 
 class ClusterBar(QtWidgets.QFrame):

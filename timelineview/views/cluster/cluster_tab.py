@@ -20,7 +20,7 @@ from timelineview.views.cluster.cluster_view import ClusterView
 from timelineview.views.cluster.heat_map import HeatMapView
 from timelineview.views.timeline.widget import TimelineWidget
 from timelineview.viewstate.card_view import CardView
-from timelineview.viewstate.lane_filter import ALL
+from timelineview.viewstate.timeline.lane_filter import ALL
 
 STEP_MARGIN = 0.02  # of the step length, either side of a drilled step
 LANE_FILTER_KEY = "Ctrl+L"

@@ -12,7 +12,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.comparison import COLUMNS, PIPELINE_COLUMNS, TIME, ClusterComparison
-from timelineview.viewstate.heat_map import CARDS_PER_NODE, HeatMatrix, heat_matrix
+from timelineview.viewstate.tabs.heat_map import CARDS_PER_NODE, HeatMatrix, heat_matrix
 
 LUT_SIZE = 256
 NO_VALUE = (128, 128, 128)  # a card without that step

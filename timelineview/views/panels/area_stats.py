@@ -11,7 +11,7 @@ from timelineview.views.background import BackgroundCall
 from timelineview.views.panels.name_table_model import NameTableModel
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.time_format import format_duration, format_exact
-from timelineview.viewstate.view_state import AreaSelection
+from timelineview.viewstate.timeline.view_state import AreaSelection
 
 SYNC_NAME_TABLE_SLICES = 200_000  # bigger windows get their per-name table from a worker thread
 OVERVIEW_HINT = ("<b>Whole trace</b> — click a slice for its details, drag across lanes (or click a step) "

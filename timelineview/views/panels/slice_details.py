@@ -9,8 +9,8 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from timelineview.viewstate.card_view import CardView
-from timelineview.viewstate.plane_colours import transfer_details
 from timelineview.viewstate.time_format import format_exact, format_raw_us
+from timelineview.viewstate.timeline.plane_colours import transfer_details
 
 MAX_ARG_ITEMS = 2000
 MAX_FLOW_BUTTONS = 200

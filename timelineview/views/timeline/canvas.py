@@ -19,7 +19,7 @@ from timelineview.views.timeline.time_axis import TimeAxisItem
 from timelineview.views.timeline.tracks.registry import item_classes
 from timelineview.views.timeline.view_context import AXIS_H, ViewContext
 from timelineview.viewstate.card_view import CardView
-from timelineview.viewstate.view_state import Rect
+from timelineview.viewstate.timeline.view_state import Rect
 
 DRAG_THRESHOLD_PX = 4
 

@@ -10,7 +10,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.views.timeline.tracks.registry import HeaderStyle, header_style
 from timelineview.views.timeline.view_context import AXIS_H, ViewContext
-from timelineview.viewstate.lane_layout import Row
+from timelineview.viewstate.timeline.lane_layout import Row
 
 INDENT = 14
 COMPACT_MIN_PX = 8  # smallest text in compact rows

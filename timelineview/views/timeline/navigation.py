@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from timelineview.viewstate.lane_layout import SLICE_ROW_H
-from timelineview.viewstate.selection import selection_span
-from timelineview.viewstate.view_state import Change
+from timelineview.viewstate.timeline.lane_layout import SLICE_ROW_H
+from timelineview.viewstate.timeline.selection import selection_span
+from timelineview.viewstate.timeline.view_state import Change
 
 
 class NavigationMixin:

@@ -7,8 +7,8 @@ from PySide6 import QtCore, QtGui
 
 from timelineview.views.timeline.view_context import ViewContext, qrect, qrectf
 from timelineview.viewstate.card_view import CardView
-from timelineview.viewstate.lane_layout import LANE, LANE_PAD, SLICE_ROW_H
 from timelineview.viewstate.time_format import format_duration
+from timelineview.viewstate.timeline.lane_layout import LANE, LANE_PAD, SLICE_ROW_H
 
 MAX_ARROWS = 200
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from timelineview.viewstate.search import CardMatches, match_key_before, step_match
-from timelineview.viewstate.view_state import Change, SliceRef
+from timelineview.viewstate.timeline.search import CardMatches, match_key_before, step_match
+from timelineview.viewstate.timeline.view_state import Change, SliceRef
 
 
 class SearchMixin:

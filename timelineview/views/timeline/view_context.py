@@ -6,7 +6,7 @@ from PySide6 import QtCore
 
 from timelineview.model.load.partial_load import UnloadedSpan
 from timelineview.views.theme import Theme
-from timelineview.viewstate.view_state import AXIS_H, Rect, ViewState
+from timelineview.viewstate.timeline.view_state import AXIS_H, Rect, ViewState
 
 __all__ = ["AXIS_H", "ViewContext", "qrect", "qrectf"]
 

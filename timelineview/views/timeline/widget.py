@@ -33,12 +33,12 @@ from timelineview.views.timeline.search import SearchMixin
 from timelineview.views.timeline.tracks import registry
 from timelineview.views.timeline.view_context import ViewContext
 from timelineview.viewstate.card_view import CardView
-from timelineview.viewstate.hit_test import hit_at
-from timelineview.viewstate.lane_filter import ALL, build_filtered_layout, is_single_kind
-from timelineview.viewstate.lane_layout import LANE_PAD, SLICE_ROW_H, LaneLayout
-from timelineview.viewstate.selection import area_selection, dragged_window
 from timelineview.viewstate.time_format import format_duration, format_exact
-from timelineview.viewstate.view_state import (
+from timelineview.viewstate.timeline.hit_test import hit_at
+from timelineview.viewstate.timeline.lane_filter import ALL, build_filtered_layout, is_single_kind
+from timelineview.viewstate.timeline.lane_layout import LANE_PAD, SLICE_ROW_H, LaneLayout
+from timelineview.viewstate.timeline.selection import area_selection, dragged_window
+from timelineview.viewstate.timeline.view_state import (
     REPAINT,
     Change,
     Hit,

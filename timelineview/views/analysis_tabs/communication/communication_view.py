@@ -23,10 +23,10 @@ from timelineview.views.analysis_tabs.record_table import (
     RecordColumn,
     RecordTableModel,
 )
-from timelineview.viewstate.comm_matrix import ALL_TRANSPORTS, METRIC_TITLES, METRICS, transports_of
-from timelineview.viewstate.comm_rows import across_rows, card_key, card_rows, waited_for_counts
-from timelineview.viewstate.comm_targets import collective_row, link_operator, operator_target
 from timelineview.viewstate.jump_target import JumpTarget
+from timelineview.viewstate.tabs.comm_matrix import ALL_TRANSPORTS, METRIC_TITLES, METRICS, transports_of
+from timelineview.viewstate.tabs.comm_rows import across_rows, card_key, card_rows, waited_for_counts
+from timelineview.viewstate.tabs.comm_targets import collective_row, link_operator, operator_target
 
 ACROSS = -1  # the table scope that lines the cards up per collective
 MAX_CARD_COLUMNS = 64  # per-card wait columns shown across cards (the CSV has them all)

@@ -11,7 +11,8 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.communication import Links
-from timelineview.viewstate.comm_matrix import (
+from timelineview.viewstate.palette import text_on
+from timelineview.viewstate.tabs.comm_matrix import (
     ALL_TRANSPORTS,
     BANDWIDTH,
     METRIC_TITLES,
@@ -25,7 +26,6 @@ from timelineview.viewstate.comm_matrix import (
     needs_nodes,
     scale_range,
 )
-from timelineview.viewstate.palette import text_on
 
 LEFT, TOP, BOTTOM, RIGHT = 44, 36, 34, 12  # px around the cells: rank labels, title, colour scale
 SLOW_PEN = QtGui.QColor(220, 30, 30)

@@ -5,7 +5,7 @@ wheel, drag) move both runs together."""
 from __future__ import annotations
 
 from timelineview.views.timeline.tracks import registry
-from timelineview.viewstate.run_alignment import (
+from timelineview.viewstate.tabs.run_alignment import (
     CardPair,
     RunCardView,
     aligned_offsets,
@@ -15,8 +15,8 @@ from timelineview.viewstate.run_alignment import (
     step_start,
     step_window_rel,
 )
-from timelineview.viewstate.run_layout import pairs_builder
-from timelineview.viewstate.view_state import Change
+from timelineview.viewstate.tabs.run_layout import pairs_builder
+from timelineview.viewstate.timeline.view_state import Change
 
 STEP_MARGIN = 0.02  # of the window, either side of the chosen step
 

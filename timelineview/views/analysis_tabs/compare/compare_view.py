@@ -24,8 +24,8 @@ from timelineview.views.analysis_tabs.compare.delta_tables import (
 )
 from timelineview.views.analysis_tabs.compare.phase_bars import PhaseBars
 from timelineview.views.load_worker import finish_load
-from timelineview.viewstate.paired_bars import PhaseValues
-from timelineview.viewstate.run_alignment import CardPair, RunCardView, as_new_run_card, step_count, step_label
+from timelineview.viewstate.tabs.paired_bars import PhaseValues
+from timelineview.viewstate.tabs.run_alignment import CardPair, RunCardView, as_new_run_card, step_count, step_label
 
 NOTE_STYLE = "color: #b9770e"
 ROW_PAD = 6  # px around a table row's text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.viewstate.paired_bars import LABEL_W, PHASE_TITLES, VALUE_W, PairedBar, PhaseValues, paired_bars
+from timelineview.viewstate.tabs.paired_bars import LABEL_W, PHASE_TITLES, VALUE_W, PairedBar, PhaseValues, paired_bars
 from timelineview.viewstate.time_format import format_duration
 
 BASE_COLOUR = "#8c96a0"

@@ -10,9 +10,9 @@ from timelineview.views.timeline.tracks.card_track import CardTrackItem
 from timelineview.views.timeline.view_context import ViewContext
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.counter_units import counter_unit, format_counter
-from timelineview.viewstate.lane_layout import COUNTER
-from timelineview.viewstate.lod import counter_columns
 from timelineview.viewstate.palette import SLICE_COLOURS, name_colour
+from timelineview.viewstate.timeline.lane_layout import COUNTER
+from timelineview.viewstate.timeline.lod import counter_columns
 
 
 def _to_y(v: np.ndarray, base: int, lo: float, hi: float, h: int) -> np.ndarray:

@@ -9,9 +9,9 @@ from timelineview.views.painting import draw_rects, rect_array
 from timelineview.views.timeline.tracks.card_track import CardTrackItem
 from timelineview.views.timeline.view_context import ViewContext
 from timelineview.viewstate.card_view import CardView
-from timelineview.viewstate.lane_layout import DERIVED, STEPS
-from timelineview.viewstate.lod import coverage_fraction, level_runs
 from timelineview.viewstate.time_format import format_duration
+from timelineview.viewstate.timeline.lane_layout import DERIVED, STEPS
+from timelineview.viewstate.timeline.lod import coverage_fraction, level_runs
 
 FRACTION_LEVELS = 4
 LEVEL_ALPHA = (0, 90, 150, 205, 255)

@@ -14,8 +14,8 @@ from timelineview.views.painting import draw_rects, rect_array
 from timelineview.views.timeline.tracks.card_track import CardTrackItem
 from timelineview.views.timeline.view_context import ViewContext
 from timelineview.viewstate.card_view import CardView
-from timelineview.viewstate.lane_layout import LANE, LANE_PAD, SLICE_ROW_H
-from timelineview.viewstate.lod import instant_columns
+from timelineview.viewstate.timeline.lane_layout import LANE, LANE_PAD, SLICE_ROW_H
+from timelineview.viewstate.timeline.lod import instant_columns
 
 HEAD_W = 5  # px, odd: centred on the instant's column
 HEAD_H = 3

@@ -20,10 +20,10 @@ from timelineview.views.timeline.tracks.derived_track import DerivedTrackItem
 from timelineview.views.timeline.tracks.instant_track import InstantTrackItem
 from timelineview.views.timeline.tracks.slice_track import SliceTrackItem
 from timelineview.viewstate.card_view import CardView
-from timelineview.viewstate.comm_wait_lane import comm_wait_filter_row, comm_wait_rows
-from timelineview.viewstate.hit_test import HitTest, derived_interval_at, instant_at, slice_at, step_at
-from timelineview.viewstate.lane_filter import MAX_DERIVED_ROW_H, MAX_STEPS_ROW_H
-from timelineview.viewstate.lane_layout import (
+from timelineview.viewstate.timeline.comm_wait_lane import comm_wait_filter_row, comm_wait_rows
+from timelineview.viewstate.timeline.hit_test import HitTest, derived_interval_at, instant_at, slice_at, step_at
+from timelineview.viewstate.timeline.lane_filter import MAX_DERIVED_ROW_H, MAX_STEPS_ROW_H
+from timelineview.viewstate.timeline.lane_layout import (
     CARD,
     COUNTER,
     DERIVED,
@@ -33,7 +33,7 @@ from timelineview.viewstate.lane_layout import (
     STEPS,
     Row,
 )
-from timelineview.viewstate.track_rows import (
+from timelineview.viewstate.timeline.track_rows import (
     counter_rows,
     derived_filter_row,
     derived_rows,

@@ -15,9 +15,9 @@ from timelineview.views.painting import LABEL_MIN_PX, draw_rects, fill_grouped, 
 from timelineview.views.timeline.tracks.card_track import CardTrackItem
 from timelineview.views.timeline.view_context import ViewContext
 from timelineview.viewstate.card_view import CardView
-from timelineview.viewstate.lane_layout import LANE, LANE_PAD, SLICE_ROW_H, summarised_lanes
-from timelineview.viewstate.lod import coverage, level_runs, lod_rects
-from timelineview.viewstate.plane_colours import override_colours
+from timelineview.viewstate.timeline.lane_layout import LANE, LANE_PAD, SLICE_ROW_H, summarised_lanes
+from timelineview.viewstate.timeline.lod import coverage, level_runs, lod_rects
+from timelineview.viewstate.timeline.plane_colours import override_colours
 
 MAX_LABELS = 1500
 FOLD_LABEL_MIN_PX = 70

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from timelineview.viewstate.card_view import CardView
-from timelineview.viewstate.lane_layout import LaneLayout, Row
-from timelineview.viewstate.search import CardMatches
-from timelineview.viewstate.viewport import Viewport
+from timelineview.viewstate.timeline.lane_layout import LaneLayout, Row
+from timelineview.viewstate.timeline.search import CardMatches
+from timelineview.viewstate.timeline.viewport import Viewport
 
 AXIS_H = 26  # px of the time ruler above the track area
 

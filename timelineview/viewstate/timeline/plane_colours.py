@@ -12,8 +12,8 @@ import zlib
 import numpy as np
 
 from timelineview.viewstate.card_view import CardView
-from timelineview.viewstate.comm_matrix import format_bytes
 from timelineview.viewstate.palette import SLICE_COLOURS
+from timelineview.viewstate.tabs.comm_matrix import format_bytes
 from timelineview.viewstate.time_format import format_duration
 
 KEEP = -1  # not a plane task: the name's colour

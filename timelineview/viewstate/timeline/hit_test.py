@@ -11,8 +11,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from timelineview.viewstate.lane_layout import LANE_PAD, SLICE_ROW_H, Row
-from timelineview.viewstate.view_state import Hit, InstantRef, IntervalRef, SliceRef, ViewState
+from timelineview.viewstate.timeline.lane_layout import LANE_PAD, SLICE_ROW_H, Row
+from timelineview.viewstate.timeline.view_state import Hit, InstantRef, IntervalRef, SliceRef, ViewState
 
 HIT_SLOP_PX = 2
 

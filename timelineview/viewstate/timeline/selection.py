@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from timelineview.viewstate.lane_layout import Row, summarised_lanes
-from timelineview.viewstate.view_state import AreaSelection, ViewState
+from timelineview.viewstate.timeline.lane_layout import Row, summarised_lanes
+from timelineview.viewstate.timeline.view_state import AreaSelection, ViewState
 
 
 def dragged_window(state: ViewState, x0: float, y0: float, x1: float, y1: float) -> tuple[int, int, float, float]:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from timelineview.viewstate.card_view import CardView
-from timelineview.viewstate.lane_layout import (
+from timelineview.viewstate.timeline.lane_layout import (
     CARD,
     CARD_H,
     DERIVED_H,
@@ -24,7 +24,7 @@ from timelineview.viewstate.lane_layout import (
     build_layout,
     group_rows,
 )
-from timelineview.viewstate.track_rows import STEPS_FILTER_KEY
+from timelineview.viewstate.timeline.track_rows import STEPS_FILTER_KEY
 
 ALL, DERIVED_ONLY, STEPS_ONLY = "all", "derived", STEPS_FILTER_KEY
 # (key, menu title); single derived kinds are keyed by DerivedLane.key

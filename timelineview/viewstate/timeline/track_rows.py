@@ -11,7 +11,7 @@ import numpy as np
 
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.counter_units import counter_unit
-from timelineview.viewstate.lane_layout import (
+from timelineview.viewstate.timeline.lane_layout import (
     COUNTER,
     COUNTER_H,
     DERIVED,

@@ -7,10 +7,10 @@ communication analysis when the session has computed it (the load computes it fo
 from __future__ import annotations
 
 from timelineview.viewstate.card_view import CardView, DerivedLane
-from timelineview.viewstate.comm_targets import wait_intervals
-from timelineview.viewstate.lane_layout import DERIVED, DERIVED_H, Row
-from timelineview.viewstate.lod import prefix_lengths
-from timelineview.viewstate.track_rows import derived_legend
+from timelineview.viewstate.tabs.comm_targets import wait_intervals
+from timelineview.viewstate.timeline.lane_layout import DERIVED, DERIVED_H, Row
+from timelineview.viewstate.timeline.lod import prefix_lengths
+from timelineview.viewstate.timeline.track_rows import derived_legend
 
 KEY = "communication_wait"
 TITLE = "Communication wait"

@@ -11,8 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from timelineview.viewstate.lane_layout import CARD, OVERVIEW, PROCESS, LaneLayout, Row, RowSource, build_layout
-from timelineview.viewstate.run_alignment import NEW_RUN_PREFIX, CardPair, RunCardView
+from timelineview.viewstate.tabs.run_alignment import NEW_RUN_PREFIX, CardPair, RunCardView
+from timelineview.viewstate.timeline.lane_layout import (
+    CARD,
+    OVERVIEW,
+    PROCESS,
+    LaneLayout,
+    Row,
+    RowSource,
+    build_layout,
+)
 
 
 def _match_keys(rows: list[Row]) -> list[tuple | None]:

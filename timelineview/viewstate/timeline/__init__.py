@@ -1,0 +1,1 @@
+"""What the timeline shows, without Qt: viewport, level of detail, rows, hit tests, selection, search."""
