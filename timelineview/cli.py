@@ -10,6 +10,15 @@ import orjson
 
 from timelineview.analysis.summary import format_text, stats_document
 from timelineview.analysis.summary_session import SummarySession, is_summary_folder
+from timelineview.commands.exit_codes import (
+    EPILOG,
+    EXIT_INTERRUPTED,
+    EXIT_NOTHING_READABLE,
+    EXIT_OK,
+    holds_events,
+    nothing_readable_reason,
+    run_guarded,
+)
 from timelineview.model import LoadCancelled, load
 from timelineview.model.load.loader import shutdown_pool
 
@@ -31,8 +40,8 @@ def _progress_printer(enabled: bool):
 
 
 def stats_main(argv: list[str]) -> int:
-    """Entry point of the ``stats`` subcommand; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="timelineview stats",
+    """Entry point of the ``stats`` subcommand; returns the exit code (``commands.exit_codes``)."""
+    parser = argparse.ArgumentParser(prog="timelineview stats", epilog=EPILOG,
                                      description="Per-card and per-step statistics of Ascend timelines.")
     parser.add_argument("paths", nargs="+", help="trace files or folders (one card per rank)")
     parser.add_argument("--json", action="store_true",
@@ -40,6 +49,10 @@ def stats_main(argv: list[str]) -> int:
     parser.add_argument("--min-gap-us", type=float, default=1.0, help="idle AI Core gap threshold (µs)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
+    return run_guarded("timelineview stats", lambda: _stats(args))
+
+
+def _stats(args: argparse.Namespace) -> int:
     if len(args.paths) == 1 and is_summary_folder(args.paths[0]):  # metrics.md §10: no trace is read
         return _print(SummarySession(args.paths[0]).stats_document(), args.json)
     cancel = threading.Event()
@@ -48,17 +61,20 @@ def stats_main(argv: list[str]) -> int:
                       cancel=cancel)
     except KeyboardInterrupt:
         cancel.set()
-        return 130
+        return EXIT_INTERRUPTED
     except LoadCancelled:
-        return 130
+        return EXIT_INTERRUPTED
     finally:
         shutdown_pool()
+    if not any(holds_events(s) for s in stores):
+        print(f"timelineview stats: nothing readable: {nothing_readable_reason(stores)}", file=sys.stderr)
+        return EXIT_NOTHING_READABLE
     _print(stats_document(stores, min_gap_ns=int(round(args.min_gap_us * 1000))), args.json)
     for store in stores:
-        if store.report.error or store.report.truncated or store.report.dropped_events:
-            print(f"{store.card}: {store.report.summary().splitlines()[0]}", file=sys.stderr)
-    readable = any(len(s.slices) or s.report.counts_by_ph for s in stores)
-    return 0 if readable else 1
+        line = store.report.headline()
+        if line or not holds_events(store):
+            print(f"{store.card}: {line or 'no events in the input'}", file=sys.stderr)
+    return EXIT_OK
 
 
 def _print(doc: dict, as_json: bool) -> int:
@@ -67,7 +83,7 @@ def _print(doc: dict, as_json: bool) -> int:
         sys.stdout.buffer.write(b"\n")
     else:
         print(format_text(doc))
-    return 0
+    return EXIT_OK
 
 
 def main() -> None:  # ``python -m timelineview.cli``

@@ -10,20 +10,29 @@ import orjson
 from timelineview.analysis.run_diff import RunDiff, diff_runs
 from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.text_table import format_table
+from timelineview.commands.exit_codes import (
+    EPILOG,
+    EXIT_NOTHING_READABLE,
+    EXIT_OK,
+    nothing_readable_reason,
+    run_guarded,
+)
 
 TOP_CHANGES = 15  # operators and collectives in the readable output
-EXIT_NOTHING_READABLE = 1
 
 
 def _load(path: str, label: str):
     from timelineview.model import load
 
     stores = load([path])
-    readable = [s for s in stores if len(s.slices)]
-    if not readable:
-        why = "; ".join(s.report.error for s in stores if s.report.error) or "no events could be read"
-        raise SystemExit(f"timelineview diff: nothing readable in the {label} run {path}: {why}")
+    if not any(len(s.slices) for s in stores):  # a comparison is of slices
+        raise _NothingReadable(f"timelineview diff: nothing readable in the {label} run {path}: "
+                               f"{nothing_readable_reason(stores)}")
     return stores
+
+
+class _NothingReadable(Exception):
+    """A run holds no slice to compare (exit 1, the message on stderr)."""
 
 
 PHASE_COLUMNS = (("step_time_us", "step"), ("step_interval_us", "step interval"), ("fp_bp_us", "fwd/bwd"),
@@ -67,19 +76,23 @@ def format_text(diff: RunDiff) -> str:
 
 
 def diff_main(argv: list[str]) -> int:
-    """Entry point of the ``diff`` subcommand; returns the exit code."""
+    """Entry point of the ``diff`` subcommand; returns the exit code (``commands.exit_codes``)."""
     parser = argparse.ArgumentParser(
-        prog="timelineview diff",
+        prog="timelineview diff", epilog=EPILOG,
         description="What changed between a baseline run and a new one: per card the step phases and "
                     "metrics, then the operators and collectives whose total time changed most.")
     parser.add_argument("base", help="the baseline run: a trace file or a folder (one card per rank)")
     parser.add_argument("new", help="the new run, the same way")
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
     args = parser.parse_args(argv)
+    return run_guarded("timelineview diff", lambda: _diff(args))
+
+
+def _diff(args: argparse.Namespace) -> int:
     try:
         base = AnalysisSession(_load(args.base, "base"))
         new = AnalysisSession(_load(args.new, "new"))
-    except SystemExit as exc:
+    except _NothingReadable as exc:
         print(exc, file=sys.stderr)
         return EXIT_NOTHING_READABLE
     finally:
@@ -92,4 +105,4 @@ def diff_main(argv: list[str]) -> int:
         sys.stdout.buffer.write(b"\n")
     else:
         sys.stdout.write(format_text(diff))
-    return 0
+    return EXIT_OK

@@ -8,6 +8,7 @@ costs only itself. Either way the result is the same ``ChunkResult``.
 from __future__ import annotations
 
 import gc
+import math
 import operator
 import threading
 from itertools import compress, repeat
@@ -29,6 +30,7 @@ from timelineview.model.decode.chunk_result import (
 from timelineview.model.decode.timestamps import tokens_to_ns
 from timelineview.model.decode.tolerant import scan
 
+TYPED_RUN = 8  # intact elements in a row worth one typed decode in the tolerant path
 _buffers: dict[tuple[int, str], bytearray] = {}  # reused read buffers: (thread, use) -> buffer
 
 
@@ -87,7 +89,8 @@ def decode_range(path: str, file_index: int, start: int, end: int, last: bool,
         buf = read_range(path, start, end, reuse="typed")
         try:
             events = ev.typed_decoder.decode(buf)
-        except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):  # bad UTF-8 in a str field
+        except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError,  # bad UTF-8 in a str field
+                RecursionError):  # args nested ~1000 deep: the tolerant reader drops that event alone
             events = None
         if events is not None:
             res = ChunkResult(file_index, start, end, len(events), True)
@@ -112,34 +115,64 @@ def _decode_tolerant(path: str, file_index: int, start: int, end: int, last: boo
             while True:
                 more = f.read(extra)
                 data += more
-                pieces, info = scan(data, 0, stop=end - start)
+                pieces, info = scan(data, 0, stop=end - start, base=start)
                 if not info.truncated or not more:
                     break
                 extra *= 4
     else:
-        pieces, info = scan(data, 0)
+        pieces, info = scan(data, 0, base=start)
     res = ChunkResult(file_index, start, start + info.end, len(pieces), False)
     res.closed = info.closed
     res.truncated = info.truncated
     res.problems = [(start + off, text) for off, text in (info.problems or [])]
     events: list = []
     ordinals: list[int] = []
-    for k, piece in enumerate(pieces):
-        offset = start + piece.start
-        if piece.value is None:
-            res.dropped.append((offset, k, piece.problem or "unreadable event"))
+    k = 0
+    while k < len(pieces):
+        run = _intact_run(pieces, k)
+        typed = _typed_run(data, pieces, k, run) if run - k >= TYPED_RUN else None
+        if typed is not None:  # the intact stretch between damage: typed in one C call
+            events.extend(typed)
+            ordinals.extend(range(k, run))
+            k = run
             continue
-        obj, reason = event_from_dict(piece.value)
-        if obj is None:
-            res.dropped.append((offset, k, reason))
-            continue
-        if piece.problem:
-            res.notes.append((offset, k, piece.problem))
-        events.append(obj)
-        ordinals.append(k)
+        stop = max(run, k + 1)
+        for q in range(k, stop):
+            piece = pieces[q]
+            offset = start + piece.start
+            if piece.value is None:
+                res.dropped.extend(repeat((offset, q, piece.problem or "unreadable event"), piece.events))
+                continue
+            obj, reason = event_from_dict(piece.value)
+            if obj is None:
+                res.dropped.append((offset, q, reason))
+                continue
+            if piece.problem:
+                res.notes.append((offset, q, piece.problem))
+            events.append(obj)
+            ordinals.append(q)
+        k = stop
     columnarise(res, events, np.array(ordinals, dtype=np.int64), [start + p.start for p in pieces],
                 interner)
     return res
+
+
+def _intact_run(pieces: list, k: int) -> int:
+    """The end of the run of whole, parsed elements from ``pieces[k]``."""
+    j = k
+    while j < len(pieces) and pieces[j].value is not None and not pieces[j].problem:
+        j += 1
+    return j
+
+
+def _typed_run(data: bytes, pieces: list, k: int, run: int) -> list | None:
+    """Typed events of ``pieces[k:run]`` in one decode, or None (a stray byte between them,
+    a value of a wrong type: they are checked one by one)."""
+    try:
+        typed = ev.typed_decoder.decode(b"[" + data[pieces[k].start:pieces[run - 1].end] + b"]")
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, RecursionError):
+        return None
+    return typed if len(typed) == run - k else None
 
 
 def _scalar_token(v: object) -> tuple[bool, object]:
@@ -400,6 +433,7 @@ def other_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: np.n
     c_sid: list[int] = []
     c_ts: list[int] = []
     c_val: list[float] = []
+    out_of_range: list[tuple] = []  # the first counter value beyond float64 (or not finite)
     for i in idx:
         e = events[i]
         ph = ev.PHASE_OF[type(e)]
@@ -425,6 +459,12 @@ def other_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: np.n
                     value = float(v)
                 except (TypeError, ValueError):
                     continue
+                except OverflowError:  # an int of 400 digits
+                    value = math.inf
+                if math.isinf(value):
+                    if isinstance(v, (int, float, str)) and not out_of_range:
+                        out_of_range.append((where(o), o, f"counter value {str(v)[:24]!r} out of range: skipped"))
+                    continue
                 c_sid.append(series.setdefault((e.pid, cname, str(k)), len(series)))
                 c_ts.append(t)
                 c_val.append(value)
@@ -436,6 +476,7 @@ def other_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: np.n
             cat = getattr(e, "cat", None)
             res.be.append((o, ph, lane, strings.setdefault(e.name, len(strings)),
                            -1 if cat is None else strings.setdefault(cat, len(strings)), t))
+    res.notes.extend(out_of_range)
     if instants:
         add_instants(res, *(np.array(c, dtype=d) for c, d in zip(zip(*instants), _INSTANT_DTYPES)))
     if series:

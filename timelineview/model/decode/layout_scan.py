@@ -14,8 +14,14 @@ from dataclasses import dataclass, field
 
 HEAD = 1 << 16
 TAIL = 1 << 20
+UTF16_PROBE = 64  # bytes of the head looked at for NUL bytes
+DAMAGED_START = 64  # a file whose first event starts this close after damage is read from it
+EVENT_PROBE = 4096  # ... and holds a "ph" key this soon
+_PHASE_KEY = b'"ph"'
+_FIRST_EVENT = re.compile(rb'\{[ \t\r\n]*"')
 _WS = b" \t\r\n"
 _TRACE_EVENTS = re.compile(rb'"traceEvents"\s*:\s*\[')
+_HEAD_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]]')
 EVENT_BOUNDARY = re.compile(rb"\}\s*,\s*\{")  # a candidate cut between two events
 
 
@@ -49,34 +55,83 @@ def locate_array(path: str) -> ArrayBounds:
         pos = _skip_ws(head, pos)
         if pos >= len(head):
             return ArrayBounds(0, 0, False, "empty", error="the file is empty")
+        nul = head.find(b"\x00", 0, UTF16_PROBE)
+        if nul >= 0:  # JSON text holds no NUL byte; UTF-16 text holds one in every ASCII character
+            return ArrayBounds(0, 0, False, "empty", error=f"not a JSON trace: a NUL byte at byte {nul} (UTF-16 "
+                                                              "text or binary?); traces are read as UTF-8")
         first = head[pos:pos + 1]
+        problems: list[str] = []
         if first == b"]":  # what an interrupted CANN writer leaves when nothing was written
             return ArrayBounds(pos, pos, True, "empty", ["the file holds only ']' (no events were written)"])
         if first == b"[":
             start = pos + 1
             form = "array"
         elif first == b"{":
-            m = _TRACE_EVENTS.search(head, pos)
-            found = m.end() if m else _search_file(f, _TRACE_EVENTS, size)
+            found, searched, nested = _top_level_key(head, pos)
             if found is None:
+                found = _search_file(f, _TRACE_EVENTS, size, searched)
+            event = None if found is not None else _damaged_start(head, pos)
+            if event is not None:  # '{' and then events: a damaged '['
+                start, form = event, "array"
+                problems.append(f"the file starts with '{{', not '[': read from the event at byte {start}")
+            elif found is None:
                 return ArrayBounds(0, 0, False, "empty",
                                    error="a JSON object without a 'traceEvents' array")
-            start, form = found, "object"
+            else:
+                start, form = found, "object"
+            problems += [f"a 'traceEvents' key nested inside another value at byte {k} was skipped" for k in nested]
         else:
             shown = head[pos:pos + 20].decode("utf-8", "replace")
-            return ArrayBounds(0, 0, False, "empty",
-                               error=f"not a JSON trace (byte {pos} starts with {shown!r})")
+            event = _damaged_start(head, pos)
+            if event is None:
+                return ArrayBounds(0, 0, False, "empty",
+                                   error=f"not a JSON trace (byte {pos} starts with {shown!r})")
+            start, form = event, "array"  # a damaged '[': the events are still there
+            problems.append(f"the file starts with {shown!r}, not '[': read from the event at byte {start}")
         tail_at = max(start, size - TAIL)
         f.seek(tail_at)
         tail = f.read()
-    end, closed, problems = _array_end(tail, tail_at, start, form)
-    return ArrayBounds(start, end, closed, form, problems)
+    end, closed, end_problems = _array_end(tail, tail_at, start, form)
+    return ArrayBounds(start, end, closed, form, problems + end_problems)
 
 
-def _search_file(f, pattern: re.Pattern, size: int) -> int | None:
-    """Search the whole file in overlapping blocks; return the match end or None."""
+def _damaged_start(head: bytes, pos: int) -> int | None:
+    """Where the first event starts when the bytes before it are not a proper opening: an object
+    holding a ``"ph"`` key within a few bytes of ``pos``, or None."""
+    event = _FIRST_EVENT.search(head, pos, pos + DAMAGED_START)
+    if event is None or _PHASE_KEY not in head[event.start():event.start() + EVENT_PROBE]:
+        return None
+    return event.start()
+
+
+def _top_level_key(head: bytes, pos: int) -> tuple[int | None, int, list[int]]:
+    """Find ``"traceEvents": [`` among the members of the object opening at ``head[pos]``
+    (not inside one of their values). Returns (where its elements start or None, how far
+    ``head`` was followed, where nested keys of that name were passed over)."""
+    depth = 0
+    nested: list[int] = []
+    searched = pos
+    for m in _HEAD_TOKEN.finditer(head, pos):
+        token = m.group()
+        if token in (b"{", b"["):
+            depth += 1
+        elif token in (b"}", b"]"):
+            depth -= 1
+            if depth <= 0:
+                return None, len(head), nested  # the object closed: no array in it
+        elif token == b'"traceEvents"':
+            key = _TRACE_EVENTS.match(head, m.start())
+            if key is not None and depth == 1:
+                return key.end(), m.end(), nested
+            if key is not None:
+                nested.append(m.start())
+        searched = m.start()
+    return None, searched, nested
+
+
+def _search_file(f, pattern: re.Pattern, size: int, pos: int = 0) -> int | None:
+    """Search the file from ``pos`` in overlapping blocks; return the match end or None."""
     block = 1 << 24
-    pos = 0
     while pos < size:
         f.seek(pos)
         data = f.read(block + 64)

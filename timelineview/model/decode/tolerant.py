@@ -1,31 +1,55 @@
-"""Tolerant reading of a damaged region: find each top-level object and parse it alone.
+"""Tolerant reading of a damaged region: find each top-level element and parse it alone.
 
 Used only when the fast decode of a chunk fails (truncated tail, NaN, invalid UTF-8,
-wrong types, garbage). Tracks strings and brackets exactly from a known top-level
-position, so object boundaries are never guessed; after a lost string it resyncs on
-the next ``}, {`` and says so.
+wrong types, garbage). Each element is parsed on its own from its ``{``; one that does
+not parse is followed with a few checks of JSON structure (bracket types match, a string
+is followed by ``:`` ``,`` ``}`` or ``]``, an object or array opens only after ``:`` ``,``
+or ``[``), so damage is noticed within a few bytes of where it is. A damaged element is
+then skipped up to the next place where an event starts and parses: everything after it
+is kept, and the scan never goes back more than one element, so its time is linear.
+
+The bytes are scanned as text (invalid UTF-8 as lone surrogates, one per byte, so every
+character maps back to its bytes); places are given in bytes.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 
-from timelineview.model.decode.layout_scan import EVENT_BOUNDARY
+import numpy as np
 
-_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|"|[{}\[\]]')
+# a run of text an element may hold between brackets: plain characters, and strings that
+# end properly and are followed by what may follow a string in JSON
+_RUN = re.compile(r'(?:[^"{}\[\]]+|"[^"\\]*(?:\\.[^"\\]*)*"(?=[ \t\r\n]*(?:[:,\]}]|\Z)))*')
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_TOP = re.compile(r"[^ \t\r\n,]")  # the next thing between elements
+_EVENT_START = re.compile(r'\{[ \t\r\n]*"')  # where an event may start, when resyncing
+_SCALAR = re.compile(r'(?:"[^"\\]*(?:\\.[^"\\]*)*"|-?[0-9][0-9.eE+-]*|null|true|false|NaN|-?Infinity)'
+                     r"(?=[ \t\r\n]*(?:,|\]|\Z))")
+_BAD_UTF8 = re.compile("[\udc80-\udcff]")  # what surrogateescape makes of invalid bytes
+_WS = " \t\r\n"
+_CLOSE_OF = {"{": "}", "[": "]"}
+_OPENERS_AFTER = {"{": ":", "[": ",["}  # what may precede an opener inside an object / array
+_PHASE_KEY = '"ph"'
+UNREADABLE = "unreadable bytes (damaged event)"
+STRAY_CHARS = 32  # a damaged stretch this short without a "ph" key held no event
+MAX_PROBLEMS = 20  # problems kept per scan; the drops count the rest
 
 
 @dataclass
 class Piece:
-    """One top-level element: its bytes [start, end) relative to the buffer, or a problem."""
+    """One top-level element: its bytes [start, end) relative to the buffer, or a problem.
+
+    A damaged region is one piece with ``value`` None; ``events`` is how many events it
+    held as far as can be told (its ``"ph"`` keys), each one counted as dropped."""
 
     start: int
     end: int
     value: object = None  # parsed dict, or None when unreadable
     problem: str = ""
+    events: int = 1
 
 
 @dataclass
@@ -42,6 +66,9 @@ def _nan_const(name: str) -> float:
     return float(name.replace("Infinity", "inf"))
 
 
+_decoder = json.JSONDecoder(parse_constant=_nan_const)
+
+
 def parse_object(data: bytes) -> tuple[object, str]:
     """Parse one element; accepts NaN/Infinity, replaces invalid UTF-8. Returns (value, note)."""
     note = ""
@@ -51,91 +78,224 @@ def parse_object(data: bytes) -> tuple[object, str]:
         text = data.decode("utf-8", errors="replace")
         note = f"invalid UTF-8 at byte {exc.start} of the event (replaced)"
     try:
-        return json.loads(text, parse_constant=_nan_const), note
+        return _decoder.decode(text), note
     except (ValueError, RecursionError) as exc:
-        return None, f"unparseable event: {exc}"
+        reason = "nested too deep" if isinstance(exc, RecursionError) else str(exc)
+        return None, f"unparseable event: {reason}"
 
 
-def scan(buf: bytes | bytearray | memoryview, pos: int = 0, stop: int | None = None,
+CLOSED, BROKEN, OPEN = 0, 1, 2  # how ``element_end`` found an element
+
+
+def element_end(text: str, start: int) -> tuple[int, int]:
+    """Follow the element opening at ``text[start]``: (just after its close, CLOSED), (where
+    its structure breaks, BROKEN), or (len(text), OPEN) when the text runs out inside it."""
+    stack: list[str] = []
+    pos = start
+    n = len(text)
+    while True:
+        c = text[pos]
+        if c == "{" or c == "[":
+            if stack and _before(text, pos, start) not in _OPENERS_AFTER[stack[-1]]:
+                return pos, BROKEN
+            stack.append(c)
+        elif c == "}" or c == "]":
+            if _CLOSE_OF[stack[-1]] != c or _before(text, pos, start) == ",":
+                return pos, BROKEN
+            stack.pop()
+            if not stack:
+                return pos + 1, CLOSED
+        elif _STRING.match(text, pos) is None:  # a string that never ends: cut short
+            return n, OPEN
+        else:  # a string followed by something a string cannot be
+            return pos, BROKEN
+        pos = _RUN.match(text, pos + 1).end()
+        if pos >= n:
+            return n, OPEN
+
+
+def _before(text: str, pos: int, floor: int) -> str:
+    """The character before ``pos`` that is not whitespace (not looking before ``floor``)."""
+    k = pos - 1
+    while k > floor and text[k] in _WS:
+        k -= 1
+    return text[k:k + 1]
+
+
+class _Places:
+    """Byte offsets of character positions (the identity for ASCII text)."""
+
+    def __init__(self, text: str, nbytes: int) -> None:
+        self.cum = None
+        if len(text) != nbytes:
+            code = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+            width = 1 + (code >= 0x80).astype(np.int64) + (code >= 0x800) + (code >= 0x10000)
+            width[(code >= 0xDC80) & (code <= 0xDCFF)] = 1  # an invalid byte, kept as itself
+            self.cum = np.concatenate([[0], np.cumsum(width)])
+
+    def byte(self, i: int) -> int:
+        return i if self.cum is None else int(self.cum[i])
+
+    def char(self, b: int) -> int:
+        return b if self.cum is None else int(np.searchsorted(self.cum, b))
+
+
+def scan(buf: bytes | bytearray | memoryview, pos: int = 0, stop: int | None = None, base: int = 0,
          ) -> tuple[list[Piece], ScanEnd]:
     """Split ``buf`` from ``pos`` (a top-level position between elements) into elements.
 
     Stops at the closing ``]``, at the end of the buffer, or before the first element
-    that starts at or after ``stop``. Elements are parsed individually.
+    that starts at or after ``stop``. Elements are parsed individually; a damaged stretch
+    is one piece without a value, and scanning goes on at the next event after it.
+    ``base`` is the file offset of ``buf[0]``: the problems' texts give file offsets.
+    Offsets in the result are in bytes of ``buf``.
     """
-    scanner = _Scanner(bytes(buf) if not isinstance(buf, bytes) else buf, stop)
-    pieces = list(scanner.pieces(pos))
-    info = ScanEnd(end=pieces[-1].end if pieces else pos, closed=scanner.closed,
-                   truncated=scanner.truncated, problems=scanner.problems)
-    return pieces, info
+    data = bytes(buf)
+    text = data.decode("utf-8", "surrogateescape")
+    places = _Places(text, len(data))
+    scanner = _Scanner(text, places, None if stop is None else places.char(stop), base)
+    pieces = scanner.run(places.char(pos))
+    for piece in pieces:
+        piece.start, piece.end = places.byte(piece.start), places.byte(piece.end)
+    end = pieces[-1].end if pieces else pos
+    if scanner.skipped_to > end and not scanner.truncated:
+        end = places.byte(scanner.skipped_to)  # stray bytes after the last element are read too
+    problems = [(places.byte(at), what) for at, what in scanner.problems]
+    return pieces, ScanEnd(end, scanner.closed, scanner.truncated, problems)
 
 
 class _Scanner:
-    def __init__(self, buf: bytes, stop: int | None) -> None:
-        self.buf = buf
+    """The walk over the text; positions are characters, texts give file offsets."""
+
+    def __init__(self, text: str, places: _Places, stop: int | None, base: int) -> None:
+        self.text = text
+        self.places = places
         self.stop = stop
+        self.base = base
+        self.bad_utf8 = _BAD_UTF8.search(text) is not None
         self.closed = False
         self.truncated = False
         self.problems: list[tuple[int, str]] = []
+        self.pieces: list[Piece] = []
+        self.more_problems = 0
+        self.skipped_to = 0
 
-    def pieces(self, pos: int) -> Iterator[Piece]:
-        """Elements from ``pos``; after a lost string, restart at the next ``}, {``."""
-        while pos is not None:
-            restart = yield from self._pieces_from(pos)
-            pos = restart
+    def offset(self, i: int) -> int:
+        """File offset of character ``i``."""
+        return self.base + self.places.byte(i)
 
-    def _resync(self, obj_start: int, limit: int | None = None) -> int | None:
-        """Where to restart after a damaged element, or None to give up."""
-        region = self.buf[obj_start:limit]
-        if region.count(b'"ph"') < 2:  # one event's worth: a plain truncation or a bad value
-            return None
-        r = EVENT_BOUNDARY.search(self.buf, obj_start + 1, limit if limit is not None else len(self.buf))
-        if r is None:
-            return None
-        self.problems.append((obj_start, f"unreadable bytes {obj_start}..{r.start() + 1}"))
-        return r.end() - 1
+    def problem(self, at: int, what: str) -> None:
+        if len(self.problems) < MAX_PROBLEMS:
+            self.problems.append((at, what))
+        else:
+            self.more_problems += 1
 
-    def _pieces_from(self, pos: int):
-        buf = self.buf
-        depth = 0
-        obj_start = -1
-        for m in _TOKEN.finditer(buf, pos):
-            c = buf[m.start()]
-            if c == 0x22:  # '"'
-                if m.end() - m.start() > 1 or depth == 0:
+    def run(self, pos: int) -> list[Piece]:
+        text = self.text
+        top = _TOP.search
+        raw_decode = _decoder.raw_decode
+        pieces = self.pieces
+        while True:
+            m = top(text, pos)
+            if m is None:
+                break
+            at = m.start()
+            if self.stop is not None and at >= self.stop:
+                break
+            c = text[at]
+            if c == "{":
+                try:  # the common case, in C: a whole element that parses
+                    value, end = raw_decode(text, at)
+                except (ValueError, RecursionError):
+                    value = None
+                if value is not None and not (self.bad_utf8 and _BAD_UTF8.search(text, at, end)):
+                    pieces.append(Piece(at, end, value))
+                    pos = end
                     continue
-                restart = self._resync(obj_start)  # an unterminated string
-                if restart is None:
+                end, how = element_end(text, at)
+                if how == OPEN:
                     self.truncated = True
-                return restart
-            if c == 0x7B or c == 0x5B:  # { [
-                if depth == 0:
-                    if self.stop is not None and m.start() >= self.stop:
-                        return None
-                    obj_start = m.start()
-                depth += 1
-                continue
-            depth -= 1  # } or ]
-            if depth == 0:
-                data = buf[obj_start:m.end()]
-                if data[:1] != b"{" or c != 0x7D:
-                    yield Piece(obj_start, m.end(), None, "not an event object")
-                    continue
-                value, note = parse_object(data)
-                if value is None:
-                    restart = self._resync(obj_start, m.end())
-                    if restart is not None:
-                        return restart
-                yield Piece(obj_start, m.end(), value, note)
-            elif depth < 0:
-                if c == 0x5D:
+                    break
+                pos = self._element(at, end) if how == CLOSED else self._damaged(at)
+            elif c == "[":  # events inside a nested array are events too
+                self.problem(at, "stray '[' between events")
+                pos = at + 1
+            elif c == "]":
+                pos = self._close_bracket(at)
+                if pos < 0:
                     self.closed = True
-                    return None
-                depth = 0
-                self.problems.append((m.start(), "stray '}' between events"))
-        if depth > 0:
-            restart = self._resync(obj_start)
-            if restart is None:
-                self.truncated = True
-            return restart
-        return None
+                    break
+            else:
+                scalar = _SCALAR.match(text, at)
+                if scalar is not None:
+                    kind = "a string" if c == '"' else "a JSON constant" if c in "ntfN" else "a number"
+                    pieces.append(Piece(at, scalar.end(), None, f"{kind} element, not an event"))
+                    pos = scalar.end()
+                else:
+                    pos = self._damaged(at)
+        if self.more_problems:
+            self.problems.append((pos, f"… and {self.more_problems} more damaged stretch(es)"))
+        return pieces
+
+    def _element(self, at: int, end: int) -> int:
+        """A whole element the plain parse refused (invalid UTF-8, nesting): parsed from its bytes."""
+        value, note = parse_object(self.text[at:end].encode("utf-8", "surrogateescape"))
+        self.pieces.append(Piece(at, end, value, note))
+        return end
+
+    def _close_bracket(self, at: int) -> int:
+        """A ``]`` between elements: the end of the array (-1), a second array, or a stray byte."""
+        m = _TOP.search(self.text, at + 1)
+        nxt = self.text[m.start()] if m else None
+        if nxt is None or nxt == '"' or nxt == "}":  # the end, or the rest of an enclosing object
+            return -1
+        if nxt == "[":
+            self.problem(at, f"a second event array starts at byte {self.offset(m.start())}: its events are read too")
+            return m.start() + 1
+        self.problem(at, "stray ']' between events")
+        return at + 1
+
+    def _next_event(self, probe: int) -> int:
+        """Where the next event starts after ``probe``: an object with a ``"ph"`` that parses,
+        or one that breaks after its own ``"ph"`` (damaged itself: a stretch of its own), or
+        the first start at or after ``stop`` (the next range's business), or the end."""
+        text = self.text
+        n = len(text)
+        while True:
+            m = _EVENT_START.search(text, probe)
+            if m is None:
+                return n
+            nxt = m.start()
+            if self.stop is not None and nxt >= self.stop:
+                return nxt
+            end, how = element_end(text, nxt)
+            if how == OPEN:  # runs to the end of the text: a truncated event, not damage
+                return nxt
+            if how == CLOSED:
+                try:
+                    value = _decoder.decode(text[nxt:end])
+                except (ValueError, RecursionError):
+                    value = None
+                if isinstance(value, dict) and "ph" in value:
+                    return nxt
+                probe = end  # a nested object of the damaged event
+            elif _PHASE_KEY in text[nxt:end]:
+                return nxt
+            else:
+                probe = nxt + 1  # a start inside a string, or a fragment
+
+    def _damaged(self, at: int) -> int:
+        """Skip a damaged stretch from ``at`` to the next event; a piece without a value
+        stands for it when it held (part of) an event."""
+        text = self.text
+        nxt = self._next_event(at + 1)
+        self.skipped_to = nxt
+        first, last = self.offset(at), self.offset(nxt)
+        if _PHASE_KEY not in text[at:nxt] and nxt - at < STRAY_CHARS:
+            where = "after the last event" if not text[nxt:].strip(_WS + ",]") else "between events"
+            shown = text[at:min(nxt, at + 20)].encode("utf-8", "surrogateescape")
+            self.problem(at, f"stray bytes {first}..{last} {where}: {shown!r}")
+            return nxt
+        self.problem(at, f"unreadable bytes {first}..{last}")
+        self.pieces.append(Piece(at, nxt, None, UNREADABLE, max(1, text.count(_PHASE_KEY, at, nxt))))
+        return nxt

@@ -66,10 +66,10 @@ def _as_int(v: object) -> int | None:
     if isinstance(v, bool):
         return None
     if isinstance(v, int):
-        return v
+        return v if abs(v) < 2**63 else None
     try:
         return int(float(v))  # float_hook-free decoders may hand "3" or 3.0
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # 1e400, Infinity: no order, not a crash
         return None
 
 

@@ -97,6 +97,18 @@ class LoadReport:
             "examples": [str(p) for p in self.examples],
         }
 
+    def headline(self) -> str:
+        """The report in one line with its reason ("" when there is nothing to say)."""
+        if self.error:
+            return self.error
+        if self.dropped:
+            (reason, _), *more = self.dropped.most_common()
+            others = f" and {len(more)} other reason(s)" if more else ""
+            return f"{self.dropped_events} event(s) dropped ({reason}{others})"
+        if self.truncated:
+            return f"{self.truncated_path} is truncated: readable data ends at byte {self.truncated_offset}"
+        return self.warnings[0] if self.warnings else ""
+
     def summary(self) -> str:
         """A few human-readable lines for a message box or the terminal."""
         lines = []
