@@ -76,7 +76,8 @@ def _stats(path: str, cache: Path) -> float:
 
 
 def _gui(path: str, cache: Path, scratch: Path) -> dict:
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), QT_QPA_PLATFORM="offscreen")
+    cards = Path(tempfile.mkdtemp(dir=scratch))  # an empty card cache: the file is read, not re-opened
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), QT_QPA_PLATFORM="offscreen", TIMELINEVIEW_CACHE=str(cards))
     out = subprocess.run([sys.executable, "-c", GUI_CHILD, path, str(scratch / "settings.ini")], env=env,
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])

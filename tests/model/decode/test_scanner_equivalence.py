@@ -248,7 +248,10 @@ def test_a_large_load_in_a_fresh_process_leaves_numba_out_of_the_collectors_way(
     target = tmp_path / "trace_view.json"
     generate_card(target, CardSpec(seed=8, steps=6, streams=3, tasks_per_step=2500), "msprof")
     assert target.stat().st_size > INLINE_BYTES
-    code = ("import gc, sys; from timelineview.model import load; [s] = load(sys.argv[1], workers=2); "
+    # a file worth the scanner (above SCANNER_WORTH_BYTES, as it were) whose machine code is in numba's cache
+    code = ("import gc, sys; from timelineview.model import load; L = sys.modules['timelineview.model.load.loader']; "
+            "L.SCANNER_WORTH_BYTES = L.INLINE_BYTES; L.scanner_cached = lambda: True; "
+            "[s] = load(sys.argv[1], workers=2); "
             "print(len(s.slices), 'numba' in sys.modules, gc.get_freeze_count(), len(gc.get_objects()))")
     out = subprocess.run([sys.executable, "-c", code, str(target)], capture_output=True, text=True, check=True)
     count, imported, frozen, tracked = out.stdout.split()

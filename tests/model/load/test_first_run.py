@@ -58,7 +58,7 @@ def test_a_cold_scanner_is_compiled_in_the_background_while_the_typed_decode_loa
     monkeypatch.setattr(loader, "scanner_is_warm", lambda: False)
     monkeypatch.setattr(loader, "scanner_cached", lambda: False)
     monkeypatch.setattr(loader, "compile_in_background", lambda: started.append(1) or True)
-    monkeypatch.setattr(loader, "TASK_BYTES", 1 << 20)  # several tasks: progress between them
+    monkeypatch.setattr(loader, "TYPED_TASK_BYTES", 1 << 20)  # several tasks: progress between them
     monkeypatch.setattr(loader, "SCANNER_WORTH_BYTES", loader.INLINE_BYTES)  # a large file, as it were
 
     def waited(*_a):
@@ -119,20 +119,26 @@ def test_a_scanner_that_turns_out_to_compile_is_not_waited_for(monkeypatch):
         release.set()
 
 
+def _freeze_kernels(tmp_path, monkeypatch):
+    """A copy of the decode sources for the marker's key (the tree's may be edited meanwhile)."""
+    decode = tmp_path / "decode"
+    decode.mkdir()
+    for src in jit._DECODE_DIR.glob("*.py"):
+        (decode / src.name).write_bytes(src.read_bytes())
+    monkeypatch.setattr(jit, "_DECODE_DIR", decode)
+    return decode
+
+
 def test_the_cache_marker_is_keyed_on_the_cache_folder_and_the_kernels(tmp_path, monkeypatch):
     if not jit.scanner_available():
         pytest.skip("numba is not installed")
+    decode = _freeze_kernels(tmp_path, monkeypatch)
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "empty"))
     assert not jit.scanner_cached()  # an empty cache folder: nothing compiled there
     jit._mark_cached()
     assert jit.scanner_cached() and jit._marker().parent == tmp_path / "empty"
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "other"))
     assert not jit.scanner_cached()
-    decode = tmp_path / "decode"
-    decode.mkdir()
-    for src in jit._DECODE_DIR.glob("*.py"):
-        (decode / src.name).write_bytes(src.read_bytes())
-    monkeypatch.setattr(jit, "_DECODE_DIR", decode)
     key = jit._cache_key(tmp_path)
     (decode / "byte_scan.py").write_text((decode / "byte_scan.py").read_text() + "\n# edited\n")
     assert jit._cache_key(tmp_path) != key  # an edited kernel is not the cached one
@@ -141,7 +147,8 @@ def test_the_cache_marker_is_keyed_on_the_cache_folder_and_the_kernels(tmp_path,
 def test_one_background_compile_per_cache(tmp_path, monkeypatch):
     if not jit.scanner_available():
         pytest.skip("numba is not installed")
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    _freeze_kernels(tmp_path, monkeypatch)
     launched: list[list[str]] = []
 
     class FakePopen:
@@ -151,8 +158,9 @@ def test_one_background_compile_per_cache(tmp_path, monkeypatch):
 
     monkeypatch.setattr(jit.subprocess, "Popen", FakePopen)
     monkeypatch.setattr(jit, "_compile_started", False)
+    assert not jit.scanner_cached()
     assert jit.compile_in_background() and jit.compile_in_background()
-    assert len(launched) == 1 and launched[0][-1] == str(jit._compile_lock())
+    assert len(launched) == 1 and launched[0][-1] == str(jit._compile_lock()), launched
     assert jit._compile_lock().read_text() == "4243"  # the compiling process, for whoever ends it
     monkeypatch.setattr(jit, "_compile_started", False)  # another process: the lock holds it back
     assert jit.compile_in_background() and len(launched) == 1
@@ -165,7 +173,7 @@ def test_one_background_compile_per_cache(tmp_path, monkeypatch):
     assert not jit.compile_in_background() and len(launched) == 2  # in the cache: nothing to do
     monkeypatch.setattr(jit, "warm_scanner", lambda: 1 / 0)
     with pytest.raises(ZeroDivisionError):
-        jit._compile_main(str(jit._compile_lock()))
+        jit._compile_main(str(jit._compile_lock()), niceness=0)  # not this test process's priority
     assert not jit._compile_lock().exists()  # a failed compile does not block the next one
 
 

@@ -33,6 +33,7 @@ _warm = False
 _warm_lock = threading.Lock()
 _compile_started = False
 COMPILE_STALE_S = 600.0  # a compile lock older than this was left by a killed compile
+COMPILE_NICENESS = 19  # the background compile takes only what the loads leave of the CPU
 _DECODE_DIR = Path(__file__).resolve().parents[1] / "decode"
 BLAS_MODULE = "scipy.linalg.cython_blas"  # what numba imports to look for BLAS
 
@@ -177,11 +178,11 @@ def compile_in_background() -> bool:
     return True
 
 
-def _compile_main(lock: str) -> None:
+def _compile_main(lock: str, niceness: int = COMPILE_NICENESS) -> None:
     """The background compile: below the loads' priority, the lock removed however it ends."""
     try:
         if hasattr(os, "nice"):
-            os.nice(19)
+            os.nice(niceness)
         warm_scanner()
     finally:
         Path(lock).unlink(missing_ok=True)
