@@ -9,7 +9,7 @@ import pytest
 import timelineview.analysis.session  # noqa: F401  (loaded before counting: it binds the analysis functions)
 from timelineview.analysis.card_analysis import CARD_STAGES, CardStage, analyse_card
 from timelineview.analysis.classify import classify
-from timelineview.analysis.cluster import clock_offsets, slow_cards
+from timelineview.analysis.cluster.offsets_and_slow_cards import clock_offsets, slow_cards
 from timelineview.analysis.communication import analyse_card as analyse_communication
 from timelineview.analysis.communication import analyse_cluster
 from timelineview.analysis.communication.document import card_json as communication_json
@@ -26,7 +26,7 @@ from timelineview.model import load
 from timelineview.synthetic import cluster_specs, generate_cluster
 
 from .call_count import count_calls
-from .cluster_factory import make_cluster
+from .cluster.cluster_factory import make_cluster
 
 
 @pytest.fixture(scope="module")

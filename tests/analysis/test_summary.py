@@ -5,7 +5,7 @@ import json
 from timelineview.analysis.file_overlap import file_overlap
 from timelineview.analysis.summary import card_document, format_text, stats_document
 
-from .cluster_factory import make_cluster
+from .cluster.cluster_factory import make_cluster
 from .factory import COMM, HW, Layout, Sl, build_store
 
 CARD_KEYS = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from timelineview.analysis.comparison import CardComparison, ClusterComparison
+from timelineview.analysis.cluster.comparison import CardComparison, ClusterComparison
 from timelineview.analysis.intervals import Intervals
 from timelineview.analysis.pyramid import build_pyramid, covered_before, occupancy
 

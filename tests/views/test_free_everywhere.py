@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PySide6 import QtCore
 
-from timelineview.analysis.comparison import BAR_PARTS, COLUMNS, FREE_AFTER_INTERVAL
+from timelineview.analysis.cluster.comparison import BAR_PARTS, COLUMNS, FREE_AFTER_INTERVAL
 from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.window import window_metrics
 from timelineview.views.cluster.comparison_table import ComparisonTableModel

@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from timelineview.analysis.classify import Classification, classify
+from timelineview.analysis.cluster.comparison import step_rows
 from timelineview.analysis.communication import CardCommunication
 from timelineview.analysis.communication import analyse_card as analyse_communication
 from timelineview.analysis.communication.document import card_json as communication_json
-from timelineview.analysis.comparison import step_rows
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS, DerivedIntervals, derive
 from timelineview.analysis.file_overlap import file_overlap
 from timelineview.analysis.operators import CardOperators, card_operators

@@ -14,10 +14,10 @@ from functools import cached_property
 import numpy as np
 
 from timelineview.analysis.card_analysis import CardAnalysis, ensure
-from timelineview.analysis.cluster import clock_offsets, slow_cards
+from timelineview.analysis.cluster.comparison import CardComparison, ClusterComparison, comparison_error
+from timelineview.analysis.cluster.offsets_and_slow_cards import clock_offsets, slow_cards
 from timelineview.analysis.communication import ClusterCommunication, analyse_cluster
 from timelineview.analysis.communication.document import cluster_json
-from timelineview.analysis.comparison import CardComparison, ClusterComparison, comparison_error
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS
 from timelineview.analysis.findings import Finding, evaluate_findings
 from timelineview.analysis.operators import OperatorAcrossCards, operators_across_cards

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .factory import COMM, HW, HW2, Sl, build_store
+from ..factory import COMM, HW, HW2, Sl, build_store
 
 PY = "Python/Thread 1"
 

@@ -8,7 +8,7 @@ import io
 import numpy as np
 import pytest
 
-from timelineview.analysis.comparison import BAR_PARTS, COLUMNS, PIPELINE_COLUMNS, group_rows, sort_rows, to_csv
+from timelineview.analysis.cluster.comparison import BAR_PARTS, COLUMNS, PIPELINE_COLUMNS, group_rows, sort_rows, to_csv
 from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.summary import stats_document
 from timelineview.model import load

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from timelineview.analysis.cluster import clock_offsets, slow_cards
+from timelineview.analysis.cluster.offsets_and_slow_cards import clock_offsets, slow_cards
 from timelineview.analysis.summary import stats_document
 
 from .cluster_factory import make_cluster

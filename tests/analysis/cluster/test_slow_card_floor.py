@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from timelineview.analysis.cluster import slow_cards
+from timelineview.analysis.cluster.offsets_and_slow_cards import slow_cards
 from timelineview.analysis.summary import stats_document
 from timelineview.model import load
 from timelineview.synthetic import cluster_specs, generate_cluster

@@ -210,7 +210,7 @@ SLOW_CELL_ON_WHITE = tuple(int(255 + (c - 255) * SLOW_CELL.alpha() / 255) for c 
 
 def fake_comparison(n_cards: int, slow: int):
     """A comparison of ``n_cards`` synthetic cards (2 steps each); card ``slow`` computes 1.5× longer."""
-    from timelineview.analysis.comparison import CardComparison, ClusterComparison
+    from timelineview.analysis.cluster.comparison import CardComparison, ClusterComparison
 
     cards = []
     for c in range(n_cards):

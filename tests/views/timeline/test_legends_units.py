@@ -95,7 +95,7 @@ def test_counter_rows_are_titled_with_their_unit(qtbot, timeline):
 
 
 def test_the_idle_gaps_column_has_a_unit():
-    from timelineview.analysis.comparison import COLUMNS
+    from timelineview.analysis.cluster.comparison import COLUMNS
 
     model = ComparisonTableModel()
     model.set_rows([], COLUMNS)

@@ -19,7 +19,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from timelineview.analysis.cluster import MIN_CARDS_FOR_SLOW, median_step_time, slow_cards, slow_threshold
+from timelineview.analysis.cluster.offsets_and_slow_cards import (
+    MIN_CARDS_FOR_SLOW,
+    median_step_time,
+    slow_cards,
+    slow_threshold,
+)
 from timelineview.analysis.derived import DerivedIntervals
 from timelineview.analysis.pipeline import PipelineIntervals, pipeline_metrics
 from timelineview.analysis.steps import StepWindow

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.analysis.comparison import ClusterComparison
+from timelineview.analysis.cluster.comparison import ClusterComparison
 from timelineview.analysis.summary_session import SummarySession
 from timelineview.views.analysis_tabs.host import AnalysisTabsHost
 from timelineview.views.analysis_tabs.jump import jump_to

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtWidgets
 
-from timelineview.analysis.comparison import ClusterComparison, group_rows, to_csv
+from timelineview.analysis.cluster.comparison import ClusterComparison, group_rows, to_csv
 from timelineview.views.cluster.card_progress import CardProgressList
 from timelineview.views.cluster.comparison_table import ComparisonTable
 from timelineview.views.cluster.stacked_bars import StackedBars

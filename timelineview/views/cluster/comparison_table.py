@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.analysis.comparison import COUNT, OFFSET, RATIO, TEXT, TIME, Column, slow_text, sort_rows
+from timelineview.analysis.cluster.comparison import COUNT, OFFSET, RATIO, TEXT, TIME, Column, slow_text, sort_rows
 
 SLOW_TEXT = QtGui.QColor(200, 45, 40)
 SLOW_TEXT_DARK = QtGui.QColor(245, 110, 95)  # the same red, readable on a dark base

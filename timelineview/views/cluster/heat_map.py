@@ -11,7 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.analysis.comparison import COLUMNS, PIPELINE_COLUMNS, TIME, ClusterComparison
+from timelineview.analysis.cluster.comparison import COLUMNS, PIPELINE_COLUMNS, TIME, ClusterComparison
 from timelineview.viewstate.tabs.heat_map import CARDS_PER_NODE, HeatMatrix, heat_matrix
 
 LUT_SIZE = 256

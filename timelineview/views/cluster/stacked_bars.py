@@ -15,7 +15,7 @@ import math
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.analysis.comparison import BAR_PARTS, FREE_AFTER_INTERVAL, slow_text
+from timelineview.analysis.cluster.comparison import BAR_PARTS, FREE_AFTER_INTERVAL, slow_text
 from timelineview.views.cluster.comparison_table import SLOW_TEXT, slow_text_colour
 from timelineview.viewstate.palette import DERIVED_COLOURS
 

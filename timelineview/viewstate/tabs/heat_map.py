@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from timelineview.analysis.comparison import ClusterComparison
+from timelineview.analysis.cluster.comparison import ClusterComparison
 
 CARDS_PER_NODE = 8  # Ascend servers hold 8 NPUs: ranks 8k..8k+7 share a node
 
