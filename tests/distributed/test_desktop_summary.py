@@ -55,6 +55,11 @@ def test_desktop_opens_a_summary_folder(qtbot, window, traces, dask_client, tmp_
     matrix = tab.heat.canvas.matrix
     assert matrix.row_labels == [d["card"] for d in docs]
     assert np.array_equal(matrix.values, expected)
+    metrics = [tab.heat.metric_box.itemData(i) for i in range(tab.heat.metric_box.count())]
+    assert "compute_us" in metrics and "clock_offset_us" not in metrics  # an offset is per card, not per step
+    tab.heat.set_metric("compute_us")
+    assert np.array_equal(tab.heat.canvas.matrix.values, [[s["compute_us"] for s in d["steps"]] for d in docs])
+    tab.heat.set_metric("step_time_us")
     tab.heat.node_box.setChecked(True)
     by_node = tab.heat.canvas.matrix
     assert np.allclose(by_node.values, expected.reshape(2, 8, -1).mean(axis=1), rtol=0, atol=1e-9)

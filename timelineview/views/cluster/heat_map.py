@@ -11,7 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.analysis.cluster.comparison import COLUMNS, PIPELINE_COLUMNS, TIME, ClusterComparison
+from timelineview.analysis.cluster.comparison import COLUMNS, OFFSET, PIPELINE_COLUMNS, TEXT, TIME, ClusterComparison
 from timelineview.viewstate.tabs.heat_map import CARDS_PER_NODE, HeatMatrix, heat_matrix
 
 LUT_SIZE = 256
@@ -23,9 +23,9 @@ PAD = 6
 
 
 def metric_choices(comparison: ClusterComparison | None) -> list[tuple[str, str]]:
-    """(key, title) of the numeric comparison columns."""
+    """(key, title) of the comparison columns a step has a value of (the clock offset is per card)."""
     columns = COLUMNS + (PIPELINE_COLUMNS if comparison is not None and comparison.pipeline else ())
-    return [(c.key, c.title) for c in columns if c.kind != "text"]
+    return [(c.key, c.title) for c in columns if c.kind not in (TEXT, OFFSET)]
 
 
 def colour_image(matrix: HeatMatrix, lut: np.ndarray) -> QtGui.QImage:
