@@ -265,3 +265,24 @@ def test_stats_imports_neither_qt_nor_numba_for_a_small_file(tmp_path):
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["cards"][0]["events"] == 200
     assert json.loads(run.stderr.strip().splitlines()[-1]) == {"code": 0, "loaded": []}
+
+
+def test_readying_the_scanner_skips_numbas_blas_check(trace, events):
+    """numba looks for BLAS by importing scipy's linear algebra (~40 % of readying the cached scanner);
+    the scanner uses none: in a fresh process it is readied without it and still reads the trace."""
+    import subprocess
+    import sys
+
+    if not jit.scanner_available():
+        pytest.skip("numba is not installed")
+    child = ("import sys\n"
+             "from timelineview.model.load.jit import warm_scanner, scanner_is_warm\n"
+             "from timelineview.model.decode.scan_decode import decode_group\n"
+             "from timelineview.model.decode.layout_scan import locate_array, plan_ranges\n"
+             "warm_scanner()\n"
+             "bounds = locate_array(sys.argv[1])\n"
+             "packed = decode_group(sys.argv[1], 0, plan_ranges(sys.argv[1], bounds, 1 << 30), True, True)\n"
+             "print(scanner_is_warm(), 'scipy.linalg' in sys.modules, sum(r.n_elements for r in packed.results))\n")
+    run = subprocess.run([sys.executable, "-c", child, str(trace)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["True", "False", str(len(events))]
