@@ -8,8 +8,8 @@ import threading
 
 import orjson
 
+from timelineview.analysis.summaries.summary_session import SummarySession, is_summary_folder
 from timelineview.analysis.summary import format_text, stats_document
-from timelineview.analysis.summary_session import SummarySession, is_summary_folder
 from timelineview.commands.exit_codes import (
     EPILOG,
     EXIT_INTERRUPTED,

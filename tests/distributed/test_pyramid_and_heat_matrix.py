@@ -6,7 +6,7 @@ import numpy as np
 
 from timelineview.analysis.cluster.comparison import CardComparison, ClusterComparison
 from timelineview.analysis.intervals import Intervals
-from timelineview.analysis.pyramid import build_pyramid, covered_before, occupancy
+from timelineview.analysis.summaries.pyramid import build_pyramid, covered_before, occupancy
 
 
 def _iv(*pairs) -> Intervals:

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from timelineview.analysis.card_summary import read_card_summary
 from timelineview.analysis.session import AnalysisSession
-from timelineview.analysis.summary_session import SummarySession, is_summary_folder
+from timelineview.analysis.summaries.card_summary import read_card_summary
+from timelineview.analysis.summaries.summary_session import SummarySession, is_summary_folder
 from timelineview.distributed.summarize import local_client, summarize
 from timelineview.model import load
 

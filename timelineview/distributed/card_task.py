@@ -21,8 +21,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from timelineview.analysis.card_analysis import analyse_card
-from timelineview.analysis.card_summary import FORMAT, read_manifest, write_card_summary
 from timelineview.analysis.cluster.comparison import comparison_error
+from timelineview.analysis.summaries.card_summary import FORMAT, read_manifest, write_card_summary
 from timelineview.model.discovery import CardSource
 from timelineview.model.store.file_stamp import file_stamp, sample_digest
 

@@ -3,7 +3,7 @@
 The client finds the cards (``find_cards``), submits :func:`~timelineview.distributed.card_task.summarize_card`
 for each, prints each card as it completes, and writes ``index.json``: per card its status, error,
 worker and time, and the cluster's clock offsets, slow cards, links, slow links and findings,
-computed by :class:`~timelineview.analysis.summary_session.SummarySession` from the card summaries.
+computed by :class:`~timelineview.analysis.summaries.summary_session.SummarySession` from the card summaries.
 The traces and the output folder must be reachable under the same paths from the workers and the
 client (a shared file system, as on a training cluster).
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 import orjson
 
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS
-from timelineview.analysis.summary_session import INDEX, INDEX_KIND, SummarySession
+from timelineview.analysis.summaries.summary_session import INDEX, INDEX_KIND, SummarySession
 from timelineview.distributed.card_task import (
     FAILED,
     OLD_PREFIX,

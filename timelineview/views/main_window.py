@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.analysis.summary_session import SummarySession, is_summary_folder
+from timelineview.analysis.summaries.summary_session import SummarySession, is_summary_folder
 from timelineview.views.analysis_tabs.compare.open_menu import add_compare_menu
 from timelineview.views.cluster.cluster_tab import ClusterTab
 from timelineview.views.load_worker import LoadWorker, finish_load, start_load

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.analysis.card_summary import DERIVED_TITLES, SummaryCard
-from timelineview.analysis.pyramid import Pyramid
+from timelineview.analysis.summaries.card_summary import DERIVED_TITLES, SummaryCard
+from timelineview.analysis.summaries.pyramid import Pyramid
 from timelineview.viewstate.palette import DERIVED_COLOURS
 
 ROW_H = 14

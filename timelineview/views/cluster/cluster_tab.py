@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.cluster.comparison import ClusterComparison
-from timelineview.analysis.summary_session import SummarySession
+from timelineview.analysis.summaries.summary_session import SummarySession
 from timelineview.views.analysis_tabs.host import AnalysisTabsHost
 from timelineview.views.analysis_tabs.jump import jump_to
 from timelineview.views.cluster.card_overview import CardOverview

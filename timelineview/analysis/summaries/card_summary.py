@@ -27,8 +27,8 @@ from timelineview.analysis.findings.rules import RULE_BY_NAME
 from timelineview.analysis.findings.signals import CardSignals
 from timelineview.analysis.intervals import Intervals
 from timelineview.analysis.operators import CardOperators, OperatorTable
-from timelineview.analysis.pyramid import Pyramid, build_pyramid, lane_intervals
 from timelineview.analysis.steps import StepWindow
+from timelineview.analysis.summaries.pyramid import Pyramid, build_pyramid, lane_intervals
 from timelineview.model.store.trace_store import TraceStore
 from timelineview.model.summary.columns import ColumnReader, ColumnWriter
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from timelineview.analysis.card_summary import SummaryCard
 from timelineview.analysis.derived import DerivedIntervals
 from timelineview.analysis.findings.evaluate import (
     GROUPED_CHECKS,
@@ -26,6 +25,7 @@ from timelineview.analysis.findings.links import _gbps
 from timelineview.analysis.findings.rules import RULE_BY_NAME
 from timelineview.analysis.findings.signals import CardSignals, SyncCalls
 from timelineview.analysis.intervals import Intervals
+from timelineview.analysis.summaries.card_summary import SummaryCard
 
 NS_PER_US = 1000.0
 
@@ -153,7 +153,7 @@ def collective_size_findings(session, signals: dict[str, SummarySignals]) -> lis
 
 
 def evaluate_summary_findings(session) -> list[Finding]:
-    """Every finding over a :class:`~timelineview.analysis.summary_session.SummarySession`, ordered as
+    """Every finding over a :class:`~timelineview.analysis.summaries.summary_session.SummarySession`, ordered as
     ``evaluate_findings`` orders them."""
     signals = {}
     for k, i in enumerate(session.order):

@@ -14,14 +14,14 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from timelineview.analysis.card_summary import SummaryCard, read_card_summary
 from timelineview.analysis.cluster.comparison import CardComparison, ClusterComparison
 from timelineview.analysis.cluster.offsets_and_slow_cards import _offset, slow_cards
 from timelineview.analysis.communication import ClusterCommunication, analyse_cluster
 from timelineview.analysis.communication.document import cluster_json
 from timelineview.analysis.findings.evaluate import Finding
 from timelineview.analysis.operators import OperatorAcrossCards, operators_across_cards
-from timelineview.analysis.summary_findings import evaluate_summary_findings
+from timelineview.analysis.summaries.card_summary import SummaryCard, read_card_summary
+from timelineview.analysis.summaries.summary_findings import evaluate_summary_findings
 
 INDEX = "index.json"
 INDEX_KIND = "timelineview summary"
