@@ -178,3 +178,12 @@ def test_host_bound_in_a_trace_without_step_markers():
     # nothing covers (the all-reduce covers the other 100 µs)
     assert f.value == pytest.approx(3 * 360.0 + 2 * 70.0)
     assert [round(e.end_us - e.start_us) for e in f.evidence] == [70, 70, 40]
+
+
+def test_generated_slow_link_is_found_on_its_sender_with_its_transfers(generated):
+    stores, found = generated(9, slow_link=(1, 2), slow_link_factor=4.0)
+    [f] = by_rule(found)["slow_link"]
+    assert f.cards == ["rank 1"] and "1-2" in f.advice
+    assert f.value < 0.8 * f.reference
+    assert f.evidence and all(e.card == "rank 1" and e.lane.startswith("HCCL/Plane") for e in f.evidence)
+    assert_evidence_inside(f, stores)

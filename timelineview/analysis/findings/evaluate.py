@@ -12,10 +12,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from timelineview.analysis.findings.rules import RULE_BY_NAME, SEVERITY_ORDER, Rule
-from timelineview.analysis.findings.signals import CardSignals, card_signals
+from timelineview.analysis.findings.signals import EVIDENCE_SPANS, CardSignals, card_signals
 from timelineview.analysis.intervals import Intervals
 
-EVIDENCE_SPANS = 3  # spans of evidence per finding
 NS_PER_US = 1000.0
 STEPS_LANE = "Steps"
 PURE_COMMUNICATION_LANE = "Pure communication"
@@ -307,19 +306,21 @@ def order_findings(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (SEVERITY_ORDER[f.severity], -f.excess))
 
 
-def evaluate_findings(session) -> list[Finding]:
-    """Every finding of the session's cards, ordered by severity then excess."""
+def evaluate_findings(session, signals: dict[str, CardSignals] | None = None) -> list[Finding]:
+    """Every finding of the session's cards, ordered by severity then excess. ``signals``: what the rules
+    read of each card, when they come from elsewhere (summaries); by default from the session's cards."""
     from timelineview.analysis.findings.links import collective_size_findings, slow_link_findings
 
-    signals = {}
-    for k, i in enumerate(session.order):
-        sig = card_signals(session, i, k)
-        if sig is not None:
-            signals[sig.card] = sig
+    if signals is None:
+        signals = {}
+        for k, i in enumerate(session.order):
+            sig = card_signals(session, i, k)
+            if sig is not None:
+                signals[sig.card] = sig
     slow = list(session.slow_cards)
     found = [f for check in PER_CARD_CHECKS for f in check(signals, slow)]
     found += slow_link_findings(session, signals)
     grouped_found = [f for check in GROUPED_CHECKS for f in check(signals, slow)]
-    grouped_found += collective_size_findings(session, signals)
+    grouped_found += collective_size_findings(signals)
     found += grouped(grouped_found, signals)
     return order_findings(found)

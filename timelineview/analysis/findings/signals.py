@@ -21,7 +21,34 @@ NS_PER_US = 1000.0
 AI_CPU_TYPES = frozenset({"AI_CPU", "AICPU"})
 # Host calls that drain the device queue (CANN runtime and torch_npu spellings).
 SYNC_CALL = re.compile(r"synchronize(device|stream)|streamsynchronize|devicesynchronize", re.IGNORECASE)
-SIGNAL_FIELDS = ("derived", "steps", "comparison_steps", "operators", "document")
+SIGNAL_FIELDS = ("derived", "steps", "comparison_steps", "operators", "document", "communication")
+EVIDENCE_SPANS = 3  # spans of evidence a signal keeps (the findings show at most this many)
+COLLECTIVE_BLOCK_BYTES = 512  # the copy engines move blocks of this size
+
+
+@dataclass
+class TransferSignals:
+    """What the link rules read of a card's transfer tasks: the longest transfers of each link it sends
+    over, and those whose size is not a multiple of the copy engines' block."""
+
+    by_link: dict  # "src-dst" -> [Evidence], longest first
+    count: int
+    odd_count: int
+    odd_share: float
+    odd_us: float
+    odd_longest: list
+
+    def document(self) -> dict:
+        return {"by_link": {k: [e.document() for e in v] for k, v in self.by_link.items()}, "count": self.count,
+                "odd_count": self.odd_count, "odd_share": self.odd_share, "odd_us": self.odd_us,
+                "odd_longest": [e.document() for e in self.odd_longest]}
+
+    @classmethod
+    def from_document(cls, doc: dict) -> TransferSignals:
+        from timelineview.analysis.findings.evaluate import Evidence
+
+        return cls({k: [Evidence(**e) for e in v] for k, v in doc["by_link"].items()}, doc["count"],
+                   doc["odd_count"], doc["odd_share"], doc["odd_us"], [Evidence(**e) for e in doc["odd_longest"]])
 
 
 @dataclass
@@ -53,6 +80,8 @@ class CardSignals:
     idle_gap_free_us: float
     total_step_time_us: float
     stage_us: float | None  # mean stage time with pipeline parallelism, else None
+    communication: object = None  # the card's CardCommunication (§6), None without plane tasks
+    rank: int | None = None
 
     @property
     def has_phases(self) -> bool:
@@ -132,6 +161,29 @@ class CardSignals:
         total = float(held.total()) / NS_PER_US if held is not None else 0.0
         return SyncCalls(len(idx), total, names, evidence)
 
+    def transfers(self) -> TransferSignals | None:
+        """The card's transfer tasks as the link rules read them (None without plane tasks)."""
+        cc = self.communication
+        if cc is None:
+            return None
+        t = cc.tasks
+        store = self.store
+
+        def evidence(rows: np.ndarray) -> list:
+            rows = rows[np.argsort(-(t.end[rows] - t.start[rows]), kind="stable")[:EVIDENCE_SPANS]]
+            return [self.evidence(t.start[r], t.end[r], self.lane_title(int(t.lane[r])),
+                                  store.strings[store.slices.name[t.slice[r]]]) for r in rows.tolist()]
+
+        transfer = np.flatnonzero(t.transfer)
+        pairs = sorted({(int(a), int(b)) for a, b in zip(t.src[transfer], t.dst[transfer])})
+        by_link = {f"{a}-{b}": evidence(transfer[(t.src[transfer] == a) & (t.dst[transfer] == b)])
+                   for a, b in pairs}
+        odd = t.size[transfer] % COLLECTIVE_BLOCK_BYTES != 0
+        odd_rows = transfer[odd]
+        return TransferSignals(by_link, int(len(transfer)), int(odd.sum()),
+                               float(odd.mean()) if len(transfer) else 0.0,
+                               float((t.end - t.start)[odd_rows].sum()) / NS_PER_US, evidence(odd_rows))
+
     def free_gaps_in_fp_bp(self) -> Intervals:
         """Idle AI Core gaps with nothing running, inside the forward/backward phase of the steps (the
         whole window of a trace without step markers)."""
@@ -178,4 +230,5 @@ def card_signals(session, number: int, order: int) -> CardSignals | None:
         pure_communication_us=_mean(steps_doc, "pure_communication_us"),
         idle_gap_free_us=_mean(steps_doc, "idle_gap_free_us"),
         total_step_time_us=float(sum(s["span_us"] for s in steps_doc)),
-        stage_us=_mean(rows, "stage_us") if pipeline else None)
+        stage_us=_mean(rows, "stage_us") if pipeline else None, communication=a.communication,
+        rank=a.rank)

@@ -22,7 +22,6 @@ from timelineview.analysis.card_analysis import CardAnalysis
 from timelineview.analysis.cluster.offsets_and_slow_cards import _collective_ends
 from timelineview.analysis.communication import CardCommunication, CommOps, Links
 from timelineview.analysis.derived import DerivedIntervals
-from timelineview.analysis.findings.links import COLLECTIVE_BLOCK_BYTES
 from timelineview.analysis.findings.rules import RULE_BY_NAME
 from timelineview.analysis.findings.signals import CardSignals
 from timelineview.analysis.intervals import Intervals
@@ -154,14 +153,14 @@ def _signals(store: TraceStore, a: CardAnalysis) -> dict | None:
     sig = CardSignals(card=a.card, order=0, store=store, derived=a.derived, steps=list(a.steps),
                       operators=a.operators, step_time_us=0.0, step_interval_us=0.0, fp_bp_us=0.0, tail_us=0.0,
                       compute_us=0.0, pure_communication_us=0.0, idle_gap_free_us=0.0, total_step_time_us=0.0,
-                      stage_us=None)
+                      stage_us=None, communication=a.communication, rank=a.rank)
     share, total_us, top = sig.aicpu_share()
     sync = sig.sync_calls()
     gap_rule = RULE_BY_NAME["small_operators"].thresholds["gap_over_duration"]
     followed, gaps = sig.operators_followed_by_gaps(gap_rule)
     return {
         "t_origin": store.t_origin,
-        "transfers": _transfer_signals(sig, a.communication),
+        "transfers": transfers.document() if (transfers := sig.transfers()) is not None else None,
         "top_operator_slices": [e.document() for e in sig.top_operator_slices(EVIDENCE_SPANS)],
         "aicpu": {"share": share, "total_us": total_us, "top": top,
                   "slices": [e.document() for e in sig.operator_slices(top, EVIDENCE_SPANS)]},
@@ -171,29 +170,6 @@ def _signals(store: TraceStore, a: CardAnalysis) -> dict | None:
         "pure_communication_longest": longest(a.derived.pure_communication),
         "free_gaps_in_fp_bp_longest": longest(sig.free_gaps_in_fp_bp()),
     }
-
-
-def _transfer_signals(sig: CardSignals, cc: CardCommunication | None) -> dict | None:
-    """For the link findings: per link this card sends over, its longest transfers; the transfers whose
-    size is not a multiple of the copy engines' block (share, count, time, the longest)."""
-    if cc is None:
-        return None
-    t = cc.tasks
-    store = sig.store
-
-    def evidence(rows: np.ndarray) -> list[dict]:
-        rows = rows[np.argsort(-(t.end[rows] - t.start[rows]), kind="stable")[:EVIDENCE_SPANS]]
-        return [sig.evidence(t.start[r], t.end[r], sig.lane_title(int(t.lane[r])),
-                             store.strings[store.slices.name[t.slice[r]]]).document() for r in rows.tolist()]
-
-    transfer = np.flatnonzero(t.transfer)
-    pairs = sorted({(int(a), int(b)) for a, b in zip(t.src[transfer], t.dst[transfer])})
-    by_link = {f"{a}-{b}": evidence(transfer[(t.src[transfer] == a) & (t.dst[transfer] == b)]) for a, b in pairs}
-    odd = t.size[transfer] % COLLECTIVE_BLOCK_BYTES != 0
-    odd_rows = transfer[odd]
-    return {"by_link": by_link, "count": int(len(transfer)), "odd_count": int(odd.sum()),
-            "odd_share": float(odd.mean()) if len(transfer) else 0.0,
-            "odd_us": float((t.end - t.start)[odd_rows].sum()) / 1000.0, "odd_longest": evidence(odd_rows)}
 
 
 def pyramid_rows(store: TraceStore, derived: DerivedIntervals | None) -> list[tuple[str, Intervals]]:

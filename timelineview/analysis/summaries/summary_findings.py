@@ -11,19 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from timelineview.analysis.derived import DerivedIntervals
-from timelineview.analysis.findings.evaluate import (
-    GROUPED_CHECKS,
-    PER_CARD_CHECKS,
-    Evidence,
-    Finding,
-    fmt_us,
-    grouped,
-    make_finding,
-    order_findings,
-)
-from timelineview.analysis.findings.links import _gbps
-from timelineview.analysis.findings.rules import RULE_BY_NAME
-from timelineview.analysis.findings.signals import CardSignals, SyncCalls
+from timelineview.analysis.findings.evaluate import Evidence, Finding, evaluate_findings
+from timelineview.analysis.findings.signals import CardSignals, SyncCalls, TransferSignals
 from timelineview.analysis.intervals import Intervals
 from timelineview.analysis.summaries.card_summary import SummaryCard
 
@@ -77,6 +66,10 @@ class SummarySignals(CardSignals):
         s = self.kept["sync_calls"]
         return SyncCalls(s["count"], s["total_us"], s["names"], [Evidence(**e) for e in s["evidence"]])
 
+    def transfers(self) -> TransferSignals | None:
+        kept = self.kept.get("transfers")
+        return TransferSignals.from_document(kept) if kept else None
+
     def operators_followed_by_gaps(self, gap_over_duration: float) -> tuple[float, Intervals]:
         s = self.kept["small_operators"]
         if gap_over_duration != s["gap_over_duration"]:
@@ -109,61 +102,12 @@ def summary_signals(card: SummaryCard, order: int) -> SummarySignals | None:
     return sig
 
 
-def slow_link_findings(session, signals: dict[str, SummarySignals]) -> list[Finding]:
-    """``findings.links.slow_link_findings`` over summaries: the evidence is what the sender kept."""
-    cluster = session.communication
-    links = cluster.links
-    if not len(links) or not cluster.slow.any():
-        return []
-    bw = links.bandwidth_gbps
-    transports = np.array(links.transport, dtype=object)
-    by_rank = {sig.rank: sig for sig in signals.values()}
-    rule = RULE_BY_NAME["slow_link"]
-    out = []
-    for i in np.flatnonzero(cluster.slow).tolist():
-        peers = np.flatnonzero((transports == links.transport[i]) & np.isfinite(bw))
-        median = float(np.median(bw[peers]))
-        sender = by_rank.get(int(links.src[i]))
-        cards = [sender.card] if sender else [f"rank {int(links.src[i])}"]
-        kept = (sender.kept.get("transfers") or {}).get("by_link", {}) if sender else {}
-        evidence = [Evidence(**e) for e in kept.get(links.key(i), [])]
-        out.append(make_finding(rule, cards, "bandwidth_gbps", float(bw[i]), median, evidence,
-                                link=links.key(i), transport=links.transport[i] or "?",
-                                link_type=links.link_type[i] or "?", value=_gbps(float(bw[i])),
-                                reference=_gbps(median)))
-    return out
-
-
-def collective_size_findings(session, signals: dict[str, SummarySignals]) -> list[Finding]:
-    """``findings.links.collective_size_findings`` over summaries."""
-    rule = RULE_BY_NAME["collective_size"]
-    threshold = rule.thresholds["share_of_transfers"]
-    out = []
-    for i in session.order:
-        sig = signals.get(session.cards[i].card)
-        kept = sig.kept.get("transfers") if sig is not None else None
-        if not kept or not kept["count"] or kept["odd_share"] < threshold:
-            continue
-        share = kept["odd_share"]
-        out.append(make_finding(rule, [sig.card], "odd_size_share", share, threshold,
-                                [Evidence(**e) for e in kept["odd_longest"]], share=f"{100 * share:.0f} %",
-                                count=str(kept["odd_count"]), value=fmt_us(kept["odd_us"]),
-                                reference=f"{100 * threshold:.0f} %"))
-    return out
-
-
 def evaluate_summary_findings(session) -> list[Finding]:
-    """Every finding over a :class:`~timelineview.analysis.summaries.summary_session.SummarySession`, ordered as
-    ``evaluate_findings`` orders them."""
+    """Every finding over a :class:`~timelineview.analysis.summaries.summary_session.SummarySession`, by
+    the same rules and in the same order as ``evaluate_findings``."""
     signals = {}
     for k, i in enumerate(session.order):
         sig = summary_signals(session.cards[i], k)
         if sig is not None:
             signals[sig.card] = sig
-    slow = list(session.slow_cards)
-    found = [f for check in PER_CARD_CHECKS for f in check(signals, slow)]
-    found += slow_link_findings(session, signals)
-    grouped_found = [f for check in GROUPED_CHECKS for f in check(signals, slow)]
-    grouped_found += collective_size_findings(session, signals)
-    found += grouped(grouped_found, signals)
-    return order_findings(found)
+    return evaluate_findings(session, signals)
