@@ -8,12 +8,9 @@ out not to be a real boundary is decoded again from the right place.
 
 from __future__ import annotations
 
-import atexit
-import gzip
+import gc
 import itertools
 import os
-import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -23,12 +20,13 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
-from timelineview.model.decode.chunk_decode import decode_range, release_read_buffers
+from timelineview.model.decode.chunk_decode import decode_range, read_range, release_read_buffers
 from timelineview.model.decode.chunk_result import ChunkResult, PackedResults, unpack
 from timelineview.model.decode.layout_scan import ArrayBounds, locate_array, plan_ranges
 from timelineview.model.decode.scan_decode import decode_group
+from timelineview.model.decode.tolerant import scan
 from timelineview.model.discovery import CardSource, find_cards
-from timelineview.model.load import heap
+from timelineview.model.load import gunzip, heap
 from timelineview.model.load.cached_cards import CachedCards
 from timelineview.model.load.file_access import file_problem
 from timelineview.model.load.jit import (
@@ -40,7 +38,7 @@ from timelineview.model.load.jit import (
 )
 from timelineview.model.load.partial_load import Partial, PartialCards
 from timelineview.model.store.assemble import CardBuilder
-from timelineview.model.store.report import LoadReport
+from timelineview.model.store.report import MAX_EXAMPLES, LoadReport
 from timelineview.model.store.trace_store import TraceStore
 
 Progress = Callable[[int, int], None]
@@ -50,6 +48,7 @@ CHUNK_BYTES = 256 << 10  # one decode: small enough that its objects stay in the
 TASK_BYTES = 8 << 20  # consecutive ranges per worker task (amortises the hand-over)
 TYPED_TASK_BYTES = 2 << 20  # the typed decode's tasks: ~4x slower per byte, so the same progress steps
 INLINE_BYTES = 4 << 20  # below this a load decodes in the calling thread
+CANCEL_WAIT_S = 5.0  # longest wait, on cancel, for decode tasks already running (one task: ~0.1-0.5 s)
 # below this, a process without the scanner ready decodes in the calling thread with the typed path:
 # loading numba and the cached machine code (~0.45 s) or starting worker processes costs more
 SCANNER_WORTH_BYTES = 16 << 20
@@ -64,7 +63,6 @@ class LoadCancelled(Exception):
 _pool: Executor | None = None
 _pool_workers = 0
 _pool_lock = threading.Lock()
-_temp_dir: str | None = None
 
 
 def worker_count() -> int:
@@ -151,21 +149,22 @@ class _FileJob:
     packed: dict[int, PackedResults] = field(default_factory=dict)  # by first range of the task
 
 
-def _decompress(path: Path, cancel: threading.Event | None) -> str:
-    global _temp_dir
-    if _temp_dir is None:
-        _temp_dir = tempfile.mkdtemp(prefix="timelineview-")
-        atexit.register(cleanup_temp)
-    out = os.path.join(_temp_dir, f"{abs(hash(str(path)))}_{path.stem}")
-    with gzip.open(path, "rb") as src, open(out, "wb") as dst:
-        while True:
-            if cancel is not None and cancel.is_set():
-                raise LoadCancelled()
-            block = src.read(1 << 24)
-            if not block:
-                break
-            dst.write(block)
-    return out
+def _decompress(path: Path, cancel: threading.Event | None, report: LoadReport) -> str:
+    """A ``.gz`` trace's decompressed copy to read ("" when nothing decompressed: the error
+    is in ``report``); where it ended early, the report says so and the part before loads."""
+    try:
+        copy = gunzip.decompress(path, cancel)
+    except gunzip.Cancelled:
+        raise LoadCancelled() from None
+    except OSError as exc:
+        report.error = f"{path}: cannot decompress ({exc.strerror or exc})"
+        return ""
+    if copy.problem and copy.size == 0:
+        report.error = f"{path}: cannot decompress ({copy.problem})"
+        return ""
+    if copy.problem:
+        report.warn(f"{path}: {copy.problem}; the {copy.size:,} bytes before are read")
+    return copy.read_path
 
 
 def load(paths: str | os.PathLike | Sequence[str | os.PathLike], progress: Progress | None = None,
@@ -231,11 +230,7 @@ def _load_fresh(sources: list[CardSource], progress: Progress | None, cancel: th
             report = LoadReport()
             readable = str(f)
             if f.suffix == ".gz":
-                try:
-                    readable = _decompress(f, cancel)
-                except (OSError, EOFError, gzip.BadGzipFile) as exc:
-                    report.error = f"{f}: cannot decompress ({exc})"
-                    readable = ""
+                readable = _decompress(f, cancel, report)
             jobs.append(_FileJob(ci, fi, str(f), readable, report))
     for job in jobs:
         if job.read_path:
@@ -258,13 +253,31 @@ def _load_fresh(sources: list[CardSource], progress: Progress | None, cancel: th
                     job.report.warn(f"{job.path}: {problem}")
     feeds = [_CardFeed(src, [j for j in jobs if j.card == ci]) for ci, src in enumerate(sources)]
     meter = _ProgressMeter(jobs, len(sources), progress, card_progress)
+    cancelled = False
     try:
         _decode_all(jobs, feeds, meter, cancel, workers, note, partial)
+    except LoadCancelled:
+        cancelled = True  # raised again below, once this load's memory is let go
     finally:
         release_read_buffers()
+    if cancelled:
+        _release(jobs, feeds)
+        raise LoadCancelled()
     meter.finish()
     heap.trim()  # what decoding freed, before the index build adds the load's peak
     return [feed.finish() for feed in feeds]
+
+
+def _release(jobs: list[_FileJob], feeds: list[_CardFeed]) -> None:
+    """Let go of a cancelled load's decoded chunks and half-built cards, and hand the freed
+    pages back: the exception raised next carries no frame that holds them."""
+    for job in jobs:
+        job.results.clear()
+        job.packed.clear()
+    jobs.clear()
+    feeds.clear()
+    gc.collect()
+    heap.trim()
 
 
 class _CardFeed:
@@ -487,6 +500,9 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
     except BaseException:
         for fut in pending:
             fut.cancel()
+        # tasks already running cannot be stopped: let them end, so what they allocate is
+        # freed (and trimmed) before the caller sees the cancel, not some time after it
+        wait([fut for fut in pending if not fut.cancelled()], timeout=CANCEL_WAIT_S)
         raise
     for t, (job, group) in enumerate(tasks):
         if t in finished_tasks:
@@ -525,6 +541,25 @@ def _confirm_start(job: _FileJob, k: int) -> None:
         job.report.drop("unreadable bytes between events", job.path, prev.end)
 
 
+class _ElementPlaces:
+    """File offsets of a decoded range's elements by ordinal, found when first asked for
+    (the fast decode paths do not keep them; only reported events need them)."""
+
+    def __init__(self, path: str, chunk: ChunkResult) -> None:
+        self.path, self.chunk = path, chunk
+        self.starts: list[int] | None = None
+
+    def __call__(self, ordinal: int) -> int:
+        if self.starts is None:
+            ch = self.chunk
+            try:
+                pieces, _ = scan(read_range(self.path, ch.start, ch.end)[1:-1], 0)
+            except OSError:
+                pieces = []
+            self.starts = [ch.start + p.start for p in pieces]
+        return self.starts[ordinal] if 0 <= ordinal < len(self.starts) else self.chunk.start
+
+
 def _file_report(job: _FileJob) -> None:
     """Turn the chunks' drops and notes into the file's report (per-file event indices)."""
     rep = job.report
@@ -534,10 +569,13 @@ def _file_report(job: _FileJob) -> None:
         ch = job.results[k]
         rep.bytes_read += ch.end - ch.start
         rep.counts_by_ph.update(ch.counts_by_ph)
+        place = _ElementPlaces(job.read_path, ch)
         for offset, ordinal, reason in ch.dropped:
+            if offset < 0 and len(rep.examples) < MAX_EXAMPLES:  # the fast paths do not keep places
+                offset = place(ordinal)
             rep.drop(reason, job.path, offset, first + ordinal)
         for offset, ordinal, note in ch.notes:
-            rep.warn(f"{job.path} @ byte {offset}, event #{first + ordinal}: {note}")
+            rep.warn(f"{job.path} @ byte {offset if offset >= 0 else place(ordinal)}, event #{first + ordinal}: {note}")
         for offset, text in ch.problems:
             rep.warn(f"{job.path} @ byte {offset}: {text}")
         lossy |= ch.lossy_numbers
@@ -563,5 +601,4 @@ def _file_report(job: _FileJob) -> None:
 
 def cleanup_temp() -> None:
     """Remove the decompressed copies of ``.gz`` traces (at exit)."""
-    if _temp_dir is not None:
-        shutil.rmtree(_temp_dir, ignore_errors=True)
+    gunzip.cleanup()
