@@ -35,6 +35,7 @@ _OPENERS_AFTER = {"{": ":", "[": ",["}  # what may precede an opener inside an o
 _PHASE_KEY = '"ph"'
 UNREADABLE = "unreadable bytes (damaged event)"
 STRAY_CHARS = 32  # a damaged stretch this short without a "ph" key held no event
+WINDOW = 1 << 16  # characters parsed from at once: a parse error costs a count of the lines before it
 MAX_PROBLEMS = 20  # problems kept per scan; the drops count the rest
 
 
@@ -179,6 +180,7 @@ class _Scanner:
         self.pieces: list[Piece] = []
         self.more_problems = 0
         self.skipped_to = 0
+        self.known_damaged = -1  # an event start found damaged while resyncing
 
     def offset(self, i: int) -> int:
         """File offset of character ``i``."""
@@ -195,6 +197,7 @@ class _Scanner:
         top = _TOP.search
         raw_decode = _decoder.raw_decode
         pieces = self.pieces
+        win_start, window = 0, text[:WINDOW]
         while True:
             m = top(text, pos)
             if m is None:
@@ -204,9 +207,20 @@ class _Scanner:
                 break
             c = text[at]
             if c == "{":
+                if at == self.known_damaged:  # found so while resyncing: not parsed twice
+                    pos = self._damaged(at)
+                    continue
+                if at - win_start > WINDOW // 2:
+                    win_start = at
+                    window = text[at:at + WINDOW]
                 try:  # the common case, in C: a whole element that parses
-                    value, end = raw_decode(text, at)
-                except (ValueError, RecursionError):
+                    value, end = raw_decode(window, at - win_start)
+                    end += win_start
+                except ValueError as exc:  # (a parse error's position is counted from the string's start:
+                    value = None  # the window keeps that short)
+                    if exc.pos >= len(window) - 1 and win_start + len(window) < len(text):
+                        value, end = self._decode_whole(at)  # runs past the window
+                except RecursionError:
                     value = None
                 if value is not None and not (self.bad_utf8 and _BAD_UTF8.search(text, at, end)):
                     pieces.append(Piece(at, end, value))
@@ -236,6 +250,16 @@ class _Scanner:
         if self.more_problems:
             self.problems.append((pos, f"… and {self.more_problems} more damaged stretch(es)"))
         return pieces
+
+    def _decode_whole(self, at: int) -> tuple[object, int]:
+        """An element longer than the window, parsed from the whole text (None if it does not parse)."""
+        end, how = element_end(self.text, at)
+        if how != CLOSED:
+            return None, at
+        try:
+            return _decoder.decode(self.text[at:end]), end
+        except (ValueError, RecursionError):
+            return None, at
 
     def _element(self, at: int, end: int) -> int:
         """A whole element the plain parse refused (invalid UTF-8, nesting): parsed from its bytes."""
@@ -280,6 +304,7 @@ class _Scanner:
                     return nxt
                 probe = end  # a nested object of the damaged event
             elif _PHASE_KEY in text[nxt:end]:
+                self.known_damaged = nxt
                 return nxt
             else:
                 probe = nxt + 1  # a start inside a string, or a fragment
