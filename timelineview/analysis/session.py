@@ -93,8 +93,10 @@ class AnalysisSession:
 
     @cached_property
     def slow_cards(self) -> list[dict]:
-        """Slow cards of metrics.md §4 over the card documents (mean over steps)."""
-        return slow_cards(self.card_documents)
+        """Slow cards of metrics.md §4 (means over each card's steps, cards by rank). Reads the step
+        metrics only, so the findings of a viewer do not compute every card's §5 document."""
+        steps = [self.analyse(i, ("step_stats",)) for i in self.order]
+        return slow_cards([{"card": a.card, "steps": a.step_stats or []} for a in steps])
 
     @cached_property
     def communication(self) -> ClusterCommunication:

@@ -21,7 +21,7 @@ NS_PER_US = 1000.0
 AI_CPU_TYPES = frozenset({"AI_CPU", "AICPU"})
 # Host calls that drain the device queue (CANN runtime and torch_npu spellings).
 SYNC_CALL = re.compile(r"synchronize(device|stream)|streamsynchronize|devicesynchronize", re.IGNORECASE)
-SIGNAL_FIELDS = ("derived", "steps", "comparison_steps", "operators", "document", "communication")
+SIGNAL_FIELDS = ("derived", "steps", "step_stats", "comparison_steps", "operators", "communication")
 EVIDENCE_SPANS = 3  # spans of evidence a signal keeps (the findings show at most this many)
 COLLECTIVE_BLOCK_BYTES = 512  # the copy engines move blocks of this size
 
@@ -200,7 +200,8 @@ class CardSignals:
         n = int(compute.sum())
         if not n or not len(gaps):
             return 0.0, Intervals.empty()
-        ends, durations = sl.end[compute], sl.dur[compute]
+        durations = sl.dur[compute]
+        ends = sl.start[compute] + durations  # only the compute tasks' ends, not the whole column
         k = np.searchsorted(gaps.starts, ends)
         at_gap = (k < len(gaps)) & (gaps.starts[np.minimum(k, len(gaps) - 1)] == ends)
         gap_len = np.where(at_gap, (gaps.ends - gaps.starts)[np.minimum(k, len(gaps) - 1)], 0)
@@ -219,7 +220,7 @@ def card_signals(session, number: int, order: int) -> CardSignals | None:
     a = session.analyse(number, SIGNAL_FIELDS)
     if a.error or a.derived is None or not a.steps:
         return None
-    steps_doc = a.document["steps"]
+    steps_doc = a.step_stats
     rows = a.comparison_steps or []
     pipeline = any(r.get("pipeline") for r in rows)
     return CardSignals(
