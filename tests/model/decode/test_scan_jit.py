@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from timelineview.model.decode import scan_jit, scan_syntax
+from timelineview.model.decode import scan_codes, scan_jit
 from timelineview.model.load.jit import scanner_available
 
 DECODE = Path(scan_jit.__file__).parent
@@ -58,7 +58,7 @@ def test_the_scanner_is_cached_under_that_stamp():
 def test_key_codes_by_hand():
     from timelineview.model.decode.byte_scan_text import key_code
 
-    s = scan_syntax
+    s = scan_codes
     known = {"ph": s.KEY_PH, "name": s.KEY_NAME, "pid": s.KEY_PID, "tid": s.KEY_TID, "ts": s.KEY_TS,
              "dur": s.KEY_DUR, "cat": s.KEY_CAT, "id": s.KEY_ID, "bp": s.KEY_BP, "args": s.KEY_ARGS}
     near = ["p", "h", "pH", "hp", "tss", "t", "nam", "names", "Name", "arg", "args2", "pi", "di", "bpp", "cats",

@@ -9,16 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from timelineview.model.decode.byte_scan_numbers import number
-from timelineview.model.decode.scan_codes import HAS_ESCAPES, HAS_NON_ASCII
-from timelineview.model.decode.scan_columns import (
-    MEMBER_KEY_END,
-    MEMBER_KEY_FLAGS,
-    MEMBER_KEY_START,
-    MEMBER_LENGTH,
-    MEMBER_VALUE,
-)
-from timelineview.model.decode.scan_jit import byte_at, jit
-from timelineview.model.decode.scan_syntax import (
+from timelineview.model.decode.scan_codes import (
     BACKSLASH,
     CLOSE_ARRAY,
     CLOSE_OBJECT,
@@ -31,6 +22,8 @@ from timelineview.model.decode.scan_syntax import (
     FALSE_START,
     FIRST_NON_ASCII,
     FIRST_PRINTABLE,
+    HAS_ESCAPES,
+    HAS_NON_ASCII,
     HEX_LOWER_A,
     HEX_LOWER_F,
     HEX_UPPER_A,
@@ -83,6 +76,14 @@ from timelineview.model.decode.scan_syntax import (
     WORD_TS,
     ZERO,
 )
+from timelineview.model.decode.scan_columns import (
+    MEMBER_KEY_END,
+    MEMBER_KEY_FLAGS,
+    MEMBER_KEY_START,
+    MEMBER_LENGTH,
+    MEMBER_VALUE,
+)
+from timelineview.model.decode.scan_jit import byte_at, jit
 
 TASK_TYPE, TRUE, FALSE, NULL = (np.frombuffer(w, dtype=np.uint8).copy() for w in (b"Task Type", b"true", b"false",
                                                                                    b"null"))

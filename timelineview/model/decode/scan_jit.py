@@ -2,7 +2,7 @@
 
 The kernels span several modules (``byte_scan`` calls those of ``byte_scan_text``,
 ``byte_scan_numbers`` and ``byte_scan_tables``, and compiles in constants from
-``scan_syntax``, ``scan_codes`` and ``scan_columns``). numba keys a cached function on its
+``scan_codes`` and ``scan_columns``). numba keys a cached function on its
 own file only, so after an edit to one of the others it would load the old machine code.
 Every kernel is therefore keyed on all of ``KERNEL_MODULES``.
 """
@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover
     FunctionCache = None
 
 # the modules whose text goes into the compiled scanner (functions or constants)
-KERNEL_MODULES = ("scan_jit", "scan_syntax", "scan_codes", "scan_columns", "timestamps", "byte_scan_text",
+KERNEL_MODULES = ("scan_jit", "scan_codes", "scan_columns", "timestamps", "byte_scan_text",
                   "byte_scan_numbers", "byte_scan_tables", "byte_scan_arrays", "byte_scan")
 _HERE = Path(__file__).parent
 
