@@ -79,11 +79,13 @@ def _ops(names: list[str], waits: list[int]) -> CommOps:
 
 def test_collective_waits_name_the_card_the_others_wait_for() -> None:
     names = ["hcom_allReduce__1_0_1", "hcom_send__2_1_1", "hcom_allReduce__1_0_1", "hcom_allGather__1_2_1"]
-    cards = [_ops(names, [500, 1, 400, 300]), _ops(names, [20, 900, 10, 400]), _ops(names[:3], [600, 5, 500, 0][:3])]
+    us = 1000  # waits apart by less than 1 µs name nobody (see the test below)
+    cards = [_ops(names, [500 * us, 1, 400 * us, 300 * us]), _ops(names, [20 * us, 900, 10 * us, 400 * us]),
+             _ops(names[:3], [600 * us, 5, 500 * us])]
     waits = collective_waits(["rank 0", "rank 1", "rank 2"], cards)
     assert waits.name == ["hcom_allReduce__1_0_1", "hcom_allReduce__1_0_1", "hcom_allGather__1_2_1"]
     assert waits.occurrence.tolist() == [0, 1, 0]
     assert waits.waited_for.tolist() == [1, 1, 0]  # the send is not a collective
     assert np.isnan(waits.wait[2, 2])  # rank 2 has no all-gather
     assert waits.least_wait_counts().tolist() == [1, 2, 0]
-    assert waits.mean_wait()[2] == 550.0
+    assert waits.mean_wait()[2] == 550.0 * us

@@ -163,3 +163,18 @@ def test_overlapping_operators_of_two_groups_keep_their_own_plane_tasks() -> Non
     assert cc.ops.name == ["hcom_allReduce__1_0_1", "hcom_send__2_0_1"]
     assert cc.ops.transit.tolist() == [100 + 10, 50]
     assert cc.task_op.tolist() == [0, 1, 0]
+
+
+def test_a_collective_everyone_waited_alike_for_has_nobody_waited_for():
+    from timelineview.analysis.communication.waits import MIN_WAIT_SPREAD_NS, NOBODY, collective_waits
+
+    class Ops:  # the two fields collective_waits reads
+        def __init__(self, waits):
+            self.name = ["hcom_allReduce__1_0_1", "hcom_allReduce__1_1_1"]
+            self.wait = np.array(waits, dtype=np.int64)
+
+    # first collective: card 2 arrives last (waits least); second: all within 1 µs of each other
+    cw = collective_waits(["rank 0", "rank 1", "rank 2"],
+                          [Ops([50_000, 20]), Ops([40_000, 520]), Ops([20, 20 + MIN_WAIT_SPREAD_NS - 1])])
+    assert cw.waited_for.tolist() == [2, NOBODY]
+    assert cw.least_wait_counts().tolist() == [0, 0, 1]

@@ -219,7 +219,8 @@ def test_across_cards_each_card_waits_and_the_slow_card_is_waited_for(view, gene
     for r in rows:
         waits = [by_card[k][r["name"]][r["call"]] for k in range(CARDS)]
         assert [round(r[f"wait_{k}"] * 1000) for k in range(CARDS)] == waits
-        assert r["waited_for"] == int(np.argmin(waits))
+        # the card that waits least, unless every card waited within 1 µs of the others (nobody: -1)
+        assert r["waited_for"] == (int(np.argmin(waits)) if max(waits) - min(waits) >= 1000 else -1)
     spread = [r for r in rows if r["most_wait_us"] - r["least_wait_us"] >= 1.0]
     assert spread and all(r["waited_for_card"] == f"rank {SLOW_CARD}" for r in spread)
     assert f"rank {SLOW_CARD} waited least" in view.note.text()

@@ -19,6 +19,10 @@ from timelineview.analysis.communication.names import POINT_TO_POINT
 from timelineview.analysis.communication.operators import CommOps
 
 NOBODY = -1
+# A collective whose members all waited about the same (after the first collective of a step has
+# absorbed the imbalance, the next ones start together) has nobody waited for: calling the first
+# card of a tie "waited for" named rank 0 in most collectives of a healthy cluster.
+MIN_WAIT_SPREAD_NS = 1_000
 
 
 @dataclass
@@ -29,7 +33,7 @@ class CollectiveWaits:
     name: list[str]
     occurrence: np.ndarray  # int64: the k-th call of that name on each card (0-based)
     wait: np.ndarray  # float64 ns, (collectives, cards); NaN where a card lacks the collective
-    waited_for: np.ndarray  # int64 per collective: the card that waits least
+    waited_for: np.ndarray  # int64 per collective: the card that waits least (NOBODY: all waited alike)
 
     def __len__(self) -> int:
         return len(self.name)
@@ -76,6 +80,9 @@ def collective_waits(cards: list[str], ops: list[CommOps]) -> CollectiveWaits:
     wait = wait[shared]
     keys = [k for k, s in zip(order, shared.tolist(), strict=True) if s]
     waited_for = (np.nanargmin(wait, axis=1).astype(np.int64) if len(wait) else np.zeros(0, np.int64))
+    if len(wait):
+        spread = np.nanmax(wait, axis=1) - np.nanmin(wait, axis=1)
+        waited_for[spread < MIN_WAIT_SPREAD_NS] = NOBODY
     return CollectiveWaits(cards=list(cards), name=[k[0] for k in keys],
                            occurrence=np.array([k[1] for k in keys], dtype=np.int64), wait=wait,
                            waited_for=waited_for)

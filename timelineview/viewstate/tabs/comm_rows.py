@@ -8,7 +8,6 @@ import numpy as np
 from timelineview.analysis.communication import CardCommunication, CollectiveWaits
 
 NS_PER_US = 1000.0
-MIN_WAIT_SPREAD_NS = 1000  # a collective where no card waits 1 µs longer than another waits for nobody
 
 
 def _us(v) -> float:
@@ -53,11 +52,6 @@ def across_rows(waits: CollectiveWaits) -> list[dict]:
 
 
 def waited_for_counts(waits: CollectiveWaits) -> np.ndarray:
-    """Per card: in how many collectives the others waited for it (it waited least, and some card
-    waited at least ``MIN_WAIT_SPREAD_NS`` longer)."""
-    counts = np.zeros(len(waits.cards), dtype=np.int64)
-    for r in range(len(waits)):
-        w = waits.wait[r]
-        if np.nanmax(w) - np.nanmin(w) >= MIN_WAIT_SPREAD_NS and waits.waited_for[r] >= 0:
-            counts[int(waits.waited_for[r])] += 1
-    return counts
+    """Per card: in how many collectives the others waited for it (the analysis names nobody where
+    every member waited about the same)."""
+    return waits.least_wait_counts()
