@@ -89,3 +89,16 @@ def test_collective_waits_name_the_card_the_others_wait_for() -> None:
     assert np.isnan(waits.wait[2, 2])  # rank 2 has no all-gather
     assert waits.least_wait_counts().tolist() == [1, 2, 0]
     assert waits.mean_wait()[2] == 550.0 * us
+
+
+def test_a_large_cluster_waits_for_its_planted_slow_card(tmp_path) -> None:
+    """32 cards, one computing 1.6x as long: every collective in which the cards waited differently
+    names that card as the one the others waited for, and no collective names another card."""
+    from timelineview.analysis.session import AnalysisSession
+    from timelineview.model import load
+    from timelineview.synthetic import cluster_specs, generate_cluster
+
+    generate_cluster(tmp_path, cluster_specs(32, seed=2, steps=2, tasks_per_step=200, slow_card=20), "msprof")
+    waits = AnalysisSession(load(tmp_path)).communication.waits
+    named = waits.waited_for[waits.waited_for >= 0]
+    assert len(named) >= 2 and set(named.tolist()) == {20}
