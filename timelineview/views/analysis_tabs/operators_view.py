@@ -19,6 +19,7 @@ from timelineview.views.analysis_tabs.record_table import (
     TIME_US,
     RecordColumn,
     RecordTableModel,
+    sortable_table,
 )
 from timelineview.viewstate.jump_target import JumpTarget
 
@@ -65,17 +66,7 @@ class OperatorsView(QtWidgets.QWidget):
         export.clicked.connect(self._export_dialog)
         self.note = QtWidgets.QLabel("No trace open.")
         self.model = RecordTableModel(CARD_COLUMNS, self)
-        self.proxy = QtCore.QSortFilterProxyModel(self)
-        self.proxy.setSourceModel(self.model)
-        self.proxy.setFilterCaseSensitivity(QtCore.Qt.CaseSensitivity.CaseInsensitive)
-        self.proxy.setFilterKeyColumn(0)
-        self.proxy.setSortRole(QtCore.Qt.ItemDataRole.UserRole)  # numbers, not their text
-        self.table = QtWidgets.QTableView()
-        self.table.setModel(self.proxy)
-        self.table.setSortingEnabled(True)
-        self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setAlternatingRowColors(True)
-        self.table.verticalHeader().hide()
+        self.proxy, self.table = sortable_table(self.model, self)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.doubleClicked.connect(lambda index: self.open_row(self.proxy.mapToSource(index).row()))
         self.scope.currentIndexChanged.connect(self.refresh)

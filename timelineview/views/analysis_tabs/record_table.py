@@ -6,7 +6,7 @@ import csv
 import io
 from dataclasses import dataclass
 
-from PySide6 import QtCore
+from PySide6 import QtCore, QtWidgets
 
 from timelineview.viewstate.time_format import format_duration
 
@@ -100,3 +100,21 @@ class RecordTableModel(QtCore.QAbstractTableModel):
         for r in self.rows:
             writer.writerow(["" if r.get(c.key) is None else r.get(c.key) for c in self.columns])
         return out.getvalue()
+
+
+def sortable_table(model: RecordTableModel, parent: QtCore.QObject
+                   ) -> tuple[QtCore.QSortFilterProxyModel, QtWidgets.QTableView]:
+    """A proxy that sorts ``model``'s rows by their raw values (not their text) and filters on the first
+    column, case-insensitively, and a row-selecting table view on it."""
+    proxy = QtCore.QSortFilterProxyModel(parent)
+    proxy.setSourceModel(model)
+    proxy.setSortRole(QtCore.Qt.ItemDataRole.UserRole)
+    proxy.setFilterCaseSensitivity(QtCore.Qt.CaseSensitivity.CaseInsensitive)
+    proxy.setFilterKeyColumn(0)
+    table = QtWidgets.QTableView()
+    table.setModel(proxy)
+    table.setSortingEnabled(True)
+    table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setAlternatingRowColors(True)
+    table.verticalHeader().hide()
+    return proxy, table

@@ -22,6 +22,7 @@ from timelineview.views.analysis_tabs.record_table import (
     TIME_US,
     RecordColumn,
     RecordTableModel,
+    sortable_table,
 )
 from timelineview.viewstate.jump_target import JumpTarget
 from timelineview.viewstate.tabs.comm_matrix import ALL_TRANSPORTS, METRIC_TITLES, METRICS, transports_of
@@ -75,15 +76,7 @@ class CommunicationView(QtWidgets.QWidget):
         self.scope = QtWidgets.QComboBox()
         self.scope.currentIndexChanged.connect(self.refresh_table)
         self.model = RecordTableModel(CARD_COLUMNS, self)
-        self.proxy = QtCore.QSortFilterProxyModel(self)
-        self.proxy.setSourceModel(self.model)
-        self.proxy.setSortRole(QtCore.Qt.ItemDataRole.UserRole)
-        self.table = QtWidgets.QTableView()
-        self.table.setModel(self.proxy)
-        self.table.setSortingEnabled(True)
-        self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setAlternatingRowColors(True)
-        self.table.verticalHeader().hide()
+        self.proxy, self.table = sortable_table(self.model, self)
         self.table.clicked.connect(lambda index: self.open_row(self.proxy.mapToSource(index).row()))
         csv_button = QtWidgets.QPushButton("Export CSV…")
         csv_button.clicked.connect(self._export_csv_dialog)
