@@ -215,21 +215,24 @@ def _mean(steps: list[dict], key: str) -> float:
     return float(np.mean(values)) if values else 0.0
 
 
+def step_means(step_stats: list[dict], comparison_rows: list[dict]) -> dict:
+    """The means over a card's steps that :class:`CardSignals` keeps, from its step metrics and its
+    comparison rows (stage time only with pipeline parallelism)."""
+    pipeline = any(r.get("pipeline") for r in comparison_rows)
+    return dict(step_time_us=_mean(step_stats, "span_us"), step_interval_us=_mean(step_stats, "step_interval_us"),
+                fp_bp_us=_mean(step_stats, "fp_bp_us"), tail_us=_mean(step_stats, "tail_us"),
+                compute_us=_mean(step_stats, "compute_us"),
+                pure_communication_us=_mean(step_stats, "pure_communication_us"),
+                idle_gap_free_us=_mean(step_stats, "idle_gap_free_us"),
+                total_step_time_us=float(sum(s["span_us"] for s in step_stats)),
+                stage_us=_mean(comparison_rows, "stage_us") if pipeline else None)
+
+
 def card_signals(session, number: int, order: int) -> CardSignals | None:
     """The signals of card ``number`` of ``session`` (None when its analysis failed)."""
     a = session.analyse(number, SIGNAL_FIELDS)
     if a.error or a.derived is None or not a.steps:
         return None
-    steps_doc = a.step_stats
-    rows = a.comparison_steps or []
-    pipeline = any(r.get("pipeline") for r in rows)
-    return CardSignals(
-        card=a.card, order=order, store=session.stores[number], derived=a.derived, steps=list(a.steps),
-        operators=a.operators, step_time_us=_mean(steps_doc, "span_us"),
-        step_interval_us=_mean(steps_doc, "step_interval_us"), fp_bp_us=_mean(steps_doc, "fp_bp_us"),
-        tail_us=_mean(steps_doc, "tail_us"), compute_us=_mean(steps_doc, "compute_us"),
-        pure_communication_us=_mean(steps_doc, "pure_communication_us"),
-        idle_gap_free_us=_mean(steps_doc, "idle_gap_free_us"),
-        total_step_time_us=float(sum(s["span_us"] for s in steps_doc)),
-        stage_us=_mean(rows, "stage_us") if pipeline else None, communication=a.communication,
-        rank=a.rank)
+    return CardSignals(card=a.card, order=order, store=session.stores[number], derived=a.derived,
+                       steps=list(a.steps), operators=a.operators, communication=a.communication, rank=a.rank,
+                       **step_means(a.step_stats, a.comparison_steps or []))

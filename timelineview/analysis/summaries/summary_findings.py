@@ -12,16 +12,11 @@ import numpy as np
 
 from timelineview.analysis.derived import DerivedIntervals
 from timelineview.analysis.findings.evaluate import Evidence, Finding, evaluate_findings
-from timelineview.analysis.findings.signals import CardSignals, SyncCalls, TransferSignals
+from timelineview.analysis.findings.signals import CardSignals, SyncCalls, TransferSignals, step_means
 from timelineview.analysis.intervals import Intervals
 from timelineview.analysis.summaries.card_summary import SummaryCard
 
 NS_PER_US = 1000.0
-
-
-def _mean(rows: list[dict], key: str) -> float:
-    values = [r[key] for r in rows if r.get(key) is not None]
-    return float(np.mean(values)) if values else 0.0
 
 
 def _intervals(pairs: list[list[int]]) -> Intervals:
@@ -86,18 +81,9 @@ def summary_signals(card: SummaryCard, order: int) -> SummarySignals | None:
     kept = card.details.get("signals")
     if kept is None or m.get("error") or "derived" not in m or not card.steps:
         return None
-    steps_doc = card.document["steps"]
-    rows = m.get("comparison_steps") or []
-    pipeline = any(r.get("pipeline") for r in rows)
-    sig = SummarySignals(
-        card=card.card, order=order, store=None, derived=_rule_sets(kept), steps=list(card.steps),
-        operators=card.operators, step_time_us=_mean(steps_doc, "span_us"),
-        step_interval_us=_mean(steps_doc, "step_interval_us"), fp_bp_us=_mean(steps_doc, "fp_bp_us"),
-        tail_us=_mean(steps_doc, "tail_us"), compute_us=_mean(steps_doc, "compute_us"),
-        pure_communication_us=_mean(steps_doc, "pure_communication_us"),
-        idle_gap_free_us=_mean(steps_doc, "idle_gap_free_us"),
-        total_step_time_us=float(sum(s["span_us"] for s in steps_doc)),
-        stage_us=_mean(rows, "stage_us") if pipeline else None)
+    sig = SummarySignals(card=card.card, order=order, store=None, derived=_rule_sets(kept), steps=list(card.steps),
+                         operators=card.operators,
+                         **step_means(card.document["steps"], m.get("comparison_steps") or []))
     sig.kept, sig.t_origin, sig.rank = kept, int(kept["t_origin"]), card.rank
     return sig
 
