@@ -137,3 +137,14 @@ def finish_load(thread: QtCore.QThread) -> None:
     """Stop the (idle) worker thread and wait for it, so both objects can be dropped safely."""
     thread.quit()
     thread.wait()
+
+
+def finish_abandoned(abandoned: list, sender) -> bool:
+    """If ``sender`` is the worker of an abandoned (worker, thread) pair, stop that thread and forget the
+    pair; True when it was one."""
+    for pair in list(abandoned):
+        if pair[0] is sender:
+            finish_load(pair[1])
+            abandoned.remove(pair)
+            return True
+    return False

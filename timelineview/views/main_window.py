@@ -9,7 +9,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from timelineview.analysis.summaries.summary_session import SummarySession, is_summary_folder
 from timelineview.views.analysis_tabs.compare.open_menu import add_compare_menu
 from timelineview.views.cluster.cluster_tab import ClusterTab
-from timelineview.views.load_worker import LoadWorker, finish_load, start_load
+from timelineview.views.load_worker import LoadWorker, finish_abandoned, finish_load, start_load
 from timelineview.views.panels.details_panel import DetailsPanel
 from timelineview.views.search_bar import SearchBar
 from timelineview.views.shortcut_sheet import ShortcutSheet
@@ -321,11 +321,8 @@ class MainWindow(QtWidgets.QMainWindow):
     @QtCore.Slot()
     def _on_done(self) -> None:
         sender = self.sender()
-        for pair in list(self._abandoned):
-            if pair[0] is sender:
-                finish_load(pair[1])
-                self._abandoned.remove(pair)
-                return
+        if finish_abandoned(self._abandoned, sender):
+            return
         if sender is None or sender is not self.worker:  # None: a load the closed window dropped
             return
         if self._partial_shown and self.timeline.ctx.unloaded is not None:  # failed or cancelled: no half picture

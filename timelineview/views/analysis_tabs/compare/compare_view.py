@@ -23,7 +23,7 @@ from timelineview.views.analysis_tabs.compare.delta_tables import (
     name_records,
 )
 from timelineview.views.analysis_tabs.compare.phase_bars import PhaseBars
-from timelineview.views.load_worker import finish_load
+from timelineview.views.load_worker import finish_abandoned, finish_load
 from timelineview.viewstate.tabs.paired_bars import PhaseValues
 from timelineview.viewstate.tabs.run_alignment import CardPair, RunCardView, as_new_run_card, step_count, step_label
 
@@ -195,11 +195,8 @@ class CompareView(QtWidgets.QWidget):
     @QtCore.Slot()
     def _on_done(self) -> None:
         sender = self.sender()
-        for pair in list(self._abandoned):
-            if pair[0] is sender:
-                finish_load(pair[1])
-                self._abandoned.remove(pair)
-                return
+        if finish_abandoned(self._abandoned, sender):
+            return
         if sender is None or sender is not self.worker:
             return
         finish_load(self.thread)
