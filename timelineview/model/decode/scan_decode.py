@@ -15,7 +15,7 @@ import numpy as np
 from timelineview.model.decode import event_types as ev
 from timelineview.model.decode import scan_codes as codes
 from timelineview.model.decode import scan_columns as cols
-from timelineview.model.decode.chunk_decode import decode_range, other_events, read_range
+from timelineview.model.decode.chunk_decode import decode_range, read_range
 from timelineview.model.decode.chunk_result import (
     NO_TS,
     ChunkResult,
@@ -28,6 +28,7 @@ from timelineview.model.decode.chunk_result import (
 )
 from timelineview.model.decode.scan_columns import Scan
 from timelineview.model.decode.timestamps import FLOAT_EXACT_LIMIT_US
+from timelineview.model.decode.typed_columns import other_events
 
 _floats = msgspec.json.Decoder(list[float])
 _float = msgspec.json.Decoder(float)
