@@ -126,9 +126,8 @@ def _screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
 
 
 def _warm_decoders() -> None:
-    """Start the decode workers (and their compiled scanner) while the user looks around:
-    the first load then starts at full speed, and a first-ever run compiles the scanner
-    here rather than inside that load."""
+    """Start the decode workers (and their compiled scanner, when numba's cache holds it) while
+    the user looks around: the first load then starts at full speed."""
     try:
         from timelineview.model.load.loader import warm_pool
 

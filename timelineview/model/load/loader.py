@@ -53,7 +53,7 @@ CANCEL_WAIT_S = 5.0  # longest wait, on cancel, for decode tasks already running
 # loading numba and the cached machine code (~0.45 s) or starting worker processes costs more
 SCANNER_WORTH_BYTES = 16 << 20
 READY_WAIT_S = 5.0  # readying a cached scanner takes ~0.5 s; longer means it compiles after all
-COMPILING_NOTE = "Reading (first run: the fast reader compiles in the background for next time)"
+COMPILING_NOTE = "Reading (first run: the fast reader is compiled after this load, in the background, for next time)"
 
 
 class LoadCancelled(Exception):
@@ -115,10 +115,9 @@ def warm_pool(workers: int | None = None) -> list[int]:
     """Ready the decoders now, not during the first load. With decode threads (or one
     worker) decoding happens in this process, so the compiled scanner is readied here;
     otherwise every worker process starts (imports included). A scanner not in numba's
-    cache yet is compiled in the background, never here. Returns the workers' pids."""
+    cache yet is not compiled here: the first large load starts that compile once its decode
+    is over, not beside it. Returns the workers' pids."""
     ready = _scanner_ready()
-    if scanner_available() and not ready:
-        compile_in_background()
     if (workers or worker_count()) == 1 or _threads(ready):
         if ready:
             warm_scanner()
@@ -444,10 +443,20 @@ def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMe
     inline = small or workers == 1
     ready = _scanner_ready()
     scanner_here = ready and (not small or scanner_is_warm())
-    if scanner_available() and not ready and not small:
-        compile_in_background()  # for the next load; this one decodes with the typed path
-        if note is not None:
-            note(COMPILING_NOTE)
+    compile_after = scanner_available() and not ready and not small
+    if compile_after and note is not None:
+        note(COMPILING_NOTE)
+    try:
+        _decode_tasks(jobs, tasks, sizes, feeds, meter, cancel, workers, inline, scanner_here, ready, partial)
+    finally:
+        if compile_after:  # for the next load, once this one's decode no longer needs the CPU (a
+            compile_in_background()  # compile beside it, even at idle priority, cost it 1.3-1.9x)
+
+
+def _decode_tasks(jobs: list[_FileJob], tasks: list, sizes: list[int], feeds: list[_CardFeed],
+                  meter: _ProgressMeter, cancel: threading.Event | None, workers: int | None, inline: bool,
+                  scanner_here: bool, ready: bool, partial: PartialCards | None) -> None:
+    """Decode ``tasks`` (in worker processes or threads, else here) and feed their results in file order."""
     if scanner_here and (inline or _threads(True)):
         scanner_here = _ready_scanner(cancel)  # here, once, before decode threads would each import it
     threads = _threads(scanner_here)
