@@ -28,10 +28,26 @@ class Pyramid:
     rows: list[str]
     levels: list[np.ndarray]
 
+    def level_index(self, buckets_wanted: int) -> int:
+        """Index in ``levels`` of the coarsest level with at least ``buckets_wanted`` buckets (the finest
+        when none has)."""
+        sizes = [lv.shape[1] for lv in self.levels]
+        fitting = [k for k, n in enumerate(sizes) if n >= buckets_wanted]
+        if fitting:
+            return min(fitting, key=lambda k: sizes[k])
+        return max(range(len(sizes)), key=lambda k: sizes[k])
+
     def level_for(self, buckets_wanted: int) -> np.ndarray:
         """The coarsest level with at least ``buckets_wanted`` buckets (the finest when none has)."""
-        fitting = [lv for lv in self.levels if lv.shape[1] >= buckets_wanted]
-        return min(fitting, key=lambda lv: lv.shape[1]) if fitting else max(self.levels, key=lambda lv: lv.shape[1])
+        return self.levels[self.level_index(buckets_wanted)]
+
+    def bucket_range(self, level: int, t0: float, t1: float) -> tuple[int, int]:
+        """The buckets of ``levels[level]`` that [t0, t1) (absolute ns) overlaps, as [first, stop)."""
+        buckets = self.levels[level].shape[1]
+        scale = buckets / max(self.t1 - self.t0, 1)
+        first = int(np.floor((t0 - self.t0) * scale))
+        stop = int(np.ceil((t1 - self.t0) * scale))
+        return min(max(first, 0), buckets), min(max(stop, 0), buckets)
 
 
 def covered_before(iv: Intervals, t: np.ndarray) -> np.ndarray:

@@ -1,86 +1,157 @@
-"""CardOverview: one summarised card at overview zoom, drawn from its level-of-detail pyramid.
+"""CardOverview: a card of a summary folder in the Timeline tab — from its pyramid, then from its trace.
 
-Each row (the derived sets, then every lane that holds slices) is one strip whose opacity is the
-share of each time bucket its intervals cover; the pyramid level is the coarsest with at least one
-bucket per pixel. Zooming in past the pyramid needs the card's trace (not done here: the summary
-names it, ``sources`` in its manifest, and the viewer opens it with File ▸ Open).
+A drill-down on a summarised card puts a :class:`PyramidTimeline` in the Timeline tab's place (a
+stack over the window's timeline page). When the user zooms in past the pyramid's finest level and
+the card's trace (``sources`` in its manifest) is on this machine, the trace is loaded once, through
+the window's own loading (File ▸ Open's path, with its progress and Cancel), and shown in the real
+timeline at the window the user was looking at. When the trace is not reachable, the status line
+says so once per card and the pyramid stays. The Cluster tabs keep the summary throughout; drilling
+another card shows its pyramid.
 """
 
 from __future__ import annotations
 
-import numpy as np
-from PySide6 import QtCore, QtGui, QtWidgets
+from collections.abc import Callable
+from pathlib import Path
 
-from timelineview.analysis.summaries.card_summary import DERIVED_TITLES, SummaryCard
-from timelineview.analysis.summaries.pyramid import Pyramid
-from timelineview.viewstate.palette import DERIVED_COLOURS
+from PySide6 import QtCore, QtWidgets
 
-ROW_H = 14
-LABEL_W = 260
-PAD = 6
-LANE_COLOUR = (91, 143, 249)
-TITLE_COLOUR = {title: DERIVED_COLOURS[name] for name, title in DERIVED_TITLES.items() if name in DERIVED_COLOURS}
-TITLE_COLOUR["Idle AI Core gaps"] = DERIVED_COLOURS["idle_gap_free"]
+from timelineview.analysis.summaries.card_summary import SummaryCard
+from timelineview.views.timeline.pyramid_timeline import PyramidTimeline
+from timelineview.views.timeline.widget import TimelineWidget
+from timelineview.viewstate.card_view import CardView
+from timelineview.viewstate.time_format import format_duration
+from timelineview.viewstate.timeline.pyramid_frame import finest_bucket_ns
 
-
-def row_image(pyramid: Pyramid, width_px: int) -> QtGui.QImage:
-    """ARGB image (buckets × rows): each row in its colour, alpha = occupancy."""
-    level = np.asarray(pyramid.level_for(width_px))
-    rows, buckets = level.shape
-    argb = np.zeros((rows, buckets, 4), np.uint8)
-    for r, title in enumerate(pyramid.rows):
-        red, green, blue = TITLE_COLOUR.get(title, LANE_COLOUR)
-        argb[r, :, 0], argb[r, :, 1], argb[r, :, 2] = blue, green, red  # QImage ARGB32 is BGRA in memory
-    argb[:, :, 3] = level
-    argb = np.ascontiguousarray(argb)
-    image = QtGui.QImage(argb.data, buckets, rows, 4 * buckets, QtGui.QImage.Format.Format_ARGB32)
-    return image.copy()
+STEP_MARGIN = 0.02  # of the step length, either side of a drilled step (as the timeline's drill-down)
+UNREACHABLE_MS = 15_000  # how long the status line says a trace is not on this machine
+TIMELINE_PAGE, PYRAMID_PAGE = 0, 1
+LOADING_NOTE = "loading the trace…"
+UNREACHABLE_NOTE = "the trace is not on this machine"
 
 
-class CardOverview(QtWidgets.QWidget):
-    """The pyramid of one card, with its row titles and a time axis in ms from the card's start."""
+def missing_sources(card: SummaryCard) -> list[str]:
+    """The card's trace files that are not on this machine (all of them when the summary names none)."""
+    sources = card.manifest.get("sources") or []
+    return [s for s in sources if not Path(s).is_file()] if sources else ["(the summary names no trace)"]
 
-    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
-        super().__init__(parent)
+
+class CardOverview(QtCore.QObject):
+    """Shows summarised cards in the Timeline tab and loads a card's trace when its pyramid runs out.
+
+    ``load_trace(paths)`` starts the window's load of a summary card's trace (the cluster tab routes
+    that load's results back here: :meth:`trace_loaded`, :meth:`trace_ended`)."""
+
+    def __init__(self, timeline: TimelineWidget, load_trace: Callable[[list[Path]], None],
+                 status: Callable[[str, int], None]) -> None:
+        super().__init__(timeline)
+        self.timeline = timeline
+        self.load_trace = load_trace
+        self.status = status  # (text, ms) on the window's status line
+        self.widget = PyramidTimeline()
+        self.stack = QtWidgets.QStackedWidget()
         self.card: SummaryCard | None = None
-        self.pyramid: Pyramid | None = None
-        self._image: QtGui.QImage | None = None
-        self._image_w = 0
+        self.number: int | None = None  # the summary's number of the card on screen
+        self.loading: int | None = None  # the card whose trace is loading
+        self.told: set[int] = set()  # cards whose trace the status line said is not here
+        self.given_up: set[int] = set()  # cards whose trace load failed or was cancelled
+        self.widget.detailWanted.connect(self.want_trace)
 
-    def set_card(self, card: SummaryCard) -> None:
-        self.card, self.pyramid = card, card.pyramid()
-        self._image = None
-        self.setMinimumHeight(2 * PAD + ROW_H * (len(self.pyramid.rows) + 2))
-        self.update()
+    def page(self, timeline_page: QtWidgets.QWidget) -> QtWidgets.QStackedWidget:
+        """The Timeline tab's page: the window's timeline page, or a summarised card's pyramid."""
+        self.stack.addWidget(timeline_page)
+        self.stack.addWidget(self.widget)
+        return self.stack
 
-    def sizeHint(self) -> QtCore.QSize:
-        rows = len(self.pyramid.rows) if self.pyramid else 10
-        return QtCore.QSize(900, 2 * PAD + ROW_H * (rows + 2))
+    @property
+    def showing_pyramid(self) -> bool:
+        return self.stack.currentIndex() == PYRAMID_PAGE
 
-    def paintEvent(self, ev: QtGui.QPaintEvent) -> None:
-        p = QtGui.QPainter(self)
-        text = self.palette().color(QtGui.QPalette.ColorRole.WindowText)
-        p.setPen(text)
-        if self.pyramid is None:
-            p.drawText(self.rect(), QtCore.Qt.AlignmentFlag.AlignCenter, "Double-click a card to see its overview")
+    def open_summary(self) -> None:
+        """A summary folder was opened: no card yet (the tab says how to pick one)."""
+        self.card = self.number = self.loading = None
+        self.told.clear()
+        self.given_up.clear()
+        self.widget.pyramid = None
+        self.stack.setCurrentIndex(PYRAMID_PAGE)
+        self.widget.update()
+
+    def close_summary(self) -> None:
+        """Traces were opened instead: the Timeline tab is the timeline again."""
+        self.card = self.number = self.loading = None
+        self.stack.setCurrentIndex(TIMELINE_PAGE)
+
+    def show_card(self, number: int, card: SummaryCard, step: int | None = None) -> None:
+        """Card ``number`` of the summary from its pyramid, at ``step``'s window when given (else whole)."""
+        pyramid = card.pyramid()
+        self.card, self.number = card, number
+        window = None
+        for s in card.steps if step is not None else []:
+            if s.step == step:
+                margin = int((s.end - s.start) * STEP_MARGIN)
+                window = (s.start - pyramid.t0 - margin, s.end - pyramid.t0 + margin)
+        self.widget.set_pyramid(pyramid, f"{card.card}  (summary)", window)  # before it shows (and resizes)
+        self.stack.setCurrentIndex(PYRAMID_PAGE)
+        if self.loading == number:
+            self.widget.set_note(LOADING_NOTE)
+        elif missing_sources(card):
+            self.widget.set_note(UNREACHABLE_NOTE)
+        elif number not in self.given_up:
+            depth = format_duration(finest_bucket_ns(pyramid), 2)
+            self.widget.set_note(f"it goes down to {depth}: zoom in further to load the trace")
+        self.widget.setFocus()
+        self.widget.changed(window=True)  # a step shorter than the pyramid's buckets wants the trace at once
+
+    def show_timeline(self) -> None:
+        self.stack.setCurrentIndex(TIMELINE_PAGE)
+
+    # ------------------------------------------------------------------ the trace
+    def want_trace(self) -> None:
+        """The user zoomed in past the pyramid: load the card's trace once, or say once that it is not here."""
+        number, card = self.number, self.card
+        if card is None or not self.showing_pyramid or self.loading is not None or number in self.given_up:
             return
-        pyr = self.pyramid
-        plot_w = max(self.width() - LABEL_W - 2 * PAD, 10)
-        if self._image is None or self._image_w != plot_w:
-            self._image, self._image_w = row_image(pyr, plot_w), plot_w
-        top = PAD + ROW_H
-        p.drawText(QtCore.QPointF(PAD, PAD + ROW_H - 3),
-                   f"{self.card.card} — made by {self.card.worker or '?'} (overview from the summary)")
-        for r, title in enumerate(pyr.rows):
-            rect = QtCore.QRectF(PAD, top + r * ROW_H, LABEL_W - PAD, ROW_H)
-            p.drawText(rect, QtCore.Qt.AlignmentFlag.AlignVCenter, p.fontMetrics().elidedText(
-                title, QtCore.Qt.TextElideMode.ElideLeft, LABEL_W - 2 * PAD))
-        target = QtCore.QRectF(LABEL_W, top, plot_w, ROW_H * len(pyr.rows))
-        p.setRenderHint(QtGui.QPainter.RenderHint.SmoothPixmapTransform, True)
-        p.drawImage(target, self._image)
-        span_ms = (pyr.t1 - pyr.t0) / 1e6
-        y = target.bottom() + ROW_H - 3
-        p.drawText(QtCore.QPointF(LABEL_W, y), "0 ms")
-        end = f"{span_ms:.4g} ms"
-        p.drawText(QtCore.QPointF(target.right() - p.fontMetrics().horizontalAdvance(end), y), end)
+        missing = missing_sources(card)
+        if missing:
+            if number not in self.told:
+                self.told.add(number)
+                depth = format_duration(finest_bucket_ns(self.widget.pyramid), 2)
+                self.status(f"the trace {missing[0]} is not on this machine; the summary holds this card "
+                            f"down to {depth}", UNREACHABLE_MS)
+                self.widget.set_note(UNREACHABLE_NOTE)
+            return
+        self.loading = number
+        self.widget.set_note(LOADING_NOTE)
+        self.load_trace([Path(s) for s in card.manifest["sources"]])
 
+    def trace_loaded(self, cards: list[CardView]) -> list[CardView]:
+        """The card's trace is loaded (the window's timeline holds it): it takes the summary's card
+        number and, while its pyramid is still on screen, is shown at the window the pyramid showed.
+        Returns the cards now on the timeline."""
+        number, pyramid = self.loading, self.widget.pyramid
+        self.loading = None
+        if number is None or not cards:
+            if number is not None:
+                self.given_up.add(number)  # nothing readable in it (the window says so)
+            return list(self.timeline.cards)
+        for c in cards:
+            c.number = number  # analysis tabs and drill-downs name the card by its number in the summary
+        self.timeline.set_cards(cards)
+        if number != self.number or pyramid is None or not self.showing_pyramid:
+            return list(cards)  # the user went to another card meanwhile: its pyramid stays
+        v = self.widget.viewport
+        a0, a1 = pyramid.t0 + v.t0, pyramid.t0 + v.t1  # the card's own clock, as the trace has it
+        ctx = self.timeline.ctx
+        self.timeline.set_range(ctx.rel(cards[0], a0), ctx.rel(cards[0], a1), remember=False)
+        self.widget.set_note("")
+        self.show_timeline()
+        self.timeline.setFocus()
+        return list(cards)
+
+    def trace_ended(self) -> None:
+        """The trace load ended without a picture (failed or cancelled): the pyramid stays, and this card's
+        trace is not loaded again by zooming (a drill-down on a loaded card shows its timeline)."""
+        if self.loading is not None:
+            self.given_up.add(self.loading)
+            self.loading = None
+            self.widget.set_note("")

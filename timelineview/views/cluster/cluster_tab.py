@@ -43,7 +43,10 @@ class ClusterTab(QtCore.QObject):
         self._dock_visible: bool | None = None
         self._pending: ClusterComparison | None = None
         self.heat = HeatMapView()  # rank × step of any metric (issue 15)
-        self.overview = CardOverview()  # a summarised card, from its pyramid
+        # a summarised card in the Timeline tab, from its pyramid, then its trace when zoomed past it
+        self.overview = CardOverview(timeline, self._load_card_trace, self._status)
+        self._trace_worker = None  # the running load is a summarised card's trace (the summary stays)
+        self._trace_wanted = False
         self.summary: SummarySession | None = None  # set while a summary folder is open
         self.view.drillRequested.connect(self.drill)
         self.heat.cardsActivated.connect(self.drill)
@@ -55,7 +58,8 @@ class ClusterTab(QtCore.QObject):
 
     def wrap(self, timeline_page: QtWidgets.QWidget) -> QtWidgets.QTabWidget:
         """The window's central widget: the timeline page and the comparison as tabs (Ctrl+1, Ctrl+2)."""
-        self.tabs.addTab(timeline_page, "Timeline")
+        self.tabs.addTab(self.overview.page(timeline_page), "Timeline")
+        self.overview.stack.currentChanged.connect(lambda *_: self._on_tab(self.tabs.currentIndex()))
         self.tabs.addTab(self.view, "Cluster comparison")
         self.tabs.addTab(self.heat, "Heat map")
         self.tabs.setTabToolTip(0, "Ctrl+1")
@@ -88,9 +92,14 @@ class ClusterTab(QtCore.QObject):
         worker.loaded.connect(self._on_loaded)
         worker.done.connect(self._on_done)
         self._pending = None
+        self._trace_worker, self._trace_wanted = (worker if self._trace_wanted else None), False
 
     def _current(self) -> bool:
-        return self.sender() is getattr(self.window, "worker", None)
+        return self.sender() is getattr(self.window, "worker", None) and not self._card_trace()
+
+    def _card_trace(self) -> bool:
+        """The signal comes from the load of a summarised card's trace (the comparison keeps the summary)."""
+        return self._trace_worker is not None and self.sender() is self._trace_worker
 
     @QtCore.Slot(object)
     def _on_cards_found(self, labels: list[str]) -> None:
@@ -117,6 +126,9 @@ class ClusterTab(QtCore.QObject):
 
     @QtCore.Slot(object)
     def _on_loaded(self, cards: list[CardView]) -> None:
+        if self._card_trace():
+            self.all_cards = self.overview.trace_loaded([c for c in cards if len(c.store.slices)])
+            return
         if not self._current():
             return
         failed = {i: c.store.report.error or "no slices could be read"
@@ -128,6 +140,7 @@ class ClusterTab(QtCore.QObject):
         self.all_cards = list(self.timeline.cards)
         self.shown_step = None
         self.summary = None
+        self.overview.close_summary()
         self.view.set_comparison(self._pending)
         if getattr(self, "_pending_session", None) is not None:
             self.analysis.show_session(self._pending_session, shown)
@@ -147,6 +160,10 @@ class ClusterTab(QtCore.QObject):
 
     @QtCore.Slot()
     def _on_done(self) -> None:
+        if self._card_trace():
+            self._trace_worker = None
+            self.overview.trace_ended()
+            return
         if self.sender() is getattr(self.window, "worker", None) or getattr(self.window, "worker", None) is None:
             self.view.load_ended({i: c.note for i, c in enumerate(self.view.progress_list.cards)
                                   if c.status == "failed"})
@@ -154,10 +171,10 @@ class ClusterTab(QtCore.QObject):
     # ------------------------------------------------------------------ drill-down
     def drill(self, numbers: list[int], step: int | None = None) -> None:
         """Show these cards in the timeline at ``step`` (None: the first card's drill step), aligned."""
-        if self.summary is not None:  # no trace loaded: the first card's overview from its summary
-            self.show_overview(numbers[0])
-            return
         cards = [c for c in self.all_cards if c.number in set(numbers)]
+        if self.summary is not None and not cards:  # no trace loaded: the first card from its summary
+            self.show_overview(numbers[0], step)
+            return
         if not cards:
             return
         if step is None:
@@ -172,6 +189,7 @@ class ClusterTab(QtCore.QObject):
             margin = int((t1 - t0) * STEP_MARGIN)
             self.timeline.set_range(t0 - margin, t1 + margin)
         self._update_bar()
+        self.overview.show_timeline()
         self.tabs.setCurrentIndex(0)
         self.timeline.setFocus()
 
@@ -219,21 +237,23 @@ class ClusterTab(QtCore.QObject):
         self.all_cards = []
         self.view.set_comparison(session.comparison)
         self.heat.set_comparison(session.comparison)
-        if self.tabs.indexOf(self.overview_scroll()) < 0:
-            self.tabs.addTab(self.overview_scroll(), "Card overview")
+        self.overview.open_summary()
         self.tabs.setCurrentWidget(self.view)
 
-    def overview_scroll(self) -> QtWidgets.QScrollArea:
-        if not hasattr(self, "_overview_scroll"):
-            self._overview_scroll = QtWidgets.QScrollArea()
-            self._overview_scroll.setWidgetResizable(True)
-            self._overview_scroll.setWidget(self.overview)
-        return self._overview_scroll
+    def show_overview(self, number: int, step: int | None = None) -> None:
+        """Card ``number`` of the open summary in the Timeline tab, drawn from its pyramid (at ``step``)."""
+        self.overview.show_card(number, self.summary.cards[number], step)
+        self.tabs.setCurrentIndex(0)
 
-    def show_overview(self, number: int) -> None:
-        """Card ``number`` of the open summary drawn from its pyramid."""
-        self.overview.set_card(self.summary.cards[number])
-        self.tabs.setCurrentWidget(self.overview_scroll())
+    def _load_card_trace(self, paths: list) -> None:
+        """Load a summarised card's trace the way File ▸ Open loads (progress, Cancel); its results come
+        back to the overview, and the comparison keeps the summary."""
+        self._trace_wanted = True  # watch() marks the load the window starts now
+        self.window.open_paths(paths, remember=False)
+        self._trace_wanted = False
+
+    def _status(self, text: str, ms: int) -> None:
+        self.window.statusBar().showMessage(text, ms)
 
     def show_comparison(self) -> None:
         self.tabs.setCurrentWidget(self.view)
@@ -243,15 +263,18 @@ class ClusterTab(QtCore.QObject):
 
     # ------------------------------------------------------------------ tabs and the details dock
     def _on_tab(self, index: int) -> None:
-        """The details dock belongs to the timeline: hidden while the comparison takes the window."""
+        """The details dock belongs to the timeline: hidden while the comparison, or a summarised card's
+        pyramid in the Timeline tab, takes the window."""
         dock = getattr(self.window, "dock", None)
         if dock is None:
             return
-        if self.tabs.widget(index) is self.view:
-            self._dock_visible = dock.isVisible()
+        if self.tabs.widget(index) is self.view or (index == 0 and self.overview.showing_pyramid):
+            if self._dock_visible is None:  # from the comparison to a pyramid: still the user's choice
+                self._dock_visible = dock.isVisible()
             dock.hide()
-        elif self._dock_visible:
-            dock.show()
+        else:
+            if self._dock_visible:
+                dock.show()
             self._dock_visible = None
 
     def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:

@@ -9,9 +9,11 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
+from timelineview.views.theme import Theme
 from timelineview.views.timeline.background_item import TICK_MIN_PX
 from timelineview.views.timeline.view_context import AXIS_H, ViewContext
 from timelineview.viewstate.time_format import format_exact, ticks
+from timelineview.viewstate.timeline.viewport import Viewport
 
 
 class TimeAxisItem(pg.GraphicsObject):
@@ -38,25 +40,29 @@ class TimeAxisItem(pg.GraphicsObject):
         p.fillRect(QtCore.QRect(a.left, AXIS_H - 1, a.width, 1), theme.grid.darker(115))
         if not ctx.cards:
             return
-        v = ctx.viewport
-        times, labels, base = ticks(v.t0, v.t1, a.width, TICK_MIN_PX)
-        p.setFont(self.font)
-        fm = QtGui.QFontMetrics(self.font)
-        text_y = (AXIS_H - fm.height()) // 2 + fm.ascent()
+        paint_ticks(p, a.left, a.right, ctx.viewport, theme, self.font)
+
+
+def paint_ticks(p: QtGui.QPainter, left: int, right: int, v: Viewport, theme: Theme, font: QtGui.QFont) -> None:
+    """The ruler's ticks and labels for the window of ``v``, whose pixel 0 is at x ``left``."""
+    times, labels, base = ticks(v.t0, v.t1, right - left + 1, TICK_MIN_PX)
+    p.setFont(font)
+    fm = QtGui.QFontMetrics(font)
+    text_y = (AXIS_H - fm.height()) // 2 + fm.ascent()
+    p.setPen(theme.muted)
+    left_limit = left
+    if base:
+        tag = f"{format_exact(base)} +"
+        w = fm.horizontalAdvance(tag) + 12
+        p.fillRect(QtCore.QRect(left, 3, w, AXIS_H - 7), theme.band)
+        p.setPen(theme.text)
+        p.drawText(left + 6, text_y, tag)
         p.setPen(theme.muted)
-        left_limit = a.left
-        if base:
-            tag = f"{format_exact(base)} +"
-            w = fm.horizontalAdvance(tag) + 12
-            p.fillRect(QtCore.QRect(a.left, 3, w, AXIS_H - 7), theme.band)
-            p.setPen(theme.text)
-            p.drawText(a.left + 6, text_y, tag)
-            p.setPen(theme.muted)
-            left_limit = a.left + w + 4
-        for t, label in zip(times, labels):
-            x = int(ctx.scene_x(t))
-            p.fillRect(QtCore.QRect(x, AXIS_H - 7, 1, 6), theme.muted)
-            tx = x + 4
-            if tx < left_limit or tx + fm.horizontalAdvance(label) > a.right:
-                continue
-            p.drawText(tx, text_y, label)
+        left_limit = left + w + 4
+    for t, label in zip(times, labels):
+        x = int(left + v.x_of(t))
+        p.fillRect(QtCore.QRect(x, AXIS_H - 7, 1, 6), theme.muted)
+        tx = x + 4
+        if tx < left_limit or tx + fm.horizontalAdvance(label) > right:
+            continue
+        p.drawText(tx, text_y, label)

@@ -1,0 +1,258 @@
+"""A summarised card in the Timeline tab: drawn from its pyramid (the level ``level_for`` picks, pixels
+against occupancy computed here), navigated like the timeline, and its trace loaded — at the same
+window — when the user zooms in past the pyramid; an unreachable trace leaves the pyramid and says so."""
+
+from __future__ import annotations
+
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import orjson
+import pytest
+from PySide6 import QtCore, QtGui
+
+from timelineview.analysis.intervals import Intervals
+from timelineview.analysis.summaries.pyramid import build_pyramid
+from timelineview.synthetic import cluster_specs, generate_cluster
+from timelineview.viewstate.time_format import format_duration
+from timelineview.viewstate.timeline.pyramid_frame import MAX_BUCKET_PX, finest_bucket_ns
+
+pytest.importorskip("distributed")
+
+CARDS = 4
+CARD_BYTES = 300_000
+
+
+def _summarise(traces: Path, out: Path) -> Path:
+    """``timelineview summarize`` on a real (in-process, threaded) Dask cluster."""
+    from distributed import Client
+
+    from timelineview.distributed.summarize import summarize
+
+    specs = cluster_specs(CARDS, seed=11, steps=3, slow_card=2)
+    generate_cluster(traces, specs, "msprof", target_bytes=CARD_BYTES)
+    with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0") as client:
+        summarize(traces, out, client=client, progress=None)
+    return out
+
+
+@pytest.fixture(scope="module")
+def summary(tmp_path_factory) -> Path:
+    base = tmp_path_factory.mktemp("summary")
+    return _summarise(base / "job", base / "s")
+
+
+@pytest.fixture
+def window(qtbot, settings):
+    from timelineview.views.main_window import MainWindow
+
+    win = MainWindow(settings=settings, interactive=False)
+    qtbot.addWidget(win)
+    win.resize(1280, 800)
+    win.show()
+    qtbot.waitExposed(win)
+    return win
+
+
+def _open(qtbot, window, folder: Path):
+    """Open a summary folder and wait until it is read (the window reads it in the background)."""
+    window.open_paths([folder])
+    qtbot.waitUntil(lambda: window.cluster.summary is not None and getattr(window, "summary_worker", None) is None,
+                    timeout=60_000)
+    return window.cluster
+
+
+def _manifest(folder: Path, card: str) -> dict:
+    return orjson.loads((folder / card.replace(" ", "_") / "card.json").read_bytes())
+
+
+def _zoom_in_until(qtbot, view, done, presses: int = 80) -> tuple[int, int]:
+    """Press W at the middle of the view until ``done()``; the window (relative ns) then."""
+    v = view.viewport
+    for _ in range(presses):
+        QtGui.QCursor.setPos(view.mapToGlobal(QtCore.QPoint(view.plot_rect().center())))
+        qtbot.keyClick(view, QtCore.Qt.Key.Key_W)
+        if done():
+            return v.t0, v.t1
+    raise AssertionError("zooming never got there")
+
+
+# --------------------------------------------------------------------------------- drill-down
+def test_drill_down_shows_the_cards_pyramid_in_the_timeline_tab(qtbot, window, summary):
+    tab = _open(qtbot, window, summary)
+    session = tab.summary
+    number = next(i for i, c in enumerate(session.cards) if c.card == "rank 2")
+    # a double-click on the card's row of the comparison
+    table = tab.view.table
+    row = next(r for r in range(table.model_.rowCount()) if table.model_.row_dict(r)["number"] == number)
+    rect = table.visualRect(table.model_.index(row, 0))
+    qtbot.mouseClick(table.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=rect.center())  # a view wants the press
+    qtbot.mouseDClick(table.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=rect.center())
+    assert tab.tabs.currentIndex() == 0 and tab.overview.showing_pyramid
+    view = tab.overview.widget
+    manifest = _manifest(summary, "rank 2")
+    assert view.pyramid.rows == manifest["pyramid"]["rows"]
+    assert view.pyramid.rows[:5] == ["Compute", "Communication", "Pure communication", "Free", "Idle AI Core gaps"]
+    assert view.pyramid.t0 == manifest["pyramid"]["t0"] and "rank 2" in view.title
+    assert not window.timeline.isVisible() and view.isVisible()
+    # the header column names every row at its row's height (the first rows, as many as fit)
+    assert view.row_y(1) - view.row_y(0) == view.row_y(2) - view.row_y(1) > 0
+
+    # the heat map's cell of step 2 shows that step's window (a 2 % margin either side), from the manifest
+    tab.drill([number], 2)
+    step = next(s for s in manifest["steps"] if s["step"] == 2)
+    margin = int((step["end"] - step["start"]) * 0.02)
+    t0 = manifest["pyramid"]["t0"]
+    assert (view.viewport.t0, view.viewport.t1) == (step["start"] - t0 - margin, step["end"] - t0 + margin)
+    # the header row says what this is and its resolution
+    view.grab()
+    assert view.frame.resolution.startswith("1 bucket = ")
+    assert math.isclose(view.frame.bucket_ns, (view.pyramid.t1 - view.pyramid.t0) / view.frame.buckets)
+
+
+# --------------------------------------------------------------------------------- pixels
+def _iv(*pairs) -> Intervals:
+    return Intervals(np.array([a for a, _ in pairs], np.int64), np.array([b for _, b in pairs], np.int64))
+
+
+SPAN = 40_000_000  # 40 ms
+
+
+@pytest.fixture
+def pyramid_view(qtbot):
+    from timelineview.views.timeline.pyramid_timeline import PyramidTimeline
+
+    rows = [("Compute", _iv((0, SPAN // 2))),  # the first half
+            ("proc / lane", _iv((SPAN // 4, SPAN // 2))),  # the second quarter
+            ("proc / other", _iv((3 * SPAN // 4, SPAN)))]  # the last quarter
+    pyr = build_pyramid(rows, 7_000, 7_000 + SPAN)
+    pyr = build_pyramid([(n, Intervals(iv.starts + 7_000, iv.ends + 7_000)) for n, iv in rows], 7_000, 7_000 + SPAN)
+    view = PyramidTimeline()
+    qtbot.addWidget(view)
+    view.resize(1000, 400)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_pyramid(pyr, "rank 0  (summary)")
+    return view
+
+
+def _row_pixels(image: QtGui.QImage, view, row: int, xs) -> list[tuple[int, int, int]]:
+    y = view.row_y(row) + 9  # the row's middle
+    return [QtGui.QColor(image.pixel(int(x), y)).getRgb()[:3] for x in xs]
+
+
+def test_the_drawn_level_and_pixels_follow_the_occupancy(pyramid_view):
+    view = pyramid_view
+    v, pyr = view.viewport, view.pyramid
+    width = view.plot_rect().width()
+    assert v.width_px == width
+    image = view.grab().toImage()
+    # 'show all' pads 1 % either side; the level is the coarsest with one bucket per pixel
+    wanted = math.ceil(width * SPAN / (v.t1 - v.t0))
+    assert view.frame.level == pyr.level_index(wanted) and view.frame.buckets == pyr.level_for(wanted).shape[1]
+    assert view.frame.buckets == 1024  # 1000 px - the header column: ~750 px wanted, 256 too few
+
+    def x_of(t: float) -> float:
+        return view.plot_rect().left() + (t - v.t0) * width / (v.t1 - v.t0)
+
+    left = [x_of(f * SPAN) for f in (0.02, 0.2, 0.3, 0.45)]  # inside the first half
+    right = [x_of(f * SPAN) for f in (0.55, 0.7, 0.8, 0.98)]  # inside the second
+    compute = view.row_colour(0).getRgb()[:3]
+    lane = view.row_colour(1).getRgb()[:3]
+    background = view.theme.background.getRgb()[:3]
+    band = view.theme.band.getRgb()[:3]
+    assert compute != lane
+    # row 0 (plain background) covers the first half: coloured left, empty right
+    assert _row_pixels(image, view, 0, left) == [compute] * 4
+    assert _row_pixels(image, view, 0, right) == [background] * 4
+    # row 1 (a band) covers [1/4, 1/2)
+    assert _row_pixels(image, view, 1, left) == [band, band, lane, lane]
+    assert _row_pixels(image, view, 1, right) == [band] * 4
+    # row 2 covers the last quarter
+    assert _row_pixels(image, view, 2, left + right) == [background] * 6 + [lane] * 2
+    # before the card's start (the padding) nothing is drawn
+    assert _row_pixels(image, view, 0, [x_of(-0.005 * SPAN)]) == [background]
+
+
+def test_wheel_zooms_at_the_cursor_and_the_level_gets_finer(qtbot, pyramid_view):
+    view = pyramid_view
+    v = view.viewport
+    x = view.plot_rect().left() + 300
+    t_before = v.t_of(300)
+    levels = [view.frame.buckets]
+    for _ in range(12):
+        ev = QtGui.QWheelEvent(QtCore.QPointF(x, 100), QtCore.QPointF(view.mapToGlobal(QtCore.QPoint(x, 100))),
+                               QtCore.QPoint(0, 0), QtCore.QPoint(0, 120), QtCore.Qt.MouseButton.NoButton,
+                               QtCore.Qt.KeyboardModifier.NoModifier, QtCore.Qt.ScrollPhase.NoScrollPhase, False)
+        QtCore.QCoreApplication.sendEvent(view, ev)
+        view.grab()
+        levels.append(view.frame.buckets)
+    assert abs(v.t_of(300) - t_before) <= 1  # the time under the mouse stays there
+    assert v.t1 - v.t0 < SPAN // 6
+    assert levels[0] == 1024 and levels[-1] == 4096 and levels == sorted(levels)
+    # only the visible buckets are read: at most ~4 per pixel
+    assert view.frame.stop - view.frame.first <= 4 * v.width_px + 2
+    # A / D pan by a tenth of the window; 0 shows all again
+    span = v.t1 - v.t0
+    t0 = v.t0
+    qtbot.keyClick(view, QtCore.Qt.Key.Key_D)
+    assert v.t0 - t0 == round(span * 0.1)
+    qtbot.keyClick(view, QtCore.Qt.Key.Key_0)
+    assert (v.t0, v.t1) == (-SPAN // 100, SPAN + SPAN // 100)
+
+
+# --------------------------------------------------------------------------------- the trace
+def test_zooming_past_the_pyramid_loads_the_trace_at_the_same_window(qtbot, window, summary):
+    tab = _open(qtbot, window, summary)
+    number = next(i for i, c in enumerate(tab.summary.cards) if c.card == "rank 1")
+    tab.drill([number], 2)  # from the comparison (which hides the Details dock) to the Timeline tab
+    assert not window.dock.isVisible()  # the Details panel has nothing to say about a pyramid
+    view = tab.overview.widget
+    pyr = view.pyramid
+    before = _zoom_in_until(qtbot, view, lambda: window.worker is not None)
+    # it loads only once the finest bucket is wider than 2 px
+    assert finest_bucket_ns(pyr) / ((before[1] - before[0]) / view.viewport.width_px) > MAX_BUCKET_PX
+    assert tab.overview.showing_pyramid  # the pyramid stays until the trace is there
+    qtbot.waitUntil(lambda: window.worker is None, timeout=60_000)
+    assert not tab.overview.showing_pyramid and window.timeline.isVisible()
+    assert window.dock.isVisible()  # the user's Details panel is back with the timeline
+    card = window.timeline.cards[0]
+    assert card.number == number and card.store.card == "rank 1"
+    # the same time range: the pyramid's [t0, t1) is the card's own clock, the trace's relative 0 its origin
+    ctx = window.timeline.ctx
+    bucket = finest_bucket_ns(pyr)
+    assert abs((ctx.viewport.t0 + ctx.card_shift(card)) - (pyr.t0 + before[0])) <= bucket
+    assert abs((ctx.viewport.t1 + ctx.card_shift(card)) - (pyr.t0 + before[1])) <= bucket
+    # the comparison still shows the summary's cards
+    assert tab.summary is not None and tab.view.table.model_.rowCount() == CARDS
+    # another card: its pyramid; the loaded card again: its timeline, no second load
+    other = (number + 1) % CARDS
+    tab.drill([other])
+    assert window.worker is None  # a whole card fits the pyramid: nothing to load
+    assert tab.overview.showing_pyramid and view.pyramid.t0 == tab.summary.cards[other].manifest["pyramid"]["t0"]
+    tab.drill([number], 2)
+    assert not tab.overview.showing_pyramid and window.worker is None
+    assert window.timeline.cards[0].number == number
+
+
+def test_an_unreachable_trace_leaves_the_pyramid_and_says_so_once(qtbot, window, tmp_path):
+    folder = _summarise(tmp_path / "job", tmp_path / "s")
+    shutil.move(tmp_path / "job", tmp_path / "elsewhere")  # the traces are not where the summary says
+    tab = _open(qtbot, window, folder)
+    tab.drill([0])
+    view = tab.overview.widget
+    _zoom_in_until(qtbot, view, lambda: "not on this machine" in window.statusBar().currentMessage())
+    message = window.statusBar().currentMessage()
+    source = tab.summary.cards[0].manifest["sources"][0]
+    pyr = view.pyramid
+    depth = format_duration((pyr.t1 - pyr.t0) / 4096, 2)  # the finest level: 4096 buckets over the card
+    assert message == f"the trace {source} is not on this machine; the summary holds this card down to {depth}"
+    assert window.worker is None and tab.overview.showing_pyramid and view.pyramid is not None
+    window.statusBar().clearMessage()
+    for _ in range(3):
+        qtbot.keyClick(view, QtCore.Qt.Key.Key_W)
+    assert window.statusBar().currentMessage() == ""  # said once
+    view.grab()
+    assert "not on this machine" in view.note
