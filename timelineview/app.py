@@ -99,7 +99,7 @@ def _screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
     from PySide6 import QtCore
 
     from timelineview.views.main_window import MainWindow
-    from timelineview.views.screenshot import render_window
+    from timelineview.views.screenshot import has_content, render_window
 
     # scratch settings: headless renders neither read nor change the user's window layout
     scratch = tempfile.TemporaryDirectory()
@@ -114,7 +114,7 @@ def _screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
     if args.view == "cluster":
         win.cluster.show_comparison()
     ok = render_window(win, args.screenshot, size, tuple(args.range) if args.range else None)
-    has_cards = bool(win.timeline.cards)
+    has_cards = has_content(win)  # a summary folder shows its comparison, with no trace on the timeline
     win.close()
     del settings
     scratch.cleanup()

@@ -37,7 +37,8 @@ def _without_number(rows: list[dict]) -> list[dict]:
 
 def test_desktop_opens_a_summary_folder(qtbot, window, traces, dask_client, tmp_path):
     summarize(traces, tmp_path / "s", client=dask_client, progress=None)
-    window.open_paths([tmp_path / "s"])
+    with qtbot.waitSignal(window.loadFinished, timeout=60_000):  # read in the background
+        window.open_paths([tmp_path / "s"])
     assert window.worker is None  # nothing was loaded
     tab = window.cluster
     assert tab.tabs.currentWidget() is tab.view
@@ -73,8 +74,8 @@ def test_desktop_opens_a_summary_folder(qtbot, window, traces, dask_client, tmp_
         qtbot.mouseDClick(canvas, QtCore.Qt.MouseButton.LeftButton, pos=pos)
     numbers, step = hit.args
     assert step == 2 and [tab.summary.cards[n].card for n in numbers] == ["rank 3"]
-    assert tab.tabs.currentWidget() is tab.overview_scroll()
+    assert tab.tabs.currentIndex() == 0 and tab.overview.showing_pyramid  # the Timeline tab, from the pyramid
     overview = tab.overview
     assert overview.card.card == "rank 3" and overview.card.worker
-    assert overview.pyramid.rows[0] == "Compute" and len(overview.pyramid.rows) > 5
-    assert not overview.grab().isNull()
+    assert overview.widget.pyramid.rows[0] == "Compute" and len(overview.widget.pyramid.rows) > 5
+    assert not overview.widget.grab().isNull()

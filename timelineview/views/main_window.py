@@ -13,6 +13,7 @@ from timelineview.views.load_worker import LoadWorker, finish_abandoned, finish_
 from timelineview.views.panels.details_panel import DetailsPanel
 from timelineview.views.search_bar import SearchBar
 from timelineview.views.shortcut_sheet import ShortcutSheet
+from timelineview.views.summary_worker import SummaryWorker, start_summary
 from timelineview.views.theme import system_is_dark
 from timelineview.views.timeline.widget import TimelineWidget
 from timelineview.viewstate.timeline.view_state import Change
@@ -36,6 +37,11 @@ def problems_text(cards, notes: bool = False) -> str:
         if lost or (notes and r.summary()):
             parts.append(f"{c.title} ({', '.join(str(p) for p in c.store.paths) or 'no file'}):\n{r.summary()}")
     return "\n\n".join(parts)
+
+
+def summary_title(session: SummarySession) -> str:
+    """The window's title while a summary folder is open."""
+    return f"timelineview — {session.folder.name} (summary of {len(session.cards)} cards)"
 
 
 def default_size(available: QtCore.QSize) -> QtCore.QSize:
@@ -81,6 +87,11 @@ class MainWindow(QtWidgets.QMainWindow):
         self.last_message = ""
         self.worker: LoadWorker | None = None
         self.thread: QtCore.QThread | None = None
+        # a summary folder read in the background (metrics.md §10); it may run beside the load of one of
+        # its cards' traces, so it has its own pair
+        self.summary_worker: SummaryWorker | None = None
+        self.summary_thread: QtCore.QThread | None = None
+        self._summary_opened = False  # the running summary read has shown its comparison
         self.paths: list[Path] = []
         self._abandoned: list[tuple[LoadWorker, QtCore.QThread]] = []
         self._partial_shown = False  # the running load's picture in progress is on the timeline
@@ -206,6 +217,8 @@ class MainWindow(QtWidgets.QMainWindow):
         if self.worker is not None:  # the running load is cancelled; its late results are ignored
             self.worker.cancel()
             self._abandoned.append((self.worker, self.thread))
+        if not self._summary_opened:  # a summary not on screen yet would replace these traces when read
+            self._abandon_summary()
         self.paths = [Path(p) for p in paths]
         if remember:
             self._remember(self.paths)
@@ -229,31 +242,113 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setWindowTitle(f"timelineview — loading {names}")
 
     def open_summary(self, folder: Path, remember: bool = True) -> None:
-        """Open a folder written by ``timelineview summarize`` on the cluster tabs."""
+        """Open a folder written by ``timelineview summarize`` on the cluster tabs, read and analysed in the
+        background: the comparison first, then the Diagnosis, Operators and Communication tabs."""
+        if self.worker is not None:  # a trace load: superseded, its late results ignored
+            self.worker.cancel()
+            self._abandoned.append((self.worker, self.thread))
+            self.worker = self.thread = None
+            if self._partial_shown:  # its picture in progress goes with it
+                self.timeline.set_cards([])
+                self._partial_shown = False
+            self.timeline.set_loading("")
+        self._abandon_summary()  # an earlier summary read likewise
+        self.paths = [Path(folder)]
         if remember:
-            self._remember([folder])
-        session = SummarySession(folder)
+            self._remember(self.paths)
+        self.summary_worker, self.summary_thread = start_summary(Path(folder))
+        w = self.summary_worker
+        w.progress.connect(self._on_summary_progress)
+        w.stage.connect(self._on_summary_stage)
+        w.opened.connect(self._on_summary_opened)
+        w.analysed.connect(self._on_summary_analysed)
+        w.failed.connect(self._on_summary_failed)
+        w.cancelled.connect(self._on_cancelled)
+        w.done.connect(self._on_done)
+        self._summary_opened = False
+        self.summary_thread.start()  # every slot connected
+        self.progress.setValue(0)
+        for widget in (self.stage_label, self.progress, self.cancel_button):
+            widget.show()
+        self.stage_label.setText("Reading summary")
+        self.setWindowTitle(f"timelineview — reading the summary {folder.name}")
+
+    def _abandon_summary(self) -> None:
+        """Stop the running summary read; its late results are ignored."""
+        if self.summary_worker is not None:
+            self.summary_worker.cancel()
+            self._abandoned.append((self.summary_worker, self.summary_thread))
+            self.summary_worker = self.summary_thread = None
+        self._summary_opened = False
+
+    def _from_current_summary(self) -> bool:
+        sender = self.sender()
+        return sender is not None and sender is self.summary_worker
+
+    @QtCore.Slot(object, object)
+    def _on_summary_progress(self, done: int, total: int) -> None:
+        if self._from_current_summary() and self.worker is None:  # a trace load's progress comes first
+            self.progress.setValue(int(1000 * done / total) if total else 0)
+
+    @QtCore.Slot(str)
+    def _on_summary_stage(self, text: str) -> None:
+        if self._from_current_summary() and self.worker is None:
+            self.stage_label.setText(text)
+
+    @QtCore.Slot(object)
+    def _on_summary_opened(self, session: SummarySession) -> None:
+        """The comparison and the heat map of the summary; the analysis tabs wait for the rest."""
+        if not self._from_current_summary():
+            return
+        self._summary_opened = True
         self.cluster.open_summary(session)
-        self.setWindowTitle(f"timelineview — {folder.name} (summary of {len(session.cards)} cards)")
+        self.cluster.analysis.clear(f"Analysing the summary of {len(session.cards)} cards…")
+        self.setWindowTitle(summary_title(session))
         if session.failed:
             self.statusBar().showMessage(f"{len(session.failed)} card(s) could not be summarised: "
-                                         + ", ".join(e["card"] for e in session.failed[:5]), 10000)
+                                         + ", ".join(str(e.get("card")) for e in session.failed[:5]), 10000)
+
+    @QtCore.Slot(object, str)
+    def _on_summary_analysed(self, session: SummarySession, error: str) -> None:
+        """The analysis tabs, while this summary is still the one on screen."""
+        if not self._from_current_summary() or self.cluster.summary is not session:
+            return
+        if error:
+            self.cluster.analysis.clear(f"The analysis of the summary failed: {error}")
+            return
+        self.cluster.analysis.show_summary(session)
+        n = len(session.findings)
+        text = f"{len(session.cards)} summarised card(s), {n} finding{'s' if n != 1 else ''}"
+        if session.failed:
+            text += f"  ·  {len(session.failed)} card(s) could not be summarised"
+        self.statusBar().showMessage(text, 10000)
+
+    @QtCore.Slot(str, str)
+    def _on_summary_failed(self, text: str, details: str) -> None:
+        if self._from_current_summary():
+            self.show_message("Could not open", text, details)
 
     def cancel_load(self) -> None:
         if self.worker is not None:
             self.worker.cancel()
             self.stage_label.setText("Cancelling…")
+        elif self.summary_worker is not None:
+            self.summary_worker.cancel()
+            self.stage_label.setText("Cancelling…")
 
     def wait_loaded(self, timeout_ms: int = 600_000) -> bool:
-        """Block (processing events) until the current load ends; for headless use and tests."""
-        if self.thread is None:
+        """Block (processing events) until the current load and summary read end; for headless use and tests."""
+        if self.thread is None and self.summary_thread is None:
             return True
         loop = QtCore.QEventLoop()
         self.loadFinished.connect(loop.quit)
-        QtCore.QTimer.singleShot(timeout_ms, loop.quit)
-        if self.worker is not None:
+        timer = QtCore.QElapsedTimer()
+        timer.start()
+        while (self.worker is not None or self.summary_worker is not None) and timer.elapsed() < timeout_ms:
+            QtCore.QTimer.singleShot(max(timeout_ms - timer.elapsed(), 0), loop.quit)
             loop.exec()
-        return self.worker is None
+        self.loadFinished.disconnect(loop.quit)
+        return self.worker is None and self.summary_worker is None
 
     def _from_current_load(self) -> bool:
         """Whether the signal being handled comes from the running load (not a superseded one, nor
@@ -269,6 +364,8 @@ class MainWindow(QtWidgets.QMainWindow):
 
     @QtCore.Slot(str)
     def _on_stage(self, text: str) -> None:
+        if not self._from_current_load():
+            return
         self.stage_label.setText(text)
         if text.startswith("Analysing"):
             self.progress.setValue(1000)
@@ -314,14 +411,16 @@ class MainWindow(QtWidgets.QMainWindow):
 
     @QtCore.Slot()
     def _on_cancelled(self) -> None:
-        if not self._from_current_load():
-            return
-        self.statusBar().showMessage("Loading cancelled", 5000)
+        if self._from_current_load() or self._from_current_summary():
+            self.statusBar().showMessage("Loading cancelled", 5000)
 
     @QtCore.Slot()
     def _on_done(self) -> None:
         sender = self.sender()
         if finish_abandoned(self._abandoned, sender):
+            return
+        if sender is not None and sender is self.summary_worker:
+            self._summary_done()
             return
         if sender is None or sender is not self.worker:  # None: a load the closed window dropped
             return
@@ -332,11 +431,26 @@ class MainWindow(QtWidgets.QMainWindow):
         self.worker = None
         self.thread = None
         self.timeline.set_loading("")
-        for w in (self.stage_label, self.progress, self.cancel_button):
-            w.hide()
-        if not self.timeline.cards:
-            self.setWindowTitle("timelineview")
+        self._loading_ended()
         self.loadFinished.emit(bool(self.timeline.cards))
+
+    def _summary_done(self) -> None:
+        finish_load(self.summary_thread)
+        opened = self._summary_opened
+        self.summary_worker = self.summary_thread = None
+        self._summary_opened = False
+        if not opened and self.cluster.summary is not None:  # a failed read: the summary shown before stays
+            self.setWindowTitle(summary_title(self.cluster.summary))
+        self._loading_ended()
+        self.loadFinished.emit(opened)
+
+    def _loading_ended(self) -> None:
+        """Hide the progress once nothing is read any more; the plain title when nothing is shown."""
+        if self.worker is None and self.summary_worker is None:
+            for w in (self.stage_label, self.progress, self.cancel_button):
+                w.hide()
+        if not self.timeline.cards and self.cluster.summary is None:
+            self.setWindowTitle("timelineview")
 
     def show_message(self, title: str, text: str, details: str = "", warning: bool = True) -> None:
         """A non-blocking message (the window stays usable); printed instead when headless."""
@@ -436,6 +550,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.worker.cancel()
             self._abandoned.append((self.worker, self.thread))
             self.worker = self.thread = None
+        self._abandon_summary()
         for worker, thread in self._abandoned:  # loads stop at their next cancel check
             worker.cancel()
             finish_load(thread)

@@ -15,6 +15,11 @@ def settle(app: QtWidgets.QApplication, rounds: int = 5) -> None:
         app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
 
 
+def has_content(win: MainWindow) -> bool:
+    """Whether the window shows a trace or a summary folder (a screenshot of neither is a failure)."""
+    return bool(win.timeline.cards) or win.cluster.summary is not None
+
+
 def render_window(win: MainWindow, out: Path, size: tuple[int, int],
                   range_us: tuple[float, float] | None = None) -> bool:
     """Save a screenshot of ``win`` at ``size`` (optionally showing ``range_us``); True on success."""

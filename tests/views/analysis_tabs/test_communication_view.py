@@ -195,7 +195,7 @@ def test_operator_table_matches_the_ground_truth_and_rows_jump(view, window, gen
     truth = generated[1][view.cards[0].store.rank]
     want = sorted((o["name"], o["start_ns"], o["end_ns"] - o["start_ns"], o["transit_ns"], o["wait_ns"],
                    o["synchronization_ns"], o["idle_ns"]) for o in truth.comm_ops)
-    cc = view.cards[0].analysis.communication
+    cc = view.session.analyse(number, ("communication",)).communication
     got = sorted((r["name"], int(cc.ops.start[r["op"]]), round(r["elapse_us"] * 1000), round(r["transit_us"] * 1000),
                   round(r["wait_us"] * 1000), round(r["synchronization_us"] * 1000), round(r["idle_us"] * 1000))
                  for r in view.model.rows)

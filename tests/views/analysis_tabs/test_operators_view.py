@@ -46,8 +46,8 @@ def plain_totals(card_view) -> dict[str, list[int]]:
     return dict(out)
 
 
-def test_per_card_rows_match_a_plain_count(view):
-    card = view.cards[0]
+def test_per_card_rows_match_a_plain_count(view, window):
+    card = next(c for c in window.cluster.all_cards if c.number == view.cards[0].number)  # its CardView
     view.scope.setCurrentIndex(view.scope.findData(card.number))
     expected = plain_totals(card)
     rows = {r["name"]: (r["count"], round(r["total_us"] * 1000)) for r in view.model.rows}

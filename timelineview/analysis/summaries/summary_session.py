@@ -8,6 +8,7 @@ functions, from the summaries alone (no trace is read). No Qt.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from functools import cached_property
 from pathlib import Path
 
@@ -19,12 +20,18 @@ from timelineview.analysis.cluster.offsets_and_slow_cards import _offset, slow_c
 from timelineview.analysis.communication import ClusterCommunication, analyse_cluster
 from timelineview.analysis.communication.document import cluster_json
 from timelineview.analysis.findings.evaluate import Finding
-from timelineview.analysis.operators import OperatorAcrossCards, operators_across_cards
+from timelineview.analysis.operators import TOP_OPERATORS, OperatorAcrossCards, operators_across_cards
 from timelineview.analysis.summaries.card_summary import SummaryCard, read_card_summary
 from timelineview.analysis.summaries.summary_findings import evaluate_summary_findings
+from timelineview.model.summary.columns import ColumnReader
 
 INDEX = "index.json"
 INDEX_KIND = "timelineview summary"
+OK = "ok"
+UNREADABLE = "unreadable"  # the index says ok, but the card's manifest cannot be read (tolerant sessions)
+TABLE_COLUMNS = ("comm.", "operators.")  # the column prefixes of a card's operator and communication tables
+
+Progress = Callable[[int, int], None]  # (cards done, cards in all); it may raise to stop the reading
 
 
 def is_summary_folder(path: str | Path) -> bool:
@@ -43,19 +50,67 @@ def read_index(folder: str | Path) -> dict:
     return orjson.loads((Path(folder) / INDEX).read_bytes())
 
 
-class SummarySession:
-    """The analysis of a summary folder's cards (those whose summary is ``ok`` in the index)."""
+class _ColumnsReadOnce:
+    """A card's columns ``names`` read in one pass of its file, standing in for its reader while its tables
+    are built (table by table, the file is opened once per table: four times for the operator and
+    communication tables)."""
 
-    def __init__(self, folder: str | Path, index: dict | None = None) -> None:
+    def __init__(self, reader: ColumnReader, names: list[str]) -> None:
+        self.reader = reader
+        self.arrays = reader.get_many(names)
+
+    def get_many(self, names: list[str]) -> dict[str, np.ndarray]:
+        if all(n in self.arrays for n in names):
+            return {n: self.arrays[n] for n in names}
+        return self.reader.get_many(names)
+
+
+class SummarySession:
+    """The analysis of a summary folder's cards (those whose summary is ``ok`` in the index).
+
+    ``progress`` is called as the card manifests are read. ``tolerant`` (the desktop): a card whose
+    manifest cannot be read joins ``failed`` (status ``unreadable``, with the error) and the others open;
+    otherwise it raises (``stats``)."""
+
+    def __init__(self, folder: str | Path, index: dict | None = None, progress: Progress | None = None,
+                 tolerant: bool = False) -> None:
         self.folder = Path(folder)
         self.index = index if index is not None else read_index(self.folder)
         self.entries = self.index.get("cards", [])
-        self.failed = [e for e in self.entries if e.get("status") != "ok"]
-        self.cards: list[SummaryCard] = [read_card_summary(self.folder / e["dir"])
-                                         for e in self.entries if e.get("status") == "ok"]
+        self.failed = [e for e in self.entries if e.get("status") != OK]
+        self.cards: list[SummaryCard] = []
+        ok = [e for e in self.entries if e.get("status") == OK]
+        for k, e in enumerate(ok):
+            try:
+                self.cards.append(read_card_summary(self.folder / e["dir"]))
+            except (OSError, KeyError, ValueError) as exc:  # orjson's decode error is a ValueError
+                if not tolerant:
+                    raise
+                self.failed.append({**e, "status": UNREADABLE, "error": f"{type(exc).__name__}: {exc}"})
+            if progress is not None:
+                progress(k + 1, len(ok))
         # by rank (cards without a rank after the others, by name): the first is the clock reference
         self.order = sorted(range(len(self.cards)), key=lambda i: (self.cards[i].rank is None,
                                                                    self.cards[i].rank or 0, self.cards[i].card))
+
+    def analyse(self, number: int, fields: Iterable[str] = ()) -> SummaryCard:
+        """Card ``number`` (its index position) as its summary holds it: what the analysis tabs ask of
+        ``AnalysisSession.analyse`` (``operators``, ``communication``) is there already, whatever ``fields``."""
+        return self.cards[number]
+
+    def read_tables(self, progress: Progress | None = None) -> None:
+        """Read every card's operator and communication tables, one pass of its column file each, before
+        the cluster-level results need them (the desktop, in the background, with ``progress``)."""
+        for k, card in enumerate(self.cards):
+            reader = card.columns
+            card.columns = _ColumnsReadOnce(reader, [n for n in reader.files if n.startswith(TABLE_COLUMNS)])
+            try:
+                card.operators  # noqa: B018 - cached properties: reading them is the point
+                card.communication  # noqa: B018
+            finally:
+                card.columns = reader  # the tables hold their arrays; the reader need not
+            if progress is not None:
+                progress(k + 1, len(self.cards))
 
     @cached_property
     def clock_offsets_ns(self) -> np.ndarray:
@@ -88,10 +143,16 @@ class SummarySession:
         return analyse_cluster([self.cards[i].communication for i in self.order])
 
     @cached_property
-    def operators_across_cards(self) -> list[OperatorAcrossCards]:
+    def operators_across_all_cards(self) -> list[OperatorAcrossCards]:
+        """Every operator across the cards by rank (the Operators tab lists them all)."""
         cards = [(self.cards[i].card, self.cards[i].operators) for i in self.order
                  if self.cards[i].operators is not None]
-        return operators_across_cards(cards)
+        return operators_across_cards(cards, limit=None)
+
+    @cached_property
+    def operators_across_cards(self) -> list[OperatorAcrossCards]:
+        """The top operators across the cards (what ``stats`` prints)."""
+        return self.operators_across_all_cards[:TOP_OPERATORS]
 
     def stats_document(self) -> dict:
         """The ``stats --json`` document of the cards summarised (the same as on their traces), each card

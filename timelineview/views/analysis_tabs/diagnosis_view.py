@@ -11,10 +11,13 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.findings import Finding
 from timelineview.analysis.findings.rules import HIGH, LOW, MEDIUM
+from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession, loaded_cards, summary_cards
 from timelineview.viewstate.jump_target import JumpTarget
 
 SEVERITY_COLOURS = {HIGH: "#c0392b", MEDIUM: "#d68910", LOW: "#7f8c8d"}
 EVIDENCE_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
+EVIDENCE_OF_TRACE = "Evidence (click to see it in the timeline):"
+EVIDENCE_OF_SUMMARY = "Evidence (click to open its card from the summary; the slices themselves need its trace):"
 
 
 def _value_text(f: Finding) -> str:
@@ -35,6 +38,7 @@ class DiagnosisView(QtWidgets.QWidget):
         super().__init__(parent)
         self.findings: list[Finding] = []
         self._cards: dict[str, tuple[int, int]] = {}  # card label -> (number, t_origin ns)
+        self.of_summary = False  # the findings of a summary folder: evidence opens a card, not slices
         self.summary = QtWidgets.QLabel("No trace open.")
         self.summary.setWordWrap(True)
         self.list = QtWidgets.QTreeWidget()
@@ -54,7 +58,9 @@ class DiagnosisView(QtWidgets.QWidget):
         right = QtWidgets.QWidget()
         rl = QtWidgets.QVBoxLayout(right)
         rl.addWidget(self.advice)
-        rl.addWidget(QtWidgets.QLabel("Evidence (click to see it in the timeline):"))
+        self.evidence_label = QtWidgets.QLabel(EVIDENCE_OF_TRACE)
+        self.evidence_label.setWordWrap(True)
+        rl.addWidget(self.evidence_label)
         rl.addWidget(self.evidence, 1)
         split = QtWidgets.QSplitter()
         split.addWidget(self.list)
@@ -68,7 +74,21 @@ class DiagnosisView(QtWidgets.QWidget):
     # ------------------------------------------------------------------ the analysis tab protocol
     def show_session(self, session, cards) -> None:
         """The session's findings (computed by the session), for the ``cards`` shown."""
-        self._cards = {c.store.card: (c.number, c.store.t_origin) for c in cards}
+        self.evidence_label.setText(EVIDENCE_OF_TRACE)
+        self.of_summary = False
+        self._show(session, loaded_cards(cards))
+
+    def show_summary(self, session) -> None:
+        """The findings of a summary folder (``SummarySession``): the same rules over the summaries."""
+        self.evidence_label.setText(EVIDENCE_OF_SUMMARY)
+        self.of_summary = True
+        self._show(session, summary_cards(session))
+
+    def show_note(self, text: str) -> None:
+        self.summary.setText(text)
+
+    def _show(self, session: TabSession, cards: list[TabCard]) -> None:
+        self._cards = {c.card: (c.number, c.t_origin) for c in cards}
         try:
             findings = list(session.findings)
         except Exception as exc:  # a diagnosis that failed must not take the viewer down
@@ -106,7 +126,9 @@ class DiagnosisView(QtWidgets.QWidget):
         else:
             high = sum(f.severity == HIGH for f in self.findings)
             self.summary.setText(f"{len(self.findings)} finding(s), {high} of high severity, ordered by severity. "
-                                 "Click one for its advice; click its evidence to see it in the timeline.")
+                                 "Click one for its advice; click its evidence to "
+                                 + ("open its card from the summary." if self.of_summary
+                                    else "see it in the timeline."))
         self.advice.clear()
         self.evidence.clear()
         if self.findings:

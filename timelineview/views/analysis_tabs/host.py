@@ -44,9 +44,21 @@ class AnalysisTabsHost(QtCore.QObject):
             widget.show_session(session, cards)
         self._update_status()
 
-    def clear(self) -> None:
+    def show_summary(self, session) -> None:
+        """The tabs that read a summary folder's ``SummarySession`` show it; the others are cleared."""
+        for widget in self.widgets.values():
+            if hasattr(widget, "show_summary"):
+                widget.show_summary(session)
+            else:
+                widget.clear()
+        self._update_status()
+
+    def clear(self, note: str = "") -> None:
+        """Every tab empty; ``note``: what the tabs that show one say meanwhile (e.g. that an analysis runs)."""
         for widget in self.widgets.values():
             widget.clear()
+            if note and hasattr(widget, "show_note"):
+                widget.show_note(note)
         self._update_status()
 
     def _update_status(self) -> None:

@@ -13,7 +13,14 @@ def jump_to(cluster_tab, target: JumpTarget) -> bool:
     """Show ``target`` in the timeline tab of the window ``cluster_tab`` belongs to; False when its
     card is not loaded. The card is shown alone when it is not on screen; the window zooms to the
     span; an operator's slices in the span are highlighted (Enter steps through them), a lane's span
-    is selected as an area (its statistics in the Details panel)."""
+    is selected as an area (its statistics in the Details panel). With a summary folder open there is no
+    trace: the card's drill-down shows it from its summary."""
+    summary = getattr(cluster_tab, "summary", None)
+    if summary is not None:
+        if not 0 <= target.card < len(summary.cards):
+            return False
+        cluster_tab.drill([target.card])
+        return True
     timeline = cluster_tab.timeline
     cards = cluster_tab.all_cards or list(timeline.cards)
     card = next((c for c in cards if c.number == target.card), None)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtWidgets
 
-from timelineview.analysis.operators import operators_across_cards
+from timelineview.analysis.operators import OperatorAcrossCards, operators_across_cards
 from timelineview.views.analysis_tabs.record_table import (
     COUNT,
     RATIO,
@@ -21,6 +21,7 @@ from timelineview.views.analysis_tabs.record_table import (
     RecordTableModel,
     sortable_table,
 )
+from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession, loaded_cards, summary_cards
 from timelineview.viewstate.jump_target import JumpTarget
 
 ACROSS = -1  # the scope that compares the cards
@@ -53,8 +54,10 @@ class OperatorsView(QtWidgets.QWidget):
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
-        self.session = None
-        self.cards: list = []
+        self.session: TabSession | None = None
+        self.cards: list[TabCard] = []
+        self.across: list[OperatorAcrossCards] | None = None  # every operator across the cards, once a session
+        self.summary = False  # the cards are summarised: no slices to highlight
         self.scope = QtWidgets.QComboBox()
         self.grouping = QtWidgets.QComboBox()
         self.grouping.addItem("by name", BY_NAME)
@@ -84,18 +87,30 @@ class OperatorsView(QtWidgets.QWidget):
 
     # ------------------------------------------------------------------ the analysis tab protocol
     def show_session(self, session, cards) -> None:
-        self.session, self.cards = session, list(cards)
+        self._show(session, loaded_cards(cards), None, summary=False)
+
+    def show_summary(self, session) -> None:
+        """A summary folder's operators (``SummarySession``): across the cards as the session computed them,
+        and each card's tables from its summary."""
+        self._show(session, summary_cards(session), session.operators_across_all_cards, summary=True)
+
+    def show_note(self, text: str) -> None:
+        self.note.setText(text)
+
+    def _show(self, session: TabSession, cards: list[TabCard], across: list[OperatorAcrossCards] | None,
+              summary: bool) -> None:
+        self.session, self.cards, self.across, self.summary = session, cards, across, summary
         self.scope.blockSignals(True)
         self.scope.clear()
         if len(self.cards) > 1:
             self.scope.addItem("all cards (compared)", ACROSS)
         for c in self.cards:
-            self.scope.addItem(c.store.card, c.number)
+            self.scope.addItem(c.card, c.number)
         self.scope.blockSignals(False)
         self.refresh()
 
     def clear(self) -> None:
-        self.session, self.cards = None, []
+        self.session, self.cards, self.across = None, [], None
         self.scope.clear()
         self.model.set_rows([])
         self.note.setText("No trace open.")
@@ -107,12 +122,11 @@ class OperatorsView(QtWidgets.QWidget):
         number = self.scope.currentData()
         if number == ACROSS:
             self.grouping.setEnabled(False)
-            labelled = [(c.store.card, self._operators(c.number)) for c in self.cards]
             rows = [dict(o.document(), spread=(o.max_total_ns / o.mean_total_ns if o.mean_total_ns else None))
-                    for o in operators_across_cards([x for x in labelled if x[1] is not None], limit=None)]
+                    for o in self._across()]
             self.model.set_rows(rows, ACROSS_COLUMNS)
-            self.note.setText(f"{len(rows)} operators over {len(labelled)} cards: an operator much slower on one "
-                              "card has a large max / mean. Double-click one to see it on the card with the max.")
+            self.note.setText(f"{len(rows)} operators over {len(self.cards)} cards: an operator much slower on one "
+                              "card has a large max / mean. " + self._open_hint("on the card with the max"))
         else:
             self.grouping.setEnabled(True)
             ops = self._operators(number)
@@ -122,13 +136,27 @@ class OperatorsView(QtWidgets.QWidget):
             self.model.set_rows(rows, TYPE_COLUMNS if by_type else CARD_COLUMNS)
             total = table.compute_total_ns / 1e6 if table is not None else 0.0
             self.note.setText(f"{len(rows)} {'task types' if by_type else 'operators'}, {total:.3f} ms of compute"
-                              + ("" if by_type else ". Double-click one to highlight its slices; Enter steps."))
+                              + ("" if by_type else ". " + self._open_hint("")))
         self.table.sortByColumn(1 if number == ACROSS else 2, QtCore.Qt.SortOrder.DescendingOrder)
         self.table.resizeColumnsToContents()
 
     def _operators(self, number: int):
         a = self.session.analyse(number, ("operators",))
         return a.operators
+
+    def _across(self) -> list[OperatorAcrossCards]:
+        """Every operator across the cards (computed once per session, in the tab's card order)."""
+        if self.across is None:
+            labelled = [(c.card, self._operators(c.number)) for c in self.cards]
+            self.across = operators_across_cards([x for x in labelled if x[1] is not None], limit=None)
+        return self.across
+
+    def _open_hint(self, where: str) -> str:
+        if self.summary:
+            return "Double-click one to open its card from the summary (its slices need the trace)."
+        if where:
+            return f"Double-click one to see it {where}."
+        return "Double-click one to highlight its slices; Enter steps."
 
     def open_row(self, row: int) -> JumpTarget | None:
         """Highlight the operator of model row ``row`` on its card; returns the target sent."""
@@ -140,12 +168,11 @@ class OperatorsView(QtWidgets.QWidget):
             return None
         number = self.scope.currentData()
         if number == ACROSS:
-            number = next((c.number for c in self.cards if c.store.card == record["max_card"]), None)
+            number = next((c.number for c in self.cards if c.card == record["max_card"]), None)
         card = next((c for c in self.cards if c.number == number), None)
         if card is None:
             return None
-        target = JumpTarget(card.number, card.store.t_origin, max(card.store.t_end, card.store.t_origin + 1),
-                            name=name)
+        target = JumpTarget(card.number, card.t_origin, max(card.t_end, card.t_origin + 1), name=name)
         self.jumpRequested.emit(target)
         return target
 

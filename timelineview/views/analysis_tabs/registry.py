@@ -3,6 +3,8 @@
 Each tab is a widget with a ``jumpRequested(JumpTarget)`` signal and two methods:
 ``show_session(session, cards)`` after a load (the :class:`AnalysisSession` and the cards' views;
 every number was computed by the session, the tab only displays) and ``clear()``. Optional:
+``show_summary(session)`` (a summary folder's ``SummarySession``; tabs without it are cleared),
+``show_note(text)`` (what an empty tab says, e.g. while a summary is analysed),
 ``status_text() -> str`` (a summary for the status bar, clicking it opens the tab) and
 ``wants_focus() -> bool`` (a cluster opens on the first tab that wants it). The window adds the tabs
 after Timeline and Cluster comparison, in this order, with Ctrl+3, Ctrl+4, …

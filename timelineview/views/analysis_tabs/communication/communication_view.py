@@ -24,6 +24,7 @@ from timelineview.views.analysis_tabs.record_table import (
     RecordTableModel,
     sortable_table,
 )
+from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession, loaded_cards, summary_cards
 from timelineview.viewstate.jump_target import JumpTarget
 from timelineview.viewstate.tabs.comm_matrix import ALL_TRANSPORTS, METRIC_TITLES, METRICS, transports_of
 from timelineview.viewstate.tabs.comm_rows import across_rows, card_key, card_rows, waited_for_counts
@@ -59,9 +60,10 @@ class CommunicationView(QtWidgets.QWidget):
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
-        self.session = None
-        self.cards: list = []
+        self.session: TabSession | None = None
+        self.cards: list[TabCard] = []
         self.cluster = None
+        self.summary = False  # the cards are summarised: no plane lanes to open
         self.note = QtWidgets.QLabel("No trace open.")
         self.note.setWordWrap(True)
         self.metric_box = QtWidgets.QComboBox()
@@ -112,7 +114,18 @@ class CommunicationView(QtWidgets.QWidget):
     # ------------------------------------------------------------------ the analysis tab protocol
     def show_session(self, session, cards) -> None:
         """The session's communication analysis (computed by the session) for the ``cards`` shown."""
-        self.session, self.cards = session, list(cards)
+        self._show(session, loaded_cards(cards), summary=False)
+
+    def show_summary(self, session) -> None:
+        """A summary folder's communication (``SummarySession``): links, slow links and collective waits
+        over its cards, as the session computed them; each card's operators from its summary."""
+        self._show(session, summary_cards(session), summary=True)
+
+    def show_note(self, text: str) -> None:
+        self.note.setText(text)
+
+    def _show(self, session: TabSession, cards: list[TabCard], summary: bool) -> None:
+        self.session, self.cards, self.summary = session, cards, summary
         try:
             self.cluster = session.communication
         except Exception as exc:  # a failed analysis must not take the viewer down
@@ -120,7 +133,7 @@ class CommunicationView(QtWidgets.QWidget):
             self._reset(f"The communication analysis could not be computed: {exc}")
             return
         links = self.cluster.links
-        ranks = np.array([s.rank for s in session.stores if s.rank is not None], dtype=np.int64)
+        ranks = np.array([c.rank for c in self.cards if c.rank is not None], dtype=np.int64)
         self.matrix.set_links(links, self.cluster.slow, ranks if len(links) else None)
         self.transport.blockSignals(True)
         self.transport.clear()
@@ -134,7 +147,7 @@ class CommunicationView(QtWidgets.QWidget):
         if len(self.cards) > 1:
             self.scope.addItem("all cards: wait per collective", ACROSS)
         for c in self.cards:
-            self.scope.addItem(c.store.card, c.number)
+            self.scope.addItem(c.card, c.number)
         self.scope.blockSignals(False)
         self.note.setText(self._summary())
         self.refresh_table()
@@ -166,11 +179,15 @@ class CommunicationView(QtWidgets.QWidget):
         slow = c.slow_keys
         text = f"{len(c.links)} links between {len(self.matrix.ranks)} ranks. "
         text += f"Slow links: {', '.join(slow)} (red frames)." if slow else "No slow link."
-        loaded = {s.rank for s in self.session.stores}
+        loaded = {c.rank for c in self.cards}
         missing = [int(r) for r in self.matrix.ranks if int(r) not in loaded]
         if missing:
-            text += (f" {len(missing)} rank(s) not loaded (e.g. {missing[0]}): their rows show only what "
-                     "the loaded cards report.")
+            what = "summarised" if self.summary else "loaded"
+            text += (f" {len(missing)} rank(s) not {what} (e.g. {missing[0]}): their rows show only what "
+                     f"the {what} cards report.")
+        if self.summary:
+            return text + (" Click a cell or a row to open the sending card from the summary (its plane lanes "
+                           "need the trace).")
         return text + " Click a cell for the operator with that link's longest transfer; click a row for its span."
 
     # ------------------------------------------------------------------ table
@@ -207,7 +224,13 @@ class CommunicationView(QtWidgets.QWidget):
         card = self._card(number)
         if card is None or op is None:
             return None
-        target = operator_target(card.number, card.store, self._card_comm(card.number), op)
+        cc = self._card_comm(card.number)
+        if card.store is not None:
+            target = operator_target(card.number, card.store, cc, op)
+        else:  # a summarised card: the operator's span and name, no lane (the summary has no slices)
+            ops = cc.ops
+            start = int(ops.start[op])
+            target = JumpTarget(card.number, start, start + max(int(ops.elapse[op]), 1), name=ops.name[op] or None)
         self.jumpRequested.emit(target)
         return target
 
@@ -219,7 +242,7 @@ class CommunicationView(QtWidgets.QWidget):
         number = self.scope.currentData()
         if number != ACROSS:
             return self._jump(number, record["op"])
-        card = next((c for c in self.cards if c.store.card == record["waited_for_card"]), None)
+        card = next((c for c in self.cards if c.card == record["waited_for_card"]), None)
         if card is None:
             return None
         cc = self._card_comm(card.number)
@@ -229,8 +252,15 @@ class CommunicationView(QtWidgets.QWidget):
         """Show the operator holding the longest transfer of cell (i, j), on a sending card loaded."""
         m = self.matrix.current()
         srcs, dsts = m.ranks_of(i), m.ranks_of(j)
-        by_rank = {c.store.rank: c for c in self.cards}
+        by_rank = {c.rank: c for c in self.cards}
         senders = [by_rank[int(r)] for r in srcs if int(r) in by_rank] or list(self.cards)
+        if self.summary:  # a summary keeps no transfer tasks: the sending card, over its span
+            if not senders:
+                return None
+            card = senders[0]
+            target = JumpTarget(card.number, card.t_origin, card.t_end)
+            self.jumpRequested.emit(target)
+            return target
         for card in senders:
             cc = self._card_comm(card.number)
             op = link_operator(cc, srcs, dsts, self.matrix.transport) if cc is not None else None

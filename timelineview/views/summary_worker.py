@@ -1,0 +1,124 @@
+"""SummaryWorker: reads a summary folder (metrics.md §10) in a QThread and analyses it there.
+
+First the index and every card's manifest (progress per card), the clock offsets and the comparison:
+``opened`` — the comparison can show. Then every card's tables and the cluster-level results the
+analysis tabs show (communication, operators across the cards, findings): ``analysed``. The GUI thread
+only displays what the session computed.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from pathlib import Path
+
+from PySide6 import QtCore
+
+from timelineview.analysis.summaries.summary_session import SummarySession, read_index
+
+PROGRESS_INTERVAL_S = 0.05  # ~20 updates a second are enough for a status line
+FAILED_SHOWN = 5  # failed cards named in a message
+
+
+class SummaryCancelled(Exception):
+    """A newer open (or the window closing) stopped the reading."""
+
+
+def failed_text(session: SummarySession) -> str:
+    """The cards that could not be summarised (or read), one line each."""
+    return "\n".join(f"{e.get('card', e.get('dir', '?'))}: {e.get('error') or e.get('status')}"
+                     for e in session.failed)
+
+
+class SummaryWorker(QtCore.QObject):
+    """Reads and analyses one summary folder; never touches widgets. Signals in the order they come."""
+
+    progress = QtCore.Signal(object, object)  # cards done, cards in all (of the current stage)
+    stage = QtCore.Signal(str)  # e.g. "Reading summary: 1200 / 4096 cards"
+    opened = QtCore.Signal(object)  # the SummarySession, its clock offsets and comparison computed
+    analysed = QtCore.Signal(object, str)  # the same session, its tab results computed; the error or ""
+    failed = QtCore.Signal(str, str)  # what went wrong, details
+    cancelled = QtCore.Signal()
+    done = QtCore.Signal()  # always last
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__()
+        self.folder = Path(folder)
+        self.cancel_event = threading.Event()
+        self._last = 0.0
+
+    def cancel(self) -> None:
+        self.cancel_event.set()
+
+    def _counter(self, what: str):
+        """A progress callback that says ``what: done / total cards`` (throttled) and stops when cancelled."""
+        def report(done: int, total: int) -> None:
+            if self.cancel_event.is_set():
+                raise SummaryCancelled()
+            now = time.monotonic()
+            if now - self._last >= PROGRESS_INTERVAL_S or done >= total:
+                self._last = now
+                self.progress.emit(int(done), int(total))
+                self.stage.emit(f"{what}: {done} / {total} cards")
+        return report
+
+    @QtCore.Slot()
+    def run(self) -> None:
+        try:
+            session = self._open()
+            if session is None:
+                return
+            self.opened.emit(session)
+            self._analyse(session)
+        except SummaryCancelled:
+            self.cancelled.emit()
+        except Exception as exc:  # say so and keep the window up
+            self.failed.emit(f"Reading the summary {self.folder.name} failed.",
+                             f"{type(exc).__name__}: {exc}\n\n{traceback.format_exc(limit=5)}")
+        finally:
+            self.done.emit()
+
+    def _open(self) -> SummarySession | None:
+        self.stage.emit("Reading summary")
+        try:
+            index = read_index(self.folder)
+            if not isinstance(index, dict) or not isinstance(index.get("cards"), list):
+                raise ValueError("it has no list of cards")
+        except (OSError, ValueError) as exc:
+            self.failed.emit(f"{self.folder} is not a readable summary folder (its index.json: "
+                             f"{type(exc).__name__}: {exc}).", "")
+            return None
+        session = SummarySession(self.folder, index, progress=self._counter("Reading summary"), tolerant=True)
+        if not session.cards:
+            self.failed.emit(f"The summary {self.folder.name} holds no card that was summarised "
+                             f"({len(session.failed)} failed).", failed_text(session))
+            return None
+        self.stage.emit("Comparing cards")
+        session.comparison  # noqa: B018 - cached (with the clock offsets): computing it here is the point
+        return session
+
+    def _analyse(self, session: SummarySession) -> None:
+        """The tables of every card, then what the tabs show; a failure here leaves the comparison open."""
+        try:
+            session.read_tables(self._counter("Reading operator and link tables"))
+            self.stage.emit("Analysing summary: links, operators, findings")
+            session.communication  # noqa: B018 - cached properties: computing them here is the point
+            session.operators_across_all_cards  # noqa: B018
+            session.findings  # noqa: B018
+        except SummaryCancelled:
+            raise
+        except Exception as exc:
+            self.analysed.emit(session, f"{type(exc).__name__}: {exc}")
+            return
+        self.analysed.emit(session, "")
+
+
+def start_summary(folder: Path) -> tuple[SummaryWorker, QtCore.QThread]:
+    """A worker on its own thread, not started yet (connect first, then ``thread.start()``); stop it
+    with ``load_worker.finish_load`` after ``done``, like a trace load."""
+    thread = QtCore.QThread()
+    worker = SummaryWorker(folder)
+    worker.moveToThread(thread)
+    thread.started.connect(worker.run)
+    return worker, thread
