@@ -84,11 +84,23 @@ def id_text(tok: object) -> str:
     return str(tok)
 
 
+class InternTable(dict):
+    """value -> id, where a value not seen yet takes the next id as it is looked up: a whole
+    column is interned by one C-level ``map`` of ``__getitem__`` (the Python code runs once per
+    distinct value). ``None`` is kept out of the ids (see ``_intern``)."""
+
+    __slots__ = ()
+
+    def __missing__(self, key: object) -> int:
+        n = self[key] = len(self) - (None in self)
+        return n
+
+
 class Interner:
     """Intern tables shared by the ranges of one task, so each string crosses once."""
 
     def __init__(self) -> None:
-        self.strings: dict = {}
+        self.strings: dict = InternTable()
         self.lanes: dict = {}
 
     def finish(self, results: list[ChunkResult]) -> None:
