@@ -1,9 +1,11 @@
-"""``summarize``: one Dask task per card, then the cluster-level results from the summaries.
+"""``summarize``: cards summarised as Dask tasks, then the cluster-level results from the summaries.
 
-The client finds the cards (``find_cards``), submits :func:`~timelineview.distributed.card_task.summarize_card`
-for each, prints each card as it completes, and writes ``index.json``: per card its status, error,
-worker and time, and the cluster's clock offsets, slow cards, links, slow links and findings,
-computed by :class:`~timelineview.analysis.summaries.summary_session.SummarySession` from the card summaries.
+The client finds the cards (``find_cards``) while the local cluster starts, submits them in batches
+(:func:`plan_batches`: several small cards to a task, one large card alone) to
+:func:`~timelineview.distributed.card_task.summarize_cards`, prints each card as its batch completes,
+and writes ``index.json``: per card its status, error, worker and time, and the cluster's clock
+offsets, slow cards, links, slow links and findings, computed by
+:class:`~timelineview.analysis.summaries.summary_session.SummarySession` from the card summaries.
 The traces and the output folder must be reachable under the same paths from the workers and the
 client (a shared file system, as on a training cluster).
 """
@@ -15,27 +17,33 @@ import shutil
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS
-from timelineview.analysis.summaries.summary_session import INDEX, INDEX_KIND, SummarySession
 from timelineview.distributed.card_task import (
     FAILED,
     OLD_PREFIX,
     PARTIAL_PREFIX,
     CardResult,
     card_dir_names,
-    summarize_card,
+    summarize_cards,
 )
+from timelineview.model.discovery import CardSource
 from timelineview.model.load.loader import card_sources
 
+if TYPE_CHECKING:
+    from timelineview.analysis.summaries.summary_session import SummarySession
+
 INDEX_FORMAT = 1
-TASK_RETRIES = 2  # a task whose worker died is rerun on another (Dask counts it as a failure of that try)
+TASK_RETRIES = 2  # a task that raised is rerun (a lost worker's tasks are rerun by the scheduler anyway)
+MB = 1 << 20
+BATCH_BYTES = 32 * MB  # cards of a task, in trace bytes: a 4 MB card takes ~50 ms, a task ~6 ms of CPU
+GUIDED_SHARE = 3  # a batch holds at most 1/(3 × workers) of the cards left: the last tasks are small
 Progress = Callable[[int, int, CardResult], None]  # cards done, cards in all, the card's result
-
-
 def _print_progress(done: int, total: int, r: CardResult) -> None:
     state = "reused" if r.reused else r.status
     line = f"[{done}/{total}] {r.card}: {state} in {r.seconds:.2f} s on {r.worker}"
@@ -45,13 +53,49 @@ def _print_progress(done: int, total: int, r: CardResult) -> None:
 
 
 def local_client(workers: int):
-    """A ``LocalCluster`` of ``workers`` processes of one thread each (a card is one task: processes
-    run cards side by side without sharing a GIL) and its client."""
+    """A ``LocalCluster`` of ``workers`` processes of one thread each (a task is one card or a batch:
+    processes run them side by side without sharing a GIL) and its client. Each worker imports the
+    card task and readies the scanner as it starts (``warm_worker``), not in its first task."""
     from distributed import Client, LocalCluster
 
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
-                           memory_limit=0)
+                           memory_limit=0, preload=["timelineview.distributed.warm_worker"])
     return Client(cluster)
+
+
+def card_bytes(source: CardSource) -> int:
+    """Bytes of a card's trace files (0 for those that cannot be stat'ed)."""
+    total = 0
+    for f in source.files:
+        try:
+            total += os.stat(f).st_size
+        except OSError:
+            pass
+    return total
+
+
+def plan_batches(sizes: list[int], workers: int, batch_bytes: int = BATCH_BYTES,
+                 batch_cards: int | None = None) -> list[list[int]]:
+    """The cards (indices into ``sizes``, bytes per card) of each task, in order: consecutive cards up
+    to ``batch_bytes`` and at most 1/(``GUIDED_SHARE`` × ``workers``) of the cards left (a card larger
+    than ``batch_bytes`` alone), so tasks shrink toward the end and no worker waits long on the last
+    one. ``batch_cards``: exactly that many cards per task instead."""
+    batches: list[list[int]] = []
+    k, n = 0, len(sizes)
+    while k < n:
+        most = batch_cards or max(1, (n - k) // (GUIDED_SHARE * max(1, workers)))
+        batch, total = [k], sizes[k]
+        k += 1
+        while k < n and len(batch) < most and (batch_cards or total + sizes[k] <= batch_bytes):
+            batch.append(k)
+            total += sizes[k]
+            k += 1
+        batches.append(batch)
+    return batches
+
+
+def _worker_threads(client) -> int:
+    return max(1, sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values()))
 
 
 def _clean_leftovers(out: Path) -> None:
@@ -63,36 +107,29 @@ def _clean_leftovers(out: Path) -> None:
 
 def summarize(path: str | os.PathLike, out: str | os.PathLike, scheduler: str | None = None, workers: int = 2,
               min_gap_ns: int = DEFAULT_MIN_GAP_NS, progress: Progress | None = _print_progress,
-              client=None) -> dict:
+              client=None, batch_cards: int | None = None) -> dict:
     """Summarise every card under ``path`` into ``out``; returns the index written there.
 
     ``client``: an existing Dask client (otherwise one to ``scheduler``, or a local cluster of
-    ``workers`` processes, closed at the end).
+    ``workers`` processes, started while the cards are found, and closed at the end).
+    ``batch_cards``: cards per task (default: :func:`plan_batches` from their sizes).
     """
-    from distributed import Client, as_completed
-
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     started = time.time()
-    sources = card_sources(path)
-    names = card_dir_names(sources)
     own = client is None
-    if own:
-        client = Client(scheduler) if scheduler else local_client(workers)
+    with ThreadPoolExecutor(1) as starter:
+        starting = starter.submit(_connect, scheduler, workers) if own else None
+        from timelineview.analysis.summaries.summary_session import INDEX_KIND, SummarySession  # while it starts
+
+        sources = card_sources(path)
+        names = card_dir_names(sources)
+        sizes = [card_bytes(src) for src in sources]
+        if own:
+            client = starting.result()
     try:
-        futures = {client.submit(summarize_card, src, str(out), name, min_gap_ns, key=f"summarize-{name}-{started}",
-                                 pure=False, retries=TASK_RETRIES): k
-                   for k, (src, name) in enumerate(zip(sources, names))}
-        results: list[CardResult | None] = [None] * len(sources)
-        for done, fut in enumerate(as_completed(futures), 1):
-            k = futures[fut]
-            try:
-                results[k] = fut.result()
-            except Exception as exc:  # the scheduler gave up on it (e.g. it killed every worker it ran on)
-                results[k] = CardResult(sources[k].label, sources[k].rank, names[k], FAILED,
-                                        error=f"{type(exc).__name__}: {exc}")
-            if progress is not None:
-                progress(done, len(sources), results[k])
+        results = _run_batches(client, sources, names, sizes, str(out), min_gap_ns, f"{started!r}-{os.getpid()}",
+                               progress, batch_cards)
     finally:
         if own:
             cluster = getattr(client, "cluster", None)
@@ -109,6 +146,49 @@ def summarize(path: str | os.PathLike, out: str | os.PathLike, scheduler: str | 
     return index
 
 
+def _connect(scheduler: str | None, workers: int):
+    from distributed import Client
+
+    return Client(scheduler) if scheduler else local_client(workers)
+
+
+def _run_batches(client, sources: list[CardSource], names: list[str], sizes: list[int], out: str, min_gap_ns: int,
+                 run: str, progress: Progress | None, batch_cards: int | None) -> list[CardResult]:
+    """Every card's result: the batches of :func:`plan_batches`, then, card by card, those of a batch the
+    scheduler gave up on (e.g. one that killed every worker it ran on: its other cards still get made)."""
+    from distributed import as_completed
+
+    results: list[CardResult | None] = [None] * len(sources)
+    done = 0
+
+    def submit(batch: list[int]):
+        label = names[batch[0]] if len(batch) == 1 else f"{names[batch[0]]}+{len(batch) - 1}"
+        return client.submit(summarize_cards, [(sources[k], names[k]) for k in batch], out, min_gap_ns, run,
+                             key=f"summarize-{label}-{run}", pure=False, retries=TASK_RETRIES)
+
+    futures = {submit(b): b for b in plan_batches(sizes, _worker_threads(client), batch_cards=batch_cards)}
+    pending = as_completed(futures)
+    for fut in pending:
+        batch = futures.pop(fut)
+        try:
+            got = fut.result()
+        except Exception as exc:  # the scheduler gave up on this task
+            if len(batch) > 1:
+                for k in batch:
+                    again = submit([k])
+                    futures[again] = [k]
+                    pending.add(again)
+                continue
+            got = [CardResult(sources[batch[0]].label, sources[batch[0]].rank, names[batch[0]], FAILED,
+                              error=f"{type(exc).__name__}: {exc}")]
+        for k, r in zip(batch, got):
+            results[k] = r
+            done += 1
+            if progress is not None:
+                progress(done, len(sources), r)
+    return results
+
+
 def cluster_results(session: SummarySession) -> dict:
     """The index's cluster-level fields, from the card summaries."""
     offsets = {session.cards[i].card: float(session.clock_offsets_ns[i]) / 1000.0 for i in session.order}
@@ -123,6 +203,8 @@ def _links(session: SummarySession) -> dict:
 
 
 def _write_index(out: Path, index: dict) -> None:
+    from timelineview.analysis.summaries.summary_session import INDEX
+
     tmp = out / f"{INDEX}.tmp-{os.getpid()}"
     tmp.write_bytes(orjson.dumps(index, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY))
     tmp.replace(out / INDEX)

@@ -212,6 +212,7 @@ def write_card_summary(folder: Path, store: TraceStore, a: CardAnalysis, compari
         w.put(f"pyramid.{k}", level)
     manifest["pyramid"] = {"t0": pyr.t0, "t1": pyr.t1, "rows": pyr.rows, "levels": len(pyr.levels)}
     manifest["columns"] = w.close()
+    manifest["column_layout"] = w.layout  # where each column's data lies: read without parsing the zip
     (folder / DETAILS).write_bytes(orjson.dumps(details, option=JSON_OPTIONS))
     (folder / MANIFEST).write_bytes(orjson.dumps(manifest, option=JSON_OPTIONS))  # last: the card is complete
     return manifest
@@ -251,4 +252,4 @@ def read_card_summary(folder: Path, manifest: dict | None = None) -> SummaryCard
     m = manifest if manifest is not None else read_manifest(folder)
     if m is None:
         raise OSError(f"{folder}: no readable {MANIFEST}")
-    return SummaryCard(folder, m, ColumnReader(folder, m.get("columns", {})))
+    return SummaryCard(folder, m, ColumnReader(folder, m.get("columns", {}), m.get("column_layout")))

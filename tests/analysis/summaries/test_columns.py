@@ -1,0 +1,95 @@
+"""A card summary's ``columns.npz``: a plain ``.npz`` that numpy alone reads, whose manifest layout lets a
+reader take columns straight from their byte offsets; older summaries (no layout) still read."""
+
+from __future__ import annotations
+
+import zipfile
+
+import numpy as np
+import pytest
+
+from timelineview.model.summary.columns import ALIGN, COLUMNS_FILE, ColumnReader, ColumnWriter
+
+
+def _columns() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(5)
+    return {
+        "derived.free.starts": np.sort(rng.integers(0, 1 << 40, 1000)),
+        "derived.free.ends": np.sort(rng.integers(0, 1 << 40, 1000)),
+        "operators.by_name.count": rng.integers(0, 100, 7).astype(np.int32),
+        "comm.ops.transit": rng.random(3),
+        "comm.links.src": np.zeros(0, np.int64),  # a card without links
+        "flags": np.array([True, False, True]),
+        "pyramid.0": rng.integers(0, 256, (5, 4096)).astype(np.uint8),
+        "pyramid.empty": np.zeros((0, 256), np.uint8),
+        "small": np.arange(3, dtype=np.uint16),
+    }
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
+
+
+def _written(folder, columns):
+    w = ColumnWriter(folder)
+    for name, array in columns.items():
+        w.put(name, array)
+    return w.close(), w.layout
+
+
+def test_the_file_is_an_npz_that_numpy_and_zip_tools_read(tmp_path):
+    columns = _columns()
+    _written(tmp_path, columns)
+    with zipfile.ZipFile(tmp_path / COLUMNS_FILE) as z:
+        assert z.testzip() is None  # every member's CRC checks
+        assert z.namelist() == [f"{n}.npy" for n in columns]
+    with np.load(tmp_path / COLUMNS_FILE, allow_pickle=False) as z:
+        assert sorted(z.files) == sorted(columns)
+        for name, array in columns.items():
+            assert _same(z[name], array), name
+
+
+def test_the_layout_points_at_each_columns_bytes(tmp_path):
+    columns = _columns()
+    files, layout = _written(tmp_path, columns)
+    assert set(files) == set(layout) == set(columns)
+    raw = (tmp_path / COLUMNS_FILE).read_bytes()
+    for name, array in columns.items():
+        offset, descr, shape = layout[name]
+        assert offset % ALIGN == 0
+        assert np.dtype(descr) == array.dtype and tuple(shape) == array.shape
+        assert raw[offset:offset + array.nbytes] == array.tobytes()
+
+
+def test_reader_with_the_layout_gives_what_numpy_load_gives(tmp_path):
+    columns = _columns()
+    files, layout = _written(tmp_path, columns)
+    reader = ColumnReader(tmp_path, files, layout)
+    got = reader.get_many(list(columns))
+    for name, array in columns.items():
+        assert _same(got[name], array), name
+        assert got[name].flags.writeable and got[name].flags.aligned
+    some = ["comm.ops.transit", "small", "operators.by_name.count"]
+    assert list(reader.get_many(some)) == some  # in the order asked
+    assert _same(reader.get("pyramid.0"), columns["pyramid.0"])
+    got["small"][0] = 99  # a column is its own: changing it changes no other column nor the file
+    assert _same(reader.get("small"), columns["small"]) and _same(got["flags"], columns["flags"])
+
+
+def test_a_summary_without_a_layout_is_read_with_numpy(tmp_path):
+    columns = _columns()
+    np.savez(tmp_path / COLUMNS_FILE, allow_pickle=False, **columns)  # what format-1 summaries hold
+    reader = ColumnReader(tmp_path, {n: COLUMNS_FILE for n in columns})
+    got = reader.get_many(list(columns))
+    for name, array in columns.items():
+        assert _same(got[name], array), name
+
+
+def test_a_cut_file_is_an_error_not_short_columns(tmp_path):
+    columns = _columns()
+    files, layout = _written(tmp_path, columns)
+    path = tmp_path / COLUMNS_FILE
+    last = max(layout, key=lambda n: layout[n][0])
+    path.write_bytes(path.read_bytes()[:layout[last][0] + 1])
+    with pytest.raises(ValueError, match="cut short"):
+        ColumnReader(tmp_path, files, layout).get(last)
