@@ -174,6 +174,10 @@ def test_the_drawn_level_and_pixels_follow_the_occupancy(pyramid_view):
     assert _row_pixels(image, view, 2, left + right) == [background] * 6 + [lane] * 2
     # before the card's start (the padding) nothing is drawn
     assert _row_pixels(image, view, 0, [x_of(-0.005 * SPAN)]) == [background]
+    # the status line under the mouse: the row's bucket there, busy or not
+    over = view.status_text(QtCore.QPointF(left[1], view.row_y(0) + 9))
+    assert over.startswith("t = ") and "Compute: busy 100% of its 39 µs bucket" in over  # 40 ms / 1024
+    assert "proc / lane: busy 0%" in view.status_text(QtCore.QPointF(left[1], view.row_y(1) + 9))
 
 
 def test_wheel_zooms_at_the_cursor_and_the_level_gets_finer(qtbot, pyramid_view):

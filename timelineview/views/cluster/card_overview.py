@@ -28,6 +28,7 @@ UNREACHABLE_MS = 15_000  # how long the status line says a trace is not on this 
 TIMELINE_PAGE, PYRAMID_PAGE = 0, 1
 LOADING_NOTE = "loading the trace…"
 UNREACHABLE_NOTE = "the trace is not on this machine"
+ZOOM_NOTE = "zoom in past it to load the trace"
 
 
 def missing_sources(card: SummaryCard) -> list[str]:
@@ -97,8 +98,7 @@ class CardOverview(QtCore.QObject):
         elif missing_sources(card):
             self.widget.set_note(UNREACHABLE_NOTE)
         elif number not in self.given_up:
-            depth = format_duration(finest_bucket_ns(pyramid), 2)
-            self.widget.set_note(f"it goes down to {depth}: zoom in further to load the trace")
+            self.widget.set_note(ZOOM_NOTE)
         self.widget.setFocus()
         self.widget.changed(window=True)  # a step shorter than the pyramid's buckets wants the trace at once
 

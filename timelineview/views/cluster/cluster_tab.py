@@ -60,6 +60,7 @@ class ClusterTab(QtCore.QObject):
         """The window's central widget: the timeline page and the comparison as tabs (Ctrl+1, Ctrl+2)."""
         self.tabs.addTab(self.overview.page(timeline_page), "Timeline")
         self.overview.stack.currentChanged.connect(lambda *_: self._on_tab(self.tabs.currentIndex()))
+        self.overview.widget.cursorMoved.connect(self._cursor_text)
         self.tabs.addTab(self.view, "Cluster comparison")
         self.tabs.addTab(self.heat, "Heat map")
         self.tabs.setTabToolTip(0, "Ctrl+1")
@@ -254,6 +255,12 @@ class ClusterTab(QtCore.QObject):
 
     def _status(self, text: str, ms: int) -> None:
         self.window.statusBar().showMessage(text, ms)
+
+    def _cursor_text(self, text: str) -> None:
+        """The time and the row's busy share under the mouse on a pyramid, where the timeline's cursor goes."""
+        label = getattr(self.window, "cursor_label", None)
+        if label is not None:
+            label.setText(text)
 
     def show_comparison(self) -> None:
         self.tabs.setCurrentWidget(self.view)

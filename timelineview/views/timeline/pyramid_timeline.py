@@ -82,6 +82,9 @@ class PyramidTimeline(QtWidgets.QWidget):
         self._press: QtCore.QPointF | None = None
         self._last_x = 0.0
         self._last_wheel = 0.0
+        hints = QtGui.QGuiApplication.styleHints()
+        if hasattr(hints, "colorSchemeChanged"):  # follows the system's light / dark scheme, as the timeline does
+            hints.colorSchemeChanged.connect(lambda *_: self.set_theme(system_is_dark()))
 
     # ------------------------------------------------------------------ content
     def set_pyramid(self, pyramid: Pyramid, title: str, window: tuple[int, int] | None = None) -> None:
