@@ -25,14 +25,14 @@ CARDS = 4
 CARD_BYTES = 300_000
 
 
-def _summarise(traces: Path, out: Path) -> Path:
+def _summarise(traces: Path, out: Path, layout: str = "msprof", cards: int = CARDS) -> Path:
     """``timelineview summarize`` on a real (in-process, threaded) Dask cluster."""
     from distributed import Client
 
     from timelineview.distributed.summarize import summarize
 
-    specs = cluster_specs(CARDS, seed=11, steps=3, slow_card=2)
-    generate_cluster(traces, specs, "msprof", target_bytes=CARD_BYTES)
+    specs = cluster_specs(cards, seed=11, steps=3, slow_card=2 if cards > 2 else None)
+    generate_cluster(traces, specs, layout, target_bytes=CARD_BYTES)
     with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0") as client:
         summarize(traces, out, client=client, progress=None)
     return out
@@ -260,3 +260,22 @@ def test_an_unreachable_trace_leaves_the_pyramid_and_says_so_once(qtbot, window,
     assert window.statusBar().currentMessage() == ""  # said once
     view.grab()
     assert "not on this machine" in view.note
+
+
+def test_a_card_of_several_files_loads_as_one_card(qtbot, window, tmp_path):
+    # per-iteration msprof files: one card is three files in its PROF_*/device_N/timeline folder
+    folder = _summarise(tmp_path / "job", tmp_path / "s", layout="msprof_per_iteration", cards=2)
+    tab = _open(qtbot, window, folder)
+    sources = tab.summary.cards[1].manifest["sources"]
+    assert len(sources) == 3
+    tab.drill([1])
+    view = tab.overview.widget
+    pyr = view.pyramid
+    before = _zoom_in_until(qtbot, view, lambda: window.worker is not None)
+    qtbot.waitUntil(lambda: window.worker is None, timeout=60_000)
+    assert not tab.overview.showing_pyramid
+    assert len(window.timeline.cards) == 1
+    card = window.timeline.cards[0]
+    assert card.number == 1 and sorted(map(str, card.store.paths)) == sorted(sources)
+    ctx = window.timeline.ctx
+    assert abs((ctx.viewport.t0 + ctx.card_shift(card)) - (pyr.t0 + before[0])) <= finest_bucket_ns(pyr)

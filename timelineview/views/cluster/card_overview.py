@@ -11,12 +11,14 @@ another card shows its pyramid.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
 from PySide6 import QtCore, QtWidgets
 
 from timelineview.analysis.summaries.card_summary import SummaryCard
+from timelineview.model.discovery import find_cards
 from timelineview.views.timeline.pyramid_timeline import PyramidTimeline
 from timelineview.views.timeline.widget import TimelineWidget
 from timelineview.viewstate.card_view import CardView
@@ -35,6 +37,19 @@ def missing_sources(card: SummaryCard) -> list[str]:
     """The card's trace files that are not on this machine (all of them when the summary names none)."""
     sources = card.manifest.get("sources") or []
     return [s for s in sources if not Path(s).is_file()] if sources else ["(the summary names no trace)"]
+
+
+def trace_paths(sources: list[str]) -> list[Path]:
+    """What to open for one card's trace files: the file, or the folder holding exactly these files as one
+    card (files opened one by one would each be a card, e.g. a capture's per-iteration parts)."""
+    files = [Path(s) for s in sources]
+    if len(files) < 2:
+        return files
+    folder = Path(os.path.commonpath([str(f) for f in files]))
+    found = find_cards(folder)
+    if len(found) == 1 and sorted(map(str, found[0].files)) == sorted(map(str, files)):
+        return [folder]
+    return files
 
 
 class CardOverview(QtCore.QObject):
@@ -122,7 +137,7 @@ class CardOverview(QtCore.QObject):
             return
         self.loading = number
         self.widget.set_note(LOADING_NOTE)
-        self.load_trace([Path(s) for s in card.manifest["sources"]])
+        self.load_trace(trace_paths(card.manifest["sources"]))
 
     def trace_loaded(self, cards: list[CardView]) -> list[CardView]:
         """The card's trace is loaded (the window's timeline holds it): it takes the summary's card
@@ -134,8 +149,8 @@ class CardOverview(QtCore.QObject):
             if number is not None:
                 self.given_up.add(number)  # nothing readable in it (the window says so)
             return list(self.timeline.cards)
-        for c in cards:
-            c.number = number  # analysis tabs and drill-downs name the card by its number in the summary
+        cards = cards[:1]  # one card's files (several only if they could not be opened as one)
+        cards[0].number = number  # analysis tabs and drill-downs name the card by its number in the summary
         self.timeline.set_cards(cards)
         if number != self.number or pyramid is None or not self.showing_pyramid:
             return list(cards)  # the user went to another card meanwhile: its pyramid stays
