@@ -34,6 +34,24 @@ def test_pyramid_levels_and_the_level_for_a_width():
     assert p.level_for(3).shape[1] == 4 and p.level_for(1).shape[1] == 2 and p.level_for(100).shape[1] == 8
 
 
+def test_every_level_is_each_rows_occupancy_at_its_bucket_count():
+    """``build_pyramid`` takes a coarser level from the finest's covered time when the edges nest; each
+    level must be what ``occupancy`` gives at that bucket count, nested or not, for any span."""
+    rng = np.random.default_rng(11)
+    for _ in range(60):
+        t0 = int(rng.integers(0, 10**15))
+        span = int(rng.integers(1, 10 ** int(rng.integers(1, 13))))
+        rows = []
+        for r in range(3):
+            points = np.sort(rng.integers(t0 - span // 10, t0 + span + span // 10 + 2, 2 * int(rng.integers(0, 200))))
+            rows.append((f"r{r}", Intervals(points[0::2], points[1::2])))
+        for level_buckets in ((4096, 1024, 256), (8, 4, 2), (12, 6, 5), (7,)):
+            p = build_pyramid(rows, t0, t0 + span, level_buckets)
+            for level, buckets in zip(p.levels, level_buckets):
+                expected = np.array([occupancy(iv, t0, t0 + span, buckets) for _, iv in rows]).reshape(3, buckets)
+                assert np.array_equal(level, expected), (span, level_buckets, buckets)
+
+
 def _card(number: int, rank: int, values: dict[int, float]) -> CardComparison:
     steps = [{"step": s, "step_time_us": v} for s, v in values.items()]
     return CardComparison(number, f"rank {rank}", rank, steps=steps)
