@@ -13,7 +13,7 @@ from timelineview.views.load_worker import LoadWorker, finish_abandoned, finish_
 from timelineview.views.panels.details_panel import DetailsPanel
 from timelineview.views.search_bar import SearchBar
 from timelineview.views.shortcut_sheet import ShortcutSheet
-from timelineview.views.summary_worker import SummaryWorker, start_summary
+from timelineview.views.summary_worker import SummaryWorker, release_frozen, start_summary
 from timelineview.views.theme import system_is_dark
 from timelineview.views.timeline.widget import TimelineWidget
 from timelineview.viewstate.timeline.view_state import Change
@@ -214,6 +214,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if len(paths) == 1 and is_summary_folder(paths[0]):  # metrics.md §10: summaries, no trace to load
             self.open_summary(Path(paths[0]), remember)
             return
+        release_frozen()  # what a summary kept from the cyclic collector may be garbage from now on
         if self.worker is not None:  # the running load is cancelled; its late results are ignored
             self.worker.cancel()
             self._abandoned.append((self.worker, self.thread))
@@ -253,6 +254,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 self._partial_shown = False
             self.timeline.set_loading("")
         self._abandon_summary()  # an earlier summary read likewise
+        release_frozen()
         self.paths = [Path(folder)]
         if remember:
             self._remember(self.paths)
@@ -302,6 +304,7 @@ class MainWindow(QtWidgets.QMainWindow):
             return
         self._summary_opened = True
         self.cluster.open_summary(session)
+        self.summary_worker.comparison_shown.set()  # the worker goes on with the tabs' analysis
         self.cluster.analysis.clear(f"Analysing the summary of {len(session.cards)} cards…")
         self.setWindowTitle(summary_title(session))
         if session.failed:

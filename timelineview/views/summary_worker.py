@@ -8,6 +8,7 @@ only displays what the session computed.
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 import traceback
@@ -18,6 +19,8 @@ from PySide6 import QtCore
 from timelineview.analysis.summaries.summary_session import SummarySession, read_index
 
 PROGRESS_INTERVAL_S = 0.05  # ~20 updates a second are enough for a status line
+SHOWN_WAIT_S = 30.0  # the longest the worker leaves the GUI alone to show the comparison
+FREEZE_EVERY = 256  # cards read between two freezes of what was read (see keep_read_out_of_gc)
 FAILED_SHOWN = 5  # failed cards named in a message
 
 
@@ -46,16 +49,22 @@ class SummaryWorker(QtCore.QObject):
         super().__init__()
         self.folder = Path(folder)
         self.cancel_event = threading.Event()
+        # Set by the window once the comparison is on screen: until then the worker waits, since both
+        # threads running Python share one interpreter lock (the GUI took twice as long beside it).
+        self.comparison_shown = threading.Event()
         self._last = 0.0
 
     def cancel(self) -> None:
         self.cancel_event.set()
+        self.comparison_shown.set()
 
     def _counter(self, what: str):
         """A progress callback that says ``what: done / total cards`` (throttled) and stops when cancelled."""
         def report(done: int, total: int) -> None:
             if self.cancel_event.is_set():
                 raise SummaryCancelled()
+            if done % FREEZE_EVERY == 0:
+                keep_read_out_of_gc()
             now = time.monotonic()
             if now - self._last >= PROGRESS_INTERVAL_S or done >= total:
                 self._last = now
@@ -70,6 +79,7 @@ class SummaryWorker(QtCore.QObject):
             if session is None:
                 return
             self.opened.emit(session)
+            self.comparison_shown.wait(SHOWN_WAIT_S)
             self._analyse(session)
         except SummaryCancelled:
             self.cancelled.emit()
@@ -90,6 +100,7 @@ class SummaryWorker(QtCore.QObject):
                              f"{type(exc).__name__}: {exc}).", "")
             return None
         session = SummarySession(self.folder, index, progress=self._counter("Reading summary"), tolerant=True)
+        keep_read_out_of_gc()
         if not session.cards:
             self.failed.emit(f"The summary {self.folder.name} holds no card that was summarised "
                              f"({len(session.failed)} failed).", failed_text(session))
@@ -102,6 +113,7 @@ class SummaryWorker(QtCore.QObject):
         """The tables of every card, then what the tabs show; a failure here leaves the comparison open."""
         try:
             session.read_tables(self._counter("Reading operator and link tables"))
+            keep_read_out_of_gc()
             self.stage.emit("Analysing summary: links, operators, findings")
             session.communication  # noqa: B018 - cached properties: computing them here is the point
             session.operators_across_all_cards  # noqa: B018
@@ -112,6 +124,19 @@ class SummaryWorker(QtCore.QObject):
             self.analysed.emit(session, f"{type(exc).__name__}: {exc}")
             return
         self.analysed.emit(session, "")
+
+
+def keep_read_out_of_gc() -> None:
+    """Keep every object alive now out of Python's cyclic collector: each full collection walking
+    thousands of cards' records stopped every thread, the window too, for 0.4-0.9 s (four or five times
+    while 4096 cards were read, and again later). They stay frozen while the summary is on screen (freed
+    by reference counting as usual); :func:`release_frozen` gives them back at the next open."""
+    gc.freeze()
+
+
+def release_frozen() -> None:
+    """Back into the cyclic collector (a new open: what the last summary froze may be garbage now)."""
+    gc.unfreeze()
 
 
 def start_summary(folder: Path) -> tuple[SummaryWorker, QtCore.QThread]:

@@ -34,7 +34,16 @@ def _record(worker: SummaryWorker) -> list[tuple]:
 def test_the_worker_counts_the_cards_then_opens_then_analyses(summaries):
     worker = SummaryWorker(summaries.whole)
     got = _record(worker)
+    computed_when_opened = []
+
+    def comparison_on_screen(session):  # what the window does once it showed the comparison
+        computed_when_opened.extend(vars(session))
+        worker.comparison_shown.set()
+
+    worker.opened.connect(comparison_on_screen)
     worker.run()
+    # the comparison came first, alone: the tabs' analysis waited for the window to show it
+    assert "comparison" in computed_when_opened and "communication" not in computed_when_opened
     kinds = [g[0] for g in got]
     assert kinds.count("opened") == kinds.count("analysed") == kinds.count("done") == 1
     assert kinds.index("opened") < kinds.index("analysed") < kinds.index("done") == len(kinds) - 1

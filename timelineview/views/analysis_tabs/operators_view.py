@@ -19,6 +19,7 @@ from timelineview.views.analysis_tabs.record_table import (
     TIME_US,
     RecordColumn,
     RecordTableModel,
+    fit_columns,
     sortable_table,
 )
 from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession, loaded_cards, summary_cards
@@ -138,7 +139,7 @@ class OperatorsView(QtWidgets.QWidget):
             self.note.setText(f"{len(rows)} {'task types' if by_type else 'operators'}, {total:.3f} ms of compute"
                               + ("" if by_type else ". " + self._open_hint("")))
         self.table.sortByColumn(1 if number == ACROSS else 2, QtCore.Qt.SortOrder.DescendingOrder)
-        self.table.resizeColumnsToContents()
+        fit_columns(self.table)
 
     def _operators(self, number: int):
         a = self.session.analyse(number, ("operators",))

@@ -11,6 +11,7 @@ from PySide6 import QtCore, QtWidgets
 from timelineview.viewstate.time_format import format_duration
 
 TEXT, COUNT, TIME_US, SHARE, RATIO = "text", "count", "time_us", "share", "ratio"
+FIT_ROWS = 50  # rows a column's width is fitted to (every row of thousands costs the GUI seconds)
 RIGHT = int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
 
 
@@ -117,4 +118,19 @@ def sortable_table(model: RecordTableModel, parent: QtCore.QObject
     table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
     table.setAlternatingRowColors(True)
     table.verticalHeader().hide()
+    table.horizontalHeader().setResizeContentsPrecision(FIT_ROWS)
     return proxy, table
+
+
+def fit_columns(table: QtWidgets.QTableView, alike_from: int | None = None) -> None:
+    """Fit the columns to their header and first rows; columns from ``alike_from`` on (many columns of one
+    kind, e.g. one per card) all take the width fitted for the first of them."""
+    header = table.horizontalHeader()
+    count = header.count()
+    last = count if alike_from is None else min(alike_from + 1, count)
+    for c in range(last):
+        table.resizeColumnToContents(c)
+    if alike_from is not None and alike_from < count:
+        width = header.sectionSize(alike_from)
+        for c in range(alike_from + 1, count):
+            header.resizeSection(c, width)

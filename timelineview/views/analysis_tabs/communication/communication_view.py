@@ -22,6 +22,7 @@ from timelineview.views.analysis_tabs.record_table import (
     TIME_US,
     RecordColumn,
     RecordTableModel,
+    fit_columns,
     sortable_table,
 )
 from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession, loaded_cards, summary_cards
@@ -210,11 +211,12 @@ class CommunicationView(QtWidgets.QWidget):
                 self.note.setText(self._summary() + f"\nAcross {len(rows)} collectives, {waits.cards[top]} waited "
                                   f"least in {int(counts[top])} where some card waited: the others wait for it.")
             self.table.sortByColumn(4, QtCore.Qt.SortOrder.DescendingOrder)  # the longest waits first
+            fit_columns(self.table, alike_from=len(ACROSS_HEAD))  # the cards' wait columns alike
         else:
             self.model.set_rows(card_rows(self._card_comm(number)), CARD_COLUMNS)
             self.note.setText(self._summary())
             self.table.sortByColumn(4, QtCore.Qt.SortOrder.DescendingOrder)  # longest wait first
-        self.table.resizeColumnsToContents()
+            fit_columns(self.table)
 
     # ------------------------------------------------------------------ jumps
     def _card(self, number: int | None):
