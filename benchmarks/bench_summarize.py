@@ -24,6 +24,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from statistics import median
 
 import orjson
 
@@ -83,8 +84,13 @@ def worker_memory(index: dict, first: int = 8) -> dict[str, tuple[float, float]]
     return {w: (max(v[:first]), max(v)) for w, v in by_worker.items()}
 
 
-def open_in_desktop(summary: Path) -> float:
-    """Seconds from ``open_paths`` to the comparison view shown with every row, in a fresh process."""
+DESKTOP_RUNS = 3  # fresh processes per summary opened: the median is reported
+
+
+def open_in_desktop(summary: Path, runs: int = DESKTOP_RUNS) -> float:
+    """Median seconds from ``open_paths`` to the comparison view shown with every row, over ``runs`` fresh
+    processes. The summary is read in the background: printed with them, when the analysis tabs were
+    filled and the longest time the window's event loop did not run (the window froze)."""
     code = (
         "import os, sys, time\n"
         "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
@@ -93,18 +99,34 @@ def open_in_desktop(summary: Path) -> float:
         "from timelineview.views.main_window import MainWindow\n"
         "s = QtCore.QSettings(sys.argv[2], QtCore.QSettings.Format.IniFormat)\n"
         "w = MainWindow(settings=s, interactive=False); w.resize(1600, 900); w.show(); app.processEvents()\n"
+        "gaps, last = [0.0], [time.perf_counter()]\n"
+        "def tick():\n"
+        "    now = time.perf_counter(); gaps.append(now - last[0]); last[0] = now\n"
+        "timer = QtCore.QTimer(); timer.timeout.connect(tick); timer.start(10)\n"
         "t0 = time.perf_counter()\n"
         "w.open_paths([sys.argv[1]], remember=False)\n"
-        "app.processEvents()\n"
+        "while w.cluster.summary is None and w.summary_worker is not None:\n"
+        "    app.processEvents(); QtCore.QThread.msleep(5)\n"
         "assert w.cluster.tabs.currentWidget() is w.cluster.view\n"
         "w.cluster.view.grab()\n"
-        "print(time.perf_counter() - t0, w.cluster.view.table.model_.rowCount())\n")
+        "shown = time.perf_counter() - t0\n"
+        "w.wait_loaded()\n"
+        "filled = time.perf_counter() - t0\n"
+        "print(shown, filled, max(gaps), w.cluster.view.table.model_.rowCount(),\n"
+        "      len(w.cluster.analysis.widgets['diagnosis'].findings))\n")
     settings = WORK / "bench-settings.ini"
-    res = subprocess.run([PY, "-c", code, str(summary), str(settings)], check=True, capture_output=True, text=True,
-                         cwd=ROOT)
-    seconds, rows = res.stdout.split()
-    print(f"    ({rows} rows)")
-    return float(seconds)
+    shown, filled, stalls = [], [], []
+    for _ in range(runs):
+        res = subprocess.run([PY, "-c", code, str(summary), str(settings)], check=True, capture_output=True,
+                             text=True, cwd=ROOT)
+        a, b, c, rows, findings = res.stdout.split()
+        shown.append(float(a))
+        filled.append(float(b))
+        stalls.append(float(c))
+    print(f"    ({rows} rows; comparison at {' '.join(f'{x:.2f}' for x in shown)} s; analysis tabs filled "
+          f"({findings} findings) at {' '.join(f'{x:.1f}' for x in filled)} s; longest event-loop stall "
+          f"{' '.join(f'{x:.2f}' for x in stalls)} s)")
+    return median(shown)
 
 
 def widen(summary: Path, out: Path, cards: int) -> None:
