@@ -279,3 +279,30 @@ def test_a_card_of_several_files_loads_as_one_card(qtbot, window, tmp_path):
     assert card.number == 1 and sorted(map(str, card.store.paths)) == sorted(sources)
     ctx = window.timeline.ctx
     assert abs((ctx.viewport.t0 + ctx.card_shift(card)) - (pyr.t0 + before[0])) <= finest_bucket_ns(pyr)
+
+
+def test_a_jump_from_the_analysis_tabs_shows_its_span_from_the_summary(qtbot, window, summary):
+    from timelineview.views.analysis_tabs.jump import MIN_SPAN_NS, SPAN_MARGIN, jump_to
+    from timelineview.viewstate.jump_target import JumpTarget
+
+    tab = _open(qtbot, window, summary)
+    card = tab.summary.cards[2]
+    step = card.manifest["steps"][1]  # a whole step: the pyramid holds it
+    assert jump_to(tab, JumpTarget(2, step["start"], step["end"]))
+    view = tab.overview.widget
+    margin = max(int((step["end"] - step["start"]) * SPAN_MARGIN), MIN_SPAN_NS)
+    t0 = card.manifest["pyramid"]["t0"]
+    assert tab.tabs.currentIndex() == 0 and tab.overview.showing_pyramid and window.worker is None
+    assert (view.viewport.t0, view.viewport.t1) == (step["start"] - margin - t0, step["end"] + margin - t0)
+    # 10 µs (a finding's evidence, say) is finer than the pyramid: the trace loads and shows that span
+    start = step["start"] + (step["end"] - step["start"]) // 2
+    assert jump_to(tab, JumpTarget(2, start, start + 10_000))
+    qtbot.waitUntil(lambda: not tab.overview.showing_pyramid and window.worker is None, timeout=60_000)
+    shown, ctx = window.timeline.cards[0], window.timeline.ctx
+    assert shown.number == 2
+    assert (ctx.viewport.t0 + ctx.card_shift(shown), ctx.viewport.t1 + ctx.card_shift(shown)) == \
+        (start - MIN_SPAN_NS, start + 10_000 + MIN_SPAN_NS)
+    # the card's trace is loaded now: a jump on it goes to the timeline
+    assert jump_to(tab, JumpTarget(2, step["start"], step["end"]))
+    assert not tab.overview.showing_pyramid
+    assert ctx.viewport.t0 + ctx.card_shift(shown) == step["start"] - margin

@@ -117,6 +117,16 @@ class CardOverview(QtCore.QObject):
         self.widget.setFocus()
         self.widget.changed(window=True)  # a step shorter than the pyramid's buckets wants the trace at once
 
+    def show_span(self, t0: int, t1: int) -> None:
+        """Show [t0, t1] (the card's own clock, ns) of the card on screen: on its pyramid, or on its
+        trace when that is loaded (a span finer than the pyramid loads the trace, as zooming does)."""
+        pyramid = self.widget.pyramid
+        if self.showing_pyramid and pyramid is not None:
+            self.widget.set_range(t0 - pyramid.t0, t1 - pyramid.t0)
+        elif self.timeline.cards:
+            card, ctx = self.timeline.cards[0], self.timeline.ctx
+            self.timeline.set_range(ctx.rel(card, t0), ctx.rel(card, t1))
+
     def show_timeline(self) -> None:
         self.stack.setCurrentIndex(TIMELINE_PAGE)
 
