@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.analysis.summaries.summary_session import SummarySession, is_summary_folder
+from timelineview.analysis.summaries.summary_session import SummarySession, looks_like_summary
 from timelineview.views.analysis_tabs.compare.open_menu import add_compare_menu
 from timelineview.views.cluster.cluster_tab import ClusterTab
 from timelineview.views.load_worker import LoadWorker, finish_abandoned, finish_load, start_load
@@ -211,7 +211,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def open_paths(self, paths: list[Path], remember: bool = True) -> None:
         """Load ``paths`` (files or folders, one trace) in the background."""
-        if len(paths) == 1 and is_summary_folder(paths[0]):  # metrics.md §10: summaries, no trace to load
+        if len(paths) == 1 and looks_like_summary(paths[0]):  # metrics.md §10: summaries, no trace to load
             self.open_summary(Path(paths[0]), remember)
             return
         release_frozen()  # what a summary kept from the cyclic collector may be garbage from now on

@@ -127,3 +127,28 @@ def test_the_widget_paints_itself_like_its_export(qtbot):
     centre = w.cell_rect(i, j).center().toPoint()
     assert shot.pixelColor(centre) == export.pixelColor(centre)
     assert shot.pixelColor(centre).getRgb()[:3] != EMPTY_RGB
+
+
+@pytest.mark.parametrize("n", [16, 4096])
+def test_column_labels_never_overlap(qtbot, n):
+    from PySide6 import QtGui
+
+    from timelineview.views.analysis_tabs.communication.matrix_widget import LABEL_GAP_PX, column_label_rects
+
+    w = MatrixWidget()
+    qtbot.addWidget(w)
+    w.resize(400, 400)
+    w.set_links(ring_links(n), np.zeros(2 * n, bool))
+    m = w.current()
+    assert m.by_node == (n > 16) and len(m) == (n // NODE_SIZE if n > 16 else n)
+    area = w.cells_area()
+    metrics = QtGui.QFontMetrics(w.font())
+    rects = column_label_rects(m, area, area.width() / len(m), metrics)
+    texts = [m.label(k) for k, _ in rects]
+    assert rects[0][0] == 0 and len(rects) >= 2
+    for (_, a), (_, b), text in zip(rects, rects[1:], texts, strict=False):
+        assert a.right() <= b.left() + 1e-9  # side by side, no overlap
+        assert a.width() >= metrics.horizontalAdvance(text)  # each label fits its box
+    if metrics.horizontalAdvance(m.label(len(m) - 1)) + LABEL_GAP_PX <= area.width() / len(m):
+        assert [k for k, _ in rects] == list(range(len(m)))  # room for every label: each is there
+    assert n != 16 or len(rects) == 16  # 16 ranks in 400 px: each labelled

@@ -179,6 +179,10 @@ def test_a_folder_with_no_readable_card_says_why(qtbot, window, tmp_path):
     assert "rank 0: OSError" in window.last_message and "rank 1: no trace" in window.last_message
     assert window.cluster.summary is None and window.windowTitle() == "timelineview"
     assert not window.progress.isVisible()
+    # an index cut short: the message is about the index, not "no trace files found"
+    (folder / "index.json").write_bytes(orjson.dumps(index)[:40])
+    assert not _open(qtbot, window, folder)
+    assert "is not a readable summary folder (its index.json: JSONDecodeError" in window.last_message
 
 
 def test_a_newer_summary_supersedes_the_one_being_read(qtbot, window, summaries):

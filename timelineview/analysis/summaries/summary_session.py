@@ -45,6 +45,21 @@ def is_summary_folder(path: str | Path) -> bool:
         return False
 
 
+def looks_like_summary(path: str | Path) -> bool:
+    """A summary folder, or one whose index cannot be read at all (damaged or cut short): opening it says
+    what is wrong with the index rather than that it holds no trace. An index of another kind is not."""
+    index = Path(path) / INDEX
+    if is_summary_folder(path):
+        return True
+    try:
+        orjson.loads(index.read_bytes())
+    except orjson.JSONDecodeError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
 def read_index(folder: str | Path) -> dict:
     """The index of a summary folder."""
     return orjson.loads((Path(folder) / INDEX).read_bytes())

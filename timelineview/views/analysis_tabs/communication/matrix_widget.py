@@ -32,6 +32,7 @@ SLOW_PEN = QtGui.QColor(220, 30, 30)
 GRID_MIN_CELL = 10  # cells at least this wide get a thin grid
 VALUE_MIN_CELL = 64  # cells at least this wide show their value
 LEGEND_STEPS = 64
+LABEL_GAP_PX = 3  # between two column labels
 
 
 def rgb_image(rgb: np.ndarray) -> QtGui.QImage:
@@ -39,6 +40,18 @@ def rgb_image(rgb: np.ndarray) -> QtGui.QImage:
     rows, cols = rgb.shape[:2]
     data = np.ascontiguousarray(rgb, dtype=np.uint8).tobytes()
     return QtGui.QImage(data, cols, rows, 3 * cols, QtGui.QImage.Format.Format_RGB888).copy()
+
+
+def column_label_rects(m: CommMatrix, area: QtCore.QRectF, size: float,
+                       metrics: QtGui.QFontMetrics) -> list[tuple[int, QtCore.QRectF]]:
+    """(column, where its label goes) above the cells: every column while the labels fit side by side,
+    else every k-th column, k columns being as wide as the longest label (the last: ranks ascend)."""
+    if not len(m):
+        return []
+    widest = metrics.horizontalAdvance(m.label(len(m) - 1)) + LABEL_GAP_PX
+    every = max(1, int(np.ceil(widest / size)))
+    return [(k, QtCore.QRectF(area.left() + (k + 0.5) * size - widest / 2, TOP - metrics.height() - 2, widest,
+                              metrics.height())) for k in range(0, len(m), every)]
 
 
 class MatrixWidget(QtWidgets.QWidget):
@@ -178,15 +191,13 @@ class MatrixWidget(QtWidgets.QWidget):
                       text: QtGui.QColor) -> None:
         p.setPen(text)
         metrics = p.fontMetrics()
-        every = max(1, int(np.ceil((metrics.height() + 2) / size)))
+        every = max(1, int(np.ceil((metrics.height() + 2) / size)))  # rows: a label's height apart
         for k in range(0, len(m), every):
-            label = m.label(k)
             y = area.top() + (k + 0.5) * size
             p.drawText(QtCore.QRectF(0, y - size / 2 - 8, LEFT - 4, size + 16),
-                       QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter, label)
-            x = area.left() + (k + 0.5) * size
-            p.drawText(QtCore.QRectF(x - 20, TOP - metrics.height() - 2, 40, metrics.height()),
-                       QtCore.Qt.AlignmentFlag.AlignCenter, label)
+                       QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter, m.label(k))
+        for k, rect in column_label_rects(m, area, size, metrics):
+            p.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, m.label(k))
 
     def _paint_scale(self, p: QtGui.QPainter, area: QtCore.QRectF, low: float, high: float, height: int,
                      text: QtGui.QColor) -> None:
