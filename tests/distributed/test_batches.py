@@ -12,8 +12,10 @@ import dask
 import orjson
 import pytest
 
+from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.summaries.summary_session import SummarySession
 from timelineview.distributed.summarize import card_bytes, local_client, plan_batches, summarize
+from timelineview.model import load
 from timelineview.model.load.loader import card_sources
 
 from .conftest import CARDS
@@ -61,6 +63,20 @@ def test_batches_give_one_entry_per_card(traces, dask_client, tmp_path):
         assert manifest["card"] == c["card"] and manifest["worker"] == c["worker"]
     assert _without_workers(SummarySession(tmp_path / "s").stats_document()) == _stats_on_traces(traces)
     assert all(card_bytes(s) > 0 for s in sources)
+
+
+def test_a_corrupt_card_fails_alone_in_its_batch(traces_copy, dask_client, tmp_path):
+    """The whole folder in one task, loaded by one load: the corrupt card is reported, every other is made."""
+    (next((traces_copy / "rank5_ascend_pt").rglob("trace_view.json"))
+     .write_bytes(b"\x00\x17 this is not a trace at all " * 100))
+    index = summarize(traces_copy, tmp_path / "s", client=dask_client, progress=None, batch_cards=CARDS)
+    status = {c["card"]: c for c in index["cards"]}
+    assert status["rank 5"]["status"] == "failed" and "rank5_ascend_pt" in status["rank 5"]["error"]
+    assert [c for c, e in status.items() if e["status"] == "ok"] == [f"rank {r}" for r in range(CARDS) if r != 5]
+    assert len({c["worker"] for c in index["cards"] if c["status"] == "ok"}) == 1  # one task made them all
+    fresh = [s for s in load(traces_copy) if s.card != "rank 5"]
+    assert _without_workers(SummarySession(tmp_path / "s").stats_document())["cards"] == \
+        orjson.loads(orjson.dumps(AnalysisSession(fresh).stats_document(), option=orjson.OPT_SERIALIZE_NUMPY))["cards"]
 
 
 @pytest.mark.parametrize("allowed_failures", [3, 0], ids=["scheduler-reruns-the-batch", "client-splits-the-batch"])
