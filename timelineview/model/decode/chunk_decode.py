@@ -1,13 +1,15 @@
 """Decode one byte range of a trace file into compact columns (runs in worker processes).
 
 Fast path: the whole range as one typed msgspec decode. If that fails, the tolerant
-scanner finds every element, and each is checked field by field, so one bad event
-costs only itself. Either way the result is the same ``ChunkResult``.
+reader (``tolerant.split``) finds every element; the runs of whole ones are typed in one
+decode each and the rest checked field by field, so one bad event costs only itself.
+Either way the result is the same ``ChunkResult``.
 """
 
 from __future__ import annotations
 
 import gc
+import re
 import threading
 from itertools import repeat
 
@@ -16,10 +18,12 @@ import numpy as np
 
 from timelineview.model.decode import event_types as ev
 from timelineview.model.decode.chunk_result import ChunkResult, Interner
-from timelineview.model.decode.tolerant import scan
+from timelineview.model.decode.tolerant import Elements, object_starts, parse_object, split
 from timelineview.model.decode.typed_columns import columnarise
 
-TYPED_RUN = 8  # intact elements in a row worth one typed decode in the tolerant path
+EXTRA_BYTES = 64 << 10  # read past a range's end for its last element (4x more each time it is not enough);
+# whoever splits a tolerant range again reads this much past its end, with the end as ``stop``
+_ELEMENT_AT = re.compile(r"at `\$\[(\d+)\]")
 _buffers: dict[tuple[int, str], bytearray] = {}  # reused read buffers: (thread, use) -> buffer
 
 
@@ -68,7 +72,8 @@ def decode_range(path: str, file_index: int, start: int, end: int, last: bool,
     """Decode elements of ``path`` starting at ``start`` (a top-level position) up to ``end``.
 
     For the last range of a file, scanning continues to the end of the data so a
-    truncated tail is read as far as it goes.
+    truncated tail is read as far as it goes. A file cut shorter since its layout was read
+    gives what its bytes hold, the range marked truncated where they end.
     """
     own = interner is None
     interner = interner or Interner()
@@ -76,6 +81,14 @@ def decode_range(path: str, file_index: int, start: int, end: int, last: bool,
     gc.disable()
     try:
         buf = read_range(path, start, end, reuse="typed")
+        if len(buf) - 2 < end - start:  # the file is shorter than when its layout was read
+            res = _decode_tolerant(path, file_index, start, end, True, bytes(buf[1:-1]), interner)
+            res.truncated = True
+            res.problems.append((start + len(buf) - 2, f"the file ends at byte {start + len(buf) - 2} while "
+                                 f"it is read (it was {end - start - len(buf) + 2:,} bytes longer): the rest is lost"))
+            if own:
+                interner.finish([res])
+            return res
         try:
             events = ev.typed_decoder.decode(buf)
         except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError,  # bad UTF-8 in a str field
@@ -94,74 +107,112 @@ def decode_range(path: str, file_index: int, start: int, end: int, last: bool,
             gc.enable()
 
 
+def unread(ranges: list[tuple[int, int]], file_index: int, reason: str) -> list[ChunkResult]:
+    """Empty results for ranges that could not be read, the first saying why; marked truncated,
+    so the report says the file's readable data ends where they begin."""
+    results = []
+    for a, _ in ranges:
+        res = ChunkResult(file_index, a, a, 0, False)
+        columnarise(res, [], None)
+        results.append(res)
+    results[0].truncated = results[-1].truncated = True
+    results[0].problems.append((ranges[0][0], reason))
+    Interner().finish(results)
+    return results
+
+
 def _decode_tolerant(path: str, file_index: int, start: int, end: int, last: bool,
                      data: bytes, interner: Interner) -> ChunkResult:
     if not last:
         # the last element may run past ``end`` when ``end`` was not a real boundary
-        extra = 1 << 20
+        extra = EXTRA_BYTES
         with open(path, "rb") as f:
             f.seek(end)
             while True:
                 more = f.read(extra)
                 data += more
-                pieces, info = scan(data, 0, stop=end - start, base=start)
-                if not info.truncated or not more:
+                found = split(data, stop=end - start, base=start)
+                if not found.info.truncated or not more:
                     break
                 extra *= 4
     else:
-        pieces, info = scan(data, 0, base=start)
-    res = ChunkResult(file_index, start, start + info.end, len(pieces), False)
+        found = split(data, base=start)
+    info = found.info
+    if not np.array_equal(object_starts(data, info.end), found.objects):
+        # the args reader splits the range again with the end found as its stop (``ArgsReader``):
+        # where its last stretches differ from this split's, its pieces are the ones kept
+        again = split(data, stop=info.end, base=start)
+        found = Elements(again.starts, again.ends, again.exact, info, again.objects)
+    n = len(found.starts)
+    res = ChunkResult(file_index, start, start + info.end, n, False)
     res.closed = info.closed
     res.truncated = info.truncated
     res.problems = [(start + off, text) for off, text in (info.problems or [])]
+    offsets = (found.starts + start).tolist()
     events: list = []
     ordinals: list[int] = []
     k = 0
-    while k < len(pieces):
-        run = _intact_run(pieces, k)
-        typed = _typed_run(data, pieces, k, run) if run - k >= TYPED_RUN else None
-        if typed is not None:  # the intact stretch between damage: typed in one C call
-            events.extend(typed)
-            ordinals.extend(range(k, run))
-            k = run
-            continue
-        stop = max(run, k + 1)
-        for q in range(k, stop):
-            piece = pieces[q]
-            offset = start + piece.start
-            if piece.value is None:
-                res.dropped.extend(repeat((offset, q, piece.problem or "unreadable event"), piece.events))
-                continue
-            obj, reason = event_from_dict(piece.value)
-            if obj is None:
-                res.dropped.append((offset, q, reason))
-                continue
-            if piece.problem:
-                res.notes.append((offset, q, piece.problem))
-            events.append(obj)
-            ordinals.append(q)
-        k = stop
-    columnarise(res, events, np.array(ordinals, dtype=np.int64), [start + p.start for p in pieces],
-                interner)
+    for q in sorted(found.exact) + [n]:
+        if q > k:  # whole elements between the pieces read one by one: typed in one C call
+            _typed_elements(data, found, k, q, events, ordinals, res, offsets)
+        if q == n:
+            break
+        piece = found.exact[q]
+        if piece.value is None:
+            res.dropped.extend(repeat((offsets[q], q, piece.problem or "unreadable event"), piece.events))
+        else:
+            _keep(piece.value, piece.problem, q, events, ordinals, res, offsets)
+        k = q + 1
+    columnarise(res, events, np.array(ordinals, dtype=np.int64), offsets, interner)
     return res
 
 
-def _intact_run(pieces: list, k: int) -> int:
-    """The end of the run of whole, parsed elements from ``pieces[k]``."""
-    j = k
-    while j < len(pieces) and pieces[j].value is not None and not pieces[j].problem:
-        j += 1
-    return j
+def _typed_elements(data: bytes, found: Elements, k: int, stop: int, events: list, ordinals: list[int],
+                    res: ChunkResult, offsets: list[int]) -> None:
+    """Typed events of the whole elements k .. stop-1 (consecutive, commas between them): one
+    decode, then for an element of a wrong type the ones before it in one decode, that element
+    checked field by field, and the rest again."""
+    starts, ends = found.starts, found.ends
+    while k < stop:
+        try:
+            typed = ev.typed_decoder.decode(b"[" + data[starts[k]:ends[stop - 1]] + b"]")
+        except msgspec.ValidationError as exc:
+            bad = _element_of(str(exc), k, stop)
+        except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):  # bad UTF-8 in a string …
+            bad = k
+        else:
+            if len(typed) == stop - k:
+                events.extend(typed)
+                ordinals.extend(range(k, stop))
+                return
+            bad = k
+        if bad > k:
+            _typed_elements(data, found, k, bad, events, ordinals, res, offsets)
+        value, note = parse_object(data[starts[bad]:ends[bad]])
+        if value is None:
+            res.dropped.append((offsets[bad], bad, note))
+        else:
+            _keep(value, note, bad, events, ordinals, res, offsets)
+        k = bad + 1
 
 
-def _typed_run(data: bytes, pieces: list, k: int, run: int) -> list | None:
-    """Typed events of ``pieces[k:run]`` in one decode, or None (a stray byte between them,
-    a value of a wrong type: they are checked one by one)."""
-    try:
-        typed = ev.typed_decoder.decode(b"[" + data[pieces[k].start:pieces[run - 1].end] + b"]")
-    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, RecursionError):
-        return None
-    return typed if len(typed) == run - k else None
+def _element_of(message: str, k: int, stop: int) -> int:
+    """The element a typed decode's validation error names (``… at `$[3].tid```)."""
+    at = _ELEMENT_AT.search(message)
+    return min(k + int(at.group(1)), stop - 1) if at else k
+
+
+def _keep(value: object, note: str, q: int, events: list, ordinals: list[int], res: ChunkResult,
+          offsets: list[int]) -> None:
+    """A parsed element: its typed event kept, or dropped with the reason."""
+    obj, reason = event_from_dict(value)
+    if obj is None:
+        res.dropped.append((offsets[q], q, reason))
+        return
+    if note:
+        res.notes.append((offsets[q], q, note))
+    events.append(obj)
+    ordinals.append(q)
 
 
 def _scalar_token(v: object) -> tuple[bool, object]:

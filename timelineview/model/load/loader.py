@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
-from timelineview.model.decode.chunk_decode import decode_range, read_range, release_read_buffers
-from timelineview.model.decode.chunk_result import ChunkResult, PackedResults, unpack
+from timelineview.model.decode.chunk_decode import EXTRA_BYTES, decode_range, read_range, release_read_buffers, unread
+from timelineview.model.decode.chunk_result import ChunkResult, PackedResults, pack, unpack
 from timelineview.model.decode.layout_scan import ArrayBounds, locate_array, plan_ranges
 from timelineview.model.decode.scan_decode import decode_group
-from timelineview.model.decode.tolerant import scan
+from timelineview.model.decode.tolerant import split
 from timelineview.model.discovery import CardSource, find_cards
 from timelineview.model.load import gunzip, heap
 from timelineview.model.load.cached_cards import CachedCards
@@ -500,6 +500,8 @@ def _decode_tasks(jobs: list[_FileJob], tasks: list, sizes: list[int], feeds: li
                     _file_task(job, group, fut.result())
                 except BrokenProcessPool:
                     continue  # decoded below, in this process
+                except OSError as exc:  # the file went away while it was read: what was read stays
+                    _file_task(job, group, _unreadable(job, group, exc))
                 finished_tasks.add(t)
                 feeds[job.card].pump()
                 meter.add(job.card, sizes[t])
@@ -518,11 +520,22 @@ def _decode_tasks(jobs: list[_FileJob], tasks: list, sizes: list[int], feeds: li
             continue
         if cancel is not None and cancel.is_set():
             raise LoadCancelled()
-        _file_task(job, group, decode_group(*_task_args(job, group, scanner_here)))
+        try:
+            packed = decode_group(*_task_args(job, group, scanner_here))
+        except OSError as exc:
+            packed = _unreadable(job, group, exc)
+        _file_task(job, group, packed)
         feeds[job.card].pump()
         meter.add(job.card, sizes[t])
         if partial is not None:
             partial.offer(feeds, meter)
+
+
+def _unreadable(job: _FileJob, group: list[int], exc: OSError) -> PackedResults:
+    """Empty results for a task whose file could not be read any more (removed, cut, unreadable
+    since its layout was read): the report says the file ends where the task began."""
+    reason = f"cannot be read from here on ({exc.strerror or exc})"
+    return pack(unread([job.ranges[k] for k in group], job.index, reason))
 
 
 def _ends_at_cut(job: _FileJob, k: int) -> bool:
@@ -562,10 +575,10 @@ class _ElementPlaces:
         if self.starts is None:
             ch = self.chunk
             try:
-                pieces, _ = scan(read_range(self.path, ch.start, ch.end)[1:-1], 0)
+                data = read_range(self.path, ch.start, ch.end + EXTRA_BYTES)[1:-1]  # as the decode split it
+                self.starts = (split(data, stop=ch.end - ch.start).starts + ch.start).tolist()
             except OSError:
-                pieces = []
-            self.starts = [ch.start + p.start for p in pieces]
+                self.starts = []
         return self.starts[ordinal] if 0 <= ordinal < len(self.starts) else self.chunk.start
 
 

@@ -2,7 +2,7 @@
 
 Chunks are located by the ordinal of their first element; a fast-path chunk is split
 into raw elements by msgspec (a scan, no objects built), a damaged one by the same
-tolerant scanner the loader used, so ordinals always agree.
+tolerant reader the loader used (``tolerant.split``), so ordinals always agree.
 
 Ordinals only mean something in the file the card was read from. The reader keeps each
 file's ``FileStamp`` from before the load and checks it before and after every read (and
@@ -22,13 +22,15 @@ import msgspec
 import numpy as np
 import orjson
 
-from timelineview.model.decode.chunk_decode import read_range
+from timelineview.model.decode.chunk_decode import EXTRA_BYTES, read_range
 from timelineview.model.decode.event_types import raw_list_decoder
-from timelineview.model.decode.tolerant import parse_object, scan
+from timelineview.model.decode.tolerant import parse_object, split
 from timelineview.model.store.file_stamp import FileStamp, file_stamp
 
 CHANGED = "the trace file changed since it was loaded; args unavailable"
 REMOVED = "the trace file is gone since it was loaded; args unavailable"
+MAX_DEPTH = 64  # containers in args nested deeper are shown as unreadable
+TOO_DEEP = f"(unreadable: nested more than {MAX_DEPTH} deep)"
 
 
 class TraceFileChanged(OSError):
@@ -75,12 +77,13 @@ class ArgsReader:
         if now is None or now != self._stamps.get(path):
             raise TraceFileChanged(f"{path}: {REMOVED if now is None else CHANGED}")
 
-    def read_chunk(self, c: int) -> bytearray | memoryview:
-        """Chunk ``c``'s bytes as ``read_range`` gives them, from the file the card was read from."""
+    def read_chunk(self, c: int, extra: int = 0) -> bytearray | memoryview:
+        """Chunk ``c``'s bytes (and ``extra`` after it) as ``read_range`` gives them, from the file
+        the card was read from."""
         t = self.chunks
         path = t.path[c]
         self.check(path)
-        buf = read_range(path, int(t.start[c]), int(t.end[c]))
+        buf = read_range(path, int(t.start[c]), int(t.end[c]) + extra)
         self.check(path)  # not rewritten while it was read
         return buf
 
@@ -90,18 +93,17 @@ class ArgsReader:
                 self._cache.move_to_end(c)
                 return self._cache[c]
         t = self.chunks
-        buf = self.read_chunk(c)
-        elems: list
+        elems: list | None = None
         if t.fast[c]:
+            buf = self.read_chunk(c)
             try:
                 elems = [bytes(r) for r in raw_list_decoder.decode(buf)]
             except msgspec.DecodeError:
                 elems = None
-        else:
-            elems = None
-        if elems is None:
-            pieces, _ = scan(bytes(buf[1:-1]), 0)
-            elems = [bytes(buf[1 + p.start:1 + p.end]) for p in pieces]
+        if elems is None:  # split as the loader did: the bytes after the end in sight, the end as stop
+            data = bytes(self.read_chunk(c, EXTRA_BYTES)[1:-1])
+            found = split(data, stop=int(t.end[c] - t.start[c]))
+            elems = [data[a:b] for a, b in zip(found.starts.tolist(), found.ends.tolist())]
         if len(elems) != int(t.count[c]):
             raise TraceFileChanged(f"{t.path[c]}: {CHANGED}")
         with self._lock:
@@ -145,4 +147,22 @@ def _event_of(data: bytes) -> dict[str, Any] | None:
 def _args_of(data: bytes) -> dict[str, Any] | None:
     obj = _event_of(data)
     args = obj.get("args") if obj is not None else None
-    return args if isinstance(args, dict) else None
+    return _bounded(args) if isinstance(args, dict) else None
+
+
+def _bounded(value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` with every container nested deeper than MAX_DEPTH replaced by a note (in
+    place, without recursion): what shows or copies args recurses, and a value 1 000 deep
+    would raise ``RecursionError`` there."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        keys = node.keys() if isinstance(node, dict) else range(len(node))
+        for k in keys:
+            child = node[k]
+            if isinstance(child, (dict, list)):
+                if depth >= MAX_DEPTH:
+                    node[k] = TOO_DEEP
+                else:
+                    stack.append((child, depth + 1))
+    return value
