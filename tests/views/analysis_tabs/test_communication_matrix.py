@@ -152,3 +152,50 @@ def test_column_labels_never_overlap(qtbot, n):
     if metrics.horizontalAdvance(m.label(len(m) - 1)) + LABEL_GAP_PX <= area.width() / len(m):
         assert [k for k, _ in rects] == list(range(len(m)))  # room for every label: each is there
     assert n != 16 or len(rects) == 16  # 16 ranks in 400 px: each labelled
+
+
+def test_more_cells_than_pixels_show_the_worst_cell_of_each_pixel():
+    from timelineview.views.analysis_tabs.communication.matrix_widget import pixel_values
+    from timelineview.viewstate.tabs.comm_matrix import BANDWIDTH
+
+    rng = np.random.default_rng(5)
+    n, pixels = 10, 4  # blocks of 3 × 3 cells, the last one padded
+    values = rng.uniform(1, 20, (n, n))
+    values[rng.random((n, n)) < 0.5] = np.nan
+    values[9, 9] = np.nan  # the last block: one cell of a padded 3 × 3, empty
+    slow = pixel_values(values, pixels, BANDWIDTH)
+    large = pixel_values(values, pixels, BYTES)
+    assert slow.shape == large.shape == (4, 4)
+    for i in range(4):
+        for j in range(4):
+            block = values[3 * i:3 * i + 3, 3 * j:3 * j + 3]
+            cells = [v for v in block.ravel() if not np.isnan(v)]
+            if cells:
+                assert slow[i, j] == min(cells) and large[i, j] == max(cells)
+            else:
+                assert np.isnan(slow[i, j]) and np.isnan(large[i, j])
+    assert pixel_values(values, n, BANDWIDTH) is values  # a pixel per cell: unchanged
+
+
+def test_a_slow_link_among_4096_ranks_is_framed_visibly(qtbot):
+    from PySide6 import QtGui
+
+    from timelineview.views.analysis_tabs.communication.matrix_widget import SLOW_MIN_PX
+
+    links = ring_links(4096)
+    slow = np.zeros(len(links), bool)
+    slow[5000] = True
+    w = MatrixWidget()
+    qtbot.addWidget(w)
+    w.set_links(links, slow)
+    image = w.render_image(500, 500).convertToFormat(QtGui.QImage.Format.Format_RGB32)
+    px = np.frombuffer(image.constBits(), np.uint32).reshape(image.height(), image.width())
+    red = np.argwhere((((px >> 16) & 255) > 180) & (((px >> 8) & 255) < 80) & ((px & 255) < 80))
+    m = w.current(500, 500)
+    area = w.cells_area(500, 500)
+    size = area.width() / len(m)
+    i = int(np.searchsorted(m.groups, links.src[5000] // NODE_SIZE))
+    j = int(np.searchsorted(m.groups, links.dst[5000] // NODE_SIZE))
+    centre = np.array([area.top() + (i + 0.5) * size, area.left() + (j + 0.5) * size])
+    assert size < 1 and len(red) >= 16  # a frame, not a dot (a 1-pixel cell framed as such gave 5 red pixels)
+    assert np.abs(red - centre).max() <= SLOW_MIN_PX  # around the slow cell

@@ -33,6 +33,7 @@ GRID_MIN_CELL = 10  # cells at least this wide get a thin grid
 VALUE_MIN_CELL = 64  # cells at least this wide show their value
 LEGEND_STEPS = 64
 LABEL_GAP_PX = 3  # between two column labels
+SLOW_MIN_PX = 9  # the smallest frame around a slow cell
 
 
 def rgb_image(rgb: np.ndarray) -> QtGui.QImage:
@@ -40,6 +41,25 @@ def rgb_image(rgb: np.ndarray) -> QtGui.QImage:
     rows, cols = rgb.shape[:2]
     data = np.ascontiguousarray(rgb, dtype=np.uint8).tobytes()
     return QtGui.QImage(data, cols, rows, 3 * cols, QtGui.QImage.Format.Format_RGB888).copy()
+
+
+def pixel_values(values: np.ndarray, pixels: int, metric: str) -> np.ndarray:
+    """``values`` (n × n cells) as at most ``pixels`` × ``pixels``: each block of cells one pixel wide
+    becomes its lowest bandwidth, or its largest bytes or time (the cell a user looks for); NaN where the
+    block holds no link. ``values`` itself when every cell has a pixel."""
+    n = len(values)
+    step = int(np.ceil(n / max(pixels, 1)))
+    if step <= 1:
+        return values
+    side = -(-n // step) * step
+    padded = np.full((side, side), np.nan)
+    padded[:n, :n] = values
+    blocks = padded.reshape(side // step, step, side // step, step).transpose(0, 2, 1, 3).reshape(
+        side // step, side // step, step * step)
+    present = np.isfinite(blocks).any(axis=2)
+    filled = np.where(np.isfinite(blocks), blocks, np.inf if metric == BANDWIDTH else -np.inf)
+    worst = filled.min(axis=2) if metric == BANDWIDTH else filled.max(axis=2)
+    return np.where(present, worst, np.nan)
 
 
 def column_label_rects(m: CommMatrix, area: QtCore.QRectF, size: float,
@@ -159,9 +179,18 @@ class MatrixWidget(QtWidgets.QWidget):
         values = m.values(self.colour_metric)
         low, high = scale_range(values)
         rgb = colours(values, low, high)
-        image = rgb_image(rgb)
+        # every cell at once: the image is n × n pixels, scaled; with more cells than pixels, each pixel
+        # shows the worst of its cells (scaling would drop all but one of them)
+        shown = pixel_values(values, int(area.width()), self.colour_metric)
         p.setRenderHint(QtGui.QPainter.RenderHint.SmoothPixmapTransform, False)
-        p.drawImage(area, image)  # every cell at once: the image is n × n pixels, scaled
+        if shown is values:
+            p.drawImage(area, rgb_image(rgb))
+        else:  # blocks of whole cells: the last block's padding falls outside the cells, clipped
+            side = area.width() * len(shown) * int(np.ceil(n / len(shown))) / n
+            p.save()
+            p.setClipRect(area)
+            p.drawImage(QtCore.QRectF(area.left(), area.top(), side, side), rgb_image(colours(shown, low, high)))
+            p.restore()
         size = area.width() / n
         if size >= GRID_MIN_CELL:
             p.setPen(QtGui.QPen(QtGui.QColor(255, 255, 255), 1))
@@ -175,8 +204,10 @@ class MatrixWidget(QtWidgets.QWidget):
             self._paint_values(p, m, values, rgb, area, size)
         p.setPen(QtGui.QPen(SLOW_PEN, max(2.0, min(size / 5, 4.0))))
         p.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+        frame = max(size, SLOW_MIN_PX)  # a slow cell of a pixel or less still shows, framed around it
         for i, j in zip(*np.nonzero(m.slow), strict=True):
-            p.drawRect(QtCore.QRectF(area.left() + j * size, area.top() + i * size, size, size))
+            x, y = area.left() + (j + 0.5) * size, area.top() + (i + 0.5) * size
+            p.drawRect(QtCore.QRectF(x - frame / 2, y - frame / 2, frame, frame))
         self._paint_labels(p, m, area, size, text)
         self._paint_scale(p, area, low, high, height, text)
 
