@@ -130,6 +130,12 @@ def test_the_tabs_hold_what_stats_prints(qtbot, window, summaries, on_traces, mo
     for op in doc["operators"]["by_name"]:
         assert {k: shown[op["name"]][k] for k in op} == op
 
+    # Compare: two runs are compared from their traces; a summary says so rather than wait for one
+    compare = tabs["compare"]
+    compare.compare_with([summaries.traces])
+    assert compare.worker is None and not compare.pending
+    assert "A summary folder is open" in compare.summary.text()
+
     # jumps: there is no trace, so each goes to the card's drill-down in the cluster tab
     drills = _spy_drill(window, monkeypatch)
     number = {c.card: i for i, c in enumerate(session.cards)}

@@ -32,6 +32,8 @@ ROW_PAD = 6  # px around a table row's text
 BARS_SHARE, TABLE_SHARE = 3, 1  # of the Step phases page's height
 HINT = ("Compare the run on screen with another: File ▸ Compare with… (or start with "
         "timelineview BASE --compare NEW).")
+SUMMARY_HINT = ("A summary folder is open: comparing two runs reads their traces. Open the traces of the run "
+                "(not its summary), then File ▸ Compare with….")
 
 
 class CompareView(QtWidgets.QWidget):
@@ -50,6 +52,7 @@ class CompareView(QtWidgets.QWidget):
         self.unmatched: list[RunCardView] = []
         self.new_paths: list[Path] = []
         self.pending: list[Path] = []  # a comparison asked for before the base run finished loading
+        self.base_is_summary = False  # a summary folder is on screen: no traces to compare
         self.worker: CompareWorker | None = None
         self.thread: QtCore.QThread | None = None
         self._abandoned: list[tuple[CompareWorker, QtCore.QThread]] = []
@@ -130,6 +133,7 @@ class CompareView(QtWidgets.QWidget):
         """A new base run: the previous comparison no longer applies; a pending one starts now."""
         self._drop_comparison()
         self.base_session, self.base_cards = session, list(cards)
+        self.base_is_summary = False
         if self.pending:
             paths, self.pending = self.pending, []
             self.compare_with(paths)
@@ -137,6 +141,14 @@ class CompareView(QtWidgets.QWidget):
     def clear(self) -> None:
         self._drop_comparison()
         self.base_session, self.base_cards = None, []
+        self.base_is_summary = False
+
+    def show_summary(self, session) -> None:
+        """A summary folder holds no trace to compare: say so here (and when a comparison is asked for)."""
+        self.clear()
+        self.pending = []
+        self.base_is_summary = True
+        self.summary.setText(SUMMARY_HINT)
 
     def status_text(self) -> str:
         if self.diff is None or not self.diff.cards:
@@ -153,6 +165,11 @@ class CompareView(QtWidgets.QWidget):
         """Load ``paths`` as the new run and compare it with the run on screen (in the background).
         Before the base run has loaded, the comparison waits for it."""
         paths = [Path(p) for p in paths]
+        if self.base_is_summary:
+            self.summary.setText(SUMMARY_HINT)
+            if self.cluster_tab is not None:
+                self.cluster_tab.tabs.setCurrentWidget(self)
+            return
         if self.base_session is None:
             self.pending = paths
             self.summary.setText(f"Waiting for the base run to load before comparing with "
