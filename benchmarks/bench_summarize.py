@@ -3,7 +3,9 @@
     python benchmarks/bench_summarize.py [--cards 256] [--card-mb 4] [--big-mb 100] [--wide 4096]
 
 1. ``timelineview stats DIR --json`` in one process vs ``timelineview summarize DIR --workers 2`` (a
-   local cluster of 2 worker processes, its start included), on ``--cards`` generated cards.
+   local cluster of 2 worker processes, its start included), on ``--cards`` generated cards: the
+   median of ``--repeats`` alternated runs of each, wall and CPU seconds (this machine is shared: the
+   load average before each run is printed with them).
 2. Each worker's peak resident memory after its first cards and after all of them (independent of
    the number of cards: a worker holds one card at a time).
 3. One ``--big-mb`` card summarised alone: seconds and peak memory per MB of trace, for the estimate
@@ -61,27 +63,39 @@ def folder_bytes(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
-def stats_vs_summarize(traces: Path, out: Path, workers: int) -> dict:
-    shutil.rmtree(out, ignore_errors=True)
-    t_stats = run([PY, "-m", "timelineview.cli", str(traces), "--json", "--quiet"], stdout=subprocess.DEVNULL)
-    cpu_stats = CPU["timelineview.cli"]
-    t_sum = run([PY, "-m", "timelineview.distributed.cli", str(traces), "--out", str(out), "--workers",
-                 str(workers)], stderr=subprocess.DEVNULL)
+def stats_vs_summarize(traces: Path, out: Path, workers: int, repeats: int) -> dict:
+    """``repeats`` alternated runs of stats and summarize (each summarize from an empty DIR), then one
+    rerun with nothing changed; every wall and CPU time, and the last run's index."""
+    walls: dict[str, list[float]] = {"stats": [], "summarize": []}
+    cpus: dict[str, list[float]] = {"stats": [], "summarize": []}
+    loads = []
+    for _ in range(repeats):
+        loads.append(os.getloadavg()[0])
+        walls["stats"].append(run([PY, "-m", "timelineview.cli", str(traces), "--json", "--quiet"],
+                                  stdout=subprocess.DEVNULL))
+        cpus["stats"].append(CPU["timelineview.cli"])
+        shutil.rmtree(out, ignore_errors=True)
+        loads.append(os.getloadavg()[0])
+        walls["summarize"].append(run([PY, "-m", "timelineview.distributed.cli", str(traces), "--out", str(out),
+                                       "--workers", str(workers)], stderr=subprocess.DEVNULL))
+        cpus["summarize"].append(CPU["timelineview.distributed.cli"])
     index = orjson.loads((out / "index.json").read_bytes())  # the rerun below reuses every card
-    cpu_sum = CPU["timelineview.distributed.cli"]
     t_again = run([PY, "-m", "timelineview.distributed.cli", str(traces), "--out", str(out), "--workers",
                    str(workers)], stderr=subprocess.DEVNULL)
-    return {"stats_s": t_stats, "summarize_s": t_sum, "stats_cpu_s": cpu_stats, "summarize_cpu_s": cpu_sum,
-            "rerun_unchanged_s": t_again, "index": index}
+    return {"walls": walls, "cpus": cpus, "loads": loads, "rerun_unchanged_s": t_again, "index": index}
 
 
-def worker_memory(index: dict, first: int = 8) -> dict[str, tuple[float, float]]:
-    """Per worker: (peak RSS after its first ``first`` cards, after all), MB (in completion order the
-    index does not keep, so by card order: cards are handed out in that order)."""
-    by_worker: dict[str, list[float]] = {}
-    for c in index["cards"]:
-        by_worker.setdefault(c["worker"], []).append(c["peak_rss_mb"])
-    return {w: (max(v[:first]), max(v)) for w, v in by_worker.items()}
+def worker_memory(index: dict, first: int = 16) -> dict[str, tuple[float, float]]:
+    """Per worker: (its peak RSS once the run's first ``first`` cards were done, once all were), MB. The
+    index keeps each card's worker and that worker's peak so far, in card order, which is the order
+    the tasks are handed out (completion order is not kept)."""
+    early: dict[str, float] = {}
+    late: dict[str, float] = {}
+    for k, c in enumerate(index["cards"]):
+        if k < first:
+            early[c["worker"]] = max(early.get(c["worker"], 0.0), c["peak_rss_mb"])
+        late[c["worker"]] = max(late.get(c["worker"], 0.0), c["peak_rss_mb"])
+    return {w: (early.get(w, float("nan")), peak) for w, peak in late.items()}
 
 
 DESKTOP_RUNS = 3  # fresh processes per summary opened: the median is reported
@@ -174,6 +188,8 @@ def main() -> int:
     ap.add_argument("--cards", type=int, default=256)
     ap.add_argument("--card-mb", type=float, default=4.0)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=3, help="alternated runs of stats and summarize")
+    ap.add_argument("--no-desktop", action="store_true", help="only stats vs summarize and the workers' memory")
     ap.add_argument("--big-mb", type=float, default=100.0, help="0: skip the one-large-card run")
     ap.add_argument("--wide", type=int, default=4096, help="cards of the generated summary opened on the desktop")
     a = ap.parse_args()
@@ -182,24 +198,32 @@ def main() -> int:
     generate(traces, a.cards, a.card_mb)
     trace_mb = folder_bytes(traces) / MB
     summary = WORK / f"c{a.cards}-summary"
-    r = stats_vs_summarize(traces, summary, a.workers)
+    r = stats_vs_summarize(traces, summary, a.workers, a.repeats)
     index = r["index"]
     ok = sum(c["status"] == "ok" for c in index["cards"])
-    print(f"{a.cards} cards, {trace_mb:.0f} MB of traces")
-    print(f"  load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    print(f"  stats (one process)          {r['stats_s']:7.1f} s  (CPU {r['stats_cpu_s']:.1f} s)")
-    ratio = r["summarize_s"] / r["stats_s"]
-    print(f"  summarize ({a.workers} workers)        {r['summarize_s']:7.1f} s  = {ratio:.2f}× stats  "
-          f"({ok} ok; cluster start and index included; CPU {r['summarize_cpu_s']:.1f} s)")
+    walls, cpus = r["walls"], r["cpus"]
+    print(f"{a.cards} cards, {trace_mb:.0f} MB of traces; {a.repeats} alternated runs of each (median, all)")
+    print(f"  load average (1 min) before each run: {' '.join(f'{x:.1f}' for x in r['loads'])} "
+          f"on {os.cpu_count()} cores")
+    for what, label in (("stats", "stats (one process)"), ("summarize", f"summarize ({a.workers} workers)")):
+        print(f"  {label:28s} wall {median(walls[what]):6.1f} s ({' '.join(f'{x:.1f}' for x in walls[what])}), "
+              f"CPU {median(cpus[what]):6.1f} s ({' '.join(f'{x:.1f}' for x in cpus[what])})")
+    pairs = [s_ / t for s_, t in zip(walls["summarize"], walls["stats"])]
+    cpu_pairs = [s_ / t for s_, t in zip(cpus["summarize"], cpus["stats"])]
+    print(f"  summarize / stats: wall {median(walls['summarize']) / median(walls['stats']):.2f}× of the medians "
+          f"(each pair: {' '.join(f'{x:.2f}' for x in pairs)}), CPU "
+          f"{median(cpus['summarize']) / median(cpus['stats']):.2f}× ({' '.join(f'{x:.2f}' for x in cpu_pairs)}); "
+          f"{ok} ok; cluster start and index included")
     print(f"  summarize again (unchanged)  {r['rerun_unchanged_s']:7.1f} s")
     task_s = [c["seconds"] for c in index["cards"]]
     print(f"  per card task: mean {sum(task_s) / len(task_s):.3f} s, max {max(task_s):.3f} s")
     summary_mb = folder_bytes(summary) / MB
     print(f"  summary: {summary_mb:.1f} MB ({summary_mb / a.cards * 1000:.0f} kB per card)")
     for w, (early, peak) in worker_memory(index).items():
-        print(f"  worker {w}: peak RSS {early:.0f} MB after its first 8 cards, {peak:.0f} MB after all")
-    print(f"  desktop opens the {a.cards}-card summary to the comparison: {open_in_desktop(summary):.2f} s")
-    if a.wide:
+        print(f"  worker {w}: peak RSS {early:.0f} MB after the first 16 cards, {peak:.0f} MB after all")
+    if not a.no_desktop:
+        print(f"  desktop opens the {a.cards}-card summary to the comparison: {open_in_desktop(summary):.2f} s")
+    if a.wide and not a.no_desktop:
         wide = WORK / f"wide{a.wide}-summary"
         widen(summary, wide, a.wide)
         print(f"  desktop opens a {a.wide}-card summary to the comparison: {open_in_desktop(wide):.2f} s")
