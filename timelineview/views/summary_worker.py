@@ -106,7 +106,7 @@ class SummaryWorker(QtCore.QObject):
                              f"({len(session.failed)} failed).", failed_text(session))
             return None
         self.stage.emit("Comparing cards")
-        session.comparison  # noqa: B018 - cached (with the clock offsets): computing it here is the point
+        session.comparison.rows(None)  # cached (with the clock offsets): the comparison view shows them first
         return session
 
     def _analyse(self, session: SummarySession) -> None:

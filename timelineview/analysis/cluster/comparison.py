@@ -130,6 +130,7 @@ class ClusterComparison:
     """Every card of a cluster, ordered by rank (cards without a rank last, by name)."""
 
     cards: list[CardComparison]
+    _rows: dict = field(default_factory=dict, init=False, repr=False, compare=False)  # by step, once
 
     def __post_init__(self) -> None:
         self.cards.sort(key=lambda c: (c.rank is None, c.rank if c.rank is not None else 0, c.card))
@@ -170,11 +171,14 @@ class ClusterComparison:
         return flagged
 
     def rows(self, step: int | None = None) -> list[dict]:
-        """One row per card (by rank) with the indicators, bar parts, slow flags and drill window."""
-        flags: dict[str, list[dict]] = {}
-        for f in self.slow(step):
-            flags.setdefault(f["card"], []).append(f)
-        return [_row(c, step, flags.get(c.card, [])) for c in self.cards]
+        """One row per card (by rank) with the indicators, bar parts, slow flags and drill window; computed
+        once per step (4096 cards: 1.5 s), a new list each call (callers re-order it)."""
+        if step not in self._rows:
+            flags: dict[str, list[dict]] = {}
+            for f in self.slow(step):
+                flags.setdefault(f["card"], []).append(f)
+            self._rows[step] = [_row(c, step, flags.get(c.card, [])) for c in self.cards]
+        return list(self._rows[step])
 
 
 def _row(c: CardComparison, step: int | None, flags: list[dict]) -> dict:
