@@ -6,14 +6,17 @@ one is counted at its file offset and event index."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from timelineview.model import load
-from timelineview.model.decode import tolerant
+from timelineview.model.decode import chunk_decode, tolerant
+from timelineview.model.load.jit import scanner_available
 from timelineview.model.store.report import MAX_EXAMPLES
 
 from ..tracefile import reference_slices, slice_set, x_event
+from .test_scanner_equivalence import assert_same
 
 MISSING_BRACKET = (b'"args": {"k"', b'"args": [{"k"')  # an array opened and never closed: the issue's case
 
@@ -130,3 +133,42 @@ def test_the_split_settles_damaged_events_in_one_look_each():
     assert all(found.exact[k].end == where[k + 1] for k in damaged if k + 1 < len(where))
     intact = [k for k in range(300) if k not in found.exact]
     assert all(json.loads(buf[found.starts[k]:found.ends[k]]) == json.loads(parts[k]) for k in intact)
+
+
+def damaged_card(tmp_path) -> tuple[str, int]:
+    """A generated card (flows, counters, B/E, instants, metadata) with one host X event in 20 damaged."""
+    from timelineview.synthetic import CardSpec, WriteOptions, generate_card
+
+    path = tmp_path / "trace_view.json"
+    generate_card(path, CardSpec(seed=3, steps=3, tasks_per_step=400), "msprof",
+                  options=WriteOptions(be_events=True, instants=True))
+    data = path.read_bytes()
+    xs = [m.start() for m in re.finditer(rb'\{"ph": "X"', data)]
+    out = bytearray(data)
+    for at in reversed(xs[::20]):
+        out[at + 1:at + 1] = b'"broken" '  # a key without its ':'
+    path.write_bytes(bytes(out))
+    return str(path), len(xs[::20])
+
+
+@pytest.mark.skipif(not scanner_available(), reason="numba is not installed")
+def test_runs_in_damaged_ranges_read_by_the_scanner_load_as_typed(tmp_path, monkeypatch):
+    path, n_damaged = damaged_card(tmp_path)
+    typed_elements = [0]
+    real = chunk_decode._typed_elements
+
+    def counting(data, found, k, stop, *rest):
+        typed_elements[0] += stop - k
+        return real(data, found, k, stop, *rest)
+
+    monkeypatch.setattr(chunk_decode, "_typed_elements", counting)
+    scanned = assert_same(path, monkeypatch, chunk_bytes=128 << 10)  # the typed decode, then the scanner
+    assert n_damaged > 3 and scanned.report.dropped_events == n_damaged
+    typed = {}
+    for jit in ("0", "1"):
+        typed_elements[0] = 0
+        monkeypatch.setenv("TIMELINEVIEW_JIT", jit)
+        load(path, workers=1, chunk_bytes=128 << 10)
+        typed[jit] = typed_elements[0]
+    # with the scanner, the whole events around each damaged one are its, not the typed decode's
+    assert typed["1"] * 5 < typed["0"], typed

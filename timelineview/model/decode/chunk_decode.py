@@ -11,13 +11,15 @@ from __future__ import annotations
 import gc
 import re
 import threading
+from dataclasses import replace
 from itertools import repeat
+from operator import itemgetter
 
 import msgspec
 import numpy as np
 
 from timelineview.model.decode import event_types as ev
-from timelineview.model.decode.chunk_result import ChunkResult, Interner
+from timelineview.model.decode.chunk_result import X_COLS, ChunkResult, FlowColumns, Interner, add_instants
 from timelineview.model.decode.tolerant import Elements, object_starts, parse_object, split
 from timelineview.model.decode.typed_columns import columnarise
 
@@ -25,6 +27,9 @@ EXTRA_BYTES = 64 << 10  # read past a range's end for its last element (4x more 
 # whoever splits a tolerant range again reads this much past its end, with the end as ``stop``
 _ELEMENT_AT = re.compile(r"at `\$\[(\d+)\]")
 _buffers: dict[tuple[int, str], bytearray] = {}  # reused read buffers: (thread, use) -> buffer
+SCAN_RUN = 64  # whole elements in a row of a damaged range worth a compiled scan of their own
+_nesting = threading.local()  # a damaged range's runs are being scanned (their own failures stay typed)
+_ORDINAL, _FIRST = itemgetter(1), itemgetter(0)  # sort keys: drops and notes, meta and B/E records
 
 
 def release_read_buffers() -> None:
@@ -68,12 +73,14 @@ def read_range(path: str, start: int, end: int, reuse: str = "") -> bytearray | 
 
 
 def decode_range(path: str, file_index: int, start: int, end: int, last: bool,
-                 interner: Interner | None = None) -> ChunkResult:
+                 interner: Interner | None = None, scanner: bool = False) -> ChunkResult:
     """Decode elements of ``path`` starting at ``start`` (a top-level position) up to ``end``.
 
     For the last range of a file, scanning continues to the end of the data so a
     truncated tail is read as far as it goes. A file cut shorter since its layout was read
-    gives what its bytes hold, the range marked truncated where they end.
+    gives what its bytes hold, the range marked truncated where they end. With ``scanner``
+    (the caller's compiled scanner is ready) the long runs of whole events in a damaged range
+    are read by it, as clean ranges are.
     """
     own = interner is None
     interner = interner or Interner()
@@ -90,6 +97,8 @@ def decode_range(path: str, file_index: int, start: int, end: int, last: bool,
                 interner.finish([res])
             return res
         try:
+            if scanner:  # the scanner declined it: a damaged range fails this pass ~4x sooner than a typed one
+                ev.raw_list_decoder.decode(buf)
             events = ev.typed_decoder.decode(buf)
         except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError,  # bad UTF-8 in a str field
                 RecursionError):  # args nested ~1000 deep: the tolerant reader drops that event alone
@@ -98,7 +107,7 @@ def decode_range(path: str, file_index: int, start: int, end: int, last: bool,
             res = ChunkResult(file_index, start, end, len(events), True)
             columnarise(res, events, None, interner=interner)
         else:
-            res = _decode_tolerant(path, file_index, start, end, last, bytes(buf[1:-1]), interner)
+            res = _decode_tolerant(path, file_index, start, end, last, bytes(buf[1:-1]), interner, scanner)
         if own:
             interner.finish([res])
         return res
@@ -122,7 +131,7 @@ def unread(ranges: list[tuple[int, int]], file_index: int, reason: str) -> list[
 
 
 def _decode_tolerant(path: str, file_index: int, start: int, end: int, last: bool,
-                     data: bytes, interner: Interner) -> ChunkResult:
+                     data: bytes, interner: Interner, scanner: bool = False) -> ChunkResult:
     if not last:
         # the last element may run past ``end`` when ``end`` was not a real boundary
         extra = EXTRA_BYTES
@@ -149,11 +158,14 @@ def _decode_tolerant(path: str, file_index: int, start: int, end: int, last: boo
     res.truncated = info.truncated
     res.problems = [(start + off, text) for off, text in (info.problems or [])]
     offsets = (found.starts + start).tolist()
+    breaks = sorted(found.exact) + [n]
+    runs = [(k, q) for k, q in zip([0] + [b + 1 for b in breaks[:-1]], breaks) if q - k >= SCAN_RUN]
+    scanned = _scan_runs(path, file_index, start, found, runs, interner) if scanner and runs else {}
     events: list = []
     ordinals: list[int] = []
     k = 0
-    for q in sorted(found.exact) + [n]:
-        if q > k:  # whole elements between the pieces read one by one: typed in one C call
+    for q in breaks:
+        if q > k and k not in scanned:  # whole elements between the pieces read one by one: typed in one C call
             _typed_elements(data, found, k, q, events, ordinals, res, offsets)
         if q == n:
             break
@@ -164,7 +176,80 @@ def _decode_tolerant(path: str, file_index: int, start: int, end: int, last: boo
             _keep(piece.value, piece.problem, q, events, ordinals, res, offsets)
         k = q + 1
     columnarise(res, events, np.array(ordinals, dtype=np.int64), offsets, interner)
+    for k, part in scanned.items():
+        _merge(res, part, k, offsets)
+    if scanned:  # in file order, as the typed path gives them
+        res.dropped.sort(key=_ORDINAL)
+        res.notes.sort(key=_ORDINAL)
     return res
+
+
+def _scan_runs(path: str, file_index: int, start: int, found: Elements, runs: list[tuple[int, int]],
+               interner: Interner) -> dict[int, ChunkResult]:
+    """Long runs of whole elements read by the compiled scanner, each as a range of its own:
+    first element's piece index -> its result (runs it read otherwise are left to the typed
+    decode)."""
+    if getattr(_nesting, "active", False):
+        return {}
+    from timelineview.model.decode.scan_decode import scan_group  # (it imports this module)
+
+    key = (threading.get_ident(), "scan")
+    callers = _buffers.pop(key, None)  # the scan buffer of the range that failed stays untouched
+    _nesting.active = True
+    try:
+        parts = scan_group(path, file_index, [(start + int(found.starts[k]), start + int(found.ends[q - 1]))
+                                              for k, q in runs], False, interner)
+    finally:
+        _nesting.active = False
+        _buffers.pop(key, None)
+        if callers is not None:
+            _buffers[key] = callers
+    return {k: part for (k, q), part in zip(runs, parts) if part.fast and part.n_elements == q - k}
+
+
+def _merge(res: ChunkResult, part: ChunkResult, k: int, offsets: list[int]) -> None:
+    """Add the columns of ``part`` (a run of ``res``'s elements from piece k) to ``res``."""
+    order = np.argsort(np.concatenate([res.x_ord, part.x_ord + k]), kind="stable")
+    for c in X_COLS:
+        shift = k if c == "x_ord" else 0
+        setattr(res, c, np.concatenate([getattr(res, c), getattr(part, c) + shift])[order])
+    res.counts_by_ph.update(part.counts_by_ph)
+    res.lossy_numbers |= part.lossy_numbers
+    res.dropped += [(off if off >= 0 else offsets[o + k], o + k, why) for off, o, why in part.dropped]
+    res.notes += [(off if off >= 0 else offsets[o + k], o + k, why) for off, o, why in part.notes]
+    res.meta = sorted(res.meta + [(o + k, *rest) for o, *rest in part.meta], key=_FIRST)
+    res.be = sorted(res.be + [(o + k, *rest) for o, *rest in part.be], key=_FIRST)
+    if part.instants is not None:
+        o, lane, name, ts = part.instants
+        add_instants(res, o + k, lane, name, ts)
+        order = np.argsort(res.instants[0], kind="stable")
+        res.instants = tuple(c[order] for c in res.instants)
+    if part.flows is not None and len(part.flows.ts):
+        res.flows = _joined_flows(res.flows, part.flows, k)
+    if part.counter_points is not None:  # (the card orders each series' samples by time)
+        series, ts, value = part.counter_points
+        series = series + len(res.counter_series)
+        if res.counter_points is not None:
+            old_series, old_ts, old_value = res.counter_points
+            series = np.concatenate([old_series, series])
+            ts, value = np.concatenate([old_ts, ts]), np.concatenate([old_value, value])
+        res.counter_series = res.counter_series + part.counter_series
+        res.counter_points = (series.astype(np.int32), ts, value)
+
+
+def _joined_flows(a: FlowColumns | None, b: FlowColumns, k: int) -> FlowColumns:
+    """Flow points of ``a`` and of ``b`` (ordinals shifted by k), in file order."""
+    b = replace(b, ordinal=b.ordinal + k)
+    if a is None or not len(a.ts):
+        return b
+    order = np.argsort(np.concatenate([a.ordinal, b.ordinal]), kind="stable")
+    cols = {f: np.concatenate([getattr(a, f), getattr(b, f)])[order]
+            for f in ("ordinal", "ph", "cat", "lane", "ts", "bp_e")}
+    if a.id_num is not None and b.id_num is not None:
+        return FlowColumns(**cols, id_num=np.concatenate([a.id_num, b.id_num])[order], id_text=None)
+    texts = [str(v) for v in a.id_num.tolist()] if a.id_text is None else a.id_text
+    texts = texts + ([str(v) for v in b.id_num.tolist()] if b.id_text is None else b.id_text)
+    return FlowColumns(**cols, id_num=None, id_text=[texts[i] for i in order.tolist()])
 
 
 def _typed_elements(data: bytes, found: Elements, k: int, stop: int, events: list, ordinals: list[int],

@@ -197,7 +197,7 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
             if refused[r] or (others[r] and not _other_phases(res, scan, split, r, data, interner)):
                 res = None
         if res is None:  # declined by the scanner, or something in it is the typed path's business
-            res = decode_range(path, file_index, a, b, last_is_final and r == len(ranges) - 1, interner)
+            res = decode_range(path, file_index, a, b, last_is_final and r == len(ranges) - 1, interner, scanner=True)
         results.append(res)
     return results
 

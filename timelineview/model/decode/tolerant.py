@@ -436,7 +436,7 @@ class _Splitter:
         self.stopped = False  # the array closed, or the bytes ran out inside an element
         self.last = len(self.starts) - 1  # the stretch from this start on is the tail, read by the tolerant scan
         self.deep = False  # some element is nested too deep for msgspec
-        self.phases: list[int] | None = None
+        self.phase_seen = (0, -1)  # the last search for a "ph": from where, and what it found
 
     def run(self) -> Elements:
         starts = self.at
@@ -562,16 +562,12 @@ class _Splitter:
 
     def _next_phase(self, s: int) -> int:
         """The first start after s whose stretch holds a ``"ph"`` (``last`` if none before it)."""
-        if self.phases is None:  # every '"ph"' before the tail, found once
-            a = np.frombuffer(self.data, dtype=np.uint8)[:self.limit + len(_PHASE_BYTES)]
-            at = np.flatnonzero(a[:-3] == _QUOTE)
-            for k, byte in enumerate(_PHASE_BYTES[1:], 1):
-                at = at[a[at + k] == byte]
-            self.phases = at.tolist()
-        k = bisect_left(self.phases, self.at[s + 1])
-        if k == len(self.phases):
-            return self.last
-        return min(bisect_right(self.at, self.phases[k]) - 1, self.last)
+        frm, (seen_from, found) = self.at[s + 1], self.phase_seen
+        if not seen_from <= frm <= found:  # (searches go forward: each byte is searched about once)
+            found = self.data.find(_PHASE_BYTES, frm, self.at[self.last])
+            found = self.n if found < 0 else found
+            self.phase_seen = frm, found
+        return min(bisect_right(self.at, found) - 1, self.last)
 
     def _intact(self, s: int, stop: int) -> None:
         if stop > s:
