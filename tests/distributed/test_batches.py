@@ -12,8 +12,10 @@ import dask
 import orjson
 import pytest
 
+from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS
 from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.summaries.summary_session import SummarySession
+from timelineview.distributed.card_task import LEGACY_SAMPLE_BYTES, summary_key
 from timelineview.distributed.summarize import QUIET_CLUSTER, card_bytes, local_client, plan_batches, summarize
 from timelineview.model import load
 from timelineview.model.load.loader import card_sources
@@ -147,3 +149,22 @@ def test_the_local_cluster_runs_without_dasks_diagnostics(dask_client):
     keys = list(QUIET_CLUSTER)
     seen = dask_client.run(lambda: {k: __import__("dask").config.get(k) for k in keys})
     assert len(seen) == 2 and all(v == QUIET_CLUSTER for v in seen.values())
+
+
+def test_summaries_keyed_before_the_run_tag_are_kept(traces_copy, dask_client, tmp_path):
+    """Summaries of the previous version (no run tag, key sampled in 64 kB blocks) of unchanged files are
+    kept by a rerun; a card whose file changed since is redone."""
+    out = tmp_path / "s"
+    summarize(traces_copy, out, client=dask_client, progress=None)
+    sources = {s.label: s for s in card_sources(traces_copy)}
+    for manifest_path in out.glob("*/card.json"):
+        manifest = orjson.loads(manifest_path.read_bytes())
+        del manifest["run"]
+        manifest["key"] = summary_key(sources[manifest["card"]], DEFAULT_MIN_GAP_NS, LEGACY_SAMPLE_BYTES)
+        assert manifest["key"] != summary_key(sources[manifest["card"]], DEFAULT_MIN_GAP_NS)  # 4 kB samples now
+        manifest_path.write_bytes(orjson.dumps(manifest))
+    with next((traces_copy / "rank9_ascend_pt").rglob("trace_view.json")).open("ab") as f:
+        f.write(b"\n")
+    again = summarize(traces_copy, out, client=dask_client, progress=None)
+    assert [c["card"] for c in again["cards"] if not c["reused"]] == ["rank 9"]
+    assert all(c["status"] == "ok" for c in again["cards"])

@@ -3,6 +3,7 @@ reader take columns straight from their byte offsets; older summaries (no layout
 
 from __future__ import annotations
 
+import io
 import zipfile
 
 import numpy as np
@@ -43,6 +44,10 @@ def test_the_file_is_an_npz_that_numpy_and_zip_tools_read(tmp_path):
     with zipfile.ZipFile(tmp_path / COLUMNS_FILE) as z:
         assert z.testzip() is None  # every member's CRC checks
         assert z.namelist() == [f"{n}.npy" for n in columns]
+        for name, array in columns.items():  # each member is what numpy.save writes, byte for byte
+            saved = io.BytesIO()
+            np.save(saved, array, allow_pickle=False)
+            assert z.read(f"{name}.npy") == saved.getvalue(), name
     with np.load(tmp_path / COLUMNS_FILE, allow_pickle=False) as z:
         assert sorted(z.files) == sorted(columns)
         for name, array in columns.items():

@@ -15,7 +15,6 @@ without a layout (older summaries) are read with ``numpy.load``.
 
 from __future__ import annotations
 
-import io
 import math
 import struct
 import zlib
@@ -36,6 +35,9 @@ _DOS_DATE = (0 << 9) | (1 << 5) | 1  # 1980-01-01, the earliest DOS date: the fi
 _UTF8_NAMES = 0x800
 _MAX_MEMBER = 0xFFFFFFFF  # a member this large or larger needs zip64: then ``numpy.savez`` writes the file
 _MAX_MEMBERS = 0xFFFF
+_NPY_MAGIC = b"\x93NUMPY\x01\x00"  # format version 1.0
+_NPY_LENGTH = struct.Struct("<H")
+NPY_ALIGN = 64  # numpy pads a header to this
 _EXTRA_HEAD = struct.Struct("<HH")  # an extra field's id and data size
 _ALIGN_EXTRA_ID = 0xD935  # the id zip tools use for alignment padding
 ALIGN = 64  # every column's data starts at a multiple of this in the file: read in one block, its views are aligned
@@ -53,10 +55,13 @@ def _padding(data_at: int) -> bytes:
     return _EXTRA_HEAD.pack(_ALIGN_EXTRA_ID, pad - _EXTRA_HEAD.size) + bytes(pad - _EXTRA_HEAD.size) if pad else b""
 
 
-def _npy_header(array: np.ndarray) -> bytes:
-    buf = io.BytesIO()
-    np.lib.format.write_array_header_1_0(buf, np.lib.format.header_data_from_array_1_0(array))
-    return buf.getvalue()
+def _npy_header(array: np.ndarray, descr: str) -> bytes:
+    """The ``.npy`` version 1.0 header of a C-ordered ``array``: the magic string, the header's length,
+    and the dict literal numpy reads, padded with spaces to a multiple of 64 bytes and ended by a newline."""
+    text = f"{{'descr': {descr!r}, 'fortran_order': False, 'shape': {tuple(array.shape)!r}, }}"
+    size = len(_NPY_MAGIC) + _NPY_LENGTH.size + len(text) + 1
+    text += " " * (-size % NPY_ALIGN) + "\n"
+    return _NPY_MAGIC + _NPY_LENGTH.pack(len(text)) + text.encode("latin1")
 
 
 class ColumnWriter:
@@ -93,7 +98,8 @@ class ColumnWriter:
             for name, array in self.arrays.items():
                 member = (name + NPY_SUFFIX).encode("utf-8")
                 flags = 0 if member.isascii() else _UTF8_NAMES
-                header = _npy_header(array)
+                descr = np.lib.format.dtype_to_descr(array.dtype)
+                header = _npy_header(array, descr)
                 data = array.reshape(-1).view(np.uint8)
                 crc = zlib.crc32(data, zlib.crc32(header))
                 size = len(header) + data.nbytes
@@ -104,8 +110,7 @@ class ColumnWriter:
                 f.write(pad)
                 f.write(header)
                 f.write(data)
-                layout[name] = [offset + _LOCAL.size + len(member) + len(pad) + len(header),
-                                np.lib.format.dtype_to_descr(array.dtype), list(array.shape)]
+                layout[name] = [offset + _LOCAL.size + len(member) + len(pad) + len(header), descr, list(array.shape)]
                 central.append(_CENTRAL.pack(_CENTRAL_SIG, _ZIP_VERSION, _ZIP_VERSION, flags, 0, 0, _DOS_DATE,
                                              crc, size, size, len(member), 0, 0, 0, 0, 0, offset) + member)
                 offset += _LOCAL.size + len(member) + len(pad) + size
