@@ -341,12 +341,16 @@ _raw_list = msgspec.json.Decoder(list[msgspec.Raw])
 _ERROR_AT = re.compile(r"\(byte (\d+)\)")
 _INNER_START = re.compile(rb'\{[ \t\r\n]*"')
 _TOP_BYTES = re.compile(rb"[^ \t\r\n,]")
-_RISKY = (b"NaN", b"Infinity")
 _PHASE_BYTES = _PHASE_KEY.encode()
 _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")  # msgspec reads a lone one as the input cut short
+_RISKY = re.compile(rb"NaN|Infinity|\\u[dD][89a-fA-F]")  # what the tolerant parse reads and msgspec refuses
 DEEP_RUN = 16  # stretches per run once one was nested too deep for msgspec (each such run fails whole)
 LOOK = 32  # whitespace bytes looked across around a '{' when telling whether an element starts there
 _OPEN, _QUOTE, _COMMA = ord("{"), ord('"'), ord(",")
+_NESTING = np.zeros(256, dtype=np.int8)  # +1 opens, -1 closes
+_NESTING[[ord("{"), ord("[")]] = 1
+_NESTING[[ord("}"), ord("]")]] = -1
+DENSE = 8  # damaged events in one range from which each stretch is first weighed by its brackets
 _BLANK = np.zeros(256, dtype=bool)
 _BLANK[[ord(c) for c in _WS]] = True
 INTACT, DAMAGED, UNSURE, WHOLE, RETRY = 0, 1, 2, 3, 4  # what a look at a stretch between object starts (or a run) found
@@ -437,6 +441,7 @@ class _Splitter:
         self.last = len(self.starts) - 1  # the stretch from this start on is the tail, read by the tolerant scan
         self.deep = False  # some element is nested too deep for msgspec
         self.phase_seen = (0, -1)  # the last search for a "ph": from where, and what it found
+        self.suspects: list[int] | None = None  # once damage is dense: ``_unbalanced``
 
     def run(self) -> Elements:
         starts = self.at
@@ -449,7 +454,10 @@ class _Splitter:
             if self.data[pos:starts[s]].strip(b" \t\r\n,"):  # something between: the tolerant scan's
                 pos = self._exact(pos, starts[s])
                 continue
-            good, verdict = self._run_from(s, min(last, s + DEEP_RUN) if self.deep else last)
+            bound = min(last, s + DEEP_RUN) if self.deep else last
+            if self.suspects is not None:  # dense damage: runs end before the next stretch that looks damaged
+                bound = min(bound, self.suspects[bisect_left(self.suspects, s)])
+            good, verdict = self._run_from(s, bound) if bound > s else (s, None)
             self._intact(s, good)
             pos, s = starts[good], good
             if verdict == WHOLE or verdict == RETRY:  # a run bounded after a deep element ended well, or
@@ -463,11 +471,25 @@ class _Splitter:
             elif verdict == DAMAGED:
                 self._damaged(s, t)
                 pos, s = starts[t], t
+                if self.suspects is None and len(self.exact) >= DENSE:
+                    self.suspects = self._unbalanced()
             else:  # up to the next start with a "ph" (as the tolerant scan resyncs on events)
                 pos = self._exact(starts[s], starts[self._next_phase(s)])
         if not self.stopped and pos < self.n:
             self._exact(pos, self.stop)
         return self._elements()
+
+    def _unbalanced(self) -> list[int]:
+        """The stretches whose brackets or quotes do not pair up (one look each instead of a run
+        that would stop at them), and ``last``."""
+        a = np.frombuffer(self.data, dtype=np.uint8)[:self.limit]
+        at = self.starts[:self.last + 1]
+        if not len(at):
+            return [self.last]
+        depth = np.add.reduceat(_NESTING[a], at, dtype=np.int64)
+        quotes = np.add.reduceat(a == _QUOTE, at, dtype=np.int64)
+        odd = np.flatnonzero((depth != 0) | (quotes % 2 == 1))
+        return odd[odd < self.last].tolist() + [self.last]
 
     def _run_from(self, s: int, last: int) -> tuple[int, int | None]:
         """Check stretches s .. last-1 in one pass: (the first that is not a whole element, the
@@ -540,9 +562,7 @@ class _Splitter:
             return unsure
         b = self.at[t]
         stretch = data[a:b]
-        # NaN, Infinity, lone surrogates, bad UTF-8: the tolerant parse reads what msgspec refuses
-        if (b"NaN" in stretch or b"Infinity" in stretch or _SURROGATE.search(stretch)
-                or not stretch.isascii() and not _utf8(stretch)):
+        if _RISKY.search(stretch) or not stretch.isascii() and not _utf8(stretch):
             return unsure
         view = self.view[a + 1:b + 1]
         for m in _INNER_START.finditer(stretch, 1):  # an object inside: must not be an event that parses
