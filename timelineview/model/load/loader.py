@@ -539,9 +539,11 @@ def _unreadable(job: _FileJob, group: list[int], exc: OSError) -> PackedResults:
 
 
 def _ends_at_cut(job: _FileJob, k: int) -> bool:
-    """Chunk k ended exactly at its planned cut, so chunk k+1 starts at a real boundary."""
+    """Chunk k ended exactly at its planned cut (or, its last event damaged, where chunk k+1
+    starts: its resync point), so chunk k+1 starts at a real boundary."""
     res = job.results.get(k)
-    return res is not None and (res.fast or res.end == job.ranges[k][1])
+    return res is not None and (res.fast or res.end == job.ranges[k][1]
+                                or k + 1 < len(job.ranges) and res.end == job.ranges[k + 1][0])
 
 
 def _starts_confirmed(job: _FileJob, k: int, count: int) -> bool:
