@@ -1,8 +1,11 @@
 """HeatMapView: a rank × step heat map of any comparison metric (one pixel row or more per card).
 
 Thousands of cards fit: the matrix is one image, scaled to the widget (several cards share a pixel
-row when there are more cards than pixels). "By node" averages the 8 cards of each node. Hover names
-the card, the step and the value; double-clicking a cell asks to show those cards at that step.
+row when there are more cards than pixels). The axes are titled (rank, step) and numbered every row or
+step, or every 2nd, 5th, 10th… where the numbers would not fit. "By node" averages the 8 cards of each
+node; it is offered only when there is more than one node. Hover names the card, the step and the value
+(the metric as the comparison table names it, in the colour bar's unit); double-clicking a cell asks to
+show those cards at that step.
 """
 
 from __future__ import annotations
@@ -20,6 +23,38 @@ DEFAULT_METRIC = "step_time_us"
 COLOUR_BAR_W = 16
 LABEL_ROOM = 60  # right of the colour bar: its min and max
 PAD = 6
+TICK_GAP = 4  # between a tick number and the matrix, and between numbers along an axis
+MAX_TICK_W = 120  # a row's tick text (a card's name when it has no rank) is elided past this
+TICK_STRIDES = (1, 2, 5)  # × 10^k: numbered every 1st, 2nd, 5th, 10th, 20th… row or step
+RANK_AXIS, NODE_AXIS, STEP_AXIS = "rank", "ranks of a node", "step"
+
+
+def tick_stride(count: int, cell_px: float, label_px: float) -> int:
+    """Every how many rows (or steps) a number fits: the smallest 1, 2, 5, 10, 20… whose cells span a label."""
+    need = label_px + TICK_GAP
+    scale = 1
+    while True:
+        for base in TICK_STRIDES:
+            stride = base * scale
+            if stride * cell_px >= need or stride >= count:
+                return max(stride, 1)
+        scale *= 10
+
+
+METRIC_TITLES = {c.key: c.title for c in COLUMNS + PIPELINE_COLUMNS}  # as the comparison table's headers
+
+
+def row_ticks(comparison: ClusterComparison, matrix: HeatMatrix) -> list[str]:
+    """Each row's number on the rank axis: the card's rank (its name when it has none), a node's first–last."""
+    by_number = {c.number: c for c in comparison.cards}
+
+    def name(number: int) -> str:
+        c = by_number.get(number)
+        if c is None:
+            return "?"
+        return str(c.rank) if c.rank is not None else c.card
+
+    return [name(n[0]) if len(n) == 1 else f"{name(n[0])}–{name(n[-1])}" for n in matrix.row_cards]
 
 
 def metric_choices(comparison: ClusterComparison | None) -> list[tuple[str, str]]:
@@ -54,19 +89,47 @@ class HeatCanvas(QtWidgets.QWidget):
         self.matrix: HeatMatrix | None = None
         self.image: QtGui.QImage | None = None
         self.unit_div, self.unit = 1000.0, "ms"
+        self.title = ""  # the metric's display name
+        self.row_ticks: list[str] = []  # each row's number on the rank axis
+        self.row_axis = RANK_AXIS
         self.lut = pg.colormap.get("viridis").getLookupTable(nPts=LUT_SIZE, mode=pg.ColorMap.BYTE)[:, :3]
         self.setMouseTracking(True)
         self.setMinimumSize(200, 120)
 
-    def set_matrix(self, matrix: HeatMatrix, time_metric: bool) -> None:
+    def set_matrix(self, matrix: HeatMatrix, time_metric: bool, title: str = "", ticks: list[str] | None = None,
+                   row_axis: str = RANK_AXIS) -> None:
+        """Show ``matrix``; ``title``: the metric's display name, ``ticks``: each row's number (else its label)."""
         self.matrix = matrix
         self.image = colour_image(matrix, self.lut) if matrix.values.size else None
         self.unit_div, self.unit = (1000.0, "ms") if time_metric else (1.0, "")
+        self.title = title or matrix.metric
+        self.row_ticks = list(ticks) if ticks is not None else list(matrix.row_labels)
+        self.row_axis = row_axis
         self.update()
 
+    def _tick_width(self) -> int:
+        fm = self.fontMetrics()
+        return min(max((fm.horizontalAdvance(t) for t in self.row_ticks), default=0), MAX_TICK_W)
+
     def plot_rect(self) -> QtCore.QRectF:
-        width = self.width() - 3 * PAD - COLOUR_BAR_W - LABEL_ROOM
-        return QtCore.QRectF(PAD, PAD, max(width, 10), max(self.height() - 2 * PAD, 10))
+        """The matrix: right of the rank axis (its title and numbers), above the step axis."""
+        line = self.fontMetrics().height()
+        left = PAD + line + TICK_GAP + self._tick_width() + TICK_GAP
+        width = self.width() - left - 2 * PAD - COLOUR_BAR_W - LABEL_ROOM
+        height = self.height() - 2 * PAD - 2 * line - TICK_GAP
+        return QtCore.QRectF(left, PAD, max(width, 10), max(height, 10))
+
+    def row_tick_stride(self) -> int:
+        """Every how many rows the rank axis is numbered at the current size."""
+        rows = len(self.row_ticks)
+        return tick_stride(rows, self.plot_rect().height() / max(rows, 1), self.fontMetrics().height())
+
+    def step_tick_stride(self) -> int:
+        """Every how many steps the step axis is numbered at the current size."""
+        steps = self.matrix.steps if self.matrix is not None else []
+        fm = self.fontMetrics()
+        widest = max((fm.horizontalAdvance(str(s)) for s in steps), default=0)
+        return tick_stride(len(steps), self.plot_rect().width() / max(len(steps), 1), widest)
 
     def cell_at(self, pos: QtCore.QPointF) -> tuple[int, int] | None:
         """(row, step column) under ``pos``, or None outside the matrix."""
@@ -98,6 +161,33 @@ class HeatCanvas(QtWidgets.QWidget):
         fm = p.fontMetrics()
         p.drawText(QtCore.QPointF(bar.right() + 4, bar.top() + fm.ascent()), self._fmt(hi))
         p.drawText(QtCore.QPointF(bar.right() + 4, bar.bottom()), self._fmt(lo))
+        self._paint_axes(p, r)
+
+    def _paint_axes(self, p: QtGui.QPainter, r: QtCore.QRectF) -> None:
+        """The rank axis (title turned upright, numbers right-aligned) and the step axis (numbers, title)."""
+        fm = p.fontMetrics()
+        line = fm.height()
+        rows, steps = len(self.row_ticks), self.matrix.steps
+        width = self._tick_width()
+        right = QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter
+        cell_h = r.height() / max(rows, 1)
+        for k in range(0, rows, self.row_tick_stride()):
+            y = r.top() + (k + 0.5) * cell_h
+            text = fm.elidedText(self.row_ticks[k], QtCore.Qt.TextElideMode.ElideMiddle, width)
+            p.drawText(QtCore.QRectF(r.left() - TICK_GAP - width, y - line / 2, width, line), right, text)
+        cell_w = r.width() / max(len(steps), 1)
+        centre = QtCore.Qt.AlignmentFlag.AlignCenter
+        for k in range(0, len(steps), self.step_tick_stride()):
+            x = r.left() + (k + 0.5) * cell_w
+            label = str(steps[k])
+            w = fm.horizontalAdvance(label) + TICK_GAP
+            p.drawText(QtCore.QRectF(x - w / 2, r.bottom() + TICK_GAP / 2, w, line), centre, label)
+        p.drawText(QtCore.QRectF(r.left(), r.bottom() + TICK_GAP / 2 + line, r.width(), line), centre, STEP_AXIS)
+        p.save()
+        p.translate(PAD, r.center().y())
+        p.rotate(-90)
+        p.drawText(QtCore.QRectF(-r.height() / 2, 0, r.height(), line), centre, self.row_axis)
+        p.restore()
 
     def _fmt(self, v: float) -> str:
         return f"{v / self.unit_div:.4g} {self.unit}".strip()
@@ -111,7 +201,7 @@ class HeatCanvas(QtWidgets.QWidget):
         m = self.matrix
         v = m.values[row, col]
         value = "no value" if not np.isfinite(v) else self._fmt(float(v))
-        self.setToolTip(f"{m.row_labels[row]} · step {m.steps[col]}\n{m.metric}: {value}")
+        self.setToolTip(f"{m.row_labels[row]} · step {m.steps[col]}\n{self.title}: {value}")
 
     def mouseDoubleClickEvent(self, ev: QtGui.QMouseEvent) -> None:
         cell = self.cell_at(ev.position())
@@ -135,6 +225,7 @@ class HeatMapView(QtWidgets.QWidget):
         bar.addWidget(self.metric_box)
         self.node_box = QtWidgets.QCheckBox(f"By node ({CARDS_PER_NODE} cards)")
         self.node_box.setToolTip("Mean of the cards of each node: one row per node")
+        self.node_box.hide()  # offered only when the cards make more than one node
         self.node_box.toggled.connect(lambda *_: self.refresh())
         bar.addWidget(self.node_box)
         bar.addStretch(1)
@@ -154,6 +245,12 @@ class HeatMapView(QtWidgets.QWidget):
             self.metric_box.addItem(title, key)
         self.metric_box.setCurrentIndex(max(self.metric_box.findData(current), 0))
         self.metric_box.blockSignals(False)
+        nodes = comparison is not None and len(comparison.cards) > CARDS_PER_NODE
+        self.node_box.blockSignals(True)
+        if not nodes:
+            self.node_box.setChecked(False)  # one node: "by node" would be one row of every card
+        self.node_box.setVisible(nodes)
+        self.node_box.blockSignals(False)
         self.refresh()
 
     def set_metric(self, key: str) -> None:
@@ -166,5 +263,7 @@ class HeatMapView(QtWidgets.QWidget):
         node = CARDS_PER_NODE if self.node_box.isChecked() else 1
         matrix = heat_matrix(self.comparison, key, node)
         kind = {c.key: c.kind for c in COLUMNS + PIPELINE_COLUMNS}.get(key)
-        self.canvas.set_matrix(matrix, kind == TIME or key.endswith("_us"))
+        grouped = any(len(n) > 1 for n in matrix.row_cards)
+        self.canvas.set_matrix(matrix, kind == TIME or key.endswith("_us"), METRIC_TITLES.get(key, key),
+                               row_ticks(self.comparison, matrix), NODE_AXIS if grouped else RANK_AXIS)
         self.note.setText(f"{len(matrix.row_labels)} rows × {len(matrix.steps)} steps")
