@@ -269,15 +269,23 @@ class ClusterTab(QtCore.QObject):
         self.bar.set_state([c.title for c in self.timeline.cards], len(self.all_cards), self.shown_step)
 
     # ------------------------------------------------------------------ tabs and the details dock
+    def dock_wanted(self, index: int | None = None) -> bool:
+        """Whether the Details dock has something to say on tab ``index`` (default: the current one): it
+        describes the timeline's cards, so only the Timeline tab showing the timeline. Elsewhere it would
+        show another card's figures (the timeline keeps the last trace loaded while a summary's analysis
+        tabs or another card's pyramid are on screen) or an empty 'click a slice' over the tab."""
+        index = self.tabs.currentIndex() if index is None else index
+        return index == 0 and not self.overview.showing_pyramid
+
     def _on_tab(self, index: int) -> None:
-        """The details dock belongs to the timeline: hidden while the comparison, or a summarised card's
-        pyramid in the Timeline tab, takes the window."""
+        """The details dock belongs to the timeline: hidden on the other tabs, and while a summarised card's
+        pyramid is in the Timeline tab; back (when the user had it) with the timeline."""
         dock = getattr(self.window, "dock", None)
         if dock is None:
             return
-        if self.tabs.widget(index) is self.view or (index == 0 and self.overview.showing_pyramid):
+        if not self.dock_wanted(index):
             if self._dock_visible is None:  # from the comparison to a pyramid: still the user's choice
-                self._dock_visible = dock.isVisible()
+                self._dock_visible = not dock.isHidden()  # the window may not be shown yet
             dock.hide()
         else:
             if self._dock_visible:
