@@ -22,7 +22,8 @@ def jump_to(cluster_tab, target: JumpTarget) -> bool:
         cluster_tab.drill([target.card])
         t0, t1 = target.start_ns, max(target.end_ns, target.start_ns + 1)
         margin = max(int((t1 - t0) * SPAN_MARGIN), MIN_SPAN_NS)
-        cluster_tab.overview.show_span(t0 - margin, t1 + margin)  # from its pyramid, or its trace once loaded
+        # from its pyramid, or its trace once loaded; the target span marked on either
+        cluster_tab.overview.show_span(t0 - margin, t1 + margin, mark=(t0, t1))
         return True
     timeline = cluster_tab.timeline
     cards = cluster_tab.all_cards or list(timeline.cards)

@@ -117,15 +117,20 @@ class CardOverview(QtCore.QObject):
         self.widget.setFocus()
         self.widget.changed(window=True)  # a step shorter than the pyramid's buckets wants the trace at once
 
-    def show_span(self, t0: int, t1: int) -> None:
+    def show_span(self, t0: int, t1: int, mark: tuple[int, int] | None = None) -> None:
         """Show [t0, t1] (the card's own clock, ns) of the card on screen: on its pyramid, or on its
-        trace when that is loaded (a span finer than the pyramid loads the trace, as zooming does)."""
+        trace when that is loaded (a span finer than the pyramid loads the trace, as zooming does).
+        ``mark``: the jump's target span (same clock), marked on the pyramid, or selected as an area of
+        the card on its timeline (as a jump on a loaded trace does); it follows the trace when it loads."""
         pyramid = self.widget.pyramid
         if self.showing_pyramid and pyramid is not None:
-            self.widget.set_range(t0 - pyramid.t0, t1 - pyramid.t0)
+            self.widget.set_target((mark[0] - pyramid.t0, mark[1] - pyramid.t0) if mark is not None else None)
+            self.widget.set_range(t0 - pyramid.t0, t1 - pyramid.t0)  # may start the trace's load: marked first
         elif self.timeline.cards:
             card, ctx = self.timeline.cards[0], self.timeline.ctx
             self.timeline.set_range(ctx.rel(card, t0), ctx.rel(card, t1))
+            if mark is not None:
+                self.timeline.select_area(ctx.rel(card, mark[0]), ctx.rel(card, mark[1]), rows_of_card=card.number)
 
     def show_timeline(self) -> None:
         self.stack.setCurrentIndex(TIMELINE_PAGE)
@@ -168,6 +173,10 @@ class CardOverview(QtCore.QObject):
         a0, a1 = pyramid.t0 + v.t0, pyramid.t0 + v.t1  # the card's own clock, as the trace has it
         ctx = self.timeline.ctx
         self.timeline.set_range(ctx.rel(cards[0], a0), ctx.rel(cards[0], a1), remember=False)
+        target = self.widget.target
+        if target is not None:  # the jump's mark carries over to the trace
+            m0, m1 = pyramid.t0 + target[0], pyramid.t0 + target[1]
+            self.timeline.select_area(ctx.rel(cards[0], m0), ctx.rel(cards[0], m1), rows_of_card=number)
         self.widget.set_note("")
         self.show_timeline()
         self.timeline.setFocus()

@@ -6,7 +6,9 @@ column, the time ruler, and the timeline's navigation (wheel and W/S zoom at the
 pan, 0 shows all, Backspace undoes) on the same :class:`Viewport`. Each row's shade is the share of
 the time its intervals cover, read per paint from the coarsest pyramid level with at least one bucket
 per pixel (``viewstate.timeline.pyramid_frame``); the card's header row says it is an overview from
-the summary and what one bucket stands for, so it is never mistaken for slices.
+the summary and what one bucket stands for, so it is never mistaken for slices. A jump's target span
+(a finding's evidence, say) is marked across the card's rows as the timeline marks it (its area
+selection's colours) until a click elsewhere, Escape or another card.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ class PyramidTimeline(QtWidgets.QWidget):
         self.title = ""
         self.note = ""  # what the header row adds: the trace loading, or not on this machine
         self.frame: PyramidFrame | None = None  # what the last paint read
+        self.target: tuple[int, int] | None = None  # a jump's span, relative ns, marked over the rows
         self.scroll_y = 0
         self.theme = Theme.build(system_is_dark())
         self.setFocusPolicy(QtCore.Qt.FocusPolicy.StrongFocus)
@@ -90,6 +93,7 @@ class PyramidTimeline(QtWidgets.QWidget):
     def set_pyramid(self, pyramid: Pyramid, title: str, window: tuple[int, int] | None = None) -> None:
         """Show ``pyramid`` under the header ``title``; ``window``: relative ns to show (else all)."""
         self.pyramid, self.title, self.note = pyramid, title, ""
+        self.target = None
         self.viewport.set_extent(0, span_ns(pyramid))
         if window is not None:
             self.viewport.set_range(*window, remember=False)
@@ -98,6 +102,11 @@ class PyramidTimeline(QtWidgets.QWidget):
 
     def set_note(self, text: str) -> None:
         self.note = text
+        self.update()
+
+    def set_target(self, span: tuple[int, int] | None) -> None:
+        """Mark ``span`` ([t0, t1] ns relative to the card's start) across the rows; None clears the mark."""
+        self.target = (int(span[0]), int(span[1])) if span is not None else None
         self.update()
 
     def set_range(self, t0: int, t1: int, remember: bool = True) -> None:
@@ -168,6 +177,7 @@ class PyramidTimeline(QtWidgets.QWidget):
         first, last = self._visible_rows(plot)
         self._paint_headers(p, plot, first, last)
         self._paint_rows(p, plot, first, last)
+        self._paint_target(p)
         p.setClipping(False)
         p.setClipRect(QtCore.QRect(plot.left(), 0, plot.width(), AXIS_H))
         paint_ticks(p, plot.left(), plot.right(), self.viewport, theme, self._small)
@@ -234,6 +244,29 @@ class PyramidTimeline(QtWidgets.QWidget):
             p.drawImage(QtCore.QRect(plot.left(), y + ROW_PAD, plot.width(), ROW_H - 2 * ROW_PAD), image,
                         QtCore.QRect(0, i, plot.width(), 1))
 
+    def target_rect(self) -> QtCore.QRectF | None:
+        """Where the jump's span is marked: its time across the rows (at least a pixel wide), or None."""
+        if self.target is None or self.pyramid is None:
+            return None
+        plot, v = self.plot_rect(), self.viewport
+        px = plot.width() / max(v.t1 - v.t0, 1)
+        x0 = plot.left() + max((self.target[0] - v.t0) * px, -1.0)
+        x1 = plot.left() + min((self.target[1] - v.t0) * px, plot.width() + 1.0)
+        top = max(self.row_y(0), plot.top())
+        bottom = min(self.row_y(len(self.pyramid.rows)), plot.bottom() + 1)
+        if x1 < plot.left() or x0 > plot.right() or bottom <= top:
+            return None
+        return QtCore.QRectF(x0, top, max(x1 - x0, 1.0), bottom - top)
+
+    def _paint_target(self, p: QtGui.QPainter) -> None:
+        r = self.target_rect()
+        if r is None:
+            return
+        p.fillRect(r, self.theme.area_fill)
+        p.setPen(QtGui.QPen(self.theme.area_edge, 1))
+        p.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+        p.drawRect(r)
+
     def row_colour(self, row: int) -> QtGui.QColor:
         """A derived row in its lane's colour; a lane in the colour of a collapsed group's busy strip."""
         key = ROW_COLOUR.get(self.pyramid.rows[row])
@@ -266,7 +299,9 @@ class PyramidTimeline(QtWidgets.QWidget):
             ev.accept()
             return
         action = discrete_action(ev)
-        if action == "show_all":
+        if action == "escape" and self.target is not None:
+            self.set_target(None)
+        elif action == "show_all":
             self.viewport.show_all()
             self.changed(window=True)
         elif action == "undo" and self.viewport.undo():
@@ -321,6 +356,9 @@ class PyramidTimeline(QtWidgets.QWidget):
         self.cursorMoved.emit(self.status_text(pos))
 
     def mouseReleaseEvent(self, ev: QtGui.QMouseEvent) -> None:
+        clicked = self._press is not None and (ev.position() - self._press).manhattanLength() <= DRAG_THRESHOLD_PX
+        if clicked and self.target is not None:  # a click elsewhere lets go of the jump's mark, as on the timeline
+            self.set_target(None)
         self._press = None
         self.unsetCursor()
         ev.accept()
