@@ -11,6 +11,7 @@ from timelineview.views.analysis_tabs.compare.open_menu import add_compare_menu
 from timelineview.views.cluster.cluster_tab import ClusterTab
 from timelineview.views.load_worker import LoadWorker, finish_abandoned, finish_load, start_load
 from timelineview.views.panels.details_panel import DetailsPanel
+from timelineview.views.panels.load_report import LoadReportDialog, summary_report, trace_report
 from timelineview.views.search_bar import SearchBar
 from timelineview.views.shortcut_sheet import ShortcutSheet
 from timelineview.views.summary_worker import SummaryWorker, release_frozen, start_summary
@@ -83,7 +84,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_status_bar()
         self._build_menus()
         self.sheet: ShortcutSheet | None = None
-        self.message: QtWidgets.QMessageBox | None = None
+        self.message: QtWidgets.QDialog | None = None  # one message or report open at a time
         self.last_message = ""
         self.worker: LoadWorker | None = None
         self.thread: QtCore.QThread | None = None
@@ -464,6 +465,7 @@ class MainWindow(QtWidgets.QMainWindow):
             print(self.last_message, file=sys.stderr)
             return
         icon = QtWidgets.QMessageBox.Icon.Warning if warning else QtWidgets.QMessageBox.Icon.Information
+        self._close_message()
         box = QtWidgets.QMessageBox(icon, title, text, QtWidgets.QMessageBox.StandardButton.Ok, self)
         if details:
             box.setDetailedText(details)
@@ -471,11 +473,29 @@ class MainWindow(QtWidgets.QMainWindow):
         box.show()
         self.message = box
 
+    def _close_message(self) -> None:
+        """One dialog at a time: a new message or report replaces the one open."""
+        if self.message is not None:
+            self.message.close()
+            self.message.deleteLater()
+            self.message = None
+
     def show_load_report(self) -> None:
-        """Every remark of the last load (dropped events, truncation, overlaps, dangling flows)."""
-        text = problems_text(self.timeline.cards, notes=True)
-        self.show_message("Load report", "What the loader reported for the open trace:" if text
-                          else "The open trace loaded without remarks.", text, warning=False)
+        """Every remark of the last load (dropped events, truncation, overlaps, dangling flows), counts first;
+        on a summary folder, its cards' saved reports or where they are printed."""
+        if self.cluster.summary is not None:
+            report = summary_report(self.cluster.summary, self.cluster.all_cards)
+        else:
+            report = trace_report(self.timeline.cards)
+        self.last_message = f"Load report: {report.headline}\n{report.body}".strip()
+        if not self.interactive:
+            import sys
+
+            print(self.last_message, file=sys.stderr)
+            return
+        self._close_message()
+        self.message = LoadReportDialog(report, self)
+        self.message.show()
 
     def showEvent(self, ev: QtGui.QShowEvent) -> None:
         super().showEvent(ev)

@@ -1,0 +1,96 @@
+"""File ▸ Load report: the counts readable at once (no 'Show Details' to press), every card's report in a
+scrollable text under them, and one dialog at a time (it replaces the 'partly readable' warning)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6 import QtCore, QtWidgets
+
+from timelineview.views.panels.load_report import NO_REMARKS
+
+EVENTS = 60
+DAMAGED = (10, 30)  # events whose bytes are broken: each is dropped
+
+
+def _damaged_trace(path, damaged=DAMAGED) -> None:
+    """A small trace; each event of ``damaged`` has a stray byte inside its object, so the loader drops it."""
+    parts = ['{"name": "thread_name", "ph": "M", "pid": 1, "tid": 1, "args": {"name": "Stream 1"}}']
+    for k in range(EVENTS):
+        text = json.dumps({"name": f"op{k}", "ph": "X", "pid": 1, "tid": 1, "ts": 10.0 * k, "dur": 5.0})
+        parts.append(text.replace('"dur"', '"dur" #', 1) if k in damaged else text)
+    path.write_text("[" + ",\n".join(parts) + "]")
+
+
+@pytest.fixture
+def live_window(qtbot, settings):
+    """A window that shows its dialogs (the ``window`` fixture prints them instead)."""
+    from timelineview.views.main_window import MainWindow
+
+    win = MainWindow(settings=settings, interactive=True)
+    qtbot.addWidget(win)
+    win.resize(1280, 800)
+    win.show()
+    qtbot.waitExposed(win)
+    return win
+
+
+def _open(qtbot, win, paths) -> None:
+    with qtbot.waitSignal(win.loadFinished, timeout=60_000):
+        win.open_paths(paths, remember=False)
+
+
+def _dialogs() -> list[QtWidgets.QDialog]:
+    return [w for w in QtWidgets.QApplication.topLevelWidgets() if isinstance(w, QtWidgets.QDialog) and w.isVisible()]
+
+
+def test_the_report_is_readable_at_once_and_replaces_the_warning(qtbot, live_window, tmp_path):
+    win = live_window
+    path = tmp_path / "damaged.json"
+    _damaged_trace(path)
+    _open(qtbot, win, [path])
+    card = win.timeline.cards[0]
+    report = card.store.report
+    assert report.dropped_events == len(DAMAGED)  # the reference: what the loader counted
+    qtbot.waitUntil(lambda: len(_dialogs()) == 1)
+    assert isinstance(_dialogs()[0], QtWidgets.QMessageBox)  # "only partly readable"
+    win.show_load_report()
+    qtbot.waitUntil(lambda: len(_dialogs()) == 1 and not isinstance(_dialogs()[0], QtWidgets.QMessageBox))
+    dialog = _dialogs()[0]
+    assert dialog is win.message
+    # the counts first, in the dialog itself
+    lines = dialog.headline.text().splitlines()
+    assert lines[0] == "1 card: 1 lost data."
+    assert lines[1].startswith(f"{card.title}: {len(DAMAGED)} events dropped")
+    # every line of the loader's report, in a scrollable text shown at once
+    text = dialog.text
+    assert text.isVisible() and text.isReadOnly()
+    assert isinstance(text, QtWidgets.QAbstractScrollArea)
+    for line in report.summary().splitlines():
+        assert line in text.toPlainText()
+    assert str(path) in text.toPlainText()
+    # asked again: still one dialog
+    win.show_load_report()
+    qtbot.waitUntil(lambda: len(_dialogs()) == 1)
+
+
+def test_a_clean_trace_says_so_in_the_main_text(qtbot, live_window, tmp_path):
+    win = live_window
+    path = tmp_path / "clean.json"
+    _damaged_trace(path, damaged=())
+    _open(qtbot, win, [path])
+    assert not win.timeline.cards[0].store.report.summary()
+    win.show_load_report()
+    dialog = win.message
+    assert dialog.headline.text() == NO_REMARKS and not dialog.text.isVisibleTo(dialog)
+
+
+def test_a_new_message_closes_the_report(qtbot, live_window, tmp_path):
+    win = live_window
+    win.show_load_report()
+    qtbot.waitUntil(lambda: len(_dialogs()) == 1)
+    win.show_message("Could not open", "something", "why")
+    qtbot.waitUntil(lambda: len(_dialogs()) == 1 and isinstance(_dialogs()[0], QtWidgets.QMessageBox))
+    QtCore.QCoreApplication.processEvents()
+
