@@ -192,6 +192,65 @@ def big_card(card_mb: float) -> dict:
             "peak_rss_mb": card["peak_rss_mb"], "summary_mb": folder_bytes(out) / MB}
 
 
+PHASES = r"""
+import resource, sys, time
+T0 = time.perf_counter()
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+def main():
+    import shutil
+    from concurrent.futures import ThreadPoolExecutor
+    from pathlib import Path
+    from timelineview.distributed import summarize as S
+    from timelineview.distributed.card_task import card_dir_names
+    from timelineview.model.load.loader import card_sources
+    traces, out, workers = Path(sys.argv[1]), Path(sys.argv[2]).resolve(), int(sys.argv[3])
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    t = time.perf_counter()
+    print(f"  client start and imports      {t - T0:5.2f} s (CPU {cpu():.2f})")
+    with ThreadPoolExecutor(1) as starter:
+        starting = starter.submit(S._connect, None, workers)
+        from timelineview.analysis.summaries.summary_session import INDEX_KIND, SummarySession
+        sources = card_sources(traces)
+        names = card_dir_names(sources)
+        sizes = [S.card_bytes(s) for s in sources]
+        found = time.perf_counter() - t
+        client = starting.result()
+    t1, c1, w1 = time.perf_counter(), cpu(), client.run(cpu)
+    print(f"  local cluster ready           {t1 - t:5.2f} s (client CPU {c1:.2f}, workers {sum(w1.values()):.2f}; "
+          f"cards found in {found:.2f} s meanwhile)")
+    results = S._run_batches(client, sources, names, sizes, str(out), 1000, "phases", None, None)
+    t2, w2 = time.perf_counter(), client.run(cpu)
+    tasks = len(S.plan_batches(sizes, workers))
+    print(f"  tasks ({tasks} for {len(sources)} cards)      {t2 - t1:5.2f} s (client CPU {cpu() - c1:.2f}, workers "
+          f"{sum(w2.values()) - sum(w1.values()):.2f}; card seconds {sum(r.seconds for r in results):.2f})")
+    cluster = client.cluster
+    client.close()
+    cluster.close()
+    t3 = time.perf_counter()
+    index = {"kind": INDEX_KIND, "format": 1, "source": str(traces), "min_gap_ns": 1000, "seconds": 0.0,
+             "cards": [r.to_json() for r in results]}
+    S._write_index(out, index)
+    index.update(S.cluster_results(SummarySession(out, index)))
+    S._write_index(out, index)
+    t4 = time.perf_counter()
+    print(f"  cluster closed                {t3 - t2:5.2f} s; cluster step (index, offsets, findings) {t4 - t3:.2f} s")
+    print(f"  in all                        {t4 - T0:5.2f} s (client CPU {cpu():.2f})")
+if __name__ == "__main__":
+    main()
+"""
+
+
+def phases(traces: Path, out: Path, workers: int) -> None:
+    """Where one summarize run spends its time, phase by phase (``summarize``'s steps, timed in a fresh
+    process; the workers' CPU read from them before the cluster closes)."""
+    script = WORK / "phases.py"
+    script.write_text(PHASES)
+    subprocess.run([PY, str(script), str(traces), str(out), str(workers)], check=True, cwd=ROOT)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cards", type=int, default=256)
@@ -199,6 +258,7 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3, help="alternated runs of stats and summarize")
     ap.add_argument("--no-desktop", action="store_true", help="only stats vs summarize and the workers' memory")
+    ap.add_argument("--phases", action="store_true", help="only where one summarize run spends its time")
     ap.add_argument("--big-mb", type=float, default=100.0, help="0: skip the one-large-card run")
     ap.add_argument("--wide", type=int, default=4096, help="cards of the generated summary opened on the desktop")
     a = ap.parse_args()
@@ -207,6 +267,10 @@ def main() -> int:
     generate(traces, a.cards, a.card_mb)
     trace_mb = folder_bytes(traces) / MB
     summary = WORK / f"c{a.cards}-summary"
+    if a.phases:
+        print(f"one summarize run of {a.cards} cards, {a.workers} workers (load average {os.getloadavg()[0]:.1f})")
+        phases(traces, summary, a.workers)
+        return 0
     r = stats_vs_summarize(traces, summary, a.workers, a.repeats)
     index = r["index"]
     ok = sum(c["status"] == "ok" for c in index["cards"])

@@ -68,8 +68,10 @@ def local_client(workers: int):
     from distributed import Client, LocalCluster
 
     with dask.config.set(QUIET_CLUSTER):  # read as the scheduler, the nannies and the workers start
+        # no dashboard; its HTTP server (health checks) on a free port, not 8787 that another cluster may hold
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                               memory_limit=0, preload=["timelineview.distributed.warm_worker"])
+                               scheduler_kwargs={"dashboard_address": ":0"}, memory_limit=0,
+                               preload=["timelineview.distributed.warm_worker"])
     return Client(cluster)
 
 
