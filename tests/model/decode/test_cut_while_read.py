@@ -10,6 +10,7 @@ import pytest
 
 from timelineview.model import load
 from timelineview.model.load import loader
+from timelineview.model.load.jit import scanner_available, warm_scanner
 
 from ..tracefile import reference_slices, slice_set, x_event
 
@@ -40,8 +41,19 @@ def after_planning(monkeypatch, change) -> None:
     monkeypatch.setattr(loader, "plan_ranges", plan_then_change)
 
 
+def use_scanner(monkeypatch, scanner: bool) -> None:
+    if not scanner:
+        monkeypatch.setenv("TIMELINEVIEW_JIT", "0")
+    elif scanner_available():
+        warm_scanner()  # small loads use it once it is ready in the process
+    else:
+        pytest.skip("numba is not installed")
+
+
+@pytest.mark.parametrize("scanner", [False, True])
 @pytest.mark.parametrize("keep", [0.3, 0.72])
-def test_a_file_cut_while_it_is_read_keeps_what_was_read(tmp_path, monkeypatch, keep):
+def test_a_file_cut_while_it_is_read_keeps_what_was_read(tmp_path, monkeypatch, keep, scanner):
+    use_scanner(monkeypatch, scanner)
     path = tmp_path / "t.json"
     events, ends = write_events(path, 400)
     cut = int(path.stat().st_size * keep)
@@ -54,7 +66,9 @@ def test_a_file_cut_while_it_is_read_keeps_what_was_read(tmp_path, monkeypatch, 
     assert any(f"ends at byte {cut}" in w for w in store.report.warnings), store.report.warnings
 
 
-def test_a_file_removed_while_it_is_read_fails_only_itself(tmp_path, monkeypatch):
+@pytest.mark.parametrize("scanner", [False, True])
+def test_a_file_removed_while_it_is_read_fails_only_itself(tmp_path, monkeypatch, scanner):
+    use_scanner(monkeypatch, scanner)
     path = tmp_path / "t.json"
     write_events(path, 400)
     after_planning(monkeypatch, os.remove)

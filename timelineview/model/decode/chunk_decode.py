@@ -20,7 +20,7 @@ import numpy as np
 
 from timelineview.model.decode import event_types as ev
 from timelineview.model.decode.chunk_result import X_COLS, ChunkResult, FlowColumns, Interner, add_instants
-from timelineview.model.decode.tolerant import Elements, object_starts, parse_object, split
+from timelineview.model.decode.tolerant import LOOK, Elements, object_starts, parse_object, split
 from timelineview.model.decode.typed_columns import columnarise
 
 EXTRA_BYTES = 64 << 10  # read past a range's end for its last element (4x more each time it is not enough);
@@ -147,7 +147,8 @@ def _decode_tolerant(path: str, file_index: int, start: int, end: int, last: boo
     else:
         found = split(data, base=start)
     info = found.info
-    if not np.array_equal(object_starts(data, info.end), found.objects):
+    near = max(0, min(info.end, end - start) - 2 * LOOK)  # before it, both splits see the same starts
+    if not np.array_equal(object_starts(data, info.end, near), found.objects[found.objects >= near]):
         # the args reader splits the range again with the end found as its stop (``ArgsReader``):
         # where its last stretches differ from this split's, its pieces are the ones kept
         again = split(data, stop=info.end, base=start)
@@ -176,11 +177,8 @@ def _decode_tolerant(path: str, file_index: int, start: int, end: int, last: boo
             _keep(piece.value, piece.problem, q, events, ordinals, res, offsets)
         k = q + 1
     columnarise(res, events, np.array(ordinals, dtype=np.int64), offsets, interner)
-    for k, part in scanned.items():
-        _merge(res, part, k, offsets)
-    if scanned:  # in file order, as the typed path gives them
-        res.dropped.sort(key=_ORDINAL)
-        res.notes.sort(key=_ORDINAL)
+    if scanned:
+        _merge(res, scanned, offsets)
     return res
 
 
@@ -207,48 +205,56 @@ def _scan_runs(path: str, file_index: int, start: int, found: Elements, runs: li
     return {k: part for (k, q), part in zip(runs, parts) if part.fast and part.n_elements == q - k}
 
 
-def _merge(res: ChunkResult, part: ChunkResult, k: int, offsets: list[int]) -> None:
-    """Add the columns of ``part`` (a run of ``res``'s elements from piece k) to ``res``."""
-    order = np.argsort(np.concatenate([res.x_ord, part.x_ord + k]), kind="stable")
+def _merge(res: ChunkResult, parts: dict[int, ChunkResult], offsets: list[int]) -> None:
+    """Add the columns of ``parts`` (runs of ``res``'s elements, by first piece index) to
+    ``res``, everything in file order as the typed path gives it."""
+    shifted = list(parts.items())
+    order = np.argsort(np.concatenate([res.x_ord] + [p.x_ord + k for k, p in shifted]), kind="stable")
     for c in X_COLS:
-        shift = k if c == "x_ord" else 0
-        setattr(res, c, np.concatenate([getattr(res, c), getattr(part, c) + shift])[order])
-    res.counts_by_ph.update(part.counts_by_ph)
-    res.lossy_numbers |= part.lossy_numbers
-    res.dropped += [(off if off >= 0 else offsets[o + k], o + k, why) for off, o, why in part.dropped]
-    res.notes += [(off if off >= 0 else offsets[o + k], o + k, why) for off, o, why in part.notes]
-    res.meta = sorted(res.meta + [(o + k, *rest) for o, *rest in part.meta], key=_FIRST)
-    res.be = sorted(res.be + [(o + k, *rest) for o, *rest in part.be], key=_FIRST)
-    if part.instants is not None:
-        o, lane, name, ts = part.instants
-        add_instants(res, o + k, lane, name, ts)
+        pieces = [getattr(p, c) + k if c == "x_ord" else getattr(p, c) for k, p in shifted]
+        setattr(res, c, np.concatenate([getattr(res, c)] + pieces)[order])
+    for k, part in shifted:
+        res.counts_by_ph.update(part.counts_by_ph)
+        res.lossy_numbers |= part.lossy_numbers
+        res.dropped += [(off if off >= 0 else offsets[o + k], o + k, why) for off, o, why in part.dropped]
+        res.notes += [(off if off >= 0 else offsets[o + k], o + k, why) for off, o, why in part.notes]
+        res.meta += [(o + k, *rest) for o, *rest in part.meta]
+        res.be += [(o + k, *rest) for o, *rest in part.be]
+        if part.instants is not None:
+            o, lane, name, ts = part.instants
+            add_instants(res, o + k, lane, name, ts)
+        if part.counter_points is not None:  # (the card orders each series' samples by time)
+            series, ts, value = part.counter_points
+            series = series + len(res.counter_series)
+            if res.counter_points is not None:
+                old_series, old_ts, old_value = res.counter_points
+                series = np.concatenate([old_series, series])
+                ts, value = np.concatenate([old_ts, ts]), np.concatenate([old_value, value])
+            res.counter_series = res.counter_series + part.counter_series
+            res.counter_points = (series.astype(np.int32), ts, value)
+    for records in (res.dropped, res.notes):
+        records.sort(key=_ORDINAL)
+    res.meta.sort(key=_FIRST)
+    res.be.sort(key=_FIRST)
+    if res.instants is not None:
         order = np.argsort(res.instants[0], kind="stable")
         res.instants = tuple(c[order] for c in res.instants)
-    if part.flows is not None and len(part.flows.ts):
-        res.flows = _joined_flows(res.flows, part.flows, k)
-    if part.counter_points is not None:  # (the card orders each series' samples by time)
-        series, ts, value = part.counter_points
-        series = series + len(res.counter_series)
-        if res.counter_points is not None:
-            old_series, old_ts, old_value = res.counter_points
-            series = np.concatenate([old_series, series])
-            ts, value = np.concatenate([old_ts, ts]), np.concatenate([old_value, value])
-        res.counter_series = res.counter_series + part.counter_series
-        res.counter_points = (series.astype(np.int32), ts, value)
+    flows = [f for f in [res.flows] + [replace(p.flows, ordinal=p.flows.ordinal + k) for k, p in shifted
+                                       if p.flows is not None] if f is not None and len(f.ts)]
+    if flows:
+        res.flows = _joined_flows(flows)
 
 
-def _joined_flows(a: FlowColumns | None, b: FlowColumns, k: int) -> FlowColumns:
-    """Flow points of ``a`` and of ``b`` (ordinals shifted by k), in file order."""
-    b = replace(b, ordinal=b.ordinal + k)
-    if a is None or not len(a.ts):
-        return b
-    order = np.argsort(np.concatenate([a.ordinal, b.ordinal]), kind="stable")
-    cols = {f: np.concatenate([getattr(a, f), getattr(b, f)])[order]
-            for f in ("ordinal", "ph", "cat", "lane", "ts", "bp_e")}
-    if a.id_num is not None and b.id_num is not None:
-        return FlowColumns(**cols, id_num=np.concatenate([a.id_num, b.id_num])[order], id_text=None)
-    texts = [str(v) for v in a.id_num.tolist()] if a.id_text is None else a.id_text
-    texts = texts + ([str(v) for v in b.id_num.tolist()] if b.id_text is None else b.id_text)
+def _joined_flows(parts: list[FlowColumns]) -> FlowColumns:
+    """Flow points of ``parts`` in file order (ids as text when some part has text ids)."""
+    if len(parts) == 1:
+        return parts[0]
+    order = np.argsort(np.concatenate([f.ordinal for f in parts]), kind="stable")
+    cols = {c: np.concatenate([getattr(f, c) for f in parts])[order]
+            for c in ("ordinal", "ph", "cat", "lane", "ts", "bp_e")}
+    if all(f.id_num is not None for f in parts):
+        return FlowColumns(**cols, id_num=np.concatenate([f.id_num for f in parts])[order], id_text=None)
+    texts = [t for f in parts for t in ([str(v) for v in f.id_num.tolist()] if f.id_text is None else f.id_text)]
     return FlowColumns(**cols, id_num=None, id_text=[texts[i] for i in order.tolist()])
 
 

@@ -133,7 +133,7 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
     base = ranges[0][0] - 1  # the buffer starts with the "[" read_range puts before the bytes
     data = read_range(path, ranges[0][0], ranges[-1][1], reuse="scan")
     starts = np.array([a - base for a, _ in ranges], dtype=np.int64)
-    ends = np.array([min(b - base, len(data) - 1) for _, b in ranges], dtype=np.int64)
+    ends = np.array([max(a - base, min(b - base, len(data) - 1)) for a, b in ranges], dtype=np.int64)  # (file cut)
     from timelineview.model.decode import byte_scan  # imported only where it is used: ~100 MB
 
     scan = byte_scan.scan_ranges(np.frombuffer(data, dtype=np.uint8), starts, ends)

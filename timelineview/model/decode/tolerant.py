@@ -386,13 +386,14 @@ def _across_blanks(a: np.ndarray, at: np.ndarray, step: int) -> np.ndarray:
     return at
 
 
-def _object_starts(data: bytes, limit: int) -> tuple[np.ndarray, np.ndarray]:
+def _object_starts(data: bytes, limit: int, begin: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Where top-level objects start before ``limit`` as far as the bytes around them tell: a
     '{' followed by '"' and preceded by ',' (or by nothing: the buffer's first element), and the
     place of that ',' (-1 for none). A '{"' after ',' inside a string or a nested array is
-    found too; the decode of the stretches between them tells those apart."""
+    found too; the decode of the stretches between them tells those apart. (Only those from
+    ``begin`` on, with ``begin``.)"""
     a = np.frombuffer(data, dtype=np.uint8)[:limit + LOOK + 1]
-    opens = np.flatnonzero(a[:limit] == _OPEN)
+    opens = np.flatnonzero(a[begin:limit] == _OPEN) + begin
     after = _across_blanks(a, opens + 1, 1)
     before = _across_blanks(a, opens - 1, -1)
     quoted = np.zeros(len(opens), dtype=bool)
@@ -653,10 +654,10 @@ class _Splitter:
                         self.exact, ScanEnd(end, closed, truncated, problems), self.starts)
 
 
-def object_starts(buf: bytes | bytearray | memoryview, limit: int) -> np.ndarray:
-    """The object starts ``split`` goes by in ``buf[:limit]``: two splits whose bytes before
+def object_starts(buf: bytes | bytearray | memoryview, limit: int, begin: int = 0) -> np.ndarray:
+    """The object starts ``split`` goes by in ``buf[begin:limit]``: two splits whose bytes before
     their ends are the same and that go by the same starts find the same pieces."""
-    return _object_starts(bytes(buf), limit)[0]
+    return _object_starts(bytes(buf), limit, begin)[0]
 
 
 def _utf8(data: bytes) -> bool:
