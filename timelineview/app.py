@@ -9,6 +9,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+NS_PER_US = 1000
+
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(
@@ -26,8 +28,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--theme", choices=("system", "light", "dark"), default="system")
     ap.add_argument("--compare", nargs="+", type=Path, metavar="NEW",
                     help="open NEW (files or a folder) as the comparison of the run given first (Compare tab)")
-    ap.add_argument("--view", choices=("timeline", "cluster"), default="timeline",
-                    help="with --screenshot: the tab to render (cluster: the card comparison)")
+    ap.add_argument("--view", choices=("timeline", "cluster"), default=None,
+                    help="with --screenshot: the tab to render (cluster: the card comparison; default: the "
+                         "timeline, or for a summary folder its comparison, its first card's timeline with --range)")
     return ap.parse_args(argv)
 
 
@@ -111,9 +114,13 @@ def _screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
     else:
         win.open_sample()
     win.wait_loaded()
-    if args.view == "cluster":
+    range_us = tuple(args.range) if args.range else None
+    if win.cluster.summary is not None:
+        _summary_view(win, args.view, range_us)
+        range_us = None  # set on the card's pyramid (or its trace) already
+    elif args.view == "cluster":
         win.cluster.show_comparison()
-    ok = render_window(win, args.screenshot, size, tuple(args.range) if args.range else None)
+    ok = render_window(win, args.screenshot, size, range_us)
     has_cards = has_content(win)  # a summary folder shows its comparison, with no trace on the timeline
     win.close()
     del settings
@@ -123,6 +130,25 @@ def _screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
         print(f"timelineview: could not write {args.screenshot}", file=sys.stderr)
         return 1
     return 0 if has_cards else 2
+
+
+def _summary_view(win, view: str | None, range_us: tuple[float, float] | None) -> None:
+    """A summary folder opens on its comparison; ``--view timeline`` (or a ``--range``) shows its first card
+    by rank from its pyramid, over ``range_us`` (µs from the card's start). A range finer than the pyramid
+    loads the card's trace, as zooming in does in the window, and that is what is rendered then."""
+    if view == "cluster" or (view is None and range_us is None):
+        if range_us is not None:
+            print("timelineview: --range applies to a card's timeline (--view timeline), not to the comparison "
+                  "of a summary folder; ignored", file=sys.stderr)
+        return
+    session = win.cluster.summary
+    if not session.cards:
+        return
+    win.cluster.show_overview(session.order[0])
+    if range_us is not None:
+        t0, t1 = (int(round(t * NS_PER_US)) for t in range_us)
+        win.cluster.overview.widget.set_range(t0, t1)
+        win.wait_loaded()  # the card's trace, when the range asked for it
 
 
 def _warm_decoders() -> None:

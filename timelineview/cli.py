@@ -8,7 +8,12 @@ import threading
 
 import orjson
 
-from timelineview.analysis.summaries.summary_session import SummarySession, is_summary_folder
+from timelineview.analysis.summaries.summary_session import (
+    SummarySession,
+    UnreadableSummary,
+    looks_like_summary,
+    read_checked_index,
+)
 from timelineview.analysis.summary import format_text, stats_document
 from timelineview.commands.exit_codes import (
     EPILOG,
@@ -22,21 +27,41 @@ from timelineview.commands.exit_codes import (
 from timelineview.model import LoadCancelled, load
 from timelineview.model.load.loader import shutdown_pool
 
+# what stats adds to the loader's first-run note: the compile outlives the command (model/load/jit.py)
+COMPILE_GOES_ON = "; the compile goes on at idle priority after stats exits"
 
-def _progress_printer(enabled: bool):
-    last = [-1]
 
-    def progress(done: int, total: int) -> None:
-        if not enabled:
+class _TerminalLines:
+    """The load's progress on one line of stderr, rewritten in place, and the loader's notes (a first run:
+    the scanner compiles after this load, in a process of its own) each once, on a line of their own."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.last = -1
+        self.open = False  # a progress line without its newline yet
+        self.said: set[str] = set()
+
+    def progress(self, done: int, total: int) -> None:
+        if not self.enabled:
             return
         pct = int(100 * done / max(total, 1))
-        if pct != last[0]:
-            last[0] = pct
+        if pct != self.last:
+            self.last = pct
             print(f"\rloading… {pct:3d}% of {total / 1e6:,.1f} MB", end="", file=sys.stderr, flush=True)
+            self.open = True
             if done >= total:
-                print(file=sys.stderr)
+                self._end_line()
 
-    return progress
+    def note(self, text: str) -> None:
+        if self.enabled and text not in self.said:
+            self.said.add(text)
+            self._end_line()
+            print(text + COMPILE_GOES_ON, file=sys.stderr, flush=True)
+
+    def _end_line(self) -> None:
+        if self.open:
+            print(file=sys.stderr)
+            self.open = False
 
 
 def stats_main(argv: list[str]) -> int:
@@ -53,12 +78,12 @@ def stats_main(argv: list[str]) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    if len(args.paths) == 1 and is_summary_folder(args.paths[0]):  # metrics.md §10: no trace is read
-        return _print(SummarySession(args.paths[0]).stats_document(), args.json)
+    if len(args.paths) == 1 and looks_like_summary(args.paths[0]):  # metrics.md §10: no trace is read
+        return _stats_of_summary(args.paths[0], args.json)
     cancel = threading.Event()
+    terminal = _TerminalLines(not args.quiet and sys.stderr.isatty())
     try:
-        stores = load(args.paths, progress=_progress_printer(not args.quiet and sys.stderr.isatty()),
-                      cancel=cancel)
+        stores = load(args.paths, progress=terminal.progress, cancel=cancel, note=terminal.note)
     except KeyboardInterrupt:
         cancel.set()
         return EXIT_INTERRUPTED
@@ -71,10 +96,30 @@ def _stats(args: argparse.Namespace) -> int:
         return EXIT_NOTHING_READABLE
     _print(stats_document(stores, min_gap_ns=int(round(args.min_gap_us * 1000))), args.json)
     for store in stores:
-        line = store.report.headline()
+        line = store.report.overview(store.card)
         if line or not holds_events(store):
             print(f"{store.card}: {line or 'no events in the input'}", file=sys.stderr)
     return EXIT_OK
+
+
+def _stats_of_summary(folder: str, as_json: bool) -> int:
+    """The summary's document; an index that cannot be read, or no card summarised, is exit 1 with why."""
+    try:
+        index = read_checked_index(folder)
+    except UnreadableSummary as exc:
+        print(f"timelineview stats: {exc}", file=sys.stderr)
+        return EXIT_NOTHING_READABLE
+    session = SummarySession(folder, index)
+    if not session.cards:
+        print(f"timelineview stats: the summary {folder} holds no card that was summarised "
+              f"({len(session.failed)} failed)", file=sys.stderr)
+        return EXIT_NOTHING_READABLE
+    code = _print(session.stats_document(), as_json)
+    for card in session.cards:  # each card's load, as stats on the traces says it (summaries keep the report)
+        line = card.load_report.overview(card.card) if card.load_report is not None else ""
+        if line:
+            print(f"{card.card}: {line}", file=sys.stderr)
+    return code
 
 
 def _print(doc: dict, as_json: bool) -> int:

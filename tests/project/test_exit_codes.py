@@ -49,7 +49,8 @@ def test_stats_on_something_exits_0(tmp_path, capsys):
     out = capsys.readouterr()
     assert json.loads(out.out)["cards"][0]["events"] == 1
     [line] = [x for x in out.err.splitlines() if x.strip()]
-    assert line == "ok.json: 1 event(s) dropped ('ts' is not a number)"  # never a bare "dropped:"
+    second = len("[" + json.dumps(EVENT) + ", ")  # where the dropped event starts (json.dumps' separators)
+    assert line == f"ok.json: 1 event dropped ('ts' is not a number); at byte {second}"  # never a bare "dropped:"
 
 
 def test_stats_usage_error_exits_2():
@@ -96,3 +97,18 @@ def test_the_process_says_why_in_one_line(tmp_path):
                          cwd=ROOT, timeout=120)
     assert run.returncode == EXIT_NOTHING_READABLE
     assert run.stderr.strip().count("\n") == 0 and "only ']'" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_nothing_readable_names_the_path_once(tmp_path, capsys):
+    """An empty folder: its name once in the reason (it was "empty_run: empty_run: …"), for stats and diff."""
+    empty = tmp_path / "empty_run"
+    empty.mkdir()
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps([EVENT]))
+    assert cli.stats_main([str(empty), "--quiet"]) == EXIT_NOTHING_READABLE
+    [line] = stderr_lines(capsys)
+    assert line.startswith("timelineview stats: nothing readable: ") and "no trace files found" in line, line
+    assert line.count("empty_run") == 1, line
+    assert diff.diff_main([str(empty), str(good)]) == EXIT_NOTHING_READABLE
+    [line] = stderr_lines(capsys)
+    assert line.startswith("timelineview diff: nothing readable in the base run: ") and line.count("empty_run") == 1

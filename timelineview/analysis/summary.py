@@ -10,6 +10,7 @@ from timelineview.analysis.operators import operators_text
 from timelineview.analysis.session import STATS_FIELDS, AnalysisSession
 from timelineview.analysis.text_table import format_table
 from timelineview.analysis.window import METRIC_KEYS
+from timelineview.model.store.report import listed_warnings
 from timelineview.model.store.trace_store import TraceStore
 
 
@@ -55,7 +56,7 @@ def format_text(doc: dict) -> str:
             load = c.get("load") or {}
             if load.get("dropped_events"):
                 lines.append(f"    {load['dropped_events']} event(s) dropped")
-            lines.extend(f"    warning: {w}" for w in load.get("warnings", []))
+            lines.extend(f"    {w}" for w in listed_warnings(load.get("warnings", []), c["path"]))
         parts.append("\n".join(lines))
     for c in cards:
         steps = c.get("steps") or []

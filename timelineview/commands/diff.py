@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 
 import orjson
 
 from timelineview.analysis.run_diff import RunDiff, diff_runs
 from timelineview.analysis.session import AnalysisSession
+from timelineview.analysis.summaries.card_summary import MANIFEST
+from timelineview.analysis.summaries.summary_session import (
+    UnreadableSummary,
+    looks_like_summary,
+    read_checked_index,
+)
 from timelineview.analysis.text_table import format_table
 from timelineview.commands.exit_codes import (
     EPILOG,
@@ -26,9 +34,58 @@ def _load(path: str, label: str):
 
     stores = load([path])
     if not any(len(s.slices) for s in stores):  # a comparison is of slices
-        raise _NothingReadable(f"timelineview diff: nothing readable in the {label} run {path}: "
+        # the reason names the card (the path's name) and its file: the path once
+        raise _NothingReadable(f"timelineview diff: nothing readable in the {label} run: "
                                f"{nothing_readable_reason(stores)}")
     return stores
+
+
+def _summary_folders(paths: list[str]) -> str:
+    """Why runs given as summary folders cannot be compared, in one line ("" when none is one): a
+    comparison reads the traces, and each summary says which traces it summarises."""
+    summaries = [p for p in paths if looks_like_summary(p)]
+    if not summaries:
+        return ""
+    by_source: dict[str | None, list[str]] = {}
+    for folder in summaries:
+        try:
+            source = summary_source(read_checked_index(folder), Path(folder))
+        except UnreadableSummary as exc:
+            return f"timelineview diff: {exc}"
+        by_source.setdefault(source, []).append(folder)
+    one = len(summaries) == 1
+    named = one or len(by_source) == 1  # the folders named before the colon (else after it, each once)
+    where = []
+    for source, folders in by_source.items():
+        who = "it" if one else "both" if len(folders) > 1 else folders[0]
+        if source is None:
+            where.append(f"{who} {'do' if who == 'both' else 'does'} not say where the traces are")
+        else:
+            away = "" if Path(source).exists() else ", not on this machine"
+            where.append(f"{who} {'summarise' if who == 'both' else 'summarises'} {source}{away}")
+    if not named:
+        what = "both runs are summary folders"
+    else:
+        what = f"{summaries[0]} is a summary folder" if one else f"{' and '.join(summaries)} are summary folders"
+    return f"timelineview diff: {what}, and comparing runs reads the traces: {'; '.join(where)}"
+
+
+def summary_source(index: dict, folder: Path) -> str | None:
+    """Where a summary's traces are: the folder ``summarize`` read (its index), else the folder holding every
+    card's ``sources`` (their manifests); None when neither says."""
+    if index.get("source"):
+        return str(index["source"])
+    files = []
+    for entry in index.get("cards", []):
+        try:
+            manifest = orjson.loads((folder / entry["dir"] / MANIFEST).read_bytes())
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        files += [str(s) for s in manifest.get("sources") or []]
+    try:
+        return os.path.commonpath(files) if files else None
+    except ValueError:  # absolute and relative together
+        return files[0]
 
 
 class _NothingReadable(Exception):
@@ -89,6 +146,10 @@ def diff_main(argv: list[str]) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
+    reason = _summary_folders([args.base, args.new])
+    if reason:  # nothing is loaded: exit 1 with the reason, as for a run with nothing readable
+        print(reason, file=sys.stderr)
+        return EXIT_NOTHING_READABLE
     try:
         base = AnalysisSession(_load(args.base, "base"))
         new = AnalysisSession(_load(args.new, "new"))

@@ -7,6 +7,8 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 
+from timelineview.model.store.report import card_line
+
 EXIT_OK = 0  # something was loaded (problems, if any, are reported on stderr)
 EXIT_NOTHING_READABLE = 1  # no event could be read from the input: one line on stderr says why
 EXIT_USAGE = 2  # wrong arguments (argparse's own code)
@@ -26,8 +28,7 @@ def nothing_readable_reason(stores: Sequence) -> str:
     """Why no card of ``stores`` holds an event, in one line."""
     reasons = []
     for store in stores:
-        reason = store.report.headline() or "no events in the input"
-        reasons.append(f"{store.card}: {reason}")
+        reasons.append(card_line(store.card, store.report.headline() or "no events in the input"))
     return "; ".join(reasons) or "no input"
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from PySide6 import QtCore
 
-from timelineview.analysis.summaries.summary_session import SummarySession, read_index
+from timelineview.analysis.summaries.summary_session import SummarySession, UnreadableSummary, read_checked_index
 
 PROGRESS_INTERVAL_S = 0.05  # ~20 updates a second are enough for a status line
 SHOWN_WAIT_S = 30.0  # the longest the worker leaves the GUI alone to show the comparison
@@ -92,12 +92,9 @@ class SummaryWorker(QtCore.QObject):
     def _open(self) -> SummarySession | None:
         self.stage.emit("Reading summary")
         try:
-            index = read_index(self.folder)
-            if not isinstance(index, dict) or not isinstance(index.get("cards"), list):
-                raise ValueError("it has no list of cards")
-        except (OSError, ValueError) as exc:
-            self.failed.emit(f"{self.folder} is not a readable summary folder (its index.json: "
-                             f"{type(exc).__name__}: {exc}).", "")
+            index = read_checked_index(self.folder)
+        except UnreadableSummary as exc:
+            self.failed.emit(f"{exc}.", "")
             return None
         session = SummarySession(self.folder, index, progress=self._counter("Reading summary"), tolerant=True)
         keep_read_out_of_gc()

@@ -65,6 +65,22 @@ def read_index(folder: str | Path) -> dict:
     return orjson.loads((Path(folder) / INDEX).read_bytes())
 
 
+class UnreadableSummary(ValueError):
+    """A summary folder whose index cannot be read; the message says why in one line (window and ``stats``)."""
+
+
+def read_checked_index(folder: str | Path) -> dict:
+    """The index of a summary folder, checked to hold a list of cards (else :class:`UnreadableSummary`)."""
+    try:
+        index = read_index(folder)
+        if not isinstance(index, dict) or not isinstance(index.get("cards"), list):
+            raise ValueError("it has no list of cards")
+    except (OSError, ValueError) as exc:  # orjson's decode error is a ValueError
+        raise UnreadableSummary(f"{folder} is not a readable summary folder (its index.json: "
+                                f"{type(exc).__name__}: {exc})") from exc
+    return index
+
+
 class _ColumnsReadOnce:
     """A card's columns ``names`` read in one pass of its file, standing in for its reader while its tables
     are built (table by table, the file is opened once per table: four times for the operator and

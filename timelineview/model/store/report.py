@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 MAX_EXAMPLES = 50
+FIRST_PLACES = 3  # places the one-line overview names
+LISTED_WARNINGS = 5  # warnings the readable ``stats`` output lists per card; --json keeps them all
+# the loader's warnings at a place: "PATH @ byte N[, event #K]: what"
+_AT_PLACE = re.compile(r"(?P<path>.+?) @ byte (?P<offset>\d+)(?:, event #\d+)?: (?P<text>.*)", re.S)
+_NOT_ITEMISED = re.compile(r"… and (\d+) more damaged stretch")  # a scan's count of the places it did not keep
+_STRAY = re.compile(r"stray (?:bytes|'.')")  # skipped between events: no event lost
+_UNREADABLE = "unreadable bytes"  # the place of a damaged event: counted among the dropped events
 
 
 @dataclass
@@ -109,6 +118,50 @@ class LoadReport:
             return f"{self.truncated_path} is truncated: readable data ends at byte {self.truncated_offset}"
         return self.warnings[0] if self.warnings else ""
 
+    def overview(self, card: str) -> str:
+        """The report in one line for a terminal, the card's file named once: how many problems of each
+        kind, then the first places ("" when there is nothing to say)."""
+        if self.error:
+            return without_card(card, self.error)
+        places = {(p.path, p.offset) for p in self.examples if p.offset >= 0}
+        strays: Counter = Counter()
+        others: list[str] = []
+        not_itemised = 0
+        for warning in self.warnings:
+            at = _AT_PLACE.fullmatch(warning)
+            text = at["text"] if at else warning
+            more = _NOT_ITEMISED.match(text)
+            if more:
+                not_itemised += int(more[1])
+                continue
+            if at:
+                places.add((at["path"], int(at["offset"])))
+            stray = _STRAY.match(text)
+            if stray:
+                strays[stray[0]] += 1
+            elif not text.startswith(_UNREADABLE):
+                own = at is not None and _names_card(at["path"], card)
+                others.append(f"byte {at['offset']}: {text}" if own else without_card(card, warning))
+        parts = []
+        if self.dropped:
+            (reason, _), *more_reasons = self.dropped.most_common()
+            others_note = f" and {len(more_reasons)} other reason(s)" if more_reasons else ""
+            parts.append(f"{_count(self.dropped_events, 'event')} dropped ({reason}{others_note})")
+        for kind, n in strays.most_common():
+            parts.append(f"{kind} skipped at {_count(n, 'place')}" + ("" if self.dropped else ", no event lost"))
+        if self.truncated:
+            named = "" if _names_card(self.truncated_path, card) else f"{self.truncated_path} "
+            parts.append(f"{named}truncated: readable data ends at byte {self.truncated_offset}")
+        parts.append(others[0] if len(others) == 1 else f"{len(others)} warnings" if others else "")
+        parts = [p for p in parts if p]
+        if not parts:
+            return ""
+        total = self.dropped_events + sum(strays.values()) + len(others) + int(self.truncated)
+        line = (f"{total:,} problems: " if total > 1 else "") + ", ".join(parts)
+        if not_itemised:
+            line += f" ({not_itemised} more damaged stretch(es) not itemised)"
+        return line + _places_text(sorted(places), card)
+
     def summary(self) -> str:
         """A few human-readable lines for a message box or the terminal."""
         lines = []
@@ -133,3 +186,50 @@ class LoadReport:
             lines.append("First problems:")
             lines.extend(f"  {p}" for p in self.examples[:10])
         return "\n".join(lines)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def _names_card(path: str, card: str) -> bool:
+    """Whether ``path`` is the card's own file (a card of one file is named after it)."""
+    return PurePath(path).name == card
+
+
+def without_card(card: str, text: str) -> str:
+    """``text`` without a leading "PATH: " that names the card's own file (the card is named already)."""
+    head, sep, rest = text.partition(": ")
+    return rest if sep and _names_card(head, card) else text
+
+
+def card_line(card: str, text: str) -> str:
+    """``card: text``, the card named once (texts of a one-file card often start with its path)."""
+    head = text.partition(": ")[0]
+    return text if head == card or _names_card(head, card) else f"{card}: {text}"
+
+
+def _places_text(places: list[tuple[str, int]], card: str) -> str:
+    """"; first at bytes 5046, 22137, 39440" (per file, each named once unless it is the card's own)."""
+    if not places:
+        return ""
+    shown = places[:FIRST_PLACES]
+    by_file: dict[str, list[int]] = {}
+    for path, offset in shown:
+        by_file.setdefault(path, []).append(offset)
+    texts = []
+    for path, offsets in by_file.items():
+        named = "" if _names_card(path, card) else f"{path} "
+        texts.append(f"{named}byte{'s' if len(offsets) > 1 else ''} {', '.join(str(o) for o in offsets)}")
+    return f"; {'first at' if len(places) > len(shown) else 'at'} {'; '.join(texts)}"
+
+
+def listed_warnings(warnings: list[str], path: str, limit: int = LISTED_WARNINGS) -> list[str]:
+    """The first ``limit`` of a card's warnings for the readable output (without the card's own path, which
+    its line names), then how many more there are."""
+    prefix = f"{path} @ " if path else None
+    lines = [f"warning at {w[len(prefix):]}" if prefix and w.startswith(prefix) else f"warning: {w}"
+             for w in warnings[:limit]]
+    if len(warnings) > limit:
+        lines.append(f"… and {len(warnings) - limit} more warnings (stats --json lists them all)")
+    return lines
