@@ -171,3 +171,24 @@ def test_truncated_generated_msprof_file_loads_the_complete_prefix(tmp_path):
         complete = [e for e, end in zip(events, ends) if end <= cut]
         assert slice_set(store) == reference_slices(complete), cut
         assert store.report.truncated
+
+
+@pytest.mark.parametrize("head", [b"]", b"\x00", b'"', b"]\n", b"\x00["])
+def test_a_damaged_first_byte_costs_no_event(tmp_path, head):
+    """A ']' or a NUL before the first event is damage, not an empty or UTF-16 file: every event after it
+    is read and the report says where reading started."""
+    events, data, _ = events_with_offsets(30, seed=3)
+    damaged = head + data[1:] if head in (b"]", b"\x00", b'"') else head + data
+    path = tmp_path / "t.json"
+    path.write_bytes(damaged)
+    [store] = load(path, chunk_bytes=512)
+    assert slice_set(store) == reference_slices(events)
+    first = damaged.index(b"{")
+    assert any(f"read from the event at byte {first}" in w for w in store.report.warnings)
+
+
+def test_a_utf16_file_is_still_refused(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_bytes(json.dumps([x_event("a", 1, 1, 1.0, 1.0)]).encode("utf-16-le"))
+    [store] = load(path)
+    assert len(store.slices) == 0 and "NUL byte" in store.report.summary()

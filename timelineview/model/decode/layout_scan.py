@@ -56,12 +56,15 @@ def locate_array(path: str) -> ArrayBounds:
         if pos >= len(head):
             return ArrayBounds(0, 0, False, "empty", error="the file is empty")
         nul = head.find(b"\x00", 0, UTF16_PROBE)
-        if nul >= 0:  # JSON text holds no NUL byte; UTF-16 text holds one in every ASCII character
+        # JSON text holds no NUL byte; UTF-16 text holds one in every ASCII character. A stray one before
+        # the first event is damage: the events after it are read
+        if nul >= 0 and _damaged_start(head, pos) is None:
             return ArrayBounds(0, 0, False, "empty", error=f"not a JSON trace: a NUL byte at byte {nul} (UTF-16 "
                                                               "text or binary?); traces are read as UTF-8")
         first = head[pos:pos + 1]
         problems: list[str] = []
-        if first == b"]":  # what an interrupted CANN writer leaves when nothing was written
+        if first == b"]" and _skip_ws(head, pos + 1) >= len(head) >= size:  # what an interrupted CANN writer
+            # leaves when nothing was written; a ']' with events after it is damage, read past below
             return ArrayBounds(pos, pos, True, "empty", ["the file holds only ']' (no events were written)"])
         if first == b"[":
             start = pos + 1
