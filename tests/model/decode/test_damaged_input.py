@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 
 import pytest
 
@@ -192,3 +193,15 @@ def test_a_utf16_file_is_still_refused(tmp_path):
     path.write_bytes(json.dumps([x_event("a", 1, 1, 1.0, 1.0)]).encode("utf-16-le"))
     [store] = load(path)
     assert len(store.slices) == 0 and "NUL byte" in store.report.summary()
+
+
+def test_damage_in_the_first_event_too_costs_only_that_event(tmp_path):
+    """The opening bracket and the first event's brace both damaged: reading starts inside or after that
+    event (the first object holding a "ph" nearby), and every later event is read."""
+    events, data, ends = events_with_offsets(30, seed=4)
+    damaged = b'"\n"' + data[2:]  # '[' -> '"', and the first event's '{' -> '"'
+    path = tmp_path / "t.json"
+    path.write_bytes(damaged)
+    [store] = load(path, chunk_bytes=512)
+    assert ends[0] > 64  # the next object starts further than a few bytes away
+    assert not Counter(reference_slices(events[1:])) - Counter(slice_set(store))  # none missing

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 HEAD = 1 << 16
 TAIL = 1 << 20
 UTF16_PROBE = 64  # bytes of the head looked at for NUL bytes
-DAMAGED_START = 64  # a file whose first event starts this close after damage is read from it
+DAMAGED_START = HEAD  # a file whose first event starts within its head after damage is read from it
 EVENT_PROBE = 4096  # ... and holds a "ph" key this soon
 _PHASE_KEY = b'"ph"'
 _FIRST_EVENT = re.compile(rb'\{[ \t\r\n]*"')
