@@ -27,6 +27,7 @@ from pathlib import Path
 
 from timelineview.analysis.card_analysis import analyse_card
 from timelineview.analysis.cluster.comparison import comparison_error
+from timelineview.analysis.summaries import kept_report
 from timelineview.analysis.summaries.card_summary import FORMAT, read_manifest, write_card_summary
 from timelineview.model.discovery import CardSource
 from timelineview.model.store.file_stamp import SAMPLE_BYTES, file_stamp, sample_digest
@@ -59,6 +60,7 @@ class CardResult:
     seconds: float = 0.0
     reused: bool = False  # the summary of unchanged files was kept
     peak_rss_mb: float = 0.0  # the worker process' peak resident memory so far
+    load: str = ""  # the card's load problems in a few words ("1 event dropped"; "" when none)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -177,6 +179,8 @@ def _settled(job: _CardJob, out: str, min_gap_ns: int, run: str) -> bool:
             or ("run" not in old and old.get("key") == summary_key(source, min_gap_ns, LEGACY_SAMPLE_BYTES))):
         made_now = bool(run) and old.get("run") == run
         job.result.status, job.result.reused, job.result.worker = OK, not made_now, old.get("worker", "")
+        kept = old.get(kept_report.KEY)
+        job.result.load = kept_report.remark(kept_report.report_from_json(kept)) if isinstance(kept, dict) else ""
         _finish(job.result, t0)
         return True
     if source.problems and not source.files:
@@ -189,12 +193,11 @@ def _settled(job: _CardJob, out: str, min_gap_ns: int, run: str) -> bool:
 def _load(sources: list[CardSource]) -> list:
     """Each card's store, or the exception that loading it alone raised (one load for all of them; one per
     card when that raised, so that the exception stays with its card)."""
-    from timelineview.model.load.jit import warm_scanner
     from timelineview.model.load.loader import load_cards
 
     if not sources:
         return []
-    warm_scanner()  # a no-op once the worker's preload did it: the loader decodes small cards without it
+    ready_cached_scanner()
     try:
         return list(load_cards(sources, workers=1))
     except Exception:  # noqa: BLE001 - said per card below
@@ -206,6 +209,17 @@ def _load(sources: list[CardSource]) -> list:
         except Exception as exc:  # noqa: BLE001 - this card fails, the others go on
             stores.append(exc)
     return stores
+
+
+def ready_cached_scanner() -> bool:
+    """Ready the compiled scanner in this worker when numba's cache holds it (~0.5 s, once), never by a
+    compile (20-30 s, issue 11 item 6): without it the loader reads with the typed decode. Between cards,
+    so a worker picks up the scanner a background compile cached during the run. Returns whether ready."""
+    from timelineview.model.load import jit
+
+    if not jit.scanner_is_warm() and jit.scanner_cached():
+        jit.warm_scanner()
+    return jit.scanner_is_warm()
 
 
 def _shares(sources: list[CardSource]) -> list[float]:
@@ -230,6 +244,7 @@ def _summarize_loaded(job: _CardJob, store, out: str, min_gap_ns: int, run: str)
         if store.report.error:
             result.error = store.report.error
             return
+        result.load = kept_report.remark(store.report)
         analysis = analyse_card(store, SUMMARY_FIELDS, min_gap_ns=min_gap_ns)
         partial = Path(tempfile.mkdtemp(prefix=f"{PARTIAL_PREFIX}{name}-", dir=out))
         write_card_summary(partial, store, analysis, comparison_error(store, analysis.derived),

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS
+from timelineview.distributed import first_run
 from timelineview.distributed.card_task import (
     FAILED,
     OLD_PREFIX,
@@ -44,12 +45,31 @@ MB = 1 << 20
 BATCH_BYTES = 32 * MB  # cards of a task, in trace bytes: a 4 MB card takes ~50 ms, a task ~6 ms of CPU
 GUIDED_SHARE = 3  # a batch holds at most 1/(3 × workers) of the cards left: the last tasks are small
 Progress = Callable[[int, int, CardResult], None]  # cards done, cards in all, the card's result
+Note = Callable[[str], None]  # what the run does that is worth saying once (a first run)
+
+
+def progress_line(done: int, total: int, r: CardResult) -> str:
+    """``[3/4] rank 1: ok, 1 event dropped in 0.51 s on worker 0 (tcp://…)``; a reused card names no worker
+    (the one that made it belonged to an earlier run)."""
+    state = r.status + (f", {r.load}" if r.load else "")
+    if r.reused:
+        return f"[{done}/{total}] {r.card}: reused from the earlier summary" + (f" ({r.load})" if r.load else "")
+    line = f"[{done}/{total}] {r.card}: {state} in {r.seconds:.2f} s on {_worker_text(r.worker)}"
+    return line + (f" — {r.error}" if r.error else "")
+
+
+def _worker_text(identity: str) -> str:
+    """``worker 0 (tcp://…)`` from ``card_task.worker_identity``'s "<name> <address>"."""
+    name, _, address = identity.partition(" ")
+    return f"worker {name} ({address})" if address else identity
+
+
 def _print_progress(done: int, total: int, r: CardResult) -> None:
-    state = "reused" if r.reused else r.status
-    line = f"[{done}/{total}] {r.card}: {state} in {r.seconds:.2f} s on {r.worker}"
-    if r.error:
-        line += f" — {r.error}"
-    print(line, file=sys.stderr, flush=True)
+    print(progress_line(done, total, r), file=sys.stderr, flush=True)
+
+
+def _print_note(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
 
 
 # Dask's own diagnostics, for a dashboard the local cluster does not start: the event-loop tick (every
@@ -119,12 +139,13 @@ def _clean_leftovers(out: Path) -> None:
 
 def summarize(path: str | os.PathLike, out: str | os.PathLike, scheduler: str | None = None, workers: int = 2,
               min_gap_ns: int = DEFAULT_MIN_GAP_NS, progress: Progress | None = _print_progress,
-              client=None, batch_cards: int | None = None) -> dict:
+              client=None, batch_cards: int | None = None, note: Note | None = _print_note) -> dict:
     """Summarise every card under ``path`` into ``out``; returns the index written there.
 
     ``client``: an existing Dask client (otherwise one to ``scheduler``, or a local cluster of
     ``workers`` processes, started while the cards are found, and closed at the end).
     ``batch_cards``: cards per task (default: :func:`plan_batches` from their sizes).
+    ``note``: said once, at the start, when the workers have no compiled scanner (``first_run``).
     """
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -140,8 +161,12 @@ def summarize(path: str | os.PathLike, out: str | os.PathLike, scheduler: str | 
         if own:
             client = starting.result()
     try:
+        cold = first_run.cold_workers(client)
+        if cold and note is not None:
+            note(first_run.FIRST_RUN_NOTE)
         results = _run_batches(client, sources, names, sizes, str(out), min_gap_ns, f"{started!r}-{os.getpid()}",
                                progress, batch_cards)
+        first_run.start_compile(client, cold)  # once the cards are done: beside them it slows them down
     finally:
         if own:
             cluster = getattr(client, "cluster", None)

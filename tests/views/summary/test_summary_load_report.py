@@ -29,9 +29,21 @@ def test_a_damaged_card_is_named_and_no_remarks_are_not_claimed(qtbot, window, s
     text = window.last_message
     assert NO_REMARKS not in text
     assert f"1 card could not be summarised:\n  rank {FAILED_RANK}: {failed['error']}" in text
-    assert SUMMARY_REPORTS in text  # the cards' manifests keep no load report (yet)
-    # the whole summary: nothing failed, and still no claim of 'no remarks'
+    assert SUMMARY_REPORTS not in text  # the cards' manifests keep their load reports
+    # the whole summary: every card kept a clean report
     assert _open(qtbot, window, summaries.whole)
+    window.show_load_report()
+    assert window.last_message == f"Load report: {NO_REMARKS}"
+
+
+def test_a_summary_made_before_reports_were_kept_claims_no_remarks(qtbot, window, summaries, tmp_path):
+    folder = tmp_path / "older"
+    shutil.copytree(summaries.whole, folder)
+    for manifest in folder.glob("*/card.json"):
+        doc = orjson.loads(manifest.read_bytes())
+        del doc["load_report"]
+        manifest.write_bytes(orjson.dumps(doc))
+    assert _open(qtbot, window, folder)
     window.show_load_report()
     assert window.last_message == f"Load report: {SUMMARY_REPORTS}"
 

@@ -27,7 +27,9 @@ from timelineview.analysis.findings.signals import CardSignals
 from timelineview.analysis.intervals import Intervals
 from timelineview.analysis.operators import CardOperators, OperatorTable
 from timelineview.analysis.steps import StepWindow
+from timelineview.analysis.summaries import kept_report
 from timelineview.analysis.summaries.pyramid import Pyramid, build_pyramid, lane_intervals
+from timelineview.model.store.report import LoadReport
 from timelineview.model.store.trace_store import TraceStore
 from timelineview.model.summary.columns import ColumnReader, ColumnWriter
 
@@ -90,6 +92,12 @@ class SummaryCard:
     @property
     def worker(self) -> str:
         return self.manifest.get("worker", "")
+
+    @property
+    def load_report(self) -> LoadReport | None:
+        """The report of the load this summary was made from (None for a summary made before it was kept)."""
+        doc = self.manifest.get(kept_report.KEY)
+        return kept_report.report_from_json(doc) if isinstance(doc, dict) else None
 
     @cached_property
     def details(self) -> dict:
@@ -191,7 +199,8 @@ def write_card_summary(folder: Path, store: TraceStore, a: CardAnalysis, compari
                       "error": a.error, "details": DETAILS, "comparison_steps": a.comparison_steps,
                       "comparison_error": comparison_error,
                       "steps": [dataclasses.asdict(s) for s in a.steps or []],
-                      "t_origin": store.t_origin, "t_end": store.t_end}
+                      "t_origin": store.t_origin, "t_end": store.t_end,
+                      kept_report.KEY: kept_report.report_json(store.report)}  # the Load report, stats' stderr
     d = a.derived
     if d is not None:
         for name in DERIVED_SETS:

@@ -107,7 +107,7 @@ def _compose(entries: list[CardReport], notes: list[str]) -> ReportText:
     lost = [e for e in with_remarks if e.counts.lost]
     ordered = lost + [e for e in with_remarks if not e.counts.lost]
     if not with_remarks:
-        head = [NO_REMARKS] if entries or not notes else []
+        head = [] if notes else [NO_REMARKS]  # not with cards unsummarised or without a kept report
     else:
         total = f"{_count(len(entries), 'card')}: {len(lost)} lost data"
         if len(with_remarks) > len(lost):
