@@ -120,6 +120,23 @@ class HeldKeys(QtCore.QObject):
         if not self._held:
             self._timer.stop()
 
+    def take_press(self, ev: QtGui.QKeyEvent) -> bool:
+        """A navigation key's press event (auto-repeats change nothing); False for other keys."""
+        action = physical_action(ev)
+        if action is None:
+            return False
+        if not ev.isAutoRepeat():
+            self.press(action, ev.timestamp())
+        return True
+
+    def take_release(self, ev: QtGui.QKeyEvent) -> bool:
+        """A navigation key's release event; False for other keys and for auto-repeat."""
+        action = physical_action(ev)
+        if action is None or ev.isAutoRepeat():
+            return False
+        self.release(action, ev.timestamp())
+        return True
+
     def release_all(self) -> None:
         self._held.clear()
         self._releasing.clear()

@@ -20,7 +20,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.summaries.card_summary import DERIVED_TITLES
 from timelineview.analysis.summaries.pyramid import FULL, Pyramid
-from timelineview.views.keys import PAN_RIGHT, STEP_PAN, STEP_ZOOM, ZOOM_IN, HeldKeys, discrete_action, physical_action
+from timelineview.views.keys import PAN_RIGHT, STEP_PAN, STEP_ZOOM, ZOOM_IN, HeldKeys, discrete_action
 from timelineview.views.theme import Theme, system_is_dark
 from timelineview.views.timeline.scroll_bar import LaneScrollBar
 from timelineview.views.timeline.time_axis import paint_ticks
@@ -292,10 +292,7 @@ class PyramidTimeline(QtWidgets.QWidget):
         return float(pos.x() - plot.left()) if plot.contains(pos) else None
 
     def keyPressEvent(self, ev: QtGui.QKeyEvent) -> None:
-        action = physical_action(ev)
-        if action is not None:
-            if not ev.isAutoRepeat():
-                self.held.press(action, ev.timestamp())
+        if self.held.take_press(ev):
             ev.accept()
             return
         action = discrete_action(ev)
@@ -310,9 +307,7 @@ class PyramidTimeline(QtWidgets.QWidget):
             super().keyPressEvent(ev)
 
     def keyReleaseEvent(self, ev: QtGui.QKeyEvent) -> None:
-        action = physical_action(ev)
-        if action is not None and not ev.isAutoRepeat():
-            self.held.release(action, ev.timestamp())
+        if self.held.take_release(ev):
             ev.accept()
             return
         super().keyReleaseEvent(ev)

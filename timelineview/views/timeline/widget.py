@@ -21,7 +21,6 @@ from timelineview.views.keys import (
     ZOOM_IN,
     HeldKeys,
     discrete_action,
-    physical_action,
 )
 from timelineview.views.theme import Theme, system_is_dark
 from timelineview.views.timeline.canvas import TimelineCanvas
@@ -331,10 +330,7 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
 
     # ------------------------------------------------------------------ keys
     def keyPressEvent(self, ev: QtGui.QKeyEvent) -> None:
-        action = physical_action(ev)
-        if action is not None:
-            if not ev.isAutoRepeat():
-                self.held.press(action, ev.timestamp())
+        if self.held.take_press(ev):
             ev.accept()
             return
         action = discrete_action(ev)
@@ -344,9 +340,7 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
         super().keyPressEvent(ev)
 
     def keyReleaseEvent(self, ev: QtGui.QKeyEvent) -> None:
-        action = physical_action(ev)
-        if action is not None and not ev.isAutoRepeat():
-            self.held.release(action, ev.timestamp())
+        if self.held.take_release(ev):
             ev.accept()
             return
         super().keyReleaseEvent(ev)
