@@ -20,9 +20,10 @@ from timelineview.views.analysis_tabs.record_table import (
     RecordColumn,
     RecordTableModel,
     fit_columns,
+    refill,
     sortable_table,
 )
-from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession, loaded_cards, summary_cards
+from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession, loaded_cards, scope_items, summary_cards
 from timelineview.viewstate.jump_target import JumpTarget
 
 ACROSS = -1  # the scope that compares the cards
@@ -101,13 +102,7 @@ class OperatorsView(QtWidgets.QWidget):
     def _show(self, session: TabSession, cards: list[TabCard], across: list[OperatorAcrossCards] | None,
               summary: bool) -> None:
         self.session, self.cards, self.across, self.summary = session, cards, across, summary
-        self.scope.blockSignals(True)
-        self.scope.clear()
-        if len(self.cards) > 1:
-            self.scope.addItem("all cards (compared)", ACROSS)
-        for c in self.cards:
-            self.scope.addItem(c.card, c.number)
-        self.scope.blockSignals(False)
+        refill(self.scope, scope_items(self.cards, "all cards (compared)", ACROSS))
         self.refresh()
 
     def clear(self) -> None:

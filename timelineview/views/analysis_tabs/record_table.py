@@ -1,9 +1,11 @@
-"""RecordTableModel: rows of plain records (dicts) under named columns, sortable by any column."""
+"""RecordTableModel: rows of plain records (dicts) under named columns, sortable by any column; and the
+small widget helpers the analysis tabs share."""
 
 from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from PySide6 import QtCore, QtWidgets
@@ -134,3 +136,12 @@ def fit_columns(table: QtWidgets.QTableView, alike_from: int | None = None) -> N
         width = header.sectionSize(alike_from)
         for c in range(alike_from + 1, count):
             header.resizeSection(c, width)
+
+
+def refill(box: QtWidgets.QComboBox, items: Iterable[tuple[str, object]]) -> None:
+    """Replace a combo box's (label, data) items without emitting a change for each."""
+    box.blockSignals(True)
+    box.clear()
+    for label, data in items:
+        box.addItem(label, data)
+    box.blockSignals(False)

@@ -60,3 +60,9 @@ def summary_cards(session) -> list[TabCard]:
         t0 = int(m.get("t_origin") or 0)
         out.append(TabCard(i, m["card"], m["rank"], t0, max(int(m.get("t_end") or t0), t0 + 1)))
     return out
+
+
+def scope_items(cards: Sequence[TabCard], across_label: str, across_value: int) -> list[tuple[str, int]]:
+    """(label, value) of a tab's scope choice: across the cards (when there are several), then each card."""
+    across = [(across_label, across_value)] if len(cards) > 1 else []
+    return across + [(c.card, c.number) for c in cards]

@@ -23,9 +23,10 @@ from timelineview.views.analysis_tabs.record_table import (
     RecordColumn,
     RecordTableModel,
     fit_columns,
+    refill,
     sortable_table,
 )
-from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession, loaded_cards, summary_cards
+from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession, loaded_cards, scope_items, summary_cards
 from timelineview.viewstate.jump_target import JumpTarget
 from timelineview.viewstate.tabs.comm_matrix import ALL_TRANSPORTS, METRIC_TITLES, METRICS, transports_of
 from timelineview.viewstate.tabs.comm_rows import across_rows, card_key, card_rows, waited_for_counts
@@ -136,20 +137,9 @@ class CommunicationView(QtWidgets.QWidget):
         links = self.cluster.links
         ranks = np.array([c.rank for c in self.cards if c.rank is not None], dtype=np.int64)
         self.matrix.set_links(links, self.cluster.slow, ranks if len(links) else None)
-        self.transport.blockSignals(True)
-        self.transport.clear()
-        self.transport.addItem("all transports", ALL_TRANSPORTS)
-        for t in transports_of(links):
-            self.transport.addItem(t, t)
-        self.transport.blockSignals(False)
+        refill(self.transport, [("all transports", ALL_TRANSPORTS), *((t, t) for t in transports_of(links))])
         self.matrix.set_transport(ALL_TRANSPORTS)
-        self.scope.blockSignals(True)
-        self.scope.clear()
-        if len(self.cards) > 1:
-            self.scope.addItem("all cards: wait per collective", ACROSS)
-        for c in self.cards:
-            self.scope.addItem(c.card, c.number)
-        self.scope.blockSignals(False)
+        refill(self.scope, scope_items(self.cards, "all cards: wait per collective", ACROSS))
         self.note.setText(self._summary())
         self.refresh_table()
 
