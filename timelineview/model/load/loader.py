@@ -253,12 +253,17 @@ def _load_fresh(sources: list[CardSource], progress: Progress | None, cancel: th
     feeds = [_CardFeed(src, [j for j in jobs if j.card == ci]) for ci, src in enumerate(sources)]
     meter = _ProgressMeter(jobs, len(sources), progress, card_progress)
     cancelled = False
+    compile_after = _first_run(jobs)
+    if compile_after and note is not None:
+        note(COMPILING_NOTE)
     try:
-        _decode_all(jobs, feeds, meter, cancel, workers, note, partial)
+        _decode_all(jobs, feeds, meter, cancel, workers, partial)
     except LoadCancelled:
         cancelled = True  # raised again below, once this load's memory is let go
     finally:
         release_read_buffers()
+        if compile_after:  # for the next load, once this one's decode no longer needs the CPU (a
+            compile_in_background()  # compile beside it, even at idle priority, cost it 1.3-1.9x)
     if cancelled:
         _release(jobs, feeds)
         raise LoadCancelled()
@@ -432,31 +437,29 @@ def _ready_scanner(cancel: threading.Event | None, limit_s: float = READY_WAIT_S
     return scanner_is_warm()
 
 
+def _small(nbytes: int) -> bool:
+    """The compiled scanner costs this process ~0.45 s and ~100 MB to load: worth it for large
+    inputs, or when it is here already; never worth a compile (20-30 s) in a load."""
+    return nbytes <= (INLINE_BYTES if scanner_is_warm() else SCANNER_WORTH_BYTES)
+
+
+def _first_run(jobs: list[_FileJob]) -> bool:
+    """This load is large enough for the scanner, which numba's cache does not hold yet: it decodes
+    with the typed path, and the next load wants the scanner compiled."""
+    nbytes = sum(b - a for job in jobs for a, b in job.ranges)
+    return scanner_available() and not _scanner_ready() and not _small(nbytes)
+
+
 def _decode_all(jobs: list[_FileJob], feeds: list[_CardFeed], meter: _ProgressMeter,
-                cancel: threading.Event | None, workers: int | None, note: Note | None = None,
+                cancel: threading.Event | None, workers: int | None,
                 partial: PartialCards | None = None) -> None:
+    """Decode every range (in worker processes or threads, else here) and feed the results in file order."""
     tasks = _tasks(jobs)
     sizes = [sum(job.ranges[k][1] - job.ranges[k][0] for k in group) for job, group in tasks]
-    # the compiled scanner costs this process ~0.45 s and ~100 MB to load: worth it for
-    # large inputs, or when it is here already; never worth a compile (20-30 s) in a load
-    small = sum(sizes) <= (INLINE_BYTES if scanner_is_warm() else SCANNER_WORTH_BYTES)
+    small = _small(sum(sizes))
     inline = small or workers == 1
     ready = _scanner_ready()
     scanner_here = ready and (not small or scanner_is_warm())
-    compile_after = scanner_available() and not ready and not small
-    if compile_after and note is not None:
-        note(COMPILING_NOTE)
-    try:
-        _decode_tasks(jobs, tasks, sizes, feeds, meter, cancel, workers, inline, scanner_here, ready, partial)
-    finally:
-        if compile_after:  # for the next load, once this one's decode no longer needs the CPU (a
-            compile_in_background()  # compile beside it, even at idle priority, cost it 1.3-1.9x)
-
-
-def _decode_tasks(jobs: list[_FileJob], tasks: list, sizes: list[int], feeds: list[_CardFeed],
-                  meter: _ProgressMeter, cancel: threading.Event | None, workers: int | None, inline: bool,
-                  scanner_here: bool, ready: bool, partial: PartialCards | None) -> None:
-    """Decode ``tasks`` (in worker processes or threads, else here) and feed their results in file order."""
     if scanner_here and (inline or _threads(True)):
         scanner_here = _ready_scanner(cancel)  # here, once, before decode threads would each import it
     threads = _threads(scanner_here)
