@@ -259,7 +259,7 @@ def other_events(res: ChunkResult, events: list, ordinals: np.ndarray, idx: np.n
     flow_ph = _FLOW_PH[own]
     is_flow = flow_ph >= 0
     if is_flow.any():
-        for code, count in zip(_FLOW_CODES, np.bincount(own[is_flow] - _FLOW_CODES[0], minlength=3).tolist()):
+        for code, count in zip(_FLOW_CODES, np.bincount(flow_ph[is_flow], minlength=3).tolist()):
             if count:
                 res.counts_by_ph[_PHASES[code]] += count
         _flow_events(res, events, ordinals, idx[is_flow], flow_ph[is_flow], strings, lanes, where)
