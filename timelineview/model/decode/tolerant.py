@@ -407,6 +407,17 @@ def _object_starts(data: bytes, limit: int, begin: int = 0) -> tuple[np.ndarray,
     return opens[keep], np.where(first[keep], -1, before[keep])
 
 
+def _decode_error(view) -> str | None:
+    """msgspec's complaint about the JSON value at the start of ``view``; None when it parses (or is
+    nested too deep to tell): the caller then cannot settle the stretch itself."""
+    try:
+        _raw_value.decode(view)
+    except msgspec.DecodeError as exc:
+        return str(exc)
+    except RecursionError:
+        return None
+    return None
+
 class _Splitter:
     """The walk of ``split``: runs of stretches checked by one msgspec pass, a stretch that
     fails looked at alone, and the tolerant scan (``_Scanner``) for what that cannot settle."""
@@ -544,12 +555,8 @@ class _Splitter:
         has a ``"ph"``; (UNSURE, s + 1) for something the tolerant scan must read."""
         a, b = self.at[s], self.at[s + 1]
         unsure = UNSURE, s + 1
-        try:
-            _raw_value.decode(self.view[a + 1:b + 1])
-            return unsure
-        except msgspec.DecodeError as exc:
-            text = str(exc)
-        except RecursionError:
+        text = _decode_error(self.view[a + 1:b + 1])
+        if text is None:
             return unsure
         if "trailing characters" in text:
             end = a + int(_ERROR_AT.search(text).group(1)) - 1  # the byte after the element and blanks
@@ -568,14 +575,8 @@ class _Splitter:
         view = self.view[a + 1:b + 1]
         for m in _INNER_START.finditer(stretch, 1):  # an object inside: must not be an event that parses
             u = m.start()
-            try:
-                _raw_value.decode(view[u:])
-                return unsure
-            except msgspec.DecodeError as exc:
-                text = str(exc)
-            except RecursionError:
-                return unsure
-            if "truncated" in text:
+            text = _decode_error(view[u:])
+            if text is None or "truncated" in text:
                 return unsure
             if "trailing characters" in text and u <= phase - a < u + int(_ERROR_AT.search(text).group(1)):
                 return unsure
