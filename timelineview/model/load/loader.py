@@ -13,11 +13,13 @@ import itertools
 import os
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from multiprocessing import get_context
+from operator import itemgetter
 from pathlib import Path
 
 from timelineview.model.decode.chunk_decode import EXTRA_BYTES, decode_range, read_range, release_read_buffers, unread
@@ -53,6 +55,7 @@ CANCEL_WAIT_S = 5.0  # longest wait, on cancel, for decode tasks already running
 # loading numba and the cached machine code (~0.45 s) or starting worker processes costs more
 SCANNER_WORTH_BYTES = 16 << 20
 READY_WAIT_S = 5.0  # readying a cached scanner takes ~0.5 s; longer means it compiles after all
+_REASON = itemgetter(2)  # of a chunk's drop: (offset, ordinal, reason)
 COMPILING_NOTE = "Reading (first run: the fast reader is compiled after this load, in the background, for next time)"
 
 
@@ -597,14 +600,16 @@ def _file_report(job: _FileJob) -> None:
         rep.bytes_read += ch.end - ch.start
         rep.counts_by_ph.update(ch.counts_by_ph)
         place = _ElementPlaces(job.read_path, ch)
-        for offset, ordinal, reason in ch.dropped:
-            if offset < 0 and len(rep.examples) < MAX_EXAMPLES:  # the fast paths do not keep places
+        shown = max(0, MAX_EXAMPLES - len(rep.examples))  # drops with their places; the rest are counted
+        for offset, ordinal, reason in ch.dropped[:shown]:
+            if offset < 0:  # the fast paths do not keep places
                 offset = place(ordinal)
             rep.drop(reason, job.path, offset, first + ordinal)
-        for offset, ordinal, note in ch.notes:
-            rep.warn(f"{job.path} @ byte {offset if offset >= 0 else place(ordinal)}, event #{first + ordinal}: {note}")
-        for offset, text in ch.problems:
-            rep.warn(f"{job.path} @ byte {offset}: {text}")
+        if len(ch.dropped) > shown:
+            rep.count_dropped(Counter(map(_REASON, ch.dropped[shown:])))
+        rep.warn_all([f"{job.path} @ byte {offset if offset >= 0 else place(ordinal)}, event #{first + ordinal}: {note}"
+                      for offset, ordinal, note in ch.notes]
+                     + [f"{job.path} @ byte {offset}: {text}" for offset, text in ch.problems])
         lossy |= ch.lossy_numbers
         first += ch.n_elements
     if lossy:

@@ -57,9 +57,21 @@ class LoadReport:
         if len(self.examples) < MAX_EXAMPLES:
             self.examples.append(Problem(path, offset, event, reason))
 
+    def count_dropped(self, reasons: Counter) -> None:
+        """Add drops by reason without places (those past the examples kept)."""
+        self.dropped.update(reasons)
+
     def warn(self, message: str) -> None:
         if message not in self.warnings:
             self.warnings.append(message)
+
+    def warn_all(self, messages: list[str]) -> None:
+        """``warn`` each of ``messages``, in time linear in their number (a damaged file has thousands)."""
+        seen = set(self.warnings)
+        for message in messages:
+            if message not in seen:
+                seen.add(message)
+                self.warnings.append(message)
 
     @property
     def dropped_events(self) -> int:
@@ -75,8 +87,7 @@ class LoadReport:
             self.truncated = True
             self.truncated_path = other.truncated_path
             self.truncated_offset = other.truncated_offset
-        for w in other.warnings:
-            self.warn(w)
+        self.warn_all(other.warnings)
         self.duplicates_dropped += other.duplicates_dropped
         self.overlapping_slices += other.overlapping_slices
         self.open_slices += other.open_slices
