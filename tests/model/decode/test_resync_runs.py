@@ -155,13 +155,13 @@ def damaged_card(tmp_path) -> tuple[str, int]:
 def test_runs_in_damaged_ranges_read_by_the_scanner_load_as_typed(tmp_path, monkeypatch):
     path, n_damaged = damaged_card(tmp_path)
     typed_elements = [0]
-    real = chunk_decode._typed_elements
+    real = chunk_decode._typed_pieces
 
-    def counting(data, found, k, stop, *rest):
-        typed_elements[0] += stop - k
-        return real(data, found, k, stop, *rest)
+    def counting(data, starts, ends, pieces, *rest):
+        typed_elements[0] += len(pieces)
+        return real(data, starts, ends, pieces, *rest)
 
-    monkeypatch.setattr(chunk_decode, "_typed_elements", counting)
+    monkeypatch.setattr(chunk_decode, "_typed_pieces", counting)
     scanned = assert_same(path, monkeypatch, chunk_bytes=128 << 10)  # the typed decode, then the scanner
     assert n_damaged > 3 and scanned.report.dropped_events == n_damaged
     typed = {}

@@ -20,7 +20,7 @@ import numpy as np
 
 from timelineview.model.decode import event_types as ev
 from timelineview.model.decode.chunk_result import X_COLS, ChunkResult, FlowColumns, Interner, add_instants
-from timelineview.model.decode.tolerant import LOOK, Elements, object_starts, parse_object, split
+from timelineview.model.decode.tolerant import LOOK, UNREADABLE, Elements, object_starts, parse_object, split
 from timelineview.model.decode.typed_columns import columnarise
 
 EXTRA_BYTES = 64 << 10  # read past a range's end for its last element (4x more each time it is not enough);
@@ -140,42 +140,56 @@ def _decode_tolerant(path: str, file_index: int, start: int, end: int, last: boo
             while True:
                 more = f.read(extra)
                 data += more
-                found = split(data, stop=end - start, base=start)
+                found = split(data, stop=end - start, base=start, compiled=scanner)
                 if not found.info.truncated or not more:
                     break
                 extra *= 4
     else:
-        found = split(data, base=start)
+        found = split(data, base=start, compiled=scanner)
     info = found.info
     near = max(0, min(info.end, end - start) - 2 * LOOK)  # before it, both splits see the same starts
     if not np.array_equal(object_starts(data, info.end, near), found.objects[found.objects >= near]):
         # the args reader splits the range again with the end found as its stop (``ArgsReader``):
         # where its last stretches differ from this split's, its pieces are the ones kept
-        again = split(data, stop=info.end, base=start)
-        found = Elements(again.starts, again.ends, again.exact, info, again.objects)
+        again = split(data, stop=info.end, base=start, compiled=scanner)
+        found = Elements(again.starts, again.ends, again.exact, info, again.objects, again.unreadable)
     n = len(found.starts)
     res = ChunkResult(file_index, start, start + info.end, n, False)
     res.closed = info.closed
     res.truncated = info.truncated
     res.problems = [(start + off, text) for off, text in (info.problems or [])]
     offsets = (found.starts + start).tolist()
-    breaks = sorted(found.exact) + [n]
+    read_alone = sorted(found.exact)
+    breaks = sorted(read_alone + found.unreadable.tolist()) + [n]
     runs = [(k, q) for k, q in zip([0] + [b + 1 for b in breaks[:-1]], breaks) if q - k >= SCAN_RUN]
     scanned = _scan_runs(path, file_index, start, found, runs, interner) if scanner and runs else {}
+    typed = np.ones(n, dtype=bool)  # whole elements, typed together
+    typed[read_alone] = False
+    typed[found.unreadable] = False
+    for k, q in runs:
+        if k in scanned:
+            typed[k:q] = False
     events: list = []
     ordinals: list[int] = []
-    k = 0
-    for q in breaks:
-        if q > k and k not in scanned:  # whole elements between the pieces read one by one: typed in one C call
-            _typed_elements(data, found, k, q, events, ordinals, res, offsets)
-        if q == n:
-            break
+    _typed_pieces(data, found.starts.tolist(), found.ends.tolist(), np.flatnonzero(typed).tolist(), events,
+                  ordinals, res, offsets)
+    unreadable = found.unreadable
+    res.dropped.extend(zip((found.starts[unreadable] + start).tolist(), unreadable.tolist(), repeat(UNREADABLE)))
+    alone_events: list = []
+    alone_ordinals: list[int] = []
+    for q in read_alone:
         piece = found.exact[q]
         if piece.value is None:
             res.dropped.extend(repeat((offsets[q], q, piece.problem or "unreadable event"), piece.events))
         else:
-            _keep(piece.value, piece.problem, q, events, ordinals, res, offsets)
-        k = q + 1
+            _keep(piece.value, piece.problem, q, alone_events, alone_ordinals, res, offsets)
+    if alone_events:  # in file order among the others
+        order = np.argsort(np.array(ordinals + alone_ordinals, dtype=np.int64), kind="stable").tolist()
+        both = events + alone_events
+        events = [both[i] for i in order]
+        ordinals = sorted(ordinals + alone_ordinals)
+    for records in (res.dropped, res.notes):
+        records.sort(key=_ORDINAL)
     columnarise(res, events, np.array(ordinals, dtype=np.int64), offsets, interner)
     if scanned:
         _merge(res, scanned, offsets)
@@ -258,33 +272,44 @@ def _joined_flows(parts: list[FlowColumns]) -> FlowColumns:
     return FlowColumns(**cols, id_num=None, id_text=[texts[i] for i in order.tolist()])
 
 
-def _typed_elements(data: bytes, found: Elements, k: int, stop: int, events: list, ordinals: list[int],
-                    res: ChunkResult, offsets: list[int]) -> None:
-    """Typed events of the whole elements k .. stop-1 (consecutive, commas between them): one
-    decode, then for an element of a wrong type the ones before it in one decode, that element
-    checked field by field, and the rest again."""
-    starts, ends = found.starts, found.ends
-    while k < stop:
-        try:
-            typed = ev.typed_decoder.decode(b"[" + data[starts[k]:ends[stop - 1]] + b"]")
-        except msgspec.ValidationError as exc:
-            bad = _element_of(str(exc), k, stop)
-        except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):  # bad UTF-8 in a string …
-            bad = k
-        else:
-            if len(typed) == stop - k:
-                events.extend(typed)
-                ordinals.extend(range(k, stop))
-                return
-            bad = k
-        if bad > k:
-            _typed_elements(data, found, k, bad, events, ordinals, res, offsets)
-        value, note = parse_object(data[starts[bad]:ends[bad]])
-        if value is None:
-            res.dropped.append((offsets[bad], bad, note))
-        else:
-            _keep(value, note, bad, events, ordinals, res, offsets)
-        k = bad + 1
+def _typed_pieces(data: bytes, starts: list[int], ends: list[int], pieces: list[int], events: list,
+                  ordinals: list[int], res: ChunkResult, offsets: list[int]) -> None:
+    """Typed events of the whole elements ``pieces`` (piece indices, ascending), in one decode
+    of them all when it succeeds. Otherwise an element of a wrong type (named by the error) is
+    checked field by field, those before it are typed in one decode, and those after it in
+    halves; a decode failing without saying where is halved too, so a range of many bad
+    elements costs n log n decodes, not n squared."""
+    if not pieces:
+        return
+    try:
+        typed = ev.typed_decoder.decode(b"[" + b",".join([data[starts[k]:ends[k]] for k in pieces]) + b"]")
+    except msgspec.ValidationError as exc:
+        bad = _element_of(str(exc), 0, len(pieces))
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):  # bad UTF-8 in a string …
+        bad = -1
+    else:
+        if len(typed) == len(pieces):
+            events.extend(typed)
+            ordinals.extend(pieces)
+            return
+        bad = -1
+    if bad < 0 and len(pieces) > 1:
+        half = len(pieces) // 2
+        _typed_pieces(data, starts, ends, pieces[:half], events, ordinals, res, offsets)
+        _typed_pieces(data, starts, ends, pieces[half:], events, ordinals, res, offsets)
+        return
+    bad = max(bad, 0)
+    _typed_pieces(data, starts, ends, pieces[:bad], events, ordinals, res, offsets)
+    q = pieces[bad]
+    value, note = parse_object(data[starts[q]:ends[q]])
+    if value is None:
+        res.dropped.append((offsets[q], q, note))
+    else:
+        _keep(value, note, q, events, ordinals, res, offsets)
+    rest = pieces[bad + 1:]
+    half = len(rest) // 2
+    _typed_pieces(data, starts, ends, rest[:half], events, ordinals, res, offsets)
+    _typed_pieces(data, starts, ends, rest[half:], events, ordinals, res, offsets)
 
 
 def _element_of(message: str, k: int, stop: int) -> int:

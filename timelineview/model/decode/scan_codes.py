@@ -69,3 +69,8 @@ HAS_ESCAPES, HAS_NON_ASCII = 1, 2
 # a TIME_FLOAT value holds where its number's text is: start << TEXT_SHIFT | length (capped)
 TEXT_SHIFT = 16
 TEXT_MAX_LENGTH = (1 << TEXT_SHIFT) - 1
+
+STRAY_CHARS = 32  # a damaged stretch this short without a "ph" key held no event (stray bytes)
+# ``tolerant.split``'s walk (and its compiled steps, ``stretch_walk``)
+DEEP_RUN = 16  # stretches per run once one was nested too deep for msgspec (each such run fails whole)
+DENSE = 8  # damaged events in one range from which each stretch is first weighed by its brackets

@@ -26,7 +26,7 @@ except ImportError:  # pragma: no cover
 
 # the modules whose text goes into the compiled scanner (functions or constants)
 KERNEL_MODULES = ("scan_jit", "scan_codes", "scan_columns", "timestamps", "byte_scan_text",
-                  "byte_scan_numbers", "byte_scan_tables", "byte_scan_arrays", "byte_scan")
+                  "byte_scan_numbers", "byte_scan_tables", "byte_scan_arrays", "byte_scan", "stretch_walk")
 _HERE = Path(__file__).parent
 
 

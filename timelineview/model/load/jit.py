@@ -61,9 +61,10 @@ def warm_scanner() -> None:
     with _warm_lock:
         if scanner_available() and not _warm:
             with _numba_without_blas():  # numba imports its array maths at the first compile or cache load
-                from timelineview.model.decode import byte_scan  # imported only where it is used: ~100 MB
+                from timelineview.model.decode import byte_scan, stretch_walk  # imported where used: ~100 MB
 
                 byte_scan.warm()
+                stretch_walk.warm()
                 stack_walk.warm()  # the index build uses it once numba is here
             drop_library_pages("libllvmlite")  # compiling is done: LLVM's code is not needed to run
             gc.collect()
