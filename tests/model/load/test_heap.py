@@ -29,10 +29,18 @@ def test_trim_returns_pages_freed_inside_the_heap():
     assert run.returncode == 0, run.stderr
 
 
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
+
+
 def trim_after_freeing_blocks() -> None:
     """Free ~51 MB of heap blocks kept from the top, trim, and check most of it left the process."""
     # 64 KiB blocks come from the heap, not mmap; a 1 KiB block after each keeps the
-    # freed ones from being the heap's top, which glibc would return by itself
+    # freed ones from being the heap's top, which glibc would return by itself. Where the
+    # pins land depends on the holes imports left in the heap, so glibc is also told not to
+    # return a free top by itself, and to serve these blocks from the heap whatever it saw before
+    libc = heap._glibc()
+    libc.mallopt(M_TRIM_THRESHOLD, 1 << 30)
+    libc.mallopt(M_MMAP_THRESHOLD, 1 << 20)
     blocks, pins = [], []
     for _ in range(800):
         block = bytearray(64 << 10)  # zero-filled: its pages are touched
