@@ -21,6 +21,8 @@ from timelineview.model.decode.scan_codes import RANGE_OK
 from timelineview.model.load.jit import scanner_available, warm_scanner
 from timelineview.synthetic import CardSpec, WriteOptions, generate_card
 
+from .test_fuzz_damage import MUTATION, mutate
+
 pytestmark = pytest.mark.skipif(not scanner_available(), reason="numba is not installed")
 
 SAMPLES = Path(__file__).resolve().parents[4] / "shared" / "samples"
@@ -202,6 +204,38 @@ def test_random_events_scan_the_same_when_the_scan_stops_for_room(seed):
     cramped = byte_scan.scan_ranges(data, np.array(starts), np.array(ends), smallest=True)
     for a, b in zip(roomy, cramped):
         np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1), chunk=st.sampled_from([64, 256, 1024, 4096]),
+       mutations=st.lists(MUTATION, min_size=1, max_size=6))
+def test_damaged_random_events_load_the_same(tmp_path_factory, monkeypatch, seed, chunk, mutations):
+    """The scanner reads on past an element it cannot read; what it read there is kept only where
+    the tolerant split finds the same elements, so damage loads as with the typed decode alone
+    (lanes and processes included: an element read inside a damaged one must not leave a lane)."""
+    rng = random.Random(seed)
+    text = ("[" + ", ".join(_event_text(rng) for _ in range(rng.randint(1, 80))) + "]").encode()
+    damaged, _ = mutate(text, mutations)
+    path = tmp_path_factory.mktemp("ev") / "trace_view.json"
+    path.write_bytes(damaged)
+    assert_same(path, monkeypatch, chunk_bytes=chunk)
+
+
+def test_the_scanner_reads_on_past_a_damaged_element():
+    from timelineview.model.decode import byte_scan
+    from timelineview.model.decode.scan_codes import RANGE_HOLES
+
+    events = [json.dumps({"ph": "X", "name": f"op{k}", "pid": 1, "tid": 1, "ts": k, "dur": 1}) for k in range(9)]
+    events[3] = events[3].replace('"dur"', '"dur" "')  # broken
+    events[6] += "}"  # a stray '}' after a whole event
+    text = ("[" + ", ".join(events) + "]").encode()
+    data = np.frombuffer(bytearray(text), dtype=np.uint8)
+    scan = byte_scan.scan_ranges(data, np.array([1]), np.array([len(text) - 1]))
+    assert scan.r_state.tolist() == [RANGE_HOLES]
+    where = [text.index(e.encode()) for e in events]
+    # every whole event is read, the stray byte's included; only the broken one is left out
+    assert scan.e_start.tolist() == [where[k] for k in range(9) if k != 3]
+    assert scan.r_count.tolist() == [8]
 
 
 @pytest.mark.parametrize("cut", [0.3, 0.61, 0.999])

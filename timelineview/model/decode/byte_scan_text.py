@@ -50,6 +50,7 @@ from timelineview.model.decode.scan_codes import (
     LEAD4_MAX,
     LEAD4_MIN,
     LEAD4_OVERLONG,
+    LOOK,
     MINUS,
     NEWLINE,
     NINE,
@@ -102,6 +103,30 @@ def skip_ws(buf, i, end):
             return i
         i += 1
     return i
+
+
+@jit
+def _blank(c):
+    return c == SPACE or c == NEWLINE or c == RETURN or c == TAB
+
+
+@jit
+def next_object_start(buf, i, end):
+    """The first '{' at or after i where ``tolerant.split`` sees an element start: '"' after it and
+    ',' before it, across at most LOOK blanks each (``end`` if none before it)."""
+    while i < end:
+        if byte_at(buf, i) == OPEN_OBJECT:
+            k = i + 1
+            while k < end and k - i - 1 < LOOK and _blank(byte_at(buf, k)):
+                k += 1
+            if k < end and byte_at(buf, k) == QUOTE:
+                b = i - 1
+                while b >= 0 and i - 1 - b < LOOK and _blank(byte_at(buf, b)):
+                    b -= 1
+                if b >= 0 and byte_at(buf, b) == COMMA:
+                    return i
+        i += 1
+    return end
 
 
 @jit

@@ -11,7 +11,7 @@ from __future__ import annotations
 import gc
 import re
 import threading
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from itertools import repeat
 from operator import itemgetter
 
@@ -19,7 +19,14 @@ import msgspec
 import numpy as np
 
 from timelineview.model.decode import event_types as ev
-from timelineview.model.decode.chunk_result import X_COLS, ChunkResult, FlowColumns, Interner, add_instants
+from timelineview.model.decode.chunk_result import (
+    X_COLS,
+    ChunkResult,
+    FlowColumns,
+    Interner,
+    add_instants,
+    in_file_order,
+)
 from timelineview.model.decode.tolerant import LOOK, UNREADABLE, Elements, object_starts, parse_object, split
 from timelineview.model.decode.typed_columns import columnarise
 
@@ -29,7 +36,7 @@ _ELEMENT_AT = re.compile(r"at `\$\[(\d+)\]")
 _buffers: dict[tuple[int, str], bytearray] = {}  # reused read buffers: (thread, use) -> buffer
 SCAN_RUN = 64  # whole elements in a row of a damaged range worth a compiled scan of their own
 _nesting = threading.local()  # a damaged range's runs are being scanned (their own failures stay typed)
-_ORDINAL, _FIRST = itemgetter(1), itemgetter(0)  # sort keys: drops and notes, meta and B/E records
+_FIRST = itemgetter(0)  # sort key: meta and B/E records
 
 
 def release_read_buffers() -> None:
@@ -72,15 +79,35 @@ def read_range(path: str, start: int, end: int, reuse: str = "") -> bytearray | 
     return buf
 
 
+PENDING_LANE = -2  # ``ScannedRows``' lane ids: PENDING_LANE - k is row k of ``lane_tokens``, not interned yet
+
+
+@dataclass
+class ScannedRows:
+    """The elements the compiled scanner read in a range it could not read whole: their columns
+    (``result``, ordinals counting these elements only), their bytes [starts, ends) in the file,
+    those the typed decode reads there (metadata, B/E, counters...: ``typed``), and the (pid, tid)
+    tokens of the lanes its ids wait for. Nothing of them is interned before the typed path keeps
+    them: elements read after a damaged one may lie inside it."""
+
+    result: ChunkResult
+    starts: np.ndarray
+    ends: np.ndarray
+    typed: np.ndarray  # bool per element
+    lanes: np.ndarray  # per element: its row of ``lane_tokens`` (-1: none)
+    lane_tokens: list[tuple]
+
+
 def decode_range(path: str, file_index: int, start: int, end: int, last: bool,
-                 interner: Interner | None = None, scanner: bool = False) -> ChunkResult:
+                 interner: Interner | None = None, scanner: bool = False,
+                 rows: ScannedRows | None = None) -> ChunkResult:
     """Decode elements of ``path`` starting at ``start`` (a top-level position) up to ``end``.
 
     For the last range of a file, scanning continues to the end of the data so a
     truncated tail is read as far as it goes. A file cut shorter since its layout was read
     gives what its bytes hold, the range marked truncated where they end. With ``scanner``
-    (the caller's compiled scanner is ready) the long runs of whole events in a damaged range
-    are read by it, as clean ranges are.
+    (the caller's compiled scanner is ready) the whole events in a damaged range are read by
+    it, as clean ranges are: ``rows`` are those it read already.
     """
     own = interner is None
     interner = interner or Interner()
@@ -107,7 +134,7 @@ def decode_range(path: str, file_index: int, start: int, end: int, last: bool,
             res = ChunkResult(file_index, start, end, len(events), True)
             columnarise(res, events, None, interner=interner)
         else:
-            res = _decode_tolerant(path, file_index, start, end, last, bytes(buf[1:-1]), interner, scanner)
+            res = _decode_tolerant(path, file_index, start, end, last, bytes(buf[1:-1]), interner, scanner, rows)
         if own:
             interner.finish([res])
         return res
@@ -131,7 +158,8 @@ def unread(ranges: list[tuple[int, int]], file_index: int, reason: str) -> list[
 
 
 def _decode_tolerant(path: str, file_index: int, start: int, end: int, last: bool,
-                     data: bytes, interner: Interner, scanner: bool = False) -> ChunkResult:
+                     data: bytes, interner: Interner, scanner: bool = False,
+                     rows: ScannedRows | None = None) -> ChunkResult:
     if not last:
         # the last element may run past ``end`` when ``end`` was not a real boundary
         extra = EXTRA_BYTES
@@ -160,15 +188,23 @@ def _decode_tolerant(path: str, file_index: int, start: int, end: int, last: boo
     res.problems = [(start + off, text) for off, text in (info.problems or [])]
     offsets = (found.starts + start).tolist()
     read_alone = sorted(found.exact)
-    breaks = sorted(read_alone + found.unreadable.tolist()) + [n]
-    runs = [(k, q) for k, q in zip([0] + [b + 1 for b in breaks[:-1]], breaks) if q - k >= SCAN_RUN]
-    scanned = _scan_runs(path, file_index, start, found, runs, interner) if scanner and runs else {}
     typed = np.ones(n, dtype=bool)  # whole elements, typed together
     typed[read_alone] = False
     typed[found.unreadable] = False
-    for k, q in runs:
-        if k in scanned:
-            typed[k:q] = False
+    scanned: list[tuple[np.ndarray, ChunkResult]] = []  # (the piece of each of its elements, columns)
+    kept = _pieces_of(rows, found, start) if rows is not None else None
+    if kept is not None:  # the elements the scanner read around the damage
+        _intern_lanes(rows, interner)
+        scanned.append((kept, rows.result))
+        by_scanner = kept[~rows.typed]
+    else:
+        if scanner:  # long runs of whole elements, scanned again
+            breaks = sorted(read_alone + found.unreadable.tolist()) + [n]
+            runs = [(k, q) for k, q in zip([0] + [b + 1 for b in breaks[:-1]], breaks) if q - k >= SCAN_RUN]
+            scanned = _scan_runs(path, file_index, start, found, runs, interner) if runs else []
+        by_scanner = np.concatenate([at for at, _ in scanned]) if scanned else np.zeros(0, dtype=np.int64)
+    typed[by_scanner] = False
+    by_scanner = set(by_scanner.tolist())
     events: list = []
     ordinals: list[int] = []
     _typed_pieces(data, found.starts.tolist(), found.ends.tolist(), np.flatnonzero(typed).tolist(), events,
@@ -178,6 +214,8 @@ def _decode_tolerant(path: str, file_index: int, start: int, end: int, last: boo
     alone_events: list = []
     alone_ordinals: list[int] = []
     for q in read_alone:
+        if q in by_scanner:
+            continue
         piece = found.exact[q]
         if piece.value is None:
             res.dropped.extend(repeat((offsets[q], q, piece.problem or "unreadable event"), piece.events))
@@ -188,21 +226,60 @@ def _decode_tolerant(path: str, file_index: int, start: int, end: int, last: boo
         both = events + alone_events
         events = [both[i] for i in order]
         ordinals = sorted(ordinals + alone_ordinals)
-    for records in (res.dropped, res.notes):
-        records.sort(key=_ORDINAL)
     columnarise(res, events, np.array(ordinals, dtype=np.int64), offsets, interner)
     if scanned:
         _merge(res, scanned, offsets)
+    in_file_order(res)
     return res
 
 
+def _pieces_of(rows: ScannedRows, found: Elements, start: int) -> np.ndarray | None:
+    """The piece of each element the scanner read, when each is exactly one that holds an
+    element (whole, or read alone and parsed); None when some is not (its columns are then
+    the typed path's)."""
+    if not len(rows.starts):
+        return None
+    starts, ends = found.starts + start, found.ends + start
+    at = np.searchsorted(starts, rows.starts)
+    if at[-1] >= len(starts) or not (np.array_equal(starts[at], rows.starts) and np.array_equal(ends[at], rows.ends)):
+        return None
+    if np.isin(at, found.unreadable).any() or any(found.exact[k].value is None for k in at.tolist()
+                                                  if k in found.exact):
+        return None
+    return at
+
+
+def _intern_lanes(rows: ScannedRows, interner: Interner) -> None:
+    """Give the lanes ``rows`` waits for their ids (they are kept)."""
+    res = rows.result
+    lanes = interner.lanes
+    used = rows.lanes[rows.lanes >= 0]  # (dropped events' lanes too, as the typed path makes them)
+    _, first = np.unique(used, return_index=True)
+    to_id = {k: lanes.setdefault(rows.lane_tokens[k], len(lanes)) for k in used[np.sort(first)].tolist()}
+
+    def ids(lane: np.ndarray) -> np.ndarray:
+        pending = lane <= PENDING_LANE
+        if not pending.any():
+            return lane
+        out = lane.copy()
+        out[pending] = [to_id[k] for k in (PENDING_LANE - lane[pending]).tolist()]
+        return out
+
+    res.x_lane = ids(res.x_lane)
+    if res.instants is not None:
+        o, lane, name, ts = res.instants
+        res.instants = (o, ids(lane), name, ts)
+    if res.flows is not None:
+        res.flows = replace(res.flows, lane=ids(res.flows.lane))
+
+
 def _scan_runs(path: str, file_index: int, start: int, found: Elements, runs: list[tuple[int, int]],
-               interner: Interner) -> dict[int, ChunkResult]:
+               interner: Interner) -> list[tuple[np.ndarray, ChunkResult]]:
     """Long runs of whole elements read by the compiled scanner, each as a range of its own:
-    first element's piece index -> its result (runs it read otherwise are left to the typed
-    decode)."""
+    (the piece of each of its elements, its result) for the runs it read (the others are left
+    to the typed decode)."""
     if getattr(_nesting, "active", False):
-        return {}
+        return []
     from timelineview.model.decode.scan_decode import scan_group  # (it imports this module)
 
     key = (threading.get_ident(), "scan")
@@ -216,27 +293,29 @@ def _scan_runs(path: str, file_index: int, start: int, found: Elements, runs: li
         _buffers.pop(key, None)
         if callers is not None:
             _buffers[key] = callers
-    return {k: part for (k, q), part in zip(runs, parts) if part.fast and part.n_elements == q - k}
+    return [(np.arange(k, q), part) for (k, q), part in zip(runs, parts) if part.fast and part.n_elements == q - k]
 
 
-def _merge(res: ChunkResult, parts: dict[int, ChunkResult], offsets: list[int]) -> None:
-    """Add the columns of ``parts`` (runs of ``res``'s elements, by first piece index) to
+def _merge(res: ChunkResult, parts: list[tuple[np.ndarray, ChunkResult]], offsets: list[int]) -> None:
+    """Add the columns of ``parts`` (each with the piece index of each of its elements) to
     ``res``, everything in file order as the typed path gives it."""
-    shifted = list(parts.items())
-    order = np.argsort(np.concatenate([res.x_ord] + [p.x_ord + k for k, p in shifted]), kind="stable")
+    maps = [(at, at.tolist()) for at, _ in parts]
+    order = np.argsort(np.concatenate([res.x_ord] + [at[p.x_ord] for (at, _), (_, p) in zip(maps, parts)]),
+                       kind="stable")
     for c in X_COLS:
-        pieces = [getattr(p, c) + k if c == "x_ord" else getattr(p, c) for k, p in shifted]
+        pieces = [at[p.x_ord].astype(res.x_ord.dtype) if c == "x_ord" else getattr(p, c)
+                  for (at, _), (_, p) in zip(maps, parts)]
         setattr(res, c, np.concatenate([getattr(res, c)] + pieces)[order])
-    for k, part in shifted:
+    for (at, piece), (_, part) in zip(maps, parts):
         res.counts_by_ph.update(part.counts_by_ph)
         res.lossy_numbers |= part.lossy_numbers
-        res.dropped += [(off if off >= 0 else offsets[o + k], o + k, why) for off, o, why in part.dropped]
-        res.notes += [(off if off >= 0 else offsets[o + k], o + k, why) for off, o, why in part.notes]
-        res.meta += [(o + k, *rest) for o, *rest in part.meta]
-        res.be += [(o + k, *rest) for o, *rest in part.be]
+        res.dropped += [(off if off >= 0 else offsets[piece[o]], piece[o], why) for off, o, why in part.dropped]
+        res.notes += [(off if off >= 0 else offsets[piece[o]], piece[o], why) for off, o, why in part.notes]
+        res.meta += [(piece[o], *rest) for o, *rest in part.meta]
+        res.be += [(piece[o], *rest) for o, *rest in part.be]
         if part.instants is not None:
             o, lane, name, ts = part.instants
-            add_instants(res, o + k, lane, name, ts)
+            add_instants(res, at[o], lane, name, ts)
         if part.counter_points is not None:  # (the card orders each series' samples by time)
             series, ts, value = part.counter_points
             series = series + len(res.counter_series)
@@ -246,15 +325,13 @@ def _merge(res: ChunkResult, parts: dict[int, ChunkResult], offsets: list[int]) 
                 ts, value = np.concatenate([old_ts, ts]), np.concatenate([old_value, value])
             res.counter_series = res.counter_series + part.counter_series
             res.counter_points = (series.astype(np.int32), ts, value)
-    for records in (res.dropped, res.notes):
-        records.sort(key=_ORDINAL)
     res.meta.sort(key=_FIRST)
     res.be.sort(key=_FIRST)
     if res.instants is not None:
         order = np.argsort(res.instants[0], kind="stable")
         res.instants = tuple(c[order] for c in res.instants)
-    flows = [f for f in [res.flows] + [replace(p.flows, ordinal=p.flows.ordinal + k) for k, p in shifted
-                                       if p.flows is not None] if f is not None and len(f.ts)]
+    flows = [f for f in [res.flows] + [replace(p.flows, ordinal=at[p.flows.ordinal]) for (at, _), (_, p)
+                                       in zip(maps, parts) if p.flows is not None] if f is not None and len(f.ts)]
     if flows:
         res.flows = _joined_flows(flows)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 import numpy as np
 
@@ -111,6 +112,7 @@ class Interner:
             r.lane_keys = lane_keys
 
 
+_ORDINAL = itemgetter(1)  # of a drop or note: (offset, ordinal, text)
 NO_TS = "'ts' missing or not a number"  # why a flow, instant, B/E or counter event was dropped
 X_COLS = ("x_start", "x_dur", "x_lane", "x_name", "x_cat", "x_task", "x_ord")
 _FLOW_COLS = ("ordinal", "ph", "cat", "lane", "ts", "bp_e")
@@ -164,3 +166,11 @@ def add_instants(res: ChunkResult, ordinal: np.ndarray, lane: np.ndarray, name: 
     if res.instants is not None:
         cols = tuple(np.concatenate([a, b]) for a, b in zip(res.instants, cols))
     res.instants = cols
+
+
+def in_file_order(res: ChunkResult) -> None:
+    """A range's drops and notes in the order of their elements, whichever path read each (the
+    typed decode lists slices' drops first, the scanner each kind's in turn)."""
+    for records in (res.dropped, res.notes):
+        if len(records) > 1:
+            records.sort(key=_ORDINAL)

@@ -63,7 +63,7 @@ TOK_INT, TOK_STR, TOK_NULL = 0, 1, 2
 # time value states; FLOAT: a JSON number the caller converts through float64
 TIME_EXACT, TIME_FLOAT = 0, 1
 # range states
-RANGE_OK, RANGE_FAILED = 0, 1
+RANGE_OK, RANGE_HOLES = 0, 1  # every element read; or some not (damaged, or a shape left to the typed path)
 # string flags
 HAS_ESCAPES, HAS_NON_ASCII = 1, 2
 # a TIME_FLOAT value holds where its number's text is: start << TEXT_SHIFT | length (capped)
@@ -74,3 +74,4 @@ STRAY_CHARS = 32  # a damaged stretch this short without a "ph" key held no even
 # ``tolerant.split``'s walk (and its compiled steps, ``stretch_walk``)
 DEEP_RUN = 16  # stretches per run once one was nested too deep for msgspec (each such run fails whole)
 DENSE = 8  # damaged events in one range from which each stretch is first weighed by its brackets
+LOOK = 32  # blanks looked across around a '{' when telling whether an element starts there

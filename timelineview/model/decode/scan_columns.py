@@ -62,7 +62,7 @@ class ScanArray(NamedTuple):
 
 
 SCAN_ARRAYS = (
-    ScanArray("r_state", np.int8, RANGES, doc="per range: RANGE_OK or RANGE_FAILED"),
+    ScanArray("r_state", np.int8, RANGES, doc="per range: RANGE_OK or RANGE_HOLES"),
     ScanArray("r_count", np.int64, RANGES, doc="elements read"),
     ScanArray("r_first", np.int64, RANGES, doc="row of its first element"),
     ScanArray("kind", np.int8, ELEMENTS, doc="per element: KIND_*"),

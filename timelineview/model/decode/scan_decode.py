@@ -15,7 +15,7 @@ import numpy as np
 from timelineview.model.decode import event_types as ev
 from timelineview.model.decode import scan_codes as codes
 from timelineview.model.decode import scan_columns as cols
-from timelineview.model.decode.chunk_decode import decode_range, read_range
+from timelineview.model.decode.chunk_decode import PENDING_LANE, ScannedRows, decode_range, read_range
 from timelineview.model.decode.chunk_result import (
     NO_TS,
     ChunkResult,
@@ -23,6 +23,7 @@ from timelineview.model.decode.chunk_result import (
     Interner,
     PackedResults,
     add_instants,
+    in_file_order,
     pack,
     token_text,
 )
@@ -31,6 +32,8 @@ from timelineview.model.decode.timestamps import FLOAT_EXACT_LIMIT_US
 from timelineview.model.decode.typed_columns import other_events
 
 _floats = msgspec.json.Decoder(list[float])
+# the kinds the typed decode reads in a range the scanner could not read whole
+_TYPED_AROUND_DAMAGE = np.array([codes.KIND_OTHER, codes.KIND_META_COPY, codes.KIND_C], dtype=np.int8)
 _float = msgspec.json.Decoder(float)
 
 
@@ -151,8 +154,14 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
         to_string[sid] = strings.setdefault(texts[sid], len(strings))
     empty = strings.setdefault("", len(strings))
     lanes = interner.lanes
-    to_lane = np.array([lanes.setdefault((_token(pk, pv, texts), _token(tk, tv, texts)), len(lanes))
-                        for pk, pv, tk, tv in scan.lane_rows.tolist()], dtype=np.int32)
+    lane_tokens = [(_token(pk, pv, texts), _token(tk, tv, texts)) for pk, pv, tk, tv in scan.lane_rows.tolist()]
+    # lanes of ranges read whole get their ids now; those only the elements around a damaged one
+    # use wait (``PENDING_LANE - row``) until the typed path keeps those elements (``ScannedRows``)
+    whole = np.repeat(scan.r_state == codes.RANGE_OK, scan.r_count)
+    needed = np.zeros(len(lane_tokens) + 1, dtype=bool)  # the last slot takes the -1s (no lane)
+    needed[scan.lane[whole]] = True
+    to_lane = np.array([lanes.setdefault(token, len(lanes)) if needed[k] else PENDING_LANE - k
+                        for k, token in enumerate(lane_tokens)], dtype=np.int32)
     ts, ts_ok, lossy_ts, refused_ts = _times(data, scan.ts, scan.ts_st)
     dur, dur_ok, lossy_dur, refused_dur = _times(data, scan.dur, scan.dur_st)
     kind = scan.kind
@@ -175,7 +184,7 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
     results = []
     for r, (a, b) in enumerate(ranges):
         res = None
-        if scan.r_state[r] == codes.RANGE_OK:
+        if scan.r_state[r] == codes.RANGE_OK or scan.r_count[r]:
             res = ChunkResult(file_index, a, b, int(scan.r_count[r]), True)
             res.lossy_numbers = bool(lossy_ranges[r])
             res.counts_by_ph = Counter({"X": int(x_total[r])})
@@ -185,19 +194,28 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
                 res.flows = flow_views(r)
                 res.counts_by_ph.update({p: int(n) for p, n in zip("stf", flow_counts[r]) if n})
                 res.dropped += flow_dropped.get(r, [])
-            if counter_counts[r]:
-                res.counts_by_ph["C"] = int(counter_counts[r])
+            holes = scan.r_state[r] == codes.RANGE_HOLES
+            if counter_counts[r] and not holes:  # (around damage, counters are the typed path's: samples
+                res.counts_by_ph["C"] = int(counter_counts[r])  # keep their file order only there)
                 res.counter_series, res.counter_points = counter_views(r)
             if instant_counts[r]:
                 res.counts_by_ph["i"] = int(instant_counts[r])
                 add_instants(res, *instant_views(r))
                 res.dropped += instant_dropped.get(r, [])
-            if meta_copies[r]:  # the later copy of each is read (the last of a key wins)
+            if meta_copies[r] and not holes:  # the later copy of each is read (the last of a key wins)
                 res.counts_by_ph["M"] = int(meta_copies[r])
-            if refused[r] or (others[r] and not _other_phases(res, scan, split, r, data, interner)):
+            if refused[r] or (others[r] and not holes and not _other_phases(res, scan, split, r, data, interner)):
                 res = None
-        if res is None:  # declined by the scanner, or something in it is the typed path's business
-            res = decode_range(path, file_index, a, b, last_is_final and r == len(ranges) - 1, interner, scanner=True)
+        if res is None or scan.r_state[r] == codes.RANGE_HOLES:  # something in it is the typed path's business
+            rows = None
+            if res is not None:  # the elements read around the rest, for the typed path to keep
+                j0, j1 = int(split.first[r]), int(split.stop[r])
+                rows = ScannedRows(res, scan.e_start[j0:j1] + base, scan.e_end[j0:j1] + base,
+                                   np.isin(kind[j0:j1], _TYPED_AROUND_DAMAGE),
+                                   scan.lane[j0:j1], lane_tokens)
+            res = decode_range(path, file_index, a, b, last_is_final and r == len(ranges) - 1, interner, scanner=True,
+                               rows=rows)
+        in_file_order(res)
         results.append(res)
     return results
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import msgspec
 import numpy as np
 
-from timelineview.model.decode.scan_codes import DEEP_RUN, DENSE, STRAY_CHARS
+from timelineview.model.decode.scan_codes import DEEP_RUN, DENSE, LOOK, STRAY_CHARS
 
 # a run of text an element may hold between brackets: plain characters, and strings that
 # end properly and are followed by what may follow a string in JSON
@@ -345,7 +345,6 @@ _TOP_BYTES = re.compile(rb"[^ \t\r\n,]")
 _PHASE_BYTES = _PHASE_KEY.encode()
 _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")  # msgspec reads a lone one as the input cut short
 _RISKY = re.compile(rb"NaN|Infinity|\\u[dD][89a-fA-F]")  # what the tolerant parse reads and msgspec refuses
-LOOK = 32  # whitespace bytes looked across around a '{' when telling whether an element starts there
 _OPEN, _QUOTE, _COMMA = ord("{"), ord('"'), ord(",")
 _NESTING = np.zeros(256, dtype=np.int8)  # +1 opens, -1 closes
 _NESTING[[ord("{"), ord("[")]] = 1

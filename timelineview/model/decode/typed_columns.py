@@ -23,6 +23,7 @@ from timelineview.model.decode.chunk_result import (
     InternTable,
     add_instants,
     id_text,
+    in_file_order,
     token_text,
 )
 from timelineview.model.decode.timestamps import tokens_to_ns
@@ -130,6 +131,7 @@ def columnarise(res: ChunkResult, events: list, ordinals: np.ndarray | None,
         res.x_lane = res.x_name = res.x_cat = res.x_task = empty_i
     if len(x_idx) < n:
         other_events(res, events, ordinals, np.flatnonzero(~is_x), strings, lanes, where, codes)
+    in_file_order(res)
 
 
 PAIR_TABLE_LIMIT = 1 << 20  # distinct pid x tid codes up to which pairs are told apart by a table
