@@ -48,3 +48,23 @@ def test_args_nested_deeply_drop_only_their_event(tmp_path, depth):
     assert store.report.dropped_events == (0 if "deep" in names else 1)
     if "deep" not in names:
         assert store.report.examples[0].offset == 1
+
+
+@pytest.mark.parametrize("jit", ["0", "1"])
+@pytest.mark.parametrize("flow_id", ['""', '"1\\u0000"', '"0965"'])
+def test_odd_text_flow_ids_load(tmp_path, monkeypatch, jit, flow_id):
+    """An empty flow id made the typed decode raise; such ids name flows of their own."""
+    from timelineview.model.load.jit import scanner_available, warm_scanner
+
+    if jit == "1":
+        if not scanner_available():
+            pytest.skip("numba is not installed")
+        warm_scanner()
+    monkeypatch.setenv("TIMELINEVIEW_JIT", jit)
+    flows = [f'{{"ph": "{ph}", "id": {flow_id}, "pid": 1, "tid": {tid}, "ts": {ts}, "cat": "c", "name": "n"}}'
+             for ph, tid, ts in (("s", 1, 1.5), ("f", 2, 5.5))]
+    path = tmp_path / "t.json"
+    path.write_text("[" + ",".join([*flows, *map(json.dumps, GOOD)]) + "]")
+    [store] = load(str(path), workers=1)
+    assert slice_set(store) == reference_slices(GOOD)
+    assert len(store.flows) == 1 and store.report.dropped_events == 0

@@ -75,3 +75,18 @@ def test_phases_are_counted_from_the_events_types():
     tc.columnarise(res, events, None, interner=Interner())
     assert +res.counts_by_ph == Counter(ev.PHASE_OF[type(e)] for e in events)
     assert res.flows.ph.tolist() == [0, 2, 2, 1] and res.flows.bp_e.tolist() == [False, True, False, False]
+
+
+@settings(max_examples=300, deadline=None)
+@given(ids=st.lists(st.text(alphabet="0123456789\x00a é", max_size=20), min_size=1, max_size=8))
+def test_text_flow_ids_are_numbers_only_when_canonical_decimals(ids):
+    """"965" and 965 name one flow; "", "0965", "1\\0" and text are ids of their own (an empty id
+    once made the decode raise)."""
+    def number(text: str) -> bool:
+        return text.isdigit() and text.isascii() and (text == "0" or not text.startswith("0")) and len(text) <= 18
+
+    got = tc._decimal_ids(ids)
+    if all(map(number, ids)):
+        assert got is not None and got.tolist() == [int(t) for t in ids]
+    else:
+        assert got is None

@@ -193,15 +193,15 @@ def _decimal_ids(ids: list[str]) -> np.ndarray | None:
 
     ``"965"`` and ``965`` name the same flow (``id_text``), so the numbers are exact keys.
     """
-    width = max(map(len, ids))
-    if width > 18:
+    length = np.fromiter(map(len, ids), np.int64, len(ids))
+    width = int(length.max())
+    if not 0 < width <= 18:  # ("" is an id of its own, not a number)
         return None
     try:
         mat = np.array(ids, dtype=f"S{width}").view(np.uint8).reshape(len(ids), width)
     except UnicodeEncodeError:
         return None
-    length = (mat != 0).sum(axis=1)
-    digits = ((mat >= 48) & (mat <= 57)).sum(axis=1)
+    digits = ((mat >= 48) & (mat <= 57)).sum(axis=1)  # (a NUL is not one: "1\0" is not 1)
     canonical = (digits == length) & (length > 0) & ((mat[:, 0] != 48) | (length == 1))
     if not canonical.all():
         return None
