@@ -152,3 +152,22 @@ def test_dense_damage_is_settled_in_the_compiled_walk(monkeypatch):
     looks[0] = 0
     assert pieces(split(data)) == pieces(found)
     assert looks[0] > 100  # without it, each damaged event is looked at in Python
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(parts=st.lists(st.sampled_from([b"{", b"}", b'"', b",", b" ", b"\n", b"\t", b"[", b"a", b" " * 40, b',{"',
+                                       b', {"ph"', b'{ "']), max_size=60),
+       cut=st.floats(0, 1))
+def test_object_starts_are_the_python_walks(parts, cut):
+    """The compiled object starts and element ends equal ``_object_starts`` and the ends the
+    Python split derives from them (blanks up to LOOK and past it, the bytes past ``limit``)."""
+    sw = walk_kernel()
+    data = b"".join(parts)
+    limit = int(cut * len(data))
+    starts, comma = tolerant._object_starts(data, limit)
+    a = np.frombuffer(data, dtype=np.uint8)
+    out = [np.zeros(len(data) + 1, dtype=np.int64) for _ in range(3)]
+    n = sw.object_starts(a, limit, *out)
+    assert out[0][:n].tolist() == starts.tolist() and out[1][:n].tolist() == comma.tolist()
+    ends = [len(data[:c].rstrip(b" \t\r\n")) for c in comma[1:].tolist()] + [-1]
+    assert out[2][:n].tolist() == (ends if n else [])

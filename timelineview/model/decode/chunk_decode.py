@@ -243,8 +243,8 @@ def _pieces_of(rows: ScannedRows, found: Elements, start: int) -> np.ndarray | N
     at = np.searchsorted(starts, rows.starts)
     if at[-1] >= len(starts) or not (np.array_equal(starts[at], rows.starts) and np.array_equal(ends[at], rows.ends)):
         return None
-    if np.isin(at, found.unreadable).any() or any(found.exact[k].value is None for k in at.tolist()
-                                                  if k in found.exact):
+    unparsed = [k for k, piece in found.exact.items() if piece.value is None]
+    if np.isin(at, found.unreadable).any() or (unparsed and np.isin(at, unparsed).any()):
         return None
     return at
 

@@ -23,7 +23,6 @@ from timelineview.model.decode.scan_codes import (
     CLOSE_OBJECT,
     COLON,
     COMMA,
-    DEEP_RUN,
     DENSE,
     ESCAPE_LETTERS,
     ESCAPE_UNICODE,
@@ -32,7 +31,9 @@ from timelineview.model.decode.scan_codes import (
     FALSE_START,
     FIRST_NON_ASCII,
     FIRST_PRINTABLE,
+    LOOK,
     MINUS,
+    NEWLINE,
     NINE,
     NULL_START,
     ONE,
@@ -41,7 +42,10 @@ from timelineview.model.decode.scan_codes import (
     PLUS,
     POINT,
     QUOTE,
+    RETURN,
+    SPACE,
     STRAY_CHARS,
+    TAB,
     TRUE_START,
     ZERO,
 )
@@ -312,79 +316,44 @@ def _stray_close(buf, at, s, last, q, phase_at):
 
 
 @jit
-def _unbalanced(buf, a, b):
-    """buf[a:b]'s brackets or quotes do not pair up, counted byte by byte (``_Splitter._unbalanced``)."""
-    depth = 0
-    quotes = 0
-    for i in range(a, b):
-        c = byte_at(buf, i)
-        if c == OPEN_OBJECT or c == OPEN_ARRAY:
-            depth += 1
-        elif c == CLOSE_OBJECT or c == CLOSE_ARRAY:
-            depth -= 1
-        elif c == QUOTE:
-            quotes += 1
-    return depth != 0 or quotes % 2 == 1
+def walk(buf, at, comma, s, last, dense, exact_count, stack, out_start, out_end, out_kind, out_stray):
+    """Follow ``_Splitter.run`` from stretch s while each of its steps is sure. A whole stretch
+    (a whole element, its next start's ',' after it) is one piece, whether a run passes it or a
+    look finds it. Where a run would break inside a stretch, or a look is made at it, the look
+    finds one damaged event up to the next start with a "ph" (DAMAGED), or a whole element and a
+    stray '}' (STRAY_AFTER, as the tolerant scan reads it). ``dense`` and ``exact_count`` are the
+    walk's state (``exact_count``: the pieces read alone so far, which make damage dense at DENSE).
 
-
-@jit
-def walk(buf, at, comma, s, last, deep, dense, exact_count, stack, out_start, out_end, out_kind, out_stray):
-    """Follow ``_Splitter.run`` from stretch s while each of its steps is sure: a run of whole
-    stretches (one msgspec pass there) passes, and a look at a stretch (where a run stops, or at a
-    suspect once damage is dense) finds a whole element (INTACT), one damaged event up to the next
-    start with a "ph" (DAMAGED), or a whole element and a stray '}' (STRAY_AFTER, as the tolerant
-    scan reads it). ``deep``, ``dense`` and ``exact_count`` are the walk's state (``exact_count``:
-    the pieces read alone so far, which make damage dense at DENSE).
-
-    Returns (where the Python walk goes on, pieces written to ``out_*``, dense now). Where a run
-    holds a stretch it is not sure of, it hands back the run's start, so Python runs it as before;
-    where a look is not sure, the stretch looked at.
+    Returns (where the Python walk goes on, pieces written to ``out_*``, dense now): at a stretch
+    whose look it cannot settle, that stretch (a run would break there too, so Python looks at it
+    next whatever its bounds); at one a run might read past, where its last look left the walk
+    (a turn of Python's walk starts there, with the same state).
     """
     n = 0
     phase_at = -1  # the next "ph" at or after the current stretch's end (-2: none before the tail)
-    run_end = s  # the stretches before it are in the run the walk is in (none: a turn starts)
-    run_s, run_n = s, 0  # where that run started, and the pieces before it
-    suspect = -1  # the first suspect at or after ``suspect_from``
-    suspect_from = last
+    turn_s, turn_n = s, 0  # after the last look: where Python's walk would start a turn
     while s < last:
-        if s >= run_end:  # a turn of the walk starts here: its run's bound
-            run_s, run_n = s, n
-            run_end = last
-            if deep:
-                run_end = min(run_end, s + DEEP_RUN)
-            if dense:
-                if not suspect_from <= s <= suspect:
-                    suspect_from = s
-                    suspect = s
-                    while suspect < last and not _unbalanced(buf, at[suspect], at[suspect + 1]):
-                        suspect += 1
-                run_end = min(run_end, suspect)
         a, b = at[s], at[s + 1]
         how, p = value_end(buf, a, b, stack)
         q = skip_ws(buf, p, b) if how == DONE else b
-        whole = how == DONE and q == comma[s + 1]
-        if how == BROKEN or how == DONE:
-            if phase_at != -2 and phase_at < b:
-                phase_at = _find(buf, _PHASE, b, at[last])
-                if phase_at < 0:
-                    phase_at = -2
-        if s < run_end:  # in a run: a whole stretch passes; a run that breaks inside it looks at it
-            if whole:
-                out_start[n], out_end[n], out_kind[n], out_stray[n] = a, p, INTACT, -1
-                n += 1
-                s += 1
-                continue
-            if not (how == BROKEN or how == DONE and q < b and byte_at(buf, q) == CLOSE_OBJECT):
-                return run_s, run_n, dense  # the run may go on past it: Python's to run
-        run_end = s  # the look ends this turn
-        if whole:
+        if how == DONE and q == comma[s + 1]:
             out_start[n], out_end[n], out_kind[n], out_stray[n] = a, p, INTACT, -1
+            n += 1
             s += 1
-        elif how == DONE and q < b and _stray_close(buf, at, s, last, q, phase_at):
+            continue
+        if not (how == BROKEN or how == DONE and q < b and byte_at(buf, q) == CLOSE_OBJECT):
+            return turn_s, turn_n, dense  # a run may go on past it: Python's to run
+        if phase_at != -2 and phase_at < b:
+            phase_at = _find(buf, _PHASE, b, at[last])
+            if phase_at < 0:
+                phase_at = -2
+        if how == DONE:
+            if not _stray_close(buf, at, s, last, q, phase_at):
+                return s, n, dense
             out_start[n], out_end[n], out_kind[n], out_stray[n] = a, p, STRAY_AFTER, q
             exact_count += 1
             s += 1
-        elif how == BROKEN:
+        else:
             t = _damaged_to(buf, at, s, last, phase_at, stack)
             if t < 0:
                 return s, n, dense
@@ -392,11 +361,49 @@ def walk(buf, at, comma, s, last, deep, dense, exact_count, stack, out_start, ou
             exact_count += 1
             dense = dense or exact_count >= DENSE
             s = t
-        else:
-            return s, n, dense
         n += 1
-        run_end = s
+        turn_s, turn_n = s, n
     return s, n, dense
+
+
+@jit
+def _blank(c):
+    return c == SPACE or c == NEWLINE or c == RETURN or c == TAB
+
+
+@jit
+def object_starts(buf, limit, out_starts, out_comma, out_ends):
+    """``tolerant._object_starts`` of buf (from 0) and the element ends the split derives from
+    them, in one pass: each '{' before ``limit`` followed by '"' and preceded by ',' (or by nothing),
+    across at most LOOK blanks each (bytes up to LOOK past ``limit`` are looked at), with that
+    ','; and for each start but the last, where the element before the next start's ',' ends.
+    Returns how many starts were written."""
+    visible = min(len(buf), limit + LOOK + 1)
+    n = 0
+    for i in range(limit):
+        if byte_at(buf, i) != OPEN_OBJECT:
+            continue
+        k = i + 1
+        while k < visible and k - i - 1 < LOOK and _blank(byte_at(buf, k)):
+            k += 1
+        if k >= visible or byte_at(buf, k) != QUOTE:
+            continue
+        b = i - 1
+        while b >= 0 and i - 1 - b < LOOK and _blank(byte_at(buf, b)):
+            b -= 1
+        if b >= 0 and byte_at(buf, b) != COMMA:
+            continue
+        out_starts[n] = i
+        out_comma[n] = b  # (-1: the first element, nothing before it)
+        n += 1
+    for k in range(n - 1):
+        b = out_comma[k + 1] - 1
+        while b >= 0 and _blank(byte_at(buf, b)):
+            b -= 1
+        out_ends[k] = b + 1
+    if n:
+        out_ends[n - 1] = -1
+    return n
 
 
 def warm() -> None:
@@ -404,5 +411,7 @@ def warm() -> None:
     data = b'{"ph":"X","args":[{"k":1}},{"ph":"X","a":1},{"ph":"i"}'
     at = np.array([0, 27, 44], dtype=np.int64)
     out = np.zeros(3, dtype=np.int64)
-    walk(np.frombuffer(data, dtype=np.uint8), at, np.array([-1, 26, 43], dtype=np.int64), 0, 2, False, False, 0,
+    walk(np.frombuffer(data, dtype=np.uint8), at, np.array([-1, 26, 43], dtype=np.int64), 0, 2, False, 0,
          np.zeros(MAX_DEPTH, dtype=np.uint8), out, out.copy(), np.zeros(3, dtype=np.uint8), out.copy())
+    starts = np.zeros(4, dtype=np.int64)
+    object_starts(np.frombuffer(data, dtype=np.uint8), len(data), starts, starts.copy(), starts.copy())

@@ -429,13 +429,21 @@ class _Splitter:
         self.stop = stop
         self.limit = self.n if stop is None else min(stop, self.n)
         self.base = base
-        self.starts, comma = _object_starts(data, self.limit)
         a = np.frombuffer(data, dtype=np.uint8)
-        # each stretch's element ends at the last non-blank byte before the next start's ','
-        ends = _across_blanks(a, comma[1:] - 1, -1)
-        for k in np.flatnonzero(ends == -2).tolist():  # a long run of blanks
-            ends[k] = len(data[:comma[k + 1]].rstrip(b" \t\r\n")) - 1
-        self.ends = np.append(ends + 1, -1)
+        if compiled:
+            from timelineview.model.decode import stretch_walk  # (numba: imported where it is used)
+
+            room = max(1, int(np.count_nonzero(a[:self.limit] == _OPEN)))
+            starts, comma, ends = (np.empty(room, dtype=np.int64) for _ in range(3))
+            n = stretch_walk.object_starts(a, self.limit, starts, comma, ends)
+            self.starts, comma, self.ends = starts[:n], comma[:n], ends[:n]
+        else:
+            self.starts, comma = _object_starts(data, self.limit)
+            # each stretch's element ends at the last non-blank byte before the next start's ','
+            ends = _across_blanks(a, comma[1:] - 1, -1)
+            for k in np.flatnonzero(ends == -2).tolist():  # a long run of blanks
+                ends[k] = len(data[:comma[k + 1]].rstrip(b" \t\r\n")) - 1
+            self.ends = np.append(ends + 1, -1)
         # the buffer behind one extra byte, so that '[' and ']' can stand in for the ',' around a run
         self.work = bytearray(1) + bytearray(data[:self.limit + 1])
         self.view = memoryview(self.work)
@@ -460,8 +468,6 @@ class _Splitter:
         self.unreadable: list[np.ndarray] = []  # the damaged pieces it found (``Elements.unreadable``)
         self.walk_stuck = -1  # the stretch it stopped at last (the Python walk's to read)
         if compiled and self.last > 0:
-            from timelineview.model.decode import stretch_walk  # (numba: imported where it is used)
-
             self.walk = stretch_walk
             self.bytes_np = a
             self.comma_np = comma
@@ -517,9 +523,8 @@ class _Splitter:
         stretch it left to the Python walk."""
         walk = self.walk
         out_start, out_end, out_kind, out_stray, stack = self.walked
-        stop, n, dense = walk.walk(self.bytes_np, self.starts, self.comma_np, s, self.last, self.deep,
-                                   self.dense, self._read_alone(), stack, out_start, out_end,
-                                   out_kind, out_stray)
+        stop, n, dense = walk.walk(self.bytes_np, self.starts, self.comma_np, s, self.last, self.dense,
+                                   self._read_alone(), stack, out_start, out_end, out_kind, out_stray)
         if not n:
             return stop
         first = len(self.piece_starts)
