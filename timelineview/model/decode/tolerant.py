@@ -169,10 +169,25 @@ def scan(buf: bytes | bytearray | memoryview, pos: int = 0, stop: int | None = N
     return pieces, ScanEnd(end, scanner.closed, scanner.truncated, problems)
 
 
-class _Scanner:
+class _ProblemLog:
+    """The places a walk reports, the first MAX_PROBLEMS of them kept and the rest counted."""
+
+    def __init__(self) -> None:
+        self.problems: list[tuple[int, str]] = []
+        self.more_problems = 0
+
+    def problem(self, at: int, what: str) -> None:
+        if len(self.problems) < MAX_PROBLEMS:
+            self.problems.append((at, what))
+        else:
+            self.more_problems += 1
+
+
+class _Scanner(_ProblemLog):
     """The walk over the text; positions are characters, texts give file offsets."""
 
     def __init__(self, text: str, places: _Places, stop: int | None, base: int) -> None:
+        super().__init__()
         self.text = text
         self.places = places
         self.stop = stop
@@ -180,9 +195,7 @@ class _Scanner:
         self.bad_utf8 = not text.isascii() and _BAD_UTF8.search(text) is not None
         self.closed = False
         self.truncated = False
-        self.problems: list[tuple[int, str]] = []
         self.pieces: list[Piece] = []
-        self.more_problems = 0
         self.skipped_to = 0
         self.known_damaged = -1  # an event start found damaged while resyncing
         self.pos = 0  # where the last ``run`` stopped
@@ -190,12 +203,6 @@ class _Scanner:
     def offset(self, i: int) -> int:
         """File offset of character ``i``."""
         return self.base + self.places.byte(i)
-
-    def problem(self, at: int, what: str) -> None:
-        if len(self.problems) < MAX_PROBLEMS:
-            self.problems.append((at, what))
-        else:
-            self.more_problems += 1
 
     def run(self, pos: int) -> list[Piece]:
         text = self.text
@@ -419,11 +426,12 @@ def _decode_error(view) -> str | None:
         return None
     return None
 
-class _Splitter:
+class _Splitter(_ProblemLog):
     """The walk of ``split``: runs of stretches checked by one msgspec pass, a stretch that
     fails looked at alone, and the tolerant scan (``_Scanner``) for what that cannot settle."""
 
     def __init__(self, data: bytes, stop: int | None, base: int, compiled: bool = False) -> None:
+        super().__init__()
         self.data = data
         self.n = len(data)
         self.stop = stop
@@ -456,8 +464,6 @@ class _Splitter:
         self.piece_starts: list[int] = []
         self.piece_ends: list[int] = []
         self.exact: dict[int, Piece] = {}
-        self.problems: list[tuple[int, str]] = []
-        self.more_problems = 0
         self.stopped = False  # the array closed, or the bytes ran out inside an element
         self.last = len(self.starts) - 1  # the stretch from this start on is the tail, read by the tolerant scan
         self.deep = False  # some element is nested too deep for msgspec
@@ -556,12 +562,6 @@ class _Splitter:
     def _read_alone(self) -> int:
         """Pieces read one by one so far (damage is dense from DENSE on)."""
         return len(self.exact) + sum(len(u) for u in self.unreadable)
-
-    def _problem(self, at: int, text: str) -> None:
-        if len(self.problems) < MAX_PROBLEMS:
-            self.problems.append((at, text))
-        else:
-            self.more_problems += 1
 
     def _unbalanced(self, s: int) -> list[int]:
         """The stretches from s on whose brackets or quotes do not pair up (one look each instead
@@ -671,7 +671,7 @@ class _Splitter:
 
     def _damaged(self, s: int, t: int) -> None:
         a, b = self.at[s], self.at[t]
-        self._problem(a, f"unreadable bytes {self.base + a}..{self.base + b}")
+        self.problem(a, f"unreadable bytes {self.base + a}..{self.base + b}")
         self.exact[len(self.piece_starts)] = Piece(a, b, None, UNREADABLE, 1)
         self.piece_starts.append(a)
         self.piece_ends.append(b)
