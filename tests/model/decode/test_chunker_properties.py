@@ -78,3 +78,15 @@ def test_same_shape_strings_match_the_exact_parser(width, decimals, numbers):
             assert good and got == want, text
         else:
             assert not good, text
+
+
+def test_a_cut_inside_an_event_two_ranges_before_the_end_is_read_past(tmp_path):
+    """Strings holding '},{' put cuts inside the one event: the range decoded again from the
+    event's real end ended past its own cut, inside the next range, which was taken as starting
+    at a boundary and read as a fragment (the load said the file was cut short)."""
+    event = {"name": "", "ph": "X", "pid": 0, "tid": 0, "ts": 0.0, "dur": 0.0, "args": {"},{": ""}, "cat": "},{"}
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps([event]))
+    [store] = load(str(path), chunk_bytes=16)
+    assert len(store.slices) == 1
+    assert store.report.dropped_events == 0 and not store.report.truncated

@@ -205,3 +205,21 @@ def test_damage_in_the_first_event_too_costs_only_that_event(tmp_path):
     [store] = load(path, chunk_bytes=512)
     assert ends[0] > 64  # the next object starts further than a few bytes away
     assert not Counter(reference_slices(events[1:])) - Counter(slice_set(store))  # none missing
+
+
+def test_a_bracket_in_place_of_an_event_start_inside_a_range_does_not_end_the_array(tmp_path):
+    """`},\\n]"ph": ...` in the middle of the file (a flipped '{'): the array goes on, as the layout
+    found it; only the event the byte sits in is lost, and it is counted (it ended the range's read,
+    losing the rest of the range without a word)."""
+    from timelineview.model.store.report import MAX_EXAMPLES
+
+    events = [x_event(f"op{k}", 1, 1, 10.0 * k, 2.0, args={"k": k}) for k in range(300)]
+    parts = [json.dumps(e).encode() for e in events]
+    parts[40] = b"]" + parts[40][1:]
+    path = tmp_path / "t.json"
+    path.write_bytes(b"[" + b",\n".join(parts) + b"]")
+    for chunk in (2048, 1 << 20):  # the damage in a range before the last, and in the last
+        [store] = load(str(path), chunk_bytes=chunk)
+        kept = [e for k, e in enumerate(events) if k != 40]
+        assert slice_set(store) == reference_slices(kept), chunk
+        assert store.report.dropped_events == 1 and len(store.report.examples) <= MAX_EXAMPLES

@@ -148,7 +148,8 @@ def scan(buf: bytes | bytearray | memoryview, pos: int = 0, stop: int | None = N
          ) -> tuple[list[Piece], ScanEnd]:
     """Split ``buf`` from ``pos`` (a top-level position between elements) into elements.
 
-    Stops at the closing ``]``, at the end of the buffer, or before the first element
+    Stops at the closing ``]`` (one before ``stop`` is a stray byte: the layout put the range
+    inside the array), at the end of the buffer, or before the first element
     that starts at or after ``stop``. Elements are parsed individually; a damaged stretch
     is one piece without a value, and scanning goes on at the next event after it.
     ``base`` is the file offset of ``buf[0]``: the problems' texts give file offsets.
@@ -157,7 +158,8 @@ def scan(buf: bytes | bytearray | memoryview, pos: int = 0, stop: int | None = N
     data = bytes(buf)
     text = data.decode("utf-8", "surrogateescape")
     places = _Places(text, len(data))
-    scanner = _Scanner(text, places, None if stop is None else places.char(stop), base)
+    stop_char = None if stop is None else places.char(stop)
+    scanner = _Scanner(text, places, stop_char, base, stop_char)
     pieces = scanner.run(places.char(pos))
     scanner.sum_up()
     for piece in pieces:
@@ -186,11 +188,12 @@ class _ProblemLog:
 class _Scanner(_ProblemLog):
     """The walk over the text; positions are characters, texts give file offsets."""
 
-    def __init__(self, text: str, places: _Places, stop: int | None, base: int) -> None:
+    def __init__(self, text: str, places: _Places, stop: int | None, base: int, inside: int | None = None) -> None:
         super().__init__()
         self.text = text
         self.places = places
         self.stop = stop
+        self.inside = inside  # the text before this lies inside the event array: a ']' there is stray
         self.base = base
         self.bad_utf8 = not text.isascii() and _BAD_UTF8.search(text) is not None
         self.closed = False
@@ -288,8 +291,9 @@ class _Scanner(_ProblemLog):
         """A ``]`` between elements: the end of the array (-1), a second array, or a stray byte."""
         m = _TOP.search(self.text, at + 1)
         nxt = self.text[m.start()] if m else None
-        if nxt is None or nxt == '"' or nxt == "}":  # the end, or the rest of an enclosing object
-            return -1
+        if nxt is None or nxt == '"' or nxt == "}":  # the end, or the rest of an enclosing object,
+            if self.inside is None or at >= self.inside:  # unless the layout put this place inside the array
+                return -1
         if nxt == "[":
             self.problem(at, f"a second event array starts at byte {self.offset(m.start())}: its events are read too")
             return m.start() + 1
@@ -683,7 +687,8 @@ class _Splitter(_ProblemLog):
             self.origin = pos
             text = self.data[pos:].decode("utf-8", "surrogateescape")
             self.places = _Places(text, self.n - pos)
-            self.scanner = _Scanner(text, self.places, None, self.base + pos)
+            inside = None if self.stop is None else self.places.char(max(0, self.limit - pos))
+            self.scanner = _Scanner(text, self.places, None, self.base + pos, inside)
         scanner = self.scanner
         scanner.stop = None if stop is None else self._char(stop)
         first = len(scanner.pieces)

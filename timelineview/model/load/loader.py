@@ -374,7 +374,14 @@ def _tasks(jobs: list[_FileJob], task_bytes: int | None = None) -> list[tuple[_F
 
 def _task_args(job: _FileJob, group: list[int], scanner: bool) -> tuple:
     """``decode_group`` arguments of one task."""
-    return job.read_path, job.index, [job.ranges[k] for k in group], group[-1] == len(job.ranges) - 1, scanner
+    return job.read_path, job.index, [job.ranges[k] for k in group], _holds_array_end(job, group[-1]), scanner
+
+
+def _holds_array_end(job: _FileJob, k: int) -> bool:
+    """Range k is the last and the layout found no closing bracket: its decode reads to the end
+    of the data, where the array may end. Every other range lies inside the array (a ']' in it is
+    a stray byte; a flipped '{' ended a range's read there and lost the rest of it)."""
+    return k == len(job.ranges) - 1 and not (job.bounds is not None and job.bounds.closed)
 
 
 def _file_task(job: _FileJob, group: list[int], packed: PackedResults) -> None:
@@ -546,9 +553,10 @@ def _unreadable(job: _FileJob, group: list[int], exc: OSError) -> PackedResults:
 
 def _ends_at_cut(job: _FileJob, k: int) -> bool:
     """Chunk k ended exactly at its planned cut (or, its last event damaged, where chunk k+1
-    starts: its resync point), so chunk k+1 starts at a real boundary."""
+    starts: its resync point), so chunk k+1 starts at a real boundary. (A chunk decoded again
+    from where the one before it really ended may end past its cut, inside chunk k+1.)"""
     res = job.results.get(k)
-    return res is not None and (res.fast or res.end == job.ranges[k][1]
+    return res is not None and (res.end == job.ranges[k][1]
                                 or k + 1 < len(job.ranges) and res.end == job.ranges[k + 1][0])
 
 
@@ -566,7 +574,7 @@ def _confirm_start(job: _FileJob, k: int) -> None:
     if prev.end > nominal_end:
         # the previous chunk's last event ran past the cut: decode from its real end
         a, b = prev.end, max(job.ranges[k][1], prev.end)
-        job.results[k] = decode_range(job.read_path, job.index, a, b, k == len(job.ranges) - 1)
+        job.results[k] = decode_range(job.read_path, job.index, a, b, _holds_array_end(job, k))
     else:
         job.report.drop("unreadable bytes between events", job.path, prev.end)
 
