@@ -221,6 +221,19 @@ def test_damaged_random_events_load_the_same(tmp_path_factory, monkeypatch, seed
     assert_same(path, monkeypatch, chunk_bytes=chunk)
 
 
+def test_an_instant_dropped_for_its_time_makes_no_lane(tmp_path, monkeypatch):
+    """With the typed decode an instant whose time does not fit int64 ns makes no lane; the scanner
+    made one (an empty lane, its process listed), whether or not its range was read whole."""
+    events = [{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1},
+              {"ph": "i", "name": "i", "pid": 7, "tid": "Ops", "ts": 12800000000000011},
+              {"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 5, "dur": 1}]
+    path = tmp_path / "trace_view.json"
+    path.write_text(json.dumps(events))
+    scanned = assert_same(path, monkeypatch, chunk_bytes=64)
+    assert [scanned.lane_full_name(i) for i in range(len(scanned.lanes))] == ["Device 1 / Stream 1"]
+    assert scanned.report.dropped_events == 1
+
+
 def test_the_scanner_reads_on_past_a_damaged_element():
     from timelineview.model.decode import byte_scan
     from timelineview.model.decode.scan_codes import RANGE_HOLES

@@ -154,16 +154,18 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
         to_string[sid] = strings.setdefault(texts[sid], len(strings))
     empty = strings.setdefault("", len(strings))
     lanes = interner.lanes
+    ts, ts_ok, lossy_ts, refused_ts = _times(data, scan.ts, scan.ts_st)
+    dur, dur_ok, lossy_dur, refused_dur = _times(data, scan.dur, scan.dur_st)
     lane_tokens = [(_token(pk, pv, texts), _token(tk, tv, texts)) for pk, pv, tk, tv in scan.lane_rows.tolist()]
+    # an instant dropped for its time makes no lane (as in the typed decode); dropped slices and flows do
+    lane_of = np.where((scan.kind == codes.KIND_I) & ~ts_ok, -1, scan.lane)
     # lanes of ranges read whole get their ids now; those only the elements around a damaged one
     # use wait (``PENDING_LANE - row``) until the typed path keeps those elements (``ScannedRows``)
     whole = np.repeat(scan.r_state == codes.RANGE_OK, scan.r_count)
     needed = np.zeros(len(lane_tokens) + 1, dtype=bool)  # the last slot takes the -1s (no lane)
-    needed[scan.lane[whole]] = True
+    needed[lane_of[whole]] = True
     to_lane = np.array([lanes.setdefault(token, len(lanes)) if needed[k] else PENDING_LANE - k
                         for k, token in enumerate(lane_tokens)], dtype=np.int32)
-    ts, ts_ok, lossy_ts, refused_ts = _times(data, scan.ts, scan.ts_st)
-    dur, dur_ok, lossy_dur, refused_dur = _times(data, scan.dur, scan.dur_st)
     kind = scan.kind
     is_x = kind == codes.KIND_X
     is_flow = (kind >= codes.KIND_S) & (kind <= codes.KIND_F)
@@ -212,7 +214,7 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
                 j0, j1 = int(split.first[r]), int(split.stop[r])
                 rows = ScannedRows(res, scan.e_start[j0:j1] + base, scan.e_end[j0:j1] + base,
                                    np.isin(kind[j0:j1], _TYPED_AROUND_DAMAGE),
-                                   scan.lane[j0:j1], lane_tokens)
+                                   lane_of[j0:j1], lane_tokens)
             res = decode_range(path, file_index, a, b, last_is_final and r == len(ranges) - 1, interner, scanner=True,
                                rows=rows)
         in_file_order(res)
