@@ -223,3 +223,29 @@ def test_a_bracket_in_place_of_an_event_start_inside_a_range_does_not_end_the_ar
         kept = [e for k, e in enumerate(events) if k != 40]
         assert slice_set(store) == reference_slices(kept), chunk
         assert store.report.dropped_events == 1 and len(store.report.examples) <= MAX_EXAMPLES
+
+
+@pytest.mark.parametrize("after", ['"samples": [{"cpu": 0, "tid": 1, "ts": 5, "name": "s", "weight": 1}]',
+                                   '"other": [{"ph": "X", "name": "z", "pid": 9, "tid": 9, "ts": 1, "dur": 1}]'])
+def test_an_array_after_trace_events_is_not_read_as_events(tmp_path, after):
+    """The layout takes the last ']' that closes the object as the array's end, which may be a later
+    array's: the ']' of traceEvents followed by ',' and a key ends the events there."""
+    events = [x_event(f"op{k}", 1, 1, 10.0 * k, 2.0) for k in range(40)]
+    path = tmp_path / "t.json"
+    path.write_text('{"traceEvents": ' + json.dumps(events) + ", " + after + "}")
+    [store] = load(str(path))
+    assert slice_set(store) == reference_slices(events)
+    assert store.report.dropped_events == 0 and not store.report.warnings
+
+
+def test_an_integer_of_thousands_of_digits_drops_its_event_only(tmp_path):
+    """Python's int parser refuses 4300+ digits with a plain ValueError (no position), which the
+    tolerant scan took for a JSON error and raised on."""
+    events = [x_event(f"op{k}", 1, 1, 10.0 * k, 2.0) for k in range(6)]
+    parts = [json.dumps(e) for e in events]
+    parts[2] = parts[2][:-1] + ', "z": 1' + "0" * 5000 + "}}"  # a stray '}' after it too
+    path = tmp_path / "t.json"
+    path.write_text("[" + ", ".join(parts) + "]")
+    [store] = load(str(path))
+    assert slice_set(store) == reference_slices([e for k, e in enumerate(events) if k != 2])
+    assert store.report.dropped_events == 1

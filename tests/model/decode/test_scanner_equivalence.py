@@ -234,6 +234,18 @@ def test_an_instant_dropped_for_its_time_makes_no_lane(tmp_path, monkeypatch):
     assert scanned.report.dropped_events == 1
 
 
+@pytest.mark.parametrize("after", ["x", "}", "x]"])
+def test_a_bare_integer_time_reads_as_a_float_in_an_element_read_alone(tmp_path, monkeypatch, after):
+    """An element the tolerant scan parses alone kept a JSON integer exact where the typed decode
+    (and the scanner) read it as float64: 2^42 µs or more then loaded differently on the two paths."""
+    ok = json.dumps({"ph": "X", "name": "ok", "pid": 1, "tid": 1, "ts": 5, "dur": 1})
+    big = json.dumps({"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1736412474721123, "dur": 7})
+    path = tmp_path / "trace_view.json"
+    path.write_text(f"[{ok}, {big}{after}, {ok}]")
+    scanned = assert_same(path, monkeypatch, chunk_bytes=4096)
+    assert 1736412474721123072 in scanned.slices.start.tolist()
+
+
 def test_the_scanner_reads_on_past_a_damaged_element():
     from timelineview.model.decode import byte_scan
     from timelineview.model.decode.scan_codes import RANGE_HOLES

@@ -9,6 +9,7 @@ Either way the result is the same ``ChunkResult``.
 from __future__ import annotations
 
 import gc
+import math
 import re
 import threading
 from dataclasses import dataclass, replace
@@ -417,7 +418,13 @@ def _scalar_token(v: object) -> tuple[bool, object]:
 
 
 def _number(v: object) -> tuple[bool, object]:
-    return (True, v) if v is None or type(v) in (float, int, str) else (False, None)
+    """A time as the typed decode reads it: a JSON integer is a float there (``Number``)."""
+    if type(v) is int:
+        try:
+            return True, float(v)
+        except OverflowError:
+            return True, math.copysign(math.inf, v)
+    return (True, v) if v is None or type(v) in (float, str) else (False, None)
 
 
 def event_from_dict(d: object) -> tuple[object, str]:

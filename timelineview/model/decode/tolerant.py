@@ -30,6 +30,7 @@ _RUN = re.compile(r'(?:[^"{}\[\]]+|"[^"\\]*(?:\\.[^"\\]*)*"(?=[ \t\r\n]*(?:[:,\]
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 _TOP = re.compile(r"[^ \t\r\n,]")  # the next thing between elements
 _EVENT_START = re.compile(r'\{[ \t\r\n]*"')  # where an event may start, when resyncing
+_KEY = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"[ \t\r\n]*:')  # a member key of an enclosing object
 _SCALAR = re.compile(r'(?:"[^"\\]*(?:\\.[^"\\]*)*"|-?[0-9][0-9.eE+-]*|null|true|false|NaN|-?Infinity)'
                      r"(?=[ \t\r\n]*(?:,|\]|\Z))")
 _BAD_UTF8 = re.compile("[\udc80-\udcff]")  # what surrogateescape makes of invalid bytes
@@ -148,8 +149,7 @@ def scan(buf: bytes | bytearray | memoryview, pos: int = 0, stop: int | None = N
          ) -> tuple[list[Piece], ScanEnd]:
     """Split ``buf`` from ``pos`` (a top-level position between elements) into elements.
 
-    Stops at the closing ``]`` (one before ``stop`` is a stray byte: the layout put the range
-    inside the array), at the end of the buffer, or before the first element
+    Stops at the closing ``]``, at the end of the buffer, or before the first element
     that starts at or after ``stop``. Elements are parsed individually; a damaged stretch
     is one piece without a value, and scanning goes on at the next event after it.
     ``base`` is the file offset of ``buf[0]``: the problems' texts give file offsets.
@@ -158,8 +158,7 @@ def scan(buf: bytes | bytearray | memoryview, pos: int = 0, stop: int | None = N
     data = bytes(buf)
     text = data.decode("utf-8", "surrogateescape")
     places = _Places(text, len(data))
-    stop_char = None if stop is None else places.char(stop)
-    scanner = _Scanner(text, places, stop_char, base, stop_char)
+    scanner = _Scanner(text, places, None if stop is None else places.char(stop), base)
     pieces = scanner.run(places.char(pos))
     scanner.sum_up()
     for piece in pieces:
@@ -188,12 +187,11 @@ class _ProblemLog:
 class _Scanner(_ProblemLog):
     """The walk over the text; positions are characters, texts give file offsets."""
 
-    def __init__(self, text: str, places: _Places, stop: int | None, base: int, inside: int | None = None) -> None:
+    def __init__(self, text: str, places: _Places, stop: int | None, base: int) -> None:
         super().__init__()
         self.text = text
         self.places = places
         self.stop = stop
-        self.inside = inside  # the text before this lies inside the event array: a ']' there is stray
         self.base = base
         self.bad_utf8 = not text.isascii() and _BAD_UTF8.search(text) is not None
         self.closed = False
@@ -234,7 +232,8 @@ class _Scanner(_ProblemLog):
                     end += win_start
                 except ValueError as exc:  # (a parse error's position is counted from the string's start:
                     value = None  # the window keeps that short)
-                    if exc.pos >= len(window) - 1 and win_start + len(window) < len(text):
+                    at_end = getattr(exc, "pos", -1) >= len(window) - 1  # (an int of 4300+ digits: no pos)
+                    if at_end and win_start + len(window) < len(text):
                         value, end = self._decode_whole(at)  # runs past the window
                 except RecursionError:
                     value = None
@@ -288,12 +287,15 @@ class _Scanner(_ProblemLog):
         return end
 
     def _close_bracket(self, at: int) -> int:
-        """A ``]`` between elements: the end of the array (-1), a second array, or a stray byte."""
+        """A ``]`` between elements: the end of the array (-1: the data ends, the enclosing object
+        closes, or its next key follows after a ','), a second array, or a stray byte (a flipped
+        '{' before ``"ph": ...`` ended the read of its range, and the rest of it was lost)."""
         m = _TOP.search(self.text, at + 1)
         nxt = self.text[m.start()] if m else None
-        if nxt is None or nxt == '"' or nxt == "}":  # the end, or the rest of an enclosing object,
-            if self.inside is None or at >= self.inside:  # unless the layout put this place inside the array
-                return -1
+        if nxt is None or nxt == "}" and "," not in self.text[at + 1:m.start()]:
+            return -1
+        if nxt == '"' and "," in self.text[at + 1:m.start()] and _KEY.match(self.text, m.start()):
+            return -1
         if nxt == "[":
             self.problem(at, f"a second event array starts at byte {self.offset(m.start())}: its events are read too")
             return m.start() + 1
@@ -547,7 +549,7 @@ class _Splitter(_ProblemLog):
         strays = np.flatnonzero(kind == walk.STRAY_AFTER).tolist()
         for k in strays:  # as the tolerant scan reads them
             a, b = int(out_start[k]), int(out_end[k])
-            self.exact[first + k] = Piece(a, b, _decoder.decode(self.data[a:b].decode("ascii")))
+            self.exact[first + k] = Piece(a, b, *parse_object(self.data[a:b]))
         reported = np.flatnonzero(kind != walk.INTACT)  # each says where, in file order, up to MAX_PROBLEMS
         room = max(0, MAX_PROBLEMS - len(self.problems))
         self.more_problems += max(0, len(reported) - room)
@@ -687,8 +689,7 @@ class _Splitter(_ProblemLog):
             self.origin = pos
             text = self.data[pos:].decode("utf-8", "surrogateescape")
             self.places = _Places(text, self.n - pos)
-            inside = None if self.stop is None else self.places.char(max(0, self.limit - pos))
-            self.scanner = _Scanner(text, self.places, None, self.base + pos, inside)
+            self.scanner = _Scanner(text, self.places, None, self.base + pos)
         scanner = self.scanner
         scanner.stop = None if stop is None else self._char(stop)
         first = len(scanner.pieces)

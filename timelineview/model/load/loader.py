@@ -374,14 +374,7 @@ def _tasks(jobs: list[_FileJob], task_bytes: int | None = None) -> list[tuple[_F
 
 def _task_args(job: _FileJob, group: list[int], scanner: bool) -> tuple:
     """``decode_group`` arguments of one task."""
-    return job.read_path, job.index, [job.ranges[k] for k in group], _holds_array_end(job, group[-1]), scanner
-
-
-def _holds_array_end(job: _FileJob, k: int) -> bool:
-    """Range k is the last and the layout found no closing bracket: its decode reads to the end
-    of the data, where the array may end. Every other range lies inside the array (a ']' in it is
-    a stray byte; a flipped '{' ended a range's read there and lost the rest of it)."""
-    return k == len(job.ranges) - 1 and not (job.bounds is not None and job.bounds.closed)
+    return job.read_path, job.index, [job.ranges[k] for k in group], group[-1] == len(job.ranges) - 1, scanner
 
 
 def _file_task(job: _FileJob, group: list[int], packed: PackedResults) -> None:
@@ -574,7 +567,7 @@ def _confirm_start(job: _FileJob, k: int) -> None:
     if prev.end > nominal_end:
         # the previous chunk's last event ran past the cut: decode from its real end
         a, b = prev.end, max(job.ranges[k][1], prev.end)
-        job.results[k] = decode_range(job.read_path, job.index, a, b, _holds_array_end(job, k))
+        job.results[k] = decode_range(job.read_path, job.index, a, b, k == len(job.ranges) - 1)
     else:
         job.report.drop("unreadable bytes between events", job.path, prev.end)
 
