@@ -11,6 +11,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from PySide6 import QtCore  # noqa: E402
 
+from tests.views.main_window_fixture import shown_main_window  # noqa: E402
 from timelineview.analysis.session import AnalysisSession  # noqa: E402
 from timelineview.distributed.summarize import summarize  # noqa: E402
 from timelineview.model import load  # noqa: E402
@@ -20,15 +21,8 @@ from .conftest import CARDS  # noqa: E402
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    from timelineview.views.main_window import MainWindow
-
     settings = QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
-    win = MainWindow(settings=settings, interactive=False)
-    qtbot.addWidget(win)
-    win.resize(1280, 800)
-    win.show()
-    qtbot.waitExposed(win)
-    return win
+    return shown_main_window(qtbot, settings)
 
 
 def _without_number(rows: list[dict]) -> list[dict]:

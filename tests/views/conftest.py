@@ -10,9 +10,8 @@ import pytest  # noqa: E402
 from PySide6 import QtCore  # noqa: E402
 
 from tests.views.factory import ascend_card  # noqa: E402
+from tests.views.main_window_fixture import SIZE, shown_main_window  # noqa: E402
 from timelineview.viewstate.card_view import prepare_card  # noqa: E402
-
-SIZE = (1280, 800)
 
 
 @pytest.fixture(scope="module")
@@ -51,11 +50,4 @@ def settings(tmp_path):
 
 @pytest.fixture
 def window(qtbot, settings):
-    from timelineview.views.main_window import MainWindow
-
-    win = MainWindow(settings=settings, interactive=False)
-    qtbot.addWidget(win)
-    win.resize(*SIZE)
-    win.show()
-    qtbot.waitExposed(win)
-    return win
+    return shown_main_window(qtbot, settings)

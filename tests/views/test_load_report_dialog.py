@@ -8,6 +8,7 @@ import json
 import pytest
 from PySide6 import QtCore, QtWidgets
 
+from tests.views.main_window_fixture import shown_main_window
 from timelineview.views.panels.load_report import NO_REMARKS
 
 EVENTS = 60
@@ -26,14 +27,7 @@ def _damaged_trace(path, damaged=DAMAGED) -> None:
 @pytest.fixture
 def live_window(qtbot, settings):
     """A window that shows its dialogs (the ``window`` fixture prints them instead)."""
-    from timelineview.views.main_window import MainWindow
-
-    win = MainWindow(settings=settings, interactive=True)
-    qtbot.addWidget(win)
-    win.resize(1280, 800)
-    win.show()
-    qtbot.waitExposed(win)
-    return win
+    return shown_main_window(qtbot, settings, interactive=True)
 
 
 def _open(qtbot, win, paths) -> None:

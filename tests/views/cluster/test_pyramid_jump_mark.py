@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6 import QtCore, QtGui
 
-from tests.views.cluster.test_summary_card_timeline import SPAN, _open, pyramid_view, summary, window  # noqa: F401
+from tests.views.cluster.test_summary_card_timeline import SPAN, _open, pyramid_view, summary  # noqa: F401
 
 pytest.importorskip("distributed")
 

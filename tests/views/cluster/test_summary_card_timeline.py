@@ -44,18 +44,6 @@ def summary(tmp_path_factory) -> Path:
     return _summarise(base / "job", base / "s")
 
 
-@pytest.fixture
-def window(qtbot, settings):
-    from timelineview.views.main_window import MainWindow
-
-    win = MainWindow(settings=settings, interactive=False)
-    qtbot.addWidget(win)
-    win.resize(1280, 800)
-    win.show()
-    qtbot.waitExposed(win)
-    return win
-
-
 def _open(qtbot, window, folder: Path):
     """Open a summary folder and wait until it is read (the window reads it in the background)."""
     window.open_paths([folder])
