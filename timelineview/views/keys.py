@@ -165,3 +165,20 @@ class HeldKeys(QtCore.QObject):
                 continue
             lo, hi = ZOOM_RATE if action in (ZOOM_IN, ZOOM_OUT) else PAN_RATE
             self._step(action, held_key_rate(held, lo, hi) * dt)
+
+
+class HeldKeyEvents:
+    """Key releases and focus loss for a widget whose view ``held`` (``HeldKeys``) moves: a key
+    released elsewhere must not keep the view moving. Mixed in before the Qt widget class."""
+
+    held: HeldKeys
+
+    def keyReleaseEvent(self, ev: QtGui.QKeyEvent) -> None:
+        if self.held.take_release(ev):
+            ev.accept()
+            return
+        super().keyReleaseEvent(ev)
+
+    def focusOutEvent(self, ev: QtGui.QFocusEvent) -> None:
+        self.held.release_all()
+        super().focusOutEvent(ev)

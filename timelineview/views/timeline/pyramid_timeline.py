@@ -20,7 +20,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.summaries.card_summary import DERIVED_TITLES
 from timelineview.analysis.summaries.pyramid import FULL, Pyramid
-from timelineview.views.keys import PAN_RIGHT, STEP_PAN, STEP_ZOOM, ZOOM_IN, HeldKeys, discrete_action
+from timelineview.views.keys import PAN_RIGHT, STEP_PAN, STEP_ZOOM, ZOOM_IN, HeldKeyEvents, HeldKeys, discrete_action
 from timelineview.views.theme import Theme, system_is_dark
 from timelineview.views.timeline.scroll_bar import LaneScrollBar
 from timelineview.views.timeline.time_axis import paint_ticks
@@ -54,7 +54,7 @@ def occupancy_alpha(occ: np.ndarray) -> np.ndarray:
     return np.where(occ > 0, MIN_ALPHA + occ * (FULL - MIN_ALPHA) // FULL, 0).astype(np.uint8)
 
 
-class PyramidTimeline(QtWidgets.QWidget):
+class PyramidTimeline(HeldKeyEvents, QtWidgets.QWidget):
     """One summarised card from its pyramid, navigable like the timeline."""
 
     windowChanged = QtCore.Signal()
@@ -305,16 +305,6 @@ class PyramidTimeline(QtWidgets.QWidget):
             self.changed(window=True)
         else:
             super().keyPressEvent(ev)
-
-    def keyReleaseEvent(self, ev: QtGui.QKeyEvent) -> None:
-        if self.held.take_release(ev):
-            ev.accept()
-            return
-        super().keyReleaseEvent(ev)
-
-    def focusOutEvent(self, ev: QtGui.QFocusEvent) -> None:
-        self.held.release_all()
-        super().focusOutEvent(ev)
 
     def wheelEvent(self, ev: QtGui.QWheelEvent) -> None:
         dy, dx = ev.angleDelta().y(), ev.angleDelta().x()

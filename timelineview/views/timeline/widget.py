@@ -19,6 +19,7 @@ from timelineview.views.keys import (
     STEP_PAN,
     STEP_ZOOM,
     ZOOM_IN,
+    HeldKeyEvents,
     HeldKeys,
     discrete_action,
 )
@@ -80,7 +81,7 @@ def default_collapsed(cards: list[CardView]) -> set[tuple]:
     return keys
 
 
-class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
+class TimelineWidget(HeldKeyEvents, NavigationMixin, SearchMixin, QtWidgets.QWidget):
     """The timeline of one or more cards, stacked and time-aligned."""
 
     windowChanged = QtCore.Signal()  # the visible time window (or the cards' clock offsets)
@@ -338,16 +339,6 @@ class TimelineWidget(NavigationMixin, SearchMixin, QtWidgets.QWidget):
             ev.accept()
             return
         super().keyPressEvent(ev)
-
-    def keyReleaseEvent(self, ev: QtGui.QKeyEvent) -> None:
-        if self.held.take_release(ev):
-            ev.accept()
-            return
-        super().keyReleaseEvent(ev)
-
-    def focusOutEvent(self, ev: QtGui.QFocusEvent) -> None:
-        self.held.release_all()  # a key released elsewhere must not keep the view moving
-        super().focusOutEvent(ev)
 
     # ------------------------------------------------------------------ mouse (CanvasController)
     def hit(self, pos: QtCore.QPointF) -> Hit | None:
