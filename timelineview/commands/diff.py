@@ -11,7 +11,7 @@ import orjson
 
 from timelineview.analysis.run_diff import RunDiff, diff_runs
 from timelineview.analysis.session import AnalysisSession
-from timelineview.analysis.summaries.card_summary import MANIFEST
+from timelineview.analysis.summaries.card_summary import read_manifest
 from timelineview.analysis.summaries.summary_session import (
     UnreadableSummary,
     looks_like_summary,
@@ -78,10 +78,11 @@ def summary_source(index: dict, folder: Path) -> str | None:
     files = []
     for entry in index.get("cards", []):
         try:
-            manifest = orjson.loads((folder / entry["dir"] / MANIFEST).read_bytes())
-        except (OSError, ValueError, KeyError, TypeError):
+            manifest = read_manifest(folder / entry["dir"])
+        except (KeyError, TypeError):
             continue
-        files += [str(s) for s in manifest.get("sources") or []]
+        if manifest is not None:
+            files += [str(s) for s in manifest.get("sources") or []]
     try:
         return os.path.commonpath(files) if files else None
     except ValueError:  # absolute and relative together

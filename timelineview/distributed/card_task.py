@@ -152,11 +152,6 @@ def summarize_cards(cards: list[tuple[CardSource, str]], out: str, min_gap_ns: i
     return [job.result for job in jobs]
 
 
-def summarize_card(source: CardSource, out: str, name: str, min_gap_ns: int, run: str = "") -> CardResult:
-    """Summarise one card into ``out/name`` (a batch of one)."""
-    return summarize_cards([(source, name)], out, min_gap_ns, run)[0]
-
-
 @dataclass
 class _CardJob:
     source: CardSource
@@ -222,15 +217,20 @@ def ready_cached_scanner() -> bool:
     return jit.scanner_is_warm()
 
 
+def card_bytes(source: CardSource) -> int:
+    """Bytes of a card's trace files (0 for those that cannot be stat'ed)."""
+    total = 0
+    for f in source.files:
+        try:
+            total += os.stat(f).st_size
+        except OSError:
+            pass
+    return total
+
+
 def _shares(sources: list[CardSource]) -> list[float]:
     """Each card's share of the batch's bytes (equal shares when none can be measured)."""
-    sizes = []
-    for source in sources:
-        size = 0
-        for f in source.files:
-            stamp = file_stamp(f)
-            size += stamp.size if stamp is not None else 0
-        sizes.append(size)
+    sizes = [card_bytes(source) for source in sources]
     total = sum(sizes)
     return [size / total if total else 1.0 / len(sources) for size in sizes]
 

@@ -30,6 +30,7 @@ from timelineview.distributed.card_task import (
     OLD_PREFIX,
     PARTIAL_PREFIX,
     CardResult,
+    card_bytes,
     card_dir_names,
     summarize_cards,
 )
@@ -93,17 +94,6 @@ def local_client(workers: int):
                                scheduler_kwargs={"dashboard_address": ":0"}, memory_limit=0,
                                preload=["timelineview.distributed.warm_worker"])
     return Client(cluster)
-
-
-def card_bytes(source: CardSource) -> int:
-    """Bytes of a card's trace files (0 for those that cannot be stat'ed)."""
-    total = 0
-    for f in source.files:
-        try:
-            total += os.stat(f).st_size
-        except OSError:
-            pass
-    return total
 
 
 def plan_batches(sizes: list[int], workers: int, batch_bytes: int = BATCH_BYTES,

@@ -14,7 +14,7 @@ from timelineview.views.panels.details_panel import DetailsPanel
 from timelineview.views.panels.load_report import LoadReportDialog, summary_report, trace_report
 from timelineview.views.search_bar import SearchBar
 from timelineview.views.shortcut_sheet import ShortcutSheet
-from timelineview.views.summary_worker import SummaryWorker, release_frozen, start_summary
+from timelineview.views.summary_worker import FAILED_SHOWN, SummaryWorker, release_frozen, start_summary
 from timelineview.views.theme import system_is_dark
 from timelineview.views.timeline.widget import TimelineWidget
 from timelineview.viewstate.timeline.view_state import Change
@@ -310,7 +310,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setWindowTitle(summary_title(session))
         if session.failed:
             self.statusBar().showMessage(f"{len(session.failed)} card(s) could not be summarised: "
-                                         + ", ".join(str(e.get("card")) for e in session.failed[:5]), 10000)
+                                         + ", ".join(str(e.get("card")) for e in session.failed[:FAILED_SHOWN]), 10000)
 
     @QtCore.Slot(object, str)
     def _on_summary_analysed(self, session: SummarySession, error: str) -> None:

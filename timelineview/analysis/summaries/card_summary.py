@@ -93,7 +93,7 @@ class SummaryCard:
     def worker(self) -> str:
         return self.manifest.get("worker", "")
 
-    @property
+    @cached_property
     def load_report(self) -> LoadReport | None:
         """The report of the load this summary was made from (None for a summary made before it was kept)."""
         doc = self.manifest.get(kept_report.KEY)

@@ -48,16 +48,13 @@ def is_summary_folder(path: str | Path) -> bool:
 def looks_like_summary(path: str | Path) -> bool:
     """A summary folder, or one whose index cannot be read at all (damaged or cut short): opening it says
     what is wrong with the index rather than that it holds no trace. An index of another kind is not."""
-    index = Path(path) / INDEX
-    if is_summary_folder(path):
-        return True
     try:
-        orjson.loads(index.read_bytes())
+        doc = orjson.loads((Path(path) / INDEX).read_bytes())
     except orjson.JSONDecodeError:
         return True
     except OSError:
         return False
-    return False
+    return isinstance(doc, dict) and doc.get("kind") == INDEX_KIND
 
 
 def read_index(folder: str | Path) -> dict:

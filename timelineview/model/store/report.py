@@ -62,8 +62,7 @@ class LoadReport:
         self.dropped.update(reasons)
 
     def warn(self, message: str) -> None:
-        if message not in self.warnings:
-            self.warnings.append(message)
+        self.warn_all([message])
 
     def warn_all(self, messages: list[str]) -> None:
         """``warn`` each of ``messages``, in time linear in their number (a damaged file has thousands)."""

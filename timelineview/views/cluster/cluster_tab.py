@@ -14,7 +14,7 @@ from timelineview.analysis.cluster.comparison import ClusterComparison
 from timelineview.analysis.summaries.summary_session import SummarySession
 from timelineview.views.analysis_tabs.host import AnalysisTabsHost
 from timelineview.views.analysis_tabs.jump import jump_to
-from timelineview.views.cluster.card_overview import CardOverview
+from timelineview.views.cluster.card_overview import STEP_MARGIN, CardOverview
 from timelineview.views.cluster.cluster_bar import ClusterBar
 from timelineview.views.cluster.cluster_view import ClusterView
 from timelineview.views.cluster.heat_map import HeatMapView
@@ -22,7 +22,6 @@ from timelineview.views.timeline.widget import TimelineWidget
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.timeline.lane_filter import ALL
 
-STEP_MARGIN = 0.02  # of the step length, either side of a drilled step
 LANE_FILTER_KEY = "Ctrl+L"
 
 
