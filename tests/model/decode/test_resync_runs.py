@@ -190,3 +190,21 @@ def test_a_range_ending_in_a_damaged_event_is_not_decoded_twice(tmp_path, monkey
     [store] = load(write(tmp_path, parts), chunk_bytes=2048)
     assert store.report.dropped_events == 400 and len(store.slices) == 0
     assert redecoded[0] == 0  # the loader re-decodes a range only when the one before ended elsewhere
+
+
+def test_args_of_a_damaged_range_whose_last_event_runs_far_past_its_cut(tmp_path):
+    """A '},{' inside a long string puts a cut inside its event, which runs 150 kB past it: the args
+    reader splits each damaged range as the decode did (``split_chunk``, reading past the end as far
+    as the last element needs), so every kept slice still gets its own args."""
+    long_text = "a" * 3000 + "},{" + "v" * 150_000
+    events = [x_event(f"op{i}", 1, 1, 1000 + i * 10, 2, args={"k": long_text if i % 4 == 3 else "v", "i": i})
+              for i in range(12)]
+    parts = encode(events)
+    for k in (2, 6, 10):
+        parts[k] = parts[k].replace(b'"ph"', b'"ph" "', 1)  # a broken key just before each long event
+    [store] = load(write(tmp_path, parts), chunk_bytes=4096)
+    kept = {e["name"]: e["args"] for k, e in enumerate(events) if k not in (2, 6, 10)}
+    assert store.report.dropped_events == 3 and len(store.slices) == len(kept)
+    for i in range(len(store.slices)):
+        name = store.strings[int(store.slices.name[i])]
+        assert store.args(i) == kept[name], name

@@ -158,21 +158,31 @@ def unread(ranges: list[tuple[int, int]], file_index: int, reason: str) -> list[
     return results
 
 
+def split_chunk(path: str, start: int, end: int, data: bytes | None = None, base: int = 0,
+                compiled: bool = False) -> tuple[bytes, Elements]:
+    """The elements of ``path`` from ``start`` (a top-level position) that start before ``end``, as
+    the tolerant decode splits a range, and the bytes split: [start, end) (``data`` when the caller
+    read them), then as much past ``end`` as the last element needs (EXTRA_BYTES, four times more
+    each time it runs past that). The loader's places and the args reader split chunks so too."""
+    if data is None:
+        data = bytes(read_range(path, start, end)[1:-1])
+    extra = EXTRA_BYTES
+    with open(path, "rb") as f:
+        f.seek(end)
+        while True:
+            more = f.read(extra)
+            data += more
+            found = split(data, stop=end - start, base=base, compiled=compiled)
+            if not found.info.truncated or not more:
+                return data, found
+            extra *= 4
+
+
 def _decode_tolerant(path: str, file_index: int, start: int, end: int, last: bool,
                      data: bytes, interner: Interner, scanner: bool = False,
                      rows: ScannedRows | None = None) -> ChunkResult:
     if not last:
-        # the last element may run past ``end`` when ``end`` was not a real boundary
-        extra = EXTRA_BYTES
-        with open(path, "rb") as f:
-            f.seek(end)
-            while True:
-                more = f.read(extra)
-                data += more
-                found = split(data, stop=end - start, base=start, compiled=scanner)
-                if not found.info.truncated or not more:
-                    break
-                extra *= 4
+        data, found = split_chunk(path, start, end, data, base=start, compiled=scanner)
     else:
         found = split(data, base=start, compiled=scanner)
     info = found.info

@@ -22,11 +22,10 @@ from multiprocessing import get_context
 from operator import itemgetter
 from pathlib import Path
 
-from timelineview.model.decode.chunk_decode import EXTRA_BYTES, decode_range, read_range, release_read_buffers, unread
+from timelineview.model.decode.chunk_decode import decode_range, release_read_buffers, split_chunk, unread
 from timelineview.model.decode.chunk_result import ChunkResult, PackedResults, pack, unpack
 from timelineview.model.decode.layout_scan import ArrayBounds, locate_array, plan_ranges
 from timelineview.model.decode.scan_decode import decode_group
-from timelineview.model.decode.tolerant import split
 from timelineview.model.discovery import CardSource, find_cards
 from timelineview.model.load import gunzip, heap
 from timelineview.model.load.cached_cards import CachedCards
@@ -584,8 +583,7 @@ class _ElementPlaces:
         if self.starts is None:
             ch = self.chunk
             try:
-                data = read_range(self.path, ch.start, ch.end + EXTRA_BYTES)[1:-1]  # as the decode split it
-                self.starts = (split(data, stop=ch.end - ch.start).starts + ch.start).tolist()
+                self.starts = (split_chunk(self.path, ch.start, ch.end)[1].starts + ch.start).tolist()
             except OSError:
                 self.starts = []
         return self.starts[ordinal] if 0 <= ordinal < len(self.starts) else self.chunk.start

@@ -2,7 +2,7 @@
 
 Chunks are located by the ordinal of their first element; a fast-path chunk is split
 into raw elements by msgspec (a scan, no objects built), a damaged one by the same
-tolerant reader the loader used (``tolerant.split``), so ordinals always agree.
+tolerant split the loader used (``chunk_decode.split_chunk``), so ordinals always agree.
 
 Ordinals only mean something in the file the card was read from. The reader keeps each
 file's ``FileStamp`` from before the load and checks it before and after every read (and
@@ -22,9 +22,9 @@ import msgspec
 import numpy as np
 import orjson
 
-from timelineview.model.decode.chunk_decode import EXTRA_BYTES, read_range
+from timelineview.model.decode.chunk_decode import read_range, split_chunk
 from timelineview.model.decode.event_types import raw_list_decoder
-from timelineview.model.decode.tolerant import parse_object, split
+from timelineview.model.decode.tolerant import parse_object
 from timelineview.model.store.file_stamp import FileStamp, file_stamp
 
 CHANGED = "the trace file changed since it was loaded; args unavailable"
@@ -77,13 +77,13 @@ class ArgsReader:
         if now is None or now != self._stamps.get(path):
             raise TraceFileChanged(f"{path}: {REMOVED if now is None else CHANGED}")
 
-    def read_chunk(self, c: int, extra: int = 0) -> bytearray | memoryview:
-        """Chunk ``c``'s bytes (and ``extra`` after it) as ``read_range`` gives them, from the file
+    def read_chunk(self, c: int) -> bytearray | memoryview:
+        """Chunk ``c``'s bytes as ``read_range`` gives them, from the file
         the card was read from."""
         t = self.chunks
         path = t.path[c]
         self.check(path)
-        buf = read_range(path, int(t.start[c]), int(t.end[c]) + extra)
+        buf = read_range(path, int(t.start[c]), int(t.end[c]))
         self.check(path)  # not rewritten while it was read
         return buf
 
@@ -101,8 +101,9 @@ class ArgsReader:
             except msgspec.DecodeError:
                 elems = None
         if elems is None:  # split as the loader did: the bytes after the end in sight, the end as stop
-            data = bytes(self.read_chunk(c, EXTRA_BYTES)[1:-1])
-            found = split(data, stop=int(t.end[c] - t.start[c]))
+            path = t.path[c]
+            data, found = split_chunk(path, int(t.start[c]), int(t.end[c]), bytes(self.read_chunk(c)[1:-1]))
+            self.check(path)  # (not rewritten while the bytes after the end were read)
             elems = [data[a:b] for a, b in zip(found.starts.tolist(), found.ends.tolist())]
         if len(elems) != int(t.count[c]):
             raise TraceFileChanged(f"{t.path[c]}: {CHANGED}")
