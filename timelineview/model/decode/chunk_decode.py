@@ -1,9 +1,10 @@
 """Decode one byte range of a trace file into compact columns (runs in worker processes).
 
 Fast path: the whole range as one typed msgspec decode. If that fails, the tolerant
-reader (``tolerant.split``) finds every element; the runs of whole ones are typed in one
-decode each and the rest checked field by field, so one bad event costs only itself.
-Either way the result is the same ``ChunkResult``.
+reader (``tolerant.split``) finds every element; the whole ones are typed in one decode
+(or kept from what the compiled scanner read around the damage: ``ScannedRows``) and the
+rest checked field by field, so one bad event costs only itself. Either way the result is
+the same ``ChunkResult``.
 """
 
 from __future__ import annotations
@@ -35,8 +36,6 @@ EXTRA_BYTES = 64 << 10  # read past a range's end for its last element (4x more 
 # whoever splits a tolerant range again reads this much past its end, with the end as ``stop``
 _ELEMENT_AT = re.compile(r"at `\$\[(\d+)\]")
 _buffers: dict[tuple[int, str], bytearray] = {}  # reused read buffers: (thread, use) -> buffer
-SCAN_RUN = 64  # whole elements in a row of a damaged range worth a compiled scan of their own
-_nesting = threading.local()  # a damaged range's runs are being scanned (their own failures stay typed)
 _FIRST = itemgetter(0)  # sort key: meta and B/E records
 
 
@@ -191,7 +190,7 @@ def _decode_tolerant(path: str, file_index: int, start: int, end: int, last: boo
         # the args reader splits the range again with the end found as its stop (``ArgsReader``):
         # where its last stretches differ from this split's, its pieces are the ones kept
         again = split(data, stop=info.end, base=start, compiled=scanner)
-        found = Elements(again.starts, again.ends, again.exact, info, again.objects, again.unreadable)
+        found = replace(again, info=info)
     n = len(found.starts)
     res = ChunkResult(file_index, start, start + info.end, n, False)
     res.closed = info.closed
@@ -208,12 +207,8 @@ def _decode_tolerant(path: str, file_index: int, start: int, end: int, last: boo
         _intern_lanes(rows, interner)
         scanned.append((kept, rows.result))
         by_scanner = kept[~rows.typed]
-    else:
-        if scanner:  # long runs of whole elements, scanned again
-            breaks = sorted(read_alone + found.unreadable.tolist()) + [n]
-            runs = [(k, q) for k, q in zip([0] + [b + 1 for b in breaks[:-1]], breaks) if q - k >= SCAN_RUN]
-            scanned = _scan_runs(path, file_index, start, found, runs, interner) if runs else []
-        by_scanner = np.concatenate([at for at, _ in scanned]) if scanned else np.zeros(0, dtype=np.int64)
+    else:  # (none read, or they do not match the split: the typed decode reads every whole element)
+        by_scanner = np.zeros(0, dtype=np.int64)
     typed[by_scanner] = False
     by_scanner = set(by_scanner.tolist())
     events: list = []
@@ -282,29 +277,6 @@ def _intern_lanes(rows: ScannedRows, interner: Interner) -> None:
         res.instants = (o, ids(lane), name, ts)
     if res.flows is not None:
         res.flows = replace(res.flows, lane=ids(res.flows.lane))
-
-
-def _scan_runs(path: str, file_index: int, start: int, found: Elements, runs: list[tuple[int, int]],
-               interner: Interner) -> list[tuple[np.ndarray, ChunkResult]]:
-    """Long runs of whole elements read by the compiled scanner, each as a range of its own:
-    (the piece of each of its elements, its result) for the runs it read (the others are left
-    to the typed decode)."""
-    if getattr(_nesting, "active", False):
-        return []
-    from timelineview.model.decode.scan_decode import scan_group  # (it imports this module)
-
-    key = (threading.get_ident(), "scan")
-    callers = _buffers.pop(key, None)  # the scan buffer of the range that failed stays untouched
-    _nesting.active = True
-    try:
-        parts = scan_group(path, file_index, [(start + int(found.starts[k]), start + int(found.ends[q - 1]))
-                                              for k, q in runs], False, interner)
-    finally:
-        _nesting.active = False
-        _buffers.pop(key, None)
-        if callers is not None:
-            _buffers[key] = callers
-    return [(np.arange(k, q), part) for (k, q), part in zip(runs, parts) if part.fast and part.n_elements == q - k]
 
 
 def _merge(res: ChunkResult, parts: list[tuple[np.ndarray, ChunkResult]], offsets: list[int]) -> None:
