@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+import numpy as np
 from PySide6 import QtCore, QtGui
 
 from timelineview.viewstate.timeline.viewport import held_key_rate
@@ -182,3 +183,28 @@ class HeldKeyEvents:
     def focusOutEvent(self, ev: QtGui.QFocusEvent) -> None:
         self.held.release_all()
         super().focusOutEvent(ev)
+
+
+WHEEL_ZOOM = 0.85  # per 120 units of wheel (one notch)
+WHEEL_GESTURE_S = 0.6  # wheel events closer than this form one undo step
+
+
+def nav_step(viewport, action: str, amount: float | None, mouse_x: float | None) -> None:
+    """Move ``viewport`` (a ``Viewport``) for one W/A/S/D press (``amount`` None: one step, kept for
+    undo) or a held key's increment (``amount``: rate × dt), zooming about ``mouse_x`` when given."""
+    if action in (ZOOM_IN, "zoom_out"):
+        if amount is None:
+            viewport.zoom_at_px(STEP_ZOOM if action == ZOOM_IN else 1 / STEP_ZOOM, mouse_x, remember=True)
+        else:
+            viewport.zoom_at_px(float(np.exp(-amount if action == ZOOM_IN else amount)), mouse_x)
+    else:
+        sign = 1 if action == PAN_RIGHT else -1
+        viewport.pan_fraction(sign * (STEP_PAN if amount is None else amount), remember=amount is None)
+
+
+def wheel_zoom(viewport, notches_dy: int, x: float, last_wheel: float) -> float:
+    """Zoom ``viewport`` about ``x`` for a wheel turn (``notches_dy``: angle delta, 120 a notch); the
+    events of one gesture make one undo step. Returns the time to pass as ``last_wheel`` next."""
+    now = time.monotonic()
+    viewport.zoom_at_px(WHEEL_ZOOM ** (notches_dy / 120), x, remember=now - last_wheel > WHEEL_GESTURE_S)
+    return now

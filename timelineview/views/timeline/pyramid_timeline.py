@@ -13,18 +13,15 @@ selection's colours) until a click elsewhere, Escape or another card.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.summaries.card_summary import DERIVED_TITLES
 from timelineview.analysis.summaries.pyramid import FULL, Pyramid
-from timelineview.views.keys import PAN_RIGHT, STEP_PAN, STEP_ZOOM, ZOOM_IN, HeldKeyEvents, HeldKeys, discrete_action
+from timelineview.views.keys import HeldKeyEvents, HeldKeys, discrete_action, nav_step, wheel_zoom
 from timelineview.views.theme import Theme, system_is_dark
 from timelineview.views.timeline.scroll_bar import LaneScrollBar
 from timelineview.views.timeline.time_axis import paint_ticks
-from timelineview.views.timeline.widget import WHEEL_GESTURE_S, WHEEL_ZOOM
 from timelineview.viewstate.time_format import format_duration, format_exact
 from timelineview.viewstate.timeline.lane_layout import SLICE_ROW_H
 from timelineview.viewstate.timeline.pyramid_frame import (
@@ -275,15 +272,7 @@ class PyramidTimeline(HeldKeyEvents, QtWidgets.QWidget):
     # ------------------------------------------------------------------ navigation
     def _nav_step(self, action: str, amount: float | None) -> None:
         """One W/A/S/D press (amount None) or a held key's increment: the timeline's steps and rates."""
-        v = self.viewport
-        if action in (ZOOM_IN, "zoom_out"):
-            if amount is None:
-                v.zoom_at_px(STEP_ZOOM if action == ZOOM_IN else 1 / STEP_ZOOM, self._mouse_x(), remember=True)
-            else:
-                v.zoom_at_px(float(np.exp(-amount if action == ZOOM_IN else amount)), self._mouse_x())
-        else:
-            sign = 1 if action == PAN_RIGHT else -1
-            v.pan_fraction(sign * (STEP_PAN if amount is None else amount), remember=amount is None)
+        nav_step(self.viewport, action, amount, self._mouse_x())
         self.changed(window=True)
 
     def _mouse_x(self) -> float | None:
@@ -315,11 +304,8 @@ class PyramidTimeline(HeldKeyEvents, QtWidgets.QWidget):
             self.viewport.pan_px((dx or dy) / 4)
             self.changed(window=True)
         else:
-            now = time.monotonic()
-            remember = now - self._last_wheel > WHEEL_GESTURE_S
-            self._last_wheel = now
-            x = ev.position().x() - self.plot_rect().left()
-            self.viewport.zoom_at_px(WHEEL_ZOOM ** (dy / 120), x, remember=remember)
+            self._last_wheel = wheel_zoom(self.viewport, dy, ev.position().x() - self.plot_rect().left(),
+                                          self._last_wheel)
             self.changed(window=True)
         ev.accept()
 

@@ -8,20 +8,16 @@ Keyboard navigation lives here so keys only fire when the timeline (not a text f
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.model.load.partial_load import UnloadedSpan
 from timelineview.views.keys import (
-    PAN_RIGHT,
-    STEP_PAN,
-    STEP_ZOOM,
-    ZOOM_IN,
     HeldKeyEvents,
     HeldKeys,
     discrete_action,
+    nav_step,
+    wheel_zoom,
 )
 from timelineview.views.theme import Theme, system_is_dark
 from timelineview.views.timeline.canvas import TimelineCanvas
@@ -47,8 +43,6 @@ from timelineview.viewstate.timeline.view_state import (
     SliceRef,
 )
 
-WHEEL_ZOOM = 0.85  # per 120 units of wheel (one notch)
-WHEEL_GESTURE_S = 0.6  # wheel events closer than this form one undo step
 TALL_PROCESS_PX = 360  # deep call stacks (host Python) start collapsed: the device lanes stay in view
 DEEP_LANE_LEVELS = 6
 
@@ -316,17 +310,7 @@ class TimelineWidget(HeldKeyEvents, NavigationMixin, SearchMixin, QtWidgets.QWid
 
     def _nav_step(self, action: str, amount: float | None) -> None:
         """One W/A/S/D press (amount None) or a continuous held-key increment."""
-        v = self.ctx.viewport
-        if action in (ZOOM_IN, "zoom_out"):
-            if amount is None:
-                factor = STEP_ZOOM if action == ZOOM_IN else 1 / STEP_ZOOM
-                v.zoom_at_px(factor, self.mouse_x(), remember=True)
-            else:
-                factor = float(np.exp(-amount if action == ZOOM_IN else amount))
-                v.zoom_at_px(factor, self.mouse_x())
-        else:
-            sign = 1 if action == PAN_RIGHT else -1
-            v.pan_fraction(sign * (STEP_PAN if amount is None else amount), remember=amount is None)
+        nav_step(self.ctx.viewport, action, amount, self.mouse_x())
         self.changed(Change.WINDOW)
 
     # ------------------------------------------------------------------ keys
@@ -386,11 +370,7 @@ class TimelineWidget(HeldKeyEvents, NavigationMixin, SearchMixin, QtWidgets.QWid
             self.ctx.viewport.pan_px((dx or dy) / 4)
             self.changed(Change.WINDOW)
             return
-        now = time.monotonic()
-        remember = now - self._last_wheel > WHEEL_GESTURE_S
-        self._last_wheel = now
-        x = ev.position().x() - self.ctx.area.left
-        self.ctx.viewport.zoom_at_px(WHEEL_ZOOM ** (dy / 120), x, remember=remember)
+        self._last_wheel = wheel_zoom(self.ctx.viewport, dy, ev.position().x() - self.ctx.area.left, self._last_wheel)
         self.changed(Change.WINDOW)
 
     def on_hover(self, pos: QtCore.QPointF | None) -> None:
