@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -216,9 +217,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.open_summary(Path(paths[0]), remember)
             return
         release_frozen()  # what a summary kept from the cyclic collector may be garbage from now on
-        if self.worker is not None:  # the running load is cancelled; its late results are ignored
-            self.worker.cancel()
-            self._abandoned.append((self.worker, self.thread))
+        self._abandon_load()  # the running load's late results are ignored
         if not self._summary_opened:  # a summary not on screen yet would replace these traces when read
             self._abandon_summary()
         self.paths = [Path(p) for p in paths]
@@ -246,10 +245,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def open_summary(self, folder: Path, remember: bool = True) -> None:
         """Open a folder written by ``timelineview summarize`` on the cluster tabs, read and analysed in the
         background: the comparison first, then the Diagnosis, Operators and Communication tabs."""
-        if self.worker is not None:  # a trace load: superseded, its late results ignored
-            self.worker.cancel()
-            self._abandoned.append((self.worker, self.thread))
-            self.worker = self.thread = None
+        if self._abandon_load():  # a trace load: superseded, its late results ignored
             if self._partial_shown:  # its picture in progress goes with it
                 self.timeline.set_cards([])
                 self._partial_shown = False
@@ -275,6 +271,15 @@ class MainWindow(QtWidgets.QMainWindow):
             widget.show()
         self.stage_label.setText("Reading summary")
         self.setWindowTitle(f"timelineview — reading the summary {folder.name}")
+
+    def _abandon_load(self) -> bool:
+        """Stop the running trace load, if any (True); its late results are ignored."""
+        if self.worker is None:
+            return False
+        self.worker.cancel()
+        self._abandoned.append((self.worker, self.thread))
+        self.worker = self.thread = None
+        return True
 
     def _abandon_summary(self) -> None:
         """Stop the running summary read; its late results are ignored."""
@@ -456,13 +461,16 @@ class MainWindow(QtWidgets.QMainWindow):
         if not self.timeline.cards and self.cluster.summary is None:
             self.setWindowTitle("timelineview")
 
+    def _printed(self, message: str) -> bool:
+        """Keep ``message`` as the last one; headless, print it instead of showing it (True)."""
+        self.last_message = message
+        if not self.interactive:
+            print(message, file=sys.stderr)
+        return not self.interactive
+
     def show_message(self, title: str, text: str, details: str = "", warning: bool = True) -> None:
         """A non-blocking message (the window stays usable); printed instead when headless."""
-        self.last_message = f"{title}: {text}\n{details}".strip()
-        if not self.interactive:
-            import sys
-
-            print(self.last_message, file=sys.stderr)
+        if self._printed(f"{title}: {text}\n{details}".strip()):
             return
         icon = QtWidgets.QMessageBox.Icon.Warning if warning else QtWidgets.QMessageBox.Icon.Information
         self._close_message()
@@ -487,11 +495,7 @@ class MainWindow(QtWidgets.QMainWindow):
             report = summary_report(self.cluster.summary, self.cluster.all_cards)
         else:
             report = trace_report(self.timeline.cards)
-        self.last_message = f"Load report: {report.headline}\n{report.body}".strip()
-        if not self.interactive:
-            import sys
-
-            print(self.last_message, file=sys.stderr)
+        if self._printed(f"Load report: {report.headline}\n{report.body}".strip()):
             return
         self._close_message()
         self.message = LoadReportDialog(report, self)
@@ -569,10 +573,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def closeEvent(self, ev: QtGui.QCloseEvent) -> None:
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("window_state", self.saveState())
-        if self.worker is not None:
-            self.worker.cancel()
-            self._abandoned.append((self.worker, self.thread))
-            self.worker = self.thread = None
+        self._abandon_load()
         self._abandon_summary()
         for worker, thread in self._abandoned:  # loads stop at their next cancel check
             worker.cancel()

@@ -15,13 +15,14 @@ def jump_to(cluster_tab, target: JumpTarget) -> bool:
     span; an operator's slices in the span are highlighted (Enter steps through them), a lane's span
     is selected as an area (its statistics in the Details panel). With a summary folder open there is no
     trace: the card's drill-down shows it from its summary."""
+    end_ns = max(target.end_ns, target.start_ns + 1)
+    margin = max(int((end_ns - target.start_ns) * SPAN_MARGIN), MIN_SPAN_NS)  # (the same on either clock)
     summary = getattr(cluster_tab, "summary", None)
     if summary is not None:
         if not 0 <= target.card < len(summary.cards):
             return False
         cluster_tab.drill([target.card])
-        t0, t1 = target.start_ns, max(target.end_ns, target.start_ns + 1)
-        margin = max(int((t1 - t0) * SPAN_MARGIN), MIN_SPAN_NS)
+        t0, t1 = target.start_ns, end_ns
         # from its pyramid, or its trace once loaded; the target span marked on either
         cluster_tab.overview.show_span(t0 - margin, t1 + margin, mark=(t0, t1))
         return True
@@ -33,8 +34,7 @@ def jump_to(cluster_tab, target: JumpTarget) -> bool:
     if timeline.ctx.card_by_number(target.card) is None:
         cluster_tab.drill([target.card])
     ctx = timeline.ctx
-    t0, t1 = ctx.rel(card, target.start_ns), ctx.rel(card, max(target.end_ns, target.start_ns + 1))
-    margin = max(int((t1 - t0) * SPAN_MARGIN), MIN_SPAN_NS)
+    t0, t1 = ctx.rel(card, target.start_ns), ctx.rel(card, end_ns)
     cluster_tab.tabs.setCurrentIndex(0)
     timeline.set_range(t0 - margin, t1 + margin)
     store = card.store
