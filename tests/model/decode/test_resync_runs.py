@@ -11,7 +11,7 @@ import re
 import pytest
 
 from timelineview.model import load
-from timelineview.model.decode import chunk_decode, tolerant
+from timelineview.model.decode import chunk_decode, range_split, tolerant
 from timelineview.model.load.jit import scanner_available
 from timelineview.model.store.report import MAX_EXAMPLES
 
@@ -125,7 +125,7 @@ def test_the_split_settles_damaged_events_in_one_look_each():
     for k in range(1, 300, 3):
         parts[k] = parts[k].replace(*MISSING_BRACKET)
     buf = b", ".join(parts)
-    found = tolerant.split(buf)
+    found = range_split.split(buf)
     where = [o - 1 for o in offsets(parts)]  # offsets in ``buf`` (no leading '[')
     assert found.starts.tolist() == where
     damaged = {k for k, piece in found.exact.items() if piece.value is None}

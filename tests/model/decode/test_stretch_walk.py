@@ -11,8 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from timelineview.model.decode import tolerant
-from timelineview.model.decode.tolerant import UNREADABLE, split
+from timelineview.model.decode import range_split
+from timelineview.model.decode.range_split import split
+from timelineview.model.decode.tolerant import UNREADABLE
 from timelineview.model.load.jit import scanner_available
 
 from .test_fuzz_damage import MUTATION, mutate
@@ -28,7 +29,7 @@ def walk_kernel():
     return stretch_walk
 
 
-def pieces(found: tolerant.Elements) -> tuple:
+def pieces(found: range_split.Elements) -> tuple:
     """What a split found, with the damaged pieces wherever it keeps them."""
     exact = {k: (p.start, p.end, p.value, p.problem, p.events) for k, p in found.exact.items()}
     for k in found.unreadable.tolist():
@@ -133,13 +134,13 @@ def test_dense_damage_is_settled_in_the_compiled_walk(monkeypatch):
         parts[k] += b"}"  # a stray '}' after a whole event
     data = b", ".join(parts)
     looks = [0]
-    real = tolerant._Splitter._look
+    real = range_split._Splitter._look
 
     def counting(self, s):
         looks[0] += 1
         return real(self, s)
 
-    monkeypatch.setattr(tolerant._Splitter, "_look", counting)
+    monkeypatch.setattr(range_split._Splitter, "_look", counting)
     found = split(data, compiled=True)
     assert looks[0] <= 2  # (the last stretches are the tolerant scan's, as without the walk)
     assert sorted(found.unreadable.tolist()) == list(range(0, 298, 2))
@@ -164,7 +165,7 @@ def test_object_starts_are_the_python_walks(parts, cut):
     sw = walk_kernel()
     data = b"".join(parts)
     limit = int(cut * len(data))
-    starts, comma = tolerant._object_starts(data, limit)
+    starts, comma = range_split._object_starts(data, limit)
     a = np.frombuffer(data, dtype=np.uint8)
     out = [np.zeros(len(data) + 1, dtype=np.int64) for _ in range(3)]
     n = sw.object_starts(a, limit, *out)

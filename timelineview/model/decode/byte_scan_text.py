@@ -112,7 +112,7 @@ def _blank(c):
 
 @jit
 def next_object_start(buf, i, end):
-    """The first '{' at or after i where ``tolerant.split`` sees an element start: '"' after it and
+    """The first '{' at or after i where ``range_split.split`` sees an element start: '"' after it and
     ',' before it, across at most LOOK blanks each (``end`` if none before it)."""
     while i < end:
         if byte_at(buf, i) == OPEN_OBJECT:

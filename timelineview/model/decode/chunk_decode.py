@@ -1,7 +1,7 @@
 """Decode one byte range of a trace file into compact columns (runs in worker processes).
 
 Fast path: the whole range as one typed msgspec decode. If that fails, the tolerant
-reader (``tolerant.split``) finds every element; the whole ones are typed in one decode
+reader (``range_split.split``) finds every element; the whole ones are typed in one decode
 (or kept from what the compiled scanner read around the damage: ``ScannedRows``) and the
 rest checked field by field, so one bad event costs only itself. Either way the result is
 the same ``ChunkResult``.
@@ -29,7 +29,9 @@ from timelineview.model.decode.chunk_result import (
     add_instants,
     in_file_order,
 )
-from timelineview.model.decode.tolerant import LOOK, UNREADABLE, Elements, object_starts, parse_object, split
+from timelineview.model.decode.range_split import Elements, object_starts, split
+from timelineview.model.decode.scan_codes import LOOK
+from timelineview.model.decode.tolerant import UNREADABLE, parse_object
 from timelineview.model.decode.typed_columns import columnarise
 
 EXTRA_BYTES = 64 << 10  # read past a range's end for its last element (4x more each time it is not enough);

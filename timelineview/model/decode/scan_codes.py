@@ -71,7 +71,7 @@ TEXT_SHIFT = 16
 TEXT_MAX_LENGTH = (1 << TEXT_SHIFT) - 1
 
 STRAY_CHARS = 32  # a damaged stretch this short without a "ph" key held no event (stray bytes)
-# ``tolerant.split``'s walk (and its compiled steps, ``stretch_walk``)
+# ``range_split.split``'s walk (and its compiled steps, ``stretch_walk``)
 DEEP_RUN = 16  # stretches per run once one was nested too deep for msgspec (each such run fails whole)
 DENSE = 8  # damaged events in one range from which each stretch is first weighed by its brackets
 LOOK = 32  # blanks looked across around a '{' when telling whether an element starts there

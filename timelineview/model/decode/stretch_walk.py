@@ -1,8 +1,8 @@
-"""Compiled verdicts on the stretches of a damaged range, for ``tolerant.split``'s walk.
+"""Compiled verdicts on the stretches of a damaged range, for ``range_split.split``'s walk.
 
 A stretch runs from one object start to the next. Where ``split`` would look at a stretch
 alone, ``walk`` decides, stretch after stretch, the two cases dense damage is made of: a
-whole element, and one damaged event with no intact one inside (what ``_Splitter._look``
+whole element, and one damaged event with no intact one inside (what ``range_split._Splitter._look``
 calls INTACT and DAMAGED, by the same tests). It stops at the first stretch it is not
 sure of, which the Python walk then reads as before, so a split comes out the same with or
 without it; only its time changes (about 12 µs of Python per damaged event).
@@ -317,7 +317,7 @@ def _stray_close(buf, at, s, last, q, phase_at):
 
 @jit
 def walk(buf, at, comma, s, last, dense, exact_count, stack, out_start, out_end, out_kind, out_stray):
-    """Follow ``_Splitter.run`` from stretch s while each of its steps is sure. A whole stretch
+    """Follow ``range_split._Splitter.run`` from stretch s while each of its steps is sure. A whole stretch
     (a whole element, its next start's ',' after it) is one piece, whether a run passes it or a
     look finds it. Where a run would break inside a stretch, or a look is made at it, the look
     finds one damaged event up to the next start with a "ph" (DAMAGED), or a whole element and a
@@ -373,7 +373,7 @@ def _blank(c):
 
 @jit
 def object_starts(buf, limit, out_starts, out_comma, out_ends):
-    """``tolerant._object_starts`` of buf (from 0) and the element ends the split derives from
+    """``range_split._object_starts`` of buf (from 0) and the element ends the split derives from
     them, in one pass: each '{' before ``limit`` followed by '"' and preceded by ',' (or by nothing),
     across at most LOOK blanks each (bytes up to LOOK past ``limit`` are looked at), with that
     ','; and for each start but the last, where the element before the next start's ',' ends.
