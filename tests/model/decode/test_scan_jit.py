@@ -68,3 +68,53 @@ def test_key_codes_by_hand():
         raw = b'"' + key.encode() + b'"'
         buf = np.frombuffer(bytearray(raw), dtype=np.uint8)
         assert key_code(buf, 1, len(raw) - 1) == known.get(key, s.KEY_OTHER), key
+
+
+NUMBA_STREAMS_PROBE = """
+import sys, types
+import {module}
+from numba.core import errors
+
+rebound = []
+
+class Watched(types.ModuleType):
+    def __setattr__(self, name, value):
+        if name in ("stdout", "stderr"):
+            rebound.append(name)
+        super().__setattr__(name, value)
+
+sys.__class__ = Watched
+errors.TypingError("a message numba would colour")  # what numba does on every failed typing attempt
+sys.__class__ = types.ModuleType
+print(",".join(rebound))
+"""
+
+
+def test_numba_never_rebinds_the_standard_streams():
+    """numba colours its error messages with colorama, which swaps sys.stdout/sys.stderr for the time of each
+    message and then puts back the streams it saw first. From a warm-up thread that undoes a redirection made
+    meanwhile (a test's capsys, a caller's redirect_stderr), so a later message goes to the old stream. The
+    project imports numba with that colouring off."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("numba")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING"}
+    probe = NUMBA_STREAMS_PROBE.format(module="timelineview.model.decode.scan_jit")
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120,
+                          check=True)
+    assert done.stdout.strip() == "", f"numba rebound sys.{done.stdout.strip()} while formatting an error"
+
+
+def test_numba_is_imported_in_one_place():
+    """Every module takes numba from ``scan_jit``, where its colouring is turned off before the import."""
+    package = DECODE.parents[1]
+    importers = set()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            if any(n == "numba" or n.startswith("numba.") for n in names):
+                importers.add(path.relative_to(package).as_posix())
+    assert importers == {"model/decode/scan_jit.py"}

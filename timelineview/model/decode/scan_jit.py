@@ -11,7 +11,15 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 from pathlib import Path
+
+# numba colours its error messages with colorama, which rebinds sys.stdout and sys.stderr around each message
+# and then restores the streams it saw when it started. Typing errors are routine inside a compile, and the
+# scanner compiles in a warm-up thread: a redirection made meanwhile (a caller's redirect_stderr, pytest's
+# capsys) was silently undone. Set before numba's first import, which reads it once; every module takes
+# numba from here.
+os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 
 try:  # numba is a dependency, but the loader must work (slower) without it
     import numba
