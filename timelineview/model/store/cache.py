@@ -1,9 +1,11 @@
 """On-disk cache of loaded cards: numpy columns as ``.npy`` files, opened memory-mapped.
 
 A card is keyed by its files' paths, identities and sampled content (``file_stamp``), so an
-edited or replaced file is loaded again, even when its size and modification time were kept.
-An entry is checked before use (its meta, every column's dtype, shape and CRC-32); one that
-fails is deleted and the card loaded again. Nothing here raises into a load: a cache that
+edited or replaced file is loaded again, even when its size and modification time were kept, and
+by the package version and the source of the code that builds a card (``provenance``), so an
+upgraded or edited install never serves what older code decoded. An entry is checked before use
+(its meta, every column's dtype, shape and CRC-32, then every reference between its tables:
+``entry_checks``); one that fails is deleted and the card loaded again. Nothing here raises into a load: a cache that
 cannot be written is only not written. Compressed (``.gz``) cards are not cached: their lazy
 args read a temporary copy that does not outlive the session.
 """
@@ -28,6 +30,7 @@ import orjson
 
 from timelineview.model.discovery import CardSource
 from timelineview.model.store.args_reader import ArgsReader, ChunkTable
+from timelineview.model.store.entry_checks import CorruptEntry, check_chunks, check_entry
 from timelineview.model.store.file_stamp import FileStamp, file_stamp, sample_digest
 from timelineview.model.store.interval_index import IntervalIndex
 from timelineview.model.store.report import LoadReport, Problem
@@ -41,8 +44,10 @@ from timelineview.model.store.trace_store import (
     SliceColumns,
     TraceStore,
 )
+from timelineview.provenance import code_stamp
 
 FORMAT = "timelineview-cache-3"  # 3: content key, checked columns, chunks name their file by index
+CARD_CODE = ("model",)  # the sub-packages whose code decides what a cached card holds
 MAX_CACHE_BYTES = int(os.environ.get("TIMELINEVIEW_CACHE_MB", "20000")) << 20
 MIN_FREE_BYTES = 1 << 30  # the cache never leaves less free on its disk than this ...
 MIN_FREE_FRACTION = 0.05  # ... or than this share of the disk
@@ -53,10 +58,6 @@ _FLOAT_COLUMNS = {"counters.value"}
 _TEXT_OR_INT_COLUMNS = {"flows.flow_id"}
 _TABLES = (("slices", SliceColumns), ("lanes", LaneTable), ("processes", ProcessTable),
            ("counters", CounterTable), ("instants", InstantTable), ("index", IntervalIndex))
-
-
-class CorruptEntry(ValueError):
-    """A cache entry that does not hold what its meta says."""
 
 
 def default_cache_dir() -> Path:
@@ -79,7 +80,7 @@ def card_key(src: CardSource, stamps: dict[str, FileStamp | None] | None = None)
     if not src.files:
         return None
     stamps = source_stamps(src) if stamps is None else stamps
-    parts = [FORMAT, src.label, str(src.rank)]
+    parts = [FORMAT, code_stamp(*CARD_CODE), src.label, str(src.rank)]
     for f in src.files:
         stamp = stamps.get(str(f))
         if f.suffix == ".gz" or stamp is None:
@@ -171,7 +172,7 @@ def save(store: TraceStore, src: CardSource, cache_dir: Path, key: str | None = 
         if columns is None:
             return None
         arrays, lists = columns
-        meta = {"format": FORMAT, "key": key, "card": store.card, "rank": store.rank,
+        meta = {"format": FORMAT, "key": key, "code": code_stamp(*CARD_CODE), "card": store.card, "rank": store.rank,
                 "strings": store.strings, "generation": store.generation, "report": _report_json(store.report),
                 "lists": lists, "arrays": {name: _describe(arr) for name, arr in arrays.items()}}
         meta_bytes = _dump_meta(meta)
@@ -231,8 +232,9 @@ def load_cached(src: CardSource, cache_dir: Path, key: str | None = None,
 
 def _open_entry(folder: Path, meta: Any, key: str, src: CardSource,
                 stamps: dict[str, FileStamp | None]) -> TraceStore:
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("key") != key:
-        raise CorruptEntry("not an entry of this format and key")
+    if (not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("key") != key
+            or meta.get("code") != code_stamp(*CARD_CODE)):
+        raise CorruptEntry("not an entry of this format, key and code")
     arrays = {name: _checked_array(folder, name, desc) for name, desc in meta["arrays"].items()}
     lists = meta["lists"]
     strings = meta["strings"]
@@ -250,11 +252,17 @@ def _open_entry(folder: Path, meta: Any, key: str, src: CardSource,
         instants=parts["instants"], flows=flows, report=_report_from(meta["report"]),
         generation=meta["generation"], index=parts["index"],
     )
+    check_entry(store)
     if "chunks.start" in arrays:
         files = [str(f) for f in src.files]
-        paths = [files[i] for i in arrays.pop("chunks.file").tolist()]  # today's paths to the same files
+        file_ids = arrays.pop("chunks.file")
+        if len(file_ids) and (int(file_ids.min()) < 0 or int(file_ids.max()) >= len(files)):
+            raise CorruptEntry("chunks.file: a file the card does not have")
+        paths = [files[i] for i in file_ids.tolist()]  # today's paths to the same files
         chunks = _build(ChunkTable, "chunks", arrays, {"chunks.path": paths})
         _same_length("chunks", [chunks.path, chunks.start, chunks.end, chunks.first, chunks.count, chunks.fast])
+        events = int(store.slices.src.max()) + 1 if len(store.slices) else 0
+        check_chunks(chunks, stamps, events)
         store._args_reader = ArgsReader(chunks, stamps=stamps)
     return store
 

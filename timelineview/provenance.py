@@ -1,0 +1,49 @@
+"""Which code made a stored result: the package's version and a digest of the source that computes it.
+
+Caches and summaries outlive the code that wrote them. Keyed on both, an upgraded install (or an edited
+checkout, whose version does not change) never serves what an older version computed: a version bump that
+somebody forgets, or a change of decoding between two releases, still gives a new key.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.metadata
+from pathlib import Path
+
+PACKAGE = "timelineview"
+UNKNOWN_VERSION = "0+unknown"  # run from a checkout that was never installed
+_ROOT = Path(__file__).resolve().parent
+
+
+@functools.cache
+def package_version() -> str:
+    """The installed distribution's version (``UNKNOWN_VERSION`` when it is not installed)."""
+    try:
+        return importlib.metadata.version(PACKAGE)
+    except importlib.metadata.PackageNotFoundError:
+        return UNKNOWN_VERSION
+
+
+def source_digest(root: Path, parts: tuple[str, ...]) -> str:
+    """Digest of the names and text of every ``.py`` file under ``root``'s sub-packages ``parts``
+    (a file that cannot be read counts by its name alone)."""
+    digest = hashlib.blake2b(digest_size=16)
+    for part in sorted(parts):
+        for path in sorted((root / part).rglob("*.py")):
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(b"\0")
+            try:
+                digest.update(path.read_bytes())
+            except OSError:
+                pass
+            digest.update(b"\0")
+    return digest.hexdigest()
+
+
+@functools.cache
+def code_stamp(*parts: str) -> str:
+    """``<version>+<digest>`` of the package's sub-packages ``parts`` (e.g. ``"model"``): what a stored
+    result made by that code is keyed on and records."""
+    return f"{package_version()}+{source_digest(_ROOT, parts)}"
