@@ -23,6 +23,7 @@ from timelineview.analysis.steps import PHASE_KEYS as STEP_PHASE_KEYS
 from timelineview.analysis.window import METRIC_KEYS
 
 NS_PER_US = 1000.0
+US_DIGITS_OF_NS = 3  # µs rounded to the ns
 STEP_TIME = "step_time_us"  # the mean of the steps' span_us
 PHASE_KEYS = (STEP_TIME, *STEP_PHASE_KEYS)  # the step phases known here; others of the steps flow too
 STEP_FRAME_KEYS = ("start_us", "dur_us", "span_us")  # where a step is, not a phase
@@ -139,8 +140,10 @@ def _card_metrics(doc: dict) -> dict:
 
 
 def _by_change(cards: list[CardDelta]) -> list[CardDelta]:
-    """Largest |Δ step time| first; cards without one after the others, in the order given."""
-    return sorted(cards, key=lambda c: (c.step_time_change_us is None, -abs(c.step_time_change_us or 0.0)))
+    """Largest |Δ step time| first (to the ns: equal changes keep the order given, by rank); cards
+    without one after the others."""
+    return sorted(cards, key=lambda c: (c.step_time_change_us is None,
+                                        -round(abs(c.step_time_change_us or 0.0), US_DIGITS_OF_NS)))
 
 
 def _name_totals(session: AnalysisSession, numbers: list[int], communication: bool) -> dict[str, list[int]]:
