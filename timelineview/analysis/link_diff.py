@@ -76,11 +76,18 @@ class LinkDelta:
                 "delta": {**self.delta, "bandwidth_cost_us": self.bandwidth_cost_us}}
 
 
-def link_totals(links: Links) -> dict[str, LinkTotals]:
-    """{"src-dst": totals} of a cluster's links (rows of one pair with other transports summed)."""
-    acc: dict[str, list] = {}
+Pair = tuple[int, int]  # (src rank, dst rank)
+
+
+def _key(pair: Pair) -> str:
+    return f"{pair[0]}-{pair[1]}"
+
+
+def link_totals(links: Links) -> dict[Pair, LinkTotals]:
+    """{(src, dst): totals} of a cluster's links (rows of one pair with other transports summed)."""
+    acc: dict[Pair, list] = {}
     for i in range(len(links)):
-        row = acc.setdefault(links.key(i), [0, 0, 0, []])
+        row = acc.setdefault((int(links.src[i]), int(links.dst[i])), [0, 0, 0, []])
         row[0] += int(links.bytes[i])
         row[1] += int(links.transit[i])
         row[2] += int(links.count[i])
@@ -89,23 +96,15 @@ def link_totals(links: Links) -> dict[str, LinkTotals]:
     return {k: LinkTotals(b, t / NS_PER_US, c, "/".join(tr)) for k, (b, t, c, tr) in acc.items()}
 
 
-def _renamed(key: str, renaming: dict[int, int]) -> str:
-    src, dst = (int(x) for x in key.split("-"))
-    return f"{renaming.get(src, src)}-{renaming.get(dst, dst)}"
-
-
 def link_deltas(base: Links, new: Links, renaming: dict[int, int] | None = None) -> list[LinkDelta]:
-    """Every link of either run, the base run's keys renamed by ``renaming`` (base rank -> new rank) to
+    """Every link of either run, the base run's ranks renamed by ``renaming`` (base rank -> new rank) to
     meet the new run's, ordered by the cost of their change (module docstring), largest first."""
     renaming = renaming or {}
     b, n = link_totals(base), link_totals(new)
-    by_new_key = {_renamed(k, renaming): k for k in b}
-    rows = [LinkDelta(by_new_key.get(k, k), k, b.get(by_new_key[k]) if k in by_new_key else None, n.get(k))
-            for k in by_new_key.keys() | n.keys()]
-
-    def src_dst(key: str) -> tuple[int, int]:
-        s, d = key.split("-")
-        return int(s), int(d)
-
-    rows.sort(key=lambda r: (-r.order_key if math.isfinite(r.order_key) else 0.0, src_dst(r.new_key)))
-    return rows
+    base_of = {(renaming.get(s, s), renaming.get(d, d)): (s, d) for s, d in b}  # new-run pair -> base pair
+    rows = []
+    for pair in sorted(base_of.keys() | n.keys()):
+        own = base_of.get(pair)
+        rows.append((pair, LinkDelta(_key(own or pair), _key(pair), b[own] if own else None, n.get(pair))))
+    rows.sort(key=lambda r: (-r[1].order_key if math.isfinite(r[1].order_key) else 0.0, r[0]))
+    return [row for _, row in rows]
