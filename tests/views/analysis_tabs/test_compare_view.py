@@ -353,3 +353,24 @@ def test_the_links_tab_shows_the_diffs_links_slow_link_first_in_red(qtbot, windo
     for row, card in zip(view.cards_model.rows, view.diff.cards, strict=True):
         for key in COMM_KEYS:
             assert row[f"delta_{key}"] == card.delta[key] and card.delta[key] is not None
+
+
+SAMPLES = Path(__file__).resolve().parents[4] / "shared" / "samples" / "torch_npu"
+
+
+@pytest.mark.skipif(not SAMPLES.is_dir(), reason="../shared/samples is absent")
+def test_rank0_of_one_capture_compared_with_rank1_of_another(qtbot, window):
+    view = compare_view(window)
+    with qtbot.waitSignal(view.comparisonReady, timeout=120_000) as ready:
+        window.open_paths([SAMPLES / "rank0_ascend_pt"], remember=False)
+        assert open_comparison(window, [SAMPLES / "rank1_ascend_pt"])
+    assert ready.args == [True]
+    assert [r["card"] for r in view.cards_model.rows] == ["rank 0 vs rank 1"]
+    assert "the runs share no rank: cards matched in rank order (rank 0 with rank 1)" in view.notes.text()
+    assert len(view.pairs) == 1 and not view.unmatched
+    assert view.links_model.rows == link_records(view.diff.links) and len(view.links_model.rows) == 7
+    assert view.show_on_timeline(0)
+    assert [c.title for c in window.timeline.cards] == ["rank 0", "new · rank 1"]
+    base, new = view.pairs[0]
+    ctx = window.timeline.ctx
+    assert ctx.rel(base, int(base.steps.start[0])) == ctx.rel(new, int(new.steps.start[0]))
