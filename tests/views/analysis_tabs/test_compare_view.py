@@ -374,3 +374,20 @@ def test_rank0_of_one_capture_compared_with_rank1_of_another(qtbot, window):
     base, new = view.pairs[0]
     ctx = window.timeline.ctx
     assert ctx.rel(base, int(base.steps.start[0])) == ctx.rel(new, int(new.steps.start[0]))
+
+
+def test_float_noise_of_an_unchanged_link_is_neither_coloured_nor_signed(qtbot):
+    from timelineview.views.analysis_tabs.compare.delta_tables import LINK_COLUMNS, DeltaTableModel
+
+    model = DeltaTableModel(LINK_COLUMNS)
+    model.set_rows([{"key": "0-1", "delta_cost_us": 1e-10, "base_transit_us": 2000.0, "delta_bandwidth_gbps": -1e-12,
+                     "base_bandwidth_gbps": 18.0},
+                    {"key": "0-2", "delta_cost_us": 40.0, "base_transit_us": 2000.0, "delta_bandwidth_gbps": -0.5,
+                     "base_bandwidth_gbps": 18.0}])
+    keys = [c.key for c in model.columns]
+    fg = QtCore.Qt.ItemDataRole.ForegroundRole
+    for key in ("delta_cost_us", "delta_bandwidth_gbps"):
+        assert model.data(model.index(0, keys.index(key)), fg) is None
+        assert model.data(model.index(1, keys.index(key)), fg).color() == QtGui.QColor(SLOWER_COLOUR)  # 2 %, 2.8 %
+    assert model.data(model.index(0, keys.index("delta_bandwidth_gbps"))) == "0.00 GB/s"
+    assert model.data(model.index(1, keys.index("delta_bandwidth_gbps"))) == "-0.50 GB/s"

@@ -8,11 +8,13 @@ from PySide6 import QtCore, QtGui
 
 from timelineview.analysis.link_diff import LinkDelta
 from timelineview.analysis.run_diff import COMM_KEYS, PHASE_KEYS, CardDelta, NameDelta
-from timelineview.views.analysis_tabs.compare.phase_bars import FASTER_COLOUR, SLOWER_COLOUR
+from timelineview.views.analysis_tabs.compare.phase_bars import CHANGE_SHARE, FASTER_COLOUR, SLOWER_COLOUR
 from timelineview.views.analysis_tabs.record_table import COUNT, TEXT, TIME_US, RecordColumn, RecordTableModel
 from timelineview.viewstate.tabs.paired_bars import phase_title
 
 DELTA_PREFIX = "delta"
+BASE_PREFIX = "base_"
+GBPS_DIGITS = 2
 GBPS = "gbps"  # a bandwidth, 10⁹ bytes per second
 PER_STEP, WHOLE_RUN = "mean per step", "whole run"  # what a card column's number is
 
@@ -80,6 +82,8 @@ LINK_COLUMNS = (
     RecordColumn("new_bytes", "New bytes", COUNT),
 )
 HIGHER_IS_FASTER = frozenset({"delta_bandwidth_gbps"})  # change columns where more is better
+# the base value a change column is measured against (else ``base_<key>`` when the record has it)
+REFERENCE = {"delta_cost_us": "base_transit_us"}
 
 
 def card_label(card: CardDelta) -> str:
@@ -130,14 +134,24 @@ class DeltaTableModel(RecordTableModel):
         col = self.columns[index.column()]
         value = self.rows[index.row()].get(col.key)
         if role == QtCore.Qt.ItemDataRole.ForegroundRole:
-            if col.key.startswith(DELTA_PREFIX) and value:
+            if col.key.startswith(DELTA_PREFIX) and self._changed(index.row(), col.key, value):
                 slower = value < 0 if col.key in HIGHER_IS_FASTER else value > 0
                 return QtGui.QBrush(QtGui.QColor(SLOWER_COLOUR if slower else FASTER_COLOUR))
             return None
         if role == QtCore.Qt.ItemDataRole.DisplayRole and col.kind == GBPS:
-            sign = "+" if col.key.startswith(DELTA_PREFIX) and value and value > 0 else ""
-            return "—" if value is None else f"{sign}{value:.2f} GB/s"
+            if value is None:
+                return "—"
+            shown = round(float(value), GBPS_DIGITS) + 0.0  # + 0.0: no "-0.00"
+            return f"{'+' if col.key.startswith(DELTA_PREFIX) and shown > 0 else ''}{shown:.{GBPS_DIGITS}f} GB/s"
         return super().data(index, role)
+
+    def _changed(self, row: int, key: str, value) -> bool:
+        """A change worth a colour: beyond :data:`CHANGE_SHARE` of its base value when the record has one
+        (float noise of an unchanged value stays plain), else any non-zero change."""
+        if not value:
+            return False
+        base = self.rows[row].get(REFERENCE.get(key, BASE_PREFIX + key.removeprefix(DELTA_PREFIX + "_")))
+        return base is None or abs(value) > CHANGE_SHARE * abs(base)
 
     def sort(self, column: int, order: QtCore.Qt.SortOrder = QtCore.Qt.SortOrder.AscendingOrder) -> None:
         if column >= 0:  # -1: no column chosen (the comparison's own order stays)
