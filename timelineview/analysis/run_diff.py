@@ -17,7 +17,7 @@ import numpy as np
 
 from timelineview.analysis.communication.names import operator_kind
 from timelineview.analysis.link_diff import LinkDelta, link_deltas
-from timelineview.analysis.run_matching import BY_RANK, match_cards, rank_renaming
+from timelineview.analysis.run_matching import BY_RANK, PAIRS_NAMED, match_cards, rank_renaming
 from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.steps import PHASE_KEYS as STEP_PHASE_KEYS
 from timelineview.analysis.window import METRIC_KEYS
@@ -205,6 +205,8 @@ def diff_runs(base: AnalysisSession, new: AnalysisSession) -> RunDiff:
     renaming = rank_renaming([(base.stores[b].rank, new.stores[n].rank) for b, n in pairs])
     links = link_deltas(base.communication.links, new.communication.links, renaming)
     if renaming and links:
+        renamed = [f"{b}→{n}" for b, n in sorted(renaming.items())]
+        more = f", … ({len(renamed)} ranks)" if len(renamed) > PAIRS_NAMED else ""
         notes.append("links matched with the base run's ranks renamed as its cards were matched ("
-                     + ", ".join(f"{b}→{n}" for b, n in sorted(renaming.items())) + ")")
+                     + ", ".join(renamed[:PAIRS_NAMED]) + more + ")")
     return RunDiff(_by_change(cards), operators, communication, notes, links, phases, match.by)
