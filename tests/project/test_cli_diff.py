@@ -63,3 +63,44 @@ def test_diff_of_nothing_readable_says_why(tmp_path):
     out = run_diff(str(empty), str(empty))
     assert out.returncode == 1
     assert "nothing readable in the base run" in out.stderr
+
+
+@pytest.fixture(scope="module")
+def slow_link_runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("diff_link")
+    for name, kw in (("base", {}), ("slow", {"slow_link": (1, 2), "slow_link_factor": 3.0})):
+        generate_cluster(root / name, cluster_specs(4, seed=1, steps=3, tasks_per_step=60, **kw), "msprof")
+    return root
+
+
+def test_diff_names_a_link_made_three_times_slower_first(slow_link_runs):
+    root = slow_link_runs
+    out = run_diff(str(root / "base"), str(root / "slow"), "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    first = doc["links"][0]
+    assert first["key"] == "1-2" and set(first) == {"key", "new_key", "base", "new", "delta"}
+    assert first["new"]["bandwidth_gbps"] / first["base"]["bandwidth_gbps"] == pytest.approx(1 / 3, rel=0.03)
+    for link in doc["links"]:
+        assert link["delta"]["transit_us"] == pytest.approx(link["new"]["transit_us"] - link["base"]["transit_us"])
+    for card in doc["cards"]:  # the communication totals of §6, both runs and the change
+        for key in ("transit_us", "wait_us", "synchronization_us", "idle_us"):
+            assert card["delta"][key] == pytest.approx(card["new"][key] - card["base"][key])
+    deltas = [abs(c["delta"]["step_time_us"]) for c in doc["cards"]]
+    assert deltas == sorted(deltas, reverse=True)
+    text = run_diff(str(root / "base"), str(root / "slow")).stdout
+    links = text[text.index("Links, largest change first"):].splitlines()
+    assert links[3].split()[0] == "1-2"  # title, header, rule, then the slow link
+    assert "Communication per card, whole run" in text
+
+
+SAMPLES = ROOT.parent / "shared" / "samples" / "torch_npu"
+
+
+@pytest.mark.skipif(not SAMPLES.is_dir(), reason="../shared/samples is absent")
+def test_diff_of_rank0_and_rank1_of_two_jobs_compares_the_cards():
+    out = run_diff(str(SAMPLES / "rank0_ascend_pt"), str(SAMPLES / "rank1_ascend_pt"))
+    assert out.returncode == 0, out.stderr
+    assert "Operators: no change." not in out.stdout
+    assert "rank 0 vs rank 1" in out.stdout
+    assert "the runs share no rank: cards matched in rank order (rank 0 with rank 1)" in out.stdout

@@ -1,10 +1,12 @@
 """Comparing two runs (metrics.md §9): what changed between a baseline and a new profile.
 
-Cards are matched by rank (else by position). Per matched card the whole-card metrics and the step
-phases (mean over steps) of both runs and their difference; per operator name and per
-communication operator (the collective without its call numbers) the totals over the matched
-cards, ordered by the size of the change. Differences in shape (a card or an operator in one run
-only, other step counts, a card that could not be analysed) are reported, never raised. No Qt.
+Cards are matched by rank (else in rank order, ``run_matching``). Per matched card the whole-card
+metrics, the communication totals (§6) and the step phases (mean over steps) of both runs and their
+difference; cards are listed by the size of their change of step time. Per operator name and per
+communication operator (the collective without its call numbers) the totals over the matched cards,
+and per link (``link_diff``) its bytes, transit and bandwidth, each ordered by the size of the
+change. Differences in shape (a card or an operator in one run only, other step counts, a card that
+could not be analysed) are reported, never raised. No Qt.
 """
 
 from __future__ import annotations
@@ -14,12 +16,19 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from timelineview.analysis.communication.names import operator_kind
+from timelineview.analysis.link_diff import LinkDelta, link_deltas
+from timelineview.analysis.run_matching import BY_RANK, PAIRS_NAMED, match_cards, rank_renaming
 from timelineview.analysis.session import AnalysisSession
+from timelineview.analysis.steps import PHASE_KEYS as STEP_PHASE_KEYS
 from timelineview.analysis.window import METRIC_KEYS
 
 NS_PER_US = 1000.0
-PHASE_KEYS = ("step_time_us", "step_interval_us", "fp_bp_us", "tail_us")
-CARD_KEYS = (*PHASE_KEYS, *(k for k in METRIC_KEYS if k.endswith("_us")))
+US_DIGITS_OF_NS = 3  # µs rounded to the ns
+STEP_TIME = "step_time_us"  # the mean of the steps' span_us
+PHASE_KEYS = (STEP_TIME, *STEP_PHASE_KEYS)  # the step phases known here; others of the steps flow too
+STEP_FRAME_KEYS = ("start_us", "dur_us", "span_us")  # where a step is, not a phase
+WHOLE_CARD_KEYS = tuple(k for k in METRIC_KEYS if k.endswith("_us"))  # over the whole run
+COMM_KEYS = ("transit_us", "wait_us", "synchronization_us", "idle_us")  # a card's communication totals (§6)
 ADDED, REMOVED, CHANGED = "added", "removed", "changed"
 
 
@@ -49,69 +58,92 @@ class NameDelta:
 
 @dataclass
 class CardDelta:
-    """One matched card: its metrics in both runs and new − base."""
+    """One matched card: its metrics in both runs and new − base. ``card`` names the base card,
+    ``new_card`` the new one (another name when the cards were matched in rank order)."""
 
     card: str
     base_number: int
     new_number: int
     base: dict
     new: dict
+    new_card: str = ""
+
+    def __post_init__(self) -> None:
+        self.new_card = self.new_card or self.card
 
     @property
     def delta(self) -> dict:
-        return {k: (self.new[k] - self.base[k]) if self.new.get(k) is not None and self.base.get(k) is not None
-                else None for k in CARD_KEYS}
+        """new − base of every number of either run (None where a run lacks it)."""
+        keys = [*self.base, *(k for k in self.new if k not in self.base)]
+        return {k: (self.new[k] - self.base[k]) if _number(self.new.get(k)) and _number(self.base.get(k))
+                else None for k in keys}
+
+    @property
+    def step_time_change_us(self) -> float | None:
+        return self.delta.get(STEP_TIME)
 
     def document(self) -> dict:
-        return {"card": self.card, "base": self.base, "new": self.new, "delta": self.delta}
+        return {"card": self.card, "new_card": self.new_card, "base": self.base, "new": self.new,
+                "delta": self.delta}
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 @dataclass
 class RunDiff:
-    """Everything that changed between two runs."""
+    """Everything that changed between two runs: cards by |Δ step time|, operators, collectives and
+    links by the size of their change, and differences in shape in words."""
 
     cards: list[CardDelta]
     operators: list[NameDelta]
     communication: list[NameDelta]
     notes: list[str] = field(default_factory=list)  # differences in shape, in words
+    links: list[LinkDelta] = field(default_factory=list)
+    phase_keys: tuple[str, ...] = PHASE_KEYS  # the step phases of the cards, in order
+    matched_by: str = BY_RANK  # or BY_ORDER (run_matching)
 
     def document(self) -> dict:
         return {"cards": [c.document() for c in self.cards], "operators": [o.document() for o in self.operators],
-                "communication": [c.document() for c in self.communication], "notes": list(self.notes)}
+                "communication": [c.document() for c in self.communication],
+                "links": [x.document() for x in self.links], "matched_by": self.matched_by,
+                "notes": list(self.notes)}
+
+
+def step_phase_keys(steps: list[dict]) -> list[str]:
+    """The phases of ``steps`` to average: :data:`PHASE_KEYS`, then any other per-step time that is not a
+    §2 window metric (so a phase added to the steps flows through)."""
+    keys = list(PHASE_KEYS)
+    for step in steps:
+        for k in step:
+            if k.endswith("_us") and k not in keys and k not in METRIC_KEYS and k not in STEP_FRAME_KEYS:
+                keys.append(k)
+    return keys
 
 
 def _card_metrics(doc: dict) -> dict:
-    """The whole-card metrics and the mean step phases of a §5 card object (µs)."""
+    """The step phases (mean over steps), the whole-card metrics and the communication totals of a §5
+    card object (µs); the communication totals are None without plane tasks."""
     steps = doc.get("steps") or []
 
     def mean(key: str) -> float | None:
-        values = [s[key] for s in steps if s.get(key) is not None]
+        values = [s[key] for s in steps if _number(s.get(key))]
         return float(np.mean(values)) if values else None
 
-    out = {"step_time_us": mean("span_us"), "step_interval_us": mean("step_interval_us"),
-           "fp_bp_us": mean("fp_bp_us"), "tail_us": mean("tail_us"), "steps": len(steps)}
-    out.update({k: doc.get(k) for k in CARD_KEYS if k not in PHASE_KEYS})
+    out = {k: mean("span_us" if k == STEP_TIME else k) for k in step_phase_keys(steps)}
+    out["steps"] = len(steps)
+    out.update({k: doc.get(k) for k in WHOLE_CARD_KEYS})
+    comm = doc.get("communication") or {}
+    out.update({k: comm.get(k) for k in COMM_KEYS})
     return out
 
 
-def match_cards(base: AnalysisSession, new: AnalysisSession) -> tuple[list[tuple[int, int]], list[str]]:
-    """Pairs (base number, new number) by rank, else by rank order; notes on cards left unmatched."""
-    notes = []
-    base_ranks = {base.stores[i].rank: i for i in base.order if base.stores[i].rank is not None}
-    new_ranks = {new.stores[i].rank: i for i in new.order if new.stores[i].rank is not None}
-    if len(base_ranks) == len(base.stores) and len(new_ranks) == len(new.stores):
-        pairs = [(base_ranks[r], new_ranks[r]) for r in sorted(base_ranks.keys() & new_ranks.keys())]
-        only_base, only_new = base_ranks.keys() - new_ranks.keys(), new_ranks.keys() - base_ranks.keys()
-        for label, only in (("base", only_base), ("new", only_new)):
-            if only:
-                notes.append(f"only in the {label} run: " + ", ".join(f"rank {r}" for r in sorted(only)))
-    else:
-        n = min(len(base.order), len(new.order))
-        pairs = list(zip(base.order[:n], new.order[:n]))
-        notes.append("cards matched by order (some have no rank)")
-        if len(base.order) != len(new.order):
-            notes.append(f"the base run has {len(base.order)} card(s), the new run {len(new.order)}")
-    return pairs, notes
+def _by_change(cards: list[CardDelta]) -> list[CardDelta]:
+    """Largest |Δ step time| first (to the ns: equal changes keep the order given, by rank); cards
+    without one after the others."""
+    return sorted(cards, key=lambda c: (c.step_time_change_us is None,
+                                        -round(abs(c.step_time_change_us or 0.0), US_DIGITS_OF_NS)))
 
 
 def _name_totals(session: AnalysisSession, numbers: list[int], communication: bool) -> dict[str, list[int]]:
@@ -155,7 +187,8 @@ def _name_deltas(base: dict[str, list[int]], new: dict[str, list[int]]) -> list[
 
 def diff_runs(base: AnalysisSession, new: AnalysisSession) -> RunDiff:
     """What changed from ``base`` to ``new`` (metrics.md §9)."""
-    pairs, notes = match_cards(base, new)
+    match = match_cards(base, new)
+    pairs, notes = match.pairs, list(match.notes)
     base_docs = {i: d for i, d in zip(base.order, base.card_documents, strict=True)}
     new_docs = {i: d for i, d in zip(new.order, new.card_documents, strict=True)}
     cards = []
@@ -163,8 +196,17 @@ def diff_runs(base: AnalysisSession, new: AnalysisSession) -> RunDiff:
         bm, nm = _card_metrics(base_docs[b]), _card_metrics(new_docs[n])
         if bm["steps"] != nm["steps"]:
             notes.append(f"{base_docs[b]['card']}: {bm['steps']} step(s) in the base run, {nm['steps']} in the new")
-        cards.append(CardDelta(base_docs[b]["card"], b, n, bm, nm))
+        cards.append(CardDelta(base_docs[b]["card"], b, n, bm, nm, new_docs[n]["card"]))
+    steps = [d.get("steps") or [] for b, n in pairs for d in (base_docs[b], new_docs[n])]
+    phases = tuple(dict.fromkeys(k for s in steps for k in step_phase_keys(s))) or PHASE_KEYS
     matched_base, matched_new = [b for b, _ in pairs], [n for _, n in pairs]
     operators = _name_deltas(_name_totals(base, matched_base, False), _name_totals(new, matched_new, False))
     communication = _name_deltas(_name_totals(base, matched_base, True), _name_totals(new, matched_new, True))
-    return RunDiff(cards, operators, communication, notes)
+    renaming = rank_renaming([(base.stores[b].rank, new.stores[n].rank) for b, n in pairs])
+    links = link_deltas(base.communication.links, new.communication.links, renaming)
+    if renaming and links:
+        renamed = [f"{b}→{n}" for b, n in sorted(renaming.items())]
+        more = f", … ({len(renamed)} ranks)" if len(renamed) > PAIRS_NAMED else ""
+        notes.append("links matched with the base run's ranks renamed as its cards were matched ("
+                     + ", ".join(renamed[:PAIRS_NAMED]) + more + ")")
+    return RunDiff(_by_change(cards), operators, communication, notes, links, phases, match.by)

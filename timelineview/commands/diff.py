@@ -9,7 +9,8 @@ from pathlib import Path
 
 import orjson
 
-from timelineview.analysis.run_diff import RunDiff, diff_runs
+from timelineview.analysis.link_diff import LinkDelta
+from timelineview.analysis.run_diff import CardDelta, RunDiff, diff_runs
 from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.summaries.card_summary import read_manifest
 from timelineview.analysis.summaries.summary_session import (
@@ -93,31 +94,58 @@ class _NothingReadable(Exception):
     """A run holds no slice to compare (exit 1, the message on stderr)."""
 
 
-PHASE_COLUMNS = (("step_time_us", "step"), ("step_interval_us", "step interval"), ("fp_bp_us", "fwd/bwd"),
-                 ("tail_us", "tail"))
+PHASE_TITLES = {"step_time_us": "step", "step_interval_us": "step interval", "fp_bp_us": "fwd/bwd",
+                "tail_us": "tail", "stage_us": "stage", "stage_free_us": "stage free"}
 CARD_COLUMNS = (("compute_us", "compute"), ("communication_us", "comm."),
-                ("pure_communication_us", "pure comm."), ("free_us", "free"), ("idle_gap_total_us", "idle gaps"))
+                ("pure_communication_us", "pure comm."), ("free_us", "free"), ("idle_gap_total_us", "idle gap time"))
+COMM_COLUMNS = (("transit_us", "transit"), ("wait_us", "wait"), ("synchronization_us", "sync"), ("idle_us", "idle"))
 
 
 def _fmt(value) -> str:
     return "—" if value is None else f"{value:,.1f}"
 
 
-def _change(base, new) -> str:
-    """``base → new (+delta)`` in µs, or "—" where a run has no value."""
+def _change(base, new, digits: int = 1) -> str:
+    """``base → new (+delta)``, or "—" where a run has no value."""
     if base is None or new is None:
         return f"{_fmt(base)} → {_fmt(new)}"
-    return f"{base:,.1f} → {new:,.1f} ({new - base:+,.1f})"
+    return f"{base:,.{digits}f} → {new:,.{digits}f} ({new - base:+,.{digits}f})"
+
+
+def _phase_title(key: str) -> str:
+    return PHASE_TITLES.get(key, key.removesuffix("_us").replace("_", " "))
+
+
+def _card_label(card: CardDelta) -> str:
+    return card.card if card.new_card == card.card else f"{card.card} vs {card.new_card}"
+
+
+def _link_rows(links: list[LinkDelta]) -> list[list]:
+    def value(side, key):
+        return None if side is None else side.document()[key]
+
+    rows = []
+    for x in links:
+        label = x.key if x.new_key == x.key else f"{x.key} vs {x.new_key}"
+        rows.append([label, _change(value(x.base, "bandwidth_gbps"), value(x.new, "bandwidth_gbps"), 2),
+                     _change(value(x.base, "transit_us"), value(x.new, "transit_us")),
+                     _fmt(x.bandwidth_cost_us), _change(value(x.base, "bytes"), value(x.new, "bytes"), 0)])
+    return rows
 
 
 def format_text(diff: RunDiff) -> str:
-    """Readable tables: the step phases of each card, its whole-card metrics, then the operators and
-    collectives whose total time changed most, then what differs in shape."""
+    """Readable tables: per card (largest change of step time first) its step phases, whole-card metrics
+    and communication totals; the operators, collectives and links whose time changed most; then what
+    differs in shape."""
     parts = []
     if diff.cards:
-        for title, columns in (("Step phases, mean over steps (µs): base → new (delta)", PHASE_COLUMNS),
-                               ("Whole card (µs): base → new (delta)", CARD_COLUMNS)):
-            rows = [[c.card, *(_change(c.base.get(k), c.new.get(k)) for k, _ in columns)] for c in diff.cards]
+        phases = tuple((k, _phase_title(k)) for k in diff.phase_keys)
+        tables = [("Step phases, mean per step (µs): base → new (delta); cards by |Δ step| largest first", phases),
+                  ("Whole card, whole run (µs): base → new (delta)", CARD_COLUMNS)]
+        if any(c.base.get("transit_us") is not None or c.new.get("transit_us") is not None for c in diff.cards):
+            tables.append(("Communication per card, whole run (µs): base → new (delta)", COMM_COLUMNS))
+        for title, columns in tables:
+            rows = [[_card_label(c), *(_change(c.base.get(k), c.new.get(k)) for k, _ in columns)] for c in diff.cards]
             parts.append(title + "\n" + format_table(["card", *(t for _, t in columns)], rows))
     for title, rows in (("Operators", diff.operators), ("Communication", diff.communication)):
         changed = [r for r in rows if r.delta_us][:TOP_CHANGES]
@@ -128,6 +156,14 @@ def format_text(diff: RunDiff) -> str:
                   r.status] for r in changed]
         parts.append(f"{title}, largest changes first (total µs over the matched cards)\n"
                      + format_table(["name", "base", "new", "delta", "base n", "new n", ""], table))
+    if diff.links:
+        changed = [x for x in diff.links if x.order_key][:TOP_CHANGES]
+        if changed:
+            parts.append("Links, largest change first (cost: transit the change of bandwidth adds at the base "
+                         "run's bytes, µs)\n" + format_table(["link", "GB/s", "transit µs", "cost µs", "bytes"],
+                                                             _link_rows(changed)))
+        else:
+            parts.append("Links: no change.")
     if diff.notes:
         parts.append("Differences in shape\n" + "\n".join(f"  {n}" for n in diff.notes))
     return "\n\n".join(parts) + "\n"
@@ -137,8 +173,9 @@ def diff_main(argv: list[str]) -> int:
     """Entry point of the ``diff`` subcommand; returns the exit code (``commands.exit_codes``)."""
     parser = argparse.ArgumentParser(
         prog="timelineview diff", epilog=EPILOG,
-        description="What changed between a baseline run and a new one: per card the step phases and "
-                    "metrics, then the operators and collectives whose total time changed most.")
+        description="What changed between a baseline run and a new one: per card (matched by rank, else in "
+                    "rank order) the step phases, metrics and communication totals, largest change of step "
+                    "time first, then the operators, collectives and links that changed most.")
     parser.add_argument("base", help="the baseline run: a trace file or a folder (one card per rank)")
     parser.add_argument("new", help="the new run, the same way")
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")

@@ -11,11 +11,16 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui
 
+from tests.analysis.test_run_diff import run as factory_run
+from timelineview.analysis.run_diff import COMM_KEYS, diff_runs
 from timelineview.app import parse_args
 from timelineview.synthetic import cluster_specs, generate_cluster
+from timelineview.views.analysis_tabs.compare.compare_view import CompareView
+from timelineview.views.analysis_tabs.compare.delta_tables import link_records
 from timelineview.views.analysis_tabs.compare.open_menu import compare_view, open_comparison
 from timelineview.views.analysis_tabs.compare.phase_bars import FASTER_COLOUR, SLOWER_COLOUR
 from timelineview.views.keys import STEP_PAN
+from timelineview.viewstate.time_format import format_duration
 from timelineview.viewstate.timeline.lane_layout import LANE
 
 SLOW = 1  # the rank that carries the planted change
@@ -32,6 +37,7 @@ def runs(tmp_path_factory) -> dict:
         "slow_card": cluster_specs(2, **SPEC, slow_card=SLOW, slow_factor=1.5),
         "more_cards": cluster_specs(3, **SPEC),
         "more_steps": cluster_specs(2, **{**SPEC, "steps": 4}),
+        "slow_link": cluster_specs(2, **SPEC, slow_link=(0, 1), slow_link_factor=3.0),
     }
     return {k: (root / k, generate_cluster(root / k, specs, "msprof")) for k, specs in variants.items()}
 
@@ -257,3 +263,131 @@ def test_lane_by_lane_puts_each_new_lane_under_the_same_base_lane(qtbot, window,
     cards_in_order = [r.card for r in timeline.ctx.layout.rows]
     first_new = cards_in_order.index(view.pairs[0].new.number)
     assert set(cards_in_order[:first_new]) == {view.pairs[0].base.number}
+
+
+def shown_diff(qtbot, diff) -> CompareView:
+    """A Compare tab showing ``diff`` (no timeline: the tables and bars only)."""
+    view = CompareView()
+    qtbot.addWidget(view)
+    view.show_comparison(diff, [])
+    return view
+
+
+def headers(model) -> list[str]:
+    return [model.headerData(i, QtCore.Qt.Orientation.Horizontal, QtCore.Qt.ItemDataRole.DisplayRole)
+            for i in range(model.columnCount())]
+
+
+def test_card_headers_say_mean_per_step_or_whole_run(qtbot):
+    view = shown_diff(qtbot, diff_runs(factory_run({"MatMul": 300}), factory_run({"MatMul": 320})))
+    titles = headers(view.cards_model)
+    assert titles[0] == "Card"
+    for title in titles[1:]:  # every number says whether it is a mean over steps or a total of the run
+        assert title.endswith(("(mean per step)", "(whole run)")), title
+    by_key = dict(zip((c.key for c in view.cards_model.columns), titles, strict=True))
+    assert by_key["base_step_time_us"].endswith("(mean per step)")
+    assert by_key["delta_step_interval_us"].endswith("(mean per step)")
+    for key in ("compute_us", "communication_us", "free_us", "idle_gap_total_us", *COMM_KEYS):
+        assert by_key[f"delta_{key}"].endswith("(whole run)"), key
+    # the compute column is the whole-run total: 3 steps of 20 µs more
+    row = view.cards_model.rows[0]
+    assert row["delta_compute_us"] == pytest.approx(60.0) and row["delta_step_time_us"] == pytest.approx(20.0)
+
+
+def test_idle_gap_column_is_a_time_and_says_so(qtbot):
+    base = factory_run({"MatMul": 300, "Add": 100}, interval_us=50)
+    new = factory_run({"MatMul": 300, "Add": 100}, interval_us=80)  # 30 µs more idle before each step's compute
+    view = shown_diff(qtbot, diff_runs(base, new))
+    titles = headers(view.cards_model)
+    assert "Δ idle gaps" not in titles
+    column = [c.key for c in view.cards_model.columns].index("delta_idle_gap_total_us")
+    assert titles[column] == "Δ idle gap time (whole run)"
+    tip = view.cards_model.headerData(column, QtCore.Qt.Orientation.Horizontal, QtCore.Qt.ItemDataRole.ToolTipRole)
+    assert "a time, not a count" in tip
+    # two gaps of compute (all-reduce, then the next step's interval) between 3 steps, each 30 µs longer: a time
+    assert view.cards_model.rows[0]["delta_idle_gap_total_us"] == pytest.approx(2 * 30.0)
+    shown = view.cards_model.data(view.cards_model.index(0, column), QtCore.Qt.ItemDataRole.DisplayRole)
+    assert shown == format_duration(2 * 30.0 * 1000)
+
+
+def test_the_card_that_changed_most_comes_first_in_bars_and_table(qtbot):
+    slower = {1: 5, 3: 70}  # µs per step more on cards 1 and 3
+    diff = diff_runs(factory_run({"MatMul": 300, "Add": 100}, cards=4),
+                     factory_run({"MatMul": 300, "Add": 100}, cards=4, slower=slower))
+    view = shown_diff(qtbot, diff)
+    assert [r["card"] for r in view.cards_model.rows] == ["rank 3", "rank 1", "rank 0", "rank 2"]
+    assert [r["delta_step_time_us"] for r in view.cards_model.rows] == pytest.approx([70.0, 5.0, 0.0, 0.0])
+    cards_in_bars = list(dict.fromkeys(b.card for b in view.bars.bars))
+    assert cards_in_bars == ["rank 3", "rank 1", "rank 0", "rank 2"]
+    top = [b for b in view.bars.bars if b.card == "rank 3" and b.phase == "step_time_us"][0]
+    assert top.delta_us == pytest.approx(70.0) and top is view.bars.bars[0]
+    # the user may order them by rank instead
+    view.base_session = factory_run({"MatMul": 300, "Add": 100}, cards=4)
+    view.card_order.setCurrentIndex(view.card_order.findData("rank"))
+    assert [r["card"] for r in view.cards_model.rows] == ["rank 0", "rank 1", "rank 2", "rank 3"]
+    assert list(dict.fromkeys(b.card for b in view.bars.bars)) == ["rank 0", "rank 1", "rank 2", "rank 3"]
+
+
+def test_runs_of_other_ranks_are_paired_in_rank_order_and_say_so(qtbot):
+    view = shown_diff(qtbot, diff_runs(factory_run({"MatMul": 300}), factory_run({"MatMul": 300}, first_rank=4)))
+    assert sorted(r["card"] for r in view.cards_model.rows) == ["rank 0 vs rank 4", "rank 1 vs rank 5"]
+    assert view.notes.isVisibleTo(view)
+    assert "the runs share no rank: cards matched in rank order" in view.notes.text()
+
+
+def test_the_links_tab_shows_the_diffs_links_slow_link_first_in_red(qtbot, window, runs):
+    view = open_compared(qtbot, window, runs, "slow_link")
+    assert view.links_model.rows == link_records(view.diff.links)  # the RunDiff's, not computed again
+    rows = view.links_model.rows
+    assert [r["key"] for r in rows] == ["0-1", "1-0"]
+    slow = rows[0]
+    assert slow["new_bandwidth_gbps"] / slow["base_bandwidth_gbps"] == pytest.approx(1 / 3, rel=0.03)
+    keys = [c.key for c in view.links_model.columns]
+    for key in ("delta_cost_us", "delta_bandwidth_gbps"):  # slower: more cost, less bandwidth, both red
+        brush = view.links_model.data(view.links_model.index(0, keys.index(key)), QtCore.Qt.ItemDataRole.ForegroundRole)
+        assert brush.color() == QtGui.QColor(SLOWER_COLOUR), key
+    shown = view.links_model.data(view.links_model.index(0, keys.index("base_bandwidth_gbps")))
+    assert shown == f"{slow['base_bandwidth_gbps']:.2f} GB/s"
+    assert view.parts.tabText(3).startswith("Links (")
+    # the cards' communication totals, from the same diff
+    for row, card in zip(view.cards_model.rows, view.diff.cards, strict=True):
+        for key in COMM_KEYS:
+            assert row[f"delta_{key}"] == card.delta[key] and card.delta[key] is not None
+
+
+SAMPLES = Path(__file__).resolve().parents[4] / "shared" / "samples" / "torch_npu"
+
+
+@pytest.mark.skipif(not SAMPLES.is_dir(), reason="../shared/samples is absent")
+def test_rank0_of_one_capture_compared_with_rank1_of_another(qtbot, window):
+    view = compare_view(window)
+    with qtbot.waitSignal(view.comparisonReady, timeout=120_000) as ready:
+        window.open_paths([SAMPLES / "rank0_ascend_pt"], remember=False)
+        assert open_comparison(window, [SAMPLES / "rank1_ascend_pt"])
+    assert ready.args == [True]
+    assert [r["card"] for r in view.cards_model.rows] == ["rank 0 vs rank 1"]
+    assert "the runs share no rank: cards matched in rank order (rank 0 with rank 1)" in view.notes.text()
+    assert len(view.pairs) == 1 and not view.unmatched
+    assert view.links_model.rows == link_records(view.diff.links) and len(view.links_model.rows) == 7
+    assert view.show_on_timeline(0)
+    assert [c.title for c in window.timeline.cards] == ["rank 0", "new · rank 1"]
+    base, new = view.pairs[0]
+    ctx = window.timeline.ctx
+    assert ctx.rel(base, int(base.steps.start[0])) == ctx.rel(new, int(new.steps.start[0]))
+
+
+def test_float_noise_of_an_unchanged_link_is_neither_coloured_nor_signed(qtbot):
+    from timelineview.views.analysis_tabs.compare.delta_tables import LINK_COLUMNS, DeltaTableModel
+
+    model = DeltaTableModel(LINK_COLUMNS)
+    model.set_rows([{"key": "0-1", "delta_cost_us": 1e-10, "base_transit_us": 2000.0, "delta_bandwidth_gbps": -1e-12,
+                     "base_bandwidth_gbps": 18.0},
+                    {"key": "0-2", "delta_cost_us": 40.0, "base_transit_us": 2000.0, "delta_bandwidth_gbps": -0.5,
+                     "base_bandwidth_gbps": 18.0}])
+    keys = [c.key for c in model.columns]
+    fg = QtCore.Qt.ItemDataRole.ForegroundRole
+    for key in ("delta_cost_us", "delta_bandwidth_gbps"):
+        assert model.data(model.index(0, keys.index(key)), fg) is None
+        assert model.data(model.index(1, keys.index(key)), fg).color() == QtGui.QColor(SLOWER_COLOUR)  # 2 %, 2.8 %
+    assert model.data(model.index(0, keys.index("delta_bandwidth_gbps"))) == "0.00 GB/s"
+    assert model.data(model.index(1, keys.index("delta_bandwidth_gbps"))) == "-0.50 GB/s"

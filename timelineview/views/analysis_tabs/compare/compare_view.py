@@ -1,9 +1,11 @@
 """CompareView: what changed between the run on screen (base) and a second run (new), metrics.md §9.
 
-The per-step phases of each card as paired bars, the per-card deltas, the operators and the
-collectives whose time changed most (sortable; red slower, green faster), and differences in shape
-in words. A step selector puts both runs on the timeline aligned at that step; double-clicking an
-operator shows its slices in both runs. Opened by File ▸ Compare with… or ``--compare NEW``.
+The per-step phases of each card as paired bars and the per-card deltas (the card whose step time
+changed most first, or by rank), the operators, the collectives and the links whose time changed most
+(sortable; red slower, green faster), and differences in shape in words. Everything shown is the
+``RunDiff`` of ``analysis.run_diff``, the one ``timelineview diff`` prints. A step selector puts both
+runs on the timeline aligned at that step; double-clicking an operator shows its slices in both runs.
+Opened by File ▸ Compare with… or ``--compare NEW``.
 """
 
 from __future__ import annotations
@@ -12,14 +14,18 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtWidgets
 
-from timelineview.analysis.run_diff import PHASE_KEYS, RunDiff
+from timelineview.analysis.run_diff import CardDelta, RunDiff
 from timelineview.views.analysis_tabs.compare.both_runs import highlight_in_both, show_both_runs
 from timelineview.views.analysis_tabs.compare.compare_worker import CompareWorker, start_compare
 from timelineview.views.analysis_tabs.compare.delta_tables import (
     CARD_COLUMNS,
+    LINK_COLUMNS,
     NAME_COLUMNS,
     DeltaTableModel,
+    card_columns,
+    card_label,
     card_records,
+    link_records,
     name_records,
 )
 from timelineview.views.analysis_tabs.compare.phase_bars import PhaseBars
@@ -32,6 +38,8 @@ ROW_PAD = 6  # px around a table row's text
 BARS_SHARE, TABLE_SHARE = 3, 1  # of the Step phases page's height
 HINT = ("Compare the run on screen with another: File ▸ Compare with… (or start with "
         "timelineview BASE --compare NEW).")
+BY_CHANGE, BY_RANK = "change", "rank"  # orders of the cards in the bars and the card table
+CARD_ORDERS = ((BY_CHANGE, "largest change of step time first"), (BY_RANK, "rank"))
 SUMMARY_HINT = ("A summary folder is open: comparing two runs reads their traces. Open the traces of the run "
                 "(not its summary), then File ▸ Compare with….")
 
@@ -74,8 +82,14 @@ class CompareView(QtWidgets.QWidget):
         self.lane_by_lane.setChecked(True)
         self.lane_by_lane.setToolTip("Each lane of the base run followed by the same lane of the new run "
                                      "(off: each base card followed by its new card)")
+        self.card_order = QtWidgets.QComboBox()
+        for key, text in CARD_ORDERS:
+            self.card_order.addItem(text, key)
+        self.card_order.setToolTip("The order of the cards in the bars and the card table")
+        self.card_order.currentIndexChanged.connect(lambda *_: self._show_cards())
         controls = QtWidgets.QHBoxLayout()
-        for w in (QtWidgets.QLabel("Align at"), self.step, self.lane_by_lane, self.show_button):
+        for w in (QtWidgets.QLabel("Cards:"), self.card_order, QtWidgets.QLabel("Align at"), self.step,
+                  self.lane_by_lane, self.show_button):
             controls.addWidget(w)
         controls.addStretch(1)
         self.bars = PhaseBars()
@@ -96,10 +110,15 @@ class CompareView(QtWidgets.QWidget):
         self.operators_table.setToolTip("Double-click an operator to see its slices in both runs")
         self.communication_model = DeltaTableModel(NAME_COLUMNS, self)
         self.communication_table = self._table(self.communication_model)
+        self.links_model = DeltaTableModel(LINK_COLUMNS, self)
+        self.links_table = self._table(self.links_model)
+        self.links_table.setToolTip("Per link (src-dst ranks, the cluster's links of §6): bytes, transit and "
+                                    "bandwidth in both runs, the link whose bandwidth change costs most first")
         self.parts = QtWidgets.QTabWidget()
         self.parts.addTab(phases, "Step phases and cards")
         self.parts.addTab(self.operators_table, "Operators")
         self.parts.addTab(self.communication_table, "Communication")
+        self.parts.addTab(self.links_table, "Links")
         lay = QtWidgets.QVBoxLayout(self)
         lay.addWidget(self.summary)
         lay.addWidget(self.notes)
@@ -120,7 +139,7 @@ class CompareView(QtWidgets.QWidget):
         return table
 
     def _set_enabled(self, on: bool) -> None:
-        for w in (self.step, self.lane_by_lane, self.show_button, self.parts):
+        for w in (self.card_order, self.step, self.lane_by_lane, self.show_button, self.parts):
             w.setEnabled(on)
 
     def attach(self, cluster_tab) -> None:
@@ -261,12 +280,11 @@ class CompareView(QtWidgets.QWidget):
                          "by card")
         self.notes.setText("Differences in shape: " + "; ".join(notes) if notes else "")
         self.notes.setVisible(bool(notes))
-        self.bars.set_rows([PhaseValues(c.card, k, c.base.get(k), c.new.get(k)) for c in diff.cards
-                            for k in PHASE_KEYS])
-        self.cards_model.set_rows(card_records(diff.cards))
+        self._show_cards()
         self.operators_model.set_rows(name_records(diff.operators))
         self.communication_model.set_rows(name_records(diff.communication))
-        for table in (self.cards_table, self.operators_table, self.communication_table):
+        self.links_model.set_rows(link_records(diff.links))
+        for table in (self.operators_table, self.communication_table, self.links_table):
             table.horizontalHeader().setSortIndicator(-1, QtCore.Qt.SortOrder.DescendingOrder)  # as given
             table.resizeColumnsToContents()
         self.step.clear()
@@ -276,6 +294,27 @@ class CompareView(QtWidgets.QWidget):
         self.show_button.setEnabled(bool(self.pairs or self.unmatched))
         self.parts.setTabText(1, f"Operators ({sum(1 for o in diff.operators if o.delta_us)} changed)")
         self.parts.setTabText(2, f"Communication ({sum(1 for o in diff.communication if o.delta_us)} changed)")
+        self.parts.setTabText(3, f"Links ({sum(1 for x in diff.links if x.order_key)} changed)")
+
+    def ordered_cards(self) -> list[CardDelta]:
+        """The matched cards in the chosen order: the diff's (largest change of step time first) or by rank."""
+        if self.diff is None:
+            return []
+        cards = list(self.diff.cards)
+        if self.card_order.currentData() == BY_RANK and self.base_session is not None:
+            position = {number: i for i, number in enumerate(self.base_session.order)}
+            cards.sort(key=lambda c: position.get(c.base_number, len(position)))
+        return cards
+
+    def _show_cards(self) -> None:
+        """The paired bars and the card table, cards in the chosen order."""
+        if self.diff is None:
+            return
+        cards, phases = self.ordered_cards(), self.diff.phase_keys
+        self.bars.set_rows([PhaseValues(card_label(c), k, c.base.get(k), c.new.get(k)) for c in cards for k in phases])
+        self.cards_model.set_rows(card_records(cards, phases), card_columns(phases))
+        self.cards_table.horizontalHeader().setSortIndicator(-1, QtCore.Qt.SortOrder.DescendingOrder)  # as given
+        self.cards_table.resizeColumnsToContents()
 
     def _drop_comparison(self, keep_worker: bool = False) -> None:
         if not keep_worker:
@@ -285,7 +324,7 @@ class CompareView(QtWidgets.QWidget):
         self.summary.setText(HINT)
         self.notes.hide()
         self.bars.set_rows([])
-        for model in (self.cards_model, self.operators_model, self.communication_model):
+        for model in (self.cards_model, self.operators_model, self.communication_model, self.links_model):
             model.set_rows([])
         self.step.clear()
         self._set_enabled(False)

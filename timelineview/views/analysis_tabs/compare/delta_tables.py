@@ -1,15 +1,22 @@
-"""The Compare tab's tables: per-card deltas, operators and collectives base → new, coloured by
-faster (green) or slower (red) and sortable as numbers (issue 14)."""
+"""The Compare tab's tables: per-card deltas, operators, collectives and links base → new, coloured by
+faster (green) or slower (red) and sortable as numbers (issue 14). Every row comes from the
+``RunDiff`` (``analysis.run_diff``): nothing is computed here."""
 
 from __future__ import annotations
 
 from PySide6 import QtCore, QtGui
 
-from timelineview.analysis.run_diff import CardDelta, NameDelta
-from timelineview.views.analysis_tabs.compare.phase_bars import FASTER_COLOUR, SLOWER_COLOUR
+from timelineview.analysis.link_diff import LinkDelta
+from timelineview.analysis.run_diff import COMM_KEYS, PHASE_KEYS, CardDelta, NameDelta
+from timelineview.views.analysis_tabs.compare.phase_bars import CHANGE_SHARE, FASTER_COLOUR, SLOWER_COLOUR
 from timelineview.views.analysis_tabs.record_table import COUNT, TEXT, TIME_US, RecordColumn, RecordTableModel
+from timelineview.viewstate.tabs.paired_bars import phase_title
 
 DELTA_PREFIX = "delta"
+BASE_PREFIX = "base_"
+GBPS_DIGITS = 2
+GBPS = "gbps"  # a bandwidth, 10⁹ bytes per second
+PER_STEP, WHOLE_RUN = "mean per step", "whole run"  # what a card column's number is
 
 NAME_COLUMNS = (
     RecordColumn("name", "Name", TEXT),
@@ -21,28 +28,78 @@ NAME_COLUMNS = (
     RecordColumn("status", "", TEXT, "added: only in the new run; removed: only in the base run"),
 )
 
-# (key of CardDelta.base/new/delta, column title)
-CARD_METRICS = (("step_time_us", "step time"), ("step_interval_us", "step interval"), ("fp_bp_us", "FP+BP"),
-                ("tail_us", "tail"), ("compute_us", "compute"), ("communication_us", "communication"),
-                ("pure_communication_us", "pure comm."), ("free_us", "free"), ("idle_gap_total_us", "idle gaps"))
-CARD_COLUMNS = (
-    RecordColumn("card", "Card", TEXT),
-    RecordColumn("base_step_time_us", "Base step", TIME_US, "mean step time of the base run"),
-    RecordColumn("new_step_time_us", "New step", TIME_US, "mean step time of the new run"),
-    *(RecordColumn(f"{DELTA_PREFIX}_{key}", f"Δ {title}", TIME_US,
-                   "new − base" + (" (mean over steps)" if i < 4 else " (whole card)"))
-      for i, (key, title) in enumerate(CARD_METRICS)),
+# (key of CardDelta.base/new/delta, column title) of the whole-run columns; the step phases come first
+WHOLE_RUN_METRICS = (("compute_us", "compute"), ("communication_us", "communication"),
+                     ("pure_communication_us", "pure comm."), ("free_us", "free"),
+                     ("idle_gap_total_us", "idle gap time"))
+COMM_TITLES = {"transit_us": "transit", "wait_us": "wait", "synchronization_us": "sync", "idle_us": "comm. idle"}
+COMM_METRICS = tuple((k, COMM_TITLES[k]) for k in COMM_KEYS)
+TOOLTIPS = {
+    "idle_gap_total_us": "new − base of the total length of the idle AI Core gaps over the whole run (a time, "
+                         "not a count)",
+    "transit_us": "new − base of the time the card's transfer tasks move data, whole run (§6)",
+    "wait_us": "new − base of the time its collectives wait and move nothing, whole run (§6)",
+    "synchronization_us": "new − base of the waits before each collective's first transfer, whole run (§6)",
+    "idle_us": "new − base of the time its collectives neither wait nor move data, whole run (§6)",
+}
+
+
+def _phase_title(key: str) -> str:
+    title = phase_title(key)
+    return title if key == "fp_bp_us" else title.lower()  # FP+BP is an abbreviation
+
+
+def card_columns(phase_keys: tuple[str, ...] = PHASE_KEYS) -> tuple[RecordColumn, ...]:
+    """Card, the mean step time of both runs, then new − base of each step phase (mean per step), of the
+    whole-card metrics and of the communication totals (whole run); each header says which."""
+    return (
+        RecordColumn("card", "Card", TEXT, "base card (vs the new run's card when matched in rank order)"),
+        RecordColumn("base_step_time_us", f"Base step ({PER_STEP})", TIME_US, "mean step time of the base run"),
+        RecordColumn("new_step_time_us", f"New step ({PER_STEP})", TIME_US, "mean step time of the new run"),
+        *(RecordColumn(f"{DELTA_PREFIX}_{key}", f"Δ {_phase_title(key)} ({PER_STEP})", TIME_US,
+                       "new − base of the mean over steps") for key in phase_keys),
+        *(RecordColumn(f"{DELTA_PREFIX}_{key}", f"Δ {title} ({WHOLE_RUN})", TIME_US,
+                       TOOLTIPS.get(key, "new − base over the whole run")) for key, title in WHOLE_RUN_METRICS),
+        *(RecordColumn(f"{DELTA_PREFIX}_{key}", f"Δ {title} ({WHOLE_RUN})", TIME_US, TOOLTIPS[key])
+          for key, title in COMM_METRICS),
+    )
+
+
+CARD_COLUMNS = card_columns()
+
+LINK_COLUMNS = (
+    RecordColumn("key", "Link", TEXT, "src-dst ranks (base vs new when the cards were matched in rank order)"),
+    RecordColumn("delta_cost_us", "Cost of the bandwidth change", TIME_US,
+                 "transit time the change of bandwidth adds at the base run's bytes: base bytes ÷ new bandwidth − "
+                 "base transit (the links are ordered by its size; red: slower)"),
+    RecordColumn("delta_bandwidth_gbps", "Δ bandwidth", GBPS, "new − base (red: lower)"),
+    RecordColumn("base_bandwidth_gbps", "Base bandwidth", GBPS),
+    RecordColumn("new_bandwidth_gbps", "New bandwidth", GBPS),
+    RecordColumn("delta_transit_us", "Δ transit", TIME_US, "new − base of the time its transfers take, whole run"),
+    RecordColumn("base_transit_us", "Base transit", TIME_US),
+    RecordColumn("new_transit_us", "New transit", TIME_US),
+    RecordColumn("base_bytes", "Base bytes", COUNT),
+    RecordColumn("new_bytes", "New bytes", COUNT),
 )
+HIGHER_IS_FASTER = frozenset({"delta_bandwidth_gbps"})  # change columns where more is better
+# the base value a change column is measured against (else ``base_<key>`` when the record has it)
+REFERENCE = {"delta_cost_us": "base_transit_us"}
 
 
-def card_records(cards: list[CardDelta]) -> list[dict]:
-    """One record per matched card: its mean step time in both runs and every delta of :data:`CARD_METRICS`."""
+def card_label(card: CardDelta) -> str:
+    return card.card if card.new_card == card.card else f"{card.card} vs {card.new_card}"
+
+
+def card_records(cards: list[CardDelta], phase_keys: tuple[str, ...] = PHASE_KEYS) -> list[dict]:
+    """One record per matched card, in the order given (the diff's: largest change of step time first):
+    its mean step time in both runs and every delta of :func:`card_columns`."""
     out = []
+    keys = (*phase_keys, *(k for k, _ in WHOLE_RUN_METRICS), *COMM_KEYS)
     for c in cards:
         delta = c.delta
-        record = {"card": c.card, "base_step_time_us": c.base.get("step_time_us"),
+        record = {"card": card_label(c), "base_step_time_us": c.base.get("step_time_us"),
                   "new_step_time_us": c.new.get("step_time_us")}
-        record.update({f"{DELTA_PREFIX}_{key}": delta.get(key) for key, _ in CARD_METRICS})
+        record.update({f"{DELTA_PREFIX}_{key}": delta.get(key) for key in keys})
         out.append(record)
     return out
 
@@ -51,18 +108,50 @@ def name_records(rows: list[NameDelta]) -> list[dict]:
     return [r.document() for r in rows]
 
 
+def link_records(links: list[LinkDelta]) -> list[dict]:
+    """One record per link of the diff, in its order (largest cost of the change first)."""
+    out = []
+    for x in links:
+        record = {"key": x.key if x.new_key == x.key else f"{x.key} vs {x.new_key}",
+                  "delta_cost_us": x.bandwidth_cost_us}
+        delta = x.delta
+        for field in ("bandwidth_gbps", "transit_us", "bytes"):
+            record[f"base_{field}"] = None if x.base is None else x.base.document()[field]
+            record[f"new_{field}"] = None if x.new is None else x.new.document()[field]
+            if field != "bytes":
+                record[f"delta_{field}"] = delta[field]
+        out.append(record)
+    return out
+
+
 class DeltaTableModel(RecordTableModel):
-    """Records whose change columns (keys starting with ``delta``) are red when the new run takes
-    longer and green when it takes less."""
+    """Records whose change columns (keys starting with ``delta``) are red when the new run is slower (takes
+    longer; for a bandwidth, moves less) and green when it is faster."""
 
     def data(self, index: QtCore.QModelIndex, role: int = 0):
-        if role == QtCore.Qt.ItemDataRole.ForegroundRole and index.isValid():
-            col = self.columns[index.column()]
-            value = self.rows[index.row()].get(col.key)
-            if col.key.startswith(DELTA_PREFIX) and value:
-                return QtGui.QBrush(QtGui.QColor(SLOWER_COLOUR if value > 0 else FASTER_COLOUR))
+        if not index.isValid():
             return None
+        col = self.columns[index.column()]
+        value = self.rows[index.row()].get(col.key)
+        if role == QtCore.Qt.ItemDataRole.ForegroundRole:
+            if col.key.startswith(DELTA_PREFIX) and self._changed(index.row(), col.key, value):
+                slower = value < 0 if col.key in HIGHER_IS_FASTER else value > 0
+                return QtGui.QBrush(QtGui.QColor(SLOWER_COLOUR if slower else FASTER_COLOUR))
+            return None
+        if role == QtCore.Qt.ItemDataRole.DisplayRole and col.kind == GBPS:
+            if value is None:
+                return "—"
+            shown = round(float(value), GBPS_DIGITS) + 0.0  # + 0.0: no "-0.00"
+            return f"{'+' if col.key.startswith(DELTA_PREFIX) and shown > 0 else ''}{shown:.{GBPS_DIGITS}f} GB/s"
         return super().data(index, role)
+
+    def _changed(self, row: int, key: str, value) -> bool:
+        """A change worth a colour: beyond :data:`CHANGE_SHARE` of its base value when the record has one
+        (float noise of an unchanged value stays plain), else any non-zero change."""
+        if not value:
+            return False
+        base = self.rows[row].get(REFERENCE.get(key, BASE_PREFIX + key.removeprefix(DELTA_PREFIX + "_")))
+        return base is None or abs(value) > CHANGE_SHARE * abs(base)
 
     def sort(self, column: int, order: QtCore.Qt.SortOrder = QtCore.Qt.SortOrder.AscendingOrder) -> None:
         if column >= 0:  # -1: no column chosen (the comparison's own order stays)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.viewstate.tabs.paired_bars import LABEL_W, PHASE_TITLES, VALUE_W, PairedBar, PhaseValues, paired_bars
+from timelineview.viewstate.tabs.paired_bars import LABEL_W, VALUE_W, PairedBar, PhaseValues, paired_bars, phase_title
 from timelineview.viewstate.time_format import format_duration
 
 BASE_COLOUR = "#8c96a0"
@@ -77,7 +77,7 @@ class PhaseBars(QtWidgets.QWidget):
             p.setPen(text_colour)
             label = QtCore.QRectF(0, bar.label_y - 10, LABEL_W - TEXT_PAD, 20)
             p.drawText(label, QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter,
-                       f"{bar.card} · {PHASE_TITLES.get(bar.phase, bar.phase)}")
+                       f"{bar.card} · {phase_title(bar.phase)}")
             x = max(bar.base.x + bar.base.w, bar.new.x + bar.new.w) + TEXT_PAD
             colour = change_colour(bar.base_us, bar.new_us)
             p.setPen(QtGui.QColor(colour) if colour else text_colour)
@@ -89,7 +89,7 @@ class PhaseBars(QtWidgets.QWidget):
         """The values of the row at ``y`` (base, new, change)."""
         for bar in self.bars:
             if bar.base.y - 2 <= y <= bar.new.y + bar.new.h + 2:
-                return (f"{bar.card} · {PHASE_TITLES.get(bar.phase, bar.phase)}\nbase {_us_text(bar.base_us)}\n"
+                return (f"{bar.card} · {phase_title(bar.phase)}\nbase {_us_text(bar.base_us)}\n"
                         f"new {_us_text(bar.new_us)}\nchange {delta_text(bar.base_us, bar.new_us)}")
         return ""
 
