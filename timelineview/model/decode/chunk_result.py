@@ -57,6 +57,7 @@ class ChunkResult:
     closed: bool = False  # saw the array's closing bracket
     truncated: bool = False  # bytes ran out inside an element
     lossy_numbers: bool = False
+    cut_names: int = 0  # strings of the task's table cut to MAX_NAME_CHARS (counted on its first range)
     problems: list = field(default_factory=list)  # (byte offset, text) structural problems
 
 
@@ -97,6 +98,18 @@ class InternTable(dict):
         return n
 
 
+# Real names (operators with their full scope, categories, task types) stay under a few thousand
+# characters. A longer one is damage or a crafted file: kept whole, every name match downstream costs
+# seconds per megabyte (a 200 MB name took 22 s of classification) and every output copies it.
+MAX_NAME_CHARS = 1 << 14
+CUT_MARK = "\u2026"
+
+
+def cut_name(text: str) -> str:
+    """``text``, or its first ``MAX_NAME_CHARS`` characters and ``CUT_MARK`` when it is longer."""
+    return text if len(text) <= MAX_NAME_CHARS else text[:MAX_NAME_CHARS] + CUT_MARK
+
+
 class Interner:
     """Intern tables shared by the ranges of one task, so each string crosses once."""
 
@@ -106,10 +119,15 @@ class Interner:
 
     def finish(self, results: list[ChunkResult]) -> None:
         strings = list(self.strings)
+        long = [k for k, s in enumerate(strings) if s is not None and len(s) > MAX_NAME_CHARS]
+        for k in long:
+            strings[k] = cut_name(strings[k])
         lane_keys = [(token_text(p), token_text(t)) for p, t in self.lanes]
         for r in results:  # the same list objects: pickled once for the whole task
             r.strings = strings
             r.lane_keys = lane_keys
+        if results:
+            results[0].cut_names += len(long)
 
 
 _ORDINAL = itemgetter(1)  # of a drop or note: (offset, ordinal, text)

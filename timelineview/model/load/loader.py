@@ -23,7 +23,7 @@ from operator import itemgetter
 from pathlib import Path
 
 from timelineview.model.decode.chunk_decode import decode_range, release_read_buffers, split_chunk, unread
-from timelineview.model.decode.chunk_result import ChunkResult, PackedResults, pack, unpack
+from timelineview.model.decode.chunk_result import MAX_NAME_CHARS, ChunkResult, PackedResults, pack, unpack
 from timelineview.model.decode.layout_scan import ArrayBounds, locate_array, plan_ranges
 from timelineview.model.decode.scan_decode import decode_group
 from timelineview.model.discovery import CardSource, find_cards
@@ -592,7 +592,7 @@ class _ElementPlaces:
 def _file_report(job: _FileJob) -> None:
     """Turn the chunks' drops and notes into the file's report (per-file event indices)."""
     rep = job.report
-    first = 0
+    first = cut = 0
     lossy = False
     for k in range(len(job.ranges)):
         ch = job.results[k]
@@ -610,10 +610,13 @@ def _file_report(job: _FileJob) -> None:
                       for offset, ordinal, note in ch.notes]
                      + [f"{job.path} @ byte {offset}: {text}" for offset, text in ch.problems])
         lossy |= ch.lossy_numbers
+        cut += ch.cut_names
         first += ch.n_elements
     if lossy:
         rep.warn(f"{job.path}: numeric timestamps of 2^42 µs or more are only as exact as float64 "
                  "(write them as strings for ns precision)")
+    if cut:
+        rep.warn(f"{job.path}: {cut} name(s) longer than {MAX_NAME_CHARS:,} characters cut to that length")
     if job.bounds is None or job.bounds.error:
         return
     last = job.results.get(len(job.ranges) - 1)

@@ -73,6 +73,11 @@ def _as_int(v: object) -> int | None:
         return None
 
 
+UNSORTED = 1 << 40  # the sort index of a process or thread the producer gave none
+INT64_DIGITS = 18  # decimal digits that always fit int64
+VECTOR_TOKEN_CHARS = 64  # tokens longer than this are ordered in Python
+
+
 def _num_key(text: str) -> tuple[int, int, str]:
     """Sort numerically when the token is an integer, after all numbers otherwise."""
     try:
@@ -129,14 +134,67 @@ class LaneLayout:
     process_of_pid: dict[str, int]
 
 
+def _token_order(tokens: list[str]) -> np.ndarray:
+    """Each token's place in ``_num_key``'s order (integers first, numerically, then the other texts in text
+    order), computed with numpy where it can be: a file can hold a million distinct tids."""
+    n = len(tokens)
+    if n == 0 or max(map(len, tokens)) > VECTOR_TOKEN_CHARS:  # a fixed-width array would be n × the longest
+        return _places(sorted(range(n), key=lambda k: _num_key(tokens[k])))
+    text = np.array(tokens, dtype=str)
+    code = text.view(np.uint32).reshape(n, -1)
+    plain = (code < 128).all(axis=1) & (np.char.str_len(text) <= INT64_DIGITS)
+    body = np.where(np.char.startswith(text, "-"), np.char.replace(text, "-", "", count=1), text)
+    numeric = plain & np.char.isdigit(body)  # ASCII integers that fit int64: numpy reads them as int() does
+    values = np.zeros(n, dtype=np.int64)
+    values[numeric] = text[numeric].astype(np.int64)
+    for k in np.flatnonzero(~numeric).tolist():  # "+5", " 5", "1_000", non-ASCII digits: as Python reads them
+        kind, value, _ = _num_key(tokens[k])
+        if kind == 0:
+            if not -(1 << 63) <= value < (1 << 63):
+                return _places(sorted(range(n), key=lambda k: _num_key(tokens[k])))
+            numeric[k], values[k] = True, value
+    return _places(np.lexsort((np.where(numeric, "", text), values, ~numeric)).tolist())
+
+
+def _places(order: list[int]) -> np.ndarray:
+    place = np.empty(len(order), dtype=np.int64)
+    place[np.asarray(order, dtype=np.int64)] = np.arange(len(order))
+    return place
+
+
+def _thread_names(keys: list[tuple[str, str]], md: Metadata, legacy: bool) -> list[str]:
+    """``thread_display_name`` of each key: the threads without a name of their own named by one
+    comprehension per process (a file can hold a million distinct tids)."""
+    names: list = [md.thread_name.get(k) for k in keys]
+    by_pid: dict[str, list[int]] = {}
+    for i, name in enumerate(names):
+        if name is None:
+            by_pid.setdefault(keys[i][0], []).append(i)
+    for p, where in by_pid.items():
+        device = _is_device_pid(p)
+        fixed = FIXED_TIDS if legacy or device else {}
+        streams = legacy and (device or p in STREAM_PIDS)
+        tids = [keys[i][1] for i in where]
+        named = [fixed.get(t) or (f"Stream {t}" if streams and t.lstrip("-").isdigit() else f"Thread {t}")
+                 for t in tids]
+        for i, name in zip(where, named):
+            names[i] = name
+    return names
+
+
 def layout_lanes(lane_keys: list[tuple[str, str]], extra_pids: list[str], md: Metadata) -> LaneLayout:
     """Order processes by sort index then pid, lanes by thread sort index then tid."""
     legacy = mindspore_style(md)
     pids = sorted({p for p, _ in lane_keys} | set(extra_pids),
-                  key=lambda p: (md.process_sort.get(p, 1 << 40), _num_key(p)))
+                  key=lambda p: (md.process_sort.get(p, UNSORTED), _num_key(p)))
     process_of_pid = {p: i for i, p in enumerate(pids)}
-    keys = sorted(set(lane_keys), key=lambda k: (process_of_pid[k[0]],
-                                                 md.thread_sort.get(k, 1 << 40), _num_key(k[1])))
+    unique = list(dict.fromkeys(lane_keys))
+    tids = [t for _, t in unique]
+    thread_sort = md.thread_sort
+    order = np.lexsort((_token_order(tids),
+                        np.array([thread_sort.get(k, UNSORTED) for k in unique], dtype=np.int64),
+                        np.array([process_of_pid[p] for p, _ in unique], dtype=np.int64)))
+    keys = [unique[k] for k in order.tolist()]
     return LaneLayout(
         process_pid=pids,
         process_name=[process_display_name(p, md, legacy) for p in pids],
@@ -144,8 +202,8 @@ def layout_lanes(lane_keys: list[tuple[str, str]], extra_pids: list[str], md: Me
         process_sort=np.array([md.process_sort.get(p, i) for i, p in enumerate(pids)], dtype=np.int64),
         lane_process=np.array([process_of_pid[p] for p, _ in keys], dtype=np.int32),
         lane_tid=[t for _, t in keys],
-        lane_name=[thread_display_name(p, t, md, legacy) for p, t in keys],
-        lane_sort=np.array([md.thread_sort.get(k, i) for i, k in enumerate(keys)], dtype=np.int64),
+        lane_name=_thread_names(keys, md, legacy),
+        lane_sort=np.array([thread_sort.get(k, i) for i, k in enumerate(keys)], dtype=np.int64),
         lane_of_key={k: i for i, k in enumerate(keys)},
         process_of_pid=process_of_pid,
     )
