@@ -63,7 +63,8 @@ COLUMNS = (
            "subtracted from the card's times to align it with the first card"),
 )
 PIPELINE_COLUMNS = (
-    Column("stage_us", "Stage", TIME, "pipeline stage time = step time − receive-only communication"),
+    Column("pipeline_stage_us", "Pipeline stage", TIME, "pipeline stage time = step time − receive-only communication "
+           "(not the producer's Stage, which is the busy part of the step)"),
     Column("receive_only_us", "Receive only", TIME, "time spent only receiving from the previous stage"),
     Column("other_pure_communication_us", "Other pure comm.", TIME,
            "pure communication that is not receive-only"),
@@ -74,7 +75,7 @@ BAR_PARTS = (
 )
 _STEP_KEYS = ("step_time_us", "step_interval_us", "fp_bp_us", "tail_us", "compute_us", "communication_us",
               "overlapped_us", "pure_communication_us", "free_us", "idle_gap_count", "idle_gap_total_us")
-_PIPELINE_KEYS = ("stage_us", "receive_only_us", "other_pure_communication_us")
+_PIPELINE_KEYS = ("pipeline_stage_us", "receive_only_us", "other_pure_communication_us")
 
 
 @dataclass
@@ -109,7 +110,7 @@ def step_rows(derived: DerivedIntervals, steps: list[StepWindow], step_stats: li
             m.update(pipeline_metrics(derived, pipeline, s.start, s.end))
         else:
             m.update(receive_only_us=0.0, other_pure_communication_us=m["pure_communication_us"],
-                     stage_us=m["step_time_us"])
+                     pipeline_stage_us=m["step_time_us"])
         m["pipeline"] = pipeline is not None
         m["start_ns"], m["end_ns"] = int(s.start), int(s.end)
         out.append(m)
@@ -156,7 +157,7 @@ class ClusterComparison:
 
     def slow(self, step: int | None = None) -> list[dict]:
         """``slow_cards`` over the usable cards (their mean over steps, or the one ``step``); with
-        pipeline parallelism also ``stage_us`` by the same rule (a stage that is slow in itself)."""
+        pipeline parallelism also ``pipeline_stage_us`` by the same rule (a stage that is slow in itself)."""
         docs = []
         for c in self.cards:
             chosen = c.steps if step is None else [s for s in c.steps if s["step"] == step]
@@ -164,9 +165,9 @@ class ClusterComparison:
                 docs.append({"card": c.card, "steps": chosen})
         flagged = slow_cards(docs)
         if self.pipeline and len(docs) >= MIN_CARDS_FOR_SLOW:
-            values = np.array([np.mean([s["stage_us"] for s in d["steps"]]) for d in docs])
+            values = np.array([np.mean([s["pipeline_stage_us"] for s in d["steps"]]) for d in docs])
             median, threshold = slow_threshold(values, median_step_time(docs))
-            flagged += [{"card": d["card"], "metric": "stage_us", "value": float(v), "median": median}
+            flagged += [{"card": d["card"], "metric": "pipeline_stage_us", "value": float(v), "median": median}
                         for d, v in zip(docs, values, strict=True) if v > threshold]
         return flagged
 
