@@ -123,3 +123,11 @@ def test_torch_npu_stage_and_stage_free_match_step_trace_time_csv(torch_npu):
             assert step["stage_free_us"] == pytest.approx(want["Free"], rel=0.005)
             assert step["step_interval_us"] == pytest.approx(want["Preparing"], rel=0.005)
             assert step["free_us"] > 1.5 * want["Free"]  # the step window holds the step interval too
+
+
+def test_gpu_sample_counts_the_operator_not_its_kernel():
+    """The GPU sample holds one operator on its ``Ops`` lane and one CUDA kernel of another on a stream
+    lane: the kernel is not an operator execution of its own (metrics.md §7)."""
+    [store] = load(SAMPLES / "misc" / "gpu_timeline_display_0.json")
+    by_name = card_document(store)["operators"]["by_name"]
+    assert [(row["name"], row["count"]) for row in by_name] == [("Default/InitDataSetQueue-op0", 1)]

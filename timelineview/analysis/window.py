@@ -94,6 +94,17 @@ def stage_metrics(derived: DerivedIntervals, t0: int, t1: int) -> dict:
     return {"stage_us": _us(b - a), "stage_free_us": _us(b - a - busy.measure(a, b) - uncaptured)}
 
 
+def area_metrics(derived: DerivedIntervals, t0: int, t1: int) -> dict:
+    """What a panel shows for any window [t0, t1): the §2 metrics, the producer's Stage and Stage
+    free, and ``free_outside_idle_gaps_us``: the free time that lies in no whole idle gap of the
+    window (before its first or after its last compute, in a gap its edges cut, in a gap shorter
+    than ``min_gap``), so that Free = that + ``idle_gap_free_us``."""
+    out = window_metrics(derived, t0, t1)
+    out.update(stage_metrics(derived, t0, t1))
+    out["free_outside_idle_gaps_us"] = out["free_us"] - out["idle_gap_free_us"]
+    return out
+
+
 def card_metrics(derived: DerivedIntervals, min_gap_ns: int | None = None) -> dict:
     """The §2 metrics of the whole card (W = ``derived.span``)."""
     return window_metrics(derived, *derived.span, min_gap_ns=min_gap_ns)

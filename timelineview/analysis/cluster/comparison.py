@@ -3,10 +3,12 @@
 Every number comes from the analysis functions (``step_metrics``, ``pipeline_metrics``,
 ``slow_cards``), so the table agrees with ``timelineview stats --json``. No Qt.
 
-"Free" is ``free_us`` of the window everywhere (metrics.md §2), so the table's Free of a step
-includes its step interval. The stacked bar of a step splits it into parts that add up to the
+A step has three Free figures and each carries its own name (metrics.md §3): "Free (step window)"
+is ``free_us`` of the whole step, step interval included; "Stage free (producer)" is
+``stage_free_us``, the idle time between the step's first and last task, as the producer's
+``step_trace_time.csv`` Free; the stacked bar of a step splits it into parts that add up to the
 step time: the step interval [s, fp), then compute, pure communication and the free time over
-[fp, e), which is a different quantity and carries its own name: "free after the step interval".
+[fp, e): "free after the step interval".
 A trace without step markers has one window, the whole trace, without phases: its phase columns
 are None ("—") and its bar has no step interval.
 """
@@ -33,6 +35,10 @@ from timelineview.model.store.trace_store import TraceStore
 
 TIME, RATIO, COUNT, OFFSET, TEXT = "time", "ratio", "count", "offset", "text"
 FREE_AFTER_INTERVAL = "free_after_interval_us"  # the bar's free part: free_us over [fp, e), not free_us
+# the names of the three Free figures a step has (metrics.md §3): each screen says which it shows
+FREE_STEP_WINDOW = "Free (step window)"
+STAGE_FREE = "Stage free (producer)"
+FREE_AFTER_INTERVAL_TITLE = "Free after the step interval"
 
 
 @dataclass(frozen=True)
@@ -55,8 +61,11 @@ COLUMNS = (
     Column("communication_us", "Comm.", TIME, "|U(communication)|: communication operators"),
     Column("pure_communication_us", "Pure comm.", TIME, "communication that no computation hides"),
     Column("overlap_ratio", "Overlap", RATIO, "overlapped / communication"),
-    Column("free_us", "Free", TIME, "free_us: the card runs neither compute nor communication "
-           "(the step interval included; the chart's 'free after the step interval' leaves it out)"),
+    Column("free_us", FREE_STEP_WINDOW, TIME, "free_us: the card runs neither compute nor communication in "
+           "the whole step window (the step interval included; the chart's 'free after the step interval' "
+           "leaves it out)"),
+    Column("stage_free_us", STAGE_FREE, TIME, "stage_free_us: the producer's Free (step_trace_time.csv): idle "
+           "time between the step's first task start and last task end"),
     Column("idle_gap_count", "Idle gaps", COUNT, "number of holes of ≥ 1 µs between compute tasks, per step"),
     Column("idle_gap_total_us", "Gap time", TIME, "total length of the idle AI Core gaps"),
     Column("clock_offset_us", "Clock offset", OFFSET,
@@ -71,10 +80,11 @@ PIPELINE_COLUMNS = (
 )
 BAR_PARTS = (
     ("step_interval_us", "Step interval"), ("compute_us", "Compute"),
-    ("pure_communication_us", "Pure communication"), (FREE_AFTER_INTERVAL, "Free after the step interval"),
+    ("pure_communication_us", "Pure communication"), (FREE_AFTER_INTERVAL, FREE_AFTER_INTERVAL_TITLE),
 )
 _STEP_KEYS = ("step_time_us", "step_interval_us", "fp_bp_us", "tail_us", "compute_us", "communication_us",
-              "overlapped_us", "pure_communication_us", "free_us", "idle_gap_count", "idle_gap_total_us")
+              "overlapped_us", "pure_communication_us", "free_us", "stage_us", "stage_free_us", "idle_gap_count",
+              "idle_gap_total_us")
 _PIPELINE_KEYS = ("pipeline_stage_us", "receive_only_us", "other_pure_communication_us")
 
 
