@@ -83,3 +83,12 @@ def test_text_with_fewer_than_three_cards():
 def test_empty_stats():
     assert stats_document([]) == {"cards": [], "slow_cards": [], "links": [], "slow_links": [],
                                   "operators_across_cards": [], "findings": []}
+
+
+def test_text_says_which_free_each_column_is():
+    doc = stats_document([card_with_producer_lanes()])
+    text = format_text(doc)
+    steps_header = next(line for line in text.splitlines() if line.startswith("step "))
+    assert "free (step)" in steps_header and "stage free" in steps_header
+    assert " free " not in steps_header.replace("free (step)", "").replace("stage free", "")
+    assert "the producer's Stage and Free" in text

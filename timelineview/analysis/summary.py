@@ -38,8 +38,8 @@ _STEP_COLUMNS = (
     ("fp_bp_us", "fp-bp"), ("tail_us", "tail"),
 )
 # which Free is which (metrics.md §3): the step table shows both, the card rows the whole card's
-STEP_FREE_NOTE = ("free (step): idle time of the whole step window, step interval included; "
-                  "stage, stage free: the producer's Stage and Free (step_trace_time.csv), the step's busy part")
+STEP_FREE_NOTE = ("free (step): idle time of the whole step window, its step interval included.\n"
+                  "stage, stage free: the producer's Stage and Free (step_trace_time.csv): the step's busy part.")
 
 
 def format_text(doc: dict) -> str:
@@ -67,8 +67,9 @@ def format_text(doc: dict) -> str:
         # a trace without step markers: one window named "whole trace", phases "-" (never measured)
         rows = [[s.get("window") or s.get(key) if key == "step" else s.get(key) for key, _ in _STEP_COLUMNS]
                 for s in steps]
-        parts.append(f"Steps of {c['card']} (µs)\n" + format_table([t for _, t in _STEP_COLUMNS], rows)
-                     + f"\n{STEP_FREE_NOTE}")
+        parts.append(f"Steps of {c['card']} (µs)\n" + format_table([t for _, t in _STEP_COLUMNS], rows))
+    if any(c.get("steps") for c in cards):
+        parts.append(STEP_FREE_NOTE)
     slow = doc.get("slow_cards", [])
     if len(cards) < 3:
         parts.append("Slow cards: needs at least 3 cards.")
