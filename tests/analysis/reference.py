@@ -84,6 +84,7 @@ def metrics(compute: list[Interval], comm: list[Interval], t0: int, t1: int, min
         "overlapped_us": both_ns / 1000,
         "pure_communication_us": (m_ns - both_ns) / 1000,
         "free_us": (t1 - t0 - busy_ns) / 1000,
+        "uncaptured_us": 0.0,  # one file: every moment of it was captured
         "overlap_ratio": both_ns / m_ns if m_ns else None,
         "idle_gap_count": len(gaps),
         "idle_gap_total_us": total / 1000,

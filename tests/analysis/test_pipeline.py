@@ -29,7 +29,7 @@ def test_receive_only_and_stage_time():
     assert m["receive_only_us"] == pytest.approx(want / 1000)
     pure = ref.metrics(compute, receive + other, t0, t1)["pure_communication_us"]
     assert m["other_pure_communication_us"] == pytest.approx(pure - want / 1000)
-    assert m["stage_us"] == pytest.approx((t1 - t0 - want) / 1000)
+    assert m["pipeline_stage_us"] == pytest.approx((t1 - t0 - want) / 1000)
     # a window cutting a receive
     assert pipeline_metrics(d, p, 1500, 5500)["receive_only_us"] == pytest.approx(0.5 + 0.5)
 

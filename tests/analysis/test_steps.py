@@ -190,3 +190,20 @@ def test_text_tables_name_the_window_and_leave_phases_empty(session):
     header, row = steps[0].split(), steps[2]
     assert header[-3:] == ["interval", "fp-bp", "tail"]
     assert row.startswith("whole trace") and row.split()[-3:] == ["-", "-", "-"]
+
+
+def test_stage_is_the_busy_part_of_the_step_and_stage_free_its_idle_time():
+    # step [0, 10000): nothing until 1500 (step interval), compute [1500, 3000) and [5000, 6000),
+    # communication [2500, 4000), then nothing until the step ends
+    slices = [Sl(PY, "ProfilerStep#1", 0, 10_000), Sl(PY, "ProfilerStep#2", 10_000, 1_000),
+              Sl(HW, "MatMul", 1_500, 1_500, "AI_CORE"), Sl(HW, "Add", 5_000, 1_000, "AI_CORE"),
+              Sl(COMM, "hcom_allReduce_1", 2_500, 1_500), Sl(HW, "Mul", 10_200, 300, "AI_CORE")]
+    store = build_store(slices)
+    d, steps = steps_of(store)
+    first, second = (step_metrics(store, d, s) for s in steps)
+    stage = 6_000 - 1_500
+    busy = ref.measure(ref.union([(1_500, 3_000), (5_000, 6_000), (2_500, 4_000)]), 1_500, 6_000)
+    assert first["stage_us"] == stage / 1000
+    assert first["stage_free_us"] == (stage - busy) / 1000 == 1.0
+    assert first["free_us"] == (10_000 - busy) / 1000  # the step window: step interval and tail included
+    assert (second["stage_us"], second["stage_free_us"]) == (0.3, 0.0)

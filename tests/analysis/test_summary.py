@@ -10,15 +10,15 @@ from .factory import COMM, HW, Layout, Sl, build_store
 
 CARD_KEYS = [
     "card", "rank", "path", "events", "lanes", "span_us", "compute_us", "communication_us",
-    "overlapped_us", "pure_communication_us", "free_us", "overlap_ratio", "idle_gap_count",
+    "overlapped_us", "pure_communication_us", "free_us", "uncaptured_us", "overlap_ratio", "idle_gap_count",
     "idle_gap_total_us", "idle_gap_max_us", "idle_gap_communication_us", "idle_gap_free_us",
     "clock_offset_us", "steps", "file_overlap", "load", "communication", "operators",
 ]
 STEP_KEYS = [
     "step", "start_us", "dur_us", "span_us", "compute_us", "communication_us", "overlapped_us",
-    "pure_communication_us", "free_us", "overlap_ratio", "idle_gap_count", "idle_gap_total_us",
-    "idle_gap_max_us", "idle_gap_communication_us", "idle_gap_free_us", "step_interval_us", "fp_bp_us",
-    "tail_us",
+    "pure_communication_us", "free_us", "uncaptured_us", "overlap_ratio", "idle_gap_count", "idle_gap_total_us",
+    "idle_gap_max_us", "idle_gap_communication_us", "idle_gap_free_us", "stage_us", "stage_free_us",
+    "step_interval_us", "fp_bp_us", "tail_us",
 ]
 # a trace without step markers: its one step is the "whole trace" window (metrics.md §5)
 WHOLE_TRACE_STEP_KEYS = [STEP_KEYS[0], "window", *STEP_KEYS[1:]]
@@ -83,3 +83,12 @@ def test_text_with_fewer_than_three_cards():
 def test_empty_stats():
     assert stats_document([]) == {"cards": [], "slow_cards": [], "links": [], "slow_links": [],
                                   "operators_across_cards": [], "findings": []}
+
+
+def test_text_says_which_free_each_column_is():
+    doc = stats_document([card_with_producer_lanes()])
+    text = format_text(doc)
+    steps_header = next(line for line in text.splitlines() if line.startswith("step "))
+    assert "free (step)" in steps_header and "stage free" in steps_header
+    assert " free " not in steps_header.replace("free (step)", "").replace("stage free", "")
+    assert "the producer's Stage and Free" in text

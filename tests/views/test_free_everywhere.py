@@ -1,8 +1,9 @@
-""""Free" means one thing (issue 11 item 3): ``free_us`` of the window, in every place that shows it.
+""""Free" is always ``free_us`` of a window, and every screen says which window (metrics.md §3).
 
-The same step window shows the same Free number in the stats document, the cluster table and the
-Details panel (after clicking the step on the Steps lane); the chart's part, which leaves the step
-interval out, carries another name.
+The same step window shows the same Free number in the stats document, the cluster table ("Free
+(step window)") and the Details panel ("Free (selection)", after clicking the step on the Steps
+lane); the chart's part, which leaves the step interval out, carries another name; the whole-card
+Details show "Free (card span)"; the producer's Free is "Stage free (producer)" everywhere.
 """
 
 from __future__ import annotations
@@ -11,13 +12,26 @@ import numpy as np
 import pytest
 from PySide6 import QtCore
 
-from timelineview.analysis.cluster.comparison import BAR_PARTS, COLUMNS, FREE_AFTER_INTERVAL
+from timelineview.analysis.cluster.comparison import (
+    BAR_PARTS,
+    COLUMNS,
+    FREE_AFTER_INTERVAL,
+    FREE_STEP_WINDOW,
+    STAGE_FREE,
+)
 from timelineview.analysis.session import AnalysisSession
-from timelineview.analysis.window import window_metrics
+from timelineview.analysis.window import card_metrics, window_metrics
 from timelineview.views.cluster.comparison_table import ComparisonTableModel
-from timelineview.views.panels.area_stats import METRIC_ROWS, metric_text
+from timelineview.views.panels.area_stats import (
+    FREE_CARD_SPAN,
+    FREE_SELECTION,
+    METRIC_ROWS,
+    AreaStats,
+    metric_text,
+)
 from timelineview.views.panels.details_panel import DetailsPanel
 from timelineview.viewstate.timeline.lane_layout import STEPS
+from timelineview.viewstate.timeline.view_state import AreaSelection
 
 STEP = 2
 
@@ -41,7 +55,7 @@ def test_one_window_shows_one_free_everywhere(qtbot, timeline, cards):
     sel = timeline.ctx.area_selection
     assert sel is not None and (sel.t0 + shift, sel.t1 + shift) == (int(steps.start[k]), int(steps.end[k]))
     free_row = [key for key, _ in METRIC_ROWS].index("free_us")
-    assert panel.area.metrics.verticalHeaderItem(free_row).text() == "Free"
+    assert panel.area.metrics.verticalHeaderItem(free_row).text() == FREE_SELECTION
     assert panel.area.metrics.verticalHeaderItem(free_row).toolTip().startswith("free_us")
     shown = panel.area.metrics.item(free_row, 0).text()
     assert shown == metric_text("free_us", doc_step["free_us"], doc_step["span_us"])
@@ -50,7 +64,7 @@ def test_one_window_shows_one_free_everywhere(qtbot, timeline, cards):
     rows = session.comparison.rows(STEP)
     model.set_rows(rows, COLUMNS)
     col = [c.key for c in COLUMNS].index("free_us")
-    assert COLUMNS[col].title == "Free"
+    assert COLUMNS[col].title == FREE_STEP_WINDOW
     assert model.data(model.index(0, col), QtCore.Qt.ItemDataRole.UserRole) == pytest.approx(doc_step["free_us"])
     # the chart's part leaves the step interval out: another quantity, another name
     titles = dict(BAR_PARTS)
@@ -59,3 +73,54 @@ def test_one_window_shows_one_free_everywhere(qtbot, timeline, cards):
     after = window_metrics(card.derived, window.fp, window.end)["free_us"]
     assert rows[0]["bar"][FREE_AFTER_INTERVAL] == pytest.approx(after)
     assert after < doc_step["free_us"]  # this card's step interval is free: the two differ
+    # the producer's Free of the step: the same figure in the table and in the Details panel
+    stage_col = [c.key for c in COLUMNS].index("stage_free_us")
+    assert COLUMNS[stage_col].title == STAGE_FREE
+    assert model.data(model.index(0, stage_col), QtCore.Qt.ItemDataRole.UserRole) == pytest.approx(
+        doc_step["stage_free_us"])
+    stage_row = [key for key, _ in METRIC_ROWS].index("stage_free_us")
+    assert panel.area.metrics.verticalHeaderItem(stage_row).text() == STAGE_FREE
+    assert panel.area.metrics.item(stage_row, 0).text() == metric_text("stage_free_us", doc_step["stage_free_us"],
+                                                                       doc_step["span_us"])
+
+
+def _row_text(area: AreaStats, key: str, col: int = 0) -> str:
+    return area.metrics.item([k for k, _ in METRIC_ROWS].index(key), col).text()
+
+
+def test_whole_card_details_say_card_span(qtbot, cards):
+    """Nothing selected: the Details show the card's own Free (its span, the stats document's card
+    free_us) under a name that is not the table's step-window Free."""
+    area = AreaStats()
+    qtbot.addWidget(area)
+    area.show_overview(cards)
+    free_row = [k for k, _ in METRIC_ROWS].index("free_us")
+    assert area.metrics.verticalHeaderItem(free_row).text() == FREE_CARD_SPAN != FREE_STEP_WINDOW
+    doc = AnalysisSession([c.store for c in cards]).stats_document()["cards"]
+    for col, card in enumerate(doc):
+        assert _row_text(area, "free_us", col) == metric_text("free_us", card["free_us"], card["span_us"])
+
+
+def test_an_area_inside_an_idle_gap_is_free_outside_whole_gaps(qtbot, cards):
+    """A selection inside one idle gap is all Free; the gap is cut by the selection's edges, so it is
+    not a whole idle gap of the window ("nothing running" 0): the row between says where Free is."""
+    card = cards[0]
+    d = card.derived
+    k = int(np.argmax(d.idle_gap_free.lengths))
+    g0, g1 = int(d.idle_gap_free.starts[k]), int(d.idle_gap_free.ends[k])
+    t0, t1 = g0 + (g1 - g0) // 4, g1 - (g1 - g0) // 4
+    area = AreaStats()
+    qtbot.addWidget(area)
+    area.show_area(AreaSelection(t0, t1, 0, 1, [card.number]), [card], lambda c: 0)
+    span_us = (t1 - t0) / 1000.0
+    assert _row_text(area, "free_us") == metric_text("free_us", span_us, span_us)  # 100 %
+    assert _row_text(area, "idle_gap_free_us") == metric_text("idle_gap_free_us", 0.0, span_us)
+    assert _row_text(area, "free_outside_idle_gaps_us") == metric_text("free_us", span_us, span_us)
+    # any window: Free = outside whole idle gaps + nothing running
+    s0, s1 = int(d.span[0]), int(d.span[0] + (d.span[1] - d.span[0]) // 3)
+    area.show_area(AreaSelection(s0, s1, 0, 1, [card.number]), [card], lambda c: 0)
+    m = window_metrics(d, s0, s1)
+    assert m["idle_gap_free_us"] > 0
+    want = m["free_us"] - m["idle_gap_free_us"]
+    assert _row_text(area, "free_outside_idle_gaps_us") == metric_text("free_us", want, (s1 - s0) / 1000.0)
+    assert card_metrics(d)["free_us"] >= m["free_us"]

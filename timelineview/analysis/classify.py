@@ -8,7 +8,9 @@ Two producer families are told apart by their processes:
   communication = the operator-level thread of the ``HCCL`` / ``Communication`` process.
 * MindSpore ≤ 2.1 (no ``Ascend Hardware``): compute = the device process's stream lanes
   (pid = device id, minus the Steps/Scope Name threads) and the AI CPU process (pid 9000),
-  minus operators named like collectives; communication = pid 10000.
+  minus operators named like collectives; communication = pid 10000. MindSpore's GPU timeline
+  (same family) writes each operator on an ``Ops`` lane and its CUDA kernels again on stream
+  lanes: there only the ``Ops`` lane is compute, one level of operator per execution.
 
 Processes are recognised by display name, then label, then (MindSpore ≤ 2.1 only) pid,
 case-insensitively and ignoring a `` Rank<N>`` / ``_<N>`` suffix.
@@ -71,8 +73,14 @@ LEGACY_ROLE_BY_PID: dict[str, str] = {
     "13000": HOST,  # GPU activity streams
 }
 LEGACY_MAX_DEVICE_PID = 9000  # MindSpore ≤ 2.1 uses the device id (0..7) as the pid
-LEGACY_EXCLUDED_TIDS = {"100000", "100001", "100003"}  # Steps, Scope Name, Host CPU Op
-LEGACY_STEPS_TID = "100000"
+# Steps, Scope Name, Host CPU Op: numeric tids on Ascend, named tids ("Steps", "Scope Name") on GPU
+LEGACY_EXCLUDED_TIDS = {"100000", "100001", "100003", "steps", "scope name"}
+LEGACY_STEPS_TIDS = {"100000", "steps"}
+LEGACY_EXCLUDED_LANE_NAMES = {"scope name", "thread scope name", "host cpu op"}
+LEGACY_STEPS_LANE_NAMES = {"steps", "thread steps"}
+# MindSpore's GPU timeline writes each operator on its "Ops" lane and again, as the CUDA kernels it
+# launched, on stream lanes; the operator is the execution (the producer's summary counts it once).
+GPU_OPERATOR_TID = "ops"
 
 # Operator-level thread of the msprof communication process: "Group <g> Communication",
 # "Communication Kernel" (python msprof, tid 70000) or a copied plain "Communication".
@@ -185,6 +193,9 @@ def classify(store: TraceStore) -> Classification:
     tids = [t.strip() for t in lanes.tid]
 
     sl = store.slices
+    tids_low = [t.lower() for t in tids]
+    gpu_processes = {int(lanes.process[ln]) for ln in range(n_lanes)
+                     if lane_role[ln] == LEGACY_DEVICE and tids_low[ln] == GPU_OPERATOR_TID}
     is_hw = np.zeros(n_lanes, dtype=bool)
     is_comm = np.zeros(n_lanes, dtype=bool)
     step_trace = np.zeros(n_lanes, dtype=bool)
@@ -201,10 +212,12 @@ def classify(store: TraceStore) -> Classification:
         elif role == COMMUNICATION:
             is_comm[ln] = bool(_COMM_OP_LANE.match(lane_names[ln])) or tids[ln] == _COMM_OP_TID
         elif role == LEGACY_DEVICE:
-            if tids[ln] == LEGACY_STEPS_TID or lane_names[ln] == "steps":
+            if tids_low[ln] in LEGACY_STEPS_TIDS or lane_names[ln] in LEGACY_STEPS_LANE_NAMES:
                 steps[ln] = True
-            elif tids[ln] not in LEGACY_EXCLUDED_TIDS and lane_names[ln] not in ("scope name", "host cpu op"):
-                is_hw[ln] = True
+            elif tids_low[ln] in LEGACY_EXCLUDED_TIDS or lane_names[ln] in LEGACY_EXCLUDED_LANE_NAMES:
+                continue
+            elif int(lanes.process[ln]) not in gpu_processes or tids_low[ln] == GPU_OPERATOR_TID:
+                is_hw[ln] = True  # on GPU only the operator lane: its kernels are the same executions
         elif role == LEGACY_AICPU:
             is_hw[ln] = True
         elif role == LEGACY_COMMUNICATION:

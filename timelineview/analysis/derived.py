@@ -1,8 +1,14 @@
-"""Derived interval sets of one card: what the viewer draws as analysis lanes (metrics.md §2)."""
+"""Derived interval sets of one card: what the viewer draws as analysis lanes (metrics.md §2).
+
+A card read from several files (CANN's per-iteration export) is captured only inside each file's
+span, [first start, last end] over its compute and communication tasks (as the card's span): the
+time between those spans is ``uncaptured``
+(metrics.md §3). It is no part of any free time or idle gap: nobody looked at the device then.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -14,6 +20,7 @@ from timelineview.analysis.intervals import (
     covered_by,
     from_sorted_disjoint,
     intersect,
+    merge,
     union,
 )
 from timelineview.model.store.trace_store import TraceStore
@@ -36,11 +43,17 @@ class DerivedIntervals:
     span: tuple[int, int]
     min_gap_ns: int = DEFAULT_MIN_GAP_NS
     classification: Classification | None = None
+    uncaptured: Intervals = field(default_factory=Intervals.empty)  # inside span, between the files' spans
 
     @cached_property
     def gap_lengths(self) -> np.ndarray:
-        """Length of every hole between consecutive compute segments (no threshold)."""
-        return self.compute.starts[1:] - self.compute.ends[:-1]
+        """Captured length of every hole between consecutive compute segments (no threshold)."""
+        return _captured_hole_lengths(self.compute, self.uncaptured)
+
+    @cached_property
+    def busy(self) -> Intervals:
+        """U(compute) ∪ U(communication)."""
+        return merge(self.compute, self.communication)
 
     @cached_property
     def gap_communication(self) -> np.ndarray:
@@ -56,6 +69,29 @@ def _span(start: np.ndarray, end: np.ndarray, mask: np.ndarray) -> tuple[int, in
     return int(start[mask].min()), int(end[mask].max())
 
 
+def _captured_hole_lengths(compute: Intervals, uncaptured: Intervals) -> np.ndarray:
+    holes = Intervals(compute.ends[:-1], compute.starts[1:])
+    if not len(uncaptured):
+        return holes.lengths
+    return holes.lengths - covered_by(holes, uncaptured)
+
+
+def uncaptured_time(store: TraceStore, busy: np.ndarray, span: tuple[int, int]) -> Intervals:
+    """The parts of ``span`` between the files' spans over their ``busy`` slices (empty for one file)."""
+    files = store.slice_files() if len(store.paths) > 1 and busy.any() else None
+    if files is None or span[1] <= span[0]:
+        return Intervals.empty()
+    files = files[busy]
+    n = int(files.max()) + 1
+    starts = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    ends = np.full(n, np.iinfo(np.int64).min, dtype=np.int64)
+    np.minimum.at(starts, files, store.slices.start[busy])
+    np.maximum.at(ends, files, store.slices.end[busy])
+    seen = ends >= starts
+    captured = union(starts[seen], ends[seen])
+    return complement(captured, *span)
+
+
 def derive(store: TraceStore, min_gap_ns: int = DEFAULT_MIN_GAP_NS,
            classification: Classification | None = None) -> DerivedIntervals:
     """Compute all derived interval sets of ``store`` (vectorised, O(n log n))."""
@@ -69,19 +105,24 @@ def derive(store: TraceStore, min_gap_ns: int = DEFAULT_MIN_GAP_NS,
     # the smaller one's intervals, which keeps a card with millions of holes fast.
     no_compute = complement(compute, *span)
     no_comm = complement(communication, *span)
+    uncaptured = uncaptured_time(store, cls.compute | cls.communication, span)
+    captured = complement(uncaptured, *span)
     holes = Intervals(compute.ends[:-1], compute.starts[1:])
-    keep = holes.lengths >= max(min_gap_ns, 1)
+    keep = _captured_hole_lengths(compute, uncaptured) >= max(min_gap_ns, 1)
     idle = from_sorted_disjoint(holes.starts[keep], holes.ends[keep])
+    if len(uncaptured):
+        idle = intersect(idle, captured)
     return DerivedIntervals(
         compute=compute,
         communication=communication,
         overlapped=intersect(compute, communication),
         pure_communication=intersect(communication, no_compute),
-        free=intersect(no_compute, no_comm),
+        free=intersect(intersect(no_compute, no_comm), captured),
         idle_gaps=idle,
         idle_gap_communication=intersect(idle, communication),
         idle_gap_free=intersect(idle, no_comm),
         span=span,
         min_gap_ns=min_gap_ns,
         classification=cls,
+        uncaptured=uncaptured,
     )

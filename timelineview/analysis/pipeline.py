@@ -8,7 +8,8 @@ own cost: stage time = step time − receive-only communication. Here, consisten
 
 * ``receive_only_us`` = |U(receive) − (U(compute) ∪ U(other communication))|
 * ``other_pure_communication_us`` = ``pure_communication_us`` − ``receive_only_us``
-* ``stage_us`` = |W| − ``receive_only_us``
+* ``pipeline_stage_us`` = |W| − ``receive_only_us`` (MindSpore's stage time; the producer's
+  ``step_trace_time.csv`` Stage is another quantity, ``stage_us`` of the step, metrics.md §3)
 """
 
 from __future__ import annotations
@@ -63,5 +64,5 @@ def pipeline_metrics(derived: DerivedIntervals, pipeline: PipelineIntervals, t0:
     return {
         "receive_only_us": receive_only / 1000.0,
         "other_pure_communication_us": (pure - receive_only) / 1000.0,
-        "stage_us": (width - receive_only) / 1000.0,
+        "pipeline_stage_us": (width - receive_only) / 1000.0,
     }

@@ -1,7 +1,7 @@
 """Step windows and their phases (metrics.md §3).
 
 Sources, first found wins: Step Trace ``Iteration N`` events (msprof), the ``Steps`` lane of
-MindSpore ≤ 2.1, framework ``ProfilerStep#N`` events, else one window named "whole trace"
+MindSpore ≤ 2.2, framework ``ProfilerStep#N`` events, else one window named "whole trace"
 without phases: nothing in such a trace says where a data wait or a backward pass ends, so its
 ``step_interval_us``, ``fp_bp_us`` and ``tail_us`` are None (its fp, bp are its start and end).
 
@@ -13,6 +13,11 @@ Phases when the producer gives no ``FP Start`` / ``BP End``:
   A task is taken by the step in which it starts (fp) or ends (bp).
 * A step with no compute has fp = bp = s (all of it is tail). fp and bp are clamped to
   [s, e] and bp ≥ fp, so the three phases always add up to the step.
+
+Markers must tile time. When a marker starts before the previous one ends (MindSpore 2.2's GPU
+``Steps`` lane writes every step from the same start, so step N covers steps 1..N), step N is the
+window between the ends of steps N−1 and N; markers whose ends do not increase with the step
+number neither tile nor nest and are kept as written, with a warning in the card's load report.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 import numpy as np
 
 from timelineview.analysis.derived import DerivedIntervals
-from timelineview.analysis.window import window_metrics
+from timelineview.analysis.window import stage_metrics, window_metrics
 from timelineview.model.store.trace_store import TraceStore
 
 SOURCE_STEP_TRACE = "step_trace"
@@ -195,7 +200,7 @@ def find_steps(store: TraceStore, derived: DerivedIntervals) -> list[StepWindow]
         s, e = (int(t) for t in derived.span)
         return [StepWindow(1, s, e, s, e, SOURCE_WHOLE_CARD)]  # no phases: fp, bp are the window's ends
     idx, numbers = found
-    s, e = sl.start[idx], sl.end[idx]
+    s, e = tiled_windows(store, sl.start[idx], sl.end[idx], numbers)
     fp, bp = _phase_points(store, derived, s, e)
     if source == SOURCE_STEP_TRACE:
         for k, args in enumerate(store.args_many(idx)):
@@ -208,6 +213,31 @@ def find_steps(store: TraceStore, derived: DerivedIntervals) -> list[StepWindow]
             for n, a, b, f, p in zip(numbers, s, e, fp, bp, strict=True)]
 
 
+def tiled_windows(store: TraceStore, s: np.ndarray, e: np.ndarray, numbers: np.ndarray) -> tuple:
+    """Step windows from markers ordered by start: a marker that starts before the previous one
+    ends (nested or overlapping markers) starts at that end instead. Markers whose ends do not
+    increase cannot be made to tile: they stay as written and the load report says so."""
+    s, e = s.astype(np.int64), e.astype(np.int64)
+    if len(s) < 2:
+        return s, e
+    prev_end = e[:-1]
+    overlaps = s[1:] < prev_end
+    if not overlaps.any():
+        return s, e
+    if (np.diff(e) <= 0).any():
+        bad = int(np.flatnonzero(np.diff(e) <= 0)[0]) + 1
+        store.report.warn(f"step markers do not tile time: step {int(numbers[bad])} ends at or before step "
+                          f"{int(numbers[bad - 1])} ends; the markers are used as written")
+        return s, e
+    start = s.copy()
+    start[1:] = np.maximum(s[1:], prev_end)
+    k = int(np.flatnonzero(overlaps)[0]) + 1
+    store.report.warn(f"step markers overlap (step {int(numbers[k])} starts before step {int(numbers[k - 1])} "
+                      f"ends; {int(overlaps.sum())} of {len(s)} markers): each step is taken from the end of "
+                      "the step before it to its own end")
+    return start, e
+
+
 def _clamped(step: int, s: int, e: int, fp: int, bp: int, source: str) -> StepWindow:
     fp = min(max(fp, s), e)
     bp = min(max(bp, fp), e)
@@ -215,13 +245,15 @@ def _clamped(step: int, s: int, e: int, fp: int, bp: int, source: str) -> StepWi
 
 
 def step_metrics(store: TraceStore, derived: DerivedIntervals, step: StepWindow) -> dict:
-    """The §2 metrics of one step plus its phases (start_us is in the file's time base); the
-    whole-trace window of a trace without steps has ``"window": "whole trace"`` and None phases."""
+    """The §2 metrics of one step, the producer's ``stage_us`` and ``stage_free_us``, and its phases
+    (start_us is in the file's time base); the whole-trace window of a trace without steps has
+    ``"window": "whole trace"`` and None phases."""
     out = {"step": step.step}
     if not step.has_phases:
         out["window"] = WHOLE_TRACE
     out.update(start_us=step.start / 1000.0, dur_us=(step.end - step.start) / 1000.0)
     out.update(window_metrics(derived, step.start, step.end))
+    out.update(stage_metrics(derived, step.start, step.end))
     if not step.has_phases:
         out.update(dict.fromkeys(PHASE_KEYS))
         return out

@@ -32,10 +32,14 @@ def stats_document(stores: list[TraceStore], min_gap_ns: int = DEFAULT_MIN_GAP_N
 _CARD_ROWS = (*METRIC_KEYS, "clock_offset_us")
 _STEP_COLUMNS = (
     ("step", "step"), ("dur_us", "dur µs"), ("compute_us", "compute"), ("communication_us", "comm"),
-    ("overlapped_us", "overlap"), ("pure_communication_us", "pure comm"), ("free_us", "free"),
+    ("overlapped_us", "overlap"), ("pure_communication_us", "pure comm"), ("free_us", "free (step)"),
+    ("stage_us", "stage"), ("stage_free_us", "stage free"),
     ("idle_gap_count", "gaps"), ("idle_gap_total_us", "gap µs"), ("step_interval_us", "interval"),
     ("fp_bp_us", "fp-bp"), ("tail_us", "tail"),
 )
+# which Free is which (metrics.md §3): the step table shows both, the card rows the whole card's
+STEP_FREE_NOTE = ("free (step): idle time of the whole step window, its step interval included.\n"
+                  "stage, stage free: the producer's Stage and Free (step_trace_time.csv): the step's busy part.")
 
 
 def format_text(doc: dict) -> str:
@@ -64,6 +68,8 @@ def format_text(doc: dict) -> str:
         rows = [[s.get("window") or s.get(key) if key == "step" else s.get(key) for key, _ in _STEP_COLUMNS]
                 for s in steps]
         parts.append(f"Steps of {c['card']} (µs)\n" + format_table([t for _, t in _STEP_COLUMNS], rows))
+    if any(c.get("steps") for c in cards):
+        parts.append(STEP_FREE_NOTE)
     slow = doc.get("slow_cards", [])
     if len(cards) < 3:
         parts.append("Slow cards: needs at least 3 cards.")

@@ -8,6 +8,9 @@ takes the gaps of U(compute) clipped to W). A gap cut by a window edge is theref
 idle gap of that window; its time still shows in ``free_us`` or ``pure_communication_us``.
 Gaps that lie inside the window count whole, and a gap that fills the window exactly (a click
 on it) is a gap of that window.
+
+Time that no file of the card covers (``uncaptured_us``, per-iteration exports) is never free and
+never part of an idle gap.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from timelineview.analysis.derived import DerivedIntervals
 
 METRIC_KEYS = (
     "span_us", "compute_us", "communication_us", "overlapped_us", "pure_communication_us",
-    "free_us", "overlap_ratio", "idle_gap_count", "idle_gap_total_us", "idle_gap_max_us",
+    "free_us", "uncaptured_us", "overlap_ratio", "idle_gap_count", "idle_gap_total_us", "idle_gap_max_us",
     "idle_gap_communication_us", "idle_gap_free_us",
 )
 
@@ -36,6 +39,7 @@ def window_metrics(derived: DerivedIntervals, t0: int, t1: int, min_gap_ns: int 
     compute = derived.compute.measure(t0, t1)
     comm = derived.communication.measure(t0, t1)
     both = derived.overlapped.measure(t0, t1)
+    uncaptured = derived.uncaptured.measure(t0, t1) if len(derived.uncaptured) else 0
     count, total, longest, covered = _idle_gaps(derived, t0, t1, min_gap_ns)
     return {
         "span_us": _us(width),
@@ -43,7 +47,8 @@ def window_metrics(derived: DerivedIntervals, t0: int, t1: int, min_gap_ns: int 
         "communication_us": _us(comm),
         "overlapped_us": _us(both),
         "pure_communication_us": _us(comm - both),
-        "free_us": _us(width - (compute + comm - both)),
+        "free_us": _us(width - (compute + comm - both) - uncaptured),
+        "uncaptured_us": _us(uncaptured),
         "overlap_ratio": (both / comm) if comm > 0 else None,
         "idle_gap_count": count,
         "idle_gap_total_us": _us(total),
@@ -70,6 +75,34 @@ def _idle_gaps(derived: DerivedIntervals, t0: int, t1: int, min_gap_ns: int) -> 
         return 0, 0, 0, 0
     covered = int(derived.gap_communication[k_lo:k_hi][keep].sum())
     return len(kept), int(kept.sum()), int(kept.max()), covered
+
+
+STAGE_KEYS = ("stage_us", "stage_free_us")
+
+
+def stage_metrics(derived: DerivedIntervals, t0: int, t1: int) -> dict:
+    """The producer's framing of a window (metrics.md §3, ``step_trace_time.csv``): its Stage is
+    [first task start, last task end] of compute ∪ communication inside [t0, t1), its Free the part
+    of the Stage where neither runs (uncaptured time excluded). Both 0 without a task in the window."""
+    busy = derived.busy
+    first = int(np.searchsorted(busy.ends, int(t0), side="right"))
+    last = int(np.searchsorted(busy.starts, int(t1), side="left")) - 1
+    if first > last or first >= len(busy):
+        return dict.fromkeys(STAGE_KEYS, 0.0)
+    a, b = max(int(busy.starts[first]), int(t0)), min(int(busy.ends[last]), int(t1))
+    uncaptured = derived.uncaptured.measure(a, b) if len(derived.uncaptured) else 0
+    return {"stage_us": _us(b - a), "stage_free_us": _us(b - a - busy.measure(a, b) - uncaptured)}
+
+
+def area_metrics(derived: DerivedIntervals, t0: int, t1: int) -> dict:
+    """What a panel shows for any window [t0, t1): the §2 metrics, the producer's Stage and Stage
+    free, and ``free_outside_idle_gaps_us``: the free time that lies in no whole idle gap of the
+    window (before its first or after its last compute, in a gap its edges cut, in a gap shorter
+    than ``min_gap``), so that Free = that + ``idle_gap_free_us``."""
+    out = window_metrics(derived, t0, t1)
+    out.update(stage_metrics(derived, t0, t1))
+    out["free_outside_idle_gaps_us"] = out["free_us"] - out["idle_gap_free_us"]
+    return out
 
 
 def card_metrics(derived: DerivedIntervals, min_gap_ns: int | None = None) -> dict:

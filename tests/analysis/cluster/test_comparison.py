@@ -109,7 +109,7 @@ def test_pipeline_columns_stage_time_and_receive_only(pipeline_cluster):
     stores, cmp = pipeline_cluster
     assert cmp.pipeline and cmp.columns == COLUMNS + PIPELINE_COLUMNS
     for row in cmp.rows():
-        assert row["stage_us"] == pytest.approx(row["step_time_us"] - row["receive_only_us"])
+        assert row["pipeline_stage_us"] == pytest.approx(row["step_time_us"] - row["receive_only_us"])
         assert row["other_pure_communication_us"] == pytest.approx(
             row["pure_communication_us"] - row["receive_only_us"])
         assert row["receive_only_us"] >= 0
@@ -117,7 +117,7 @@ def test_pipeline_columns_stage_time_and_receive_only(pipeline_cluster):
     assert max(receive.values()) > 0
     # the slow data card waits for data, not in receives: its stage time is flagged
     flags = {(f["card"], f["metric"]) for f in cmp.slow()}
-    assert (f"rank {SLOW_DATA_CARD}", "stage_us") in flags
+    assert (f"rank {SLOW_DATA_CARD}", "pipeline_stage_us") in flags
     assert (f"rank {SLOW_CARD}", "compute_us") in flags
 
 

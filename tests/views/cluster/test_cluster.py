@@ -220,7 +220,7 @@ def fake_comparison(n_cards: int, slow: int):
             s = {"step": k, "span_us": 3000.0, "step_time_us": 3000.0, "step_interval_us": 200.0, "fp_bp_us": 1500.0,
                  "tail_us": 1300.0, "compute_us": compute, "communication_us": 1500.0, "overlapped_us": 300.0,
                  "pure_communication_us": 1200.0, "free_us": 800.0 - (compute - 1000.0), "idle_gap_count": 5,
-                 "idle_gap_total_us": 50.0, "stage_us": 3000.0, "receive_only_us": 0.0,
+                 "idle_gap_total_us": 50.0, "pipeline_stage_us": 3000.0, "receive_only_us": 0.0,
                  "other_pure_communication_us": 1200.0, "pipeline": False, "start_ns": k * 3_000_000,
                  "end_ns": (k + 1) * 3_000_000}
             s["bar"] = {"step_interval_us": 200.0, "compute_us": compute, "pure_communication_us": 1200.0,

@@ -7,7 +7,7 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 
 from timelineview.analysis.names import name_table
-from timelineview.analysis.window import window_metrics
+from timelineview.analysis.window import area_metrics
 from timelineview.views.panels.area_stats import METRIC_ROWS, metric_text
 from timelineview.views.panels.details_panel import DetailsPanel
 from timelineview.views.panels.slice_details import self_time
@@ -95,7 +95,7 @@ def test_area_selection_statistics_match_the_analysis(qtbot, timeline, panel, ca
     sel = timeline.ctx.area_selection
     assert sel.cards == [0]
     assert panel.currentWidget() is panel.area
-    expect = window_metrics(card.derived, t0 + shift, t1 + shift)
+    expect = area_metrics(card.derived, t0 + shift, t1 + shift)
     shown = {METRIC_ROWS[r][0]: panel.area.metrics.item(r, 0).text() for r in range(len(METRIC_ROWS))}
     for key, _ in METRIC_ROWS:
         assert shown[key] == metric_text(key, expect[key], (t1 - t0) / 1000)

@@ -3,10 +3,12 @@
 Every number comes from the analysis functions (``step_metrics``, ``pipeline_metrics``,
 ``slow_cards``), so the table agrees with ``timelineview stats --json``. No Qt.
 
-"Free" is ``free_us`` of the window everywhere (metrics.md §2), so the table's Free of a step
-includes its step interval. The stacked bar of a step splits it into parts that add up to the
+A step has three Free figures and each carries its own name (metrics.md §3): "Free (step window)"
+is ``free_us`` of the whole step, step interval included; "Stage free (producer)" is
+``stage_free_us``, the idle time between the step's first and last task, as the producer's
+``step_trace_time.csv`` Free; the stacked bar of a step splits it into parts that add up to the
 step time: the step interval [s, fp), then compute, pure communication and the free time over
-[fp, e), which is a different quantity and carries its own name: "free after the step interval".
+[fp, e): "free after the step interval".
 A trace without step markers has one window, the whole trace, without phases: its phase columns
 are None ("—") and its bar has no step interval.
 """
@@ -33,6 +35,10 @@ from timelineview.model.store.trace_store import TraceStore
 
 TIME, RATIO, COUNT, OFFSET, TEXT = "time", "ratio", "count", "offset", "text"
 FREE_AFTER_INTERVAL = "free_after_interval_us"  # the bar's free part: free_us over [fp, e), not free_us
+# the names of the three Free figures a step has (metrics.md §3): each screen says which it shows
+FREE_STEP_WINDOW = "Free (step window)"
+STAGE_FREE = "Stage free (producer)"
+FREE_AFTER_INTERVAL_TITLE = "Free after the step interval"
 
 
 @dataclass(frozen=True)
@@ -55,26 +61,31 @@ COLUMNS = (
     Column("communication_us", "Comm.", TIME, "|U(communication)|: communication operators"),
     Column("pure_communication_us", "Pure comm.", TIME, "communication that no computation hides"),
     Column("overlap_ratio", "Overlap", RATIO, "overlapped / communication"),
-    Column("free_us", "Free", TIME, "free_us: the card runs neither compute nor communication "
-           "(the step interval included; the chart's 'free after the step interval' leaves it out)"),
+    Column("free_us", FREE_STEP_WINDOW, TIME, "free_us: the card runs neither compute nor communication in "
+           "the whole step window (the step interval included; the chart's 'free after the step interval' "
+           "leaves it out)"),
+    Column("stage_free_us", STAGE_FREE, TIME, "stage_free_us: the producer's Free (step_trace_time.csv): idle "
+           "time between the step's first task start and last task end"),
     Column("idle_gap_count", "Idle gaps", COUNT, "number of holes of ≥ 1 µs between compute tasks, per step"),
     Column("idle_gap_total_us", "Gap time", TIME, "total length of the idle AI Core gaps"),
     Column("clock_offset_us", "Clock offset", OFFSET,
            "subtracted from the card's times to align it with the first card"),
 )
 PIPELINE_COLUMNS = (
-    Column("stage_us", "Stage", TIME, "pipeline stage time = step time − receive-only communication"),
+    Column("pipeline_stage_us", "Pipeline stage", TIME, "pipeline stage time = step time − receive-only communication "
+           "(not the producer's Stage, which is the busy part of the step)"),
     Column("receive_only_us", "Receive only", TIME, "time spent only receiving from the previous stage"),
     Column("other_pure_communication_us", "Other pure comm.", TIME,
            "pure communication that is not receive-only"),
 )
 BAR_PARTS = (
     ("step_interval_us", "Step interval"), ("compute_us", "Compute"),
-    ("pure_communication_us", "Pure communication"), (FREE_AFTER_INTERVAL, "Free after the step interval"),
+    ("pure_communication_us", "Pure communication"), (FREE_AFTER_INTERVAL, FREE_AFTER_INTERVAL_TITLE),
 )
 _STEP_KEYS = ("step_time_us", "step_interval_us", "fp_bp_us", "tail_us", "compute_us", "communication_us",
-              "overlapped_us", "pure_communication_us", "free_us", "idle_gap_count", "idle_gap_total_us")
-_PIPELINE_KEYS = ("stage_us", "receive_only_us", "other_pure_communication_us")
+              "overlapped_us", "pure_communication_us", "free_us", "stage_us", "stage_free_us", "idle_gap_count",
+              "idle_gap_total_us")
+_PIPELINE_KEYS = ("pipeline_stage_us", "receive_only_us", "other_pure_communication_us")
 
 
 @dataclass
@@ -109,7 +120,7 @@ def step_rows(derived: DerivedIntervals, steps: list[StepWindow], step_stats: li
             m.update(pipeline_metrics(derived, pipeline, s.start, s.end))
         else:
             m.update(receive_only_us=0.0, other_pure_communication_us=m["pure_communication_us"],
-                     stage_us=m["step_time_us"])
+                     pipeline_stage_us=m["step_time_us"])
         m["pipeline"] = pipeline is not None
         m["start_ns"], m["end_ns"] = int(s.start), int(s.end)
         out.append(m)
@@ -156,7 +167,7 @@ class ClusterComparison:
 
     def slow(self, step: int | None = None) -> list[dict]:
         """``slow_cards`` over the usable cards (their mean over steps, or the one ``step``); with
-        pipeline parallelism also ``stage_us`` by the same rule (a stage that is slow in itself)."""
+        pipeline parallelism also ``pipeline_stage_us`` by the same rule (a stage that is slow in itself)."""
         docs = []
         for c in self.cards:
             chosen = c.steps if step is None else [s for s in c.steps if s["step"] == step]
@@ -164,9 +175,9 @@ class ClusterComparison:
                 docs.append({"card": c.card, "steps": chosen})
         flagged = slow_cards(docs)
         if self.pipeline and len(docs) >= MIN_CARDS_FOR_SLOW:
-            values = np.array([np.mean([s["stage_us"] for s in d["steps"]]) for d in docs])
+            values = np.array([np.mean([s["pipeline_stage_us"] for s in d["steps"]]) for d in docs])
             median, threshold = slow_threshold(values, median_step_time(docs))
-            flagged += [{"card": d["card"], "metric": "stage_us", "value": float(v), "median": median}
+            flagged += [{"card": d["card"], "metric": "pipeline_stage_us", "value": float(v), "median": median}
                         for d, v in zip(docs, values, strict=True) if v > threshold]
         return flagged
 

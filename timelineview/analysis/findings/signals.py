@@ -225,7 +225,7 @@ def step_means(step_stats: list[dict], comparison_rows: list[dict]) -> dict:
                 pure_communication_us=_mean(step_stats, "pure_communication_us"),
                 idle_gap_free_us=_mean(step_stats, "idle_gap_free_us"),
                 total_step_time_us=float(sum(s["span_us"] for s in step_stats)),
-                stage_us=_mean(comparison_rows, "stage_us") if pipeline else None)
+                stage_us=_mean(comparison_rows, "pipeline_stage_us") if pipeline else None)
 
 
 def card_signals(session, number: int, order: int) -> CardSignals | None:

@@ -228,6 +228,17 @@ class TraceStore:
                 return event["name"]
         return "flow"
 
+    def slice_files(self) -> np.ndarray | None:
+        """For each slice, the index of the file it was read from among the card's distinct files
+        (in load order), or None when that is not known (a card built without its files)."""
+        chunks = getattr(self._args_reader, "chunks", None)
+        if chunks is None or not len(chunks.first):
+            return None
+        distinct: dict[str, int] = {}
+        file_of_chunk = np.array([distinct.setdefault(p, len(distinct)) for p in chunks.path], dtype=np.int64)
+        k = np.searchsorted(np.asarray(chunks.first), self.slices.src, side="right") - 1
+        return file_of_chunk[np.clip(k, 0, len(file_of_chunk) - 1)]
+
     def args_many(self, slice_indices: np.ndarray) -> list[dict[str, Any] | None]:
         """``args`` of several slices (one file read per chunk touched)."""
         if self._args_reader is None:

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from timelineview.analysis.cluster.comparison import STAGE_FREE
 from timelineview.views.background import BackgroundCall
 from timelineview.views.panels.name_table_model import NameTableModel
 from timelineview.viewstate.card_view import CardView
@@ -17,20 +18,31 @@ SYNC_NAME_TABLE_SLICES = 200_000  # bigger windows get their per-name table from
 OVERVIEW_HINT = ("<b>Whole trace</b> — click a slice for its details, drag across lanes (or click a step) "
                  "for the statistics of a window. <b>?</b> lists every shortcut.")
 
+FREE_SELECTION = "Free (selection)"  # the Free row's name when an area is selected
+FREE_CARD_SPAN = "Free (card span)"  # ... and on the whole-card overview
 METRIC_ROWS = (
     ("compute_us", "Computing"), ("communication_us", "Communication"), ("overlapped_us", "Overlapped"),
     ("pure_communication_us", "Pure communication"), ("free_us", "Free"),
+    ("free_outside_idle_gaps_us", "  outside whole idle gaps"), ("stage_free_us", STAGE_FREE),
+    ("uncaptured_us", "Not captured"),
     ("idle_gap_count", "Idle AI Core gaps"), ("idle_gap_total_us", "  gap time"),
     ("idle_gap_max_us", "  longest gap"), ("idle_gap_communication_us", "  waiting on communication"),
     ("idle_gap_free_us", "  nothing running"), ("overlap_ratio", "Overlap ratio"),
 )
 
-# what each row means (metrics.md §2); "Free" is free_us of the window shown, as everywhere
+# what each row means (metrics.md §2, §3); the Free row's name says which window it is of
 METRIC_TIPS = {
     "free_us": "free_us: the card runs neither compute nor communication in this window (a step's "
-               "Free includes its step interval, like the cluster table's)",
+               "window includes its step interval, like the cluster table's Free (step window)) = "
+               "'outside whole idle gaps' + 'nothing running'",
+    "free_outside_idle_gaps_us": "free time in no whole idle gap of this window: before its first or after its "
+                                 "last compute, in a gap the window's edges cut, or in a gap under 1 µs",
+    "stage_free_us": "stage_free_us: the producer's Free (step_trace_time.csv): idle time between the first "
+                     "task start and the last task end inside this window",
+    "uncaptured_us": "time between the files of a per-iteration capture: nobody recorded it, it is not free",
     "idle_gap_count": "holes of ≥ 1 µs between compute tasks lying inside this window (a gap that "
                       "fills the window counts)",
+    "idle_gap_free_us": "the part of the whole idle gaps above where no communication runs either (part of Free)",
     "pure_communication_us": "communication that no computation hides",
 }
 
@@ -39,9 +51,9 @@ def window_statistics(card: CardView, t0_abs: int, t1_abs: int) -> dict | None:
     """Analysis metrics of [t0, t1) on one card, or None when the analysis is unavailable."""
     if card.derived is None:
         return None
-    from timelineview.analysis.window import window_metrics
+    from timelineview.analysis.window import area_metrics
 
-    return window_metrics(card.derived, t0_abs, t1_abs)
+    return area_metrics(card.derived, t0_abs, t1_abs)
 
 
 def name_statistics(card: CardView, t0_abs: int, t1_abs: int, lanes: list[int] | None):
@@ -158,7 +170,7 @@ class AreaStats(QtWidgets.QWidget):
         names = ", ".join(c.title for c in chosen)
         self._set_title(f"<b>Area</b> {format_exact(sel.t0)} → {format_exact(sel.t1)} "
                         f"(<b>{format_exact(sel.t1 - sel.t0)}</b>) on {names}")
-        self._fill_metrics([c.title for c in chosen], metrics, (sel.t1 - sel.t0) / 1000.0)
+        self._fill_metrics([c.title for c in chosen], metrics, (sel.t1 - sel.t0) / 1000.0, FREE_SELECTION)
         self.right.show()
         self.cards = chosen
         self.jobs = jobs
@@ -183,14 +195,10 @@ class AreaStats(QtWidgets.QWidget):
         self._set_title(OVERVIEW_HINT)
         metrics, spans = [], []
         for card in cards:
-            m = None
-            if card.derived is not None:
-                from timelineview.analysis.window import card_metrics
-
-                m = card_metrics(card.derived)
+            m = window_statistics(card, *card.derived.span) if card.derived is not None else None
             metrics.append(m)
             spans.append(m["span_us"] if m else 0.0)
-        self._fill_metrics([c.title for c in cards], metrics, spans)
+        self._fill_metrics([c.title for c in cards], metrics, spans, FREE_CARD_SPAN)
         self.right.hide()
         self.cards, self.tables, self.jobs = [], [], []
         self.model.set_table(None)
@@ -198,8 +206,10 @@ class AreaStats(QtWidgets.QWidget):
     def _set_title(self, html: str) -> None:
         self.title.setText(html)
 
-    def _fill_metrics(self, titles: list[str], metrics: list[dict | None], span_us) -> None:
+    def _fill_metrics(self, titles: list[str], metrics: list[dict | None], span_us, free_label: str) -> None:
         spans = span_us if isinstance(span_us, list) else [span_us] * len(titles)
+        free_row = [key for key, _ in METRIC_ROWS].index("free_us")
+        self.metrics.verticalHeaderItem(free_row).setText(free_label)
         # room for every card column when possible; the name table keeps at least half
         total = max(sum(self.split.sizes()), 1)
         want = self.metrics.verticalHeader().width() + 132 * len(titles) + 24
