@@ -10,6 +10,8 @@ show those cards at that step.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -108,8 +110,16 @@ class HeatCanvas(QtWidgets.QWidget):
         self.update()
 
     def _tick_width(self) -> int:
-        fm = self.fontMetrics()
-        return min(max((fm.horizontalAdvance(t) for t in self.row_ticks), default=0), MAX_TICK_W)
+        # the fractional advance, rounded up: the integer advance rounds "10" (15.25 px) down to 15 px, where
+        # eliding to 15 px leaves only "…"
+        fm = QtGui.QFontMetricsF(self.font())
+        return min(max((math.ceil(fm.horizontalAdvance(t)) for t in self.row_ticks), default=0), MAX_TICK_W)
+
+    def row_tick_texts(self, fm: QtGui.QFontMetrics) -> dict[int, str]:
+        """The rank axis' text of each numbered row (by row), elided to the tick width as ``fm`` draws it."""
+        width = self._tick_width()
+        return {k: fm.elidedText(self.row_ticks[k], QtCore.Qt.TextElideMode.ElideMiddle, width)
+                for k in range(0, len(self.row_ticks), self.row_tick_stride())}
 
     def plot_rect(self) -> QtCore.QRectF:
         """The matrix: right of the rank axis (its title and numbers), above the step axis."""
@@ -171,9 +181,8 @@ class HeatCanvas(QtWidgets.QWidget):
         width = self._tick_width()
         right = QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter
         cell_h = r.height() / max(rows, 1)
-        for k in range(0, rows, self.row_tick_stride()):
+        for k, text in self.row_tick_texts(fm).items():
             y = r.top() + (k + 0.5) * cell_h
-            text = fm.elidedText(self.row_ticks[k], QtCore.Qt.TextElideMode.ElideMiddle, width)
             p.drawText(QtCore.QRectF(r.left() - TICK_GAP - width, y - line / 2, width, line), right, text)
         cell_w = r.width() / max(len(steps), 1)
         centre = QtCore.Qt.AlignmentFlag.AlignCenter
