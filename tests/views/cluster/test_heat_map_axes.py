@@ -160,3 +160,11 @@ def test_a_name_longer_than_the_tick_room_is_still_elided(qtbot, heat):
     heat.set_comparison(ClusterComparison(cards))
     texts = heat.canvas.row_tick_texts(heat.canvas.fontMetrics())
     assert texts[0].count("…") == 1 and heat.canvas.fontMetrics().horizontalAdvance(texts[0]) <= 120
+
+
+def test_a_node_missing_a_rank_is_labelled_with_the_ranks_it_holds(qtbot, heat):
+    rows = [{"step": 1, "step_time_us": 1000.0}]
+    ranks = [r for r in range(17) if r != 5]  # rank 5 could not be read: node 0 holds 0–4, 6–8
+    heat.set_comparison(ClusterComparison([CardComparison(k, f"rank {r}", r, steps=rows) for k, r in enumerate(ranks)]))
+    heat.node_box.setChecked(True)
+    assert heat.canvas.row_ticks == ["0–4, 6–8", "9–16"]

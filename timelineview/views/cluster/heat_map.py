@@ -16,7 +16,15 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.analysis.cluster.comparison import COLUMNS, OFFSET, PIPELINE_COLUMNS, TEXT, TIME, ClusterComparison
+from timelineview.analysis.cluster.comparison import (
+    COLUMNS,
+    OFFSET,
+    PIPELINE_COLUMNS,
+    TEXT,
+    TIME,
+    ClusterComparison,
+    rank_runs,
+)
 from timelineview.viewstate.tabs.heat_map import CARDS_PER_NODE, HeatMatrix, heat_matrix
 
 LUT_SIZE = 256
@@ -47,7 +55,7 @@ METRIC_TITLES = {c.key: c.title for c in COLUMNS + PIPELINE_COLUMNS}  # as the c
 
 
 def row_ticks(comparison: ClusterComparison, matrix: HeatMatrix) -> list[str]:
-    """Each row's number on the rank axis: the card's rank (its name when it has none), a node's first–last."""
+    """Each row's number on the rank axis: the card's rank (its name when it has none), a node's ranks."""
     by_number = {c.number: c for c in comparison.cards}
 
     def name(number: int) -> str:
@@ -56,7 +64,12 @@ def row_ticks(comparison: ClusterComparison, matrix: HeatMatrix) -> list[str]:
             return "?"
         return str(c.rank) if c.rank is not None else c.card
 
-    return [name(n[0]) if len(n) == 1 else f"{name(n[0])}–{name(n[-1])}" for n in matrix.row_cards]
+    def node(numbers: list[int]) -> str:
+        # the ranks it holds (a node missing a rank is not "0–8"); else its first and last card
+        runs = rank_runs([by_number[k].rank if k in by_number else None for k in numbers])
+        return runs if runs is not None else f"{name(numbers[0])}–{name(numbers[-1])}"
+
+    return [name(n[0]) if len(n) == 1 else node(n) for n in matrix.row_cards]
 
 
 def metric_choices(comparison: ClusterComparison | None) -> list[tuple[str, str]]:
