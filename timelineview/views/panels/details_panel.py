@@ -37,8 +37,9 @@ class DetailsPanel(QtWidgets.QStackedWidget):
         self.timeline.setFocus()
 
     def _highlight_name(self, card: int, name: str, t0: int, t1: int, lanes) -> None:
-        """From a statistic back to the timeline: that name's slices highlighted, the first selected."""
-        self.timeline.highlight_name(card, name, t0, t1, lanes)
+        """From a per-name row back to the timeline: that name's slices highlighted, the area and its
+        statistics kept (selecting the first would show its details instead); Enter steps through them."""
+        self.timeline.highlight_name(card, name, t0, t1, lanes, select=False)
         self.timeline.setFocus()
 
     def sizeHint(self) -> QtCore.QSize:
