@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from timelineview.views.sort_arrows import conventional_sort_arrows
 from timelineview.viewstate.time_format import format_duration
 
 TEXT, COUNT, TIME_US, SHARE, RATIO = "text", "count", "time_us", "share", "ratio"
@@ -127,6 +128,7 @@ def sortable_table(model: RecordTableModel, parent: QtCore.QObject
     table = QtWidgets.QTableView()
     table.setModel(proxy)
     table.setSortingEnabled(True)
+    conventional_sort_arrows(table)
     table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
     table.setAlternatingRowColors(True)
     table.verticalHeader().hide()
