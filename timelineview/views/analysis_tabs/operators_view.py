@@ -81,6 +81,7 @@ class OperatorsView(QtWidgets.QWidget):
         export = QtWidgets.QPushButton("Export CSV…")
         export.clicked.connect(self._export_dialog)
         self.note = QtWidgets.QLabel("No trace open.")
+        self.note.setWordWrap(True)  # a long note wraps rather than widening the window
         self.model = RecordTableModel(CARD_COLUMNS, self)
         self.proxy, self.table = sortable_table(self.model, self)
         self.table.horizontalHeader().setStretchLastSection(True)
