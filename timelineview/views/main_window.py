@@ -223,6 +223,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.paths = [Path(p) for p in paths]
         if remember:
             self._remember(self.paths)
+        if not self.cluster.loading_card_trace:
+            self._forget_counts()
         self.worker, self.thread = start_load(self.paths)
         self.worker.progress.connect(self._on_progress)
         self.worker.stage.connect(self._on_stage)
@@ -252,6 +254,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.timeline.set_loading("")
         self._abandon_summary()  # an earlier summary read likewise
         release_frozen()
+        self._forget_counts()
         self.paths = [Path(folder)]
         if remember:
             self._remember(self.paths)
@@ -271,6 +274,12 @@ class MainWindow(QtWidgets.QMainWindow):
             widget.show()
         self.stage_label.setText("Reading summary")
         self.setWindowTitle(f"timelineview — reading the summary {folder.name}")
+
+    def _forget_counts(self) -> None:
+        """A load that replaces what is on screen began: the status line's counts (findings, cards) of the
+        data before go; the new data's come when it is read."""
+        self.statusBar().clearMessage()
+        self.cluster.analysis.hide_status()
 
     def _abandon_load(self) -> bool:
         """Stop the running trace load, if any (True); its late results are ignored."""
@@ -454,10 +463,12 @@ class MainWindow(QtWidgets.QMainWindow):
         self.loadFinished.emit(opened)
 
     def _loading_ended(self) -> None:
-        """Hide the progress once nothing is read any more; the plain title when nothing is shown."""
+        """Hide the progress once nothing is read any more; the plain title when nothing is shown; the
+        tabs' counts of what they hold (the data before, when the load failed or was cancelled)."""
         if self.worker is None and self.summary_worker is None:
             for w in (self.stage_label, self.progress, self.cancel_button):
                 w.hide()
+            self.cluster.analysis.show_status()
         if not self.timeline.cards and self.cluster.summary is None:
             self.setWindowTitle("timelineview")
 

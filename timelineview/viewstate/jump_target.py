@@ -37,3 +37,14 @@ def lane_index(process_names: list[str], lane_process: list[int], lane_names: li
         if f"{process_names[p]}/{name}" == key:
             return ln
     return None
+
+
+def step_holding(steps: list[dict], start_ns: int, end_ns: int) -> int | None:
+    """The number of the step (``step``, ``start_ns``, ``end_ns`` on the card's own clock, as the cluster
+    comparison lists them) that holds all of [start_ns, end_ns); None when no one step does (the span
+    crosses steps, or lies outside every step)."""
+    for s in steps:
+        s0, s1 = s.get("start_ns"), s.get("end_ns")
+        if s0 is not None and s1 is not None and s0 <= start_ns and end_ns <= s1:
+            return int(s["step"])
+    return None

@@ -8,7 +8,15 @@ import io
 import numpy as np
 import pytest
 
-from timelineview.analysis.cluster.comparison import BAR_PARTS, COLUMNS, PIPELINE_COLUMNS, group_rows, sort_rows, to_csv
+from timelineview.analysis.cluster.comparison import (
+    BAR_PARTS,
+    COLUMNS,
+    PIPELINE_COLUMNS,
+    group_label,
+    group_rows,
+    sort_rows,
+    to_csv,
+)
 from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.summary import stats_document
 from timelineview.model import load
@@ -150,4 +158,28 @@ def test_bars_group_to_fit_but_slow_cards_stay_alone(cluster):
     totals = [sum(r["bar"].values()) for r in members]
     assert group["range_us"] == pytest.approx((min(totals), max(totals)))
     assert group["bar"]["compute_us"] == pytest.approx(np.mean([r["bar"]["compute_us"] for r in members]))
-    assert group["card"] == f"ranks {members[0]['rank']}–{members[-1]['rank']}"
+    ranks = sorted(r["rank"] for r in members)
+    assert ranks == list(range(ranks[0], ranks[-1] + 1))  # by card, between slow cards: consecutive ranks
+    assert group["card"] == f"ranks {ranks[0]}–{ranks[-1]}"
+
+
+def test_a_group_label_names_exactly_the_ranks_it_holds():
+    assert group_label([9, 28]) == "ranks 9, 28"  # not "ranks 9–28": ranks 10..27 are elsewhere
+    assert group_label([28, 9]) == "ranks 9, 28"  # in the table's order (sorted by a metric)
+    assert group_label([3, 4, 5, 6]) == "ranks 3–6"
+    assert group_label([7, 0, 1, 2, 9, 10]) == "ranks 0–2, 7, 9–10"
+    assert group_label([1, 3, 5, 7]) == "4 cards"  # four runs: too long, the tooltip names them
+    assert group_label([1, None]) == "2 cards"
+
+
+def _bar_row(rank: int) -> dict:
+    parts = {k: 100.0 * (rank + 1) for k, _ in BAR_PARTS}
+    return {"number": rank, "rank": rank, "card": f"rank {rank}", "bar": parts, "slow": [], "step": 1, "error": ""}
+
+
+def test_grouped_bars_in_a_metric_order_are_labelled_with_their_own_ranks():
+    """The table sorted by a metric puts rank 9 next to rank 28: their bar is "ranks 9, 28", not "ranks 9–28"."""
+    order = [9, 28, 3, 4, 5, 6, 17, 1]
+    bars = group_rows([_bar_row(r) for r in order], 4)
+    assert [b["members"] for b in bars] == [[9, 28], [3, 4], [5, 6], [17, 1]]
+    assert [b["card"] for b in bars] == ["ranks 9, 28", "ranks 3–4", "ranks 5–6", "ranks 1, 17"]

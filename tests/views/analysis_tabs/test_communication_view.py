@@ -336,3 +336,28 @@ def test_wait_filter_chosen_before_any_layout_still_finds_each_card(generated, t
     again = build_filtered_layout(cards, WAIT_KEY, set(), 600, TRACK_KINDS)  # found as a derived lane now
     assert [(r.card, r.derived) for r in again.rows] == [(r.card, r.derived) for r in layout.rows]
     assert all(sum(d.key == WAIT_KEY for d in c.derived_lanes) == 1 for c in cards)
+
+
+def test_the_call_column_counts_calls_of_a_name_and_shows_only_when_names_repeat(qtbot, window, view, tmp_path):
+    """torch_npu names every call apart: each collective is its name's first call, so no Call column (it was
+    0 on every row). A graph's operators repeat their names every iteration: Call is the k-th (from 1)."""
+    view.scope.setCurrentIndex(view.scope.findData(ACROSS))
+    call = [c.title for c in view.model.columns].index("Call")
+    assert {r["call_number"] for r in view.model.rows} == {1}
+    assert view.table.isColumnHidden(call)
+    view.scope.setCurrentIndex(view.scope.findData(view.cards[0].number))
+    assert not view.table.isColumnHidden(call)  # the per-card table's column there is shown
+    out = tmp_path / "graph"
+    truths = generate_cluster(out, cluster_specs(2, seed=5, steps=3, tasks_per_step=40), "msprof_per_iteration")
+    with qtbot.waitSignal(window.loadFinished, timeout=60_000):
+        window.open_paths([out], remember=False)
+    qtbot.waitUntil(lambda: view.model.rowCount() > 0, timeout=10_000)
+    view.scope.setCurrentIndex(view.scope.findData(ACROSS))
+    rows = view.model.rows
+    names = [o["name"] for o in truths[0].comm_ops]
+    assert len(set(names)) < len(names)  # the same names every iteration
+    for r in rows:  # the k-th call of its name: its position among the card's calls of that name, from 1
+        assert 1 <= r["call_number"] <= names.count(r["name"])
+    assert sorted((r["name"], r["call_number"]) for r in rows) == sorted(
+        (n, names[:k + 1].count(n)) for k, n in enumerate(names))
+    assert not view.table.isColumnHidden(call)

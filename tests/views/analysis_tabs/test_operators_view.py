@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from PySide6 import QtCore
 
+from timelineview.analysis.operators import OperatorAcrossCards
 from timelineview.synthetic import cluster_specs, generate_cluster
-from timelineview.views.analysis_tabs.operators_view import ACROSS
+from timelineview.views.analysis_tabs.operators_view import ACROSS, across_row
 
 SLOW_CARD = 1
 
@@ -93,3 +94,32 @@ def test_csv_export_has_every_row(view, tmp_path):
     rows = list(csv.DictReader(io.StringIO(out.read_text())))
     assert len(rows) == view.model.rowCount()
     assert {r["name"] for r in rows} == {r["name"] for r in view.model.rows}
+
+
+def test_across_cards_the_card_with_the_max_stands_out(view):
+    """Where an operator's max total is 1.2× its mean or more, its "Max on" cell (and max total, max / mean) is
+    bold and tinted; elsewhere plain. The slow card's operators stand out."""
+    view.scope.setCurrentIndex(view.scope.findData(ACROSS))
+    titles = [c.title for c in view.model.columns]
+    max_on, total = titles.index("Max on"), titles.index("Mean total")
+    role = QtCore.Qt.ItemDataRole
+    out, plain = [], []
+    for r in range(view.proxy.rowCount()):
+        mean = view.proxy.index(r, total).data(role.UserRole)
+        top = view.proxy.index(r, titles.index("Max total")).data(role.UserRole)
+        cell = view.proxy.index(r, max_on)
+        font = cell.data(role.FontRole)
+        marked = font is not None and font.bold() and cell.data(role.BackgroundRole) is not None
+        assert marked == (top >= 1.2 * mean), view.proxy.index(r, 0).data()
+        (out if marked else plain).append(cell.data())
+        assert view.proxy.index(r, 0).data(role.FontRole) is None  # only the max's cells
+    assert out and set(out) == {f"rank {SLOW_CARD}"}  # every card but the slow one runs alike
+
+
+def test_an_operator_run_alike_everywhere_is_not_marked():
+    alike = OperatorAcrossCards("Add", mean_total_ns=1000.0, min_total_ns=900, max_total_ns=1100, max_card="rank 2",
+                                cards=3)
+    assert across_row(alike)["marked"] == frozenset() and across_row(alike)["spread"] == pytest.approx(1.1)
+    slow = OperatorAcrossCards("Add", mean_total_ns=1000.0, min_total_ns=900, max_total_ns=1200, max_card="rank 2",
+                               cards=3)
+    assert {"max_card", "max_total_us"} <= across_row(slow)["marked"]

@@ -136,3 +136,35 @@ def test_many_cards_are_numbered_every_nth_row_without_overlap(qtbot, heat):
     rr = r.toAlignedRect()
     rows = _dark_rows(image, rr.left() - 30, rr.left() - 2, rr.top(), rr.bottom())
     assert _runs(rows) == math.ceil(cards / stride)
+
+
+def test_two_digit_ranks_are_drawn_whole_not_elided(qtbot, heat):
+    """The tick width fits the widest rank as the painter measures it: ranks 10..31 read "10".."31", not "…"."""
+    heat.resize(900, 900)
+    heat.set_comparison(_comparison(32, 5))
+    canvas = heat.canvas
+    image = QtGui.QImage(canvas.size(), QtGui.QImage.Format.Format_ARGB32)
+    painter = QtGui.QPainter(image)
+    painter.setFont(canvas.font())
+    try:
+        texts = canvas.row_tick_texts(painter.fontMetrics())
+    finally:
+        painter.end()
+    assert canvas.row_tick_stride() == 1  # 32 rows in 800 px: every rank numbered
+    assert texts == {r: str(r) for r in range(32)}
+
+
+def test_a_name_longer_than_the_tick_room_is_still_elided(qtbot, heat):
+    cards = [CardComparison(0, "a card with a very long name indeed, far wider than the rank axis", None,
+                            steps=[{"step": 1, "step_time_us": 1000.0}])]
+    heat.set_comparison(ClusterComparison(cards))
+    texts = heat.canvas.row_tick_texts(heat.canvas.fontMetrics())
+    assert texts[0].count("…") == 1 and heat.canvas.fontMetrics().horizontalAdvance(texts[0]) <= 120
+
+
+def test_a_node_missing_a_rank_is_labelled_with_the_ranks_it_holds(qtbot, heat):
+    rows = [{"step": 1, "step_time_us": 1000.0}]
+    ranks = [r for r in range(17) if r != 5]  # rank 5 could not be read: node 0 holds 0–4, 6–8
+    heat.set_comparison(ClusterComparison([CardComparison(k, f"rank {r}", r, steps=rows) for k, r in enumerate(ranks)]))
+    heat.node_box.setChecked(True)
+    assert heat.canvas.row_ticks == ["0–4, 6–8", "9–16"]

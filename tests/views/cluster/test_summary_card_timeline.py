@@ -294,3 +294,20 @@ def test_a_jump_from_the_analysis_tabs_shows_its_span_from_the_summary(qtbot, wi
     assert jump_to(tab, JumpTarget(2, step["start"], step["end"]))
     assert not tab.overview.showing_pyramid
     assert ctx.viewport.t0 + ctx.card_shift(shown) == step["start"] - margin
+
+
+def test_the_strip_over_a_summarised_cards_trace_is_not_the_traces_before(qtbot, window, summary):
+    """Traces open with the strip saying what they show; a summary then opened and a card's trace loaded by
+    zooming: the strip says nothing of the cards before (one card: no strip, as for one card opened)."""
+    with qtbot.waitSignal(window.loadFinished, timeout=60_000):
+        window.open_paths([summary.parent / "job"], remember=False)
+    tab = window.cluster
+    tab.drill([1])
+    assert tab.bar.isVisibleTo(window) and tab.bar.label.text().startswith("rank 1 of 4 cards")
+    _open(qtbot, window, summary)
+    number = next(i for i, c in enumerate(tab.summary.cards) if c.card == "rank 2")
+    tab.drill([number], 2)
+    _zoom_in_until(qtbot, tab.overview.widget, lambda: window.worker is not None)
+    qtbot.waitUntil(lambda: window.worker is None, timeout=60_000)
+    assert window.timeline.isVisible() and [c.store.card for c in window.timeline.cards] == ["rank 2"]
+    assert not tab.bar.isVisibleTo(window)

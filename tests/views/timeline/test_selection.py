@@ -187,3 +187,23 @@ def test_nothing_selected_shows_whole_card_metrics(qtbot, timeline, panel, cards
     assert panel.area.metrics.columnCount() == 2
     m = card_metrics(cards[1].derived)
     assert panel.area.metrics.item(0, 1).text() == metric_text("compute_us", m["compute_us"], m["span_us"])
+
+
+def test_double_clicking_a_name_highlights_its_slices_and_keeps_the_area_statistics(qtbot, timeline, panel, cards):
+    timeline.select_area(0, timeline.viewport.t_max, rows_of_card=0)
+    area = timeline.ctx.area_selection
+    model, names = panel.area.model, panel.area.names
+    row = next(r for r in range(model.rowCount()) if model.table.count[r] >= 3)
+    name, count = str(model.table.name[row]), int(model.table.count[row])
+    names.scrollTo(model.index(row, 0))
+    rect = names.visualRect(model.index(row, 0))
+    qtbot.mouseClick(names.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=rect.center())  # a double click's
+    qtbot.mouseDClick(names.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=rect.center())  # press, then its 2nd
+    assert timeline.match_count == count  # that name's slices in the area, highlighted
+    assert panel.currentWidget() is panel.area and timeline.ctx.area_selection is area  # the statistics stay
+    assert timeline.ctx.selection is None and model.rowCount() > row
+    qtbot.keyClick(timeline, QtCore.Qt.Key.Key_Return)  # Enter: the first of them
+    st = cards[0].store
+    first = timeline.ctx.selection.index
+    starts = [int(st.slices.start[i]) for i in range(len(st.slices)) if st.strings[st.slices.name[i]] == name]
+    assert st.strings[st.slices.name[first]] == name and int(st.slices.start[first]) == min(starts)

@@ -196,7 +196,11 @@ def test_double_clicking_a_name_highlights_its_slices_and_enter_steps(qtbot, tim
     want = want[np.argsort(s.start[want], kind="stable")]
     assert len(want) == count and count > 1
     assert sorted(timeline.ctx.matches[0].slices.tolist()) == sorted(want.tolist())
-    assert timeline.ctx.selection.index == want[0] and timeline.hasFocus()
+    # the area and its statistics stay on screen; the keys go to the timeline, Enter to the first of them
+    assert timeline.ctx.selection is None and panel.currentWidget() is panel.area and timeline.hasFocus()
+    assert timeline.ctx.area_selection is not None
+    qtbot.keyClick(timeline, QtCore.Qt.Key.Key_Return)
+    assert timeline.ctx.selection.index == want[0]
     for expected in want[1:3]:
         qtbot.keyClick(timeline, QtCore.Qt.Key.Key_Return)
         assert timeline.ctx.selection.index == expected

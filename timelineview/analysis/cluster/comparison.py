@@ -267,11 +267,34 @@ def _grouped(rows: list[dict], size: int) -> list[dict]:
     return bars + ([_group_bar(run)] if run else [])
 
 
+MAX_LABEL_RUNS = 3  # a group's label lists at most this many runs of consecutive ranks ("ranks 0–7, 9, 12–15")
+
+
+def rank_runs(ranks: list[int | None]) -> str | None:
+    """``ranks`` as runs of consecutive ranks, ascending ("9, 28", "0–7, 9–15"); None when a card has no
+    rank, a rank repeats, or they make more than MAX_LABEL_RUNS runs."""
+    if None in ranks or len(set(ranks)) != len(ranks):
+        return None
+    runs: list[list[int]] = []
+    for r in sorted(ranks):
+        if runs and r == runs[-1][-1] + 1:
+            runs[-1].append(r)
+        else:
+            runs.append([r])
+    if len(runs) > MAX_LABEL_RUNS:
+        return None
+    return ", ".join(str(u[0]) if len(u) == 1 else f"{u[0]}–{u[-1]}" for u in runs)
+
+
+def group_label(ranks: list[int | None]) -> str:
+    """The label of a bar of several cards that says exactly which ranks it holds: "ranks 9, 28",
+    "ranks 0–7, 9–15" (see :func:`rank_runs`), else "<n> cards" (the bar's tooltip names every card)."""
+    runs = rank_runs(ranks)
+    return f"ranks {runs}" if runs is not None else f"{len(ranks)} cards"
+
+
 def _group_base(run: list[dict]) -> dict:
-    ranks = [r["rank"] for r in run]
-    ascending = None not in ranks and ranks == sorted(ranks)  # the table is sorted by card
-    label = run[0]["card"] if len(run) == 1 else (
-        f"ranks {ranks[0]}–{ranks[-1]}" if ascending else f"{len(run)} cards")
+    label = run[0]["card"] if len(run) == 1 else group_label([r["rank"] for r in run])
     return {"number": run[0]["number"], "members": [r["number"] for r in run], "card": label,
             "rank": run[0]["rank"], "step": run[0]["step"], "slow": [], "error": "",
             "member_cards": [r["card"] for r in run]}

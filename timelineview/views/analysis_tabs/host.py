@@ -61,6 +61,15 @@ class AnalysisTabsHost(QtCore.QObject):
                 widget.show_note(note)
         self._update_status()
 
+    def hide_status(self) -> None:
+        """A new load began: the status line's counts (e.g. findings) described the data it replaces."""
+        for button in self.status.values():
+            button.hide()
+
+    def show_status(self) -> None:
+        """The tabs' counts on the status line again (a load ended without replacing what the tabs hold)."""
+        self._update_status()
+
     def _update_status(self) -> None:
         for key, button in self.status.items():
             text = self.widgets[key].status_text()

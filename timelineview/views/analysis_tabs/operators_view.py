@@ -13,6 +13,7 @@ from PySide6 import QtCore, QtWidgets
 from timelineview.analysis.operators import OperatorAcrossCards, operators_across_cards
 from timelineview.views.analysis_tabs.record_table import (
     COUNT,
+    MARKED,
     RATIO,
     SHARE,
     TEXT,
@@ -27,6 +28,8 @@ from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession, loa
 from timelineview.viewstate.jump_target import JumpTarget
 
 ACROSS = -1  # the scope that compares the cards
+STANDS_OUT_SPREAD = 1.2  # across cards, a max total this far above the mean marks its card (as a slow link: 20 %)
+MAX_CELLS = frozenset({"max_total_us", "max_card", "spread"})  # the cells that mark the card with the max
 BY_NAME, BY_TYPE = "name", "task_type"
 CARD_COLUMNS = (
     RecordColumn("name", "Operator", TEXT, "compute tasks of this name"),
@@ -47,6 +50,14 @@ ACROSS_COLUMNS = (
     RecordColumn("spread", "Max / mean", RATIO, "how far the slowest card is from the mean"),
     RecordColumn("cards", "Cards", COUNT, "cards that run it"),
 )
+
+
+def across_row(o: OperatorAcrossCards) -> dict:
+    """An operator's row across the cards: its document, max / mean, and its max cells marked when the card
+    with the max stands out (max / mean at least STANDS_OUT_SPREAD)."""
+    spread = o.max_total_ns / o.mean_total_ns if o.mean_total_ns else None
+    stands_out = spread is not None and spread >= STANDS_OUT_SPREAD
+    return dict(o.document(), spread=spread, **{MARKED: MAX_CELLS if stands_out else frozenset()})
 
 
 class OperatorsView(QtWidgets.QWidget):
@@ -70,6 +81,7 @@ class OperatorsView(QtWidgets.QWidget):
         export = QtWidgets.QPushButton("Export CSV…")
         export.clicked.connect(self._export_dialog)
         self.note = QtWidgets.QLabel("No trace open.")
+        self.note.setWordWrap(True)  # a long note wraps rather than widening the window
         self.model = RecordTableModel(CARD_COLUMNS, self)
         self.proxy, self.table = sortable_table(self.model, self)
         self.table.horizontalHeader().setStretchLastSection(True)
@@ -118,11 +130,12 @@ class OperatorsView(QtWidgets.QWidget):
         number = self.scope.currentData()
         if number == ACROSS:
             self.grouping.setEnabled(False)
-            rows = [dict(o.document(), spread=(o.max_total_ns / o.mean_total_ns if o.mean_total_ns else None))
-                    for o in self._across()]
+            rows = [across_row(o) for o in self._across()]
             self.model.set_rows(rows, ACROSS_COLUMNS)
+            marked = sum(bool(r[MARKED]) for r in rows)
             self.note.setText(f"{len(rows)} operators over {len(self.cards)} cards: an operator much slower on one "
-                              "card has a large max / mean. " + self._open_hint("on the card with the max"))
+                              f"card has a large max / mean; {marked} reach {STANDS_OUT_SPREAD:g}× the mean on one "
+                              "card, marked in red. " + self._open_hint("on the card with the max"))
         else:
             self.grouping.setEnabled(True)
             ops = self._operators(number)

@@ -8,13 +8,16 @@ import io
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
+from timelineview.views.sort_arrows import conventional_sort_arrows
 from timelineview.viewstate.time_format import format_duration
 
 TEXT, COUNT, TIME_US, SHARE, RATIO = "text", "count", "time_us", "share", "ratio"
 FIT_ROWS = 50  # rows a column's width is fitted to (every row of thousands costs the GUI seconds)
 RIGHT = int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+MARKED = "marked"  # a record's optional set of column keys whose cells stand out (bold, tinted)
+MARKED_CELL = QtGui.QColor(225, 85, 70, 80)  # the comparison table's slow-cell tint: readable on light and dark
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,14 @@ class RecordTableModel(QtCore.QAbstractTableModel):
             return f"{value:.3f} µs" if col.kind == TIME_US and value is not None else str(value)
         if role == QtCore.Qt.ItemDataRole.TextAlignmentRole and col.kind != TEXT:
             return RIGHT
+        if role in (QtCore.Qt.ItemDataRole.FontRole, QtCore.Qt.ItemDataRole.BackgroundRole):
+            if col.key not in self.rows[index.row()].get(MARKED, ()):
+                return None
+            if role == QtCore.Qt.ItemDataRole.BackgroundRole:
+                return QtGui.QBrush(MARKED_CELL)
+            font = QtGui.QFont()
+            font.setBold(True)
+            return font
         if role == QtCore.Qt.ItemDataRole.UserRole:  # what sorting compares: plain Python numbers
             return value.item() if hasattr(value, "item") else value
         return None
@@ -117,6 +128,7 @@ def sortable_table(model: RecordTableModel, parent: QtCore.QObject
     table = QtWidgets.QTableView()
     table.setModel(proxy)
     table.setSortingEnabled(True)
+    conventional_sort_arrows(table)
     table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
     table.setAlternatingRowColors(True)
     table.verticalHeader().hide()

@@ -94,6 +94,11 @@ class ClusterTab(QtCore.QObject):
         self._pending = None
         self._trace_worker, self._trace_wanted = (worker if self._trace_wanted else None), False
 
+    @property
+    def loading_card_trace(self) -> bool:
+        """The load the window starts now is a summarised card's trace (the summary stays on screen)."""
+        return self._trace_wanted
+
     def _current(self) -> bool:
         return self.sender() is getattr(self.window, "worker", None) and not self._card_trace()
 
@@ -128,6 +133,8 @@ class ClusterTab(QtCore.QObject):
     def _on_loaded(self, cards: list[CardView]) -> None:
         if self._card_trace():
             self.all_cards = self.overview.trace_loaded([c for c in cards if len(c.store.slices)])
+            self.shown_step = None
+            self._show_bar()  # the strip says what this card's trace shows, not what the timeline held before
             return
         if not self._current():
             return
@@ -145,8 +152,7 @@ class ClusterTab(QtCore.QObject):
         if getattr(self, "_pending_session", None) is not None:
             self.analysis.show_session(self._pending_session, shown)
         self.heat.set_comparison(self._pending)
-        self.bar.setVisible(len(self.all_cards) > 1)
-        self._update_bar()
+        self._show_bar()
         # The lane filter lives on the cluster strip: a single card hides the strip, so the filter
         # resets (else one filtered row would stay with no control to undo it).
         kind = self.bar.lane_filter() if len(self.all_cards) > 1 else ALL
@@ -235,6 +241,8 @@ class ClusterTab(QtCore.QObject):
         """Show a summary folder's cards: the comparison, the heat map and, on drill-down, a card's overview."""
         self.summary = session
         self.all_cards = []
+        self.shown_step = None
+        self.bar.hide()  # it described the traces on the timeline before (e.g. both runs of a compare)
         self.view.set_comparison(session.comparison)
         self.heat.set_comparison(session.comparison)
         self.overview.open_summary()
@@ -266,6 +274,22 @@ class ClusterTab(QtCore.QObject):
 
     def _update_bar(self) -> None:
         self.bar.set_state([c.title for c in self.timeline.cards], len(self.all_cards), self.shown_step)
+
+    def _show_bar(self) -> None:
+        """The strip over a timeline of several cards, saying what it shows now."""
+        self.bar.setVisible(len(self.all_cards) > 1)
+        self._update_bar()
+
+    def show_step(self, step: int | None) -> None:
+        """The timeline now shows ``step`` (None: no one step) of the cards on it: the strip says so."""
+        self.shown_step = step
+        self._update_bar()
+
+    def steps_of(self, number: int) -> list[dict]:
+        """Card ``number``'s steps as the comparison lists them (``step``, ``start_ns``, ``end_ns``)."""
+        cmp = self.view.comparison
+        card = next((c for c in cmp.cards if c.number == number), None) if cmp is not None else None
+        return list(card.steps) if card is not None else []
 
     # ------------------------------------------------------------------ tabs and the details dock
     def dock_wanted(self, index: int | None = None) -> bool:

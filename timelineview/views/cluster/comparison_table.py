@@ -9,6 +9,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.cluster.comparison import COUNT, OFFSET, RATIO, TEXT, TIME, Column, slow_text, sort_rows
+from timelineview.views.sort_arrows import conventional_sort_arrows
 
 SLOW_TEXT = QtGui.QColor(200, 45, 40)
 SLOW_TEXT_DARK = QtGui.QColor(245, 110, 95)  # the same red, readable on a dark base
@@ -164,6 +165,7 @@ class ComparisonTable(QtWidgets.QTableView):
         self.model_ = ComparisonTableModel(self)
         self.setModel(self.model_)
         self.setSortingEnabled(True)
+        conventional_sort_arrows(self)
         self.sortByColumn(0, QtCore.Qt.SortOrder.AscendingOrder)
         self.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.ExtendedSelection)

@@ -10,11 +10,21 @@ show those cards at that step.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.analysis.cluster.comparison import COLUMNS, OFFSET, PIPELINE_COLUMNS, TEXT, TIME, ClusterComparison
+from timelineview.analysis.cluster.comparison import (
+    COLUMNS,
+    OFFSET,
+    PIPELINE_COLUMNS,
+    TEXT,
+    TIME,
+    ClusterComparison,
+    rank_runs,
+)
 from timelineview.viewstate.tabs.heat_map import CARDS_PER_NODE, HeatMatrix, heat_matrix
 
 LUT_SIZE = 256
@@ -45,7 +55,7 @@ METRIC_TITLES = {c.key: c.title for c in COLUMNS + PIPELINE_COLUMNS}  # as the c
 
 
 def row_ticks(comparison: ClusterComparison, matrix: HeatMatrix) -> list[str]:
-    """Each row's number on the rank axis: the card's rank (its name when it has none), a node's first–last."""
+    """Each row's number on the rank axis: the card's rank (its name when it has none), a node's ranks."""
     by_number = {c.number: c for c in comparison.cards}
 
     def name(number: int) -> str:
@@ -54,7 +64,12 @@ def row_ticks(comparison: ClusterComparison, matrix: HeatMatrix) -> list[str]:
             return "?"
         return str(c.rank) if c.rank is not None else c.card
 
-    return [name(n[0]) if len(n) == 1 else f"{name(n[0])}–{name(n[-1])}" for n in matrix.row_cards]
+    def node(numbers: list[int]) -> str:
+        # the ranks it holds (a node missing a rank is not "0–8"); else its first and last card
+        runs = rank_runs([by_number[k].rank if k in by_number else None for k in numbers])
+        return runs if runs is not None else f"{name(numbers[0])}–{name(numbers[-1])}"
+
+    return [name(n[0]) if len(n) == 1 else node(n) for n in matrix.row_cards]
 
 
 def metric_choices(comparison: ClusterComparison | None) -> list[tuple[str, str]]:
@@ -108,8 +123,16 @@ class HeatCanvas(QtWidgets.QWidget):
         self.update()
 
     def _tick_width(self) -> int:
-        fm = self.fontMetrics()
-        return min(max((fm.horizontalAdvance(t) for t in self.row_ticks), default=0), MAX_TICK_W)
+        # the fractional advance, rounded up: the integer advance rounds "10" (15.25 px) down to 15 px, where
+        # eliding to 15 px leaves only "…"
+        fm = QtGui.QFontMetricsF(self.font())
+        return min(max((math.ceil(fm.horizontalAdvance(t)) for t in self.row_ticks), default=0), MAX_TICK_W)
+
+    def row_tick_texts(self, fm: QtGui.QFontMetrics) -> dict[int, str]:
+        """The rank axis' text of each numbered row (by row), elided to the tick width as ``fm`` draws it."""
+        width = self._tick_width()
+        return {k: fm.elidedText(self.row_ticks[k], QtCore.Qt.TextElideMode.ElideMiddle, width)
+                for k in range(0, len(self.row_ticks), self.row_tick_stride())}
 
     def plot_rect(self) -> QtCore.QRectF:
         """The matrix: right of the rank axis (its title and numbers), above the step axis."""
@@ -171,9 +194,8 @@ class HeatCanvas(QtWidgets.QWidget):
         width = self._tick_width()
         right = QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter
         cell_h = r.height() / max(rows, 1)
-        for k in range(0, rows, self.row_tick_stride()):
+        for k, text in self.row_tick_texts(fm).items():
             y = r.top() + (k + 0.5) * cell_h
-            text = fm.elidedText(self.row_ticks[k], QtCore.Qt.TextElideMode.ElideMiddle, width)
             p.drawText(QtCore.QRectF(r.left() - TICK_GAP - width, y - line / 2, width, line), right, text)
         cell_w = r.width() / max(len(steps), 1)
         centre = QtCore.Qt.AlignmentFlag.AlignCenter

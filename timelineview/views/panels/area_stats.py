@@ -10,6 +10,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from timelineview.analysis.cluster.comparison import STAGE_FREE
 from timelineview.views.background import BackgroundCall
 from timelineview.views.panels.name_table_model import NameTableModel
+from timelineview.views.sort_arrows import conventional_sort_arrows
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.time_format import format_duration, format_exact
 from timelineview.viewstate.timeline.view_state import AreaSelection
@@ -107,6 +108,7 @@ class AreaStats(QtWidgets.QWidget):
         self.names = QtWidgets.QTableView()
         self.names.setModel(self.model)
         self.names.setSortingEnabled(True)
+        conventional_sort_arrows(self.names)
         self.names.sortByColumn(2, QtCore.Qt.SortOrder.DescendingOrder)
         self.names.verticalHeader().setVisible(False)
         self.names.verticalHeader().setDefaultSectionSize(18)

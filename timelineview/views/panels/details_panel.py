@@ -26,13 +26,20 @@ class DetailsPanel(QtWidgets.QStackedWidget):
         self.area = AreaStats()
         for w in (self.hint, self.slice, self.area):
             self.addWidget(w)
-        self.slice.jumpRequested.connect(lambda c, i: timeline.select_slice(c, i, reveal=True))
+        self.slice.jumpRequested.connect(self._jump_to_slice)
         self.area.nameActivated.connect(self._highlight_name)
         timeline.selectionChanged.connect(self.refresh)  # slice, instant and area alike: one refresh each
 
+    def _jump_to_slice(self, card: int, index: int) -> None:
+        """A flow's other end, selected and shown; the keys go to the timeline again (the button clicked
+        goes with the details it was part of, and the keyboard focus with it)."""
+        self.timeline.select_slice(card, index, reveal=True)
+        self.timeline.setFocus()
+
     def _highlight_name(self, card: int, name: str, t0: int, t1: int, lanes) -> None:
-        """From a statistic back to the timeline: that name's slices highlighted, the first selected."""
-        self.timeline.highlight_name(card, name, t0, t1, lanes)
+        """From a per-name row back to the timeline: that name's slices highlighted, the area and its
+        statistics kept (selecting the first would show its details instead); Enter steps through them."""
+        self.timeline.highlight_name(card, name, t0, t1, lanes, select=False)
         self.timeline.setFocus()
 
     def sizeHint(self) -> QtCore.QSize:

@@ -42,10 +42,11 @@ class SearchMixin:
         return len(idx)
 
     def highlight_name(self, card_no: int, name: str, t0_abs: int, t1_abs: int,
-                       lanes: list[int] | None = None) -> SliceRef | None:
+                       lanes: list[int] | None = None, select: bool = True) -> SliceRef | None:
         """Highlight the slices of one card named exactly ``name`` that meet [t0, t1) (its own
-        absolute ns) on ``lanes`` (None: any) — a row of the per-name table — and select the first;
-        Enter / Shift+Enter then step through them."""
+        absolute ns) on ``lanes`` (None: any) — a row of the per-name table — and select the first
+        (``select=False``: only highlight them, the selection stays; the first Enter selects the first);
+        Enter / Shift+Enter then step through them. Returns the first."""
         ctx = self.ctx
         card = ctx.card_by_number(card_no)
         sid = card.store.string_id(name) if card is not None else -1
@@ -64,6 +65,10 @@ class SearchMixin:
         if not len(idx):
             return None
         first = int(idx[np.argmin(s.start[idx])])
+        if not select:  # just before the first: Enter goes to it
+            self._search_pos = (ctx.rel(card, int(s.start[first])), -1, -1)
+            self.changed(Change.MATCH)
+            return SliceRef(card_no, first)
         self._search_pos = (ctx.rel(card, int(s.start[first])), card_no, first)
         self.select_slice(card_no, first, reveal=True)
         self.changed(Change.MATCH)

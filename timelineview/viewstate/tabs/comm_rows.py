@@ -34,13 +34,15 @@ def card_key(k: int) -> str:
 
 def across_rows(waits: CollectiveWaits) -> list[dict]:
     """One record per collective matched across cards: each card's wait, the least, the most and
-    the card waited for (``waited_for`` its column, ``waited_for_card`` its name)."""
+    the card waited for (``waited_for`` its column, ``waited_for_card`` its name); ``call`` the
+    0-based occurrence of its name on each card, ``call_number`` the same counted from 1."""
     rows = []
     for r in range(len(waits)):
         w = waits.wait[r]
         present = np.isfinite(w)
         who = int(waits.waited_for[r])
-        rec = {"collective": r, "name": waits.name[r], "call": int(waits.occurrence[r]),
+        call = int(waits.occurrence[r])  # 0-based: how collectives are matched (and found again on a card)
+        rec = {"collective": r, "name": waits.name[r], "call": call, "call_number": call + 1,
                "waited_for": who, "waited_for_card": waits.cards[who] if who >= 0 else None,
                "least_wait_us": _us(np.nanmin(w)) if present.any() else None,
                "most_wait_us": _us(np.nanmax(w)) if present.any() else None,
@@ -49,6 +51,12 @@ def across_rows(waits: CollectiveWaits) -> list[dict]:
             rec[card_key(k)] = _us(w[k]) if present[k] else None
         rows.append(rec)
     return rows
+
+
+def names_repeat(rows: list[dict]) -> bool:
+    """Whether some collective name is called more than once on a card (e.g. a graph's every iteration):
+    only then does the call number tell rows apart (torch_npu names each call apart)."""
+    return any(r["call"] > 0 for r in rows)
 
 
 def waited_for_counts(waits: CollectiveWaits) -> np.ndarray:

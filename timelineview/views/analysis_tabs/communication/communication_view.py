@@ -29,10 +29,11 @@ from timelineview.views.analysis_tabs.record_table import (
 from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession, loaded_cards, scope_items, summary_cards
 from timelineview.viewstate.jump_target import JumpTarget
 from timelineview.viewstate.tabs.comm_matrix import ALL_TRANSPORTS, METRIC_TITLES, METRICS, transports_of
-from timelineview.viewstate.tabs.comm_rows import across_rows, card_key, card_rows, waited_for_counts
+from timelineview.viewstate.tabs.comm_rows import across_rows, card_key, card_rows, names_repeat, waited_for_counts
 from timelineview.viewstate.tabs.comm_targets import collective_row, link_operator, operator_target
 
 ACROSS = -1  # the table scope that lines the cards up per collective
+CALL_COLUMN = 1  # across cards: the call number, hidden where every name is called once
 MAX_CARD_COLUMNS = 64  # per-card wait columns shown across cards (the CSV has them all)
 CARD_COLUMNS = (
     RecordColumn("name", "Operator", TEXT, "communication operator"),
@@ -47,7 +48,8 @@ CARD_COLUMNS = (
 )
 ACROSS_HEAD = (
     RecordColumn("name", "Collective", TEXT, "matched across cards by name and call"),
-    RecordColumn("call", "Call", COUNT, "the k-th call of that name on each card"),
+    RecordColumn("call_number", "Call", COUNT, "the k-th call of that name on each card (1: its first); "
+                 "shown when names repeat, e.g. a graph's operators every iteration"),
     RecordColumn("waited_for_card", "Waited for", TEXT, "the card that waits least: the others wait for it"),
     RecordColumn("least_wait_us", "Least wait", TIME_US, "its wait"),
     RecordColumn("most_wait_us", "Most wait", TIME_US, "the longest wait of a card"),
@@ -195,6 +197,7 @@ class CommunicationView(QtWidgets.QWidget):
             cols = ACROSS_HEAD + tuple(RecordColumn(card_key(k), name, TIME_US, f"{name}'s wait")
                                        for k, name in enumerate(waits.cards[:MAX_CARD_COLUMNS]))
             self.model.set_rows(rows, cols)
+            self.table.setColumnHidden(CALL_COLUMN, not names_repeat(rows))  # else 1 on every row
             counts = waited_for_counts(waits)
             top = int(np.argmax(counts)) if len(counts) and counts.max() > 0 else None
             if top is not None:
@@ -204,6 +207,7 @@ class CommunicationView(QtWidgets.QWidget):
             fit_columns(self.table, alike_from=len(ACROSS_HEAD))  # the cards' wait columns alike
         else:
             self.model.set_rows(card_rows(self._card_comm(number)), CARD_COLUMNS)
+            self.table.setColumnHidden(CALL_COLUMN, False)
             self.note.setText(self._summary())
             self.table.sortByColumn(4, QtCore.Qt.SortOrder.DescendingOrder)  # longest wait first
             fit_columns(self.table)
