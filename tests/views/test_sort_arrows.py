@@ -7,6 +7,7 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.views.analysis_tabs.communication.communication_view import CommunicationView
+from timelineview.views.analysis_tabs.compare.compare_view import CompareView
 from timelineview.views.analysis_tabs.operators_view import OperatorsView
 from timelineview.views.cluster.comparison_table import ComparisonTable
 from timelineview.views.panels.area_stats import AreaStats
@@ -64,7 +65,9 @@ def test_the_arrow_points_up_over_ascending_rows_and_down_over_descending(number
 
 
 @pytest.mark.parametrize("make, table", [(ComparisonTable, lambda w: w), (AreaStats, lambda w: w.names),
-                                         (OperatorsView, lambda w: w.table), (CommunicationView, lambda w: w.table)])
+                                         (OperatorsView, lambda w: w.table), (CommunicationView, lambda w: w.table),
+                                         (CompareView, lambda w: w.cards_table),
+                                         (CompareView, lambda w: w.links_table)])
 def test_every_sortable_table_of_the_window_draws_the_arrows_so(qtbot, make, table):
     widget = make()
     qtbot.addWidget(widget)

@@ -30,6 +30,7 @@ from timelineview.views.analysis_tabs.compare.delta_tables import (
 )
 from timelineview.views.analysis_tabs.compare.phase_bars import PhaseBars
 from timelineview.views.load_worker import finish_abandoned, finish_load
+from timelineview.views.sort_arrows import conventional_sort_arrows
 from timelineview.viewstate.tabs.paired_bars import PhaseValues
 from timelineview.viewstate.tabs.run_alignment import CardPair, RunCardView, as_new_run_card, step_count, step_label
 
@@ -131,6 +132,7 @@ class CompareView(QtWidgets.QWidget):
         table = QtWidgets.QTableView()
         table.setModel(model)
         table.setSortingEnabled(True)
+        conventional_sort_arrows(table)
         table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         table.verticalHeader().hide()
