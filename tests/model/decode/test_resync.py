@@ -157,7 +157,8 @@ def test_fast_path_drops_carry_their_byte_offset(tmp_path):
     [store] = load(write(tmp_path, parts))
     [example] = store.report.examples
     assert example.offset == offset_of(parts, 7) and example.event == 7
-    assert "-1" not in store.report.summary()
+    # no unknown place (-1) is printed; the path is left out, as pytest's folders count past -1 (pytest-137)
+    assert "-1" not in store.report.summary().replace(str(tmp_path), "")
 
 
 def test_unreadable_bytes_are_given_as_file_offsets(tmp_path):
