@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import tempfile
@@ -12,12 +13,32 @@ from pathlib import Path
 NS_PER_US = 1000
 
 
+# name: (module, entry function, what it does) — each entry takes the arguments after the name, returns the exit code
+COMMANDS = {
+    "stats": ("timelineview.cli", "stats_main",
+              "print each card's metrics, steps, communication, operators and the findings (--json: one document)"),
+    "diff": ("timelineview.commands.diff", "diff_main", "what changed between a baseline run and a new one"),
+    "summarize": ("timelineview.distributed.cli", "summarize_main",
+                  "summarise every card on a Dask cluster into a folder (needs the [scale] extra)"),
+}
+
+
+def _commands_help() -> str:
+    width = max(map(len, COMMANDS))
+    lines = [f"  timelineview {name:<{width}}  {text}" for name, (_, _, text) in COMMANDS.items()]
+    return "commands (each has its own --help):\n" + "\n".join(lines)
+
+
 def parse_args(argv: list[str]) -> argparse.Namespace:
+    from timelineview import __version__
+    from timelineview.commands.exit_codes import EPILOG
+
     ap = argparse.ArgumentParser(
-        prog="timelineview",
-        description="Fast viewer for Ascend NPU profiler timelines. "
-                    "`timelineview stats PATH... [--json]` prints the metrics instead; "
-                    "`timelineview diff BASE NEW` compares two runs.")
+        prog="timelineview", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Fast viewer and analyser for Ascend NPU profiler timelines: opens trace files or profiler "
+                    "folders in a window.",
+        epilog=_commands_help() + "\n\n" + EPILOG)
+    ap.add_argument("--version", action="version", version=f"timelineview {__version__}")
     ap.add_argument("paths", nargs="*", type=Path, help="trace file(s) or a profiler folder; "
                     "without one the bundled sample cluster opens")
     ap.add_argument("--screenshot", type=Path, metavar="OUT.png",
@@ -45,18 +66,9 @@ def _size(text: str) -> tuple[int, int]:
 def main(argv: list[str] | None = None) -> int:
     """Console entry point."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv and argv[0] == "stats":
-        from timelineview.cli import stats_main
-
-        return stats_main(argv[1:])
-    if argv and argv[0] == "diff":
-        from timelineview.commands.diff import diff_main
-
-        return diff_main(argv[1:])
-    if argv and argv[0] == "summarize":
-        from timelineview.distributed.cli import summarize_main
-
-        return summarize_main(argv[1:])
+    if argv and argv[0] in COMMANDS:
+        module, function, _ = COMMANDS[argv[0]]
+        return getattr(importlib.import_module(module), function)(argv[1:])
     args = parse_args(argv)
     size = _size(args.size)
     if args.screenshot:

@@ -9,21 +9,16 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.metadata
 from pathlib import Path
 
-PACKAGE = "timelineview"
-UNKNOWN_VERSION = "0+unknown"  # run from a checkout that was never installed
 _ROOT = Path(__file__).resolve().parent
 
 
-@functools.cache
 def package_version() -> str:
-    """The installed distribution's version (``UNKNOWN_VERSION`` when it is not installed)."""
-    try:
-        return importlib.metadata.version(PACKAGE)
-    except importlib.metadata.PackageNotFoundError:
-        return UNKNOWN_VERSION
+    """The package's version (``timelineview.__version__``, which packaging reads too)."""
+    from timelineview import __version__
+
+    return __version__
 
 
 def source_digest(root: Path, parts: tuple[str, ...]) -> str:
