@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Iterable
 from pathlib import Path
 
 _ROOT = Path(__file__).resolve().parent
@@ -21,20 +22,25 @@ def package_version() -> str:
     return __version__
 
 
-def source_digest(root: Path, parts: tuple[str, ...]) -> str:
-    """Digest of the names and text of every ``.py`` file under ``root``'s sub-packages ``parts``
-    (a file that cannot be read counts by its name alone)."""
+def text_digest(paths: Iterable[Path], root: Path | None = None) -> str:
+    """Digest of the text of ``paths`` in their order, each after its name relative to ``root`` when one is
+    given (so a rename counts); a file that cannot be read counts as empty."""
     digest = hashlib.blake2b(digest_size=16)
-    for part in sorted(parts):
-        for path in sorted((root / part).rglob("*.py")):
+    for path in paths:
+        if root is not None:
             digest.update(path.relative_to(root).as_posix().encode())
             digest.update(b"\0")
-            try:
-                digest.update(path.read_bytes())
-            except OSError:
-                pass
-            digest.update(b"\0")
+        try:
+            digest.update(path.read_bytes())
+        except OSError:
+            pass
+        digest.update(b"\0")
     return digest.hexdigest()
+
+
+def source_digest(root: Path, parts: tuple[str, ...]) -> str:
+    """``text_digest`` of every ``.py`` file under ``root``'s sub-packages ``parts``, with their names."""
+    return text_digest((path for part in sorted(parts) for path in sorted((root / part).rglob("*.py"))), root)
 
 
 @functools.cache

@@ -10,6 +10,7 @@ import pytest
 
 from timelineview.model.decode import scan_codes, scan_jit
 from timelineview.model.load.jit import scanner_available
+from timelineview.provenance import text_digest
 
 DECODE = Path(scan_jit.__file__).parent
 PACKAGE = "timelineview.model.decode"
@@ -19,14 +20,14 @@ def test_the_stamp_changes_with_any_file_and_only_then(tmp_path):
     files = tuple(tmp_path / f"m{k}.py" for k in range(3))
     for k, f in enumerate(files):
         f.write_text(f"X = {k}\n")
-    first = scan_jit.kernel_stamp(files)
-    assert scan_jit.kernel_stamp(files) == first
+    first = text_digest(files)
+    assert text_digest(files) == first
     files[1].write_text("X = 10\n")
-    assert scan_jit.kernel_stamp(files) != first
+    assert text_digest(files) != first
     files[1].write_text("X = 1\n")
-    assert scan_jit.kernel_stamp(files) == first
+    assert text_digest(files) == first
     files[2].unlink()
-    assert scan_jit.kernel_stamp(files) != first
+    assert text_digest(files) != first
 
 
 def _decode_imports(path: Path) -> set[str]:
@@ -47,7 +48,7 @@ def test_every_module_the_kernels_are_made_of_is_in_the_stamp():
 def test_the_scanner_is_cached_under_that_stamp():
     from timelineview.model.decode import byte_scan
 
-    stamp = scan_jit.kernel_stamp(tuple(DECODE / f"{name}.py" for name in scan_jit.KERNEL_MODULES))
+    stamp = text_digest(tuple(DECODE / f"{name}.py" for name in scan_jit.KERNEL_MODULES))
     for kernel in (byte_scan._scan, byte_scan.skip_ws, byte_scan.find_string):
         cache = kernel._cache
         assert isinstance(cache, scan_jit.KernelCache)

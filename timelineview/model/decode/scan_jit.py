@@ -10,9 +10,10 @@ Every kernel is therefore keyed on all of ``KERNEL_MODULES``.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 from pathlib import Path
+
+from timelineview.provenance import text_digest
 
 # numba colours its error messages with colorama, which rebinds sys.stdout and sys.stderr around each message
 # and then restores the streams it saw when it started. Typing errors are routine inside a compile, and the
@@ -38,21 +39,9 @@ KERNEL_MODULES = ("scan_jit", "scan_codes", "scan_columns", "timestamps", "byte_
 _HERE = Path(__file__).parent
 
 
-def kernel_stamp(paths: tuple[Path, ...]) -> bytes:
-    """One digest of the text of ``paths`` (a missing file counts as empty)."""
-    digest = hashlib.sha256()
-    for path in paths:
-        try:
-            digest.update(path.read_bytes())
-        except OSError:
-            pass
-        digest.update(b"\0")
-    return digest.digest()
-
-
 @functools.cache
-def _stamp() -> bytes:
-    return kernel_stamp(tuple(_HERE / f"{name}.py" for name in KERNEL_MODULES))
+def _stamp() -> str:
+    return text_digest(_HERE / f"{name}.py" for name in KERNEL_MODULES)
 
 
 if FunctionCache is not None:

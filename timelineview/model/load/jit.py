@@ -26,6 +26,7 @@ import threading
 import time
 from pathlib import Path
 
+from timelineview import provenance
 from timelineview.model.load.library_pages import drop_library_pages
 from timelineview.model.store import stack_walk
 
@@ -109,7 +110,8 @@ def _cache_dir() -> Path:
 def _cache_key(folder: Path) -> str:
     """What numba's cached code depends on: the kernels' text, numba, the Python version, the folder."""
     digest = hashlib.sha256()
-    sources = sorted(_DECODE_DIR.glob("*.py")) + [Path(stack_walk.__file__)]
+    # the kernels' stamp is computed by provenance: a change there changes numba's keys too
+    sources = sorted(_DECODE_DIR.glob("*.py")) + [Path(stack_walk.__file__), Path(provenance.__file__)]
     for path in sources:
         try:
             digest.update(path.read_bytes())
