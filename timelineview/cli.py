@@ -15,6 +15,7 @@ from timelineview.analysis.summaries.summary_session import (
     read_checked_index,
 )
 from timelineview.analysis.summary import format_text, stats_document
+from timelineview.commands.cache_option import add_cache_option, cache_wanted
 from timelineview.commands.exit_codes import (
     EPILOG,
     EXIT_INTERRUPTED,
@@ -73,6 +74,7 @@ def stats_main(argv: list[str]) -> int:
                         help="print the statistics as one JSON document (its fields: docs/metrics.md)")
     parser.add_argument("--min-gap-us", type=float, default=1.0, help="idle AI Core gap threshold (µs)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_cache_option(parser)
     args = parser.parse_args(argv)
     return run_guarded("timelineview stats", lambda: _stats(args))
 
@@ -83,7 +85,8 @@ def _stats(args: argparse.Namespace) -> int:
     cancel = threading.Event()
     terminal = _TerminalLines(not args.quiet and sys.stderr.isatty())
     try:
-        stores = load(args.paths, progress=terminal.progress, cancel=cancel, note=terminal.note)
+        stores = load(args.paths, progress=terminal.progress, cancel=cancel, note=terminal.note,
+                      cache=cache_wanted(args))
     except KeyboardInterrupt:
         cancel.set()
         return EXIT_INTERRUPTED

@@ -19,6 +19,7 @@ from timelineview.analysis.summaries.summary_session import (
     read_checked_index,
 )
 from timelineview.analysis.text_table import format_table
+from timelineview.commands.cache_option import add_cache_option, cache_wanted
 from timelineview.commands.exit_codes import (
     EPILOG,
     EXIT_NOTHING_READABLE,
@@ -30,10 +31,10 @@ from timelineview.commands.exit_codes import (
 TOP_CHANGES = 15  # operators and collectives in the readable output
 
 
-def _load(path: str, label: str):
+def _load(path: str, label: str, cache: bool):
     from timelineview.model import load
 
-    stores = load([path])
+    stores = load([path], cache=cache)
     if not any(len(s.slices) for s in stores):  # a comparison is of slices
         # the reason names the card (the path's name) and its file: the path once
         raise _NothingReadable(f"timelineview diff: nothing readable in the {label} run: "
@@ -179,6 +180,7 @@ def diff_main(argv: list[str]) -> int:
     parser.add_argument("base", help="the baseline run: a trace file or a folder (one card per rank)")
     parser.add_argument("new", help="the new run, the same way")
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    add_cache_option(parser)
     args = parser.parse_args(argv)
     return run_guarded("timelineview diff", lambda: _diff(args))
 
@@ -189,8 +191,8 @@ def _diff(args: argparse.Namespace) -> int:
         print(reason, file=sys.stderr)
         return EXIT_NOTHING_READABLE
     try:
-        base = AnalysisSession(_load(args.base, "base"))
-        new = AnalysisSession(_load(args.new, "new"))
+        base = AnalysisSession(_load(args.base, "base", cache_wanted(args)))
+        new = AnalysisSession(_load(args.new, "new", cache_wanted(args)))
     except _NothingReadable as exc:
         print(exc, file=sys.stderr)
         return EXIT_NOTHING_READABLE
