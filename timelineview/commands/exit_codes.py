@@ -8,6 +8,7 @@ import traceback
 from collections.abc import Callable, Sequence
 
 from timelineview.model.store.report import card_line
+from timelineview.terminal_text import terminal_safe
 
 EXIT_OK = 0  # something was loaded (problems, if any, are reported on stderr)
 EXIT_NOTHING_READABLE = 1  # no event could be read from the input: one line on stderr says why
@@ -45,6 +46,6 @@ def run_guarded(prog: str, main: Callable[[], int]) -> int:
         if os.environ.get(TRACEBACK_VARIABLE) == "1":
             traceback.print_exc()
         first = str(exc).splitlines()[0] if str(exc) else ""
-        print(f"{prog}: internal error: {type(exc).__name__}: {first} "
+        print(f"{prog}: internal error: {type(exc).__name__}: {terminal_safe(first)} "
               f"(set {TRACEBACK_VARIABLE}=1 for the details)", file=sys.stderr)
         return EXIT_INTERNAL_ERROR

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from timelineview.terminal_text import terminal_safe
+
 
 def summarize_main(argv: list[str]) -> int:
     """Entry point of the ``summarize`` subcommand; returns the exit code (1 when no card was summarised)."""
@@ -30,7 +32,7 @@ def summarize_main(argv: list[str]) -> int:
                       min_gap_ns=int(round(args.min_gap_us * 1000)))
     cards = index["cards"]
     ok = sum(c["status"] == "ok" for c in cards)
-    print(f"{ok} of {len(cards)} card(s) summarised in {index['seconds']:.1f} s into {args.out}; "
+    print(f"{ok} of {len(cards)} card(s) summarised in {index['seconds']:.1f} s into {terminal_safe(args.out)}; "
           f"{len(index['slow_cards'])} slow card flag(s), {len(index['slow_links'])} slow link(s), "
           f"{len(index['findings'])} finding(s)", file=sys.stderr)
     return 0 if ok else 1
