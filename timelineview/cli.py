@@ -20,12 +20,16 @@ from timelineview.commands.exit_codes import (
     EXIT_INTERRUPTED,
     EXIT_NOTHING_READABLE,
     EXIT_OK,
+    card_note,
+    empty_capture,
     holds_events,
     nothing_readable_reason,
+    read_something,
     run_guarded,
 )
-from timelineview.model import LoadCancelled, load
-from timelineview.model.load.loader import shutdown_pool
+from timelineview.model import LoadCancelled, load_cards
+from timelineview.model.load.loader import card_sources, shutdown_pool
+from timelineview.model.store.report import EMPTY_CAPTURE, card_line
 from timelineview.terminal_text import terminal_safe
 
 # what stats adds to the loader's first-run note: the compile outlives the command (model/load/jit.py)
@@ -83,8 +87,9 @@ def _stats(args: argparse.Namespace) -> int:
         return _stats_of_summary(args.paths[0], args.json)
     cancel = threading.Event()
     terminal = _TerminalLines(not args.quiet and sys.stderr.isatty())
+    sources = card_sources(args.paths)
     try:
-        stores = load(args.paths, progress=terminal.progress, cancel=cancel, note=terminal.note)
+        stores = load_cards(sources, progress=terminal.progress, cancel=cancel, note=terminal.note)
     except KeyboardInterrupt:
         cancel.set()
         return EXIT_INTERRUPTED
@@ -92,15 +97,20 @@ def _stats(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     finally:
         shutdown_pool()
-    if not any(holds_events(s) for s in stores):
+    if not read_something(stores):
         print(f"timelineview stats: nothing readable: {terminal_safe(nothing_readable_reason(stores))}",
               file=sys.stderr)
         return EXIT_NOTHING_READABLE
-    _print(stats_document(stores, min_gap_ns=int(round(args.min_gap_us * 1000))), args.json)
+    doc = stats_document(stores, min_gap_ns=int(round(args.min_gap_us * 1000)))
+    notes = [card_line(s.card, EMPTY_CAPTURE) for s in stores if empty_capture(s)]
+    notes += [card_line(src.label, skipped) for src in sources for skipped in src.skipped]
+    if notes:  # metrics.md §5: what a reader of the numbers should know (empty captures, files left aside)
+        doc["notes"] = notes
+    _print(doc, args.json)
     for store in stores:
         line = store.report.overview(store.card)
         if line or not holds_events(store):
-            print(terminal_safe(f"{store.card}: {line or 'no events in the input'}"), file=sys.stderr)
+            print(terminal_safe(f"{store.card}: {line or card_note(store)}"), file=sys.stderr)
     return EXIT_OK
 
 

@@ -79,4 +79,6 @@ def format_text(doc: dict) -> str:
     parts += [t for t in (operators_text(c["card"], c.get("operators")) for c in cards) if t]  # §7
     if "findings" in doc:  # §8, in words, first
         parts.insert(0, findings_text(doc["findings"]))
+    if doc.get("notes"):  # empty captures, trace files left aside: before the numbers they qualify
+        parts.insert(0, "Notes\n" + "\n".join(f"  {terminal_safe(n)}" for n in doc["notes"]))
     return terminal_safe("\n\n".join(parts) + "\n", lines=True)  # the sections of other modules too

@@ -7,7 +7,7 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 
-from timelineview.model.store.report import card_line
+from timelineview.model.store.report import EMPTY_CAPTURE, card_line
 from timelineview.terminal_text import terminal_safe
 
 EXIT_OK = 0  # something was loaded (problems, if any, are reported on stderr)
@@ -23,6 +23,22 @@ EPILOG = ("Exit status: 0 something was loaded, 1 nothing readable (the reason o
 def holds_events(store) -> bool:
     """Whether a loaded card kept any event (slice, counter sample, instant or flow)."""
     return bool(len(store.slices) or len(store.counters.ts) or len(store.instants) or len(store.flows.src_ts))
+
+
+def empty_capture(store) -> bool:
+    """Whether a card is a valid capture that holds no event (metadata only): it was read, so
+    the exit is 0, with the note ``EMPTY_CAPTURE``."""
+    return not holds_events(store) and store.report.read_whole_capture
+
+
+def read_something(stores: Sequence) -> bool:
+    """Whether any card holds an event or is an empty capture read whole (exit 0; else 1)."""
+    return any(holds_events(s) or empty_capture(s) for s in stores)
+
+
+def card_note(store) -> str:
+    """The one line a card that holds no event gets on stderr: an empty capture, or why nothing was read."""
+    return EMPTY_CAPTURE if empty_capture(store) else "no events in the input"
 
 
 def nothing_readable_reason(stores: Sequence) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.summaries.summary_session import SummarySession, looks_like_summary
+from timelineview.model.store.report import EMPTY_CAPTURE
 from timelineview.views.analysis_tabs.compare.open_menu import add_compare_menu
 from timelineview.views.cluster.cluster_tab import ClusterTab
 from timelineview.views.load_worker import LoadWorker, finish_abandoned, finish_load, start_load
@@ -394,6 +395,12 @@ class MainWindow(QtWidgets.QMainWindow):
         shown = [c for c in cards if len(c.store.slices) or len(c.store.counters)]
         problems = problems_text(cards)
         names = ", ".join(p.name for p in self.paths)
+        if not shown and cards and all(c.store.report.read_whole_capture for c in cards):  # valid, and empty
+            self.timeline.set_cards([])
+            self.setWindowTitle(f"timelineview — {names}")
+            self.statusBar().showMessage(f"{names}: {EMPTY_CAPTURE}")
+            self.show_message("Empty capture", f"{names} was read whole: {EMPTY_CAPTURE}.", warning=False)
+            return
         if not shown:
             self.show_message("Nothing to show", f"No slices could be read from {names}.", problems)
             return

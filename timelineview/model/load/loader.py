@@ -219,6 +219,8 @@ def load_cards(sources: list[CardSource], progress: Progress | None = None,
     for ci, store in zip(todo, stores):
         cards.keep(ci, store)
         cached[ci] = store
+    for ci, source in enumerate(sources):  # after the cache: what lies beside a card's files may change
+        cached[ci].report.warn_all(source.skipped)
     return [cached[ci] for ci in range(len(sources))]
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 MAX_EXAMPLES = 50
+EMPTY_CAPTURE = "no events in this capture"  # a card read without a problem that holds no event
 FIRST_PLACES = 3  # places the one-line overview names
 LISTED_WARNINGS = 5  # warnings the readable ``stats`` output lists per card; --json keeps them all
 # the loader's warnings at a place: "PATH @ byte N[, event #K]: what"
@@ -71,6 +72,13 @@ class LoadReport:
             if message not in seen:
                 seen.add(message)
                 self.warnings.append(message)
+
+    @property
+    def read_whole_capture(self) -> bool:
+        """Whether the input was a capture read whole: records were found (metadata at least), and nothing
+        failed, was dropped or cut short. Such a card that holds no event is an empty capture, not an
+        unreadable input (``[]`` or a lone ``]`` hold no record: they stay unreadable)."""
+        return not (self.error or self.dropped or self.truncated) and any(self.counts_by_ph.values())
 
     @property
     def dropped_events(self) -> int:
