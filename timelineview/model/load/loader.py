@@ -163,7 +163,8 @@ def _decompress(path: Path, cancel: threading.Event | None, report: LoadReport) 
     if copy.problem and copy.size == 0:
         report.error = f"{path}: cannot decompress ({copy.problem})"
         return ""
-    if copy.problem:
+    if copy.problem:  # also said with the truncation when the trace is cut short there (``_file_report``)
+        report.truncated_why = copy.problem
         report.warn(f"{path}: {copy.problem}; the {copy.size:,} bytes before are read")
     return copy.read_path
 
@@ -630,6 +631,8 @@ def _file_report(job: _FileJob) -> None:
         rep.truncated = True
         rep.truncated_path = job.path
         rep.truncated_offset = job.bounds.start
+    if not rep.truncated:  # the copy's end is the truncation's cause only when the trace is cut short there
+        rep.truncated_why = ""
 
 
 def cleanup_temp() -> None:
