@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 import tempfile
@@ -10,6 +11,7 @@ import threading
 from pathlib import Path
 
 NS_PER_US = 1000
+LOG_FORMAT = "%(asctime)s %(name)s %(levelname)s: %(message)s"  # the window's failures, with their tracebacks
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -58,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return summarize_main(argv[1:])
     args = parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format=LOG_FORMAT, stream=sys.stderr)  # the library adds none
     size = _size(args.size)
     if args.screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")

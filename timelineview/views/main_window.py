@@ -67,6 +67,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.timeline = TimelineWidget()
         self.search = SearchBar(self.timeline)
         self.cluster = ClusterTab(self, self.timeline)  # issue 5: comparison tab, drill-down, lane filter
+        self.analysis_failures: list[str] = []  # parts of the last load's analysis that failed, in one line each
         central = QtWidgets.QWidget()
         lay = QtWidgets.QVBoxLayout(central)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -75,6 +76,7 @@ class MainWindow(QtWidgets.QMainWindow):
         lay.addWidget(self.cluster.bar)
         lay.addWidget(self.timeline, 1)
         self.setCentralWidget(self.cluster.wrap(central))
+        self.cluster.analysis.failed.connect(self._on_analysis_failed)
         self.details = DetailsPanel(self.timeline)
         self.dock = QtWidgets.QDockWidget("Details", self)
         self.dock.setObjectName("details")
@@ -225,6 +227,8 @@ class MainWindow(QtWidgets.QMainWindow):
         if remember:
             self._remember(self.paths)
         self.worker, self.thread = start_load(self.paths)
+        self.analysis_failures = []
+        self.worker.analysisFailed.connect(self._on_analysis_failed)
         self.worker.progress.connect(self._on_progress)
         self.worker.stage.connect(self._on_stage)
         self.worker.loaded.connect(self._on_loaded)
@@ -412,12 +416,22 @@ class MainWindow(QtWidgets.QMainWindow):
         errors = [c.analysis_error for c in shown if c.analysis_error]
         if errors:
             status += f"  ·  {errors[0]}"
+        if self.analysis_failures:
+            status += f"  ·  {self.analysis_failures[0]} (File ▸ Load report…)"
         if problems:
             self.show_message("Loaded with problems", f"{names} was only partly readable; what "
                               "could be read is shown.", problems)
         elif problems_text(shown, notes=True):
             status += "  ·  the loader left remarks: File ▸ Load report…"
         self.statusBar().showMessage(status, 10000)
+
+    @QtCore.Slot(str)
+    def _on_analysis_failed(self, text: str) -> None:
+        """A part of the analysis failed (the worker's, or a tab's): said in the status bar and the load report."""
+        if self.sender() is not self.worker and self.sender() is not self.cluster.analysis:
+            return  # an abandoned load's
+        self.analysis_failures.append(text)
+        self.statusBar().showMessage(f"{text} (File ▸ Load report…)")
 
     @QtCore.Slot(str)
     def _on_failed(self, text: str) -> None:
@@ -501,7 +515,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if self.cluster.summary is not None:
             report = summary_report(self.cluster.summary, self.cluster.all_cards)
         else:
-            report = trace_report(self.timeline.cards)
+            report = trace_report(self.timeline.cards, self.analysis_failures)
         if self._printed(f"Load report: {report.headline}\n{report.body}".strip()):
             return
         self._close_message()

@@ -16,7 +16,7 @@ from timelineview.views.analysis_tabs.host import AnalysisTabsHost
 from timelineview.views.analysis_tabs.jump import jump_to
 from timelineview.views.cluster.card_overview import STEP_MARGIN, CardOverview
 from timelineview.views.cluster.cluster_bar import ClusterBar
-from timelineview.views.cluster.cluster_view import ClusterView
+from timelineview.views.cluster.cluster_view import EMPTY_HINT, ClusterView
 from timelineview.views.cluster.heat_map import HeatMapView
 from timelineview.views.timeline.widget import TimelineWidget
 from timelineview.viewstate.card_view import CardView
@@ -88,10 +88,12 @@ class ClusterTab(QtCore.QObject):
         worker.cardsFound.connect(self._on_cards_found)
         worker.cardProgress.connect(self._on_card_progress)
         worker.compared.connect(self._on_compared)
+        worker.analysisFailed.connect(self._on_analysis_failed)
         worker.analysed.connect(self._on_analysed)
         worker.loaded.connect(self._on_loaded)
         worker.done.connect(self._on_done)
         self._pending = None
+        self.view.hint.setText(EMPTY_HINT)  # a failed comparison's reason, shown in its place, is of that load
         self._trace_worker, self._trace_wanted = (worker if self._trace_wanted else None), False
 
     def _current(self) -> bool:
@@ -118,6 +120,12 @@ class ClusterTab(QtCore.QObject):
     def _on_compared(self, comparison: ClusterComparison) -> None:
         if self._current():
             self._pending = comparison
+
+    @QtCore.Slot(str)
+    def _on_analysis_failed(self, text: str) -> None:
+        """A comparison that failed leaves its tab saying why, not the hint of an empty window."""
+        if self._current() and text.startswith("the comparison"):
+            self.view.hint.setText(text[:1].upper() + text[1:])
 
     @QtCore.Slot(object)
     def _on_analysed(self, session) -> None:
