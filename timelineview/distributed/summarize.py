@@ -177,7 +177,9 @@ def summarize(path: str | os.PathLike, out: str | os.PathLike, scheduler: str | 
 def _connect(scheduler: str | None, workers: int):
     from distributed import Client
 
-    return Client(scheduler) if scheduler else local_client(workers)
+    from timelineview.distributed.scheduler_probe import CONNECT_TIMEOUT_S
+
+    return Client(scheduler, timeout=CONNECT_TIMEOUT_S) if scheduler else local_client(workers)
 
 
 def _run_batches(client, sources: list[CardSource], names: list[str], sizes: list[int], out: str, min_gap_ns: int,
