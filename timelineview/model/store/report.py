@@ -108,7 +108,7 @@ class LoadReport:
         """The ``load`` object of ``stats --json`` (metrics.md §5), plus detail keys."""
         warnings = list(self.warnings)
         if self.truncated:
-            warnings.insert(0, f"{self.truncated_path}: {self.truncation()}")
+            warnings.insert(0, f"{self.truncated_path}: {self.truncation(', ')}")  # the saved form
         if self.error:
             warnings.insert(0, self.error)
         return {
@@ -136,10 +136,10 @@ class LoadReport:
             return f"{self.truncated_path} is {self.truncation()}"
         return self.warnings[0] if self.warnings else ""
 
-    def truncation(self) -> str:
+    def truncation(self, sep: str = ": ") -> str:
         """"truncated: readable data ends at byte N", and what ended it when known."""
         why = f", where {self.truncated_why}" if self.truncated_why else ""
-        return f"truncated: readable data ends at byte {self.truncated_offset}{why}"
+        return f"truncated{sep}readable data ends at byte {self.truncated_offset}{why}"
 
     def overview(self, card: str) -> str:
         """The report in one line for a terminal, the card's file named once: how many problems of each
