@@ -4,6 +4,7 @@ servers in these tests listen on 127.0.0.1 only."""
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import subprocess
 import sys
@@ -143,3 +144,23 @@ def test_the_probe_accepts_a_real_scheduler():
 def test_the_probe_refuses_a_server_that_is_not_dask(http_server):
     with pytest.raises(SchedulerUnusable, match="is not a Dask scheduler"):
         probe(http_server.address, timeout=2)
+
+
+def test_a_card_with_a_lone_surrogate_is_summarised(dask_client, tmp_path):
+    """One name escaped as a lone UTF-16 surrogate made the card's summary fail; it is shown as U+FFFD."""
+    from timelineview.analysis.summaries.summary_session import SummarySession
+    from timelineview.distributed.summarize import summarize as summarize_folder
+
+    job = tmp_path / "job"
+    job.mkdir()
+    core = {"Task Type": "AI_CORE"}
+    events = [{"name": "process_name", "ph": "M", "pid": 10, "args": {"name": "Ascend Hardware"}},
+              {"name": "op\\ud800x", "ph": "X", "pid": 10, "tid": 2, "ts": 1, "dur": 5, "args": core},
+              {"name": "op2", "ph": "X", "pid": 10, "tid": 2, "ts": 10, "dur": 5, "args": core}]
+    text = ",".join(json.dumps(e).replace("\\\\ud800", "\\ud800") for e in events)
+    (job / "ascend_timeline_display_0.json").write_text(f"[{text}]")
+    assert "\\ud800" in (job / "ascend_timeline_display_0.json").read_text()
+    index = summarize_folder(job, tmp_path / "s", client=dask_client, progress=None)
+    assert [c["status"] for c in index["cards"]] == ["ok"], index["cards"]
+    names = {op["name"] for op in SummarySession(tmp_path / "s").stats_document()["cards"][0]["operators"]["by_name"]}
+    assert "op\ufffdx" in names
