@@ -10,6 +10,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from timelineview.terminal_text import terminal_safe
+
 NS_PER_US = 1000
 LOG_FORMAT = "%(asctime)s %(name)s %(levelname)s: %(message)s"  # the window's failures, with their tracebacks
 
@@ -130,7 +132,7 @@ def _screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
     scratch.cleanup()
     _shutdown_pool()
     if not ok:
-        print(f"timelineview: could not write {args.screenshot}", file=sys.stderr)
+        print(f"timelineview: could not write {terminal_safe(args.screenshot)}", file=sys.stderr)
         return 1
     return 0 if has_cards else 2
 

@@ -93,3 +93,13 @@ def test_summarize_progress_lines_escape_the_card(capsys):
     summarize._print_progress(1, 2, result)
     summarize._print_note("note\x1b[31m")
     assert_terminal_safe(capsys.readouterr().err.encode("utf-8"))
+
+
+def test_the_headless_window_escapes_what_it_prints(tmp_path):
+    bad = tmp_path / "bad\x1b[2J.json"
+    bad.write_text("not json at all")
+    run = subprocess.run([sys.executable, "-m", "timelineview", str(bad), "--screenshot", str(tmp_path / "x.png")],
+                         cwd=ROOT, capture_output=True, timeout=120,
+                         env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+    text = assert_terminal_safe(run.stderr)
+    assert "Nothing to show" in text and "bad\\x1b[2J.json" in text

@@ -9,6 +9,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.summaries.summary_session import SummarySession, looks_like_summary
 from timelineview.model.store.report import EMPTY_CAPTURE
+from timelineview.terminal_text import terminal_safe
 from timelineview.views.analysis_tabs.compare.open_menu import add_compare_menu
 from timelineview.views.cluster.cluster_tab import ClusterTab
 from timelineview.views.load_worker import LoadWorker, finish_abandoned, finish_load, start_load
@@ -486,7 +487,7 @@ class MainWindow(QtWidgets.QMainWindow):
         """Keep ``message`` as the last one; headless, print it instead of showing it (True)."""
         self.last_message = message
         if not self.interactive:
-            print(message, file=sys.stderr)
+            print(terminal_safe(message, lines=True), file=sys.stderr)  # names and paths from the traces
         return not self.interactive
 
     def show_message(self, title: str, text: str, details: str = "", warning: bool = True) -> None:
