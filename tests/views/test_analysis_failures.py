@@ -66,4 +66,5 @@ def test_a_failed_comparison_says_why_in_its_tab(qtbot, window, cluster_dir, mon
     open_and_wait(qtbot, window, cluster_dir)
     assert window.cluster.view.hint.text() == ("The comparison of the cards failed: RuntimeError: "
                                                "the comparison is broken")
+    assert window.cluster.heat.note.text() == window.cluster.view.hint.text()
     assert "the comparison of the cards failed" in window.statusBar().currentMessage()

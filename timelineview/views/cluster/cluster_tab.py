@@ -125,7 +125,9 @@ class ClusterTab(QtCore.QObject):
     def _on_analysis_failed(self, text: str) -> None:
         """A comparison that failed leaves its tab saying why, not the hint of an empty window."""
         if self._current() and text.startswith("the comparison"):
-            self.view.hint.setText(text[:1].upper() + text[1:])
+            why = text[:1].upper() + text[1:]
+            self.view.hint.setText(why)
+            self.heat.note.setText(why)  # the heat map is drawn from the comparison too
 
     @QtCore.Slot(object)
     def _on_analysed(self, session) -> None:
