@@ -12,6 +12,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.cluster.comparison import ClusterComparison
 from timelineview.analysis.summaries.summary_session import SummarySession
+from timelineview.model.store.report import EMPTY_CAPTURE
 from timelineview.views.analysis_tabs.host import AnalysisTabsHost
 from timelineview.views.analysis_tabs.jump import jump_to
 from timelineview.views.cluster.card_overview import STEP_MARGIN, CardOverview
@@ -141,7 +142,8 @@ class ClusterTab(QtCore.QObject):
             return
         if not self._current():
             return
-        failed = {i: c.store.report.error or "no slices could be read"
+        failed = {i: c.store.report.error or (EMPTY_CAPTURE if c.store.report.read_whole_capture
+                                              else "no slices could be read")
                   for i, c in enumerate(cards) if not (len(c.store.slices) or len(c.store.counters))}
         self.view.progress_list.finish(failed)
         shown = [c for c in cards if len(c.store.slices) or len(c.store.counters)]
