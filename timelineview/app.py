@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import os
 import sys
 import tempfile
 import threading
 from pathlib import Path
 
+from timelineview.terminal_text import terminal_safe
+
 NS_PER_US = 1000
+LOG_FORMAT = "%(asctime)s %(name)s %(levelname)s: %(message)s"  # the window's failures, with their tracebacks
 
 
 # name: (module, entry function, what it does) — each entry takes the arguments after the name, returns the exit code
@@ -70,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         module, function, _ = COMMANDS[argv[0]]
         return getattr(importlib.import_module(module), function)(argv[1:])
     args = parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format=LOG_FORMAT, stream=sys.stderr)  # the library adds none
     size = _size(args.size)
     if args.screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -139,7 +144,7 @@ def _screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
     scratch.cleanup()
     _shutdown_pool()
     if not ok:
-        print(f"timelineview: could not write {args.screenshot}", file=sys.stderr)
+        print(f"timelineview: could not write {terminal_safe(args.screenshot)}", file=sys.stderr)
         return 1
     return 0 if has_cards else 2
 

@@ -21,12 +21,17 @@ from timelineview.commands.exit_codes import (
     EXIT_INTERRUPTED,
     EXIT_NOTHING_READABLE,
     EXIT_OK,
+    card_note,
+    empty_capture,
     holds_events,
     nothing_readable_reason,
+    read_something,
     run_guarded,
 )
-from timelineview.model import LoadCancelled, load
-from timelineview.model.load.loader import shutdown_pool
+from timelineview.model import LoadCancelled, load_cards
+from timelineview.model.load.loader import card_sources, shutdown_pool
+from timelineview.model.store.report import EMPTY_CAPTURE, card_line
+from timelineview.terminal_text import terminal_safe
 
 # what stats adds to the loader's first-run note: the compile outlives the command (model/load/jit.py)
 COMPILE_GOES_ON = "; the compile goes on at idle priority after stats exits"
@@ -57,7 +62,7 @@ class _TerminalLines:
         if self.enabled and text not in self.said:
             self.said.add(text)
             self._end_line()
-            print(text + COMPILE_GOES_ON, file=sys.stderr, flush=True)
+            print(terminal_safe(text) + COMPILE_GOES_ON, file=sys.stderr, flush=True)
 
     def _end_line(self) -> None:
         if self.open:
@@ -84,9 +89,10 @@ def _stats(args: argparse.Namespace) -> int:
         return _stats_of_summary(args.paths[0], args.json)
     cancel = threading.Event()
     terminal = _TerminalLines(not args.quiet and sys.stderr.isatty())
+    sources = card_sources(args.paths)
     try:
-        stores = load(args.paths, progress=terminal.progress, cancel=cancel, note=terminal.note,
-                      cache=cache_wanted(args))
+        stores = load_cards(sources, progress=terminal.progress, cancel=cancel, note=terminal.note,
+                            cache=cache_wanted(args))
     except KeyboardInterrupt:
         cancel.set()
         return EXIT_INTERRUPTED
@@ -94,14 +100,20 @@ def _stats(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     finally:
         shutdown_pool()
-    if not any(holds_events(s) for s in stores):
-        print(f"timelineview stats: nothing readable: {nothing_readable_reason(stores)}", file=sys.stderr)
+    if not read_something(stores):
+        print(f"timelineview stats: nothing readable: {terminal_safe(nothing_readable_reason(stores))}",
+              file=sys.stderr)
         return EXIT_NOTHING_READABLE
-    _print(stats_document(stores, min_gap_ns=int(round(args.min_gap_us * 1000))), args.json)
+    doc = stats_document(stores, min_gap_ns=int(round(args.min_gap_us * 1000)))
+    notes = [card_line(s.card, EMPTY_CAPTURE) for s in stores if empty_capture(s)]
+    notes += [card_line(src.label, skipped) for src in sources for skipped in src.skipped]
+    if notes:  # metrics.md §5: what a reader of the numbers should know (empty captures, files left aside)
+        doc["notes"] = notes
+    _print(doc, args.json)
     for store in stores:
         line = store.report.overview(store.card)
         if line or not holds_events(store):
-            print(f"{store.card}: {line or 'no events in the input'}", file=sys.stderr)
+            print(terminal_safe(f"{store.card}: {line or card_note(store)}"), file=sys.stderr)
     return EXIT_OK
 
 
@@ -110,18 +122,18 @@ def _stats_of_summary(folder: str, as_json: bool) -> int:
     try:
         index = read_checked_index(folder)
     except UnreadableSummary as exc:
-        print(f"timelineview stats: {exc}", file=sys.stderr)
+        print(f"timelineview stats: {terminal_safe(exc)}", file=sys.stderr)
         return EXIT_NOTHING_READABLE
     session = SummarySession(folder, index)
     if not session.cards:
-        print(f"timelineview stats: the summary {folder} holds no card that was summarised "
+        print(f"timelineview stats: the summary {terminal_safe(folder)} holds no card that was summarised "
               f"({len(session.failed)} failed)", file=sys.stderr)
         return EXIT_NOTHING_READABLE
     code = _print(session.stats_document(), as_json)
     for card in session.cards:  # each card's load, as stats on the traces says it (summaries keep the report)
         line = card.load_report.overview(card.card) if card.load_report is not None else ""
         if line:
-            print(f"{card.card}: {line}", file=sys.stderr)
+            print(terminal_safe(f"{card.card}: {line}"), file=sys.stderr)
     return code
 
 

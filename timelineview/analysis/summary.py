@@ -12,6 +12,7 @@ from timelineview.analysis.text_table import format_table
 from timelineview.analysis.window import METRIC_KEYS
 from timelineview.model.store.report import listed_warnings
 from timelineview.model.store.trace_store import TraceStore
+from timelineview.terminal_text import terminal_safe
 
 
 def card_document(store: TraceStore, min_gap_ns: int = DEFAULT_MIN_GAP_NS,
@@ -56,18 +57,19 @@ def format_text(doc: dict) -> str:
         parts.append("Cards\n" + format_table(header, rows))
         lines = ["Files"]
         for c in cards:
-            lines.append(f"  {c['card']}: {c['path']}")
+            lines.append(f"  {terminal_safe(c['card'])}: {terminal_safe(c['path'])}")
             load = c.get("load") or {}
             if load.get("dropped_events"):
                 lines.append(f"    {load['dropped_events']} event(s) dropped")
-            lines.extend(f"    {w}" for w in listed_warnings(load.get("warnings", []), c["path"]))
+            lines.extend(f"    {terminal_safe(w)}" for w in listed_warnings(load.get("warnings", []), c["path"]))
         parts.append("\n".join(lines))
     for c in cards:
         steps = c.get("steps") or []
         # a trace without step markers: one window named "whole trace", phases "-" (never measured)
         rows = [[s.get("window") or s.get(key) if key == "step" else s.get(key) for key, _ in _STEP_COLUMNS]
                 for s in steps]
-        parts.append(f"Steps of {c['card']} (µs)\n" + format_table([t for _, t in _STEP_COLUMNS], rows))
+        parts.append(f"Steps of {terminal_safe(c['card'])} (µs)\n"
+                     + format_table([t for _, t in _STEP_COLUMNS], rows))
     if any(c.get("steps") for c in cards):
         parts.append(STEP_FREE_NOTE)
     slow = doc.get("slow_cards", [])
@@ -84,4 +86,6 @@ def format_text(doc: dict) -> str:
     parts += [t for t in (operators_text(c["card"], c.get("operators")) for c in cards) if t]  # §7
     if "findings" in doc:  # §8, in words, first
         parts.insert(0, findings_text(doc["findings"]))
-    return "\n\n".join(parts) + "\n"
+    if doc.get("notes"):  # empty captures, trace files left aside: before the numbers they qualify
+        parts.insert(0, "Notes\n" + "\n".join(f"  {terminal_safe(n)}" for n in doc["notes"]))
+    return terminal_safe("\n\n".join(parts) + "\n", lines=True)  # the sections of other modules too

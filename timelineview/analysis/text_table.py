@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from timelineview.terminal_text import terminal_safe
+
 
 def format_cell(value: Any) -> str:
+    """A cell's text, control characters escaped (``terminal_text``): cells hold names from traces."""
     if value is None:
         return "-"
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, float):
         return f"{value:.3f}" if abs(value) < 1e12 else f"{value:.6g}"
-    return str(value)
+    return terminal_safe(value)
 
 
 def format_table(header: list[str], rows: list[list[Any]]) -> str:

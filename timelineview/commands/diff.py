@@ -27,6 +27,7 @@ from timelineview.commands.exit_codes import (
     nothing_readable_reason,
     run_guarded,
 )
+from timelineview.terminal_text import terminal_safe
 
 TOP_CHANGES = 15  # operators and collectives in the readable output
 
@@ -188,13 +189,13 @@ def diff_main(argv: list[str]) -> int:
 def _diff(args: argparse.Namespace) -> int:
     reason = _summary_folders([args.base, args.new])
     if reason:  # nothing is loaded: exit 1 with the reason, as for a run with nothing readable
-        print(reason, file=sys.stderr)
+        print(terminal_safe(reason), file=sys.stderr)
         return EXIT_NOTHING_READABLE
     try:
         base = AnalysisSession(_load(args.base, "base", cache_wanted(args)))
         new = AnalysisSession(_load(args.new, "new", cache_wanted(args)))
     except _NothingReadable as exc:
-        print(exc, file=sys.stderr)
+        print(terminal_safe(exc), file=sys.stderr)
         return EXIT_NOTHING_READABLE
     finally:
         from timelineview.model.load.loader import shutdown_pool
@@ -205,5 +206,5 @@ def _diff(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(orjson.dumps(diff.document(), option=orjson.OPT_INDENT_2))
         sys.stdout.buffer.write(b"\n")
     else:
-        sys.stdout.write(format_text(diff))
+        sys.stdout.write(terminal_safe(format_text(diff), lines=True))
     return EXIT_OK

@@ -7,7 +7,8 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 
-from timelineview.model.store.report import card_line
+from timelineview.model.store.report import EMPTY_CAPTURE, card_line
+from timelineview.terminal_text import terminal_safe
 
 EXIT_OK = 0  # something was loaded (problems, if any, are reported on stderr)
 EXIT_NOTHING_READABLE = 1  # no event could be read from the input: one line on stderr says why
@@ -22,6 +23,22 @@ EPILOG = ("Exit status: 0 something was loaded, 1 nothing readable (the reason o
 def holds_events(store) -> bool:
     """Whether a loaded card kept any event (slice, counter sample, instant or flow)."""
     return bool(len(store.slices) or len(store.counters.ts) or len(store.instants) or len(store.flows.src_ts))
+
+
+def empty_capture(store) -> bool:
+    """Whether a card is a valid capture that holds no event (metadata only): it was read, so
+    the exit is 0, with the note ``EMPTY_CAPTURE``."""
+    return not holds_events(store) and store.report.read_whole_capture
+
+
+def read_something(stores: Sequence) -> bool:
+    """Whether any card holds an event or is an empty capture read whole (exit 0; else 1)."""
+    return any(holds_events(s) or empty_capture(s) for s in stores)
+
+
+def card_note(store) -> str:
+    """The one line a card that holds no event gets on stderr: an empty capture, or why nothing was read."""
+    return EMPTY_CAPTURE if empty_capture(store) else "no events in the input"
 
 
 def nothing_readable_reason(stores: Sequence) -> str:
@@ -45,6 +62,6 @@ def run_guarded(prog: str, main: Callable[[], int]) -> int:
         if os.environ.get(TRACEBACK_VARIABLE) == "1":
             traceback.print_exc()
         first = str(exc).splitlines()[0] if str(exc) else ""
-        print(f"{prog}: internal error: {type(exc).__name__}: {first} "
+        print(f"{prog}: internal error: {type(exc).__name__}: {terminal_safe(first)} "
               f"(set {TRACEBACK_VARIABLE}=1 for the details)", file=sys.stderr)
         return EXIT_INTERNAL_ERROR

@@ -4,36 +4,79 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+
+from timelineview.commands.exit_codes import (
+    EPILOG,
+    EXIT_INTERNAL_ERROR,
+    EXIT_NOTHING_READABLE,
+    EXIT_OK,
+    EXIT_USAGE,
+    run_guarded,
+)
+from timelineview.terminal_text import terminal_safe
+
+PROG = "timelineview summarize"
+NO_DASK = f"{PROG}: needs Dask, which is not installed: pip install 'timelineview[scale]'"
 
 
 def summarize_main(argv: list[str]) -> int:
-    """Entry point of the ``summarize`` subcommand; returns the exit code (1 when no card was summarised)."""
+    """Entry point of the ``summarize`` subcommand; returns the exit code (``commands.exit_codes``): 0 some
+    card summarised, 1 none, 2 arguments that cannot be used (``--out``, ``--scheduler``), 3 Dask missing or
+    an internal error."""
     parser = argparse.ArgumentParser(
-        prog="timelineview summarize",
+        prog=PROG, epilog=EPILOG,
         description="Summarise every card of a folder on a Dask cluster; open DIR in the "
                     "viewer or run `timelineview stats DIR --json` on it.")
     parser.add_argument("path", help="trace file or folder (one card per rank)")
     parser.add_argument("--out", required=True, help="summary folder (created; cards unchanged since are kept)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
-                        help="a running Dask scheduler, e.g. tcp://head:8786 (default: a local cluster)")
+                        help="a running Dask scheduler you trust, e.g. tcp://head:8786 (default: a local cluster)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes of the local cluster")
     parser.add_argument("--min-gap-us", type=float, default=1.0, help="idle AI Core gap threshold (µs)")
     args = parser.parse_args(argv)
+    return run_guarded(PROG, lambda: _summarize(args))
+
+
+def _summarize(args: argparse.Namespace) -> int:
     try:
         import distributed  # noqa: F401
     except ImportError:
-        print("timelineview summarize needs Dask: pip install 'timelineview[scale]'", file=sys.stderr)
-        return 2
+        print(NO_DASK, file=sys.stderr)
+        return EXIT_INTERNAL_ERROR  # the installation lacks a part: not the arguments' fault
+    problem = _out_problem(Path(args.out))
+    if problem:
+        print(f"{PROG}: {terminal_safe(problem)}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.scheduler:
+        from timelineview.distributed.scheduler_probe import SchedulerUnusable, probe
+
+        try:
+            probe(args.scheduler)
+        except SchedulerUnusable as exc:
+            print(f"{PROG}: {terminal_safe(exc)}", file=sys.stderr)
+            return EXIT_USAGE
     from timelineview.distributed.summarize import summarize
 
     index = summarize(args.path, args.out, args.scheduler, max(1, args.workers),
                       min_gap_ns=int(round(args.min_gap_us * 1000)))
     cards = index["cards"]
     ok = sum(c["status"] == "ok" for c in cards)
-    print(f"{ok} of {len(cards)} card(s) summarised in {index['seconds']:.1f} s into {args.out}; "
+    print(f"{ok} of {len(cards)} card(s) summarised in {index['seconds']:.1f} s into {terminal_safe(args.out)}; "
           f"{len(index['slow_cards'])} slow card flag(s), {len(index['slow_links'])} slow link(s), "
           f"{len(index['findings'])} finding(s)", file=sys.stderr)
-    return 0 if ok else 1
+    return EXIT_OK if ok else EXIT_NOTHING_READABLE
+
+
+def _out_problem(out: Path) -> str:
+    """Why ``--out`` cannot be the summary folder ("" when it can: it is made if missing)."""
+    if out.exists() and not out.is_dir():
+        return f"--out {out} exists and is not a folder"
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"--out {out} cannot be made a folder ({exc.strerror or exc})"
+    return ""
 
 
 def main() -> None:  # ``python -m timelineview.distributed.cli``

@@ -36,6 +36,7 @@ from timelineview.distributed.card_task import (
 )
 from timelineview.model.discovery import CardSource
 from timelineview.model.load.loader import card_sources
+from timelineview.terminal_text import terminal_safe
 
 if TYPE_CHECKING:
     from timelineview.analysis.summaries.summary_session import SummarySession
@@ -66,11 +67,11 @@ def _worker_text(identity: str) -> str:
 
 
 def _print_progress(done: int, total: int, r: CardResult) -> None:
-    print(progress_line(done, total, r), file=sys.stderr, flush=True)
+    print(terminal_safe(progress_line(done, total, r)), file=sys.stderr, flush=True)
 
 
 def _print_note(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    print(terminal_safe(text, lines=True), file=sys.stderr, flush=True)
 
 
 # Dask's own diagnostics, for a dashboard the local cluster does not start: the event-loop tick (every
@@ -176,7 +177,9 @@ def summarize(path: str | os.PathLike, out: str | os.PathLike, scheduler: str | 
 def _connect(scheduler: str | None, workers: int):
     from distributed import Client
 
-    return Client(scheduler) if scheduler else local_client(workers)
+    from timelineview.distributed.scheduler_probe import CONNECT_TIMEOUT_S
+
+    return Client(scheduler, timeout=CONNECT_TIMEOUT_S) if scheduler else local_client(workers)
 
 
 def _run_batches(client, sources: list[CardSource], names: list[str], sizes: list[int], out: str, min_gap_ns: int,

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from timelineview.model.legacy_formats import NOT_SUPPORTED, legacy_files, legacy_format, legacy_problems
 from timelineview.model.load.file_access import SIDE_FILE_BYTES, file_problem, read_head
 
 _KINDS = [  # (kind, pattern), most preferred first
@@ -46,6 +47,7 @@ class CardSource:
     files: list[Path] = field(default_factory=list)
     kind: str = ""
     problems: list[str] = field(default_factory=list)  # "<path>: <why>" of files found but not read
+    skipped: list[str] = field(default_factory=list)  # "<path>: <why>" of readable trace files left aside
 
 
 def trace_kind(name: str) -> str | None:
@@ -147,6 +149,9 @@ def _lone_file(path: Path) -> CardSource:
     problem = file_problem(path)
     if problem:
         return CardSource(label, rank, [], kind, [f"{path}: {problem}", *notes])
+    legacy = legacy_format(path)
+    if legacy:  # a known format that is not Chrome trace JSON: named, rather than "not a JSON trace"
+        return CardSource(label, rank, [], kind, [f"{path}: {legacy}, {NOT_SUPPORTED}", *notes])
     return CardSource(label, rank, [path], kind, notes)
 
 
@@ -170,6 +175,9 @@ def find_cards(path: str | os.PathLike) -> list[CardSource]:
         groups.setdefault(key, []).append(item)
         kept = notes.setdefault(key, [])
         kept.extend(n for n in card_notes if n not in kept)
+    if not groups:  # no trace file: a timeline of an unsupported format is named, rather than none found
+        legacy = legacy_files(root)
+        return [CardSource(root.name or str(root), None, [], "unsupported", legacy_problems(legacy))] if legacy else []
     cards = [(_card(key, items, notes[key]), str(items[0].path)) for key, items in groups.items()]
     cards.sort(key=lambda c: (c[0].rank is None, c[0].rank if c[0].rank is not None else 0,
                               str(c[0].files[0]) if c[0].files else c[1]))
@@ -183,7 +191,19 @@ def _card(key: object, items: list[_Found], notes: list[str]) -> CardSource:
     first = chosen[0] if chosen else items[0].path
     rank = key if isinstance(key, int) else None
     label = f"rank {rank}" if rank is not None else first.parent.name or first.name
-    return CardSource(label, rank, chosen, trace_kind(first.name) or "", problems)
+    skipped = [f"{path}: skipped: {_why_skipped(path, first, label)}" for path in readable if path not in chosen]
+    return CardSource(label, rank, chosen, trace_kind(first.name) or "", problems, skipped)
+
+
+def _why_skipped(path: Path, chosen: Path, label: str) -> str:
+    """Why ``path`` is not read beside ``chosen``, the card's first file."""
+    kind, chosen_kind = trace_kind(path.name), trace_kind(chosen.name)
+    if kind != chosen_kind:
+        return (f"{label} is read from {chosen.name} (one kind of trace file per card: trace_view.json, "
+                f"then *timeline_display_*.json, then msprof_*.json)")
+    if kind == "msprof" and _prof_stamp(path) != _prof_stamp(chosen):
+        return f"{label} is read from the newest capture, {chosen}"
+    return f"{label} is read from {chosen} (one capture per card: the first by path)"
 
 
 def _choose_files(group: list[Path]) -> list[Path]:

@@ -6,6 +6,7 @@ in one ``AnalysisSession`` whose results the views show.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import traceback
@@ -20,6 +21,7 @@ from timelineview.model.load.partial_load import PartialLoad
 from timelineview.viewstate.card_view import align_clocks, prepare_card
 
 PROGRESS_INTERVAL_S = 0.05  # the loader may call back very often; the GUI needs ~20 updates/s
+log = logging.getLogger(__name__)
 
 
 class LoadWorker(QtCore.QObject):
@@ -38,6 +40,8 @@ class LoadWorker(QtCore.QObject):
     # a picture of the load in progress (issue 11): list[CardView] of what is decoded so far (not
     # analysed), and the model's UnloadedSpan (or None); ``loaded`` replaces it
     partialLoaded = QtCore.Signal(object, object)
+    # a part of the analysis that failed, in one line ("the diagnosis failed: …"); the load still shows
+    analysisFailed = QtCore.Signal(str)
 
     def __init__(self, paths: list[Path], cache: bool = True) -> None:
         super().__init__()
@@ -95,6 +99,7 @@ class LoadWorker(QtCore.QObject):
         except LoadCancelled:
             self.cancelled.emit()
         except Exception as exc:  # the loader should not raise; if it does, say so and stay up
+            log.exception("loading %s failed", ", ".join(map(str, self.paths)))
             self.failed.emit(f"{type(exc).__name__}: {exc}\n\n{traceback.format_exc(limit=5)}")
         finally:
             self.done.emit()
@@ -103,15 +108,18 @@ class LoadWorker(QtCore.QObject):
         self.stage.emit("Diagnosing")
         try:
             _diagnose_session(session)
-        except Exception:  # the tabs are extra: the timeline and the comparison still open
-            pass
+        except Exception as exc:  # the tabs are extra: the timeline and the comparison still open, and say why
+            log.exception("the diagnosis failed")
+            self.analysisFailed.emit(f"the diagnosis failed: {type(exc).__name__}: {exc}")
         self.analysed.emit(session)
 
     def _compare(self, session: AnalysisSession) -> None:
         self.stage.emit("Comparing cards")
         try:
             self.compared.emit(session.comparison)
-        except Exception:  # the comparison is extra: the timeline still opens without it
+        except Exception as exc:  # the comparison is extra: the timeline still opens without it
+            log.exception("the comparison of the cards failed")
+            self.analysisFailed.emit(f"the comparison of the cards failed: {type(exc).__name__}: {exc}")
             self.compared.emit(None)
 
 

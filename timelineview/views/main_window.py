@@ -8,6 +8,8 @@ from pathlib import Path
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.summaries.summary_session import SummarySession, looks_like_summary
+from timelineview.model.store.report import EMPTY_CAPTURE
+from timelineview.terminal_text import terminal_safe
 from timelineview.views.analysis_tabs.compare.open_menu import add_compare_menu
 from timelineview.views.cluster.cluster_tab import ClusterTab
 from timelineview.views.load_worker import LoadWorker, finish_abandoned, finish_load, start_load
@@ -66,6 +68,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.timeline = TimelineWidget()
         self.search = SearchBar(self.timeline)
         self.cluster = ClusterTab(self, self.timeline)  # issue 5: comparison tab, drill-down, lane filter
+        self.analysis_failures: list[str] = []  # parts of the last load's analysis that failed, in one line each
         central = QtWidgets.QWidget()
         lay = QtWidgets.QVBoxLayout(central)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -74,6 +77,7 @@ class MainWindow(QtWidgets.QMainWindow):
         lay.addWidget(self.cluster.bar)
         lay.addWidget(self.timeline, 1)
         self.setCentralWidget(self.cluster.wrap(central))
+        self.cluster.analysis.failed.connect(self._on_analysis_failed)
         self.details = DetailsPanel(self.timeline)
         self.dock = QtWidgets.QDockWidget("Details", self)
         self.dock.setObjectName("details")
@@ -226,6 +230,8 @@ class MainWindow(QtWidgets.QMainWindow):
         if not self.cluster.loading_card_trace:
             self._forget_counts()
         self.worker, self.thread = start_load(self.paths)
+        self.analysis_failures = []
+        self.worker.analysisFailed.connect(self._on_analysis_failed)
         self.worker.progress.connect(self._on_progress)
         self.worker.stage.connect(self._on_stage)
         self.worker.loaded.connect(self._on_loaded)
@@ -403,6 +409,12 @@ class MainWindow(QtWidgets.QMainWindow):
         shown = [c for c in cards if len(c.store.slices) or len(c.store.counters)]
         problems = problems_text(cards)
         names = ", ".join(p.name for p in self.paths)
+        if not shown and cards and all(c.store.report.read_whole_capture for c in cards):  # valid, and empty
+            self.timeline.set_cards([])
+            self.setWindowTitle(f"timelineview — {names}")
+            self.statusBar().showMessage(f"{names}: {EMPTY_CAPTURE}")
+            self.show_message("Empty capture", f"{names} was read whole: {EMPTY_CAPTURE}.", warning=False)
+            return
         if not shown:
             self.show_message("Nothing to show", f"No slices could be read from {names}.", problems)
             return
@@ -414,12 +426,22 @@ class MainWindow(QtWidgets.QMainWindow):
         errors = [c.analysis_error for c in shown if c.analysis_error]
         if errors:
             status += f"  ·  {errors[0]}"
+        if self.analysis_failures:
+            status += f"  ·  {self.analysis_failures[0]} (File ▸ Load report…)"
         if problems:
             self.show_message("Loaded with problems", f"{names} was only partly readable; what "
                               "could be read is shown.", problems)
         elif problems_text(shown, notes=True):
             status += "  ·  the loader left remarks: File ▸ Load report…"
         self.statusBar().showMessage(status, 10000)
+
+    @QtCore.Slot(str)
+    def _on_analysis_failed(self, text: str) -> None:
+        """A part of the analysis failed (the worker's, or a tab's): said in the status bar and the load report."""
+        if self.sender() is not self.worker and self.sender() is not self.cluster.analysis:
+            return  # an abandoned load's
+        self.analysis_failures.append(text)
+        self.statusBar().showMessage(f"{text} (File ▸ Load report…)")
 
     @QtCore.Slot(str)
     def _on_failed(self, text: str) -> None:
@@ -476,7 +498,7 @@ class MainWindow(QtWidgets.QMainWindow):
         """Keep ``message`` as the last one; headless, print it instead of showing it (True)."""
         self.last_message = message
         if not self.interactive:
-            print(message, file=sys.stderr)
+            print(terminal_safe(message, lines=True), file=sys.stderr)  # names and paths from the traces
         return not self.interactive
 
     def show_message(self, title: str, text: str, details: str = "", warning: bool = True) -> None:
@@ -505,7 +527,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if self.cluster.summary is not None:
             report = summary_report(self.cluster.summary, self.cluster.all_cards)
         else:
-            report = trace_report(self.timeline.cards)
+            report = trace_report(self.timeline.cards, self.analysis_failures)
         if self._printed(f"Load report: {report.headline}\n{report.body}".strip()):
             return
         self._close_message()

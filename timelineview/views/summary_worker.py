@@ -9,6 +9,7 @@ only displays what the session computed.
 from __future__ import annotations
 
 import gc
+import logging
 import threading
 import time
 import traceback
@@ -22,6 +23,8 @@ PROGRESS_INTERVAL_S = 0.05  # ~20 updates a second are enough for a status line
 SHOWN_WAIT_S = 30.0  # the longest the worker leaves the GUI alone to show the comparison
 FREEZE_EVERY = 256  # cards read between two freezes of what was read (see keep_read_out_of_gc)
 FAILED_SHOWN = 5  # failed cards named in a message
+
+log = logging.getLogger(__name__)
 
 
 class SummaryCancelled(Exception):
@@ -84,6 +87,7 @@ class SummaryWorker(QtCore.QObject):
         except SummaryCancelled:
             self.cancelled.emit()
         except Exception as exc:  # say so and keep the window up
+            log.exception("reading the summary %s failed", self.folder)
             self.failed.emit(f"Reading the summary {self.folder.name} failed.",
                              f"{type(exc).__name__}: {exc}\n\n{traceback.format_exc(limit=5)}")
         finally:
@@ -118,6 +122,7 @@ class SummaryWorker(QtCore.QObject):
         except SummaryCancelled:
             raise
         except Exception as exc:
+            log.exception("analysing the summary %s failed", self.folder)
             self.analysed.emit(session, f"{type(exc).__name__}: {exc}")
             return
         self.analysed.emit(session, "")

@@ -128,7 +128,8 @@ def test_a_name_with_a_lone_surrogate_is_cached(tmp_path):
     assert sorted(os.listdir(cache)) == [d.name for d in entries(cache)]  # no .partial-* left
     [cached] = load(trace, cache=cache)
     assert from_cache(cached)
-    assert cached.strings == fresh.strings and "bad\ud800name" in cached.strings
+    # the lone surrogate is shown as U+FFFD from the load on (model/decode/unicode_repair.py), cached as such
+    assert cached.strings == fresh.strings and "bad\ufffdname" in cached.strings
     assert slice_set(cached) == slice_set(fresh)
 
 

@@ -37,6 +37,8 @@ _CLOSE_OF = {"{": "}", "[": "]"}
 _OPENERS_AFTER = {"{": ":", "[": ",["}  # what may precede an opener inside an object / array
 PHASE_KEY = '"ph"'
 UNREADABLE = "unreadable bytes (damaged event)"
+DEEP_ARGS = "args nested too deep to read: dropped, the event kept"
+DROPPED_ARGS = '{"(dropped)": "args nested too deep to read"}'  # what stands for them (the details show it)
 WINDOW = 1 << 16  # characters parsed from at once: a parse error costs a count of the lines before it
 MAX_PROBLEMS = 20  # problems kept per scan; the drops count the rest
 
@@ -83,8 +85,55 @@ def parse_object(data: bytes) -> tuple[object, str]:
     try:
         return JSON_DECODER.decode(text), note
     except (ValueError, RecursionError) as exc:
+        if isinstance(exc, RecursionError):
+            kept = _without_args(text)
+            if kept is not None:  # only the args were too deep: the event's name, time and duration stay
+                return kept, "; ".join(n for n in (note, DEEP_ARGS) if n)
         reason = "nested too deep" if isinstance(exc, RecursionError) else str(exc)
         return None, f"unparseable event: {reason}"
+
+
+def _without_args(text: str) -> dict | None:
+    """The object ``text`` with its top-level ``"args"`` value replaced by ``DROPPED_ARGS``, parsed; None when
+    it has no such member or still does not parse. One pass, no recursion, strings skipped whole."""
+    depth, pos, n = 0, 0, len(text)
+    value_start = -1
+    while pos < n:
+        c = text[pos]
+        if c == '"':
+            m = _STRING.match(text, pos)
+            if m is None:
+                return None
+            if depth == 1 and value_start < 0 and m.group() == '"args"':
+                colon = text.find(":", m.end())
+                if colon >= 0 and not text[m.end():colon].strip(BLANKS):
+                    value_start, pos = colon + 1, colon + 1
+                    continue
+            pos = m.end()
+            continue
+        if c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+            if value_start >= 0 and depth == 1 and c in "}]" and pos > value_start:
+                end = pos + 1
+                break
+            if depth == 0:
+                if value_start < 0:
+                    return None
+                end = pos  # a scalar args value closed by the object's brace
+                break
+        elif c == "," and depth == 1 and value_start >= 0:
+            end = pos
+            break
+        pos += 1
+    else:
+        return None
+    try:
+        value = JSON_DECODER.decode(text[:value_start] + DROPPED_ARGS + text[end:])
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
 
 
 CLOSED, BROKEN, OPEN = 0, 1, 2  # how ``element_end`` found an element

@@ -163,7 +163,8 @@ def _decompress(path: Path, cancel: threading.Event | None, report: LoadReport) 
     if copy.problem and copy.size == 0:
         report.error = f"{path}: cannot decompress ({copy.problem})"
         return ""
-    if copy.problem:
+    if copy.problem:  # also said with the truncation when the trace is cut short there (``_file_report``)
+        report.truncated_why = copy.problem
         report.warn(f"{path}: {copy.problem}; the {copy.size:,} bytes before are read")
     return copy.read_path
 
@@ -219,6 +220,8 @@ def load_cards(sources: list[CardSource], progress: Progress | None = None,
     for ci, store in zip(todo, stores):
         cards.keep(ci, store)
         cached[ci] = store
+    for ci, source in enumerate(sources):  # after the cache: what lies beside a card's files may change
+        cached[ci].report.warn_all(source.skipped)
     return [cached[ci] for ci in range(len(sources))]
 
 
@@ -631,6 +634,8 @@ def _file_report(job: _FileJob) -> None:
         rep.truncated = True
         rep.truncated_path = job.path
         rep.truncated_offset = job.bounds.start
+    if not rep.truncated:  # the copy's end is the truncation's cause only when the trace is cut short there
+        rep.truncated_why = ""
 
 
 def cleanup_temp() -> None:

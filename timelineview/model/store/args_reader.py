@@ -25,6 +25,7 @@ import orjson
 from timelineview.model.decode.chunk_decode import read_range, split_chunk
 from timelineview.model.decode.event_types import raw_list_decoder
 from timelineview.model.decode.tolerant import parse_object
+from timelineview.model.decode.unicode_repair import repair_in_place
 from timelineview.model.store.file_stamp import FileStamp, file_stamp
 
 CHANGED = "the trace file changed since it was loaded; args unavailable"
@@ -141,8 +142,10 @@ def _event_of(data: bytes) -> dict[str, Any] | None:
     try:
         obj = orjson.loads(data)
     except orjson.JSONDecodeError:
-        obj, _ = parse_object(data)  # NaN, invalid UTF-8 …
-    return obj if isinstance(obj, dict) else None
+        obj, _ = parse_object(data)  # NaN, invalid UTF-8, lone surrogates …
+    if not isinstance(obj, dict):
+        return None
+    return repair_in_place(obj, MAX_DEPTH)[0]  # as the loader's strings: lone surrogates shown as U+FFFD
 
 
 def _args_of(data: bytes) -> dict[str, Any] | None:

@@ -11,6 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from timelineview.model.decode.chunk_result import X_COLS, ChunkResult, PackedResults
+from timelineview.model.decode.unicode_repair import REPAIRED_WARNING, repair_in_place, repaired_texts
 from timelineview.model.store.args_reader import ArgsReader, ChunkTable
 from timelineview.model.store.flows import build_edges, enclosing_slices, next_slices
 from timelineview.model.store.interval_index import build_index, lane_time_order, radix_argsort, tie_runs
@@ -36,10 +37,13 @@ class _Interner:
 
     def __init__(self) -> None:
         self.ids: dict[str, int] = {}
+        self.repaired = 0  # strings whose lone surrogates became U+FFFD
 
     def remap(self, local: list[str]) -> np.ndarray:
         """Array mapping local ids (and -1 at the end) to global ids."""
         ids = self.ids
+        local, repaired = repaired_texts(local)
+        self.repaired += repaired
         for s in local:
             if s not in ids:
                 ids[s] = len(ids)
@@ -117,10 +121,20 @@ class CardBuilder:
             s_map, seen_strings = self.strings.remap(ch.strings), ch.strings
         if ch.lane_keys is not seen_lanes:
             keys = self.lane_keys
-            l_map = np.array([keys.setdefault(k, len(keys)) for k in ch.lane_keys] + [-1], dtype=np.int32)
+            l_map = np.array([keys.setdefault(k, len(keys)) for k in self._repaired_keys(ch.lane_keys)] + [-1],
+                             dtype=np.int32)
             seen_lanes = ch.lane_keys
         self._maps = (seen_strings, s_map, seen_lanes, l_map)
         return s_map, l_map
+
+    def _repaired_keys(self, keys: list[tuple]) -> list[tuple]:
+        """Lane or series keys with lone surrogates replaced (counted with the strings')."""
+        flat, repaired = repaired_texts([t for key in keys for t in key])
+        if not repaired:
+            return keys
+        self.strings.repaired += repaired
+        width = len(keys[0])
+        return [tuple(flat[k:k + width]) for k in range(0, len(flat), width)]
 
     def _where(self, ordinals: list[int]) -> list[tuple[str, int]]:
         """File and index within that file of each of the card's event ``ordinals``."""
@@ -174,10 +188,12 @@ class CardBuilder:
     def _add_extras(self, ch: ChunkResult, first: int, s_map: np.ndarray, l_map: np.ndarray) -> None:
         """Everything of a chunk but its slice columns: file place, metadata, counters, flows …"""
         self.places.append(_ChunkPlace(ch.file_index, ch.start, ch.end, first, ch.n_elements, ch.fast))
-        self.meta_records.extend((o + first, name, pid, tid, args) for o, name, pid, tid, args in ch.meta)
+        meta, repaired = repair_in_place([[name, pid, tid, args] for _, name, pid, tid, args in ch.meta])
+        self.strings.repaired += repaired
+        self.meta_records.extend((o + first, *record) for (o, *_), record in zip(ch.meta, meta))
         if ch.counter_points is not None:
-            to_card = np.array([self.series.setdefault(k, len(self.series)) for k in ch.counter_series],
-                               dtype=np.int32)
+            to_card = np.array([self.series.setdefault(k, len(self.series))
+                                for k in self._repaired_keys(ch.counter_series)], dtype=np.int32)
             sid, ts, value = ch.counter_points
             self.counter_parts.append((to_card[sid], ts, value))
             ch.counter_points = None
@@ -210,6 +226,8 @@ class CardBuilder:
 
     def finish(self, report: LoadReport) -> TraceStore:
         """Lanes, duplicates, the index and the other tables: the store."""
+        if self.strings.repaired:
+            report.warn(REPAIRED_WARNING.format(n=self.strings.repaired))
         cols = self.columns.finish()
         cols.append(np.zeros(len(cols[0]), dtype=np.uint8))  # flags
         key_list = list(self.lane_keys)

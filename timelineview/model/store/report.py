@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 MAX_EXAMPLES = 50
+EMPTY_CAPTURE = "no events in this capture"  # a card read without a problem that holds no event
 FIRST_PLACES = 3  # places the one-line overview names
 LISTED_WARNINGS = 5  # warnings the readable ``stats`` output lists per card; --json keeps them all
 # the loader's warnings at a place: "PATH @ byte N[, event #K]: what"
@@ -45,6 +46,7 @@ class LoadReport:
     truncated: bool = False
     truncated_path: str = ""
     truncated_offset: int = -1  # byte offset where readable data ended
+    truncated_why: str = ""  # what ended it when known (a .gz copy stopped at its expansion bound, damage)
     warnings: list[str] = field(default_factory=list)
     duplicates_dropped: int = 0
     overlapping_slices: int = 0  # slices moved to extra rows (overlap without nesting)
@@ -73,6 +75,13 @@ class LoadReport:
                 self.warnings.append(message)
 
     @property
+    def read_whole_capture(self) -> bool:
+        """Whether the input was a capture read whole: records were found (metadata at least), and nothing
+        failed, was dropped or cut short. Such a card that holds no event is an empty capture, not an
+        unreadable input (``[]`` or a lone ``]`` hold no record: they stay unreadable)."""
+        return not (self.error or self.dropped or self.truncated) and any(self.counts_by_ph.values())
+
+    @property
     def dropped_events(self) -> int:
         return sum(self.dropped.values())
 
@@ -86,6 +95,7 @@ class LoadReport:
             self.truncated = True
             self.truncated_path = other.truncated_path
             self.truncated_offset = other.truncated_offset
+            self.truncated_why = other.truncated_why
         self.warn_all(other.warnings)
         self.duplicates_dropped += other.duplicates_dropped
         self.overlapping_slices += other.overlapping_slices
@@ -98,9 +108,7 @@ class LoadReport:
         """The ``load`` object of ``stats --json`` (metrics.md §5), plus detail keys."""
         warnings = list(self.warnings)
         if self.truncated:
-            warnings.insert(
-                0, f"{self.truncated_path}: truncated, readable data ends at byte {self.truncated_offset}"
-            )
+            warnings.insert(0, f"{self.truncated_path}: {self.truncation(', ')}")  # the saved form
         if self.error:
             warnings.insert(0, self.error)
         return {
@@ -125,8 +133,13 @@ class LoadReport:
             others = f" and {len(more)} other reason(s)" if more else ""
             return f"{self.dropped_events} event(s) dropped ({reason}{others})"
         if self.truncated:
-            return f"{self.truncated_path} is truncated: readable data ends at byte {self.truncated_offset}"
+            return f"{self.truncated_path} is {self.truncation()}"
         return self.warnings[0] if self.warnings else ""
+
+    def truncation(self, sep: str = ": ") -> str:
+        """"truncated: readable data ends at byte N", and what ended it when known."""
+        why = f", where {self.truncated_why}" if self.truncated_why else ""
+        return f"truncated{sep}readable data ends at byte {self.truncated_offset}{why}"
 
     def overview(self, card: str) -> str:
         """The report in one line for a terminal, the card's file named once: how many problems of each
@@ -138,6 +151,8 @@ class LoadReport:
         others: list[str] = []
         not_itemised = 0
         for warning in self.warnings:
+            if self.truncated and self.truncated_why and self.truncated_why in warning:
+                continue  # said with the truncation
             at = _AT_PLACE.fullmatch(warning)
             text = at["text"] if at else warning
             more = _NOT_ITEMISED.match(text)
@@ -161,7 +176,7 @@ class LoadReport:
             parts.append(f"{kind} skipped at {_count(n, 'place')}" + ("" if self.dropped else ", no event lost"))
         if self.truncated:
             named = "" if _names_card(self.truncated_path, card) else f"{self.truncated_path} "
-            parts.append(f"{named}truncated: readable data ends at byte {self.truncated_offset}")
+            parts.append(f"{named}{self.truncation()}")
         parts.append(others[0] if len(others) == 1 else f"{len(others)} warnings" if others else "")
         parts = [p for p in parts if p]
         if not parts:
@@ -178,9 +193,7 @@ class LoadReport:
         if self.error:
             lines.append(self.error)
         if self.truncated:
-            lines.append(
-                f"{self.truncated_path} is truncated: readable data ends at byte {self.truncated_offset}."
-            )
+            lines.append(f"{self.truncated_path} is {self.truncation()}.")
         if self.dropped:
             lines.append(f"{self.dropped_events} event(s) dropped:")
             for reason, n in self.dropped.most_common(10):

@@ -3,6 +3,7 @@ sends their jumps to the timeline."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -10,9 +11,14 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from timelineview.views.analysis_tabs.registry import ANALYSIS_TABS, shortcut
 from timelineview.viewstate.jump_target import JumpTarget
 
+log = logging.getLogger(__name__)
+
 
 class AnalysisTabsHost(QtCore.QObject):
-    """The analysis tabs of one window (``widgets`` in registry order)."""
+    """The analysis tabs of one window (``widgets`` in registry order). A tab that cannot show a load says
+    why in its place, and ``failed`` says it in one line (the window's status bar and load report)."""
+
+    failed = QtCore.Signal(str)
 
     def __init__(self, window: QtWidgets.QWidget, tabs: QtWidgets.QTabWidget,
                  jump: Callable[[JumpTarget], None]) -> None:
@@ -40,9 +46,25 @@ class AnalysisTabsHost(QtCore.QObject):
 
     def show_session(self, session, cards) -> None:
         """Every tab shows the analysis of the cards just loaded."""
-        for widget in self.widgets.values():
-            widget.show_session(session, cards)
+        for key, widget in self.widgets.items():
+            try:
+                widget.show_session(session, cards)
+            except Exception as exc:  # one tab's defect leaves neither it nor the tabs after it blank
+                log.exception("the %s tab could not show the load", key)
+                self._show_failure(key, widget, f"{type(exc).__name__}: {exc}")
         self._update_status()
+
+    def _show_failure(self, key: str, widget: QtWidgets.QWidget, why: str) -> None:
+        """The tab emptied, saying why where it shows notes (else in its tooltip), and ``failed`` emitted."""
+        text = f"The {self.tabs.tabText(self.tabs.indexOf(widget)) or key} tab could not be shown: {why}"
+        try:
+            widget.clear()
+        except Exception:  # noqa: BLE001 - the note below is what matters now
+            log.exception("the %s tab could not be cleared", key)
+        if hasattr(widget, "show_note"):
+            widget.show_note(text)
+        self.tabs.setTabToolTip(self.tabs.indexOf(widget), text)
+        self.failed.emit(text)
 
     def show_summary(self, session) -> None:
         """The tabs that read a summary folder's ``SummarySession`` show it; the others are cleared."""

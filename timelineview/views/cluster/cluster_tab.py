@@ -12,11 +12,12 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.cluster.comparison import ClusterComparison
 from timelineview.analysis.summaries.summary_session import SummarySession
+from timelineview.model.store.report import EMPTY_CAPTURE
 from timelineview.views.analysis_tabs.host import AnalysisTabsHost
 from timelineview.views.analysis_tabs.jump import jump_to
 from timelineview.views.cluster.card_overview import STEP_MARGIN, CardOverview
 from timelineview.views.cluster.cluster_bar import ClusterBar
-from timelineview.views.cluster.cluster_view import ClusterView
+from timelineview.views.cluster.cluster_view import EMPTY_HINT, ClusterView
 from timelineview.views.cluster.heat_map import HeatMapView
 from timelineview.views.timeline.widget import TimelineWidget
 from timelineview.viewstate.card_view import CardView
@@ -88,10 +89,12 @@ class ClusterTab(QtCore.QObject):
         worker.cardsFound.connect(self._on_cards_found)
         worker.cardProgress.connect(self._on_card_progress)
         worker.compared.connect(self._on_compared)
+        worker.analysisFailed.connect(self._on_analysis_failed)
         worker.analysed.connect(self._on_analysed)
         worker.loaded.connect(self._on_loaded)
         worker.done.connect(self._on_done)
         self._pending = None
+        self.view.hint.setText(EMPTY_HINT)  # a failed comparison's reason, shown in its place, is of that load
         self._trace_worker, self._trace_wanted = (worker if self._trace_wanted else None), False
 
     @property
@@ -124,6 +127,14 @@ class ClusterTab(QtCore.QObject):
         if self._current():
             self._pending = comparison
 
+    @QtCore.Slot(str)
+    def _on_analysis_failed(self, text: str) -> None:
+        """A comparison that failed leaves its tab saying why, not the hint of an empty window."""
+        if self._current() and text.startswith("the comparison"):
+            why = text[:1].upper() + text[1:]
+            self.view.hint.setText(why)
+            self.heat.note.setText(why)  # the heat map is drawn from the comparison too
+
     @QtCore.Slot(object)
     def _on_analysed(self, session) -> None:
         if self._current():
@@ -138,7 +149,8 @@ class ClusterTab(QtCore.QObject):
             return
         if not self._current():
             return
-        failed = {i: c.store.report.error or "no slices could be read"
+        failed = {i: c.store.report.error or (EMPTY_CAPTURE if c.store.report.read_whole_capture
+                                              else "no slices could be read")
                   for i, c in enumerate(cards) if not (len(c.store.slices) or len(c.store.counters))}
         self.view.progress_list.finish(failed)
         shown = [c for c in cards if len(c.store.slices) or len(c.store.counters)]

@@ -117,14 +117,15 @@ def _compose(entries: list[CardReport], notes: list[str]) -> ReportText:
     return ReportText("\n".join(head + notes), body)
 
 
-def trace_report(cards) -> ReportText:
-    """The report of loaded cards (``CardView``s: their stores' reports)."""
+def trace_report(cards, notes: list[str] | None = None) -> ReportText:
+    """The report of loaded cards (``CardView``s: their stores' reports); ``notes``: parts of the analysis
+    that failed, after the counts."""
     entries = []
     for c in cards:
         r = c.store.report
         paths = ", ".join(str(p) for p in c.store.paths) or "no file"
         entries.append(CardReport(c.title, counts_of(r), r.summary(), paths))
-    return _compose(entries, [])
+    return _compose(entries, list(notes or []))
 
 
 def summary_report(session, loaded_cards) -> ReportText:

@@ -3,6 +3,7 @@ session, off the GUI thread (issue 14)."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from PySide6 import QtCore
@@ -43,6 +44,7 @@ class CompareWorker(LoadWorker):
             diff = None
             self.diff_error = f"nothing readable in the new run ({exc})"
         except Exception as exc:  # the new run still opens on the timeline; the tab says why
+            logging.getLogger(__name__).exception("comparing the runs failed")
             diff = None
             self.diff_error = f"{type(exc).__name__}: {exc}"
         self.diff = diff

@@ -1,0 +1,27 @@
+"""The window opens a valid capture without events as such: a note, not an error."""
+
+from __future__ import annotations
+
+from tests.model.tracefile import dump_events
+
+
+def test_an_empty_capture_shows_a_note_not_an_error(qtbot, window, tmp_path):
+    meta = [{"name": "process_name", "ph": "M", "pid": 300, "tid": 0, "args": {"name": "Ascend Hardware"}}]
+    path = dump_events(meta, tmp_path / "trace_view.json")
+    with qtbot.waitSignal(window.loadFinished, timeout=60_000):
+        window.open_paths([path], remember=False)
+    assert window.last_message.startswith("Empty capture: trace_view.json was read whole: no events in this capture")
+    assert "Nothing to show" not in window.last_message
+    assert "no events in this capture" in window.statusBar().currentMessage()
+
+
+def test_an_empty_capture_beside_a_card_with_events_is_named_as_such(qtbot, window, tmp_path):
+    from tests.model.tracefile import x_event
+
+    meta = [{"name": "process_name", "ph": "M", "pid": 300, "tid": 0, "args": {"name": "Ascend Hardware"}}]
+    dump_events(meta, tmp_path / "ascend_timeline_display_0.json")
+    dump_events([x_event("op", 300, 1, 1.0, 2.0)], tmp_path / "ascend_timeline_display_1.json")
+    with qtbot.waitSignal(window.loadFinished, timeout=60_000):
+        window.open_paths([tmp_path], remember=False)
+    notes = [c.note for c in window.cluster.view.progress_list.cards]
+    assert notes[0] == "no events in this capture"
