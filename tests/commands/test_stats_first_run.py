@@ -1,6 +1,7 @@
 """``stats`` on a first run (the compiled scanner not in numba's cache): on a terminal it says once, before
 the progress, what the window's status line says, and that the compile outlives the command. The compile
-itself is stood in for, as in tests/model/load/test_first_run.py."""
+itself is stood in for, as in tests/model/load/test_first_run.py. Each run reads the trace (``--no-cache``): a
+card the cache serves needs no decode and starts no compile."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def _on_a_terminal(monkeypatch) -> None:
 def test_a_first_run_on_a_terminal_says_the_compile_goes_on_after_stats(trace, cold_scanner, capsys, monkeypatch):
     _on_a_terminal(monkeypatch)
     try:
-        assert cli.stats_main([str(trace), "--json"]) == EXIT_OK
+        assert cli.stats_main([str(trace), "--json", "--no-cache"]) == EXIT_OK
     finally:
         loader.shutdown_pool()
     err = capsys.readouterr().err
@@ -55,9 +56,9 @@ def test_a_first_run_on_a_terminal_says_the_compile_goes_on_after_stats(trace, c
 
 def test_quiet_or_not_a_terminal_says_nothing(trace, cold_scanner, capsys, monkeypatch):
     try:
-        assert cli.stats_main([str(trace), "--json"]) == EXIT_OK  # stderr is captured: not a terminal
+        assert cli.stats_main([str(trace), "--json", "--no-cache"]) == EXIT_OK  # stderr is captured: not a terminal
         _on_a_terminal(monkeypatch)
-        assert cli.stats_main([str(trace), "--json", "--quiet"]) == EXIT_OK
+        assert cli.stats_main([str(trace), "--json", "--quiet", "--no-cache"]) == EXIT_OK
     finally:
         loader.shutdown_pool()
     assert cold_scanner == [True, True]  # the compile was started both times (the note is only what is said)
@@ -71,7 +72,7 @@ def test_a_warm_scanner_says_nothing_of_a_compile(trace, capsys, monkeypatch):
     monkeypatch.setattr(loader, "compile_in_background", lambda: pytest.fail("a compile with the scanner cached"))
     monkeypatch.setattr(loader, "SCANNER_WORTH_BYTES", 1 << 10)
     try:
-        assert cli.stats_main([str(trace), "--json"]) == EXIT_OK
+        assert cli.stats_main([str(trace), "--json", "--no-cache"]) == EXIT_OK
     finally:
         loader.shutdown_pool()
     err = capsys.readouterr().err
