@@ -43,7 +43,8 @@ def make_db(folder: Path, rows: dict[str, list[tuple]], skip: tuple[str, ...] = 
 
 def test_tables_read_exactly(tmp_path):
     path = make_db(tmp_path, {
-        "MEMORY_RECORD": [(1, 1000, 300, 500, 300, 9, 0), (8, 1000, 310, 520, 300, 9, 0), (2, 900, 10, 20, None, None, 0)],
+        "MEMORY_RECORD": [(1, 1000, 300, 500, 300, 9, 0), (8, 1000, 310, 520, 300, 9, 0),
+                          (2, 900, 10, 20, None, None, 0)],
         "OP_MEMORY": [(3, 4096, 100, None, 9, 0), (4, 512, 200, 250, None, 0)],
         "NPU_MODULE_MEM": [(0, 50, 0, 0), (3, 50, 1048576, 0)],
         "NPU_MEM": [(7, 1, 2047, 60, 0)],
