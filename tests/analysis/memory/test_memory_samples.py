@@ -92,7 +92,8 @@ def test_alive_at_peak_are_those_the_csv_says(card):
 
 
 def _databases() -> list[Path]:
-    return sorted((SAMPLES / "torch_npu_db").glob("level*/rank*_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_*.db"))
+    pattern = "level*/rank*_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_*.db"
+    return sorted((SAMPLES / "torch_npu_db").glob(pattern))
 
 
 @pytest.mark.parametrize("path", _databases(), ids=lambda p: "/".join(p.parts[-4:-2]))
