@@ -53,7 +53,7 @@ def high_outliers(values: np.ndarray, min_excess: float = 0.0) -> list[Outlier]:
     threshold = median + max(practical, z_n * scale)
     out = []
     for i, v in enumerate(values):
-        z = (v - median) / scale if scale > 0 else None
+        z = float((v - median) / scale) if scale > 0 else None
         if v - median >= practical and (z is None or z > z_n):
             out.append(Outlier(i, float(v), median, z, threshold))
     return out
