@@ -9,7 +9,6 @@ dropped and counted with its line; a file without a needed column is not read, w
 from __future__ import annotations
 
 import csv
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +35,7 @@ MEMORY_RECORD_CSV = "memory_record.csv"
 OPERATOR_MEMORY_CSV = "operator_memory.csv"
 MODULE_MEMORY_CSV = "npu_module_mem.csv"
 CSV_FILES = (MEMORY_RECORD_CSV, OPERATOR_MEMORY_CSV, MODULE_MEMORY_CSV)
-CHUNK_ROWS = 100_000  # rows parsed at a time (bounds the memory of a million-row file)
+CHUNK_BYTES = 16 << 20  # text parsed at a time (bounds the memory of a million-row file)
 GE_NAME_PREFIX = "cann::"  # torch_npu names CANN's graph-engine allocations so
 
 COMPONENT, TIME, ALLOCATED, RESERVED, ACTIVE = (
@@ -79,16 +78,23 @@ class _Table:
             self.report.drop(reason, f"{self.path.name}:{int(lines[5])}", n=len(lines) - 5)
 
 
-def _ends_with_newline(path: Path) -> bool:
+def _parse_lines(lines: list[str], first_line: int, report: MemoryReport, name: str) -> list[list[str]]:
+    """The fields of each line (one row a line: these files quote no line break)."""
     try:
-        with open(path, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            if f.tell() == 0:
-                return True
-            f.seek(-1, os.SEEK_END)
-            return f.read(1) in (b"\n", b"\r")
-    except OSError:
-        return True
+        rows = list(csv.reader(lines))
+        if len(rows) == len(lines):
+            return rows
+    except csv.Error:
+        pass
+    rows = []  # a line csv refuses (a NUL byte in older Pythons, a stray quote): line by line
+    for k, line in enumerate(lines):
+        try:
+            parsed = list(csv.reader([line]))
+            rows.append(parsed[0] if parsed else [])
+        except csv.Error as exc:
+            report.drop(f"unreadable row ({exc})", f"{name}:{first_line + k}")
+            rows.append([])
+    return rows
 
 
 def _chunks(path: Path, wanted: tuple[str, ...], needed: tuple[str, ...], report: MemoryReport
@@ -101,15 +107,15 @@ def _chunks(path: Path, wanted: tuple[str, ...], needed: tuple[str, ...], report
         report.warn(f"{path}: cannot be read ({exc.strerror or exc})")
         return
     with f:
-        reader = csv.reader(f)
         try:
-            header = next(reader, None)
-        except (csv.Error, OSError) as exc:
+            head = f.readline()
+        except OSError as exc:
             report.warn(f"{path}: cannot be read ({exc})")
             return
-        if header is None:
+        if not head.strip():
             report.warn(f"{path}: empty file")
             return
+        header = _parse_lines([head], 1, report, path.name)[0]
         names = [h.strip().lstrip("\ufeff") for h in header]
         missing = [c for c in needed if c not in names]
         if missing:
@@ -117,31 +123,27 @@ def _chunks(path: Path, wanted: tuple[str, ...], needed: tuple[str, ...], report
             return
         index = {c: names.index(c) for c in wanted if c in names}
         width = max(index.values()) + 1
-        unfinished = not _ends_with_newline(path)
-        rows: list[list[str]] = []
-        lines: list[int] = []
         table = _Table(path, report)
+        line = 2
         while True:
             try:
-                row = next(reader, None)
-            except csv.Error as exc:  # a NUL byte, an unclosed quote at the end of a cut file
-                report.drop(f"unreadable row ({exc})", f"{path.name}:{reader.line_num}")
-                continue
-            if row is None:
-                break
-            if not row or (len(row) == 1 and not row[0].strip()):
-                continue
-            rows.append(row)
-            lines.append(reader.line_num)
-            if len(rows) >= CHUNK_ROWS:
-                yield _split(rows, lines, index, width, table)
-                rows, lines = [], []
-        if unfinished and rows:  # the file was cut while its last row was being written
-            report.drop(UNFINISHED_ROW, f"{path.name}:{lines[-1]}")
-            rows.pop()
-            lines.pop()
-        if rows:
-            yield _split(rows, lines, index, width, table)
+                lines = f.readlines(CHUNK_BYTES)
+            except OSError as exc:
+                report.warn(f"{path}: read stopped at line {line} ({exc})")
+                return
+            if not lines:
+                return
+            first = line
+            line += len(lines)
+            if not lines[-1].endswith(("\n", "\r")):  # the file was cut while its last row was being written
+                report.drop(UNFINISHED_ROW, f"{path.name}:{line - 1}")
+                lines.pop()
+            rows = _parse_lines(lines, first, report, path.name)
+            numbers_ = np.arange(first, first + len(rows), dtype=np.int64)
+            kept = [(r, n) for r, n in zip(rows, numbers_.tolist(), strict=True)
+                    if r and (len(r) > 1 or r[0].strip())]  # blank lines are no rows
+            if kept:
+                yield _split([r for r, _ in kept], [n for _, n in kept], index, width, table)
 
 
 def _split(rows: list[list[str]], lines: list[int], index: dict[str, int], width: int, table: _Table) -> _Chunk:
