@@ -100,7 +100,9 @@ def floats(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         values = np.array([t or "nan" for t in texts], dtype=np.float64)
     except ValueError:  # some entry is not a number: entry by entry
         values = np.array([_one_float(t) for t in texts], dtype=np.float64)
-    empty = np.isnan(values) & np.array([not t.strip() for t in texts], dtype=bool)
+    empty = np.zeros(len(values), dtype=bool)
+    nan = np.flatnonzero(np.isnan(values))
+    empty[nan] = [not texts[k].strip() for k in nan.tolist()]
     ok = np.isfinite(values) & (values >= 0)
     return values, ok, empty
 

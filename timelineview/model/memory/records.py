@@ -39,7 +39,11 @@ class Names:
         return k
 
     def ids(self, values: list[str]) -> np.ndarray:
-        return np.fromiter((self.id(v) for v in values), dtype=np.int32, count=len(values))
+        local: dict[str, int] = {}
+        codes = np.fromiter(map(lambda v: local.setdefault(v, len(local)), values), dtype=np.int32,
+                            count=len(values))  # noqa: C417 (setdefault in C: no Python frame a row)
+        table = np.array([self.id(v) for v in local], dtype=np.int32)
+        return table[codes] if len(codes) else codes
 
     def find(self, s: str) -> int:
         """The id of ``s``, or -1 when no row names it."""
