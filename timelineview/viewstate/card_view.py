@@ -178,10 +178,24 @@ def prepare_card(store: TraceStore, number: int, min_gap_ns: int = DEFAULT_MIN_G
         analysis = analyse_card(store, VIEW_FIELDS, number, min_gap_ns, tolerant=True)
     card.analysis = analysis
     card.analysis_error = analysis.error  # a failing analysis must not stop the viewer
+    _add_memory(store, analysis)
     if analysis.derived is not None:
         card.derived_lanes = derived_lanes_of(analysis.derived)
     card.steps = step_bars_of(analysis.steps or [])
     return card
+
+
+def _add_memory(store: TraceStore, analysis: CardAnalysis) -> None:
+    """The card's memory analysis (§11), read here off the GUI thread for its timeline lanes; a card
+    whose memory records cannot be analysed is drawn without them."""
+    if "memory" in analysis.done or analysis.steps is None:
+        return
+    from timelineview.analysis.memory.stage import card_memory
+
+    try:
+        analysis.set("memory", card_memory(store, analysis.steps))
+    except Exception:  # noqa: BLE001 (never stops the viewer; the Memory tab computes it again and says why)
+        return
 
 
 def align_clocks(cards: list[CardView], offsets_ns: Sequence[int]) -> None:

@@ -27,6 +27,10 @@ def mb(n_bytes: float) -> float:
     return float(n_bytes) / BYTES_PER_MB
 
 
+def _mb_or_nan(values: np.ndarray) -> np.ndarray:
+    return np.where(values == MISSING, np.nan, values / float(BYTES_PER_MB))
+
+
 def _opt_mb(n_bytes: int | None) -> float | None:
     return None if n_bytes is None else mb(n_bytes)
 
@@ -61,6 +65,16 @@ class StepPeaks:
     end_ns: int
     allocated: dict[str, int | None]
     reserved: dict[str, int | None]
+
+
+@dataclass(frozen=True)
+class ComponentCurve:
+    """One component's totals by time: ns of the card's clock, MB (NaN where a record gives no figure)."""
+
+    name: str
+    time_ns: np.ndarray
+    allocated_mb: np.ndarray
+    reserved_mb: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -126,6 +140,18 @@ class CardMemory:
 
     def us(self, t_ns: int) -> float:
         return (t_ns - self.t_origin_ns) / NS_PER_US
+
+    @cached_property
+    def curves(self) -> list[ComponentCurve]:
+        """Each component's allocated and reserved MB over time, in the order of ``components`` (for drawing)."""
+        cv = self.records.curves
+        out = []
+        for c in self.components:
+            rows = np.flatnonzero(cv.component == self.records.names.find(c.name))
+            rows = rows[np.argsort(cv.time_ns[rows], kind="stable")]
+            out.append(ComponentCurve(c.name, cv.time_ns[rows], _mb_or_nan(cv.allocated[rows]),
+                                      _mb_or_nan(cv.reserved[rows])))
+        return out
 
     @cached_property
     def alive_index(self) -> AliveIndex:
