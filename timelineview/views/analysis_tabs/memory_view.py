@@ -13,7 +13,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from timelineview.analysis.memory.card import CardMemory, mb
-from timelineview.model.memory.records import MISSING, NEVER
+from timelineview.model.memory.records import NEVER
 from timelineview.views.analysis_tabs.record_table import (
     TEXT,
     TIME_US,
@@ -27,6 +27,7 @@ from timelineview.views.analysis_tabs.tab_inputs import TabCard, loaded_cards
 from timelineview.viewstate.jump_target import JumpTarget
 
 MB_KIND = "mb"
+SMALL_MB = 0.01
 LISTED = 5000  # alive allocations listed at once (all are counted)
 COLOURS = {"APP": (140, 140, 140), "PTA": (40, 110, 200), "GE": (230, 140, 30), "PTA+GE": (60, 160, 80),
            "DEVICE": (150, 90, 170)}
@@ -47,7 +48,11 @@ class _MemoryTableModel(RecordTableModel):
         if (role == QtCore.Qt.ItemDataRole.DisplayRole and index.isValid()
                 and self.columns[index.column()].kind == MB_KIND):
             value = self.rows[index.row()].get(self.columns[index.column()].key)
-            return "—" if value is None else f"{value:,.3f}".replace(",", " ")
+            if value is None:
+                return "—"
+            if value < SMALL_MB:  # a block of a few KB would read 0.000
+                return f"{value * 1024:,.1f} KB"
+            return f"{value:,.3f}".replace(",", " ")
         if (role == QtCore.Qt.ItemDataRole.TextAlignmentRole and index.isValid()
                 and self.columns[index.column()].kind == MB_KIND):
             return int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
@@ -151,20 +156,17 @@ class MemoryView(QtWidgets.QWidget):
 
     def _draw_curves(self) -> None:
         m = self.memory
-        cv = m.records.curves
-        for c in m.components:
-            rows = np.flatnonzero(cv.component == m.records.names.find(c.name))
-            rows = rows[np.argsort(cv.time_ns[rows], kind="stable")]
-            x = (cv.time_ns[rows] - m.t_origin_ns) / 1000.0
-            colour = COLOURS.get(c.name, OTHER_COLOUR)
-            for values, style, label in ((cv.allocated[rows], QtCore.Qt.PenStyle.SolidLine, "allocated"),
-                                         (cv.reserved[rows], QtCore.Qt.PenStyle.DashLine, "reserved")):
-                known = values != MISSING
+        for curve in m.curves:
+            x = (curve.time_ns - m.t_origin_ns) / 1000.0
+            colour = COLOURS.get(curve.name, OTHER_COLOUR)
+            for values, style, label in ((curve.allocated_mb, QtCore.Qt.PenStyle.SolidLine, "allocated"),
+                                         (curve.reserved_mb, QtCore.Qt.PenStyle.DashLine, "reserved")):
+                known = np.isfinite(values)
                 if not known.any():
                     continue
-                xs, ys = _steps(x[known], values[known] / float(1 << 20))
+                xs, ys = _steps(x[known], values[known])
                 item = pg.PlotDataItem(xs, ys, pen=pg.mkPen(colour, width=1.5, style=style),
-                                       name=f"{c.name} {label}")
+                                       name=f"{curve.name} {label}")
                 self.plot.getPlotItem().addItem(item)
                 item.setDownsampling(auto=True, method="peak")  # millions of records draw as their peaks
                 item.setClipToView(True)
