@@ -156,3 +156,14 @@ def test_million_row_times_parse_exactly():
     got, ok, _ = micros_to_ns(["5", "5.", ".5", "5.1234", "1e3", "+5", " 7 ", "7 7", "99999999999999999"])
     assert ok.tolist() == [True, True, True, True, False, False, True, False, False]
     assert got[ok].tolist() == [5000, 5000, 500, 5123, 7000]
+
+
+def test_huge_fields_lose_their_rows_only(tmp_path):
+    write(tmp_path, "memory_record.csv", RECORD_HEADER,
+          ["PTA," + "9" * 100_000 + ",1.0,2.0,1.0,1,NPU:0",  # a long time: not the width of the whole chunk
+           "PTA," + "9" * 5_000_000 + ",1.0,2.0,1.0,1,NPU:0",  # past csv's field limit
+           "PTA,11.0\t,3.0,4.0,3.0,1,NPU:0"])
+    m = load_memory(card(tmp_path))
+    assert m.curves.time_ns.tolist() == [11000]
+    assert m.report.dropped[BAD_TIME] == 1 and m.report.dropped_rows == 2
+    assert any("field larger than field limit" in e for e in m.report.examples)

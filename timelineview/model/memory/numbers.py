@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 NS_DIGITS = 3  # decimals of a µs time that are ns
+MAX_TIME_CHARS = 64  # no time is longer (16 digits, a dot, decimals, blanks); longer text is no time
 _MAX_WHOLE_DIGITS = 16  # µs before the dot: 10**16 µs is 10**19 ns, past int64
 _POW10 = np.array([10**k for k in range(NS_DIGITS + 1)], dtype=np.uint64)
 _INT64_MAX = np.iinfo(np.int64).max
@@ -39,6 +40,10 @@ def micros_to_ns(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     n = len(texts)
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0, bool)
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
+    too_long = lengths > MAX_TIME_CHARS
+    if too_long.any():  # a field of garbage would widen the byte matrix of the whole chunk to its length
+        texts = ["x" if long else t for t, long in zip(texts, too_long.tolist(), strict=True)]
     m = _byte_matrix(texts)
     if m is None:  # a non-ASCII entry: entry by entry
         return _slow_micros(texts)
