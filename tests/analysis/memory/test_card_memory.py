@@ -137,3 +137,17 @@ def test_imbalance_practical_size_alone_when_mad_is_zero():
     assert memory_imbalance(list("abcd"), [1000, 1000, 1000, 1040]) == []  # 40 < 5 % of 1000
     assert memory_imbalance(list("abcd"), [100, 100, 100, 110]) == []  # 10 MB < the 16 MB floor
     assert memory_imbalance(list("ab"), [1000, 2000]) == []  # needs 3 cards
+
+
+def test_a_failing_reader_is_a_warning_not_an_error(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    import timelineview.analysis.memory.stage as stage
+
+    def broken(paths):
+        raise ValueError("boom")
+
+    monkeypatch.setattr(stage, "load_memory", broken)
+    store = SimpleNamespace(card="rank 0", paths=[tmp_path / "trace_view.json"], t_origin=0)
+    doc = stage.card_memory(store, []).document()
+    assert doc["components"] == {} and doc["load"]["warnings"] == ["memory records not analysed: ValueError: boom"]
