@@ -186,16 +186,13 @@ def prepare_card(store: TraceStore, number: int, min_gap_ns: int = DEFAULT_MIN_G
 
 
 def _add_memory(store: TraceStore, analysis: CardAnalysis) -> None:
-    """The card's memory analysis (§11), read here off the GUI thread for its timeline lanes; a card
-    whose memory records cannot be analysed is drawn without them."""
+    """The card's memory analysis (§11), read here off the GUI thread for its timeline lanes (it never
+    raises: records that cannot be read are reported in it)."""
     if "memory" in analysis.done or analysis.steps is None:
         return
     from timelineview.analysis.memory.stage import card_memory
 
-    try:
-        analysis.set("memory", card_memory(store, analysis.steps))
-    except Exception:  # noqa: BLE001 (never stops the viewer; the Memory tab computes it again and says why)
-        return
+    analysis.set("memory", card_memory(store, analysis.steps))
 
 
 def align_clocks(cards: list[CardView], offsets_ns: Sequence[int]) -> None:
