@@ -157,18 +157,24 @@ def _chunks(path: Path, wanted: tuple[str, ...], needed: tuple[str, ...], report
             with _no_cyclic_gc():
                 rows = _parse_lines(lines, first, report, path.name)
                 del lines
-                kept = [k for k, r in enumerate(rows) if r and (len(r) > 1 or r[0].strip())]  # blank lines: no rows
-                if len(kept) < len(rows):
-                    rows = [rows[k] for k in kept]
-                chunk = _split(rows, [first + k for k in kept], index, width, table) if rows else None
+                if rows and min(map(len, rows)) >= width:  # the usual chunk: no blank nor short row
+                    chunk = _split(rows, np.arange(first, first + len(rows)), index, width, table, checked=True)
+                else:
+                    kept = [k for k, r in enumerate(rows) if r and (len(r) > 1 or r[0].strip())]  # blank: no row
+                    if len(kept) < len(rows):
+                        rows = [rows[k] for k in kept]
+                    chunk = _split(rows, [first + k for k in kept], index, width, table) if rows else None
                 del rows
             if chunk is not None:
                 yield chunk
 
 
-def _split(rows: list[list[str]], lines: list[int], index: dict[str, int], width: int, table: _Table) -> _Chunk:
+def _split(rows: list[list[str]], lines, index: dict[str, int], width: int, table: _Table,
+           checked: bool = False) -> _Chunk:
+    """The wanted columns of ``rows``; rows with too few fields dropped (``checked``: none has)."""
     line_arr = np.asarray(lines, dtype=np.int64)
-    short = np.fromiter((len(r) < width for r in rows), dtype=bool, count=len(rows))
+    short = np.zeros(len(rows), dtype=bool) if checked else np.fromiter((len(r) < width for r in rows), dtype=bool,
+                                                                         count=len(rows))
     if short.any():
         table.drop(_Chunk({}, line_arr), short, SHORT_ROW)
         rows = [r for r, s in zip(rows, short, strict=True) if not s]
