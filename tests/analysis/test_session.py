@@ -17,6 +17,8 @@ from timelineview.analysis.communication.document import cluster_json
 from timelineview.analysis.derived import derive
 from timelineview.analysis.file_overlap import file_overlap
 from timelineview.analysis.findings import evaluate_findings
+from timelineview.analysis.memory.findings import MemoryCard, cards_imbalance
+from timelineview.analysis.memory.stage import card_memory
 from timelineview.analysis.operators import card_operators, operators_across_cards
 from timelineview.analysis.session import VIEW_FIELDS, AnalysisSession
 from timelineview.analysis.steps import find_steps, step_metrics
@@ -41,7 +43,7 @@ def stores(tmp_path_factory):
 def reference_document(stores, min_gap_ns=1000) -> dict:
     """The §5 document from the analysis functions themselves, one card after another."""
     ordered = sorted(stores, key=lambda s: (s.rank is None, s.rank or 0, s.card))
-    cards, classes, comms, ops = [], [], [], []
+    cards, classes, comms, ops, memory = [], [], [], [], []
     for s in ordered:
         d = derive(s, min_gap_ns)
         classes.append(d.classification)
@@ -55,13 +57,17 @@ def reference_document(stores, min_gap_ns=1000) -> dict:
                "communication": communication_json(comms[-1])}
         ops.append((s.card, card_operators(s, d.classification)))
         doc["operators"] = ops[-1][1].document()
+        mem = card_memory(s, windows)
+        memory.append(MemoryCard(s.card, mem, s.t_origin, s.t_end, tuple((w.start, w.end) for w in windows)))
+        doc["memory"] = mem.document() if mem is not None else None
         cards.append(doc)
     for doc, off in zip(cards, clock_offsets(ordered, classes), strict=True):
         doc["clock_offset_us"] = float(off) / 1000.0
     # findings are tested on their own (tests/analysis/findings); here: the document carries them
     findings = [f.document() for f in evaluate_findings(AnalysisSession(stores, min_gap_ns))]
     return {"cards": cards, "slow_cards": slow_cards(cards), **cluster_json(analyse_cluster(comms)),
-            "operators_across_cards": [o.document() for o in operators_across_cards(ops)], "findings": findings}
+            "operators_across_cards": [o.document() for o in operators_across_cards(ops)],
+            "memory_imbalance": cards_imbalance(memory), "findings": findings}
 
 
 def dumps(doc: dict) -> bytes:

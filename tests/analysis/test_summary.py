@@ -12,7 +12,7 @@ CARD_KEYS = [
     "card", "rank", "path", "events", "lanes", "span_us", "compute_us", "communication_us",
     "overlapped_us", "pure_communication_us", "free_us", "uncaptured_us", "overlap_ratio", "idle_gap_count",
     "idle_gap_total_us", "idle_gap_max_us", "idle_gap_communication_us", "idle_gap_free_us",
-    "clock_offset_us", "steps", "file_overlap", "load", "communication", "operators",
+    "clock_offset_us", "steps", "file_overlap", "load", "communication", "operators", "memory",
 ]
 STEP_KEYS = [
     "step", "start_us", "dur_us", "span_us", "compute_us", "communication_us", "overlapped_us",
@@ -50,6 +50,7 @@ def test_card_document_shape():
     assert doc["file_overlap"] == {"compute_us": 6.0, "communication_us": 4.0, "pure_communication_us": 2.0,
                                    "free_us": 0.0}
     assert doc["load"]["dropped_events"] == 0 and doc["load"]["truncated"] is False
+    assert doc["memory"] is None  # no memory records beside the card
     json.dumps(doc)  # plain JSON types only
 
 
@@ -66,7 +67,8 @@ def test_min_gap_changes_idle_gaps():
 def test_stats_document_and_text():
     stores = make_cluster(3, compute_us=[1000, 1000, 1500], offsets_ns=[0, 2000, 0])
     doc = stats_document(stores, min_gap_ns=1000)
-    assert list(doc) == ["cards", "slow_cards", "links", "slow_links", "operators_across_cards", "findings"]
+    assert list(doc) == ["cards", "slow_cards", "links", "slow_links", "operators_across_cards", "memory_imbalance",
+                         "findings"]
     json.dumps(doc)
     text = format_text(doc)
     assert text.index("Cards") < text.index("Steps of rank 0") < text.index("Slow cards")
@@ -82,7 +84,7 @@ def test_text_with_fewer_than_three_cards():
 
 def test_empty_stats():
     assert stats_document([]) == {"cards": [], "slow_cards": [], "links": [], "slow_links": [],
-                                  "operators_across_cards": [], "findings": []}
+                                  "operators_across_cards": [], "memory_imbalance": [], "findings": []}
 
 
 def test_text_says_which_free_each_column_is():

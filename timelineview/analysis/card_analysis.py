@@ -22,6 +22,8 @@ from timelineview.analysis.communication import analyse_card as analyse_communic
 from timelineview.analysis.communication.document import card_json as communication_json
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS, DerivedIntervals, derive
 from timelineview.analysis.file_overlap import file_overlap
+from timelineview.analysis.memory.card import CardMemory
+from timelineview.analysis.memory.stage import card_memory
 from timelineview.analysis.operators import CardOperators, card_operators
 from timelineview.analysis.pipeline import PipelineIntervals, derive_pipeline
 from timelineview.analysis.steps import StepWindow, find_steps, step_metrics
@@ -50,6 +52,7 @@ class CardAnalysis:
     file_overlap: dict | None = None  # totals of the producer's overlap lanes, None without them
     operators: CardOperators | None = None  # operator tables by name and by task type (§7)
     communication: CardCommunication | None = None  # collectives and links (§6); None without plane tasks
+    memory: CardMemory | None = None  # device memory (§11); None without memory records
     document: dict | None = None  # the §5 card object (``clock_offset_us`` 0 until a cluster sets it)
     done: set[str] = field(default_factory=set)
     error: str = ""
@@ -95,6 +98,7 @@ def _document(store: TraceStore, a: CardAnalysis) -> dict:
     doc["load"] = store.report.to_json()
     doc["communication"] = communication_json(a.communication)
     doc["operators"] = a.operators.document()
+    doc["memory"] = a.memory.document() if a.memory is not None else None
     return doc
 
 
@@ -111,7 +115,9 @@ CARD_STAGES: dict[str, CardStage] = {
     "operators": CardStage(lambda store, a: card_operators(store, a.classification), ("classification",)),
     "communication": CardStage(lambda store, a: analyse_communication(store, a.classification, a.steps),
                                ("classification", "steps")),
-    "document": CardStage(_document, ("derived", "step_stats", "file_overlap", "communication", "operators")),
+    "memory": CardStage(lambda store, a: card_memory(store, a.steps), ("steps",)),
+    "document": CardStage(_document, ("derived", "step_stats", "file_overlap", "communication", "operators",
+                                      "memory")),
 }
 
 

@@ -20,6 +20,9 @@ from timelineview.analysis.communication import ClusterCommunication, analyse_cl
 from timelineview.analysis.communication.document import cluster_json
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS
 from timelineview.analysis.findings import Finding, evaluate_findings
+from timelineview.analysis.findings.evaluate import order_findings
+from timelineview.analysis.memory import MemoryCard, memory_findings
+from timelineview.analysis.memory.findings import cards_imbalance
 from timelineview.analysis.operators import OperatorAcrossCards, operators_across_cards
 from timelineview.model.store.trace_store import TraceStore
 
@@ -114,11 +117,28 @@ class AnalysisSession:
     @cached_property
     def findings(self) -> list[Finding]:
         """The findings of metrics.md §8, ordered by severity then by the size of the excess."""
-        return evaluate_findings(self)
+        return order_findings(evaluate_findings(self) + memory_findings(self.memory_cards, self.memory_imbalance))
+
+    @cached_property
+    def memory_cards(self) -> list[MemoryCard]:
+        """What the memory rules read of each card (by rank): its memory analysis (§11), span and steps."""
+        out = []
+        for i in self.order:
+            a = self.analyse(i, ("memory",))
+            store = self.stores[i]
+            steps = tuple((s.start, s.end) for s in a.steps or ())
+            out.append(MemoryCard(a.card, a.memory, store.t_origin, store.t_end, steps))
+        return out
+
+    @cached_property
+    def memory_imbalance(self) -> list[dict]:
+        """Cards whose peak reserved memory stands above the others' (§11 with §4's rule), by rank."""
+        return cards_imbalance(self.memory_cards)
 
     def stats_document(self) -> dict:
         """The ``stats --json`` document of metrics.md §5–§8: {"cards": [by rank], "slow_cards": [...],
         "links": [...], "slow_links": [...], "operators_across_cards": [...], "findings": [...]}."""
         return {"cards": self.card_documents, "slow_cards": self.slow_cards, **cluster_json(self.communication),
                 "operators_across_cards": [o.document() for o in self.operators_across_cards],
+                "memory_imbalance": self.memory_imbalance,
                 "findings": [f.document() for f in self.findings]}

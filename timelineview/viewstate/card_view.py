@@ -178,10 +178,21 @@ def prepare_card(store: TraceStore, number: int, min_gap_ns: int = DEFAULT_MIN_G
         analysis = analyse_card(store, VIEW_FIELDS, number, min_gap_ns, tolerant=True)
     card.analysis = analysis
     card.analysis_error = analysis.error  # a failing analysis must not stop the viewer
+    _add_memory(store, analysis)
     if analysis.derived is not None:
         card.derived_lanes = derived_lanes_of(analysis.derived)
     card.steps = step_bars_of(analysis.steps or [])
     return card
+
+
+def _add_memory(store: TraceStore, analysis: CardAnalysis) -> None:
+    """The card's memory analysis (§11), read here off the GUI thread for its timeline lanes (it never
+    raises: records that cannot be read are reported in it)."""
+    if "memory" in analysis.done or analysis.steps is None:
+        return
+    from timelineview.analysis.memory.stage import card_memory
+
+    analysis.set("memory", card_memory(store, analysis.steps))
 
 
 def align_clocks(cards: list[CardView], offsets_ns: Sequence[int]) -> None:

@@ -109,4 +109,34 @@ RULES: tuple[Rule, ...] = (
          {"excess_over_median": 0.20, "min_steps": 3}),
 )
 
+# Memory (metrics.md §11); evaluated by ``analysis.memory.findings``.
+METHOD_MEMORY = "Memory: peaks, large blocks, fragmentation"
+METHOD_ORDER = METHOD_ORDER + (METHOD_MEMORY,)
+MEMORY_ADVICE = ("To lower the peak: recomputation (activation checkpointing) of the layers whose "
+                 "activations are alive at the peak, operator fusion (fewer intermediate tensors), "
+                 "optimizer parallelism (shard optimizer states across the data-parallel cards), or "
+                 "smaller micro-batches.")
+MEMORY_RULES: tuple[Rule, ...] = (
+    Rule("memory_imbalance", MEDIUM, METHOD_CLUSTER,
+         "a card's peak reserved memory stands above the cluster's by the rule of metrics.md §4",
+         "{card} reserves {value} at its peak against {reference} for the median card (z = {z}). The card "
+         "holds more than its peers: a larger pipeline stage or shard, other batch shapes, or a caching "
+         "allocator that kept more. Rebalance the layers or shards, or bring that card's peak down. "
+         + MEMORY_ADVICE),
+    Rule("large_allocation", LOW, METHOD_MEMORY,
+         "one allocation ≥ 10 % of its component's peak allocated memory",
+         "{name} allocates {size} at once on {card}, {value} of {component}'s peak allocated memory "
+         "({peak}; the threshold is {reference}). One block this size sets the peak: split the tensor, "
+         "or lower it by recomputation, operator fusion or smaller micro-batches. " + MEMORY_ADVICE,
+         {"share_of_peak": 0.10}),
+    Rule("fragmentation", LOW, METHOD_MEMORY,
+         "reserved − allocated ≥ 20 % of reserved at the component's allocated peak",
+         "At its allocated peak {component} on {card} has {unallocated} reserved but not allocated, {value} of "
+         "its {reserved} reserved (the threshold is {reference}): the caching allocator's pool is "
+         "fragmented. Keep tensor shapes steady between steps, free cached blocks between phases, or let the "
+         "allocator grow segments (expandable segments). " + MEMORY_ADVICE,
+         {"share_of_reserved": 0.20}),
+)
+RULES = RULES + MEMORY_RULES
+
 RULE_BY_NAME: dict[str, Rule] = {rule.name: rule for rule in RULES}

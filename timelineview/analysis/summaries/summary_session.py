@@ -20,6 +20,7 @@ from timelineview.analysis.cluster.offsets_and_slow_cards import _offset, slow_c
 from timelineview.analysis.communication import ClusterCommunication, analyse_cluster
 from timelineview.analysis.communication.document import cluster_json
 from timelineview.analysis.findings.evaluate import Finding
+from timelineview.analysis.memory.findings import documents_imbalance
 from timelineview.analysis.operators import TOP_OPERATORS, OperatorAcrossCards, operators_across_cards
 from timelineview.analysis.summaries.card_summary import SummaryCard, read_card_summary
 from timelineview.analysis.summaries.summary_findings import evaluate_summary_findings
@@ -187,6 +188,7 @@ class SummarySession:
         with its ``worker``."""
         return {"cards": self.card_documents, "slow_cards": self.slow_cards, **cluster_json(self.communication),
                 "operators_across_cards": [o.document() for o in self.operators_across_cards],
+                "memory_imbalance": documents_imbalance(self.card_documents),
                 "findings": [f.document() for f in self.findings]}
 
     @cached_property

@@ -45,6 +45,8 @@ ANALYSIS_TABS: tuple[TabKind, ...] = (
             "communication_view:CommunicationView"),
     TabKind("compare", "Compare", "What changed from the run on screen to another (File ▸ Compare with…)",
             "timelineview.views.analysis_tabs.compare.compare_view:CompareView"),
+    TabKind("memory", "Memory", "A card's memory over time per component, its peak, and the allocations alive at "
+            "an instant you click", "timelineview.views.analysis_tabs.memory_view:MemoryView"),
 )
 
 

@@ -18,6 +18,7 @@ from timelineview.views.timeline.tracks.card_track import CardTrackItem
 from timelineview.views.timeline.tracks.counter_track import CounterTrackItem
 from timelineview.views.timeline.tracks.derived_track import DerivedTrackItem
 from timelineview.views.timeline.tracks.instant_track import InstantTrackItem
+from timelineview.views.timeline.tracks.memory_track import MemoryTrackItem
 from timelineview.views.timeline.tracks.slice_track import SliceTrackItem
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.timeline.comm_wait_lane import comm_wait_filter_row, comm_wait_rows
@@ -33,6 +34,7 @@ from timelineview.viewstate.timeline.lane_layout import (
     STEPS,
     Row,
 )
+from timelineview.viewstate.timeline.memory_rows import MEMORY, memory_rows
 from timelineview.viewstate.timeline.track_rows import (
     counter_rows,
     derived_filter_row,
@@ -81,6 +83,7 @@ TRACK_KINDS: tuple[TrackKind, ...] = (
               MAX_DERIVED_ROW_H),  # communication wait (§6)
     TrackKind(STEPS, DerivedTrackItem, OVERVIEW, steps_rows, step_at, filter_row=steps_filter_row,
               compact_h=MAX_STEPS_ROW_H),
+    TrackKind(MEMORY, MemoryTrackItem, OVERVIEW, memory_rows),  # device memory per component (§11)
     TrackKind(LANE, SliceTrackItem, PROCESS, lane_rows, slice_at),
     TrackKind(LANE, InstantTrackItem, PROCESS, hit=instant_at),  # pins on the slice lanes; a slice wins a tie
     TrackKind(COUNTER, CounterTrackItem, PROCESS, counter_rows),

@@ -1,0 +1,67 @@
+"""The Memory tab: a card's curves with the peak, the allocations alive at a clicked instant (the same as
+the analysis says), sortable, and a double-click that shows an allocation's life on the timeline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6 import QtCore
+
+from timelineview.model.memory import NEVER
+from timelineview.synthetic import cluster_specs, generate_cluster
+from timelineview.synthetic.memory import MemorySpec, write_cluster_memory
+
+
+@pytest.fixture(scope="module")
+def cluster_dir(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("mem") / "ranks"
+    truths = generate_cluster(out, cluster_specs(3, seed=4, steps=2, tasks_per_step=60))
+    write_cluster_memory(truths, MemorySpec(blocks_per_step=40, weight_blocks=20))
+    return out
+
+
+@pytest.fixture
+def view(qtbot, window, cluster_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("TIMELINEVIEW_CACHE", str(tmp_path / "cache"))
+    with qtbot.waitSignal(window.loadFinished, timeout=60_000):
+        window.open_paths([cluster_dir], remember=False)
+    v = window.cluster.analysis.widgets["memory"]
+    qtbot.waitUntil(lambda: v.model.rowCount() > 0, timeout=10_000)
+    return v
+
+
+def test_alive_at_the_peak_first_then_at_any_instant(view):
+    m = view.memory
+    peak = m.peak_component
+    assert view.instant_ns == peak.peak_allocated_ns
+    a = m.records.allocations
+    alive = np.flatnonzero((a.allocated_ns <= peak.peak_allocated_ns) & (a.released_ns > peak.peak_allocated_ns))
+    assert sorted(r["row"] for r in view.model.rows) == sorted(alive.tolist())
+    assert [r["size_mb"] for r in view.model.rows] == sorted((r["size_mb"] for r in view.model.rows), reverse=True)
+    t = int(a.allocated_ns[len(a) // 2])
+    view.show_alive(t)
+    want = np.flatnonzero((a.allocated_ns <= t) & (a.released_ns > t))
+    assert sorted(r["row"] for r in view.model.rows) == sorted(want.tolist())
+    assert f"{len(want)} allocations alive" in view.alive_label.text()
+
+
+def test_sortable_and_jump(view, qtbot):
+    view.model.sort(3, QtCore.Qt.SortOrder.AscendingOrder)  # by allocation time
+    times = [r["allocated_at_us"] for r in view.model.rows]
+    assert times == sorted(times)
+    with qtbot.waitSignal(view.jumpRequested, timeout=5_000) as got:
+        target = view.open_row(0)
+    a = view.memory.records.allocations
+    k = view.model.rows[0]["row"]
+    card = next(c for c in view.cards if c.number == view.card_box.currentData())
+    released = int(a.released_ns[k])
+    assert got.args[0] == target and target.start_ns == int(a.allocated_ns[k])
+    assert target.end_ns == (card.t_end if released == NEVER else released)
+
+
+def test_card_without_memory_says_so(view, tmp_path, qtbot, window, monkeypatch):
+    view.session.cards[view.card_box.currentData()].memory = None  # as a card without records is analysed
+    view.refresh()
+    assert view.model.rowCount() == 0 and "no memory records" in view.note.text()

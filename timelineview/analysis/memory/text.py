@@ -1,0 +1,51 @@
+"""The memory part of the readable ``stats`` output: a few lines per card, then the imbalance."""
+
+from __future__ import annotations
+
+from timelineview.analysis.text_table import format_table
+
+
+def _when(us: float | None) -> str:
+    return "held to the end" if us is None else f"released at {us:.1f} µs"
+
+
+def card_memory_text(card: str, memory: dict | None) -> str:
+    """Peaks per component, the largest block and the blocks alive at the peak ("" without memory)."""
+    if not memory:
+        return ""
+    lines = [f"Memory of {card} (MB; times in µs from the trace start)"]
+    comps = memory.get("components") or {}
+    if comps:
+        rows = [[name, c["peak_allocated_mb"], c["peak_allocated_at_us"], c["peak_reserved_mb"], c["peak_active_mb"],
+                 c["unallocated_at_peak_mb"]] for name, c in comps.items()]
+        lines.append(format_table(["component", "peak allocated", "at", "peak reserved", "peak active",
+                                   "reserved unallocated at peak"], rows))
+    largest = memory.get("largest_allocations") or []
+    if largest:
+        a = largest[0]
+        lines.append(f"largest block: {a['name']} {a['size_mb']:.3f} MB, allocated at {a['allocated_at_us']:.1f} µs, "
+                     f"{_when(a['released_at_us'])}")
+    if memory.get("live_at_peak_component"):
+        lines.append(f"alive at {memory['live_at_peak_component']}'s allocated peak "
+                     f"({memory['live_at_peak_at_us']:.1f} µs): {memory['live_at_peak_count']} blocks, "
+                     f"{memory['live_at_peak_mb']:.3f} MB")
+    load = memory.get("load") or {}
+    if load.get("dropped_rows"):
+        reasons = ", ".join(f"{n} {r}" for r, n in load["dropped_by_reason"].items())
+        lines.append(f"{load['dropped_rows']} memory row(s) dropped ({reasons})")
+    lines.extend(load.get("warnings", [])[:5])
+    return "\n".join(lines)
+
+
+def memory_text(doc: dict) -> str:
+    """Every card's memory lines and the cards flagged by ``memory_imbalance`` ("" when no card has memory)."""
+    parts = [t for t in (card_memory_text(c["card"], c.get("memory")) for c in doc.get("cards", [])) if t]
+    if not parts:
+        return ""
+    flags = doc.get("memory_imbalance") or []
+    if flags:
+        rows = [[f["card"], f["value"], f["median"], f["z"]] for f in flags]
+        parts.append("Memory imbalance (peak reserved)\n" + format_table(["card", "MB", "median MB", "z"], rows))
+    elif len(doc.get("cards", [])) >= 3:
+        parts.append("Memory imbalance: none.")
+    return "\n\n".join(parts)

@@ -1,0 +1,221 @@
+"""The Memory tab: a card's memory curves, its peak, and the allocations alive at a clicked instant.
+
+Each component's allocated memory is drawn as a solid line and its reserved memory dashed, over µs from
+the card's trace start (the timeline's clock); the allocated peak is marked. Clicking the plot lists the
+allocations alive then (the session's interval index answers), sortable; double-clicking one shows its
+life on the timeline. Every number comes from the session's memory analysis (metrics.md §11).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+
+from timelineview.analysis.memory.card import CardMemory, mb
+from timelineview.model.memory.records import NEVER
+from timelineview.views.analysis_tabs.record_table import (
+    TEXT,
+    TIME_US,
+    RecordColumn,
+    RecordTableModel,
+    fit_columns,
+    refill,
+    sortable_table,
+)
+from timelineview.views.analysis_tabs.tab_inputs import TabCard, loaded_cards
+from timelineview.viewstate.jump_target import JumpTarget
+
+MB_KIND = "mb"
+SMALL_MB = 0.01
+LISTED = 5000  # alive allocations listed at once (all are counted)
+COLOURS = {"APP": (140, 140, 140), "PTA": (40, 110, 200), "GE": (230, 140, 30), "PTA+GE": (60, 160, 80),
+           "DEVICE": (150, 90, 170)}
+OTHER_COLOUR = (120, 120, 120)
+COLUMNS = (
+    RecordColumn("size_mb", "Size (MB)", MB_KIND, "Size of the allocation, MB = 2^20 bytes"),
+    RecordColumn("name", "Operator", TEXT, "The operator that allocated it"),
+    RecordColumn("component", "Component", TEXT, "PTA: the framework's caching allocator; GE: CANN's graph engine"),
+    RecordColumn("allocated_at_us", "Allocated at", TIME_US, "From the card's trace start"),
+    RecordColumn("released_at_us", "Released at", TIME_US, "From the card's trace start; — when never released"),
+)
+
+
+class _MemoryTableModel(RecordTableModel):
+    """Sizes shown in MB with three decimals; the rest as every analysis table shows it."""
+
+    def data(self, index: QtCore.QModelIndex, role: int = 0):
+        if (role == QtCore.Qt.ItemDataRole.DisplayRole and index.isValid()
+                and self.columns[index.column()].kind == MB_KIND):
+            value = self.rows[index.row()].get(self.columns[index.column()].key)
+            if value is None:
+                return "—"
+            if value < SMALL_MB:  # a block of a few KB would read 0.000
+                return f"{value * 1024:,.1f} KB"
+            return f"{value:,.3f}".replace(",", " ")
+        if (role == QtCore.Qt.ItemDataRole.TextAlignmentRole and index.isValid()
+                and self.columns[index.column()].kind == MB_KIND):
+            return int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+        return super().data(index, role)
+
+
+def _steps(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A value holds until the next record: each point repeated at the next one's time."""
+    if len(x) < 2:
+        return x, y
+    xs = np.repeat(x, 2)[1:]
+    ys = np.repeat(y, 2)[:-1]
+    return xs, ys
+
+
+class MemoryView(QtWidgets.QWidget):
+    """Card choice, the curves of its components with the peak marked, and the allocations alive at an instant."""
+
+    jumpRequested = QtCore.Signal(object)  # JumpTarget
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = None
+        self.cards: list[TabCard] = []
+        self.memory: CardMemory | None = None
+        self.instant_ns: int | None = None
+        self.card_box = QtWidgets.QComboBox()
+        self.card_box.currentIndexChanged.connect(self.refresh)
+        self.note = QtWidgets.QLabel("No trace open.")
+        self.note.setWordWrap(True)
+        self.plot = pg.PlotWidget()
+        self.plot.setBackground("w")
+        self.plot.showGrid(x=True, y=True, alpha=0.2)
+        self.plot.setLabel("bottom", "time from the trace start (µs)")
+        self.plot.setLabel("left", "MB")
+        self.plot.addLegend(offset=(10, 10))
+        self.plot.scene().sigMouseClicked.connect(self._plot_clicked)
+        self.cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen((200, 40, 40), width=1))
+        self.alive_label = QtWidgets.QLabel("")
+        self.alive_label.setWordWrap(True)
+        self.model = _MemoryTableModel(COLUMNS, self)
+        self.proxy, self.table = sortable_table(self.model, self)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.doubleClicked.connect(lambda index: self.open_row(self.proxy.mapToSource(index).row()))
+        bar = QtWidgets.QHBoxLayout()
+        bar.addWidget(QtWidgets.QLabel("Memory of"))
+        bar.addWidget(self.card_box)
+        bar.addStretch(1)
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        split.addWidget(self.plot)
+        lower = QtWidgets.QWidget()
+        ll = QtWidgets.QVBoxLayout(lower)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.addWidget(self.alive_label)
+        ll.addWidget(self.table, 1)
+        split.addWidget(lower)
+        split.setSizes([400, 300])
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.addLayout(bar)
+        lay.addWidget(self.note)
+        lay.addWidget(split, 1)
+
+    # ------------------------------------------------------------------ the analysis tab protocol
+    def show_session(self, session, cards) -> None:
+        self.session, self.cards = session, loaded_cards(cards)
+        refill(self.card_box, [(c.card, c.number) for c in self.cards])
+        self.refresh()
+
+    def show_note(self, text: str) -> None:
+        self.note.setText(text)
+
+    def clear(self) -> None:
+        self.session, self.cards, self.memory = None, [], None
+        self.card_box.clear()
+        self.plot.clear()
+        self.model.set_rows([])
+        self.alive_label.setText("")
+        self.note.setText("No trace open.")
+
+    # ------------------------------------------------------------------ content
+    def refresh(self) -> None:
+        self.plot.clear()
+        self.model.set_rows([])
+        self.alive_label.setText("")
+        self.memory = None
+        if self.session is None or self.card_box.count() == 0:
+            return
+        number = self.card_box.currentData()
+        self.memory = self.session.analyse(number, ("memory",)).memory
+        if self.memory is None:
+            self.note.setText(f"{self.card_box.currentText()} has no memory records (torch_npu writes them beside "
+                              "trace_view.json when profile_memory=True).")
+            return
+        problems = self.memory.records.report.headline()
+        self.note.setText(problems or "Click the plot to list the allocations alive at that instant; "
+                                      "double-click one to see its life on the timeline.")
+        self._draw_curves()
+        peak = self.memory.peak_component
+        if peak is not None:
+            self.show_alive(peak.peak_allocated_ns)
+
+    def _draw_curves(self) -> None:
+        m = self.memory
+        for curve in m.curves:
+            x = (curve.time_ns - m.t_origin_ns) / 1000.0
+            colour = COLOURS.get(curve.name, OTHER_COLOUR)
+            for values, style, label in ((curve.allocated_mb, QtCore.Qt.PenStyle.SolidLine, "allocated"),
+                                         (curve.reserved_mb, QtCore.Qt.PenStyle.DashLine, "reserved")):
+                known = np.isfinite(values)
+                if not known.any():
+                    continue
+                xs, ys = _steps(x[known], values[known])
+                item = pg.PlotDataItem(xs, ys, pen=pg.mkPen(colour, width=1.5, style=style),
+                                       name=f"{curve.name} {label}")
+                self.plot.getPlotItem().addItem(item)
+                item.setDownsampling(auto=True, method="peak")  # millions of records draw as their peaks
+                item.setClipToView(True)
+        peak = m.peak_component
+        if peak is not None:
+            x = m.us(peak.peak_allocated_ns)
+            y = mb(peak.peak_allocated)
+            self.plot.addItem(pg.ScatterPlotItem([x], [y], symbol="o", size=10, brush=pg.mkBrush(200, 40, 40)))
+            text = pg.TextItem(f"{peak.name} peak {y:,.1f} MB", color=(200, 40, 40), anchor=(0, 1))
+            text.setPos(x, y)
+            self.plot.addItem(text)
+        self.plot.addItem(self.cursor)
+
+    def _plot_clicked(self, event) -> None:
+        if self.memory is None:
+            return
+        vb = self.plot.getPlotItem().vb
+        if not vb.sceneBoundingRect().contains(event.scenePos()):
+            return
+        x_us = vb.mapSceneToView(event.scenePos()).x()
+        self.show_alive(self.memory.t_origin_ns + int(round(x_us * 1000.0)))
+
+    def show_alive(self, t_ns: int) -> None:
+        """List the allocations alive at ``t_ns`` (the card's own clock), largest first."""
+        m = self.memory
+        if m is None:
+            return
+        self.instant_ns = t_ns
+        rows = m.alive_at(t_ns)
+        sizes = m.records.allocations.size
+        total = mb(int(sizes[rows].sum())) if len(rows) else 0.0
+        listed = "" if len(rows) <= LISTED else f" (the {LISTED} largest listed)"
+        self.alive_label.setText(f"{len(rows):,} allocations alive at {m.us(t_ns):,.1f} µs: {total:,.3f} MB"
+                                 f"{listed}".replace(",", " "))
+        self.cursor.setValue(m.us(t_ns))
+        self.model.set_rows([dict(m.allocation_row(int(k)), row=int(k)) for k in rows[:LISTED]])
+        fit_columns(self.table)
+
+    def open_row(self, row: int) -> JumpTarget | None:
+        """Show the life of the allocation of model row ``row`` on the timeline; returns the target sent."""
+        if self.memory is None or not 0 <= row < len(self.model.rows):
+            return None
+        k = self.model.rows[row]["row"]
+        a = self.memory.records.allocations
+        card = next((c for c in self.cards if c.number == self.card_box.currentData()), None)
+        if card is None:
+            return None
+        released = int(a.released_ns[k])
+        end = card.t_end if released == NEVER else released
+        target = JumpTarget(card.number, int(a.allocated_ns[k]), max(end, int(a.allocated_ns[k]) + 1))
+        self.jumpRequested.emit(target)
+        return target
