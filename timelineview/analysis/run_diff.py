@@ -1,8 +1,8 @@
 """Comparing two runs (metrics.md §9): what changed between a baseline and a new profile.
 
 Cards are matched by rank (else in rank order, ``run_matching``). Per matched card the whole-card
-metrics, the communication totals (§6) and the step phases (mean over steps) of both runs and their
-difference; cards are listed by the size of their change of step time. Per operator name and per
+metrics, the communication totals (§6), the memory peaks (§11) and the step phases (mean over steps)
+of both runs and their difference; cards are listed by the size of their change of step time. Per operator name and per
 communication operator (the collective without its call numbers) the totals over the matched cards,
 and per link (``link_diff``) its bytes, transit and bandwidth, each ordered by the size of the
 change. Differences in shape (a card or an operator in one run only, other step counts, a card that
@@ -29,6 +29,9 @@ PHASE_KEYS = (STEP_TIME, *STEP_PHASE_KEYS)  # the step phases known here; others
 STEP_FRAME_KEYS = ("start_us", "dur_us", "span_us")  # where a step is, not a phase
 WHOLE_CARD_KEYS = tuple(k for k in METRIC_KEYS if k.endswith("_us"))  # over the whole run
 COMM_KEYS = ("transit_us", "wait_us", "synchronization_us", "idle_us")  # a card's communication totals (§6)
+# a card's device memory (§11): the allocated peak of the component the peak is judged on (PTA's when the
+# capture has it) and the peak reserved memory of the card
+MEMORY_KEYS = ("memory_peak_allocated_mb", "memory_peak_reserved_mb")
 ADDED, REMOVED, CHANGED = "added", "removed", "changed"
 
 
@@ -136,7 +139,17 @@ def _card_metrics(doc: dict) -> dict:
     out.update({k: doc.get(k) for k in WHOLE_CARD_KEYS})
     comm = doc.get("communication") or {}
     out.update({k: comm.get(k) for k in COMM_KEYS})
+    out.update(_memory_peaks(doc.get("memory")))
     return out
+
+
+def _memory_peaks(memory: dict | None) -> dict:
+    """``MEMORY_KEYS`` of a card's §11 memory object (None without memory records)."""
+    if not memory:
+        return dict.fromkeys(MEMORY_KEYS)
+    component = (memory.get("components") or {}).get(memory.get("live_at_peak_component")) or {}
+    return {"memory_peak_allocated_mb": component.get("peak_allocated_mb"),
+            "memory_peak_reserved_mb": memory.get("peak_reserved_mb")}
 
 
 def _by_change(cards: list[CardDelta]) -> list[CardDelta]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 
 from timelineview.analysis.link_diff import LinkDelta
-from timelineview.analysis.run_diff import CardDelta, RunDiff, diff_runs
+from timelineview.analysis.run_diff import MEMORY_KEYS, CardDelta, RunDiff, diff_runs
 from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.summaries.card_summary import read_manifest
 from timelineview.analysis.summaries.summary_session import (
@@ -100,6 +100,7 @@ PHASE_TITLES = {"step_time_us": "step", "step_interval_us": "step interval", "fp
                 "tail_us": "tail", "stage_us": "stage", "stage_free_us": "stage free"}
 CARD_COLUMNS = (("compute_us", "compute"), ("communication_us", "comm."),
                 ("pure_communication_us", "pure comm."), ("free_us", "free"), ("idle_gap_total_us", "idle gap time"))
+MEMORY_COLUMNS = (("memory_peak_allocated_mb", "peak allocated"), ("memory_peak_reserved_mb", "peak reserved"))
 COMM_COLUMNS = (("transit_us", "transit"), ("wait_us", "wait"), ("synchronization_us", "sync"), ("idle_us", "idle"))
 
 
@@ -146,6 +147,8 @@ def format_text(diff: RunDiff) -> str:
                   ("Whole card, whole run (µs): base → new (delta)", CARD_COLUMNS)]
         if any(c.base.get("transit_us") is not None or c.new.get("transit_us") is not None for c in diff.cards):
             tables.append(("Communication per card, whole run (µs): base → new (delta)", COMM_COLUMNS))
+        if any(c.base.get(k) is not None or c.new.get(k) is not None for c in diff.cards for k in MEMORY_KEYS):
+            tables.append(("Device memory per card, peaks (MB): base → new (delta)", MEMORY_COLUMNS))
         for title, columns in tables:
             rows = [[_card_label(c), *(_change(c.base.get(k), c.new.get(k)) for k, _ in columns)] for c in diff.cards]
             parts.append(title + "\n" + format_table(["card", *(t for _, t in columns)], rows))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui
 
 from timelineview.analysis.link_diff import LinkDelta
-from timelineview.analysis.run_diff import COMM_KEYS, PHASE_KEYS, CardDelta, NameDelta
+from timelineview.analysis.run_diff import COMM_KEYS, MEMORY_KEYS, PHASE_KEYS, CardDelta, NameDelta
 from timelineview.views.analysis_tabs.compare.phase_bars import CHANGE_SHARE, FASTER_COLOUR, SLOWER_COLOUR
 from timelineview.views.analysis_tabs.record_table import COUNT, TEXT, TIME_US, RecordColumn, RecordTableModel
 from timelineview.viewstate.tabs.paired_bars import phase_title
@@ -16,6 +16,8 @@ DELTA_PREFIX = "delta"
 BASE_PREFIX = "base_"
 GBPS_DIGITS = 2
 GBPS = "gbps"  # a bandwidth, 10⁹ bytes per second
+MB_DIGITS = 1
+MEGABYTES = "mb"  # memory, 2^20 bytes
 PER_STEP, WHOLE_RUN = "mean per step", "whole run"  # what a card column's number is
 
 NAME_COLUMNS = (
@@ -34,6 +36,7 @@ WHOLE_RUN_METRICS = (("compute_us", "compute"), ("communication_us", "communicat
                      ("idle_gap_total_us", "idle gap time"))
 COMM_TITLES = {"transit_us": "transit", "wait_us": "wait", "synchronization_us": "sync", "idle_us": "comm. idle"}
 COMM_METRICS = tuple((k, COMM_TITLES[k]) for k in COMM_KEYS)
+MEMORY_TITLES = {"memory_peak_allocated_mb": "peak allocated", "memory_peak_reserved_mb": "peak reserved"}
 TOOLTIPS = {
     "idle_gap_total_us": "new − base of the total length of the idle AI Core gaps over the whole run (a time, "
                          "not a count)",
@@ -41,6 +44,9 @@ TOOLTIPS = {
     "wait_us": "new − base of the time its collectives wait and move nothing, whole run (§6)",
     "synchronization_us": "new − base of the waits before each collective's first transfer, whole run (§6)",
     "idle_us": "new − base of the time its collectives neither wait nor move data, whole run (§6)",
+    "memory_peak_allocated_mb": "new − base of the card's allocated device memory at its peak (PTA's when the "
+                                "capture has it), MB (§11)",
+    "memory_peak_reserved_mb": "new − base of the card's peak reserved device memory, MB (§11)",
 }
 
 
@@ -62,6 +68,8 @@ def card_columns(phase_keys: tuple[str, ...] = PHASE_KEYS) -> tuple[RecordColumn
                        TOOLTIPS.get(key, "new − base over the whole run")) for key, title in WHOLE_RUN_METRICS),
         *(RecordColumn(f"{DELTA_PREFIX}_{key}", f"Δ {title} ({WHOLE_RUN})", TIME_US, TOOLTIPS[key])
           for key, title in COMM_METRICS),
+        *(RecordColumn(f"{DELTA_PREFIX}_{key}", f"Δ memory {MEMORY_TITLES[key]} (MB)", MEGABYTES, TOOLTIPS[key])
+          for key in MEMORY_KEYS),
     )
 
 
@@ -81,6 +89,7 @@ LINK_COLUMNS = (
     RecordColumn("base_bytes", "Base bytes", COUNT),
     RecordColumn("new_bytes", "New bytes", COUNT),
 )
+UNITS = {GBPS: (GBPS_DIGITS, "GB/s"), MEGABYTES: (MB_DIGITS, "MB")}  # kind: (decimals shown, unit)
 HIGHER_IS_FASTER = frozenset({"delta_bandwidth_gbps"})  # change columns where more is better
 # the base value a change column is measured against (else ``base_<key>`` when the record has it)
 REFERENCE = {"delta_cost_us": "base_transit_us"}
@@ -94,12 +103,13 @@ def card_records(cards: list[CardDelta], phase_keys: tuple[str, ...] = PHASE_KEY
     """One record per matched card, in the order given (the diff's: largest change of step time first):
     its mean step time in both runs and every delta of :func:`card_columns`."""
     out = []
-    keys = (*phase_keys, *(k for k, _ in WHOLE_RUN_METRICS), *COMM_KEYS)
+    keys = (*phase_keys, *(k for k, _ in WHOLE_RUN_METRICS), *COMM_KEYS, *MEMORY_KEYS)
     for c in cards:
         delta = c.delta
         record = {"card": card_label(c), "base_step_time_us": c.base.get("step_time_us"),
                   "new_step_time_us": c.new.get("step_time_us")}
         record.update({f"{DELTA_PREFIX}_{key}": delta.get(key) for key in keys})
+        record.update({f"{BASE_PREFIX}{key}": c.base.get(key) for key in MEMORY_KEYS})  # what a change is of
         out.append(record)
     return out
 
@@ -138,11 +148,12 @@ class DeltaTableModel(RecordTableModel):
                 slower = value < 0 if col.key in HIGHER_IS_FASTER else value > 0
                 return QtGui.QBrush(QtGui.QColor(SLOWER_COLOUR if slower else FASTER_COLOUR))
             return None
-        if role == QtCore.Qt.ItemDataRole.DisplayRole and col.kind == GBPS:
+        if role == QtCore.Qt.ItemDataRole.DisplayRole and col.kind in UNITS:
             if value is None:
                 return "—"
-            shown = round(float(value), GBPS_DIGITS) + 0.0  # + 0.0: no "-0.00"
-            return f"{'+' if col.key.startswith(DELTA_PREFIX) and shown > 0 else ''}{shown:.{GBPS_DIGITS}f} GB/s"
+            digits, unit = UNITS[col.kind]
+            shown = round(float(value), digits) + 0.0  # + 0.0: no "-0.00"
+            return f"{'+' if col.key.startswith(DELTA_PREFIX) and shown > 0 else ''}{shown:.{digits}f} {unit}"
         return super().data(index, role)
 
     def _changed(self, row: int, key: str, value) -> bool:
