@@ -15,7 +15,8 @@ from timelineview.model.store.trace_store import TraceStore
 
 # column types, as ``--tables`` prints them; pyarrow types are made from these when a table is built
 DICT = "dictionary<string>"  # interned text: an int32 code per row and each distinct value once
-STRING, INT64, INT32, INT16, DOUBLE, BOOL, STRINGS = "string", "int64", "int32", "int16", "double", "bool", "list<string>"
+STRING, INT64, INT32, INT16 = "string", "int64", "int32", "int16"
+DOUBLE, BOOL, STRINGS = "double", "bool", "list<string>"
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS
 from timelineview.api.extras import require
-from timelineview.api.schema import TableSource
 from timelineview.api.tables import TABLES
 from timelineview.model.store.trace_store import TraceStore
 

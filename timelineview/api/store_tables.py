@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from timelineview.api.schema import DICT, INT16, INT32, INT64, STRING, DOUBLE, Column, TableSource, TableSpec
+from timelineview.api.schema import DICT, DOUBLE, INT16, INT32, INT64, STRING, Column, TableSource, TableSpec
 from timelineview.model.store.trace_store import TraceStore
 
 CARD_COLUMNS = (Column("card", DICT, "the card's name (\"rank 0\", or the file's stem)"),
