@@ -2,8 +2,8 @@
 tables of ``timelineview.open``) against the standard library's sqlite3 (in memory), and the time to
 open a session from the card cache against the window's re-open (``load(..., cache=True)``).
 
-    python benchmarks/bench_query.py --generate 2750 [--runs 5]   # ~10 M slices in .bench/ first
-    python benchmarks/bench_query.py PATH [--runs 5] [--no-sqlite]
+    PYTHONPATH=. python benchmarks/bench_query.py --generate 2750 [--runs 5]   # ~10 M slices in .bench/ first
+    PYTHONPATH=. python benchmarks/bench_query.py PATH [--runs 5] [--no-sqlite]
 
 Prints the medians; the last line is JSON. Target: the query answers in <= 1 s after the load.
 """
@@ -53,7 +53,7 @@ def main() -> int:
         ap.error("give a PATH or --generate MB")
 
     import timelineview
-    from timelineview.api import SqlEngine
+    from timelineview.api import Session, SqlEngine
     from timelineview.model import load
     from timelineview.model.load.loader import shutdown_pool
 
@@ -62,7 +62,7 @@ def main() -> int:
     reopen_s, _ = _median(lambda: load([path], cache=True), args.runs)
     open_s, session = _median(lambda: timelineview.open(path), args.runs)
     n = sum(len(s.slices) for s in session.stores)
-    table_s, _ = _median(lambda: session.table.__func__(type(session)(session.stores), "slices"), args.runs)
+    table_s, _ = _median(lambda: Session(session.stores).table("slices"), args.runs)  # a new session: not kept
     engine = SqlEngine(session)
     first = time.perf_counter()
     engine.arrow(QUERY)  # registers the table (built once per session) and runs
