@@ -118,6 +118,10 @@ class SqlEngine:
             raise QueryError(one_line(exc)) from None
         return QueryRows(columns, rows, total)
 
+    def close(self) -> None:
+        """Close the connection (DuckDB's workers finish the tasks of an interrupted query first)."""
+        self.connection.close()
+
     def interrupt(self) -> None:
         """Cancel the query running (from another thread or a signal handler)."""
         self._cancelled = True

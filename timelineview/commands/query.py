@@ -6,6 +6,7 @@ import argparse
 import csv
 import datetime
 import decimal
+import os
 import sys
 import threading
 
@@ -91,7 +92,11 @@ def _query(paths: list[str], sql: str, args: argparse.Namespace) -> int:
         engine.interrupt()
         worker.join()
         print(f"{PROG}: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        # DuckDB's threads may still unwind the interrupted query, and the interpreter's teardown under them
+        # aborts the process: end it here, with nothing left to write
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_INTERRUPTED)
     error = outcome.get("error")
     if isinstance(error, QueryError):
         print(f"{PROG}: {error}", file=sys.stderr)
