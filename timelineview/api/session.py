@@ -55,7 +55,7 @@ class Session:
     folder, whose ``summary`` answers the analysis tables instead)."""
 
     def __init__(self, stores: Sequence[TraceStore] = (), *, summary: Any = None,
-                 min_gap_ns: int = DEFAULT_MIN_GAP_NS) -> None:
+                 min_gap_ns: int = DEFAULT_MIN_GAP_NS, analysis: Any = None) -> None:
         from timelineview.analysis.session import rank_order
 
         self.stores = list(stores)
@@ -63,13 +63,15 @@ class Session:
         self.min_gap_ns = min_gap_ns
         self.order = rank_order(self.stores)
         self._tables: dict[tuple[str, tuple[int, ...] | None], Any] = {}
+        if analysis is not None:  # the window's AnalysisSession of these stores: its numbers are not computed twice
+            self.analysis = analysis
 
     # ------------------------------------------------------------------ the cards and the analysis
     @property
     def cards(self) -> list[CardInfo]:
         """The cards by rank."""
         if self.summary is not None:
-            return [CardInfo(i, c.card, c.rank, str(getattr(c, "folder", ""))) for i, c in
+            return [CardInfo(i, c.manifest["card"], c.manifest.get("rank"), str(c.folder)) for i, c in
                     ((i, self.summary.cards[i]) for i in self.summary.order)]
         return [CardInfo(i, self.stores[i].card, self.stores[i].rank,
                          os.pathsep.join(str(p) for p in self.stores[i].paths)) for i in self.order]
@@ -123,8 +125,7 @@ class Session:
             if numbers is None or spec.needs_analysis:
                 table = spec.build(_Subset(self, list(self.order)))
                 if numbers is not None and "card" in table.column_names:
-                    names = pa.array([self.stores[i].card if self.summary is None else
-                                      self.summary.cards[i].card for i in numbers])
+                    names = pa.array([c.card for c in self.cards if c.number in numbers])
                     table = table.filter(require("pyarrow.compute").is_in(
                         table["card"].cast(pa.string()), value_set=names))
             else:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from timelineview.api.extras import require
 from timelineview.api.tables import TABLES
@@ -72,11 +72,13 @@ class SqlEngine:
                 self.connection.register(name, self.session.table(name))
                 self._registered.add(name)
 
-    def _relation(self, query: str) -> Any:
+    def _run(self, query: str):
+        """``query``'s rows as a pyarrow Table, or None for a statement without rows (e.g. SET)."""
         self._cancelled = False
         self.register(tables_named(query))
         try:
-            return self.connection.execute(query)
+            relation = self.connection.sql(query)
+            return None if relation is None else relation.to_arrow_table()
         except self.duckdb.InterruptException:
             raise QueryCancelled() from None
         except self.duckdb.Error as exc:
@@ -86,37 +88,19 @@ class SqlEngine:
 
     def arrow(self, query: str) -> pyarrow.Table:
         """All rows of ``query`` as a pyarrow Table. Raises :class:`QueryError` or :class:`QueryCancelled`."""
-        self._cancelled = False
-        self.register(tables_named(query))
-        try:
-            return self.connection.sql(query).to_arrow_table() if query.strip() else _empty()
-        except self.duckdb.InterruptException:
-            raise QueryCancelled() from None
-        except self.duckdb.Error as exc:
-            if self._cancelled:
-                raise QueryCancelled() from None
-            raise QueryError(one_line(exc)) from None
+        table = self._run(query)
+        return require("pyarrow").table({}) if table is None else table
 
     def rows(self, query: str, limit: int | None = None) -> QueryRows:
         """``query``'s column names and rows as Python values (the first ``limit`` rows, when given) and the
         number of rows it has."""
-        result = self._relation(query)
-        if result.description is None:  # a statement without rows (e.g. SET)
+        table = self._run(query)
+        if table is None:
             return QueryRows([], [], 0)
-        columns = [d[0] for d in result.description]
-        try:
-            rows = result.fetchall() if limit is None else result.fetchmany(limit)
-            total = len(rows)
-            if limit is not None and total == limit:
-                while chunk := result.fetchmany(max(limit, 10_000)):
-                    total += len(chunk)
-        except self.duckdb.InterruptException:
-            raise QueryCancelled() from None
-        except self.duckdb.Error as exc:
-            if self._cancelled:
-                raise QueryCancelled() from None
-            raise QueryError(one_line(exc)) from None
-        return QueryRows(columns, rows, total)
+        shown = table if limit is None else table.slice(0, limit)
+        columns = shown.column_names
+        values = [shown.column(i).to_pylist() for i in range(len(columns))]
+        return QueryRows(list(columns), list(zip(*values)), table.num_rows)
 
     def close(self) -> None:
         """Close the connection (DuckDB's workers finish the tasks of an interrupted query first)."""
@@ -126,7 +110,3 @@ class SqlEngine:
         """Cancel the query running (from another thread or a signal handler)."""
         self._cancelled = True
         self.connection.interrupt()
-
-
-def _empty():
-    return require("pyarrow").table({})

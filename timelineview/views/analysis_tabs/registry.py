@@ -45,6 +45,9 @@ ANALYSIS_TABS: tuple[TabKind, ...] = (
             "communication_view:CommunicationView"),
     TabKind("compare", "Compare", "What changed from the run on screen to another (File ▸ Compare with…)",
             "timelineview.views.analysis_tabs.compare.compare_view:CompareView"),
+    TabKind("query", "Query", "SQL (DuckDB) over the slices, steps, operators, communication and findings "
+            "(docs/sql.md); double-click a row with a slice id to see it", "timelineview.views.analysis_tabs."
+            "query_view:QueryView"),
 )
 
 
