@@ -13,6 +13,7 @@ from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from timelineview.views.sort_arrows import conventional_sort_arrows
 from timelineview.viewstate.jump_target import JumpTarget
 
 DISPLAY_CAP = 10_000  # rows shown; the count says how many the query has
@@ -124,8 +125,10 @@ class QueryView(QtWidgets.QWidget):
         self.table = QtWidgets.QTableView()
         self.table.setModel(self.model)
         self.table.setSortingEnabled(True)
-        self.table.horizontalHeader().setSortIndicatorShown(True)
-        self.table.horizontalHeader().setSortIndicator(-1, QtCore.Qt.SortOrder.AscendingOrder)
+        conventional_sort_arrows(self.table)  # the arrows point the way the rows run, as the other tables
+        self.table.horizontalHeader().setSortIndicator(-1, QtCore.Qt.SortOrder.AscendingOrder)  # as DuckDB gave
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().hide()
         self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.doubleClicked.connect(lambda index: self.open_row(index.row()))
