@@ -122,3 +122,13 @@ def test_ctrl_c_interrupts_the_query_and_exits_130(sample_path, tmp_path):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == EXIT_INTERRUPTED, err
     assert time.monotonic() - began < 30 and "Traceback" not in err
+
+
+def test_without_the_extra_query_says_which_in_one_line(sample_path, tmp_path):
+    (tmp_path / "duckdb.py").write_text("raise ImportError('not installed')\n")  # shadows the real one
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    out = subprocess.run([sys.executable, "-m", "timelineview", "query", str(sample_path), "select 1"],
+                         capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    assert out.returncode == EXIT_USAGE
+    [line] = out.stderr.strip().splitlines()
+    assert "duckdb" in line and "timelineview[api]" in line

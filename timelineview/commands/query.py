@@ -26,10 +26,13 @@ WAIT_S = 0.1  # how often the main thread wakes while a query runs (Ctrl+C is se
 
 
 def _parser() -> argparse.ArgumentParser:
+    from timelineview.api.tables import TABLES
+
     parser = argparse.ArgumentParser(
-        prog=PROG, epilog=EPILOG + " A query that cannot run (syntax, unknown table or column) is 2.",
-        description="Run SQL (DuckDB's dialect) over a run's tables: slices, counters, flows, instants, cards, "
-                    "steps, operators, task_types, comm_ops, links, findings (--tables prints their columns). "
+        prog=PROG, epilog=EPILOG + " A query that cannot run (syntax, unknown table or column), or the [api] "
+                                   "extra missing, is 2.",
+        description=f"Run SQL (DuckDB's dialect) over a run's tables: {', '.join(TABLES)} (--tables prints "
+                    "their columns, docs/sql.md says what they hold). "
                     "Example: timelineview query run/ \"select name, sum(dur_ns) from slices group by name\"")
     parser.add_argument("args", nargs="*", metavar="PATH... SQL",
                         help="trace files, profiler folders or a summary folder, then the query (quote it)")
