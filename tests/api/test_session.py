@@ -159,3 +159,9 @@ def test_nothing_readable_and_missing_paths_raise(tmp_path):
     (tmp_path / "empty.json").write_text("[]")
     with pytest.raises(NothingReadable, match="nothing readable"):
         timelineview.open(tmp_path / "empty.json", cache=False)
+
+
+def test_sql_sees_absent_categories_as_null(sample):
+    got = sample.sql("select card, count(*) as n from slices where category is null group by card")
+    want = {s.card: int((s.slices.cat < 0).sum()) for s in sample.stores if (s.slices.cat < 0).any()}
+    assert want and dict(zip(got["card"].astype(str), got["n"])) == want

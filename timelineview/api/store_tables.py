@@ -32,8 +32,7 @@ def dictionary(codes: np.ndarray, values: list[str], absent: np.ndarray | None =
         values = list(distinct)
     if codes.dtype != np.int32:
         codes = codes.astype(np.int32)
-    if absent is not None and absent.any():
-        codes = np.where(absent, 0, codes).astype(np.int32)
+    if absent is not None and absent.any():  # the codes under a null are not read: -1 stays, no copy
         indices = pa.array(codes, mask=absent)
     else:
         indices = pa.array(codes)
