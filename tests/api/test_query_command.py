@@ -132,3 +132,31 @@ def test_without_the_extra_query_says_which_in_one_line(sample_path, tmp_path):
     assert out.returncode == EXIT_USAGE
     [line] = out.stderr.strip().splitlines()
     assert "duckdb" in line and "timelineview[api]" in line
+
+
+def test_a_cancel_while_the_tables_are_built_stops_the_query(sample, monkeypatch):
+    from timelineview.api import QueryCancelled, Session, SqlEngine
+
+    session = Session(sample.stores)
+    built = session.table
+
+    def slow_table(name, card=None):
+        time.sleep(1.0)  # a large card's table being built
+        return built(name, card)
+
+    monkeypatch.setattr(session, "table", slow_table)
+    engine = SqlEngine(session)
+    outcome = {}
+
+    def run():
+        try:
+            outcome["rows"] = engine.rows("select count(*) from slices")
+        except QueryCancelled as exc:
+            outcome["cancelled"] = exc
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    time.sleep(0.3)
+    engine.interrupt()
+    worker.join(30)
+    assert "cancelled" in outcome and "rows" not in outcome

@@ -122,9 +122,11 @@ class Session:
         key = (name, None if numbers is None else tuple(numbers))
         if key not in self._tables:
             spec = TABLES[name]
-            if numbers is None or spec.needs_analysis:
+            if numbers is None:
                 table = spec.build(_Subset(self, list(self.order)))
-                if numbers is not None and "card" in table.column_names:
+            elif spec.needs_analysis:  # the rows of the whole run's table that name these cards
+                table = self.table(name)
+                if "card" in table.column_names:
                     names = pa.array([c.card for c in self.cards if c.number in numbers])
                     table = table.filter(require("pyarrow.compute").is_in(
                         table["card"].cast(pa.string()), value_set=names))

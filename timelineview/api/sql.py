@@ -5,7 +5,6 @@ not compute the analysis."""
 from __future__ import annotations
 
 import re
-import threading
 from typing import TYPE_CHECKING, NamedTuple
 
 from timelineview.api.extras import require
@@ -62,7 +61,6 @@ class SqlEngine:
         self.session = session
         self.connection = self.duckdb.connect()
         self._registered: set[str] = set()
-        self._lock = threading.Lock()
         self._cancelled = False
 
     def register(self, names: list[str]) -> None:
@@ -76,6 +74,8 @@ class SqlEngine:
         """``query``'s rows as a pyarrow Table, or None for a statement without rows (e.g. SET)."""
         self._cancelled = False
         self.register(tables_named(query))
+        if self._cancelled:  # while the tables were built: DuckDB had nothing to interrupt yet
+            raise QueryCancelled()
         try:
             relation = self.connection.sql(query)
             return None if relation is None else relation.to_arrow_table()
