@@ -114,3 +114,38 @@ def test_double_click_on_a_slice_row_shows_it(qtbot, view, window):
 def test_rows_without_a_slice_id_do_not_jump(qtbot, view):
     run(qtbot, view, "select card, count(*) from steps group by card")
     assert view.open_row(0) is None
+
+
+def test_quitting_waits_for_an_interrupted_query(qtbot, view):
+    view.editor.setPlainText(ENDLESS)
+    view.run_query()
+    qtbot.wait(300)
+    view.shutdown()  # what the application's aboutToQuit calls
+    assert not view.worker.is_alive()
+    qtbot.waitUntil(lambda: not view.running, timeout=10_000)
+
+
+@pytest.fixture(scope="module")
+def summary_folder(tmp_path_factory):
+    pytest.importorskip("distributed")
+    from timelineview.distributed.summarize import summarize
+    from timelineview.views.resources import sample_cluster_path
+
+    out = tmp_path_factory.mktemp("summary") / "sample"
+    summarize(sample_cluster_path(), out, workers=1, progress=None, note=None)
+    return out
+
+
+def test_a_summary_folder_answers_its_analysis_tables(qtbot, summary_folder):
+    from timelineview.analysis.summaries.summary_session import SummarySession
+    from timelineview.views.analysis_tabs.query_view import QueryView
+
+    session = SummarySession(summary_folder)
+    view = QueryView()
+    qtbot.addWidget(view)
+    view.show_summary(session)
+    run(qtbot, view, "select card, count(*) from steps group by card order by card")
+    doc = session.stats_document()
+    assert view.model.rows == sorted((c["card"], len(c["steps"])) for c in doc["cards"])
+    run(qtbot, view, "select count(*) from slices")
+    assert view.model.rows == [(0,)]

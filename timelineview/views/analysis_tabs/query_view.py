@@ -22,6 +22,7 @@ DEFAULT_QUERY = ("select name, count(*) as count, sum(dur_ns) / 1e3 as total_us\
 ID_COLUMN, CARD_COLUMN = "id", "card"
 MIN_SPAN_NS = 1
 ERROR_COLOUR = "#c0392b"
+SHUTDOWN_WAIT_S = 10.0  # at most, for DuckDB to stop an interrupted query when the application quits
 
 
 def _sort_key(value: Any) -> tuple:
@@ -108,6 +109,7 @@ class QueryView(QtWidgets.QWidget):
         self.engine = None  # its SqlEngine, made on the first query
         self.serial = 0  # the query running (or last run); results of older ones are dropped
         self.running = False
+        self.worker: threading.Thread | None = None
         self.error = ""  # why the last query did not run ("" when it did)
         self.editor = QtWidgets.QPlainTextEdit(DEFAULT_QUERY)
         self.editor.setFont(QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont))
@@ -134,6 +136,9 @@ class QueryView(QtWidgets.QWidget):
         self.table.doubleClicked.connect(lambda index: self.open_row(index.row()))
         self.relay = _Relay(self)
         self.relay.done.connect(self._finished)
+        app = QtCore.QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.shutdown)
         self.run_button.clicked.connect(self.run_query)
         self.cancel_button.clicked.connect(self.cancel)
         self.editor.installEventFilter(self)  # Ctrl+Enter runs the query rather than breaking the line
@@ -211,12 +216,20 @@ class QueryView(QtWidgets.QWidget):
                 outcome = exc
             self.relay.done.emit(serial, outcome)
 
-        threading.Thread(target=work, name="query", daemon=True).start()
+        self.worker = threading.Thread(target=work, name="query", daemon=True)
+        self.worker.start()
 
     def cancel(self) -> None:
         """Interrupt the query running (its rows are not shown)."""
         if self.running and self.engine is not None:
             self.engine.interrupt()
+
+    def shutdown(self) -> None:
+        """The application quits: the query running is interrupted and waited for, since a process that ends
+        while DuckDB still unwinds it aborts."""
+        self.cancel()
+        if self.worker is not None:
+            self.worker.join(SHUTDOWN_WAIT_S)
 
     def _finished(self, serial: int, outcome) -> None:
         from timelineview.api import QueryCancelled, QueryError
