@@ -8,7 +8,7 @@ that needs it is asked for; the slices, counters, flows and instants come from t
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -186,21 +186,35 @@ class Session:
         return self.frame("findings")
 
     # ------------------------------------------------------------------ SQL
-    def sql(self, query: str) -> pandas.DataFrame:
-        """The rows of a DuckDB ``query`` over this session's tables, as a DataFrame."""
+    @cached_property
+    def engine(self):
+        """The session's DuckDB connection (:class:`~timelineview.api.sql.SqlEngine`), made on first use."""
         from timelineview.api.sql import SqlEngine
 
+        return SqlEngine(self)
+
+    def sql(self, query: str) -> pandas.DataFrame:
+        """The rows of a DuckDB ``query`` over this session's tables, as a DataFrame."""
         require("pandas")
-        return SqlEngine(self).arrow(query).to_pandas()
+        return self.engine.arrow(query).to_pandas()
+
+    def __repr__(self) -> str:
+        if self.summary is not None:
+            return f"<timelineview session: summary {self.summary.folder}, {len(self.cards)} cards>"
+        slices = sum(len(s.slices) for s in self.stores)
+        return f"<timelineview session: {len(self.stores)} cards, {slices:,} slices>"
 
 
 def open(paths: str | os.PathLike | Sequence[str | os.PathLike], *, cache: bool | str | os.PathLike = True,
-         min_gap_us: float = 1.0) -> Session:  # noqa: A001 - the library's entry, as ``builtins.open`` is a file's
+         min_gap_us: float = 1.0, progress: Callable[[int, int], None] | None = None,
+         note: Callable[[str], None] | None = None) -> Session:  # noqa: A001 - as ``builtins.open`` is a file's
     """Open trace files, profiler folders or a summary folder as a :class:`Session`.
 
     ``cache``: keep (and re-open) the cards from the card cache, as the window does (True: the default
-    folder; a path: that folder; False: read the files). Raises :class:`NothingReadable` when no card holds
-    an event, and ``FileNotFoundError`` for a path that does not exist.
+    folder; a path: that folder; False: read the files). ``progress(done, total)``: bytes read so far;
+    ``note(text)``: what the load does when that is unusual (a first run without the compiled reader).
+    Raises :class:`NothingReadable` when no card holds an event, and ``FileNotFoundError`` for a path that
+    does not exist.
     """
     from timelineview.analysis.summaries.summary_session import (
         SummarySession,
@@ -224,7 +238,7 @@ def open(paths: str | os.PathLike | Sequence[str | os.PathLike], *, cache: bool 
             raise NothingReadable(str(exc)) from None
         return Session(summary=summary, min_gap_ns=min_gap_ns)
     try:
-        stores = load(listed, cache=cache if cache else None)
+        stores = load(listed, progress=progress, cache=cache if cache else None, note=note)
     finally:
         shutdown_pool()
     if not any(holds_events(s) for s in stores):
