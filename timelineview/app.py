@@ -24,6 +24,8 @@ COMMANDS = {
     "diff": ("timelineview.commands.diff", "diff_main", "what changed between a baseline run and a new one"),
     "summarize": ("timelineview.distributed.cli", "summarize_main",
                   "summarise every card on a Dask cluster into a folder (needs the [scale] extra)"),
+    "query": ("timelineview.commands.query", "query_main", "SQL over a run's slices, steps, operators, "
+              "communication and findings (needs the [api] extra)"),
 }
 
 

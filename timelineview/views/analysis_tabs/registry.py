@@ -47,6 +47,9 @@ ANALYSIS_TABS: tuple[TabKind, ...] = (
             "timelineview.views.analysis_tabs.compare.compare_view:CompareView"),
     TabKind("memory", "Memory", "A card's memory over time per component, its peak, and the allocations alive at "
             "an instant you click", "timelineview.views.analysis_tabs.memory_view:MemoryView"),
+    TabKind("query", "Query", "SQL (DuckDB) over the slices, steps, operators, communication and findings "
+            "(docs/sql.md); double-click a row with a slice id to see it", "timelineview.views.analysis_tabs."
+            "query_view:QueryView"),
 )
 
 

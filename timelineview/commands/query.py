@@ -1,0 +1,141 @@
+"""``timelineview query PATHS... "SQL" [--csv|--json]``: SQL (DuckDB) over the tables of a run (docs/sql.md)."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime
+import decimal
+import os
+import sys
+import threading
+
+import orjson
+
+from timelineview.commands.exit_codes import (
+    EPILOG,
+    EXIT_INTERRUPTED,
+    EXIT_NOTHING_READABLE,
+    EXIT_OK,
+    EXIT_USAGE,
+    run_guarded,
+)
+
+PROG = "timelineview query"
+WAIT_S = 0.1  # how often the main thread wakes while a query runs (Ctrl+C is seen between waits)
+
+
+def _parser() -> argparse.ArgumentParser:
+    from timelineview.api.tables import TABLES
+
+    parser = argparse.ArgumentParser(
+        prog=PROG, epilog=EPILOG + " A query that cannot run (syntax, unknown table or column), or the [api] "
+                                   "extra missing, is 2.",
+        description=f"Run SQL (DuckDB's dialect) over a run's tables: {', '.join(TABLES)} (--tables prints "
+                    "their columns, docs/sql.md says what they hold). "
+                    "Example: timelineview query run/ \"select name, sum(dur_ns) from slices group by name\"")
+    parser.add_argument("args", nargs="*", metavar="PATH... SQL",
+                        help="trace files, profiler folders or a summary folder, then the query (quote it)")
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument("--csv", action="store_true", help="print the rows as CSV (a header line first)")
+    out.add_argument("--json", action="store_true", help="print the rows as a JSON list of objects")
+    parser.add_argument("--tables", action="store_true", help="print every table's columns and exit")
+    parser.add_argument("--no-cache", action="store_true", help="read the files, not the card cache")
+    parser.add_argument("--min-gap-us", type=float, default=1.0, help="idle AI Core gap threshold (µs)")
+    return parser
+
+
+def query_main(argv: list[str]) -> int:
+    """Entry point of the ``query`` subcommand; returns the exit code (``commands.exit_codes``)."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.tables:
+        return run_guarded(PROG, _print_tables)
+    if len(args.args) < 2:
+        parser.print_usage(sys.stderr)
+        print(f"{PROG}: give the run's paths, then the query", file=sys.stderr)
+        return EXIT_USAGE
+    return run_guarded(PROG, lambda: _query(args.args[:-1], args.args[-1], args))
+
+
+def _print_tables() -> int:
+    from timelineview.api.schema import describe
+    from timelineview.api.tables import TABLES
+
+    print("\n\n".join(describe(spec) for spec in TABLES.values()))
+    return EXIT_OK
+
+
+def _query(paths: list[str], sql: str, args: argparse.Namespace) -> int:
+    from timelineview.api import MissingExtra, NothingReadable, QueryCancelled, QueryError, SqlEngine, open
+    from timelineview.cli import _TerminalLines
+
+    terminal = _TerminalLines(sys.stderr.isatty())  # the load's progress, as stats shows it
+    try:
+        session = open(paths, cache=not args.no_cache, min_gap_us=args.min_gap_us, progress=terminal.progress,
+                       note=terminal.note)
+        engine = SqlEngine(session)
+    except MissingExtra as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (NothingReadable, FileNotFoundError) as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return EXIT_NOTHING_READABLE
+    outcome: dict = {}
+
+    def run() -> None:
+        try:
+            outcome["rows"] = engine.rows(sql)
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which says what it was
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=run, name="query", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(WAIT_S)
+    except KeyboardInterrupt:
+        engine.interrupt()
+        worker.join()
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        # DuckDB's threads may still unwind the interrupted query, and the interpreter's teardown under them
+        # aborts the process: end it here, with nothing left to write
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_INTERRUPTED)
+    error = outcome.get("error")
+    if isinstance(error, QueryError):
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if isinstance(error, QueryCancelled):
+        return EXIT_INTERRUPTED
+    if error is not None:
+        raise error
+    result = outcome["rows"]
+    _write(result.columns, result.rows, "csv" if args.csv else "json" if args.json else "text")
+    return EXIT_OK
+
+
+def plain(value):
+    """A cell as JSON or CSV can hold it (DuckDB gives decimals for sums of integers, dates, lists)."""
+    if isinstance(value, decimal.Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, (datetime.date, datetime.time, datetime.timedelta)):
+        return str(value)
+    return value
+
+
+def _write(columns: list[str], rows: list[tuple], form: str) -> None:
+    if form == "csv":
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([[plain(v) for v in row] for row in rows])
+    elif form == "json":
+        doc = [dict(zip(columns, (plain(v) for v in row), strict=True)) for row in rows]
+        sys.stdout.buffer.write(orjson.dumps(doc, default=str, option=orjson.OPT_INDENT_2))
+        sys.stdout.buffer.write(b"\n")
+    else:
+        from timelineview.analysis.text_table import format_table
+
+        print(format_table(columns, [[plain(v) for v in row] for row in rows]))
+        print(f"({len(rows):,} row{'s' if len(rows) != 1 else ''})")
