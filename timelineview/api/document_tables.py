@@ -98,3 +98,35 @@ FINDINGS = _spec("findings", "one row per finding (metrics.md §8), most severe 
     Column("reference", DOUBLE, "what it is compared with"), Column("advice", STRING, "what to look at"),
     Column("method", STRING, "how it was decided"),
     Column("evidence", STRING, "JSON list of {card, start_us, end_us, lane[, name]} spans")), _finding_rows)
+
+
+def _memory_rows(card: dict) -> list[dict]:
+    memory = card.get("memory") or {}
+    return [{"component": name, **peaks} for name, peaks in (memory.get("components") or {}).items()]
+
+
+MEMORY = _spec("memory", "one row per memory component of each card: its peaks (metrics.md §11)", (
+    *CARD, Column("component", STRING, "APP, PTA, GE or PTA+GE"),
+    Column("peak_allocated_mb", DOUBLE, "the most allocated at once, MB (2^20 bytes)"),
+    Column("peak_allocated_at_us", DOUBLE, "when, µs from the card's start"),
+    Column("peak_reserved_mb", DOUBLE, "the most reserved at once, MB"),
+    Column("peak_reserved_at_us", DOUBLE, "when, µs from the card's start"),
+    Column("peak_active_mb", DOUBLE, "the most active at once, MB"),
+    Column("reserved_at_peak_mb", DOUBLE, "reserved at the allocated peak, MB"),
+    Column("unallocated_at_peak_mb", DOUBLE, "reserved but not allocated at the allocated peak, MB")),
+    _per_card(_memory_rows))
+
+
+def _allocation_rows(card: dict) -> list[dict]:
+    memory = card.get("memory") or {}
+    live = {(a.get("name"), a.get("allocated_at_us")) for a in memory.get("live_at_peak") or []}
+    return [{**a, "live_at_peak": (a.get("name"), a.get("allocated_at_us")) in live}
+            for a in memory.get("largest_allocations") or []]
+
+
+ALLOCATIONS = _spec("allocations", "the largest allocations of each card (metrics.md §11), by size", (
+    *CARD, Column("name", STRING, "the operator that allocated it"), Column("size_mb", DOUBLE, "MB"),
+    Column("allocated_at_us", DOUBLE, "µs from the card's start"),
+    Column("released_at_us", DOUBLE, "µs from the card's start; null when never released"),
+    Column("live_at_peak", BOOL, "alive at the allocated peak")),
+    _per_card(_allocation_rows))

@@ -1,0 +1,28 @@
+"""The ``memory`` and ``allocations`` tables hold each card's memory figures of ``stats --json`` (§11)."""
+
+from __future__ import annotations
+
+import timelineview
+from timelineview.synthetic import cluster_specs, generate_cluster
+from timelineview.synthetic.memory import MemorySpec, write_cluster_memory
+
+
+def test_memory_tables_are_the_documents_memory(tmp_path):
+    truths = generate_cluster(tmp_path, cluster_specs(3, seed=2, steps=2, tasks_per_step=40), "msprof")
+    write_cluster_memory(truths, MemorySpec(seed=2, imbalance_card=1))
+    run = timelineview.open(tmp_path, cache=False)
+    cards = run.stats()["cards"]
+    want = sorted((c["card"], name, p["peak_allocated_mb"], p["peak_reserved_mb"])
+                  for c in cards for name, p in c["memory"]["components"].items())
+    got = run.sql("select card, component, peak_allocated_mb, peak_reserved_mb from memory")
+    assert sorted(got.itertuples(index=False, name=None)) == want
+    assert set(run.table("memory").column_names) == {"card", "rank", "component",
+                                                     *next(iter(cards[0]["memory"]["components"].values()))}
+    largest = run.frame("allocations")
+    assert list(largest[["card", "name", "size_mb"]].itertuples(index=False, name=None)) == [
+        (c["card"], a["name"], a["size_mb"]) for c in cards for a in c["memory"]["largest_allocations"]]
+    live = {(c["card"], a["name"], a["allocated_at_us"]) for c in cards for a in c["memory"]["live_at_peak"]}
+    assert {(r.card, r.name, r.allocated_at_us) for r in largest.itertuples() if r.live_at_peak} == \
+        {(r.card, r.name, r.allocated_at_us) for r in largest.itertuples()} & live
+    biggest = run.sql("select card from memory where component = 'PTA' order by peak_reserved_mb desc limit 1")
+    assert biggest["card"].tolist() == ["rank 1"]
