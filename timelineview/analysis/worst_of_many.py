@@ -35,3 +35,26 @@ def robust_z(values: np.ndarray, median: float, sigma: float) -> np.ndarray:
         z = (np.asarray(values, dtype=np.float64) - median) / sigma if sigma > 0 else \
             np.sign(np.asarray(values, dtype=np.float64) - median) * np.inf
     return np.nan_to_num(z, nan=0.0, posinf=np.inf, neginf=-np.inf)
+
+
+# The MAD's efficiency against the standard deviation for normal data: a spread measured as a MAD over n
+# values is about as steady as a standard deviation over 0.37 × (n − 1) degrees of freedom.
+MAD_EFFICIENCY = 0.37
+MIN_DEGREES_OF_FREEDOM = 1.0
+
+
+def widened(z: float, degrees_of_freedom: float) -> float:
+    """The Student-t quantile matching the normal quantile ``z`` (Cornish–Fisher expansion, Abramowitz &
+    Stegun 26.7.5): what a z-score must pass when its spread was itself measured on few values."""
+    nu = max(degrees_of_freedom, MIN_DEGREES_OF_FREEDOM)
+    g1 = (z ** 3 + z) / 4
+    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
+    g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
+    return z + g1 / nu + g2 / nu ** 2 + g3 / nu ** 3
+
+
+def required_z(compared: int, spread_from: int | None = None, alpha: float = FALSE_ALARM_RATE) -> float:
+    """The z-score one of ``compared`` values must pass: z_N for N = ``compared``, widened for a spread
+    measured as the MAD of ``spread_from`` values (default: the same values)."""
+    n = compared if spread_from is None else spread_from
+    return widened(z_threshold(compared, alpha), MAD_EFFICIENCY * (n - 1))

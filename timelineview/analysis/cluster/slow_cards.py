@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from timelineview.analysis.worst_of_many import median_and_sigma, robust_z, z_threshold
+from timelineview.analysis.worst_of_many import MAD_SCALE, robust_z, z_threshold
 
 SLOW_CARD_METRICS = ("compute_us", "step_interval_us")  # the metrics that can flag a card
 STEP_TIME_KEY = "span_us"  # a step's length in the step documents
@@ -29,6 +29,7 @@ MIN_RELATIVE_EXCESS = 0.05
 # must not flag a card nobody would call slow: the excess must also pass 1 % of the median step time.
 MIN_STEP_SHARE_EXCESS = 0.01
 MIN_SHARE_OF_STEPS_ABOVE = 0.5  # consistency: above the threshold in at least half of its steps
+MEDIAN_EFFICIENCY_FACTOR = float(np.sqrt(np.pi / 2))  # a median's spread over a mean's, normal data
 
 
 @dataclass(frozen=True)
@@ -53,16 +54,21 @@ class SlowCard:
                 "z_required": self.z_required}
 
 
-def step_values(card: dict, key: str) -> np.ndarray:
-    """The card's per-step values of ``key`` (its card-level value when it has no steps)."""
-    values = [s[key] for s in card.get("steps") or [] if s.get(key) is not None]
-    if not values and card.get(key) is not None:
-        values = [card[key]]
-    return np.asarray(values, dtype=np.float64)
+def step_values(card: dict, key: str) -> dict[object, float]:
+    """The card's values of ``key`` by step (its step number, else its position); its card-level value
+    as one step when it has no steps."""
+    out = {}
+    for k, s in enumerate(card.get("steps") or []):
+        if s.get(key) is not None:
+            out[s.get("step", k)] = float(s[key])
+    if not out and card.get(key) is not None:
+        out[0] = float(card[key])
+    return out
 
 
-def typical(values: np.ndarray) -> float:
+def typical(values) -> float:
     """A card's value over its steps: the median, the mean below 3 steps (NaN without steps)."""
+    values = np.asarray(values, dtype=np.float64)
     if not len(values):
         return float("nan")
     return float(np.median(values) if len(values) >= MIN_STEPS_FOR_MEDIAN else np.mean(values))
@@ -70,51 +76,91 @@ def typical(values: np.ndarray) -> float:
 
 def median_step_time(card_docs: list[dict]) -> float:
     """Median over cards of each card's typical step time (µs)."""
-    values = [typical(step_values(c, STEP_TIME_KEY)) for c in card_docs]
+    values = [typical(list(step_values(c, STEP_TIME_KEY).values())) for c in card_docs]
     values = [v for v in values if np.isfinite(v)]
     return float(np.median(values)) if values else 0.0
 
 
-@dataclass(frozen=True)
-class Threshold:
-    """The slow-card threshold of one metric over N cards."""
+def _typical_spread(residuals: np.ndarray, steps: np.ndarray) -> float:
+    """The spread that step-to-step noise alone gives a card's typical excess: 1.4826 × the MAD of
+    every card's steps around its own typical excess, over √(its steps) (× √(π/2) for a median)."""
+    if not len(residuals):
+        return 0.0
+    per_step = MAD_SCALE * float(np.median(np.abs(residuals)))
+    n = float(np.median(steps))
+    return per_step * (MEDIAN_EFFICIENCY_FACTOR if n >= MIN_STEPS_FOR_MEDIAN else 1.0) / np.sqrt(max(n, 1.0))
 
+
+@dataclass(frozen=True)
+class MetricVerdict:
+    """One metric over the cards: each card's typical value and its typical excess over the cluster in
+    the same steps, the cluster median, the spread, and the threshold of an excess."""
+
+    values: np.ndarray  # per card, median over its steps (NaN without steps)
+    excess: np.ndarray  # per card, median over its steps of (its value − the cards' median in that step)
+    step_excess: list[np.ndarray]  # per card, its excess in each of its steps
     median: float
-    sigma: float  # 1.4826 × MAD
-    practical: float  # the smallest excess that counts
+    sigma: float
+    practical: float
     z_required: float
 
     @property
-    def value(self) -> float:
-        """Above this a value passes both the practical and the statistical size."""
-        return self.median + max(self.practical, self.z_required * self.sigma)
+    def threshold(self) -> float:
+        """An excess above this passes both the practical and the statistical size."""
+        return max(self.practical, self.z_required * self.sigma)
 
 
-def threshold(values: np.ndarray, median_step_us: float) -> Threshold:
-    """The threshold over the cards' ``values`` (finite ones), with the floor of 1 % of ``median_step_us``."""
-    values = np.asarray(values, dtype=np.float64)
-    median, sigma = median_and_sigma(values)
+def judge_metric(card_docs: list[dict], metric: str, median_step_us: float) -> MetricVerdict | None:
+    """Each card's value, its excess over the cluster step by step and the threshold (None below 3 cards).
+
+    Step values differ from step to step far more than from card to card (each step runs other work),
+    so a card is compared with the other cards *in the same steps*: its excess in step k is its value
+    minus the cards' median in step k, and its typical excess the median of those. The spread is the
+    larger of 1.4826 × the MAD of the cards' typical excesses and what step-to-step noise alone gives
+    them: with few cards a MAD is unsteady, and the second one, measured on every card's steps, is not.
+    """
+    per_card = [step_values(c, metric) for c in card_docs]
+    keys = sorted({k for v in per_card for k in v}, key=str)
+    index = {k: j for j, k in enumerate(keys)}
+    grid = np.full((len(card_docs), len(keys)), np.nan)
+    for i, v in enumerate(per_card):
+        for k, x in v.items():
+            grid[i, index[k]] = x
+    values = np.array([typical(list(v.values())) for v in per_card])
+    have = np.isfinite(values)
+    if have.sum() < MIN_CARDS_FOR_SLOW:
+        return None
+    with np.errstate(all="ignore"):
+        step_median = np.nanmedian(grid[have], axis=0)
+    step_excess = [(row - step_median)[np.isfinite(row)] for row in grid]
+    excess = np.array([typical(e) for e in step_excess])
+    median = float(np.median(values[have]))
+    rows = np.flatnonzero(have)
+    between = MAD_SCALE * float(np.median(np.abs(excess[have] - np.median(excess[have]))))
+    residuals = np.concatenate([step_excess[i] - excess[i] for i in rows])
+    within = _typical_spread(residuals, np.array([len(step_excess[i]) for i in rows]))
     practical = max(MIN_RELATIVE_EXCESS * abs(median), MIN_STEP_SHARE_EXCESS * abs(median_step_us))
-    return Threshold(median, sigma, practical, z_threshold(len(values)))
+    return MetricVerdict(values, excess, step_excess, median, max(between, within), practical,
+                         z_threshold(len(rows)))
 
 
 def _metric_flags(card_docs: list[dict], metric: str, median_step_us: float) -> list[SlowCard]:
-    per_card = [step_values(c, metric) for c in card_docs]
-    values = np.array([typical(v) for v in per_card])
-    have = np.isfinite(values)
-    if have.sum() < MIN_CARDS_FOR_SLOW:
+    v = judge_metric(card_docs, metric, median_step_us)
+    if v is None:
         return []
-    t = threshold(values[have], median_step_us)
-    z = robust_z(values, t.median, t.sigma)
+    centre = float(np.nanmedian(v.excess))
+    z = robust_z(v.excess, centre, v.sigma)
+    candidates = (np.isfinite(v.values) & (v.values > v.median) & (v.values - v.median >= v.practical)
+                  & (v.excess - centre >= v.practical) & ((v.sigma == 0) | (z > v.z_required)))
     out = []
-    for k in np.flatnonzero(have & (values > t.median) & (values - t.median >= t.practical)
-                            & ((t.sigma == 0) | (z > t.z_required))).tolist():
-        steps = per_card[k]
-        above = int((steps > t.value).sum())
+    for k in np.flatnonzero(candidates).tolist():
+        steps = v.step_excess[k]
+        above = int((steps - centre > v.threshold).sum())
         if above < MIN_SHARE_OF_STEPS_ABOVE * len(steps):
             continue  # a stall or two, not a slow card
-        out.append(SlowCard(card_docs[k]["card"], metric, float(values[k]), t.median,
-                            float(z[k]) if t.sigma > 0 else None, above, len(steps), t.value, t.z_required))
+        out.append(SlowCard(card_docs[k]["card"], metric, float(v.values[k]), v.median,
+                            float(z[k]) if v.sigma > 0 else None, above, len(steps),
+                            v.median + centre + v.threshold, v.z_required))
     return out
 
 

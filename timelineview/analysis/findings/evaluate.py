@@ -15,7 +15,7 @@ from timelineview.analysis.cluster.slow_cards import SlowCard
 from timelineview.analysis.findings.rules import KIND_ORDER, RULE_BY_NAME, SEVERITY_ORDER, WHERE_TIME_GOES, Rule
 from timelineview.analysis.findings.signals import EVIDENCE_SPANS, CardSignals, card_signals
 from timelineview.analysis.intervals import Intervals
-from timelineview.analysis.worst_of_many import MAD_SCALE, z_threshold
+from timelineview.analysis.worst_of_many import MAD_SCALE, required_z
 
 NS_PER_US = 1000.0
 STEPS_LANE = "Steps"
@@ -275,13 +275,17 @@ def slow_steps(spans_per_card: list[np.ndarray], excess_over_median: float, min_
     median step longer than that median (the practical size) *and* a robust z-score above z_N, N the
     steps judged over all cards (a rule that picks the worst of many, metrics.md §4). The spread is
     1.4826 × the MAD of every card's steps relative to its own median, pooled over the cards (a card
-    has a handful of steps: its own MAD is too unsteady to judge by). Cards with fewer than
+    has a handful of steps: its own MAD is too unsteady to judge by), and z_N is widened for a spread
+    measured on that handful of distinct values (:func:`required_z`). Cards with fewer than
     ``min_steps`` steps are not judged."""
     judged = [np.asarray(s, dtype=np.float64) for s in spans_per_card if len(s) >= min_steps]
     medians = [float(np.median(s)) for s in judged]
     relative = [s / m - 1.0 for s, m in zip(judged, medians, strict=True) if m > 0]
     sigma = MAD_SCALE * float(np.median(np.abs(np.concatenate(relative)))) if relative else 0.0
-    z_required = z_threshold(sum(len(s) for s in judged))
+    # In a lockstep job every card has the same step times: the spread is measured on about as many
+    # distinct values as a card has steps, however many cards there are.
+    distinct = int(np.median([len(s) for s in judged])) if judged else 0
+    z_required = required_z(sum(len(s) for s in judged), distinct)
     out = []
     for spans in spans_per_card:
         spans = np.asarray(spans, dtype=np.float64)
