@@ -81,12 +81,13 @@ def median_step_time(card_docs: list[dict]) -> float:
     return float(np.median(values)) if values else 0.0
 
 
-def _typical_spread(residuals: np.ndarray, steps: np.ndarray) -> float:
-    """The spread that step-to-step noise alone gives a card's typical excess: 1.4826 × the MAD of
-    every card's steps around its own typical excess, over √(its steps) (× √(π/2) for a median)."""
-    if not len(residuals):
+def _typical_spread(step_excess: np.ndarray, steps: np.ndarray) -> float:
+    """The spread that step-to-step noise alone gives a card's typical excess: 1.4826 × the MAD of every
+    card's excess in every step (about the cards' median in that step), over √(its steps) (× √(π/2)
+    for a median)."""
+    if not len(step_excess):
         return 0.0
-    per_step = MAD_SCALE * float(np.median(np.abs(residuals)))
+    per_step = MAD_SCALE * float(np.median(np.abs(step_excess - np.median(step_excess))))
     n = float(np.median(steps))
     return per_step * (MEDIAN_EFFICIENCY_FACTOR if n >= MIN_STEPS_FOR_MEDIAN else 1.0) / np.sqrt(max(n, 1.0))
 
@@ -137,8 +138,8 @@ def judge_metric(card_docs: list[dict], metric: str, median_step_us: float) -> M
     median = float(np.median(values[have]))
     rows = np.flatnonzero(have)
     between = MAD_SCALE * float(np.median(np.abs(excess[have] - np.median(excess[have]))))
-    residuals = np.concatenate([step_excess[i] - excess[i] for i in rows])
-    within = _typical_spread(residuals, np.array([len(step_excess[i]) for i in rows]))
+    within = _typical_spread(np.concatenate([step_excess[i] for i in rows]),
+                             np.array([len(step_excess[i]) for i in rows]))
     practical = max(MIN_RELATIVE_EXCESS * abs(median), MIN_STEP_SHARE_EXCESS * abs(median_step_us))
     return MetricVerdict(values, excess, step_excess, median, max(between, within), practical,
                          z_threshold(len(rows)))
