@@ -45,7 +45,7 @@ class DiagnosisView(QtWidgets.QWidget):
         self.summary = QtWidgets.QLabel("No trace open.")
         self.summary.setWordWrap(True)
         self.list = QtWidgets.QTreeWidget()
-        self.list.setHeaderLabels(["Kind", "Severity", "Finding", "Where", "Method step", "Value"])
+        self.list.setHeaderLabels(["Severity", "Finding", "Where", "Method step", "Value", "Kind"])
         self.list.setRootIsDecorated(False)
         self.list.setUniformRowHeights(True)
         self.list.setAlternatingRowColors(True)
@@ -117,13 +117,13 @@ class DiagnosisView(QtWidgets.QWidget):
         for f in self.findings:
             cards = ", ".join(f.cards[:4]) + (f" +{len(f.cards) - 4}" if len(f.cards) > 4 else "")
             where = cards + (f", step {f.step}" if f.step is not None else "")
-            item = QtWidgets.QTreeWidgetItem([f.kind, f.severity, f.rule.replace("_", " "), where, f.method,
-                                              _value_text(f)])
-            item.setForeground(1, QtGui.QBrush(QtGui.QColor(SEVERITY_COLOURS.get(f.severity, "#000"))))
-            if f.kind == ANOMALY:
-                font = item.font(0)
+            item = QtWidgets.QTreeWidgetItem([f.severity, f.rule.replace("_", " "), where, f.method, _value_text(f),
+                                              f.kind])
+            item.setForeground(0, QtGui.QBrush(QtGui.QColor(SEVERITY_COLOURS.get(f.severity, "#000"))))
+            if f.kind == ANOMALY:  # the rule's name in bold: a card, a link or a step that stands out
+                font = item.font(1)
                 font.setBold(True)
-                item.setFont(0, font)
+                item.setFont(1, font)
             self.list.addTopLevelItem(item)
         for col in range(self.list.columnCount()):
             self.list.resizeColumnToContents(col)
