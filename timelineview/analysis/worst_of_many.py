@@ -8,6 +8,7 @@ from the same (normal) distribution passes it stays about α, whatever N.
 
 from __future__ import annotations
 
+from math import comb
 from statistics import NormalDist
 
 import numpy as np
@@ -58,3 +59,9 @@ def required_z(compared: int, spread_from: int | None = None, alpha: float = FAL
     measured as the MAD of ``spread_from`` values (default: the same values)."""
     n = compared if spread_from is None else spread_from
     return widened(z_threshold(compared, alpha), MAD_EFFICIENCY * (n - 1))
+
+
+def binomial_tail(n: int, k: int, p: float) -> float:
+    """P(at least ``k`` of ``n`` independent trials succeed), each with probability ``p``."""
+    p = min(max(p, 0.0), 1.0)
+    return float(sum(comb(n, j) * p ** j * (1 - p) ** (n - j) for j in range(max(k, 0), n + 1)))

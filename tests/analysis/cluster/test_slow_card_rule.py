@@ -92,3 +92,22 @@ def test_fewer_than_three_steps_use_the_mean():
     cards.append(doc("rank 7", [1000.0, 1200.0]))  # mean 1100: 100 µs over, above in 1 of 2 steps
     [flag] = slow_cards(cards)
     assert flag.value == pytest.approx(1100.0) and (flag.steps_above, flag.steps) == (1, 2)
+
+
+def test_a_card_whose_slow_steps_are_as_common_as_the_others_stalls_is_not_named():
+    # 20 cards, 3 steps of 1000 µs (a few µs apart). Cards 0-9 stall 100 µs in one step each; card 19 in
+    # two of its three, so its median (1100) passes the practical size (50 µs) and, against a spread of
+    # a few µs, any z. But 10 of the other 57 steps reach its level: by chance a card has 2 of 3 such
+    # steps with probability 3 x 0.175^2 x 0.825 + 0.175^3 = 0.081, far above 0.01 / 20.
+    offsets = [(-1.0) ** i * (i % 3) for i in range(20)]
+    cards = []
+    for i in range(19):
+        compute = [1000.0 + offsets[i]] * 3
+        if i < 10:
+            compute[i % 3] += 100.0
+        cards.append(doc(f"rank {i}", compute))
+    cards.append(doc("rank 19", [1100.0, 1100.0, 1000.0]))
+    assert slow_cards(cards) == []
+    # the same card 1.3x slower in every step is beyond any other card's step: named
+    cards[-1] = doc("rank 19", [1300.0, 1300.0, 1300.0])
+    assert [(f.card, f.steps_above) for f in slow_cards(cards)] == [("rank 19", 3)]

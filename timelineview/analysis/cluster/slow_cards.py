@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from timelineview.analysis.worst_of_many import MAD_SCALE, robust_z, z_threshold
+from timelineview.analysis.worst_of_many import FALSE_ALARM_RATE, MAD_SCALE, binomial_tail, robust_z, z_threshold
 
 SLOW_CARD_METRICS = ("compute_us", "step_interval_us")  # the metrics that can flag a card
 STEP_TIME_KEY = "span_us"  # a step's length in the step documents
@@ -145,6 +145,18 @@ def judge_metric(card_docs: list[dict], metric: str, median_step_us: float) -> M
                          z_threshold(len(rows)))
 
 
+def _by_chance(steps: np.ndarray, needed: int, pooled: np.ndarray) -> float:
+    """The chance that a card like the others has ``needed`` of its steps as far above as this card's
+    ``needed``-th highest step: P(Binomial(steps, p) ≥ needed), p the share of the other cards' steps
+    (``pooled``: every card's, sorted) that reach that level. The z-score assumes normal noise; this
+    check asks the cards' own steps, so a heavy tail of stalls does not name a card by chance."""
+    level = float(np.sort(steps)[-needed])
+    reach_all = len(pooled) - int(np.searchsorted(pooled, level, side="left"))
+    others = len(pooled) - len(steps)
+    share = (reach_all - int((steps >= level).sum())) / others if others > 0 else 0.0
+    return binomial_tail(len(steps), needed, share)
+
+
 def _metric_flags(card_docs: list[dict], metric: str, median_step_us: float) -> list[SlowCard]:
     v = judge_metric(card_docs, metric, median_step_us)
     if v is None:
@@ -153,12 +165,17 @@ def _metric_flags(card_docs: list[dict], metric: str, median_step_us: float) -> 
     z = robust_z(v.excess, centre, v.sigma)
     candidates = (np.isfinite(v.values) & (v.values > v.median) & (v.values - v.median >= v.practical)
                   & (v.excess - centre >= v.practical) & ((v.sigma == 0) | (z > v.z_required)))
+    judged = [k for k in range(len(card_docs)) if np.isfinite(v.values[k])]
+    pooled = np.sort(np.concatenate([v.step_excess[k] for k in judged]) - centre)
     out = []
     for k in np.flatnonzero(candidates).tolist():
-        steps = v.step_excess[k]
-        above = int((steps - centre > v.threshold).sum())
-        if above < MIN_SHARE_OF_STEPS_ABOVE * len(steps):
+        steps = v.step_excess[k] - centre
+        above = int((steps > v.threshold).sum())
+        needed = int(np.ceil(MIN_SHARE_OF_STEPS_ABOVE * len(steps)))
+        if above < needed:
             continue  # a stall or two, not a slow card
+        if _by_chance(steps, needed, pooled) > FALSE_ALARM_RATE / len(judged):
+            continue  # the other cards' steps reach this card's level often enough to make it chance
         out.append(SlowCard(card_docs[k]["card"], metric, float(v.values[k]), v.median,
                             float(z[k]) if v.sigma > 0 else None, above, len(steps),
                             v.median + centre + v.threshold, v.z_required))
