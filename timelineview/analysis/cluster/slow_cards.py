@@ -9,7 +9,8 @@ Each card's value is its median over its steps (the mean below 3 steps), so one 
 not make a card slow. A card is flagged when (1) it exceeds the cluster median by a practical size,
 max(5 % of the median, 1 % of the median step time); (2) its robust z-score passes z_N (the
 correction for N cards of :mod:`~timelineview.analysis.worst_of_many`: about 1 % of healthy clusters
-name anyone, whatever N); (3) it is above that threshold in at least half of its steps.
+name anyone, whatever N); (3) it is above that threshold in at least half of its steps, more often
+than the other cards' steps make likely by chance.
 """
 
 from __future__ import annotations
