@@ -273,7 +273,8 @@ class SlowSteps:
 def slow_steps(spans_per_card: list[np.ndarray], excess_over_median: float, min_steps: int) -> list[SlowSteps]:
     """Per card (``spans_per_card``: its step lengths), its slow steps: ≥ ``excess_over_median`` × its
     median step longer than that median (the practical size) *and* a robust z-score above z_N, N the
-    steps judged over all cards (a rule that picks the worst of many, metrics.md §4). The spread is
+    distinct steps judged, about a card's steps in a lockstep job (a rule that picks the worst of
+    many, metrics.md §4). The spread is
     1.4826 × the MAD of every card's steps relative to its own median, pooled over the cards (a card
     has a handful of steps: its own MAD is too unsteady to judge by), and z_N is widened for a spread
     measured on that handful of distinct values (:func:`required_z`). Cards with fewer than
@@ -282,10 +283,11 @@ def slow_steps(spans_per_card: list[np.ndarray], excess_over_median: float, min_
     medians = [float(np.median(s)) for s in judged]
     relative = [s / m - 1.0 for s, m in zip(judged, medians, strict=True) if m > 0]
     sigma = MAD_SCALE * float(np.median(np.abs(np.concatenate(relative)))) if relative else 0.0
-    # In a lockstep job every card has the same step times: the spread is measured on about as many
-    # distinct values as a card has steps, however many cards there are.
+    # In a lockstep job (every collective synchronises the cards) every card has the same step times:
+    # there are about as many distinct steps to pick the worst of, and to measure the spread on, as a
+    # card has steps, however many cards there are.
     distinct = int(np.median([len(s) for s in judged])) if judged else 0
-    z_required = required_z(sum(len(s) for s in judged), distinct)
+    z_required = required_z(distinct, distinct)
     out = []
     for spans in spans_per_card:
         spans = np.asarray(spans, dtype=np.float64)
