@@ -9,7 +9,8 @@ import pytest
 import timelineview.analysis.session  # noqa: F401  (loaded before counting: it binds the analysis functions)
 from timelineview.analysis.card_analysis import CARD_STAGES, CardStage, analyse_card
 from timelineview.analysis.classify import classify
-from timelineview.analysis.cluster.offsets_and_slow_cards import clock_offsets, slow_cards
+from timelineview.analysis.cluster.clock_offsets import clock_offsets
+from timelineview.analysis.cluster.slow_cards import slow_cards
 from timelineview.analysis.communication import analyse_card as analyse_communication
 from timelineview.analysis.communication import analyse_cluster
 from timelineview.analysis.communication.document import card_json as communication_json

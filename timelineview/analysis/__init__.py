@@ -5,7 +5,8 @@ Pure numpy over ``timelineview.model.store.trace_store.TraceStore``; no Qt. Defi
 
 from timelineview.analysis.card_analysis import CardAnalysis, analyse_card
 from timelineview.analysis.classify import Classification, classify
-from timelineview.analysis.cluster.offsets_and_slow_cards import clock_offsets, slow_cards
+from timelineview.analysis.cluster.clock_offsets import clock_offsets
+from timelineview.analysis.cluster.slow_cards import slow_cards
 from timelineview.analysis.derived import DerivedIntervals, derive
 from timelineview.analysis.file_overlap import file_overlap
 from timelineview.analysis.intervals import Intervals, gaps, intersect, subtract, union

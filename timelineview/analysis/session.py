@@ -14,8 +14,9 @@ from functools import cached_property
 import numpy as np
 
 from timelineview.analysis.card_analysis import CardAnalysis, ensure
+from timelineview.analysis.cluster.clock_offsets import clock_offsets
 from timelineview.analysis.cluster.comparison import CardComparison, ClusterComparison, comparison_error
-from timelineview.analysis.cluster.offsets_and_slow_cards import clock_offsets, slow_cards
+from timelineview.analysis.cluster.slow_cards import SlowCard, slow_cards
 from timelineview.analysis.communication import ClusterCommunication, analyse_cluster
 from timelineview.analysis.communication.document import cluster_json
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS
@@ -95,8 +96,8 @@ class AnalysisSession:
         return docs
 
     @cached_property
-    def slow_cards(self) -> list[dict]:
-        """Slow cards of metrics.md §4 (means over each card's steps, cards by rank). Reads the step
+    def slow_cards(self) -> list[SlowCard]:
+        """Slow cards of metrics.md §4 (medians over each card's steps, cards by rank). Reads the step
         metrics only, so the findings of a viewer do not compute every card's §5 document."""
         steps = [self.analyse(i, ("step_stats",)) for i in self.order]
         return slow_cards([{"card": a.card, "steps": a.step_stats or []} for a in steps])
@@ -138,7 +139,8 @@ class AnalysisSession:
     def stats_document(self) -> dict:
         """The ``stats --json`` document of metrics.md §5–§8: {"cards": [by rank], "slow_cards": [...],
         "links": [...], "slow_links": [...], "operators_across_cards": [...], "findings": [...]}."""
-        return {"cards": self.card_documents, "slow_cards": self.slow_cards, **cluster_json(self.communication),
+        return {"cards": self.card_documents, "slow_cards": [f.document() for f in self.slow_cards],
+                **cluster_json(self.communication),
                 "operators_across_cards": [o.document() for o in self.operators_across_cards],
                 "memory_imbalance": self.memory_imbalance,
                 "findings": [f.document() for f in self.findings]}

@@ -79,8 +79,10 @@ def format_text(doc: dict) -> str:
     elif not slow:
         parts.append("Slow cards: none.")
     else:
-        rows = [[f["card"], f["metric"], f["value"], f["median"]] for f in slow]
-        parts.append("Slow cards\n" + format_table(["card", "metric", "value µs", "median µs"], rows))
+        rows = [[f["card"], f["metric"], f["value"], f["median"], f.get("z"), f.get("z_required"),
+                 f"{f['steps_above']}/{f['steps']}" if "steps_above" in f else None] for f in slow]
+        parts.append("Slow cards (medians over steps; flagged above median + max(5 %, 1 % of step, z_N MADs))\n"
+                     + format_table(["card", "metric", "value µs", "median µs", "z", "z needed", "steps above"], rows))
     communication = communication_text(doc)  # §6: per card totals, the links and the slow links
     if communication:
         parts.append(communication)

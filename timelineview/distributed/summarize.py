@@ -222,7 +222,7 @@ def _run_batches(client, sources: list[CardSource], names: list[str], sizes: lis
 def cluster_results(session: SummarySession) -> dict:
     """The index's cluster-level fields, from the card summaries."""
     offsets = {session.cards[i].card: float(session.clock_offsets_ns[i]) / 1000.0 for i in session.order}
-    return {"clock_offsets_us": offsets, "slow_cards": session.slow_cards, **_links(session),
+    return {"clock_offsets_us": offsets, "slow_cards": [f.document() for f in session.slow_cards], **_links(session),
             "findings": [f.document() for f in session.findings]}
 
 

@@ -19,6 +19,7 @@ from timelineview.synthetic.workload import (
     KIND_RECEIVE,
     KIND_SEND,
     KIND_TAIL,
+    StepLocal,
     StepWork,
     comm_kinds,
     draw_step,
@@ -48,8 +49,10 @@ class Schedule:
         return len(self.step_start)
 
 
-def build_schedule(specs: Sequence[CardSpec], cluster_seed: int | None = None) -> Schedule:
-    """Draw every card's steps and synchronise their communication operators."""
+def build_schedule(specs: Sequence[CardSpec], cluster_seed: int | None = None,
+                   draws: Sequence[Sequence[StepLocal]] | None = None) -> Schedule:
+    """Draw every card's steps and synchronise their communication operators. ``draws``: the steps
+    already drawn (``draws[k][card]`` = ``draw_step(specs[card], k + 1)``), to reuse them."""
     specs = list(specs)
     steps = specs[0].steps
     if any(s.steps != steps or s.pipeline != specs[0].pipeline for s in specs):
@@ -63,7 +66,7 @@ def build_schedule(specs: Sequence[CardSpec], cluster_seed: int | None = None) -
                      np.zeros((steps, n_ops), np.int64), np.zeros((steps, n_ops), np.int64))
     start = TRUE_START_NS
     for k in range(steps):
-        locs = [draw_step(s, k + 1) for s in specs]
+        locs = list(draws[k]) if draws is not None else [draw_step(s, k + 1) for s in specs]
         rng = np.random.default_rng([seed, k + 1, 23])
         t0 = np.array([start + loc.wait for loc in locs], np.int64)
         prev_end = None

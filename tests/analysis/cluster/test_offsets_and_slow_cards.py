@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from timelineview.analysis.cluster.offsets_and_slow_cards import clock_offsets, slow_cards
+from timelineview.analysis.cluster.clock_offsets import clock_offsets
+from timelineview.analysis.cluster.slow_cards import slow_cards
 from timelineview.analysis.summary import stats_document
 
 from .cluster_factory import make_cluster
@@ -37,8 +38,10 @@ def test_planted_slow_compute_card_is_the_only_one_flagged():
     doc = stats_document(stores)
     assert flagged(doc) == [("rank 2", "compute_us")]
     entry = doc["slow_cards"][0]
-    assert set(entry) == {"card", "metric", "value", "median"}
+    assert set(entry) == {"card", "metric", "value", "median", "z", "steps_above", "steps", "threshold",
+                          "z_required"}
     assert entry["value"] > entry["median"] * 1.05
+    assert entry["value"] > entry["threshold"] and entry["steps_above"] * 2 >= entry["steps"] > 0
 
 
 def test_planted_data_wait_card_is_flagged_on_step_interval():
@@ -56,10 +59,10 @@ def test_slow_card_rule_on_plain_documents():
     def card(name, v):
         return {"card": name, "steps": [{"span_us": 10.0, "compute_us": v, "pure_communication_us": 1.0,
                                          "step_interval_us": 0.0}]}
-    # median 100.5, MAD 1.0 -> threshold 100.5 + max(5.025, 4.4478) = 105.525
+    # median 100.5, MAD 1.0, z_6 = 2.94 -> threshold 100.5 + max(5.025, 2.94 x 1.4826) = 105.525
     values = {"a": 100, "b": 100, "c": 101, "d": 99, "e": 104.9, "f": 120}
     docs = [card(k, v) for k, v in values.items()]
-    assert [(f["card"], f["metric"], f["median"]) for f in slow_cards(docs)] == [("f", "compute_us", 100.5)]
-    # with a wide spread the MAD term wins: 3 x 1.4826 x MAD
-    values = {"a": 100, "b": 110, "c": 90, "d": 100, "e": 129}  # MAD 10 -> threshold 144.5
+    assert [(f.card, f.metric, f.median) for f in slow_cards(docs)] == [("f", "compute_us", 100.5)]
+    # with a wide spread the MAD term wins: z_5 (2.88) x 1.4826 x MAD
+    values = {"a": 100, "b": 110, "c": 90, "d": 100, "e": 129}  # MAD 10 -> threshold 142.7
     assert slow_cards([card(k, v) for k, v in values.items()]) == []

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from timelineview.analysis.cluster.offsets_and_slow_cards import slow_cards
+from timelineview.analysis.cluster.slow_cards import slow_cards
 from timelineview.analysis.summary import stats_document
 from timelineview.model import load
 from timelineview.synthetic import cluster_specs, generate_cluster
@@ -38,16 +38,11 @@ def _mean_compute(card: dict) -> float:
 def test_planted_slow_card_is_flagged_alone_across_seeds(docs_per_seed):
     for seed, doc in docs_per_seed.items():
         flags = {(f["card"], f["metric"]) for f in doc["slow_cards"]}
-        assert (f"rank {SLOW}", "compute_us") in flags, f"seed {seed}"
-        others = {(c, m) for c, m in flags if c != f"rank {SLOW}"}
-        # A card that computes slowly makes the others wait (§4): a card that computes *faster* than
-        # the median can show more pure communication by the rule as written. Any other flag must be
-        # that and nothing else: never step interval, compute or step time.
+        # Pure communication and step time flag nobody any more (§4): the planted card is the only flag.
+        assert flags == {(f"rank {SLOW}", "compute_us")}, f"seed {seed}"
+        flag = doc["slow_cards"][0]
         median_compute = float(np.median([_mean_compute(c) for c in doc["cards"]]))
-        by_card = {c["card"]: c for c in doc["cards"]}
-        for card, metric in others:
-            assert metric == "pure_communication_us", f"seed {seed}: {card} flagged on {metric}"
-            assert _mean_compute(by_card[card]) < median_compute, f"seed {seed}: {card}"
+        assert flag["value"] > 1.3 * median_compute, f"seed {seed}"
 
 
 def _doc(card: str, step_us: float, interval_us: float) -> dict:
@@ -61,6 +56,6 @@ def test_floor_is_one_percent_of_the_median_step_time():
     docs = [_doc(f"rank {i}", 13_000.0, 500.0) for i in range(7)]
     assert slow_cards(docs + [_doc("rank 7", 13_000.0, 629.0)]) == []
     flagged = slow_cards(docs + [_doc("rank 7", 13_000.0, 631.0)])
-    assert [(f["card"], f["metric"]) for f in flagged] == [("rank 7", "step_interval_us")]
-    assert flagged[0]["median"] == pytest.approx(500.0)
-    assert np.isclose(flagged[0]["value"], 631.0)
+    assert [(f.card, f.metric) for f in flagged] == [("rank 7", "step_interval_us")]
+    assert flagged[0].median == pytest.approx(500.0)
+    assert np.isclose(flagged[0].value, 631.0)

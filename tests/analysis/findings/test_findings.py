@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from timelineview.analysis.findings import RULES, evaluate_findings
-from timelineview.analysis.findings.rules import METHOD_ORDER, SEVERITY_ORDER
+from timelineview.analysis.findings.rules import KIND_ORDER, METHOD_ORDER, SEVERITY_ORDER
 from timelineview.analysis.session import AnalysisSession
 from timelineview.model import load
 from timelineview.synthetic import cluster_specs, generate_cluster
@@ -120,16 +120,17 @@ def test_pipeline_stage_imbalance():
     assert f.value == pytest.approx(50 + 2000 + 20) and f.reference == pytest.approx(50 + 1000 + 20)
 
 
-def test_findings_are_ordered_by_severity_then_excess():
+def test_findings_are_ordered_by_kind_then_severity_then_excess():
     store = card([StepShape(interval_us=400, gap_us=40, aicpu_ops=3)] * 3)
     found = findings_of([store])
-    ranks = [SEVERITY_ORDER[f.severity] for f in found]
+    ranks = [(KIND_ORDER[f.kind], SEVERITY_ORDER[f.severity]) for f in found]
     assert ranks == sorted(ranks)
     for a, b in zip(found, found[1:]):
-        if a.severity == b.severity:
+        if (a.kind, a.severity) == (b.kind, b.severity):
             assert a.excess >= b.excess
     doc = found[0].document()
-    assert set(doc) >= {"rule", "severity", "cards", "step", "metric", "value", "reference", "evidence", "advice"}
+    assert set(doc) >= {"rule", "severity", "cards", "step", "metric", "value", "reference", "evidence", "advice",
+                        "kind"}
 
 
 @pytest.fixture(scope="module")

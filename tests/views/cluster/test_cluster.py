@@ -86,6 +86,14 @@ def test_slow_cards_are_highlighted_on_their_metric(qtbot, window, cluster_dir):
         assert m.data(m.index(row, 0), ROLE.ForegroundRole) == SLOW_TEXT
         tip = m.data(m.index(row, 0), ROLE.ToolTipRole)
         assert "slow — " + metric.removesuffix("_us").replace("_", " ") in tip
+        # the flagged cell says how sure: the flag's z (or equal peers) and its steps above the threshold
+        [flag] = [f for f in m.rows[row]["slow"] if f["metric"] == metric]
+        cell_tip = m.data(m.index(row, column(view, metric)), ROLE.ToolTipRole)
+        assert f"above in {flag['steps_above']} of {flag['steps']} steps" in cell_tip
+        assert (f"z {flag['z']:.1f}" if flag["z"] is not None else "the other cards all equal") in cell_tip
+        # only the flagging metric's cell is marked: never step time or pure communication
+        assert m.data(m.index(row, column(view, "step_time_us")), ROLE.BackgroundRole) == SLOW_ROW
+        assert m.data(m.index(row, column(view, "pure_communication_us")), ROLE.BackgroundRole) == SLOW_ROW
     for number in set(range(8)) - set(expected):
         row = m.row_of_card(number)
         assert all(m.data(m.index(row, c), ROLE.BackgroundRole) is None for c in range(m.columnCount()))

@@ -21,12 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from timelineview.analysis.cluster.offsets_and_slow_cards import (
-    MIN_CARDS_FOR_SLOW,
-    median_step_time,
-    slow_cards,
-    slow_threshold,
-)
+from timelineview.analysis.cluster.slow_cards import slow_cards
 from timelineview.analysis.derived import DerivedIntervals
 from timelineview.analysis.pipeline import PipelineIntervals, pipeline_metrics
 from timelineview.analysis.steps import StepWindow
@@ -166,20 +161,15 @@ class ClusterComparison:
         return sorted({int(s["step"]) for c in self.cards for s in c.steps})
 
     def slow(self, step: int | None = None) -> list[dict]:
-        """``slow_cards`` over the usable cards (their mean over steps, or the one ``step``); with
-        pipeline parallelism also ``pipeline_stage_us`` by the same rule (a stage that is slow in itself)."""
+        """``slow_cards`` (metrics.md §4, as documents) over the usable cards: over all their steps, or
+        the one ``step``. Only compute and step interval flag a card; the pipeline's stage times are
+        judged by the ``pipeline_stage_imbalance`` finding."""
         docs = []
         for c in self.cards:
             chosen = c.steps if step is None else [s for s in c.steps if s["step"] == step]
             if c.usable and chosen:
                 docs.append({"card": c.card, "steps": chosen})
-        flagged = slow_cards(docs)
-        if self.pipeline and len(docs) >= MIN_CARDS_FOR_SLOW:
-            values = np.array([np.mean([s["pipeline_stage_us"] for s in d["steps"]]) for d in docs])
-            median, threshold = slow_threshold(values, median_step_time(docs))
-            flagged += [{"card": d["card"], "metric": "pipeline_stage_us", "value": float(v), "median": median}
-                        for d, v in zip(docs, values, strict=True) if v > threshold]
-        return flagged
+        return [f.document() for f in slow_cards(docs)]
 
     def rows(self, step: int | None = None) -> list[dict]:
         """One row per card (by rank) with the indicators, bar parts, slow flags and drill window; computed
@@ -320,11 +310,17 @@ def sort_rows(rows: list[dict], key: str, descending: bool = False) -> list[dict
 
 
 def slow_text(flag: dict) -> str:
-    """'compute 10.4 ms vs median 6.67 ms (+56 %)'."""
+    """'compute 10.400 ms vs median 6.670 ms (+56 %), z 7.2 (needs 3.0), above in 5 of 5 steps'."""
     name = flag["metric"].removesuffix("_us").replace("_", " ")
     value, median = flag["value"], flag["median"]
     excess = f" (+{(value / median - 1) * 100:.0f} %)" if median > 0 else ""
-    return f"{name} {value / 1000:.3f} ms vs median {median / 1000:.3f} ms{excess}"
+    text = f"{name} {value / 1000:.3f} ms vs median {median / 1000:.3f} ms{excess}"
+    if "steps_above" in flag:
+        z = flag.get("z")
+        needs = f" (needs {flag['z_required']:.1f})" if flag.get("z_required") is not None else ""
+        text += (f", z {z:.1f}{needs}" if z is not None else ", the other cards all equal")
+        text += f", above in {flag['steps_above']} of {flag['steps']} steps"
+    return text
 
 
 def to_csv(rows: list[dict], columns: tuple[Column, ...]) -> str:

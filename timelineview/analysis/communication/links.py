@@ -16,11 +16,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from timelineview.analysis.communication.plane_tasks import PlaneTasks
+from timelineview.analysis.worst_of_many import median_and_sigma, z_threshold
 
 MIN_LINKS_FOR_SLOW = 3  # links of one transport needed before any is called slow
-SLOW_RELATIVE_DEFICIT = 0.20  # below median by more than 20 % of it ...
-MAD_SCALE = 1.4826  # MAD of a normal distribution -> its standard deviation
-MAD_FACTOR = 3.0  # ... and by more than 3 standard deviations (as MAD)
+SLOW_RELATIVE_DEFICIT = 0.20  # below median by more than 20 % of it (the practical size) ...
+# ... and by more than z_N robust standard deviations (1.4826 × MAD), N the links of the transport:
+# the slowest of many healthy links is judged by the correction for N (metrics.md §4, §6).
 
 
 @dataclass
@@ -102,9 +103,15 @@ def cluster_links(per_card: list[Links], ranks: list[int | None]) -> Links:
                  np.concatenate([r.count for r in rows]))
 
 
+def slow_link_threshold(values: np.ndarray) -> float:
+    """median − max(20 % of the median, z_N × 1.4826 × MAD) of the bandwidths of N links."""
+    median, sigma = median_and_sigma(values)
+    return median - max(SLOW_RELATIVE_DEFICIT * median, z_threshold(len(values)) * sigma)
+
+
 def slow_links(links: Links) -> np.ndarray:
-    """Per link: is its bandwidth below median − max(20 % of the median, 3 × 1.4826 × MAD) of
-    the links of its transport (at least 3 of them with a bandwidth)."""
+    """Per link: is its bandwidth below :func:`slow_link_threshold` of the links of its transport (at
+    least 3 of them with a bandwidth)."""
     bw = links.bandwidth_gbps
     slow = np.zeros(len(links), dtype=bool)
     transports = np.array(links.transport, dtype=object)
@@ -113,8 +120,5 @@ def slow_links(links: Links) -> np.ndarray:
         if len(rows) < MIN_LINKS_FOR_SLOW:
             continue
         values = bw[rows]
-        median = float(np.median(values))
-        mad = float(np.median(np.abs(values - median)))
-        threshold = median - max(SLOW_RELATIVE_DEFICIT * median, MAD_FACTOR * MAD_SCALE * mad)
-        slow[rows[values < threshold]] = True
+        slow[rows[values < slow_link_threshold(values)]] = True
     return slow

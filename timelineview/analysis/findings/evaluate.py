@@ -11,9 +11,11 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from timelineview.analysis.findings.rules import RULE_BY_NAME, SEVERITY_ORDER, Rule
+from timelineview.analysis.cluster.slow_cards import SlowCard
+from timelineview.analysis.findings.rules import KIND_ORDER, RULE_BY_NAME, SEVERITY_ORDER, WHERE_TIME_GOES, Rule
 from timelineview.analysis.findings.signals import EVIDENCE_SPANS, CardSignals, card_signals
 from timelineview.analysis.intervals import Intervals
+from timelineview.analysis.worst_of_many import MAD_SCALE, required_z
 
 NS_PER_US = 1000.0
 STEPS_LANE = "Steps"
@@ -54,6 +56,7 @@ class Finding:
     reference: float
     advice: str
     evidence: list[Evidence] = field(default_factory=list)
+    kind: str = WHERE_TIME_GOES  # the rule's kind: an anomaly, or where the time goes
 
     @property
     def excess(self) -> float:
@@ -64,7 +67,7 @@ class Finding:
         return {"rule": self.rule, "severity": self.severity, "cards": list(self.cards), "step": self.step,
                 "metric": self.metric, "value": self.value, "reference": self.reference,
                 "evidence": [e.document() for e in self.evidence], "advice": self.advice,
-                "method": self.method}
+                "method": self.method, "kind": self.kind}
 
 
 def fmt_us(us: float) -> str:
@@ -86,9 +89,10 @@ def make_finding(rule: Rule, cards: list[str], metric: str, amount: float, again
     the advice template (``value`` and ``reference`` as the user reads them)."""
     words.setdefault("card", ", ".join(cards))
     words.setdefault("step", str(step))
+    words.setdefault("how_sure", "")
     text = rule.advice.format(**words)
     return Finding(rule.name, rule.severity, rule.method, cards, step, metric, float(amount), float(against),
-                   text, evidence)
+                   text, evidence, rule.kind)
 
 
 # ---------------------------------------------------------------------------------------- evidence
@@ -112,30 +116,29 @@ def step_phase_spans(sig: CardSignals, phase: str, n: int = EVIDENCE_SPANS) -> l
 
 
 # ------------------------------------------------------------------------------------- the rules
-def _slow_card_findings(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
+def how_sure(flag: SlowCard) -> str:
+    """The flag's statistics in words: ' (z 7.2 against 3.0 needed for 64 cards; above in 5 of 5 steps)'."""
+    z = f"z {flag.z:.1f} against {flag.z_required:.1f} needed" if flag.z is not None else \
+        "the other cards all equal"
+    return f" ({z}; above {fmt_us(flag.threshold)} in {flag.steps_above} of {flag.steps} steps)"
+
+
+def _slow_card_findings(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
+    """``slow_data`` for a card flagged on its step interval, ``slow_compute`` on its compute."""
     out = []
-    median_compute = float(np.median([s.compute_us for s in signals.values()])) if signals else 0.0
-    by_card: dict[str, list[dict]] = {}
     for flag in slow:
-        by_card.setdefault(flag["card"], []).append(flag)
-    for card, flags in by_card.items():
-        sig = signals.get(card)
+        sig = signals.get(flag.card)
         if sig is None:
             continue
-        metrics = {f["metric"]: f for f in flags}
-        if "step_interval_us" in metrics:
-            f = metrics["step_interval_us"]
-            out.append(make_finding(RULE_BY_NAME["slow_data"], [card], "step_interval_us", f["value"], f["median"],
-                             step_phase_spans(sig, "interval"), value=fmt_us(f["value"]),
-                             reference=fmt_us(f["median"])))
-        compute_flag = metrics.get("compute_us")
-        if compute_flag is None and "step_time_us" in metrics and sig.compute_us > median_compute:
-            compute_flag = {"value": sig.compute_us, "median": median_compute}
-        if compute_flag is not None:
+        if flag.metric == "step_interval_us":
+            rule, evidence = RULE_BY_NAME["slow_data"], step_phase_spans(sig, "interval")
+        elif flag.metric == "compute_us":
+            rule = RULE_BY_NAME["slow_compute"]
             evidence = step_phase_spans(sig, "fp_bp", 2) + sig.top_operator_slices(2)
-            out.append(make_finding(RULE_BY_NAME["slow_compute"], [card], "compute_us", compute_flag["value"],
-                             compute_flag["median"], evidence, value=fmt_us(compute_flag["value"]),
-                             reference=fmt_us(compute_flag["median"])))
+        else:
+            continue
+        out.append(make_finding(rule, [flag.card], flag.metric, flag.value, flag.median, evidence,
+                                value=fmt_us(flag.value), reference=fmt_us(flag.median), how_sure=how_sure(flag)))
     return out
 
 
@@ -152,7 +155,7 @@ def _share_rule(rule: Rule, signals: dict[str, CardSignals], metric: str, of: Ca
     return out
 
 
-def _data_bound(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
+def _data_bound(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
     rule = RULE_BY_NAME["data_bound"]
     share = rule.thresholds["share_of_step"]
     hit = {c: s for c, s in signals.items() if s.step_time_us > 0 and s.step_interval_us >= share * s.step_time_us}
@@ -165,7 +168,7 @@ def _data_bound(signals: dict[str, CardSignals], slow: list[dict]) -> list[Findi
                   share=_pct(value / whole))]
 
 
-def _long_tail(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
+def _long_tail(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
     rule = RULE_BY_NAME["long_tail"]
     share = rule.thresholds["share_of_step"]
     if slow:
@@ -183,26 +186,26 @@ WAITING_FOR_SLOW = (" While {slow} {verb} the others back, much of this is the o
                     "collectives: look at the slow cards first.")
 
 
-def _pure_communication(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
+def _pure_communication(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
     rule = RULE_BY_NAME["pure_communication_high"]
     found = _share_rule(rule, signals, "pure_communication_us", lambda s: s.pure_communication_us,
                         lambda s: s.step_time_us, rule.thresholds["share_of_step"],
                         lambda s: longest_spans(s, s.derived.pure_communication, PURE_COMMUNICATION_LANE))
-    slow_cards = list(dict.fromkeys(f["card"] for f in slow))
+    slow_cards = list(dict.fromkeys(f.card for f in slow))
     if slow_cards:  # a slow card makes every other card wait: say so, or the advice points the wrong way
         words = WAITING_FOR_SLOW.format(slow=", ".join(slow_cards), verb="holds" if len(slow_cards) == 1 else "hold")
         found = [replace(f, advice=f.advice + words) for f in found]
     return found
 
 
-def _host_bound(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
+def _host_bound(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
     rule = RULE_BY_NAME["host_bound"]
     return _share_rule(rule, signals, "idle_gap_free_us", lambda s: s.idle_gap_free_us, lambda s: s.compute_window_us,
                        rule.thresholds["share_of_fp_bp"],
                        lambda s: longest_spans(s, s.free_gaps_in_fp_bp(), IDLE_GAPS_LANE))
 
 
-def _aicpu_heavy(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
+def _aicpu_heavy(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
     rule = RULE_BY_NAME["aicpu_heavy"]
     out = []
     for card, sig in signals.items():
@@ -215,7 +218,7 @@ def _aicpu_heavy(signals: dict[str, CardSignals], slow: list[dict]) -> list[Find
     return out
 
 
-def _pipeline_imbalance(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
+def _pipeline_imbalance(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
     rule = RULE_BY_NAME["pipeline_stage_imbalance"]
     staged = {c: s for c, s in signals.items() if s.stage_us is not None}
     if len(staged) < 2:
@@ -229,7 +232,7 @@ def _pipeline_imbalance(signals: dict[str, CardSignals], slow: list[dict]) -> li
                   reference=fmt_us(fastest.stage_us))]
 
 
-def _device_sync(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
+def _device_sync(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
     rule = RULE_BY_NAME["device_sync"]
     out = []
     for card, sig in signals.items():
@@ -244,7 +247,7 @@ def _device_sync(signals: dict[str, CardSignals], slow: list[dict]) -> list[Find
     return out
 
 
-def _small_operators(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
+def _small_operators(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
     rule = RULE_BY_NAME["small_operators"]
     out = []
     for card, sig in signals.items():
@@ -256,24 +259,72 @@ def _small_operators(signals: dict[str, CardSignals], slow: list[dict]) -> list[
     return out
 
 
-def _slow_steps(signals: dict[str, CardSignals], slow: list[dict]) -> list[Finding]:
+@dataclass(frozen=True)
+class SlowSteps:
+    """The slow steps of one card: their positions (slowest first), the card's median step (ns) and
+    each step's robust z-score against the pooled spread (None when the spread is 0)."""
+
+    rows: list[int]
+    median_ns: float
+    z: list[float | None]
+    z_required: float
+
+
+def slow_steps(spans_per_card: list[np.ndarray], excess_over_median: float, min_steps: int) -> list[SlowSteps]:
+    """Per card (``spans_per_card``: its step lengths), its slow steps: ≥ ``excess_over_median`` × its
+    median step longer than that median (the practical size) *and* a robust z-score above z_N, N the
+    distinct steps judged, about a card's steps in a lockstep job (a rule that picks the worst of
+    many, metrics.md §4). The spread is
+    1.4826 × the MAD of every card's steps relative to its own median, pooled over the cards (a card
+    has a handful of steps: its own MAD is too unsteady to judge by), and z_N is widened for a spread
+    measured on that handful of distinct values (:func:`required_z`). Cards with fewer than
+    ``min_steps`` steps are not judged."""
+    judged = [np.asarray(s, dtype=np.float64) for s in spans_per_card if len(s) >= min_steps]
+    medians = [float(np.median(s)) for s in judged]
+    relative = [s / m - 1.0 for s, m in zip(judged, medians, strict=True) if m > 0]
+    sigma = MAD_SCALE * float(np.median(np.abs(np.concatenate(relative)))) if relative else 0.0
+    # In a lockstep job (every collective synchronises the cards) every card has the same step times:
+    # there are about as many distinct steps to pick the worst of, and to measure the spread on, as a
+    # card has steps, however many cards there are.
+    distinct = int(np.median([len(s) for s in judged])) if judged else 0
+    z_required = required_z(distinct, distinct)
+    out = []
+    for spans in spans_per_card:
+        spans = np.asarray(spans, dtype=np.float64)
+        if len(spans) < min_steps:
+            out.append(SlowSteps([], 0.0, [], z_required))
+            continue
+        median = float(np.median(spans))
+        rel = spans / median - 1.0 if median > 0 else np.zeros(len(spans))
+        z = rel / sigma if sigma > 0 else None
+        slow = (rel >= excess_over_median) & (z > z_required if z is not None else True)
+        rows = np.flatnonzero(slow)
+        rows = rows[np.argsort(-spans[rows], kind="stable")].tolist()
+        out.append(SlowSteps(rows, median, [float(z[k]) if z is not None else None for k in rows], z_required))
+    return out
+
+
+def _slow_steps(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
     """Per card, its slowest step when that one is past the threshold; the evidence lists up to three."""
     rule = RULE_BY_NAME["slow_step"]
+    sigs = list(signals.values())
+    spans = [np.array([s.end - s.start for s in sig.steps], dtype=np.int64) for sig in sigs]
+    judged = slow_steps(spans, rule.thresholds["excess_over_median"], int(rule.thresholds["min_steps"]))
     out = []
-    for card, sig in signals.items():
-        if len(sig.steps) < rule.thresholds["min_steps"]:
+    for sig, card_spans, found in zip(sigs, spans, judged, strict=True):
+        if not found.rows:
             continue
-        spans = np.array([s.end - s.start for s in sig.steps], dtype=np.int64)
-        median = float(np.median(spans))
-        over = np.flatnonzero(spans >= (1 + rule.thresholds["excess_over_median"]) * median)
-        if not len(over):
-            continue
-        over = over[np.argsort(-spans[over], kind="stable")]
-        worst = sig.steps[int(over[0])]
-        evidence = [sig.evidence(sig.steps[k].start, sig.steps[k].end, STEPS_LANE) for k in over[:EVIDENCE_SPANS]]
-        out.append(make_finding(rule, [card], "step_time_us", spans[over[0]] / NS_PER_US, median / NS_PER_US, evidence,
-                         step=worst.step, value=fmt_us(spans[over[0]] / NS_PER_US),
-                         reference=fmt_us(median / NS_PER_US)))
+        first = found.rows[0]
+        worst = sig.steps[first]
+        evidence = [sig.evidence(sig.steps[k].start, sig.steps[k].end, STEPS_LANE)
+                    for k in found.rows[:EVIDENCE_SPANS]]
+        z = found.z[0]
+        sure = f" (z {z:.1f} against {found.z_required:.1f} needed" if z is not None else " (the other steps all equal"
+        sure += f"; {len(found.rows)} slow step{'s' if len(found.rows) != 1 else ''} on this card)"
+        out.append(make_finding(rule, [sig.card], "step_time_us", card_spans[first] / NS_PER_US,
+                                found.median_ns / NS_PER_US, evidence, step=worst.step,
+                                value=fmt_us(card_spans[first] / NS_PER_US),
+                                reference=fmt_us(found.median_ns / NS_PER_US), how_sure=sure))
     return out
 
 
@@ -288,12 +339,11 @@ def grouped(findings: list[Finding], signals: dict[str, CardSignals]) -> list[Fi
     for same in by_rule.values():
         worst = max(same, key=lambda f: f.excess)
         cards = sorted({c for f in same for c in f.cards}, key=lambda c: signals[c].order)
-        out.append(Finding(worst.rule, worst.severity, worst.method, cards, worst.step, worst.metric, worst.value,
-                           worst.reference, worst.advice, worst.evidence))
+        out.append(replace(worst, cards=cards))
     return out
 
 
-RuleCheck = Callable[[dict[str, CardSignals], list[dict]], list[Finding]]
+RuleCheck = Callable[[dict[str, CardSignals], list[SlowCard]], list[Finding]]
 # Each check evaluates the rules of the table it names; a new rule is a row there and a check here.
 # Per-card checks (a finding names one card) and checks whose cards are grouped into one finding.
 PER_CARD_CHECKS: tuple[RuleCheck, ...] = (_slow_card_findings, _data_bound, _pipeline_imbalance, _long_tail)
@@ -302,12 +352,14 @@ GROUPED_CHECKS: tuple[RuleCheck, ...] = (_pure_communication, _host_bound, _aicp
 
 
 def order_findings(findings: list[Finding]) -> list[Finding]:
-    """By severity, then by the size of the excess (largest first)."""
-    return sorted(findings, key=lambda f: (SEVERITY_ORDER[f.severity], -f.excess))
+    """Anomalies (a card, a link or a step that stands out) first, then where the time goes; within
+    each, by severity, then by the size of the excess (largest first)."""
+    return sorted(findings, key=lambda f: (KIND_ORDER[f.kind], SEVERITY_ORDER[f.severity], -f.excess))
 
 
 def evaluate_findings(session, signals: dict[str, CardSignals] | None = None) -> list[Finding]:
-    """Every finding of the session's cards, ordered by severity then excess. ``signals``: what the rules
+    """Every finding of the session's cards, ordered by kind (anomalies first), severity, then excess.
+    ``signals``: what the rules
     read of each card, when they come from elsewhere (summaries); by default from the session's cards."""
     from timelineview.analysis.findings.links import collective_size_findings, slow_link_findings
 

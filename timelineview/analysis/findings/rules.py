@@ -3,6 +3,12 @@
 A rule's ``advice`` is a template filled from the finding (``{card}``, ``{value}``,
 ``{reference}``, ``{link}`` …), in the words a performance engineer uses. ``method`` says which step
 of the tuning method the rule belongs to, so the Diagnosis panel can walk the method in order.
+
+``kind`` says what a finding of the rule is: an ``ANOMALY`` names a card, a link or a step that
+stands out from its peers (with the multiple-comparison correction of metrics.md §4, so about 1 % of
+healthy runs name anything); a ``WHERE_TIME_GOES`` finding describes the whole job's time (a share
+of the step above a threshold), true of many healthy jobs: it says where to look for a speed-up, not
+that something is broken. Findings list anomalies first.
 """
 
 from __future__ import annotations
@@ -12,6 +18,8 @@ from dataclasses import dataclass, field
 
 HIGH, MEDIUM, LOW = "high", "medium", "low"
 SEVERITY_ORDER = {HIGH: 0, MEDIUM: 1, LOW: 2}
+ANOMALY, WHERE_TIME_GOES = "anomaly", "where the time goes"
+KIND_ORDER = {ANOMALY: 0, WHERE_TIME_GOES: 1}
 
 # The steps of the tuning method, in the order a user walks them.
 METHOD_CLUSTER = "Cluster: slow card, slow link, parallel strategy"
@@ -31,26 +39,30 @@ class Rule:
     when: str
     advice: str
     thresholds: Mapping[str, float] = field(default_factory=dict)
+    kind: str = WHERE_TIME_GOES  # ANOMALY or WHERE_TIME_GOES
 
 
 RULES: tuple[Rule, ...] = (
     Rule("slow_data", HIGH, METHOD_CLUSTER,
          "a card flagged slow on its step interval (metrics.md §4)",
-         "{card} waits {value} per step for its input data against {reference} for the median card. "
-         "Look at that card's data pipeline: the host-side queue, the GetNext operator, the data "
-         "processing workers and the host it runs on."),
+         "{card} waits {value} per step for its input data (median over its steps) against {reference} for "
+         "the median card{how_sure}. Look at that card's data pipeline: the host-side queue, the GetNext "
+         "operator, the data processing workers and the host it runs on.", kind=ANOMALY),
     Rule("slow_compute", HIGH, METHOD_CLUSTER,
-         "a card flagged slow on compute, or on step time while its compute is above the median",
-         "{card} is a slow node: it computes {value} per step against {reference} for the median card, "
-         "and every other card waits for it in the collectives. Compare its forward/backward and its "
-         "top operators with a healthy card (frequency, temperature, a different operator choice)."),
+         "a card flagged slow on compute (metrics.md §4)",
+         "{card} is a slow node: it computes {value} per step (median over its steps) against {reference} "
+         "for the median card{how_sure}, and every other card waits for it in the collectives. Compare its "
+         "forward/backward and its top operators with a healthy card (frequency, temperature, a different "
+         "operator choice).", kind=ANOMALY),
     Rule("slow_link", HIGH, METHOD_CLUSTER,
          "a link whose bandwidth is below the median of its transport by the rule of metrics.md §6",
          "The link {link} ({transport}, {link_type}) moves data at {value} against {reference} for its "
-         "peers. Check that link: cabling, the network interface, routing or congestion on the switch."),
+         "peers. Check that link: cabling, the network interface, routing or congestion on the switch.",
+         kind=ANOMALY),
     Rule("data_bound", HIGH, METHOD_STEP_INTERVAL,
          "mean step interval ≥ 10 % of the mean step time, on a single card or on every card",
-         "Each step waits {value} for data ({share} of the step; the threshold is {reference}). Data "
+         "Where the time goes: "
+         "each step waits {value} for data ({share} of the step; the threshold is {reference}). Data "
          "processing or the host-to-device transfer cannot keep up: more data workers, prefetching, "
          "data sinking, or lighter preprocessing.",
          {"share_of_step": 0.10}),
@@ -58,55 +70,62 @@ RULES: tuple[Rule, ...] = (
          "with pipeline parallelism, the slowest stage is ≥ 10 % slower than the fastest",
          "The pipeline stage on {card} takes {value} per step against {reference} for the fastest stage: "
          "rebalance the layers across the stages.",
-         {"excess_over_fastest": 0.10}),
+         {"excess_over_fastest": 0.10}, kind=ANOMALY),
     Rule("pure_communication_high", MEDIUM, METHOD_CLUSTER,
          "pure communication ≥ 20 % of the step time",
-         "{value} per step is communication that no computation hides ({share} of the step; the "
+         "Where the time goes: {value} per step is communication that no computation hides ({share} of the step; the "
          "threshold is {reference}). The parallel strategy inserts communication nothing overlaps: "
          "overlap it with computation, fuse or bucket the gradients, or change the split.",
          {"share_of_step": 0.20}),
     Rule("long_tail", MEDIUM, METHOD_TAIL,
          "mean tail ≥ 20 % of the step time on most cards, and no card is slow",
-         "The tail after the last backward operator takes {value} per step ({share} of the step; the "
+         "Where the time goes: "
+         "the tail after the last backward operator takes {value} per step ({share} of the step; the "
          "threshold is {reference}): gradient aggregation. Check the AllReduce fusion configuration "
          "(fusion buckets, their sizes) so that communication starts during the backward pass.",
          {"share_of_step": 0.20, "share_of_cards": 0.5}),
     Rule("host_bound", MEDIUM, METHOD_FORWARD_BACKWARD,
          "idle AI Core gaps with nothing running ≥ 10 % of forward/backward (of the whole window in a "
          "trace without step markers)",
-         "The AI Cores stand idle with nothing running for {value} per step ({share} of forward/backward; "
+         "Where the time goes: "
+         "the AI Cores stand idle with nothing running for {value} per step ({share} of forward/backward; "
          "the threshold is {reference}). The device waits for operator dispatch from the host: many "
          "small operators, synchronisations, or a busy host.",
          {"share_of_fp_bp": 0.10}),
     Rule("aicpu_heavy", MEDIUM, METHOD_FORWARD_BACKWARD,
          "AI CPU tasks ≥ 10 % of compute",
+         "Where the time goes: "
          "AI CPU tasks take {value} ({share} of compute; the threshold is {reference}); the top one is "
          "{operator}. These operators fell back to the AI CPU: change their data types or shapes, or "
          "use an AI Core implementation.",
          {"share_of_compute": 0.10}),
     Rule("device_sync", MEDIUM, METHOD_FORWARD_BACKWARD,
          "device or stream synchronisation calls on the host hold ≥ 5 % of the step time",
+         "Where the time goes: "
          "{count} synchronisation calls ({names}) hold the host for {value} ({share} of the step time; "
          "the threshold is {reference}). Each one drains the device queue: remove the ones that only "
          "read back values (printing a loss, .item(), tensor-to-host copies) from the training loop.",
          {"share_of_step": 0.05}),
     Rule("small_operators", LOW, METHOD_FORWARD_BACKWARD,
          "≥ 20 % of compute operators are followed by free time (nothing runs) longer than themselves",
+         "Where the time goes: "
          "{share} of the operators are followed by an idle gap longer than the operator itself (the "
          "threshold is {reference}): the device runs faster than the host dispatches. Fuse small "
          "operators, use graph mode or operator fusion, or enlarge the work per operator.",
          {"share_of_operators": 0.20, "gap_over_duration": 1.0}),
     Rule("collective_size", LOW, METHOD_CLUSTER,
          "≥ 10 % of a card's transfer tasks move a size that is not a multiple of 512 bytes",
+         "Where the time goes: "
          "{count} transfers ({share}, {value} in all; the threshold is {reference}) move sizes that are "
          "not multiples of 512 bytes. The copy engines move 512-byte blocks: pad the tensors or the "
          "fusion buckets of these collectives to a multiple of 512 bytes.",
          {"share_of_transfers": 0.10}),
     Rule("slow_step", LOW, METHOD_STEP_INTERVAL,
-         "a step ≥ 20 % longer than the card's median step (with at least 3 steps)",
-         "Step {step} takes {value} against {reference} for the median step. A first step is often slow "
-         "(compilation, warm-up); a slow step later points at a hiccup: data, host, or a checkpoint.",
-         {"excess_over_median": 0.20, "min_steps": 3}),
+         "a step ≥ 20 % longer than the card's median step (with at least 3 steps) whose robust z-score "
+         "passes z_N for the N steps judged (metrics.md §4)",
+         "Step {step} takes {value} against {reference} for the median step{how_sure}. A first step is often "
+         "slow (compilation, warm-up); a slow step later points at a hiccup: data, host, or a checkpoint.",
+         {"excess_over_median": 0.20, "min_steps": 3}, kind=ANOMALY),
 )
 
 # Memory (metrics.md §11); evaluated by ``analysis.memory.findings``.
@@ -122,7 +141,7 @@ MEMORY_RULES: tuple[Rule, ...] = (
          "{card} reserves {value} at its peak against {reference} for the median card (z = {z}). The card "
          "holds more than its peers: a larger pipeline stage or shard, other batch shapes, or a caching "
          "allocator that kept more. Rebalance the layers or shards, or bring that card's peak down. "
-         + MEMORY_ADVICE),
+         + MEMORY_ADVICE, kind=ANOMALY),
     Rule("large_allocation", LOW, METHOD_MEMORY,
          "one allocation ≥ 10 % of its component's peak allocated memory",
          "{name} allocates {size} at once on {card}, {value} of {component}'s peak allocated memory "

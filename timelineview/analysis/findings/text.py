@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import textwrap
 
+from timelineview.analysis.findings.rules import ANOMALY, WHERE_TIME_GOES
+
 WIDTH = 100
+KIND_HEADINGS = {
+    ANOMALY: "Anomalies: a card, a link or a step that stands out from its peers (about 1 % of healthy runs "
+             "name one by chance)",
+    WHERE_TIME_GOES: "Where the time goes: shares of the step worth a look (true of many healthy jobs)",
+}
 
 
 def _where(finding: dict) -> str:
@@ -20,7 +27,11 @@ def findings_text(findings: list[dict]) -> str:
     if not findings:
         return "Findings: none — no rule of the tuning method fired."
     lines = [f"Findings ({len(findings)})"]
+    kind = None
     for k, f in enumerate(findings, 1):
+        if f.get("kind") != kind:  # the findings come anomalies first, then where the time goes
+            kind = f.get("kind")
+            lines.append(KIND_HEADINGS.get(kind, ""))
         lines.append(f"{k}. [{f['severity']}] {f['rule']} — {_where(f)}")
         lines.extend(textwrap.wrap(f["advice"], WIDTH, initial_indent="   ", subsequent_indent="   "))
         if f["evidence"]:

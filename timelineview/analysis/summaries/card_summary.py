@@ -19,7 +19,7 @@ import numpy as np
 import orjson
 
 from timelineview.analysis.card_analysis import CardAnalysis
-from timelineview.analysis.cluster.offsets_and_slow_cards import _collective_ends
+from timelineview.analysis.cluster.clock_offsets import _collective_ends
 from timelineview.analysis.communication import CardCommunication, CommOps, Links
 from timelineview.analysis.derived import DerivedIntervals
 from timelineview.analysis.findings.rules import RULE_BY_NAME

@@ -15,8 +15,9 @@ from pathlib import Path
 import numpy as np
 import orjson
 
+from timelineview.analysis.cluster.clock_offsets import _offset
 from timelineview.analysis.cluster.comparison import CardComparison, ClusterComparison
-from timelineview.analysis.cluster.offsets_and_slow_cards import _offset, slow_cards
+from timelineview.analysis.cluster.slow_cards import SlowCard, slow_cards
 from timelineview.analysis.communication import ClusterCommunication, analyse_cluster
 from timelineview.analysis.communication.document import cluster_json
 from timelineview.analysis.findings.evaluate import Finding
@@ -164,7 +165,8 @@ class SummarySession:
         return docs
 
     @cached_property
-    def slow_cards(self) -> list[dict]:
+    def slow_cards(self) -> list[SlowCard]:
+        """Slow cards of metrics.md §4 over the summaries' step metrics."""
         return slow_cards(self.card_documents)
 
     @cached_property
@@ -186,7 +188,8 @@ class SummarySession:
     def stats_document(self) -> dict:
         """The ``stats --json`` document of the cards summarised (the same as on their traces), each card
         with its ``worker``."""
-        return {"cards": self.card_documents, "slow_cards": self.slow_cards, **cluster_json(self.communication),
+        return {"cards": self.card_documents, "slow_cards": [f.document() for f in self.slow_cards],
+                **cluster_json(self.communication),
                 "operators_across_cards": [o.document() for o in self.operators_across_cards],
                 "memory_imbalance": documents_imbalance(self.card_documents),
                 "findings": [f.document() for f in self.findings]}

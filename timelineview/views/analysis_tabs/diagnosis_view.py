@@ -1,6 +1,8 @@
 """DiagnosisView: the findings of the loaded cards, walked in the order of the tuning method.
 
-Each finding shows its severity, where it is, the step of the method it belongs to, its value
+Anomalies (a card, a link or a step that stands out from its peers) come first, then where the
+job's time goes (shares of the step, true of many healthy jobs). Each finding shows its kind, its
+severity, where it is, the step of the method it belongs to, its value
 against its reference and its advice; clicking one (or its evidence) shows that evidence in the
 timeline: the card, the span, the lane or the operator.
 """
@@ -10,7 +12,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.findings import Finding
-from timelineview.analysis.findings.rules import HIGH, LOW, MEDIUM
+from timelineview.analysis.findings.rules import ANOMALY, HIGH, LOW, MEDIUM
 from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession, loaded_cards, summary_cards
 from timelineview.viewstate.jump_target import JumpTarget
 
@@ -29,7 +31,8 @@ def _value_text(f: Finding) -> str:
 
 
 class DiagnosisView(QtWidgets.QWidget):
-    """Findings ordered by severity: a list on the left, the chosen one's advice and evidence on the right."""
+    """Findings, anomalies first then by severity: a list on the left, the chosen one's advice and evidence
+    on the right."""
 
     jumpRequested = QtCore.Signal(object)  # JumpTarget
     countChanged = QtCore.Signal(int)
@@ -42,7 +45,7 @@ class DiagnosisView(QtWidgets.QWidget):
         self.summary = QtWidgets.QLabel("No trace open.")
         self.summary.setWordWrap(True)
         self.list = QtWidgets.QTreeWidget()
-        self.list.setHeaderLabels(["Severity", "Finding", "Where", "Method step", "Value"])
+        self.list.setHeaderLabels(["Severity", "Finding", "Where", "Method step", "Value", "Kind"])
         self.list.setRootIsDecorated(False)
         self.list.setUniformRowHeights(True)
         self.list.setAlternatingRowColors(True)
@@ -114,8 +117,13 @@ class DiagnosisView(QtWidgets.QWidget):
         for f in self.findings:
             cards = ", ".join(f.cards[:4]) + (f" +{len(f.cards) - 4}" if len(f.cards) > 4 else "")
             where = cards + (f", step {f.step}" if f.step is not None else "")
-            item = QtWidgets.QTreeWidgetItem([f.severity, f.rule.replace("_", " "), where, f.method, _value_text(f)])
+            item = QtWidgets.QTreeWidgetItem([f.severity, f.rule.replace("_", " "), where, f.method, _value_text(f),
+                                              f.kind])
             item.setForeground(0, QtGui.QBrush(QtGui.QColor(SEVERITY_COLOURS.get(f.severity, "#000"))))
+            if f.kind == ANOMALY:  # the rule's name in bold: a card, a link or a step that stands out
+                font = item.font(1)
+                font.setBold(True)
+                item.setFont(1, font)
             self.list.addTopLevelItem(item)
         for col in range(self.list.columnCount()):
             self.list.resizeColumnToContents(col)
@@ -124,8 +132,11 @@ class DiagnosisView(QtWidgets.QWidget):
         elif not self.findings:
             self.summary.setText("No findings: no rule of the tuning method fired on these cards.")
         else:
-            high = sum(f.severity == HIGH for f in self.findings)
-            self.summary.setText(f"{len(self.findings)} finding(s), {high} of high severity, ordered by severity. "
+            anomalies = sum(f.kind == ANOMALY for f in self.findings)
+            named = f"{anomalies} anomal{'y' if anomalies == 1 else 'ies'}"
+            self.summary.setText(f"{len(self.findings)} finding(s): {named} "
+                                 "(a card, link or step that stands out; about 1 % of healthy runs name one by "
+                                 "chance) first, then where the time goes, each by severity. "
                                  "Click one for its advice; click its evidence to "
                                  + ("open its card from the summary." if self.of_summary
                                     else "see it in the timeline."))

@@ -1,0 +1,195 @@
+"""Slow cards (metrics.md §4): a verdict that stays right as clusters grow.
+
+Only the two causes the tuning method names flag a card: a slow node (``compute_us``) and a slow
+data pipeline (``step_interval_us``). Step time is the same on every card of a lockstep job, and the
+card with the most pure communication is usually the one that *waits* for a slow card: both are
+shown per card, neither flags anybody.
+
+Each card's value is its median over its steps (the mean below 3 steps), so one stalled step does
+not make a card slow. A card is flagged when (1) it exceeds the cluster median by a practical size,
+max(5 % of the median, 1 % of the median step time); (2) its robust z-score passes z_N (the
+correction for N cards of :mod:`~timelineview.analysis.worst_of_many`: about 1 % of healthy clusters
+name anyone, whatever N); (3) it is above that threshold in at least half of its steps, more often
+than the other cards' steps make likely by chance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from timelineview.analysis.worst_of_many import FALSE_ALARM_RATE, MAD_SCALE, binomial_tail, robust_z, z_threshold
+
+SLOW_CARD_METRICS = ("compute_us", "step_interval_us")  # the metrics that can flag a card
+STEP_TIME_KEY = "span_us"  # a step's length in the step documents
+MIN_CARDS_FOR_SLOW = 3
+MIN_STEPS_FOR_MEDIAN = 3  # fewer steps: their mean
+MIN_RELATIVE_EXCESS = 0.05
+# A metric that is tiny next to the step (a 50 µs excess of a 0.5 ms step interval in a 13 ms step)
+# must not flag a card nobody would call slow: the excess must also pass 1 % of the median step time.
+MIN_STEP_SHARE_EXCESS = 0.01
+MIN_SHARE_OF_STEPS_ABOVE = 0.5  # consistency: above the threshold in at least half of its steps
+MEDIAN_EFFICIENCY_FACTOR = float(np.sqrt(np.pi / 2))  # a median's spread over a mean's, normal data
+
+
+@dataclass(frozen=True)
+class SlowCard:
+    """One flag: ``card`` is slow on ``metric`` (its ``value`` against the cluster ``median``, µs),
+    with its robust z-score (None when the cards' MAD is 0), how many of its ``steps`` were above the
+    ``threshold`` (µs), and the z the rule asked for (``z_required``)."""
+
+    card: str
+    metric: str
+    value: float
+    median: float
+    z: float | None
+    steps_above: int
+    steps: int
+    threshold: float
+    z_required: float
+
+    def document(self) -> dict:
+        return {"card": self.card, "metric": self.metric, "value": self.value, "median": self.median,
+                "z": self.z, "steps_above": self.steps_above, "steps": self.steps, "threshold": self.threshold,
+                "z_required": self.z_required}
+
+
+def step_values(card: dict, key: str) -> dict[object, float]:
+    """The card's values of ``key`` by step (its step number, else its position); its card-level value
+    as one step when it has no steps."""
+    out = {}
+    for k, s in enumerate(card.get("steps") or []):
+        if s.get(key) is not None:
+            out[s.get("step", k)] = float(s[key])
+    if not out and card.get(key) is not None:
+        out[0] = float(card[key])
+    return out
+
+
+def typical(values) -> float:
+    """A card's value over its steps: the median, the mean below 3 steps (NaN without steps)."""
+    values = np.asarray(values, dtype=np.float64)
+    if not len(values):
+        return float("nan")
+    return float(np.median(values) if len(values) >= MIN_STEPS_FOR_MEDIAN else np.mean(values))
+
+
+def median_step_time(card_docs: list[dict]) -> float:
+    """Median over cards of each card's typical step time (µs)."""
+    values = [typical(list(step_values(c, STEP_TIME_KEY).values())) for c in card_docs]
+    values = [v for v in values if np.isfinite(v)]
+    return float(np.median(values)) if values else 0.0
+
+
+def _typical_spread(step_excess: np.ndarray, steps: np.ndarray) -> float:
+    """The spread that step-to-step noise alone gives a card's typical excess: 1.4826 × the MAD of every
+    card's excess in every step (about the cards' median in that step), over √(its steps) (× √(π/2)
+    for a median)."""
+    if not len(step_excess):
+        return 0.0
+    per_step = MAD_SCALE * float(np.median(np.abs(step_excess - np.median(step_excess))))
+    n = float(np.median(steps))
+    return per_step * (MEDIAN_EFFICIENCY_FACTOR if n >= MIN_STEPS_FOR_MEDIAN else 1.0) / np.sqrt(max(n, 1.0))
+
+
+@dataclass(frozen=True)
+class MetricVerdict:
+    """One metric over the cards: each card's typical value and its typical excess over the cluster in
+    the same steps, the cluster median, the spread, and the threshold of an excess."""
+
+    values: np.ndarray  # per card, median over its steps (NaN without steps)
+    excess: np.ndarray  # per card, median over its steps of (its value − the cards' median in that step)
+    step_excess: list[np.ndarray]  # per card, its excess in each of its steps
+    median: float
+    sigma: float
+    practical: float
+    z_required: float
+
+    @property
+    def threshold(self) -> float:
+        """An excess above this passes both the practical and the statistical size."""
+        return max(self.practical, self.z_required * self.sigma)
+
+
+def judge_metric(card_docs: list[dict], metric: str, median_step_us: float) -> MetricVerdict | None:
+    """Each card's value, its excess over the cluster step by step and the threshold (None below 3 cards).
+
+    Step values differ from step to step far more than from card to card (each step runs other work),
+    so a card is compared with the other cards *in the same steps*: its excess in step k is its value
+    minus the cards' median in step k, and its typical excess the median of those. The spread is the
+    larger of 1.4826 × the MAD of the cards' typical excesses and what step-to-step noise alone gives
+    them: with few cards a MAD is unsteady, and the second one, measured on every card's steps, is not.
+    """
+    per_card = [step_values(c, metric) for c in card_docs]
+    keys = sorted({k for v in per_card for k in v}, key=str)
+    index = {k: j for j, k in enumerate(keys)}
+    grid = np.full((len(card_docs), len(keys)), np.nan)
+    for i, v in enumerate(per_card):
+        for k, x in v.items():
+            grid[i, index[k]] = x
+    values = np.array([typical(list(v.values())) for v in per_card])
+    have = np.isfinite(values)
+    if have.sum() < MIN_CARDS_FOR_SLOW:
+        return None
+    with np.errstate(all="ignore"):
+        step_median = np.nanmedian(grid[have], axis=0)
+    step_excess = [(row - step_median)[np.isfinite(row)] for row in grid]
+    excess = np.array([typical(e) for e in step_excess])
+    median = float(np.median(values[have]))
+    rows = np.flatnonzero(have)
+    between = MAD_SCALE * float(np.median(np.abs(excess[have] - np.median(excess[have]))))
+    within = _typical_spread(np.concatenate([step_excess[i] for i in rows]),
+                             np.array([len(step_excess[i]) for i in rows]))
+    practical = max(MIN_RELATIVE_EXCESS * abs(median), MIN_STEP_SHARE_EXCESS * abs(median_step_us))
+    return MetricVerdict(values, excess, step_excess, median, max(between, within), practical,
+                         z_threshold(len(rows)))
+
+
+def _by_chance(steps: np.ndarray, needed: int, pooled: np.ndarray) -> float:
+    """The chance that a card like the others has ``needed`` of its steps as far above as this card's
+    ``needed``-th highest step: P(Binomial(steps, p) ≥ needed), p the share of the other cards' steps
+    (``pooled``: every card's, sorted) that reach that level. The z-score assumes normal noise; this
+    check asks the cards' own steps, so a heavy tail of stalls does not name a card by chance."""
+    level = float(np.sort(steps)[-needed])
+    reach_all = len(pooled) - int(np.searchsorted(pooled, level, side="left"))
+    others = len(pooled) - len(steps)
+    share = (reach_all - int((steps >= level).sum())) / others if others > 0 else 0.0
+    return binomial_tail(len(steps), needed, share)
+
+
+def _metric_flags(card_docs: list[dict], metric: str, median_step_us: float) -> list[SlowCard]:
+    v = judge_metric(card_docs, metric, median_step_us)
+    if v is None:
+        return []
+    centre = float(np.nanmedian(v.excess))
+    z = robust_z(v.excess, centre, v.sigma)
+    candidates = (np.isfinite(v.values) & (v.values > v.median) & (v.values - v.median >= v.practical)
+                  & (v.excess - centre >= v.practical) & ((v.sigma == 0) | (z > v.z_required)))
+    judged = [k for k in range(len(card_docs)) if np.isfinite(v.values[k])]
+    pooled = np.sort(np.concatenate([v.step_excess[k] for k in judged]) - centre)
+    out = []
+    for k in np.flatnonzero(candidates).tolist():
+        steps = v.step_excess[k] - centre
+        above = int((steps > v.threshold).sum())
+        needed = int(np.ceil(MIN_SHARE_OF_STEPS_ABOVE * len(steps)))
+        if above < needed:
+            continue  # a stall or two, not a slow card
+        if _by_chance(steps, needed, pooled) > FALSE_ALARM_RATE / len(judged):
+            continue  # the other cards' steps reach this card's level often enough to make it chance
+        out.append(SlowCard(card_docs[k]["card"], metric, float(v.values[k]), v.median,
+                            float(z[k]) if v.sigma > 0 else None, above, len(steps),
+                            v.median + centre + v.threshold, v.z_required))
+    return out
+
+
+def slow_cards(card_docs: list[dict]) -> list[SlowCard]:
+    """The slow-card flags of metrics.md §4 over ``card_docs`` ({"card", "steps": [step metrics]}),
+    in the cards' order (then by metric)."""
+    if len(card_docs) < MIN_CARDS_FOR_SLOW:
+        return []
+    step_us = median_step_time(card_docs)
+    flagged = [f for metric in SLOW_CARD_METRICS for f in _metric_flags(card_docs, metric, step_us)]
+    order = {c["card"]: i for i, c in enumerate(card_docs)}
+    flagged.sort(key=lambda f: (order[f.card], SLOW_CARD_METRICS.index(f.metric)))
+    return flagged
