@@ -91,8 +91,10 @@ def _finding_rows(source: TableSource) -> list[dict]:
             for f in source.document().get("findings") or []]
 
 
-FINDINGS = _spec("findings", "one row per finding (metrics.md §8), most severe first", (
-    Column("rule", STRING, "the rule that fired"), Column("severity", STRING, "high, medium or low"),
+FINDINGS = _spec("findings", "one row per finding (metrics.md §8): anomalies first, then by severity", (
+    Column("rule", STRING, "the rule that fired"),
+    Column("kind", STRING, "anomaly (names a card, a link or a step) or where the time goes (metrics.md §8)"),
+    Column("severity", STRING, "high, medium or low"),
     Column("cards", STRINGS, "the cards it names"), Column("step", INT64, "the step; null for the whole run"),
     Column("metric", STRING, "the metric compared"), Column("value", DOUBLE, "its value"),
     Column("reference", DOUBLE, "what it is compared with"), Column("advice", STRING, "what to look at"),

@@ -8,7 +8,7 @@ import pytest
 
 from timelineview.analysis.communication.links import Links, slow_links
 from timelineview.analysis.findings.evaluate import Finding, order_findings, slow_steps
-from timelineview.analysis.findings.rules import ANOMALY, RULES, WHERE_TIME_GOES
+from timelineview.analysis.findings.rules import ANOMALY, METHOD_MEMORY, RULES, WHERE_TIME_GOES
 from timelineview.analysis.findings.text import findings_text
 from timelineview.analysis.worst_of_many import required_z, widened, z_threshold
 
@@ -85,11 +85,11 @@ def finding(rule: str, severity: str, kind: str, value: float = 2.0, reference: 
 def test_every_rule_says_whether_it_is_an_anomaly():
     kinds = {r.name: r.kind for r in RULES}
     assert {n for n, k in kinds.items() if k == ANOMALY} == {
-        "slow_data", "slow_compute", "slow_link", "slow_step", "pipeline_stage_imbalance"}
+        "slow_data", "slow_compute", "slow_link", "slow_step", "pipeline_stage_imbalance", "memory_imbalance"}
     assert set(kinds.values()) == {ANOMALY, WHERE_TIME_GOES}
     for r in RULES:
-        if r.kind == WHERE_TIME_GOES:
-            assert r.advice.startswith("Where the time goes")
+        if r.kind == WHERE_TIME_GOES:  # a share of the job's time, or of a card's memory (§11)
+            assert r.advice.startswith("Where the memory goes" if r.method == METHOD_MEMORY else "Where the time goes")
 
 
 def test_anomalies_come_first_then_severity_then_excess():

@@ -144,13 +144,15 @@ MEMORY_RULES: tuple[Rule, ...] = (
          + MEMORY_ADVICE, kind=ANOMALY),
     Rule("large_allocation", LOW, METHOD_MEMORY,
          "one allocation ≥ 10 % of its component's peak allocated memory",
-         "{name} allocates {size} at once on {card}, {value} of {component}'s peak allocated memory "
+         "Where the memory goes: {name} allocates {size} at once on {card}, {value} of {component}'s peak "
+         "allocated memory "
          "({peak}; the threshold is {reference}). One block this size sets the peak: split the tensor, "
          "or lower it by recomputation, operator fusion or smaller micro-batches. " + MEMORY_ADVICE,
          {"share_of_peak": 0.10}),
     Rule("fragmentation", LOW, METHOD_MEMORY,
          "reserved − allocated ≥ 20 % of reserved at the component's allocated peak",
-         "At its allocated peak {component} on {card} has {unallocated} reserved but not allocated, {value} of "
+         "Where the memory goes: at its allocated peak {component} on {card} has {unallocated} reserved but "
+         "not allocated, {value} of "
          "its {reserved} reserved (the threshold is {reference}): the caching allocator's pool is "
          "fragmented. Keep tensor shapes steady between steps, free cached blocks between phases, or let the "
          "allocator grow segments (expandable segments). " + MEMORY_ADVICE,
