@@ -1,4 +1,4 @@
-"""Benchmark of timelineview.analysis on synthetic in-memory cards (issue 3 budgets).
+"""Benchmark of timelineview.analysis on synthetic in-memory cards (the budgets below).
 
 * derive() + whole-card statistics (card_document: metrics, steps, producer lanes) on a
   10 M-slice card: target <= 2 s.

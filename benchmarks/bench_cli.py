@@ -1,4 +1,4 @@
-"""End-to-end cost of ``timelineview stats`` (issue 11 item 8): where a run's time goes.
+"""End-to-end cost of ``timelineview stats``: where a run's time goes.
 
 Each run is a fresh process (as a user's would be) that times its own phases: Python and the
 imports the command needs, the load (readying the compiled scanner included: it is timed apart),

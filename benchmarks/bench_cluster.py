@@ -1,4 +1,4 @@
-"""Opening a cluster folder to the comparison view, first time and again from the card cache (issue 5).
+"""Opening a cluster folder to the comparison view, first time and again from the card cache.
 
     python benchmarks/bench_cluster.py [--cards 8] [--mb 250] [--runs 3]
 

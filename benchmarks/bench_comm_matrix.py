@@ -1,4 +1,4 @@
-"""Benchmark of the Communication tab's matrix (issue 12): 128 ranks drawn in <= 100 ms.
+"""Benchmark of the Communication tab's matrix: 128 ranks drawn in <= 100 ms.
 
 A 128-rank ring-and-mesh of links (each rank sends to every rank of its node over SDMA/HCCS and to
 its ring neighbours across nodes over RDMA/ROCE, a few slow), drawn per rank (cells of at least

@@ -1,4 +1,4 @@
-"""Communication analysis (metrics.md §6, issue 12) on large generated cards, next to their load time.
+"""Communication analysis (metrics.md §6) on large generated cards, next to their load time.
 
     python benchmarks/bench_communication.py [--mb 250] [--runs 5]
 
@@ -7,7 +7,7 @@ a few collectives each) and ``dense`` (400 shorter steps: ~40 times the collecti
 of the same bytes, closer to a large model's trace). Each is loaded once (fresh, without the card
 cache), then ``analyse_card`` runs ``--runs`` times on it with its classification and steps already
 known (the session computes those anyway): plane-task args read from the file, operators, links.
-Budget: the analysis adds ≤ 10 % to opening the card (issue 12: ≤ 10 % of opening an 8 × 250 MB
+Budget: the analysis adds ≤ 10 % to opening the card (≤ 10 % of opening an 8 × 250 MB
 cluster). The last line is JSON (medians).
 """
 

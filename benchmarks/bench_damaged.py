@@ -1,4 +1,4 @@
-"""A damaged trace loads in about the time of a clean one (issue 16 item 3): resync is linear.
+"""A damaged trace loads in about the time of a clean one: resync is linear.
 
     python benchmarks/bench_damaged.py [--mb 17] [--runs 5]
 

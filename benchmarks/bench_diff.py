@@ -1,4 +1,4 @@
-"""``timelineview diff`` of two large traces against loading them both (issue 14: ≤ 1.5×).
+"""``timelineview diff`` of two large traces against loading them both (≤ 1.5×).
 
     python benchmarks/bench_diff.py [BASE NEW] [--runs 3]
 

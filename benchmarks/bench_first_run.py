@@ -1,4 +1,4 @@
-"""A first run against a warm one (issue 11 items 6 and 7).
+"""A first run against a warm one.
 
 ``stats``: a fresh process with ``NUMBA_CACHE_DIR`` at an empty folder (nothing compiled: a first-ever
 run) against one at a folder the scanner was compiled into beforehand. A cold run starts the

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_load.py PATH [--runs 3]
     python benchmarks/bench_load.py --generate 300 [--runs 3]   # writes .bench/msprof_300MB.json first
-    python benchmarks/bench_load.py --torch-npu-like 150        # the real torch_npu sample, 150 times
+    python benchmarks/bench_load.py --torch-npu-like 150 --sample TRACE_VIEW_JSON   # a real capture, 150 times
 
 Every measurement runs in a fresh process (so peak memory is that run's own). A thread
 standing in for the GUI wakes every millisecond during the load; "UI thread late" is the
@@ -154,18 +154,16 @@ def generate(size_mb: int) -> Path:
     return out
 
 
-SAMPLE = ROOT.parent / "shared/samples/torch_npu/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json"
-
-
-def torch_npu_like(copies: int) -> Path:
-    """The real torch_npu sample (counters are 44 % of its events) repeated ``copies`` times
-    along the time axis, with fresh flow ids: what a long torch_npu capture looks like."""
+def torch_npu_like(copies: int, sample: Path) -> Path:
+    """A real torch_npu ``trace_view.json`` (``sample``; counters were 44 % of the events of the one
+    measured) repeated ``copies`` times along the time axis, with fresh flow ids: what a long torch_npu
+    capture looks like."""
     out = ROOT / ".bench" / f"torch_npu_like_x{copies}.json"
     if out.exists():
         return out
-    if not SAMPLE.exists():
-        sys.exit(f"{SAMPLE} is not present")
-    events = json.loads(SAMPLE.read_bytes())
+    if not sample.is_file():
+        sys.exit(f"{sample} is not present")
+    events = json.loads(sample.read_bytes())
     meta = [e for e in events if e.get("ph") == "M"]
     rest = [e for e in events if e.get("ph") != "M"]
     result = list(meta)
@@ -191,7 +189,8 @@ def main() -> None:
     ap.add_argument("path", nargs="?")
     ap.add_argument("--generate", type=int, metavar="MB", help="benchmark a generated msprof trace of MB")
     ap.add_argument("--torch-npu-like", type=int, metavar="COPIES",
-                    help="benchmark the real torch_npu sample repeated COPIES times (needs ../shared/samples)")
+                    help="benchmark a real torch_npu trace (--sample) repeated COPIES times")
+    ap.add_argument("--sample", type=Path, help="the torch_npu trace_view.json --torch-npu-like repeats")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--one", choices=["load", "orjson"], help=argparse.SUPPRESS)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
@@ -205,7 +204,9 @@ def main() -> None:
     if args.path:
         path = Path(args.path)
     elif args.torch_npu_like:
-        path = torch_npu_like(args.torch_npu_like)
+        if args.sample is None:
+            ap.error("--torch-npu-like needs --sample PATH (a torch_npu trace_view.json)")
+        path = torch_npu_like(args.torch_npu_like, args.sample)
     else:
         path = generate(args.generate or 300)
     size_mb = path.stat().st_size / 1e6

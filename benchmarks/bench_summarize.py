@@ -1,4 +1,4 @@
-"""Summaries on a Dask cluster (issue 15, metrics.md §10): time, worker memory, desktop opening.
+"""Summaries on a Dask cluster (metrics.md §10): time, worker memory, desktop opening.
 
     python benchmarks/bench_summarize.py [--cards 256] [--card-mb 4] [--big-mb 100] [--wide 4096]
 

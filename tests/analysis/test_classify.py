@@ -114,7 +114,7 @@ def test_host_only_file_has_no_inputs():
 
 
 # ------------------------------------------------------------------------------------------
-# Traces that type every hardware task ``Other`` (CANN 7 / torch_npu 2024; metrics.md §1, issue 11).
+# Traces that type every hardware task ``Other`` (CANN 7 / torch_npu 2024; metrics.md §1).
 # The task's name is then the only witness: runtime and collective task names, and the bare
 # placeholder ``Other``, are never compute whatever the Task Type says.
 

@@ -1,4 +1,4 @@
-"""AnalysisSession (issue 10): every per-card analysis once, card by card, the same document as the pieces."""
+"""AnalysisSession: every per-card analysis once, card by card, the same document as the pieces."""
 
 from __future__ import annotations
 

@@ -124,7 +124,7 @@ def test_whole_trace_window_has_no_invented_phases():
 
 
 # ------------------------------------------------------------------------------------------
-# A trace without step markers is one window named "whole trace", without phases (issue 11 item 4).
+# A trace without step markers is one window named "whole trace", without phases.
 # Every consumer of the step objects takes the null phases as "not measured": the comparison rows
 # and bars, the slow-card rule, the text tables and the CSV, never as zero or as invented values.
 

@@ -1,4 +1,4 @@
-"""A first ``summarize`` never waits for the compiler (walk-through defect 1, issue 11 item 6): with the
+"""A first ``summarize`` never waits for the compiler: with the
 scanner not in numba's cache no worker readies it (a compile), the cards are read with the typed decode
 and equal a warm run's, the console says so once, and one compile for next time starts after the cards."""
 

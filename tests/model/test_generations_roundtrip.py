@@ -1,4 +1,4 @@
-"""Every producer generation of trace-format.md §4 round-trips from a generated file.
+"""Every producer generation of docs/trace-format.md §4 round-trips from a generated file.
 
 The generator's ground truth says what was written; the loaded store must hold exactly
 those slices on exactly those lanes, in that order, with the counts of the other tables.

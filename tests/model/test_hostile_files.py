@@ -1,6 +1,6 @@
 """A folder holding what is not a readable trace: every good card still opens, the others say why.
 
-Issue 16, items 5-7: dangling symlinks, symlink loops, unreadable files, FIFOs and devices named
+Dangling symlinks, symlink loops, unreadable files, FIFOs and devices named
 like traces or like ``info.json.*`` side files.
 """
 

@@ -1,7 +1,7 @@
 """The real producer files in ../shared/samples load with the right lanes and counts.
 
 Reference values come from Python's json module and the naming rules of
-trace-format.md §9, computed here independently of the loader. Skipped when the
+docs/trace-format.md §9, computed here independently of the loader. Skipped when the
 samples folder is absent.
 """
 
@@ -93,7 +93,7 @@ def test_mindspore_1x_display_file():
     want, _ = reference([path])
     got, shown = loaded(store)
     assert got == want == Counter({("1", "519"): 107, ("9000", "0"): 5})
-    # no metadata: the fixed tables of trace-format.md §4.2/§9
+    # no metadata: the fixed tables of docs/trace-format.md §4.2/§9
     assert shown == {("1", "519"): ("Device 1", "Stream 519"), ("9000", "0"): ("AICPU OP", "Stream 0")}
     summary = json.loads((SAMPLES / "mindspore_1x" / "ascend_timeline_summary_1.json").read_text())
     assert len(store.slices) == summary["op_exe_times"]

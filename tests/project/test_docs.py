@@ -1,4 +1,4 @@
-"""The README stands alone (issue 11 item 9): it cites no internal document, names the system packages
+"""The README stands alone: it cites no internal document, names the system packages
 Qt needs, has exactly the two set-up commands, and the definitions it points to ship in the project."""
 
 from __future__ import annotations
@@ -44,3 +44,18 @@ def test_help_texts_cite_no_internal_document(command):
                          text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     assert not re.search(r"metrics\.md §|issue \d|\.\./shared|tech-notes", out.stdout), out.stdout
+
+
+def test_the_code_cites_only_what_a_reader_of_the_repository_has():
+    """No issue numbers (the tracker is not in the repository) and no documents but those of ``docs/``."""
+    root = ROOT
+    issue = re.compile(r"\b[Ii]ssues? #?\d+")
+    document = re.compile(r"(?<![\w/.-])((?:docs/)?[\w-]+\.md)\b")
+    for folder in ("timelineview", "benchmarks", "tests"):
+        for path in (root / folder).rglob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            assert not issue.search(text), (path, issue.search(text).group())
+            assert "../shared" not in text or folder == "tests", path  # tests find the samples there, or skip
+            for name in document.findall(text):
+                cited = root / name if name.startswith("docs/") else root / "docs" / name
+                assert cited.exists() or (root / name).exists(), (path, name)

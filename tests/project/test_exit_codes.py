@@ -1,5 +1,5 @@
 """Exit codes of ``stats`` and ``diff``: 0 loaded something, 1 nothing readable with a one-line
-reason on stderr, 2 usage, 3 internal error in one line; never a traceback (issue 16 item 11)."""
+reason on stderr, 2 usage, 3 internal error in one line; never a traceback."""
 
 from __future__ import annotations
 

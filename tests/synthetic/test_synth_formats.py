@@ -1,4 +1,4 @@
-"""Producer-specific details of each layout (trace-format.md §0, §3, §4)."""
+"""Producer-specific details of each layout (docs/trace-format.md §0, §3, §4)."""
 
 from __future__ import annotations
 

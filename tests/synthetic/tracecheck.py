@@ -88,7 +88,7 @@ _FIXED = {9000: "AICPU OP", 10000: "Communication Op", 11000: "Host CPU OP", 120
 
 
 def display_lanes(events: list[dict]) -> list[tuple[str, str, str, str]]:
-    """Lanes holding slices, named and ordered by trace-format.md §9.3, from the file alone."""
+    """Lanes holding slices, named and ordered by docs/trace-format.md §9.3, from the file alone."""
     meta: dict[tuple, object] = {}
     for e in events:
         if e.get("ph") == "M":

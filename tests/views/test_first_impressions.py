@@ -1,4 +1,4 @@
-"""The main window's first-ten-minutes defects (issue 11 items 10, 13, 15): each as a user meets it."""
+"""The main window's first-ten-minutes defects: each as a user meets it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A load shows its first part before it ends (issue 11 item 7): cards on the timeline before
+"""A load shows its first part before it ends: cards on the timeline before
 ``loadFinished``, the span not loaded yet marked, a window chosen meanwhile kept, the final store
 that of a plain load."""
 

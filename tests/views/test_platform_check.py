@@ -1,4 +1,4 @@
-"""The one-line message when Qt's X11 plugin cannot load (issue 11 item 9). No Qt needed."""
+"""The one-line message when Qt's X11 plugin cannot load. No Qt needed."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Qt-free maths of the Compare tab (issue 14): the new run's offsets that align a chosen step, the
+"""Qt-free maths of the Compare tab: the new run's offsets that align a chosen step, the
 interleaved card order, the step window, and the paired bars' geometry."""
 
 from __future__ import annotations

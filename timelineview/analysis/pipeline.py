@@ -1,4 +1,4 @@
-"""Pipeline-parallel indicators (issue 5): receive-only communication and stage time.
+"""Pipeline-parallel indicators: receive-only communication and stage time.
 
 With pipeline parallelism a stage waits for activations from the previous stage in receive
 operators (``hcom_receive*`` in msprof files, ``Receive-op`` in MindSpore ones). Following

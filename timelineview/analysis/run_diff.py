@@ -33,6 +33,7 @@ COMM_KEYS = ("transit_us", "wait_us", "synchronization_us", "idle_us")  # a card
 # capture has it) and the peak reserved memory of the card
 MEMORY_KEYS = ("memory_peak_allocated_mb", "memory_peak_reserved_mb")
 ADDED, REMOVED, CHANGED = "added", "removed", "changed"
+DIFF_SCHEMA = "timelineview.diff/1"  # the document's format: raised when a key changes meaning or goes
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,9 @@ class RunDiff:
     matched_by: str = BY_RANK  # or BY_ORDER (run_matching)
 
     def document(self) -> dict:
-        return {"cards": [c.document() for c in self.cards], "operators": [o.document() for o in self.operators],
+        """The ``diff --json`` document (metrics.md §9; its schema: ``timelineview/schemas/diff.schema.json``)."""
+        return {"schema": DIFF_SCHEMA,
+                "cards": [c.document() for c in self.cards], "operators": [o.document() for o in self.operators],
                 "communication": [c.document() for c in self.communication],
                 "links": [x.document() for x in self.links], "matched_by": self.matched_by,
                 "notes": list(self.notes)}

@@ -73,7 +73,7 @@ class AnalysisSession:
 
     @cached_property
     def comparison(self) -> ClusterComparison:
-        """The cluster comparison (issue 5): per card its step rows, from each card's analysis."""
+        """The cluster comparison: per card its step rows, from each card's analysis."""
         cards = []
         for store, a in zip(self.stores, self.cards, strict=True):
             offset_us = self.clock_offsets_ns[a.number] / 1000.0

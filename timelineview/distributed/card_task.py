@@ -208,7 +208,7 @@ def _load(sources: list[CardSource]) -> list:
 
 def ready_cached_scanner() -> bool:
     """Ready the compiled scanner in this worker when numba's cache holds it (~0.5 s, once), never by a
-    compile (20-30 s, issue 11 item 6): without it the loader reads with the typed decode. Between cards,
+    compile (20-30 s): without it the loader reads with the typed decode. Between cards,
     so a worker picks up the scanner a background compile cached during the run. Returns whether ready."""
     from timelineview.model.load import jit
 

@@ -1,4 +1,4 @@
-"""A first ``summarize`` never waits for the compiler (issue 11 item 6).
+"""A first ``summarize`` never waits for the compiler.
 
 With the scanner not in numba's cache a worker would compile it (20-30 s) before its first card, every
 worker at once. Instead the workers read with the typed decode (``card_task.ready_cached_scanner``), the

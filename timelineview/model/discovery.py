@@ -1,6 +1,6 @@
 """Find trace files under a path and group them into cards (one per rank).
 
-Rules follow trace-format.md §1 and §7.2: trace file names, the rank from the file
+Rules follow docs/trace-format.md §1 and §7.2: trace file names, the rank from the file
 name, ``profiler_info_<rank>.json``, ``info.json.<dev>`` or folder names; one kind of
 file per card (``trace_view.json`` over ``ascend_timeline_display_*`` over ``msprof_*``);
 per-iteration and slice files of one card merged; the newest ``PROF_*`` when several.

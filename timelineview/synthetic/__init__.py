@@ -11,7 +11,7 @@ Layouts (``LAYOUTS``): ``msprof`` (torch_npu ``trace_view.json``), ``object`` (t
 ``{"traceEvents": [...]}``), ``msprof_per_iteration`` (CANN <= 7.0 ``PROF_*/device_<d>/timeline``),
 ``mindspore_gen_c`` and ``mindspore_gen_b`` (``ascend_timeline_display_<rank>.json``).
 
-Lane display names in the ground truth follow trace-format.md §9.3:
+Lane display names in the ground truth follow docs/trace-format.md §9.3:
 process = ``process_name``, else ``process_labels``, else the fixed pids (9000 ``AICPU OP``,
 10000 ``Communication Op``, 11000 ``Host CPU OP``, 12000 ``Op Overlap Analyse``) and, for
 Gen B where nothing is named, ``Device <pid>`` for the device pid; thread = ``thread_name``,

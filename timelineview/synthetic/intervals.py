@@ -65,7 +65,7 @@ def one(lo: int, hi: int) -> Segs:
 
 
 class CannOverlap:
-    """CANN ``Overlap Analysis`` (trace-format.md §5.2), fed one step at a time.
+    """CANN ``Overlap Analysis`` (docs/trace-format.md §5.2), fed one step at a time.
 
     Computing = U(compute), Communication = U(comm ops), Not Overlapped = Communication −
     Computing, Free = [first start, last end] − (Computing ∪ Communication), where the range
@@ -89,7 +89,7 @@ class CannOverlap:
 
 
 class MindSporeOverlap:
-    """MindSpore <= 2.1 ``Op Overlap Analyse`` lanes (trace-format.md §5.1), one step at a time.
+    """MindSpore <= 2.1 ``Op Overlap Analyse`` lanes (docs/trace-format.md §5.1), one step at a time.
 
     Merged Computation = U(compute), Merged Communication = U(comm), Pure Communication =
     G(compute) ∩ U(comm) (only inside the compute span), Free Time = G(compute ∪ comm),

@@ -115,7 +115,7 @@ class TruthBuilder:
 
 
 def _sort_key(lane: _Lane) -> tuple[int, int, int, int]:
-    """Display order: process sort index, pid, thread sort index, tid (trace-format.md §9.3)."""
+    """Display order: process sort index, pid, thread sort index, tid (docs/trace-format.md §9.3)."""
     return (lane.process_sort, _num(lane.pid), lane.thread_sort, _num(lane.tid))
 
 

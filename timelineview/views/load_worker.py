@@ -33,11 +33,11 @@ class LoadWorker(QtCore.QObject):
     failed = QtCore.Signal(str)
     cancelled = QtCore.Signal()
     done = QtCore.Signal()  # always last
-    cardsFound = QtCore.Signal(object)  # card names, in the order of cardProgress indices (issue 5)
+    cardsFound = QtCore.Signal(object)  # card names, in the order of cardProgress indices
     cardProgress = QtCore.Signal(int, object, object)  # card index, done bytes, total bytes of that card
     compared = QtCore.Signal(object)  # analysis ClusterComparison, emitted just before ``loaded``
     analysed = QtCore.Signal(object)  # the AnalysisSession, its findings computed, just before ``loaded``
-    # a picture of the load in progress (issue 11): list[CardView] of what is decoded so far (not
+    # a picture of the load in progress: list[CardView] of what is decoded so far (not
     # analysed), and the model's UnloadedSpan (or None); ``loaded`` replaces it
     partialLoaded = QtCore.Signal(object, object)
     # a part of the analysis that failed, in one line ("the diagnosis failed: …"); the load still shows

@@ -67,7 +67,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setAcceptDrops(True)
         self.timeline = TimelineWidget()
         self.search = SearchBar(self.timeline)
-        self.cluster = ClusterTab(self, self.timeline)  # issue 5: comparison tab, drill-down, lane filter
+        self.cluster = ClusterTab(self, self.timeline)  # comparison tab, drill-down, lane filter
         self.analysis_failures: list[str] = []  # parts of the last load's analysis that failed, in one line each
         central = QtWidgets.QWidget()
         lay = QtWidgets.QVBoxLayout(central)
@@ -137,7 +137,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._action(m, "Open &folder…", "Ctrl+Shift+O", self.open_folder_dialog)
         self.recent_menu = m.addMenu("Open &recent")
         self._fill_recent()
-        add_compare_menu(self, m)  # issue 14: a second run compared with this one
+        add_compare_menu(self, m)  # a second run compared with this one
         m.addSeparator()
         self._action(m, "Open &sample cluster", None, self.open_sample)
         self._action(m, "Load &report…", None, self.show_load_report)
@@ -396,7 +396,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     @QtCore.Slot(object, object)
     def _on_partial(self, cards, unloaded) -> None:
-        """What the load has so far, on the timeline (issue 11): navigable while the rest arrives."""
+        """What the load has so far, on the timeline: navigable while the rest arrives."""
         if not self._from_current_load() or not any(len(c.store.slices) for c in cards):
             return
         self.timeline.show_partial([c for c in cards if len(c.store.slices) or len(c.store.counters)], unloaded)

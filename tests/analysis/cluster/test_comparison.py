@@ -1,4 +1,4 @@
-"""The cluster comparison table (issue 5), without Qt: rows agree with the stats document."""
+"""The cluster comparison table, without Qt: rows agree with the stats document."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The slow-card rule's floor of 1 % of the median step time (metrics.md §4, issue 11 item 2).
+"""The slow-card rule's floor of 1 % of the median step time (metrics.md §4).
 
 Generated 8-card clusters (two steps of ~12 ms) with one card planted slow on compute: across many seeds,
 that card is the only one flagged on step interval, compute or step time. Without the floor, the jitter

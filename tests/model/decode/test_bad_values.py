@@ -1,4 +1,4 @@
-"""A bad value drops that value (or its event) with a report, never the load (issue 16 item 4)."""
+"""A bad value drops that value (or its event) with a report, never the load."""
 
 from __future__ import annotations
 

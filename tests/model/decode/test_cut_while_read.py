@@ -1,5 +1,5 @@
 """A file cut short or removed after its layout was read keeps what was read and says where it
-stopped (issue 16: truncation handled at any moment, not only before the load)."""
+stopped (truncation handled at any moment, not only before the load)."""
 
 from __future__ import annotations
 

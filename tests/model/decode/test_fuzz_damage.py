@@ -1,5 +1,5 @@
 """Fuzz: byte flips, insertions and deletions in a generated trace never raise and never cost an
-event the damage does not touch (issue 16, "Done when"). Bounded to run in CI in well under a minute."""
+event the damage does not touch ("Done when"). Bounded to run in CI in well under a minute."""
 
 from __future__ import annotations
 

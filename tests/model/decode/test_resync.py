@@ -1,4 +1,4 @@
-"""One stray or damaged byte costs at most the event it sits in (issue 16 items 1-3, 10, 12)."""
+"""One stray or damaged byte costs at most the event it sits in."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Damage costs about what clean bytes cost (issue 16 item 3): the whole events between damaged
+"""Damage costs about what clean bytes cost: the whole events between damaged
 ones are checked and decoded in runs, and a damaged event is settled without walking its bytes
 one character at a time in Python; every whole event is kept, with its args, and each damaged
 one is counted at its file offset and event index."""

@@ -1,4 +1,4 @@
-"""A cancelled load lets go of its memory before ``load`` returns (issue 16 item 19): decode
+"""A cancelled load lets go of its memory before ``load`` returns: decode
 tasks already running have ended, and nothing of the load stays referenced."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A first run never waits for the compiler (issue 11 item 6), and a load shows its first part as it
+"""A first run never waits for the compiler, and a load shows its first part as it
 goes (item 7): typed decode while the scanner is not in numba's cache, a background compile started
 once, pictures of the load in progress that are exact prefixes of the file."""
 

@@ -1,5 +1,5 @@
 """``.gz`` traces: damage keeps the decompressed part, expansion is bounded, no copy outlives
-the process (issue 16 items 8, 9)."""
+the process."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The lazy args reader: a value nested too deep to show is reported as unreadable, not raised
-(issue 16 item 4)."""
+"""The lazy args reader: a value nested too deep to show is reported as unreadable, not raised."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The card cache never serves stale or damaged columns, never breaks a load, and cleans up after itself.
 
-Issue 16, items 13-18. A store served from the cache has memory-mapped columns: that is how these
+A store served from the cache has memory-mapped columns: that is how these
 tests tell a cached store from a freshly loaded one.
 """
 

@@ -1,4 +1,4 @@
-"""The Communication tab (issue 12 items 4-5): the matrix's cells against the generator's ground truth,
+"""The Communication tab: the matrix's cells against the generator's ground truth,
 the planted slow link outlined and no other, hover text, click-through to the operator with the plane
 lanes open, the operator tables against the ground truth, exports, the wait lane against a plain
 pass over the plane tasks, the plane-task colours and a transfer's bandwidth in the details."""

@@ -1,4 +1,4 @@
-"""The Compare tab (issue 14 items 2-4): a second run opened as the comparison of the one on screen shows
+"""The Compare tab: a second run opened as the comparison of the one on screen shows
 exactly the planted change, both runs share the timeline aligned at a chosen step (W/A/S/D move both),
 an operator's slices are highlighted in both runs, and runs of another shape are reported in words."""
 

@@ -1,5 +1,5 @@
 """The Diagnosis tab: a cluster opens on its findings, the status bar counts them, and clicking a
-finding's evidence shows that card and span in the timeline (issue 13)."""
+finding's evidence shows that card and span in the timeline."""
 
 from __future__ import annotations
 

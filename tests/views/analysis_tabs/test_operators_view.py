@@ -1,4 +1,4 @@
-"""The Operators tab (issue 13 item 1): per card and across cards, sortable, filtered, exported, and a
+"""The Operators tab: per card and across cards, sortable, filtered, exported, and a
 double-click highlights the operator's slices on the timeline (Enter steps through them)."""
 
 from __future__ import annotations

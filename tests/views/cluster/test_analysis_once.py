@@ -1,4 +1,4 @@
-"""Opening a cluster finds its cards once and analyses each card once (issue 10)."""
+"""Opening a cluster finds its cards once and analyses each card once."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cluster comparison (issue 5): per-card loading, the table and chart, highlights, sorting, drill-down."""
+"""Cluster comparison: per-card loading, the table and chart, highlights, sorting, drill-down."""
 
 from __future__ import annotations
 

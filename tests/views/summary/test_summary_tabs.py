@@ -1,4 +1,4 @@
-"""A summary folder opened in the window (issue 15 item 3): read in the background, the comparison first, then
+"""A summary folder opened in the window: read in the background, the comparison first, then
 the Diagnosis, Communication and Operators tabs holding the numbers ``stats`` prints — on the summary and on
 the traces themselves; jumps go to the card's drill-down; a failed card, an unreadable folder, and a newer
 open while one is read."""

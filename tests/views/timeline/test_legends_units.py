@@ -1,4 +1,4 @@
-"""Legends and units (issue 11 item 16): what each colour and number means is on screen."""
+"""Legends and units: what each colour and number means is on screen."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Timeline defects a new user hits (issue 11 items 11, 12, 14, 15, 17), driven by keys and clicks."""
+"""Timeline defects a new user hits, driven by keys and clicks."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cluster comparison (issue 5): one row of indicators per card, for the mean over steps or one step.
+"""Cluster comparison: one row of indicators per card, for the mean over steps or one step.
 
 Every number comes from the analysis functions (``step_metrics``, ``pipeline_metrics``,
 ``slow_cards``), so the table agrees with ``timelineview stats --json``. No Qt.

@@ -12,7 +12,7 @@ import re
 # A rank field holding this value names no rank (an on-chip reduce, a local notify).
 INVALID_RANK = 4294967295
 
-# Keys of a plane task's ``args`` (trace-format.md §3.2).
+# Keys of a plane task's ``args`` (docs/trace-format.md §3.2).
 ARG_TASK_TYPE = "task type"
 ARG_SRC_RANK = "src rank"
 ARG_DST_RANK = "dst rank"

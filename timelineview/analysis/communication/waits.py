@@ -1,4 +1,4 @@
-"""The wait-based view of slow cards: per collective across cards, each card's wait (§6, issue 12).
+"""The wait-based view of slow cards: per collective across cards, each card's wait (§6).
 
 A collective ends at the same instant on every member, so the member that arrives last waits
 least, and the others wait for it: a card whose compute is slow shows little wait while every

@@ -210,7 +210,7 @@ def layout_lanes(lane_keys: list[tuple[str, str]], extra_pids: list[str], md: Me
 
 
 def detect_generation(md: Metadata, process_names: list[str]) -> str:
-    """Best guess of the producer (trace-format.md §9 item 4), for labels and reports."""
+    """Best guess of the producer (docs/trace-format.md §9 item 4), for labels and reports."""
     labels = set(md.process_label.values())
     names = set(process_names)
     if not md.process_name and not md.process_label and not md.thread_name:

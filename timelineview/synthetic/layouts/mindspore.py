@@ -1,4 +1,4 @@
-"""MindSpore <= 2.1 ``ascend_timeline_display_<rank>.json`` layouts (trace-format.md §4.2, §4.3).
+"""MindSpore <= 2.1 ``ascend_timeline_display_<rank>.json`` layouts (docs/trace-format.md §4.2, §4.3).
 
 Both write float microseconds relative to the card's first event (the first written event has
 ``ts`` 0), so the card clock offset of the spec does not show: the ground truth's

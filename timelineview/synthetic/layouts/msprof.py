@@ -1,4 +1,4 @@
-"""CANN 8 / torch_npu ``trace_view.json`` layout (trace-format.md §4.7), and its ``object`` wrap.
+"""CANN 8 / torch_npu ``trace_view.json`` layout (docs/trace-format.md §4.7), and its ``object`` wrap.
 
 String ``ts`` in epoch microseconds with exactly three decimals, float ``dur``, bit-packed
 pids ``(host_pid << 10) | (sort << 5) | device``. The host pid is chosen above 2^22 so the

@@ -1,4 +1,4 @@
-"""CANN <= 7.0 python msprof per-iteration export (trace-format.md §4.7, §7.2).
+"""CANN <= 7.0 python msprof per-iteration export (docs/trace-format.md §4.7, §7.2).
 
 ``PROF_000001_<YYYYmmddHHMMSSmmm>_<RAND>/device_<d>/timeline/msprof_<d>_2_<iter>.json`` per
 step, each with the full metadata, plus the subset files ``task_time_*`` (hardware streams),

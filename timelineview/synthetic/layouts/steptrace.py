@@ -1,5 +1,5 @@
 """msprof ``Step Trace`` events: ``Iteration N``, ``FP_BP Time N``, ``Iteration Refresh N``,
-``Reduce_N_i`` and the ``Data_aug Bound`` s/t flow (trace-format.md §3.2, §3.4)."""
+``Reduce_N_i`` and the ``Data_aug Bound`` s/t flow (docs/trace-format.md §3.2, §3.4)."""
 
 from __future__ import annotations
 

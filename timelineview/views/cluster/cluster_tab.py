@@ -42,7 +42,7 @@ class ClusterTab(QtCore.QObject):
         self.shown_step: int | None = None
         self._dock_visible: bool | None = None
         self._pending: ClusterComparison | None = None
-        self.heat = HeatMapView()  # rank × step of any metric (issue 15)
+        self.heat = HeatMapView()  # rank × step of any metric
         # a summarised card in the Timeline tab, from its pyramid, then its trace when zoomed past it
         self.overview = CardOverview(timeline, self._load_card_trace, self._status)
         self._trace_worker = None  # the running load is a summarised card's trace (the summary stays)
@@ -71,7 +71,7 @@ class ClusterTab(QtCore.QObject):
             shortcut.activated.connect(lambda i=index: self.tabs.setCurrentIndex(i))
         QtGui.QShortcut(QtGui.QKeySequence(LANE_FILTER_KEY), self.window).activated.connect(self.open_lane_filter)
         self.analysis = AnalysisTabsHost(self.window, self.tabs, lambda target: jump_to(self, target))
-        if "compare" in self.analysis.widgets:  # issue 14: shows both runs on this timeline
+        if "compare" in self.analysis.widgets:  # shows both runs on this timeline
             self.analysis.widgets["compare"].attach(self)
         return self.tabs
 

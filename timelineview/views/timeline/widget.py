@@ -91,8 +91,8 @@ class TimelineWidget(HeldKeyEvents, NavigationMixin, SearchMixin, QtWidgets.QWid
         self.ctx = ViewContext()
         self.ctx.theme = Theme.build(system_is_dark())
         self.collapsed: set[tuple] = set()
-        self.lane_filter = ALL  # one kind of lane across all cards (lane_filter.LANE_FILTERS), issue 5
-        self.layout_builder = None  # (cards, collapsed) -> LaneLayout | None: other rows for every lane (issue 14)
+        self.lane_filter = ALL  # one kind of lane across all cards (lane_filter.LANE_FILTERS)
+        self.layout_builder = None  # (cards, collapsed) -> LaneLayout | None: other rows for every lane
         self.setFocusPolicy(QtCore.Qt.FocusPolicy.StrongFocus)
         self.tree = LaneTree(self.ctx)
         self.canvas = TimelineCanvas(self.ctx, self)
@@ -203,7 +203,7 @@ class TimelineWidget(HeldKeyEvents, NavigationMixin, SearchMixin, QtWidgets.QWid
         self.changed(Change.OVERLAY)
 
     def set_card_offsets(self, offsets_ns: dict[int, int]) -> None:
-        """Clock offsets per card number (subtracted from its times); issue 5 feeds this."""
+        """Clock offsets per card number (subtracted from its times); the cluster comparison feeds this."""
         for c in self.ctx.cards:
             c.offset_ns = int(offsets_ns.get(c.number, c.offset_ns))
         self._update_extent(keep_window=True)

@@ -1,5 +1,5 @@
 """Geometry of the Compare tab's paired bars: per card and step phase, the base run's bar above the new
-run's, on one scale (issue 14). No Qt: the widget only paints these rectangles."""
+run's, on one scale. No Qt: the widget only paints these rectangles."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Two runs on one timeline (issue 14): the new run's cards as extra cards, aligned at a chosen step.
+"""Two runs on one timeline: the new run's cards as extra cards, aligned at a chosen step.
 
 The timeline already draws several cards, each shifted by its own clock offset
 (:attr:`CardView.offset_ns`). The comparison run's cards join the base run's cards with numbers of

@@ -1,4 +1,4 @@
-"""Both runs lane by lane (issue 14): under each base card, every lane of the base run is followed by
+"""Both runs lane by lane: under each base card, every lane of the base run is followed by
 the same lane of the new run's matched card. No Qt.
 
 Rows carry their card's number, so the tracks draw each row from its own card wherever it sits; only

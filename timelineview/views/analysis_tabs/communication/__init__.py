@@ -1,1 +1,1 @@
-"""The Communication tab (issue 12): rank × rank matrix of the links, operator tables, jumps."""
+"""The Communication tab: rank × rank matrix of the links, operator tables, jumps."""

@@ -1,1 +1,1 @@
-"""The Compare tab (issue 14): a second run compared with the one on screen."""
+"""The Compare tab: a second run compared with the one on screen."""

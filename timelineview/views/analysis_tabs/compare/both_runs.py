@@ -1,5 +1,5 @@
 """Both runs on the window's timeline: each base card with the new run's matched card right under it,
-aligned at the start of a chosen step (issue 14). One viewport holds them, so zoom and pan (W/A/S/D,
+aligned at the start of a chosen step. One viewport holds them, so zoom and pan (W/A/S/D,
 wheel, drag) move both runs together."""
 
 from __future__ import annotations

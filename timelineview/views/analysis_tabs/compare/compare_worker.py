@@ -1,5 +1,5 @@
 """CompareWorker: loads the comparison run like the main load and compares it with the base run's
-session, off the GUI thread (issue 14)."""
+session, off the GUI thread."""
 
 from __future__ import annotations
 

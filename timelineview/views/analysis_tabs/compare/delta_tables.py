@@ -1,5 +1,5 @@
 """The Compare tab's tables: per-card deltas, operators, collectives and links base → new, coloured by
-faster (green) or slower (red) and sortable as numbers (issue 14). Every row comes from the
+faster (green) or slower (red) and sortable as numbers. Every row comes from the
 ``RunDiff`` (``analysis.run_diff``): nothing is computed here."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """File ▸ Compare with: choose a second run (a trace file or a profiler folder) to compare with the one on
-screen (issue 14)."""
+screen."""
 
 from __future__ import annotations
 

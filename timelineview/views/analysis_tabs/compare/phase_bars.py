@@ -1,4 +1,4 @@
-"""PhaseBars: the per-step phase means of each card as paired bars, base above new (issue 14)."""
+"""PhaseBars: the per-step phase means of each card as paired bars, base above new."""
 
 from __future__ import annotations
 
