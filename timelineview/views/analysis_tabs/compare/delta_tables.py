@@ -68,7 +68,8 @@ def card_columns(phase_keys: tuple[str, ...] = PHASE_KEYS) -> tuple[RecordColumn
                        TOOLTIPS.get(key, "new − base over the whole run")) for key, title in WHOLE_RUN_METRICS),
         *(RecordColumn(f"{DELTA_PREFIX}_{key}", f"Δ {title} ({WHOLE_RUN})", TIME_US, TOOLTIPS[key])
           for key, title in COMM_METRICS),
-        *(RecordColumn(f"{DELTA_PREFIX}_{key}", f"Δ memory {MEMORY_TITLES[key]} (MB)", MEGABYTES, TOOLTIPS[key])
+        *(RecordColumn(f"{DELTA_PREFIX}_{key}", f"Δ memory {MEMORY_TITLES[key]}, MB ({WHOLE_RUN})", MEGABYTES,
+                       TOOLTIPS[key])
           for key in MEMORY_KEYS),
     )
 
