@@ -9,6 +9,7 @@ import threading
 import orjson
 
 from timelineview.analysis.summaries.summary_session import (
+    UNREADABLE,
     SummarySession,
     UnreadableSummary,
     looks_like_summary,
@@ -103,17 +104,24 @@ def _stats(args: argparse.Namespace) -> int:
 
 
 def _stats_of_summary(folder: str, as_json: bool) -> int:
-    """The summary's document; an index that cannot be read, or no card summarised, is exit 1 with why."""
+    """The summary's document; an index that cannot be read or is incomplete, or no card that can be read,
+    is exit 1 with why. A card that failed or cannot be read (damaged, or not the run the index names) is
+    named on stderr with why, and the others are printed."""
     try:
         index = read_checked_index(folder)
     except UnreadableSummary as exc:
         print(f"timelineview stats: {exc}", file=sys.stderr)
         return EXIT_NOTHING_READABLE
-    session = SummarySession(folder, index)
+    session = SummarySession(folder, index, tolerant=True, whole=True)
+    for entry in session.failed:
+        if entry.get("status") == UNREADABLE:
+            print(f"{entry.get('card')}: summary not read: {entry.get('error')}", file=sys.stderr)
     if not session.cards:
         print(f"timelineview stats: the summary {folder} holds no card that was summarised "
               f"({len(session.failed)} failed)", file=sys.stderr)
         return EXIT_NOTHING_READABLE
+    for line in session.stamps:
+        print(line, file=sys.stderr)
     code = _print(session.stats_document(), as_json)
     for card in session.cards:  # each card's load, as stats on the traces says it (summaries keep the report)
         line = card.load_report.overview(card.card) if card.load_report is not None else ""

@@ -24,10 +24,14 @@ def summarize_main(argv: list[str]) -> int:
     except ImportError:
         print("timelineview summarize needs Dask: pip install 'timelineview[scale]'", file=sys.stderr)
         return 2
-    from timelineview.distributed.summarize import summarize
+    from timelineview.distributed.summarize import SummaryBusy, summarize
 
-    index = summarize(args.path, args.out, args.scheduler, max(1, args.workers),
-                      min_gap_ns=int(round(args.min_gap_us * 1000)))
+    try:
+        index = summarize(args.path, args.out, args.scheduler, max(1, args.workers),
+                          min_gap_ns=int(round(args.min_gap_us * 1000)))
+    except SummaryBusy as exc:
+        print(f"timelineview summarize: {exc}", file=sys.stderr)
+        return 1
     cards = index["cards"]
     ok = sum(c["status"] == "ok" for c in cards)
     print(f"{ok} of {len(cards)} card(s) summarised in {index['seconds']:.1f} s into {args.out}; "
