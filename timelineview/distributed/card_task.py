@@ -32,7 +32,7 @@ from pathlib import Path
 
 from timelineview.analysis.card_analysis import analyse_card
 from timelineview.analysis.cluster.comparison import comparison_error
-from timelineview.analysis.summaries import kept_report
+from timelineview.analysis.summaries import code_stamp, kept_report
 from timelineview.analysis.summaries.card_summary import (
     FORMAT,
     MANIFEST,
@@ -40,7 +40,6 @@ from timelineview.analysis.summaries.card_summary import (
     read_manifest_bytes,
     write_card_summary,
 )
-from timelineview.analysis.summaries.code_stamp import current_stamp
 from timelineview.model.discovery import CardSource
 from timelineview.model.summary.guarded_files import SummaryFileError, digest
 
@@ -111,7 +110,7 @@ def summary_key(source: CardSource, min_gap_ns: int) -> str | None:
     """Key of a card's summary as it would be made now: the summary format, the timelineview version and
     code stamp, the card and the gap threshold, and per file its path, size and a digest of all its
     bytes; None when a file cannot be read."""
-    stamp = current_stamp()
+    stamp = code_stamp.current_stamp()
     parts = [f"summary {FORMAT}", stamp.version, stamp.code, source.label, str(source.rank), str(min_gap_ns)]
     for f in source.files:
         try:
