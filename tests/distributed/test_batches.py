@@ -17,7 +17,14 @@ from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.summaries import code_stamp
 from timelineview.analysis.summaries.summary_session import SummarySession
 from timelineview.distributed.card_task import summary_key
-from timelineview.distributed.summarize import LOCK_FILE, QUIET_CLUSTER, card_bytes, local_client, plan_batches, summarize
+from timelineview.distributed.summarize import (
+    LOCK_FILE,
+    QUIET_CLUSTER,
+    card_bytes,
+    local_client,
+    plan_batches,
+    summarize,
+)
 from timelineview.model import load
 from timelineview.model.load.loader import card_sources
 
