@@ -122,7 +122,15 @@ def _stats_of_summary(folder: str, as_json: bool) -> int:
         return EXIT_NOTHING_READABLE
     for line in session.stamps:
         print(line, file=sys.stderr)
-    code = _print(session.stats_document(), as_json)
+    try:
+        doc = session.stats_document()
+    except (KeyError, ValueError, TypeError, AttributeError, IndexError) as exc:
+        # every file passed its digests and every card its checks: values that still break the analysis
+        # were written by something other than summarize (digests rewritten after an edit)
+        print(f"timelineview stats: the summary {folder} holds values summarize does not write "
+              f"({type(exc).__name__}: {exc}); summarize it again", file=sys.stderr)
+        return EXIT_NOTHING_READABLE
+    code = _print(doc, as_json)
     for card in session.cards:  # each card's load, as stats on the traces says it (summaries keep the report)
         line = card.load_report.overview(card.card) if card.load_report is not None else ""
         if line:

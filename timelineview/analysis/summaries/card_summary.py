@@ -33,6 +33,7 @@ from timelineview.analysis.operators import CardOperators, OperatorTable
 from timelineview.analysis.steps import StepWindow
 from timelineview.analysis.summaries import kept_report
 from timelineview.analysis.summaries.code_stamp import CodeStamp, current_stamp
+from timelineview.analysis.summaries.manifest_schema import details_problem, manifest_problem
 from timelineview.analysis.summaries.pyramid import Pyramid, build_pyramid, lane_intervals
 from timelineview.model.store.report import LoadReport
 from timelineview.model.store.trace_store import TraceStore
@@ -124,8 +125,9 @@ class SummaryCard:
             doc = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
             raise SummaryFileError(f"{self.folder / name}: {exc}") from None
-        if not isinstance(doc, dict) or not isinstance(doc.get("document"), dict):
-            raise SummaryFileError(f"{self.folder / name}: not a card's details")
+        problem = details_problem(doc) if isinstance(doc, dict) else "it is not an object"
+        if problem:
+            raise SummaryFileError(f"{self.folder / name}: not a card's details: {problem}")
         return doc
 
     @property
@@ -278,6 +280,8 @@ def parse_manifest(data: bytes, where: Path) -> dict:
     if m.get("format") != FORMAT:
         raise SummaryFileError(f"{where}: written by another timelineview (card format {m.get('format')!r}, "
                                f"this one reads {FORMAT}); summarize again")
+    if problem := manifest_problem(m):
+        raise SummaryFileError(f"{where}: not a card summary's manifest: {problem}")
     return m
 
 

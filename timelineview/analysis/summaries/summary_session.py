@@ -126,6 +126,8 @@ def _read_whole(card: SummaryCard) -> None:
     card.details  # noqa: B018 - cached properties: reading them is the point
     card.operators  # noqa: B018
     card.communication  # noqa: B018
+    card.steps  # noqa: B018
+    card.load_report  # noqa: B018
 
 
 class SummarySession:
@@ -152,7 +154,8 @@ class SummarySession:
                 if whole:
                     _read_whole(card)
                 self.cards.append(card)
-            except (OSError, KeyError, ValueError, TypeError) as exc:  # SummaryFileError is a ValueError
+            except (OSError, KeyError, ValueError, TypeError, AttributeError, IndexError) as exc:  # what a card
+                # that passed its digests but holds values no summary holds raises (SummaryFileError: ValueError)
                 if not tolerant:
                     raise
                 why = str(exc) if isinstance(exc, SummaryFileError) else f"{type(exc).__name__}: {exc}"
