@@ -76,6 +76,10 @@ class SummaryCard:
         if "derived" not in m:
             return None
         cols = self.columns.get_many([f"derived.{n}.{end}" for n in DERIVED_SETS for end in ("starts", "ends")])
+        for n in DERIVED_SETS:
+            starts, ends = cols[f"derived.{n}.starts"], cols[f"derived.{n}.ends"]
+            if starts.dtype != np.int64 or ends.dtype != np.int64 or starts.ndim != 1 or starts.shape != ends.shape:
+                raise SummaryFileError(f"{self.folder}: derived.{n} is not two int64 columns of one length")
         sets = {n: Intervals(cols[f"derived.{n}.starts"], cols[f"derived.{n}.ends"]) for n in DERIVED_SETS}
         return DerivedIntervals(span=tuple(m["derived"]["span"]), min_gap_ns=m["derived"]["min_gap_ns"], **sets)
 
@@ -152,6 +156,10 @@ class SummaryCard:
         names = [f"pyramid.{k}" for k in range(p["levels"])]
         cols = self.columns.get_many(names)
         levels = [cols[n] for n in names]
+        for n, level in zip(names, levels):
+            if level.dtype != np.uint8 or level.ndim != 2 or level.shape[0] != len(p["rows"]):
+                raise SummaryFileError(f"{self.folder}: column {n} is {level.dtype} {level.shape}, not a pyramid "
+                                       f"level of {len(p['rows'])} rows")
         return Pyramid(p["t0"], p["t1"], p["rows"], levels)
 
 

@@ -43,7 +43,7 @@ MANIFEST_FIELDS: dict[str, Check] = {
     "card": _str, "rank": _opt(_int), "run": _str, "dir": _str, "key": _opt(_str), "worker": _str,
     "version": _str, "code": _str, "details": _str, "details_digest": _str, "error": _opt(_str),
     "comparison_error": _opt(_str), "comparison_steps": _opt(_list(lambda s: isinstance(s, dict))),
-    "steps": _list(_STEP), "t_origin": _int, "t_end": _int, "load_report": lambda v: isinstance(v, dict),
+    "steps": _list(_STEP), "t_origin": _int, "t_end": _int,
     "columns": lambda v: isinstance(v, dict) and all(_str(k) and _str(f) for k, f in v.items()),
     "column_layout": _LAYOUT, "sources": _list(_str),
     "pyramid": _dict({"t0": _int, "t1": _int, "rows": _list(_str), "levels": _int}),
@@ -51,6 +51,7 @@ MANIFEST_FIELDS: dict[str, Check] = {
 OPTIONAL_FIELDS: dict[str, Check] = {
     "derived": _dict({"span": _list(_int), "min_gap_ns": _int}),
     "collective_names": _list(_str), "collective_ends": _list(_int),
+    "load_report": lambda v: isinstance(v, dict),  # summaries made before the load report was kept have none
 }
 _TABLE = _dict({"labels": _list(_str), "compute_total_ns": _int})
 DETAILS_FIELDS: dict[str, Check] = {
