@@ -213,3 +213,21 @@ def test_a_trace_opened_while_a_summary_is_read_wins(qtbot, window, summaries, o
     findings = [_json(f.document()) for f in window.cluster.analysis.widgets["diagnosis"].findings]
     assert findings == _json([f.document() for f in on_traces.findings])
     assert "summary" not in window.windowTitle()
+
+
+def test_a_card_made_by_other_code_is_said_in_the_status_line(qtbot, window, summaries, tmp_path):
+    import shutil
+
+    from .conftest import resign
+
+    folder = tmp_path / "other-code"
+    shutil.copytree(summaries.whole, folder)
+    manifest = next(folder.glob("*/card.json"))
+    doc = orjson.loads(manifest.read_bytes())
+    doc["code"] = "0" * 16
+    manifest.write_bytes(orjson.dumps(doc))
+    resign(folder)
+    assert _open(qtbot, window, folder)
+    qtbot.waitUntil(lambda: "finding" in window.statusBar().currentMessage(), timeout=TIMEOUT_MS)
+    shown = window.statusBar().currentMessage()
+    assert shown.endswith("  ·  1 card(s) summarised by another timelineview (summarize again)"), shown
