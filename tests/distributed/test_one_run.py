@@ -13,6 +13,7 @@ import orjson
 import pytest
 
 from timelineview import cli
+from timelineview.commands import diff
 from timelineview.commands.exit_codes import EXIT_NOTHING_READABLE, EXIT_OK
 from timelineview.distributed.card_task import summary_key
 from timelineview.distributed.cli import summarize_main
@@ -110,5 +111,7 @@ def test_a_run_stopped_midway_leaves_an_incomplete_summary(traces_copy, dask_cli
     line = capsys.readouterr().err.splitlines()[-1]
     assert line.startswith(f"timelineview stats: incomplete summary ({out}: run ")
     assert "did not finish or is still writing it" in line
+    assert diff.diff_main([str(out), str(traces_copy)]) == EXIT_NOTHING_READABLE  # diff says the same
+    assert capsys.readouterr().err.splitlines() == [line.replace("timelineview stats:", "timelineview diff:")]
     summarize(traces_copy, out, client=dask_client, progress=None)
     assert cli.stats_main([str(out), "--json"]) == EXIT_OK
