@@ -113,13 +113,12 @@ def _stats_of_summary(folder: str, as_json: bool) -> int:
         print(f"timelineview stats: {exc}", file=sys.stderr)
         return EXIT_NOTHING_READABLE
     session = SummarySession(folder, index, tolerant=True, whole=True)
-    for entry in session.failed:
-        if entry.get("status") == UNREADABLE:
-            print(f"{entry.get('card')}: summary not read: {entry.get('error')}", file=sys.stderr)
     if not session.cards:
         print(f"timelineview stats: the summary {folder} holds no card that was summarised "
               f"({len(session.failed)} failed)", file=sys.stderr)
         return EXIT_NOTHING_READABLE
+    for entry in session.failed:  # the cards left out of the document, each with why
+        print(_left_out(entry), file=sys.stderr)
     for line in session.stamps:
         print(line, file=sys.stderr)
     try:
@@ -136,6 +135,16 @@ def _stats_of_summary(folder: str, as_json: bool) -> int:
         if line:
             print(f"{card.card}: {line}", file=sys.stderr)
     return code
+
+
+def _left_out(entry: dict) -> str:
+    """Why a card of a summary's index is not in the document, in one line."""
+    card, status, error = entry.get("card"), entry.get("status"), entry.get("error")
+    if status == UNREADABLE:
+        return f"{card}: summary not read: {error}"
+    if status == "failed":
+        return f"{card}: not summarised: {error or 'no reason given'}"
+    return f"{card}: not summarised: the index gives it status {status!r}"
 
 
 def _print(doc: dict, as_json: bool) -> int:

@@ -37,7 +37,7 @@ TIMEOUT_S = 30.0
 MEMORY_LIMIT = 3 << 30  # address space of a stats run: a read that grows without bound dies, and is counted
 HUGE_SIZES = (300 << 20, 3 << 30)
 CARD_FILES = ("card.json", "details.json", "columns.npz")
-WORDS = ("summary not read", "summarised by", "incomplete summary", "not a readable summary",
+WORDS = ("summary not read", "not summarised", "summarised by", "incomplete summary", "not a readable summary",
          "another timelineview", "holds no card")
 FIELD_VALUES: tuple = (None, "x", [], {}, -1, 1e308, 2 ** 70, True, "../../etc/passwd")
 
@@ -320,7 +320,7 @@ def verdict(code: int | None, out: bytes, err: str, baseline: bytes, forged: boo
     if code == 0 and out == baseline:
         return "exit 0, output unchanged, a card said" if said else "exit 0, output unchanged (bytes not read by stats)"
     if code == 0:
-        if "summary not read" in err:
+        if "summary not read" in err or "not summarised" in err:
             return "exit 0, the card reported not read, the others printed"
         if said:
             return "exit 0, output changed, said on stderr"

@@ -220,3 +220,18 @@ def test_edited_details_fail_the_card(summaries, tmp_path, capsys):  # noqa: F81
     path.write_bytes(path.read_bytes().replace(b'"compute_us":', b'"compute_us":1'))
     code, doc, err = _stats(folder, capsys)
     _one_card_failed(code, doc, err, f"{path}: its digest is not the one card.json records")
+
+
+def test_cards_left_out_are_named(summaries, tmp_path, capsys):  # noqa: F811
+    """A card the index says failed, or gives a status no summary has, is named with why: never a silent gap."""
+    code, doc, err = _stats(summaries.one_failed, capsys)
+    failed = next(c for c in _index(summaries.one_failed)["cards"] if c["status"] == "failed")
+    assert code == EXIT_OK and failed["rank"] not in _ranks(doc)
+    assert f"{failed['card']}: not summarised: {failed['error']}" in err
+    folder = _copy(summaries.whole, tmp_path)
+    index = _index(folder)
+    _entry(index)["status"] = "x"
+    (folder / "index.json").write_bytes(orjson.dumps(index))
+    code, doc, err = _stats(folder, capsys)
+    assert code == EXIT_OK and RANK not in _ranks(doc)
+    assert err == [f"rank {RANK}: not summarised: the index gives it status 'x'"]
