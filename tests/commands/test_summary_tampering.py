@@ -235,3 +235,14 @@ def test_cards_left_out_are_named(summaries, tmp_path, capsys):  # noqa: F811
     code, doc, err = _stats(folder, capsys)
     assert code == EXIT_OK and RANK not in _ranks(doc)
     assert err == [f"rank {RANK}: not summarised: the index gives it status 'x'"]
+
+
+def test_columns_cut_short_where_stats_does_not_read_are_said(summaries, tmp_path, capsys):  # noqa: F811
+    """The pyramid lies at the end of columns.npz and stats does not read it; a file cut there is said anyway."""
+    folder = _copy(summaries.whole, tmp_path)
+    manifest = orjson.loads((_card(folder) / "card.json").read_bytes())
+    last = max(manifest["column_layout"].values(), key=lambda e: e[0])
+    path = _card(folder) / "columns.npz"
+    path.write_bytes(path.read_bytes()[:last[0] + 1])
+    code, doc, err = _stats(folder, capsys)
+    _one_card_failed(code, doc, err, f"{path}: cut short or wrong layout")

@@ -121,13 +121,15 @@ class _ColumnsReadOnce:
 
 
 def _read_whole(card: SummaryCard) -> None:
-    """Read (and so check) what of a card the cluster-level results take: its details and tables (not the
-    interval sets and pyramid, megabytes for a large card, which only a drill-down reads and checks)."""
+    """Read (and so check) what of a card the cluster-level results take: its details and tables; of the
+    interval sets and pyramid (megabytes for a large card, which only a drill-down reads and checks) only
+    that their file holds them."""
     card.details  # noqa: B018 - cached properties: reading them is the point
     card.operators  # noqa: B018
     card.communication  # noqa: B018
     card.steps  # noqa: B018
     card.load_report  # noqa: B018
+    card.columns.check_extent()  # the columns not read here (interval sets, pyramid) are at least all there
 
 
 class SummarySession:

@@ -168,6 +168,19 @@ class ColumnReader:
                     out.update(_read_zipped(f, self.folder / name, rest))
         return {n: out[n] for n in names}
 
+    def check_extent(self) -> None:
+        """Check, without reading them, that every column the layout places lies inside its file (a file cut
+        short is said even by a reader that takes only some of its columns)."""
+        for file in dict.fromkeys(self.files.values()):
+            name = checked_name(file, "column file")
+            fd = open_inside(self.folder, (name,))
+            try:
+                size = os.fstat(fd).st_size
+            finally:
+                os.close(fd)
+            for n in [n for n, f in self.files.items() if f == file and n in self.layout]:
+                self._span(n, self.folder / name, size)
+
     def _span(self, n: str, where: Path, size: int) -> tuple:
         """(header offset, end of data, name, dtype, shape, CRC) of column ``n``, checked against the file."""
         entry = self.layout[n]
