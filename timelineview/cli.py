@@ -9,6 +9,7 @@ import threading
 import orjson
 
 from timelineview.analysis.summaries.summary_session import (
+    UNREADABLE,
     SummarySession,
     UnreadableSummary,
     looks_like_summary,
@@ -118,23 +119,47 @@ def _stats(args: argparse.Namespace) -> int:
 
 
 def _stats_of_summary(folder: str, as_json: bool) -> int:
-    """The summary's document; an index that cannot be read, or no card summarised, is exit 1 with why."""
+    """The summary's document; an index that cannot be read or is incomplete, or no card that can be read,
+    is exit 1 with why. A card that failed or cannot be read (damaged, or not the run the index names) is
+    named on stderr with why, and the others are printed."""
     try:
         index = read_checked_index(folder)
     except UnreadableSummary as exc:
         print(f"timelineview stats: {terminal_safe(exc)}", file=sys.stderr)
         return EXIT_NOTHING_READABLE
-    session = SummarySession(folder, index)
+    session = SummarySession(folder, index, tolerant=True, whole=True)
     if not session.cards:
         print(f"timelineview stats: the summary {terminal_safe(folder)} holds no card that was summarised "
               f"({len(session.failed)} failed)", file=sys.stderr)
         return EXIT_NOTHING_READABLE
-    code = _print(session.stats_document(), as_json)
+    for entry in session.failed:  # the cards left out of the document, each with why
+        print(_left_out(entry), file=sys.stderr)
+    for line in session.stamps:
+        print(line, file=sys.stderr)
+    try:
+        doc = session.stats_document()
+    except (KeyError, ValueError, TypeError, AttributeError, IndexError) as exc:
+        # every file passed its digests and every card its checks: values that still break the analysis
+        # were written by something other than summarize (digests rewritten after an edit)
+        print(f"timelineview stats: the summary {folder} holds values summarize does not write "
+              f"({type(exc).__name__}: {exc}); summarize it again", file=sys.stderr)
+        return EXIT_NOTHING_READABLE
+    code = _print(doc, as_json)
     for card in session.cards:  # each card's load, as stats on the traces says it (summaries keep the report)
         line = card.load_report.overview(card.card) if card.load_report is not None else ""
         if line:
             print(terminal_safe(f"{card.card}: {line}"), file=sys.stderr)
     return code
+
+
+def _left_out(entry: dict) -> str:
+    """Why a card of a summary's index is not in the document, in one line."""
+    card, status, error = entry.get("card"), entry.get("status"), entry.get("error")
+    if status == UNREADABLE:
+        return f"{card}: summary not read: {error}"
+    if status == "failed":
+        return f"{card}: not summarised: {error or 'no reason given'}"
+    return f"{card}: not summarised: the index gives it status {status!r}"
 
 
 def _print(doc: dict, as_json: bool) -> int:

@@ -14,9 +14,17 @@ import pytest
 
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS
 from timelineview.analysis.session import AnalysisSession
+from timelineview.analysis.summaries import code_stamp
 from timelineview.analysis.summaries.summary_session import SummarySession
-from timelineview.distributed.card_task import LEGACY_SAMPLE_BYTES, summary_key
-from timelineview.distributed.summarize import QUIET_CLUSTER, card_bytes, local_client, plan_batches, summarize
+from timelineview.distributed.card_task import summary_key
+from timelineview.distributed.summarize import (
+    LOCK_FILE,
+    QUIET_CLUSTER,
+    card_bytes,
+    local_client,
+    plan_batches,
+    summarize,
+)
 from timelineview.model import load
 from timelineview.model.load.loader import card_sources
 
@@ -128,7 +136,7 @@ def test_a_lost_workers_batch_is_redone_card_by_card(traces, tmp_path, allowed_f
         batch = cards[first // 8 * 8:first // 8 * 8 + 8]
         assert not all(map(by_lost_worker, batch))  # the rest of its batch was made by another worker
         assert _without_workers(SummarySession(out).stats_document()) == _stats_on_traces(traces)
-        assert not [p for p in out.iterdir() if p.name.startswith(".")]
+        assert not [p for p in out.iterdir() if p.name.startswith(".") and p.name != LOCK_FILE]
     finally:
         cluster = client.cluster
         client.close()
@@ -153,20 +161,29 @@ def test_the_local_cluster_runs_without_dasks_diagnostics(dask_client):
     assert len(seen) == 2 and all(v == QUIET_CLUSTER for v in seen.values())
 
 
-def test_summaries_keyed_before_the_run_tag_are_kept(traces_copy, dask_client, tmp_path):
-    """Summaries of the previous version (no run tag, key sampled in 64 kB blocks) of unchanged files are
-    kept by a rerun; a card whose file changed since is redone."""
+def test_summaries_made_by_other_code_or_an_older_format_are_made_again(traces_copy, dask_client, tmp_path,
+                                                                        monkeypatch):
+    """A card summarised by another version of the code (its key names another code stamp) or in the
+    previous format (no run tag, key of sampled blocks) is redone by a rerun, not reused: its numbers may
+    not be what this code computes. Only the card left as it was is reused."""
     out = tmp_path / "s"
     summarize(traces_copy, out, client=dask_client, progress=None)
     sources = {s.label: s for s in card_sources(traces_copy)}
+    real = code_stamp.current_stamp()
+    monkeypatch.setattr(code_stamp, "current_stamp", lambda: code_stamp.CodeStamp(real.version, "0" * 16))
     for manifest_path in out.glob("*/card.json"):
         manifest = orjson.loads(manifest_path.read_bytes())
-        del manifest["run"]
-        manifest["key"] = summary_key(sources[manifest["card"]], DEFAULT_MIN_GAP_NS, LEGACY_SAMPLE_BYTES)
-        assert manifest["key"] != summary_key(sources[manifest["card"]], DEFAULT_MIN_GAP_NS)  # 4 kB samples now
+        if manifest["card"] == "rank 2":
+            continue
+        if manifest["rank"] % 2:  # the previous format
+            del manifest["run"]
+            manifest["format"] = 1
+        else:  # what the same files give under another code stamp
+            manifest["key"] = summary_key(sources[manifest["card"]], DEFAULT_MIN_GAP_NS)
+            manifest["code"] = "0" * 16
         manifest_path.write_bytes(orjson.dumps(manifest))
-    with next((traces_copy / "rank9_ascend_pt").rglob("trace_view.json")).open("ab") as f:
-        f.write(b"\n")
+    monkeypatch.undo()
     again = summarize(traces_copy, out, client=dask_client, progress=None)
-    assert [c["card"] for c in again["cards"] if not c["reused"]] == ["rank 9"]
+    assert [c["card"] for c in again["cards"] if c["reused"]] == ["rank 2"]
     assert all(c["status"] == "ok" for c in again["cards"])
+    assert {orjson.loads(p.read_bytes())["code"] for p in out.glob("*/card.json")} == {real.code}

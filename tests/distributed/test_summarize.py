@@ -16,7 +16,7 @@ import orjson
 from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.summaries.card_summary import read_card_summary
 from timelineview.analysis.summaries.summary_session import SummarySession, is_summary_folder
-from timelineview.distributed.summarize import local_client, summarize
+from timelineview.distributed.summarize import LOCK_FILE, local_client, summarize
 from timelineview.model import load
 
 from .conftest import CARDS
@@ -125,7 +125,7 @@ def test_a_killed_worker_loses_no_card(traces, tmp_path):
         assert lost and len(written_before) <= 1 and not any(c["reused"] for c in index["cards"])
         assert not any(c["worker"].endswith(killed[0]) for c in lost if c not in written_before)
         assert _without_workers(SummarySession(tmp_path / "s").stats_document()) == _stats_on_traces(traces)
-        assert not [p for p in (tmp_path / "s").iterdir() if p.name.startswith(".")]
+        assert not [p for p in (tmp_path / "s").iterdir() if p.name.startswith(".") and p.name != LOCK_FILE]
     finally:
         cluster = client.cluster
         client.close()

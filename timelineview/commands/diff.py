@@ -27,6 +27,7 @@ from timelineview.commands.exit_codes import (
     nothing_readable_reason,
     run_guarded,
 )
+from timelineview.model.summary.guarded_files import checked_name
 from timelineview.terminal_text import terminal_safe
 
 TOP_CHANGES = 15  # operators and collectives in the readable output
@@ -81,8 +82,8 @@ def summary_source(index: dict, folder: Path) -> str | None:
     files = []
     for entry in index.get("cards", []):
         try:
-            manifest = read_manifest(folder / entry["dir"])
-        except (KeyError, TypeError):
+            manifest = read_manifest(folder / checked_name(entry["dir"], "card folder"))
+        except (KeyError, TypeError, ValueError):  # a folder name that leaves the summary is a ValueError
             continue
         if manifest is not None:
             files += [str(s) for s in manifest.get("sources") or []]

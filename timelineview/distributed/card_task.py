@@ -9,6 +9,10 @@ Small cards go several to a task (:func:`summarize_cards`): a task costs the cli
 and the worker about 6 ms of CPU, a 4 MB card about 50 ms. Each card is still written on its own and
 tagged with the run: when a lost worker's batch is rerun, the cards it finished are kept (not redone,
 not counted as reused) and only the others are summarised again.
+
+A card is reused only when its key is the same: a digest of every byte of its files (not a sample: an
+edit between sampled blocks with the modification time put back must not keep a stale summary), the
+package version and the stamp of the code that computes a summary (``analysis/summaries/code_stamp``).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import re
 import resource
 import shutil
 import socket
+import stat
 import sys
 import tempfile
 import time
@@ -27,10 +32,16 @@ from pathlib import Path
 
 from timelineview.analysis.card_analysis import analyse_card
 from timelineview.analysis.cluster.comparison import comparison_error
-from timelineview.analysis.summaries import kept_report
-from timelineview.analysis.summaries.card_summary import FORMAT, read_manifest, write_card_summary
+from timelineview.analysis.summaries import code_stamp, kept_report
+from timelineview.analysis.summaries.card_summary import (
+    FORMAT,
+    MANIFEST,
+    parse_manifest,
+    read_manifest_bytes,
+    write_card_summary,
+)
 from timelineview.model.discovery import CardSource
-from timelineview.model.store.file_stamp import SAMPLE_BYTES, file_stamp, sample_digest
+from timelineview.model.summary.guarded_files import SummaryFileError, digest
 
 # What a summary holds of a card's analysis (and what those need): the §5 object, the comparison rows,
 # operator and communication tables. The findings' store lookups are made while writing.
@@ -40,11 +51,7 @@ OLD_PREFIX = ".old-"
 OK, FAILED = "ok", "failed"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 KB = 1024
-# The key samples 18 blocks of 4 kB of each file (with its size and mtime in ns): blocks of 64 kB (the card
-# cache's) read 1.15 MB of a 4 MB card, 2 ms a card. Summaries made before the run tag keyed on 64 kB
-# blocks; they are still recognised (LEGACY_SAMPLE_BYTES), so a rerun keeps them.
-KEY_SAMPLE_BYTES = 4 * KB
-LEGACY_SAMPLE_BYTES = SAMPLE_BYTES
+HASH_BLOCK = 1 << 20  # the key reads each file in blocks of 1 MB (blake2b: ~0.3 s for 250 MB here)
 
 
 @dataclass
@@ -61,6 +68,8 @@ class CardResult:
     reused: bool = False  # the summary of unchanged files was kept
     peak_rss_mb: float = 0.0  # the worker process' peak resident memory so far
     load: str = ""  # the card's load problems in a few words ("1 event dropped"; "" when none)
+    run: str = ""  # the run of summarize that made the card's summary (an earlier one when reused)
+    manifest: str = ""  # the digest of the card's card.json, which a reader checks
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -80,19 +89,35 @@ def card_dir_names(sources: list[CardSource]) -> list[str]:
     return names
 
 
-def summary_key(source: CardSource, min_gap_ns: int, block: int = KEY_SAMPLE_BYTES) -> str | None:
-    """Key of a card's files as they are now: per file its path, size, mtime (ns) and a sample of its
-    content (``file_stamp.sample_digest`` of ``block``-byte blocks); None when a file cannot be read."""
-    parts = [f"summary {FORMAT}", source.label, str(source.rank), str(min_gap_ns)]
+def content_digest(path: str | os.PathLike) -> tuple[int, str]:
+    """(size, blake2b of every byte) of a regular file; ``OSError`` when it cannot be read (a FIFO or a
+    device is not read: it would never end)."""
+    h = hashlib.blake2b(digest_size=20)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with os.fdopen(fd, "rb", buffering=0) as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path}: not a regular file")
+        buf = bytearray(HASH_BLOCK)
+        view = memoryview(buf)
+        size = 0
+        while n := f.readinto(buf):
+            h.update(view[:n])
+            size += n
+    return size, h.hexdigest()
+
+
+def summary_key(source: CardSource, min_gap_ns: int) -> str | None:
+    """Key of a card's summary as it would be made now: the summary format, the timelineview version and
+    code stamp, the card and the gap threshold, and per file its path, size and a digest of all its
+    bytes; None when a file cannot be read."""
+    stamp = code_stamp.current_stamp()
+    parts = [f"summary {FORMAT}", stamp.version, stamp.code, source.label, str(source.rank), str(min_gap_ns)]
     for f in source.files:
-        stamp = file_stamp(f)
-        if stamp is None:
-            return None
         try:
-            digest = sample_digest(f, stamp.size, block)
+            size, whole = content_digest(f)
         except OSError:
             return None
-        parts.append(f"{Path(f).resolve()}|{stamp.size}|{stamp.mtime_ns}|{digest}")
+        parts.append(f"{Path(f).resolve()}|{size}|{whole}")
     return hashlib.sha1("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -168,12 +193,12 @@ def _settled(job: _CardJob, out: str, min_gap_ns: int, run: str) -> bool:
     source = job.source
     job.result = CardResult(source.label, source.rank, job.name, FAILED, worker=worker_identity())
     job.key = summary_key(source, min_gap_ns)
-    old = read_manifest(Path(out) / job.name)
-    if job.key is not None and old is not None and not old.get("error") and (
-            old.get("key") == job.key
-            or ("run" not in old and old.get("key") == summary_key(source, min_gap_ns, LEGACY_SAMPLE_BYTES))):
+    old, old_digest = _old_manifest(Path(out) / job.name)
+    if job.key is not None and old is not None and not old.get("error") and old.get("key") == job.key \
+            and isinstance(old.get("run"), str):
         made_now = bool(run) and old.get("run") == run
         job.result.status, job.result.reused, job.result.worker = OK, not made_now, old.get("worker", "")
+        job.result.run, job.result.manifest = old["run"], old_digest
         kept = old.get(kept_report.KEY)
         job.result.load = kept_report.remark(kept_report.report_from_json(kept)) if isinstance(kept, dict) else ""
         _finish(job.result, t0)
@@ -183,6 +208,15 @@ def _settled(job: _CardJob, out: str, min_gap_ns: int, run: str) -> bool:
         _finish(job.result, t0)
         return True
     return False
+
+
+def _old_manifest(folder: Path) -> tuple[dict | None, str]:
+    """The manifest already in ``folder`` and its digest, (None, "") when there is none or it is unreadable."""
+    try:
+        data = read_manifest_bytes(folder)
+        return parse_manifest(data, folder / MANIFEST), digest(data)
+    except (OSError, SummaryFileError):
+        return None, ""
 
 
 def _load(sources: list[CardSource]) -> list:
@@ -250,8 +284,9 @@ def _summarize_loaded(job: _CardJob, store, out: str, min_gap_ns: int, run: str)
         write_card_summary(partial, store, analysis, comparison_error(store, analysis.derived),
                            {"dir": name, "key": job.key, "worker": result.worker, "run": run,
                             "sources": [str(f) for f in job.source.files]})
+        manifest = digest((partial / MANIFEST).read_bytes())
         _replace(Path(out) / name, partial)
-        result.status = OK
+        result.status, result.run, result.manifest = OK, run, manifest
     except Exception as exc:  # this card fails, the others go on
         result.error = f"{type(exc).__name__}: {exc}"
 

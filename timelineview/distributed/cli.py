@@ -56,10 +56,14 @@ def _summarize(args: argparse.Namespace) -> int:
         except SchedulerUnusable as exc:
             print(f"{PROG}: {terminal_safe(exc)}", file=sys.stderr)
             return EXIT_USAGE
-    from timelineview.distributed.summarize import summarize
+    from timelineview.distributed.summarize import SummaryBusy, summarize
 
-    index = summarize(args.path, args.out, args.scheduler, max(1, args.workers),
-                      min_gap_ns=int(round(args.min_gap_us * 1000)))
+    try:
+        index = summarize(args.path, args.out, args.scheduler, max(1, args.workers),
+                          min_gap_ns=int(round(args.min_gap_us * 1000)))
+    except SummaryBusy as exc:
+        print(f"{PROG}: {terminal_safe(exc)}", file=sys.stderr)
+        return EXIT_NOTHING_READABLE  # nothing was summarised: another run holds the folder
     cards = index["cards"]
     ok = sum(c["status"] == "ok" for c in cards)
     print(f"{ok} of {len(cards)} card(s) summarised in {index['seconds']:.1f} s into {terminal_safe(args.out)}; "

@@ -33,5 +33,8 @@ def cold_workers(client) -> list[str]:
 
 def start_compile(client, workers: list[str]) -> dict[str, bool]:
     """Start the compile for next time on ``workers`` (one process per cache compiles, the others see its
-    lock); per worker, whether a compile is under way."""
-    return client.run(compile_for_next_time, workers=workers) if workers else {}
+    lock); per worker, whether a compile is under way. A worker lost during the run is skipped: asking it
+    would wait 30 s for a connection, then fail the run whose cards are all done."""
+    alive = set(client.scheduler_info()["workers"])
+    workers = [w for w in workers if w in alive]
+    return client.run(compile_for_next_time, workers=workers, on_error="ignore") if workers else {}

@@ -8,14 +8,21 @@ offsets, slow cards, links, slow links and findings, computed by
 :class:`~timelineview.analysis.summaries.summary_session.SummarySession` from the card summaries.
 The traces and the output folder must be reachable under the same paths from the workers and the
 client (a shared file system, as on a training cluster).
+
+A summary folder is one run or says it is not: ``summarize`` holds a lock on it while it writes (a
+second ``summarize`` into the same folder refuses, :class:`SummaryBusy`), writes an index whose state is
+``incomplete`` before it touches a card, and replaces it (by a rename) with the complete index at the
+end, which names the run and per card the run that made it and its manifest's digest.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import socket
 import sys
 import time
+import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -41,7 +48,7 @@ from timelineview.terminal_text import terminal_safe
 if TYPE_CHECKING:
     from timelineview.analysis.summaries.summary_session import SummarySession
 
-INDEX_FORMAT = 1
+LOCK_FILE = ".summarize.lock"  # held (flock) by the summarize that writes the folder
 TASK_RETRIES = 2  # a task that raised is rerun (a lost worker's tasks are rerun by the scheduler anyway)
 MB = 1 << 20
 BATCH_BYTES = 32 * MB  # cards of a task, in trace bytes: a 4 MB card takes ~50 ms, a task ~6 ms of CPU
@@ -128,6 +135,39 @@ def _clean_leftovers(out: Path) -> None:
             shutil.rmtree(p, ignore_errors=True)
 
 
+class SummaryBusy(RuntimeError):
+    """Another ``summarize`` is writing the output folder (the message says which and what to do)."""
+
+
+class _FolderLock:
+    """An exclusive ``flock`` on ``DIR/.summarize.lock`` for the run, refused at once when another holds it.
+
+    Refused rather than waited for: the other run writes the same cards from the same or other traces, and
+    whichever came second would only redo or reuse them after possibly hours; the user decides. The lock
+    file says who holds it. A file system without locks (``ENOLCK``) leaves the folder unlocked: the run
+    ids in the index and cards still tell a reader that two runs mixed."""
+
+    def __init__(self, out: Path) -> None:
+        import fcntl
+
+        self.path = out / LOCK_FILE
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(self.fd, 4096, 0).decode("utf-8", "replace").strip() or "another process"
+            os.close(self.fd)
+            raise SummaryBusy(f"{out} is being written by another summarize ({holder}); wait for it to end "
+                              "or choose another --out") from None
+        except OSError:
+            pass  # no locks on this file system
+        os.ftruncate(self.fd, 0)
+        os.pwrite(self.fd, f"pid {os.getpid()} on {socket.gethostname()} since {time.ctime()}".encode(), 0)
+
+    def release(self) -> None:
+        os.close(self.fd)  # closing drops the flock
+
+
 def summarize(path: str | os.PathLike, out: str | os.PathLike, scheduler: str | None = None, workers: int = 2,
               min_gap_ns: int = DEFAULT_MIN_GAP_NS, progress: Progress | None = _print_progress,
               client=None, batch_cards: int | None = None, note: Note | None = _print_note) -> dict:
@@ -140,12 +180,35 @@ def summarize(path: str | os.PathLike, out: str | os.PathLike, scheduler: str | 
     """
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
+    lock = _FolderLock(out)
+    try:
+        return _summarize_locked(path, out, scheduler, workers, min_gap_ns, progress, client, batch_cards, note)
+    finally:
+        lock.release()
+
+
+def _summarize_locked(path, out: Path, scheduler, workers: int, min_gap_ns: int, progress: Progress | None,
+                      client, batch_cards: int | None, note: Note | None) -> dict:
     started = time.time()
+    run = f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime(started))}-{uuid.uuid4().hex[:12]}"
     own = client is None
     with ThreadPoolExecutor(1) as starter:
         starting = starter.submit(_connect, scheduler, workers) if own else None
-        from timelineview.analysis.summaries.summary_session import INDEX_KIND, SummarySession  # while it starts
+        from timelineview.analysis.summaries.code_stamp import current_stamp  # these while it starts
+        from timelineview.analysis.summaries.summary_session import (
+            COMPLETE,
+            INCOMPLETE,
+            INDEX_FORMAT,
+            INDEX_KIND,
+            SummarySession,
+        )
 
+        stamp = current_stamp()
+        head = {"kind": INDEX_KIND, "format": INDEX_FORMAT, "state": INCOMPLETE, "run": run,
+                "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(started)),
+                "version": stamp.version, "code": stamp.code, "source": str(Path(path).resolve()),
+                "min_gap_ns": min_gap_ns}
+        _write_index(out, {**head, "cards": []})  # before any card changes: a reader knows it is in flux
         sources = card_sources(path)
         names = card_dir_names(sources)
         sizes = [card_bytes(src) for src in sources]
@@ -155,8 +218,7 @@ def summarize(path: str | os.PathLike, out: str | os.PathLike, scheduler: str | 
         cold = first_run.cold_workers(client)
         if cold and note is not None:
             note(first_run.FIRST_RUN_NOTE)
-        results = _run_batches(client, sources, names, sizes, str(out), min_gap_ns, f"{started!r}-{os.getpid()}",
-                               progress, batch_cards)
+        results = _run_batches(client, sources, names, sizes, str(out), min_gap_ns, run, progress, batch_cards)
         first_run.start_compile(client, cold)  # once the cards are done: beside them it slows them down
     finally:
         if own:
@@ -165,12 +227,10 @@ def summarize(path: str | os.PathLike, out: str | os.PathLike, scheduler: str | 
             if cluster is not None:
                 cluster.close()
     _clean_leftovers(out)
-    index = {"kind": INDEX_KIND, "format": INDEX_FORMAT, "source": str(Path(path).resolve()),
-             "min_gap_ns": min_gap_ns, "seconds": 0.0, "cards": [r.to_json() for r in results]}
-    _write_index(out, index)
-    index.update(cluster_results(SummarySession(out, index)))
+    index = {**head, "state": COMPLETE, "seconds": 0.0, "cards": [r.to_json() for r in results]}
+    index.update(cluster_results(SummarySession(out, index)))  # the cards as written, in memory: still incomplete
     index["seconds"] = time.time() - started
-    _write_index(out, index)
+    _write_index(out, index)  # last, by a rename: the folder is complete
     return index
 
 
@@ -236,5 +296,8 @@ def _write_index(out: Path, index: dict) -> None:
     from timelineview.analysis.summaries.summary_session import INDEX
 
     tmp = out / f"{INDEX}.tmp-{os.getpid()}"
-    tmp.write_bytes(orjson.dumps(index, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY))
+    with open(tmp, "wb") as f:
+        f.write(orjson.dumps(index, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY))
+        f.flush()
+        os.fsync(f.fileno())  # the rename must not reach the disk before the bytes
     tmp.replace(out / INDEX)

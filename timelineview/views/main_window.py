@@ -345,6 +345,8 @@ class MainWindow(QtWidgets.QMainWindow):
         text = f"{len(session.cards)} summarised card(s), {n} finding{'s' if n != 1 else ''}"
         if session.failed:
             text += f"  ·  {len(session.failed)} card(s) could not be summarised"
+        if session.stamps:  # made by another version or code: their numbers may differ from this one's
+            text += f"  ·  {len(session.stamps)} card(s) summarised by another timelineview (summarize again)"
         self.statusBar().showMessage(text, 10000)
 
     @QtCore.Slot(str, str)

@@ -11,7 +11,7 @@ import pytest
 
 from timelineview.views.panels.load_report import NO_REMARKS, SUMMARY_REPORTS
 
-from .conftest import FAILED_RANK
+from .conftest import FAILED_RANK, resign
 from .test_summary_tabs import _open
 
 
@@ -43,6 +43,7 @@ def test_a_summary_made_before_reports_were_kept_claims_no_remarks(qtbot, window
         doc = orjson.loads(manifest.read_bytes())
         del doc["load_report"]
         manifest.write_bytes(orjson.dumps(doc))
+    resign(folder)
     assert _open(qtbot, window, folder)
     window.show_load_report()
     assert window.last_message == f"Load report: {SUMMARY_REPORTS}"
@@ -62,6 +63,7 @@ def test_reports_kept_in_the_manifests_are_listed_counts_first(qtbot, window, su
         doc = orjson.loads(manifest.read_bytes())
         doc["load_report"] = damaged if doc["card"] == "rank 7" else clean
         manifest.write_bytes(orjson.dumps(doc))
+    resign(folder)
     assert _open(qtbot, window, folder)
     cards = len(window.cluster.summary.cards)
     window.show_load_report()

@@ -15,6 +15,7 @@ from PySide6 import QtGui
 
 from tests.distributed.conftest import CARDS
 from timelineview.analysis.summaries.summary_session import UNREADABLE, SummarySession
+from timelineview.model.summary.guarded_files import SummaryFileError
 from timelineview.views.summary_worker import SummaryWorker
 
 
@@ -85,7 +86,7 @@ def test_a_card_whose_manifest_is_gone(summaries, tmp_path):
     index = orjson.loads((folder / "index.json").read_bytes())
     gone = index["cards"][2]
     (folder / gone["dir"] / "card.json").unlink()
-    with pytest.raises(OSError):  # stats: no silent gap
+    with pytest.raises(SummaryFileError, match="card.json: No such file"):  # not tolerant: no silent gap
         SummarySession(folder)
     seen = []
     session = SummarySession(folder, progress=lambda done, total: seen.append((done, total)), tolerant=True)

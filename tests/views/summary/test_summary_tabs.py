@@ -12,7 +12,7 @@ import pytest
 from tests.distributed.conftest import CARDS
 from timelineview.analysis.communication.document import links_json
 from timelineview.analysis.session import AnalysisSession
-from timelineview.analysis.summaries.summary_session import INDEX_KIND, SummarySession
+from timelineview.analysis.summaries.summary_session import COMPLETE, INDEX_FORMAT, INDEX_KIND, SummarySession
 from timelineview.model import load
 from timelineview.views.analysis_tabs.communication.communication_view import ACROSS as COMM_ACROSS
 from timelineview.views.analysis_tabs.operators_view import ACROSS as OPS_ACROSS
@@ -177,12 +177,14 @@ def test_a_summary_with_a_failed_card_still_opens(qtbot, window, summaries):
 def test_a_folder_with_no_readable_card_says_why(qtbot, window, tmp_path):
     folder = tmp_path / "broken"
     folder.mkdir()
-    index = {"kind": INDEX_KIND, "cards": [{"card": "rank 0", "rank": 0, "status": "ok", "dir": "rank_0"},
-                                           {"card": "rank 1", "rank": 1, "status": "failed", "error": "no trace"}]}
+    index = {"kind": INDEX_KIND, "format": INDEX_FORMAT, "state": COMPLETE, "run": "r1",
+             "cards": [{"card": "rank 0", "rank": 0, "status": "ok", "dir": "rank_0", "run": "r1", "manifest": "0"},
+                       {"card": "rank 1", "rank": 1, "status": "failed", "error": "no trace", "dir": "rank_1"}]}
     (folder / "index.json").write_bytes(orjson.dumps(index))  # rank_0/ was never written
     assert not _open(qtbot, window, folder)
     assert "holds no card that was summarised (2 failed)" in window.last_message
-    assert "rank 0: OSError" in window.last_message and "rank 1: no trace" in window.last_message
+    assert f"rank 0: {folder / 'rank_0' / 'card.json'}: No such file or directory" in window.last_message
+    assert "rank 1: no trace" in window.last_message
     assert window.cluster.summary is None and window.windowTitle() == "timelineview"
     assert not window.progress.isVisible()
     # an index cut short: the message is about the index, not "no trace files found"
@@ -211,3 +213,21 @@ def test_a_trace_opened_while_a_summary_is_read_wins(qtbot, window, summaries, o
     findings = [_json(f.document()) for f in window.cluster.analysis.widgets["diagnosis"].findings]
     assert findings == _json([f.document() for f in on_traces.findings])
     assert "summary" not in window.windowTitle()
+
+
+def test_a_card_made_by_other_code_is_said_in_the_status_line(qtbot, window, summaries, tmp_path):
+    import shutil
+
+    from .conftest import resign
+
+    folder = tmp_path / "other-code"
+    shutil.copytree(summaries.whole, folder)
+    manifest = next(folder.glob("*/card.json"))
+    doc = orjson.loads(manifest.read_bytes())
+    doc["code"] = "0" * 16
+    manifest.write_bytes(orjson.dumps(doc))
+    resign(folder)
+    assert _open(qtbot, window, folder)
+    qtbot.waitUntil(lambda: "finding" in window.statusBar().currentMessage(), timeout=TIMEOUT_MS)
+    shown = window.statusBar().currentMessage()
+    assert shown.endswith("  ·  1 card(s) summarised by another timelineview (summarize again)"), shown

@@ -6,6 +6,10 @@ operator and communication tables' text columns, the findings' inputs) and ``.np
 sets, collective ends, numeric table columns, the level-of-detail pyramid). ``read_card_summary``
 gives back a :class:`SummaryCard` with the same analysis objects the session builds from a store, so
 the cluster-level results are computed by the same functions. No Qt.
+
+Nothing read is trusted (``model/summary/guarded_files``): the manifest is read whole only when its
+digest is the one the index records for the card, ``details.json`` only when its digest is the one the
+manifest records, and the columns only when their CRCs and headers match the manifest's layout.
 """
 
 from __future__ import annotations
@@ -28,12 +32,22 @@ from timelineview.analysis.intervals import Intervals
 from timelineview.analysis.operators import CardOperators, OperatorTable
 from timelineview.analysis.steps import StepWindow
 from timelineview.analysis.summaries import kept_report
+from timelineview.analysis.summaries.code_stamp import CodeStamp, current_stamp
+from timelineview.analysis.summaries.manifest_schema import details_problem, manifest_problem
 from timelineview.analysis.summaries.pyramid import Pyramid, build_pyramid, lane_intervals
 from timelineview.model.store.report import LoadReport
 from timelineview.model.store.trace_store import TraceStore
 from timelineview.model.summary.columns import ColumnReader, ColumnWriter
+from timelineview.model.summary.guarded_files import (
+    DETAILS_MAX_BYTES,
+    MANIFEST_MAX_BYTES,
+    SummaryFileError,
+    checked_name,
+    digest,
+    read_inside,
+)
 
-FORMAT = 1
+FORMAT = 2  # 2: version, code stamp, digests and checked column layouts (a format-1 card is made again)
 MANIFEST = "card.json"  # what the comparison of thousands of cards reads: small
 DETAILS = "details.json"  # the §5 card object, table labels, findings inputs: read by stats and findings
 DERIVED_SETS = ("compute", "communication", "overlapped", "pure_communication", "free", "idle_gaps",
@@ -62,6 +76,10 @@ class SummaryCard:
         if "derived" not in m:
             return None
         cols = self.columns.get_many([f"derived.{n}.{end}" for n in DERIVED_SETS for end in ("starts", "ends")])
+        for n in DERIVED_SETS:
+            starts, ends = cols[f"derived.{n}.starts"], cols[f"derived.{n}.ends"]
+            if starts.dtype != np.int64 or ends.dtype != np.int64 or starts.ndim != 1 or starts.shape != ends.shape:
+                raise SummaryFileError(f"{self.folder}: derived.{n} is not two int64 columns of one length")
         sets = {n: Intervals(cols[f"derived.{n}.starts"], cols[f"derived.{n}.ends"]) for n in DERIVED_SETS}
         return DerivedIntervals(span=tuple(m["derived"]["span"]), min_gap_ns=m["derived"]["min_gap_ns"], **sets)
 
@@ -101,7 +119,25 @@ class SummaryCard:
 
     @cached_property
     def details(self) -> dict:
-        return orjson.loads((self.folder / self.manifest["details"]).read_bytes())
+        """``details.json``, read only when its digest is the manifest's."""
+        name = checked_name(self.manifest.get("details"), "details file")
+        data = read_inside(self.folder, (name,), DETAILS_MAX_BYTES)
+        if digest(data) != self.manifest.get("details_digest"):
+            raise SummaryFileError(f"{self.folder / name}: its digest is not the one card.json records "
+                                   "(changed or damaged since it was written)")
+        try:
+            doc = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            raise SummaryFileError(f"{self.folder / name}: {exc}") from None
+        problem = details_problem(doc) if isinstance(doc, dict) else "it is not an object"
+        if problem:
+            raise SummaryFileError(f"{self.folder / name}: not a card's details: {problem}")
+        return doc
+
+    @property
+    def stamp(self) -> CodeStamp:
+        """The timelineview version and code stamp that made this summary."""
+        return CodeStamp(str(self.manifest.get("version", "")), str(self.manifest.get("code", "")))
 
     @property
     def document(self) -> dict:
@@ -120,6 +156,10 @@ class SummaryCard:
         names = [f"pyramid.{k}" for k in range(p["levels"])]
         cols = self.columns.get_many(names)
         levels = [cols[n] for n in names]
+        for n, level in zip(names, levels):
+            if level.dtype != np.uint8 or level.ndim != 2 or level.shape[0] != len(p["rows"]):
+                raise SummaryFileError(f"{self.folder}: column {n} is {level.dtype} {level.shape}, not a pyramid "
+                                       f"level of {len(p['rows'])} rows")
         return Pyramid(p["t0"], p["t1"], p["rows"], levels)
 
 
@@ -195,7 +235,9 @@ def write_card_summary(folder: Path, store: TraceStore, a: CardAnalysis, compari
     ``extra``: fields the caller adds (key, worker, timings)."""
     folder.mkdir(parents=True, exist_ok=True)
     w = ColumnWriter(folder)
+    stamp = current_stamp()
     manifest: dict = {"format": FORMAT, "card": store.card, "rank": store.rank, **extra,
+                      "version": stamp.version, "code": stamp.code,
                       "error": a.error, "details": DETAILS, "comparison_steps": a.comparison_steps,
                       "comparison_error": comparison_error,
                       "steps": [dataclasses.asdict(s) for s in a.steps or []],
@@ -222,17 +264,40 @@ def write_card_summary(folder: Path, store: TraceStore, a: CardAnalysis, compari
     manifest["pyramid"] = {"t0": pyr.t0, "t1": pyr.t1, "rows": pyr.rows, "levels": len(pyr.levels)}
     manifest["columns"] = w.close()
     manifest["column_layout"] = w.layout  # where each column's data lies: read without parsing the zip
-    (folder / DETAILS).write_bytes(orjson.dumps(details, option=JSON_OPTIONS))
+    details_bytes = orjson.dumps(details, option=JSON_OPTIONS)
+    (folder / DETAILS).write_bytes(details_bytes)
+    manifest["details_digest"] = digest(details_bytes)
     (folder / MANIFEST).write_bytes(orjson.dumps(manifest, option=JSON_OPTIONS))  # last: the card is complete
     return manifest
 
 
 # ------------------------------------------------------------------------------------------- read
+def read_manifest_bytes(folder: Path) -> bytes:
+    """The bytes of a card's manifest (a regular file inside ``folder``, of bounded size)."""
+    return read_inside(folder.parent, (folder.name, MANIFEST), MANIFEST_MAX_BYTES)
+
+
+def parse_manifest(data: bytes, where: Path) -> dict:
+    """A manifest's document, checked to be one of this format (else ``SummaryFileError``)."""
+    try:
+        m = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise SummaryFileError(f"{where}: {exc}") from None
+    if not isinstance(m, dict) or not isinstance(m.get("card"), str):
+        raise SummaryFileError(f"{where}: not a card summary's manifest")
+    if m.get("format") != FORMAT:
+        raise SummaryFileError(f"{where}: written by another timelineview (card format {m.get('format')!r}, "
+                               f"this one reads {FORMAT}); summarize again")
+    if problem := manifest_problem(m):
+        raise SummaryFileError(f"{where}: not a card summary's manifest: {problem}")
+    return m
+
+
 def read_manifest(folder: Path) -> dict | None:
     """The manifest of a card summary, or None when there is none (or it is unreadable)."""
     try:
-        return orjson.loads((folder / MANIFEST).read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        return parse_manifest(read_manifest_bytes(folder), folder / MANIFEST)
+    except (OSError, SummaryFileError):
         return None
 
 
@@ -262,3 +327,20 @@ def read_card_summary(folder: Path, manifest: dict | None = None) -> SummaryCard
     if m is None:
         raise OSError(f"{folder}: no readable {MANIFEST}")
     return SummaryCard(folder, m, ColumnReader(folder, m.get("columns", {}), m.get("column_layout")))
+
+
+def read_indexed_card(root: Path, entry: dict, run: str) -> SummaryCard:
+    """The card an index ``entry`` names, verified: its folder a plain name inside ``root``, its manifest's
+    digest the entry's, and the manifest made by the run the entry names (``run``: the index's run; a card
+    kept from an earlier run names that run in its entry). Else ``SummaryFileError`` naming the file."""
+    name = checked_name(entry.get("dir"), "card folder")
+    folder = root / name
+    data = read_manifest_bytes(folder)
+    if digest(data) != entry.get("manifest"):
+        raise SummaryFileError(f"{folder / MANIFEST}: its digest is not the one index.json records (changed, "
+                               f"damaged, or written by another run of summarize than run {run})")
+    m = parse_manifest(data, folder / MANIFEST)
+    if m.get("run") != entry.get("run"):
+        raise SummaryFileError(f"{folder / MANIFEST}: made by run {m.get('run')!r}, the index names run "
+                               f"{entry.get('run')!r} for it")
+    return read_card_summary(folder, m)

@@ -4,6 +4,11 @@ It reads the index and the card summaries that ``timelineview summarize`` wrote 
 :class:`~timelineview.analysis.session.AnalysisSession` computes over loaded cards — clock offsets,
 the §5 document, slow cards, links and slow links, the cluster comparison, findings — with the same
 functions, from the summaries alone (no trace is read). No Qt.
+
+A folder is one run of ``summarize`` or it says it is not: the index names its run and its state
+(``incomplete`` from the run's start until the index is replaced at its end), and per card the run that
+made it and its manifest's digest; a card that is not that card is reported failed, and an index that is
+incomplete, of another format or damaged is :class:`UnreadableSummary`.
 """
 
 from __future__ import annotations
@@ -23,12 +28,16 @@ from timelineview.analysis.communication.document import cluster_json
 from timelineview.analysis.findings.evaluate import Finding
 from timelineview.analysis.memory.findings import documents_imbalance
 from timelineview.analysis.operators import TOP_OPERATORS, OperatorAcrossCards, operators_across_cards
-from timelineview.analysis.summaries.card_summary import SummaryCard, read_card_summary
+from timelineview.analysis.summaries.card_summary import SummaryCard, read_indexed_card
+from timelineview.analysis.summaries.code_stamp import current_stamp
 from timelineview.analysis.summaries.summary_findings import evaluate_summary_findings
 from timelineview.model.summary.columns import ColumnReader
+from timelineview.model.summary.guarded_files import INDEX_MAX_BYTES, SummaryFileError, read_inside
 
 INDEX = "index.json"
 INDEX_KIND = "timelineview summary"
+INDEX_FORMAT = 2  # 2: a run id and a state; per card the run that made it and its manifest's digest
+COMPLETE, INCOMPLETE = "complete", "incomplete"
 OK = "ok"
 UNREADABLE = "unreadable"  # the index says ok, but the card's manifest cannot be read (tolerant sessions)
 TABLE_COLUMNS = ("comm.", "operators.")  # the column prefixes of a card's operator and communication tables
@@ -38,21 +47,22 @@ Progress = Callable[[int, int], None]  # (cards done, cards in all); it may rais
 
 def is_summary_folder(path: str | Path) -> bool:
     """Does ``path`` hold a summary index."""
-    index = Path(path) / INDEX
-    if not index.is_file():
-        return False
     try:
-        return orjson.loads(index.read_bytes()).get("kind") == INDEX_KIND
-    except (OSError, orjson.JSONDecodeError, AttributeError):
+        doc = read_index(path)
+    except (OSError, ValueError):
         return False
+    return isinstance(doc, dict) and doc.get("kind") == INDEX_KIND
 
 
 def looks_like_summary(path: str | Path) -> bool:
-    """A summary folder, or one whose index cannot be read at all (damaged or cut short): opening it says
-    what is wrong with the index rather than that it holds no trace. An index of another kind is not."""
+    """A summary folder, or one whose index cannot be read at all (damaged, cut short, not a regular file):
+    opening it says what is wrong with the index rather than that it holds no trace. An index of another
+    kind is not, nor a folder without one."""
+    if not (Path(path) / INDEX).exists() and not (Path(path) / INDEX).is_symlink():
+        return False
     try:
-        doc = orjson.loads((Path(path) / INDEX).read_bytes())
-    except orjson.JSONDecodeError:
+        doc = read_index(path)
+    except (SummaryFileError, orjson.JSONDecodeError):
         return True
     except OSError:
         return False
@@ -60,8 +70,8 @@ def looks_like_summary(path: str | Path) -> bool:
 
 
 def read_index(folder: str | Path) -> dict:
-    """The index of a summary folder."""
-    return orjson.loads((Path(folder) / INDEX).read_bytes())
+    """The index of a summary folder (a regular file of bounded size; ``SummaryFileError`` otherwise)."""
+    return orjson.loads(read_inside(Path(folder), (INDEX,), INDEX_MAX_BYTES))
 
 
 class UnreadableSummary(ValueError):
@@ -69,14 +79,31 @@ class UnreadableSummary(ValueError):
 
 
 def read_checked_index(folder: str | Path) -> dict:
-    """The index of a summary folder, checked to hold a list of cards (else :class:`UnreadableSummary`)."""
+    """The index of a summary folder, checked to be a complete run of this format holding a list of cards
+    (else :class:`UnreadableSummary`, whose message starts "incomplete summary (" for a run that did not
+    finish or is still running)."""
     try:
         index = read_index(folder)
-        if not isinstance(index, dict) or not isinstance(index.get("cards"), list):
-            raise ValueError("it has no list of cards")
+        if not isinstance(index, dict) or index.get("kind") != INDEX_KIND:
+            raise ValueError("it is not a summary's index")
     except (OSError, ValueError) as exc:  # orjson's decode error is a ValueError
         raise UnreadableSummary(f"{folder} is not a readable summary folder (its index.json: "
                                 f"{type(exc).__name__}: {exc})") from exc
+    if index.get("format") != INDEX_FORMAT:
+        raise UnreadableSummary(f"{folder} was written by another timelineview (index format "
+                                f"{index.get('format')!r}, this one reads {INDEX_FORMAT}): summarize it again")
+    if index.get("state") != COMPLETE:
+        raise UnreadableSummary(f"incomplete summary ({folder}: run {index.get('run')!r} of summarize, started "
+                                f"{index.get('started', '?')}, did not finish or is still writing it; run "
+                                "summarize again when it has stopped)")
+    cards = index.get("cards")
+    bad = "it has no list of cards" if not isinstance(cards, list) else next(
+        (f"card entry {k} is not a card" for k, e in enumerate(cards)
+         if not isinstance(e, dict) or not isinstance(e.get("dir"), str) or not isinstance(e.get("status"), str)
+         or not isinstance(e.get("card"), str)), "")
+    if bad or not isinstance(index.get("run"), str):
+        raise UnreadableSummary(f"{folder} is not a readable summary folder (its index.json: "
+                                f"{bad or 'it names no run'})")
     return index
 
 
@@ -95,30 +122,54 @@ class _ColumnsReadOnce:
         return self.reader.get_many(names)
 
 
+def _read_whole(card: SummaryCard) -> None:
+    """Read (and so check) what of a card the cluster-level results take: its details and tables; of the
+    interval sets and pyramid (megabytes for a large card, which only a drill-down reads and checks) only
+    that their file holds them."""
+    card.details  # noqa: B018 - cached properties: reading them is the point
+    card.operators  # noqa: B018
+    card.communication  # noqa: B018
+    card.steps  # noqa: B018
+    card.load_report  # noqa: B018
+    card.columns.check_extent()  # the columns not read here (interval sets, pyramid) are at least all there
+
+
 class SummarySession:
     """The analysis of a summary folder's cards (those whose summary is ``ok`` in the index).
 
-    ``progress`` is called as the card manifests are read. ``tolerant`` (the desktop): a card whose
-    manifest cannot be read joins ``failed`` (status ``unreadable``, with the error) and the others open;
-    otherwise it raises (``stats``)."""
+    ``progress`` is called as the card manifests are read. ``tolerant`` (the desktop, ``stats``): a card
+    whose summary cannot be read or is not the one the index names joins ``failed`` (status
+    ``unreadable``, with the error) and the others open; otherwise it raises. ``whole`` (``stats``): each
+    card's details and tables are read (and checked) now, so that a card damaged there fails alone too.
+    ``stamps``: per card made by another timelineview version or code, one line saying so."""
 
     def __init__(self, folder: str | Path, index: dict | None = None, progress: Progress | None = None,
-                 tolerant: bool = False) -> None:
+                 tolerant: bool = False, whole: bool = False) -> None:
         self.folder = Path(folder)
-        self.index = index if index is not None else read_index(self.folder)
+        self.index = index if index is not None else read_checked_index(self.folder)
         self.entries = self.index.get("cards", [])
         self.failed = [e for e in self.entries if e.get("status") != OK]
         self.cards: list[SummaryCard] = []
         ok = [e for e in self.entries if e.get("status") == OK]
+        run = str(self.index.get("run"))
         for k, e in enumerate(ok):
             try:
-                self.cards.append(read_card_summary(self.folder / e["dir"]))
-            except (OSError, KeyError, ValueError) as exc:  # orjson's decode error is a ValueError
+                card = read_indexed_card(self.folder, e, run)
+                if whole:
+                    _read_whole(card)
+                self.cards.append(card)
+            except (OSError, KeyError, ValueError, TypeError, AttributeError, IndexError) as exc:  # what a card
+                # that passed its digests but holds values no summary holds raises (SummaryFileError: ValueError)
                 if not tolerant:
                     raise
-                self.failed.append({**e, "status": UNREADABLE, "error": f"{type(exc).__name__}: {exc}"})
+                why = str(exc) if isinstance(exc, SummaryFileError) else f"{type(exc).__name__}: {exc}"
+                self.failed.append({**e, "status": UNREADABLE, "error": why})
             if progress is not None:
                 progress(k + 1, len(ok))
+        now = current_stamp()
+        self.stamps = [f"{c.card}: summarised by {c.stamp.describe()}, this is {now.describe()}: its numbers "
+                       "may differ from what this version computes (summarize again to redo it)"
+                       for c in self.cards if c.stamp != now]
         # by rank (cards without a rank after the others, by name): the first is the clock reference
         self.order = sorted(range(len(self.cards)), key=lambda i: (self.cards[i].rank is None,
                                                                    self.cards[i].rank or 0, self.cards[i].card))

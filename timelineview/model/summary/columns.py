@@ -9,18 +9,27 @@ The writer lays the zip out itself (stored members, no compression, as ``numpy.s
 in half its time for ~45 small arrays; each column's data 64-byte aligned) and returns each column's
 layout — the byte offset of its data in the file, its dtype and shape — which the manifest keeps, so a
 reader takes a table's columns with one seek and read, without parsing the zip directory and the
-``.npy`` headers (most of the client's time reading the tables of thousands of cards). Manifests
-without a layout (older summaries) are read with ``numpy.load``.
+``.npy`` headers (most of the client's time reading the tables of thousands of cards). Each column's
+layout also holds where its ``.npy`` header starts and the zip's CRC-32 of its member (header and data):
+the reader checks both — the CRC, and that the header's dtype and shape are the layout's — so a column
+cut, flipped or re-typed is an error, never other numbers. Columns without a layout (arrays
+``numpy.savez`` writes) are read through the zip directory, each member's CRC checked. Every file is
+opened as :mod:`~timelineview.model.summary.guarded_files` opens a summary's files.
 """
 
 from __future__ import annotations
 
+import io
 import math
+import os
 import struct
+import zipfile
 import zlib
 from pathlib import Path
 
 import numpy as np
+
+from timelineview.model.summary.guarded_files import SummaryFileError, checked_name, open_inside
 
 COLUMNS_FILE = "columns.npz"
 NPY_SUFFIX = ".npy"
@@ -43,7 +52,9 @@ _ALIGN_EXTRA_ID = 0xD935  # the id zip tools use for alignment padding
 ALIGN = 64  # every column's data starts at a multiple of this in the file: read in one block, its views are aligned
 
 COALESCE_GAP = 64 << 10  # columns at most this far apart are read in one read (skipping the bytes between)
-Layout = dict[str, list]  # {column: [data offset in the file, dtype descr, shape]}
+Layout = dict[str, list]  # {column: [data offset in the file, dtype descr, shape, header offset, member CRC-32]}
+LAYOUT_FIELDS = 5
+_PLAIN_KINDS = "biufcmM"  # numbers, booleans, times: what a column may hold (never objects)
 
 
 def _padding(data_at: int) -> bytes:
@@ -110,7 +121,8 @@ class ColumnWriter:
                 f.write(pad)
                 f.write(header)
                 f.write(data)
-                layout[name] = [offset + _LOCAL.size + len(member) + len(pad) + len(header), descr, list(array.shape)]
+                header_at = offset + _LOCAL.size + len(member) + len(pad)
+                layout[name] = [header_at + len(header), descr, list(array.shape), header_at, crc]
                 central.append(_CENTRAL.pack(_CENTRAL_SIG, _ZIP_VERSION, _ZIP_VERSION, flags, 0, 0, _DOS_DATE,
                                              crc, size, size, len(member), 0, 0, 0, 0, 0, offset) + member)
                 offset += _LOCAL.size + len(member) + len(pad) + size
@@ -121,14 +133,14 @@ class ColumnWriter:
 
 
 class ColumnReader:
-    """Reads the columns a manifest names (no file stays open: thousands of cards). ``layout``: where
-    each column's data lies in its file (the manifest's ``column_layout``); columns without one are
-    read with ``numpy.load``."""
+    """Reads the columns a manifest names (no file stays open: thousands of cards), checked: each from a
+    regular file inside ``folder``, its CRC and its ``.npy`` header matching ``layout`` (the manifest's
+    ``column_layout``: where each column lies in its file); a violation is a ``SummaryFileError``."""
 
     def __init__(self, folder: Path, files: dict[str, str], layout: Layout | None = None) -> None:
         self.folder = folder
-        self.files = files
-        self.layout = layout or {}
+        self.files = files if isinstance(files, dict) else {}
+        self.layout = layout if isinstance(layout, dict) else {}
 
     def __contains__(self, name: str) -> bool:
         return name in self.files
@@ -139,38 +151,126 @@ class ColumnReader:
     def get_many(self, names: list[str]) -> dict[str, np.ndarray]:
         """Several columns, each file opened once."""
         out: dict[str, np.ndarray] = {}
+        missing = [n for n in names if n not in self.files]
+        if missing:
+            raise SummaryFileError(f"{self.folder}: the manifest lists no column {missing[0]!r}")
         for file in dict.fromkeys(self.files[n] for n in names):
+            name = checked_name(file, "column file")
             here = [n for n in names if self.files[n] == file]
-            direct = [n for n in here if n in self.layout]
-            rest = [n for n in here if n not in self.layout]
-            if direct:
-                with open(self.folder / file, "rb") as f:
-                    out.update(self._read_direct(f, direct))
-            if rest:
-                with np.load(self.folder / file, allow_pickle=False) as z:
-                    out.update({n: z[n] for n in rest})
+            fd = open_inside(self.folder, (name,))
+            with os.fdopen(fd, "rb") as f:
+                size = os.fstat(f.fileno()).st_size
+                direct = [n for n in here if n in self.layout]
+                rest = [n for n in here if n not in self.layout]
+                if direct:
+                    out.update(self._read_direct(f, self.folder / name, size, direct))
+                if rest:
+                    out.update(_read_zipped(f, self.folder / name, rest))
         return {n: out[n] for n in names}
 
-    def _read_direct(self, f, names: list[str]) -> dict[str, np.ndarray]:
+    def check_extent(self) -> None:
+        """Check, without reading them, that every column the layout places lies inside its file (a file cut
+        short is said even by a reader that takes only some of its columns)."""
+        for file in dict.fromkeys(self.files.values()):
+            name = checked_name(file, "column file")
+            fd = open_inside(self.folder, (name,))
+            try:
+                size = os.fstat(fd).st_size
+            finally:
+                os.close(fd)
+            for n in [n for n, f in self.files.items() if f == file and n in self.layout]:
+                self._span(n, self.folder / name, size)
+
+    def _span(self, n: str, where: Path, size: int) -> tuple:
+        """(header offset, end of data, name, dtype, shape, CRC) of column ``n``, checked against the file."""
+        entry = self.layout[n]
+        try:
+            if not isinstance(entry, list) or len(entry) != LAYOUT_FIELDS:
+                raise ValueError("not [offset, dtype, shape, header offset, CRC]")
+            offset, descr, shape, header_at, crc = entry
+            dtype = np.dtype(descr) if isinstance(descr, str) else None
+            if dtype is None or dtype.kind not in _PLAIN_KINDS or dtype.fields or dtype.hasobject:
+                raise ValueError(f"dtype {descr!r} is not a plain numeric type")
+            if not (isinstance(shape, list) and all(_count(k) for k in shape)):
+                raise ValueError(f"shape {shape!r}")
+            if not (_count(offset) and _count(header_at) and _count(crc) and header_at < offset):
+                raise ValueError("offsets or CRC are not counts")
+        except (TypeError, ValueError) as exc:
+            raise SummaryFileError(f"{where}: column {n}: bad layout entry ({exc})") from None
+        stop = offset + dtype.itemsize * math.prod(shape)
+        if stop > size:
+            raise SummaryFileError(f"{where}: cut short or wrong layout (column {n} ends at byte {stop:,} "
+                                   f"of {size:,})")
+        return header_at, stop, n, dtype, tuple(shape), offset, crc
+
+    def _read_direct(self, f, where: Path, size: int, names: list[str]) -> dict[str, np.ndarray]:
         """Columns by their layout; neighbours (a table's columns lie side by side) in one read."""
-        spans = []
-        for n in names:
-            offset, descr, shape = self.layout[n]
-            dtype = np.dtype(descr)
-            spans.append((offset, offset + dtype.itemsize * math.prod(shape), n, dtype, shape))
-        spans.sort()
+        spans = sorted(self._span(n, where, size) for n in names)
         out: dict[str, np.ndarray] = {}
         k = 0
         while k < len(spans):
             j = k + 1
-            while j < len(spans) and spans[j][0] - spans[j - 1][1] <= COALESCE_GAP:
+            while j < len(spans) and spans[j][0] - max(s[1] for s in spans[k:j]) <= COALESCE_GAP:
                 j += 1
             start, stop = spans[k][0], max(s[1] for s in spans[k:j])
             f.seek(start)
             block = np.empty(stop - start, np.uint8)  # writable, aligned arrays, as ``numpy.load`` gives
             if f.readinto(block) != len(block):
-                raise ValueError(f"{f.name}: cut short (columns {', '.join(s[2] for s in spans[k:j])})")
-            for a, b, n, dtype, shape in spans[k:j]:
-                out[n] = block[a - start:b - start].view(dtype).reshape(shape)
+                raise SummaryFileError(f"{where}: cut short (columns {', '.join(s[2] for s in spans[k:j])})")
+            for a, b, n, dtype, shape, data_at, crc in spans[k:j]:
+                member = block[a - start:b - start]
+                if zlib.crc32(member) != crc:
+                    raise SummaryFileError(f"{where}: column {n}: its bytes do not match their CRC (damaged)")
+                _check_header(member[:data_at - a].tobytes(), dtype, shape, where, n)
+                out[n] = block[data_at - start:b - start].view(dtype).reshape(shape)
             k = j
         return out
+
+
+def _count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _check_header(header: bytes, dtype: np.dtype, shape: tuple, where: Path, n: str) -> None:
+    """The ``.npy`` header before a column's data says the layout's dtype and shape (C order)."""
+    try:
+        stream = io.BytesIO(header)
+        version = np.lib.format.read_magic(stream)
+        read = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+        if version not in read:
+            raise ValueError(f".npy version {version}")
+        got_shape, fortran, got_dtype = read[version](stream)
+    except (ValueError, OSError, SyntaxError) as exc:
+        raise SummaryFileError(f"{where}: column {n}: no readable .npy header ({exc})") from None
+    if fortran or got_dtype != dtype or tuple(got_shape) != shape:
+        raise SummaryFileError(f"{where}: column {n}: the file holds {got_dtype} {tuple(got_shape)}, the layout "
+                               f"says {dtype} {shape}")
+
+
+def _header_dtype(stream) -> np.dtype:
+    version = np.lib.format.read_magic(stream)
+    read = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+    if version not in read:
+        raise ValueError(f".npy version {version}")
+    return read[version](stream)[2]
+
+
+def _read_zipped(f, where: Path, names: list[str]) -> dict[str, np.ndarray]:
+    """Columns without a layout: through the zip directory, stored members only, each member's CRC checked
+    (``ZipFile.read`` checks it), never unpickled."""
+    out = {}
+    try:
+        with zipfile.ZipFile(f) as z:
+            for n in names:
+                info = z.getinfo(n + NPY_SUFFIX)
+                if info.compress_type != zipfile.ZIP_STORED:
+                    raise ValueError(f"column {n} is compressed (summaries store columns)")
+                stream = io.BytesIO(z.read(info))
+                dtype = _header_dtype(stream)
+                if dtype.hasobject or dtype.kind not in _PLAIN_KINDS:
+                    raise ValueError(f"column {n} holds {dtype}, not numbers (a summary never holds objects)")
+                stream.seek(0)
+                out[n] = np.lib.format.read_array(stream, allow_pickle=False)
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError, EOFError) as exc:
+        raise SummaryFileError(f"{where}: {type(exc).__name__}: {exc}") from None
+    return out
