@@ -18,13 +18,13 @@ from timelineview.analysis.cluster.clock_offsets import clock_offsets
 from timelineview.analysis.cluster.comparison import CardComparison, ClusterComparison, comparison_error
 from timelineview.analysis.cluster.slow_cards import SlowCard, slow_cards
 from timelineview.analysis.communication import ClusterCommunication, analyse_cluster
-from timelineview.analysis.communication.document import cluster_json
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS
 from timelineview.analysis.findings import Finding, evaluate_findings
 from timelineview.analysis.findings.evaluate import order_findings
 from timelineview.analysis.memory import MemoryCard, memory_findings
 from timelineview.analysis.memory.findings import cards_imbalance
 from timelineview.analysis.operators import OperatorAcrossCards, operators_across_cards
+from timelineview.analysis.stats_document import stats_document
 from timelineview.model.store.trace_store import TraceStore
 
 # What the views need of every card; the rest (the §5 document) is computed when asked for.
@@ -137,10 +137,5 @@ class AnalysisSession:
         return cards_imbalance(self.memory_cards)
 
     def stats_document(self) -> dict:
-        """The ``stats --json`` document of metrics.md §5–§8: {"cards": [by rank], "slow_cards": [...],
-        "links": [...], "slow_links": [...], "operators_across_cards": [...], "findings": [...]}."""
-        return {"cards": self.card_documents, "slow_cards": [f.document() for f in self.slow_cards],
-                **cluster_json(self.communication),
-                "operators_across_cards": [o.document() for o in self.operators_across_cards],
-                "memory_imbalance": self.memory_imbalance,
-                "findings": [f.document() for f in self.findings]}
+        """The ``stats --json`` document (``analysis.stats_document``)."""
+        return stats_document(self)

@@ -10,10 +10,10 @@ reader says when a summary was made by another timelineview. No Qt.
 from __future__ import annotations
 
 import functools
-import hashlib
-from importlib import metadata
 from pathlib import Path
 from typing import NamedTuple
+
+from timelineview.provenance import package_version, text_digest
 
 _PACKAGE = Path(__file__).resolve().parents[2]  # the timelineview package folder
 STAMPED = ("model", "analysis", "distributed/card_task.py")  # below the package folder
@@ -41,22 +41,7 @@ def source_files(package: Path = _PACKAGE) -> list[Path]:
 
 def stamp_of(files: list[Path], package: Path = _PACKAGE) -> str:
     """One digest of the files' relative paths and text (a missing file counts as empty)."""
-    h = hashlib.blake2b(digest_size=STAMP_CHARS // 2)
-    for path in files:
-        h.update(path.relative_to(package).as_posix().encode() + b"\0")
-        try:
-            h.update(path.read_bytes())
-        except OSError:
-            pass
-        h.update(b"\0")
-    return h.hexdigest()
-
-
-def package_version() -> str:
-    try:
-        return metadata.version("timelineview")
-    except metadata.PackageNotFoundError:
-        return "unknown"
+    return text_digest(files, package)[:STAMP_CHARS]
 
 
 @functools.cache

@@ -24,10 +24,10 @@ from timelineview.analysis.cluster.clock_offsets import _offset
 from timelineview.analysis.cluster.comparison import CardComparison, ClusterComparison
 from timelineview.analysis.cluster.slow_cards import SlowCard, slow_cards
 from timelineview.analysis.communication import ClusterCommunication, analyse_cluster
-from timelineview.analysis.communication.document import cluster_json
 from timelineview.analysis.findings.evaluate import Finding
 from timelineview.analysis.memory.findings import documents_imbalance
 from timelineview.analysis.operators import TOP_OPERATORS, OperatorAcrossCards, operators_across_cards
+from timelineview.analysis.stats_document import stats_document
 from timelineview.analysis.summaries.card_summary import SummaryCard, read_indexed_card
 from timelineview.analysis.summaries.code_stamp import current_stamp
 from timelineview.analysis.summaries.summary_findings import evaluate_summary_findings
@@ -236,14 +236,15 @@ class SummarySession:
         """The top operators across the cards (what ``stats`` prints)."""
         return self.operators_across_all_cards[:TOP_OPERATORS]
 
+    @cached_property
+    def memory_imbalance(self) -> list[dict]:
+        """§4's rule on the cards' peak reserved memory (metrics.md §11), from their documents."""
+        return documents_imbalance(self.card_documents)
+
     def stats_document(self) -> dict:
-        """The ``stats --json`` document of the cards summarised (the same as on their traces), each card
-        with its ``worker``."""
-        return {"cards": self.card_documents, "slow_cards": [f.document() for f in self.slow_cards],
-                **cluster_json(self.communication),
-                "operators_across_cards": [o.document() for o in self.operators_across_cards],
-                "memory_imbalance": documents_imbalance(self.card_documents),
-                "findings": [f.document() for f in self.findings]}
+        """The ``stats --json`` document of the cards summarised (the same as on their traces, by
+        ``analysis.stats_document``), each card with its ``worker``."""
+        return stats_document(self)
 
     @cached_property
     def comparison(self) -> ClusterComparison:

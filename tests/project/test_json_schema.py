@@ -1,0 +1,108 @@
+"""The JSON documents name their format and follow the schemas shipped in the package, on generated runs of
+every shape (slow card and link, pipeline parallelism, memory records), on the bundled sample, on summary
+folders and on the real samples when they are there; every key the schemas allow is defined in
+docs/metrics.md."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from timelineview.analysis.run_diff import diff_runs
+from timelineview.analysis.session import AnalysisSession
+from timelineview.model import load
+from timelineview.synthetic import cluster_specs, generate_cluster
+from timelineview.synthetic.memory import MemorySpec, write_cluster_memory
+from timelineview.views.resources import sample_cluster_path
+
+jsonschema = pytest.importorskip("jsonschema")
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT.parent / "shared" / "samples"
+
+
+def schema(kind: str) -> dict:
+    return json.loads(resources.files("timelineview").joinpath("schemas", f"{kind}.schema.json").read_text())
+
+
+def check(kind: str, document: dict) -> None:
+    document = json.loads(json.dumps(document))  # as printed: tuples are lists, keys are text
+    assert document["schema"] == f"timelineview.{kind}/1"
+    errors = list(jsonschema.Draft202012Validator(schema(kind)).iter_errors(document))
+    assert not errors, [f"{'/'.join(map(str, e.absolute_path))}: {e.message[:300]}" for e in errors[:5]]
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory) -> dict[str, AnalysisSession]:
+    out = {}
+    folder = tmp_path_factory.mktemp("memory")
+    truths = generate_cluster(folder, cluster_specs(4, seed=3, steps=3, tasks_per_step=60, slow_card=1), "msprof")
+    write_cluster_memory(truths, MemorySpec(seed=3, imbalance_card=2))
+    out["memory"] = AnalysisSession(load(folder, cache=False))
+    folder = tmp_path_factory.mktemp("pipeline")
+    specs = [s.with_(pipeline=True) for s in cluster_specs(4, seed=4, steps=3, tasks_per_step=60)]
+    generate_cluster(folder, specs, "msprof")
+    out["pipeline"] = AnalysisSession(load(folder, cache=False))
+    folder = tmp_path_factory.mktemp("slow_link")
+    specs = [s.with_(slow_link=(0, 1), slow_link_factor=3.0) for s in cluster_specs(4, seed=5, steps=2,
+                                                                                        tasks_per_step=40)]
+    generate_cluster(folder, specs, "msprof")
+    out["slow_link"] = AnalysisSession(load(folder, cache=False))
+    out["sample"] = AnalysisSession(load(sample_cluster_path(), cache=False))
+    return out
+
+
+@pytest.mark.parametrize("run", ["memory", "pipeline", "slow_link", "sample"])
+def test_stats_documents_follow_the_schema(generated, run):
+    check("stats", generated[run].stats_document())
+
+
+def test_diff_documents_follow_the_schema(generated):
+    check("diff", diff_runs(generated["memory"], generated["memory"]).document())
+    check("diff", diff_runs(generated["sample"], generated["memory"]).document())
+    check("diff", diff_runs(generated["pipeline"], generated["slow_link"]).document())
+
+
+def test_the_command_line_prints_the_same_documents(generated, capsys):
+    from timelineview.cli import stats_main
+
+    assert stats_main([str(sample_cluster_path()), "--json", "--quiet", "--no-cache"]) == 0
+    check("stats", json.loads(capsys.readouterr().out))
+
+
+def test_a_summary_folders_document_follows_the_schema(summaries):  # noqa: F811 - the fixture imported below
+    from timelineview.analysis.summaries.summary_session import SummarySession
+
+    check("stats", SummarySession(summaries.whole).stats_document())
+
+
+@pytest.mark.samples
+@pytest.mark.skipif(not SAMPLES.is_dir(), reason="../shared/samples is absent")
+@pytest.mark.parametrize("sample", ["torch_npu", "cann_per_iteration", "mindspore_1x",
+                                    "misc/gpu_timeline_display_0.json", "torch_npu_db/level1", "torch_npu_db/level0"])
+def test_the_real_samples_documents_follow_the_schema(sample):
+    check("stats", AnalysisSession(load(SAMPLES / sample, cache=False)).stats_document())
+
+
+def _keys(node: dict, out: set[str]) -> set[str]:
+    for key, value in node.get("properties", {}).items():
+        out.add(key)
+        _keys(value, out)
+    for child in (node.get("items"), node.get("additionalProperties")):
+        if isinstance(child, dict):
+            _keys(child, out)
+    return out
+
+
+@pytest.mark.parametrize("kind", ["stats", "diff"])
+def test_every_key_of_the_schemas_is_defined_in_the_metrics_doc(kind):
+    doc = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`([\w+]+)`", doc)) | set(re.findall(r'"([\w+]+)"', doc))
+    assert sorted(_keys(schema(kind), set()) - named) == []
+
+
+from tests.views.summary.conftest import summaries, traces  # noqa: E402, F401 - the generated summaries, as fixtures

@@ -1,0 +1,32 @@
+"""The ``stats --json`` document (metrics.md §5–§8, §11), written once for every kind of session: the trace
+session and the summary session hold the same parts (cards, slow cards, communication, operators across
+cards, memory imbalance, findings) and this puts them together, so both print the same keys."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from timelineview.analysis.communication.document import cluster_json
+
+STATS_SCHEMA = "timelineview.stats/1"  # the document's format: raised when a key changes meaning or goes
+
+
+class StatsParts(Protocol):
+    """What a session gives the document."""
+
+    card_documents: list[dict]
+    slow_cards: list
+    communication: object
+    operators_across_cards: list
+    memory_imbalance: list[dict]
+    findings: list
+
+
+def stats_document(session: StatsParts) -> dict:
+    """{"schema", "cards": [by rank], "slow_cards", "links", "slow_links", "operators_across_cards",
+    "memory_imbalance", "findings"} of ``session`` (its schema: ``timelineview/schemas/stats.schema.json``)."""
+    return {"schema": STATS_SCHEMA, "cards": session.card_documents,
+            "slow_cards": [f.document() for f in session.slow_cards], **cluster_json(session.communication),
+            "operators_across_cards": [o.document() for o in session.operators_across_cards],
+            "memory_imbalance": session.memory_imbalance,
+            "findings": [f.document() for f in session.findings]}
