@@ -1,0 +1,168 @@
+"""One profiler database → one card's ``TraceStore``, laid out as the JSON generation of the same
+producer lays it out (trace-format.md §4.7, §8), so that every analysis reads it unchanged.
+
+Never raises on bad input: what could not be read is said in the card's load report (the
+file's problem, the tables missing or unreadable, a schema version this reader does not
+know), and what could be read is shown.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from timelineview.model.database import layout as L
+from timelineview.model.database.args import DatabaseArgs
+from timelineview.model.database.connection import check, connect
+from timelineview.model.database.counters import counter_table, read_counters
+from timelineview.model.database.flows import build_flows
+from timelineview.model.database.slices import SliceParts, add_device, add_host, add_overlap, add_steps
+from timelineview.model.database.strings import read_enums, read_strings
+from timelineview.model.database.tables import Schema, read_columns, read_schema
+from timelineview.model.store.file_stamp import file_stamp
+from timelineview.model.store.interval_index import build_index, lane_time_order
+from timelineview.model.store.report import LoadReport
+from timelineview.model.store.store_factory import empty_counters, empty_flows, empty_instants
+from timelineview.model.store.trace_store import LaneTable, ProcessTable, SliceColumns, TraceStore
+
+GENERATION = "profiler-database"
+KNOWN_MAJOR = 1  # META_DATA SCHEMA_VERSION major this reader was written against
+META_TABLE = "META_DATA"
+SCHEMA_VERSION = "SCHEMA_VERSION"
+DEVICE_TABLES = ("TASK", "STRING_IDS")  # without these a card shows no device task, or no name
+RANK_TABLE = "RANK_DEVICE_MAP"
+
+
+def schema_version(conn: sqlite3.Connection, schema: Schema) -> str | None:
+    """``META_DATA``'s ``SCHEMA_VERSION`` (None when absent)."""
+    if not schema.has(META_TABLE, "name", "value"):
+        return None
+    row = conn.execute(f"select value from {META_TABLE} where name = ?", (SCHEMA_VERSION,)).fetchone()
+    return str(row[0]) if row and row[0] is not None else None
+
+
+def database_rank(path: str | os.PathLike) -> int | None:
+    """The rank ``RANK_DEVICE_MAP`` names (the first row's; None when absent or unreadable)."""
+    try:
+        conn = connect(path)
+    except (sqlite3.Error, OSError):
+        return None
+    try:
+        schema = read_schema(conn)
+        if not schema.has(RANK_TABLE, "rankId"):
+            return None
+        row = conn.execute(f"select rankId from {RANK_TABLE} where rankId >= 0 and rankId != ? limit 1",
+                           (L.NONE_U32,)).fetchone()
+        return int(row[0]) if row and isinstance(row[0], int) else None
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+
+
+def load_database_card(label: str, rank: int | None, path: str | os.PathLike,
+                       notes: list[str] | None = None) -> TraceStore:
+    """The card in the database at ``path``; ``notes`` (the card's discovery notes) go to its report."""
+    report = LoadReport()
+    for note in notes or ():
+        report.warn(note)
+    stamp = file_stamp(path)
+    health = check(path)
+    report.warn_all(health.warnings)
+    if health.error:
+        report.error = health.error
+        return _empty_card(label, rank, path, report)
+    report.bytes_read = health.size
+    try:
+        conn = connect(path)
+        schema = read_schema(conn)
+    except (sqlite3.Error, OSError) as exc:
+        report.error = f"{path}: not readable as a database ({exc})"
+        return _empty_card(label, rank, path, report)
+    try:
+        return _read_card(conn, schema, label, rank, str(path), stamp, report)
+    except sqlite3.Error as exc:  # damage past the catalogue that the per-table reads did not catch
+        report.error = f"{path}: damaged database ({exc}); nothing more could be read"
+        return _empty_card(label, rank, path, report)
+    finally:
+        conn.close()
+
+
+def _read_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int | None, path: str, stamp,
+               report: LoadReport) -> TraceStore:
+    for table, why in schema.unreadable.items():
+        report.warn(f"{path}: table {table} unreadable ({why}): not read")
+    version = schema_version(conn, schema)
+    if version is None:
+        report.warn(f"{path}: no {SCHEMA_VERSION} in {META_TABLE}: read by table and column names")
+    elif not version.split(".")[0].isdigit() or int(version.split(".")[0]) != KNOWN_MAJOR:
+        report.warn(f"{path}: schema version {version} is not one this reader knows ({KNOWN_MAJOR}.x): read by "
+                    f"table and column names; check the figures against the producer's")
+    missing = [t for t in DEVICE_TABLES if t not in schema.columns]
+    if missing:
+        report.warn(f"{path}: table(s) {', '.join(missing)} missing: "
+                    + ("no device task is shown" if "TASK" in missing else "names are shown as ids"))
+    strings = read_strings(conn, schema)
+    enums = read_enums(conn, schema)
+    parts = SliceParts(strings)
+    add_device(conn, schema, parts)
+    add_host(conn, schema, parts, enums)
+    add_overlap(conn, schema, parts)
+    add_steps(conn, schema, parts)
+    series = read_counters(conn, schema, parts.book, strings, parts.notes, parts.read)
+    _check_devices(conn, schema, path, report)
+    report.warn_all([f"{path}: {n}" for n in parts.notes])
+
+    procs, lanes, lane_new, proc_new = parts.book.finish({})
+    start = parts.column("start", np.int64)
+    dur = parts.column("dur", np.int64)
+    lane = lane_new[parts.column("lane", np.int32)] if parts.n else np.zeros(0, np.int32)
+    n = len(start)
+    src = np.arange(n, dtype=np.int64)
+    seq = lane_time_order(lane, start, dur, src)
+    index, depth, overlapping = build_index(start, dur, lane, len(lanes), seq=seq)
+    report.overlapping_slices += overlapping
+    report.counts_by_ph = Counter({"X": n, "C": sum(len(s[3]) for s in series)})
+    task_type = parts.column("task_type", np.int32)
+    slices = SliceColumns(start=start, dur=dur, lane=lane, name=parts.column("name", np.int32),
+                          cat=parts.column("cat", np.int32), task_type=task_type, depth=depth, src=src,
+                          flags=np.zeros(n, np.uint8))
+    flows = build_flows(conn, schema, parts.ends, strings, start, lane, parts.notes)
+    report.warn_all([f"{path}: {n}" for n in parts.notes])
+    store = TraceStore(card=label, rank=rank, paths=[Path(path)], strings=strings.strings, processes=procs,
+                       lanes=lanes, slices=slices, counters=counter_table(series, proc_new),
+                       instants=empty_instants(), flows=flows, report=report, generation=GENERATION, index=index)
+    store._args_reader = DatabaseArgs(path, schema, strings, enums, parts.column("kind", np.uint8),
+                                      parts.column("row", np.int64), parts.column("info", np.int64), task_type,
+                                      dur, stamp)
+    if report.warnings:  # something is amiss: say what was read
+        report.warn(f"{path}: read " + ", ".join(f"{t} ({k:,} rows)" for t, k in parts.read.items()))
+    return store
+
+
+def _check_devices(conn: sqlite3.Connection, schema: Schema, path: str, report: LoadReport) -> None:
+    """One card is one device: say so when the tasks come from several."""
+    if not schema.has("TASK", "deviceId"):
+        return
+    try:
+        devices = np.unique(read_columns(conn, "TASK", {"deviceId": "int"})["deviceId"])
+    except sqlite3.DatabaseError:
+        return
+    if len(devices) > 1:
+        report.warn(f"{path}: tasks of {len(devices)} devices ({', '.join(map(str, devices.tolist()))}) "
+                    f"drawn as one card; their streams share lanes by stream id")
+
+
+def _empty_card(label: str, rank: int | None, path: str | os.PathLike, report: LoadReport) -> TraceStore:
+    z64, z32 = np.zeros(0, np.int64), np.zeros(0, np.int32)
+    index, depth, _ = build_index(z64, z64, z32, 0)
+    slices = SliceColumns(start=z64, dur=z64, lane=z32, name=z32, cat=z32, task_type=z32, depth=depth, src=z64,
+                          flags=np.zeros(0, np.uint8))
+    return TraceStore(card=label, rank=rank, paths=[Path(path)], strings=[],
+                      processes=ProcessTable([], [], [], z64), lanes=LaneTable(z32, [], [], z64), slices=slices,
+                      counters=empty_counters(), instants=empty_instants(), flows=empty_flows(), report=report,
+                      generation=GENERATION, index=index)

@@ -1,0 +1,143 @@
+"""Tables of a profiler database as numpy columns, found by name (``pragma table_info``).
+
+``table_columns`` is the one way the reader (and the memory analysis) reads a table: it asks
+SQLite for the wanted columns only, cast to the type wanted (torch_npu stores
+``PYTORCH_API.startNs`` as TEXT; ``CAST`` turns it into an exact 64-bit integer), with NULL
+replaced by a named default, and moves the rows into numpy without a Python object per value
+(``fetchall`` then ``np.fromiter`` over the flattened rows: measured fastest among the stdlib
+ways, see ``benchmarks/bench_database.py``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from timelineview.model.database.connection import connect
+
+INT_NONE = -1  # a NULL in an integer column
+ROWID = "rowid"
+_REAL_NULL_SQL = "-9e999"  # SQLite has no NaN literal: NULL reals come back as -inf, then NaN
+_REAL_NULL = -np.inf
+FETCH_ROWS = 1 << 16  # rows moved to numpy at a time: bounds the Python tuples alive at once
+_INT_TYPES = ("INT",)
+_REAL_TYPES = ("REAL", "FLOA", "DOUB", "NUMERIC", "DECIMAL")
+
+
+@dataclass
+class Schema:
+    """Tables and their columns, as the database declares them."""
+
+    columns: dict[str, dict[str, str]] = field(default_factory=dict)  # table -> {column: declared type}
+    unreadable: dict[str, str] = field(default_factory=dict)  # table -> why its columns could not be read
+
+    def has(self, table: str, *columns: str) -> bool:
+        cols = self.columns.get(table)
+        return cols is not None and all(c in cols for c in columns)
+
+    def missing(self, table: str, columns: Sequence[str]) -> list[str]:
+        cols = self.columns.get(table, {})
+        return [c for c in columns if c not in cols]
+
+
+def read_schema(conn: sqlite3.Connection) -> Schema:
+    """Every table and its columns (raises ``sqlite3.DatabaseError`` when even the catalogue is unreadable)."""
+    schema = Schema()
+    names = [r[0] for r in conn.execute("select name from sqlite_master where type = 'table'")]
+    for name in names:
+        try:
+            info = conn.execute(f"pragma table_info({_quote(name)})").fetchall()
+        except sqlite3.DatabaseError as exc:
+            schema.unreadable[name] = str(exc)
+            continue
+        schema.columns[name] = {str(r[1]): str(r[2] or "").upper() for r in info}
+    return schema
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def kind_of(declared: str) -> str:
+    """"int", "real" or "text" for a declared column type (SQLite's affinity rules, simplified)."""
+    if any(t in declared for t in _INT_TYPES):
+        return "int"
+    if any(t in declared for t in _REAL_TYPES):
+        return "real"
+    return "text"
+
+
+def read_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str], where: str = "",
+                 with_rowid: bool = False) -> dict[str, np.ndarray]:
+    """``{column: array}`` for ``columns`` = ``{name: "int" | "real" | "text"}`` of ``table``.
+
+    ints come as int64 (NULL → ``INT_NONE``, TEXT digits cast exactly), reals as float64 (NULL →
+    NaN), text as object arrays (NULL → ""). With ``with_rowid`` also ``"rowid"``. One scan of the
+    table per kind of column.
+    """
+    by_kind: dict[str, list[str]] = {}
+    for name, kind in columns.items():
+        by_kind.setdefault(kind, []).append(name)
+    if with_rowid:
+        by_kind.setdefault("int", []).append(ROWID)
+    out: dict[str, np.ndarray] = {}
+    for kind, names in by_kind.items():
+        block = _scan(conn, table, kind, names, where)
+        for i, name in enumerate(names):
+            out[name] = np.ascontiguousarray(block[:, i])
+    return out
+
+
+def _scan(conn: sqlite3.Connection, table: str, kind: str, names: list[str], where: str) -> np.ndarray:
+    exprs = ", ".join(_expr(c, kind) for c in names)
+    sql = f"select {exprs} from {_quote(table)}" + (f" where {where}" if where else "")
+    cur = conn.execute(sql)
+    k = len(names)
+    dtype = {"int": np.int64, "real": np.float64}.get(kind)
+    parts: list[np.ndarray] = []
+    while True:
+        rows = cur.fetchmany(FETCH_ROWS)
+        if not rows:
+            break
+        if dtype is None:
+            parts.append(np.array(rows, dtype=object).reshape(len(rows), k))
+        else:
+            flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=dtype, count=len(rows) * k)
+            parts.append(flat.reshape(len(rows), k))
+    block = np.concatenate(parts) if parts else np.zeros((0, k), dtype=dtype or object)
+    if kind == "real":
+        block[block == _REAL_NULL] = np.nan
+    return block
+
+
+def _expr(column: str, kind: str) -> str:
+    q = "rowid" if column == ROWID else _quote(column)
+    if kind == "int":
+        return f"ifnull(cast({q} as integer), {INT_NONE})"
+    if kind == "real":
+        return f"ifnull(cast({q} as real), {_REAL_NULL_SQL})"
+    return f"ifnull(cast({q} as text), '')"
+
+
+def table_columns(path: str | os.PathLike, table: str,
+                  columns: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+    """A table of the database at ``path`` as ``{column: numpy array}``, by column name.
+
+    ``columns`` (default: all) are read with the type their declaration gives (integers as
+    int64 with NULL as -1, reals as float64 with NULL as NaN, text as object arrays); names the
+    table lacks are left out of the result. Opened read-only and immutable. Raises
+    ``sqlite3.Error`` / ``OSError`` / ``KeyError`` (no such table) for the caller to report.
+    """
+    conn = connect(path)
+    try:
+        schema = read_schema(conn)
+        declared = schema.columns[table]
+        wanted = list(declared) if columns is None else [c for c in columns if c in declared]
+        return read_columns(conn, table, {c: kind_of(declared[c]) for c in wanted})
+    finally:
+        conn.close()
