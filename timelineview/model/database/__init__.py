@@ -5,8 +5,14 @@ a database read as one card's ``TraceStore``, laid out as the JSON generation of
 database file by its header, ``table_columns`` reads any table as numpy columns by name.
 """
 
-from timelineview.model.database.card import database_rank, load_database_card
+from timelineview.model.database.card import (
+    database_rank,
+    is_database_source,
+    load_database_card,
+    load_database_source,
+)
 from timelineview.model.database.connection import is_database
 from timelineview.model.database.tables import table_columns
 
-__all__ = ["database_rank", "is_database", "load_database_card", "table_columns"]
+__all__ = ["database_rank", "is_database", "is_database_source", "load_database_card", "load_database_source",
+           "table_columns"]

@@ -17,7 +17,7 @@ import numpy as np
 
 from timelineview.model.database import layout as L
 from timelineview.model.database.args import DatabaseArgs
-from timelineview.model.database.connection import check, connect
+from timelineview.model.database.connection import check, connect, is_database
 from timelineview.model.database.counters import counter_table, read_counters
 from timelineview.model.database.flows import build_flows
 from timelineview.model.database.slices import SliceParts, add_device, add_host, add_overlap, add_steps
@@ -30,6 +30,7 @@ from timelineview.model.store.store_factory import empty_counters, empty_flows, 
 from timelineview.model.store.trace_store import LaneTable, ProcessTable, SliceColumns, TraceStore
 
 GENERATION = "profiler-database"
+DATABASE_KIND = "database"  # the CardSource kind discovery gives a database
 KNOWN_MAJOR = 1  # META_DATA SCHEMA_VERSION major this reader was written against
 META_TABLE = "META_DATA"
 SCHEMA_VERSION = "SCHEMA_VERSION"
@@ -166,3 +167,17 @@ def _empty_card(label: str, rank: int | None, path: str | os.PathLike, report: L
                       processes=ProcessTable([], [], [], z64), lanes=LaneTable(z32, [], [], z64), slices=slices,
                       counters=empty_counters(), instants=empty_instants(), flows=empty_flows(), report=report,
                       generation=GENERATION, index=index)
+
+
+def is_database_source(src) -> bool:
+    """Whether a ``CardSource`` is a profiler database (by kind, or a lone file's SQLite header)."""
+    return src.kind == DATABASE_KIND or (len(src.files) == 1 and is_database(src.files[0]))
+
+
+def load_database_source(src) -> TraceStore:
+    """``load_database_card`` for a ``CardSource`` from discovery (its notes go to the report)."""
+    if not src.files:
+        report = LoadReport()
+        report.error = f"{src.label}: no readable database ({'; '.join(src.problems)})"
+        return _empty_card(src.label, src.rank, src.label, report)
+    return load_database_card(src.label, src.rank, src.files[0], src.problems)
