@@ -34,7 +34,8 @@ DATABASE_KIND = "database"  # the CardSource kind discovery gives a database
 KNOWN_MAJOR = 1  # META_DATA SCHEMA_VERSION major this reader was written against
 META_TABLE = "META_DATA"
 SCHEMA_VERSION = "SCHEMA_VERSION"
-DEVICE_TABLES = ("TASK", "STRING_IDS")  # without these a card shows no device task, or no name
+MISSING = {"TASK": "no device task is shown", "STRING_IDS": "names are shown as ids"}
+DEVICE_TABLES = tuple(MISSING)
 RANK_TABLE = "RANK_DEVICE_MAP"
 
 
@@ -42,7 +43,10 @@ def schema_version(conn: sqlite3.Connection, schema: Schema) -> str | None:
     """``META_DATA``'s ``SCHEMA_VERSION`` (None when absent)."""
     if not schema.has(META_TABLE, "name", "value"):
         return None
-    row = conn.execute(f"select value from {META_TABLE} where name = ?", (SCHEMA_VERSION,)).fetchone()
+    try:
+        row = conn.execute(f"select value from {META_TABLE} where name = ?", (SCHEMA_VERSION,)).fetchone()
+    except sqlite3.DatabaseError:
+        return None
     return str(row[0]) if row and row[0] is not None else None
 
 
@@ -80,8 +84,13 @@ def load_database_card(label: str, rank: int | None, path: str | os.PathLike,
     report.bytes_read = health.size
     try:
         conn = connect(path)
-        schema = read_schema(conn)
     except (sqlite3.Error, OSError) as exc:
+        report.error = f"{path}: not readable as a database ({exc})"
+        return _empty_card(label, rank, path, report)
+    try:
+        schema = _catalogue(conn, path, report)
+    except (sqlite3.Error, OSError) as exc:
+        conn.close()
         report.error = f"{path}: not readable as a database ({exc})"
         return _empty_card(label, rank, path, report)
     try:
@@ -91,6 +100,18 @@ def load_database_card(label: str, rank: int | None, path: str | os.PathLike,
         return _empty_card(label, rank, path, report)
     finally:
         conn.close()
+
+
+def _catalogue(conn: sqlite3.Connection, path: str | os.PathLike, report: LoadReport) -> Schema:
+    """The tables; a file shorter than its header says is refused by SQLite as a whole unless told to
+    read the catalogue anyway (``writable_schema``: a read-only connection still writes nothing)."""
+    try:
+        return read_schema(conn)
+    except sqlite3.DatabaseError as exc:
+        conn.execute("pragma writable_schema = 1")
+        schema = read_schema(conn)
+        report.warn(f"{path}: damaged ({exc}); each table is read up to the damage")
+        return schema
 
 
 def _read_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int | None, path: str, stamp,
@@ -103,13 +124,13 @@ def _read_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int |
     elif not version.split(".")[0].isdigit() or int(version.split(".")[0]) != KNOWN_MAJOR:
         report.warn(f"{path}: schema version {version} is not one this reader knows ({KNOWN_MAJOR}.x): read by "
                     f"table and column names; check the figures against the producer's")
-    missing = [t for t in DEVICE_TABLES if t not in schema.columns]
-    if missing:
-        report.warn(f"{path}: table(s) {', '.join(missing)} missing: "
-                    + ("no device task is shown" if "TASK" in missing else "names are shown as ids"))
-    strings = read_strings(conn, schema)
+    for table in DEVICE_TABLES:
+        if table not in schema.columns:
+            report.warn(f"{path}: table {table} missing: {MISSING[table]}")
+    notes: list[str] = []
+    strings = read_strings(conn, schema, notes)
     enums = read_enums(conn, schema)
-    parts = SliceParts(strings)
+    parts = SliceParts(strings, notes=notes)
     add_device(conn, schema, parts)
     add_host(conn, schema, parts, enums)
     add_overlap(conn, schema, parts)

@@ -10,7 +10,7 @@ import numpy as np
 from timelineview.model.database.lanes import LaneBook
 from timelineview.model.database.layout import COUNTERS, TEXT_SPELLING, CounterSpec
 from timelineview.model.database.strings import CardStrings
-from timelineview.model.database.tables import Schema, read_columns
+from timelineview.model.database.tables import Schema, read_or_salvage
 from timelineview.model.store.trace_store import CounterTable
 
 
@@ -27,10 +27,8 @@ def read_counters(conn: sqlite3.Connection, schema: Schema, book: LaneBook, stri
             notes.append(f"table {spec.table} lacks column(s) {', '.join(missing)}: not read")
             continue
         kinds = {spec.time: "int", **{g: "int" for g in spec.group}, **{v[0]: "real" for v in spec.values}}
-        try:
-            cols = read_columns(conn, spec.table, kinds)
-        except sqlite3.DatabaseError as exc:
-            notes.append(f"table {spec.table} unreadable ({exc}): not read")
+        cols = read_or_salvage(conn, spec.table, kinds, notes)
+        if cols is None:
             continue
         read[spec.table] = len(cols[spec.time])
         series.extend(_series(spec, cols, book, strings))

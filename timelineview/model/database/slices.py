@@ -14,7 +14,7 @@ import numpy as np
 from timelineview.model.database import layout as L
 from timelineview.model.database.lanes import LaneBook
 from timelineview.model.database.strings import CardStrings
-from timelineview.model.database.tables import ROWID, Schema, read_columns
+from timelineview.model.database.tables import ROWID, Schema, read_or_salvage
 
 # kinds of slice (where their args are read from)
 KIND_HARDWARE, KIND_PLANE, KIND_OPERATOR, KIND_CANN, KIND_FRAMEWORK, KIND_OVERLAP, KIND_STEP = range(7)
@@ -91,12 +91,9 @@ def _read(conn: sqlite3.Connection, schema: Schema, parts: SliceParts, table: st
         parts.notes.append(f"table {table} lacks column(s) {', '.join(missing)}: not read")
         return None
     cols = {c: "int" for c in wanted + tuple(c for c in optional if schema.has(table, c))}
-    try:
-        got = read_columns(conn, table, cols, with_rowid=True)
-    except sqlite3.DatabaseError as exc:
-        parts.notes.append(f"table {table} unreadable ({exc}): not read")
-        return None
-    parts.read[table] = len(got[ROWID])
+    got = read_or_salvage(conn, table, cols, parts.notes, with_rowid=True)
+    if got is not None:
+        parts.read[table] = len(got[ROWID])
     return got
 
 

@@ -11,7 +11,7 @@ import sqlite3
 
 import numpy as np
 
-from timelineview.model.database.tables import Schema, read_columns
+from timelineview.model.database.tables import Schema, read_columns, read_or_salvage
 
 STRING_TABLE = "STRING_IDS"
 ENUM_PREFIX = "ENUM_"
@@ -83,11 +83,12 @@ class CardStrings:
         return self.strings[card_id] if 0 <= card_id < len(self.strings) else ""
 
 
-def read_strings(conn: sqlite3.Connection, schema: Schema) -> CardStrings:
-    """The database's ``STRING_IDS`` (empty when the table is missing: names show as ids)."""
-    if not schema.has(STRING_TABLE, "id", "value"):
+def read_strings(conn: sqlite3.Connection, schema: Schema, notes: list[str]) -> CardStrings:
+    """The database's ``STRING_IDS`` (empty when the table is missing or unreadable: names show as ids)."""
+    cols = read_or_salvage(conn, STRING_TABLE, {"id": "int", "value": "text"}, notes) \
+        if schema.has(STRING_TABLE, "id", "value") else None
+    if cols is None:
         return CardStrings(np.zeros(0, np.int64), [])
-    cols = read_columns(conn, STRING_TABLE, {"id": "int", "value": "text"})
     return CardStrings(cols["id"], cols["value"].tolist())
 
 

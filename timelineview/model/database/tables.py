@@ -93,7 +93,23 @@ def read_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str], 
     return out
 
 
-def _scan(conn: sqlite3.Connection, table: str, kind: str, names: list[str], where: str) -> np.ndarray:
+def salvage_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str],
+                    with_rowid: bool = False) -> dict[str, np.ndarray]:
+    """``read_columns`` of a damaged table: the rows before the damage, read one at a time until
+    SQLite stops (a full read raises there and would give none)."""
+    by_kind: dict[str, list[str]] = {}
+    for name, kind in columns.items():
+        by_kind.setdefault(kind, []).append(name)
+    if with_rowid:
+        by_kind.setdefault("int", []).append(ROWID)
+    blocks = {kind: _scan(conn, table, kind, names, "", one_by_one=True) for kind, names in by_kind.items()}
+    n = min((len(b) for b in blocks.values()), default=0)
+    return {name: np.ascontiguousarray(blocks[kind][:n, i]) for kind, names in by_kind.items()
+            for i, name in enumerate(names)}
+
+
+def _scan(conn: sqlite3.Connection, table: str, kind: str, names: list[str], where: str,
+          one_by_one: bool = False) -> np.ndarray:
     exprs = ", ".join(_expr(c, kind) for c in names)
     sql = f"select {exprs} from {_quote(table)}" + (f" where {where}" if where else "")
     cur = conn.execute(sql)
@@ -101,7 +117,13 @@ def _scan(conn: sqlite3.Connection, table: str, kind: str, names: list[str], whe
     dtype = {"int": np.int64, "real": np.float64}.get(kind)
     parts: list[np.ndarray] = []
     while True:
-        rows = cur.fetchmany(FETCH_ROWS)
+        if one_by_one:
+            try:
+                rows = cur.fetchmany(1)
+            except sqlite3.DatabaseError:
+                break
+        else:
+            rows = cur.fetchmany(FETCH_ROWS)
         if not rows:
             break
         if dtype is None:
@@ -141,3 +163,22 @@ def table_columns(path: str | os.PathLike, table: str,
         return read_columns(conn, table, {c: kind_of(declared[c]) for c in wanted})
     finally:
         conn.close()
+
+
+def read_or_salvage(conn: sqlite3.Connection, table: str, columns: dict[str, str], notes: list[str],
+                    with_rowid: bool = False) -> dict[str, np.ndarray] | None:
+    """``read_columns``; on damage the rows before it, with a note saying how many (None, with a
+    note, when not one row can be read)."""
+    try:
+        return read_columns(conn, table, columns, with_rowid=with_rowid)
+    except sqlite3.DatabaseError as exc:
+        try:
+            got = salvage_columns(conn, table, columns, with_rowid=with_rowid)
+        except sqlite3.DatabaseError:
+            got = None
+        n = len(next(iter(got.values()))) if got else 0
+        if not n:
+            notes.append(f"table {table} unreadable ({exc}): not read")
+            return None
+        notes.append(f"table {table} damaged ({exc}): its first {n:,} rows are read, the rest is lost")
+        return got
