@@ -24,9 +24,10 @@ from timelineview.model.store.args_reader import CHANGED, REMOVED, TraceFileChan
 from timelineview.model.store.file_stamp import FileStamp, file_stamp
 
 IN_LIST = 20_000  # rowids per query
+PMU_TABLE = "TASK_PMU_INFO"
 ARG_TASK_TYPE = "Task Type"
 _TABLES = {  # kind -> (table of row, its args, table of info row, its args)
-    S.KIND_HARDWARE: ("TASK", L.HARDWARE_ARGS, "COMPUTE_TASK_INFO", L.COMPUTE_ARGS),
+    S.KIND_HARDWARE: ("TASK", L.HARDWARE_ARGS + (("globalTaskId", ""),), "COMPUTE_TASK_INFO", L.COMPUTE_ARGS),
     S.KIND_PLANE: ("TASK", L.HARDWARE_ARGS, "COMMUNICATION_TASK_INFO", L.PLANE_ARGS),
     S.KIND_OPERATOR: ("COMMUNICATION_OP", L.OPERATOR_ARGS, None, ()),
     S.KIND_CANN: ("CANN_API", L.CANN_ARGS, None, ()),
@@ -49,6 +50,12 @@ class DatabaseArgs:
         self.task_type, self.dur = task_type, dur
         self.stamp = stamp
         self._lock = threading.Lock()
+        # a table msprof renamed (_<NAME>_old_<date>) is read under its own name when only it exists
+        self._actual = {t: t for t in schema.columns}
+        for t in sorted(schema.columns):
+            for canonical in L.STRING_COLUMNS:
+                if t.startswith(f"_{canonical}_old_") and canonical not in schema.columns:
+                    self._actual[canonical] = t
 
     def _check(self) -> None:
         now = file_stamp(self.path)
@@ -89,12 +96,17 @@ class DatabaseArgs:
             rows = self._rows(conn, table, keys, self.row[sl])
             infos = self._rows(conn, info_table, info_keys, self.info[sl]) if info_table else {}
             stacks = self._call_stacks(conn, rows) if kind == S.KIND_FRAMEWORK else {}
+            pmu = self._pmu(conn, rows, infos) if kind == S.KIND_HARDWARE else {}
             for i, s in zip(at.tolist(), sl.tolist(), strict=True):
-                out[i] = self._args(kind, s, rows.get(int(self.row[s]), {}), infos.get(int(self.info[s])), stacks)
+                rec = rows.get(int(self.row[s]), {})
+                args = self._args(kind, s, rec, infos.get(int(self.info[s])), stacks)
+                args.update(pmu.get(rec.get("globalTaskId"), {}))
+                out[i] = args
 
     def _rows(self, conn: sqlite3.Connection, table: str | None, keys: Sequence[tuple[str, str]],
               rowids: np.ndarray) -> dict[int, dict[str, Any]]:
-        cols = self.schema.columns.get(table or "", {})
+        actual = self._actual.get(table or "", table or "")
+        cols = self.schema.columns.get(actual, {})
         names = [c for c, _ in keys if c in cols]
         wanted = np.unique(rowids[rowids >= 0])
         if not names or not len(wanted):
@@ -103,7 +115,7 @@ class DatabaseArgs:
         select = ", ".join('"' + c + '"' for c in names)
         for a in range(0, len(wanted), IN_LIST):
             ids = ",".join(str(int(r)) for r in wanted[a:a + IN_LIST])
-            for rec in conn.execute(f'select rowid, {select} from "{table}" where rowid in ({ids})'):
+            for rec in conn.execute(f'select rowid, {select} from "{actual}" where rowid in ({ids})'):
                 got[rec[0]] = self._decode(table, dict(zip(names, rec[1:], strict=True)))
         return got
 
@@ -115,6 +127,22 @@ class DatabaseArgs:
             if col in rec and isinstance(rec[col], int):
                 rec[col] = self.enums.get(enum, {}).get(rec[col], rec[col])
         return rec
+
+    def _pmu(self, conn: sqlite3.Connection, rows: dict[int, dict[str, Any]],
+             infos: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:
+        """``TASK_PMU_INFO`` values (``aic_total_time``, …) of the compute tasks among ``rows``."""
+        if not infos or not self.schema.has(PMU_TABLE, "globalTaskId", "name", "value"):
+            return {}
+        ids = sorted({r["globalTaskId"] for r in rows.values() if isinstance(r.get("globalTaskId"), int)})
+        out: dict[int, dict[str, Any]] = {}
+        for a in range(0, len(ids), IN_LIST):
+            chunk = ",".join(str(i) for i in ids[a:a + IN_LIST])
+            for gid, name, value in conn.execute(
+                    f"select globalTaskId, name, value from {PMU_TABLE} where globalTaskId in ({chunk})"):
+                key = self.strings.value(name) if isinstance(name, int) else None
+                if key is not None:
+                    out.setdefault(gid, {})[key] = value
+        return out
 
     def _call_stacks(self, conn: sqlite3.Connection, rows: dict[int, dict[str, Any]]) -> dict[int, str]:
         chains = sorted({r["callchainId"] for r in rows.values() if isinstance(r.get("callchainId"), int)})

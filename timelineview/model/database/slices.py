@@ -18,11 +18,13 @@ from timelineview.model.database.tables import ROWID, Schema, read_or_salvage
 
 # kinds of slice (where their args are read from)
 KIND_HARDWARE, KIND_PLANE, KIND_OPERATOR, KIND_CANN, KIND_FRAMEWORK, KIND_OVERLAP, KIND_STEP = range(7)
-TASK_COLUMNS = ("startNs", "endNs", "globalTaskId", "streamId", "taskType", "connectionId")
-TASK_OPTIONAL = ("taskId", "contextId")
+TASK_COLUMNS = ("startNs", "endNs", "globalTaskId", "streamId", "taskType")
+TASK_OPTIONAL = ("taskId", "contextId", "connectionId")
 COMPUTE_COLUMNS = ("globalTaskId", "name", "taskType")
 COMM_TASK_COLUMNS = ("globalTaskId", "taskType", "planeId", "groupName")
-OP_COLUMNS = ("opName", "startNs", "endNs", "groupName", "connectionId")
+OP_COLUMNS = ("opName", "startNs", "endNs", "groupName")
+OP_OPTIONAL = ("connectionId",)
+OLD_TABLE = "_{}_old_"  # msprof renames a table it replaced to _<NAME>_old_<date>
 HOST_COLUMNS = ("startNs", "endNs", "globalTid", "name", "type")
 TID_BITS = 32  # globalTid = pid << 32 | tid
 TID_MASK = (1 << TID_BITS) - 1
@@ -97,6 +99,17 @@ def _read(conn: sqlite3.Connection, schema: Schema, parts: SliceParts, table: st
     return got
 
 
+def _table(schema: Schema, parts: SliceParts, table: str) -> str:
+    """``table``, or the renamed copy msprof left of it when only that exists (with a note)."""
+    if table in schema.columns:
+        return table
+    old = sorted(t for t in schema.columns if t.startswith(OLD_TABLE.format(table)))
+    if old:
+        parts.notes.append(f"table {table} missing: its renamed copy {old[-1]} is read")
+        return old[-1]
+    return table
+
+
 def _join(keys: np.ndarray, table_keys: np.ndarray) -> np.ndarray:
     """Row of ``table_keys`` holding each of ``keys`` (-1 when none)."""
     if not len(table_keys):
@@ -114,9 +127,9 @@ def add_device(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> N
     task = _read(conn, schema, parts, "TASK", TASK_COLUMNS, TASK_OPTIONAL)
     if task is not None:
         task = _without_parents(task)
-    compute = _read(conn, schema, parts, "COMPUTE_TASK_INFO", COMPUTE_COLUMNS)
+    compute = _read(conn, schema, parts, _table(schema, parts, "COMPUTE_TASK_INFO"), COMPUTE_COLUMNS)
     comm = _read(conn, schema, parts, "COMMUNICATION_TASK_INFO", COMM_TASK_COLUMNS)
-    ops = _read(conn, schema, parts, "COMMUNICATION_OP", OP_COLUMNS)
+    ops = _read(conn, schema, parts, "COMMUNICATION_OP", OP_COLUMNS, OP_OPTIONAL)
     group_tid = _group_lanes(comm, ops)
     if task is not None:
         n = len(task["startNs"])
@@ -137,7 +150,8 @@ def add_device(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> N
         first = parts.add(start=task["startNs"], end=task["endNs"], lane=lane_of[inverse] if n else
                           np.zeros(0, np.int32), name=name, kind=KIND_HARDWARE, row=task[ROWID], info=info,
                           task_type=ttype)
-        parts.ends.add("device", task["connectionId"], first)
+        if "connectionId" in task:
+            parts.ends.add("device", task["connectionId"], first)
         if comm is not None:
             _add_planes(parts, task, comm, group_tid)
     if ops is not None:
@@ -145,7 +159,8 @@ def add_device(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> N
                                           group_tid[g][0]) for g in ops["groupName"].tolist()], dtype=np.int32)
         first = parts.add(start=ops["startNs"], end=ops["endNs"], lane=lanes, name=s.of_ids(ops["opName"]),
                           kind=KIND_OPERATOR, row=ops[ROWID])
-        parts.ends.add("device", ops["connectionId"], first)
+        if "connectionId" in ops:
+            parts.ends.add("device", ops["connectionId"], first)
 
 
 def _ids_of(s: CardStrings, texts) -> np.ndarray:
