@@ -198,6 +198,8 @@ def test_lanes_and_args_are_those_the_json_generation_shows():
     edge = int(np.flatnonzero(store.flows.cat == store.string_id("HostToDevice"))[0])
     src, dst = int(store.flows.src_slice[edge]), int(store.flows.dst_slice[edge])
     assert store.args(src)["connection_id"] == store.args(dst)["connection_id"]
+    kernel = int(np.flatnonzero(c.compute)[0])
+    assert {"Op Type", "Input Shapes", "aic_total_time", "aiv_total_time"} <= set(store.args(kernel))  # + PMU
     assert store.counters.series_name[0] == "AI Core Freq"
     assert [s for s in store.strings if s.startswith("ProfilerStep#")] == ["ProfilerStep#50"]
 
