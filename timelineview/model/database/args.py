@@ -57,6 +57,15 @@ class DatabaseArgs:
                 if t.startswith(f"_{canonical}_old_") and canonical not in schema.columns:
                     self._actual[canonical] = t
 
+    def __getstate__(self) -> dict:  # a store sent to another process keeps its lazy args
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def _check(self) -> None:
         now = file_stamp(self.path)
         if now is None or now != self.stamp:
