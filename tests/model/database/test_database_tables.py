@@ -63,11 +63,14 @@ def test_wanted_columns_only_and_unknown_names_left_out(db):
         table_columns(path, "NO_SUCH_TABLE")
 
 
-def test_text_path_in_small_rowid_ranges_equals_the_row_path(db, monkeypatch):
+@pytest.mark.parametrize("threads", [1, 3])
+def test_text_path_in_small_rowid_ranges_equals_the_row_path(db, monkeypatch, threads):
     path, rows = db
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     cols = {"component": "int", "timestamp": "int", "totalAllocated": "int"}
     monkeypatch.setattr(tables, "TEXT_ROWS", 37)  # many ranges, the last one partial
+    monkeypatch.setattr(tables, "READ_THREADS", threads)  # ranges read on several connections at once
+    monkeypatch.setattr(tables, "PARALLEL_ROWS", 0)
     by_text = tables.read_columns(conn, "MEMORY_RECORD", cols, with_rowid=True)
     by_rows = tables.salvage_columns(conn, "MEMORY_RECORD", cols, with_rowid=True)
     conn.close()
