@@ -22,7 +22,7 @@ from timelineview.model.database.counters import counter_table, read_counters
 from timelineview.model.database.flows import build_flows
 from timelineview.model.database.slices import SliceParts, add_device, add_host, add_overlap, add_steps
 from timelineview.model.database.strings import read_enums, read_strings
-from timelineview.model.database.tables import Schema, read_columns, read_schema
+from timelineview.model.database.tables import Schema, read_schema
 from timelineview.model.store.file_stamp import file_stamp
 from timelineview.model.store.interval_index import build_index, lane_time_order
 from timelineview.model.store.report import LoadReport
@@ -37,6 +37,7 @@ SCHEMA_VERSION = "SCHEMA_VERSION"
 MISSING = {"TASK": "no device task is shown", "STRING_IDS": "names are shown as ids"}
 DEVICE_TABLES = tuple(MISSING)
 RANK_TABLE = "RANK_DEVICE_MAP"
+DEVICES_NAMED = 8
 
 
 def schema_version(conn: sqlite3.Connection, schema: Schema) -> str | None:
@@ -171,12 +172,13 @@ def _check_devices(conn: sqlite3.Connection, schema: Schema, path: str, report: 
     if not schema.has("TASK", "deviceId"):
         return
     try:
-        devices = np.unique(read_columns(conn, "TASK", {"deviceId": "int"})["deviceId"])
+        devices = [r[0] for r in conn.execute(f"select distinct deviceId from TASK limit {DEVICES_NAMED + 1}")]
     except sqlite3.DatabaseError:
         return
     if len(devices) > 1:
-        report.warn(f"{path}: tasks of {len(devices)} devices ({', '.join(map(str, devices.tolist()))}) "
-                    f"drawn as one card; their streams share lanes by stream id")
+        report.warn(f"{path}: tasks of several devices ({', '.join(map(str, devices[:DEVICES_NAMED]))}"
+                    f"{', …' if len(devices) > DEVICES_NAMED else ''}) drawn as one card; their streams share "
+                    f"lanes by stream id")
 
 
 def _empty_card(label: str, rank: int | None, path: str | os.PathLike, report: LoadReport) -> TraceStore:

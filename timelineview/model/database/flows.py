@@ -52,15 +52,28 @@ def _first_to_rest(cid: np.ndarray, sl: np.ndarray, start: np.ndarray) -> tuple[
     return c[rest], first_of[rest], s[rest]
 
 
+def _ids_by_cat(conn: sqlite3.Connection) -> dict[str, np.ndarray]:
+    """{category: sorted connection ids}: grouped by SQLite (a few rows of text, not a row per id)."""
+    out = {}
+    for cat, text in conn.execute(f"select cast(cat as text), group_concat(cast(connectionId as integer), ',') "
+                                  f"from {CATS_TABLE} where connectionId is not null group by cat"):
+        if cat is None or text is None:
+            continue
+        ids = np.fromstring(text, dtype=np.int64, sep=",")
+        if len(ids) != text.count(",") + 1:  # not integers throughout: read row by row
+            got = read_columns(conn, CATS_TABLE, {"connectionId": "int", "cat": "text"})
+            return {c: np.unique(got["connectionId"][got["cat"] == c]) for c in np.unique(got["cat"]).tolist()}
+        out[cat] = np.unique(ids)
+    return out
+
+
 def build_flows(conn: sqlite3.Connection, schema: Schema, ends: Endpoints, strings: CardStrings,
                 start: np.ndarray, lane: np.ndarray, notes: list[str]) -> FlowTable:
     """Flow edges bound to their slices (slice indices are final; ``lane`` already remapped)."""
     cats: dict[str, np.ndarray] = {}
     if schema.has(CATS_TABLE, "connectionId", "cat"):
         try:
-            got = read_columns(conn, CATS_TABLE, {"connectionId": "int", "cat": "text"})
-            for cat in np.unique(got["cat"]).tolist():
-                cats[cat] = np.unique(got["connectionId"][got["cat"] == cat])
+            cats = _ids_by_cat(conn)
         except sqlite3.DatabaseError as exc:
             notes.append(f"table {CATS_TABLE} unreadable ({exc}): flows by the side they join")
     if not cats:  # no table: what each side can only mean
