@@ -217,6 +217,8 @@ def load_cards(sources: list[CardSource], progress: Progress | None = None,
         if cancel is not None and cancel.is_set():
             raise LoadCancelled()
         cached[ci] = load_database_source(sources[ci])
+        if card_progress is not None:
+            card_progress(ci, 1, 1)
     todo = [ci for ci in range(len(sources)) if cached[ci] is None]
     pictures = None if partial is None else PartialCards(partial, [cached[ci] for ci in range(len(sources))])
     stores = _load_fresh([sources[ci] for ci in todo], progress, cancel, workers, chunk_bytes,
