@@ -78,7 +78,8 @@ class SliceParts:
         return first
 
     def column(self, key: str, dtype) -> np.ndarray:
-        parts = self.cols.get(key)
+        """The whole column, its parts let go (the load's peak would hold each column twice)."""
+        parts = self.cols.pop(key, None)
         return np.concatenate(parts) if parts else np.zeros(0, dtype)
 
 
