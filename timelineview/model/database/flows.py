@@ -53,11 +53,14 @@ def _first_to_rest(cid: np.ndarray, sl: np.ndarray, start: np.ndarray) -> tuple[
 
 
 def _ids_by_cat(conn: sqlite3.Connection) -> dict[str, np.ndarray]:
-    """{category: sorted connection ids}: grouped by SQLite (a few rows of text, not a row per id)."""
+    """{category: sorted connection ids}, one ``group_concat`` per category (no Python row per id; faster
+    than SQLite's ``group by``, which sorts the table)."""
     out = {}
-    for cat, text in conn.execute(f"select cast(cat as text), group_concat(cast(connectionId as integer), ',') "
-                                  f"from {CATS_TABLE} where connectionId is not null group by cat"):
-        if cat is None or text is None:
+    cats = [r[0] for r in conn.execute(f"select distinct cat from {CATS_TABLE}") if isinstance(r[0], str)]
+    for cat in cats:
+        text = conn.execute(f"select group_concat(cast(connectionId as integer), ',') from {CATS_TABLE} "
+                            f"where cat = ? and connectionId is not null", (cat,)).fetchone()[0]
+        if text is None:
             continue
         ids = np.fromstring(text, dtype=np.int64, sep=",")
         if len(ids) != text.count(",") + 1:  # not integers throughout: read row by row
