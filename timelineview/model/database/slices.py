@@ -156,8 +156,10 @@ def add_device(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> N
         if comm is not None:
             _add_planes(parts, task, comm, group_tid)
     if ops is not None:
-        lanes = np.array([parts.book.lane(L.HCCL, str(group_tid[g][0]), L.GROUP_LANE.format(_text(s, g)),
-                                          group_tid[g][0]) for g in ops["groupName"].tolist()], dtype=np.int32)
+        groups, inverse = np.unique(ops["groupName"], return_inverse=True)
+        lane_of = np.array([parts.book.lane(L.HCCL, str(group_tid[g][0]), L.GROUP_LANE.format(_text(s, g)),
+                                            group_tid[g][0]) for g in groups.tolist()], dtype=np.int32)
+        lanes = lane_of[inverse.reshape(-1)] if len(groups) else np.zeros(0, np.int32)
         first = parts.add(start=ops["startNs"], end=ops["endNs"], lane=lanes, name=s.of_ids(ops["opName"]),
                           kind=KIND_OPERATOR, row=ops[ROWID])
         if "connectionId" in ops:
