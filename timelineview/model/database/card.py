@@ -160,11 +160,19 @@ def _read_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int |
                        lanes=lanes, slices=slices, counters=counter_table(series, proc_new),
                        instants=empty_instants(), flows=flows, report=report, generation=GENERATION, index=index)
     store._args_reader = DatabaseArgs(path, schema, strings, enums, parts.column("kind", np.uint8),
-                                      parts.column("row", np.int64), parts.column("info", np.int64), task_type,
+                                      _narrow(parts.column("row", np.int64)), _narrow(parts.column("info", np.int64)),
+                                      task_type,
                                       dur, stamp)
     if report.warnings:  # something is amiss: say what was read
         report.warn(f"{path}: read " + ", ".join(f"{t} ({k:,} rows)" for t, k in parts.read.items()))
     return store
+
+
+def _narrow(rowids: np.ndarray) -> np.ndarray:
+    """``rowids`` as int32 when they fit (they do but in tables of 2^31 rows): the card keeps one per slice."""
+    if len(rowids) and -(1 << 31) <= rowids.min() and rowids.max() < (1 << 31):
+        return rowids.astype(np.int32)
+    return rowids
 
 
 def _check_devices(conn: sqlite3.Connection, schema: Schema, path: str, report: LoadReport) -> None:
