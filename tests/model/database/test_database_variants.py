@@ -76,3 +76,19 @@ def test_a_database_under_any_name_given_directly_is_read(good, tmp_path):
     shutil.copyfile(good[0], path)
     [store] = load(path)
     assert len(store.slices) == good[1]["events"] and not store.report.error
+
+
+def test_the_loader_reports_and_cancels_database_cards(good):
+    import threading
+
+    from timelineview.model import LoadCancelled
+    from timelineview.model.load.loader import card_sources, load_cards
+
+    sources = card_sources(good[0])
+    seen = []
+    [store] = load_cards(sources, card_progress=lambda card, done, total: seen.append((card, done, total)))
+    assert seen == [(0, 1, 1)] and len(store.slices) == good[1]["events"]
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(LoadCancelled):
+        load_cards(sources, cancel=cancel)
