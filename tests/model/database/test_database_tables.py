@@ -55,6 +55,18 @@ def test_every_column_by_name_with_its_declared_type(db):
     np.testing.assert_array_equal(exact["timestamp"], want["timestamp"])
 
 
+def test_string_id_columns_come_back_as_text(db):
+    path, rows = db
+    conn = sqlite3.connect(path)
+    conn.execute("create table STRING_IDS (id INTEGER PRIMARY KEY, value TEXT)")
+    conn.executemany("insert into STRING_IDS values (?, ?)", [(0, "APP"), (2, "PTA+GE")])  # no id 1
+    conn.commit()
+    conn.close()
+    got = table_columns(path, "MEMORY_RECORD", ["component", "totalAllocated"], text_ids=["component"])
+    assert got["component"].tolist() == [("APP", "", "PTA+GE")[r[0]] for r in rows]
+    assert got["totalAllocated"].dtype == np.int64
+
+
 def test_wanted_columns_only_and_unknown_names_left_out(db):
     path, _ = db
     got = table_columns(path, "MEMORY_RECORD", ["totalAllocated", "no_such_column"])

@@ -27,6 +27,7 @@ INT_NONE = -1  # a NULL in an integer column
 ROWID = "rowid"
 _REAL_NULL_SQL = "-9e999"  # SQLite has no NaN literal: NULL reals come back as -inf, then NaN
 _REAL_NULL = -np.inf
+STRING_TABLE = "STRING_IDS"
 FETCH_ROWS = 1 << 16  # rows moved to numpy at a time: bounds the Python tuples alive at once
 TEXT_ROWS = 1 << 17  # rows per group_concat: about 20 bytes of text a value, 2.6 MB a column
 READ_THREADS = min(4, os.cpu_count() or 1)  # connections reading one table's integer columns at once
@@ -206,21 +207,37 @@ def _expr(column: str, kind: str) -> str:
     return f"ifnull(cast({q} as text), '')"
 
 
-def table_columns(path: str | os.PathLike, table: str,
-                  columns: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+def table_columns(path: str | os.PathLike, table: str, columns: Sequence[str] | None = None,
+                  text_ids: Sequence[str] = ()) -> dict[str, np.ndarray]:
     """A table of the database at ``path`` as ``{column: numpy array}``, by column name.
 
     ``columns`` (default: all) are read with the type their declaration gives (integers as
     int64 with NULL as -1, reals as float64 with NULL as NaN, text as object arrays); names the
-    table lacks are left out of the result. Opened read-only and immutable. Raises
-    ``sqlite3.Error`` / ``OSError`` / ``KeyError`` (no such table) for the caller to report.
+    table lacks are left out of the result. The integer columns named in ``text_ids`` are ids into
+    ``STRING_IDS`` (``MEMORY_RECORD.component``, ``OP_MEMORY.name``, …) and come back as their text
+    (an id the table lacks as ""). Opened read-only and immutable. Raises ``sqlite3.Error`` /
+    ``OSError`` / ``KeyError`` (no such table) for the caller to report.
     """
     conn = connect(path)
     try:
         schema = read_schema(conn)
         declared = schema.columns[table]
         wanted = list(declared) if columns is None else [c for c in columns if c in declared]
-        return read_columns(conn, table, {c: kind_of(declared[c]) for c in wanted})
+        kinds = {c: "int" if c in text_ids else kind_of(declared[c]) for c in wanted}
+        out = read_columns(conn, table, kinds)
+        decode = [c for c in text_ids if c in out]
+        if decode and schema.has(STRING_TABLE, "id", "value"):
+            ids = read_columns(conn, STRING_TABLE, {"id": "int", "value": "text"})
+            order = np.argsort(ids["id"], kind="stable")
+            keys, values = ids["id"][order], np.append(ids["value"][order], "")
+            for c in decode:
+                pos = np.minimum(np.searchsorted(keys, out[c]), max(len(keys) - 1, 0))
+                hit = (keys[pos] == out[c]) if len(keys) else np.zeros(len(out[c]), bool)
+                out[c] = values[np.where(hit, pos, len(keys))]
+        elif decode:
+            for c in decode:
+                out[c] = np.full(len(out[c]), "", dtype=object)
+        return out
     finally:
         conn.close()
 
