@@ -17,14 +17,19 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from timelineview.model.database import database_rank
 from timelineview.model.legacy_formats import NOT_SUPPORTED, legacy_files, legacy_format, legacy_problems
 from timelineview.model.load.file_access import SIDE_FILE_BYTES, file_problem, read_head
 
 _KINDS = [  # (kind, pattern), most preferred first
+    # the profiler database over the JSON of the same capture: exact integer ns, every table
+    ("database", re.compile(r"^(ascend_pytorch_profiler(_\d+)?|msprof_\d+)\.db$")),
     ("trace_view", re.compile(r"^trace_view\.json(\.gz)?$")),
     ("timeline_display", re.compile(r"^(ascend_|gpu_|cpu_)?timeline_display_(\d+)\.json(\.gz)?$")),
     ("msprof", re.compile(r"^msprof(_slice_\d+)?(_\d+)*\.json(\.gz)?$")),
 ]
+_TIMELINE_DISPLAY = dict(_KINDS)["timeline_display"]
+_DB_RANK = re.compile(r"^ascend_pytorch_profiler_(\d+)\.db$")
 _ITER = re.compile(r"^msprof_(\d+)_(\d+)_(\d+)\.json")
 _SLICE = re.compile(r"^msprof_slice_(\d+)_")
 _RANK_DIRS = [
@@ -58,8 +63,14 @@ def trace_kind(name: str) -> str | None:
 
 
 def _rank_from_name(path: Path) -> int | None:
-    m = _KINDS[1][1].match(path.name)
-    return int(m.group(2)) if m else None
+    m = _TIMELINE_DISPLAY.match(path.name)
+    if m:
+        return int(m.group(2))
+    if trace_kind(path.name) == "database":  # RANK_DEVICE_MAP, else ascend_pytorch_profiler_<rank>.db
+        rank = database_rank(path)
+        m = _DB_RANK.match(path.name)
+        return rank if rank is not None else int(m.group(1)) if m else None
+    return None
 
 
 def _rank_from_folders(path: Path, root: Path, notes: list[str]) -> int | None:
@@ -188,6 +199,9 @@ def _card(key: object, items: list[_Found], notes: list[str]) -> CardSource:
     readable = [i.path for i in items if not i.problem]
     problems = [f"{i.path}: {i.problem}" for i in items if i.problem] + notes
     chosen = _choose_files(readable) if readable else []
+    if chosen and trace_kind(chosen[0].name) == "database":
+        problems += [f"{p}: not read: the database {chosen[0].name} of the same capture is read instead "
+                     f"(exact integer ns times)" for p in readable if trace_kind(p.name) != "database"]
     first = chosen[0] if chosen else items[0].path
     rank = key if isinstance(key, int) else None
     label = f"rank {rank}" if rank is not None else first.parent.name or first.name
@@ -219,5 +233,7 @@ def _choose_files(group: list[Path]) -> list[Path]:
             if pieces:
                 return sorted(pieces, key=_file_order)
             return [sorted(of_kind, key=lambda f: f.name)[-1]]  # newest timestamped export
+        if kind == "database":  # torch_npu's (framework and device) over msprof's, the newest msprof
+            return [max(of_kind, key=lambda f: (f.name.startswith("ascend_pytorch"), _prof_stamp(f), f.name))]
         return [sorted(of_kind)[0]]  # one capture per card: the first by path
     return group[:1]

@@ -189,7 +189,7 @@ class MainWindow(QtWidgets.QMainWindow):
     # ------------------------------------------------------------------ opening
     def open_file_dialog(self) -> None:
         paths, _ = QtWidgets.QFileDialog.getOpenFileNames(
-            self, "Open trace files", self._last_dir(), "Traces (*.json *.json.gz);;All files (*)")
+            self, "Open trace files", self._last_dir(), "Traces (*.json *.json.gz *.db);;All files (*)")
         if paths:
             self.open_paths([Path(p) for p in paths])
 

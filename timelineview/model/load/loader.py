@@ -22,6 +22,7 @@ from multiprocessing import get_context
 from operator import itemgetter
 from pathlib import Path
 
+from timelineview.model.database import is_database_source, load_database_source
 from timelineview.model.decode.chunk_decode import decode_range, release_read_buffers, split_chunk, unread
 from timelineview.model.decode.chunk_result import MAX_NAME_CHARS, ChunkResult, PackedResults, pack, unpack
 from timelineview.model.decode.layout_scan import ArrayBounds, locate_array, plan_ranges
@@ -211,7 +212,14 @@ def load_cards(sources: list[CardSource], progress: Progress | None = None,
     of what has been decoded so far (see ``PartialLoad``), for showing a load in progress.
     """
     cards = CachedCards(sources, cache)  # the files' stamps, taken before anything reads them
-    cached = {ci: cards.lookup(ci) for ci in range(len(sources))}
+    databases = {ci for ci, src in enumerate(sources) if is_database_source(src)}  # read as fast as the cache
+    cached = {ci: None if ci in databases else cards.lookup(ci) for ci in range(len(sources))}
+    for ci in sorted(databases):
+        if cancel is not None and cancel.is_set():
+            raise LoadCancelled()
+        cached[ci] = load_database_source(sources[ci])
+        if card_progress is not None:
+            card_progress(ci, 1, 1)
     todo = [ci for ci in range(len(sources)) if cached[ci] is None]
     pictures = None if partial is None else PartialCards(partial, [cached[ci] for ci in range(len(sources))])
     stores = _load_fresh([sources[ci] for ci in todo], progress, cancel, workers, chunk_bytes,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6 import QtGui, QtWidgets
 
-TRACE_FILTER = "Traces (*.json *.json.gz);;All files (*)"
+TRACE_FILTER = "Traces (*.json *.json.gz *.db);;All files (*)"
 
 
 def compare_view(window):

@@ -1,0 +1,102 @@
+"""``table_columns``: any table of a profiler database as numpy columns by name (the memory analysis
+reads ``MEMORY_RECORD``, ``OP_MEMORY``, … through it), exact for integers stored as TEXT, with
+NULLs made explicit, whichever path (SQLite's text or Python rows) reads the integers."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+import pytest
+
+from timelineview.model.database import table_columns, tables
+from timelineview.model.database.strings import CardStrings
+
+BIG = 1736410576386409710  # a real ns timestamp: beyond float64's exact integers
+
+
+@pytest.fixture()
+def db(tmp_path):
+    path = tmp_path / "t.db"
+    conn = sqlite3.connect(path)
+    conn.execute("create table MEMORY_RECORD (component INTEGER, timestamp TEXT, totalAllocated INTEGER, "
+                 "ratio REAL, note TEXT)")
+    rows = [(i % 3, str(BIG + i), None if i % 7 == 0 else i * 1024, i / 3 if i % 5 else None,
+             None if i % 4 == 0 else f"n{i}") for i in range(1000)]
+    conn.executemany("insert into MEMORY_RECORD values (?, ?, ?, ?, ?)", rows)
+    conn.commit()
+    conn.close()
+    return path, rows
+
+
+def _expected(rows):
+    return {
+        "component": np.array([r[0] for r in rows], np.int64),
+        "timestamp": np.array([int(r[1]) for r in rows], np.int64),
+        "totalAllocated": np.array([-1 if r[2] is None else r[2] for r in rows], np.int64),
+        "ratio": np.array([np.nan if r[3] is None else r[3] for r in rows]),
+        "note": [r[4] or "" for r in rows],
+    }
+
+
+def test_every_column_by_name_with_its_declared_type(db):
+    path, rows = db
+    got = table_columns(path, "MEMORY_RECORD")
+    want = _expected(rows)
+    np.testing.assert_array_equal(got["component"], want["component"])
+    np.testing.assert_array_equal(got["totalAllocated"], want["totalAllocated"])  # NULL -> -1
+    np.testing.assert_array_equal(got["ratio"], want["ratio"])  # NULL -> NaN
+    assert got["note"].tolist() == want["note"]  # NULL -> ""
+    # a TEXT column reads as text; asked for as int (as the reader asks PYTORCH_API's times) it is exact
+    assert got["timestamp"][0] == str(BIG)
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    exact = tables.read_columns(conn, "MEMORY_RECORD", {"timestamp": "int"})
+    conn.close()
+    np.testing.assert_array_equal(exact["timestamp"], want["timestamp"])
+
+
+def test_string_id_columns_come_back_as_text(db):
+    path, rows = db
+    conn = sqlite3.connect(path)
+    conn.execute("create table STRING_IDS (id INTEGER PRIMARY KEY, value TEXT)")
+    conn.executemany("insert into STRING_IDS values (?, ?)", [(0, "APP"), (2, "PTA+GE")])  # no id 1
+    conn.commit()
+    conn.close()
+    got = table_columns(path, "MEMORY_RECORD", ["component", "totalAllocated"], text_ids=["component"])
+    assert got["component"].tolist() == [("APP", "", "PTA+GE")[r[0]] for r in rows]
+    assert got["totalAllocated"].dtype == np.int64
+
+
+def test_wanted_columns_only_and_unknown_names_left_out(db):
+    path, _ = db
+    got = table_columns(path, "MEMORY_RECORD", ["totalAllocated", "no_such_column"])
+    assert list(got) == ["totalAllocated"]
+    with pytest.raises(KeyError):
+        table_columns(path, "NO_SUCH_TABLE")
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_text_path_in_small_rowid_ranges_equals_the_row_path(db, monkeypatch, threads):
+    path, rows = db
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    cols = {"component": "int", "timestamp": "int", "totalAllocated": "int"}
+    monkeypatch.setattr(tables, "TEXT_ROWS", 37)  # many ranges, the last one partial
+    monkeypatch.setattr(tables, "READ_THREADS", threads)  # ranges read on several connections at once
+    monkeypatch.setattr(tables, "PARALLEL_ROWS", 0)
+    by_text = tables.read_columns(conn, "MEMORY_RECORD", cols, with_rowid=True)
+    by_rows = tables.salvage_columns(conn, "MEMORY_RECORD", cols, with_rowid=True)
+    conn.close()
+    for name in [*cols, "rowid"]:
+        np.testing.assert_array_equal(by_text[name], by_rows[name])
+    np.testing.assert_array_equal(by_text["timestamp"], _expected(rows)["timestamp"])
+
+
+def test_string_ids_map_to_card_ids_and_unknown_ids_are_named():
+    s = CardStrings(np.array([30, 10, 20]), ["c", "a", "b"])
+    assert s.strings[:3] == ["a", "b", "c"]
+    ids = s.of_ids(np.array([20, 10, 99, -1]))
+    assert [s.strings[i] for i in ids[:3]] == ["b", "a", "(unknown name #99)"] and ids[3] == -1
+    assert s.intern("b") == ids[0]  # a name the database holds keeps its id
+    assert s.value(30) == "c" and s.value(31) is None
+    prefixed = s.prefixed(np.array([0, -1, 1]), ["X@", "Y@"], np.array([10, 20, 30]))
+    assert [s.strings[i] for i in prefixed] == ["X@a", "b", "Y@c"]

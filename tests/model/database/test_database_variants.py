@@ -1,0 +1,94 @@
+"""Databases whose tables differ from torch_npu's: msprof's (a table renamed ``_<NAME>_old_<date>``, a
+``COMMUNICATION_OP`` with other columns, no framework tables, a ``PROF_*`` folder), read by name."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+
+import pytest
+
+from timelineview.analysis.classify import classify
+from timelineview.analysis.summary import stats_document
+from timelineview.model import find_cards, load
+from timelineview.synthetic import CardSpec
+from timelineview.synthetic.database import generate_database
+
+
+@pytest.fixture(scope="module")
+def good(tmp_path_factory):
+    path = tmp_path_factory.mktemp("db") / "ascend_pytorch_profiler_0.db"
+    generate_database(path, CardSpec(steps=2))
+    [store] = load(path)
+    return path, stats_document([store])["cards"][0]
+
+
+def _msprof_like(good, tmp_path):
+    path = tmp_path / "PROF_000001_20250101120000000_ABC" / "msprof_20250101120500.db"
+    path.parent.mkdir(parents=True)
+    shutil.copyfile(good[0], path)
+    conn = sqlite3.connect(path)
+    conn.execute("alter table COMPUTE_TASK_INFO rename to _COMPUTE_TASK_INFO_old_20250101")
+    conn.execute("alter table COMMUNICATION_OP rename column connectionId to opConnectionId")
+    conn.execute("alter table COMMUNICATION_OP add column waitNs INTEGER")
+    for table in ("PYTORCH_API", "CONNECTION_IDS", "RANK_DEVICE_MAP"):
+        conn.execute(f"drop table {table}")
+    conn.commit()
+    conn.close()
+    return path
+
+
+def test_an_msprof_database_in_its_prof_folder_is_one_card(good, tmp_path):
+    path = _msprof_like(good, tmp_path)
+    [card] = find_cards(tmp_path)
+    assert card.files == [path] and card.kind == "database"
+    [store] = load(tmp_path)
+    assert any("its renamed copy _COMPUTE_TASK_INFO_old_20250101 is read" in w for w in store.report.warnings)
+    doc = stats_document([store])["cards"][0]
+    for key in ("compute_us", "communication_us", "pure_communication_us", "free_us"):
+        assert doc[key] == pytest.approx(good[1][key]), key
+    # the compute tasks' args come from the renamed table
+    first = int(classify(store).compute.nonzero()[0][0])
+    assert "Op Type" in store.args(first)
+
+
+def test_without_rank_device_map_the_rank_comes_from_the_file_name(good, tmp_path):
+    path = tmp_path / "x" / "ascend_pytorch_profiler_5.db"
+    path.parent.mkdir()
+    shutil.copyfile(good[0], path)
+    conn = sqlite3.connect(path)
+    conn.execute("drop table RANK_DEVICE_MAP")
+    conn.commit()
+    conn.close()
+    [card] = find_cards(tmp_path)
+    assert card.rank == 5 and card.label == "rank 5"
+    conn = sqlite3.connect(path)
+    conn.execute("create table RANK_DEVICE_MAP (rankId INTEGER, deviceId INTEGER)")
+    conn.execute("insert into RANK_DEVICE_MAP values (3, 3)")
+    conn.commit()
+    conn.close()
+    [card] = find_cards(tmp_path)
+    assert card.rank == 3  # RANK_DEVICE_MAP first
+
+
+def test_a_database_under_any_name_given_directly_is_read(good, tmp_path):
+    path = tmp_path / "copy.sqlite"
+    shutil.copyfile(good[0], path)
+    [store] = load(path)
+    assert len(store.slices) == good[1]["events"] and not store.report.error
+
+
+def test_the_loader_reports_and_cancels_database_cards(good):
+    import threading
+
+    from timelineview.model import LoadCancelled
+    from timelineview.model.load.loader import card_sources, load_cards
+
+    sources = card_sources(good[0])
+    seen = []
+    [store] = load_cards(sources, card_progress=lambda card, done, total: seen.append((card, done, total)))
+    assert seen == [(0, 1, 1)] and len(store.slices) == good[1]["events"]
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(LoadCancelled):
+        load_cards(sources, cancel=cancel)

@@ -1,0 +1,192 @@
+"""Lazy ``args`` of a database card: read from the database when asked, keyed as the JSON writes them.
+
+The card keeps, per slice, only where its row is (kind, ``rowid``, info ``rowid``); asking for
+the args of some slices reads those rows (``where rowid in (…)``, a B-tree lookup each) and
+turns string and enumeration ids into text. A database that changed since the load raises
+``TraceFileChanged`` instead of giving another row's args.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from timelineview.model.database import layout as L
+from timelineview.model.database import slices as S
+from timelineview.model.database.connection import connect
+from timelineview.model.database.strings import CardStrings
+from timelineview.model.database.tables import Schema
+from timelineview.model.store.args_reader import CHANGED, REMOVED, TraceFileChanged
+from timelineview.model.store.file_stamp import FileStamp, file_stamp
+
+IN_LIST = 20_000  # rowids per query
+PMU_TABLE = "TASK_PMU_INFO"
+ARG_TASK_TYPE = "Task Type"
+_TABLES = {  # kind -> (table of row, its args, table of info row, its args)
+    S.KIND_HARDWARE: ("TASK", L.HARDWARE_ARGS + (("globalTaskId", ""),), "COMPUTE_TASK_INFO", L.COMPUTE_ARGS),
+    S.KIND_PLANE: ("TASK", L.HARDWARE_ARGS, "COMMUNICATION_TASK_INFO", L.PLANE_ARGS),
+    S.KIND_OPERATOR: ("COMMUNICATION_OP", L.OPERATOR_ARGS, None, ()),
+    S.KIND_CANN: ("CANN_API", L.CANN_ARGS, None, ()),
+    S.KIND_FRAMEWORK: ("PYTORCH_API", L.PYTORCH_ARGS + (("callchainId", ""),), None, ()),
+}
+_PLANE_TASK_KEYS = {"streamId": "stream id", "taskId": "task id", "contextId": "context id", "modelId": "model id"}
+
+
+class DatabaseArgs:
+    """Callable: slice ordinals -> args dicts (None for slices without args)."""
+
+    def __init__(self, path: str, schema: Schema, strings: CardStrings, enums: dict[str, dict[int, str]],
+                 kind: np.ndarray, row: np.ndarray, info: np.ndarray, task_type: np.ndarray, dur: np.ndarray,
+                 stamp: FileStamp | None) -> None:
+        self.path = path
+        self.schema = schema
+        self.strings = strings
+        self.enums = enums
+        self.kind, self.row, self.info = kind, row, info
+        self.task_type, self.dur = task_type, dur
+        self.stamp = stamp
+        self._lock = threading.Lock()
+        # a table msprof renamed (_<NAME>_old_<date>) is read under its own name when only it exists
+        self._actual = {t: t for t in schema.columns}
+        for t in sorted(schema.columns):
+            for canonical in L.STRING_COLUMNS:
+                if t.startswith(f"_{canonical}_old_") and canonical not in schema.columns:
+                    self._actual[canonical] = t
+
+    def __getstate__(self) -> dict:  # a store sent to another process keeps its lazy args
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def _check(self) -> None:
+        now = file_stamp(self.path)
+        if now is None or now != self.stamp:
+            raise TraceFileChanged(f"{self.path}: {REMOVED if now is None else CHANGED}")
+
+    def __call__(self, ordinals: np.ndarray) -> list[dict[str, Any] | None]:
+        ordinals = np.asarray(ordinals, dtype=np.int64)
+        out: list[dict[str, Any] | None] = [None] * len(ordinals)
+        valid = (ordinals >= 0) & (ordinals < len(self.kind))
+        if not valid.any():
+            return out
+        self._check()
+        with self._lock:
+            try:
+                conn = connect(self.path)
+            except (sqlite3.Error, OSError) as exc:
+                raise TraceFileChanged(f"{self.path}: cannot be read again ({exc})") from exc
+            try:
+                self._fill(conn, ordinals, valid, out)
+            except sqlite3.DatabaseError as exc:
+                raise TraceFileChanged(f"{self.path}: cannot be read again ({exc})") from exc
+            finally:
+                conn.close()
+        self._check()
+        return out
+
+    def _fill(self, conn: sqlite3.Connection, ordinals: np.ndarray, valid: np.ndarray, out: list) -> None:
+        idx = np.flatnonzero(valid)
+        kinds = self.kind[ordinals[idx]]
+        for kind in np.unique(kinds).tolist():
+            spec = _TABLES.get(kind)
+            if spec is None:
+                continue
+            at = idx[kinds == kind]
+            sl = ordinals[at]
+            table, keys, info_table, info_keys = spec
+            rows = self._rows(conn, table, keys, self.row[sl])
+            infos = self._rows(conn, info_table, info_keys, self.info[sl]) if info_table else {}
+            stacks = self._call_stacks(conn, rows) if kind == S.KIND_FRAMEWORK else {}
+            pmu = self._pmu(conn, rows, infos) if kind == S.KIND_HARDWARE else {}
+            for i, s in zip(at.tolist(), sl.tolist(), strict=True):
+                rec = rows.get(int(self.row[s]), {})
+                args = self._args(kind, s, rec, infos.get(int(self.info[s])), stacks)
+                args.update(pmu.get(rec.get("globalTaskId"), {}))
+                out[i] = args
+
+    def _rows(self, conn: sqlite3.Connection, table: str | None, keys: Sequence[tuple[str, str]],
+              rowids: np.ndarray) -> dict[int, dict[str, Any]]:
+        actual = self._actual.get(table or "", table or "")
+        cols = self.schema.columns.get(actual, {})
+        names = [c for c, _ in keys if c in cols]
+        wanted = np.unique(rowids[rowids >= 0])
+        if not names or not len(wanted):
+            return {}
+        got: dict[int, dict[str, Any]] = {}
+        select = ", ".join('"' + c + '"' for c in names)
+        for a in range(0, len(wanted), IN_LIST):
+            ids = ",".join(str(int(r)) for r in wanted[a:a + IN_LIST])
+            for rec in conn.execute(f'select rowid, {select} from "{actual}" where rowid in ({ids})'):
+                got[rec[0]] = self._decode(table, dict(zip(names, rec[1:], strict=True)))
+        return got
+
+    def _decode(self, table: str, rec: dict[str, Any]) -> dict[str, Any]:
+        for col in L.STRING_COLUMNS.get(table, ()):
+            if col in rec and isinstance(rec[col], int):
+                rec[col] = self.strings.value(rec[col])
+        for col, enum in L.ENUM_COLUMNS.get(table, {}).items():
+            if col in rec and isinstance(rec[col], int):
+                rec[col] = self.enums.get(enum, {}).get(rec[col], rec[col])
+        return rec
+
+    def _pmu(self, conn: sqlite3.Connection, rows: dict[int, dict[str, Any]],
+             infos: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:
+        """``TASK_PMU_INFO`` values (``aic_total_time``, …) of the compute tasks among ``rows``."""
+        if not infos or not self.schema.has(PMU_TABLE, "globalTaskId", "name", "value"):
+            return {}
+        ids = sorted({r["globalTaskId"] for r in rows.values() if isinstance(r.get("globalTaskId"), int)})
+        out: dict[int, dict[str, Any]] = {}
+        for a in range(0, len(ids), IN_LIST):
+            chunk = ",".join(str(i) for i in ids[a:a + IN_LIST])
+            for gid, name, value in conn.execute(
+                    f"select globalTaskId, name, value from {PMU_TABLE} where globalTaskId in ({chunk})"):
+                key = self.strings.value(name) if isinstance(name, int) else None
+                if key is not None:
+                    out.setdefault(gid, {})[key] = value
+        return out
+
+    def _call_stacks(self, conn: sqlite3.Connection, rows: dict[int, dict[str, Any]]) -> dict[int, str]:
+        chains = sorted({r["callchainId"] for r in rows.values() if isinstance(r.get("callchainId"), int)})
+        if not chains or not self.schema.has("PYTORCH_CALLCHAINS", "id", "stack", "stackDepth"):
+            return {}
+        frames: dict[int, list[tuple[int, str]]] = {}
+        for a in range(0, len(chains), IN_LIST):
+            ids = ",".join(str(c) for c in chains[a:a + IN_LIST])
+            for cid, stack, depth in conn.execute(
+                    f"select id, stack, stackDepth from PYTORCH_CALLCHAINS where id in ({ids})"):
+                frames.setdefault(cid, []).append((depth if depth is not None else 0,
+                                                   self.strings.value(stack) or "" if isinstance(stack, int) else ""))
+        return {c: L.CALL_STACK_SEP.join(f for _, f in sorted(fs)) for c, fs in frames.items()}
+
+    def _args(self, kind: int, s: int, rec: dict[str, Any], info: dict[str, Any] | None,
+              stacks: dict[int, str]) -> dict[str, Any]:
+        table, keys, _, info_keys = _TABLES[kind]
+        if kind == S.KIND_PLANE:
+            args = {_PLANE_TASK_KEYS[c]: rec[c] for c in _PLANE_TASK_KEYS if c in rec}
+            for col, key in info_keys:
+                if info is not None and col in info:
+                    args[key] = str(info[col]) if col == "notifyId" else info[col]
+            size, dur = args.get("size(Byte)"), int(self.dur[s])
+            if isinstance(size, (int, float)):
+                args[L.BANDWIDTH_KEY] = size / dur if dur > 0 else 0.0
+            return args
+        args = {key: rec[col] for col, key in keys if key and rec.get(col) is not None}
+        if kind == S.KIND_HARDWARE:
+            tt = int(self.task_type[s])
+            args[ARG_TASK_TYPE] = self.strings.strings[tt] if tt >= 0 else None
+            if info is not None:
+                args.update({key: info[col] for col, key in info_keys if col in info})
+        elif kind == S.KIND_CANN and isinstance(args.get("Thread Id"), int):
+            args["Thread Id"] = args["Thread Id"] & S.TID_MASK
+        elif kind == S.KIND_FRAMEWORK and rec.get("callchainId") in stacks:
+            args[L.CALL_STACK_KEY] = stacks[rec["callchainId"]]
+        return args
+

@@ -1,0 +1,214 @@
+"""One profiler database → one card's ``TraceStore``, laid out as the JSON generation of the same
+producer lays it out (trace-format.md §4.7, §8), so that every analysis reads it unchanged.
+
+Never raises on bad input: what could not be read is said in the card's load report (the
+file's problem, the tables missing or unreadable, a schema version this reader does not
+know), and what could be read is shown.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from timelineview.model.database import layout as L
+from timelineview.model.database.args import DatabaseArgs
+from timelineview.model.database.connection import check, connect, is_database
+from timelineview.model.database.counters import counter_table, read_counters
+from timelineview.model.database.flows import build_flows
+from timelineview.model.database.slices import SliceParts, add_device, add_host, add_overlap, add_steps
+from timelineview.model.database.strings import read_enums, read_strings
+from timelineview.model.database.tables import Schema, read_schema
+from timelineview.model.store.file_stamp import file_stamp
+from timelineview.model.store.interval_index import build_index, lane_time_order
+from timelineview.model.store.report import LoadReport
+from timelineview.model.store.store_factory import empty_counters, empty_flows, empty_instants
+from timelineview.model.store.trace_store import LaneTable, ProcessTable, SliceColumns, TraceStore
+
+GENERATION = "profiler-database"
+DATABASE_KIND = "database"  # the CardSource kind discovery gives a database
+KNOWN_MAJOR = 1  # META_DATA SCHEMA_VERSION major this reader was written against
+META_TABLE = "META_DATA"
+SCHEMA_VERSION = "SCHEMA_VERSION"
+MISSING = {"TASK": "no device task is shown", "STRING_IDS": "names are shown as ids"}
+DEVICE_TABLES = tuple(MISSING)
+RANK_TABLE = "RANK_DEVICE_MAP"
+DEVICES_NAMED = 8
+
+
+def schema_version(conn: sqlite3.Connection, schema: Schema) -> str | None:
+    """``META_DATA``'s ``SCHEMA_VERSION`` (None when absent)."""
+    if not schema.has(META_TABLE, "name", "value"):
+        return None
+    try:
+        row = conn.execute(f"select value from {META_TABLE} where name = ?", (SCHEMA_VERSION,)).fetchone()
+    except sqlite3.DatabaseError:
+        return None
+    return str(row[0]) if row and row[0] is not None else None
+
+
+def database_rank(path: str | os.PathLike) -> int | None:
+    """The rank ``RANK_DEVICE_MAP`` names (the first row's; None when absent or unreadable)."""
+    try:
+        conn = connect(path)
+    except (sqlite3.Error, OSError):
+        return None
+    try:
+        schema = read_schema(conn)
+        if not schema.has(RANK_TABLE, "rankId"):
+            return None
+        row = conn.execute(f"select rankId from {RANK_TABLE} where rankId >= 0 and rankId != ? limit 1",
+                           (L.NONE_U32,)).fetchone()
+        return int(row[0]) if row and isinstance(row[0], int) else None
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+
+
+def load_database_card(label: str, rank: int | None, path: str | os.PathLike,
+                       notes: list[str] | None = None) -> TraceStore:
+    """The card in the database at ``path``; ``notes`` (the card's discovery notes) go to its report."""
+    report = LoadReport()
+    for note in notes or ():
+        report.warn(note)
+    stamp = file_stamp(path)
+    health = check(path)
+    report.warn_all(health.warnings)
+    if health.error:
+        report.error = health.error
+        return _empty_card(label, rank, path, report)
+    report.bytes_read = health.size
+    try:
+        conn = connect(path)
+    except (sqlite3.Error, OSError) as exc:
+        report.error = f"{path}: not readable as a database ({exc})"
+        return _empty_card(label, rank, path, report)
+    try:
+        schema = _catalogue(conn, path, report)
+    except (sqlite3.Error, OSError) as exc:
+        conn.close()
+        report.error = f"{path}: not readable as a database ({exc})"
+        return _empty_card(label, rank, path, report)
+    try:
+        return _read_card(conn, schema, label, rank, str(path), stamp, report)
+    except sqlite3.Error as exc:  # damage past the catalogue that the per-table reads did not catch
+        report.error = f"{path}: damaged database ({exc}); nothing more could be read"
+        return _empty_card(label, rank, path, report)
+    finally:
+        conn.close()
+
+
+def _catalogue(conn: sqlite3.Connection, path: str | os.PathLike, report: LoadReport) -> Schema:
+    """The tables; a file shorter than its header says is refused by SQLite as a whole unless told to
+    read the catalogue anyway (``writable_schema``: a read-only connection still writes nothing)."""
+    try:
+        return read_schema(conn)
+    except sqlite3.DatabaseError as exc:
+        conn.execute("pragma writable_schema = 1")
+        schema = read_schema(conn)
+        report.warn(f"{path}: damaged ({exc}); each table is read up to the damage")
+        return schema
+
+
+def _read_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int | None, path: str, stamp,
+               report: LoadReport) -> TraceStore:
+    for table, why in schema.unreadable.items():
+        report.warn(f"{path}: table {table} unreadable ({why}): not read")
+    version = schema_version(conn, schema)
+    if version is None:
+        report.warn(f"{path}: no {SCHEMA_VERSION} in {META_TABLE}: read by table and column names")
+    elif not version.split(".")[0].isdigit() or int(version.split(".")[0]) != KNOWN_MAJOR:
+        report.warn(f"{path}: schema version {version} is not one this reader knows ({KNOWN_MAJOR}.x): read by "
+                    f"table and column names; check the figures against the producer's")
+    for table in DEVICE_TABLES:
+        if table not in schema.columns:
+            report.warn(f"{path}: table {table} missing: {MISSING[table]}")
+    notes: list[str] = []
+    strings = read_strings(conn, schema, notes)
+    enums = read_enums(conn, schema)
+    parts = SliceParts(strings, notes=notes)
+    add_device(conn, schema, parts)
+    add_host(conn, schema, parts, enums)
+    add_overlap(conn, schema, parts)
+    add_steps(conn, schema, parts)
+    series = read_counters(conn, schema, parts.book, strings, parts.notes, parts.read)
+    _check_devices(conn, schema, path, report)
+    report.warn_all([f"{path}: {n}" for n in parts.notes])
+
+    procs, lanes, lane_new, proc_new = parts.book.finish({})
+    start = parts.column("start", np.int64)
+    dur = parts.column("dur", np.int64)
+    lane = lane_new[parts.column("lane", np.int32)] if parts.n else np.zeros(0, np.int32)
+    n = len(start)
+    src = np.arange(n, dtype=np.int64)
+    seq = lane_time_order(lane, start, dur, src)
+    index, depth, overlapping = build_index(start, dur, lane, len(lanes), seq=seq)
+    report.overlapping_slices += overlapping
+    report.counts_by_ph = Counter({"X": n, "C": sum(len(s[3]) for s in series)})
+    task_type = parts.column("task_type", np.int32)
+    slices = SliceColumns(start=start, dur=dur, lane=lane, name=parts.column("name", np.int32),
+                          cat=parts.column("cat", np.int32), task_type=task_type, depth=depth, src=src,
+                          flags=np.zeros(n, np.uint8))
+    flows = build_flows(conn, schema, parts.ends, strings, start, lane, parts.notes)
+    report.warn_all([f"{path}: {n}" for n in parts.notes])
+    store = TraceStore(card=label, rank=rank, paths=[Path(path)], strings=strings.strings, processes=procs,
+                       lanes=lanes, slices=slices, counters=counter_table(series, proc_new),
+                       instants=empty_instants(), flows=flows, report=report, generation=GENERATION, index=index)
+    store._args_reader = DatabaseArgs(path, schema, strings, enums, parts.column("kind", np.uint8),
+                                      _narrow(parts.column("row", np.int64)), _narrow(parts.column("info", np.int64)),
+                                      task_type,
+                                      dur, stamp)
+    if report.warnings:  # something is amiss: say what was read
+        report.warn(f"{path}: read " + ", ".join(f"{t} ({k:,} rows)" for t, k in parts.read.items()))
+    return store
+
+
+def _narrow(rowids: np.ndarray) -> np.ndarray:
+    """``rowids`` as int32 when they fit (they do but in tables of 2^31 rows): the card keeps one per slice."""
+    if len(rowids) and -(1 << 31) <= rowids.min() and rowids.max() < (1 << 31):
+        return rowids.astype(np.int32)
+    return rowids
+
+
+def _check_devices(conn: sqlite3.Connection, schema: Schema, path: str, report: LoadReport) -> None:
+    """One card is one device: say so when the tasks come from several."""
+    if not schema.has("TASK", "deviceId"):
+        return
+    try:
+        devices = [r[0] for r in conn.execute(f"select distinct deviceId from TASK limit {DEVICES_NAMED + 1}")]
+    except sqlite3.DatabaseError:
+        return
+    if len(devices) > 1:
+        report.warn(f"{path}: tasks of several devices ({', '.join(map(str, devices[:DEVICES_NAMED]))}"
+                    f"{', …' if len(devices) > DEVICES_NAMED else ''}) drawn as one card; their streams share "
+                    f"lanes by stream id")
+
+
+def _empty_card(label: str, rank: int | None, path: str | os.PathLike, report: LoadReport) -> TraceStore:
+    z64, z32 = np.zeros(0, np.int64), np.zeros(0, np.int32)
+    index, depth, _ = build_index(z64, z64, z32, 0)
+    slices = SliceColumns(start=z64, dur=z64, lane=z32, name=z32, cat=z32, task_type=z32, depth=depth, src=z64,
+                          flags=np.zeros(0, np.uint8))
+    return TraceStore(card=label, rank=rank, paths=[Path(path)], strings=[],
+                      processes=ProcessTable([], [], [], z64), lanes=LaneTable(z32, [], [], z64), slices=slices,
+                      counters=empty_counters(), instants=empty_instants(), flows=empty_flows(), report=report,
+                      generation=GENERATION, index=index)
+
+
+def is_database_source(src) -> bool:
+    """Whether a ``CardSource`` is a profiler database (by kind, or a lone file's SQLite header)."""
+    return src.kind == DATABASE_KIND or (len(src.files) == 1 and is_database(src.files[0]))
+
+
+def load_database_source(src) -> TraceStore:
+    """``load_database_card`` for a ``CardSource`` from discovery (its notes go to the report)."""
+    if not src.files:
+        report = LoadReport()
+        report.error = f"{src.label}: no readable database ({'; '.join(src.problems)})"
+        return _empty_card(src.label, src.rank, src.label, report)
+    return load_database_card(src.label, src.rank, src.files[0], src.problems)

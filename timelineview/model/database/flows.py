@@ -1,0 +1,108 @@
+"""Flows from connection ids: a host call and the device task (or framework range) sharing one.
+
+``connectionCats(connectionId, cat)`` says which kinds of link a connection id carries:
+``HostToDevice`` (a CANN call → its device tasks), ``async_npu`` (a framework op → its device
+tasks), and framework-to-framework links (``async_task_queue``: enqueue → dequeue; ``fwdbwd``:
+forward → backward), drawn from the earliest range of the id to each later one. Without the
+table, CANN → device links are ``HostToDevice`` and framework → device links ``async_npu``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+
+from timelineview.model.database.slices import Endpoints
+from timelineview.model.database.strings import CardStrings
+from timelineview.model.database.tables import Schema, read_columns
+from timelineview.model.store.trace_store import FlowTable
+
+CATS_TABLE = "connectionCats"
+HOST_TO_DEVICE = "HostToDevice"
+ASYNC_NPU = "async_npu"
+SIDES_OF_CAT = {HOST_TO_DEVICE: ("host", "device"), ASYNC_NPU: ("framework", "device")}
+FRAMEWORK_SIDES = ("framework", "framework")  # any other category
+
+
+def _pairs(src_cid, src_slice, dst_cid, dst_slice) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every (src, dst) with the same connection id: (cid, src slice, dst slice)."""
+    order = np.argsort(dst_cid, kind="stable")
+    d_cid, d_slice = dst_cid[order], dst_slice[order]
+    lo = np.searchsorted(d_cid, src_cid, side="left")
+    hi = np.searchsorted(d_cid, src_cid, side="right")
+    counts = hi - lo
+    total = int(counts.sum())
+    within = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+    rows = np.repeat(lo, counts) + within
+    return np.repeat(src_cid, counts), np.repeat(src_slice, counts), d_slice[rows]
+
+
+def _first_to_rest(cid: np.ndarray, sl: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Within each connection id, the earliest range → each later one."""
+    if not len(cid):
+        z = np.zeros(0, np.int64)
+        return z, z, z
+    order = np.lexsort((sl, start[sl], cid))
+    c, s = cid[order], sl[order]
+    head = np.ones(len(c), bool)
+    head[1:] = c[1:] != c[:-1]
+    first_of = s[np.maximum.accumulate(np.where(head, np.arange(len(c)), 0))]
+    rest = ~head
+    return c[rest], first_of[rest], s[rest]
+
+
+def _ids_by_cat(conn: sqlite3.Connection) -> dict[str, np.ndarray]:
+    """{category: sorted connection ids}, one ``group_concat`` per category (no Python row per id; faster
+    than SQLite's ``group by``, which sorts the table)."""
+    out = {}
+    cats = [r[0] for r in conn.execute(f"select distinct cat from {CATS_TABLE}") if isinstance(r[0], str)]
+    for cat in cats:
+        text = conn.execute(f"select group_concat(cast(connectionId as integer), ',') from {CATS_TABLE} "
+                            f"where cat = ? and connectionId is not null", (cat,)).fetchone()[0]
+        if text is None:
+            continue
+        ids = np.fromstring(text, dtype=np.int64, sep=",")
+        if len(ids) != text.count(",") + 1:  # not integers throughout: read row by row
+            got = read_columns(conn, CATS_TABLE, {"connectionId": "int", "cat": "text"})
+            return {c: np.unique(got["connectionId"][got["cat"] == c]) for c in np.unique(got["cat"]).tolist()}
+        out[cat] = np.unique(ids)
+    return out
+
+
+def build_flows(conn: sqlite3.Connection, schema: Schema, ends: Endpoints, strings: CardStrings,
+                start: np.ndarray, lane: np.ndarray, notes: list[str]) -> FlowTable:
+    """Flow edges bound to their slices (slice indices are final; ``lane`` already remapped)."""
+    cats: dict[str, np.ndarray] = {}
+    if schema.has(CATS_TABLE, "connectionId", "cat"):
+        try:
+            cats = _ids_by_cat(conn)
+        except sqlite3.DatabaseError as exc:
+            notes.append(f"table {CATS_TABLE} unreadable ({exc}): flows by the side they join")
+    if not cats:  # no table: what each side can only mean
+        cats = {HOST_TO_DEVICE: None, ASYNC_NPU: None}
+    edges_cid, edges_src, edges_dst, edges_cat = [], [], [], []
+    for cat, ids in cats.items():
+        src_side, dst_side = SIDES_OF_CAT.get(cat, FRAMEWORK_SIDES)
+        s_cid, s_sl = ends.of(src_side)
+        if ids is not None:
+            keep = np.isin(s_cid, ids)
+            s_cid, s_sl = s_cid[keep], s_sl[keep]
+        if src_side == dst_side:
+            c, a, b = _first_to_rest(s_cid, s_sl, start)
+        else:
+            d_cid, d_sl = ends.of(dst_side)
+            if ids is not None:
+                keep = np.isin(d_cid, ids)
+                d_cid, d_sl = d_cid[keep], d_sl[keep]
+            c, a, b = _pairs(s_cid, s_sl, d_cid, d_sl)
+        edges_cid.append(c)
+        edges_src.append(a)
+        edges_dst.append(b)
+        edges_cat.append(np.full(len(c), strings.intern(cat), np.int32))
+    cid = np.concatenate(edges_cid) if edges_cid else np.zeros(0, np.int64)
+    src = np.concatenate(edges_src).astype(np.int64) if edges_src else np.zeros(0, np.int64)
+    dst = np.concatenate(edges_dst).astype(np.int64) if edges_dst else np.zeros(0, np.int64)
+    cat = np.concatenate(edges_cat) if edges_cat else np.zeros(0, np.int32)
+    return FlowTable(src_event=src, cat=cat, flow_id=cid.astype(np.int64), src_ts=start[src], src_lane=lane[src],
+                     src_slice=src, dst_ts=start[dst], dst_lane=lane[dst], dst_slice=dst)

@@ -1,0 +1,130 @@
+"""How the producer's JSON generation names what the database holds (trace-format.md §4.7, §8).
+
+Data, not code: process names and sort indexes as torch_npu 2025 writes them, the prefixes of
+host API names by ``ENUM_API_TYPE`` name, the categories of framework ranges, the Overlap
+Analysis lanes by ``OVERLAP_ANALYSIS.type``, the args keys of each kind of slice, the columns
+that hold string ids or enumerations, and the counters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# processes: (name, label, sort index) as torch_npu 2025's trace_view.json has them
+PYTHON = ("Python", "CPU", 0)
+CANN = ("CANN", "CPU", 7)
+HARDWARE = ("Ascend Hardware", "NPU", 13)
+AICORE_FREQ = ("AI Core Freq", "NPU", 14)
+HCCL = ("HCCL", "NPU", 15)
+HBM = ("HBM", "NPU", 17)
+LLC = ("LLC", "NPU", 18)
+NPU_MEM = ("NPU MEM", "NPU", 19)
+SOC = ("Stars Soc Info", "NPU", 20)
+ACC_PMU = ("Acc PMU", "NPU", 21)
+OVERLAP = ("Overlap Analysis", "NPU", 23)
+
+STREAM_LANE = "Stream {}"
+THREAD_LANE = "Thread {}"
+GROUP_LANE = "Group {} Communication"
+PLANE_LANE = "Plane {}"
+STEPS_LANE = "Steps"  # framework steps from STEP_TIME when no host range names them
+PROFILER_STEP = "ProfilerStep#{}"
+
+# OVERLAP_ANALYSIS.type -> the lane (and slice) name of the JSON's Overlap Analysis process
+OVERLAP_LANES = {0: "Computing", 1: "Communication", 2: "Communication(Not Overlapped)", 3: "Free"}
+
+# CANN_API.type, by its ENUM_API_TYPE name -> the prefix the JSON's CANN names carry
+API_PREFIX = {"acl": "AscendCL@", "runtime": "Runtime@", "node": "Node@", "model": "Model@",
+              "hccl": "Communication@", "mstx": "MsTx@"}
+# PYTORCH_API.type, by its ENUM_API_TYPE name -> the JSON's category of the range
+FRAMEWORK_CAT = {"op": "cpu_op", "queue": "queue", "trace": "python_function", "mstx": "mstx"}
+QUEUE_CATS = {"enqueue": "enqueue", "dequeue": "dequeue"}  # queue ranges are named Enqueue@… / Dequeue@…
+
+# a kernel's Task Type, from COMPUTE_TASK_INFO.taskType; when that says nothing (level0 captures
+# write "N/A"), from TASK.taskType, spelt as the JSON spells the kernel's unit
+NO_TASK_TYPE = ("N/A", "INVALID_TYPE", "")
+KERNEL_TASK_TYPE = {"KERNEL_AICORE": "AI_CORE", "KERNEL_AIVEC": "AI_VECTOR_CORE", "KERNEL_AICPU": "AI_CPU",
+                    "KERNEL_MIX_AIC": "MIX_AIC", "KERNEL_MIX_AIV": "MIX_AIV", "STARS_COMMON": "DSA_SQE"}
+
+NONE_U32 = 4294967295  # "none" for stream ids, model ids, ranks (as in the JSON)
+
+# columns whose integers are ids into STRING_IDS, per table
+STRING_COLUMNS = {
+    "TASK": ("taskType",),
+    "COMPUTE_TASK_INFO": ("name", "taskType", "opType", "inputFormats", "inputDataTypes", "inputShapes",
+                          "outputFormats", "outputDataTypes", "outputShapes", "attrInfo"),
+    "COMMUNICATION_TASK_INFO": ("name", "taskType", "groupName"),
+    "COMMUNICATION_OP": ("opName", "groupName", "algType", "opType"),
+    "CANN_API": ("name",),
+    "PYTORCH_API": ("name", "inputDtypes", "inputShapes"),
+}
+# columns whose integers are ids into an ENUM_* table
+ENUM_COLUMNS = {
+    "COMMUNICATION_TASK_INFO": {"transportType": "ENUM_HCCL_TRANSPORT_TYPE", "linkType": "ENUM_HCCL_LINK_TYPE",
+                                "dataType": "ENUM_HCCL_DATA_TYPE", "rdmaType": "ENUM_HCCL_RDMA_TYPE"},
+    "COMMUNICATION_OP": {"dataType": "ENUM_HCCL_DATA_TYPE"},
+    "CANN_API": {"type": "ENUM_API_TYPE"},
+    "PYTORCH_API": {"type": "ENUM_API_TYPE"},
+}
+
+# args keys per kind of slice: (database column, key the JSON writes)
+HARDWARE_ARGS = (("modelId", "Model Id"), ("streamId", "Physic Stream Id"), ("taskId", "Task Id"),
+                 ("contextId", "Subtask Id"), ("connectionId", "connection_id"))
+COMPUTE_ARGS = (("opType", "Op Type"), ("blockDim", "Block Dim"), ("mixBlockDim", "Mix Block Dim"),
+                ("inputFormats", "Input Formats"), ("inputDataTypes", "Input Data Types"),
+                ("inputShapes", "Input Shapes"), ("outputFormats", "Output Formats"),
+                ("outputDataTypes", "Output Data Types"), ("outputShapes", "Output Shapes"),
+                ("attrInfo", "Attr Info"))
+PLANE_ARGS = (("notifyId", "notify_id"), ("streamId", "stream id"), ("taskId", "task id"),
+              ("contextId", "context id"), ("taskType", "task type"), ("srcRank", "src rank"),
+              ("dstRank", "dst rank"), ("transportType", "transport type"), ("size", "size(Byte)"),
+              ("dataType", "data type"), ("linkType", "link type"), ("rdmaType", "rdma type"),
+              ("modelId", "model id"), ("groupName", "group name"), ("name", "operator"))
+OPERATOR_ARGS = (("connectionId", "connection_id"), ("dataType", "data_type"), ("algType", "alg_type"),
+                 ("count", "count"), ("opType", "op_type"), ("relay", "relay"), ("retry", "retry"),
+                 ("groupName", "group_name"), ("opId", "op_id"), ("waitNs", "wait_ns"))
+CANN_ARGS = (("globalTid", "Thread Id"), ("type", "level"), ("name", "id"), ("connectionId", "connection_id"))
+PYTORCH_ARGS = (("sequenceNumber", "Sequence number"), ("fwdThreadId", "Fwd thread id"),
+                ("inputShapes", "Input Dims"), ("inputDtypes", "Input type"))
+CALL_STACK_KEY = "Call stack"
+CALL_STACK_SEP = ";\r\n"  # as torch_npu's JSON joins the frames
+BANDWIDTH_KEY = "bandwidth(GB/s)"  # bytes / ns: what the JSON's plane tasks carry
+
+
+@dataclass(frozen=True)
+class CounterSpec:
+    """One counter table: series per distinct ``group`` values, named by ``name``.
+
+    ``name`` and ``key`` are formats over the group columns (string/enum ids shown as text,
+    capitalised) and ``value_of``'s column; ``scale`` divides the stored value.
+    """
+
+    table: str
+    process: tuple[str, str, int]
+    time: str
+    group: tuple[str, ...]
+    values: tuple[tuple[str, str, str, float], ...]  # (column, counter name format, args key, divisor)
+    text_group: tuple[str, ...] = ()  # group columns holding string ids
+
+
+TEXT_SPELLING = {"app": "APP"}  # counter name parts the JSON spells otherwise than capitalised
+MB = float(1 << 20)
+KB = 1024.0
+COUNTERS = (
+    CounterSpec("AICORE_FREQ", AICORE_FREQ, "timestampNs", (), (("freq", "AI Core Freq", "MHz", 1.0),)),
+    CounterSpec("HBM", HBM, "timestampNs", ("hbmId", "type"),
+                (("bandwidth", "HBM {hbmId}/{type}", "{type}(MB/s)", MB),), ("type",)),
+    CounterSpec("LLC", LLC, "timestampNs", ("llcId", "mode"),
+                (("throughput", "LLC {llcId} {mode}/Throughput", "Throughput(MB/s)", MB),
+                 ("hitRate", "LLC {llcId} {mode}/Hit Rate", "Hit Rate(%)", 1.0)), ("mode",)),
+    CounterSpec("NPU_MEM", NPU_MEM, "timestampNs", ("type",),
+                (("ddr", "{type}/DDR", "KB", KB), ("hbm", "{type}/HBM", "KB", KB)), ("type",)),
+    CounterSpec("ACC_PMU", ACC_PMU, "timestampNs", ("accId",),
+                (("readBwLevel", "Acc {accId}/read_bandwidth", "value", 1.0),
+                 ("writeBwLevel", "Acc {accId}/write_band_width", "value", 1.0),
+                 ("readOstLevel", "Acc {accId}/read_ost", "value", 1.0),
+                 ("writeOstLevel", "Acc {accId}/write_ost", "value", 1.0))),
+    CounterSpec("SOC_BANDWIDTH_LEVEL", SOC, "timestampNs", (),
+                (("l2BufferBwLevel", "L2 Buffer Bw Level", "L2 Buffer Bw Level", 1.0),
+                 ("mataBwLevel", "Mata Bw Level", "Mata Bw Level", 1.0))),
+)

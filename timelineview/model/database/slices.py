@@ -1,0 +1,346 @@
+"""Tables → slices, one function per source table, all columnar.
+
+Each slice also records where its args live (``kind``, the ``rowid`` of its row, the ``rowid``
+of its info row or -1), so that ``args.DatabaseArgs`` can read them when asked, not at load.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from timelineview.model.database import layout as L
+from timelineview.model.database.lanes import LaneBook
+from timelineview.model.database.strings import CardStrings
+from timelineview.model.database.tables import ROWID, Schema, read_or_salvage
+
+# kinds of slice (where their args are read from)
+KIND_HARDWARE, KIND_PLANE, KIND_OPERATOR, KIND_CANN, KIND_FRAMEWORK, KIND_OVERLAP, KIND_STEP = range(7)
+TASK_COLUMNS = ("startNs", "endNs", "globalTaskId", "streamId", "taskType")
+TASK_OPTIONAL = ("taskId", "contextId", "connectionId")
+COMPUTE_COLUMNS = ("globalTaskId", "name", "taskType")
+COMM_TASK_COLUMNS = ("globalTaskId", "taskType", "planeId", "groupName")
+OP_COLUMNS = ("opName", "startNs", "endNs", "groupName")
+OP_OPTIONAL = ("connectionId",)
+OLD_TABLE = "_{}_old_"  # msprof renames a table it replaced to _<NAME>_old_<date>
+HOST_COLUMNS = ("startNs", "endNs", "globalTid", "name", "type")
+TID_BITS = 32  # globalTid = pid << 32 | tid
+TID_MASK = (1 << TID_BITS) - 1
+
+
+@dataclass
+class Endpoints:
+    """Flow endpoints by side: connection id and slice, per side ("host", "framework", "device")."""
+
+    cid: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    slice: dict[str, list[np.ndarray]] = field(default_factory=dict)
+
+    def add(self, side: str, cid: np.ndarray, first_slice: int) -> None:
+        keep = cid >= 0
+        self.cid.setdefault(side, []).append(cid[keep])
+        self.slice.setdefault(side, []).append(np.flatnonzero(keep).astype(np.int64) + first_slice)
+
+    def of(self, side: str) -> tuple[np.ndarray, np.ndarray]:
+        if side not in self.cid:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        return np.concatenate(self.cid[side]), np.concatenate(self.slice[side])
+
+
+@dataclass
+class SliceParts:
+    """Slices gathered table by table (lanes provisional until ``LaneBook.finish``)."""
+
+    strings: CardStrings
+    book: LaneBook = field(default_factory=LaneBook)
+    cols: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    n: int = 0
+    ends: Endpoints = field(default_factory=Endpoints)
+    read: dict[str, int] = field(default_factory=dict)  # table -> rows read
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, *, start: np.ndarray, end: np.ndarray, lane: np.ndarray, name: np.ndarray, kind: int,
+            row: np.ndarray, info: np.ndarray | None = None, cat: np.ndarray | int = -1,
+            task_type: np.ndarray | int = -1) -> int:
+        """Append slices; returns the index of the first. Negative durations become 0."""
+        k = len(start)
+        first = self.n
+        for key, value, dtype in (("start", start, np.int64), ("dur", np.maximum(end - start, 0), np.int64),
+                                  ("lane", lane, np.int32), ("name", name, np.int32),
+                                  ("cat", cat, np.int32), ("task_type", task_type, np.int32),
+                                  ("kind", kind, np.uint8), ("row", row, np.int64),
+                                  ("info", -1 if info is None else info, np.int64)):
+            arr = np.broadcast_to(np.asarray(value, dtype=dtype), (k,)) if np.ndim(value) == 0 else \
+                np.asarray(value, dtype=dtype)
+            self.cols.setdefault(key, []).append(np.ascontiguousarray(arr))
+        self.n += k
+        return first
+
+    def column(self, key: str, dtype) -> np.ndarray:
+        """The whole column, its parts let go (the load's peak would hold each column twice)."""
+        parts = self.cols.pop(key, None)
+        return np.concatenate(parts) if parts else np.zeros(0, dtype)
+
+
+def _read(conn: sqlite3.Connection, schema: Schema, parts: SliceParts, table: str, wanted: tuple[str, ...],
+          optional: tuple[str, ...] = ()) -> dict[str, np.ndarray] | None:
+    """The int columns ``wanted`` (+ ``optional`` when present) of ``table`` with rowid, or None
+    with a note saying what is missing."""
+    if table not in schema.columns:
+        return None
+    missing = schema.missing(table, wanted)
+    if missing:
+        parts.notes.append(f"table {table} lacks column(s) {', '.join(missing)}: not read")
+        return None
+    cols = {c: "int" for c in wanted + tuple(c for c in optional if schema.has(table, c))}
+    got = read_or_salvage(conn, table, cols, parts.notes, with_rowid=True)
+    if got is not None:
+        parts.read[table] = len(got[ROWID])
+    return got
+
+
+def _table(schema: Schema, parts: SliceParts, table: str) -> str:
+    """``table``, or the renamed copy msprof left of it when only that exists (with a note)."""
+    if table in schema.columns:
+        return table
+    old = sorted(t for t in schema.columns if t.startswith(OLD_TABLE.format(table)))
+    if old:
+        parts.notes.append(f"table {table} missing: its renamed copy {old[-1]} is read")
+        return old[-1]
+    return table
+
+
+def _join(keys: np.ndarray, table_keys: np.ndarray) -> np.ndarray:
+    """Row of ``table_keys`` holding each of ``keys`` (-1 when none)."""
+    if not len(table_keys):
+        return np.full(len(keys), -1, np.int64)
+    order = np.argsort(table_keys, kind="stable")
+    sorted_keys = table_keys[order]
+    pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+    return np.where(sorted_keys[pos] == keys, order[pos], -1)
+
+
+def add_device(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> None:
+    """``TASK`` on ``Ascend Hardware`` stream lanes (name and ``Task Type`` from the info tables), plane
+    tasks on ``HCCL`` ``Plane N`` lanes, ``COMMUNICATION_OP`` on each group's operator lane."""
+    s = parts.strings
+    task = _read(conn, schema, parts, "TASK", TASK_COLUMNS, TASK_OPTIONAL)
+    if task is not None:
+        task = _without_parents(task)
+    compute = _read(conn, schema, parts, _table(schema, parts, "COMPUTE_TASK_INFO"), COMPUTE_COLUMNS)
+    comm = _read(conn, schema, parts, "COMMUNICATION_TASK_INFO", COMM_TASK_COLUMNS)
+    ops = _read(conn, schema, parts, "COMMUNICATION_OP", OP_COLUMNS, OP_OPTIONAL)
+    group_tid = _group_lanes(comm, ops)
+    if task is not None:
+        n = len(task["startNs"])
+        ci = _join(task["globalTaskId"], compute["globalTaskId"]) if compute else np.full(n, -1, np.int64)
+        own_type = s.of_ids(task["taskType"])
+        name, ttype, info = own_type.copy(), own_type.copy(), np.full(n, -1, np.int64)
+        has = ci >= 0
+        if compute is not None and has.any():
+            name[has] = s.of_ids(compute["name"][ci[has]])
+            info_type = s.of_ids(compute["taskType"][ci[has]])
+            ttype[has] = np.where(np.isin(info_type, _ids_of(s, L.NO_TASK_TYPE)), _json_types(s, own_type[has]),
+                                  info_type)
+            info[has] = compute[ROWID][ci[has]]
+        streams = task["streamId"]
+        uniq, inverse = np.unique(streams, return_inverse=True)
+        lane_of = np.array([parts.book.lane(L.HARDWARE, str(int(u)), L.STREAM_LANE.format(int(u)), int(u))
+                            for u in uniq], dtype=np.int32)
+        first = parts.add(start=task["startNs"], end=task["endNs"], lane=lane_of[inverse] if n else
+                          np.zeros(0, np.int32), name=name, kind=KIND_HARDWARE, row=task[ROWID], info=info,
+                          task_type=ttype)
+        if "connectionId" in task:
+            parts.ends.add("device", task["connectionId"], first)
+        if comm is not None:
+            _add_planes(parts, task, comm, group_tid)
+    if ops is not None:
+        groups, inverse = np.unique(ops["groupName"], return_inverse=True)
+        lane_of = np.array([parts.book.lane(L.HCCL, str(group_tid[g][0]), L.GROUP_LANE.format(_text(s, g)),
+                                            group_tid[g][0]) for g in groups.tolist()], dtype=np.int32)
+        lanes = lane_of[inverse.reshape(-1)] if len(groups) else np.zeros(0, np.int32)
+        first = parts.add(start=ops["startNs"], end=ops["endNs"], lane=lanes, name=s.of_ids(ops["opName"]),
+                          kind=KIND_OPERATOR, row=ops[ROWID])
+        if "connectionId" in ops:
+            parts.ends.add("device", ops["connectionId"], first)
+
+
+def _ids_of(s: CardStrings, texts) -> np.ndarray:
+    return np.array([s.intern(t) for t in texts], dtype=np.int32)
+
+
+def _json_types(s: CardStrings, own: np.ndarray) -> np.ndarray:
+    """``TASK.taskType`` spelt as the JSON's ``Task Type`` of a kernel (``KERNEL_AIVEC`` → ``AI_VECTOR_CORE``)."""
+    out = own.copy()
+    for raw, spelt in L.KERNEL_TASK_TYPE.items():
+        out[own == s.intern(raw)] = s.intern(spelt)
+    return out
+
+
+def _without_parents(task: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``TASK`` without the parents of sub-tasks: a task with no context id whose stream and task id
+    a task with a context id shares, starting inside it, is an FFTS+ (or collective) task drawn
+    through its sub-tasks, as the JSON generation draws it (drawn too, it would count its sub-tasks'
+    time twice and a collective's whole span as an AI Core task)."""
+    if "taskId" not in task or "contextId" not in task or not len(task["taskId"]):
+        return task
+    key = task["streamId"] * (1 << 32) + task["taskId"]
+    is_child = task["contextId"] != L.NONE_U32
+    # parents before children at equal (key, start): a parent's next row is its first sub-task
+    order = np.lexsort((is_child, task["startNs"], key))
+    k, c, st = key[order], is_child[order], task["startNs"][order]
+    parent = ~c & np.roll(c, -1) & (np.roll(k, -1) == k) & (np.roll(st, -1) <= task["endNs"][order])
+    parent[-1] = False
+    drop = np.zeros(len(key), bool)
+    drop[order[parent]] = True
+    return {name: col[~drop] for name, col in task.items()} if drop.any() else task
+
+
+def _text(s: CardStrings, db_id: int) -> str:
+    value = s.value(db_id)
+    return value if value is not None else str(db_id)
+
+
+def _group_lanes(comm: dict | None, ops: dict | None) -> dict[int, tuple[int, int]]:
+    """Per communication group: (tid of its operator lane, planes), as the C++ export numbers them:
+    the group's lane at its start index, ``Plane k`` at start + k + 1."""
+    groups = set()
+    planes: dict[int, int] = {}
+    if comm is not None:
+        for g, p in zip(comm["groupName"].tolist(), comm["planeId"].tolist(), strict=True):
+            groups.add(g)
+            planes[g] = max(planes.get(g, -1), p)
+    if ops is not None:
+        groups.update(ops["groupName"].tolist())
+    out, start = {}, 0
+    for g in sorted(groups):
+        out[g] = (start, planes.get(g, -1) + 1)
+        start += planes.get(g, -1) + 2
+    return out
+
+
+def _add_planes(parts: SliceParts, task: dict, comm: dict, group_tid: dict[int, tuple[int, int]]) -> None:
+    s = parts.strings
+    ti = _join(comm["globalTaskId"], task["globalTaskId"])
+    lost = int((ti < 0).sum())
+    if lost:
+        parts.notes.append(f"{lost:,} COMMUNICATION_TASK_INFO rows name no TASK row: not drawn")
+    keep = ti >= 0
+    ti = ti[keep]
+    groups, plane_ids = comm["groupName"][keep], comm["planeId"][keep]
+    key = np.stack([groups, plane_ids], axis=1) if len(groups) else np.zeros((0, 2), np.int64)
+    uniq, inverse = np.unique(key, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    lane_of = []
+    for g, p in uniq.tolist():
+        base = group_tid[g][0]
+        lane_of.append(parts.book.lane(L.HCCL, str(base + p + 1), L.PLANE_LANE.format(p), base + p + 1))
+    lanes = np.array(lane_of, dtype=np.int32)[inverse] if len(uniq) else np.zeros(0, np.int32)
+    parts.add(start=task["startNs"][ti], end=task["endNs"][ti], lane=lanes, name=s.of_ids(comm["taskType"][keep]),
+              kind=KIND_PLANE, row=task[ROWID][ti], info=comm[ROWID][keep])
+
+
+def add_host(conn: sqlite3.Connection, schema: Schema, parts: SliceParts, enums: dict[str, dict[int, str]]) -> None:
+    """``CANN_API`` on ``CANN`` thread lanes (``AscendCL@…`` names), ``PYTORCH_API`` on ``Python`` thread
+    lanes (with their categories)."""
+    api_names = enums.get("ENUM_API_TYPE", {})
+    cann = _read(conn, schema, parts, "CANN_API", HOST_COLUMNS, ("connectionId",))
+    if cann is not None:
+        prefixes = sorted(set(L.API_PREFIX.values()))
+        types, inverse = np.unique(cann["type"], return_inverse=True)
+        per_type = np.array([prefixes.index(L.API_PREFIX[api_names[t]]) if api_names.get(t) in L.API_PREFIX else -1
+                             for t in types.tolist()], dtype=np.int64)
+        prefix_of = per_type[inverse.reshape(-1)] if len(types) else np.zeros(0, np.int64)
+        name = parts.strings.prefixed(prefix_of, prefixes, cann["name"])
+        lanes = _thread_lanes(parts, L.CANN, cann["globalTid"])
+        first = parts.add(start=cann["startNs"], end=cann["endNs"], lane=lanes, name=name, kind=KIND_CANN,
+                          row=cann[ROWID])
+        if "connectionId" in cann:
+            parts.ends.add("host", cann["connectionId"], first)
+    torch = _read(conn, schema, parts, "PYTORCH_API", HOST_COLUMNS, ("connectionId",))
+    if torch is not None:
+        name = parts.strings.of_ids(torch["name"])
+        types, inverse = np.unique(torch["type"], return_inverse=True)
+        cats = np.array([parts.strings.intern(L.FRAMEWORK_CAT[api_names[t]]) if api_names.get(t) in L.FRAMEWORK_CAT
+                         else -1 for t in types.tolist()], dtype=np.int32)
+        cat = cats[inverse.reshape(-1)] if len(types) else np.zeros(0, np.int32)
+        cat = _queue_cats(parts.strings, name, cat)
+        lanes = _thread_lanes(parts, L.PYTHON, torch["globalTid"])
+        first = parts.add(start=torch["startNs"], end=torch["endNs"], lane=lanes, name=name, kind=KIND_FRAMEWORK,
+                          row=torch[ROWID], cat=cat)
+        if "connectionId" in torch:
+            _framework_endpoints(conn, schema, parts, torch["connectionId"], first)
+
+
+def _queue_cats(s: CardStrings, name: np.ndarray, cat: np.ndarray) -> np.ndarray:
+    """``Enqueue@…`` / ``Dequeue@…`` ranges get the JSON's ``enqueue`` / ``dequeue`` category."""
+    out = cat.copy()
+    for u in np.unique(name).tolist():
+        text = s.strings[u].split("@", 1)[0].lower() if u >= 0 else ""
+        if text in L.QUEUE_CATS:
+            out[name == u] = s.intern(L.QUEUE_CATS[text])
+    return out
+
+
+def _thread_lanes(parts: SliceParts, proc: tuple[str, str, int], global_tid: np.ndarray) -> np.ndarray:
+    uniq, inverse = np.unique(global_tid, return_inverse=True)
+    lane_of = []
+    for g in uniq.tolist():
+        tid = g & TID_MASK if g >= 0 else g
+        lane_of.append(parts.book.lane(proc, str(tid), L.THREAD_LANE.format(tid), tid))
+    return np.array(lane_of, dtype=np.int32)[inverse.reshape(-1)] if len(uniq) else np.zeros(0, np.int32)
+
+
+def _framework_endpoints(conn: sqlite3.Connection, schema: Schema, parts: SliceParts, ref: np.ndarray,
+                         first: int) -> None:
+    """``PYTORCH_API.connectionId`` is an id into ``CONNECTION_IDS(id, connectionId)`` (one range can
+    hold several connections)."""
+    ids = _read(conn, schema, parts, "CONNECTION_IDS", ("id", "connectionId"))
+    if ids is None:
+        return
+    order = np.argsort(ids["id"], kind="stable")
+    key, cid = ids["id"][order], ids["connectionId"][order]
+    slices = np.flatnonzero(ref >= 0)
+    lo = np.searchsorted(key, ref[slices], side="left")
+    hi = np.searchsorted(key, ref[slices], side="right")
+    counts = hi - lo
+    rows = np.repeat(lo, counts) + (np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
+    parts.ends.cid.setdefault("framework", []).append(cid[rows])
+    parts.ends.slice.setdefault("framework", []).append(np.repeat(slices, counts).astype(np.int64) + first)
+
+
+def add_overlap(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> None:
+    """The producer's ``OVERLAP_ANALYSIS`` rows on the ``Overlap Analysis`` lanes."""
+    ov = _read(conn, schema, parts, "OVERLAP_ANALYSIS", ("startNs", "endNs", "type"))
+    if ov is None:
+        return
+    known = np.isin(ov["type"], list(L.OVERLAP_LANES))
+    lane_of, name_of = {}, {}
+    for t, lane_name in L.OVERLAP_LANES.items():
+        lane_of[t] = parts.book.lane(L.OVERLAP, str(t), lane_name, t)
+        name_of[t] = parts.strings.intern(lane_name)
+    types = ov["type"][known]
+    lut_lane = np.array([lane_of[t] for t in sorted(lane_of)], dtype=np.int32)
+    lut_name = np.array([name_of[t] for t in sorted(name_of)], dtype=np.int32)
+    parts.add(start=ov["startNs"][known], end=ov["endNs"][known], lane=lut_lane[types], name=lut_name[types],
+              kind=KIND_OVERLAP, row=ov[ROWID][known])
+    if (~known).any():
+        parts.notes.append(f"{int((~known).sum()):,} OVERLAP_ANALYSIS rows of an unknown type: not drawn")
+
+
+def add_steps(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> None:
+    """``STEP_TIME`` as ``ProfilerStep#N`` slices, unless the framework's ranges already name them."""
+    steps = _read(conn, schema, parts, "STEP_TIME", ("id", "startNs", "endNs"))
+    if steps is None or not len(steps["id"]):
+        return
+    wanted = {parts.strings.intern(L.PROFILER_STEP.format(int(i))) for i in steps["id"].tolist()}
+    names = parts.cols.get("name", [])
+    kinds = parts.cols.get("kind", [])
+    for nm, kd in zip(names, kinds, strict=True):
+        if len(kd) and kd[0] == KIND_FRAMEWORK and np.isin(nm, list(wanted)).any():
+            return  # torch_npu: PYTORCH_API holds ProfilerStep#N itself
+    lane = parts.book.lane(L.PYTHON, L.STEPS_LANE, L.STEPS_LANE, -1)
+    name = np.array([parts.strings.intern(L.PROFILER_STEP.format(int(i))) for i in steps["id"].tolist()], np.int32)
+    parts.add(start=steps["startNs"], end=steps["endNs"], lane=np.full(len(name), lane, np.int32), name=name,
+              kind=KIND_STEP, row=steps[ROWID])
