@@ -320,6 +320,10 @@ def summary_html(cmp: ClusterComparison, rows: list[dict]) -> str:
         parts.append(f"<span style='color:#c82d28'><b>▲ slow:</b> {flags}</span> (over the median of all cards)")
     else:
         parts.append("no slow card")
+    heavy = [r["card"] for r in rows if r.get("memory_flags")]
+    if heavy:
+        parts.append(f"<span style='color:#c82d28'><b>▲ memory:</b> {', '.join(heavy)} (peak reserved above the "
+                     "median of all cards)</span>")
     failed = [r["card"] for r in rows if r["error"] and r["bar"] is None]
     if failed:
         parts.append(f"<span style='color:#c82d28'>no data: {', '.join(failed)}</span>")
