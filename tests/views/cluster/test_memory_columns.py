@@ -10,6 +10,7 @@ import pytest
 from PySide6 import QtCore
 
 from timelineview.analysis.cluster.comparison import to_csv
+from timelineview.analysis.cluster.memory_peaks import peaks_of_document
 from timelineview.analysis.session import AnalysisSession
 from timelineview.model import load
 from timelineview.synthetic import cluster_specs, generate_cluster
@@ -44,6 +45,8 @@ def test_columns_hold_each_cards_peaks_from_the_stats_document(with_memory):
     docs = {d["card"]: d["memory"] for d in with_memory.stats_document()["cards"]}
     rows = with_memory.comparison.rows()
     assert len(rows) == CARDS
+    for c in with_memory.comparison.cards:  # a summary folder reads the same peaks from the document
+        assert peaks_of_document(docs[c.card]) == c.memory
     for r in rows:
         m = docs[r["card"]]
         assert m["live_at_peak_component"] == "PTA"
