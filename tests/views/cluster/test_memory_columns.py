@@ -60,7 +60,7 @@ def test_columns_hold_each_cards_peaks_from_the_stats_document(with_memory):
                 "peak_reserved_mb"]
 
 
-def test_only_the_flagged_cards_peak_reserved_cell_is_marked(qtbot, with_memory):
+def test_only_the_flagged_cards_peak_reserved_cell_is_marked(qtbot, tmp_path, with_memory):
     flags = with_memory.stats_document()["memory_imbalance"]
     assert [f["card"] for f in flags] == [f"rank {PLANTED}"]
     view = ClusterView()
@@ -81,6 +81,7 @@ def test_only_the_flagged_cards_peak_reserved_cell_is_marked(qtbot, with_memory)
     assert view.memory_scroll.isVisibleTo(view) and not view.chart_scroll.isVisibleTo(view)
     assert [bool(r["memory_flags"]) for r in view.memory_bars.rows] == [
         r["card"] == flags[0]["card"] for r in model.rows]
+    assert view.export_png(tmp_path / "memory.png") and (tmp_path / "memory.png").stat().st_size > 0
 
 
 def test_csv_and_heat_map_carry_the_peaks(with_memory):

@@ -220,7 +220,7 @@ class ClusterView(QtWidgets.QStackedWidget):
         grouped = self.group_box.isChecked() and len(m.rows) > fits
         bars = group_rows(m.rows, fits) if grouped else group_rows(m.rows, len(m.rows))
         self.chart.set_rows(bars, m.div, m.unit)
-        self.group_box.setVisible(len(m.rows) > fits)
+        self.group_box.setVisible(len(m.rows) > fits and not self.memory_scroll.isVisibleTo(self))
         n = len(m.rows)
         if grouped:
             self.chart_note.setText(f"{n} cards in {len(bars)} bars (table order): slow cards alone, the others "
@@ -269,7 +269,9 @@ class ClusterView(QtWidgets.QStackedWidget):
         Path(path).write_text(to_csv(self.current_rows(), self.table.model_.columns), encoding="utf-8")
 
     def export_png(self, path: Path) -> bool:
-        """The chart with one bar per card, whatever fits on screen."""
+        """The chart shown (time phases or memory peaks) with one bar per card, whatever fits on screen."""
+        if self.memory_scroll.isVisibleTo(self):
+            return self.memory_bars.grab().save(str(path))
         rows = self.current_rows()
         return self.chart.render_image(group_rows(rows, len(rows)), title=self.chart_title(rows)).save(str(path))
 
