@@ -16,6 +16,7 @@ import numpy as np
 from timelineview.analysis.card_analysis import CardAnalysis, ensure
 from timelineview.analysis.cluster.clock_offsets import clock_offsets
 from timelineview.analysis.cluster.comparison import CardComparison, ClusterComparison, comparison_error
+from timelineview.analysis.cluster.memory_peaks import peaks_of_card
 from timelineview.analysis.cluster.slow_cards import SlowCard, slow_cards
 from timelineview.analysis.communication import ClusterCommunication, analyse_cluster
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS
@@ -82,8 +83,9 @@ class AnalysisSession:
             if not cc.error:
                 cc.steps = self.analyse(a.number, ("comparison_steps",)).comparison_steps or []
                 cc.error = a.error if a.comparison_steps is None else ""
+            cc.memory = peaks_of_card(self.analyse(a.number, ("memory",)).memory)
             cards.append(cc)
-        return ClusterComparison(cards)
+        return ClusterComparison(cards, self.memory_imbalance)
 
     @cached_property
     def card_documents(self) -> list[dict]:

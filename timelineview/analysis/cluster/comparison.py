@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from timelineview.analysis.cluster.memory_peaks import PEAK_ALLOCATED, PEAK_RESERVED, MemoryPeaks
 from timelineview.analysis.cluster.slow_cards import slow_cards
 from timelineview.analysis.derived import DerivedIntervals
 from timelineview.analysis.pipeline import PipelineIntervals, pipeline_metrics
@@ -28,7 +29,7 @@ from timelineview.analysis.steps import StepWindow
 from timelineview.analysis.window import window_metrics
 from timelineview.model.store.trace_store import TraceStore
 
-TIME, RATIO, COUNT, OFFSET, TEXT = "time", "ratio", "count", "offset", "text"
+TIME, RATIO, COUNT, OFFSET, TEXT, MB = "time", "ratio", "count", "offset", "text", "mb"
 FREE_AFTER_INTERVAL = "free_after_interval_us"  # the bar's free part: free_us over [fp, e), not free_us
 # the names of the three Free figures a step has (metrics.md §3): each screen says which it shows
 FREE_STEP_WINDOW = "Free (step window)"
@@ -73,6 +74,13 @@ PIPELINE_COLUMNS = (
     Column("other_pure_communication_us", "Other pure comm.", TIME,
            "pure communication that is not receive-only"),
 )
+# shown when some card has memory records (metrics.md §11); the mean row shows the whole run's peaks
+MEMORY_COLUMNS = (
+    Column(PEAK_ALLOCATED, "Peak allocated", MB, "allocated peak of the component the peak is judged on "
+           "(PTA's when present, else PTA+GE's, else GE's); a step: its peak during the step"),
+    Column(PEAK_RESERVED, "Peak reserved", MB, "the card's peak reserved memory (PTA+GE's, else PTA's, GE's, "
+           "APP's); a red cell: flagged by memory_imbalance over the whole run"),
+)
 BAR_PARTS = (
     ("step_interval_us", "Step interval"), ("compute_us", "Compute"),
     ("pure_communication_us", "Pure communication"), (FREE_AFTER_INTERVAL, FREE_AFTER_INTERVAL_TITLE),
@@ -93,6 +101,7 @@ class CardComparison:
     clock_offset_us: float = 0.0
     steps: list[dict] = field(default_factory=list)  # step_metrics + bar + pipeline + window (card clock)
     error: str = ""
+    memory: MemoryPeaks | None = None  # None: the card has no memory records
 
     @property
     def usable(self) -> bool:
@@ -136,10 +145,19 @@ class ClusterComparison:
     """Every card of a cluster, ordered by rank (cards without a rank last, by name)."""
 
     cards: list[CardComparison]
+    memory_flags: list[dict] = field(default_factory=list)  # the session's ``memory_imbalance``
     _rows: dict = field(default_factory=dict, init=False, repr=False, compare=False)  # by step, once
 
     def __post_init__(self) -> None:
         self.cards.sort(key=lambda c: (c.rank is None, c.rank if c.rank is not None else 0, c.card))
+        for c in self.cards:  # each step carries its memory peaks, so the heat map can show them per step
+            if c.memory is not None:
+                c.steps = [dict(s, **c.memory.per_step.get(int(s["step"]), _NO_MEMORY)) for s in c.steps]
+
+    @property
+    def memory(self) -> bool:
+        """Whether any card has memory records."""
+        return any(c.memory is not None for c in self.cards)
 
     @property
     def pipeline(self) -> bool:
@@ -148,7 +166,7 @@ class ClusterComparison:
 
     @property
     def columns(self) -> tuple[Column, ...]:
-        return COLUMNS + PIPELINE_COLUMNS if self.pipeline else COLUMNS
+        return (COLUMNS + (PIPELINE_COLUMNS if self.pipeline else ()) + (MEMORY_COLUMNS if self.memory else ()))
 
     @property
     def whole_trace_only(self) -> bool:
@@ -178,15 +196,24 @@ class ClusterComparison:
             flags: dict[str, list[dict]] = {}
             for f in self.slow(step):
                 flags.setdefault(f["card"], []).append(f)
-            self._rows[step] = [_row(c, step, flags.get(c.card, [])) for c in self.cards]
+            memory = {} if step is not None else {f["card"]: [f] for f in self.memory_flags}
+            self._rows[step] = [_row(c, step, flags.get(c.card, []), memory.get(c.card, [])) for c in self.cards]
         return list(self._rows[step])
 
 
-def _row(c: CardComparison, step: int | None, flags: list[dict]) -> dict:
+_NO_MEMORY = dict.fromkeys((PEAK_ALLOCATED, PEAK_RESERVED))
+
+
+def _row(c: CardComparison, step: int | None, flags: list[dict], memory_flags: list[dict]) -> dict:
     row = {"number": c.number, "card": c.card, "rank": c.rank, "error": c.error, "step": step,
            "clock_offset_us": None if c.error else c.clock_offset_us, "slow": flags, "bar": None, "drill_step": None,
-           "start_ns": None, "end_ns": None, "window": None}
+           "start_ns": None, "end_ns": None, "window": None, "memory_flags": memory_flags}
     chosen = c.steps if step is None else [s for s in c.steps if s["step"] == step]
+    # a peak is not averaged: the mean row shows the whole run's, a step its own
+    if step is None:
+        row.update(c.memory.values() if c.memory is not None else _NO_MEMORY)
+    else:
+        row.update({k: chosen[0].get(k) if chosen else None for k in _NO_MEMORY})
     row["steps"] = len(chosen)
     if not chosen:
         row.update(dict.fromkeys(_STEP_KEYS + _PIPELINE_KEYS + ("overlap_ratio",)))
@@ -323,13 +350,25 @@ def slow_text(flag: dict) -> str:
     return text
 
 
+def memory_flag_text(flag: dict) -> str:
+    """'peak reserved 3072.0 MB vs median 2048.0 MB (+50 %), z 9.1, flagged above 2150.4 MB (whole run)'."""
+    value, median = flag["value"], flag["median"]
+    excess = f" (+{(value / median - 1) * 100:.0f} %)" if median > 0 else ""
+    z = flag.get("z")
+    zs = f", z {z:.1f}" if z is not None else ", the other cards all equal"
+    above = f", flagged above {flag['threshold']:.1f} MB" if flag.get("threshold") is not None else ""
+    return f"peak reserved {value:.1f} MB vs median {median:.1f} MB{excess}{zs}{above} (whole run)"
+
+
 def to_csv(rows: list[dict], columns: tuple[Column, ...]) -> str:
-    """The table as CSV: times in µs, the step shown, and what flagged each slow card."""
+    """The table as CSV: times in µs, memory in MB, the step shown, what flagged each slow card and (with
+    memory columns) each card ``memory_imbalance`` flagged."""
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     header = ["card", "rank", "step"]
     header += [f"{c.key}" for c in columns if c.key != "card"]
-    w.writerow(header + ["slow_metrics", "error"])
+    memory = any(c.kind == MB for c in columns)
+    w.writerow(header + ["slow_metrics"] + (["memory_imbalance"] if memory else []) + ["error"])
     for r in rows:
         line = [r["card"], "" if r["rank"] is None else r["rank"], "mean" if r["step"] is None else r["step"]]
         for c in columns:
@@ -340,6 +379,8 @@ def to_csv(rows: list[dict], columns: tuple[Column, ...]) -> str:
                                               str(int(round(v))) if c.kind == COUNT and r["step"] is not None
                                               else f"{v:.3f}"))
         line.append(";".join(f["metric"] for f in r["slow"]))
+        if memory:
+            line.append(";".join(f["metric"] for f in r.get("memory_flags", [])))
         line.append(r["error"])
         w.writerow(line)
     return out.getvalue()

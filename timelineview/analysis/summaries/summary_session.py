@@ -22,6 +22,7 @@ import orjson
 
 from timelineview.analysis.cluster.clock_offsets import _offset
 from timelineview.analysis.cluster.comparison import CardComparison, ClusterComparison
+from timelineview.analysis.cluster.memory_peaks import peaks_of_document
 from timelineview.analysis.cluster.slow_cards import SlowCard, slow_cards
 from timelineview.analysis.communication import ClusterCommunication, analyse_cluster
 from timelineview.analysis.findings.evaluate import Finding
@@ -257,8 +258,9 @@ class SummarySession:
             if not cc.error:
                 cc.steps = m.get("comparison_steps") or []
                 cc.error = m.get("error") or ""
+            cc.memory = peaks_of_document(c.document.get("memory"))
             rows.append(cc)
-        return ClusterComparison(rows)
+        return ClusterComparison(rows, documents_imbalance(self.card_documents))
 
     @cached_property
     def findings(self) -> list[Finding]:

@@ -14,9 +14,11 @@ from PySide6 import QtCore, QtWidgets
 from timelineview.analysis.cluster.comparison import ClusterComparison, group_rows, to_csv
 from timelineview.views.cluster.card_progress import CardProgressList
 from timelineview.views.cluster.comparison_table import ComparisonTable
+from timelineview.views.cluster.memory_bars import MemoryBars
 from timelineview.views.cluster.stacked_bars import StackedBars
 
 GROUPED_BAR_H = 16  # bar height aimed at when cards are grouped to fit
+TIME_CHART, MEMORY_CHART = "time", "memory"
 
 EMPTY_HINT = ("No cluster open.\nOpen a folder with one trace per rank (File ▸ Open folder, Ctrl+Shift+O) "
               "to compare its cards side by side.")
@@ -101,6 +103,17 @@ class ClusterView(QtWidgets.QStackedWidget):
         self.group_box.setToolTip("More cards than fit: slow cards keep their own bar, the others are "
                                   "grouped (off: one bar per card, scroll the chart)")
         self.group_box.toggled.connect(lambda *_: self._sync_chart())
+        self.memory_bars = MemoryBars()
+        self.memory_scroll = QtWidgets.QScrollArea()
+        self.memory_scroll.setWidgetResizable(True)
+        self.memory_scroll.setWidget(self.memory_bars)
+        self.memory_scroll.hide()
+        self.chart_box = QtWidgets.QComboBox()
+        self.chart_box.addItem("Time phases", TIME_CHART)
+        self.chart_box.addItem("Memory peaks (MB)", MEMORY_CHART)
+        self.chart_box.setToolTip("Chart: each card's step time in phases, or its peak reserved memory with "
+                                  "its allocated peak (when the cards have memory records)")
+        self.chart_box.currentIndexChanged.connect(lambda *_: self._show_chart())
         chart_box = QtWidgets.QWidget()
         cl = QtWidgets.QVBoxLayout(chart_box)
         cl.setContentsMargins(0, 0, 0, 0)
@@ -108,8 +121,10 @@ class ClusterView(QtWidgets.QStackedWidget):
         head = QtWidgets.QHBoxLayout()
         head.addWidget(self.chart_note, 1)
         head.addWidget(self.group_box)
+        head.addWidget(self.chart_box)
         cl.addLayout(head)
         cl.addWidget(self.chart_scroll, 1)
+        cl.addWidget(self.memory_scroll, 1)
         self.splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(chart_box)
@@ -153,7 +168,9 @@ class ClusterView(QtWidgets.QStackedWidget):
         self.step_box.setCurrentIndex(0)
         self.step_box.blockSignals(False)
         self.step = None
+        self.chart_box.setVisible(comparison.memory)
         self._refresh()
+        self._show_chart()
         self.setCurrentWidget(self.comparison_page)
         self._user_split = False
         self._fit_splitter()
@@ -187,15 +204,23 @@ class ClusterView(QtWidgets.QStackedWidget):
         self.table.set_rows(rows, cmp.columns)
         self.summary.setText(summary_html(cmp, rows))
 
+    def _show_chart(self) -> None:
+        memory = self.chart_box.currentData() == MEMORY_CHART and self.comparison is not None \
+            and self.comparison.memory
+        self.chart_scroll.setVisible(not memory)
+        self.memory_scroll.setVisible(bool(memory))
+        self._sync_chart()
+
     def _sync_chart(self) -> None:
         """Bars in the table's order: one per card, or grouped when more cards than fit (and so said)."""
         m = self.table.model_
+        self.memory_bars.set_rows(m.rows)
         view_h = self.chart_scroll.viewport().height()
         fits = max(StackedBars.bars_fitting(view_h, GROUPED_BAR_H), 8)
         grouped = self.group_box.isChecked() and len(m.rows) > fits
         bars = group_rows(m.rows, fits) if grouped else group_rows(m.rows, len(m.rows))
         self.chart.set_rows(bars, m.div, m.unit)
-        self.group_box.setVisible(len(m.rows) > fits)
+        self.group_box.setVisible(len(m.rows) > fits and not self.memory_scroll.isVisibleTo(self))
         n = len(m.rows)
         if grouped:
             self.chart_note.setText(f"{n} cards in {len(bars)} bars (table order): slow cards alone, the others "
@@ -244,7 +269,9 @@ class ClusterView(QtWidgets.QStackedWidget):
         Path(path).write_text(to_csv(self.current_rows(), self.table.model_.columns), encoding="utf-8")
 
     def export_png(self, path: Path) -> bool:
-        """The chart with one bar per card, whatever fits on screen."""
+        """The chart shown (time phases or memory peaks) with one bar per card, whatever fits on screen."""
+        if self.memory_scroll.isVisibleTo(self):
+            return self.memory_bars.grab().save(str(path))
         rows = self.current_rows()
         return self.chart.render_image(group_rows(rows, len(rows)), title=self.chart_title(rows)).save(str(path))
 
@@ -295,6 +322,10 @@ def summary_html(cmp: ClusterComparison, rows: list[dict]) -> str:
         parts.append(f"<span style='color:#c82d28'><b>▲ slow:</b> {flags}</span> (over the median of all cards)")
     else:
         parts.append("no slow card")
+    heavy = [r["card"] for r in rows if r.get("memory_flags")]
+    if heavy:
+        parts.append(f"<span style='color:#c82d28'><b>▲ memory:</b> {', '.join(heavy)} (peak reserved above the "
+                     "median of all cards)</span>")
     failed = [r["card"] for r in rows if r["error"] and r["bar"] is None]
     if failed:
         parts.append(f"<span style='color:#c82d28'>no data: {', '.join(failed)}</span>")

@@ -8,7 +8,18 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.analysis.cluster.comparison import COUNT, OFFSET, RATIO, TEXT, TIME, Column, slow_text, sort_rows
+from timelineview.analysis.cluster.comparison import (
+    COUNT,
+    MB,
+    OFFSET,
+    RATIO,
+    TEXT,
+    TIME,
+    Column,
+    memory_flag_text,
+    slow_text,
+    sort_rows,
+)
 from timelineview.views.sort_arrows import conventional_sort_arrows
 
 SLOW_TEXT = QtGui.QColor(200, 45, 40)
@@ -40,6 +51,8 @@ def cell_text(col: Column, value, div: float, per_step: bool) -> str:
         return f"{value * 100:.1f} %"
     if col.kind == COUNT:
         return f"{int(round(value))}" if per_step else f"{value:.1f}"
+    if col.kind == MB:
+        return f"{value:,.1f}".replace(",", " ")
     return str(value)
 
 
@@ -89,7 +102,7 @@ class ComparisonTableModel(QtCore.QAbstractTableModel):
             return None
         col = self.columns[section]
         if role == ROLE.DisplayRole:
-            return header_text(col, {TIME: self.unit, OFFSET: "µs", COUNT: "per step"}.get(col.kind, ""))
+            return header_text(col, {TIME: self.unit, OFFSET: "µs", COUNT: "per step", MB: "MB"}.get(col.kind, ""))
         if role == ROLE.ToolTipRole:
             return col.tooltip
         if role == ROLE.TextAlignmentRole:
@@ -102,7 +115,7 @@ class ComparisonTableModel(QtCore.QAbstractTableModel):
             return None
         r = self.rows[index.row()]
         col = self.columns[index.column()]
-        flagged = [f for f in r["slow"] if f["metric"] == col.key]
+        flagged = [f for f in r["slow"] + r.get("memory_flags", []) if f["metric"] == col.key]
         if role == ROLE.DisplayRole:
             if col.key == "card":
                 return r["card"] + ("  ▲" if r["slow"] else "") + ("  (no data)" if r["error"] else "")
@@ -135,12 +148,16 @@ class ComparisonTableModel(QtCore.QAbstractTableModel):
                      f"mean over {r['steps']} steps" if r["step"] is None else f"step {r['step']}")
             lines = [f"{r['card']}: {shown}"]
             lines += [f"slow — {slow_text(f)}" for f in r["slow"]]
+            lines += [f"memory — {memory_flag_text(f)}" for f in r.get("memory_flags", [])]
             lines.append("double-click: its timeline at step " + str(r["drill_step"]))
             return "\n".join(lines)
         value = r.get(col.key)
         text = f"{col.title}: " + ("—" if value is None else
-                                   f"{value:.3f} µs" if col.kind in (TIME, OFFSET) else f"{value:.4g}")
-        return "\n".join([text, *(f"slow — {slow_text(f)}" for f in flagged)])
+                                   f"{value:.3f} µs" if col.kind in (TIME, OFFSET) else
+                                   f"{value:.3f} MB" if col.kind == MB else f"{value:.4g}")
+        flags = [f"memory — {memory_flag_text(f)}" if f["metric"] == "peak_reserved_mb" else f"slow — {slow_text(f)}"
+                 for f in flagged]
+        return "\n".join([text, *flags])
 
     def sort(self, column: int, order: QtCore.Qt.SortOrder = QtCore.Qt.SortOrder.AscendingOrder) -> None:
         if column >= len(self.columns):

@@ -18,6 +18,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.cluster.comparison import (
     COLUMNS,
+    MEMORY_COLUMNS,
     OFFSET,
     PIPELINE_COLUMNS,
     TEXT,
@@ -52,6 +53,7 @@ def tick_stride(count: int, cell_px: float, label_px: float) -> int:
 
 
 METRIC_TITLES = {c.key: c.title for c in COLUMNS + PIPELINE_COLUMNS}  # as the comparison table's headers
+METRIC_TITLES.update({c.key: f"{c.title} (MB)" for c in MEMORY_COLUMNS})
 
 
 def row_ticks(comparison: ClusterComparison, matrix: HeatMatrix) -> list[str]:
@@ -73,9 +75,10 @@ def row_ticks(comparison: ClusterComparison, matrix: HeatMatrix) -> list[str]:
 
 
 def metric_choices(comparison: ClusterComparison | None) -> list[tuple[str, str]]:
-    """(key, title) of the comparison columns a step has a value of (the clock offset is per card)."""
-    columns = COLUMNS + (PIPELINE_COLUMNS if comparison is not None and comparison.pipeline else ())
-    return [(c.key, c.title) for c in columns if c.kind not in (TEXT, OFFSET)]
+    """(key, title) of the comparison columns a step has a value of (the clock offset is per card); the memory
+    peaks when some card has memory, each step's own."""
+    columns = comparison.columns if comparison is not None else COLUMNS
+    return [(c.key, METRIC_TITLES.get(c.key, c.title)) for c in columns if c.kind not in (TEXT, OFFSET)]
 
 
 def colour_image(matrix: HeatMatrix, lut: np.ndarray) -> QtGui.QImage:
@@ -284,7 +287,7 @@ class HeatMapView(QtWidgets.QWidget):
         key = self.metric_box.currentData() or DEFAULT_METRIC
         node = CARDS_PER_NODE if self.node_box.isChecked() else 1
         matrix = heat_matrix(self.comparison, key, node)
-        kind = {c.key: c.kind for c in COLUMNS + PIPELINE_COLUMNS}.get(key)
+        kind = {c.key: c.kind for c in COLUMNS + PIPELINE_COLUMNS + MEMORY_COLUMNS}.get(key)
         grouped = any(len(n) > 1 for n in matrix.row_cards)
         self.canvas.set_matrix(matrix, kind == TIME or key.endswith("_us"), METRIC_TITLES.get(key, key),
                                row_ticks(self.comparison, matrix), NODE_AXIS if grouped else RANK_AXIS)
