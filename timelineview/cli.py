@@ -29,46 +29,14 @@ from timelineview.commands.exit_codes import (
     read_something,
     run_guarded,
 )
+from timelineview.commands.terminal_lines import TerminalLines, compile_goes_on
 from timelineview.model import LoadCancelled, load_cards
 from timelineview.model.load.loader import card_sources, shutdown_pool
 from timelineview.model.store.report import EMPTY_CAPTURE, card_line
 from timelineview.terminal_text import terminal_safe
 
 # what stats adds to the loader's first-run note: the compile outlives the command (model/load/jit.py)
-COMPILE_GOES_ON = "; the compile goes on at idle priority after stats exits"
-
-
-class _TerminalLines:
-    """The load's progress on one line of stderr, rewritten in place, and the loader's notes (a first run:
-    the scanner compiles after this load, in a process of its own) each once, on a line of their own."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self.last = -1
-        self.open = False  # a progress line without its newline yet
-        self.said: set[str] = set()
-
-    def progress(self, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        pct = int(100 * done / max(total, 1))
-        if pct != self.last:
-            self.last = pct
-            print(f"\rloading… {pct:3d}% of {total / 1e6:,.1f} MB", end="", file=sys.stderr, flush=True)
-            self.open = True
-            if done >= total:
-                self._end_line()
-
-    def note(self, text: str) -> None:
-        if self.enabled and text not in self.said:
-            self.said.add(text)
-            self._end_line()
-            print(terminal_safe(text) + COMPILE_GOES_ON, file=sys.stderr, flush=True)
-
-    def _end_line(self) -> None:
-        if self.open:
-            print(file=sys.stderr)
-            self.open = False
+COMPILE_GOES_ON = compile_goes_on("stats")
 
 
 def stats_main(argv: list[str]) -> int:
@@ -89,7 +57,7 @@ def _stats(args: argparse.Namespace) -> int:
     if len(args.paths) == 1 and looks_like_summary(args.paths[0]):  # metrics.md §10: no trace is read
         return _stats_of_summary(args.paths[0], args.json)
     cancel = threading.Event()
-    terminal = _TerminalLines(not args.quiet and sys.stderr.isatty())
+    terminal = TerminalLines(not args.quiet and sys.stderr.isatty(), "stats")
     sources = card_sources(args.paths)
     try:
         stores = load_cards(sources, progress=terminal.progress, cancel=cancel, note=terminal.note,

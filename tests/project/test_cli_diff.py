@@ -104,3 +104,23 @@ def test_diff_of_rank0_and_rank1_of_two_jobs_compares_the_cards():
     assert "Operators: no change." not in out.stdout
     assert "rank 0 vs rank 1" in out.stdout
     assert "the runs share no rank: cards matched in rank order (rank 0 with rank 1)" in out.stdout
+
+
+def test_runs_without_a_card_to_compare_exit_1_saying_why(tmp_path, capsys):
+    """Two runs that share no rank and hold different numbers of cards compare nothing: exit 1, not an empty
+    comparison with exit 0."""
+    from timelineview.commands.diff import diff_main
+    from timelineview.synthetic import CardSpec, generate_card
+
+    one, two = tmp_path / "one", tmp_path / "two"
+    generate_card(one / "ascend_timeline_display_0.json", CardSpec(rank=0, steps=2, tasks_per_step=20),
+                  target_bytes=60_000)
+    for rank in (5, 6):
+        generate_card(two / f"ascend_timeline_display_{rank}.json", CardSpec(rank=rank, steps=2, tasks_per_step=20),
+                      target_bytes=60_000)
+    assert diff_main([str(one), str(two), "--no-cache"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    [line] = [x for x in captured.err.splitlines() if x.strip()]
+    assert line.startswith("timelineview diff: no card of one run matches a card of the other: ")
+    assert "rank 0" in line and "rank 5" in line

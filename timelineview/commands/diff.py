@@ -27,16 +27,17 @@ from timelineview.commands.exit_codes import (
     nothing_readable_reason,
     run_guarded,
 )
+from timelineview.commands.terminal_lines import TerminalLines
 from timelineview.model.summary.guarded_files import checked_name
 from timelineview.terminal_text import terminal_safe
 
 TOP_CHANGES = 15  # operators and collectives in the readable output
 
 
-def _load(path: str, label: str, cache: bool):
+def _load(path: str, label: str, cache: bool, terminal: TerminalLines):
     from timelineview.model import load
 
-    stores = load([path], cache=cache)
+    stores = load([path], cache=cache, progress=terminal.progress, note=terminal.note)
     if not any(len(s.slices) for s in stores):  # a comparison is of slices
         # the reason names the card (the path's name) and its file: the path once
         raise _NothingReadable(f"timelineview diff: nothing readable in the {label} run: "
@@ -185,6 +186,7 @@ def diff_main(argv: list[str]) -> int:
     parser.add_argument("base", help="the baseline run: a trace file or a folder (one card per rank)")
     parser.add_argument("new", help="the new run, the same way")
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     add_cache_option(parser)
     args = parser.parse_args(argv)
     return run_guarded("timelineview diff", lambda: _diff(args))
@@ -195,9 +197,10 @@ def _diff(args: argparse.Namespace) -> int:
     if reason:  # nothing is loaded: exit 1 with the reason, as for a run with nothing readable
         print(terminal_safe(reason), file=sys.stderr)
         return EXIT_NOTHING_READABLE
+    terminal = TerminalLines(not args.quiet and sys.stderr.isatty(), "diff")
     try:
-        base = AnalysisSession(_load(args.base, "base", cache_wanted(args)))
-        new = AnalysisSession(_load(args.new, "new", cache_wanted(args)))
+        base = AnalysisSession(_load(args.base, "base", cache_wanted(args), terminal))
+        new = AnalysisSession(_load(args.new, "new", cache_wanted(args), terminal))
     except _NothingReadable as exc:
         print(terminal_safe(exc), file=sys.stderr)
         return EXIT_NOTHING_READABLE
@@ -206,6 +209,10 @@ def _diff(args: argparse.Namespace) -> int:
 
         shutdown_pool()
     diff = diff_runs(base, new)
+    if not diff.cards:  # nothing to compare: say why (the notes say what differs), as for nothing readable
+        print(terminal_safe(f"timelineview diff: no card of one run matches a card of the other: "
+                            f"{'; '.join(diff.notes) or 'the runs hold no cards in common'}"), file=sys.stderr)
+        return EXIT_NOTHING_READABLE
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(diff.document(), option=orjson.OPT_INDENT_2))
         sys.stdout.buffer.write(b"\n")

@@ -68,9 +68,9 @@ def _print_tables() -> int:
 
 def _query(paths: list[str], sql: str, args: argparse.Namespace) -> int:
     from timelineview.api import MissingExtra, NothingReadable, QueryCancelled, QueryError, SqlEngine, open
-    from timelineview.cli import _TerminalLines
+    from timelineview.commands.terminal_lines import TerminalLines
 
-    terminal = _TerminalLines(sys.stderr.isatty())  # the load's progress, as stats shows it
+    terminal = TerminalLines(sys.stderr.isatty(), "query")  # the load's progress, as stats shows it
     try:
         session = open(paths, cache=not args.no_cache, min_gap_us=args.min_gap_us, progress=terminal.progress,
                        note=terminal.note)

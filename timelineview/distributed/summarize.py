@@ -204,7 +204,8 @@ def _summarize_locked(path, out: Path, scheduler, workers: int, min_gap_ns: int,
         )
 
         stamp = current_stamp()
-        head = {"kind": INDEX_KIND, "format": INDEX_FORMAT, "state": INCOMPLETE, "run": run,
+        head = {"schema": f"timelineview.summary/{INDEX_FORMAT}", "kind": INDEX_KIND, "format": INDEX_FORMAT,
+                "state": INCOMPLETE, "run": run,
                 "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(started)),
                 "version": stamp.version, "code": stamp.code, "source": str(Path(path).resolve()),
                 "min_gap_ns": min_gap_ns}
