@@ -50,9 +50,10 @@ class SlowCard:
     z_required: float
 
     def document(self) -> dict:
-        return {"card": self.card, "metric": self.metric, "value": self.value, "median": self.median,
-                "z": self.z, "steps_above": self.steps_above, "steps": self.steps, "threshold": self.threshold,
-                "z_required": self.z_required}
+        # plain Python numbers: the document is JSON (numpy scalars come in from the medians)
+        return {"card": self.card, "metric": self.metric, "value": float(self.value), "median": float(self.median),
+                "z": None if self.z is None else float(self.z), "steps_above": int(self.steps_above),
+                "steps": int(self.steps), "threshold": float(self.threshold), "z_required": float(self.z_required)}
 
 
 def step_values(card: dict, key: str) -> dict[object, float]:
