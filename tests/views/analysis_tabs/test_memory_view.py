@@ -65,3 +65,18 @@ def test_card_without_memory_says_so(view, tmp_path, qtbot, window, monkeypatch)
     view.session.cards[view.card_box.currentData()].memory = None  # as a card without records is analysed
     view.refresh()
     assert view.model.rowCount() == 0 and "no memory records" in view.note.text()
+
+
+def test_the_allocations_alive_export_as_csv(view, tmp_path):
+    import csv
+
+    a = view.memory.records.allocations
+    t = int(a.allocated_ns[len(a) // 3])
+    view.show_alive(t)
+    view.export_csv(tmp_path / "alive.csv")
+    with open(tmp_path / "alive.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    alive = np.flatnonzero((a.allocated_ns <= t) & (a.released_ns > t))
+    assert len(rows) == len(alive) > 0
+    by_size = sorted((float(r["size_mb"]) for r in rows), reverse=True)
+    assert by_size == pytest.approx(sorted((a.size[alive] / (1 << 20)).tolist(), reverse=True))

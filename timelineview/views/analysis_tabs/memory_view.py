@@ -8,6 +8,8 @@ life on the timeline. Every number comes from the session's memory analysis (met
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
@@ -101,6 +103,10 @@ class MemoryView(QtWidgets.QWidget):
         bar.addWidget(QtWidgets.QLabel("Memory of"))
         bar.addWidget(self.card_box)
         bar.addStretch(1)
+        export = QtWidgets.QPushButton("Export CSV…")
+        export.setToolTip("the allocations alive at the chosen instant, as listed")
+        export.clicked.connect(self._export_dialog)
+        bar.addWidget(export)
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         split.addWidget(self.plot)
         lower = QtWidgets.QWidget()
@@ -114,6 +120,16 @@ class MemoryView(QtWidgets.QWidget):
         lay.addLayout(bar)
         lay.addWidget(self.note)
         lay.addWidget(split, 1)
+
+    def export_csv(self, path: Path) -> None:
+        """The allocations alive at the chosen instant, one row each (sizes in MB, times in µs)."""
+        Path(path).write_text(self.model.to_csv(), encoding="utf-8")
+
+    def _export_dialog(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export the allocations alive", "allocations.csv",
+                                                        "CSV (*.csv)")
+        if path:
+            self.export_csv(Path(path))
 
     # ------------------------------------------------------------------ the analysis tab protocol
     def show_session(self, session, cards) -> None:
