@@ -21,6 +21,7 @@ from timelineview.views.analysis_tabs.record_table import (
     TIME_US,
     RecordColumn,
     RecordTableModel,
+    ask_and_export_csv,
     fit_columns,
     refill,
     sortable_table,
@@ -126,10 +127,7 @@ class MemoryView(QtWidgets.QWidget):
         Path(path).write_text(self.model.to_csv(), encoding="utf-8")
 
     def _export_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export the allocations alive", "allocations.csv",
-                                                        "CSV (*.csv)")
-        if path:
-            self.export_csv(Path(path))
+        ask_and_export_csv(self, "Export the allocations alive", "allocations.csv", self.export_csv)
 
     # ------------------------------------------------------------------ the analysis tab protocol
     def show_session(self, session, cards) -> None:

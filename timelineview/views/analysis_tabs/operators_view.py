@@ -20,6 +20,7 @@ from timelineview.views.analysis_tabs.record_table import (
     TIME_US,
     RecordColumn,
     RecordTableModel,
+    ask_and_export_csv,
     fit_columns,
     refill,
     sortable_table,
@@ -189,7 +190,4 @@ class OperatorsView(QtWidgets.QWidget):
         Path(path).write_text(self.model.to_csv(), encoding="utf-8")
 
     def _export_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export the operator table", "operators.csv",
-                                                        "CSV (*.csv)")
-        if path:
-            self.export_csv(Path(path))
+        ask_and_export_csv(self, "Export the operator table", "operators.csv", self.export_csv)

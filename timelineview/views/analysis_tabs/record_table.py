@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -157,3 +158,11 @@ def refill(box: QtWidgets.QComboBox, items: Iterable[tuple[str, object]]) -> Non
     for label, data in items:
         box.addItem(label, data)
     box.blockSignals(False)
+
+
+def ask_and_export_csv(parent: QtWidgets.QWidget, title: str, default_name: str,
+                       export: Callable[[Path], None]) -> None:
+    """Ask where to save a table as CSV and, unless the user cancels, write it there with ``export``."""
+    path, _ = QtWidgets.QFileDialog.getSaveFileName(parent, title, default_name, "CSV (*.csv)")
+    if path:
+        export(Path(path))

@@ -22,6 +22,7 @@ from timelineview.views.analysis_tabs.record_table import (
     TIME_US,
     RecordColumn,
     RecordTableModel,
+    ask_and_export_csv,
     fit_columns,
     refill,
     sortable_table,
@@ -280,10 +281,7 @@ class CommunicationView(QtWidgets.QWidget):
         return self.matrix.render_image().save(str(path))
 
     def _export_csv_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export the operator table", "communication.csv",
-                                                        "CSV (*.csv)")
-        if path:
-            self.export_csv(Path(path))
+        ask_and_export_csv(self, "Export the operator table", "communication.csv", self.export_csv)
 
     def _export_png_dialog(self) -> None:
         path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export the matrix", "communication.png",
