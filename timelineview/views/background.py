@@ -8,12 +8,15 @@ from typing import Any
 
 from PySide6 import QtCore
 
+from timelineview.views.worker_gc import off_gui_thread
+
 
 class _Job(QtCore.QRunnable):
     def __init__(self, owner: BackgroundCall, token: int, fn: Callable[[], Any]) -> None:
         super().__init__()
         self.owner, self.token, self.fn = owner, token, fn
 
+    @off_gui_thread
     def run(self) -> None:
         try:
             result = self.fn()

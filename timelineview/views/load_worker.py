@@ -18,6 +18,7 @@ from timelineview.analysis.card_analysis import CardAnalysis
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS
 from timelineview.analysis.session import AnalysisSession
 from timelineview.model.load.partial_load import PartialLoad
+from timelineview.views.worker_gc import off_gui_thread
 from timelineview.viewstate.card_view import align_clocks, prepare_card
 
 PROGRESS_INTERVAL_S = 0.05  # the loader may call back very often; the GUI needs ~20 updates/s
@@ -73,6 +74,7 @@ class LoadWorker(QtCore.QObject):
         self.partialLoaded.emit(cards, part.unloaded())
 
     @QtCore.Slot()
+    @off_gui_thread
     def run(self) -> None:
         from timelineview.model import LoadCancelled, load_cards
         from timelineview.model.load.loader import card_sources

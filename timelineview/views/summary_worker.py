@@ -18,6 +18,7 @@ from pathlib import Path
 from PySide6 import QtCore
 
 from timelineview.analysis.summaries.summary_session import SummarySession, UnreadableSummary, read_checked_index
+from timelineview.views.worker_gc import off_gui_thread
 
 PROGRESS_INTERVAL_S = 0.05  # ~20 updates a second are enough for a status line
 SHOWN_WAIT_S = 30.0  # the longest the worker leaves the GUI alone to show the comparison
@@ -76,6 +77,7 @@ class SummaryWorker(QtCore.QObject):
         return report
 
     @QtCore.Slot()
+    @off_gui_thread
     def run(self) -> None:
         try:
             session = self._open()

@@ -14,6 +14,7 @@ from typing import Any
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.views.sort_arrows import conventional_sort_arrows
+from timelineview.views.worker_gc import off_gui_thread
 from timelineview.viewstate.jump_target import JumpTarget
 
 DISPLAY_CAP = 10_000  # rows shown; the count says how many the query has
@@ -209,6 +210,7 @@ class QueryView(QtWidgets.QWidget):
         self.cancel_button.setEnabled(True)
         self._say("Running…")
 
+        @off_gui_thread
         def work() -> None:
             try:
                 outcome = engine.rows(sql, limit=DISPLAY_CAP)
