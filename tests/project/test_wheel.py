@@ -66,3 +66,23 @@ def test_outside_a_checkout_the_installed_copy_runs(installed, tmp_path):
     stats = _run(installed, tmp_path, "-m", "timelineview", "stats", str(sample), "--json", "--quiet")
     assert stats.returncode == 0, stats.stderr
     assert [card["card"] for card in json.loads(stats.stdout)["cards"]] == ["rank 0", "rank 1", "rank 2", "rank 3"]
+
+
+def test_outside_a_checkout_the_api_and_query_work(installed, tmp_path):
+    """``timelineview.open()`` and ``timelineview query`` from the installed copy, on its bundled sample (the
+    ``[api]`` extra's packages are those of this environment)."""
+    pytest.importorskip("duckdb")
+    pytest.importorskip("pandas")
+    sample = installed / "timelineview" / "resources" / "sample_cluster"
+    code = (f"import timelineview, json; run = timelineview.open({str(sample)!r}, cache=False); "
+            "print(json.dumps([timelineview.__file__, [c.card for c in run.cards], int(len(run.slices()))]))")
+    opened = _run(installed, tmp_path, "-c", code)
+    assert opened.returncode == 0, opened.stderr
+    where, cards, slices = json.loads(opened.stdout.strip().splitlines()[-1])
+    assert where == str(installed / "timelineview" / "__init__.py")
+    assert cards == ["rank 0", "rank 1", "rank 2", "rank 3"] and slices > 0
+    query = _run(installed, tmp_path, "-m", "timelineview", "query", str(sample), "select count(*) as n from slices",
+                 "--json", "--no-cache")
+    assert query.returncode == 0, query.stderr
+    assert json.loads(query.stdout) == [{"n": slices}]
+
