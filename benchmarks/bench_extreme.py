@@ -26,7 +26,7 @@ OUT = ROOT / ".bench"
 _CHILD = """
 import resource, sys
 from timelineview.cli import stats_main
-code = stats_main([sys.argv[1], "--json", "--quiet"])
+code = stats_main([sys.argv[1], "--json", "--quiet", "--no-cache"])  # the load itself, not the card cache
 # the largest process: this one, or a decode worker it started (reaped when its pool shut down)
 print(max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)),
       file=sys.stderr)

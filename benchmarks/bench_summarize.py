@@ -80,7 +80,7 @@ def stats_vs_summarize(traces: Path, out: Path, workers: int, repeats: int) -> d
     loads = []
     for _ in range(repeats):
         loads.append(os.getloadavg()[0])
-        walls["stats"].append(run([PY, "-m", "timelineview.cli", str(traces), "--json", "--quiet"],
+        walls["stats"].append(run([PY, "-m", "timelineview.cli", str(traces), "--json", "--quiet", "--no-cache"],
                                   stdout=subprocess.DEVNULL))
         cpus["stats"].append(CPU["timelineview.cli"])
         shutil.rmtree(out, ignore_errors=True)
