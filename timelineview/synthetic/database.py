@@ -120,8 +120,10 @@ def _write(conn: sqlite3.Connection, store: TraceStore, rank: int, device: int) 
     # device: stream tasks, compute info, plane tasks (their hardware rows), collectives
     hw = np.flatnonzero(np.isin(sl.lane, _lanes_of(store, "Ascend Hardware")))
     hw = hw[np.argsort(sl.start[hw], kind="stable")]
-    stream_of_lane = {int(ln): _stream_of(store.lanes.name[ln], store.lanes.tid[ln]) for ln in np.unique(sl.lane[hw])}
-    streams = np.array([stream_of_lane[int(ln)] for ln in sl.lane[hw]], dtype=np.int64)
+    stream_of_lane = np.zeros(len(store.lanes), dtype=np.int64)  # per lane, then gathered per task
+    for ln in np.unique(sl.lane[hw]).tolist():
+        stream_of_lane[ln] = _stream_of(store.lanes.name[ln], store.lanes.tid[ln])
+    streams = stream_of_lane[sl.lane[hw]]
     tt = sl.task_type[hw]
     compute_flag = np.array([is_compute_task_type(s) for s in strings] + [False], dtype=bool)
     is_compute = compute_flag[tt] & (tt >= 0)
@@ -243,21 +245,31 @@ def _write_collectives(conn, store: TraceStore, connection: np.ndarray, sid) -> 
                                            np.arange(n, dtype=np.int64)])
 
 
+def _lane_tids(store: TraceStore, signed: bool) -> np.ndarray:
+    """Each lane's tid as an integer (0 for a tid that is not a non-negative one, or with ``signed`` not an
+    integer), to gather per slice."""
+    def number(t: str) -> int:
+        return int(t) if (t.lstrip("-") if signed else t).isdigit() else 0
+    return np.array([number(t) for t in store.lanes.tid], dtype=np.int64)
+
+
 def _write_host(conn, store: TraceStore, connection: np.ndarray, sid) -> None:
     sl = store.slices
     cann = np.flatnonzero(np.isin(sl.lane, _lanes_of(store, "CANN")))
-    names, types = [], []
-    for i in sl.name[cann].tolist():
+    distinct, which = np.unique(sl.name[cann], return_inverse=True)  # each name's prefix read once
+    type_of, name_of = np.empty(len(distinct), np.int64), np.empty(len(distinct), np.int64)
+    for k, i in enumerate(distinct.tolist()):
         text = store.strings[i]
         prefix = next((p for p in PREFIX_TYPE if text.startswith(p)), "")
-        types.append(PREFIX_TYPE.get(prefix, 50001))
-        names.append(sid(text[len(prefix):]) if prefix else i)
-    tids = np.array([int(store.lanes.tid[ln]) for ln in sl.lane[cann]], dtype=np.int64)
+        type_of[k] = PREFIX_TYPE.get(prefix, 50001)
+        name_of[k] = sid(text[len(prefix):]) if prefix else i
+    types, names = type_of[which], name_of[which]
+    tids = _lane_tids(store, signed=True)[sl.lane[cann]]
     _insert(conn, "CANN_API", [sl.start[cann], sl.start[cann] + sl.dur[cann], types, tids, connection[cann],
                                names, sl.depth[cann].astype(np.int64)])
     torch = np.flatnonzero(np.isin(sl.lane, _lanes_of(store, "Python")))
     cats = [CAT_TYPE.get(store.strings[c], 50001) if c >= 0 else 50001 for c in sl.cat[torch].tolist()]
-    tids = np.array([int(store.lanes.tid[ln]) if store.lanes.tid[ln].isdigit() else 0 for ln in sl.lane[torch]])
+    tids = _lane_tids(store, signed=False)[sl.lane[torch]]
     ends = sl.start[torch] + sl.dur[torch]
     ref = np.where(connection[torch] >= 0, np.arange(len(torch)), -1)
     _insert(conn, "PYTORCH_API", [[str(v) for v in sl.start[torch].tolist()], [str(v) for v in ends.tolist()],
