@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.views.summary.conftest import summaries, traces  # noqa: F401 - the generated summaries, as fixtures
 from timelineview.analysis.run_diff import diff_runs
 from timelineview.analysis.session import AnalysisSession
 from timelineview.model import load
@@ -103,6 +104,3 @@ def test_every_key_of_the_schemas_is_defined_in_the_metrics_doc(kind):
     doc = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
     named = set(re.findall(r"`([\w+]+)`", doc)) | set(re.findall(r'"([\w+]+)"', doc))
     assert sorted(_keys(schema(kind), set()) - named) == []
-
-
-from tests.views.summary.conftest import summaries, traces  # noqa: E402, F401 - the generated summaries, as fixtures
