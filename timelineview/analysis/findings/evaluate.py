@@ -359,8 +359,8 @@ def order_findings(findings: list[Finding]) -> list[Finding]:
 
 def evaluate_findings(session, signals: dict[str, CardSignals] | None = None) -> list[Finding]:
     """Every finding of the session's cards, ordered by kind (anomalies first), severity, then excess.
-    ``signals``: what the rules
-    read of each card, when they come from elsewhere (summaries); by default from the session's cards."""
+    ``signals``: what the rules read of each card, when they come from elsewhere (summaries); by default
+    from the session's cards."""
     from timelineview.analysis.findings.links import collective_size_findings, slow_link_findings
 
     if signals is None:
