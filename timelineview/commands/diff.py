@@ -126,17 +126,14 @@ def _pair_label(base: str, new: str) -> str:
     return base if new == base else f"{base} vs {new}"
 
 
-def _link_rows(links: list[LinkDelta]) -> list[list]:
-    def value(side, key):
-        return None if side is None else side.document()[key]
+def _link_change(link: LinkDelta, key: str, digits: int = 1) -> str:
+    """``_change`` of one ``LinkTotals`` field of ``link`` ("—" on the side of the run without the link)."""
+    return _change(getattr(link.base, key, None), getattr(link.new, key, None), digits)
 
-    rows = []
-    for x in links:
-        rows.append([_pair_label(x.key, x.new_key),
-                     _change(value(x.base, "bandwidth_gbps"), value(x.new, "bandwidth_gbps"), 2),
-                     _change(value(x.base, "transit_us"), value(x.new, "transit_us")),
-                     _fmt(x.bandwidth_cost_us), _change(value(x.base, "bytes"), value(x.new, "bytes"), 0)])
-    return rows
+
+def _link_rows(links: list[LinkDelta]) -> list[list]:
+    return [[_pair_label(x.key, x.new_key), _link_change(x, "bandwidth_gbps", 2), _link_change(x, "transit_us"),
+             _fmt(x.bandwidth_cost_us), _link_change(x, "bytes", 0)] for x in links]
 
 
 def format_text(diff: RunDiff) -> str:
