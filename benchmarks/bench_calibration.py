@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 from timelineview.analysis.cluster.slow_cards import slow_cards  # noqa: E402
 from timelineview.analysis.findings.evaluate import slow_steps  # noqa: E402
 from timelineview.analysis.findings.rules import RULE_BY_NAME  # noqa: E402
+from timelineview.analysis.intervals import union  # noqa: E402
 from timelineview.synthetic import cluster_specs  # noqa: E402
 from timelineview.synthetic.schedule import build_schedule  # noqa: E402
 from timelineview.synthetic.spec import CardSpec  # noqa: E402
@@ -107,16 +108,6 @@ def new_verdicts(docs: list[dict]) -> dict[str, set[str]]:
 
 
 # ------------------------------------------------------------------------- per-card documents from the draws
-def union_length(starts: np.ndarray, ends: np.ndarray) -> int:
-    """|U[starts, ends)| in ns."""
-    if not len(starts):
-        return 0
-    order = np.argsort(starts, kind="stable")
-    s, e = starts[order], ends[order]
-    reach = np.concatenate(([s[0]], np.maximum.accumulate(e)[:-1]))
-    return int(np.clip(e - np.maximum(s, reach), 0, None).sum())
-
-
 def draw_cluster(specs: list[CardSpec]) -> list[list[StepLocal]]:
     """``draws[k][card]``: step k + 1 of every card, drawn once."""
     return [[draw_step(s, k + 1) for s in specs] for k in range(specs[0].steps)]
@@ -135,9 +126,9 @@ def card_documents(specs: list[CardSpec], draws: list[list[StepLocal]]) -> list[
             t0 = int(sched.t0[k, c])
             cs = loc.rel_start[compute] + t0
             ce = cs + loc.dur[compute]
-            comp = union_length(cs, ce)
+            comp = union(cs, ce).total()
             os_, oe = sched.op_start[k, :, c], sched.op_end[k]
-            both = union_length(np.concatenate((cs, os_)), np.concatenate((ce, oe)))
+            both = union(np.concatenate((cs, os_)), np.concatenate((ce, oe))).total()
             docs[c]["steps"].append({
                 "step": k + 1, "span_us": (end - start) / NS_PER_US, "compute_us": comp / NS_PER_US,
                 "step_interval_us": (int(cs.min()) - start) / NS_PER_US,

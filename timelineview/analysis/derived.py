@@ -106,18 +106,20 @@ def derive(store: TraceStore, min_gap_ns: int = DEFAULT_MIN_GAP_NS,
     no_compute = complement(compute, *span)
     no_comm = complement(communication, *span)
     uncaptured = uncaptured_time(store, cls.compute | cls.communication, span)
-    captured = complement(uncaptured, *span)
     holes = Intervals(compute.ends[:-1], compute.starts[1:])
     keep = _captured_hole_lengths(compute, uncaptured) >= max(min_gap_ns, 1)
     idle = from_sorted_disjoint(holes.starts[keep], holes.ends[keep])
-    if len(uncaptured):
+    free = intersect(no_compute, no_comm)
+    if len(uncaptured):  # one file (the usual card) captures its whole span: nothing to cut away
+        captured = complement(uncaptured, *span)
         idle = intersect(idle, captured)
+        free = intersect(free, captured)
     return DerivedIntervals(
         compute=compute,
         communication=communication,
         overlapped=intersect(compute, communication),
         pure_communication=intersect(communication, no_compute),
-        free=intersect(intersect(no_compute, no_comm), captured),
+        free=free,
         idle_gaps=idle,
         idle_gap_communication=intersect(idle, communication),
         idle_gap_free=intersect(idle, no_comm),

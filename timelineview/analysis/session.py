@@ -119,7 +119,7 @@ class AnalysisSession:
 
     @cached_property
     def findings(self) -> list[Finding]:
-        """The findings of metrics.md §8, ordered by severity then by the size of the excess."""
+        """The findings of metrics.md §8 and §11, ordered by kind (anomalies first), severity, then excess."""
         return order_findings(evaluate_findings(self) + memory_findings(self.memory_cards, self.memory_imbalance))
 
     @cached_property

@@ -87,7 +87,7 @@ def stage_metrics(derived: DerivedIntervals, t0: int, t1: int) -> dict:
     busy = derived.busy
     first = int(np.searchsorted(busy.ends, int(t0), side="right"))
     last = int(np.searchsorted(busy.starts, int(t1), side="left")) - 1
-    if first > last or first >= len(busy):
+    if first > last:  # no task in the window (last < len(busy) always)
         return dict.fromkeys(STAGE_KEYS, 0.0)
     a, b = max(int(busy.starts[first]), int(t0)), min(int(busy.ends[last]), int(t1))
     uncaptured = derived.uncaptured.measure(a, b) if len(derived.uncaptured) else 0

@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 
 from timelineview.analysis.link_diff import LinkDelta
-from timelineview.analysis.run_diff import MEMORY_KEYS, CardDelta, RunDiff, diff_runs
+from timelineview.analysis.run_diff import MEMORY_KEYS, RunDiff, diff_runs
 from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.summaries.card_summary import read_manifest
 from timelineview.analysis.summaries.summary_session import (
@@ -121,21 +121,19 @@ def _phase_title(key: str) -> str:
     return PHASE_TITLES.get(key, key.removesuffix("_us").replace("_", " "))
 
 
-def _card_label(card: CardDelta) -> str:
-    return card.card if card.new_card == card.card else f"{card.card} vs {card.new_card}"
+def _pair_label(base: str, new: str) -> str:
+    """A matched card or link: its name, or "<base> vs <new>" when the runs name it differently."""
+    return base if new == base else f"{base} vs {new}"
+
+
+def _link_change(link: LinkDelta, key: str, digits: int = 1) -> str:
+    """``_change`` of one ``LinkTotals`` field of ``link`` ("—" on the side of the run without the link)."""
+    return _change(getattr(link.base, key, None), getattr(link.new, key, None), digits)
 
 
 def _link_rows(links: list[LinkDelta]) -> list[list]:
-    def value(side, key):
-        return None if side is None else side.document()[key]
-
-    rows = []
-    for x in links:
-        label = x.key if x.new_key == x.key else f"{x.key} vs {x.new_key}"
-        rows.append([label, _change(value(x.base, "bandwidth_gbps"), value(x.new, "bandwidth_gbps"), 2),
-                     _change(value(x.base, "transit_us"), value(x.new, "transit_us")),
-                     _fmt(x.bandwidth_cost_us), _change(value(x.base, "bytes"), value(x.new, "bytes"), 0)])
-    return rows
+    return [[_pair_label(x.key, x.new_key), _link_change(x, "bandwidth_gbps", 2), _link_change(x, "transit_us"),
+             _fmt(x.bandwidth_cost_us), _link_change(x, "bytes", 0)] for x in links]
 
 
 def format_text(diff: RunDiff) -> str:
@@ -152,7 +150,8 @@ def format_text(diff: RunDiff) -> str:
         if any(c.base.get(k) is not None or c.new.get(k) is not None for c in diff.cards for k in MEMORY_KEYS):
             tables.append(("Device memory per card, peaks (MB): base → new (delta)", MEMORY_COLUMNS))
         for title, columns in tables:
-            rows = [[_card_label(c), *(_change(c.base.get(k), c.new.get(k)) for k, _ in columns)] for c in diff.cards]
+            rows = [[_pair_label(c.card, c.new_card), *(_change(c.base.get(k), c.new.get(k)) for k, _ in columns)]
+                    for c in diff.cards]
             parts.append(title + "\n" + format_table(["card", *(t for _, t in columns)], rows))
     for title, rows in (("Operators", diff.operators), ("Communication", diff.communication)):
         changed = [r for r in rows if r.delta_us][:TOP_CHANGES]

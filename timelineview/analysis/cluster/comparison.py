@@ -336,12 +336,16 @@ def sort_rows(rows: list[dict], key: str, descending: bool = False) -> list[dict
     return sorted(present, key=lambda r: r[key], reverse=descending) + missing
 
 
+def _excess_text(value: float, median: float) -> str:
+    """' (+56 %)': a flagged value's excess over the median ('' when the median is not positive)."""
+    return f" (+{(value / median - 1) * 100:.0f} %)" if median > 0 else ""
+
+
 def slow_text(flag: dict) -> str:
     """'compute 10.400 ms vs median 6.670 ms (+56 %), z 7.2 (needs 3.0), above in 5 of 5 steps'."""
     name = flag["metric"].removesuffix("_us").replace("_", " ")
     value, median = flag["value"], flag["median"]
-    excess = f" (+{(value / median - 1) * 100:.0f} %)" if median > 0 else ""
-    text = f"{name} {value / 1000:.3f} ms vs median {median / 1000:.3f} ms{excess}"
+    text = f"{name} {value / 1000:.3f} ms vs median {median / 1000:.3f} ms{_excess_text(value, median)}"
     if "steps_above" in flag:
         z = flag.get("z")
         needs = f" (needs {flag['z_required']:.1f})" if flag.get("z_required") is not None else ""
@@ -353,11 +357,10 @@ def slow_text(flag: dict) -> str:
 def memory_flag_text(flag: dict) -> str:
     """'peak reserved 3072.0 MB vs median 2048.0 MB (+50 %), z 9.1, flagged above 2150.4 MB (whole run)'."""
     value, median = flag["value"], flag["median"]
-    excess = f" (+{(value / median - 1) * 100:.0f} %)" if median > 0 else ""
     z = flag.get("z")
     zs = f", z {z:.1f}" if z is not None else ", the other cards all equal"
     above = f", flagged above {flag['threshold']:.1f} MB" if flag.get("threshold") is not None else ""
-    return f"peak reserved {value:.1f} MB vs median {median:.1f} MB{excess}{zs}{above} (whole run)"
+    return f"peak reserved {value:.1f} MB vs median {median:.1f} MB{_excess_text(value, median)}{zs}{above} (whole run)"
 
 
 def to_csv(rows: list[dict], columns: tuple[Column, ...]) -> str:

@@ -19,7 +19,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from timelineview.analysis.worst_of_many import FALSE_ALARM_RATE, MAD_SCALE, binomial_tail, robust_z, z_threshold
+from timelineview.analysis.worst_of_many import (
+    FALSE_ALARM_RATE,
+    binomial_tail,
+    median_and_sigma,
+    robust_z,
+    z_threshold,
+)
 
 SLOW_CARD_METRICS = ("compute_us", "step_interval_us")  # the metrics that can flag a card
 STEP_TIME_KEY = "span_us"  # a step's length in the step documents
@@ -89,7 +95,7 @@ def _typical_spread(step_excess: np.ndarray, steps: np.ndarray) -> float:
     for a median)."""
     if not len(step_excess):
         return 0.0
-    per_step = MAD_SCALE * float(np.median(np.abs(step_excess - np.median(step_excess))))
+    per_step = median_and_sigma(step_excess)[1]
     n = float(np.median(steps))
     return per_step * (MEDIAN_EFFICIENCY_FACTOR if n >= MIN_STEPS_FOR_MEDIAN else 1.0) / np.sqrt(max(n, 1.0))
 
@@ -139,7 +145,7 @@ def judge_metric(card_docs: list[dict], metric: str, median_step_us: float) -> M
     excess = np.array([typical(e) for e in step_excess])
     median = float(np.median(values[have]))
     rows = np.flatnonzero(have)
-    between = MAD_SCALE * float(np.median(np.abs(excess[have] - np.median(excess[have]))))
+    between = median_and_sigma(excess[have])[1]
     within = _typical_spread(np.concatenate([step_excess[i] for i in rows]),
                              np.array([len(step_excess[i]) for i in rows]))
     practical = max(MIN_RELATIVE_EXCESS * abs(median), MIN_STEP_SHARE_EXCESS * abs(median_step_us))

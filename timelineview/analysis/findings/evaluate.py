@@ -116,11 +116,15 @@ def step_phase_spans(sig: CardSignals, phase: str, n: int = EVIDENCE_SPANS) -> l
 
 
 # ------------------------------------------------------------------------------------- the rules
+def _z_against(z: float | None, z_required: float, peers: str) -> str:
+    """'z 7.2 against 3.0 needed', or 'the other <peers> all equal' when their spread is 0 (z is None)."""
+    return f"z {z:.1f} against {z_required:.1f} needed" if z is not None else f"the other {peers} all equal"
+
+
 def how_sure(flag: SlowCard) -> str:
     """The flag's statistics in words: ' (z 7.2 against 3.0 needed for 64 cards; above in 5 of 5 steps)'."""
-    z = f"z {flag.z:.1f} against {flag.z_required:.1f} needed" if flag.z is not None else \
-        "the other cards all equal"
-    return f" ({z}; above {fmt_us(flag.threshold)} in {flag.steps_above} of {flag.steps} steps)"
+    return (f" ({_z_against(flag.z, flag.z_required, 'cards')}; above {fmt_us(flag.threshold)} in "
+            f"{flag.steps_above} of {flag.steps} steps)")
 
 
 def _slow_card_findings(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
@@ -318,9 +322,8 @@ def _slow_steps(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[F
         worst = sig.steps[first]
         evidence = [sig.evidence(sig.steps[k].start, sig.steps[k].end, STEPS_LANE)
                     for k in found.rows[:EVIDENCE_SPANS]]
-        z = found.z[0]
-        sure = f" (z {z:.1f} against {found.z_required:.1f} needed" if z is not None else " (the other steps all equal"
-        sure += f"; {len(found.rows)} slow step{'s' if len(found.rows) != 1 else ''} on this card)"
+        sure = (f" ({_z_against(found.z[0], found.z_required, 'steps')}; "
+                f"{len(found.rows)} slow step{'s' if len(found.rows) != 1 else ''} on this card)")
         out.append(make_finding(rule, [sig.card], "step_time_us", card_spans[first] / NS_PER_US,
                                 found.median_ns / NS_PER_US, evidence, step=worst.step,
                                 value=fmt_us(card_spans[first] / NS_PER_US),
@@ -359,8 +362,8 @@ def order_findings(findings: list[Finding]) -> list[Finding]:
 
 def evaluate_findings(session, signals: dict[str, CardSignals] | None = None) -> list[Finding]:
     """Every finding of the session's cards, ordered by kind (anomalies first), severity, then excess.
-    ``signals``: what the rules
-    read of each card, when they come from elsewhere (summaries); by default from the session's cards."""
+    ``signals``: what the rules read of each card, when they come from elsewhere (summaries); by default
+    from the session's cards."""
     from timelineview.analysis.findings.links import collective_size_findings, slow_link_findings
 
     if signals is None:
