@@ -17,26 +17,28 @@ from pathlib import Path
 import numpy as np
 
 from timelineview.model.memory.records import (
+    BAD_NUMBER,
+    EXAMPLES_PER_CHECK,
     GE,
     MISSING,
     NEVER,
     PTA,
+    RELEASE_BEFORE_ALLOCATION,
     Allocations,
     MemoryCurves,
     MemoryReport,
     ModuleMemory,
     Names,
     concat,
+    passing,
 )
 
 STRING_TABLE = "STRING_IDS"
 MODULE_TABLE = "ENUM_MODULE"
 MEMORY_TABLES = ("MEMORY_RECORD", "OP_MEMORY", "NPU_OP_MEM", "NPU_MODULE_MEM", "NPU_MEM")
 _NULL, _BAD = -2, -1  # what a numeric column reads as when NULL / not a number ≥ 0
-BAD_NUMBER = "bad number"
 NO_VALUE = "no value"
 UNKNOWN_NAME = "unknown name id"
-RELEASE_BEFORE_ALLOCATION = "release before allocation"
 ALLOCATE, RELEASE = "allocate", "release"  # NPU_OP_MEM's event types
 
 
@@ -109,18 +111,14 @@ class _Reader:
         return _Rows(table, data[:, 0], {c: data[:, k + 1] for k, c in enumerate(names)})
 
     def keep(self, rows: _Rows, checks: list[tuple[np.ndarray, str]]) -> np.ndarray:
-        keep = np.ones(len(rows), dtype=bool)
-        for bad, reason in checks:
-            new = bad & keep
-            if new.any():
-                first = rows.rowid[new][:5]
-                for r in first:
-                    self.report.drop(reason, f"{self.path.name} {rows.table} row {int(r)}")
-                if int(new.sum()) > len(first):
-                    self.report.drop(reason, f"{self.path.name} {rows.table}", n=int(new.sum()) - len(first))
-                keep &= ~new
+        keep = passing(checks, len(rows), lambda bad, reason: self._drop(rows, bad, reason))
         self.report.rows_read += int(keep.sum())
         return keep
+
+    def _drop(self, rows: _Rows, bad: np.ndarray, reason: str) -> None:
+        where = f"{self.path.name} {rows.table}"
+        first = rows.rowid[bad][:EXAMPLES_PER_CHECK]
+        self.report.drop_rows(reason, [f"{where} row {int(r)}" for r in first], int(bad.sum()) - len(first), where)
 
     def name_ids(self, ids: np.ndarray, names: Names, table: dict[int, str] | None = None,
                  transform=None) -> tuple[np.ndarray, np.ndarray]:
