@@ -197,7 +197,8 @@ def _npu_op_mem(r: _Reader, names: Names) -> Allocations:
         return Allocations()
     c = rows.columns
     name, unknown = r.name_ids(c["operatorName"], names)
-    kind = np.array([r.strings.get(int(t), "") for t in c["type"]], dtype=object)
+    types, inverse = np.unique(c["type"], return_inverse=True)  # a few distinct types: looked up once each
+    kind = np.array([r.strings.get(int(t), "") for t in types], dtype=object)[inverse.reshape(-1)]
     cols = [c[k] for k in ("operatorName", "addr", "type", "size", "timestampNs")]
     keep = r.keep(rows, [(r.no_value(*cols), NO_VALUE), (r.bad(*cols), BAD_NUMBER), (unknown, UNKNOWN_NAME)])
     order = np.lexsort((c["timestampNs"], c["addr"]))
