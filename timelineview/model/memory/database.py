@@ -205,11 +205,10 @@ def _npu_op_mem(r: _Reader, names: Names) -> Allocations:
     order = order[keep[order]]
     addr, t, is_alloc = c["addr"][order], c["timestampNs"][order], kind[order] == ALLOCATE
     is_release = kind[order] == RELEASE
-    nxt = np.arange(1, len(order) + 1)
     paired = np.zeros(len(order), dtype=bool)
     paired[:-1] = is_alloc[:-1] & is_release[1:] & (addr[:-1] == addr[1:])
     alloc = np.flatnonzero(is_alloc)
-    released = np.where(paired[alloc], t[np.minimum(nxt[alloc], len(order) - 1)], NEVER)
+    released = np.where(paired[alloc], t[np.minimum(alloc + 1, len(order) - 1)], NEVER)
     comp = c.get("component")
     ge = names.id(GE)
     if comp is not None:
