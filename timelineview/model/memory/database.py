@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from timelineview.model.database.connection import connect
 from timelineview.model.memory.records import (
     BAD_NUMBER,
     EXAMPLES_PER_CHECK,
@@ -40,12 +41,6 @@ _NULL, _BAD = -2, -1  # what a numeric column reads as when NULL / not a number 
 NO_VALUE = "no value"
 UNKNOWN_NAME = "unknown name id"
 ALLOCATE, RELEASE = "allocate", "release"  # NPU_OP_MEM's event types
-
-
-def connect(path: str | Path) -> sqlite3.Connection:
-    """A read-only connection that never writes (no journal, no lock): ``mode=ro&immutable=1``."""
-    uri = Path(path).resolve().as_uri() + "?mode=ro&immutable=1"
-    return sqlite3.connect(uri, uri=True)
 
 
 def table_columns(db: sqlite3.Connection) -> dict[str, set[str]]:
