@@ -23,13 +23,8 @@ def cluster_dir(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
-def view(qtbot, window, cluster_dir, tmp_path, monkeypatch):
-    monkeypatch.setenv("TIMELINEVIEW_CACHE", str(tmp_path / "cache"))
-    with qtbot.waitSignal(window.loadFinished, timeout=60_000):
-        window.open_paths([cluster_dir], remember=False)
-    v = window.cluster.analysis.widgets["memory"]
-    qtbot.waitUntil(lambda: v.model.rowCount() > 0, timeout=10_000)
-    return v
+def view(open_tab, cluster_dir):
+    return open_tab(cluster_dir, "memory", lambda v: v.model.rowCount() > 0)
 
 
 def test_alive_at_the_peak_first_then_at_any_instant(view):

@@ -28,13 +28,8 @@ def cluster_dir(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
-def view(qtbot, window, cluster_dir, tmp_path, monkeypatch):
-    monkeypatch.setenv("TIMELINEVIEW_CACHE", str(tmp_path / "cache"))
-    with qtbot.waitSignal(window.loadFinished, timeout=60_000):
-        window.open_paths([cluster_dir], remember=False)
-    v = window.cluster.analysis.widgets["query"]
-    qtbot.waitUntil(lambda: v.api_session is not None, timeout=10_000)
-    return v
+def view(open_tab, cluster_dir):
+    return open_tab(cluster_dir, "query", lambda v: v.api_session is not None)
 
 
 def run(qtbot, view, sql: str, keys: bool = False) -> None:

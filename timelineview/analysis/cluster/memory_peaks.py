@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from timelineview.analysis.memory.card import CardMemory, mb
+from timelineview.analysis.memory.card import CardMemory, mb, opt_mb
 
 PEAK_ALLOCATED = "peak_allocated_mb"
 PEAK_RESERVED = "peak_reserved_mb"
@@ -27,17 +27,13 @@ class MemoryPeaks:
         return {PEAK_ALLOCATED: self.peak_allocated_mb, PEAK_RESERVED: self.peak_reserved_mb}
 
 
-def _opt_mb(n_bytes: int | None) -> float | None:
-    return None if n_bytes is None else mb(n_bytes)
-
-
 def peaks_of_card(memory: CardMemory | None) -> MemoryPeaks | None:
     """The peaks of a card's memory analysis (None: the card has no memory records)."""
     if memory is None:
         return None
     peak, reserved = memory.peak_component, memory.card_reserved
-    per_step = {s.step: {PEAK_ALLOCATED: None if peak is None else _opt_mb(s.allocated.get(peak.name)),
-                         PEAK_RESERVED: None if reserved is None else _opt_mb(s.reserved.get(reserved.name))}
+    per_step = {s.step: {PEAK_ALLOCATED: None if peak is None else opt_mb(s.allocated.get(peak.name)),
+                         PEAK_RESERVED: None if reserved is None else opt_mb(s.reserved.get(reserved.name))}
                 for s in memory.per_step}
     return MemoryPeaks(None if peak is None else mb(peak.peak_allocated),
                        None if reserved is None else mb(reserved.peak_reserved), per_step)

@@ -31,7 +31,8 @@ def _mb_or_nan(values: np.ndarray) -> np.ndarray:
     return np.where(values == MISSING, np.nan, values / float(BYTES_PER_MB))
 
 
-def _opt_mb(n_bytes: int | None) -> float | None:
+def opt_mb(n_bytes: int | None) -> float | None:
+    """MB of a figure a record may not give (None stays None)."""
     return None if n_bytes is None else mb(n_bytes)
 
 
@@ -201,7 +202,6 @@ class CardMemory:
                 "released_at_us": None if released == NEVER else self.us(released)}
 
     def _component_doc(self, c: ComponentPeaks) -> dict:
-        opt_mb = _opt_mb
         return {"peak_allocated_mb": opt_mb(c.peak_allocated),
                 "peak_allocated_at_us": None if c.peak_allocated_ns is None else self.us(c.peak_allocated_ns),
                 "peak_reserved_mb": opt_mb(c.peak_reserved),
@@ -227,8 +227,8 @@ class CardMemory:
             "live_at_peak_count": len(live),
             "live_at_peak_mb": mb(int(sizes[live].sum())) if len(live) else 0.0,
             "live_at_peak": [self.allocation_row(int(k)) for k in live[:LIVE_LISTED]],
-            "per_step": [{"step": s.step, "components": {n: {"peak_allocated_mb": _opt_mb(s.allocated[n]),
-                                                              "peak_reserved_mb": _opt_mb(s.reserved[n])}
+            "per_step": [{"step": s.step, "components": {n: {"peak_allocated_mb": opt_mb(s.allocated[n]),
+                                                              "peak_reserved_mb": opt_mb(s.reserved[n])}
                                                           for n in s.allocated}}
                          for s in self.per_step],
             "modules": [{"name": m.name, "peak_reserved_mb": mb(m.peak_reserved), "peak_at_us": self.us(m.peak_ns)}

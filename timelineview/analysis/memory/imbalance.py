@@ -12,20 +12,14 @@ keeps what it reserved), so the card's peak is the figure of every step after it
 from __future__ import annotations
 
 from dataclasses import dataclass
-from statistics import NormalDist
 
 import numpy as np
 
+from timelineview.analysis.worst_of_many import median_and_sigma, z_threshold
+
 MIN_CARDS = 3
-MAD_SCALE = 1.4826  # MAD of a normal distribution -> its standard deviation
-FAMILY_ALPHA = 0.01  # chance that any card of a healthy cluster is flagged
 MIN_RELATIVE_EXCESS = 0.05  # of the median
 MIN_EXCESS_MB = 16.0  # below this a difference in reserved memory matters to no one
-
-
-def z_threshold(n: int) -> float:
-    """z_N = Φ⁻¹(1 − 0.01 / N): 3.0 at 8 cards, 3.6 at 64, 4.3 at 1024."""
-    return NormalDist().inv_cdf(1.0 - FAMILY_ALPHA / max(n, 1))
 
 
 @dataclass(frozen=True)
@@ -45,10 +39,8 @@ def high_outliers(values: np.ndarray, min_excess: float = 0.0) -> list[Outlier]:
     n = len(values)
     if n < MIN_CARDS:
         return []
-    median = float(np.median(values))
-    mad = float(np.median(np.abs(values - median)))
+    median, scale = median_and_sigma(values)
     practical = max(MIN_RELATIVE_EXCESS * abs(median), min_excess)
-    scale = MAD_SCALE * mad
     z_n = z_threshold(n)
     threshold = median + max(practical, z_n * scale)
     out = []

@@ -20,18 +20,22 @@ import numpy as np
 
 from timelineview.model.memory import numbers
 from timelineview.model.memory.records import (
+    BAD_NUMBER,
     BYTES_PER_KB,
     BYTES_PER_MB,
+    EXAMPLES_PER_CHECK,
     GE,
     MISSING,
     NEVER,
     PTA,
+    RELEASE_BEFORE_ALLOCATION,
     Allocations,
     MemoryCurves,
     MemoryReport,
     ModuleMemory,
     Names,
     concat,
+    passing,
 )
 
 MEMORY_RECORD_CSV = "memory_record.csv"
@@ -47,11 +51,9 @@ NAME, SIZE, ALLOC_TIME, RELEASE_TIME, STREAM = (
     "Name", "Size(KB)", "Allocation Time(us)", "Release Time(us)", "Stream Ptr")
 
 BAD_TIME = "bad time"
-BAD_NUMBER = "bad number"
 NO_NAME = "no name"
 SHORT_ROW = "too few fields"
 UNFINISHED_ROW = "unfinished last row"
-RELEASE_BEFORE_ALLOCATION = "release before allocation"
 
 
 @dataclass
@@ -75,10 +77,8 @@ class _Table:
     def drop(self, chunk: _Chunk, bad: np.ndarray, reason: str) -> None:
         """Count the rows of ``chunk`` where ``bad`` holds (not counted before) under ``reason``."""
         lines = chunk.lines[bad]
-        for line in lines[:5]:
-            self.report.drop(reason, f"{self.path.name}:{int(line)}")
-        if len(lines) > 5:
-            self.report.drop(reason, f"{self.path.name}:{int(lines[5])}", n=len(lines) - 5)
+        places = [f"{self.path.name}:{int(line)}" for line in lines[:EXAMPLES_PER_CHECK + 1]]
+        self.report.drop_rows(reason, places[:EXAMPLES_PER_CHECK], len(lines) - EXAMPLES_PER_CHECK, places[-1])
 
 
 @contextmanager
@@ -185,13 +185,7 @@ def _split(rows: list[list[str]], lines, index: dict[str, int], width: int, tabl
 
 def _keep(chunk: _Chunk, table: _Table, checks: list[tuple[np.ndarray, str]]) -> np.ndarray:
     """Rows that pass every check; each failing row is counted once, under its first failed check."""
-    keep = np.ones(len(chunk), dtype=bool)
-    for bad, reason in checks:
-        new = bad & keep
-        if new.any():
-            table.drop(chunk, new, reason)
-            keep &= ~new
-    return keep
+    return passing(checks, len(chunk), lambda bad, reason: table.drop(chunk, bad, reason))
 
 
 def _names(texts: list[str]) -> tuple[list[str], np.ndarray]:

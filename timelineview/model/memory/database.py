@@ -16,34 +16,31 @@ from pathlib import Path
 
 import numpy as np
 
+from timelineview.model.database.connection import connect
 from timelineview.model.memory.records import (
+    BAD_NUMBER,
+    EXAMPLES_PER_CHECK,
     GE,
     MISSING,
     NEVER,
     PTA,
+    RELEASE_BEFORE_ALLOCATION,
     Allocations,
     MemoryCurves,
     MemoryReport,
     ModuleMemory,
     Names,
     concat,
+    passing,
 )
 
 STRING_TABLE = "STRING_IDS"
 MODULE_TABLE = "ENUM_MODULE"
 MEMORY_TABLES = ("MEMORY_RECORD", "OP_MEMORY", "NPU_OP_MEM", "NPU_MODULE_MEM", "NPU_MEM")
 _NULL, _BAD = -2, -1  # what a numeric column reads as when NULL / not a number ≥ 0
-BAD_NUMBER = "bad number"
 NO_VALUE = "no value"
 UNKNOWN_NAME = "unknown name id"
-RELEASE_BEFORE_ALLOCATION = "release before allocation"
 ALLOCATE, RELEASE = "allocate", "release"  # NPU_OP_MEM's event types
-
-
-def connect(path: str | Path) -> sqlite3.Connection:
-    """A read-only connection that never writes (no journal, no lock): ``mode=ro&immutable=1``."""
-    uri = Path(path).resolve().as_uri() + "?mode=ro&immutable=1"
-    return sqlite3.connect(uri, uri=True)
 
 
 def table_columns(db: sqlite3.Connection) -> dict[str, set[str]]:
@@ -109,18 +106,14 @@ class _Reader:
         return _Rows(table, data[:, 0], {c: data[:, k + 1] for k, c in enumerate(names)})
 
     def keep(self, rows: _Rows, checks: list[tuple[np.ndarray, str]]) -> np.ndarray:
-        keep = np.ones(len(rows), dtype=bool)
-        for bad, reason in checks:
-            new = bad & keep
-            if new.any():
-                first = rows.rowid[new][:5]
-                for r in first:
-                    self.report.drop(reason, f"{self.path.name} {rows.table} row {int(r)}")
-                if int(new.sum()) > len(first):
-                    self.report.drop(reason, f"{self.path.name} {rows.table}", n=int(new.sum()) - len(first))
-                keep &= ~new
+        keep = passing(checks, len(rows), lambda bad, reason: self._drop(rows, bad, reason))
         self.report.rows_read += int(keep.sum())
         return keep
+
+    def _drop(self, rows: _Rows, bad: np.ndarray, reason: str) -> None:
+        where = f"{self.path.name} {rows.table}"
+        first = rows.rowid[bad][:EXAMPLES_PER_CHECK]
+        self.report.drop_rows(reason, [f"{where} row {int(r)}" for r in first], int(bad.sum()) - len(first), where)
 
     def name_ids(self, ids: np.ndarray, names: Names, table: dict[int, str] | None = None,
                  transform=None) -> tuple[np.ndarray, np.ndarray]:
@@ -199,18 +192,18 @@ def _npu_op_mem(r: _Reader, names: Names) -> Allocations:
         return Allocations()
     c = rows.columns
     name, unknown = r.name_ids(c["operatorName"], names)
-    kind = np.array([r.strings.get(int(t), "") for t in c["type"]], dtype=object)
+    types, inverse = np.unique(c["type"], return_inverse=True)  # a few distinct types: looked up once each
+    kind = np.array([r.strings.get(int(t), "") for t in types], dtype=object)[inverse.reshape(-1)]
     cols = [c[k] for k in ("operatorName", "addr", "type", "size", "timestampNs")]
     keep = r.keep(rows, [(r.no_value(*cols), NO_VALUE), (r.bad(*cols), BAD_NUMBER), (unknown, UNKNOWN_NAME)])
     order = np.lexsort((c["timestampNs"], c["addr"]))
     order = order[keep[order]]
     addr, t, is_alloc = c["addr"][order], c["timestampNs"][order], kind[order] == ALLOCATE
     is_release = kind[order] == RELEASE
-    nxt = np.arange(1, len(order) + 1)
     paired = np.zeros(len(order), dtype=bool)
     paired[:-1] = is_alloc[:-1] & is_release[1:] & (addr[:-1] == addr[1:])
     alloc = np.flatnonzero(is_alloc)
-    released = np.where(paired[alloc], t[np.minimum(nxt[alloc], len(order) - 1)], NEVER)
+    released = np.where(paired[alloc], t[np.minimum(alloc + 1, len(order) - 1)], NEVER)
     comp = c.get("component")
     ge = names.id(GE)
     if comp is not None:

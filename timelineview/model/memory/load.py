@@ -15,6 +15,7 @@ from pathlib import Path
 
 from timelineview.model.load.file_access import file_problem
 from timelineview.model.memory.csv_files import (
+    CSV_FILES,
     MEMORY_RECORD_CSV,
     MODULE_MEMORY_CSV,
     OPERATOR_MEMORY_CSV,
@@ -40,7 +41,7 @@ def memory_files(paths: Sequence[str | Path]) -> tuple[dict[str, Path], list[Pat
         if p.parent not in folders:
             folders.append(p.parent)
     for folder in folders:
-        for name in (MEMORY_RECORD_CSV, OPERATOR_MEMORY_CSV, MODULE_MEMORY_CSV):
+        for name in CSV_FILES:
             f = folder / name
             if name not in csvs and f.exists():
                 csvs[name] = f

@@ -10,6 +10,7 @@ in a :class:`MemoryReport`, row by row, with the place.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,6 +20,9 @@ MISSING = -1  # a size the row does not give (torch_npu leaves APP's allocated e
 BYTES_PER_MB = 1 << 20  # the producer's MB is 2^20 bytes
 BYTES_PER_KB = 1 << 10
 MAX_EXAMPLES = 50
+EXAMPLES_PER_CHECK = 5  # rows of one check (in one chunk or table) listed with their place; the rest counted
+BAD_NUMBER = "bad number"
+RELEASE_BEFORE_ALLOCATION = "release before allocation"
 
 # Components of the caching allocator (PTA), of CANN's graph engine (GE) and their sum
 PTA, GE, PTA_GE, APP = "PTA", "GE", "PTA+GE", "APP"
@@ -64,6 +68,14 @@ class MemoryReport:
         if len(self.examples) < MAX_EXAMPLES:
             self.examples.append(f"{where}: {reason}")
 
+    def drop_rows(self, reason: str, places: list[str], rest: int, rest_place: str) -> None:
+        """Rows dropped for ``reason``: one per place of ``places`` (the first few), then ``rest`` more counted
+        under ``rest_place``."""
+        for where in places:
+            self.drop(reason, where)
+        if rest > 0:
+            self.drop(reason, rest_place, n=rest)
+
     def warn(self, message: str) -> None:
         if message not in self.warnings:
             self.warnings.append(message)
@@ -85,6 +97,18 @@ class MemoryReport:
             parts.append(f"{self.dropped_rows} memory rows dropped ({reasons})")
         parts.extend(self.warnings[:3])
         return "; ".join(parts)
+
+
+def passing(checks: list[tuple[np.ndarray, str]], n: int, drop: Callable[[np.ndarray, str], None]) -> np.ndarray:
+    """Of ``n`` rows, those that pass every (bad, reason) check; the rows each check fails first are
+    given to ``drop`` (each failing row once, under its first failed check)."""
+    keep = np.ones(n, dtype=bool)
+    for bad, reason in checks:
+        new = bad & keep
+        if new.any():
+            drop(new, reason)
+            keep &= ~new
+    return keep
 
 
 def _empty(dtype) -> np.ndarray:

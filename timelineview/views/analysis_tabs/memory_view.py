@@ -27,14 +27,12 @@ from timelineview.views.analysis_tabs.record_table import (
     sortable_table,
 )
 from timelineview.views.analysis_tabs.tab_inputs import TabCard, loaded_cards
+from timelineview.views.timeline.tracks.memory_track import COLOURS, OTHER_COLOUR
 from timelineview.viewstate.jump_target import JumpTarget
 
 MB_KIND = "mb"
 SMALL_MB = 0.01
 LISTED = 5000  # alive allocations listed at once (all are counted)
-COLOURS = {"APP": (140, 140, 140), "PTA": (40, 110, 200), "GE": (230, 140, 30), "PTA+GE": (60, 160, 80),
-           "DEVICE": (150, 90, 170)}
-OTHER_COLOUR = (120, 120, 120)
 COLUMNS = (
     RecordColumn("size_mb", "Size (MB)", MB_KIND, "Size of the allocation, MB = 2^20 bytes"),
     RecordColumn("name", "Operator", TEXT, "The operator that allocated it"),

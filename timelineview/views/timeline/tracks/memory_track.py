@@ -13,9 +13,10 @@ from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.timeline.lod import counter_columns
 from timelineview.viewstate.timeline.memory_rows import MEMORY, card_memory, shown_values
 
+# each memory component's colour, on its timeline lane and in the Memory tab
 COLOURS = {"APP": (140, 140, 140), "PTA": (40, 110, 200), "GE": (230, 140, 30), "PTA+GE": (60, 160, 80),
            "DEVICE": (150, 90, 170)}
-OTHER = (120, 120, 120)
+OTHER_COLOUR = (120, 120, 120)
 
 
 def _known(t: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -77,7 +78,7 @@ class MemoryTrackItem(CardTrackItem):
             rx = np.flatnonzero(r_has)
             ry = _to_y(r_high[rx], base, 0.0, hi, h)
             reserved = _merged_columns(rx + left, ry - 1, ry + 1)
-            colour = QtGui.QColor(*COLOURS.get(curve.name, OTHER)).darker(110 if not ctx.theme.dark else 90)
+            colour = QtGui.QColor(*COLOURS.get(curve.name, OTHER_COLOUR)).darker(110 if not ctx.theme.dark else 90)
             self._parts.append((colour, fill, line, reserved))
             peak = float(values.max()) if len(values) else 0.0
             text = f"peak {peak:,.1f} MB" + (f" · reserved {float(rv.max()):,.1f} MB" if len(rv) else "")
