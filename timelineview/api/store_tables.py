@@ -60,13 +60,18 @@ def lane_process(store: TraceStore, lanes: np.ndarray) -> np.ndarray:
     return np.asarray(store.lanes.process, dtype=np.int32)[lanes] if len(lanes) else np.zeros(0, np.int32)
 
 
+def lane_columns(store: TraceStore, lanes: np.ndarray, absent: np.ndarray | None = None) -> list:
+    """The ``process`` and ``thread`` columns of rows on ``lanes`` (null where ``absent``)."""
+    if absent is not None and absent.any():
+        lanes = np.where(absent, 0, lanes)
+    return [dictionary(lane_process(store, lanes), list(store.processes.name), absent),
+            dictionary(lanes, list(store.lanes.name), absent)]
+
+
 def _slices(store: TraceStore) -> list:
     s = store.slices
     n = len(s)
-    lanes = np.asarray(s.lane)
-    return [*card_columns(store, n),
-            dictionary(lane_process(store, lanes), list(store.processes.name)),
-            dictionary(lanes, list(store.lanes.name)),
+    return [*card_columns(store, n), *lane_columns(store, np.asarray(s.lane)),
             dictionary(s.name, store.strings),
             dictionary(s.cat, store.strings, absent=np.asarray(s.cat) < 0),
             _pa().array(np.asarray(s.start)), _pa().array(np.asarray(s.dur)), _pa().array(s.start + s.dur),
@@ -121,17 +126,12 @@ def _flows(store: TraceStore) -> list:
     pa = _pa()
     n = len(f)
     src_lane, dst_lane = np.asarray(f.src_lane, dtype=np.int32), np.asarray(f.dst_lane, dtype=np.int32)
-    processes, lanes = list(store.processes.name), list(store.lanes.name)
     flow_ids = pa.array([str(x) for x in np.asarray(f.flow_id).tolist()], pa.string())
-
-    def lane_columns(lane: np.ndarray) -> list:
-        absent = lane < 0
-        safe = np.where(absent, 0, lane) if absent.any() else lane
-        return [dictionary(lane_process(store, safe), processes, absent), dictionary(safe, lanes, absent)]
-
     return [*card_columns(store, n), flow_ids, dictionary(f.cat, store.strings, np.asarray(f.cat) < 0),
-            pa.array(np.asarray(f.src_ts, dtype=np.int64)), *lane_columns(src_lane), _slice_ids(pa, f.src_slice),
-            pa.array(np.asarray(f.dst_ts, dtype=np.int64)), *lane_columns(dst_lane), _slice_ids(pa, f.dst_slice)]
+            pa.array(np.asarray(f.src_ts, dtype=np.int64)), *lane_columns(store, src_lane, src_lane < 0),
+            _slice_ids(pa, f.src_slice),
+            pa.array(np.asarray(f.dst_ts, dtype=np.int64)), *lane_columns(store, dst_lane, dst_lane < 0),
+            _slice_ids(pa, f.dst_slice)]
 
 
 FLOWS = TableSpec("flows", "one row per flow arrow (s → t/f; a fan-out gives several rows)", (
@@ -151,9 +151,8 @@ FLOWS = TableSpec("flows", "one row per flow arrow (s → t/f; a fan-out gives s
 
 def _instants(store: TraceStore) -> list:
     i = store.instants
-    lanes = np.asarray(i.lane, dtype=np.int32)
-    return [*card_columns(store, len(i)), dictionary(lane_process(store, lanes), list(store.processes.name)),
-            dictionary(lanes, list(store.lanes.name)), dictionary(i.name, store.strings),
+    return [*card_columns(store, len(i)), *lane_columns(store, np.asarray(i.lane, dtype=np.int32)),
+            dictionary(i.name, store.strings),
             _pa().array(np.asarray(i.ts, dtype=np.int64))]
 
 
