@@ -126,7 +126,8 @@ def _flows(store: TraceStore) -> list:
     pa = _pa()
     n = len(f)
     src_lane, dst_lane = np.asarray(f.src_lane, dtype=np.int32), np.asarray(f.dst_lane, dtype=np.int32)
-    flow_ids = pa.array([str(x) for x in np.asarray(f.flow_id).tolist()], pa.string())
+    ids = np.asarray(f.flow_id)  # int64, or text (object) when some id is not an integer
+    flow_ids = pa.array(ids.astype(str) if ids.dtype == object else ids).cast(pa.string())
     return [*card_columns(store, n), flow_ids, dictionary(f.cat, store.strings, np.asarray(f.cat) < 0),
             pa.array(np.asarray(f.src_ts, dtype=np.int64)), *lane_columns(store, src_lane, src_lane < 0),
             _slice_ids(pa, f.src_slice),
