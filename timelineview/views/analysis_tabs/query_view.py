@@ -27,9 +27,7 @@ SHUTDOWN_WAIT_S = 10.0  # at most, for DuckDB to stop an interrupted query when 
 
 
 def _sort_key(value: Any) -> tuple:
-    """Rows sort by value: nulls last, numbers as numbers, the rest as text."""
-    if value is None:
-        return (2, 0, "")
+    """Rows sort by value (nulls are set apart, last): numbers as numbers, the rest as text."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return (0, value, "")
     try:
