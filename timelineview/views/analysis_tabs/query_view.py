@@ -13,6 +13,7 @@ from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from timelineview.api.tables import TABLES
 from timelineview.views.sort_arrows import conventional_sort_arrows
 from timelineview.views.worker_gc import off_gui_thread
 from timelineview.viewstate.jump_target import JumpTarget
@@ -112,8 +113,7 @@ class QueryView(QtWidgets.QWidget):
         self.error = ""  # why the last query did not run ("" when it did)
         self.editor = QtWidgets.QPlainTextEdit(DEFAULT_QUERY)
         self.editor.setFont(QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont))
-        self.editor.setToolTip("SQL (DuckDB) over slices, counters, flows, instants, cards, steps, operators, "
-                               "task_types, comm_ops, links, findings; Ctrl+Enter runs it")
+        self.editor.setToolTip(f"SQL (DuckDB) over {', '.join(TABLES)}; Ctrl+Enter runs it")
         self.run_button = QtWidgets.QPushButton("Run")
         self.run_button.setToolTip("Run the query (Ctrl+Enter)")
         self.cancel_button = QtWidgets.QPushButton("Cancel")
