@@ -74,7 +74,7 @@ def _slices(store: TraceStore) -> list:
     return [*card_columns(store, n), *lane_columns(store, np.asarray(s.lane)),
             dictionary(s.name, store.strings),
             dictionary(s.cat, store.strings, absent=np.asarray(s.cat) < 0),
-            _pa().array(np.asarray(s.start)), _pa().array(np.asarray(s.dur)), _pa().array(s.start + s.dur),
+            _pa().array(np.asarray(s.start)), _pa().array(np.asarray(s.dur)), _pa().array(s.end),
             _pa().array(np.asarray(s.depth)), _pa().array(np.arange(n, dtype=np.int64))]
 
 
