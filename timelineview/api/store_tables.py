@@ -4,6 +4,8 @@ text columns are dictionary-encoded from the store's interned ids and its string
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from timelineview.api.schema import DICT, DOUBLE, INT16, INT32, INT64, STRING, Column, TableSource, TableSpec
@@ -47,12 +49,18 @@ def card_columns(store: TraceStore, n: int) -> list:
     return [card, rank]
 
 
-def _table(spec: TableSpec, source: TableSource, one_card) -> object:
+def _table(spec: TableSpec, source: TableSource, one_card: Callable[[TraceStore], list]) -> object:
     """The rows of every card by rank (one Arrow chunk per card), or an empty table of ``spec``'s schema."""
     pa = _pa()
     schema = spec.arrow_schema()
     parts = [pa.Table.from_arrays(one_card(source.stores[i]), schema=schema) for i in source.order]
     return pa.concat_tables(parts) if parts else schema.empty_table()
+
+
+def _spec(name: str, doc: str, columns: tuple[Column, ...], one_card: Callable[[TraceStore], list]) -> TableSpec:
+    """A table of the loaded columns: ``one_card(store)`` gives one card's arrays, in ``columns``' order."""
+    spec = TableSpec(name, doc, columns, lambda source: _table(spec, source, one_card), needs_analysis=False)
+    return spec
 
 
 def lane_process(store: TraceStore, lanes: np.ndarray) -> np.ndarray:
@@ -78,7 +86,7 @@ def _slices(store: TraceStore) -> list:
             _pa().array(np.asarray(s.depth)), _pa().array(np.arange(n, dtype=np.int64))]
 
 
-SLICES = TableSpec("slices", "one row per slice (complete event or B/E pair) of every card", (
+SLICES = _spec("slices", "one row per slice (complete event or B/E pair) of every card", (
     *CARD_COLUMNS,
     Column("process", DICT, "the process (display name) of the slice's lane"),
     Column("thread", DICT, "the slice's lane: a thread or stream (display name)"),
@@ -89,7 +97,7 @@ SLICES = TableSpec("slices", "one row per slice (complete event or B/E pair) of 
     Column("end_ns", INT64, "start_ns + dur_ns"),
     Column("depth", INT16, "row within its lane (nesting depth)"),
     Column("id", INT64, "the slice's number in its card: (card, id) names one slice (the Query tab jumps to it)"),
-), lambda source: _table(SLICES, source, _slices), needs_analysis=False)
+), _slices)
 
 
 def _counters(store: TraceStore) -> list:
@@ -104,7 +112,7 @@ def _counters(store: TraceStore) -> list:
             pa.array(np.asarray(c.ts, dtype=np.int64)), pa.array(np.asarray(c.value, dtype=np.float64))]
 
 
-COUNTERS = TableSpec("counters", "one row per counter sample (C events): a series is one (process, counter, key)", (
+COUNTERS = _spec("counters", "one row per counter sample (C events): a series is one (process, counter, key)", (
     *CARD_COLUMNS,
     Column("process", DICT, "the counter's process"),
     Column("counter", DICT, "the counter event's name"),
@@ -112,7 +120,7 @@ COUNTERS = TableSpec("counters", "one row per counter sample (C events): a serie
     Column("series", DICT, "\"<counter>\" or \"<counter>.<key>\" when the counter has several keys"),
     Column("ts_ns", INT64, "sample time, ns on the card's own clock"),
     Column("value", DOUBLE, "the sample's value"),
-), lambda source: _table(COUNTERS, source, _counters), needs_analysis=False)
+), _counters)
 
 
 def _slice_ids(pa, ids: np.ndarray):
@@ -135,7 +143,7 @@ def _flows(store: TraceStore) -> list:
             _slice_ids(pa, f.dst_slice)]
 
 
-FLOWS = TableSpec("flows", "one row per flow arrow (s → t/f; a fan-out gives several rows)", (
+FLOWS = _spec("flows", "one row per flow arrow (s → t/f; a fan-out gives several rows)", (
     *CARD_COLUMNS,
     Column("flow_id", STRING, "the flow's id as written in the file"),
     Column("category", DICT, "its category; null when absent"),
@@ -147,7 +155,7 @@ FLOWS = TableSpec("flows", "one row per flow arrow (s → t/f; a fan-out gives s
     Column("dst_process", DICT, "the end point's process"),
     Column("dst_thread", DICT, "the end point's lane"),
     Column("dst_slice", INT64, "id (in slices) of the slice bound to the end point; null when none"),
-), lambda source: _table(FLOWS, source, _flows), needs_analysis=False)
+), _flows)
 
 
 def _instants(store: TraceStore) -> list:
@@ -157,10 +165,10 @@ def _instants(store: TraceStore) -> list:
             _pa().array(np.asarray(i.ts, dtype=np.int64))]
 
 
-INSTANTS = TableSpec("instants", "one row per instant event (i/I)", (
+INSTANTS = _spec("instants", "one row per instant event (i/I)", (
     *CARD_COLUMNS,
     Column("process", DICT, "the instant's process"),
     Column("thread", DICT, "its lane"),
     Column("name", DICT, "its name"),
     Column("ts_ns", INT64, "its time, ns on the card's own clock"),
-), lambda source: _table(INSTANTS, source, _instants), needs_analysis=False)
+), _instants)
