@@ -86,23 +86,32 @@ def test_tables_lists_every_column_and_docs_say_the_same():
             assert f"| `{c.name}` | `{c.type}` |" in docs.split(f"### `{spec.name}`")[1].split("### ")[0]
 
 
-def test_engine_interrupt_cancels_a_running_query(sample):
-    from timelineview.api import QueryCancelled, SqlEngine
+def interrupted(engine, query: str, after_s: float) -> tuple[threading.Thread, dict]:
+    """Run ``query`` on a thread, interrupt the engine ``after_s`` later and wait for the thread: the thread and
+    what the query gave (``rows``, or ``cancelled`` with the exception)."""
+    from timelineview.api import QueryCancelled
 
-    engine = SqlEngine(sample)
     outcome = {}
 
     def run():
         try:
-            engine.rows(ENDLESS)
+            outcome["rows"] = engine.rows(query)
         except QueryCancelled as exc:
             outcome["cancelled"] = exc
 
     worker = threading.Thread(target=run)
     worker.start()
-    time.sleep(0.5)
+    time.sleep(after_s)
     engine.interrupt()
     worker.join(30)
+    return worker, outcome
+
+
+def test_engine_interrupt_cancels_a_running_query(sample):
+    from timelineview.api import SqlEngine
+
+    engine = SqlEngine(sample)
+    worker, outcome = interrupted(engine, ENDLESS, 0.5)
     assert not worker.is_alive() and "cancelled" in outcome
     assert engine.rows("select count(*) from slices").rows == [(sum(len(s.slices) for s in sample.stores),)]
 
@@ -135,7 +144,7 @@ def test_without_the_extra_query_says_which_in_one_line(sample_path, tmp_path):
 
 
 def test_a_cancel_while_the_tables_are_built_stops_the_query(sample, monkeypatch):
-    from timelineview.api import QueryCancelled, Session, SqlEngine
+    from timelineview.api import Session, SqlEngine
 
     session = Session(sample.stores)
     built = session.table
@@ -145,18 +154,5 @@ def test_a_cancel_while_the_tables_are_built_stops_the_query(sample, monkeypatch
         return built(name, card)
 
     monkeypatch.setattr(session, "table", slow_table)
-    engine = SqlEngine(session)
-    outcome = {}
-
-    def run():
-        try:
-            outcome["rows"] = engine.rows("select count(*) from slices")
-        except QueryCancelled as exc:
-            outcome["cancelled"] = exc
-
-    worker = threading.Thread(target=run)
-    worker.start()
-    time.sleep(0.3)
-    engine.interrupt()
-    worker.join(30)
+    _, outcome = interrupted(SqlEngine(session), "select count(*) from slices", 0.3)
     assert "cancelled" in outcome and "rows" not in outcome

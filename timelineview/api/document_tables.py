@@ -42,9 +42,7 @@ def _per_card(section: Callable[[dict], list[dict]]) -> Callable[[TableSource], 
 
 
 def _spec(name: str, doc: str, columns: tuple[Column, ...], rows: Callable[[TableSource], list[dict]]) -> TableSpec:
-    holder: list[TableSpec] = []
-    spec = TableSpec(name, doc, columns, lambda source: _rows(holder[0], rows(source)))
-    holder.append(spec)
+    spec = TableSpec(name, doc, columns, lambda source: _rows(spec, rows(source)))  # ``spec`` is bound by then
     return spec
 
 

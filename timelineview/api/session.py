@@ -71,8 +71,9 @@ class Session:
     def cards(self) -> list[CardInfo]:
         """The cards by rank."""
         if self.summary is not None:
-            return [CardInfo(i, c.manifest["card"], c.manifest.get("rank"), str(c.folder)) for i, c in
-                    ((i, self.summary.cards[i]) for i in self.summary.order)]
+            folders = self.summary.cards
+            return [CardInfo(i, folders[i].manifest["card"], folders[i].manifest.get("rank"), str(folders[i].folder))
+                    for i in self.summary.order]
         return [CardInfo(i, self.stores[i].card, self.stores[i].rank,
                          os.pathsep.join(str(p) for p in self.stores[i].paths)) for i in self.order]
 

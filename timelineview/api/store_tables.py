@@ -4,6 +4,8 @@ text columns are dictionary-encoded from the store's interned ids and its string
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from timelineview.api.schema import DICT, DOUBLE, INT16, INT32, INT64, STRING, Column, TableSource, TableSpec
@@ -47,7 +49,7 @@ def card_columns(store: TraceStore, n: int) -> list:
     return [card, rank]
 
 
-def _table(spec: TableSpec, source: TableSource, one_card) -> object:
+def _table(spec: TableSpec, source: TableSource, one_card: Callable[[TraceStore], list]) -> object:
     """The rows of every card by rank (one Arrow chunk per card), or an empty table of ``spec``'s schema."""
     pa = _pa()
     schema = spec.arrow_schema()
@@ -55,25 +57,36 @@ def _table(spec: TableSpec, source: TableSource, one_card) -> object:
     return pa.concat_tables(parts) if parts else schema.empty_table()
 
 
+def _spec(name: str, doc: str, columns: tuple[Column, ...], one_card: Callable[[TraceStore], list]) -> TableSpec:
+    """A table of the loaded columns: ``one_card(store)`` gives one card's arrays, in ``columns``' order."""
+    spec = TableSpec(name, doc, columns, lambda source: _table(spec, source, one_card), needs_analysis=False)
+    return spec
+
+
 def lane_process(store: TraceStore, lanes: np.ndarray) -> np.ndarray:
     """The process (index into the process table) of each lane in ``lanes``."""
     return np.asarray(store.lanes.process, dtype=np.int32)[lanes] if len(lanes) else np.zeros(0, np.int32)
 
 
+def lane_columns(store: TraceStore, lanes: np.ndarray, absent: np.ndarray | None = None) -> list:
+    """The ``process`` and ``thread`` columns of rows on ``lanes`` (null where ``absent``)."""
+    if absent is not None and absent.any():
+        lanes = np.where(absent, 0, lanes)
+    return [dictionary(lane_process(store, lanes), list(store.processes.name), absent),
+            dictionary(lanes, list(store.lanes.name), absent)]
+
+
 def _slices(store: TraceStore) -> list:
     s = store.slices
     n = len(s)
-    lanes = np.asarray(s.lane)
-    return [*card_columns(store, n),
-            dictionary(lane_process(store, lanes), list(store.processes.name)),
-            dictionary(lanes, list(store.lanes.name)),
+    return [*card_columns(store, n), *lane_columns(store, np.asarray(s.lane)),
             dictionary(s.name, store.strings),
             dictionary(s.cat, store.strings, absent=np.asarray(s.cat) < 0),
-            _pa().array(np.asarray(s.start)), _pa().array(np.asarray(s.dur)), _pa().array(s.start + s.dur),
+            _pa().array(np.asarray(s.start)), _pa().array(np.asarray(s.dur)), _pa().array(s.end),
             _pa().array(np.asarray(s.depth)), _pa().array(np.arange(n, dtype=np.int64))]
 
 
-SLICES = TableSpec("slices", "one row per slice (complete event or B/E pair) of every card", (
+SLICES = _spec("slices", "one row per slice (complete event or B/E pair) of every card", (
     *CARD_COLUMNS,
     Column("process", DICT, "the process (display name) of the slice's lane"),
     Column("thread", DICT, "the slice's lane: a thread or stream (display name)"),
@@ -84,7 +97,7 @@ SLICES = TableSpec("slices", "one row per slice (complete event or B/E pair) of 
     Column("end_ns", INT64, "start_ns + dur_ns"),
     Column("depth", INT16, "row within its lane (nesting depth)"),
     Column("id", INT64, "the slice's number in its card: (card, id) names one slice (the Query tab jumps to it)"),
-), lambda source: _table(SLICES, source, _slices), needs_analysis=False)
+), _slices)
 
 
 def _counters(store: TraceStore) -> list:
@@ -99,7 +112,7 @@ def _counters(store: TraceStore) -> list:
             pa.array(np.asarray(c.ts, dtype=np.int64)), pa.array(np.asarray(c.value, dtype=np.float64))]
 
 
-COUNTERS = TableSpec("counters", "one row per counter sample (C events): a series is one (process, counter, key)", (
+COUNTERS = _spec("counters", "one row per counter sample (C events): a series is one (process, counter, key)", (
     *CARD_COLUMNS,
     Column("process", DICT, "the counter's process"),
     Column("counter", DICT, "the counter event's name"),
@@ -107,7 +120,7 @@ COUNTERS = TableSpec("counters", "one row per counter sample (C events): a serie
     Column("series", DICT, "\"<counter>\" or \"<counter>.<key>\" when the counter has several keys"),
     Column("ts_ns", INT64, "sample time, ns on the card's own clock"),
     Column("value", DOUBLE, "the sample's value"),
-), lambda source: _table(COUNTERS, source, _counters), needs_analysis=False)
+), _counters)
 
 
 def _slice_ids(pa, ids: np.ndarray):
@@ -121,20 +134,16 @@ def _flows(store: TraceStore) -> list:
     pa = _pa()
     n = len(f)
     src_lane, dst_lane = np.asarray(f.src_lane, dtype=np.int32), np.asarray(f.dst_lane, dtype=np.int32)
-    processes, lanes = list(store.processes.name), list(store.lanes.name)
-    flow_ids = pa.array([str(x) for x in np.asarray(f.flow_id).tolist()], pa.string())
-
-    def lane_columns(lane: np.ndarray) -> list:
-        absent = lane < 0
-        safe = np.where(absent, 0, lane) if absent.any() else lane
-        return [dictionary(lane_process(store, safe), processes, absent), dictionary(safe, lanes, absent)]
-
+    ids = np.asarray(f.flow_id)  # int64, or text (object) when some id is not an integer
+    flow_ids = pa.array(ids.astype(str) if ids.dtype == object else ids).cast(pa.string())
     return [*card_columns(store, n), flow_ids, dictionary(f.cat, store.strings, np.asarray(f.cat) < 0),
-            pa.array(np.asarray(f.src_ts, dtype=np.int64)), *lane_columns(src_lane), _slice_ids(pa, f.src_slice),
-            pa.array(np.asarray(f.dst_ts, dtype=np.int64)), *lane_columns(dst_lane), _slice_ids(pa, f.dst_slice)]
+            pa.array(np.asarray(f.src_ts, dtype=np.int64)), *lane_columns(store, src_lane, src_lane < 0),
+            _slice_ids(pa, f.src_slice),
+            pa.array(np.asarray(f.dst_ts, dtype=np.int64)), *lane_columns(store, dst_lane, dst_lane < 0),
+            _slice_ids(pa, f.dst_slice)]
 
 
-FLOWS = TableSpec("flows", "one row per flow arrow (s → t/f; a fan-out gives several rows)", (
+FLOWS = _spec("flows", "one row per flow arrow (s → t/f; a fan-out gives several rows)", (
     *CARD_COLUMNS,
     Column("flow_id", STRING, "the flow's id as written in the file"),
     Column("category", DICT, "its category; null when absent"),
@@ -146,21 +155,20 @@ FLOWS = TableSpec("flows", "one row per flow arrow (s → t/f; a fan-out gives s
     Column("dst_process", DICT, "the end point's process"),
     Column("dst_thread", DICT, "the end point's lane"),
     Column("dst_slice", INT64, "id (in slices) of the slice bound to the end point; null when none"),
-), lambda source: _table(FLOWS, source, _flows), needs_analysis=False)
+), _flows)
 
 
 def _instants(store: TraceStore) -> list:
     i = store.instants
-    lanes = np.asarray(i.lane, dtype=np.int32)
-    return [*card_columns(store, len(i)), dictionary(lane_process(store, lanes), list(store.processes.name)),
-            dictionary(lanes, list(store.lanes.name)), dictionary(i.name, store.strings),
+    return [*card_columns(store, len(i)), *lane_columns(store, np.asarray(i.lane, dtype=np.int32)),
+            dictionary(i.name, store.strings),
             _pa().array(np.asarray(i.ts, dtype=np.int64))]
 
 
-INSTANTS = TableSpec("instants", "one row per instant event (i/I)", (
+INSTANTS = _spec("instants", "one row per instant event (i/I)", (
     *CARD_COLUMNS,
     Column("process", DICT, "the instant's process"),
     Column("thread", DICT, "its lane"),
     Column("name", DICT, "its name"),
     Column("ts_ns", INT64, "its time, ns on the card's own clock"),
-), lambda source: _table(INSTANTS, source, _instants), needs_analysis=False)
+), _instants)

@@ -13,6 +13,7 @@ from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from timelineview.api.tables import TABLES
 from timelineview.views.sort_arrows import conventional_sort_arrows
 from timelineview.views.worker_gc import off_gui_thread
 from timelineview.viewstate.jump_target import JumpTarget
@@ -27,9 +28,7 @@ SHUTDOWN_WAIT_S = 10.0  # at most, for DuckDB to stop an interrupted query when 
 
 
 def _sort_key(value: Any) -> tuple:
-    """Rows sort by value: nulls last, numbers as numbers, the rest as text."""
-    if value is None:
-        return (2, 0, "")
+    """Rows sort by value (nulls are set apart, last): numbers as numbers, the rest as text."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return (0, value, "")
     try:
@@ -114,8 +113,7 @@ class QueryView(QtWidgets.QWidget):
         self.error = ""  # why the last query did not run ("" when it did)
         self.editor = QtWidgets.QPlainTextEdit(DEFAULT_QUERY)
         self.editor.setFont(QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont))
-        self.editor.setToolTip("SQL (DuckDB) over slices, counters, flows, instants, cards, steps, operators, "
-                               "task_types, comm_ops, links, findings; Ctrl+Enter runs it")
+        self.editor.setToolTip(f"SQL (DuckDB) over {', '.join(TABLES)}; Ctrl+Enter runs it")
         self.run_button = QtWidgets.QPushButton("Run")
         self.run_button.setToolTip("Run the query (Ctrl+Enter)")
         self.cancel_button = QtWidgets.QPushButton("Cancel")
