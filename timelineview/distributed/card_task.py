@@ -281,10 +281,9 @@ def _summarize_loaded(job: _CardJob, store, out: str, min_gap_ns: int, run: str)
         result.load = kept_report.remark(store.report)
         analysis = analyse_card(store, SUMMARY_FIELDS, min_gap_ns=min_gap_ns)
         partial = Path(tempfile.mkdtemp(prefix=f"{PARTIAL_PREFIX}{name}-", dir=out))
-        write_card_summary(partial, store, analysis, comparison_error(store, analysis.derived),
-                           {"dir": name, "key": job.key, "worker": result.worker, "run": run,
-                            "sources": [str(f) for f in job.source.files]})
-        manifest = digest((partial / MANIFEST).read_bytes())
+        manifest = write_card_summary(partial, store, analysis, comparison_error(store, analysis.derived),
+                                      {"dir": name, "key": job.key, "worker": result.worker, "run": run,
+                                       "sources": [str(f) for f in job.source.files]})
         _replace(Path(out) / name, partial)
         result.status, result.run, result.manifest = OK, run, manifest
     except Exception as exc:  # this card fails, the others go on
