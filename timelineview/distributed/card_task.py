@@ -199,8 +199,8 @@ def _settled(job: _CardJob, out: str, min_gap_ns: int, run: str) -> bool:
         made_now = bool(run) and old.get("run") == run
         job.result.status, job.result.reused, job.result.worker = OK, not made_now, old.get("worker", "")
         job.result.run, job.result.manifest = old["run"], old_digest
-        kept = old.get(kept_report.KEY)
-        job.result.load = kept_report.remark(kept_report.report_from_json(kept)) if isinstance(kept, dict) else ""
+        kept = kept_report.manifest_report(old)
+        job.result.load = kept_report.remark(kept) if kept is not None else ""
         _finish(job.result, t0)
         return True
     if source.problems and not source.files:

@@ -114,8 +114,7 @@ class SummaryCard:
     @cached_property
     def load_report(self) -> LoadReport | None:
         """The report of the load this summary was made from (None for a summary made before it was kept)."""
-        doc = self.manifest.get(kept_report.KEY)
-        return kept_report.report_from_json(doc) if isinstance(doc, dict) else None
+        return kept_report.manifest_report(self.manifest)
 
     @cached_property
     def details(self) -> dict:
