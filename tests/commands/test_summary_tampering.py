@@ -69,6 +69,16 @@ def _edit_manifest(folder: Path, change, rank: int = RANK, sign: bool = True) ->
         (folder / "index.json").write_bytes(orjson.dumps(index))
 
 
+def _card_replaced(whole: Path, tmp_path: Path, put) -> tuple[Path, Path]:
+    """(folder, card): a copy of the summary ``whole`` whose tampered card's folder was removed and ``put(card)``
+    called to put something else at its path."""
+    folder = _copy(whole, tmp_path)
+    card = _card(folder)
+    shutil.rmtree(card)
+    put(card)
+    return folder, card
+
+
 def _ranks(doc: dict) -> list[int]:
     return sorted(c["rank"] for c in doc["cards"])
 
@@ -83,19 +93,14 @@ def _one_card_failed(code, doc, err, why: str) -> None:
 
 # ------------------------------------------------------------------------------------- runs mixed
 def test_a_card_of_another_run_is_reported_not_read(summaries, tmp_path, capsys):  # noqa: F811
-    folder = _copy(summaries.whole, tmp_path)
-    card = _card(folder)
-    shutil.rmtree(card)
-    shutil.copytree(_card(summaries.one_failed), card)  # the same card, written by the other run
+    # the same card, written by the other run
+    folder, card = _card_replaced(summaries.whole, tmp_path, lambda c: shutil.copytree(_card(summaries.one_failed), c))
     code, doc, err = _stats(folder, capsys)
     _one_card_failed(code, doc, err, f"{card / 'card.json'}: its digest is not the one index.json records")
 
 
 def test_a_card_of_another_run_whose_digest_was_copied_too_is_reported(summaries, tmp_path, capsys):  # noqa: F811
-    folder = _copy(summaries.whole, tmp_path)
-    card = _card(folder)
-    shutil.rmtree(card)
-    shutil.copytree(_card(summaries.one_failed), card)
+    folder, _ = _card_replaced(summaries.whole, tmp_path, lambda c: shutil.copytree(_card(summaries.one_failed), c))
     index = _index(folder)
     _entry(index)["manifest"] = _entry(_index(summaries.one_failed))["manifest"]
     (folder / "index.json").write_bytes(orjson.dumps(index))
@@ -162,10 +167,7 @@ def test_details_as_a_link_to_dev_zero_is_refused(summaries, tmp_path, capsys): 
 
 def test_a_card_folder_linked_to_another_summary_is_refused(summaries, tmp_path, capsys):  # noqa: F811
     """One card pointed at another summary showed "rank 1" twice."""
-    folder = _copy(summaries.whole, tmp_path)
-    card = _card(folder)
-    shutil.rmtree(card)
-    card.symlink_to(_card(summaries.whole, 1).resolve())
+    folder, _ = _card_replaced(summaries.whole, tmp_path, lambda c: c.symlink_to(_card(summaries.whole, 1).resolve()))
     code, doc, err = _stats(folder, capsys)
     _one_card_failed(code, doc, err, "a symbolic link or not a folder")
 

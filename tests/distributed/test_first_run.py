@@ -4,8 +4,6 @@ and equal a warm run's, the console says so once, and one compile for next time 
 
 from __future__ import annotations
 
-import orjson
-
 from timelineview.analysis.summaries.summary_session import SummarySession
 from timelineview.distributed import card_task, first_run
 from timelineview.distributed import summarize as summarize_module
@@ -13,13 +11,7 @@ from timelineview.distributed.summarize import local_client, summarize
 from timelineview.model.load import jit
 
 from .conftest import CARDS
-
-
-def _without_workers(doc: dict) -> dict:
-    doc = orjson.loads(orjson.dumps(doc, option=orjson.OPT_SERIALIZE_NUMPY))
-    for card in doc["cards"]:
-        card.pop("worker")
-    return doc
+from .test_summarize import _without_workers
 
 
 def test_a_first_run_reads_typed_and_compiles_once_afterwards(traces, dask_client, tmp_path, monkeypatch):

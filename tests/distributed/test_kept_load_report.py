@@ -16,12 +16,9 @@ from timelineview.distributed.summarize import progress_line, summarize
 from timelineview.model import load
 
 from .conftest import CARDS
+from .test_summarize import _trace_of
 
 DAMAGED = 1
-
-
-def _trace_of(folder: Path, rank: int) -> Path:
-    return next((folder / f"rank{rank}_ascend_pt").rglob("trace_view.json"))
 
 
 def _damage(path: Path) -> None:

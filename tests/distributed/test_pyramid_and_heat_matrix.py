@@ -6,7 +6,7 @@ import numpy as np
 
 from timelineview.analysis.cluster.comparison import CardComparison, ClusterComparison
 from timelineview.analysis.intervals import Intervals
-from timelineview.analysis.summaries.pyramid import build_pyramid, covered_before, occupancy
+from timelineview.analysis.summaries.pyramid import build_pyramid, occupancy
 
 
 def _iv(*pairs) -> Intervals:
@@ -15,7 +15,7 @@ def _iv(*pairs) -> Intervals:
 
 def test_covered_before_counts_whole_and_partial_intervals():
     iv = _iv((0, 10), (15, 20))
-    assert covered_before(iv, np.array([0, 5, 10, 12, 17, 20, 99])).tolist() == [0, 5, 10, 10, 12, 15, 15]
+    assert iv.covered_before(np.array([0, 5, 10, 12, 17, 20, 99])).tolist() == [0, 5, 10, 10, 12, 15, 15]
 
 
 def test_occupancy_is_the_covered_share_rounded_up():

@@ -199,8 +199,8 @@ def _settled(job: _CardJob, out: str, min_gap_ns: int, run: str) -> bool:
         made_now = bool(run) and old.get("run") == run
         job.result.status, job.result.reused, job.result.worker = OK, not made_now, old.get("worker", "")
         job.result.run, job.result.manifest = old["run"], old_digest
-        kept = old.get(kept_report.KEY)
-        job.result.load = kept_report.remark(kept_report.report_from_json(kept)) if isinstance(kept, dict) else ""
+        kept = kept_report.manifest_report(old)
+        job.result.load = kept_report.remark(kept) if kept is not None else ""
         _finish(job.result, t0)
         return True
     if source.problems and not source.files:
@@ -281,10 +281,9 @@ def _summarize_loaded(job: _CardJob, store, out: str, min_gap_ns: int, run: str)
         result.load = kept_report.remark(store.report)
         analysis = analyse_card(store, SUMMARY_FIELDS, min_gap_ns=min_gap_ns)
         partial = Path(tempfile.mkdtemp(prefix=f"{PARTIAL_PREFIX}{name}-", dir=out))
-        write_card_summary(partial, store, analysis, comparison_error(store, analysis.derived),
-                           {"dir": name, "key": job.key, "worker": result.worker, "run": run,
-                            "sources": [str(f) for f in job.source.files]})
-        manifest = digest((partial / MANIFEST).read_bytes())
+        manifest = write_card_summary(partial, store, analysis, comparison_error(store, analysis.derived),
+                                      {"dir": name, "key": job.key, "worker": result.worker, "run": run,
+                                       "sources": [str(f) for f in job.source.files]})
         _replace(Path(out) / name, partial)
         result.status, result.run, result.manifest = OK, run, manifest
     except Exception as exc:  # this card fails, the others go on

@@ -114,8 +114,7 @@ class SummaryCard:
     @cached_property
     def load_report(self) -> LoadReport | None:
         """The report of the load this summary was made from (None for a summary made before it was kept)."""
-        doc = self.manifest.get(kept_report.KEY)
-        return kept_report.report_from_json(doc) if isinstance(doc, dict) else None
+        return kept_report.manifest_report(self.manifest)
 
     @cached_property
     def details(self) -> dict:
@@ -230,9 +229,9 @@ def pyramid_rows(store: TraceStore, derived: DerivedIntervals | None) -> list[tu
 
 
 def write_card_summary(folder: Path, store: TraceStore, a: CardAnalysis, comparison_error: str,
-                       extra: dict) -> dict:
-    """Write the summary of one analysed card into ``folder`` (created); returns the manifest.
-    ``extra``: fields the caller adds (key, worker, timings)."""
+                       extra: dict) -> str:
+    """Write the summary of one analysed card into ``folder`` (created); returns the digest of the
+    ``card.json`` written (what the index records). ``extra``: fields the caller adds (key, worker, timings)."""
     folder.mkdir(parents=True, exist_ok=True)
     w = ColumnWriter(folder)
     stamp = current_stamp()
@@ -267,8 +266,9 @@ def write_card_summary(folder: Path, store: TraceStore, a: CardAnalysis, compari
     details_bytes = orjson.dumps(details, option=JSON_OPTIONS)
     (folder / DETAILS).write_bytes(details_bytes)
     manifest["details_digest"] = digest(details_bytes)
-    (folder / MANIFEST).write_bytes(orjson.dumps(manifest, option=JSON_OPTIONS))  # last: the card is complete
-    return manifest
+    manifest_bytes = orjson.dumps(manifest, option=JSON_OPTIONS)
+    (folder / MANIFEST).write_bytes(manifest_bytes)  # last: the card is complete
+    return digest(manifest_bytes)
 
 
 # ------------------------------------------------------------------------------------------- read

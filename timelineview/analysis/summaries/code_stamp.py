@@ -30,21 +30,17 @@ class CodeStamp(NamedTuple):
         return f"timelineview {self.version}, code {self.code}"
 
 
-def source_files(package: Path = _PACKAGE) -> list[Path]:
+def source_files() -> list[Path]:
     """The stamped modules, in a fixed order (relative path)."""
     files: list[Path] = []
     for name in STAMPED:
-        path = package / name
+        path = _PACKAGE / name
         files += sorted(path.rglob("*.py")) if path.is_dir() else [path]
     return files
 
 
-def stamp_of(files: list[Path], package: Path = _PACKAGE) -> str:
-    """One digest of the files' relative paths and text (a missing file counts as empty)."""
-    return text_digest(files, package)[:STAMP_CHARS]
-
-
 @functools.cache
 def current_stamp() -> CodeStamp:
-    """This process' version and code stamp (computed once: ~90 files)."""
-    return CodeStamp(package_version(), stamp_of(source_files()))
+    """This process' version and code stamp: ``provenance.text_digest`` of the stamped modules with their
+    names (computed once: ~90 files)."""
+    return CodeStamp(package_version(), text_digest(source_files(), _PACKAGE)[:STAMP_CHARS])

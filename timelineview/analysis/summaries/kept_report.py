@@ -44,6 +44,12 @@ def report_from_json(doc: dict) -> LoadReport:
     return r
 
 
+def manifest_report(manifest: dict) -> LoadReport | None:
+    """The load report a card's manifest keeps (None for a summary made before it was kept)."""
+    doc = manifest.get(KEY)
+    return report_from_json(doc) if isinstance(doc, dict) else None
+
+
 def remark(report: LoadReport) -> str:
     """The load's problems in a few words for ``summarize``'s line ("" when there is nothing to say)."""
     parts = []

@@ -62,13 +62,20 @@ DETAILS_FIELDS: dict[str, Check] = {
 }
 
 
+def _fields_problem(d: dict, fields: dict[str, Check]) -> str:
+    """The first of ``fields`` that ``d`` lacks or holds with a wrong type, said ("" when none)."""
+    for name, check in fields.items():
+        if name not in d:
+            return f"it has no {name}"
+        if not check(d[name]):
+            return f"its {name} is not what a summary holds"
+    return ""
+
+
 def manifest_problem(m: dict) -> str:
     """Why ``m`` is not a manifest ``write_card_summary`` writes ("" when it is one)."""
-    for name, check in MANIFEST_FIELDS.items():
-        if name not in m:
-            return f"it has no {name}"
-        if not check(m[name]):
-            return f"its {name} is not what a summary holds"
+    if problem := _fields_problem(m, MANIFEST_FIELDS):
+        return problem
     for name, check in OPTIONAL_FIELDS.items():
         if name in m and not check(m[name]):
             return f"its {name} is not what a summary holds"
@@ -81,9 +88,4 @@ def manifest_problem(m: dict) -> str:
 
 def details_problem(d: dict) -> str:
     """Why ``d`` is not a ``details.json`` ``write_card_summary`` writes ("" when it is one)."""
-    for name, check in DETAILS_FIELDS.items():
-        if name not in d:
-            return f"it has no {name}"
-        if not check(d[name]):
-            return f"its {name} is not what a summary holds"
-    return ""
+    return _fields_problem(d, DETAILS_FIELDS)

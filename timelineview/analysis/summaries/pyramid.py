@@ -50,18 +50,6 @@ class Pyramid:
         return min(max(first, 0), buckets), min(max(stop, 0), buckets)
 
 
-def covered_before(iv: Intervals, t: np.ndarray) -> np.ndarray:
-    """Length (ns) of ``iv`` before each time of ``t``."""
-    t = np.asarray(t, dtype=np.int64)
-    if not len(iv):
-        return np.zeros(len(t), np.int64)
-    cum = np.concatenate(([0], np.cumsum(iv.ends - iv.starts)))
-    k = np.searchsorted(iv.ends, t, side="right")  # intervals that ended by t
-    inside = np.minimum(k, len(iv) - 1)
-    partial = np.where(k < len(iv), np.clip(t - iv.starts[inside], 0, None), 0)
-    return cum[k] + partial
-
-
 def bucket_edges(t0: int, t1: int, buckets: int) -> np.ndarray:
     """The ``buckets + 1`` edges (ns) of the buckets of [t0, t1)."""
     return t0 + (np.arange(buckets + 1, dtype=np.float64) * (max(t1 - t0, 1) / buckets)).astype(np.int64)
@@ -77,7 +65,7 @@ def _shares(covered_at_edges: np.ndarray, edges: np.ndarray) -> np.ndarray:
 def occupancy(iv: Intervals, t0: int, t1: int, buckets: int) -> np.ndarray:
     """uint8 per bucket of [t0, t1): covered share × 255, rounded up."""
     edges = bucket_edges(t0, t1, buckets)
-    return _shares(covered_before(iv, edges), edges)
+    return _shares(iv.covered_before(edges), edges)
 
 
 def lane_intervals(lane: np.ndarray, start: np.ndarray, end: np.ndarray, n_lanes: int) -> list[Intervals]:
@@ -95,7 +83,7 @@ def build_pyramid(rows: list[tuple[str, Intervals]], t0: int, t1: int,
     finest = bucket_edges(t0, t1, max(level_buckets, default=1))
     covered = np.zeros((len(rows), len(finest)), np.int64)
     for r, (_, iv) in enumerate(rows):
-        covered[r] = covered_before(iv, finest)
+        covered[r] = iv.covered_before(finest)
     levels = []
     for buckets in level_buckets:
         step = (len(finest) - 1) // buckets

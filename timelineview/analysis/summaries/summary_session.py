@@ -28,6 +28,7 @@ from timelineview.analysis.communication import ClusterCommunication, analyse_cl
 from timelineview.analysis.findings.evaluate import Finding
 from timelineview.analysis.memory.findings import documents_imbalance
 from timelineview.analysis.operators import TOP_OPERATORS, OperatorAcrossCards, operators_across_cards
+from timelineview.analysis.session import rank_order
 from timelineview.analysis.stats_document import stats_document
 from timelineview.analysis.summaries.card_summary import SummaryCard, read_indexed_card
 from timelineview.analysis.summaries.code_stamp import current_stamp
@@ -171,9 +172,7 @@ class SummarySession:
         self.stamps = [f"{c.card}: summarised by {c.stamp.describe()}, this is {now.describe()}: its numbers "
                        "may differ from what this version computes (summarize again to redo it)"
                        for c in self.cards if c.stamp != now]
-        # by rank (cards without a rank after the others, by name): the first is the clock reference
-        self.order = sorted(range(len(self.cards)), key=lambda i: (self.cards[i].rank is None,
-                                                                   self.cards[i].rank or 0, self.cards[i].card))
+        self.order = rank_order(self.cards)  # the first by rank is the clock reference
 
     def analyse(self, number: int, fields: Iterable[str] = ()) -> SummaryCard:
         """Card ``number`` (its index position) as its summary holds it: what the analysis tabs ask of

@@ -55,6 +55,7 @@ COALESCE_GAP = 64 << 10  # columns at most this far apart are read in one read (
 Layout = dict[str, list]  # {column: [data offset in the file, dtype descr, shape, header offset, member CRC-32]}
 LAYOUT_FIELDS = 5
 _PLAIN_KINDS = "biufcmM"  # numbers, booleans, times: what a column may hold (never objects)
+_HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
 
 
 def _padding(data_at: int) -> bytes:
@@ -92,7 +93,7 @@ class ColumnWriter:
         """Write the columns; returns {column: its file} for the manifest (``layout`` then holds where
         each column's data lies in it)."""
         path = self.folder / COLUMNS_FILE
-        simple = all(a.dtype.kind in "biufcmM" and not a.dtype.fields for a in self.arrays.values())
+        simple = all(a.dtype.kind in _PLAIN_KINDS and not a.dtype.fields for a in self.arrays.values())
         if not simple or len(self.arrays) > _MAX_MEMBERS or \
                 sum(a.nbytes for a in self.arrays.values()) >= _MAX_MEMBER:
             np.savez(path, allow_pickle=False, **self.arrays)
@@ -234,12 +235,7 @@ def _count(value) -> bool:
 def _check_header(header: bytes, dtype: np.dtype, shape: tuple, where: Path, n: str) -> None:
     """The ``.npy`` header before a column's data says the layout's dtype and shape (C order)."""
     try:
-        stream = io.BytesIO(header)
-        version = np.lib.format.read_magic(stream)
-        read = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
-        if version not in read:
-            raise ValueError(f".npy version {version}")
-        got_shape, fortran, got_dtype = read[version](stream)
+        got_shape, fortran, got_dtype = _read_npy_header(io.BytesIO(header))
     except (ValueError, OSError, SyntaxError) as exc:
         raise SummaryFileError(f"{where}: column {n}: no readable .npy header ({exc})") from None
     if fortran or got_dtype != dtype or tuple(got_shape) != shape:
@@ -247,12 +243,12 @@ def _check_header(header: bytes, dtype: np.dtype, shape: tuple, where: Path, n: 
                                f"says {dtype} {shape}")
 
 
-def _header_dtype(stream) -> np.dtype:
+def _read_npy_header(stream) -> tuple[tuple, bool, np.dtype]:
+    """(shape, Fortran order, dtype) of the ``.npy`` header at ``stream``'s position (version 1.0 or 2.0)."""
     version = np.lib.format.read_magic(stream)
-    read = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
-    if version not in read:
+    if version not in _HEADER_READERS:
         raise ValueError(f".npy version {version}")
-    return read[version](stream)[2]
+    return _HEADER_READERS[version](stream)
 
 
 def _read_zipped(f, where: Path, names: list[str]) -> dict[str, np.ndarray]:
@@ -266,7 +262,7 @@ def _read_zipped(f, where: Path, names: list[str]) -> dict[str, np.ndarray]:
                 if info.compress_type != zipfile.ZIP_STORED:
                     raise ValueError(f"column {n} is compressed (summaries store columns)")
                 stream = io.BytesIO(z.read(info))
-                dtype = _header_dtype(stream)
+                dtype = _read_npy_header(stream)[2]
                 if dtype.hasobject or dtype.kind not in _PLAIN_KINDS:
                     raise ValueError(f"column {n} holds {dtype}, not numbers (a summary never holds objects)")
                 stream.seek(0)
