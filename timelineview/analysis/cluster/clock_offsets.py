@@ -15,7 +15,7 @@ from timelineview.model.store.trace_store import TraceStore
 _P2P = re.compile(r"send|receive|recv", re.IGNORECASE)
 
 
-def _collective_ends(store: TraceStore, cls: Classification) -> tuple[list[str], np.ndarray]:
+def collective_ends(store: TraceStore, cls: Classification) -> tuple[list[str], np.ndarray]:
     """Names and ends of the card's communication operators, in start order."""
     sl = store.slices
     idx = np.flatnonzero(cls.communication)
@@ -58,5 +58,12 @@ def clock_offsets(stores: list[TraceStore],
         return np.zeros(0, dtype=np.int64)
     if classifications is None:
         classifications = [classify(s) for s in stores]
-    ends = [_collective_ends(s, c) for s, c in zip(stores, classifications, strict=True)]
+    return offsets_from_ends([collective_ends(s, c) for s, c in zip(stores, classifications, strict=True)])
+
+
+def offsets_from_ends(ends: list[tuple[list[str], np.ndarray]]) -> np.ndarray:
+    """Per card, ns to subtract to align it with the first, from each card's collective names and ends
+    (``collective_ends``: what a summary keeps of a card)."""
+    if not ends:
+        return np.zeros(0, dtype=np.int64)
     return np.array([0] + [_offset(ends[0], e) for e in ends[1:]], dtype=np.int64)

@@ -23,7 +23,7 @@ import numpy as np
 import orjson
 
 from timelineview.analysis.card_analysis import CardAnalysis
-from timelineview.analysis.cluster.clock_offsets import _collective_ends
+from timelineview.analysis.cluster.clock_offsets import collective_ends
 from timelineview.analysis.communication import CardCommunication, CommOps, Links
 from timelineview.analysis.derived import DerivedIntervals
 from timelineview.analysis.findings.rules import RULE_BY_NAME
@@ -248,7 +248,7 @@ def write_card_summary(folder: Path, store: TraceStore, a: CardAnalysis, compari
             _put_intervals(w, f"derived.{name}", getattr(d, name))
         manifest["derived"] = {"span": list(d.span), "min_gap_ns": d.min_gap_ns}
     if a.classification is not None:
-        names, ends = _collective_ends(store, a.classification)
+        names, ends = collective_ends(store, a.classification)
         manifest["collective_names"] = names  # with their ends: clock offsets need no column file
         manifest["collective_ends"] = ends.tolist()
     details: dict = {"document": a.document, "operators": None}

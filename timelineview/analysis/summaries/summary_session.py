@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from timelineview.analysis.cluster.clock_offsets import _offset
+from timelineview.analysis.cluster.clock_offsets import offsets_from_ends
 from timelineview.analysis.cluster.comparison import CardComparison, ClusterComparison
 from timelineview.analysis.cluster.memory_peaks import peaks_of_document
 from timelineview.analysis.cluster.slow_cards import SlowCard, slow_cards
@@ -200,8 +200,7 @@ class SummarySession:
         out = np.zeros(len(self.cards), dtype=np.int64)
         if not self.cards:
             return out
-        ends = [self.cards[i].collectives for i in self.order]
-        out[self.order] = [0] + [_offset(ends[0], e) for e in ends[1:]]
+        out[self.order] = offsets_from_ends([self.cards[i].collectives for i in self.order])
         return out
 
     @cached_property
