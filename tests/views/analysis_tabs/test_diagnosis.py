@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from timelineview.synthetic import cluster_specs, generate_cluster
+from tests.views.generated import generated_cluster
 from timelineview.viewstate.jump_target import JumpTarget
 
 SLOW_CARD = 2
@@ -15,9 +15,7 @@ SLOW_CARD = 2
 
 @pytest.fixture(scope="module")
 def cluster_dir(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("diag") / "ranks"
-    generate_cluster(out, cluster_specs(4, seed=6, steps=3, tasks_per_step=60, slow_card=SLOW_CARD))
-    return out
+    return generated_cluster(tmp_path_factory, "diag", 4, seed=6, steps=3, tasks_per_step=60, slow_card=SLOW_CARD)
 
 
 @pytest.fixture
