@@ -401,14 +401,14 @@ class MainWindow(QtWidgets.QMainWindow):
         """What the load has so far, on the timeline: navigable while the rest arrives."""
         if not self._from_current_load() or not any(len(c.store.slices) for c in cards):
             return
-        self.timeline.show_partial([c for c in cards if len(c.store.slices) or len(c.store.counters)], unloaded)
+        self.timeline.show_partial([c for c in cards if c.drawable], unloaded)
         self._partial_shown = True
 
     @QtCore.Slot(object)
     def _on_loaded(self, cards) -> None:
         if not self._from_current_load():
             return
-        shown = [c for c in cards if len(c.store.slices) or len(c.store.counters)]
+        shown = [c for c in cards if c.drawable]
         problems = problems_text(cards)
         names = ", ".join(p.name for p in self.paths)
         if not shown and cards and all(c.store.report.read_whole_capture for c in cards):  # valid, and empty

@@ -151,9 +151,9 @@ class ClusterTab(QtCore.QObject):
             return
         failed = {i: c.store.report.error or (EMPTY_CAPTURE if c.store.report.read_whole_capture
                                               else "no slices could be read")
-                  for i, c in enumerate(cards) if not (len(c.store.slices) or len(c.store.counters))}
+                  for i, c in enumerate(cards) if not c.drawable}
         self.view.progress_list.finish(failed)
-        shown = [c for c in cards if len(c.store.slices) or len(c.store.counters)]
+        shown = [c for c in cards if c.drawable]
         if not shown:
             return
         self.all_cards = list(self.timeline.cards)
