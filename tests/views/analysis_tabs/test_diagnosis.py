@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.views.generated import generated_cluster
+from tests.views.main_window_fixture import open_and_wait
 from timelineview.viewstate.jump_target import JumpTarget
 
 SLOW_CARD = 2
@@ -22,8 +23,7 @@ def cluster_dir(tmp_path_factory) -> Path:
 def opened(qtbot, window, cluster_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("TIMELINEVIEW_CACHE", str(tmp_path / "cache"))
     window.interactive = True  # a cluster opens on a tab of its own choosing only for a user
-    with qtbot.waitSignal(window.loadFinished, timeout=60_000):
-        window.open_paths([cluster_dir], remember=False)
+    open_and_wait(qtbot, window, cluster_dir)
     qtbot.waitUntil(lambda: bool(window.cluster.analysis.widgets["diagnosis"].findings), timeout=10_000)
     return window
 

@@ -12,6 +12,7 @@ import pytest
 from PySide6 import QtCore
 
 from tests.views.generated import generated_cluster
+from tests.views.main_window_fixture import open_and_wait
 from timelineview.analysis.operators import OperatorAcrossCards
 from timelineview.views.analysis_tabs.operators_view import ACROSS, across_row
 
@@ -26,8 +27,7 @@ def cluster_dir(tmp_path_factory) -> Path:
 @pytest.fixture
 def view(qtbot, window, cluster_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("TIMELINEVIEW_CACHE", str(tmp_path / "cache"))
-    with qtbot.waitSignal(window.loadFinished, timeout=60_000):
-        window.open_paths([cluster_dir], remember=False)
+    open_and_wait(qtbot, window, cluster_dir)
     v = window.cluster.analysis.widgets["operators"]
     qtbot.waitUntil(lambda: v.model.rowCount() > 0, timeout=10_000)
     return v

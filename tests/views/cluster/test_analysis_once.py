@@ -11,6 +11,7 @@ import timelineview.model.load.loader  # noqa: F401
 import timelineview.views.load_worker  # noqa: F401
 from tests.analysis.call_count import count_calls
 from tests.views.generated import generated_cluster
+from tests.views.main_window_fixture import open_and_wait
 from timelineview.analysis.classify import classify
 from timelineview.model.discovery import find_cards
 
@@ -28,8 +29,7 @@ def opened(qtbot, window, cluster_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("TIMELINEVIEW_CACHE", str(tmp_path / "cache"))
     classified = count_calls(monkeypatch, classify, key=lambda store: store.card)
     found = count_calls(monkeypatch, find_cards, key=lambda path: Path(path))
-    with qtbot.waitSignal(window.loadFinished, timeout=60_000):
-        window.open_paths([cluster_dir], remember=False)
+    open_and_wait(qtbot, window, cluster_dir)
     return classified, found
 
 
