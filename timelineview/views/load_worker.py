@@ -121,7 +121,7 @@ class LoadWorker(QtCore.QObject):
         try:
             self.compared.emit(session.comparison)
         except Exception as exc:  # the comparison is extra: the timeline still opens without it
-            log.exception("the comparison of the cards failed")
+            log.exception(COMPARISON_FAILED)
             self.analysisFailed.emit(f"{COMPARISON_FAILED}: {type(exc).__name__}: {exc}")
             self.compared.emit(None)
 
