@@ -26,6 +26,7 @@ MAX_RECENT = 10
 DEFAULT_SIZE = QtCore.QSize(1400, 860)
 SCREEN_SHARE = 0.9  # on a smaller screen the first window takes this much of it
 DOCK_HEIGHT = 240
+LOAD_REPORT_MENU = "File ▸ Load report…"  # where the status line sends the user for the details
 TEXT_INPUTS = (QtWidgets.QLineEdit, QtWidgets.QTextEdit, QtWidgets.QPlainTextEdit,
                QtWidgets.QAbstractSpinBox)
 NAV_KEYS = {QtCore.Qt.Key.Key_W, QtCore.Qt.Key.Key_A, QtCore.Qt.Key.Key_S, QtCore.Qt.Key.Key_D,
@@ -429,12 +430,12 @@ class MainWindow(QtWidgets.QMainWindow):
         if errors:
             status += f"  ·  {errors[0]}"
         if self.analysis_failures:
-            status += f"  ·  {self.analysis_failures[0]} (File ▸ Load report…)"
+            status += f"  ·  {self.analysis_failures[0]} ({LOAD_REPORT_MENU})"
         if problems:
             self.show_message("Loaded with problems", f"{names} was only partly readable; what "
                               "could be read is shown.", problems)
         elif problems_text(shown, notes=True):
-            status += "  ·  the loader left remarks: File ▸ Load report…"
+            status += f"  ·  the loader left remarks: {LOAD_REPORT_MENU}"
         self.statusBar().showMessage(status, 10000)
 
     @QtCore.Slot(str)
@@ -443,7 +444,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if self.sender() is not self.worker and self.sender() is not self.cluster.analysis:
             return  # an abandoned load's
         self.analysis_failures.append(text)
-        self.statusBar().showMessage(f"{text} (File ▸ Load report…)")
+        self.statusBar().showMessage(f"{text} ({LOAD_REPORT_MENU})")
 
     @QtCore.Slot(str)
     def _on_failed(self, text: str) -> None:
