@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 SIZE = (1280, 800)
+LOAD_TIMEOUT_MS = 60_000  # a generated cluster loads in seconds; a slow shared machine needs the margin
 
 
 def shown_main_window(qtbot, settings, interactive: bool = False):
@@ -16,3 +19,9 @@ def shown_main_window(qtbot, settings, interactive: bool = False):
     win.show()
     qtbot.waitExposed(win)
     return win
+
+
+def open_and_wait(qtbot, window, path: Path) -> None:
+    """Opens ``path`` in ``window`` (not remembered among the recent files) and waits until its load ends."""
+    with qtbot.waitSignal(window.loadFinished, timeout=LOAD_TIMEOUT_MS):
+        window.open_paths([path], remember=False)

@@ -8,16 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.views.generated import generated_cluster
 from timelineview.analysis.session import AnalysisSession
-from timelineview.synthetic import cluster_specs, generate_cluster
 from timelineview.views.analysis_tabs.operators_view import OperatorsView
 
 
 @pytest.fixture(scope="module")
 def cluster_dir(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("failures") / "ranks"
-    generate_cluster(out, cluster_specs(3, seed=5, steps=2, tasks_per_step=20))
-    return out
+    return generated_cluster(tmp_path_factory, "failures", 3, seed=5, steps=2, tasks_per_step=20)
 
 
 def open_and_wait(qtbot, window, path: Path) -> None:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from tests.model.tracefile import dump_events
+from tests.views.main_window_fixture import open_and_wait
 
 
 def test_an_empty_capture_shows_a_note_not_an_error(qtbot, window, tmp_path):
     meta = [{"name": "process_name", "ph": "M", "pid": 300, "tid": 0, "args": {"name": "Ascend Hardware"}}]
     path = dump_events(meta, tmp_path / "trace_view.json")
-    with qtbot.waitSignal(window.loadFinished, timeout=60_000):
-        window.open_paths([path], remember=False)
+    open_and_wait(qtbot, window, path)
     assert window.last_message.startswith("Empty capture: trace_view.json was read whole: no events in this capture")
     assert "Nothing to show" not in window.last_message
     assert "no events in this capture" in window.statusBar().currentMessage()
@@ -21,7 +21,6 @@ def test_an_empty_capture_beside_a_card_with_events_is_named_as_such(qtbot, wind
     meta = [{"name": "process_name", "ph": "M", "pid": 300, "tid": 0, "args": {"name": "Ascend Hardware"}}]
     dump_events(meta, tmp_path / "ascend_timeline_display_0.json")
     dump_events([x_event("op", 300, 1, 1.0, 2.0)], tmp_path / "ascend_timeline_display_1.json")
-    with qtbot.waitSignal(window.loadFinished, timeout=60_000):
-        window.open_paths([tmp_path], remember=False)
+    open_and_wait(qtbot, window, tmp_path)
     notes = [c.note for c in window.cluster.view.progress_list.cards]
     assert notes[0] == "no events in this capture"

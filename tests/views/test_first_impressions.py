@@ -10,7 +10,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 import timelineview.model as model
 from tests.views.factory import ascend_card
-from timelineview.synthetic import cluster_specs, generate_cluster
+from tests.views.generated import generated_cluster
+from tests.views.main_window_fixture import open_and_wait
 from timelineview.views.main_window import DEFAULT_SIZE, MainWindow, default_size
 from timelineview.views.timeline.background_item import NO_TRACE_TEXT, empty_text
 from timelineview.viewstate.timeline.lane_filter import ALL
@@ -21,14 +22,7 @@ SLOW = 2
 
 @pytest.fixture(scope="module")
 def cluster_dir(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("first") / "ranks"
-    generate_cluster(out, cluster_specs(4, seed=3, steps=2, tasks_per_step=40, slow_card=SLOW))
-    return out
-
-
-def open_and_wait(qtbot, window, path: Path) -> None:
-    with qtbot.waitSignal(window.loadFinished, timeout=60_000):
-        window.open_paths([path], remember=False)
+    return generated_cluster(tmp_path_factory, "first", 4, seed=3, steps=2, tasks_per_step=40, slow_card=SLOW)
 
 
 def test_the_lane_filter_resets_when_a_single_trace_replaces_a_cluster(qtbot, window, cluster_dir):

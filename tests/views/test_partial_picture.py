@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.model.tracefile import dump_events, reference_slices, slice_set, x_event
+from tests.views.main_window_fixture import open_and_wait
 from timelineview.model.load import loader, partial_load
 
 N_EVENTS = 90_000
@@ -56,7 +57,6 @@ def test_the_timeline_shows_the_decoded_part_until_the_load_ends(qtbot, window, 
 def test_a_load_without_partial_pictures_fits_the_window(qtbot, window, tmp_path):
     events = [x_event("a", 1, 1, float(i), 0.5) for i in range(200)]
     path = dump_events(events, tmp_path / "small.json")
-    with qtbot.waitSignal(window.loadFinished, timeout=60_000):
-        window.open_paths([path], remember=False)
+    open_and_wait(qtbot, window, path)
     vp = window.timeline.viewport
     assert vp.t0 <= 0 and vp.t1 >= 199_500 and window.timeline.ctx.unloaded is None

@@ -23,6 +23,7 @@ from timelineview.viewstate.card_view import align_clocks, prepare_card
 
 PROGRESS_INTERVAL_S = 0.05  # the loader may call back very often; the GUI needs ~20 updates/s
 log = logging.getLogger(__name__)
+COMPARISON_FAILED = "the comparison of the cards failed"  # how analysisFailed begins when it is that
 
 
 class LoadWorker(QtCore.QObject):
@@ -120,8 +121,8 @@ class LoadWorker(QtCore.QObject):
         try:
             self.compared.emit(session.comparison)
         except Exception as exc:  # the comparison is extra: the timeline still opens without it
-            log.exception("the comparison of the cards failed")
-            self.analysisFailed.emit(f"the comparison of the cards failed: {type(exc).__name__}: {exc}")
+            log.exception(COMPARISON_FAILED)
+            self.analysisFailed.emit(f"{COMPARISON_FAILED}: {type(exc).__name__}: {exc}")
             self.compared.emit(None)
 
 

@@ -26,6 +26,7 @@ MAX_RECENT = 10
 DEFAULT_SIZE = QtCore.QSize(1400, 860)
 SCREEN_SHARE = 0.9  # on a smaller screen the first window takes this much of it
 DOCK_HEIGHT = 240
+LOAD_REPORT_MENU = "File ▸ Load report…"  # where the status line sends the user for the details
 TEXT_INPUTS = (QtWidgets.QLineEdit, QtWidgets.QTextEdit, QtWidgets.QPlainTextEdit,
                QtWidgets.QAbstractSpinBox)
 NAV_KEYS = {QtCore.Qt.Key.Key_W, QtCore.Qt.Key.Key_A, QtCore.Qt.Key.Key_S, QtCore.Qt.Key.Key_D,
@@ -401,14 +402,14 @@ class MainWindow(QtWidgets.QMainWindow):
         """What the load has so far, on the timeline: navigable while the rest arrives."""
         if not self._from_current_load() or not any(len(c.store.slices) for c in cards):
             return
-        self.timeline.show_partial([c for c in cards if len(c.store.slices) or len(c.store.counters)], unloaded)
+        self.timeline.show_partial([c for c in cards if c.drawable], unloaded)
         self._partial_shown = True
 
     @QtCore.Slot(object)
     def _on_loaded(self, cards) -> None:
         if not self._from_current_load():
             return
-        shown = [c for c in cards if len(c.store.slices) or len(c.store.counters)]
+        shown = [c for c in cards if c.drawable]
         problems = problems_text(cards)
         names = ", ".join(p.name for p in self.paths)
         if not shown and cards and all(c.store.report.read_whole_capture for c in cards):  # valid, and empty
@@ -429,12 +430,12 @@ class MainWindow(QtWidgets.QMainWindow):
         if errors:
             status += f"  ·  {errors[0]}"
         if self.analysis_failures:
-            status += f"  ·  {self.analysis_failures[0]} (File ▸ Load report…)"
+            status += f"  ·  {self.analysis_failures[0]} ({LOAD_REPORT_MENU})"
         if problems:
             self.show_message("Loaded with problems", f"{names} was only partly readable; what "
                               "could be read is shown.", problems)
         elif problems_text(shown, notes=True):
-            status += "  ·  the loader left remarks: File ▸ Load report…"
+            status += f"  ·  the loader left remarks: {LOAD_REPORT_MENU}"
         self.statusBar().showMessage(status, 10000)
 
     @QtCore.Slot(str)
@@ -443,7 +444,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if self.sender() is not self.worker and self.sender() is not self.cluster.analysis:
             return  # an abandoned load's
         self.analysis_failures.append(text)
-        self.statusBar().showMessage(f"{text} (File ▸ Load report…)")
+        self.statusBar().showMessage(f"{text} ({LOAD_REPORT_MENU})")
 
     @QtCore.Slot(str)
     def _on_failed(self, text: str) -> None:

@@ -35,13 +35,20 @@ class _GuiThreadResume(QtCore.QObject):
 
     @QtCore.Slot()
     def _resume(self) -> None:
-        global _resume_needed
-        with _lock:
-            if _running or not _resume_needed:
-                return  # another worker started meanwhile: it resumes when it ends
-            _resume_needed = False
-        gc.collect()
-        gc.enable()
+        if _claim_resume():
+            gc.collect()
+            gc.enable()
+
+
+def _claim_resume() -> bool:
+    """True for the one caller that turns collection back on: it was paused and no worker runs (one that
+    started meanwhile resumes when it ends)."""
+    global _resume_needed
+    with _lock:
+        if _running or not _resume_needed:
+            return False
+        _resume_needed = False
+        return True
 
 
 _resumer: _GuiThreadResume | None = None
@@ -72,7 +79,7 @@ def pause() -> None:
 def end() -> None:
     """A worker ends: the last one asks the GUI thread to collect and turn collection back on (at once when
     there is no application, as in a script)."""
-    global _running, _resume_needed
+    global _running
     with _lock:
         _running -= 1
         last = _running == 0
@@ -81,12 +88,8 @@ def end() -> None:
     resumer = _gui_resumer()
     if resumer is not None:
         resumer.due.emit()
-        return
-    with _lock:
-        if _running or not _resume_needed:
-            return
-        _resume_needed = False
-    gc.enable()
+    elif _claim_resume():
+        gc.enable()
 
 
 def off_gui_thread(run: F) -> F:

@@ -82,6 +82,11 @@ class CardView:
         return self.store.card
 
     @property
+    def drawable(self) -> bool:
+        """Whether the timeline has anything of this card to draw (slices or counters)."""
+        return bool(len(self.store.slices) or len(self.store.counters))
+
+    @property
     def derived(self) -> DerivedIntervals | None:
         """The analysis' whole-card interval sets (for window statistics); None without them."""
         return self.analysis.derived if self.analysis is not None else None

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-LOAD_TIMEOUT_MS = 60_000
+from tests.views.main_window_fixture import open_and_wait
+
 TAB_READY_TIMEOUT_MS = 10_000
 
 
@@ -18,8 +19,7 @@ def open_tab(qtbot, window, tmp_path, monkeypatch) -> Callable:
     monkeypatch.setenv("TIMELINEVIEW_CACHE", str(tmp_path / "cache"))
 
     def open_(folder: Path, name: str, ready: Callable[[object], bool]):
-        with qtbot.waitSignal(window.loadFinished, timeout=LOAD_TIMEOUT_MS):
-            window.open_paths([folder], remember=False)
+        open_and_wait(qtbot, window, folder)
         tab = window.cluster.analysis.widgets[name]
         qtbot.waitUntil(lambda: ready(tab), timeout=TAB_READY_TIMEOUT_MS)
         return tab

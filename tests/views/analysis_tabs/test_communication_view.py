@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui
 
+from tests.views.main_window_fixture import open_and_wait
 from timelineview.synthetic import cluster_specs, generate_cluster
 from timelineview.views.analysis_tabs.communication.communication_view import ACROSS
 from timelineview.views.analysis_tabs.communication.matrix_widget import SLOW_PEN
@@ -285,8 +286,7 @@ def test_plane_colour_mode_and_transfer_bandwidth_in_details(view, window):
 def test_single_card_gets_its_own_links(qtbot, window, generated, tmp_path, monkeypatch):
     monkeypatch.setenv("TIMELINEVIEW_CACHE", str(tmp_path / "cache"))
     one = Path(generated[0]) / "rank0_ascend_pt"
-    with qtbot.waitSignal(window.loadFinished, timeout=60_000):
-        window.open_paths([one], remember=False)
+    open_and_wait(qtbot, window, one)
     v = window.cluster.analysis.widgets["communication"]
     qtbot.waitUntil(lambda: v.model.rowCount() > 0, timeout=10_000)
     m = v.matrix.current()
@@ -349,8 +349,7 @@ def test_the_call_column_counts_calls_of_a_name_and_shows_only_when_names_repeat
     assert not view.table.isColumnHidden(call)  # the per-card table's column there is shown
     out = tmp_path / "graph"
     truths = generate_cluster(out, cluster_specs(2, seed=5, steps=3, tasks_per_step=40), "msprof_per_iteration")
-    with qtbot.waitSignal(window.loadFinished, timeout=60_000):
-        window.open_paths([out], remember=False)
+    open_and_wait(qtbot, window, out)
     qtbot.waitUntil(lambda: view.model.rowCount() > 0, timeout=10_000)
     view.scope.setCurrentIndex(view.scope.findData(ACROSS))
     rows = view.model.rows

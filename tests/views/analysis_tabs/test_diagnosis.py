@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from timelineview.synthetic import cluster_specs, generate_cluster
+from tests.views.generated import generated_cluster
+from tests.views.main_window_fixture import open_and_wait
 from timelineview.viewstate.jump_target import JumpTarget
 
 SLOW_CARD = 2
@@ -15,17 +16,14 @@ SLOW_CARD = 2
 
 @pytest.fixture(scope="module")
 def cluster_dir(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("diag") / "ranks"
-    generate_cluster(out, cluster_specs(4, seed=6, steps=3, tasks_per_step=60, slow_card=SLOW_CARD))
-    return out
+    return generated_cluster(tmp_path_factory, "diag", 4, seed=6, steps=3, tasks_per_step=60, slow_card=SLOW_CARD)
 
 
 @pytest.fixture
 def opened(qtbot, window, cluster_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("TIMELINEVIEW_CACHE", str(tmp_path / "cache"))
     window.interactive = True  # a cluster opens on a tab of its own choosing only for a user
-    with qtbot.waitSignal(window.loadFinished, timeout=60_000):
-        window.open_paths([cluster_dir], remember=False)
+    open_and_wait(qtbot, window, cluster_dir)
     qtbot.waitUntil(lambda: bool(window.cluster.analysis.widgets["diagnosis"].findings), timeout=10_000)
     return window
 

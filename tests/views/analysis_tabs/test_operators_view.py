@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from PySide6 import QtCore
 
+from tests.views.generated import generated_cluster
 from timelineview.analysis.operators import OperatorAcrossCards
-from timelineview.synthetic import cluster_specs, generate_cluster
 from timelineview.views.analysis_tabs.operators_view import ACROSS, across_row
 
 SLOW_CARD = 1
@@ -20,9 +20,7 @@ SLOW_CARD = 1
 
 @pytest.fixture(scope="module")
 def cluster_dir(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("ops") / "ranks"
-    generate_cluster(out, cluster_specs(3, seed=8, steps=2, tasks_per_step=60, slow_card=SLOW_CARD))
-    return out
+    return generated_cluster(tmp_path_factory, "ops", 3, seed=8, steps=2, tasks_per_step=60, slow_card=SLOW_CARD)
 
 
 @pytest.fixture

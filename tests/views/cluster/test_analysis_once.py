@@ -10,18 +10,17 @@ import timelineview.analysis.session  # noqa: F401  (loaded before counting: the
 import timelineview.model.load.loader  # noqa: F401
 import timelineview.views.load_worker  # noqa: F401
 from tests.analysis.call_count import count_calls
+from tests.views.generated import generated_cluster
+from tests.views.main_window_fixture import open_and_wait
 from timelineview.analysis.classify import classify
 from timelineview.model.discovery import find_cards
-from timelineview.synthetic import cluster_specs, generate_cluster
 
 CARDS = 3
 
 
 @pytest.fixture(scope="module")
 def cluster_dir(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("once") / "ranks"
-    generate_cluster(out, cluster_specs(CARDS, seed=4, steps=2, tasks_per_step=40))
-    return out
+    return generated_cluster(tmp_path_factory, "once", CARDS, seed=4, steps=2, tasks_per_step=40)
 
 
 @pytest.fixture
@@ -30,8 +29,7 @@ def opened(qtbot, window, cluster_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("TIMELINEVIEW_CACHE", str(tmp_path / "cache"))
     classified = count_calls(monkeypatch, classify, key=lambda store: store.card)
     found = count_calls(monkeypatch, find_cards, key=lambda path: Path(path))
-    with qtbot.waitSignal(window.loadFinished, timeout=60_000):
-        window.open_paths([cluster_dir], remember=False)
+    open_and_wait(qtbot, window, cluster_dir)
     return classified, found
 
 

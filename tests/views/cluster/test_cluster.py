@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui
 
+from tests.views.main_window_fixture import open_and_wait
 from tests.views.timeline.test_render import count_colour
 from timelineview.analysis.summary import stats_document
 from timelineview.synthetic import cluster_specs, generate_cluster
@@ -33,8 +34,7 @@ def cluster_dir(tmp_path_factory) -> Path:
 
 
 def open_cluster(qtbot, window, path: Path):
-    with qtbot.waitSignal(window.loadFinished, timeout=60_000):
-        window.open_paths([path], remember=False)
+    open_and_wait(qtbot, window, path)
     window.cluster.show_comparison()
     qtbot.wait(20)
     return window.cluster.view

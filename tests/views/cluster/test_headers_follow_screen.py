@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.views.cluster.test_cluster import open_cluster
-from timelineview.synthetic import cluster_specs, generate_cluster
+from tests.views.generated import generated_cluster
 from timelineview.views.analysis_tabs.jump import jump_to
 from timelineview.viewstate.jump_target import JumpTarget, step_holding
 
@@ -18,9 +18,7 @@ SLOW_CARD = 3
 
 @pytest.fixture(scope="module")
 def cluster_dir(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("cluster") / "ranks"
-    generate_cluster(out, cluster_specs(8, seed=1, steps=3, tasks_per_step=60, slow_card=SLOW_CARD))
-    return out
+    return generated_cluster(tmp_path_factory, "cluster", 8, seed=1, steps=3, tasks_per_step=60, slow_card=SLOW_CARD)
 
 
 def test_step_holding_is_the_one_step_around_the_span():

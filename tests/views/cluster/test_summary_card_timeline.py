@@ -13,6 +13,7 @@ import orjson
 import pytest
 from PySide6 import QtCore, QtGui
 
+from tests.views.main_window_fixture import open_and_wait
 from timelineview.analysis.intervals import Intervals
 from timelineview.analysis.summaries.pyramid import build_pyramid
 from timelineview.synthetic import cluster_specs, generate_cluster
@@ -299,8 +300,7 @@ def test_a_jump_from_the_analysis_tabs_shows_its_span_from_the_summary(qtbot, wi
 def test_the_strip_over_a_summarised_cards_trace_is_not_the_traces_before(qtbot, window, summary):
     """Traces open with the strip saying what they show; a summary then opened and a card's trace loaded by
     zooming: the strip says nothing of the cards before (one card: no strip, as for one card opened)."""
-    with qtbot.waitSignal(window.loadFinished, timeout=60_000):
-        window.open_paths([summary.parent / "job"], remember=False)
+    open_and_wait(qtbot, window, summary.parent / "job")
     tab = window.cluster
     tab.drill([1])
     assert tab.bar.isVisibleTo(window) and tab.bar.label.text().startswith("rank 1 of 4 cards")

@@ -52,7 +52,7 @@ class AnalysisTabsHost(QtCore.QObject):
             except Exception as exc:  # one tab's defect leaves neither it nor the tabs after it blank
                 log.exception("the %s tab could not show the load", key)
                 self._show_failure(key, widget, f"{type(exc).__name__}: {exc}")
-        self._update_status()
+        self.show_status()
 
     def _show_failure(self, key: str, widget: QtWidgets.QWidget, why: str) -> None:
         """The tab emptied, saying why where it shows notes (else in its tooltip), and ``failed`` emitted."""
@@ -73,7 +73,7 @@ class AnalysisTabsHost(QtCore.QObject):
                 widget.show_summary(session)
             else:
                 widget.clear()
-        self._update_status()
+        self.show_status()
 
     def clear(self, note: str = "") -> None:
         """Every tab empty; ``note``: what the tabs that show one say meanwhile (e.g. that an analysis runs)."""
@@ -81,7 +81,7 @@ class AnalysisTabsHost(QtCore.QObject):
             widget.clear()
             if note and hasattr(widget, "show_note"):
                 widget.show_note(note)
-        self._update_status()
+        self.show_status()
 
     def hide_status(self) -> None:
         """A new load began: the status line's counts (e.g. findings) described the data it replaces."""
@@ -89,10 +89,7 @@ class AnalysisTabsHost(QtCore.QObject):
             button.hide()
 
     def show_status(self) -> None:
-        """The tabs' counts on the status line again (a load ended without replacing what the tabs hold)."""
-        self._update_status()
-
-    def _update_status(self) -> None:
+        """The tabs' counts on the status line, as they hold now (also after a load that replaced nothing)."""
         for key, button in self.status.items():
             text = self.widgets[key].status_text()
             button.setText(text)

@@ -19,6 +19,7 @@ from timelineview.views.cluster.card_overview import STEP_MARGIN, CardOverview
 from timelineview.views.cluster.cluster_bar import ClusterBar
 from timelineview.views.cluster.cluster_view import EMPTY_HINT, ClusterView
 from timelineview.views.cluster.heat_map import HeatMapView
+from timelineview.views.load_worker import COMPARISON_FAILED
 from timelineview.views.timeline.widget import TimelineWidget
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.timeline.lane_filter import ALL
@@ -130,7 +131,7 @@ class ClusterTab(QtCore.QObject):
     @QtCore.Slot(str)
     def _on_analysis_failed(self, text: str) -> None:
         """A comparison that failed leaves its tab saying why, not the hint of an empty window."""
-        if self._current() and text.startswith("the comparison"):
+        if self._current() and text.startswith(COMPARISON_FAILED):
             why = text[:1].upper() + text[1:]
             self.view.hint.setText(why)
             self.heat.note.setText(why)  # the heat map is drawn from the comparison too
@@ -151,9 +152,9 @@ class ClusterTab(QtCore.QObject):
             return
         failed = {i: c.store.report.error or (EMPTY_CAPTURE if c.store.report.read_whole_capture
                                               else "no slices could be read")
-                  for i, c in enumerate(cards) if not (len(c.store.slices) or len(c.store.counters))}
+                  for i, c in enumerate(cards) if not c.drawable}
         self.view.progress_list.finish(failed)
-        shown = [c for c in cards if len(c.store.slices) or len(c.store.counters)]
+        shown = [c for c in cards if c.drawable]
         if not shown:
             return
         self.all_cards = list(self.timeline.cards)

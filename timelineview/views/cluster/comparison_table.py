@@ -121,7 +121,7 @@ class ComparisonTableModel(QtCore.QAbstractTableModel):
                 return r["card"] + ("  ▲" if r["slow"] else "") + ("  (no data)" if r["error"] else "")
             return cell_text(col, r.get(col.key), self.div, r["step"] is not None or bool(r.get("window")))
         if role == ROLE.ToolTipRole:
-            return self._tooltip(r, col, flagged)
+            return self._tooltip(r, col)
         if role == ROLE.ForegroundRole:
             if col.key == "card" and r["slow"]:
                 return slow_text_colour()
@@ -140,7 +140,7 @@ class ComparisonTableModel(QtCore.QAbstractTableModel):
             return r.get(col.key)
         return None
 
-    def _tooltip(self, r: dict, col: Column, flagged: list[dict]) -> str:
+    def _tooltip(self, r: dict, col: Column) -> str:
         if r["error"]:
             return f"{r['card']}: {r['error']}"
         if col.key == "card":
@@ -155,8 +155,8 @@ class ComparisonTableModel(QtCore.QAbstractTableModel):
         text = f"{col.title}: " + ("—" if value is None else
                                    f"{value:.3f} µs" if col.kind in (TIME, OFFSET) else
                                    f"{value:.3f} MB" if col.kind == MB else f"{value:.4g}")
-        flags = [f"memory — {memory_flag_text(f)}" if f["metric"] == "peak_reserved_mb" else f"slow — {slow_text(f)}"
-                 for f in flagged]
+        flags = [f"slow — {slow_text(f)}" for f in r["slow"] if f["metric"] == col.key]
+        flags += [f"memory — {memory_flag_text(f)}" for f in r.get("memory_flags", []) if f["metric"] == col.key]
         return "\n".join([text, *flags])
 
     def sort(self, column: int, order: QtCore.Qt.SortOrder = QtCore.Qt.SortOrder.AscendingOrder) -> None:

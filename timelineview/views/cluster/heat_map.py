@@ -54,6 +54,7 @@ def tick_stride(count: int, cell_px: float, label_px: float) -> int:
 
 METRIC_TITLES = {c.key: c.title for c in COLUMNS + PIPELINE_COLUMNS}  # as the comparison table's headers
 METRIC_TITLES.update({c.key: f"{c.title} (MB)" for c in MEMORY_COLUMNS})
+METRIC_KINDS = {c.key: c.kind for c in COLUMNS + PIPELINE_COLUMNS + MEMORY_COLUMNS}
 
 
 def row_ticks(comparison: ClusterComparison, matrix: HeatMatrix) -> list[str]:
@@ -287,7 +288,7 @@ class HeatMapView(QtWidgets.QWidget):
         key = self.metric_box.currentData() or DEFAULT_METRIC
         node = CARDS_PER_NODE if self.node_box.isChecked() else 1
         matrix = heat_matrix(self.comparison, key, node)
-        kind = {c.key: c.kind for c in COLUMNS + PIPELINE_COLUMNS + MEMORY_COLUMNS}.get(key)
+        kind = METRIC_KINDS.get(key)
         grouped = any(len(n) > 1 for n in matrix.row_cards)
         self.canvas.set_matrix(matrix, kind == TIME or key.endswith("_us"), METRIC_TITLES.get(key, key),
                                row_ticks(self.comparison, matrix), NODE_AXIS if grouped else RANK_AXIS)

@@ -20,13 +20,17 @@ MB_DIGITS = 1
 MEGABYTES = "mb"  # memory, 2^20 bytes
 PER_STEP, WHOLE_RUN = "mean per step", "whole run"  # what a card column's number is
 
+
+def base_and_new(key: str, title: str, kind: str) -> tuple[RecordColumn, RecordColumn]:
+    """The columns ``base_<key>`` and ``new_<key>``: ``title`` of the base run, then of the new one."""
+    return RecordColumn(f"{BASE_PREFIX}{key}", f"Base {title}", kind), RecordColumn(f"new_{key}", f"New {title}", kind)
+
+
 NAME_COLUMNS = (
     RecordColumn("name", "Name", TEXT),
     RecordColumn("delta_us", "Change", TIME_US, "new − base total over the matched cards (red: slower, green: faster)"),
-    RecordColumn("base_total_us", "Base total", TIME_US),
-    RecordColumn("new_total_us", "New total", TIME_US),
-    RecordColumn("base_count", "Base count", COUNT),
-    RecordColumn("new_count", "New count", COUNT),
+    *base_and_new("total_us", "total", TIME_US),
+    *base_and_new("count", "count", COUNT),
     RecordColumn("status", "", TEXT, "added: only in the new run; removed: only in the base run"),
 )
 
@@ -82,13 +86,10 @@ LINK_COLUMNS = (
                  "transit time the change of bandwidth adds at the base run's bytes: base bytes ÷ new bandwidth − "
                  "base transit (the links are ordered by its size; red: slower)"),
     RecordColumn("delta_bandwidth_gbps", "Δ bandwidth", GBPS, "new − base (red: lower)"),
-    RecordColumn("base_bandwidth_gbps", "Base bandwidth", GBPS),
-    RecordColumn("new_bandwidth_gbps", "New bandwidth", GBPS),
+    *base_and_new("bandwidth_gbps", "bandwidth", GBPS),
     RecordColumn("delta_transit_us", "Δ transit", TIME_US, "new − base of the time its transfers take, whole run"),
-    RecordColumn("base_transit_us", "Base transit", TIME_US),
-    RecordColumn("new_transit_us", "New transit", TIME_US),
-    RecordColumn("base_bytes", "Base bytes", COUNT),
-    RecordColumn("new_bytes", "New bytes", COUNT),
+    *base_and_new("transit_us", "transit", TIME_US),
+    *base_and_new("bytes", "bytes", COUNT),
 )
 UNITS = {GBPS: (GBPS_DIGITS, "GB/s"), MEGABYTES: (MB_DIGITS, "MB")}  # kind: (decimals shown, unit)
 HIGHER_IS_FASTER = frozenset({"delta_bandwidth_gbps"})  # change columns where more is better
@@ -127,8 +128,8 @@ def link_records(links: list[LinkDelta]) -> list[dict]:
                   "delta_cost_us": x.bandwidth_cost_us}
         delta = x.delta
         for field in ("bandwidth_gbps", "transit_us", "bytes"):
-            record[f"base_{field}"] = None if x.base is None else x.base.document()[field]
-            record[f"new_{field}"] = None if x.new is None else x.new.document()[field]
+            record[f"{BASE_PREFIX}{field}"] = None if x.base is None else getattr(x.base, field)
+            record[f"new_{field}"] = None if x.new is None else getattr(x.new, field)
             if field != "bytes":
                 record[f"delta_{field}"] = delta[field]
         out.append(record)
