@@ -79,6 +79,16 @@ def kind_of(declared: str) -> str:
     return "text"
 
 
+def _by_kind(columns: dict[str, str], with_rowid: bool) -> dict[str, list[str]]:
+    """The column names grouped by kind (one scan of the table per kind), ``rowid`` last of the ints."""
+    by_kind: dict[str, list[str]] = {}
+    for name, kind in columns.items():
+        by_kind.setdefault(kind, []).append(name)
+    if with_rowid:
+        by_kind.setdefault("int", []).append(ROWID)
+    return by_kind
+
+
 def read_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str], where: str = "",
                  with_rowid: bool = False) -> dict[str, np.ndarray]:
     """``{column: array}`` for ``columns`` = ``{name: "int" | "real" | "text"}`` of ``table``.
@@ -87,11 +97,7 @@ def read_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str], 
     NaN), text as object arrays (NULL → ""). With ``with_rowid`` also ``"rowid"``. One scan of the
     table per kind of column.
     """
-    by_kind: dict[str, list[str]] = {}
-    for name, kind in columns.items():
-        by_kind.setdefault(kind, []).append(name)
-    if with_rowid:
-        by_kind.setdefault("int", []).append(ROWID)
+    by_kind = _by_kind(columns, with_rowid)
     out: dict[str, np.ndarray] = {}
     for kind, names in by_kind.items():
         out.update(zip(names, _scan(conn, table, kind, names, where), strict=True))
@@ -102,11 +108,7 @@ def salvage_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str
                     with_rowid: bool = False) -> dict[str, np.ndarray]:
     """``read_columns`` of a damaged table: the rows before the damage, read one at a time until
     SQLite stops (a full read raises there and would give none)."""
-    by_kind: dict[str, list[str]] = {}
-    for name, kind in columns.items():
-        by_kind.setdefault(kind, []).append(name)
-    if with_rowid:
-        by_kind.setdefault("int", []).append(ROWID)
+    by_kind = _by_kind(columns, with_rowid)
     got = {kind: _scan(conn, table, kind, names, "", one_by_one=True) for kind, names in by_kind.items()}
     n = min((len(c) for cols in got.values() for c in cols), default=0)
     return {name: cols[i][:n] for kind, cols in got.items() for i, name in enumerate(by_kind[kind])}
