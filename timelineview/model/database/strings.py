@@ -11,9 +11,8 @@ import sqlite3
 
 import numpy as np
 
-from timelineview.model.database.tables import Schema, read_columns, read_or_salvage
+from timelineview.model.database.tables import STRING_TABLE, Schema, read_columns, read_or_salvage
 
-STRING_TABLE = "STRING_IDS"
 ENUM_PREFIX = "ENUM_"
 UNKNOWN_ID = "(unknown name #{})"  # an id that STRING_IDS does not hold
 
