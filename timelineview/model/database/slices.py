@@ -121,6 +121,14 @@ def _join(keys: np.ndarray, table_keys: np.ndarray) -> np.ndarray:
     return np.where(sorted_keys[pos] == keys, order[pos], -1)
 
 
+def join_all(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every row of ``sorted_keys`` holding each of ``keys``: (the rows, key by key; how many each key has)."""
+    lo = np.searchsorted(sorted_keys, keys, side="left")
+    counts = np.searchsorted(sorted_keys, keys, side="right") - lo
+    rows = np.repeat(lo, counts) + (np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
+    return rows, counts
+
+
 def add_device(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> None:
     """``TASK`` on ``Ascend Hardware`` stream lanes (name and ``Task Type`` from the info tables), plane
     tasks on ``HCCL`` ``Plane N`` lanes, ``COMMUNICATION_OP`` on each group's operator lane."""
@@ -302,10 +310,7 @@ def _framework_endpoints(conn: sqlite3.Connection, schema: Schema, parts: SliceP
     order = np.argsort(ids["id"], kind="stable")
     key, cid = ids["id"][order], ids["connectionId"][order]
     slices = np.flatnonzero(ref >= 0)
-    lo = np.searchsorted(key, ref[slices], side="left")
-    hi = np.searchsorted(key, ref[slices], side="right")
-    counts = hi - lo
-    rows = np.repeat(lo, counts) + (np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
+    rows, counts = join_all(key, ref[slices])
     parts.ends.cid.setdefault("framework", []).append(cid[rows])
     parts.ends.slice.setdefault("framework", []).append(np.repeat(slices, counts).astype(np.int64) + first)
 
