@@ -104,11 +104,16 @@ def _table(schema: Schema, parts: SliceParts, table: str) -> str:
     """``table``, or the renamed copy msprof left of it when only that exists (with a note)."""
     if table in schema.columns:
         return table
-    old = sorted(t for t in schema.columns if t.startswith(OLD_TABLE.format(table)))
-    if old:
-        parts.notes.append(f"table {table} missing: its renamed copy {old[-1]} is read")
-        return old[-1]
+    old = renamed_copy(schema, table)
+    if old is not None:
+        parts.notes.append(f"table {table} missing: its renamed copy {old} is read")
+        return old
     return table
+
+
+def renamed_copy(schema: Schema, table: str) -> str | None:
+    """The newest copy msprof left of ``table`` under another name (``_<NAME>_old_<date>``), or None."""
+    return max((t for t in schema.columns if t.startswith(OLD_TABLE.format(table))), default=None)
 
 
 def _join(keys: np.ndarray, table_keys: np.ndarray) -> np.ndarray:
