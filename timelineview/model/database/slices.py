@@ -220,12 +220,14 @@ def _group_lanes(comm: dict | None, ops: dict | None) -> dict[int, tuple[int, in
     the group's lane at its start index, ``Plane k`` at start + k + 1."""
     groups = set()
     planes: dict[int, int] = {}
-    if comm is not None:
-        for g, p in zip(comm["groupName"].tolist(), comm["planeId"].tolist(), strict=True):
-            groups.add(g)
-            planes[g] = max(planes.get(g, -1), p)
+    if comm is not None and len(comm["groupName"]):  # one row per plane task: millions, reduced in numpy
+        names, inverse = np.unique(comm["groupName"], return_inverse=True)
+        top = np.full(len(names), -1, np.int64)
+        np.maximum.at(top, inverse.reshape(-1), comm["planeId"])
+        planes = dict(zip(names.tolist(), top.tolist(), strict=True))
+        groups.update(planes)
     if ops is not None:
-        groups.update(ops["groupName"].tolist())
+        groups.update(np.unique(ops["groupName"]).tolist())
     out, start = {}, 0
     for g in sorted(groups):
         out[g] = (start, planes.get(g, -1) + 1)
