@@ -14,7 +14,7 @@ import numpy as np
 from timelineview.model.database import layout as L
 from timelineview.model.database.lanes import LaneBook
 from timelineview.model.database.strings import CardStrings
-from timelineview.model.database.tables import ROWID, Schema, read_or_salvage
+from timelineview.model.database.tables import ROWID, Schema, find_sorted, read_or_salvage
 
 # kinds of slice (where their args are read from)
 KIND_HARDWARE, KIND_PLANE, KIND_OPERATOR, KIND_CANN, KIND_FRAMEWORK, KIND_OVERLAP, KIND_STEP = range(7)
@@ -121,9 +121,8 @@ def _join(keys: np.ndarray, table_keys: np.ndarray) -> np.ndarray:
     if not len(table_keys):
         return np.full(len(keys), -1, np.int64)
     order = np.argsort(table_keys, kind="stable")
-    sorted_keys = table_keys[order]
-    pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
-    return np.where(sorted_keys[pos] == keys, order[pos], -1)
+    pos = find_sorted(table_keys[order], keys)
+    return np.where(pos >= 0, order[pos], -1)
 
 
 def join_all(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

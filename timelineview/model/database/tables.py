@@ -209,6 +209,14 @@ def _expr(column: str, kind: str) -> str:
     return f"ifnull(cast({q} as text), '')"
 
 
+def find_sorted(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """The position of each of ``keys`` in ``sorted_keys`` (ascending), -1 where it is absent."""
+    if not len(sorted_keys):
+        return np.full(len(keys), -1, np.int64)
+    pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+    return np.where(sorted_keys[pos] == keys, pos, -1)
+
+
 def table_columns(path: str | os.PathLike, table: str, columns: Sequence[str] | None = None,
                   text_ids: Sequence[str] = ()) -> dict[str, np.ndarray]:
     """A table of the database at ``path`` as ``{column: numpy array}``, by column name.
@@ -233,9 +241,8 @@ def table_columns(path: str | os.PathLike, table: str, columns: Sequence[str] | 
             order = np.argsort(ids["id"], kind="stable")
             keys, values = ids["id"][order], np.append(ids["value"][order], "")
             for c in decode:
-                pos = np.minimum(np.searchsorted(keys, out[c]), max(len(keys) - 1, 0))
-                hit = (keys[pos] == out[c]) if len(keys) else np.zeros(len(out[c]), bool)
-                out[c] = values[np.where(hit, pos, len(keys))]
+                pos = find_sorted(keys, out[c])
+                out[c] = values[np.where(pos >= 0, pos, len(keys))]
         elif decode:
             for c in decode:
                 out[c] = np.full(len(out[c]), "", dtype=object)
