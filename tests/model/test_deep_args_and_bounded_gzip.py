@@ -12,7 +12,7 @@ import pytest
 from timelineview.model import load
 from timelineview.model.load import gunzip
 
-from .tracefile import x_event
+from .tracefile import use_jit, x_event
 
 GOOD = [x_event("a", 1, 1, 1.0, 1.0), x_event("b", 1, 2, 5.0, 2.0)]
 
@@ -20,13 +20,7 @@ GOOD = [x_event("a", 1, 1, 1.0, 1.0), x_event("b", 1, 2, 5.0, 2.0)]
 @pytest.mark.parametrize("jit", ["0", "1"])
 @pytest.mark.parametrize("depth", [1000, 5000, 100_000])
 def test_args_nested_too_deep_drop_the_args_and_keep_the_event(tmp_path, monkeypatch, jit, depth):
-    from timelineview.model.load.jit import scanner_available, warm_scanner
-
-    if jit == "1":
-        if not scanner_available():
-            pytest.skip("numba is not installed")
-        warm_scanner()
-    monkeypatch.setenv("TIMELINEVIEW_JIT", jit)
+    use_jit(monkeypatch, jit)
     deep = json.dumps(x_event("deep", 1, 3, 2.5, 1.25))[:-1] + ', "args": {"v": ' + "[" * depth + "]" * depth + "}}"
     path = tmp_path / "t.json"
     path.write_text("[" + ",".join([deep, *map(json.dumps, GOOD)]) + "]")

@@ -6,6 +6,19 @@ import json
 import random
 from pathlib import Path
 
+import pytest
+
+
+def use_jit(monkeypatch, jit: str) -> None:
+    """Load with ``TIMELINEVIEW_JIT=jit``; with "1" the scanner is warmed first (the test skipped without numba)."""
+    from timelineview.model.load.jit import scanner_available, warm_scanner
+
+    if jit == "1":
+        if not scanner_available():
+            pytest.skip("numba is not installed")
+        warm_scanner()
+    monkeypatch.setenv("TIMELINEVIEW_JIT", jit)
+
 
 def dump_events(events: list[dict], path: Path, style: str = "compact", wrap: str = "array",
                 before: dict | None = None, after: dict | None = None) -> Path:

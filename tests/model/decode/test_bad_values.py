@@ -8,7 +8,7 @@ import pytest
 
 from timelineview.model import load
 
-from ..tracefile import reference_slices, slice_set, x_event
+from ..tracefile import reference_slices, slice_set, use_jit, x_event
 
 GOOD = [x_event("a", 1, 1, 1.0, 1.0), x_event("b", 1, 2, 5.0, 2.0)]
 
@@ -54,13 +54,7 @@ def test_args_nested_deeply_drop_only_their_event(tmp_path, depth):
 @pytest.mark.parametrize("flow_id", ['""', '"1\\u0000"', '"0965"'])
 def test_odd_text_flow_ids_load(tmp_path, monkeypatch, jit, flow_id):
     """An empty flow id made the typed decode raise; such ids name flows of their own."""
-    from timelineview.model.load.jit import scanner_available, warm_scanner
-
-    if jit == "1":
-        if not scanner_available():
-            pytest.skip("numba is not installed")
-        warm_scanner()
-    monkeypatch.setenv("TIMELINEVIEW_JIT", jit)
+    use_jit(monkeypatch, jit)
     flows = [f'{{"ph": "{ph}", "id": {flow_id}, "pid": 1, "tid": {tid}, "ts": {ts}, "cat": "c", "name": "n"}}'
              for ph, tid, ts in (("s", 1, 1.5), ("f", 2, 5.5))]
     path = tmp_path / "t.json"

@@ -13,7 +13,7 @@ import pytest
 
 from timelineview.model import load
 
-from ..tracefile import x_event
+from ..tracefile import use_jit, x_event
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT.parent / "shared" / "samples" / "torch_npu" / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / \
@@ -45,13 +45,7 @@ def all_texts(store) -> list[str]:
 
 @pytest.mark.parametrize("jit", ["0", "1"])
 def test_lone_surrogates_become_replacement_characters(tmp_path, monkeypatch, jit):
-    from timelineview.model.load.jit import scanner_available, warm_scanner
-
-    if jit == "1":
-        if not scanner_available():
-            pytest.skip("numba is not installed")
-        warm_scanner()
-    monkeypatch.setenv("TIMELINEVIEW_JIT", jit)
+    use_jit(monkeypatch, jit)
     [store] = load(str(hostile_trace(tmp_path / "t.json")), workers=1, cache=False)
     texts = all_texts(store)
     for text in texts:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -36,6 +36,12 @@ _TABLES = {  # kind -> (table of row, its args, table of info row, its args)
 _PLANE_TASK_KEYS = {"streamId": "stream id", "taskId": "task id", "contextId": "context id", "modelId": "model id"}
 
 
+def _select_in(conn: sqlite3.Connection, head: str, ids: Sequence[int] | np.ndarray) -> Iterator[tuple]:
+    """The rows of ``head`` (a query ending ``… in``) over the integer ``ids``, ``IN_LIST`` of them a query."""
+    for a in range(0, len(ids), IN_LIST):
+        yield from conn.execute(f"{head} ({','.join(str(int(i)) for i in ids[a:a + IN_LIST])})")
+
+
 class DatabaseArgs:
     """Callable: slice ordinals -> args dicts (None for slices without args)."""
 
@@ -52,10 +58,10 @@ class DatabaseArgs:
         self._lock = threading.Lock()
         # a table msprof renamed (_<NAME>_old_<date>) is read under its own name when only it exists
         self._actual = {t: t for t in schema.columns}
-        for t in sorted(schema.columns):
-            for canonical in L.STRING_COLUMNS:
-                if t.startswith(f"_{canonical}_old_") and canonical not in schema.columns:
-                    self._actual[canonical] = t
+        for canonical in L.STRING_COLUMNS:
+            old = S.renamed_copy(schema, canonical)
+            if old is not None and canonical not in schema.columns:
+                self._actual[canonical] = old
 
     def __getstate__(self) -> dict:  # a store sent to another process keeps its lazy args
         state = dict(self.__dict__)
@@ -122,10 +128,8 @@ class DatabaseArgs:
             return {}
         got: dict[int, dict[str, Any]] = {}
         select = ", ".join('"' + c + '"' for c in names)
-        for a in range(0, len(wanted), IN_LIST):
-            ids = ",".join(str(int(r)) for r in wanted[a:a + IN_LIST])
-            for rec in conn.execute(f'select rowid, {select} from "{actual}" where rowid in ({ids})'):
-                got[rec[0]] = self._decode(table, dict(zip(names, rec[1:], strict=True)))
+        for rec in _select_in(conn, f'select rowid, {select} from "{actual}" where rowid in', wanted):
+            got[rec[0]] = self._decode(table, dict(zip(names, rec[1:], strict=True)))
         return got
 
     def _decode(self, table: str, rec: dict[str, Any]) -> dict[str, Any]:
@@ -144,13 +148,11 @@ class DatabaseArgs:
             return {}
         ids = sorted({r["globalTaskId"] for r in rows.values() if isinstance(r.get("globalTaskId"), int)})
         out: dict[int, dict[str, Any]] = {}
-        for a in range(0, len(ids), IN_LIST):
-            chunk = ",".join(str(i) for i in ids[a:a + IN_LIST])
-            for gid, name, value in conn.execute(
-                    f"select globalTaskId, name, value from {PMU_TABLE} where globalTaskId in ({chunk})"):
-                key = self.strings.value(name) if isinstance(name, int) else None
-                if key is not None:
-                    out.setdefault(gid, {})[key] = value
+        for gid, name, value in _select_in(conn, f"select globalTaskId, name, value from {PMU_TABLE} "
+                                                 f"where globalTaskId in", ids):
+            key = self.strings.value(name) if isinstance(name, int) else None
+            if key is not None:
+                out.setdefault(gid, {})[key] = value
         return out
 
     def _call_stacks(self, conn: sqlite3.Connection, rows: dict[int, dict[str, Any]]) -> dict[int, str]:
@@ -158,12 +160,10 @@ class DatabaseArgs:
         if not chains or not self.schema.has("PYTORCH_CALLCHAINS", "id", "stack", "stackDepth"):
             return {}
         frames: dict[int, list[tuple[int, str]]] = {}
-        for a in range(0, len(chains), IN_LIST):
-            ids = ",".join(str(c) for c in chains[a:a + IN_LIST])
-            for cid, stack, depth in conn.execute(
-                    f"select id, stack, stackDepth from PYTORCH_CALLCHAINS where id in ({ids})"):
-                frames.setdefault(cid, []).append((depth if depth is not None else 0,
-                                                   self.strings.value(stack) or "" if isinstance(stack, int) else ""))
+        for cid, stack, depth in _select_in(conn, "select id, stack, stackDepth from PYTORCH_CALLCHAINS where id in",
+                                            chains):
+            frames.setdefault(cid, []).append((depth if depth is not None else 0,
+                                               self.strings.value(stack) or "" if isinstance(stack, int) else ""))
         return {c: L.CALL_STACK_SEP.join(f for _, f in sorted(fs)) for c, fs in frames.items()}
 
     def _args(self, kind: int, s: int, rec: dict[str, Any], info: dict[str, Any] | None,

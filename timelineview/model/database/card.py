@@ -138,7 +138,6 @@ def _read_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int |
     add_steps(conn, schema, parts)
     series = read_counters(conn, schema, parts.book, strings, parts.notes, parts.read)
     _check_devices(conn, schema, path, report)
-    report.warn_all([f"{path}: {n}" for n in parts.notes])
 
     procs, lanes, lane_new, proc_new = parts.book.finish({})
     start = parts.column("start", np.int64)

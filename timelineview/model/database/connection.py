@@ -43,8 +43,8 @@ def is_database(path: str | os.PathLike) -> bool:
     return head is not None and head.startswith(SQLITE_MAGIC)
 
 
-def _uri(path: str | os.PathLike) -> str:
-    return "file:" + urllib.parse.quote(str(Path(path).absolute())) + "?mode=ro&immutable=1"
+def _uri(path: str | os.PathLike, immutable: bool = True) -> str:
+    return "file:" + urllib.parse.quote(str(Path(path).absolute())) + "?mode=ro" + ("&immutable=1" if immutable else "")
 
 
 def connect(path: str | os.PathLike) -> sqlite3.Connection:
@@ -72,16 +72,15 @@ def check(path: str | os.PathLike) -> DatabaseHealth:
     health.size = os.stat(path).st_size
     if len(head) == HEADER_BYTES:
         _check_length(path, head, health)
-    for suffix in SIDECARS:
-        beside = Path(str(path) + suffix)
-        if beside.exists():
-            health.warnings.append(
-                f"{path}: half written: {beside.name} beside it holds changes not in the database (the "
-                f"profiler is still writing, or stopped before it finished); what the file itself holds is read")
+    sidecars = [beside for beside in (Path(str(path) + suffix) for suffix in SIDECARS) if beside.exists()]
+    for beside in sidecars:
+        health.warnings.append(
+            f"{path}: half written: {beside.name} beside it holds changes not in the database (the "
+            f"profiler is still writing, or stopped before it finished); what the file itself holds is read")
     wal_mode = len(head) == HEADER_BYTES and head[_WRITE_VERSION_AT] == WAL_VERSION
     # a plain connection to a WAL database (or beside a journal) might create or replay files
     # next to it: the lock is asked only of a rollback-journal database with nothing beside it
-    if not wal_mode and not any(Path(str(path) + s).exists() for s in SIDECARS) and _locked(path):
+    if not wal_mode and not sidecars and _locked(path):
         health.warnings.append(f"{path}: locked by another process (still being written?); read as it is now")
     return health
 
@@ -100,9 +99,8 @@ def _check_length(path: str | os.PathLike, head: bytes, health: DatabaseHealth) 
 def _locked(path: str | os.PathLike) -> bool:
     """Whether another process holds a write lock. Asked through a plain read-only connection (no
     ``immutable``): it takes a shared lock for one statement and writes nothing."""
-    uri = "file:" + urllib.parse.quote(str(Path(path).absolute())) + "?mode=ro"
     try:
-        conn = sqlite3.connect(uri, uri=True, timeout=0)
+        conn = sqlite3.connect(_uri(path, immutable=False), uri=True, timeout=0)
     except sqlite3.Error:
         return False
     try:

@@ -13,7 +13,7 @@ import sqlite3
 
 import numpy as np
 
-from timelineview.model.database.slices import Endpoints
+from timelineview.model.database.slices import Endpoints, join_all
 from timelineview.model.database.strings import CardStrings
 from timelineview.model.database.tables import Schema, read_columns
 from timelineview.model.store.trace_store import FlowTable
@@ -29,12 +29,7 @@ def _pairs(src_cid, src_slice, dst_cid, dst_slice) -> tuple[np.ndarray, np.ndarr
     """Every (src, dst) with the same connection id: (cid, src slice, dst slice)."""
     order = np.argsort(dst_cid, kind="stable")
     d_cid, d_slice = dst_cid[order], dst_slice[order]
-    lo = np.searchsorted(d_cid, src_cid, side="left")
-    hi = np.searchsorted(d_cid, src_cid, side="right")
-    counts = hi - lo
-    total = int(counts.sum())
-    within = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
-    rows = np.repeat(lo, counts) + within
+    rows, counts = join_all(d_cid, src_cid)
     return np.repeat(src_cid, counts), np.repeat(src_slice, counts), d_slice[rows]
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from timelineview.model.database import layout as L
 from timelineview.model.database.lanes import LaneBook
 from timelineview.model.database.strings import CardStrings
-from timelineview.model.database.tables import ROWID, Schema, read_or_salvage
+from timelineview.model.database.tables import ROWID, Schema, find_sorted, read_or_salvage
 
 # kinds of slice (where their args are read from)
 KIND_HARDWARE, KIND_PLANE, KIND_OPERATOR, KIND_CANN, KIND_FRAMEWORK, KIND_OVERLAP, KIND_STEP = range(7)
@@ -104,11 +104,16 @@ def _table(schema: Schema, parts: SliceParts, table: str) -> str:
     """``table``, or the renamed copy msprof left of it when only that exists (with a note)."""
     if table in schema.columns:
         return table
-    old = sorted(t for t in schema.columns if t.startswith(OLD_TABLE.format(table)))
-    if old:
-        parts.notes.append(f"table {table} missing: its renamed copy {old[-1]} is read")
-        return old[-1]
+    old = renamed_copy(schema, table)
+    if old is not None:
+        parts.notes.append(f"table {table} missing: its renamed copy {old} is read")
+        return old
     return table
+
+
+def renamed_copy(schema: Schema, table: str) -> str | None:
+    """The newest copy msprof left of ``table`` under another name (``_<NAME>_old_<date>``), or None."""
+    return max((t for t in schema.columns if t.startswith(OLD_TABLE.format(table))), default=None)
 
 
 def _join(keys: np.ndarray, table_keys: np.ndarray) -> np.ndarray:
@@ -116,9 +121,16 @@ def _join(keys: np.ndarray, table_keys: np.ndarray) -> np.ndarray:
     if not len(table_keys):
         return np.full(len(keys), -1, np.int64)
     order = np.argsort(table_keys, kind="stable")
-    sorted_keys = table_keys[order]
-    pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
-    return np.where(sorted_keys[pos] == keys, order[pos], -1)
+    pos = find_sorted(table_keys[order], keys)
+    return np.where(pos >= 0, order[pos], -1)
+
+
+def join_all(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every row of ``sorted_keys`` holding each of ``keys``: (the rows, key by key; how many each key has)."""
+    lo = np.searchsorted(sorted_keys, keys, side="left")
+    counts = np.searchsorted(sorted_keys, keys, side="right") - lo
+    rows = np.repeat(lo, counts) + (np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
+    return rows, counts
 
 
 def add_device(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> None:
@@ -207,12 +219,14 @@ def _group_lanes(comm: dict | None, ops: dict | None) -> dict[int, tuple[int, in
     the group's lane at its start index, ``Plane k`` at start + k + 1."""
     groups = set()
     planes: dict[int, int] = {}
-    if comm is not None:
-        for g, p in zip(comm["groupName"].tolist(), comm["planeId"].tolist(), strict=True):
-            groups.add(g)
-            planes[g] = max(planes.get(g, -1), p)
+    if comm is not None and len(comm["groupName"]):  # one row per plane task: millions, reduced in numpy
+        names, inverse = np.unique(comm["groupName"], return_inverse=True)
+        top = np.full(len(names), -1, np.int64)
+        np.maximum.at(top, inverse.reshape(-1), comm["planeId"])
+        planes = dict(zip(names.tolist(), top.tolist(), strict=True))
+        groups.update(planes)
     if ops is not None:
-        groups.update(ops["groupName"].tolist())
+        groups.update(np.unique(ops["groupName"]).tolist())
     out, start = {}, 0
     for g in sorted(groups):
         out[g] = (start, planes.get(g, -1) + 1)
@@ -302,10 +316,7 @@ def _framework_endpoints(conn: sqlite3.Connection, schema: Schema, parts: SliceP
     order = np.argsort(ids["id"], kind="stable")
     key, cid = ids["id"][order], ids["connectionId"][order]
     slices = np.flatnonzero(ref >= 0)
-    lo = np.searchsorted(key, ref[slices], side="left")
-    hi = np.searchsorted(key, ref[slices], side="right")
-    counts = hi - lo
-    rows = np.repeat(lo, counts) + (np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
+    rows, counts = join_all(key, ref[slices])
     parts.ends.cid.setdefault("framework", []).append(cid[rows])
     parts.ends.slice.setdefault("framework", []).append(np.repeat(slices, counts).astype(np.int64) + first)
 

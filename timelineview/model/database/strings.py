@@ -11,9 +11,8 @@ import sqlite3
 
 import numpy as np
 
-from timelineview.model.database.tables import Schema, read_columns, read_or_salvage
+from timelineview.model.database.tables import STRING_TABLE, Schema, find_sorted, read_columns, read_or_salvage
 
-STRING_TABLE = "STRING_IDS"
 ENUM_PREFIX = "ENUM_"
 UNKNOWN_ID = "(unknown name #{})"  # an id that STRING_IDS does not hold
 
@@ -46,10 +45,9 @@ class CardStrings:
         db_ids = np.asarray(db_ids, dtype=np.int64)
         if not len(db_ids):
             return np.zeros(0, np.int32)
-        pos = np.searchsorted(self.ids, db_ids)
-        pos_c = np.minimum(pos, max(len(self.ids) - 1, 0))
-        found = (pos < len(self.ids)) & (self.ids[pos_c] == db_ids) if len(self.ids) else np.zeros(len(db_ids), bool)
-        out = np.where(found, pos_c, -1).astype(np.int32)
+        pos = find_sorted(self.ids, db_ids)
+        found = pos >= 0
+        out = pos.astype(np.int32)
         lost = ~found & (db_ids >= 0)
         if lost.any():
             uniq, inverse = np.unique(db_ids[lost], return_inverse=True)

@@ -79,6 +79,16 @@ def kind_of(declared: str) -> str:
     return "text"
 
 
+def _by_kind(columns: dict[str, str], with_rowid: bool) -> dict[str, list[str]]:
+    """The column names grouped by kind (one scan of the table per kind), ``rowid`` last of the ints."""
+    by_kind: dict[str, list[str]] = {}
+    for name, kind in columns.items():
+        by_kind.setdefault(kind, []).append(name)
+    if with_rowid:
+        by_kind.setdefault("int", []).append(ROWID)
+    return by_kind
+
+
 def read_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str], where: str = "",
                  with_rowid: bool = False) -> dict[str, np.ndarray]:
     """``{column: array}`` for ``columns`` = ``{name: "int" | "real" | "text"}`` of ``table``.
@@ -87,11 +97,7 @@ def read_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str], 
     NaN), text as object arrays (NULL → ""). With ``with_rowid`` also ``"rowid"``. One scan of the
     table per kind of column.
     """
-    by_kind: dict[str, list[str]] = {}
-    for name, kind in columns.items():
-        by_kind.setdefault(kind, []).append(name)
-    if with_rowid:
-        by_kind.setdefault("int", []).append(ROWID)
+    by_kind = _by_kind(columns, with_rowid)
     out: dict[str, np.ndarray] = {}
     for kind, names in by_kind.items():
         out.update(zip(names, _scan(conn, table, kind, names, where), strict=True))
@@ -102,11 +108,7 @@ def salvage_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str
                     with_rowid: bool = False) -> dict[str, np.ndarray]:
     """``read_columns`` of a damaged table: the rows before the damage, read one at a time until
     SQLite stops (a full read raises there and would give none)."""
-    by_kind: dict[str, list[str]] = {}
-    for name, kind in columns.items():
-        by_kind.setdefault(kind, []).append(name)
-    if with_rowid:
-        by_kind.setdefault("int", []).append(ROWID)
+    by_kind = _by_kind(columns, with_rowid)
     got = {kind: _scan(conn, table, kind, names, "", one_by_one=True) for kind, names in by_kind.items()}
     n = min((len(c) for cols in got.values() for c in cols), default=0)
     return {name: cols[i][:n] for kind, cols in got.items() for i, name in enumerate(by_kind[kind])}
@@ -207,6 +209,14 @@ def _expr(column: str, kind: str) -> str:
     return f"ifnull(cast({q} as text), '')"
 
 
+def find_sorted(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """The position of each of ``keys`` in ``sorted_keys`` (ascending), -1 where it is absent."""
+    if not len(sorted_keys):
+        return np.full(len(keys), -1, np.int64)
+    pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+    return np.where(sorted_keys[pos] == keys, pos, -1)
+
+
 def table_columns(path: str | os.PathLike, table: str, columns: Sequence[str] | None = None,
                   text_ids: Sequence[str] = ()) -> dict[str, np.ndarray]:
     """A table of the database at ``path`` as ``{column: numpy array}``, by column name.
@@ -231,9 +241,8 @@ def table_columns(path: str | os.PathLike, table: str, columns: Sequence[str] | 
             order = np.argsort(ids["id"], kind="stable")
             keys, values = ids["id"][order], np.append(ids["value"][order], "")
             for c in decode:
-                pos = np.minimum(np.searchsorted(keys, out[c]), max(len(keys) - 1, 0))
-                hit = (keys[pos] == out[c]) if len(keys) else np.zeros(len(out[c]), bool)
-                out[c] = values[np.where(hit, pos, len(keys))]
+                pos = find_sorted(keys, out[c])
+                out[c] = values[np.where(pos >= 0, pos, len(keys))]
         elif decode:
             for c in decode:
                 out[c] = np.full(len(out[c]), "", dtype=object)

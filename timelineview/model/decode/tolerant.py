@@ -115,7 +115,7 @@ def _without_args(text: str) -> dict | None:
             depth += 1
         elif c in "}]":
             depth -= 1
-            if value_start >= 0 and depth == 1 and c in "}]" and pos > value_start:
+            if value_start >= 0 and depth == 1:  # the args' own object or array closed
                 end = pos + 1
                 break
             if depth == 0:

@@ -112,11 +112,7 @@ def _cache_key(folder: Path) -> str:
     digest = hashlib.sha256()
     # the kernels' stamp is computed by provenance: a change there changes numba's keys too
     sources = sorted(_DECODE_DIR.glob("*.py")) + [Path(stack_walk.__file__), Path(provenance.__file__)]
-    for path in sources:
-        try:
-            digest.update(path.read_bytes())
-        except OSError:
-            pass
+    digest.update(provenance.text_digest(sources).encode())
     try:
         numba_version = importlib.metadata.version("numba")
     except importlib.metadata.PackageNotFoundError:

@@ -30,7 +30,7 @@ import orjson
 
 from timelineview.model.discovery import CardSource
 from timelineview.model.store.args_reader import ArgsReader, ChunkTable
-from timelineview.model.store.entry_checks import CorruptEntry, check_chunks, check_entry
+from timelineview.model.store.entry_checks import CorruptEntry, check_chunks, check_entry, check_ids
 from timelineview.model.store.file_stamp import FileStamp, file_stamp, sample_digest
 from timelineview.model.store.interval_index import IntervalIndex
 from timelineview.model.store.report import LoadReport, Problem
@@ -256,8 +256,7 @@ def _open_entry(folder: Path, meta: Any, key: str, src: CardSource,
     if "chunks.start" in arrays:
         files = [str(f) for f in src.files]
         file_ids = arrays.pop("chunks.file")
-        if len(file_ids) and (int(file_ids.min()) < 0 or int(file_ids.max()) >= len(files)):
-            raise CorruptEntry("chunks.file: a file the card does not have")
+        check_ids("chunks.file", file_ids, len(files))  # each a file the card has
         paths = [files[i] for i in file_ids.tolist()]  # today's paths to the same files
         chunks = _build(ChunkTable, "chunks", arrays, {"chunks.path": paths})
         _same_length("chunks", [chunks.path, chunks.start, chunks.end, chunks.first, chunks.count, chunks.fast])

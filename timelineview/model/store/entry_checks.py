@@ -26,7 +26,7 @@ class CorruptEntry(ValueError):
     """A cache entry that does not hold what its meta says, or does not describe a card."""
 
 
-def _ids(what: str, ids: np.ndarray, count: int, none_ok: bool = False) -> None:
+def check_ids(what: str, ids: np.ndarray, count: int, none_ok: bool = False) -> None:
     """Every id of ``ids`` indexes a table of ``count`` rows (or is ``NONE`` where allowed)."""
     if len(ids) == 0:
         return
@@ -44,10 +44,10 @@ def _pointers(what: str, ptr: np.ndarray, rows: int, total: int) -> None:
 def check_slices(store: TraceStore) -> None:
     """Slices name existing strings and lanes, with times an analysis can add up."""
     sl, n_strings = store.slices, len(store.strings)
-    _ids("slices.name", sl.name, n_strings)
-    _ids("slices.cat", sl.cat, n_strings, none_ok=True)
-    _ids("slices.task_type", sl.task_type, n_strings, none_ok=True)
-    _ids("slices.lane", sl.lane, len(store.lanes))
+    check_ids("slices.name", sl.name, n_strings)
+    check_ids("slices.cat", sl.cat, n_strings, none_ok=True)
+    check_ids("slices.task_type", sl.task_type, n_strings, none_ok=True)
+    check_ids("slices.lane", sl.lane, len(store.lanes))
     if len(sl) and (int(sl.dur.min()) < 0 or int(sl.depth.min()) < 0 or int(sl.src.min()) < 0):
         raise CorruptEntry("slices: a negative duration, depth or event ordinal")
     if len(sl) and int(sl.start.max()) > np.iinfo(np.int64).max - int(sl.dur.max()):
@@ -57,17 +57,17 @@ def check_slices(store: TraceStore) -> None:
 def check_tables(store: TraceStore) -> None:
     """Lanes, counters, instants and flows point into the tables they name."""
     n_lanes, n_strings, n_slices = len(store.lanes), len(store.strings), len(store.slices)
-    _ids("lanes.process", store.lanes.process, len(store.processes))
+    check_ids("lanes.process", store.lanes.process, len(store.processes))
     c = store.counters
-    _ids("counters.series_process", c.series_process, len(store.processes))
+    check_ids("counters.series_process", c.series_process, len(store.processes))
     _pointers("counters.offsets", c.offsets, len(c), len(c.ts))
-    _ids("instants.lane", store.instants.lane, n_lanes)
-    _ids("instants.name", store.instants.name, n_strings)
+    check_ids("instants.lane", store.instants.lane, n_lanes)
+    check_ids("instants.name", store.instants.name, n_strings)
     flows = store.flows
-    _ids("flows.cat", flows.cat, n_strings, none_ok=True)
+    check_ids("flows.cat", flows.cat, n_strings, none_ok=True)
     for end in ("src", "dst"):
-        _ids(f"flows.{end}_lane", getattr(flows, f"{end}_lane"), n_lanes)
-        _ids(f"flows.{end}_slice", getattr(flows, f"{end}_slice"), n_slices, none_ok=True)
+        check_ids(f"flows.{end}_lane", getattr(flows, f"{end}_lane"), n_lanes)
+        check_ids(f"flows.{end}_slice", getattr(flows, f"{end}_slice"), n_slices, none_ok=True)
 
 
 def check_index(store: TraceStore) -> None:
@@ -77,9 +77,9 @@ def check_index(store: TraceStore) -> None:
     if ix is None:
         raise CorruptEntry("index: missing")
     n_rows = len(ix.row_lane)
-    _ids("index.row_lane", ix.row_lane, n_lanes)
+    check_ids("index.row_lane", ix.row_lane, n_lanes)
     _pointers("index.row_ptr", ix.row_ptr, n_rows, len(ix.order))
-    _ids("index.order", ix.order, len(sl))
+    check_ids("index.order", ix.order, len(sl))
     if len(ix.order) != len(sl) or (len(sl) and int(np.bincount(ix.order, minlength=len(sl)).max()) != 1):
         raise CorruptEntry("index.order: not every slice exactly once")
     if not (np.array_equal(ix.starts, sl.start[ix.order]) and np.array_equal(ix.ends, sl.end[ix.order])):

@@ -108,16 +108,6 @@ def _is_device_pid(pid: str) -> bool:
     return pid.isdigit() and int(pid) < DEVICE_PID_MAX
 
 
-def thread_display_name(pid: str, tid: str, md: Metadata, legacy: bool) -> str:
-    if (pid, tid) in md.thread_name:
-        return md.thread_name[(pid, tid)]
-    if tid in FIXED_TIDS and (legacy or _is_device_pid(pid)):
-        return FIXED_TIDS[tid]
-    if legacy and (_is_device_pid(pid) or pid in STREAM_PIDS) and tid.lstrip("-").isdigit():
-        return f"Stream {tid}"
-    return f"Thread {tid}"
-
-
 @dataclass
 class LaneLayout:
     """Display order of processes and lanes for a set of (pid, tid) keys."""
@@ -163,8 +153,9 @@ def _places(order: list[int]) -> np.ndarray:
 
 
 def _thread_names(keys: list[tuple[str, str]], md: Metadata, legacy: bool) -> list[str]:
-    """``thread_display_name`` of each key: the threads without a name of their own named by one
-    comprehension per process (a file can hold a million distinct tids)."""
+    """The lane name of each key: its thread name, else a fixed name (legacy or device), ``Stream <tid>``
+    (legacy stream processes) or ``Thread <tid>``, by one comprehension per process (a file can hold a
+    million distinct tids)."""
     names: list = [md.thread_name.get(k) for k in keys]
     by_pid: dict[str, list[int]] = {}
     for i, name in enumerate(names):
