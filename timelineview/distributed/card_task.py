@@ -23,7 +23,6 @@ import re
 import resource
 import shutil
 import socket
-import stat
 import sys
 import tempfile
 import time
@@ -41,6 +40,7 @@ from timelineview.analysis.summaries.card_summary import (
     write_card_summary,
 )
 from timelineview.model.discovery import CardSource
+from timelineview.model.store.file_stamp import open_regular
 from timelineview.model.summary.guarded_files import SummaryFileError, digest
 
 # What a summary holds of a card's analysis (and what those need): the §5 object, the comparison rows,
@@ -93,10 +93,7 @@ def content_digest(path: str | os.PathLike) -> tuple[int, str]:
     """(size, blake2b of every byte) of a regular file; ``OSError`` when it cannot be read (a FIFO or a
     device is not read: it would never end)."""
     h = hashlib.blake2b(digest_size=20)
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    with os.fdopen(fd, "rb", buffering=0) as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path}: not a regular file")
+    with os.fdopen(open_regular(path), "rb", buffering=0) as f:
         buf = bytearray(HASH_BLOCK)
         view = memoryview(buf)
         size = 0

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from timelineview.model.database.connection import connect
+from timelineview.model.database.tables import STRING_TABLE
 from timelineview.model.memory.records import (
     BAD_NUMBER,
     EXAMPLES_PER_CHECK,
@@ -34,7 +35,6 @@ from timelineview.model.memory.records import (
     passing,
 )
 
-STRING_TABLE = "STRING_IDS"
 MODULE_TABLE = "ENUM_MODULE"
 MEMORY_TABLES = ("MEMORY_RECORD", "OP_MEMORY", "NPU_OP_MEM", "NPU_MODULE_MEM", "NPU_MEM")
 _NULL, _BAD = -2, -1  # what a numeric column reads as when NULL / not a number ≥ 0

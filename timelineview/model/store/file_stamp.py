@@ -50,14 +50,23 @@ def sample_offsets(size: int, blocks: int = SAMPLE_BLOCKS, block: int = SAMPLE_B
     return [0, *(last * k // (blocks + 1) for k in range(1, blocks + 1)), last]
 
 
+def open_regular(path: str | os.PathLike) -> int:
+    """A read-only descriptor of ``path``, which must be a regular file: opened without blocking (a FIFO
+    would wait for a writer) and refused when it is not one (a FIFO or a device would never end).
+    Raises ``OSError``."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(f"{path}: not a regular file")
+    return fd
+
+
 def sample_digest(path: str | os.PathLike, size: int, block: int = SAMPLE_BYTES) -> str:
     """Hash of the size and the sampled blocks of ``block`` bytes (the whole file when it is small).
     Raises ``OSError`` when the file cannot be read."""
     h = hashlib.blake2b(str(size).encode(), digest_size=16)
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    fd = open_regular(path)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO or a device would never end
-            raise OSError(f"{path}: not a regular file")
         for offset in sample_offsets(size, block=block):
             h.update(os.pread(fd, block, offset) if hasattr(os, "pread") else _read_at(fd, offset, block))
     finally:
