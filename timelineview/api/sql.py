@@ -5,15 +5,13 @@ not compute the analysis."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from timelineview.api.extras import require
 from timelineview.api.tables import TABLES
 
 if TYPE_CHECKING:
     import pyarrow
-
-    from timelineview.api.session import Session
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 SOURCE_LINE = "LINE "  # where DuckDB's message turns to quoting the query
@@ -52,11 +50,17 @@ def one_line(exc: BaseException) -> str:
     return " ".join(lines) or type(exc).__name__
 
 
+class TableSource(Protocol):
+    """What the engine queries: anything that builds a table of ``TABLES`` by name (a ``Session``)."""
+
+    def table(self, name: str) -> pyarrow.Table: ...
+
+
 class SqlEngine:
     """A DuckDB connection over one session's tables. ``interrupt()`` (from any thread) cancels the
     query running; the connection stays usable."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: TableSource) -> None:
         self.duckdb = require("duckdb")
         self.session = session
         self.connection = self.duckdb.connect()
