@@ -186,7 +186,8 @@ def _put_communication(w: ColumnWriter, cc: CardCommunication | None) -> dict | 
     if ops.main is not None:
         for col in MAIN_PLANE_COLUMNS:
             w.put(f"comm.main.{col}", getattr(ops.main, col))
-    return {"op_names": ops.name, "transport": links.transport, "link_type": links.link_type}
+    return {"op_names": ops.name, "transport": links.transport, "link_type": links.link_type,
+            "main_plane": ops.main is not None}
 
 
 def longest(iv: Intervals, n: int = EVIDENCE_SPANS) -> list[list[int]]:
@@ -321,7 +322,7 @@ def _communication(cols: ColumnReader, m: dict, meta: dict | None) -> CardCommun
         return None
     ops = _group(cols, "comm.ops", OP_COLUMNS)
     links = _group(cols, "comm.links", LINK_COLUMNS)
-    main = MainPlane(**_group(cols, "comm.main", MAIN_PLANE_COLUMNS)) if "comm.main.plane" in cols else None
+    main = MainPlane(**_group(cols, "comm.main", MAIN_PLANE_COLUMNS)) if meta.get("main_plane") is True else None
     return CardCommunication(m["card"], m["rank"], None, CommOps(name=meta["op_names"], main=main, **ops), None,
                              Links(transport=meta["transport"], link_type=meta["link_type"], **links))
 
