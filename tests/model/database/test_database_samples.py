@@ -1,7 +1,8 @@
 """The real profiler databases in ../shared/samples (skipped when absent) against the producer's own
 analysis of each capture, ``analysis.db`` beside it: ``stats --json`` on a database must give the
-producer's step table (``StepTraceTime``), each collective's elapse (``CommAnalyzerTime``) and each
-link's bytes and transfer time (``CommAnalyzerMatrix``'s ``…-total`` rows) within 0.5 %."""
+producer's step table (``StepTraceTime``), each collective's elapse and main-plane transit, wait,
+synchronisation and idle (``CommAnalyzerTime``) and each link's bytes and transfer time
+(``CommAnalyzerMatrix``'s ``…-total`` rows) within 0.5 %."""
 
 from __future__ import annotations
 
