@@ -89,6 +89,9 @@ def test_analysis_tables_hold_the_documents_numbers(sample, stats_json):
     comm = sample.comm_ops()
     want = [(c["card"], o["name"], o["wait_us"]) for c in stats_json["cards"] for o in c["communication"]["comm_ops"]]
     assert list(comm[["card", "name", "wait_us"]].itertuples(index=False, name=None)) == want
+    want = [(o["main_plane"]["plane"], o["main_plane"]["wait_us"]) for c in stats_json["cards"]
+            for o in c["communication"]["comm_ops"]]
+    assert list(comm[["main_plane", "main_wait_us"]].itertuples(index=False, name=None)) == want
     links = sample.links()
     assert links["bandwidth_gbps"].tolist() == [x["bandwidth_gbps"] for x in stats_json["links"]]
     findings = sample.findings()
@@ -107,7 +110,10 @@ def test_document_columns_are_every_key_of_the_document(sample, stats_json):
     assert scalar == set(sample.table("cards").column_names)
     assert {k for s in card["steps"] for k in s} | {"card", "rank"} == set(sample.table("steps").column_names)
     assert set(card["operators"]["by_name"][0]) | {"card", "rank"} == set(sample.table("operators").column_names)
-    assert set(card["communication"]["comm_ops"][0]) | {"card", "rank"} == set(sample.table("comm_ops").column_names)
+    # (an operator's main_plane object is flattened into main_plane and main_<figure> columns)
+    op = card["communication"]["comm_ops"][0]
+    flat = set(op) | {f"main_{k}" for k in op["main_plane"] if k != "plane"}
+    assert flat | {"card", "rank"} == set(sample.table("comm_ops").column_names)
     assert set(stats_json["links"][0]) == set(sample.table("links").column_names)
     assert set(stats_json["findings"][0]) == set(sample.table("findings").column_names)
 

@@ -68,12 +68,26 @@ TASK_TYPES = _spec("task_types", "one row per task type of each card (metrics.md
                    (*CARD, Column("task_type", STRING, "the Task Type of the device tasks"), *_OP_STATS),
                    _per_card(lambda c: (c.get("operators") or {}).get("by_type")))
 
+MAIN_PLANE_FIGURES = (("transit_us", "transit"), ("wait_us", "wait"), ("synchronization_us", "synchronisation"),
+                      ("idle_us", "idle"))
+
+
+def _comm_op_row(op: dict) -> dict:
+    """A ``comm_ops`` entry with its ``main_plane`` object as ``main_…`` columns."""
+    main = op.get("main_plane") or {}
+    return {**op, "main_plane": main.get("plane"), **{f"main_{k}": main.get(k) for k, _ in MAIN_PLANE_FIGURES}}
+
+
 COMM_OPS = _spec("comm_ops", "one row per collective communication operation of each card (metrics.md §6)", (
     *CARD, Column("name", STRING, "the collective"), Column("start_us", DOUBLE, "its start, µs on the card's clock"),
     Column("elapse_us", DOUBLE, "elapsed"), Column("transit_us", DOUBLE, "time moving data"),
     Column("wait_us", DOUBLE, "time waiting"), Column("synchronization_us", DOUBLE, "wait before the first transit"),
-    Column("idle_us", DOUBLE, "neither"), Column("wait_ratio", DOUBLE, "wait / (wait + transit)")),
-    _per_card(lambda c: (c.get("communication") or {}).get("comm_ops")))
+    Column("idle_us", DOUBLE, "neither"), Column("wait_ratio", DOUBLE, "wait / (wait + transit)"),
+    Column("main_plane", INT64, "N of its main Plane N: the producer's figures below are measured there; "
+                                "null (and they are) when it has no wait task"),
+    *(Column(f"main_{key}", DOUBLE, f"the producer's {what}, on the main plane alone (metrics.md §6)")
+      for key, what in MAIN_PLANE_FIGURES)),
+    _per_card(lambda c: [_comm_op_row(op) for op in (c.get("communication") or {}).get("comm_ops") or []]))
 
 LINKS = _spec("links", "one row per link between two ranks, joined over the cards (metrics.md §6)", (
     Column("link", STRING, "\"src-dst\""), Column("src", INT64, "sending rank"), Column("dst", INT64, "receiving rank"),

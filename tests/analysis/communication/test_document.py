@@ -12,7 +12,8 @@ from timelineview.model import load
 from timelineview.synthetic import cluster_specs, generate_cluster
 
 LINK_KEYS = ["link", "src", "dst", "transport", "link_type", "bytes", "transit_us", "count", "bandwidth_gbps"]
-OP_KEYS = ["name", "start_us", "elapse_us", "transit_us", "wait_us", "synchronization_us", "idle_us", "wait_ratio"]
+OP_KEYS = ["name", "start_us", "elapse_us", "transit_us", "wait_us", "synchronization_us", "idle_us", "wait_ratio",
+           "main_plane"]
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +29,8 @@ def test_cards_carry_their_communication(doc) -> None:
     assert {"cards", "slow_cards", "links", "slow_links"} <= set(d)
     for card, truth in zip(d["cards"], truths, strict=True):
         comm = card["communication"]
-        assert list(comm) == ["comm_ops", "links", "transit_us", "wait_us", "synchronization_us", "idle_us"]
+        assert list(comm) == ["comm_ops", "links", "transit_us", "wait_us", "synchronization_us", "idle_us",
+                              "main_plane"]
         assert [list(op) for op in comm["comm_ops"][:1]] == [OP_KEYS]
         assert [op["name"] for op in comm["comm_ops"]] == [op["name"] for op in truth.comm_ops]
         assert comm["transit_us"] == pytest.approx(sum(op["transit_ns"] for op in truth.comm_ops) / 1000)

@@ -56,3 +56,36 @@ def test_per_link_bytes_of_the_real_captures() -> None:
     cluster = analyse_cluster(comms)
     assert len(cluster.links) == sum(len(c.links) for c in comms)  # each card sends its own links
     assert cluster.slow_keys == []
+
+
+US_PER_MS = 1000.0
+REL = 0.005
+ABS_US = 0.1  # sub-µs figures (a 20 ns synchronisation) are compared to 0.1 µs
+# communication.json's time keys -> the keys of an operator's main_plane object
+PRODUCER_TIMES = {"Transit Time(ms)": "transit_us", "Wait Time(ms)": "wait_us",
+                  "Synchronization Time(ms)": "synchronization_us", "Idle Time(ms)": "idle_us"}
+TOTAL = "Total Op Info"
+
+
+@pytest.mark.parametrize("rank", (0, 1))
+def test_main_plane_figures_equal_the_producers_communication_json(rank, capsys) -> None:
+    """``stats --json`` on a JSON capture: each collective's main-plane figures are those of the
+    producer's ``communication.json`` beside it (names there carry an ``@group`` suffix)."""
+    from timelineview import cli
+
+    out = SAMPLES / f"rank{rank}_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+    assert cli.stats_main([str(out / "trace_view.json"), "--json", "--quiet"]) == 0
+    comm = json.loads(capsys.readouterr().out)["cards"][0]["communication"]
+    producer = json.loads((out / "communication.json").read_text())
+    [step] = producer.values()
+    theirs = {name.split("@")[0]: v["Communication Time Info"] for name, v in step["collective"].items()
+              if name != TOTAL}
+    assert len(theirs) == len(comm["comm_ops"]) == 4
+    for op in comm["comm_ops"]:
+        assert op["elapse_us"] == pytest.approx(theirs[op["name"]]["Elapse Time(ms)"] * US_PER_MS, rel=REL)
+        for their_key, key in PRODUCER_TIMES.items():
+            assert op["main_plane"][key] == pytest.approx(theirs[op["name"]][their_key] * US_PER_MS, rel=REL,
+                                                          abs=ABS_US), (op["name"], key)
+    total = step["collective"][TOTAL]["Communication Time Info"]
+    for their_key, key in PRODUCER_TIMES.items():
+        assert comm["main_plane"][key] == pytest.approx(total[their_key] * US_PER_MS, rel=REL, abs=ABS_US)

@@ -2,7 +2,8 @@
 
 No Qt. ``analyse_card`` reads a card's HCCL plane tasks (their args in one pass over the file)
 and measures each communication operator and each link; ``analyse_cluster`` joins the cards'
-links, flags the slow ones and lines up each card's wait per collective. ``document`` turns
+links, flags the slow ones and lines up each card's wait per collective. ``main_plane`` gives each
+operator the producer's own figures, measured on its main plane. ``document`` turns
 both into the ``stats --json`` fields and their text tables.
 """
 
@@ -13,11 +14,12 @@ from timelineview.analysis.communication.card import (
     analyse_cluster,
 )
 from timelineview.analysis.communication.links import Links, slow_links
+from timelineview.analysis.communication.main_plane import MainPlane, MainPlaneTotals
 from timelineview.analysis.communication.operators import CommOps, OpTotals
 from timelineview.analysis.communication.plane_tasks import PlaneTasks
 from timelineview.analysis.communication.waits import CollectiveWaits
 
 __all__ = [
-    "CardCommunication", "ClusterCommunication", "CollectiveWaits", "CommOps", "Links", "OpTotals",
-    "PlaneTasks", "analyse_card", "analyse_cluster", "slow_links",
+    "CardCommunication", "ClusterCommunication", "CollectiveWaits", "CommOps", "Links", "MainPlane",
+    "MainPlaneTotals", "OpTotals", "PlaneTasks", "analyse_card", "analyse_cluster", "slow_links",
 ]

@@ -8,6 +8,7 @@ import numpy as np
 
 from timelineview.analysis.classify import Classification, classify
 from timelineview.analysis.communication.links import Links, card_links, cluster_links, slow_links
+from timelineview.analysis.communication.main_plane import MainPlaneTotals, main_plane_totals
 from timelineview.analysis.communication.operators import CommOps, OpTotals, by_name, by_step, comm_ops, totals
 from timelineview.analysis.communication.plane_tasks import PlaneTasks, plane_tasks
 from timelineview.analysis.communication.waits import CollectiveWaits, collective_waits
@@ -29,6 +30,11 @@ class CardCommunication:
     @property
     def totals(self) -> OpTotals:
         return totals(self.ops)
+
+    @property
+    def main_totals(self) -> MainPlaneTotals | None:
+        """The producer's figures summed over the operators that have a main plane (None: not known)."""
+        return main_plane_totals(self.ops.main) if self.ops.main is not None else None
 
     def by_name(self) -> dict[str, OpTotals]:
         return by_name(self.ops)

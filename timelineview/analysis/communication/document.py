@@ -8,6 +8,7 @@ import numpy as np
 
 from timelineview.analysis.communication.card import CardCommunication, ClusterCommunication
 from timelineview.analysis.communication.links import Links
+from timelineview.analysis.communication.main_plane import MainPlane, MainPlaneTotals
 from timelineview.analysis.text_table import format_table
 
 NS_PER_US = 1000.0
@@ -36,6 +37,22 @@ def links_json(links: Links, slow: np.ndarray | None = None) -> list[dict]:
     return out
 
 
+def main_plane_json(main: MainPlane | None, i: int) -> dict | None:
+    """Operator ``i``'s ``"main_plane"`` object: the producer's figures (None without a main plane)."""
+    if main is None or main.plane[i] < 0:
+        return None
+    return {"plane": int(main.plane[i]), "transit_us": _us(main.transit[i]), "wait_us": _us(main.wait[i]),
+            "synchronization_us": _us(main.synchronization[i]), "idle_us": _us(main.idle[i])}
+
+
+def main_totals_json(t: MainPlaneTotals | None) -> dict | None:
+    """A card's ``"main_plane"`` object: the sums over its operators that have one (None for none)."""
+    if t is None or not t.count:
+        return None
+    return {"count": t.count, "transit_us": _us(t.transit), "wait_us": _us(t.wait),
+            "synchronization_us": _us(t.synchronization), "idle_us": _us(t.idle)}
+
+
 def card_json(cc: CardCommunication | None) -> dict | None:
     """A card's ``"communication"`` object (None when it has no plane tasks)."""
     if cc is None:
@@ -45,11 +62,12 @@ def card_json(cc: CardCommunication | None) -> dict | None:
     comm_ops = [{"name": ops.name[i], "start_us": _us(ops.start[i]), "elapse_us": _us(ops.elapse[i]),
                  "transit_us": _us(ops.transit[i]), "wait_us": _us(ops.wait[i]),
                  "synchronization_us": _us(ops.synchronization[i]), "idle_us": _us(ops.idle[i]),
-                 "wait_ratio": _number(ratio[i])}
+                 "wait_ratio": _number(ratio[i]), "main_plane": main_plane_json(ops.main, i)}
                 for i in range(len(ops))]
     t = cc.totals
     return {"comm_ops": comm_ops, "links": links_json(cc.links), "transit_us": _us(t.transit),
-            "wait_us": _us(t.wait), "synchronization_us": _us(t.synchronization), "idle_us": _us(t.idle)}
+            "wait_us": _us(t.wait), "synchronization_us": _us(t.synchronization), "idle_us": _us(t.idle),
+            "main_plane": main_totals_json(cc.main_totals)}
 
 
 def cluster_json(cluster: ClusterCommunication) -> dict:
@@ -66,10 +84,12 @@ def format_text(doc: dict) -> str:
     parts = []
     if cards:
         keys = ("transit_us", "wait_us", "synchronization_us", "idle_us")
-        rows = [[c["card"], len(c["communication"]["comm_ops"]), *(c["communication"][k] for k in keys)]
+        rows = [[c["card"], len(c["communication"]["comm_ops"]), *(c["communication"][k] for k in keys),
+                 (c["communication"].get("main_plane") or {}).get("wait_us")]
                 for c in cards]
-        parts.append("Communication (µs)\n" + format_table(["card", "operators", "transit", "wait", "sync", "idle"],
-                                                          rows))
+        parts.append("Communication (µs)\n"
+                     + format_table(["card", "operators", "transit", "wait", "sync", "idle", "main-plane wait"], rows)
+                     + "\n(main-plane wait: the producer's own wait figure, summed on each operator's main plane)")
     if links:
         rows = [[x["link"], x["transport"], x["link_type"], x["bytes"], x["transit_us"], x["count"],
                  x["bandwidth_gbps"], "yes" if x.get("slow") else ""] for x in links]

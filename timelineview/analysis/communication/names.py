@@ -23,12 +23,15 @@ ARG_BANDWIDTH = "bandwidth(GB/s)"
 
 # Wait tasks: a plane task whose name or task type is one of these (normalised by ``task_key``).
 WAIT_TASKS = frozenset({"notify wait"})
+# Copy tasks: the SDMA tasks that move a collective's data (the producer's transit tasks).
+COPY_TASKS = frozenset({"memcpy", "reduce inline"})
 
 # Transport types (``transport type``) and what they carry.
 TRANSPORT_SDMA = "SDMA"  # copy engine, within a node (HCCS, PCIe, SIO)
 TRANSPORT_RDMA = "RDMA"  # network, across nodes (RoCE)
 TRANSPORT_LOCAL = "LOCAL"  # on the card itself (notifies)
 UNKNOWN = ""  # a missing or non-text transport / link type
+LINK_ON_CHIP = "ON_CHIP"  # link type of a copy that stays on the chip (a local reduce or copy)
 
 # Plane threads: "Plane 0" .. "Plane 7" (any number).
 PLANE_LANE = re.compile(r"^plane\s*\d+$", re.IGNORECASE)
@@ -46,6 +49,10 @@ def task_key(name: str) -> str:
 
 def is_wait_task(name: str) -> bool:
     return task_key(name) in WAIT_TASKS
+
+
+def is_copy_task(name: str) -> bool:
+    return task_key(name) in COPY_TASKS
 
 
 def operator_kind(name: str) -> str:

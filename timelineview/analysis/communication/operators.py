@@ -12,6 +12,9 @@ Cases §6 leaves open, decided here:
 * ``synchronization_us`` of an operator without any transfer task is its whole ``wait_us`` (all
   of that wait comes before a transfer, as there is none).
 * Zero-length tasks occupy no time.
+
+Next to these unions over every plane, ``main`` holds the producer's own figures, measured on each
+operator's main plane alone (``main_plane``).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from timelineview.analysis.classify import Classification
+from timelineview.analysis.communication.main_plane import MainPlane, main_plane_times
 from timelineview.analysis.communication.names import operator_kind
 from timelineview.analysis.communication.plane_tasks import PlaneTasks
 from timelineview.analysis.steps import StepWindow
@@ -44,6 +48,7 @@ class CommOps:
     idle: np.ndarray  # elapse − |U(transfer) ∪ U(wait)|
     tasks: np.ndarray  # int64 plane tasks assigned to the operator
     step: np.ndarray  # int32 step number holding the operator's start, -1 without steps
+    main: MainPlane | None = None  # the producer's per-operator figures (None: not known, e.g. a summary)
 
     def __len__(self) -> int:
         return len(self.slice)
@@ -189,6 +194,7 @@ def comm_ops(store: TraceStore, cls: Classification, tasks: PlaneTasks,
         wait=busy - transit, synchronization=sync, idle=(o_end - o_start) - busy,
         tasks=np.bincount(g, minlength=n).astype(np.int64), step=_steps_of(o_start, steps or []),
     )
+    ops.main = main_plane_times(store, tasks, op_of, names, ops.elapse)
     return ops, op_of
 
 

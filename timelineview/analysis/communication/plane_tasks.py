@@ -9,6 +9,7 @@ once, whether or not the loader already dropped them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from operator import attrgetter
 
@@ -30,6 +31,7 @@ class PlaneTasks:
     start: np.ndarray  # int64
     end: np.ndarray  # int64
     wait: np.ndarray  # bool: a Notify_Wait task
+    copy: np.ndarray  # bool: a Memcpy or Reduce_Inline task (whatever it moves, and between whom)
     transfer: np.ndarray  # bool: moves bytes between two different real ranks
     src: np.ndarray  # int64 rank, -1 when missing or not a number
     dst: np.ndarray  # int64
@@ -118,11 +120,12 @@ def _floats(values: list) -> np.ndarray:
     return np.array(converted, dtype=np.float64)[codes]
 
 
-def _wait_types(values: list) -> np.ndarray:
+def _type_flags(values: list, is_kind: Callable[[str], bool]) -> np.ndarray:
+    """Per task: is its task type of a kind (tested once per distinct type)."""
     codes, table = _distinct(values)
     if not table:
         return np.zeros(0, dtype=bool)
-    return np.array([isinstance(v, str) and nm.is_wait_task(v) for v in table], dtype=bool)[codes]
+    return np.array([isinstance(v, str) and is_kind(v) for v in table], dtype=bool)[codes]
 
 
 def plane_tasks(store: TraceStore, cls: Classification) -> PlaneTasks:
@@ -138,12 +141,13 @@ def plane_tasks(store: TraceStore, cls: Classification) -> PlaneTasks:
     dst = _ints(_field(args, "dst"), -1)
     transport, transports = _codes(_field(args, "transport"))
     link_type, link_types = _codes(_field(args, "link_type"))
-    wait_name = _wait_flags(store, sl.name[idx])
-    wait_type = _wait_types(_field(args, "task_type"))
+    task_types = _field(args, "task_type")
+    wait = _name_flags(store, sl.name[idx], nm.is_wait_task) | _type_flags(task_types, nm.is_wait_task)
+    copy = _name_flags(store, sl.name[idx], nm.is_copy_task) | _type_flags(task_types, nm.is_copy_task)
     real = (src >= 0) & (src < nm.INVALID_RANK) & (dst >= 0) & (dst < nm.INVALID_RANK)
     tasks = PlaneTasks(
         slice=idx.astype(np.int64), lane=sl.lane[idx].astype(np.int32), owner_lane=owner_of_lane[sl.lane[idx]],
-        start=sl.start[idx], end=sl.end[idx], wait=wait_name | wait_type,
+        start=sl.start[idx], end=sl.end[idx], wait=wait, copy=copy,
         transfer=(size > 0) & real & (src != dst), src=src, dst=dst, size=size,
         transport=transport, link_type=link_type, bandwidth=_floats(_field(args, "bandwidth")),
         transports=transports, link_types=link_types,
@@ -151,11 +155,11 @@ def plane_tasks(store: TraceStore, cls: Classification) -> PlaneTasks:
     return _drop_duplicates(tasks, sl.name[idx], sl.dur[idx])
 
 
-def _wait_flags(store: TraceStore, name_ids: np.ndarray) -> np.ndarray:
-    """Per task: is its name a wait task name (tested once per distinct name)."""
+def _name_flags(store: TraceStore, name_ids: np.ndarray, is_kind: Callable[[str], bool]) -> np.ndarray:
+    """Per task: is its name of a kind (tested once per distinct name)."""
     flags = np.zeros(len(store.strings) + 1, dtype=bool)  # last slot: id -1
     for i in np.unique(name_ids[name_ids >= 0]).tolist():
-        flags[i] = nm.is_wait_task(store.strings[i])
+        flags[i] = is_kind(store.strings[i])
     return flags[name_ids]
 
 
@@ -172,5 +176,5 @@ def _drop_duplicates(t: PlaneTasks, name: np.ndarray, dur: np.ndarray) -> PlaneT
         return t
     keep = np.sort(order[np.concatenate(([True], ~same))])
     return PlaneTasks(t.slice[keep], t.lane[keep], t.owner_lane[keep], t.start[keep], t.end[keep], t.wait[keep],
-                      t.transfer[keep], t.src[keep], t.dst[keep], t.size[keep], t.transport[keep],
+                      t.copy[keep], t.transfer[keep], t.src[keep], t.dst[keep], t.size[keep], t.transport[keep],
                       t.link_type[keep], t.bandwidth[keep], t.transports, t.link_types)

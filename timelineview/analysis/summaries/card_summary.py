@@ -24,7 +24,7 @@ import orjson
 
 from timelineview.analysis.card_analysis import CardAnalysis
 from timelineview.analysis.cluster.clock_offsets import collective_ends
-from timelineview.analysis.communication import CardCommunication, CommOps, Links
+from timelineview.analysis.communication import CardCommunication, CommOps, Links, MainPlane
 from timelineview.analysis.derived import DerivedIntervals
 from timelineview.analysis.findings.rules import RULE_BY_NAME
 from timelineview.analysis.findings.signals import CardSignals
@@ -57,6 +57,7 @@ DERIVED_TITLES = {"compute": "Compute", "communication": "Communication", "pure_
 EVIDENCE_SPANS = 3
 OP_COLUMNS = ("slice", "start", "elapse", "transit", "wait", "synchronization", "idle", "tasks", "step")  # CommOps
 LINK_COLUMNS = ("src", "dst", "bytes", "transit", "count")  # Links
+MAIN_PLANE_COLUMNS = ("plane", "transit", "wait", "synchronization", "idle")  # CommOps.main
 TABLE_COLUMNS = ("ids", "count", "total_ns", "min_ns", "max_ns")  # OperatorTable
 JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY
 
@@ -182,7 +183,11 @@ def _put_communication(w: ColumnWriter, cc: CardCommunication | None) -> dict | 
         w.put(f"comm.ops.{col}", getattr(ops, col))
     for col in LINK_COLUMNS:
         w.put(f"comm.links.{col}", getattr(links, col))
-    return {"op_names": ops.name, "transport": links.transport, "link_type": links.link_type}
+    if ops.main is not None:
+        for col in MAIN_PLANE_COLUMNS:
+            w.put(f"comm.main.{col}", getattr(ops.main, col))
+    return {"op_names": ops.name, "transport": links.transport, "link_type": links.link_type,
+            "main_plane": ops.main is not None}
 
 
 def longest(iv: Intervals, n: int = EVIDENCE_SPANS) -> list[list[int]]:
@@ -317,7 +322,8 @@ def _communication(cols: ColumnReader, m: dict, meta: dict | None) -> CardCommun
         return None
     ops = _group(cols, "comm.ops", OP_COLUMNS)
     links = _group(cols, "comm.links", LINK_COLUMNS)
-    return CardCommunication(m["card"], m["rank"], None, CommOps(name=meta["op_names"], **ops), None,
+    main = MainPlane(**_group(cols, "comm.main", MAIN_PLANE_COLUMNS)) if meta.get("main_plane") is True else None
+    return CardCommunication(m["card"], m["rank"], None, CommOps(name=meta["op_names"], main=main, **ops), None,
                              Links(transport=meta["transport"], link_type=meta["link_type"], **links))
 
 
