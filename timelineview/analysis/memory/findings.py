@@ -75,6 +75,8 @@ def _imbalance(cards: list[MemoryCard], flags: list[dict]) -> list[Finding]:
     out = []
     for flag in flags:
         c = by_card[flag["card"]]
+        if c.memory is None:  # its peaks without its records (a summary): when the peak was is not known
+            continue
         peak = c.memory.card_reserved
         z = "∞ (the other cards agree exactly)" if flag["z"] is None else f"{flag['z']:.1f}"
         out.append(make_finding(rule, [c.card], "peak_reserved_mb", flag["value"], flag["median"],
