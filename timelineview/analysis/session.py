@@ -57,11 +57,9 @@ class AnalysisSession:
             sources = [TraceSource(s, i, min_gap_ns, tolerant) for i, s in enumerate(stores)]
         self.sources: list[CardSource] = list(sources)
         self.order = rank_order(self.sources)  # the first by rank is the clock reference
-
-    @property
-    def stores(self) -> list[TraceStore]:
-        """The loaded cards (load order) of a session over traces; empty over summaries."""
-        return [s.store for s in self.sources if isinstance(s, TraceSource)]
+        # The loaded cards by number, for the views that draw slices: a session over summaries has none.
+        traced = all(isinstance(s, TraceSource) for s in self.sources)
+        self.stores: list[TraceStore] = [s.store for s in self.sources] if traced else []
 
     @property
     def cards(self) -> list[Any]:
