@@ -4,6 +4,7 @@ result computed from the store by its :class:`~timelineview.analysis.card_analys
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cached_property
 
 from timelineview.analysis.card_analysis import CardAnalysis, ensure
 from timelineview.analysis.cluster.clock_offsets import collective_ends
@@ -71,7 +72,7 @@ class TraceSource:
     def memory(self) -> CardMemory | None:
         return self.analyse(("memory",)).memory
 
-    @property
+    @cached_property
     def memory_peaks(self) -> MemoryPeaks | None:
         return peaks_of_card(self.memory)
 
