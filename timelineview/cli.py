@@ -113,7 +113,7 @@ def _stats_of_summary(folder: str, as_json: bool) -> int:
               f"({type(exc).__name__}: {exc}); summarize it again", file=sys.stderr)
         return EXIT_NOTHING_READABLE
     code = _print(doc, as_json)
-    for card in session.cards:  # each card's load, as stats on the traces says it (summaries keep the report)
+    for card in session.sources:  # each card's load, as stats on the traces says it (summaries keep the report)
         line = card.load_report.overview(card.card) if card.load_report is not None else ""
         if line:
             print(terminal_safe(f"{card.card}: {line}"), file=sys.stderr)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from timelineview.analysis.memory.findings import documents_imbalance
+from timelineview.analysis.cluster.memory_peaks import peaks_imbalance, peaks_of_document
 from timelineview.analysis.session import AnalysisSession
 from timelineview.model import load
 from timelineview.synthetic import cluster_specs, generate_cluster
@@ -38,7 +38,8 @@ def test_healthy_cluster_has_no_memory_finding(tmp_path, seed):
 def test_planted_imbalance_is_named(tmp_path, planted):
     s, _ = session(tmp_path, MemorySpec(imbalance_card=planted, seed=3), 3)
     assert [f["card"] for f in s.memory_imbalance] == [f"rank {planted}"]
-    assert documents_imbalance(s.card_documents) == s.memory_imbalance  # what a summary folder computes
+    from_documents = [peaks_of_document(d["memory"]) for d in s.card_documents]  # what a summary keeps
+    assert peaks_imbalance([d["card"] for d in s.card_documents], from_documents) == s.memory_imbalance
     [finding] = [f for f in s.findings if f.rule == "memory_imbalance"]
     assert finding.cards == [f"rank {planted}"] and finding.value > 1.25 * finding.reference
     assert [e.card for e in finding.evidence] == [f"rank {planted}"]

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from timelineview.analysis.memory.card import CardMemory, mb, opt_mb
+from timelineview.analysis.memory.imbalance import memory_imbalance
 
 PEAK_ALLOCATED = "peak_allocated_mb"
 PEAK_RESERVED = "peak_reserved_mb"
@@ -53,3 +56,11 @@ def peaks_of_document(memory: dict | None) -> MemoryPeaks | None:
                                     PEAK_RESERVED: (comps.get(reserved) or {}).get(PEAK_RESERVED) if reserved
                                     else None}
     return MemoryPeaks(allocated, memory.get(PEAK_RESERVED), per_step)
+
+
+def peaks_imbalance(cards: list[str], peaks: list[MemoryPeaks | None]) -> list[dict]:
+    """``memory_imbalance`` (metrics.md §11) over the cards whose peaks give a peak reserved, in the order
+    given: the peaks of a card's memory analysis and of its ``stats`` object give the same flags."""
+    have = [(c, p.peak_reserved_mb) for c, p in zip(cards, peaks, strict=True)
+            if p is not None and p.peak_reserved_mb is not None]
+    return memory_imbalance([c for c, _ in have], np.array([v for _, v in have]))

@@ -13,7 +13,7 @@ import numpy as np
 
 from timelineview.analysis.cluster.slow_cards import SlowCard
 from timelineview.analysis.findings.rules import KIND_ORDER, RULE_BY_NAME, SEVERITY_ORDER, WHERE_TIME_GOES, Rule
-from timelineview.analysis.findings.signals import EVIDENCE_SPANS, CardSignals, card_signals
+from timelineview.analysis.findings.signals import EVIDENCE_SPANS, CardSignals
 from timelineview.analysis.intervals import Intervals
 from timelineview.analysis.worst_of_many import MAD_SCALE, required_z
 
@@ -360,18 +360,17 @@ def order_findings(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (KIND_ORDER[f.kind], SEVERITY_ORDER[f.severity], -f.excess))
 
 
-def evaluate_findings(session, signals: dict[str, CardSignals] | None = None) -> list[Finding]:
+def evaluate_findings(session) -> list[Finding]:
     """Every finding of the session's cards, ordered by kind (anomalies first), severity, then excess.
-    ``signals``: what the rules read of each card, when they come from elsewhere (summaries); by default
-    from the session's cards."""
+    What the rules read of each card comes from its source (``CardSource.signals``): a trace's slices and
+    interval sets, or what a summary kept of them; a card whose source gives none is not judged."""
     from timelineview.analysis.findings.links import collective_size_findings, slow_link_findings
 
-    if signals is None:
-        signals = {}
-        for k, i in enumerate(session.order):
-            sig = card_signals(session, i, k)
-            if sig is not None:
-                signals[sig.card] = sig
+    signals = {}
+    for k, i in enumerate(session.order):
+        sig = session.sources[i].signals(k)
+        if sig is not None:
+            signals[sig.card] = sig
     slow = list(session.slow_cards)
     found = [f for check in PER_CARD_CHECKS for f in check(signals, slow)]
     found += slow_link_findings(session, signals)

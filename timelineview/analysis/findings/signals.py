@@ -228,11 +228,11 @@ def step_means(step_stats: list[dict], comparison_rows: list[dict]) -> dict:
                 stage_us=_mean(comparison_rows, "pipeline_stage_us") if pipeline else None)
 
 
-def card_signals(session, number: int, order: int) -> CardSignals | None:
-    """The signals of card ``number`` of ``session`` (None when its analysis failed)."""
-    a = session.analyse(number, SIGNAL_FIELDS)
+def card_signals(store: TraceStore, a, order: int) -> CardSignals | None:
+    """The signals of a loaded card from its analysis ``a`` (a ``CardAnalysis`` with ``SIGNAL_FIELDS``
+    computed; None when its analysis failed or it has no steps)."""
     if a.error or a.derived is None or not a.steps:
         return None
-    return CardSignals(card=a.card, order=order, store=session.stores[number], derived=a.derived,
+    return CardSignals(card=a.card, order=order, store=store, derived=a.derived,
                        steps=list(a.steps), operators=a.operators, communication=a.communication, rank=a.rank,
                        **step_means(a.step_stats, a.comparison_steps or []))

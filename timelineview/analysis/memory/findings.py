@@ -62,19 +62,14 @@ def cards_imbalance(cards: list[MemoryCard]) -> list[dict]:
                             np.array([mb(c.memory.card_reserved.peak_reserved) for c in have]))
 
 
-def documents_imbalance(card_docs: list[dict]) -> list[dict]:
-    """``memory_imbalance`` from the cards' ``stats`` objects (summaries keep no memory records): the same
-    flags as ``cards_imbalance`` on the cards themselves."""
-    have = [d for d in card_docs if (d.get("memory") or {}).get("peak_reserved_mb") is not None]
-    return memory_imbalance([d["card"] for d in have], np.array([d["memory"]["peak_reserved_mb"] for d in have]))
-
-
 def _imbalance(cards: list[MemoryCard], flags: list[dict]) -> list[Finding]:
     rule = RULE_BY_NAME["memory_imbalance"]
     by_card = {c.card: c for c in cards}
     out = []
     for flag in flags:
         c = by_card[flag["card"]]
+        if c.memory is None:  # its peaks without its records (a summary): when the peak was is not known
+            continue
         peak = c.memory.card_reserved
         z = "∞ (the other cards agree exactly)" if flag["z"] is None else f"{flag['z']:.1f}"
         out.append(make_finding(rule, [c.card], "peak_reserved_mb", flag["value"], flag["median"],

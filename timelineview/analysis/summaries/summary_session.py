@@ -1,9 +1,11 @@
-"""SummarySession: the cluster-level analysis of a summary folder (metrics.md §10).
+"""SummarySession: the reader of a summary folder (metrics.md §10), and the analysis over its cards.
 
-It reads the index and the card summaries that ``timelineview summarize`` wrote and computes what
-:class:`~timelineview.analysis.session.AnalysisSession` computes over loaded cards — clock offsets,
-the §5 document, slow cards, links and slow links, the cluster comparison, findings — with the same
-functions, from the summaries alone (no trace is read). No Qt.
+It reads the index and the card summaries that ``timelineview summarize`` wrote (index checks, failed
+cards, code stamps, tables read in one pass, progress) and yields one
+:class:`~timelineview.analysis.sources.SummarySource` per card read. The cross-card results — clock
+offsets, the §5 documents, slow cards, links and slow links, the cluster comparison, findings — are
+the :class:`~timelineview.analysis.session.AnalysisSession`'s over those sources, the same code as
+over loaded traces; none is computed here. No trace is read. No Qt.
 
 A folder is one run of ``summarize`` or it says it is not: the index names its run and its state
 (``incomplete`` from the run's start until the index is replaced at its end), and per card the run that
@@ -13,26 +15,16 @@ incomplete, of another format or damaged is :class:`UnreadableSummary`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from functools import cached_property
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import orjson
 
-from timelineview.analysis.cluster.clock_offsets import offsets_from_ends
-from timelineview.analysis.cluster.comparison import CardComparison, ClusterComparison
-from timelineview.analysis.cluster.memory_peaks import peaks_of_document
-from timelineview.analysis.cluster.slow_cards import SlowCard, slow_cards
-from timelineview.analysis.communication import ClusterCommunication, analyse_cluster
-from timelineview.analysis.findings.evaluate import Finding
-from timelineview.analysis.memory.findings import documents_imbalance
-from timelineview.analysis.operators import TOP_OPERATORS, OperatorAcrossCards, operators_across_cards
-from timelineview.analysis.session import rank_order
-from timelineview.analysis.stats_document import stats_document
+from timelineview.analysis.session import AnalysisSession
+from timelineview.analysis.sources import SummarySource
 from timelineview.analysis.summaries.card_summary import SummaryCard, read_indexed_card
 from timelineview.analysis.summaries.code_stamp import current_stamp
-from timelineview.analysis.summaries.summary_findings import evaluate_summary_findings
 from timelineview.model.summary.columns import ColumnReader
 from timelineview.model.summary.guarded_files import INDEX_MAX_BYTES, SummaryFileError, read_inside
 
@@ -136,8 +128,10 @@ def _read_whole(card: SummaryCard) -> None:
     card.columns.check_extent()  # the columns not read here (interval sets, pyramid) are at least all there
 
 
-class SummarySession:
-    """The analysis of a summary folder's cards (those whose summary is ``ok`` in the index).
+class SummarySession(AnalysisSession):
+    """The analysis of a summary folder's cards (those whose summary is ``ok`` in the index): an
+    ``AnalysisSession`` over their summary sources; ``cards``: the ``SummaryCard`` of each (its number is its
+    position among the cards read, in index order).
 
     ``progress`` is called as the card manifests are read. ``tolerant`` (the desktop, ``stats``): a card
     whose summary cannot be read or is not the one the index names joins ``failed`` (status
@@ -151,7 +145,7 @@ class SummarySession:
         self.index = index if index is not None else read_checked_index(self.folder)
         self.entries = self.index.get("cards", [])
         self.failed = [e for e in self.entries if e.get("status") != OK]
-        self.cards: list[SummaryCard] = []
+        cards: list[SummaryCard] = []
         ok = [e for e in self.entries if e.get("status") == OK]
         run = str(self.index.get("run"))
         for k, e in enumerate(ok):
@@ -159,7 +153,7 @@ class SummarySession:
                 card = read_indexed_card(self.folder, e, run)
                 if whole:
                     _read_whole(card)
-                self.cards.append(card)
+                cards.append(card)
             except (OSError, KeyError, ValueError, TypeError, AttributeError, IndexError) as exc:  # what a card
                 # that passed its digests but holds values no summary holds raises (SummaryFileError: ValueError)
                 if not tolerant:
@@ -171,18 +165,16 @@ class SummarySession:
         now = current_stamp()
         self.stamps = [f"{c.card}: summarised by {c.stamp.describe()}, this is {now.describe()}: its numbers "
                        "may differ from what this version computes (summarize again to redo it)"
-                       for c in self.cards if c.stamp != now]
-        self.order = rank_order(self.cards)  # the first by rank is the clock reference
-
-    def analyse(self, number: int, fields: Iterable[str] = ()) -> SummaryCard:
-        """Card ``number`` (its index position) as its summary holds it: what the analysis tabs ask of
-        ``AnalysisSession.analyse`` (``operators``, ``communication``) is there already, whatever ``fields``."""
-        return self.cards[number]
+                       for c in cards if c.stamp != now]
+        # ``tolerant`` is the reading's: a card read holds its results already, so a cross-card result that
+        # fails over them raises (``stats`` then says the summary holds values summarize does not write)
+        super().__init__(sources=[SummarySource(c, i) for i, c in enumerate(cards)])
 
     def read_tables(self, progress: Progress | None = None) -> None:
         """Read every card's operator and communication tables, one pass of its column file each, before
         the cluster-level results need them (the desktop, in the background, with ``progress``)."""
-        for k, card in enumerate(self.cards):
+        cards = self.cards
+        for k, card in enumerate(cards):
             reader = card.columns
             card.columns = _ColumnsReadOnce(reader, [n for n in reader.files if n.startswith(TABLE_COLUMNS)])
             try:
@@ -191,76 +183,4 @@ class SummarySession:
             finally:
                 card.columns = reader  # the tables hold their arrays; the reader need not
             if progress is not None:
-                progress(k + 1, len(self.cards))
-
-    @cached_property
-    def clock_offsets_ns(self) -> np.ndarray:
-        """Per card (index order), ns to subtract from its times to align it with the first by rank
-        (metrics.md §4), from the collective names and ends each summary keeps."""
-        out = np.zeros(len(self.cards), dtype=np.int64)
-        if not self.cards:
-            return out
-        out[self.order] = offsets_from_ends([self.cards[i].collectives for i in self.order])
-        return out
-
-    @cached_property
-    def card_documents(self) -> list[dict]:
-        """The §5 card objects by rank with their clock offsets, each with the ``worker`` that made it."""
-        docs = []
-        for i in self.order:
-            doc = dict(self.cards[i].document)
-            doc["clock_offset_us"] = float(self.clock_offsets_ns[i]) / 1000.0
-            doc["worker"] = self.cards[i].worker
-            docs.append(doc)
-        return docs
-
-    @cached_property
-    def slow_cards(self) -> list[SlowCard]:
-        """Slow cards of metrics.md §4 over the summaries' step metrics."""
-        return slow_cards(self.card_documents)
-
-    @cached_property
-    def communication(self) -> ClusterCommunication:
-        return analyse_cluster([self.cards[i].communication for i in self.order])
-
-    @cached_property
-    def operators_across_all_cards(self) -> list[OperatorAcrossCards]:
-        """Every operator across the cards by rank (the Operators tab lists them all)."""
-        cards = [(self.cards[i].card, self.cards[i].operators) for i in self.order
-                 if self.cards[i].operators is not None]
-        return operators_across_cards(cards, limit=None)
-
-    @cached_property
-    def operators_across_cards(self) -> list[OperatorAcrossCards]:
-        """The top operators across the cards (what ``stats`` prints)."""
-        return self.operators_across_all_cards[:TOP_OPERATORS]
-
-    @cached_property
-    def memory_imbalance(self) -> list[dict]:
-        """§4's rule on the cards' peak reserved memory (metrics.md §11), from their documents."""
-        return documents_imbalance(self.card_documents)
-
-    def stats_document(self) -> dict:
-        """The ``stats --json`` document of the cards summarised (the same as on their traces, by
-        ``analysis.stats_document``), each card with its ``worker``."""
-        return stats_document(self)
-
-    @cached_property
-    def comparison(self) -> ClusterComparison:
-        """The cluster comparison from each summary's rows (a card's number is its index position)."""
-        rows = []
-        for i, c in enumerate(self.cards):
-            m = c.manifest
-            cc = CardComparison(i, c.card, c.rank, self.clock_offsets_ns[i] / 1000.0)
-            cc.error = m.get("comparison_error") or ""
-            if not cc.error:
-                cc.steps = m.get("comparison_steps") or []
-                cc.error = m.get("error") or ""
-            cc.memory = peaks_of_document(c.document.get("memory"))
-            rows.append(cc)
-        return ClusterComparison(rows, documents_imbalance(self.card_documents))
-
-    @cached_property
-    def findings(self) -> list[Finding]:
-        """The findings of metrics.md §8 from the summaries."""
-        return evaluate_summary_findings(self)
+                progress(k + 1, len(cards))

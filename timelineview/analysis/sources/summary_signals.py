@@ -1,4 +1,5 @@
-"""Findings (metrics.md §8) over card summaries: the same rule checks, fed from what each summary kept.
+"""What the finding rules (metrics.md §8) read of a summarised card: the same rule checks as on a trace,
+fed from what the summary kept.
 
 The rules read a card's means over steps, its interval sets and operator tables (all in the summary)
 and a few lookups over its slices (the longest slices of an operator, synchronisation calls, compute
@@ -11,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from timelineview.analysis.derived import DerivedIntervals
-from timelineview.analysis.findings.evaluate import Evidence, Finding, evaluate_findings
+from timelineview.analysis.findings.evaluate import Evidence
 from timelineview.analysis.findings.signals import CardSignals, SyncCalls, TransferSignals, step_means
 from timelineview.analysis.intervals import Intervals
 from timelineview.analysis.summaries.card_summary import SummaryCard
@@ -86,14 +87,3 @@ def summary_signals(card: SummaryCard, order: int) -> SummarySignals | None:
                          **step_means(card.document["steps"], m.get("comparison_steps") or []))
     sig.kept, sig.t_origin, sig.rank = kept, int(kept["t_origin"]), card.rank
     return sig
-
-
-def evaluate_summary_findings(session) -> list[Finding]:
-    """Every finding over a :class:`~timelineview.analysis.summaries.summary_session.SummarySession`, by
-    the same rules and in the same order as ``evaluate_findings``."""
-    signals = {}
-    for k, i in enumerate(session.order):
-        sig = summary_signals(session.cards[i], k)
-        if sig is not None:
-            signals[sig.card] = sig
-    return evaluate_findings(session, signals)
