@@ -134,11 +134,12 @@ def summary_folder(tmp_path_factory):
 def test_a_summary_folder_answers_its_analysis_tables(qtbot, summary_folder):
     from timelineview.analysis.summaries.summary_session import SummarySession
     from timelineview.views.analysis_tabs.query_view import QueryView
+    from timelineview.views.shown_data import summary_data
 
     session = SummarySession(summary_folder)
     view = QueryView()
     qtbot.addWidget(view)
-    view.show_summary(session)
+    view.show_data(summary_data(session))
     run(qtbot, view, "select card, count(*) from steps group by card order by card")
     doc = session.stats_document()
     assert view.model.rows == sorted((c["card"], len(c["steps"])) for c in doc["cards"])

@@ -26,7 +26,7 @@ from timelineview.views.analysis_tabs.record_table import (
     refill,
     sortable_table,
 )
-from timelineview.views.analysis_tabs.tab_inputs import TabCard, loaded_cards
+from timelineview.views.analysis_tabs.tab_inputs import TabCard
 from timelineview.views.timeline.tracks.memory_track import COLOURS, OTHER_COLOUR
 from timelineview.viewstate.jump_target import JumpTarget
 
@@ -128,8 +128,9 @@ class MemoryView(QtWidgets.QWidget):
         ask_and_export_csv(self, "Export the allocations alive", "allocations.csv", self.export_csv)
 
     # ------------------------------------------------------------------ the analysis tab protocol
-    def show_session(self, session, cards) -> None:
-        self.session, self.cards = session, loaded_cards(cards)
+    def show_data(self, data) -> None:
+        """The memory of the cards whose traces are loaded (none of a summary folder's)."""
+        self.session, self.cards = data.session, data.traced_cards
         refill(self.card_box, [(c.card, c.number) for c in self.cards])
         self.refresh()
 

@@ -162,15 +162,8 @@ class QueryView(QtWidgets.QWidget):
         return super().eventFilter(watched, event)
 
     # ------------------------------------------------------------------ the analysis tab protocol
-    def show_session(self, session, cards) -> None:
-        from timelineview.api.session import Session
-
-        self._use(Session(session.stores, min_gap_ns=session.min_gap_ns, analysis=session))
-
-    def show_summary(self, session) -> None:
-        from timelineview.api.session import Session
-
-        self._use(Session(summary=session))
+    def show_data(self, data) -> None:
+        self._use(data.query_session())
 
     def clear(self) -> None:
         self._use(None)
