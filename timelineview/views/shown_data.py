@@ -33,6 +33,7 @@ class ShownData:
     cards_are: str  # "loaded" or "summarised"
     click_opens: str  # what a click on a finding's evidence or a table row does
     without_slices: str  # what the user is told a click cannot show ("" when it can show everything)
+    views: list = field(default_factory=list)  # the CardViews of the loaded cards (none of a summary folder)
     compare_base: Any = None  # the AnalysisSession a second run is compared with (None: NOT_COMPARABLE)
     not_comparable: str = ""
     operators_across: Callable[[], list] | None = None  # computed by the session (None: a tab computes it)
@@ -51,7 +52,7 @@ def trace_data(session, cards: Sequence, names: str = "") -> ShownData:
 
     title = f"{APP_TITLE} — {names}" if names else APP_TITLE
     return ShownData(session, loaded_cards(cards), title, "the run on screen", True, "loaded",
-                     "see it in the timeline", "", compare_base=session,
+                     "see it in the timeline", "", views=list(cards), compare_base=session,
                      query_session=lambda: Session(session.stores, min_gap_ns=session.min_gap_ns, analysis=session),
                      report=lambda shown, failures: trace_report(shown, failures))
 

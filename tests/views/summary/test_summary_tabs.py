@@ -52,7 +52,7 @@ def _open(qtbot, window, folder) -> bool:
     """Open ``folder``; checks it is read off the GUI thread (no trace load); True when it was shown."""
     with qtbot.waitSignal(window.loadFinished, timeout=TIMEOUT_MS) as finished:
         window.open_paths([folder], remember=False)
-        assert window.summary_worker is not None and window.summary_worker.thread.isRunning()
+        assert window.summary_worker is not None and window.summary_worker.running  # on its own thread
         assert window.worker is None
     return finished.args[0]
 

@@ -157,7 +157,7 @@ class CompareView(QtWidgets.QWidget):
         """A new data set on screen: the previous comparison no longer applies; a pending one starts now
         (or the header says why this data set cannot be compared)."""
         self._drop_comparison()
-        self.base_session, self.base_cards = data.compare_base, list(data.traced_cards)
+        self.base_session, self.base_cards = data.compare_base, list(data.views)
         self.base_name, self.not_comparable = data.name, data.not_comparable
         if self.not_comparable:
             self.pending = []
