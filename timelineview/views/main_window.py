@@ -204,7 +204,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def cancel_load(self) -> None:
         """Cancel: the trace load first, else the summary's reading."""
-        if self.jobs.cancel(LOAD) or self.jobs.cancel(SUMMARY):
+        if any(self.jobs.cancel(lane) for lane in (LOAD, SUMMARY)):
             self.job_status.cancelling()
 
     def wait_loaded(self, timeout_ms: int = 600_000) -> bool:
@@ -233,9 +233,11 @@ class MainWindow(QtWidgets.QMainWindow):
     def _on_job_finished(self, job: JobHandle, result: LoadedRun | SummaryAnalysis) -> None:
         if job.lane == LOAD:
             self._show_loaded(job, result)
-        elif self.cluster.summary is result.session and result.error:
+        elif self.cluster.shown is None or self.cluster.shown.session is not result.session:
+            return  # another data set is on screen now
+        elif result.error:
             self.cluster.analysis.clear(f"The analysis of the summary failed: {result.error}")
-        elif self.cluster.summary is result.session:  # still the one on screen
+        else:
             self.cluster.analysis.show_data(self.cluster.shown)
             self.statusBar().showMessage(summary_status(result.session), STATUS_MS)
 
@@ -258,7 +260,7 @@ class MainWindow(QtWidgets.QMainWindow):
             shown = bool(self.timeline.cards)
         else:
             shown = job.tags["opened"]
-        if self.jobs.running(LOAD) is None and self.jobs.running(SUMMARY) is None:
+        if not self.jobs.busy:
             self.job_status.end()
             self.cluster.analysis.show_status()  # the tabs' counts of what they hold (the data before if failed)
         self.setWindowTitle(self.cluster.shown.title if self.cluster.shown is not None else APP_TITLE)
@@ -270,8 +272,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.cluster.open_summary(session)
         self.cluster.analysis.clear(f"Analysing the summary of {len(session.cards)} cards…")
         self.setWindowTitle(summary_data(session).title)
-        if unsummarised_status(session):
-            self.statusBar().showMessage(unsummarised_status(session), STATUS_MS)
+        failed = unsummarised_status(session)
+        if failed:
+            self.statusBar().showMessage(failed, STATUS_MS)
 
     def _show_loaded(self, job: JobHandle, run: LoadedRun) -> None:
         names = ", ".join(p.name for p in run.paths)
