@@ -30,6 +30,8 @@ from timelineview.views.analysis_tabs.tab_inputs import TabCard
 from timelineview.views.timeline.tracks.memory_track import COLOURS, OTHER_COLOUR
 from timelineview.viewstate.jump_target import JumpTarget
 
+NO_TRACE = "No trace open."
+
 MB_KIND = "mb"
 SMALL_MB = 0.01
 LISTED = 5000  # alive allocations listed at once (all are counted)
@@ -143,7 +145,7 @@ class MemoryView(QtWidgets.QWidget):
         self.plot.clear()
         self.model.set_rows([])
         self.alive_label.setText("")
-        self.note.setText("No trace open.")
+        self.note.setText(NO_TRACE)
 
     # ------------------------------------------------------------------ content
     def refresh(self) -> None:
@@ -152,6 +154,7 @@ class MemoryView(QtWidgets.QWidget):
         self.alive_label.setText("")
         self.memory = None
         if self.session is None or self.card_box.count() == 0:
+            self.note.setText(NO_TRACE)  # (a summary folder: no trace loaded to read memory records from)
             return
         number = self.card_box.currentData()
         self.memory = self.session.analyse(number, ("memory",)).memory
