@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
 import traceback
 from dataclasses import dataclass, field
 
@@ -21,22 +22,23 @@ from timelineview.views.worker_gc import off_gui_thread
 
 log = logging.getLogger(__name__)
 TRACEBACK_DEPTH = 5  # frames in the details of an unexpected failure
+MAX_JOB_THREADS = 16  # jobs running at once (loads, summaries, comparisons, background calls, superseded ones)
 RESULT, FAILED, CANCELLED, ENDED, PROGRESS = "result", "failed", "cancelled", "ended", "progress"
 
 
 @dataclass(eq=False)
 class JobHandle:
-    """A started job: its lane, its context (cancel flag), its thread; ``superseded`` once a newer job took
-    its lane (nothing it reports is delivered any more)."""
+    """A started job: its lane, its context (cancel flag); ``superseded`` once a newer job took its lane
+    (nothing it reports is delivered any more); ``done`` is set once its work has returned on its thread."""
 
     job: Job
     lane: str
     context: JobContext = field(default_factory=lambda: JobContext(lambda kind, payload: None))
-    thread: QtCore.QThread | None = None
     superseded: bool = False
     ended: bool = False
     outcome: str = ""  # RESULT, FAILED or CANCELLED once ended
     tags: dict = field(default_factory=dict)  # what the starter wants to know of it later
+    done: threading.Event = field(default_factory=threading.Event)
 
     @property
     def running(self) -> bool:
@@ -48,7 +50,22 @@ class JobHandle:
         self.context.handed.set()
 
 
-class _JobThread(QtCore.QThread):
+def _pool() -> QtCore.QThreadPool:
+    """The jobs' threads: a pool of their own, so that a superseded job still finishing never holds a new one
+    back (the global pool has as many threads as cores)."""
+    global _job_pool
+    if _job_pool is None:
+        _job_pool = QtCore.QThreadPool()
+        _job_pool.setMaxThreadCount(MAX_JOB_THREADS)
+    return _job_pool
+
+
+_job_pool: QtCore.QThreadPool | None = None
+
+
+class _JobRun(QtCore.QRunnable):
+    """One job's run on a pool thread; what it reports goes to ``deliver`` (kind, payload)."""
+
     def __init__(self, handle: JobHandle) -> None:
         super().__init__()
         self.handle = handle
@@ -58,6 +75,7 @@ class _JobThread(QtCore.QThread):
         handle = self.handle
         deliver = handle.context.deliver
         try:
+            handle.context.check()  # superseded before it started: nothing to do
             deliver(RESULT, handle.job.work(handle.context))
         except JobCancelled:
             deliver(CANCELLED, None)
@@ -69,6 +87,7 @@ class _JobThread(QtCore.QThread):
             deliver(FAILED, Failure(f"{handle.job.name} failed.", details))
         finally:
             deliver(ENDED, None)
+            handle.done.set()
 
 
 class JobRunner(QtCore.QObject):
@@ -92,10 +111,9 @@ class JobRunner(QtCore.QObject):
         """Run ``job`` in ``lane``, superseding the job running there."""
         self.supersede(lane)
         handle = JobHandle(job, lane, tags=dict(tags))
-        handle.context = JobContext(functools.partial(self._reported.emit, handle))
-        handle.thread = _JobThread(handle)
+        handle.context = JobContext(functools.partial(_report, self._reported, handle))
         self.current[lane] = handle
-        handle.thread.start()
+        _pool().start(_JobRun(handle))
         return handle
 
     def running(self, lane: str) -> JobHandle | None:
@@ -128,7 +146,7 @@ class JobRunner(QtCore.QObject):
         for lane in list(self.current):
             self.supersede(lane)
         for handle in self.superseded:
-            handle.thread.wait()
+            handle.done.wait()
         self.superseded.clear()
 
     def wait(self, lanes: tuple[str, ...], timeout_ms: int) -> bool:
@@ -148,7 +166,6 @@ class JobRunner(QtCore.QObject):
     @QtCore.Slot(object, str, object)
     def _deliver(self, handle: JobHandle, kind: str, payload: object) -> None:
         if kind == ENDED:
-            handle.thread.wait()  # its run() has returned: the thread ends at once
             handle.ended = True
             if handle.superseded:
                 if handle in self.superseded:  # (after shutdown() it is gone already)
@@ -176,3 +193,12 @@ class JobRunner(QtCore.QObject):
                 self.handedOver.emit(handle, kind, payload)
             finally:
                 handle.context.handed.set()
+
+
+def _report(signal, handle: JobHandle, kind: str, payload: object) -> None:
+    """Send a job's report to its runner's GUI thread; a runner deleted meanwhile (its widget closed) hears
+    nothing."""
+    try:
+        signal.emit(handle, kind, payload)
+    except RuntimeError:  # the runner's C++ object is gone
+        pass
