@@ -174,3 +174,24 @@ def test_collection_waits_while_a_job_runs_and_resumes_after(qtbot, runner):
     with qtbot.waitSignal(runner.ended, timeout=TIMEOUT_MS):
         release.set()
     qtbot.waitUntil(gc.isenabled, timeout=TIMEOUT_MS)
+
+
+def test_a_job_superseded_before_its_hand_over_does_not_wait_for_the_gui(qtbot, runner):
+    release, started = threading.Event(), threading.Event()
+    took: list[float] = []
+
+    def work(ctx: JobContext) -> None:
+        started.set()
+        release.wait(5)
+        t0 = time.monotonic()
+        try:
+            ctx.hand_over("comparison", "table", wait_s=30)  # nobody takes it: the job was superseded
+        finally:
+            took.append(time.monotonic() - t0)
+
+    first = runner.start(Job("Open", work), LANE)
+    assert started.wait(5)
+    runner.supersede(LANE)
+    release.set()
+    assert first.done.wait(10)
+    assert took and took[0] < 1.0

@@ -100,6 +100,7 @@ class JobContext:
         long) until the GUI has taken it: both threads share one interpreter lock, so a GUI that shows
         something big runs faster with the job paused."""
         self.handed.clear()
+        self.check()  # after the clear: a cancel from now on sets it again, so the wait below ends at once
         self.deliver(kind, payload)
         if wait_s is not None:
             self.handed.wait(wait_s)
