@@ -90,6 +90,7 @@ def load_run(ctx: JobContext, paths: list[Path], cache: bool = True, compare: bo
         stores = load_cards(sources, progress=lambda done, total: ctx.progress(done, total, "Reading"),
                             cancel=ctx.cancel_event, card_progress=card_progress, cache=cache, note=ctx.stage,
                             partial=partial)
+        ctx.progress(1, 1)  # read: the bar stays full while the cards are analysed
         session = AnalysisSession(stores, tolerant=True)
         cards = []
         for i, store in enumerate(stores):
