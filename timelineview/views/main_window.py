@@ -284,7 +284,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.timeline.setFocus()
         elif outcome.clear:  # an empty capture: nothing on screen any more
             self.timeline.set_cards([])
-            self.cluster.shown = None
+            self.cluster.show_nothing()
         if outcome.status:
             self.statusBar().showMessage(outcome.status, STATUS_MS if outcome.shown else 0)
         self.cluster.load_finished(job, run)

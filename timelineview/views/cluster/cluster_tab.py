@@ -154,6 +154,16 @@ class ClusterTab(QtCore.QObject):
         elif len(shown) == 1:
             self.tabs.setCurrentIndex(0)  # a one-card comparison says nothing: show its timeline
 
+    def show_nothing(self) -> None:
+        """A load replaced what was on screen with nothing (an empty capture): no data set is shown; the
+        comparison tab keeps the new load's card list, which says why."""
+        self.summary = self.shown = None
+        self.all_cards = []
+        self.shown_step = None
+        self.overview.close_summary()
+        self.analysis.clear()
+        self.bar.hide()
+
     def load_ended(self, job: JobHandle) -> None:
         if job is self._trace_job:
             self._trace_job = None

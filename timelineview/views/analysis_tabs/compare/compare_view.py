@@ -194,7 +194,7 @@ class CompareView(QtWidgets.QWidget):
         if self.base_session is None:
             self.pending = paths
             self.header.setText(f"Waiting for the base run to load before comparing with "
-                                 f"{', '.join(p.name for p in paths)}…")
+                                f"{', '.join(p.name for p in paths)}…")
             return
         self.new_paths = paths
         self.header.setText(f"Loading {self._new_names()} to compare…")
@@ -247,8 +247,8 @@ class CompareView(QtWidgets.QWidget):
         self.unmatched = [c for c in renumbered.values() if c.number not in paired]
         names = self._new_names() or "the new run"
         self.header.setText(f"Base: {self.base_name} ({len(self.base_cards)} card(s)) · New: {names} "
-                             f"({len(renumbered)} card(s)). Change = new − base; red: the new run takes "
-                             "longer, green: less. Bars: grey base, blue new.")
+                            f"({len(renumbered)} card(s)). Change = new − base; red: the new run takes "
+                            "longer, green: less. Bars: grey base, blue new.")
         notes = list(diff.notes)
         if not diff.cards:
             notes.insert(0, "no card of the new run matches a card of the base run: nothing to compare card "
