@@ -17,7 +17,7 @@ from timelineview.views.panels.details_panel import DetailsPanel
 from timelineview.views.panels.load_report import trace_report
 from timelineview.views.search_bar import SearchBar
 from timelineview.views.shortcut_sheet import ShortcutSheet
-from timelineview.views.shown_data import APP_TITLE, summary_data
+from timelineview.views.shown_data import APP_TITLE
 from timelineview.views.theme import system_is_dark
 from timelineview.views.timeline.widget import TimelineWidget
 from timelineview.views.window import opening
@@ -271,7 +271,7 @@ class MainWindow(QtWidgets.QMainWindow):
         job.tags["opened"] = True
         self.cluster.open_summary(session)
         self.cluster.analysis.clear(f"Analysing the summary of {len(session.cards)} cards…")
-        self.setWindowTitle(summary_data(session).title)
+        self.setWindowTitle(self.cluster.shown.title)
         failed = unsummarised_status(session)
         if failed:
             self.statusBar().showMessage(failed, STATUS_MS)
