@@ -37,11 +37,15 @@ marks = {}
 t0 = time.perf_counter()
 def mark(key):
     marks.setdefault(key, time.perf_counter() - t0)
+def progressed(job, p):
+    mark("first_stage")
+    if "first run" in p.text:
+        mark("compiling_note")
+    if p.done > 0:
+        mark("progress_moved")
+win.jobs.progressed.connect(progressed)
+win.jobs.handedOver.connect(lambda job, kind, payload: mark("first_picture") if kind == "partial" else None)
 win.open_paths([sys.argv[1]], remember=False)
-w = win.worker
-w.stage.connect(lambda text: mark("first_stage") or (mark("compiling_note") if "first run" in text else None))
-w.progress.connect(lambda d, t: mark("progress_moved") if d > 0 else None)
-w.partialLoaded.connect(lambda *_: mark("first_picture"))
 win.wait_loaded()
 mark("loaded")
 print(json.dumps(marks))

@@ -74,7 +74,8 @@ def test_without_the_index_source_the_card_manifests_say(summaries, tmp_path, ca
 
 
 def test_stats_on_a_damaged_index_says_what_the_window_says(summaries, tmp_path, capsys):  # noqa: F811
-    from timelineview.views.summary_worker import SummaryWorker
+    from timelineview.views.jobs.job import JobContext, JobFailed
+    from timelineview.views.jobs.summary_job import read_summary
 
     folder = _copy(summaries.whole, tmp_path, "cut")
     (folder / "index.json").write_bytes((summaries.whole / "index.json").read_bytes()[:57])
@@ -82,11 +83,9 @@ def test_stats_on_a_damaged_index_says_what_the_window_says(summaries, tmp_path,
     line = _line(capsys)
     reason = f"{folder} is not a readable summary folder (its index.json: JSONDecodeError: "
     assert line.startswith(f"timelineview stats: {reason}") and "no trace files found" not in line, line
-    worker = SummaryWorker(folder)
-    told: list[str] = []
-    worker.failed.connect(lambda text, _details: told.append(text))
-    worker.run()
-    assert told == [line.removeprefix("timelineview stats: ") + "."]  # one text, for both
+    with pytest.raises(JobFailed) as told:
+        read_summary(JobContext(lambda kind, payload: None), folder)
+    assert told.value.text == line.removeprefix("timelineview stats: ") + "."  # one text, for both
 
 
 def test_stats_on_a_summary_without_a_summarised_card(summaries, tmp_path, capsys):  # noqa: F811

@@ -34,7 +34,7 @@ def test_a_failed_diagnosis_is_logged_and_said(qtbot, window, cluster_dir, monke
     monkeypatch.setattr(AnalysisSession, "findings", property(broken("the findings rule")))
     with caplog.at_level(logging.ERROR, logger="timelineview"):
         open_and_wait(qtbot, window, cluster_dir)
-    assert any(r.name == "timelineview.views.load_worker" and "diagnosis" in r.getMessage() and r.exc_info
+    assert any(r.name == "timelineview.views.jobs.load_job" and "diagnosis" in r.getMessage() and r.exc_info
                for r in caplog.records)
     said = "the diagnosis failed: RuntimeError: the findings rule is broken"
     assert said in window.statusBar().currentMessage()
@@ -46,7 +46,7 @@ def test_a_failed_diagnosis_is_logged_and_said(qtbot, window, cluster_dir, monke
 
 def test_a_tab_that_cannot_show_the_load_says_why_and_the_others_still_show(qtbot, window, cluster_dir, monkeypatch,
                                                                             caplog):
-    monkeypatch.setattr(OperatorsView, "show_session", broken("the operators table"))
+    monkeypatch.setattr(OperatorsView, "show_data", broken("the operators table"))
     with caplog.at_level(logging.ERROR, logger="timelineview"):
         open_and_wait(qtbot, window, cluster_dir)
     host = window.cluster.analysis

@@ -24,3 +24,21 @@ def test_an_empty_capture_beside_a_card_with_events_is_named_as_such(qtbot, wind
     open_and_wait(qtbot, window, tmp_path)
     notes = [c.note for c in window.cluster.view.progress_list.cards]
     assert notes[0] == "no events in this capture"
+
+
+def test_an_empty_capture_opened_after_a_trace_leaves_nothing_of_it_on_screen(qtbot, window, tmp_path):
+    from tests.model.tracefile import x_event
+
+    meta = [{"name": "process_name", "ph": "M", "pid": 300, "tid": 0, "args": {"name": "Ascend Hardware"}}]
+    (tmp_path / "traced").mkdir()
+    (tmp_path / "empty").mkdir()
+    traced = dump_events(meta + [x_event("op", 300, 1, 1.0, 2.0)], tmp_path / "traced" / "trace_view.json")
+    empty = dump_events(meta, tmp_path / "empty" / "trace_view.json")
+    open_and_wait(qtbot, window, traced)
+    assert window.timeline.cards and window.cluster.analysis.widgets["operators"].cards
+    open_and_wait(qtbot, window, empty)
+    assert not window.timeline.cards and window.cluster.shown is None
+    assert window.windowTitle() == "timelineview"  # the title, the tabs and the report: of nothing
+    assert window.cluster.analysis.widgets["operators"].cards == []
+    window.show_load_report()
+    assert window.last_message.startswith("Load report:") and str(traced) not in window.last_message

@@ -100,7 +100,7 @@ def test_ctrl_q_during_a_load_leaves_no_traceback(qtbot, window, slow_load, tmp_
     qtbot.keyClick(window, QtCore.Qt.Key.Key_Q, QtCore.Qt.KeyboardModifier.ControlModifier)
     assert not window.isVisible()
     qtbot.wait(300)  # the dropped load's last signals arrive after the window closed
-    assert window.worker is None and not window._abandoned
+    assert window.worker is None and not window.jobs.superseded
 
 
 def test_the_first_window_fits_a_small_screen(qtbot, tmp_path):

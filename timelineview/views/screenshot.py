@@ -17,7 +17,7 @@ def settle(app: QtWidgets.QApplication, rounds: int = 5) -> None:
 
 def has_content(win: MainWindow) -> bool:
     """Whether the window shows a trace or a summary folder (a screenshot of neither is a failure)."""
-    return bool(win.timeline.cards) or win.cluster.summary is not None
+    return bool(win.timeline.cards) or win.cluster.shown is not None
 
 
 def render_window(win: MainWindow, out: Path, size: tuple[int, int],

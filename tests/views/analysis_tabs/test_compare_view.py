@@ -226,7 +226,7 @@ def test_a_run_with_nothing_readable_says_so(qtbot, window, runs, tmp_path):
         window.open_paths([runs["base"][0]], remember=False)
         open_comparison(window, [empty])
     assert ready.args == [False]
-    assert view.summary.text() == "Could not compare with empty.json: nothing readable in the new run (empty.json: " \
+    assert view.header.text() == "Could not compare with empty.json: nothing readable in the new run (empty.json: " \
                                   "no slices)."
     assert not view.show_button.isEnabled() and view.show_on_timeline() is False
 

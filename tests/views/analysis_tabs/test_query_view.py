@@ -116,8 +116,21 @@ def test_quitting_waits_for_an_interrupted_query(qtbot, view):
     view.run_query()
     qtbot.wait(300)
     view.shutdown()  # what the application's aboutToQuit calls
-    assert not view.worker.is_alive()
+    assert view.query_job.done.is_set()  # its thread is done with DuckDB
     qtbot.waitUntil(lambda: not view.running, timeout=10_000)
+
+
+def test_a_query_running_when_the_data_set_goes_shows_nothing_of_it(qtbot, view):
+    view.editor.setPlainText(ENDLESS)
+    view.run_query()
+    job = view.query_job
+    qtbot.wait(200)
+    finished = []
+    view.queryFinished.connect(lambda: finished.append(True))
+    view.clear()  # the window's data set went: the query is interrupted and its outcome dropped
+    assert job.done.wait(10) and not view.running
+    qtbot.wait(100)  # its outcome's delivery, had it not been dropped
+    assert not finished and view.note.text() == "No trace open." and view.model.rows == []
 
 
 @pytest.fixture(scope="module")
@@ -134,11 +147,12 @@ def summary_folder(tmp_path_factory):
 def test_a_summary_folder_answers_its_analysis_tables(qtbot, summary_folder):
     from timelineview.analysis.summaries.summary_session import SummarySession
     from timelineview.views.analysis_tabs.query_view import QueryView
+    from timelineview.views.shown_data import summary_data
 
     session = SummarySession(summary_folder)
     view = QueryView()
     qtbot.addWidget(view)
-    view.show_summary(session)
+    view.show_data(summary_data(session))
     run(qtbot, view, "select card, count(*) from steps group by card order by card")
     doc = session.stats_document()
     assert view.model.rows == sorted((c["card"], len(c["steps"])) for c in doc["cards"])

@@ -8,7 +8,7 @@ import pytest
 
 import timelineview.analysis.session  # noqa: F401  (loaded before counting: they bind the functions)
 import timelineview.model.load.loader  # noqa: F401
-import timelineview.views.load_worker  # noqa: F401
+import timelineview.views.jobs.load_job  # noqa: F401
 from tests.analysis.call_count import count_calls
 from tests.views.generated import generated_cluster
 from tests.views.main_window_fixture import open_and_wait

@@ -24,6 +24,6 @@ def test_a_failed_summary_analysis_is_logged(qtbot, window, summaries, monkeypat
     with caplog.at_level(logging.ERROR, logger="timelineview"):
         assert _open(qtbot, window, summaries.whole)
         qtbot.waitUntil(lambda: window.summary_worker is None, timeout=TIMEOUT_MS)
-    [record] = [r for r in caplog.records if r.name == "timelineview.views.summary_worker"]
+    [record] = [r for r in caplog.records if r.name == "timelineview.views.jobs.summary_job"]
     assert "analysing the summary" in record.getMessage() and record.exc_info is not None
     assert "the findings of the summary are broken" in str(record.exc_info[1])

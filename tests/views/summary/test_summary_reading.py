@@ -16,57 +16,52 @@ from PySide6 import QtGui
 from tests.distributed.conftest import CARDS
 from timelineview.analysis.summaries.summary_session import UNREADABLE, SummarySession
 from timelineview.model.summary.guarded_files import SummaryFileError
-from timelineview.views.summary_worker import SummaryWorker
+from timelineview.views.jobs.job import JobCancelled, JobContext
+from timelineview.views.jobs.summary_job import OPENED, read_summary
 
 
-def _record(worker: SummaryWorker) -> list[tuple]:
-    """Every signal of ``worker`` in order (it runs in this thread: the connections are direct)."""
+def _here(on_opened=None) -> tuple[JobContext, list[tuple]]:
+    """A context that runs the job in this thread and records what it reports, in order."""
     got: list[tuple] = []
-    worker.progress.connect(lambda done, total: got.append(("progress", done, total)))
-    worker.stage.connect(lambda text: got.append(("stage", text)))
-    worker.opened.connect(lambda s: got.append(("opened", s)))
-    worker.analysed.connect(lambda s, error: got.append(("analysed", s, error)))
-    worker.failed.connect(lambda text, details: got.append(("failed", text, details)))
-    worker.cancelled.connect(lambda: got.append(("cancelled",)))
-    worker.done.connect(lambda: got.append(("done",)))
-    return got
+
+    def deliver(kind, payload):
+        got.append((kind, payload))
+        if kind == OPENED and on_opened is not None:
+            on_opened(payload)
+            context.handed.set()  # what the runner does once the window took it
+
+    context = JobContext(deliver)
+    return context, got
 
 
-def test_the_worker_counts_the_cards_then_opens_then_analyses(summaries):
-    worker = SummaryWorker(summaries.whole)
-    got = _record(worker)
+def test_the_job_counts_the_cards_then_opens_then_analyses(summaries):
     computed_when_opened = []
-
-    def comparison_on_screen(session):  # what the window does once it showed the comparison
-        computed_when_opened.extend(vars(session))
-        worker.comparison_shown.set()
-
-    worker.opened.connect(comparison_on_screen)
-    worker.run()
+    context, got = _here(lambda session: computed_when_opened.extend(vars(session)))
+    result = read_summary(context, summaries.whole)
     # the comparison came first, alone: the tabs' analysis waited for the window to show it
     assert "comparison" in computed_when_opened and "communication" not in computed_when_opened
     kinds = [g[0] for g in got]
-    assert kinds.count("opened") == kinds.count("analysed") == kinds.count("done") == 1
-    assert kinds.index("opened") < kinds.index("analysed") < kinds.index("done") == len(kinds) - 1
-    stages = [g[1] for g in got if g[0] == "stage"]
-    assert f"Reading summary: {CARDS} / {CARDS} cards" in stages
-    assert f"Reading operator and link tables: {CARDS} / {CARDS} cards" in stages
+    assert kinds.count(OPENED) == 1
+    texts = [g[1].text for g in got if g[0] == "progress"]
+    assert f"Reading summary: {CARDS} / {CARDS} cards" in texts
+    assert f"Reading operator and link tables: {CARDS} / {CARDS} cards" in texts
     # the manifests are all read before the comparison opens, the tables after it
-    opened = kinds.index("opened")
-    assert stages.index(f"Reading summary: {CARDS} / {CARDS} cards") < stages.index("Comparing cards")
-    assert ("progress", CARDS, CARDS) in got[:opened] and ("progress", CARDS, CARDS) in got[opened:]
-    session, error = got[kinds.index("analysed")][1:]
-    assert session is got[opened][1] and error == ""
-    # what the tabs show was computed in the worker (cached on the session)
-    assert {"comparison", "communication", "operators_across_all_cards", "findings"} <= set(vars(session))
+    opened = kinds.index(OPENED)
+    assert texts.index(f"Reading summary: {CARDS} / {CARDS} cards") < texts.index("Comparing cards")
+    counts = [(g[1].done, g[1].total) for g in got if g[0] == "progress"]
+    before = sum(1 for g in got[:opened] if g[0] == "progress")
+    assert (CARDS, CARDS) in counts[:before] and (CARDS, CARDS) in counts[before:]
+    assert result.session is got[opened][1] and result.error == ""
+    # what the tabs show was computed in the job (cached on the session)
+    assert {"comparison", "communication", "operators_across_all_cards", "findings"} <= set(vars(result.session))
 
 
-def test_a_cancelled_worker_stops_before_opening(summaries):
-    worker = SummaryWorker(summaries.whole)
-    got = _record(worker)
-    worker.cancel()  # what a newer open does
-    worker.run()
-    assert [g[0] for g in got if g[0] not in ("progress", "stage")] == ["cancelled", "done"]
+def test_a_cancelled_job_stops_before_opening(summaries):
+    context, got = _here()
+    context.cancel_event.set()  # what a newer open does
+    with pytest.raises(JobCancelled):
+        read_summary(context, summaries.whole)
+    assert OPENED not in [g[0] for g in got]
 
 
 def test_tables_read_in_one_pass_are_the_tables(summaries):

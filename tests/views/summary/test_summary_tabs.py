@@ -52,7 +52,7 @@ def _open(qtbot, window, folder) -> bool:
     """Open ``folder``; checks it is read off the GUI thread (no trace load); True when it was shown."""
     with qtbot.waitSignal(window.loadFinished, timeout=TIMEOUT_MS) as finished:
         window.open_paths([folder], remember=False)
-        assert window.summary_worker is not None and window.summary_thread.isRunning()
+        assert window.summary_worker is not None and window.summary_worker.running  # on its own thread
         assert window.worker is None
     return finished.args[0]
 
@@ -80,6 +80,9 @@ def test_the_tabs_hold_what_stats_prints(qtbot, window, summaries, on_traces, mo
     session = window.cluster.summary
     assert session is not None and len(session.cards) == CARDS
     assert window.cluster.tabs.currentWidget() is window.cluster.view  # the comparison is what opens
+    qtbot.waitUntil(lambda: window.summary_worker is None, timeout=TIMEOUT_MS)  # the tabs' analysis is shown
+    memory = window.cluster.analysis.widgets["memory"]
+    assert memory.note.text() == "No trace open." and memory.card_box.count() == 0  # not "Analysing…"
     expected = _json(SummarySession(summaries.whole).stats_document())  # `stats DIR --json`
     traced = _without_workers(on_traces.stats_document())
     assert _without_workers(expected) == traced  # so the tabs below equal stats on the traces as well
@@ -133,8 +136,8 @@ def test_the_tabs_hold_what_stats_prints(qtbot, window, summaries, on_traces, mo
     # Compare: two runs are compared from their traces; a summary says so rather than wait for one
     compare = tabs["compare"]
     compare.compare_with([summaries.traces])
-    assert compare.worker is None and not compare.pending
-    assert "A summary folder is open" in compare.summary.text()
+    assert not compare.jobs.busy and not compare.pending
+    assert "A summary folder is open" in compare.header.text()
 
     # jumps: there is no trace, so each goes to the card's drill-down in the cluster tab
     drills = _spy_drill(window, monkeypatch)
@@ -197,7 +200,7 @@ def test_a_newer_summary_supersedes_the_one_being_read(qtbot, window, summaries)
     window.open_paths([summaries.whole], remember=False)
     first = window.summary_worker
     _open(qtbot, window, summaries.one_failed)
-    qtbot.waitUntil(lambda: not window._abandoned, timeout=TIMEOUT_MS)  # the first stopped, its results dropped
+    qtbot.waitUntil(lambda: not window.jobs.superseded, timeout=TIMEOUT_MS)  # the first stopped, its results dropped
     assert first is not window.summary_worker
     assert window.cluster.summary.folder == summaries.one_failed
     assert window.cluster.view.table.model_.rowCount() == CARDS - 1
@@ -208,7 +211,7 @@ def test_a_trace_opened_while_a_summary_is_read_wins(qtbot, window, summaries, o
     window.open_paths([summaries.whole], remember=False)
     with qtbot.waitSignal(window.loadFinished, timeout=TIMEOUT_MS):
         window.open_paths([summaries.traces], remember=False)
-    qtbot.waitUntil(lambda: window.summary_worker is None and not window._abandoned, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.summary_worker is None and not window.jobs.superseded, timeout=TIMEOUT_MS)
     assert window.cluster.summary is None and len(window.timeline.cards) == CARDS
     findings = [_json(f.document()) for f in window.cluster.analysis.widgets["diagnosis"].findings]
     assert findings == _json([f.document() for f in on_traces.findings])

@@ -13,13 +13,12 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.findings import Finding
 from timelineview.analysis.findings.rules import ANOMALY, HIGH, LOW, MEDIUM
-from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession, loaded_cards, summary_cards
+from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession
 from timelineview.viewstate.jump_target import JumpTarget
 
 SEVERITY_COLOURS = {HIGH: "#c0392b", MEDIUM: "#d68910", LOW: "#7f8c8d"}
 EVIDENCE_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
-EVIDENCE_OF_TRACE = "Evidence (click to see it in the timeline):"
-EVIDENCE_OF_SUMMARY = "Evidence (click to open its card from the summary; the slices themselves need its trace):"
+EVIDENCE = "Evidence (click to {click}{note}):"  # what a click does, as the data shown says
 
 
 def _value_text(f: Finding) -> str:
@@ -41,7 +40,7 @@ class DiagnosisView(QtWidgets.QWidget):
         super().__init__(parent)
         self.findings: list[Finding] = []
         self._cards: dict[str, tuple[int, int]] = {}  # card label -> (number, t_origin ns)
-        self.of_summary = False  # the findings of a summary folder: evidence opens a card, not slices
+        self.click_opens = "see it in the timeline"  # what clicking evidence does (the data shown says)
         self.summary = QtWidgets.QLabel("No trace open.")
         self.summary.setWordWrap(True)
         self.list = QtWidgets.QTreeWidget()
@@ -61,7 +60,7 @@ class DiagnosisView(QtWidgets.QWidget):
         right = QtWidgets.QWidget()
         rl = QtWidgets.QVBoxLayout(right)
         rl.addWidget(self.advice)
-        self.evidence_label = QtWidgets.QLabel(EVIDENCE_OF_TRACE)
+        self.evidence_label = QtWidgets.QLabel(EVIDENCE.format(click="see it in the timeline", note=""))
         self.evidence_label.setWordWrap(True)
         rl.addWidget(self.evidence_label)
         rl.addWidget(self.evidence, 1)
@@ -75,17 +74,12 @@ class DiagnosisView(QtWidgets.QWidget):
         lay.addWidget(split, 1)
 
     # ------------------------------------------------------------------ the analysis tab protocol
-    def show_session(self, session, cards) -> None:
-        """The session's findings (computed by the session), for the ``cards`` shown."""
-        self.evidence_label.setText(EVIDENCE_OF_TRACE)
-        self.of_summary = False
-        self._show(session, loaded_cards(cards))
-
-    def show_summary(self, session) -> None:
-        """The findings of a summary folder (``SummarySession``): the same rules over the summaries."""
-        self.evidence_label.setText(EVIDENCE_OF_SUMMARY)
-        self.of_summary = True
-        self._show(session, summary_cards(session))
+    def show_data(self, data) -> None:
+        """The session's findings (computed by the session), for the cards shown; the same rules over the
+        traces or over a summary folder's summaries."""
+        self.evidence_label.setText(EVIDENCE.format(click=data.click_opens, note=data.without_slices))
+        self.click_opens = data.click_opens
+        self._show(data.session, data.cards)
 
     def show_note(self, text: str) -> None:
         self.summary.setText(text)
@@ -137,9 +131,7 @@ class DiagnosisView(QtWidgets.QWidget):
             self.summary.setText(f"{len(self.findings)} finding(s): {named} "
                                  "(a card, link or step that stands out; about 1 % of healthy runs name one by "
                                  "chance) first, then where the time goes, each by severity. "
-                                 "Click one for its advice; click its evidence to "
-                                 + ("open its card from the summary." if self.of_summary
-                                    else "see it in the timeline."))
+                                 f"Click one for its advice; click its evidence to {self.click_opens}.")
         self.advice.clear()
         self.evidence.clear()
         if self.findings:

@@ -44,11 +44,11 @@ class AnalysisTabsHost(QtCore.QObject):
                 window.statusBar().addPermanentWidget(button)
                 self.status[kind.key] = button
 
-    def show_session(self, session, cards) -> None:
-        """Every tab shows the analysis of the cards just loaded."""
+    def show_data(self, data) -> None:
+        """Every tab shows the data set now on screen (a ``ShownData``: each tab asks it what it can show)."""
         for key, widget in self.widgets.items():
             try:
-                widget.show_session(session, cards)
+                widget.show_data(data)
             except Exception as exc:  # one tab's defect leaves neither it nor the tabs after it blank
                 log.exception("the %s tab could not show the load", key)
                 self._show_failure(key, widget, f"{type(exc).__name__}: {exc}")
@@ -65,15 +65,6 @@ class AnalysisTabsHost(QtCore.QObject):
             widget.show_note(text)
         self.tabs.setTabToolTip(self.tabs.indexOf(widget), text)
         self.failed.emit(text)
-
-    def show_summary(self, session) -> None:
-        """The tabs that read a summary folder's ``SummarySession`` show it; the others are cleared."""
-        for widget in self.widgets.values():
-            if hasattr(widget, "show_summary"):
-                widget.show_summary(session)
-            else:
-                widget.clear()
-        self.show_status()
 
     def clear(self, note: str = "") -> None:
         """Every tab empty; ``note``: what the tabs that show one say meanwhile (e.g. that an analysis runs)."""

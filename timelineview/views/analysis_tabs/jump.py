@@ -17,9 +17,9 @@ def jump_to(cluster_tab, target: JumpTarget) -> bool:
     trace: the card's drill-down shows it from its summary."""
     end_ns = max(target.end_ns, target.start_ns + 1)
     margin = max(int((end_ns - target.start_ns) * SPAN_MARGIN), MIN_SPAN_NS)  # (the same on either clock)
-    summary = getattr(cluster_tab, "summary", None)
-    if summary is not None:
-        if not 0 <= target.card < len(summary.cards):
+    shown = getattr(cluster_tab, "shown", None)
+    if shown is not None and not shown.has_slices:  # the card from its summary: a drill-down shows it
+        if not any(c.number == target.card for c in shown.cards):
             return False
         cluster_tab.drill([target.card])
         t0, t1 = target.start_ns, end_ns

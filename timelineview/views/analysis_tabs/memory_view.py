@@ -26,9 +26,11 @@ from timelineview.views.analysis_tabs.record_table import (
     refill,
     sortable_table,
 )
-from timelineview.views.analysis_tabs.tab_inputs import TabCard, loaded_cards
+from timelineview.views.analysis_tabs.tab_inputs import TabCard
 from timelineview.views.timeline.tracks.memory_track import COLOURS, OTHER_COLOUR
 from timelineview.viewstate.jump_target import JumpTarget
+
+NO_TRACE = "No trace open."
 
 MB_KIND = "mb"
 SMALL_MB = 0.01
@@ -128,8 +130,9 @@ class MemoryView(QtWidgets.QWidget):
         ask_and_export_csv(self, "Export the allocations alive", "allocations.csv", self.export_csv)
 
     # ------------------------------------------------------------------ the analysis tab protocol
-    def show_session(self, session, cards) -> None:
-        self.session, self.cards = session, loaded_cards(cards)
+    def show_data(self, data) -> None:
+        """The memory of the cards whose traces are loaded (none of a summary folder's)."""
+        self.session, self.cards = data.session, data.traced_cards
         refill(self.card_box, [(c.card, c.number) for c in self.cards])
         self.refresh()
 
@@ -142,7 +145,7 @@ class MemoryView(QtWidgets.QWidget):
         self.plot.clear()
         self.model.set_rows([])
         self.alive_label.setText("")
-        self.note.setText("No trace open.")
+        self.note.setText(NO_TRACE)
 
     # ------------------------------------------------------------------ content
     def refresh(self) -> None:
@@ -151,6 +154,7 @@ class MemoryView(QtWidgets.QWidget):
         self.alive_label.setText("")
         self.memory = None
         if self.session is None or self.card_box.count() == 0:
+            self.note.setText(NO_TRACE)  # (a summary folder: no trace loaded to read memory records from)
             return
         number = self.card_box.currentData()
         self.memory = self.session.analyse(number, ("memory",)).memory

@@ -25,7 +25,7 @@ from timelineview.views.analysis_tabs.record_table import (
     refill,
     sortable_table,
 )
-from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession, loaded_cards, scope_items, summary_cards
+from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession, scope_items
 from timelineview.viewstate.jump_target import JumpTarget
 
 ACROSS = -1  # the scope that compares the cards
@@ -71,7 +71,7 @@ class OperatorsView(QtWidgets.QWidget):
         self.session: TabSession | None = None
         self.cards: list[TabCard] = []
         self.across: list[OperatorAcrossCards] | None = None  # every operator across the cards, once a session
-        self.summary = False  # the cards are summarised: no slices to highlight
+        self.data = None  # the ShownData: whether there are slices to highlight
         self.scope = QtWidgets.QComboBox()
         self.grouping = QtWidgets.QComboBox()
         self.grouping.addItem("by name", BY_NAME)
@@ -101,22 +101,17 @@ class OperatorsView(QtWidgets.QWidget):
         lay.addWidget(self.table, 1)
 
     # ------------------------------------------------------------------ the analysis tab protocol
-    def show_session(self, session, cards) -> None:
-        self._show(session, loaded_cards(cards), None, summary=False)
-
-    def show_summary(self, session) -> None:
-        """A summary folder's operators (``SummarySession``): across the cards as the session computed them,
-        and each card's tables from its summary."""
-        self._show(session, summary_cards(session), session.operators_across_all_cards, summary=True)
+    def show_data(self, data) -> None:
+        """The operators of the data shown: across the cards as its session computed them (else here, once),
+        and each card's tables."""
+        self.data = data
+        self.session, self.cards = data.session, data.cards
+        self.across = data.operators_across() if data.operators_across is not None else None
+        refill(self.scope, scope_items(self.cards, "all cards (compared)", ACROSS))
+        self.refresh()
 
     def show_note(self, text: str) -> None:
         self.note.setText(text)
-
-    def _show(self, session: TabSession, cards: list[TabCard], across: list[OperatorAcrossCards] | None,
-              summary: bool) -> None:
-        self.session, self.cards, self.across, self.summary = session, cards, across, summary
-        refill(self.scope, scope_items(self.cards, "all cards (compared)", ACROSS))
-        self.refresh()
 
     def clear(self) -> None:
         self.session, self.cards, self.across = None, [], None
@@ -162,8 +157,8 @@ class OperatorsView(QtWidgets.QWidget):
         return self.across
 
     def _open_hint(self, where: str) -> str:
-        if self.summary:
-            return "Double-click one to open its card from the summary (its slices need the trace)."
+        if self.data is not None and not self.data.has_slices:
+            return f"Double-click one to {self.data.click_opens}{self.data.without_slices}."
         if where:
             return f"Double-click one to see it {where}."
         return "Double-click one to highlight its slices; Enter steps."

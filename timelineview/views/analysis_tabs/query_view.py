@@ -1,23 +1,24 @@
 """QueryView: SQL (DuckDB) over the run on screen, as in Perfetto's query page.
 
 The tables are those of ``timelineview query`` (docs/sql.md), built from the window's own stores and
-analysis. A query runs on a thread of its own (Run, Ctrl+Enter; Cancel interrupts DuckDB); the rows show
+analysis. A query runs as a job, off the GUI thread (Run, Ctrl+Enter; Cancel interrupts DuckDB); the rows show
 in a sortable table, the first ``DISPLAY_CAP`` of them; double-clicking a row with a slice ``id`` and its
 ``card`` shows that slice on the timeline.
 """
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.api.tables import TABLES
+from timelineview.views.jobs.job import Job, JobContext
+from timelineview.views.jobs.runner import JobHandle, JobRunner
 from timelineview.views.sort_arrows import conventional_sort_arrows
-from timelineview.views.worker_gc import off_gui_thread
 from timelineview.viewstate.jump_target import JumpTarget
 
+QUERY = "query"  # the lane of the tab's query
 DISPLAY_CAP = 10_000  # rows shown; the count says how many the query has
 DEFAULT_QUERY = ("select name, count(*) as count, sum(dur_ns) / 1e3 as total_us\nfrom slices\n"
                  "group by name\norder by total_us desc\nlimit 100")
@@ -91,12 +92,6 @@ class QueryRowsModel(QtCore.QAbstractTableModel):
         self.layoutChanged.emit()
 
 
-class _Relay(QtCore.QObject):
-    """Carries a query's outcome from its thread to the GUI thread (a queued signal)."""
-
-    done = QtCore.Signal(int, object)  # the query's serial number, QueryRows or the exception
-
-
 class QueryView(QtWidgets.QWidget):
     """A SQL box, Run / Cancel, a note (the row count, or why the query failed) and the rows."""
 
@@ -107,9 +102,10 @@ class QueryView(QtWidgets.QWidget):
         super().__init__(parent)
         self.api_session = None  # timelineview.api.Session of the run on screen
         self.engine = None  # its SqlEngine, made on the first query
-        self.serial = 0  # the query running (or last run); results of older ones are dropped
         self.running = False
-        self.worker: threading.Thread | None = None
+        self.jobs = JobRunner(self)  # the query runs as a job; a new data set drops the running one's rows
+        self.jobs.finished.connect(self._finished)
+        self.query_job: JobHandle | None = None
         self.error = ""  # why the last query did not run ("" when it did)
         self.editor = QtWidgets.QPlainTextEdit(DEFAULT_QUERY)
         self.editor.setFont(QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont))
@@ -133,8 +129,6 @@ class QueryView(QtWidgets.QWidget):
         self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.doubleClicked.connect(lambda index: self.open_row(index.row()))
-        self.relay = _Relay(self)
-        self.relay.done.connect(self._finished)
         app = QtCore.QCoreApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.shutdown)
@@ -162,15 +156,8 @@ class QueryView(QtWidgets.QWidget):
         return super().eventFilter(watched, event)
 
     # ------------------------------------------------------------------ the analysis tab protocol
-    def show_session(self, session, cards) -> None:
-        from timelineview.api.session import Session
-
-        self._use(Session(session.stores, min_gap_ns=session.min_gap_ns, analysis=session))
-
-    def show_summary(self, session) -> None:
-        from timelineview.api.session import Session
-
-        self._use(Session(summary=session))
+    def show_data(self, data) -> None:
+        self._use(data.query_session())
 
     def clear(self) -> None:
         self._use(None)
@@ -178,7 +165,7 @@ class QueryView(QtWidgets.QWidget):
 
     def _use(self, api_session) -> None:
         self.cancel()
-        self.serial += 1  # a query still running answers for the run it was asked of: dropped
+        self.jobs.supersede(QUERY)  # a query still running answers for the run it was asked of: dropped
         self._idle()
         self.api_session, self.engine = api_session, None
         self.model.set_result([], [])
@@ -201,23 +188,19 @@ class QueryView(QtWidgets.QWidget):
         except MissingExtra as exc:
             self._say(str(exc), error=True)
             return
-        self.serial += 1
-        serial, engine, sql = self.serial, self.engine, self.editor.toPlainText()
+        engine, sql = self.engine, self.editor.toPlainText()
         self.running = True
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self._say("Running…")
 
-        @off_gui_thread
-        def work() -> None:
+        def work(ctx: JobContext):
             try:
-                outcome = engine.rows(sql, limit=DISPLAY_CAP)
-            except Exception as exc:  # noqa: BLE001 - shown in the tab, whatever it is
-                outcome = exc
-            self.relay.done.emit(serial, outcome)
+                return engine.rows(sql, limit=DISPLAY_CAP)
+            except Exception as exc:  # noqa: BLE001 - shown in the tab, whatever it is (a user's SQL may fail)
+                return exc
 
-        self.worker = threading.Thread(target=work, name="query", daemon=True)
-        self.worker.start()
+        self.query_job = self.jobs.start(Job("A query", work), QUERY)
 
     def cancel(self) -> None:
         """Interrupt the query running (its rows are not shown)."""
@@ -228,14 +211,12 @@ class QueryView(QtWidgets.QWidget):
         """The application quits: the query running is interrupted and waited for, since a process that ends
         while DuckDB still unwinds it aborts."""
         self.cancel()
-        if self.worker is not None:
-            self.worker.join(SHUTDOWN_WAIT_S)
+        if self.query_job is not None:
+            self.query_job.done.wait(SHUTDOWN_WAIT_S)
 
-    def _finished(self, serial: int, outcome) -> None:
+    def _finished(self, job: JobHandle, outcome) -> None:
         from timelineview.api import QueryCancelled, QueryError
 
-        if serial != self.serial:  # asked of a run no longer shown
-            return
         self._idle()
         if isinstance(outcome, QueryCancelled):
             self._say("Cancelled.")

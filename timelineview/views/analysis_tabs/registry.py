@@ -1,9 +1,9 @@
 """The analysis tabs of the main window, registered in one place.
 
 Each tab is a widget with a ``jumpRequested(JumpTarget)`` signal and two methods:
-``show_session(session, cards)`` after a load (the :class:`AnalysisSession` and the cards' views;
-every number was computed by the session, the tab only displays) and ``clear()``. Optional:
-``show_summary(session)`` (a summary folder's ``SummarySession``; tabs without it are cleared),
+``show_data(data)`` when a data set is on screen (a ``views.shown_data.ShownData``: loaded traces or a
+summary folder, its session and cards, and what it can show; every number was computed by the session,
+the tab only displays) and ``clear()``. Optional:
 ``show_note(text)`` (what an empty tab says, e.g. while a summary is analysed),
 ``status_text() -> str`` (a summary for the status bar, clicking it opens the tab) and
 ``wants_focus() -> bool`` (a cluster opens on the first tab that wants it). The window adds the tabs

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.analysis.cluster.comparison import ClusterComparison
 from timelineview.analysis.summaries.summary_session import SummarySession
 from timelineview.model.store.report import EMPTY_CAPTURE
 from timelineview.views.analysis_tabs.host import AnalysisTabsHost
@@ -19,7 +18,15 @@ from timelineview.views.cluster.card_overview import STEP_MARGIN, CardOverview
 from timelineview.views.cluster.cluster_bar import ClusterBar
 from timelineview.views.cluster.cluster_view import EMPTY_HINT, ClusterView
 from timelineview.views.cluster.heat_map import HeatMapView
-from timelineview.views.load_worker import COMPARISON_FAILED
+from timelineview.views.jobs.load_job import (
+    ANALYSIS_FAILED,
+    CARD_PROGRESS,
+    CARDS_FOUND,
+    COMPARISON_FAILED,
+    LoadedRun,
+)
+from timelineview.views.jobs.runner import JobHandle
+from timelineview.views.shown_data import ShownData, summary_data, trace_data
 from timelineview.views.timeline.widget import TimelineWidget
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.timeline.lane_filter import ALL
@@ -42,13 +49,13 @@ class ClusterTab(QtCore.QObject):
         self.all_cards: list[CardView] = []
         self.shown_step: int | None = None
         self._dock_visible: bool | None = None
-        self._pending: ClusterComparison | None = None
         self.heat = HeatMapView()  # rank × step of any metric
         # a summarised card in the Timeline tab, from its pyramid, then its trace when zoomed past it
         self.overview = CardOverview(timeline, self._load_card_trace, self._status)
-        self._trace_worker = None  # the running load is a summarised card's trace (the summary stays)
+        self._trace_job: JobHandle | None = None  # the running load is a summarised card's trace (the summary stays)
         self._trace_wanted = False
         self.summary: SummarySession | None = None  # set while a summary folder is open
+        self.shown: ShownData | None = None  # the data set on screen: what it is and what it can show
         self.view.drillRequested.connect(self.drill)
         self.heat.cardsActivated.connect(self.drill)
         self.bar.backRequested.connect(self.show_comparison)
@@ -85,86 +92,56 @@ class ClusterTab(QtCore.QObject):
         self.bar.filter.showPopup()
 
     # ------------------------------------------------------------------ loading
-    def watch(self, worker) -> None:
-        """Follow a load that the window just started (connected after the window's own slots)."""
-        worker.cardsFound.connect(self._on_cards_found)
-        worker.cardProgress.connect(self._on_card_progress)
-        worker.compared.connect(self._on_compared)
-        worker.analysisFailed.connect(self._on_analysis_failed)
-        worker.analysed.connect(self._on_analysed)
-        worker.loaded.connect(self._on_loaded)
-        worker.done.connect(self._on_done)
-        self._pending = None
+    def watch(self, job: JobHandle) -> None:
+        """Follow a load job that the window just started (the window passes on what it reports)."""
+        if self._trace_job is not None and not self._trace_wanted:  # a card's trace load, superseded
+            self.overview.trace_ended()
         self.view.hint.setText(EMPTY_HINT)  # a failed comparison's reason, shown in its place, is of that load
-        self._trace_worker, self._trace_wanted = (worker if self._trace_wanted else None), False
+        self._trace_job, self._trace_wanted = (job if self._trace_wanted else None), False
 
     @property
     def loading_card_trace(self) -> bool:
         """The load the window starts now is a summarised card's trace (the summary stays on screen)."""
         return self._trace_wanted
 
-    def _current(self) -> bool:
-        return self.sender() is getattr(self.window, "worker", None) and not self._card_trace()
-
-    def _card_trace(self) -> bool:
-        """The signal comes from the load of a summarised card's trace (the comparison keeps the summary)."""
-        return self._trace_worker is not None and self.sender() is self._trace_worker
-
-    @QtCore.Slot(object)
-    def _on_cards_found(self, labels: list[str]) -> None:
-        if not self._current():
+    def load_reported(self, job: JobHandle, kind: str, payload) -> None:
+        """What the window's current load hands over on the way (card labels, card progress, failures)."""
+        if job is self._trace_job:
             return
-        self.view.start_loading(labels)
-        if len(labels) > 1 and getattr(self.window, "interactive", False):
-            self.tabs.setCurrentWidget(self.view)
-
-    @QtCore.Slot(int, object, object)
-    def _on_card_progress(self, card: int, done: int, total: int) -> None:
-        if self._current():
-            self.view.card_progress(card, int(done), int(total))
-
-    @QtCore.Slot(object)
-    def _on_compared(self, comparison: ClusterComparison) -> None:
-        if self._current():
-            self._pending = comparison
-
-    @QtCore.Slot(str)
-    def _on_analysis_failed(self, text: str) -> None:
-        """A comparison that failed leaves its tab saying why, not the hint of an empty window."""
-        if self._current() and text.startswith(COMPARISON_FAILED):
-            why = text[:1].upper() + text[1:]
+        if kind == CARDS_FOUND:
+            self.view.start_loading(payload)
+            if len(payload) > 1 and getattr(self.window, "interactive", False):
+                self.tabs.setCurrentWidget(self.view)
+        elif kind == CARD_PROGRESS:
+            self.view.card_progress(payload.index, payload.done, payload.total)
+        elif kind == ANALYSIS_FAILED and payload.startswith(COMPARISON_FAILED):
+            why = payload[:1].upper() + payload[1:]  # its tab says why, not the hint of an empty window
             self.view.hint.setText(why)
             self.heat.note.setText(why)  # the heat map is drawn from the comparison too
 
-    @QtCore.Slot(object)
-    def _on_analysed(self, session) -> None:
-        if self._current():
-            self._pending_session = session
-
-    @QtCore.Slot(object)
-    def _on_loaded(self, cards: list[CardView]) -> None:
-        if self._card_trace():
-            self.all_cards = self.overview.trace_loaded([c for c in cards if len(c.store.slices)])
+    def load_finished(self, job: JobHandle, run: LoadedRun) -> None:
+        """The load's cards: a summarised card's trace goes to its overview; else the comparison, the
+        analysis tabs and the strip show the run (the window has put its cards on the timeline)."""
+        if job is self._trace_job:
+            self.all_cards = self.overview.trace_loaded([c for c in run.cards if len(c.store.slices)])
             self.shown_step = None
             self._show_bar()  # the strip says what this card's trace shows, not what the timeline held before
             return
-        if not self._current():
-            return
         failed = {i: c.store.report.error or (EMPTY_CAPTURE if c.store.report.read_whole_capture
                                               else "no slices could be read")
-                  for i, c in enumerate(cards) if not c.drawable}
+                  for i, c in enumerate(run.cards) if not c.drawable}
         self.view.progress_list.finish(failed)
-        shown = [c for c in cards if c.drawable]
+        shown = [c for c in run.cards if c.drawable]
         if not shown:
             return
         self.all_cards = list(self.timeline.cards)
         self.shown_step = None
         self.summary = None
+        self.shown = trace_data(run.session, shown, ", ".join(p.name for p in run.paths))
         self.overview.close_summary()
-        self.view.set_comparison(self._pending)
-        if getattr(self, "_pending_session", None) is not None:
-            self.analysis.show_session(self._pending_session, shown)
-        self.heat.set_comparison(self._pending)
+        self.view.set_comparison(run.comparison)
+        self.analysis.show_data(self.shown)
+        self.heat.set_comparison(run.comparison)
         self._show_bar()
         # The lane filter lives on the cluster strip: a single card hides the strip, so the filter
         # resets (else one filtered row would stay with no control to undo it).
@@ -177,21 +154,29 @@ class ClusterTab(QtCore.QObject):
         elif len(shown) == 1:
             self.tabs.setCurrentIndex(0)  # a one-card comparison says nothing: show its timeline
 
-    @QtCore.Slot()
-    def _on_done(self) -> None:
-        if self._card_trace():
-            self._trace_worker = None
+    def show_nothing(self) -> None:
+        """A load replaced what was on screen with nothing (an empty capture): no data set is shown; the
+        comparison tab keeps the new load's card list, which says why."""
+        self.summary = self.shown = None
+        self.all_cards = []
+        self.shown_step = None
+        self.overview.close_summary()
+        self.analysis.clear()
+        self.bar.hide()
+
+    def load_ended(self, job: JobHandle) -> None:
+        if job is self._trace_job:
+            self._trace_job = None
             self.overview.trace_ended()
             return
-        if self.sender() is getattr(self.window, "worker", None) or getattr(self.window, "worker", None) is None:
-            self.view.load_ended({i: c.note for i, c in enumerate(self.view.progress_list.cards)
-                                  if c.status == "failed"})
+        self.view.load_ended({i: c.note for i, c in enumerate(self.view.progress_list.cards)
+                              if c.status == "failed"})
 
     # ------------------------------------------------------------------ drill-down
     def drill(self, numbers: list[int], step: int | None = None) -> None:
         """Show these cards in the timeline at ``step`` (None: the first card's drill step), aligned."""
         cards = [c for c in self.all_cards if c.number in set(numbers)]
-        if self.summary is not None and not cards:  # no trace loaded: the first card from its summary
+        if not cards and self.shown is not None and not self.shown.has_slices:  # the first card from its summary
             self.show_overview(numbers[0], step)
             return
         if not cards:
@@ -253,6 +238,7 @@ class ClusterTab(QtCore.QObject):
     def open_summary(self, session: SummarySession) -> None:
         """Show a summary folder's cards: the comparison, the heat map and, on drill-down, a card's overview."""
         self.summary = session
+        self.shown = summary_data(session)
         self.all_cards = []
         self.shown_step = None
         self.bar.hide()  # it described the traces on the timeline before (e.g. both runs of a compare)

@@ -27,7 +27,7 @@ from timelineview.views.analysis_tabs.record_table import (
     refill,
     sortable_table,
 )
-from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession, loaded_cards, scope_items, summary_cards
+from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession, scope_items
 from timelineview.viewstate.jump_target import JumpTarget
 from timelineview.viewstate.tabs.comm_matrix import ALL_TRANSPORTS, METRIC_TITLES, METRICS, transports_of
 from timelineview.viewstate.tabs.comm_rows import across_rows, card_key, card_rows, names_repeat, waited_for_counts
@@ -68,7 +68,8 @@ class CommunicationView(QtWidgets.QWidget):
         self.session: TabSession | None = None
         self.cards: list[TabCard] = []
         self.cluster = None
-        self.summary = False  # the cards are summarised: no plane lanes to open
+        self.has_slices = True  # the data shown has plane lanes to open (a summary folder has none)
+        self.cards_are = "loaded"
         self.note = QtWidgets.QLabel("No trace open.")
         self.note.setWordWrap(True)
         self.metric_box = QtWidgets.QComboBox()
@@ -117,20 +118,17 @@ class CommunicationView(QtWidgets.QWidget):
         lay.addWidget(split, 1)
 
     # ------------------------------------------------------------------ the analysis tab protocol
-    def show_session(self, session, cards) -> None:
-        """The session's communication analysis (computed by the session) for the ``cards`` shown."""
-        self._show(session, loaded_cards(cards), summary=False)
-
-    def show_summary(self, session) -> None:
-        """A summary folder's communication (``SummarySession``): links, slow links and collective waits
-        over its cards, as the session computed them; each card's operators from its summary."""
-        self._show(session, summary_cards(session), summary=True)
+    def show_data(self, data) -> None:
+        """The communication of the data shown (links, slow links and collective waits over its cards, as
+        its session computed them; each card's operators from its trace or its summary)."""
+        self.has_slices, self.cards_are = data.has_slices, data.cards_are
+        self._show(data.session, data.cards)
 
     def show_note(self, text: str) -> None:
         self.note.setText(text)
 
-    def _show(self, session: TabSession, cards: list[TabCard], summary: bool) -> None:
-        self.session, self.cards, self.summary = session, cards, summary
+    def _show(self, session: TabSession, cards: list[TabCard]) -> None:
+        self.session, self.cards = session, cards
         try:
             self.cluster = session.communication
         except Exception as exc:  # a failed analysis must not take the viewer down
@@ -143,7 +141,7 @@ class CommunicationView(QtWidgets.QWidget):
         refill(self.transport, [("all transports", ALL_TRANSPORTS), *((t, t) for t in transports_of(links))])
         self.matrix.set_transport(ALL_TRANSPORTS)
         refill(self.scope, scope_items(self.cards, "all cards: wait per collective", ACROSS))
-        self.note.setText(self._summary())
+        self.note.setText(self._overview_text())
         self.refresh_table()
 
     def clear(self) -> None:
@@ -166,7 +164,7 @@ class CommunicationView(QtWidgets.QWidget):
         self.model.set_rows([], CARD_COLUMNS)
         self.note.setText(note)
 
-    def _summary(self) -> str:
+    def _overview_text(self) -> str:
         c = self.cluster
         if c is None or not len(c.links):
             return "No transfers on the HCCL plane lanes of these cards (no plane tasks with ranks and sizes)."
@@ -176,10 +174,10 @@ class CommunicationView(QtWidgets.QWidget):
         loaded = {c.rank for c in self.cards}
         missing = [int(r) for r in self.matrix.ranks if int(r) not in loaded]
         if missing:
-            what = "summarised" if self.summary else "loaded"
+            what = self.cards_are
             text += (f" {len(missing)} rank(s) not {what} (e.g. {missing[0]}): their rows show only what "
                      f"the {what} cards report.")
-        if self.summary:
+        if not self.has_slices:
             return text + (" Click a cell or a row to open the sending card from the summary (its plane lanes "
                            "need the trace).")
         return text + " Click a cell for the operator with that link's longest transfer; click a row for its span."
@@ -202,14 +200,14 @@ class CommunicationView(QtWidgets.QWidget):
             counts = waited_for_counts(waits)
             top = int(np.argmax(counts)) if len(counts) and counts.max() > 0 else None
             if top is not None:
-                self.note.setText(self._summary() + f"\nAcross {len(rows)} collectives, {waits.cards[top]} waited "
-                                  f"least in {int(counts[top])} where some card waited: the others wait for it.")
+                self.note.setText(self._overview_text() + f"\nAcross {len(rows)} collectives, {waits.cards[top]} "
+                                  f"waited least in {int(counts[top])} where some card waited: the others wait for it.")
             self.table.sortByColumn(4, QtCore.Qt.SortOrder.DescendingOrder)  # the longest waits first
             fit_columns(self.table, alike_from=len(ACROSS_HEAD))  # the cards' wait columns alike
         else:
             self.model.set_rows(card_rows(self._card_comm(number)), CARD_COLUMNS)
             self.table.setColumnHidden(CALL_COLUMN, False)
-            self.note.setText(self._summary())
+            self.note.setText(self._overview_text())
             self.table.sortByColumn(4, QtCore.Qt.SortOrder.DescendingOrder)  # longest wait first
             fit_columns(self.table)
 
@@ -251,7 +249,7 @@ class CommunicationView(QtWidgets.QWidget):
         srcs, dsts = m.ranks_of(i), m.ranks_of(j)
         by_rank = {c.rank: c for c in self.cards}
         senders = [by_rank[int(r)] for r in srcs if int(r) in by_rank] or list(self.cards)
-        if self.summary:  # a summary keeps no transfer tasks: the sending card, over its span
+        if not self.has_slices:  # a summary keeps no transfer tasks: the sending card, over its span
             if not senders:
                 return None
             card = senders[0]

@@ -16,7 +16,6 @@ from PySide6 import QtCore, QtWidgets
 
 from timelineview.analysis.run_diff import CardDelta, RunDiff
 from timelineview.views.analysis_tabs.compare.both_runs import highlight_in_both, show_both_runs
-from timelineview.views.analysis_tabs.compare.compare_worker import CompareWorker, start_compare
 from timelineview.views.analysis_tabs.compare.delta_tables import (
     CARD_COLUMNS,
     LINK_COLUMNS,
@@ -29,7 +28,9 @@ from timelineview.views.analysis_tabs.compare.delta_tables import (
     name_records,
 )
 from timelineview.views.analysis_tabs.compare.phase_bars import PhaseBars
-from timelineview.views.load_worker import finish_abandoned, finish_load
+from timelineview.views.jobs.compare_job import ComparedRun, compare_job
+from timelineview.views.jobs.job import Failure, Progress
+from timelineview.views.jobs.runner import JobHandle, JobRunner
 from timelineview.views.sort_arrows import conventional_sort_arrows
 from timelineview.viewstate.tabs.paired_bars import PhaseValues
 from timelineview.viewstate.tabs.run_alignment import CardPair, RunCardView, as_new_run_card, step_count, step_label
@@ -39,10 +40,9 @@ ROW_PAD = 6  # px around a table row's text
 BARS_SHARE, TABLE_SHARE = 3, 1  # of the Step phases page's height
 HINT = ("Compare the run on screen with another: File ▸ Compare with… (or start with "
         "timelineview BASE --compare NEW).")
+COMPARE = "compare"  # the lane of the comparison's load
 BY_CHANGE, BY_RANK = "change", "rank"  # orders of the cards in the bars and the card table
 CARD_ORDERS = ((BY_CHANGE, "largest change of step time first"), (BY_RANK, "rank"))
-SUMMARY_HINT = ("A summary folder is open: comparing two runs reads their traces. Open the traces of the run "
-                "(not its summary), then File ▸ Compare with….")
 
 
 class CompareView(QtWidgets.QWidget):
@@ -61,15 +61,18 @@ class CompareView(QtWidgets.QWidget):
         self.unmatched: list[RunCardView] = []
         self.new_paths: list[Path] = []
         self.pending: list[Path] = []  # a comparison asked for before the base run finished loading
-        self.base_is_summary = False  # a summary folder is on screen: no traces to compare
-        self.worker: CompareWorker | None = None
-        self.thread: QtCore.QThread | None = None
-        self._abandoned: list[tuple[CompareWorker, QtCore.QThread]] = []
+        self.base_name = "the run on screen"  # how the header names the data set compared with
+        self.not_comparable = ""  # why the data set on screen cannot be compared ("" when it can)
+        self.jobs = JobRunner(self)  # the comparison's load, in its own lane
+        self.jobs.progressed.connect(self._on_progress)
+        self.jobs.finished.connect(self._on_compared)
+        self.jobs.failed.connect(self._on_failed)
+        self.jobs.ended.connect(self._on_ended)
         self._build()
 
     def _build(self) -> None:
-        self.summary = QtWidgets.QLabel(HINT)
-        self.summary.setWordWrap(True)
+        self.header = QtWidgets.QLabel(HINT)  # what is compared with what, or why nothing is
+        self.header.setWordWrap(True)
         self.notes = QtWidgets.QLabel()
         self.notes.setWordWrap(True)
         self.notes.setStyleSheet(NOTE_STYLE)
@@ -121,7 +124,7 @@ class CompareView(QtWidgets.QWidget):
         self.parts.addTab(self.communication_table, "Communication")
         self.parts.addTab(self.links_table, "Links")
         lay = QtWidgets.QVBoxLayout(self)
-        lay.addWidget(self.summary)
+        lay.addWidget(self.header)
         lay.addWidget(self.notes)
         lay.addLayout(controls)
         lay.addWidget(self.parts, 1)
@@ -150,26 +153,23 @@ class CompareView(QtWidgets.QWidget):
         cluster_tab.window.installEventFilter(self)
 
     # ------------------------------------------------------------------ the analysis tab protocol
-    def show_session(self, session, cards) -> None:
-        """A new base run: the previous comparison no longer applies; a pending one starts now."""
+    def show_data(self, data) -> None:
+        """A new data set on screen: the previous comparison no longer applies; a pending one starts now
+        (or the header says why this data set cannot be compared)."""
         self._drop_comparison()
-        self.base_session, self.base_cards = session, list(cards)
-        self.base_is_summary = False
-        if self.pending:
+        self.base_session, self.base_cards = data.compare_base, list(data.views)
+        self.base_name, self.not_comparable = data.name, data.not_comparable
+        if self.not_comparable:
+            self.pending = []
+            self.header.setText(self.not_comparable)
+        elif self.pending:
             paths, self.pending = self.pending, []
             self.compare_with(paths)
 
     def clear(self) -> None:
         self._drop_comparison()
         self.base_session, self.base_cards = None, []
-        self.base_is_summary = False
-
-    def show_summary(self, session) -> None:
-        """A summary folder holds no trace to compare: say so here (and when a comparison is asked for)."""
-        self.clear()
-        self.pending = []
-        self.base_is_summary = True
-        self.summary.setText(SUMMARY_HINT)
+        self.not_comparable = ""
 
     def status_text(self) -> str:
         if self.diff is None or not self.diff.cards:
@@ -186,80 +186,53 @@ class CompareView(QtWidgets.QWidget):
         """Load ``paths`` as the new run and compare it with the run on screen (in the background).
         Before the base run has loaded, the comparison waits for it."""
         paths = [Path(p) for p in paths]
-        if self.base_is_summary:
-            self.summary.setText(SUMMARY_HINT)
+        if self.not_comparable:
+            self.header.setText(self.not_comparable)
             if self.cluster_tab is not None:
                 self.cluster_tab.tabs.setCurrentWidget(self)
             return
         if self.base_session is None:
             self.pending = paths
-            self.summary.setText(f"Waiting for the base run to load before comparing with "
-                                 f"{', '.join(p.name for p in paths)}…")
+            self.header.setText(f"Waiting for the base run to load before comparing with "
+                                f"{', '.join(p.name for p in paths)}…")
             return
-        self._cancel_running()
         self.new_paths = paths
-        self.summary.setText(f"Loading {', '.join(p.name for p in paths)} to compare…")
-        self.worker, self.thread = start_compare(paths, self.base_session)
-        self.worker.stage.connect(self._on_stage)
-        self.worker.loaded.connect(self._on_loaded)
-        self.worker.failed.connect(self._on_failed)
-        self.worker.done.connect(self._on_done)
+        self.header.setText(f"Loading {self._new_names()} to compare…")
+        self.jobs.start(compare_job(paths, self.base_session), COMPARE)
         if self.cluster_tab is not None:
             self.cluster_tab.tabs.setCurrentWidget(self)
 
-    def _current(self) -> bool:
-        return self.sender() is not None and self.sender() is self.worker
+    def _new_names(self) -> str:
+        return ", ".join(p.name for p in self.new_paths)
 
-    @QtCore.Slot(str)
-    def _on_stage(self, text: str) -> None:
-        if self._current():
-            self.summary.setText(f"{text} ({', '.join(p.name for p in self.new_paths)})…")
+    @QtCore.Slot(object, object)
+    def _on_progress(self, job: JobHandle, progress: Progress) -> None:
+        self.header.setText(f"{progress.text} ({self._new_names()})…")
+
+    @QtCore.Slot(object, object)
+    def _on_compared(self, job: JobHandle, compared: ComparedRun) -> None:
+        if compared.diff is None:
+            self._show_failure(f"Could not compare with {self._new_names()}: {compared.error or 'no result'}.")
+            return
+        self.show_comparison(compared.diff, compared.cards)
+
+    @QtCore.Slot(object, object)
+    def _on_failed(self, job: JobHandle, failure: Failure) -> None:
+        self._show_failure(f"Loading {self._new_names()} failed: {failure.details or failure.text}")
 
     @QtCore.Slot(object)
-    def _on_loaded(self, cards) -> None:
-        if not self._current():
-            return
-        if self.worker.diff_error or self.worker.diff is None:
-            names = ", ".join(p.name for p in self.new_paths)
-            self._show_failure(f"Could not compare with {names}: {self.worker.diff_error or 'no result'}.")
-            return
-        self.show_comparison(self.worker.diff, cards)
-
-    @QtCore.Slot(str)
-    def _on_failed(self, text: str) -> None:
-        if self._current():
-            self._show_failure(f"Loading {', '.join(p.name for p in self.new_paths)} failed: {text}")
-
-    @QtCore.Slot()
-    def _on_done(self) -> None:
-        sender = self.sender()
-        if finish_abandoned(self._abandoned, sender):
-            return
-        if sender is None or sender is not self.worker:
-            return
-        finish_load(self.thread)
-        self.worker = self.thread = None
+    def _on_ended(self, job: JobHandle) -> None:
         if self.cluster_tab is not None:  # asked for: shown when ready, even if a load opened another tab since
             self.cluster_tab.tabs.setCurrentWidget(self)
         self.comparisonReady.emit(self.diff is not None)
 
     def _show_failure(self, text: str) -> None:
-        self._drop_comparison(keep_worker=True)
-        self.summary.setText(text)
-
-    def _cancel_running(self) -> None:
-        if self.worker is not None:
-            self.worker.cancel()
-            self._abandoned.append((self.worker, self.thread))
-            self.worker = self.thread = None
+        self._drop_comparison(keep_job=True)
+        self.header.setText(text)
 
     def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:
         if ev.type() == QtCore.QEvent.Type.Close and self.cluster_tab is not None and obj is self.cluster_tab.window:
-            self._cancel_running()  # a closing window waits for its comparison load to stop
-            for worker, thread in self._abandoned:
-                worker.cancel()
-                finish_load(thread)
-            self._abandoned.clear()
+            self.jobs.shutdown()  # a closing window waits for its comparison load to stop
         return False
 
     # ------------------------------------------------------------------ content
@@ -272,10 +245,10 @@ class CompareView(QtWidgets.QWidget):
                       if c.base_number in base_by_number and c.new_number in renumbered]
         paired = {p.new.number for p in self.pairs}
         self.unmatched = [c for c in renumbered.values() if c.number not in paired]
-        names = ", ".join(p.name for p in self.new_paths) or "the new run"
-        self.summary.setText(f"Base: the run on screen ({len(self.base_cards)} card(s)) · New: {names} "
-                             f"({len(renumbered)} card(s)). Change = new − base; red: the new run takes "
-                             "longer, green: less. Bars: grey base, blue new.")
+        names = self._new_names() or "the new run"
+        self.header.setText(f"Base: {self.base_name} ({len(self.base_cards)} card(s)) · New: {names} "
+                            f"({len(renumbered)} card(s)). Change = new − base; red: the new run takes "
+                            "longer, green: less. Bars: grey base, blue new.")
         notes = list(diff.notes)
         if not diff.cards:
             notes.insert(0, "no card of the new run matches a card of the base run: nothing to compare card "
@@ -318,12 +291,12 @@ class CompareView(QtWidgets.QWidget):
         self.cards_table.horizontalHeader().setSortIndicator(-1, QtCore.Qt.SortOrder.DescendingOrder)  # as given
         self.cards_table.resizeColumnsToContents()
 
-    def _drop_comparison(self, keep_worker: bool = False) -> None:
-        if not keep_worker:
-            self._cancel_running()
+    def _drop_comparison(self, keep_job: bool = False) -> None:
+        if not keep_job:
+            self.jobs.supersede(COMPARE)  # its late results are of the data set before
         self.diff = None
         self.pairs, self.unmatched = [], []
-        self.summary.setText(HINT)
+        self.header.setText(HINT)
         self.notes.hide()
         self.bars.set_rows([])
         for model in (self.cards_model, self.operators_model, self.communication_model, self.links_model):

@@ -1,0 +1,89 @@
+"""What the window says when a job ends: a load's status line and messages, a summary's status line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from timelineview.model.store.report import EMPTY_CAPTURE
+from timelineview.views.jobs.summary_job import FAILED_SHOWN
+
+LOAD_REPORT_MENU = "File ▸ Load report…"  # where the status line sends the user for the details
+
+
+@dataclass(frozen=True)
+class Message:
+    """A message box: title, text, details, and whether it warns."""
+
+    title: str
+    text: str
+    details: str = ""
+    warning: bool = True
+
+
+@dataclass(frozen=True)
+class LoadOutcome:
+    """What a finished load shows: the cards for the timeline (none: keep what is there unless ``clear``),
+    the status line, and a message (or None)."""
+
+    shown: list
+    status: str
+    message: Message | None
+    clear: bool = False
+
+
+def problems_text(cards, notes: bool = False) -> str:
+    """Load report lines of the cards that lost data ('' when none did); ``notes``: any remark."""
+    parts = []
+    for c in cards:
+        r = c.store.report
+        remarks = r.summary()
+        lost = bool(r.error or r.truncated or r.dropped_events)
+        if lost or (notes and remarks):
+            parts.append(f"{c.title} ({', '.join(str(p) for p in c.store.paths) or 'no file'}):\n{remarks}")
+    return "\n\n".join(parts)
+
+
+def load_outcome(cards, names: str, failures: list[str]) -> LoadOutcome:
+    """The outcome of a load of ``names`` that read ``cards`` (drawable or not); ``failures``: the parts of
+    the analysis that failed, one line each."""
+    shown = [c for c in cards if c.drawable]
+    problems = problems_text(cards)
+    if not shown and cards and all(c.store.report.read_whole_capture for c in cards):  # valid, and empty
+        return LoadOutcome([], f"{names}: {EMPTY_CAPTURE}",
+                           Message("Empty capture", f"{names} was read whole: {EMPTY_CAPTURE}.", warning=False),
+                           clear=True)
+    if not shown:
+        return LoadOutcome([], "", Message("Nothing to show", f"No slices could be read from {names}.", problems))
+    total = sum(len(c.store.slices) for c in shown)
+    status = f"{len(shown)} card(s), {total:,} slices".replace(",", " ")
+    errors = [c.analysis_error for c in shown if c.analysis_error]
+    if errors:
+        status += f"  ·  {errors[0]}"
+    if failures:
+        status += f"  ·  {failures[0]} ({LOAD_REPORT_MENU})"
+    message = None
+    if problems:
+        message = Message("Loaded with problems", f"{names} was only partly readable; what could be read is "
+                          "shown.", problems)
+    elif problems_text(shown, notes=True):
+        status += f"  ·  the loader left remarks: {LOAD_REPORT_MENU}"
+    return LoadOutcome(shown, status, message)
+
+
+def summary_status(session) -> str:
+    """The status line once a summary folder is analysed: its cards, findings, and what to know of them."""
+    n = len(session.findings)
+    text = f"{len(session.cards)} summarised card(s), {n} finding{'s' if n != 1 else ''}"
+    if session.failed:
+        text += f"  ·  {len(session.failed)} card(s) could not be summarised"
+    if session.stamps:  # made by another version or code: their numbers may differ from this one's
+        text += f"  ·  {len(session.stamps)} card(s) summarised by another timelineview (summarize again)"
+    return text
+
+
+def unsummarised_status(session) -> str:
+    """The status line when a summary opens with cards that could not be summarised ("" when none)."""
+    if not session.failed:
+        return ""
+    return (f"{len(session.failed)} card(s) could not be summarised: "
+            + ", ".join(str(e.get("card")) for e in session.failed[:FAILED_SHOWN]))
