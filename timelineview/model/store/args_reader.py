@@ -23,8 +23,8 @@ import numpy as np
 import orjson
 
 from timelineview.model.decode.chunk_decode import read_range, split_chunk
+from timelineview.model.decode.damaged.tolerant import parse_object
 from timelineview.model.decode.event_types import raw_list_decoder
-from timelineview.model.decode.tolerant import parse_object
 from timelineview.model.decode.unicode_repair import repair_in_place
 from timelineview.model.store.file_stamp import FileStamp, file_stamp
 
