@@ -1,5 +1,5 @@
 """Where an element starts: every caller of the one rule (``element_start``) agrees with a slow reference
-written here from the format (trace-format §2.1: the events are ``[{...},{...}]``, elements after the
+written here from the format (docs/trace-format.md §2.1: the events are ``[{...},{...}]``, elements after the
 array's '[' or a ',', pretty-printed with blanks by some writers), on random JSON-ish bytes."""
 
 from __future__ import annotations

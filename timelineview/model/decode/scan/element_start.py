@@ -5,7 +5,7 @@ the split of a damaged range (``range_split``) and its compiled walk (``stretch_
 a '{' starts an element when the first byte after it, across at most LOOK blanks, is '"' (an event's
 first key), and the first byte before it, across at most LOOK blanks, is ',' or there is none. A buffer
 handed to these starts at a top-level position (just after the array's '[' or an element's ','), so a
-'{' with only blanks before it is the first element of the buffer (trace-format §2.1: ``[{...},{...}]``,
+'{' with only blanks before it is the first element of the buffer (docs/trace-format.md §2.1: ``[{...},{...}]``,
 pretty-printed with indents and newlines by some writers). A start near the end of a range is judged on
 the bytes that follow in the buffer, as any other: where a range ends says nothing about the format.
 

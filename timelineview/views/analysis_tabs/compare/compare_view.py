@@ -14,7 +14,7 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtWidgets
 
-from timelineview.analysis.run_diff import CardDelta, RunDiff
+from timelineview.analysis.diff.run_diff import CardDelta, RunDiff
 from timelineview.views.analysis_tabs.compare.both_runs import highlight_in_both, show_both_runs
 from timelineview.views.analysis_tabs.compare.compare_worker import CompareWorker, start_compare
 from timelineview.views.analysis_tabs.compare.delta_tables import (

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6 import QtCore
 
-from timelineview.analysis.run_diff import diff_runs
+from timelineview.analysis.diff.run_diff import diff_runs
 from timelineview.analysis.session import AnalysisSession
 from timelineview.views.load_worker import LoadWorker
 
