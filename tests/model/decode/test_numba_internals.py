@@ -44,6 +44,9 @@ def test_a_numba_without_them_is_named_with_its_version():
 
 
 KERNEL = "def add_one(x):\n    return x + 1\n"
+# numba keeps a weak proxy to each dispatcher it compiled: one dropped leaves a dead proxy among the
+# objects the collector tracks, which a later test walking them trips over
+_COMPILED: list = []
 
 
 @needs_numba
@@ -58,6 +61,7 @@ def test_a_keyed_cache_is_missed_when_its_text_changes_and_hit_when_not(tmp_path
 
     def compiled(extra: str) -> tuple[int, int]:
         dispatcher = numba.njit(module.add_one)
+        _COMPILED.append(dispatcher)
         assert numba_internals.key_cache(numba, dispatcher, module.add_one, extra)
         assert numba_internals.cache_extra(dispatcher) == extra
         assert dispatcher(41) == 42

@@ -29,6 +29,15 @@ def _probe() -> int:
     return 0
 
 
+@functools.cache
+def _compiled_probe(numba: ModuleType) -> Any:
+    """``_probe`` compiled without NRT, once: numba keeps a weak proxy to every dispatcher it compiled,
+    and one dropped leaves a dead proxy behind."""
+    dispatcher = numba.njit(**NO_NRT)(_probe)
+    dispatcher()
+    return dispatcher
+
+
 def _function_cache(numba: ModuleType) -> Any:
     caching = getattr(getattr(numba, "core", None), "caching", None)
     return getattr(caching, "FunctionCache", None)
@@ -87,7 +96,7 @@ def missing_internals(numba: ModuleType, compile_probe: bool = True) -> list[str
         missing.append(f"numba.njit(...).{DISPATCHER_CACHE}")
     if compile_probe:
         try:
-            numba.njit(**NO_NRT)(_probe)()
+            _compiled_probe(numba)
         except Exception as exc:  # an option numba no longer knows fails the compile
             missing.append(f"numba.njit option {', '.join(NO_NRT)} ({type(exc).__name__}: {exc})")
     return missing
