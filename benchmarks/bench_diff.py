@@ -63,7 +63,7 @@ def child_stages(base: str, new: str) -> dict:
     """The command's steps one by one: where its time goes beyond the loads."""
     import orjson
 
-    from timelineview.analysis.run_diff import diff_runs
+    from timelineview.analysis.diff.run_diff import diff_runs
     from timelineview.analysis.session import AnalysisSession
     from timelineview.model import load
     from timelineview.model.load.loader import shutdown_pool

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from timelineview.analysis.communication.links import Links
-from timelineview.analysis.link_diff import link_deltas
+from timelineview.analysis.diff.link_diff import link_deltas
 
 
 def links(rows: list[tuple[int, int, str, int, int]]) -> Links:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from timelineview.analysis.run_diff import MEMORY_KEYS, diff_runs
+from timelineview.analysis.diff.run_diff import MEMORY_KEYS, diff_runs
 from timelineview.analysis.session import AnalysisSession
 from timelineview.commands.diff import diff_main, format_text
 from timelineview.model import load

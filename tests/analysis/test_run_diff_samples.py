@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from timelineview.analysis.run_diff import diff_runs
+from timelineview.analysis.diff.run_diff import diff_runs
 from timelineview.analysis.session import AnalysisSession
 from timelineview.model import load
 

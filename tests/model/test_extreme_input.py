@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from timelineview.model.decode import scan_decode
 from timelineview.model.decode.chunk_result import CUT_MARK, MAX_NAME_CHARS
+from timelineview.model.decode.scan import scan_decode
 from timelineview.model.store.lanes import Metadata, _num_key, layout_lanes
 
 from .decode.test_scanner_equivalence import assert_same, load_both

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.views.summary.conftest import summaries, traces  # noqa: F401 - the generated summaries, as fixtures
-from timelineview.analysis.run_diff import diff_runs
+from timelineview.analysis.diff.run_diff import diff_runs
 from timelineview.analysis.session import AnalysisSession
 from timelineview.model import load
 from timelineview.synthetic import cluster_specs, generate_cluster

@@ -98,7 +98,7 @@ class Session:
         """The ``timelineview diff --json`` document of this run (the base) against ``other`` (the new run)."""
         if self.summary is not None or other.summary is not None:
             raise ValueError("comparing runs reads their traces: open the traces, not a summary folder")
-        from timelineview.analysis.run_diff import diff_runs
+        from timelineview.analysis.diff.run_diff import diff_runs
 
         return diff_runs(self.analysis, other.analysis).document()
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import orjson
 
-from timelineview.analysis.link_diff import LinkDelta
-from timelineview.analysis.run_diff import MEMORY_KEYS, RunDiff, diff_runs
+from timelineview.analysis.diff.link_diff import LinkDelta
+from timelineview.analysis.diff.run_diff import MEMORY_KEYS, RunDiff, diff_runs
 from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.summaries.card_summary import read_manifest
 from timelineview.analysis.summaries.summary_session import (

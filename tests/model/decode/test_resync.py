@@ -8,7 +8,7 @@ import time
 import pytest
 
 from timelineview.model import load
-from timelineview.model.decode import tolerant
+from timelineview.model.decode.damaged import tolerant
 
 from ..tracefile import reference_slices, slice_set, x_event
 

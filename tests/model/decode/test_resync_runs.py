@@ -11,7 +11,8 @@ import re
 import pytest
 
 from timelineview.model import load
-from timelineview.model.decode import chunk_decode, range_split, tolerant
+from timelineview.model.decode import chunk_decode
+from timelineview.model.decode.damaged import range_split, tolerant
 from timelineview.model.load.jit import scanner_available
 from timelineview.model.store.report import MAX_EXAMPLES
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from timelineview.model.decode import scan_codes as codes
-from timelineview.model.decode.scan_columns import (
+from timelineview.model.decode.scan import scan_codes as codes
+from timelineview.model.decode.scan.scan_columns import (
     GROUP_TYPES,
     GROUPS,
     SAMPLE_ELEMENT,
@@ -32,7 +32,7 @@ def test_scan_record_and_group_tuples_are_the_spec_in_its_order():
 
 @pytest.mark.skipif(not scanner_available(), reason="numba is not installed")
 def test_a_scan_writes_every_array_with_the_spec_dtype_and_the_values_by_hand():
-    from timelineview.model.decode import byte_scan
+    from timelineview.model.decode.scan import byte_scan
 
     text = (b'[{"ph":"X","name":"a","pid":1,"tid":2,"ts":"1.5","dur":2},'
             b' {"ph":"C","name":"m","pid":1,"ts":3,"args":{"v":1.5}},'

@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from timelineview.model.decode import scan_codes, scan_jit
+from timelineview.model.decode.scan import scan_codes, scan_jit
 from timelineview.model.load.jit import scanner_available
 from timelineview.provenance import text_digest
 
-DECODE = Path(scan_jit.__file__).parent
+DECODE = scan_jit.DECODE_DIR
 PACKAGE = "timelineview.model.decode"
 
 
@@ -31,33 +31,41 @@ def test_the_stamp_changes_with_any_file_and_only_then(tmp_path):
 
 
 def _decode_imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text())
-    return {node.module.rsplit(".", 1)[1] for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(PACKAGE + ".")}
+    """The decode package's modules ``path`` imports, by path in the package ("scan/byte_scan")."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not (isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(PACKAGE)):
+            continue
+        folder = node.module[len(PACKAGE):].lstrip(".").replace(".", "/")
+        if (DECODE / f"{folder}.py").is_file():
+            found.add(folder)
+        else:  # "from <package>.scan import byte_scan"
+            found |= {f"{folder}/{a.name}".lstrip("/") for a in node.names
+                      if (DECODE / folder / f"{a.name}.py").is_file()}
+    return found
 
 
 def test_every_module_the_kernels_are_made_of_is_in_the_stamp():
     listed = set(scan_jit.KERNEL_MODULES)
-    with_kernels = {p.stem for p in DECODE.glob("*.py") if "@jit\n" in p.read_text()}
-    assert with_kernels <= listed
+    with_kernels = {p.relative_to(DECODE).with_suffix("").as_posix() for p in DECODE.rglob("*.py")
+                    if "@jit\n" in p.read_text() or " = jit(" in p.read_text()}
+    assert with_kernels and with_kernels <= listed
     for name in listed:
         assert _decode_imports(DECODE / f"{name}.py") <= listed, name
 
 
 @pytest.mark.skipif(not scanner_available(), reason="numba is not installed")
 def test_the_scanner_is_cached_under_that_stamp():
-    from timelineview.model.decode import byte_scan
+    from timelineview.model.decode.scan import byte_scan, numba_internals
 
     stamp = text_digest(tuple(DECODE / f"{name}.py" for name in scan_jit.KERNEL_MODULES))
-    for kernel in (byte_scan._scan, byte_scan.skip_ws, byte_scan.find_string):
-        cache = kernel._cache
-        assert isinstance(cache, scan_jit.KernelCache)
-        assert cache._cache_file._source_stamp[1] == stamp
+    for kernel in (byte_scan._scan, byte_scan.skip_ws, byte_scan.find_string, byte_scan.next_object_start):
+        assert numba_internals.cache_extra(kernel) == stamp
 
 
 @pytest.mark.skipif(not scanner_available(), reason="numba is not installed")
 def test_key_codes_by_hand():
-    from timelineview.model.decode.byte_scan_text import key_code
+    from timelineview.model.decode.scan.byte_scan_text import key_code
 
     s = scan_codes
     known = {"ph": s.KEY_PH, "name": s.KEY_NAME, "pid": s.KEY_PID, "tid": s.KEY_TID, "ts": s.KEY_TS,
@@ -102,7 +110,7 @@ def test_numba_never_rebinds_the_standard_streams():
 
     pytest.importorskip("numba")
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING"}
-    probe = NUMBA_STREAMS_PROBE.format(module="timelineview.model.decode.scan_jit")
+    probe = NUMBA_STREAMS_PROBE.format(module="timelineview.model.decode.scan.scan_jit")
     done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120,
                           check=True)
     assert done.stdout.strip() == "", f"numba rebound sys.{done.stdout.strip()} while formatting an error"
@@ -118,4 +126,4 @@ def test_numba_is_imported_in_one_place():
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             if any(n == "numba" or n.startswith("numba.") for n in names):
                 importers.add(path.relative_to(package).as_posix())
-    assert importers == {"model/decode/scan_jit.py"}
+    assert importers == {"model/decode/scan/scan_jit.py"}

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from timelineview.model import load
-from timelineview.model.decode.scan_codes import RANGE_OK
+from timelineview.model.decode.scan.scan_codes import RANGE_OK
 from timelineview.model.load.jit import scanner_available, warm_scanner
 from timelineview.synthetic import CardSpec, WriteOptions, generate_card
 
@@ -95,8 +95,8 @@ def test_generated_layouts_load_the_same(tmp_path, monkeypatch, layout, pretty):
 
 def test_the_scanner_reads_most_ranges_of_a_generated_file(tmp_path):
     """It is a fast path only if it is taken: count the ranges it declines."""
-    from timelineview.model.decode import byte_scan
     from timelineview.model.decode.layout_scan import locate_array, plan_ranges
+    from timelineview.model.decode.scan import byte_scan
 
     target = tmp_path / "trace_view.json"
     generate_card(target, CardSpec(seed=1, steps=2, tasks_per_step=80), "msprof")
@@ -112,8 +112,8 @@ def test_a_scan_that_stops_to_grow_its_arrays_gives_the_same_output(tmp_path):
     """The compiled scan allocates nothing: when an array is full it stops, the caller
     grows it, and the scan resumes at that element. Starting every array at its smallest
     size makes it stop hundreds of times; the output must not change."""
-    from timelineview.model.decode import byte_scan
     from timelineview.model.decode.layout_scan import locate_array, plan_ranges
+    from timelineview.model.decode.scan import byte_scan
 
     target = tmp_path / "trace_view.json"
     generate_card(target, CardSpec(seed=3, steps=2, streams=3, tasks_per_step=60), "msprof")
@@ -185,7 +185,7 @@ def test_random_events_load_the_same(tmp_path_factory, monkeypatch, seed, chunk)
 def test_random_events_scan_the_same_when_the_scan_stops_for_room(seed):
     """Stops to grow arrays in ranges that the scanner then declines, or that hold
     counters and flows, change nothing in what it returns."""
-    from timelineview.model.decode import byte_scan
+    from timelineview.model.decode.scan import byte_scan
 
     rng = random.Random(seed)
     events = [_event_text(rng) for _ in range(rng.randint(1, 80))]
@@ -247,8 +247,8 @@ def test_a_bare_integer_time_reads_as_a_float_in_an_element_read_alone(tmp_path,
 
 
 def test_the_scanner_reads_on_past_a_damaged_element():
-    from timelineview.model.decode import byte_scan
-    from timelineview.model.decode.scan_codes import RANGE_HOLES
+    from timelineview.model.decode.scan import byte_scan
+    from timelineview.model.decode.scan.scan_codes import RANGE_HOLES
 
     events = [json.dumps({"ph": "X", "name": f"op{k}", "pid": 1, "tid": 1, "ts": k, "dur": 1}) for k in range(9)]
     events[3] = events[3].replace('"dur"', '"dur" "')  # broken
@@ -416,7 +416,7 @@ def test_counters_load_the_same(tmp_path, monkeypatch):
 def test_the_string_table_decodes_as_each_string_would(strings):
     """``_texts`` decodes the scanner's strings in one go; each must come out as
     ``json.loads`` reads it, escaped ones (quotes, controls, unicode escapes) included."""
-    from timelineview.model.decode.scan_decode import _texts
+    from timelineview.model.decode.scan.scan_decode import _texts
 
     text = "[" + ",".join(json.dumps(s, ensure_ascii=len(s) % 2 == 0) for s in strings) + "]"
     data = memoryview(bytearray(text.encode()))

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from timelineview.model.decode import range_split
-from timelineview.model.decode.range_split import split
-from timelineview.model.decode.tolerant import UNREADABLE
+from timelineview.model.decode.damaged import range_split
+from timelineview.model.decode.damaged.range_split import split
+from timelineview.model.decode.damaged.tolerant import UNREADABLE
 from timelineview.model.load.jit import scanner_available
 
 from .test_fuzz_damage import MUTATION, mutate
@@ -24,7 +24,7 @@ _raw = msgspec.json.Decoder(msgspec.Raw)
 
 
 def walk_kernel():
-    from timelineview.model.decode import stretch_walk
+    from timelineview.model.decode.damaged import stretch_walk
 
     return stretch_walk
 

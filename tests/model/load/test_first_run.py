@@ -126,9 +126,10 @@ def test_a_scanner_that_turns_out_to_compile_is_not_waited_for(monkeypatch):
 def _freeze_kernels(tmp_path, monkeypatch):
     """A copy of the decode sources for the marker's key (the tree's may be edited meanwhile)."""
     decode = tmp_path / "decode"
-    decode.mkdir()
-    for src in jit._DECODE_DIR.glob("*.py"):
-        (decode / src.name).write_bytes(src.read_bytes())
+    for src in jit._DECODE_DIR.rglob("*.py"):
+        copy = decode / src.relative_to(jit._DECODE_DIR)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_bytes(src.read_bytes())
     monkeypatch.setattr(jit, "_DECODE_DIR", decode)
     return decode
 
@@ -144,7 +145,8 @@ def test_the_cache_marker_is_keyed_on_the_cache_folder_and_the_kernels(tmp_path,
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "other"))
     assert not jit.scanner_cached()
     key = jit._cache_key(tmp_path)
-    (decode / "byte_scan.py").write_text((decode / "byte_scan.py").read_text() + "\n# edited\n")
+    kernel = decode / "scan" / "byte_scan.py"
+    kernel.write_text(kernel.read_text() + "\n# edited\n")
     assert jit._cache_key(tmp_path) != key  # an edited kernel is not the cached one
 
 
@@ -302,7 +304,7 @@ def test_readying_the_scanner_skips_numbas_blas_check(trace, events):
         pytest.skip("numba is not installed")
     child = ("import sys\n"
              "from timelineview.model.load.jit import warm_scanner, scanner_is_warm\n"
-             "from timelineview.model.decode.scan_decode import decode_group\n"
+             "from timelineview.model.decode.scan.scan_decode import decode_group\n"
              "from timelineview.model.decode.layout_scan import locate_array, plan_ranges\n"
              "warm_scanner()\n"
              "bounds = locate_array(sys.argv[1])\n"

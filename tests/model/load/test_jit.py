@@ -13,7 +13,7 @@ pytestmark = pytest.mark.skipif(not jit.scanner_available(), reason="numba is no
 
 
 def _counting_scanner(monkeypatch) -> list[int]:
-    from timelineview.model.decode import byte_scan
+    from timelineview.model.decode.scan import byte_scan
 
     calls: list[int] = []
     real = byte_scan.scan_ranges

@@ -130,10 +130,11 @@ def test_an_entry_of_other_code_is_rebuilt(tmp_path, monkeypatch):
 
 
 def load_source(trace: Path):
+    from timelineview.model.load.cached_cards import card_files
     from timelineview.model.load.loader import card_sources
 
     [src] = card_sources(trace)
-    return src
+    return card_files(src)
 
 
 def test_the_code_stamp_follows_every_source_file_and_the_version(tmp_path, monkeypatch):

@@ -12,7 +12,7 @@ import pytest
 from PySide6 import QtCore, QtGui
 
 from tests.analysis.test_run_diff import run as factory_run
-from timelineview.analysis.run_diff import COMM_KEYS, diff_runs
+from timelineview.analysis.diff.run_diff import COMM_KEYS, diff_runs
 from timelineview.app import parse_args
 from timelineview.synthetic import cluster_specs, generate_cluster
 from timelineview.views.analysis_tabs.compare.compare_view import CompareView

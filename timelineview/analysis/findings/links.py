@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from timelineview.analysis.findings.evaluate import EVIDENCE_SPANS, Finding, fmt_us, make_finding
+from timelineview.analysis.findings.records import Finding, fmt_us, make_finding
 from timelineview.analysis.findings.rules import RULE_BY_NAME
-from timelineview.analysis.findings.signals import CardSignals
+from timelineview.analysis.findings.signals import EVIDENCE_SPANS, CardSignals
 
 
 def gbps(value: float) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from timelineview.analysis.derived import DerivedIntervals
+from timelineview.analysis.findings.records import Evidence
 from timelineview.analysis.intervals import Intervals, intersect, union
 from timelineview.analysis.operators import CardOperators
 from timelineview.analysis.steps import StepWindow
@@ -45,8 +46,6 @@ class TransferSignals:
 
     @classmethod
     def from_document(cls, doc: dict) -> TransferSignals:
-        from timelineview.analysis.findings.evaluate import Evidence
-
         return cls({k: [Evidence(**e) for e in v] for k, v in doc["by_link"].items()}, doc["count"],
                    doc["odd_count"], doc["odd_share"], doc["odd_us"], [Evidence(**e) for e in doc["odd_longest"]])
 
@@ -94,8 +93,6 @@ class CardSignals:
         return self.fp_bp_us if self.has_phases else self.step_time_us
 
     def evidence(self, start_ns: int, end_ns: int, lane: str | None = None, name: str | None = None):
-        from timelineview.analysis.findings.evaluate import Evidence
-
         origin = self.store.t_origin
         return Evidence(self.card, (int(start_ns) - origin) / NS_PER_US, (int(end_ns) - origin) / NS_PER_US,
                         lane, name)

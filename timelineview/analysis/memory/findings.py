@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from timelineview.analysis.findings.evaluate import Evidence, Finding, make_finding
+from timelineview.analysis.findings.records import Evidence, Finding, make_finding
 from timelineview.analysis.findings.rules import RULE_BY_NAME
 from timelineview.analysis.memory.card import CardMemory, ComponentPeaks, mb
 from timelineview.analysis.memory.imbalance import memory_imbalance

@@ -29,9 +29,9 @@ from timelineview.model.decode.chunk_result import (
     add_instants,
     in_file_order,
 )
-from timelineview.model.decode.range_split import Elements, object_starts, split
-from timelineview.model.decode.scan_codes import LOOK
-from timelineview.model.decode.tolerant import UNREADABLE, parse_object
+from timelineview.model.decode.damaged.range_split import Elements, object_starts, split
+from timelineview.model.decode.damaged.tolerant import UNREADABLE, parse_object
+from timelineview.model.decode.scan.scan_codes import LOOK
 from timelineview.model.decode.typed_columns import columnarise
 
 EXTRA_BYTES = 64 << 10  # read past a range's end for its last element (4x more each time it is not enough);

@@ -25,6 +25,7 @@ from timelineview.model.store.cache import (
     save,
     source_stamps,
 )
+from timelineview.model.store.card_files import CardFiles
 from timelineview.model.store.trace_store import TraceStore
 
 _warned: set[str] = set()
@@ -55,14 +56,19 @@ def open_cache_dir(cache: bool | str | os.PathLike | None) -> tuple[Path | None,
     return folder, True
 
 
+def card_files(src: CardSource) -> CardFiles:
+    """What the cache needs of a discovered card."""
+    return CardFiles(src.label, src.rank, tuple(src.files))
+
+
 class CachedCards:
     """The cache's view of one load: file stamps and keys taken before the files are read."""
 
     def __init__(self, sources: list[CardSource], cache: bool | str | os.PathLike | None) -> None:
-        self.sources = sources
-        self.stamps = [source_stamps(src) for src in sources]
+        self.sources = [card_files(src) for src in sources]
+        self.stamps = [source_stamps(src) for src in self.sources]
         self.folder, self.writable = open_cache_dir(cache)
-        self.keys = [card_key(src, st) if self.folder else None for src, st in zip(sources, self.stamps)]
+        self.keys = [card_key(src, st) if self.folder else None for src, st in zip(self.sources, self.stamps)]
 
     def lookup(self, ci: int) -> TraceStore | None:
         """Card ``ci`` from the cache, or None."""

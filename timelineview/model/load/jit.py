@@ -37,6 +37,7 @@ COMPILE_STALE_S = 600.0  # a compile lock older than this was left by a killed c
 COMPILE_NICENESS = 19  # the background compile takes only what the loads leave of the CPU
 AUTOGROUP = "/proc/self/autogroup"  # Linux: the niceness of this process's session as a whole
 _DECODE_DIR = Path(__file__).resolve().parents[1] / "decode"
+SCANNER_FOLDER = "scan"  # the decode package's folder of the scanner's kernels, where numba caches them
 BLAS_MODULE = "scipy.linalg.cython_blas"  # what numba imports to look for BLAS
 
 
@@ -62,7 +63,9 @@ def warm_scanner() -> None:
     with _warm_lock:
         if scanner_available() and not _warm:
             with _numba_without_blas():  # numba imports its array maths at the first compile or cache load
-                from timelineview.model.decode import byte_scan, stretch_walk  # imported where used: ~100 MB
+                # imported where used: ~100 MB
+                from timelineview.model.decode.damaged import stretch_walk
+                from timelineview.model.decode.scan import byte_scan
 
                 byte_scan.warm()
                 stretch_walk.warm()
@@ -96,13 +99,14 @@ def scanner_is_warm() -> bool:
 
 
 def _cache_dir() -> Path:
-    """Where numba keeps the scanner's machine code (``NUMBA_CACHE_DIR``, else the decode
-    package's ``__pycache__``), or where the marker goes when that is not writable."""
+    """Where numba keeps the scanner's machine code (``NUMBA_CACHE_DIR``, else the ``__pycache__`` of the
+    kernels' folder), or where the marker goes when that is not writable."""
     env = os.environ.get("NUMBA_CACHE_DIR")
     if env:
         return Path(env)
-    local = _DECODE_DIR / "__pycache__"
-    if os.access(local if local.exists() else _DECODE_DIR, os.W_OK):
+    kernels = _DECODE_DIR / SCANNER_FOLDER
+    local = kernels / "__pycache__"
+    if os.access(local if local.exists() else kernels, os.W_OK):
         return local
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "timelineview"
 
@@ -111,7 +115,7 @@ def _cache_key(folder: Path) -> str:
     """What numba's cached code depends on: the kernels' text, numba, the Python version, the folder."""
     digest = hashlib.sha256()
     # the kernels' stamp is computed by provenance: a change there changes numba's keys too
-    sources = sorted(_DECODE_DIR.glob("*.py")) + [Path(stack_walk.__file__), Path(provenance.__file__)]
+    sources = sorted(_DECODE_DIR.rglob("*.py")) + [Path(stack_walk.__file__), Path(provenance.__file__)]
     digest.update(provenance.text_digest(sources).encode())
     try:
         numba_version = importlib.metadata.version("numba")

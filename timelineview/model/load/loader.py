@@ -26,7 +26,7 @@ from timelineview.model.database import is_database_source, load_database_source
 from timelineview.model.decode.chunk_decode import decode_range, release_read_buffers, split_chunk, unread
 from timelineview.model.decode.chunk_result import MAX_NAME_CHARS, ChunkResult, PackedResults, pack, unpack
 from timelineview.model.decode.layout_scan import ArrayBounds, locate_array, plan_ranges
-from timelineview.model.decode.scan_decode import decode_group
+from timelineview.model.decode.scan.scan_decode import decode_group
 from timelineview.model.discovery import CardSource, find_cards
 from timelineview.model.load import gunzip, heap
 from timelineview.model.load.cached_cards import CachedCards

@@ -12,19 +12,20 @@ that the chunk still holds as many elements): when the file changed, it raises
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 import numpy as np
 import orjson
 
 from timelineview.model.decode.chunk_decode import read_range, split_chunk
+from timelineview.model.decode.damaged.tolerant import parse_object
 from timelineview.model.decode.event_types import raw_list_decoder
-from timelineview.model.decode.tolerant import parse_object
 from timelineview.model.decode.unicode_repair import repair_in_place
 from timelineview.model.store.file_stamp import FileStamp, file_stamp
 
@@ -32,6 +33,7 @@ CHANGED = "the trace file changed since it was loaded; args unavailable"
 REMOVED = "the trace file is gone since it was loaded; args unavailable"
 MAX_DEPTH = 64  # containers in args nested deeper are shown as unreadable
 TOO_DEEP = f"(unreadable: nested more than {MAX_DEPTH} deep)"
+ArgsType = TypeVar("ArgsType", bound=msgspec.Struct)
 
 
 class TraceFileChanged(OSError):
@@ -114,6 +116,46 @@ class ArgsReader:
                 self._cache.popitem(last=False)
         return elems
 
+    def _raw_elements(self, c: int) -> list[msgspec.Raw] | None:
+        """Chunk ``c``'s elements as raw JSON (msgspec scans them, builds nothing) when the loader read
+        it on its fast path, else None. Not cached: a bulk read goes through each chunk once."""
+        if not self.chunks.fast[c]:
+            return None
+        try:
+            return raw_list_decoder.decode(self.read_chunk(c))
+        except msgspec.DecodeError:
+            return None
+
+    def args_as(self, ordinals: np.ndarray, args_type: type[ArgsType]) -> list[ArgsType | None]:
+        """The args of the events at ``ordinals`` decoded straight into ``args_type`` (a msgspec
+        ``Struct``: only its fields are built), None where an event has none. Each chunk is read once,
+        and only the wanted elements of a fast-path chunk are decoded; those of a damaged chunk, and an
+        element that does not decode so, give their args dict (as ``__call__``) converted
+        (``convert_args``)."""
+        ordinals = np.asarray(ordinals, dtype=np.int64)
+        out: list[ArgsType | None] = [None] * len(ordinals)
+        if not len(ordinals):
+            return out
+        chunk_of = np.searchsorted(self.chunks.first, ordinals, side="right") - 1
+        order = np.argsort(chunk_of, kind="stable")
+        decode = _args_decoder(args_type).decode
+        for group in np.split(order, np.flatnonzero(np.diff(chunk_of[order])) + 1):
+            c = int(chunk_of[group[0]])
+            if c < 0:
+                continue
+            raw = self._raw_elements(c)
+            first = int(self.chunks.first[c])
+            for i in group.tolist():
+                k = int(ordinals[i]) - first
+                if raw is not None and 0 <= k < len(raw):
+                    try:
+                        out[i] = decode(raw[k]).args
+                        continue
+                    except msgspec.DecodeError:  # an odd element (args not an object …): as a dict
+                        pass
+                out[i] = convert_args(self(ordinals[i:i + 1])[0], args_type)
+        return out
+
     def event(self, ordinal: int) -> dict[str, Any] | None:
         """The whole event at a card ordinal, decoded from the file."""
         c = int(np.searchsorted(self.chunks.first, ordinal, side="right")) - 1
@@ -136,6 +178,23 @@ class ArgsReader:
                 if 0 <= k < len(elems):
                     out[i] = _args_of(elems[k])
         return out
+
+
+@functools.cache
+def _args_decoder(args_type: type) -> msgspec.json.Decoder:
+    """A decoder of an event that builds only its ``args``, as ``args_type``."""
+    event = msgspec.defstruct(f"EventWith{args_type.__name__}", [("args", args_type | None, None)], gc=False)
+    return msgspec.json.Decoder(event)
+
+
+def convert_args(args: dict[str, Any] | None, args_type: type[ArgsType]) -> ArgsType | None:
+    """An args dict as ``args_type`` (None for no args, or args that do not fit it)."""
+    if not isinstance(args, dict):
+        return None
+    try:
+        return msgspec.convert(args, args_type)
+    except msgspec.ValidationError:
+        return None
 
 
 def _event_of(data: bytes) -> dict[str, Any] | None:

@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 import orjson
 
-from timelineview.model.discovery import CardSource
 from timelineview.model.store.args_reader import ArgsReader, ChunkTable
+from timelineview.model.store.card_files import CardFiles
 from timelineview.model.store.entry_checks import CorruptEntry, check_chunks, check_entry, check_ids
 from timelineview.model.store.file_stamp import FileStamp, file_stamp, sample_digest
 from timelineview.model.store.interval_index import IntervalIndex
@@ -69,12 +69,12 @@ def default_cache_dir() -> Path:
     return Path(base) / "timelineview"
 
 
-def source_stamps(src: CardSource) -> dict[str, FileStamp | None]:
+def source_stamps(src: CardFiles) -> dict[str, FileStamp | None]:
     """Each file's identity now, by the path the loader reads it under."""
     return {str(f): file_stamp(f) for f in src.files}
 
 
-def card_key(src: CardSource, stamps: dict[str, FileStamp | None] | None = None) -> str | None:
+def card_key(src: CardFiles, stamps: dict[str, FileStamp | None] | None = None) -> str | None:
     """Key of a card's files as they are (or as ``stamps`` saw them, with their content sampled
     now); None when it cannot be cached."""
     if not src.files:
@@ -138,7 +138,7 @@ def _load_meta(data: bytes) -> Any:
         return json.loads(data)  # written by ``json`` (lone surrogates escaped)
 
 
-def _columns(store: TraceStore, src: CardSource) -> tuple[dict[str, np.ndarray], dict[str, list]] | None:
+def _columns(store: TraceStore, src: CardFiles) -> tuple[dict[str, np.ndarray], dict[str, list]] | None:
     """The store's arrays and lists by name; None when it cannot be cached."""
     arrays: dict[str, np.ndarray] = {}
     lists: dict[str, list] = {}
@@ -160,7 +160,7 @@ def _columns(store: TraceStore, src: CardSource) -> tuple[dict[str, np.ndarray],
     return {k: np.ascontiguousarray(v) for k, v in arrays.items()}, lists
 
 
-def save(store: TraceStore, src: CardSource, cache_dir: Path, key: str | None = None) -> Path | None:
+def save(store: TraceStore, src: CardFiles, cache_dir: Path, key: str | None = None) -> Path | None:
     """Write ``store`` under ``cache_dir`` as entry ``key`` (default: the files as they are now);
     returns its folder, or None when it was not written (not cacheable, no room, an error)."""
     key = card_key(src) if key is None else key
@@ -205,7 +205,7 @@ def _build(cls: type, prefix: str, arrays: dict, lists: dict):
     return cls(**kwargs)
 
 
-def load_cached(src: CardSource, cache_dir: Path, key: str | None = None,
+def load_cached(src: CardFiles, cache_dir: Path, key: str | None = None,
                 stamps: dict[str, FileStamp | None] | None = None) -> TraceStore | None:
     """The cached store of this card (entry ``key``, default: its files as they are now),
     memory-mapped, or None. An entry that fails its checks is deleted."""
@@ -230,7 +230,7 @@ def load_cached(src: CardSource, cache_dir: Path, key: str | None = None,
     return store
 
 
-def _open_entry(folder: Path, meta: Any, key: str, src: CardSource,
+def _open_entry(folder: Path, meta: Any, key: str, src: CardFiles,
                 stamps: dict[str, FileStamp | None]) -> TraceStore:
     if (not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("key") != key
             or meta.get("code") != code_stamp(*CARD_CODE)):

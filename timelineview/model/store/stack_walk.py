@@ -75,7 +75,7 @@ def stack_levels_compiled(starts: np.ndarray, ends: np.ndarray, level: np.ndarra
     """``stack_levels_python`` compiled by numba (int64 arrays)."""
     global _compiled
     if _compiled is None:
-        from timelineview.model.decode.scan_jit import numba
+        from timelineview.model.decode.scan.scan_jit import numba
 
         _compiled = numba.njit(cache=True, nogil=True, boundscheck=False)(_stack_levels_kernel)
     n = len(starts)

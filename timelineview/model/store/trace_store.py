@@ -245,3 +245,15 @@ class TraceStore:
             return [None] * len(slice_indices)
         src = self.slices.src[np.asarray(slice_indices, dtype=np.int64)]
         return self._args_reader(src)
+
+    def args_many_as(self, slice_indices: np.ndarray, args_type: type) -> list:
+        """``args`` of several slices decoded into ``args_type`` (a msgspec ``Struct`` naming the keys
+        wanted: only those are built), None where a slice has none. For many slices of a large card,
+        several times faster than ``args_many``; the same values. Raises as ``args`` does when the
+        file changed."""
+        from timelineview.model.store.args_reader import convert_args  # (the decoders: not needed to hold a card)
+
+        as_type = getattr(self._args_reader, "args_as", None)
+        if as_type is None:  # a card built in memory, or read from a database
+            return [convert_args(a, args_type) for a in self.args_many(slice_indices)]
+        return as_type(self.slices.src[np.asarray(slice_indices, dtype=np.int64)], args_type)

@@ -1,5 +1,5 @@
 """The compare job: loads a second run like the main load and compares it with the run on screen (``RunDiff``
-of ``analysis.run_diff``, metrics.md §9), off the GUI thread. Its result is a :class:`ComparedRun`."""
+of ``analysis.diff.run_diff``, metrics.md §9), off the GUI thread. Its result is a :class:`ComparedRun`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from timelineview.analysis.run_diff import RunDiff, diff_runs
+from timelineview.analysis.diff.run_diff import RunDiff, diff_runs
 from timelineview.analysis.session import AnalysisSession
 from timelineview.views.jobs.job import Job, JobContext
 from timelineview.views.jobs.load_job import load_run

@@ -38,7 +38,7 @@ def as_new_run_card(card: CardView) -> RunCardView:
 
 
 class CardPair(NamedTuple):
-    """A base card and the new run's card matched with it (by rank, see ``analysis.run_diff``)."""
+    """A base card and the new run's card matched with it (by rank, see ``analysis.diff.run_diff``)."""
 
     base: CardView
     new: RunCardView

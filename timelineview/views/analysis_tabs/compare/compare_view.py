@@ -3,7 +3,7 @@
 The per-step phases of each card as paired bars and the per-card deltas (the card whose step time
 changed most first, or by rank), the operators, the collectives and the links whose time changed most
 (sortable; red slower, green faster), and differences in shape in words. Everything shown is the
-``RunDiff`` of ``analysis.run_diff``, the one ``timelineview diff`` prints. A step selector puts both
+``RunDiff`` of ``analysis.diff.run_diff``, the one ``timelineview diff`` prints. A step selector puts both
 runs on the timeline aligned at that step; double-clicking an operator shows its slices in both runs.
 Opened by File ▸ Compare with… or ``--compare NEW``.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtWidgets
 
-from timelineview.analysis.run_diff import CardDelta, RunDiff
+from timelineview.analysis.diff.run_diff import CardDelta, RunDiff
 from timelineview.views.analysis_tabs.compare.both_runs import highlight_in_both, show_both_runs
 from timelineview.views.analysis_tabs.compare.delta_tables import (
     CARD_COLUMNS,

@@ -1,13 +1,13 @@
 """The Compare tab's tables: per-card deltas, operators, collectives and links base → new, coloured by
 faster (green) or slower (red) and sortable as numbers. Every row comes from the
-``RunDiff`` (``analysis.run_diff``): nothing is computed here."""
+``RunDiff`` (``analysis.diff.run_diff``): nothing is computed here."""
 
 from __future__ import annotations
 
 from PySide6 import QtCore, QtGui
 
-from timelineview.analysis.link_diff import LinkDelta
-from timelineview.analysis.run_diff import COMM_KEYS, MEMORY_KEYS, PHASE_KEYS, CardDelta, NameDelta
+from timelineview.analysis.diff.link_diff import LinkDelta
+from timelineview.analysis.diff.run_diff import COMM_KEYS, MEMORY_KEYS, PHASE_KEYS, CardDelta, NameDelta
 from timelineview.views.analysis_tabs.compare.phase_bars import CHANGE_SHARE, FASTER_COLOUR, SLOWER_COLOUR
 from timelineview.views.analysis_tabs.record_table import COUNT, TEXT, TIME_US, RecordColumn, RecordTableModel
 from timelineview.viewstate.tabs.paired_bars import phase_title

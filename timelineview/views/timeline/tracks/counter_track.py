@@ -5,31 +5,15 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore, QtGui
 
-from timelineview.views.painting import draw_rects, rect_array
+from timelineview.views.painting import draw_rects
 from timelineview.views.timeline.tracks.card_track import CardTrackItem
+from timelineview.views.timeline.tracks.column_plot import merged_columns, value_y
 from timelineview.views.timeline.view_context import ViewContext
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.counter_units import counter_unit, format_counter
 from timelineview.viewstate.palette import SLICE_COLOURS, name_colour
 from timelineview.viewstate.timeline.lane_layout import COUNTER
 from timelineview.viewstate.timeline.lod import counter_columns
-
-
-def _to_y(v: np.ndarray, base: int, lo: float, hi: float, h: int) -> np.ndarray:
-    """Pixel y of values on a row whose baseline is ``base`` and height ``h``."""
-    return base - np.round((v - lo) / (hi - lo) * h).astype(np.int64)
-
-
-def _merged_columns(x: np.ndarray, top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
-    """1-px column rects, with runs of adjacent columns of equal extent merged into one rect
-    (a step-function counter then costs a few rects per step, not one per pixel)."""
-    if len(x) == 0:
-        return np.zeros((0, 4), np.int32)
-    new = np.ones(len(x), dtype=bool)
-    new[1:] = (x[1:] != x[:-1] + 1) | (top[1:] != top[:-1]) | (bottom[1:] != bottom[:-1])
-    first = np.flatnonzero(new)
-    last = np.append(first[1:], len(x)) - 1
-    return rect_array(x[first], top[first], x[last] + 1, bottom[first])
 
 
 class CounterTrackItem(CardTrackItem):
@@ -86,11 +70,11 @@ class CounterTrackItem(CardTrackItem):
             h = row.height - 6
             base = top + h
             x = np.flatnonzero(has)
-            y_hi = _to_y(high[x], base, lo, hi, h)
-            y_lo = _to_y(low[x], base, lo, hi, h)
-            y_zero = int(_to_y(np.array([max(lo, 0.0)]), base, lo, hi, h)[0])
-            fill = _merged_columns(x + left, np.minimum(y_hi, y_zero), np.maximum(y_hi, y_zero) + 1)
-            line = _merged_columns(x + left, y_hi - 1, y_lo + 1)
+            y_hi = value_y(high[x], base, lo, hi, h)
+            y_lo = value_y(low[x], base, lo, hi, h)
+            y_zero = int(value_y(np.array([max(lo, 0.0)]), base, lo, hi, h)[0])
+            fill = merged_columns(x + left, np.minimum(y_hi, y_zero), np.maximum(y_hi, y_zero) + 1)
+            line = merged_columns(x + left, y_hi - 1, y_lo + 1)
             rgb = SLICE_COLOURS[name_colour(counters.series_name[row.series])]
             colour = QtGui.QColor(*rgb).darker(115 if not ctx.theme.dark else 90)
             self._parts.append((colour, fill, line))

@@ -7,7 +7,7 @@ from PySide6 import QtCore, QtGui
 
 from timelineview.views.painting import draw_rects
 from timelineview.views.timeline.tracks.card_track import CardTrackItem
-from timelineview.views.timeline.tracks.counter_track import _merged_columns, _to_y
+from timelineview.views.timeline.tracks.column_plot import merged_columns, value_y
 from timelineview.views.timeline.view_context import ViewContext
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.timeline.lod import counter_columns
@@ -71,13 +71,13 @@ class MemoryTrackItem(CardTrackItem):
             base = top + h
             has, low, high = counter_columns(ts, values, t0, t1, width)
             x = np.flatnonzero(has)
-            y_hi, y_lo = _to_y(high[x], base, 0.0, hi, h), _to_y(low[x], base, 0.0, hi, h)
-            fill = _merged_columns(x + left, y_hi, np.full(len(x), base + 1))
-            line = _merged_columns(x + left, y_hi - 1, y_lo + 1)
+            y_hi, y_lo = value_y(high[x], base, 0.0, hi, h), value_y(low[x], base, 0.0, hi, h)
+            fill = merged_columns(x + left, y_hi, np.full(len(x), base + 1))
+            line = merged_columns(x + left, y_hi - 1, y_lo + 1)
             r_has, _, r_high = counter_columns(rt, rv, t0, t1, width)
             rx = np.flatnonzero(r_has)
-            ry = _to_y(r_high[rx], base, 0.0, hi, h)
-            reserved = _merged_columns(rx + left, ry - 1, ry + 1)
+            ry = value_y(r_high[rx], base, 0.0, hi, h)
+            reserved = merged_columns(rx + left, ry - 1, ry + 1)
             colour = QtGui.QColor(*COLOURS.get(curve.name, OTHER_COLOUR)).darker(110 if not ctx.theme.dark else 90)
             self._parts.append((colour, fill, line, reserved))
             peak = float(values.max()) if len(values) else 0.0

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from timelineview.model.decode.scan_codes import STRAY_CHARS
+from timelineview.model.decode.scan.scan_codes import STRAY_CHARS
 
 # a run of text an element may hold between brackets: plain characters, and strings that
 # end properly and are followed by what may follow a string in JSON

@@ -4,7 +4,8 @@ The kernels span several modules (``byte_scan`` calls those of ``byte_scan_text`
 ``byte_scan_numbers`` and ``byte_scan_tables``, and compiles in constants from
 ``scan_codes`` and ``scan_columns``). numba keys a cached function on its
 own file only, so after an edit to one of the others it would load the old machine code.
-Every kernel is therefore keyed on all of ``KERNEL_MODULES``.
+Every kernel is therefore keyed on all of ``KERNEL_MODULES`` (through ``numba_internals``, the one
+module that uses numba's private API).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import functools
 import os
 from pathlib import Path
 
+from timelineview.model.decode.scan import numba_internals
 from timelineview.provenance import text_digest
 
 # numba colours its error messages with colorama, which rebinds sys.stdout and sys.stderr around each message
@@ -28,33 +30,22 @@ try:  # numba is a dependency, but the loader must work (slower) without it
     from numba.extending import intrinsic
 except ImportError:  # pragma: no cover - exercised only where numba is missing
     numba = None
-try:  # numba's internals: without them each kernel is cached as numba does, on its own file
-    from numba.core.caching import FunctionCache
-except ImportError:  # pragma: no cover
-    FunctionCache = None
 
-# the modules whose text goes into the compiled scanner (functions or constants)
-KERNEL_MODULES = ("scan_jit", "scan_codes", "scan_columns", "timestamps", "byte_scan_text",
-                  "byte_scan_numbers", "byte_scan_tables", "byte_scan_arrays", "byte_scan", "stretch_walk")
-_HERE = Path(__file__).parent
+# the modules whose text goes into the compiled scanner (functions or constants), by path in the decode package
+KERNEL_MODULES = ("scan/scan_jit", "scan/numba_internals", "scan/scan_codes", "scan/scan_columns", "timestamps",
+                  "scan/element_start", "scan/byte_scan_text", "scan/byte_scan_numbers", "scan/byte_scan_tables",
+                  "scan/byte_scan_arrays", "scan/byte_scan", "damaged/stretch_walk")
+DECODE_DIR = Path(__file__).resolve().parents[1]
 
 
 @functools.cache
 def _stamp() -> str:
-    return text_digest(_HERE / f"{name}.py" for name in KERNEL_MODULES)
-
-
-if FunctionCache is not None:
-    class KernelCache(FunctionCache):
-        """numba's cache of one kernel, stale as soon as any of ``KERNEL_MODULES`` changes."""
-
-        def __init__(self, py_func) -> None:
-            super().__init__(py_func)
-            self._cache_file._source_stamp = (self._cache_file._source_stamp, _stamp())
+    return text_digest(DECODE_DIR / f"{name}.py" for name in KERNEL_MODULES)
 
 
 def jit(fn):
-    """Compile ``fn`` as a scanner kernel (the plain function without numba).
+    """Compile ``fn`` as a scanner kernel (the plain function without numba), cached on the text of
+    every one of ``KERNEL_MODULES``.
 
     Without NRT: no reference counting, which numba otherwise does with an atomic
     instruction each time an array is handed to a helper (once 40 % of the scan). The
@@ -62,13 +53,9 @@ def jit(fn):
     """
     if numba is None:
         return fn
-    dispatcher = numba.njit(nogil=True, boundscheck=False, _nrt=False)(fn)
-    try:
-        if FunctionCache is None:
-            raise AttributeError("numba.core.caching.FunctionCache")
-        dispatcher._cache = KernelCache(fn)
-    except (AttributeError, TypeError):  # numba's cache internals moved: its own keying, per file
-        dispatcher.enable_caching()
+    dispatcher = numba.njit(nogil=True, boundscheck=False, **numba_internals.NO_NRT)(fn)
+    if not numba_internals.key_cache(numba, dispatcher, fn, _stamp()):  # numba's internals moved
+        dispatcher.enable_caching()  # its own keying, per file
     return dispatcher
 
 

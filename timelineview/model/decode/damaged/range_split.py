@@ -16,9 +16,7 @@ from dataclasses import dataclass, field
 import msgspec
 import numpy as np
 
-from timelineview.model.decode.scan_codes import DEEP_RUN, DENSE, LOOK
-from timelineview.model.decode.tolerant import (
-    BLANKS,
+from timelineview.model.decode.damaged.tolerant import (
     MAX_PROBLEMS,
     PHASE_KEY,
     UNREADABLE,
@@ -29,6 +27,8 @@ from timelineview.model.decode.tolerant import (
     TolerantScan,
     parse_object,
 )
+from timelineview.model.decode.scan.element_start import PAST_LOOK, across_blanks, element_starts
+from timelineview.model.decode.scan.scan_codes import DEEP_RUN, DENSE
 
 _raw_value = msgspec.json.Decoder(msgspec.Raw)
 _raw_list = msgspec.json.Decoder(list[msgspec.Raw])
@@ -38,12 +38,10 @@ _TOP_BYTES = re.compile(rb"[^ \t\r\n,]")
 _PHASE_BYTES = PHASE_KEY.encode()
 _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")  # msgspec reads a lone one as the input cut short
 _RISKY = re.compile(rb"NaN|Infinity|\\u[dD][89a-fA-F]")  # what the tolerant parse reads and msgspec refuses
-_OPEN, _QUOTE, _COMMA = ord("{"), ord('"'), ord(",")
+_OPEN, _QUOTE = ord("{"), ord('"')
 _NESTING = np.zeros(256, dtype=np.int8)  # +1 opens, -1 closes
 _NESTING[[ord("{"), ord("[")]] = 1
 _NESTING[[ord("}"), ord("]")]] = -1
-_BLANK = np.zeros(256, dtype=bool)
-_BLANK[[ord(c) for c in BLANKS]] = True
 INTACT, DAMAGED, UNSURE, WHOLE, RETRY = 0, 1, 2, 3, 4  # what a look at a stretch between object starts (or a run) found
 
 
@@ -64,41 +62,10 @@ class Elements:
     unreadable: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
-def _across_blanks(a: np.ndarray, at: np.ndarray, step: int) -> np.ndarray:
-    """From each position ``at``, the first byte that is not whitespace going by ``step``
-    (-1 before the start, len(a) past the end; -2 when more than LOOK blanks were crossed)."""
-    at = at.copy()
-    live = np.flatnonzero((at >= 0) & (at < len(a)))
-    for _ in range(LOOK):
-        blank = _BLANK[a[at[live]]]
-        live = live[blank]
-        if not len(live):
-            return at
-        at[live] += step
-        live = live[(at[live] >= 0) & (at[live] < len(a))]
-    at[live[_BLANK[a[at[live]]]]] = -2
-    return at
-
-
 def _object_starts(data: bytes, limit: int, begin: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Where top-level objects start before ``limit`` as far as the bytes around them tell: a
-    '{' followed by '"' and preceded by ',' (or by nothing: the buffer's first element), and the
-    place of that ',' (-1 for none). A '{"' after ',' inside a string or a nested array is
-    found too; the decode of the stretches between them tells those apart. (Only those from
-    ``begin`` on, with ``begin``.)"""
-    a = np.frombuffer(data, dtype=np.uint8)[:limit + LOOK + 1]
-    opens = np.flatnonzero(a[begin:limit] == _OPEN) + begin
-    after = _across_blanks(a, opens + 1, 1)
-    before = _across_blanks(a, opens - 1, -1)
-    quoted = np.zeros(len(opens), dtype=bool)
-    inside = (after >= 0) & (after < len(a))
-    quoted[inside] = a[after[inside]] == _QUOTE
-    comma = np.zeros(len(opens), dtype=bool)
-    inside = before >= 0
-    comma[inside] = a[before[inside]] == _COMMA
-    first = before == -1
-    keep = quoted & (comma | first)
-    return opens[keep], np.where(first[keep], -1, before[keep])
+    """Where top-level objects start in data[begin:limit] as far as the bytes around them tell
+    (``element_start``), and the place of the ',' before each (-1 for none)."""
+    return element_starts(np.frombuffer(data, dtype=np.uint8), begin, limit)
 
 
 def _decode_error(view) -> str | None:
@@ -125,7 +92,7 @@ class _Splitter(ProblemLog):
         self.base = base
         a = np.frombuffer(data, dtype=np.uint8)
         if compiled:
-            from timelineview.model.decode import stretch_walk  # (numba: imported where it is used)
+            from timelineview.model.decode.damaged import stretch_walk  # (numba: imported where it is used)
 
             room = max(1, int(np.count_nonzero(a[:self.limit] == _OPEN)))
             starts, comma, ends = (np.empty(room, dtype=np.int64) for _ in range(3))
@@ -134,8 +101,8 @@ class _Splitter(ProblemLog):
         else:
             self.starts, comma = _object_starts(data, self.limit)
             # each stretch's element ends at the last non-blank byte before the next start's ','
-            ends = _across_blanks(a, comma[1:] - 1, -1)
-            for k in np.flatnonzero(ends == -2).tolist():  # a long run of blanks
+            ends = across_blanks(a, comma[1:] - 1, -1)
+            for k in np.flatnonzero(ends == PAST_LOOK).tolist():  # a long run of blanks
                 ends[k] = len(data[:comma[k + 1]].rstrip(b" \t\r\n")) - 1
             self.ends = np.append(ends + 1, -1)
         # the buffer behind one extra byte, so that '[' and ']' can stand in for the ',' around a run

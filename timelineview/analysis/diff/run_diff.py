@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from timelineview.analysis.communication.names import operator_kind
-from timelineview.analysis.link_diff import LinkDelta, link_deltas
-from timelineview.analysis.run_matching import BY_RANK, PAIRS_NAMED, match_cards, rank_renaming
+from timelineview.analysis.diff.link_diff import LinkDelta, link_deltas
+from timelineview.analysis.diff.run_matching import BY_RANK, PAIRS_NAMED, match_cards, rank_renaming
 from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.steps import PHASE_KEYS as STEP_PHASE_KEYS
 from timelineview.analysis.window import METRIC_KEYS

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from timelineview.model.decode.byte_scan_arrays import ScanArrays
-from timelineview.model.decode.byte_scan_numbers import (
+from timelineview.model.decode.scan.byte_scan_arrays import ScanArrays
+from timelineview.model.decode.scan.byte_scan_numbers import (
     decimal_id,
     int_token,
     is_integer,
@@ -36,14 +36,14 @@ from timelineview.model.decode.byte_scan_numbers import (
     time_number,
     time_string,
 )
-from timelineview.model.decode.byte_scan_tables import (
+from timelineview.model.decode.scan.byte_scan_tables import (
     earlier_copy,
     find_lane,
     find_string,
     insert_lane,
     string_hash,
 )
-from timelineview.model.decode.byte_scan_text import (
+from timelineview.model.decode.scan.byte_scan_text import (
     WATCH_DECLINED,
     WATCH_FOUND,
     counter_members,
@@ -54,7 +54,7 @@ from timelineview.model.decode.byte_scan_text import (
     skip_value,
     skip_ws,
 )
-from timelineview.model.decode.scan_codes import (
+from timelineview.model.decode.scan.scan_codes import (
     BP_END,
     CLOSE_OBJECT,
     COLON,
@@ -101,7 +101,7 @@ from timelineview.model.decode.scan_codes import (
     TOK_STR,
     ZERO,
 )
-from timelineview.model.decode.scan_columns import (
+from timelineview.model.decode.scan.scan_columns import (
     AT_ELEMENT,
     AT_LANES,
     AT_OFFSET,
@@ -140,7 +140,7 @@ from timelineview.model.decode.scan_columns import (
     STRINGS,
     Scan,
 )
-from timelineview.model.decode.scan_jit import byte_at, jit
+from timelineview.model.decode.scan.scan_jit import byte_at, jit
 
 _POW10 = np.array([10**k for k in range(19)], dtype=np.int64)
 # phases the typed decoder knows but the scanner leaves to it

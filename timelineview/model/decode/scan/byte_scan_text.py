@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from timelineview.model.decode.byte_scan_numbers import number
-from timelineview.model.decode.scan_codes import (
+from timelineview.model.decode.scan import element_start
+from timelineview.model.decode.scan.byte_scan_numbers import number
+from timelineview.model.decode.scan.element_start import NOT_A_START
+from timelineview.model.decode.scan.scan_codes import (
     BACKSLASH,
     CLOSE_ARRAY,
     CLOSE_OBJECT,
@@ -50,7 +52,6 @@ from timelineview.model.decode.scan_codes import (
     LEAD4_MAX,
     LEAD4_MIN,
     LEAD4_OVERLONG,
-    LOOK,
     MINUS,
     NEWLINE,
     NINE,
@@ -77,14 +78,14 @@ from timelineview.model.decode.scan_codes import (
     WORD_TS,
     ZERO,
 )
-from timelineview.model.decode.scan_columns import (
+from timelineview.model.decode.scan.scan_columns import (
     MEMBER_KEY_END,
     MEMBER_KEY_FLAGS,
     MEMBER_KEY_START,
     MEMBER_LENGTH,
     MEMBER_VALUE,
 )
-from timelineview.model.decode.scan_jit import byte_at, jit
+from timelineview.model.decode.scan.scan_jit import byte_at, jit
 
 TASK_TYPE, TRUE, FALSE, NULL = (np.frombuffer(w, dtype=np.uint8).copy() for w in (b"Task Type", b"true", b"false",
                                                                                    b"null"))
@@ -105,26 +106,16 @@ def skip_ws(buf, i, end):
     return i
 
 
-@jit
-def _blank(c):
-    return c == SPACE or c == NEWLINE or c == RETURN or c == TAB
+comma_before_start = jit(element_start.comma_before_start)  # the kernel form of the rule
 
 
 @jit
 def next_object_start(buf, i, end):
-    """The first '{' at or after i where ``range_split.split`` sees an element start: '"' after it and
-    ',' before it, across at most LOOK blanks each (``end`` if none before it)."""
+    """The first '{' at or after i, before ``end``, where an element starts (``element_start``);
+    ``end`` if none."""
     while i < end:
-        if byte_at(buf, i) == OPEN_OBJECT:
-            k = i + 1
-            while k < end and k - i - 1 < LOOK and _blank(byte_at(buf, k)):
-                k += 1
-            if k < end and byte_at(buf, k) == QUOTE:
-                b = i - 1
-                while b >= 0 and i - 1 - b < LOOK and _blank(byte_at(buf, b)):
-                    b -= 1
-                if b >= 0 and byte_at(buf, b) == COMMA:
-                    return i
+        if byte_at(buf, i) == OPEN_OBJECT and comma_before_start(buf, i) != NOT_A_START:
+            return i
         i += 1
     return end
 

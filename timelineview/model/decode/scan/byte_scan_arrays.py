@@ -11,9 +11,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from timelineview.model.decode.byte_scan_tables import rehash_lanes, rehash_strings
-from timelineview.model.decode.scan_codes import MAX_COUNTER_KEYS
-from timelineview.model.decode.scan_columns import (
+from timelineview.model.decode.scan.byte_scan_tables import rehash_lanes, rehash_strings
+from timelineview.model.decode.scan.scan_codes import MAX_COUNTER_KEYS
+from timelineview.model.decode.scan.scan_columns import (
     ELEMENTS,
     GROUP_TYPES,
     LANES,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from timelineview.model.decode.scan_columns import SPAN_END, SPAN_START
-from timelineview.model.decode.scan_jit import byte_at, jit
+from timelineview.model.decode.scan.scan_columns import SPAN_END, SPAN_START
+from timelineview.model.decode.scan.scan_jit import byte_at, jit
 
 FNV_OFFSET, FNV_PRIME = 14695981039346656037, 1099511628211  # 64-bit FNV-1a
 LANE_MIX_PID, LANE_MIX_TID = 0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F  # odd multipliers spreading the ids

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from timelineview.model.decode.byte_scan_text import is_hex_digit, literal, skip_ws
-from timelineview.model.decode.scan_codes import (
+from timelineview.model.decode.scan.byte_scan_text import comma_before_start, is_hex_digit, literal, skip_ws
+from timelineview.model.decode.scan.element_start import NOT_A_START
+from timelineview.model.decode.scan.scan_codes import (
     BACKSLASH,
     CLOSE_ARRAY,
     CLOSE_OBJECT,
@@ -31,7 +32,6 @@ from timelineview.model.decode.scan_codes import (
     FALSE_START,
     FIRST_NON_ASCII,
     FIRST_PRINTABLE,
-    LOOK,
     MINUS,
     NEWLINE,
     NINE,
@@ -49,7 +49,7 @@ from timelineview.model.decode.scan_codes import (
     TRUE_START,
     ZERO,
 )
-from timelineview.model.decode.scan_jit import byte_at, jit
+from timelineview.model.decode.scan.scan_jit import byte_at, jit
 
 DONE, BROKEN, UNSURE = 0, 1, 2  # how ``value_end`` found a value: whole, structurally broken, or not judged
 MAX_DEPTH = 64  # deeper nesting is left to msgspec (which gives up far deeper, with a RecursionError)
@@ -373,28 +373,19 @@ def _blank(c):
 
 @jit
 def object_starts(buf, limit, out_starts, out_comma, out_ends):
-    """``range_split._object_starts`` of buf (from 0) and the element ends the split derives from
-    them, in one pass: each '{' before ``limit`` followed by '"' and preceded by ',' (or by nothing),
-    across at most LOOK blanks each (bytes up to LOOK past ``limit`` are looked at), with that
-    ','; and for each start but the last, where the element before the next start's ',' ends.
+    """The element starts before ``limit`` (``element_start``: ``range_split._object_starts`` of buf from
+    0) and the element ends the split derives from them, in one pass: each start with the ',' before
+    it, and for each start but the last, where the element before the next start's ',' ends.
     Returns how many starts were written."""
-    visible = min(len(buf), limit + LOOK + 1)
     n = 0
     for i in range(limit):
         if byte_at(buf, i) != OPEN_OBJECT:
             continue
-        k = i + 1
-        while k < visible and k - i - 1 < LOOK and _blank(byte_at(buf, k)):
-            k += 1
-        if k >= visible or byte_at(buf, k) != QUOTE:
-            continue
-        b = i - 1
-        while b >= 0 and i - 1 - b < LOOK and _blank(byte_at(buf, b)):
-            b -= 1
-        if b >= 0 and byte_at(buf, b) != COMMA:
+        b = comma_before_start(buf, i)
+        if b == NOT_A_START:
             continue
         out_starts[n] = i
-        out_comma[n] = b  # (-1: the first element, nothing before it)
+        out_comma[n] = b  # (FIRST, -1: the first element, nothing before it)
         n += 1
     for k in range(n - 1):
         b = out_comma[k + 1] - 1

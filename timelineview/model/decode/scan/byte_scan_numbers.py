@@ -6,7 +6,7 @@ or flag says so), never approximated.
 
 from __future__ import annotations
 
-from timelineview.model.decode.scan_codes import (
+from timelineview.model.decode.scan.scan_codes import (
     EXP,
     EXP_UPPER,
     MINUS,
@@ -18,7 +18,7 @@ from timelineview.model.decode.scan_codes import (
     TIME_FLOAT,
     ZERO,
 )
-from timelineview.model.decode.scan_jit import byte_at, jit
+from timelineview.model.decode.scan.scan_jit import byte_at, jit
 from timelineview.model.decode.timestamps import FLOAT_EXACT_LIMIT_US
 
 FLOAT_EXACT_LIMIT = int(FLOAT_EXACT_LIMIT_US)  # µs: below it rint(x * 1000) is the written ns

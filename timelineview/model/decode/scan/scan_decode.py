@@ -13,8 +13,6 @@ import msgspec
 import numpy as np
 
 from timelineview.model.decode import event_types as ev
-from timelineview.model.decode import scan_codes as codes
-from timelineview.model.decode import scan_columns as cols
 from timelineview.model.decode.chunk_decode import PENDING_LANE, ScannedRows, decode_range, read_range
 from timelineview.model.decode.chunk_result import (
     NO_TS,
@@ -27,7 +25,9 @@ from timelineview.model.decode.chunk_result import (
     pack,
     token_text,
 )
-from timelineview.model.decode.scan_columns import Scan
+from timelineview.model.decode.scan import scan_codes as codes
+from timelineview.model.decode.scan import scan_columns as cols
+from timelineview.model.decode.scan.scan_columns import Scan
 from timelineview.model.decode.timestamps import FLOAT_EXACT_LIMIT_US
 from timelineview.model.decode.typed_columns import other_events
 
@@ -155,7 +155,7 @@ def scan_group(path: str, file_index: int, ranges: list[tuple[int, int]], last_i
     data = read_range(path, ranges[0][0], ranges[-1][1], reuse="scan")
     starts = np.array([a - base for a, _ in ranges], dtype=np.int64)
     ends = np.array([max(a - base, min(b - base, len(data) - 1)) for a, b in ranges], dtype=np.int64)  # (file cut)
-    from timelineview.model.decode import byte_scan  # imported only where it is used: ~100 MB
+    from timelineview.model.decode.scan import byte_scan  # imported only where it is used: ~100 MB
 
     scan = byte_scan.scan_ranges(np.frombuffer(data, dtype=np.uint8), starts, ends)
     try:

@@ -1,0 +1,77 @@
+"""The records of the findings: a ``Finding`` (a fired rule) and its ``Evidence`` (spans on a card), and how
+one is made from a rule's advice template. Every findings module imports them from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from timelineview.analysis.findings.rules import WHERE_TIME_GOES, Rule
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A span of one card that shows the finding (µs from the card's trace start)."""
+
+    card: str
+    start_us: float
+    end_us: float
+    lane: str | None = None  # "<process>/<lane>" of a trace lane, or the title of a derived lane
+    name: str | None = None  # the operator, when the span is one of its slices
+
+    def document(self) -> dict:
+        doc = {"card": self.card, "start_us": self.start_us, "end_us": self.end_us}
+        if self.lane is not None:
+            doc["lane"] = self.lane
+        if self.name is not None:
+            doc["name"] = self.name
+        return doc
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One fired rule: where, how much against what, the evidence, and what to do."""
+
+    rule: str
+    severity: str
+    method: str
+    cards: list[str]
+    step: int | None
+    metric: str
+    value: float
+    reference: float
+    advice: str
+    evidence: list[Evidence] = field(default_factory=list)
+    kind: str = WHERE_TIME_GOES  # the rule's kind: an anomaly, or where the time goes
+
+    @property
+    def excess(self) -> float:
+        """How far past its reference, relative (for ordering findings of one severity)."""
+        return (self.value - self.reference) / abs(self.reference) if self.reference else float(self.value > 0)
+
+    def document(self) -> dict:
+        return {"rule": self.rule, "severity": self.severity, "cards": list(self.cards), "step": self.step,
+                "metric": self.metric, "value": self.value, "reference": self.reference,
+                "evidence": [e.document() for e in self.evidence], "advice": self.advice,
+                "method": self.method, "kind": self.kind}
+
+
+def fmt_us(us: float) -> str:
+    """A duration for advice text: µs, ms or s with three significant digits."""
+    if abs(us) >= 1e6:
+        return f"{us / 1e6:.3g} s"
+    if abs(us) >= 1e3:
+        return f"{us / 1e3:.3g} ms"
+    return f"{us:.3g} µs"
+
+
+def make_finding(rule: Rule, cards: list[str], metric: str, amount: float, against: float,
+          evidence: list[Evidence], step: int | None = None, **words: str) -> Finding:
+    """A finding of ``rule``: ``metric`` is ``amount`` against the reference ``against``; ``words`` fill
+    the advice template (``value`` and ``reference`` as the user reads them)."""
+    words.setdefault("card", ", ".join(cards))
+    words.setdefault("step", str(step))
+    words.setdefault("how_sure", "")
+    text = rule.advice.format(**words)
+    return Finding(rule.name, rule.severity, rule.method, cards, step, metric, float(amount), float(against),
+                   text, evidence, rule.kind)
