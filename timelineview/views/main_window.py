@@ -20,7 +20,6 @@ from timelineview.views.shortcut_sheet import ShortcutSheet
 from timelineview.views.summary_worker import FAILED_SHOWN, SummaryWorker, release_frozen, start_summary
 from timelineview.views.theme import system_is_dark
 from timelineview.views.timeline.widget import TimelineWidget
-from timelineview.viewstate.timeline.view_state import Change
 
 MAX_RECENT = 10
 DEFAULT_SIZE = QtCore.QSize(1400, 860)
@@ -177,15 +176,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self.timeline.set_card_offsets({c.number: c.estimated_offset_ns if on else 0 for c in self.timeline.cards})
 
     def _toggle_plane_colours(self) -> None:
-        self.timeline.ctx.plane_colours = self.plane_colour_action.isChecked()
-        self.timeline.changed(Change.LAYOUT)  # every slice track re-prepares its colours
+        self.timeline.set_plane_colours(self.plane_colour_action.isChecked())
 
     def _set_all_collapsed(self, collapsed: bool) -> None:
-        tl = self.timeline
-        tl.collapsed = {r.key for r in tl.ctx.layout.rows if r.kind == "process"} if collapsed else set()
-        if collapsed:  # keep processes found in collapsed cards too
-            tl.collapsed |= {("process", c.number, p) for c in tl.cards for p in range(len(c.store.processes))}
-        tl.rebuild_layout()
+        self.timeline.collapse_all(collapsed)
 
     # ------------------------------------------------------------------ opening
     def open_file_dialog(self) -> None:

@@ -246,6 +246,27 @@ class TimelineWidget(HeldKeyEvents, NavigationMixin, SearchMixin, QtWidgets.QWid
         self.ctx.theme = Theme.build(dark)
         self.changed(Change.LAYOUT)
 
+    def set_plane_colours(self, on: bool) -> None:
+        """Colour HCCL plane tasks by transport / link type (``viewstate.plane_colours``), or by name."""
+        if on == self.ctx.plane_colours:
+            return
+        self.ctx.plane_colours = on
+        self.changed(Change.LAYOUT)  # every slice track re-prepares its colours
+
+    def collapse_all(self, collapsed: bool) -> None:
+        """Collapse every process of every card (also those inside collapsed cards), or expand every group."""
+        keys: set[tuple] = set()
+        if collapsed:
+            keys = {r.key for r in self.ctx.layout.rows if r.kind == "process"}
+            keys |= {("process", c.number, p) for c in self.ctx.cards for p in range(len(c.store.processes))}
+        self.collapsed = keys
+        self.rebuild_layout()
+
+    def set_layout_builder(self, builder) -> None:
+        """Another row order for every lane (``(cards, collapsed) -> LaneLayout | None``); None: the usual one.
+        Takes effect with the next ``set_cards`` or ``rebuild_layout``."""
+        self.layout_builder = builder
+
     # ------------------------------------------------------------------ scrolling
     def _update_scrollbar(self) -> None:
         page = self.ctx.area.height
