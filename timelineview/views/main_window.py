@@ -396,6 +396,8 @@ class MainWindow(QtWidgets.QMainWindow):
         """What the load has so far, on the timeline: navigable while the rest arrives."""
         if not self._from_current_load() or not any(len(c.store.slices) for c in cards):
             return
+        if self.cluster.card_trace_running:  # a summarised card's trace: its pyramid stays till the trace is there
+            return
         self.timeline.show_partial([c for c in cards if c.drawable], unloaded)
         self._partial_shown = True
 

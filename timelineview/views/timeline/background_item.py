@@ -72,7 +72,7 @@ class BackgroundItem(pg.GraphicsObject):
             paint_unloaded(p, ctx)
         if not ctx.cards:
             p.setPen(theme.muted)
-            p.drawText(qrect(area), QtCore.Qt.AlignmentFlag.AlignCenter, empty_text(ctx.loading))
+            p.drawText(qrect(area), QtCore.Qt.AlignmentFlag.AlignCenter, empty_text(ctx.loading, ctx.empty_hint))
 
 
 def paint_unloaded(p: QtGui.QPainter, ctx: ViewContext) -> None:
@@ -92,8 +92,8 @@ def paint_unloaded(p: QtGui.QPainter, ctx: ViewContext) -> None:
                span.text)
 
 
-def empty_text(loading: str) -> str:
-    """What the canvas says without cards: what is loading, or how to open a trace."""
+def empty_text(loading: str, hint: str = "") -> str:
+    """What the canvas says without cards: what is loading, else ``hint`` or how to open a trace."""
     if loading:
         return f"Loading {loading}…"
-    return NO_TRACE_TEXT
+    return hint or NO_TRACE_TEXT

@@ -205,6 +205,11 @@ class TimelineWidget(HeldKeyEvents, NavigationMixin, SearchMixin, QtWidgets.QWid
         card.coverage_note = text
         self.changed(Change.OVERLAY)
 
+    def set_empty_hint(self, text: str) -> None:
+        """What the canvas says while it shows no card ("": how to open a trace)."""
+        self.ctx.empty_hint = text
+        self.changed(Change.OVERLAY)
+
     def set_loading(self, what: str) -> None:
         """Say on an empty canvas that ``what`` is loading ("" when no load runs)."""
         self.ctx.loading = what

@@ -42,15 +42,17 @@ class CoverageTrackItem(CardTrackItem):
         super().__init__(ctx, card, font_delta=0.0)
         self._rows: list[tuple[int, int, int]] = []  # (y, height, image row)
         self._image: QtGui.QImage | None = None
-        self._header: tuple[int, int, str] | None = None  # (y, height, text) on the card's header row
+        self._header_at: tuple[int, int] | None = None  # (y, height) of the card's header row on screen
+        self.header = ""  # what the last frame wrote on the card's header row
         self.resolution = ""  # what one sample of the last frame stands for
+        self.sample_ns = 0.0  # the time one sample of the last frame stands for (0: exact)
 
     def frame_key(self) -> tuple:
         return (*self.ctx.view_key(), self.card.coverage_note)
 
     def _prepare(self) -> None:
         ctx, card = self.ctx, self.card
-        self._rows, self._image, self._header = [], None, None
+        self._rows, self._image, self._header_at = [], None, None
         source = card.coverage_source
         width = ctx.area.width
         if source is None or width <= 0:
@@ -61,10 +63,11 @@ class CoverageTrackItem(CardTrackItem):
         first = min((r.source_row for r in rows), default=0)
         stop = max((r.source_row + 1 for r in rows), default=0)
         answer = source.coverage(t0, t1, width, slice(first, stop))
-        self.resolution = answer.resolution
-        header = next((r for r in visible if r.kind == CARD), None)
-        if header is not None:
-            self._header = (int(ctx.scene_y(header.y)), header.height, header_text(card, answer.resolution))
+        self.resolution, self.sample_ns = answer.resolution, answer.sample_ns
+        self.header = header_text(card, answer.resolution)
+        row = next((r for r in visible if r.kind == CARD), None)
+        if row is not None:
+            self._header_at = (int(ctx.scene_y(row.y)), row.height)
         if not rows:
             return
         argb = np.zeros((len(rows), width, 4), np.uint8)
@@ -84,10 +87,10 @@ class CoverageTrackItem(CardTrackItem):
             for y, h, i in self._rows:
                 p.drawImage(QtCore.QRect(left, y + ROW_PAD, width, h - 2 * ROW_PAD), self._image,
                             QtCore.QRect(0, i, width, 1))
-        if self._header is not None:
-            y, h, text = self._header
+        if self._header_at is not None:
+            y, h = self._header_at
             p.setFont(self.labels.font)
             p.setPen(self.ctx.theme.text)
             room = width - 2 * HEADER_X
-            elided = QtGui.QFontMetrics(self.labels.font).elidedText(text, QtCore.Qt.TextElideMode.ElideRight, room)
+            elided = self.labels.metrics.elidedText(self.header, QtCore.Qt.TextElideMode.ElideRight, room)
             p.drawText(QtCore.QRect(left + HEADER_X, y, room, h), QtCore.Qt.AlignmentFlag.AlignVCenter, elided)
