@@ -78,7 +78,8 @@ def test_the_card_shows_its_rows_and_the_header_says_what_they_are(summarised):
     assert _item(tl).header == f"Overview from the summary, not slices · {resolution}"
     tl.set_card_note(0, "the trace is not on this machine")
     tl.canvas.grab()
-    assert _item(tl).header == f"Overview from the summary, not slices · {resolution} · the trace is not on this machine"
+    note = "the trace is not on this machine"
+    assert _item(tl).header == f"Overview from the summary, not slices · {resolution} · {note}"
 
 
 def test_the_pixels_follow_the_occupancy(summarised):
