@@ -231,4 +231,5 @@ def summary_card(number: int, pyramid, title: str) -> CardView:
                                ProcessTable(pid=[], name=[], label=[], sort_index=none64),
                                LaneTable(process=none32, tid=[], name=[], sort_index=none64),
                                card=title, rank=None, paths=[], generation="summary")
-    return CardView(number=number, store=store, coverage_source=PyramidSource(pyramid))
+    return CardView(number=number, store=store, coverage_source=PyramidSource(pyramid),
+                    colours=name_colours(store.strings), search=NameSearch(store.strings))  # a search finds nothing

@@ -172,3 +172,11 @@ def test_a_marked_span_covers_the_cards_rows_until_a_click_or_escape(qtbot, summ
     tl.select_area(SPAN // 10, SPAN // 5, rows_of_card=0)
     qtbot.keyClick(tl, QtCore.Qt.Key.Key_Escape)
     assert tl.ctx.area_selection is None
+
+
+def test_search_and_marks_work_on_a_summarised_card(qtbot, summarised):
+    tl = summarised
+    assert tl.run_search("matmul") == 0 and tl.match_count == 0  # no slices to find, and no error
+    tl.select_area(SPAN // 10, SPAN // 5, rows_of_card=0)
+    assert tl.toggle_mark() and tl.ctx.marks == [(SPAN // 10, SPAN // 5)]
+    assert tl.fit_selection() and tl.viewport.t0 < SPAN // 10 < SPAN // 5 < tl.viewport.t1
