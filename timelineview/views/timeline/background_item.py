@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-import pyqtgraph as pg
-from PySide6 import QtCore, QtGui
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.views.painting import draw_rects, rect_array
 from timelineview.views.timeline.tracks.registry import HeaderStyle, header_style
@@ -16,7 +15,7 @@ UNLOADED_ALPHA = 110  # the hatching over time not loaded yet: visible, the slic
 NO_TRACE_TEXT = "No trace open — File ▸ Open (Ctrl+O) or drop a trace file or folder here"
 
 
-class BackgroundItem(pg.GraphicsObject):
+class BackgroundItem(QtWidgets.QGraphicsObject):
     """Paints under every track: calm alternate bands so lanes read as rows, headers, grid."""
 
     def __init__(self, ctx: ViewContext) -> None:
