@@ -218,3 +218,24 @@ def test_the_strip_over_a_summarised_cards_trace_is_not_the_traces_before(qtbot,
     qtbot.waitUntil(lambda: window.worker is None, timeout=60_000)
     assert window.timeline.isVisible() and [c.store.card for c in window.timeline.cards] == ["rank 2"]
     assert not tab.bar.isVisibleTo(window)
+
+
+def test_a_trace_loaded_while_another_card_is_shown_leaves_that_cards_pyramid(qtbot, window, summary):
+    tab = _open(qtbot, window, summary)
+    first = next(i for i, c in enumerate(tab.summary.cards) if c.card == "rank 1")
+    other = next(i for i, c in enumerate(tab.summary.cards) if c.card == "rank 3")
+    tab.drill([first], 2)
+    _zoom_in_until(qtbot, window.timeline, lambda: window.worker is not None)
+    tab.drill([other])  # before the trace is there (its results wait for the event loop)
+    shown = []  # every picture the timeline showed while the trace loaded
+    window.timeline.layoutChanged.connect(lambda: shown.append([c.title for c in window.timeline.cards]))
+    qtbot.waitUntil(lambda: window.worker is None, timeout=60_000)
+    assert tab.overview.showing_pyramid and window.timeline.cards[0].number == other
+    assert tab.overview.pyramid.t0 == tab.summary.cards[other].manifest["pyramid"]["t0"]
+    assert window.timeline.cards[0].coverage_note == "zoom in past it to load the trace"  # its own, not loading
+    # the loaded trace came (the window's picture), then rank 3's pyramid again; no picture in progress before
+    assert shown[-2:] == [["rank 1"], ["rank 3  (summary)"]] and ["rank 1"] not in shown[:-2]
+    # the loaded trace is there for a drill-down: no second load
+    tab.drill([first])
+    assert not tab.overview.showing_pyramid and window.worker is None
+    assert [c.store.card for c in window.timeline.cards] == ["rank 1"]
