@@ -417,7 +417,8 @@ class MainWindow(QtWidgets.QMainWindow):
         if not shown:
             self.show_message("Nothing to show", f"No slices could be read from {names}.", problems)
             return
-        self.timeline.set_cards(shown, keep_view=self._partial_shown)
+        if not self.cluster.card_trace_running:  # a summarised card's trace: the cluster tab shows it (or not)
+            self.timeline.set_cards(shown, keep_view=self._partial_shown)
         self.timeline.setFocus()
         total = sum(len(c.store.slices) for c in shown)
         self.setWindowTitle(f"timelineview — {names}")

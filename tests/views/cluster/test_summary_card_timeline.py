@@ -233,9 +233,24 @@ def test_a_trace_loaded_while_another_card_is_shown_leaves_that_cards_pyramid(qt
     assert tab.overview.showing_pyramid and window.timeline.cards[0].number == other
     assert tab.overview.pyramid.t0 == tab.summary.cards[other].manifest["pyramid"]["t0"]
     assert window.timeline.cards[0].coverage_note == "zoom in past it to load the trace"  # its own, not loading
-    # the loaded trace came (the window's picture), then rank 3's pyramid again; no picture in progress before
-    assert shown[-2:] == [["rank 1"], ["rank 3  (summary)"]] and ["rank 1"] not in shown[:-2]
+    # rank 1's trace (in progress or loaded) never replaced rank 3's pyramid
+    assert ["rank 1"] not in shown
     # the loaded trace is there for a drill-down: no second load
     tab.drill([first])
     assert not tab.overview.showing_pyramid and window.worker is None
     assert [c.store.card for c in window.timeline.cards] == ["rank 1"]
+
+
+def test_a_trace_loading_for_a_card_left_for_a_loaded_trace_never_replaces_it(qtbot, window, summary):
+    tab = _open(qtbot, window, summary)
+    first = next(i for i, c in enumerate(tab.summary.cards) if c.card == "rank 1")
+    other = next(i for i, c in enumerate(tab.summary.cards) if c.card == "rank 3")
+    tab.drill([first], 2)
+    _zoom_in_until(qtbot, window.timeline, lambda: window.worker is not None)
+    qtbot.waitUntil(lambda: window.worker is None, timeout=60_000)  # rank 1's trace is loaded
+    tab.drill([other], 2)
+    _zoom_in_until(qtbot, window.timeline, lambda: window.worker is not None)  # rank 3's starts loading
+    tab.drill([first])  # back to rank 1's trace before rank 3's is there; then rank 3's load is cancelled
+    window.worker.cancel()
+    qtbot.waitUntil(lambda: window.worker is None, timeout=60_000)
+    assert not tab.overview.showing_pyramid and [c.store.card for c in window.timeline.cards] == ["rank 1"]

@@ -123,18 +123,21 @@ class CardOverview(QtCore.QObject):
                 margin = int((s.end - s.start) * STEP_MARGIN)
                 window = (s.start - margin, s.end + margin)
         view = summary_card(number, pyramid, f"{card.card}  (summary)")
-        if self.loading == number:
-            view.coverage_note = LOADING_NOTE
-        elif missing_sources(card):
-            view.coverage_note = UNREACHABLE_NOTE
-        elif number not in self.given_up:
-            view.coverage_note = ZOOM_NOTE
+        view.coverage_note = self._note(number, card)
         self.timeline.set_cards([view])
         if window is not None:
             self.set_range(window[0] - pyramid.t0, window[1] - pyramid.t0, remember=False)
         self.timeline.setFocus()
         self.shownChanged.emit()
         self._window_changed()  # a step shorter than the pyramid's buckets wants the trace at once
+
+    def _note(self, number: int, card: SummaryCard) -> str:
+        """What card ``number``'s header adds: its trace loading, not here, or that zooming in loads it."""
+        if self.loading == number:
+            return LOADING_NOTE
+        if missing_sources(card):
+            return UNREACHABLE_NOTE
+        return ZOOM_NOTE if number not in self.given_up else ""
 
     def set_range(self, t0: int, t1: int, remember: bool = True) -> None:
         """Show [t0, t1] ns relative to the start of the summarised card on screen."""
@@ -157,7 +160,10 @@ class CardOverview(QtCore.QObject):
         self.timeline.set_range(ctx.rel(card, t0), ctx.rel(card, t1))
 
     def show_timeline(self) -> None:
-        """The timeline shows traces again (a drill-down on a loaded card)."""
+        """The timeline shows traces again (a drill-down on a loaded card): no summarised card is on screen,
+        so a trace still loading for one does not come back to it."""
+        self.card = self.number = None
+        self.window = self.mark = None
         self.shownChanged.emit()
 
     # ------------------------------------------------------------------ the trace
@@ -235,7 +241,7 @@ class CardOverview(QtCore.QObject):
             return
         shown = self.shown
         if shown is not None and shown.number == self.number:
-            self.timeline.set_card_note(self.number, "")
+            self.timeline.set_card_note(self.number, self._note(self.number, self.card))
             return
         window = self.window
         self.show_card(self.number, self.card, window=window)
@@ -245,5 +251,5 @@ class CardOverview(QtCore.QObject):
         trace is not loaded again by zooming (a drill-down on a loaded card shows its timeline)."""
         if self.loading is not None:
             self.given_up.add(self.loading)
-            number, self.loading = self.loading, None
-            self.timeline.set_card_note(number, "")
+            self.loading = None
+            self._show_again()
