@@ -180,3 +180,17 @@ def test_search_and_marks_work_on_a_summarised_card(qtbot, summarised):
     tl.select_area(SPAN // 10, SPAN // 5, rows_of_card=0)
     assert tl.toggle_mark() and tl.ctx.marks == [(SPAN // 10, SPAN // 5)]
     assert tl.fit_selection() and tl.viewport.t0 < SPAN // 10 < SPAN // 5 < tl.viewport.t1
+
+
+def test_a_drag_on_the_ruler_pans_and_keeps_the_mark(qtbot, summarised):
+    tl = summarised
+    tl.set_range(SPAN // 4, SPAN // 2)
+    tl.select_area(SPAN // 10, SPAN // 5, rows_of_card=0)
+    vp, v = tl.canvas.viewport(), tl.viewport
+    t0, ns_per_px = v.t0, v.ns_per_px
+    qtbot.mousePress(vp, QtCore.Qt.MouseButton.LeftButton, pos=QtCore.QPoint(500, 10))  # on the time axis
+    qtbot.mouseMove(vp, QtCore.QPoint(560, 10))
+    qtbot.mouseRelease(vp, QtCore.Qt.MouseButton.LeftButton, pos=QtCore.QPoint(560, 10))
+    assert abs((t0 - v.t0) - 60 * ns_per_px) <= ns_per_px  # dragged 60 px right: earlier time comes in
+    sel = tl.ctx.area_selection
+    assert (sel.t0, sel.t1) == (SPAN // 10, SPAN // 5)
