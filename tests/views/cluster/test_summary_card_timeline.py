@@ -254,3 +254,12 @@ def test_a_trace_loading_for_a_card_left_for_a_loaded_trace_never_replaces_it(qt
     window.worker.cancel()
     qtbot.waitUntil(lambda: window.worker is None, timeout=60_000)
     assert not tab.overview.showing_pyramid and [c.store.card for c in window.timeline.cards] == ["rank 1"]
+
+
+def test_a_lane_filter_left_from_a_cluster_does_not_hide_a_summarised_cards_rows(qtbot, window, summary):
+    window.timeline.set_lane_filter("communication")  # as a cluster's strip leaves it
+    tab = _open(qtbot, window, summary)
+    tab.drill([1])
+    rows = window.timeline.ctx.layout.rows
+    assert window.timeline.lane_filter == "all" and tab.bar.lane_filter() == "all"
+    assert [r.title for r in rows[1:]] == tab.overview.pyramid.rows

@@ -23,6 +23,7 @@ from timelineview.analysis.summaries.pyramid import Pyramid
 from timelineview.model.discovery import find_cards
 from timelineview.views.timeline.widget import TimelineWidget
 from timelineview.viewstate.card_view import CardView, summary_card
+from timelineview.viewstate.timeline.lane_filter import ALL
 from timelineview.viewstate.timeline.window_source import depth_text, resolves
 
 STEP_MARGIN = 0.02  # of the step length, either side of a drilled step (as the timeline's drill-down)
@@ -124,6 +125,8 @@ class CardOverview(QtCore.QObject):
                 window = (s.start - margin, s.end + margin)
         view = summary_card(number, pyramid, f"{card.card}  (summary)")
         view.coverage_note = self._note(number, card)
+        if self.timeline.lane_filter != ALL:  # a cluster's lane filter keeps none of a summarised card's rows
+            self.timeline.set_lane_filter(ALL)
         self.timeline.set_cards([view])
         if window is not None:
             self.set_range(window[0] - pyramid.t0, window[1] - pyramid.t0, remember=False)
