@@ -154,13 +154,6 @@ class TraceSliceSource:
         return Sample(self.rows[row], a, max(b, a + 1), float(frac[0]) if len(frac) else 0.0)
 
 
-def resolution_text(source: WindowSource, t0: int, t1: int, width_px: int) -> str:
-    """What one sample of ``source`` stands for over this window (the card header's words)."""
-    if not source.finest_ns:
-        return EXACT
-    return source.coverage(t0, t1, width_px, slice(0, 0)).resolution
-
-
 def depth_text(source: WindowSource) -> str:
     """How deep ``source`` goes ("39 µs"), or that it is exact."""
     return format_duration(source.finest_ns, 2) if source.finest_ns else EXACT

@@ -41,6 +41,7 @@ class CoverageTrackItem(CardTrackItem):
     def __init__(self, ctx: ViewContext, card: CardView) -> None:
         super().__init__(ctx, card, font_delta=0.0)
         self._rows: list[tuple[int, int, int]] = []  # (y, height, image row)
+        self._argb = np.zeros((0, 0, 4), np.uint8)  # the pixels the image below shares
         self._image: QtGui.QImage | None = None
         self._header_at: tuple[int, int] | None = None  # (y, height) of the card's header row on screen
         self.header = ""  # what the last frame wrote on the card's header row
@@ -78,7 +79,7 @@ class CoverageTrackItem(CardTrackItem):
             argb[i, :, 0], argb[i, :, 1], argb[i, :, 2] = c.blue(), c.green(), c.red()  # ARGB32 is BGRA in memory
             argb[i, :, 3] = coverage_alpha(answer.share[r.source_row - first])
             self._rows.append((int(ctx.scene_y(r.y)), r.height, i))
-        self._argb = argb  # the image shares this buffer
+        self._argb = argb  # kept alive while the image shares it
         self._image = QtGui.QImage(argb.data, width, len(rows), 4 * width, QtGui.QImage.Format.Format_ARGB32)
 
     def _draw(self, p: QtGui.QPainter) -> None:
