@@ -166,7 +166,7 @@ def _summary_view(win, view: str | None, range_us: tuple[float, float] | None) -
     win.cluster.show_overview(session.order[0])
     if range_us is not None:
         t0, t1 = (int(round(t * NS_PER_US)) for t in range_us)
-        win.cluster.overview.widget.set_range(t0, t1)
+        win.cluster.overview.set_range(t0, t1)
         win.wait_loaded()  # the card's trace, when the range asked for it
 
 

@@ -113,9 +113,9 @@ def rendered(monkeypatch):
         seen.update(comparison=tabs.currentWidget() is win.cluster.view,
                     pyramid=on_timeline and overview.showing_pyramid and overview.card is not None,
                     card=overview.card and overview.card.card,
-                    window=(overview.widget.viewport.t0, overview.widget.viewport.t1),
-                    span=span_ns(overview.widget.pyramid) if overview.widget.pyramid else None,
-                    trace_cards=[c.title for c in win.timeline.cards], range_us=range_us,
+                    window=(win.timeline.ctx.viewport.t0, win.timeline.ctx.viewport.t1),  # the card's start: 0
+                    span=span_ns(overview.pyramid) if overview.pyramid else None,
+                    trace_cards=[c.title for c in win.timeline.cards if c.coverage_source is None], range_us=range_us,
                     timeline_window=(win.timeline.ctx.viewport.t0, win.timeline.ctx.viewport.t1))
         return real(win, out, size, range_us)
 

@@ -71,5 +71,5 @@ def test_desktop_opens_a_summary_folder(qtbot, window, traces, dask_client, tmp_
     assert tab.tabs.currentIndex() == 0 and tab.overview.showing_pyramid  # the Timeline tab, from the pyramid
     overview = tab.overview
     assert overview.card.card == "rank 3" and overview.card.worker
-    assert overview.widget.pyramid.rows[0] == "Compute" and len(overview.widget.pyramid.rows) > 5
-    assert not overview.widget.grab().isNull()
+    assert overview.pyramid.rows[0] == "Compute" and len(overview.pyramid.rows) > 5
+    assert not window.timeline.grab().isNull()

@@ -13,9 +13,9 @@ from timelineview.viewstate.timeline.pyramid_frame import (
     MAX_BUCKET_PX,
     bucket_at,
     frame_for,
-    past_the_pyramid,
     pixel_occupancy,
 )
+from timelineview.viewstate.timeline.window_source import PyramidSource, resolves
 
 SPAN = 1_000_000  # ns
 
@@ -102,9 +102,10 @@ def test_a_pixel_over_several_buckets_reads_their_mean_rounded_up():
 
 def test_past_the_pyramid_when_the_finest_bucket_is_wider_than_two_pixels():
     p = _pyramid()
+    source = PyramidSource(p)  # absolute times: the pyramid starts at p.t0
     finest_ns = SPAN / 4096
     width = 1000
     at_limit = int(finest_ns * width / MAX_BUCKET_PX)  # a window where a finest bucket is exactly 2 px
-    assert not past_the_pyramid(p, 0, SPAN, width)
-    assert not past_the_pyramid(p, 0, at_limit + 10, width)
-    assert past_the_pyramid(p, 0, at_limit - 10, width)
+    assert resolves(source, p.t0, p.t0 + SPAN, width)
+    assert resolves(source, p.t0, p.t0 + at_limit + 10, width)
+    assert not resolves(source, p.t0, p.t0 + at_limit - 10, width)

@@ -26,7 +26,6 @@ from timelineview.views.window.menus import build_menus
 from timelineview.views.window.messages import Messages
 from timelineview.views.window.outcomes import LOAD_REPORT_MENU, load_outcome, summary_status, unsummarised_status
 from timelineview.views.window.recent import RecentPaths
-from timelineview.viewstate.timeline.view_state import Change
 
 LOAD, SUMMARY = "load", "summary"  # the window's job lanes: a summary's analysis may run beside a card's load
 DEFAULT_SIZE = QtCore.QSize(1400, 860)
@@ -116,15 +115,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self.timeline.set_card_offsets({c.number: c.estimated_offset_ns if on else 0 for c in self.timeline.cards})
 
     def _toggle_plane_colours(self) -> None:
-        self.timeline.ctx.plane_colours = self.plane_colour_action.isChecked()
-        self.timeline.changed(Change.LAYOUT)  # every slice track re-prepares its colours
+        self.timeline.set_plane_colours(self.plane_colour_action.isChecked())
 
     def _set_all_collapsed(self, collapsed: bool) -> None:
-        tl = self.timeline
-        tl.collapsed = {r.key for r in tl.ctx.layout.rows if r.kind == "process"} if collapsed else set()
-        if collapsed:  # keep processes found in collapsed cards too
-            tl.collapsed |= {("process", c.number, p) for c in tl.cards for p in range(len(c.store.processes))}
-        tl.rebuild_layout()
+        self.timeline.collapse_all(collapsed)
 
     # ------------------------------------------------------------------ opening
     def open_file_dialog(self) -> None:
@@ -221,7 +215,8 @@ class MainWindow(QtWidgets.QMainWindow):
     def _on_job_handed_over(self, job: JobHandle, kind: str, payload) -> None:
         if kind == OPENED:
             self._show_summary(job, payload)
-        elif kind == PARTIAL and any(len(c.store.slices) for c in payload.cards):
+        elif kind == PARTIAL and any(len(c.store.slices) for c in payload.cards) \
+                and not self.cluster.card_trace_running:  # a summarised card's pyramid stays till its trace is there
             self.timeline.show_partial([c for c in payload.cards if c.drawable], payload.unloaded)
             self._partial_shown = True  # navigable while the rest arrives
         elif kind == ANALYSIS_FAILED:
@@ -280,7 +275,8 @@ class MainWindow(QtWidgets.QMainWindow):
         names = ", ".join(p.name for p in run.paths)
         outcome = load_outcome(run.cards, names, self.analysis_failures)
         if outcome.shown:
-            self.timeline.set_cards(outcome.shown, keep_view=self._partial_shown)
+            if not self.cluster.card_trace_running:  # a summarised card's trace: the cluster tab shows it (or not)
+                self.timeline.set_cards(outcome.shown, keep_view=self._partial_shown)
             self.timeline.setFocus()
         elif outcome.clear:  # an empty capture: nothing on screen any more
             self.timeline.set_cards([])

@@ -21,6 +21,7 @@ from timelineview.model.store.trace_store import TraceStore
 from timelineview.viewstate.palette import name_colours
 from timelineview.viewstate.timeline.lod import RowSummary, build_row_summary, prefix_lengths
 from timelineview.viewstate.timeline.search import NameSearch
+from timelineview.viewstate.timeline.window_source import PyramidSource, WindowSource
 
 
 @dataclass
@@ -76,6 +77,10 @@ class CardView:
     plane_colour_ids: np.ndarray | None = None  # per slice, by transport / link type (viewstate.plane_colours)
     row_summary: RowSummary | None = None  # LOD shortcut for dense index rows
     analysis_error: str = ""
+    # a summarised card (its trace not loaded): its rows are coverage lanes drawn from this source, and
+    # the store is empty
+    coverage_source: WindowSource | None = None
+    coverage_note: str = ""  # what its header adds (the trace loading, not on this machine, …)
 
     @property
     def title(self) -> str:
@@ -83,8 +88,17 @@ class CardView:
 
     @property
     def drawable(self) -> bool:
-        """Whether the timeline has anything of this card to draw (slices or counters)."""
-        return bool(len(self.store.slices) or len(self.store.counters))
+        """Whether the timeline has anything of this card to draw (slices, counters or coverage lanes)."""
+        return bool(len(self.store.slices) or len(self.store.counters) or self.coverage_source is not None)
+
+    @property
+    def span(self) -> tuple[int, int] | None:
+        """[first, last] absolute ns the card's slices (or its coverage source) cover; None when empty."""
+        if self.coverage_source is not None:
+            return self.coverage_source.t0, self.coverage_source.t1
+        if len(self.store.slices):
+            return self.store.t_origin, self.store.t_end
+        return None
 
     @property
     def derived(self) -> DerivedIntervals | None:
@@ -204,3 +218,18 @@ def align_clocks(cards: list[CardView], offsets_ns: Sequence[int]) -> None:
     """Apply each card's estimated clock offset (``AnalysisSession.clock_offsets_ns``, by card number)."""
     for card in cards:
         card.estimated_offset_ns = card.offset_ns = int(offsets_ns[card.number])
+
+
+def summary_card(number: int, pyramid, title: str) -> CardView:
+    """A card of a summary folder whose trace is not loaded: its pyramid's rows as coverage lanes
+    (``PyramidSource``) under a card header titled ``title``, over an empty store."""
+    from timelineview.model.store.store_factory import store_from_columns
+    from timelineview.model.store.trace_store import LaneTable, ProcessTable
+
+    none64, none32 = np.zeros(0, np.int64), np.zeros(0, np.int32)
+    store = store_from_columns(none64, none64, none32, none32, [],
+                               ProcessTable(pid=[], name=[], label=[], sort_index=none64),
+                               LaneTable(process=none32, tid=[], name=[], sort_index=none64),
+                               card=title, rank=None, paths=[], generation="summary")
+    return CardView(number=number, store=store, coverage_source=PyramidSource(pyramid),
+                    colours=name_colours(store.strings), search=NameSearch(store.strings))  # a search finds nothing

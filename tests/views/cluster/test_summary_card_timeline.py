@@ -1,22 +1,19 @@
-"""A summarised card in the Timeline tab: drawn from its pyramid (the level ``level_for`` picks, pixels
-against occupancy computed here), navigated like the timeline, and its trace loaded — at the same
-window — when the user zooms in past the pyramid; an unreachable trace leaves the pyramid and says so."""
+"""A summarised card in the Timeline tab: a card of the one timeline drawn from its pyramid (its pixels, zoom
+and hover words: ``tests/views/timeline/test_coverage_lanes.py``), and its trace loaded — at the same window —
+when the user zooms in past the pyramid; an unreachable trace leaves the pyramid and says so."""
 
 from __future__ import annotations
 
-import math
 import shutil
 from pathlib import Path
 
-import numpy as np
 import orjson
 import pytest
 from PySide6 import QtCore, QtGui
 
 from tests.views.main_window_fixture import open_and_wait
-from timelineview.analysis.intervals import Intervals
-from timelineview.analysis.summaries.pyramid import build_pyramid
 from timelineview.synthetic import cluster_specs, generate_cluster
+from timelineview.views.timeline.tracks.coverage_track import CoverageTrackItem
 from timelineview.viewstate.time_format import format_duration
 from timelineview.viewstate.timeline.pyramid_frame import MAX_BUCKET_PX, finest_bucket_ns
 
@@ -58,10 +55,11 @@ def _manifest(folder: Path, card: str) -> dict:
 
 
 def _zoom_in_until(qtbot, view, done, presses: int = 80) -> tuple[int, int]:
-    """Press W at the middle of the view until ``done()``; the window (relative ns) then."""
+    """Press W at the middle of the timeline's tracks until ``done()``; the window (relative ns) then."""
     v = view.viewport
+    a = view.ctx.area
     for _ in range(presses):
-        QtGui.QCursor.setPos(view.mapToGlobal(QtCore.QPoint(view.plot_rect().center())))
+        QtGui.QCursor.setPos(view.canvas.mapToGlobal(QtCore.QPoint(a.left + a.width // 2, a.top + a.height // 2)))
         qtbot.keyClick(view, QtCore.Qt.Key.Key_W)
         if done():
             return v.t0, v.t1
@@ -80,14 +78,17 @@ def test_drill_down_shows_the_cards_pyramid_in_the_timeline_tab(qtbot, window, s
     qtbot.mouseClick(table.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=rect.center())  # a view wants the press
     qtbot.mouseDClick(table.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=rect.center())
     assert tab.tabs.currentIndex() == 0 and tab.overview.showing_pyramid
-    view = tab.overview.widget
+    view = window.timeline  # the one timeline: no second widget in its place
+    assert view.isVisible() and len(view.cards) == 1
     manifest = _manifest(summary, "rank 2")
-    assert view.pyramid.rows == manifest["pyramid"]["rows"]
-    assert view.pyramid.rows[:5] == ["Compute", "Communication", "Pure communication", "Free", "Idle AI Core gaps"]
-    assert view.pyramid.t0 == manifest["pyramid"]["t0"] and "rank 2" in view.title
-    assert not window.timeline.isVisible() and view.isVisible()
-    # the header column names every row at its row's height (the first rows, as many as fit)
-    assert view.row_y(1) - view.row_y(0) == view.row_y(2) - view.row_y(1) > 0
+    pyramid = tab.overview.pyramid
+    assert pyramid.rows == manifest["pyramid"]["rows"]
+    assert pyramid.rows[:5] == ["Compute", "Communication", "Pure communication", "Free", "Idle AI Core gaps"]
+    assert pyramid.t0 == manifest["pyramid"]["t0"] and view.cards[0].title == "rank 2  (summary)"
+    # the lane tree names the card, then every row of the pyramid, each as tall as the next
+    rows = view.ctx.layout.rows
+    assert rows[0].kind == "card" and [r.title for r in rows[1:]] == manifest["pyramid"]["rows"]
+    assert len({r.height for r in rows[1:]}) == 1
 
     # the heat map's cell of step 2 shows that step's window (a 2 % margin either side), from the manifest
     tab.drill([number], 2)
@@ -95,105 +96,11 @@ def test_drill_down_shows_the_cards_pyramid_in_the_timeline_tab(qtbot, window, s
     margin = int((step["end"] - step["start"]) * 0.02)
     t0 = manifest["pyramid"]["t0"]
     assert (view.viewport.t0, view.viewport.t1) == (step["start"] - t0 - margin, step["end"] - t0 + margin)
-    # the header row says what this is and its resolution
-    view.grab()
-    assert view.frame.resolution.startswith("1 bucket = ")
-    assert math.isclose(view.frame.bucket_ns, (view.pyramid.t1 - view.pyramid.t0) / view.frame.buckets)
-
-
-# --------------------------------------------------------------------------------- pixels
-def _iv(*pairs) -> Intervals:
-    return Intervals(np.array([a for a, _ in pairs], np.int64), np.array([b for _, b in pairs], np.int64))
-
-
-SPAN = 40_000_000  # 40 ms
-
-
-@pytest.fixture
-def pyramid_view(qtbot):
-    from timelineview.views.timeline.pyramid_timeline import PyramidTimeline
-
-    rows = [("Compute", _iv((0, SPAN // 2))),  # the first half
-            ("proc / lane", _iv((SPAN // 4, SPAN // 2))),  # the second quarter
-            ("proc / other", _iv((3 * SPAN // 4, SPAN)))]  # the last quarter
-    pyr = build_pyramid(rows, 7_000, 7_000 + SPAN)
-    pyr = build_pyramid([(n, Intervals(iv.starts + 7_000, iv.ends + 7_000)) for n, iv in rows], 7_000, 7_000 + SPAN)
-    view = PyramidTimeline()
-    qtbot.addWidget(view)
-    view.resize(1000, 400)
-    view.show()
-    qtbot.waitExposed(view)
-    view.set_pyramid(pyr, "rank 0  (summary)")
-    return view
-
-
-def _row_pixels(image: QtGui.QImage, view, row: int, xs) -> list[tuple[int, int, int]]:
-    y = view.row_y(row) + 9  # the row's middle
-    return [QtGui.QColor(image.pixel(int(x), y)).getRgb()[:3] for x in xs]
-
-
-def test_the_drawn_level_and_pixels_follow_the_occupancy(pyramid_view):
-    view = pyramid_view
-    v, pyr = view.viewport, view.pyramid
-    width = view.plot_rect().width()
-    assert v.width_px == width
-    image = view.grab().toImage()
-    # 'show all' pads 1 % either side; the level is the coarsest with one bucket per pixel
-    wanted = math.ceil(width * SPAN / (v.t1 - v.t0))
-    assert view.frame.level == pyr.level_index(wanted) and view.frame.buckets == pyr.level_for(wanted).shape[1]
-    assert view.frame.buckets == 1024  # 1000 px - the header column: ~750 px wanted, 256 too few
-
-    def x_of(t: float) -> float:
-        return view.plot_rect().left() + (t - v.t0) * width / (v.t1 - v.t0)
-
-    left = [x_of(f * SPAN) for f in (0.02, 0.2, 0.3, 0.45)]  # inside the first half
-    right = [x_of(f * SPAN) for f in (0.55, 0.7, 0.8, 0.98)]  # inside the second
-    compute = view.row_colour(0).getRgb()[:3]
-    lane = view.row_colour(1).getRgb()[:3]
-    background = view.theme.background.getRgb()[:3]
-    band = view.theme.band.getRgb()[:3]
-    assert compute != lane
-    # row 0 (plain background) covers the first half: coloured left, empty right
-    assert _row_pixels(image, view, 0, left) == [compute] * 4
-    assert _row_pixels(image, view, 0, right) == [background] * 4
-    # row 1 (a band) covers [1/4, 1/2)
-    assert _row_pixels(image, view, 1, left) == [band, band, lane, lane]
-    assert _row_pixels(image, view, 1, right) == [band] * 4
-    # row 2 covers the last quarter
-    assert _row_pixels(image, view, 2, left + right) == [background] * 6 + [lane] * 2
-    # before the card's start (the padding) nothing is drawn
-    assert _row_pixels(image, view, 0, [x_of(-0.005 * SPAN)]) == [background]
-    # the status line under the mouse: the row's bucket there, busy or not
-    over = view.status_text(QtCore.QPointF(left[1], view.row_y(0) + 9))
-    assert over.startswith("t = ") and "Compute: busy 100% of its 39 µs bucket" in over  # 40 ms / 1024
-    assert "proc / lane: busy 0%" in view.status_text(QtCore.QPointF(left[1], view.row_y(1) + 9))
-
-
-def test_wheel_zooms_at_the_cursor_and_the_level_gets_finer(qtbot, pyramid_view):
-    view = pyramid_view
-    v = view.viewport
-    x = view.plot_rect().left() + 300
-    t_before = v.t_of(300)
-    levels = [view.frame.buckets]
-    for _ in range(12):
-        ev = QtGui.QWheelEvent(QtCore.QPointF(x, 100), QtCore.QPointF(view.mapToGlobal(QtCore.QPoint(x, 100))),
-                               QtCore.QPoint(0, 0), QtCore.QPoint(0, 120), QtCore.Qt.MouseButton.NoButton,
-                               QtCore.Qt.KeyboardModifier.NoModifier, QtCore.Qt.ScrollPhase.NoScrollPhase, False)
-        QtCore.QCoreApplication.sendEvent(view, ev)
-        view.grab()
-        levels.append(view.frame.buckets)
-    assert abs(v.t_of(300) - t_before) <= 1  # the time under the mouse stays there
-    assert v.t1 - v.t0 < SPAN // 6
-    assert levels[0] == 1024 and levels[-1] == 4096 and levels == sorted(levels)
-    # only the visible buckets are read: at most ~4 per pixel
-    assert view.frame.stop - view.frame.first <= 4 * v.width_px + 2
-    # A / D pan by a tenth of the window; 0 shows all again
-    span = v.t1 - v.t0
-    t0 = v.t0
-    qtbot.keyClick(view, QtCore.Qt.Key.Key_D)
-    assert v.t0 - t0 == round(span * 0.1)
-    qtbot.keyClick(view, QtCore.Qt.Key.Key_0)
-    assert (v.t0, v.t1) == (-SPAN // 100, SPAN + SPAN // 100)
+    # the card's header says what this is and its resolution
+    view.canvas.grab()
+    item = next(i for i in view.canvas.card_items if isinstance(i, CoverageTrackItem))
+    assert item.header.startswith("Overview from the summary, not slices · 1 bucket = ")
+    assert (pyramid.t1 - pyramid.t0) / item.sample_ns in {lv.shape[1] for lv in pyramid.levels}
 
 
 # --------------------------------------------------------------------------------- the trace
@@ -202,8 +109,8 @@ def test_zooming_past_the_pyramid_loads_the_trace_at_the_same_window(qtbot, wind
     number = next(i for i, c in enumerate(tab.summary.cards) if c.card == "rank 1")
     tab.drill([number], 2)  # from the comparison (which hides the Details dock) to the Timeline tab
     assert not window.dock.isVisible()  # the Details panel has nothing to say about a pyramid
-    view = tab.overview.widget
-    pyr = view.pyramid
+    view = window.timeline
+    pyr = tab.overview.pyramid
     before = _zoom_in_until(qtbot, view, lambda: window.worker is not None)
     # it loads only once the finest bucket is wider than 2 px
     assert finest_bucket_ns(pyr) / ((before[1] - before[0]) / view.viewport.width_px) > MAX_BUCKET_PX
@@ -224,7 +131,8 @@ def test_zooming_past_the_pyramid_loads_the_trace_at_the_same_window(qtbot, wind
     other = (number + 1) % CARDS
     tab.drill([other])
     assert window.worker is None  # a whole card fits the pyramid: nothing to load
-    assert tab.overview.showing_pyramid and view.pyramid.t0 == tab.summary.cards[other].manifest["pyramid"]["t0"]
+    assert tab.overview.showing_pyramid
+    assert tab.overview.pyramid.t0 == tab.summary.cards[other].manifest["pyramid"]["t0"]
     tab.drill([number], 2)
     assert not tab.overview.showing_pyramid and window.worker is None
     assert window.timeline.cards[0].number == number
@@ -235,20 +143,19 @@ def test_an_unreachable_trace_leaves_the_pyramid_and_says_so_once(qtbot, window,
     shutil.move(tmp_path / "job", tmp_path / "elsewhere")  # the traces are not where the summary says
     tab = _open(qtbot, window, folder)
     tab.drill([0])
-    view = tab.overview.widget
+    view = window.timeline
     _zoom_in_until(qtbot, view, lambda: "not on this machine" in window.statusBar().currentMessage())
     message = window.statusBar().currentMessage()
     source = tab.summary.cards[0].manifest["sources"][0]
-    pyr = view.pyramid
+    pyr = tab.overview.pyramid
     depth = format_duration((pyr.t1 - pyr.t0) / 4096, 2)  # the finest level: 4096 buckets over the card
     assert message == f"the trace {source} is not on this machine; the summary holds this card down to {depth}"
-    assert window.worker is None and tab.overview.showing_pyramid and view.pyramid is not None
+    assert window.worker is None and tab.overview.showing_pyramid and tab.overview.pyramid is pyr
     window.statusBar().clearMessage()
     for _ in range(3):
         qtbot.keyClick(view, QtCore.Qt.Key.Key_W)
     assert window.statusBar().currentMessage() == ""  # said once
-    view.grab()
-    assert "not on this machine" in view.note
+    assert "not on this machine" in view.cards[0].coverage_note
 
 
 def test_a_card_of_several_files_loads_as_one_card(qtbot, window, tmp_path):
@@ -258,8 +165,8 @@ def test_a_card_of_several_files_loads_as_one_card(qtbot, window, tmp_path):
     sources = tab.summary.cards[1].manifest["sources"]
     assert len(sources) == 3
     tab.drill([1])
-    view = tab.overview.widget
-    pyr = view.pyramid
+    view = window.timeline
+    pyr = tab.overview.pyramid
     before = _zoom_in_until(qtbot, view, lambda: window.worker is not None)
     qtbot.waitUntil(lambda: window.worker is None, timeout=60_000)
     assert not tab.overview.showing_pyramid
@@ -278,7 +185,7 @@ def test_a_jump_from_the_analysis_tabs_shows_its_span_from_the_summary(qtbot, wi
     card = tab.summary.cards[2]
     step = card.manifest["steps"][1]  # a whole step: the pyramid holds it
     assert jump_to(tab, JumpTarget(2, step["start"], step["end"]))
-    view = tab.overview.widget
+    view = window.timeline
     margin = max(int((step["end"] - step["start"]) * SPAN_MARGIN), MIN_SPAN_NS)
     t0 = card.manifest["pyramid"]["t0"]
     assert tab.tabs.currentIndex() == 0 and tab.overview.showing_pyramid and window.worker is None
@@ -307,7 +214,52 @@ def test_the_strip_over_a_summarised_cards_trace_is_not_the_traces_before(qtbot,
     _open(qtbot, window, summary)
     number = next(i for i, c in enumerate(tab.summary.cards) if c.card == "rank 2")
     tab.drill([number], 2)
-    _zoom_in_until(qtbot, tab.overview.widget, lambda: window.worker is not None)
+    _zoom_in_until(qtbot, window.timeline, lambda: window.worker is not None)
     qtbot.waitUntil(lambda: window.worker is None, timeout=60_000)
     assert window.timeline.isVisible() and [c.store.card for c in window.timeline.cards] == ["rank 2"]
     assert not tab.bar.isVisibleTo(window)
+
+
+def test_a_trace_loaded_while_another_card_is_shown_leaves_that_cards_pyramid(qtbot, window, summary):
+    tab = _open(qtbot, window, summary)
+    first = next(i for i, c in enumerate(tab.summary.cards) if c.card == "rank 1")
+    other = next(i for i, c in enumerate(tab.summary.cards) if c.card == "rank 3")
+    tab.drill([first], 2)
+    _zoom_in_until(qtbot, window.timeline, lambda: window.worker is not None)
+    tab.drill([other])  # before the trace is there (its results wait for the event loop)
+    shown = []  # every picture the timeline showed while the trace loaded
+    window.timeline.layoutChanged.connect(lambda: shown.append([c.title for c in window.timeline.cards]))
+    qtbot.waitUntil(lambda: window.worker is None, timeout=60_000)
+    assert tab.overview.showing_pyramid and window.timeline.cards[0].number == other
+    assert tab.overview.pyramid.t0 == tab.summary.cards[other].manifest["pyramid"]["t0"]
+    assert window.timeline.cards[0].coverage_note == "zoom in past it to load the trace"  # its own, not loading
+    # rank 1's trace (in progress or loaded) never replaced rank 3's pyramid
+    assert ["rank 1"] not in shown
+    # the loaded trace is there for a drill-down: no second load
+    tab.drill([first])
+    assert not tab.overview.showing_pyramid and window.worker is None
+    assert [c.store.card for c in window.timeline.cards] == ["rank 1"]
+
+
+def test_a_trace_loading_for_a_card_left_for_a_loaded_trace_never_replaces_it(qtbot, window, summary):
+    tab = _open(qtbot, window, summary)
+    first = next(i for i, c in enumerate(tab.summary.cards) if c.card == "rank 1")
+    other = next(i for i, c in enumerate(tab.summary.cards) if c.card == "rank 3")
+    tab.drill([first], 2)
+    _zoom_in_until(qtbot, window.timeline, lambda: window.worker is not None)
+    qtbot.waitUntil(lambda: window.worker is None, timeout=60_000)  # rank 1's trace is loaded
+    tab.drill([other], 2)
+    _zoom_in_until(qtbot, window.timeline, lambda: window.worker is not None)  # rank 3's starts loading
+    tab.drill([first])  # back to rank 1's trace before rank 3's is there; then rank 3's load is cancelled
+    window.worker.cancel()
+    qtbot.waitUntil(lambda: window.worker is None, timeout=60_000)
+    assert not tab.overview.showing_pyramid and [c.store.card for c in window.timeline.cards] == ["rank 1"]
+
+
+def test_a_lane_filter_left_from_a_cluster_does_not_hide_a_summarised_cards_rows(qtbot, window, summary):
+    window.timeline.set_lane_filter("communication")  # as a cluster's strip leaves it
+    tab = _open(qtbot, window, summary)
+    tab.drill([1])
+    rows = window.timeline.ctx.layout.rows
+    assert window.timeline.lane_filter == "all" and tab.bar.lane_filter() == "all"
+    assert [r.title for r in rows[1:]] == tab.overview.pyramid.rows

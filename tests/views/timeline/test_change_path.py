@@ -123,3 +123,27 @@ def test_each_kind_of_change_bumps_its_own_counter_and_signal(qtbot, timeline, e
     assert emitted == [] and ctx.scroll_y == 40 and timeline.scrollbar.value() == 40
     timeline.toggle_mark()  # nothing selected: nothing to mark
     assert ctx.marks == [] and emitted == []
+
+
+def test_collapse_all_closes_every_process_and_expand_all_opens_every_group(qtbot, timeline, cards, emitted):
+    timeline.toggle_group(("card", 1))  # a collapsed card: its processes are closed too, for when it opens
+    emitted.clear()
+    timeline.collapse_all(True)
+    every = {("process", c.number, p) for c in cards for p in range(len(c.store.processes))}
+    assert timeline.collapsed == every and emitted == ["layoutChanged"]
+    assert not [r for r in timeline.ctx.layout.rows if r.kind == LANE]
+    timeline.collapse_all(False)
+    assert timeline.collapsed == set()
+    lanes = {(r.card, r.lane) for r in timeline.ctx.layout.rows if r.kind == LANE}
+    assert lanes == {(c.number, int(ln)) for c in cards for ln in range(len(c.store.lanes))
+                     if c.lanes_with_slices()[ln] or c.lanes_with_instants()[ln]}
+
+
+def test_plane_colours_relayout_once_and_only_on_a_change(qtbot, timeline, emitted):
+    gen = timeline.ctx.generation
+    timeline.set_plane_colours(True)
+    assert timeline.ctx.plane_colours and emitted == ["layoutChanged"] and timeline.ctx.generation == gen + 1
+    timeline.set_plane_colours(True)
+    assert emitted == ["layoutChanged"]
+    timeline.set_plane_colours(False)
+    assert not timeline.ctx.plane_colours and timeline.ctx.generation == gen + 2

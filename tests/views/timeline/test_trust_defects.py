@@ -142,8 +142,7 @@ def test_the_cursor_follows_keyboard_zoom_and_pan(qtbot, timeline, monkeypatch):
         before = timeline.ctx.cursor_t
         qtbot.keyClick(timeline, key)
         assert timeline.ctx.cursor_t == timeline.ctx.t_at(pos.x()) != before
-        assert texts[-1].startswith("t = ") and texts[-1] == timeline._status_text(
-            timeline.ctx.cursor_t, timeline.hit(pos))
+        assert texts[-1].startswith("t = ") and texts[-1] == timeline.status_text(pos)
         assert timeline.canvas.cursor_item._x == pytest.approx(timeline.ctx.scene_x(timeline.ctx.cursor_t))
 
 

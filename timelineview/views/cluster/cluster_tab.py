@@ -50,7 +50,7 @@ class ClusterTab(QtCore.QObject):
         self.shown_step: int | None = None
         self._dock_visible: bool | None = None
         self.heat = HeatMapView()  # rank × step of any metric
-        # a summarised card in the Timeline tab, from its pyramid, then its trace when zoomed past it
+        # a summarised card on the timeline, from its pyramid, then its trace when zoomed past it
         self.overview = CardOverview(timeline, self._load_card_trace, self._status)
         self._trace_job: JobHandle | None = None  # the running load is a summarised card's trace (the summary stays)
         self._trace_wanted = False
@@ -66,9 +66,8 @@ class ClusterTab(QtCore.QObject):
 
     def wrap(self, timeline_page: QtWidgets.QWidget) -> QtWidgets.QTabWidget:
         """The window's central widget: the timeline page and the comparison as tabs (Ctrl+1, Ctrl+2)."""
-        self.tabs.addTab(self.overview.page(timeline_page), "Timeline")
-        self.overview.stack.currentChanged.connect(lambda *_: self._on_tab(self.tabs.currentIndex()))
-        self.overview.widget.cursorMoved.connect(self._cursor_text)
+        self.tabs.addTab(timeline_page, "Timeline")
+        self.overview.shownChanged.connect(lambda: self._on_tab(self.tabs.currentIndex()))
         self.tabs.addTab(self.view, "Cluster comparison")
         self.tabs.addTab(self.heat, "Heat map")
         self.tabs.setTabToolTip(0, "Ctrl+1")
@@ -103,6 +102,11 @@ class ClusterTab(QtCore.QObject):
     def loading_card_trace(self) -> bool:
         """The load the window starts now is a summarised card's trace (the summary stays on screen)."""
         return self._trace_wanted
+
+    @property
+    def card_trace_running(self) -> bool:
+        """The window's running load is a summarised card's trace (its pyramid stays on the timeline till done)."""
+        return self._trace_job is not None
 
     def load_reported(self, job: JobHandle, kind: str, payload) -> None:
         """What the window's current load hands over on the way (card labels, card progress, failures)."""
@@ -261,12 +265,6 @@ class ClusterTab(QtCore.QObject):
 
     def _status(self, text: str, ms: int) -> None:
         self.window.statusBar().showMessage(text, ms)
-
-    def _cursor_text(self, text: str) -> None:
-        """The time and the row's busy share under the mouse on a pyramid, where the timeline's cursor goes."""
-        label = getattr(self.window, "cursor_label", None)
-        if label is not None:
-            label.setText(text)
 
     def show_comparison(self) -> None:
         self.tabs.setCurrentWidget(self.view)

@@ -6,7 +6,9 @@ from PySide6 import QtCore, QtWidgets
 
 from timelineview.views.panels.area_stats import AreaStats
 from timelineview.views.panels.slice_details import SliceDetails
+from timelineview.views.timeline.tracks import registry
 from timelineview.views.timeline.widget import TimelineWidget
+from timelineview.viewstate.timeline.selection import current_selection
 
 HINT = ("Click a slice to see its details. Drag across lanes to select an area and see its "
         "statistics. Press ? for all shortcuts.")
@@ -50,18 +52,12 @@ class DetailsPanel(QtWidgets.QStackedWidget):
         return QtCore.QSize(300, 120)
 
     def refresh(self) -> None:
+        """Show what is selected through its lane kind's details view (the track registry's entry), or the
+        whole cards' metrics when nothing is."""
         ctx = self.timeline.ctx
-        if ctx.selection is not None:
-            card = ctx.card_by_number(ctx.selection.card)
-            self.slice.show_slice(card, ctx.selection.index, ctx.card_shift(card))
-            self.setCurrentWidget(self.slice)
-        elif ctx.instant_selection is not None:
-            card = ctx.card_by_number(ctx.instant_selection.card)
-            self.slice.show_instant(card, ctx.instant_selection.index, ctx.card_shift(card))
-            self.setCurrentWidget(self.slice)
-        elif ctx.area_selection is not None:
-            self.area.show_area(ctx.area_selection, ctx.cards, ctx.card_shift)
-            self.setCurrentWidget(self.area)
+        sel = current_selection(ctx)
+        if sel is not None:
+            self.setCurrentWidget(registry.details_of(sel)(self, ctx, sel))
         elif ctx.cards:
             self.area.show_overview(ctx.cards)
             self.setCurrentWidget(self.area)

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-import pyqtgraph as pg
-from PySide6 import QtCore, QtGui
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.views.painting import draw_rects, rect_array
 from timelineview.views.timeline.tracks.registry import HeaderStyle, header_style
@@ -16,7 +15,7 @@ UNLOADED_ALPHA = 110  # the hatching over time not loaded yet: visible, the slic
 NO_TRACE_TEXT = "No trace open — File ▸ Open (Ctrl+O) or drop a trace file or folder here"
 
 
-class BackgroundItem(pg.GraphicsObject):
+class BackgroundItem(QtWidgets.QGraphicsObject):
     """Paints under every track: calm alternate bands so lanes read as rows, headers, grid."""
 
     def __init__(self, ctx: ViewContext) -> None:
@@ -72,7 +71,7 @@ class BackgroundItem(pg.GraphicsObject):
             paint_unloaded(p, ctx)
         if not ctx.cards:
             p.setPen(theme.muted)
-            p.drawText(qrect(area), QtCore.Qt.AlignmentFlag.AlignCenter, empty_text(ctx.loading))
+            p.drawText(qrect(area), QtCore.Qt.AlignmentFlag.AlignCenter, empty_text(ctx.loading, ctx.empty_hint))
 
 
 def paint_unloaded(p: QtGui.QPainter, ctx: ViewContext) -> None:
@@ -92,8 +91,8 @@ def paint_unloaded(p: QtGui.QPainter, ctx: ViewContext) -> None:
                span.text)
 
 
-def empty_text(loading: str) -> str:
-    """What the canvas says without cards: what is loading, or how to open a trace."""
+def empty_text(loading: str, hint: str = "") -> str:
+    """What the canvas says without cards: what is loading, else ``hint`` or how to open a trace."""
     if loading:
         return f"Loading {loading}…"
-    return NO_TRACE_TEXT
+    return hint or NO_TRACE_TEXT

@@ -1,7 +1,8 @@
 """TimelineCanvas: the graphics view holding the per-card items; turns mouse input into gestures.
 
-Scene coordinates are widget pixels (pyqtgraph's auto pixel range), the axis on top and the
-track area below it. Gestures go to a controller (the TimelineWidget):
+Scene coordinates are widget pixels (the scene rect follows the view's size, no transform), the axis
+on top and the track area below it. Every item paints itself in pixels, so a plain ``QGraphicsView``
+is all the canvas needs. Gestures go to a controller (the TimelineWidget):
 left click selects, left drag across the tracks selects an area, drag on the ruler or with the
 right/middle button pans, the wheel zooms.
 """
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 from typing import Protocol
 
-import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.views.timeline.background_item import BackgroundItem
@@ -34,15 +34,23 @@ class CanvasController(Protocol):
     def on_resized(self) -> None: ...
 
 
-class TimelineCanvas(pg.GraphicsView):
+class TimelineCanvas(QtWidgets.QGraphicsView):
     """Hosts one slice, derived and counter item per card, plus axis, background and overlays."""
 
     def __init__(self, ctx: ViewContext, controller: CanvasController,
                  parent: QtWidgets.QWidget | None = None) -> None:
-        super().__init__(parent, background=ctx.theme.background)
+        super().__init__(parent)
         self.ctx = ctx
         self.controller = controller
+        self.setScene(QtWidgets.QGraphicsScene(self))
+        self.setBackgroundBrush(ctx.theme.background)
         self.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setAlignment(QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignTop)
+        self.setTransformationAnchor(QtWidgets.QGraphicsView.ViewportAnchor.NoAnchor)
+        self.setViewportUpdateMode(QtWidgets.QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
+        self.setCacheMode(QtWidgets.QGraphicsView.CacheModeFlag.CacheBackground)
         self.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
         self.setMouseTracking(True)
         self.setAcceptDrops(False)  # the main window takes dropped files
@@ -52,7 +60,7 @@ class TimelineCanvas(pg.GraphicsView):
         self.cursor_item = CursorItem(ctx)
         for item in (self.background_item, self.axis, self.overlay, self.cursor_item):
             self.scene().addItem(item)
-        self.card_items: list[pg.GraphicsObject] = []
+        self.card_items: list[QtWidgets.QGraphicsObject] = []
         self._press: QtCore.QPointF | None = None
         self._mode = ""  # "", "click", "area", "pan"
         self._last_x = 0.0
@@ -73,7 +81,7 @@ class TimelineCanvas(pg.GraphicsView):
         on its next paint."""
         for item in (self.background_item, self.axis, self.overlay, *self.card_items):
             item.prepareGeometryChange()
-        self.setBackground(self.ctx.theme.background)
+        self.setBackgroundBrush(self.ctx.theme.background)
         self.viewport().update()
 
     def redraw(self) -> None:
@@ -86,9 +94,8 @@ class TimelineCanvas(pg.GraphicsView):
     # ------------------------------------------------------------------ geometry
     def resizeEvent(self, ev: QtGui.QResizeEvent) -> None:
         super().resizeEvent(ev)
-        if getattr(self, "controller", None) is None:
-            return  # pyqtgraph resizes once from its own __init__, before ours ran
         w, h = self.width(), self.height()
+        self.setSceneRect(0, 0, max(w, 1), max(h, 1))  # scene coordinates are widget pixels
         self.ctx.area = Rect(0, AXIS_H, max(w, 1), max(h - AXIS_H, 1))
         self.ctx.viewport.set_width(max(w, 1))
         self.controller.on_resized()

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import pyqtgraph as pg
-from PySide6 import QtCore, QtGui
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.views.timeline.view_context import ViewContext, qrect, qrectf
 from timelineview.viewstate.card_view import CardView
@@ -36,7 +35,7 @@ def _clamped_x(ctx: ViewContext, t_rel: int) -> float:
     return min(max(ctx.scene_x(t_rel), a.left - 4.0), a.right + 4.0)
 
 
-class OverlayItem(pg.GraphicsObject):
+class OverlayItem(QtWidgets.QGraphicsObject):
     """Marks, the area selection, the selected slice's outline and its flow arrows."""
 
     def __init__(self, ctx: ViewContext) -> None:
@@ -151,7 +150,7 @@ class OverlayItem(pg.GraphicsObject):
         p.drawEllipse(a, 2.5, 2.5)
 
 
-class CursorItem(pg.GraphicsObject):
+class CursorItem(QtWidgets.QGraphicsObject):
     """The vertical cursor line; its small bounding rect keeps cursor moves cheap to repaint."""
 
     def __init__(self, ctx: ViewContext) -> None:

@@ -74,6 +74,27 @@ class SearchMixin:
         self.changed(Change.MATCH)
         return SliceRef(card_no, first)
 
+    def highlight_in_cards(self, name: str, spans: dict[int, tuple[int, int]]) -> int:
+        """Highlight the slices named ``name`` of several cards at once, each inside its own span (card number
+        -> [t0, t1) of its absolute ns); the first card's first one is selected, Enter steps through all, and
+        each card's lane of its first one is opened. Returns how many."""
+        ctx = self.ctx
+        matches, cums = {}, {}
+        # highlight_name keeps one card's matches: collect each card's, the first card last so that its
+        # first slice stays selected
+        for number in reversed(list(spans)):
+            t0, t1 = spans[number]
+            self.highlight_name(number, name, t0, t1)
+            matches.update(ctx.matches)
+            cums.update(ctx.match_cum)
+        ctx.matches, ctx.match_cum = matches, cums
+        for number, found in matches.items():
+            card = ctx.card_by_number(number)
+            if card is not None and len(found.slices):
+                self.expand_to_lane(number, int(card.store.slices.lane[found.slices[0]]))
+        self.changed(Change.SEARCH | Change.MATCH)
+        return self.match_count
+
     @property
     def match_count(self) -> int:
         return sum(len(m.slices) for m in self.ctx.matches.values())

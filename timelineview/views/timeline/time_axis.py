@@ -6,8 +6,7 @@ a deep zoom far from the origin shows a base time once and labels ticks as offse
 
 from __future__ import annotations
 
-import pyqtgraph as pg
-from PySide6 import QtCore, QtGui
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.views.theme import Theme
 from timelineview.views.timeline.background_item import TICK_MIN_PX
@@ -16,7 +15,7 @@ from timelineview.viewstate.time_format import format_exact, ticks
 from timelineview.viewstate.timeline.viewport import Viewport
 
 
-class TimeAxisItem(pg.GraphicsObject):
+class TimeAxisItem(QtWidgets.QGraphicsObject):
     """Ruler over the track area's columns, from scene y 0 to :data:`AXIS_H`."""
 
     def __init__(self, ctx: ViewContext) -> None:

@@ -29,7 +29,7 @@ from timelineview.views.timeline.search import SearchMixin
 from timelineview.views.timeline.tracks import registry
 from timelineview.views.timeline.view_context import ViewContext
 from timelineview.viewstate.card_view import CardView
-from timelineview.viewstate.time_format import format_duration, format_exact
+from timelineview.viewstate.time_format import format_exact
 from timelineview.viewstate.timeline.hit_test import hit_at
 from timelineview.viewstate.timeline.lane_filter import ALL, build_filtered_layout, is_single_kind
 from timelineview.viewstate.timeline.lane_layout import LANE_PAD, SLICE_ROW_H, LaneLayout
@@ -197,6 +197,19 @@ class TimelineWidget(HeldKeyEvents, NavigationMixin, SearchMixin, QtWidgets.QWid
             self._fitted = (ctx.viewport.t0, ctx.viewport.t1)
         self.changed(Change.WINDOW | Change.OVERLAY)
 
+    def set_card_note(self, number: int, text: str) -> None:
+        """What a summarised card's header adds after its resolution (its trace loading, not on this machine…)."""
+        card = self.ctx.card_by_number(number)
+        if card is None or card.coverage_note == text:
+            return
+        card.coverage_note = text
+        self.changed(Change.OVERLAY)
+
+    def set_empty_hint(self, text: str) -> None:
+        """What the canvas says while it shows no card ("": how to open a trace)."""
+        self.ctx.empty_hint = text
+        self.changed(Change.OVERLAY)
+
     def set_loading(self, what: str) -> None:
         """Say on an empty canvas that ``what`` is loading ("" when no load runs)."""
         self.ctx.loading = what
@@ -212,14 +225,15 @@ class TimelineWidget(HeldKeyEvents, NavigationMixin, SearchMixin, QtWidgets.QWid
         self.changed(Change.WINDOW | Change.LAYOUT)
 
     def _update_extent(self, keep_window: bool) -> None:
-        cards = [c for c in self.ctx.cards if len(c.store.slices)]
+        spans = [(span[0] - c.offset_ns, span[1] - c.offset_ns) for c in self.ctx.cards
+                 if (span := c.span) is not None]
         old = (self.ctx.viewport.t0 + self.ctx.origin, self.ctx.viewport.t1 + self.ctx.origin)
-        if not cards:
+        if not spans:
             self.ctx.origin = 0
             self.ctx.viewport.set_extent(0, 1_000_000)
             return
-        self.ctx.origin = min(c.store.t_origin - c.offset_ns for c in cards)
-        t_max = max(c.store.t_end - c.offset_ns for c in cards) - self.ctx.origin
+        self.ctx.origin = min(a for a, _ in spans)
+        t_max = max(b for _, b in spans) - self.ctx.origin
         self.ctx.viewport.set_extent(0, max(t_max, 1))
         if keep_window:
             self.ctx.viewport.set_range(old[0] - self.ctx.origin, old[1] - self.ctx.origin, remember=False)
@@ -245,6 +259,27 @@ class TimelineWidget(HeldKeyEvents, NavigationMixin, SearchMixin, QtWidgets.QWid
     def set_theme(self, dark: bool) -> None:
         self.ctx.theme = Theme.build(dark)
         self.changed(Change.LAYOUT)
+
+    def set_plane_colours(self, on: bool) -> None:
+        """Colour HCCL plane tasks by transport / link type (``viewstate.plane_colours``), or by name."""
+        if on == self.ctx.plane_colours:
+            return
+        self.ctx.plane_colours = on
+        self.changed(Change.LAYOUT)  # every slice track re-prepares its colours
+
+    def collapse_all(self, collapsed: bool) -> None:
+        """Collapse every process of every card (also those inside collapsed cards), or expand every group."""
+        keys: set[tuple] = set()
+        if collapsed:
+            keys = {r.key for r in self.ctx.layout.rows if r.kind == "process"}
+            keys |= {("process", c.number, p) for c in self.ctx.cards for p in range(len(c.store.processes))}
+        self.collapsed = keys
+        self.rebuild_layout()
+
+    def set_layout_builder(self, builder) -> None:
+        """Another row order for every lane (``(cards, collapsed) -> LaneLayout | None``); None: the usual one.
+        Takes effect with the next ``set_cards`` or ``rebuild_layout``."""
+        self.layout_builder = builder
 
     # ------------------------------------------------------------------ scrolling
     def _update_scrollbar(self) -> None:
@@ -386,22 +421,15 @@ class TimelineWidget(HeldKeyEvents, NavigationMixin, SearchMixin, QtWidgets.QWid
 
     def _hover_at(self, pos: QtCore.QPointF) -> None:
         """The cursor time and the status text for the mouse at ``pos`` (no repaint)."""
-        t = self.ctx.t_at(pos.x())
-        self.ctx.cursor_t = t
-        self.cursorMoved.emit(self._status_text(t, self.hit(pos)))
+        self.ctx.cursor_t = self.ctx.t_at(pos.x())
+        self.cursorMoved.emit(self.status_text(pos))
 
-    def _status_text(self, t: int, hit: Hit | None) -> str:
-        """The status line: the time under the mouse, and the slice or instant there."""
-        text = f"t = {format_exact(t)}"
-        if isinstance(hit, SliceRef):
-            card = self.ctx.card_by_number(hit.card)
-            s = card.store.slices
-            name = card.store.strings[int(s.name[hit.index])] if s.name[hit.index] >= 0 else "(unnamed)"
-            text += f"   ·   {name}  ({format_duration(int(s.dur[hit.index]))})"
-        elif isinstance(hit, InstantRef):
-            card = self.ctx.card_by_number(hit.card)
-            text += f"   ·   {card.instant_name(hit.index)}  (instant)"
-        return text
+    def status_text(self, pos: QtCore.QPointF) -> str:
+        """The status line: the time under the mouse, and what the lane kind there says of the thing under
+        it (a slice's name and duration, a summary bucket's busy share, …)."""
+        text = f"t = {format_exact(self.ctx.t_at(pos.x()))}"
+        words = registry.hover_text(self.ctx, pos.x(), pos.y())
+        return f"{text}   ·   {words}" if words else text
 
     # ------------------------------------------------------------------ selection
     def select_slice(self, card: int, index: int, reveal: bool = True) -> None:

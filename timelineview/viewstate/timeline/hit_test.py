@@ -87,12 +87,28 @@ def step_at(state: ViewState, row: Row, x: float, y: float) -> IntervalRef | Non
     return IntervalRef(row.card, state.rel(card, int(s.start[k[0]])), state.rel(card, int(s.end[k[0]])))
 
 
+def coverage_sample_at(state: ViewState, row: Row, x: float, y: float) -> IntervalRef | None:
+    """The sample (a pyramid's bucket) under x on a coverage row, as the window it stands for; None where the
+    row's source covers nothing there."""
+    card = state.card_by_number(row.card)
+    source = card.coverage_source if card is not None else None
+    if source is None:
+        return None
+    t0, t1 = state.abs_window(card)
+    sample = source.sample_at(row.source_row, state.t_at(x) + state.card_shift(card), t0, t1, state.area.width)
+    if sample is None or sample.share <= 0:
+        return None
+    return IntervalRef(row.card, state.rel(card, sample.t0), state.rel(card, sample.t1))
+
+
 def hit_at(state: ViewState, x: float, y: float, tests: Mapping[str, Sequence[HitTest]]) -> Hit | None:
     """What is under (x, y): the first hit of the tests registered for the kind of the row there."""
     row = state.row_under(y)
     if row is None:
         return None
-    for test in tests.get(row.kind, ()):
+    if row.kind not in tests:  # a row no lane kind registered: an error, never hit as nothing
+        raise KeyError(f"no hit tests registered for lane kind {row.kind!r}")
+    for test in tests[row.kind]:
         hit = test(state, row, x, y)
         if hit is not None:
             return hit

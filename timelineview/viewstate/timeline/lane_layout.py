@@ -26,6 +26,7 @@ COUNTER_H = 36
 
 CARD, OVERVIEW, PROCESS, LANE, DERIVED, STEPS, COUNTER = (
     "card", "overview", "process", "lane", "derived", "steps", "counter")
+COVERAGE = "coverage"  # a row's covered share per pixel, from its card's window source (a summarised card)
 GROUP_KINDS = (CARD, OVERVIEW, PROCESS)
 
 
@@ -44,6 +45,7 @@ class Row:
     process: int = -1
     derived: int = -1
     series: int = -1
+    source_row: int = -1  # coverage rows: the row of the card's window source
     levels: int = 0  # slice lanes: nesting rows in the index
     collapsed: bool = False
     tooltip: str = ""
@@ -104,7 +106,7 @@ class RowSource(Protocol):
     """One kind of lane as the layout sees it (``views.timeline.tracks.registry`` lists them)."""
 
     kind: str
-    group: str  # OVERVIEW or PROCESS: the group header its rows sit under
+    group: str  # CARD (right under the card header), OVERVIEW or PROCESS: the group its rows sit under
 
     def rows(self, card: CardView, process: int) -> list[Row]:
         """The rows of this kind a card contributes (to ``process``; -1 under the overview)."""
@@ -155,11 +157,15 @@ def build_layout(cards: list[CardView], collapsed: set[tuple], sources: Sequence
         shut = key in collapsed
         n = len(st.slices)
         tip = f"{c.title}: {n:,} slices, {len(st.lanes)} lanes".replace(",", " ")
+        if c.coverage_source is not None:
+            tip = f"{c.title}: {c.coverage_source.kind.lower()}, {len(c.coverage_source.rows)} rows"
         if c.offset_ns:
             tip += f"; clock offset {c.offset_ns / 1000:+.3f} µs applied (aligned to the first card)"
         out.add(Row(CARD, c.number, 0, CARD_H, 0, f"{c.title}", key, collapsed=shut, tooltip=tip), 0)
         if shut:
             continue
+        for row in group_rows(c, sources, CARD):
+            out.add(row, 1)
         overview = group_rows(c, sources, OVERVIEW)
         if overview:
             okey = ("overview", c.number)

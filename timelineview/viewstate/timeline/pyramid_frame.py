@@ -17,6 +17,7 @@ from timelineview.analysis.summaries.pyramid import FULL, Pyramid
 from timelineview.viewstate.time_format import format_duration
 
 MAX_BUCKET_PX = 2.0  # a finest bucket wider than this on screen: the summary no longer holds what the user zooms to
+# (``window_source.resolves`` asks it of any window source)
 
 
 class PyramidFrame(NamedTuple):
@@ -54,12 +55,6 @@ def frame_for(pyramid: Pyramid, t0: int, t1: int, width_px: int) -> PyramidFrame
 def finest_bucket_ns(pyramid: Pyramid) -> float:
     """How much time the finest level's bucket holds: the deepest the summary goes."""
     return span_ns(pyramid) / max(lv.shape[1] for lv in pyramid.levels)
-
-
-def past_the_pyramid(pyramid: Pyramid, t0: int, t1: int, width_px: int) -> bool:
-    """Whether the window is zoomed in past the finest level (a bucket wider than :data:`MAX_BUCKET_PX`)."""
-    ns_per_px = max(int(t1) - int(t0), 1) / max(int(width_px), 1)
-    return finest_bucket_ns(pyramid) / ns_per_px > MAX_BUCKET_PX
 
 
 def pixel_occupancy(pyramid: Pyramid, frame: PyramidFrame, t0: int, t1: int, width_px: int,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from timelineview.viewstate.timeline.lane_layout import Row, summarised_lanes
-from timelineview.viewstate.timeline.view_state import AreaSelection, ViewState
+from timelineview.viewstate.timeline.view_state import AreaSelection, InstantRef, SliceRef, ViewState
 
 
 def dragged_window(state: ViewState, x0: float, y0: float, x1: float, y1: float) -> tuple[int, int, float, float]:
@@ -59,3 +59,8 @@ def selection_span(state: ViewState) -> tuple[int, int] | None:
     if state.area_selection is not None:
         return state.area_selection.t0, state.area_selection.t1
     return None
+
+
+def current_selection(state: ViewState) -> SliceRef | InstantRef | AreaSelection | None:
+    """What is selected: a slice, an instant or an area (at most one is set at a time), or None."""
+    return state.selection or state.instant_selection or state.area_selection

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from timelineview.analysis.summaries.card_summary import DERIVED_TITLES
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.counter_units import counter_unit
 from timelineview.viewstate.timeline.lane_layout import (
     COUNTER,
     COUNTER_H,
+    COVERAGE,
     DERIVED,
     DERIVED_H,
     LANE,
@@ -108,3 +110,22 @@ def steps_filter_row(card: CardView, key: str) -> Row | None:
     if key != STEPS_FILTER_KEY or card.steps is None:
         return None
     return Row(STEPS, card.number, 0, 0, 0, card.title, ("steps", card.number), legend=steps_legend(card))
+
+
+# a coverage row titled as a derived set is drawn in that derived lane's colour; a lane in the busy strip's
+COVERAGE_COLOURS = {title: name for name, title in DERIVED_TITLES.items()}
+COVERAGE_COLOURS["Idle AI Core gaps"] = "idle_gap_free"  # the derived lanes' colour for gaps where nothing ran
+
+
+def coverage_rows(card: CardView, process: int) -> list[Row]:
+    """One row per row of a summarised card's window source (the derived sets, then every lane with slices)."""
+    source = card.coverage_source
+    if source is None:
+        return []
+    tip = f"{source.kind}: the share of each pixel's time the row's intervals cover"
+    rows = []
+    for i, title in enumerate(source.rows):
+        colour = COVERAGE_COLOURS.get(title)
+        rows.append(Row(COVERAGE, card.number, 0, SLICE_ROW_H, 0, title, ("coverage", card.number, i), source_row=i,
+                        tooltip=f"{title} — {tip}", legend=((colour, ""),) if colour else ()))
+    return rows

@@ -115,6 +115,7 @@ class ViewState:
         self.marks: list[tuple[int, int]] = []
         self.cursor_t: int | None = None
         self.loading = ""  # what is being opened ("" when nothing is): the empty canvas says so
+        self.empty_hint = ""  # what the empty canvas says instead of how to open a trace ("": that)
         self.plane_colours = False  # HCCL plane tasks coloured by transport / link type (viewstate.plane_colours)
 
     def note(self, what: Change) -> None:

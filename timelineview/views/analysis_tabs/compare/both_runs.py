@@ -16,7 +16,6 @@ from timelineview.viewstate.tabs.run_alignment import (
     step_window_rel,
 )
 from timelineview.viewstate.tabs.run_layout import pairs_builder
-from timelineview.viewstate.timeline.view_state import Change
 
 STEP_MARGIN = 0.02  # of the window, either side of the chosen step
 
@@ -30,7 +29,7 @@ def show_both_runs(cluster_tab, pairs: list[CardPair], unmatched: list[RunCardVi
     if not pairs and not unmatched:
         return False
     timeline = cluster_tab.timeline
-    timeline.layout_builder = pairs_builder(pairs, unmatched, registry.TRACK_KINDS) if lane_by_lane else None
+    timeline.set_layout_builder(pairs_builder(pairs, unmatched, registry.TRACK_KINDS) if lane_by_lane else None)
     offsets = aligned_offsets(pairs, unmatched, position)
     for _, new in pairs:
         new.offset_ns = new.estimated_offset_ns = offsets.get(new.number, new.offset_ns)
@@ -58,20 +57,10 @@ def show_both_runs(cluster_tab, pairs: list[CardPair], unmatched: list[RunCardVi
 def highlight_in_both(timeline, name: str, position: int) -> int:
     """Highlight the slices named ``name`` inside the ``position``-th step of every card shown (both
     runs); the first base card's first one is selected, Enter steps through all. Returns how many."""
-    matches, cums = {}, {}
-    # highlight_name keeps one card's matches: collect each card's, the first card last so that its
-    # first slice stays selected
-    for card in reversed(timeline.cards):
+    spans = {}
+    for card in timeline.cards:
         s, e = step_start(card, position), step_end(card, position)
         if s is None or e is None:
             s, e = card.store.t_origin, max(card.store.t_end, card.store.t_origin + 1)
-        timeline.highlight_name(card.number, name, s, e)
-        matches.update(timeline.ctx.matches)
-        cums.update(timeline.ctx.match_cum)
-    timeline.ctx.matches, timeline.ctx.match_cum = matches, cums
-    for number, found in matches.items():  # open the lane of each card's first one, so both runs show it
-        card = timeline.ctx.card_by_number(number)
-        if card is not None and len(found.slices):
-            timeline.expand_to_lane(number, int(card.store.slices.lane[found.slices[0]]))
-    timeline.changed(Change.SEARCH | Change.MATCH)
-    return timeline.match_count
+        spans[card.number] = (s, e)
+    return timeline.highlight_in_cards(name, spans)

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import pyqtgraph as pg
-from PySide6 import QtCore, QtGui
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.views.painting import LabelCache, label_font
 from timelineview.views.timeline.view_context import ViewContext, qrect, qrectf
 from timelineview.viewstate.card_view import CardView
 
 
-class CardTrackItem(pg.GraphicsObject):
+class CardTrackItem(QtWidgets.QGraphicsObject):
     """Covers the whole viewport and paints in device pixels.
 
     Geometry is prepared only when ``frame_key()`` changes (window, layout, theme …),
