@@ -141,11 +141,13 @@ def ensure(store: TraceStore, analysis: CardAnalysis, fields: Iterable[str], tol
 
 
 def _compute(store: TraceStore, analysis: CardAnalysis, name: str) -> None:
-    if name in analysis.done or _restore(store, analysis, name):
+    if name in analysis.done:
         return
     stage = CARD_STAGES[name]
-    for need in stage.needs:
+    for need in stage.needs:  # also before a kept field: what it needs is there, as when computed
         _compute(store, analysis, need)
+    if _restore(store, analysis, name):
+        return
     try:
         value = stage.compute(store, analysis)
     except Exception as exc:
