@@ -1,12 +1,14 @@
 """A result of a card's analysis as a JSON tree plus numpy columns, and back, value for value.
 
-Results are dataclasses, named tuples, lists, dicts, numbers, strings and numpy arrays. The tree keeps
+Results are dataclasses, named tuples, plain objects of this package (their ``__dict__``), lists, dicts,
+numbers, strings and numpy arrays. The tree keeps
 each value's exact type (a tuple stays a tuple, an ``np.float64`` stays one, a NaN stays a NaN) so a
 result read back is the result computed: the documents printed from it are the same bytes. Arrays go
 to a separate list (saved as columns). Objects met twice in one result are written once and come back
 as one object; ``siblings`` names objects that are another field of the same analysis (the derived
 interval sets hold the card's classification), written as a reference to that field. Classes are only
-ever looked up in this package, and only dataclasses, named tuples and enums among them are built.
+ever looked up in this package, and only dataclasses, named tuples, enums and plain classes (built
+without their ``__init__``, their ``__dict__`` filled) among them.
 Anything else raises :class:`NotKeepable` (that result is then computed each time, not kept).
 """
 
@@ -16,6 +18,7 @@ import dataclasses
 import enum
 import importlib
 import math
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -67,6 +70,8 @@ class Encoder:
             if all(type(k) is str for k in v) and TAG not in v:
                 return {k: self.encode(x) for k, x in v.items()}
             return {TAG: "dict", "k": [self.encode(k) for k in v], "v": [self.encode(x) for x in v.values()]}
+        if t is Counter:
+            return {TAG: "counter", "k": [self.encode(k) for k in v], "v": [self.encode(x) for x in v.values()]}
         if t is tuple:
             return {TAG: "tuple", "v": [self.encode(x) for x in v]}
         if t is set or t is frozenset:
@@ -84,6 +89,9 @@ class Encoder:
             return self._shared(v, lambda n: {TAG: "dc", "cls": _class_name(t), "n": n,
                                               "f": {f.name: self.encode(getattr(v, f.name))
                                                     for f in dataclasses.fields(v)}})
+        if t.__module__.startswith(PACKAGE) and _plain_object(v):
+            return self._shared(v, lambda n: {TAG: "obj", "cls": _class_name(t), "n": n,
+                                              "d": {k: self.encode(x) for k, x in vars(v).items()}})
         raise NotKeepable(f"{t.__module__}.{t.__qualname__}")
 
     def _shared(self, v: Any, write: Callable[[int], dict]) -> dict:
@@ -106,6 +114,13 @@ class Encoder:
             return {TAG: "array", "n": n, "i": len(self.arrays) - 1}
 
         return self._shared(a, write)
+
+
+def _plain_object(v: Any) -> bool:
+    """An instance of a plain class of this package: its state is its ``__dict__`` (no slots, no callables)."""
+    t = type(v)
+    return (isinstance(getattr(v, "__dict__", None), dict) and not hasattr(t, "__slots__")
+            and type(t) is type and not callable(v))
 
 
 def _lookup(name: Any) -> type:
@@ -162,6 +177,9 @@ class Decoder:
     def _dict(self, node: dict) -> dict:
         return dict(zip([self.decode(k) for k in node["k"]], [self.decode(x) for x in node["v"]], strict=True))
 
+    def _counter(self, node: dict) -> Counter:
+        return Counter(self._dict(node))
+
     def _tuple(self, node: dict) -> tuple:
         return tuple(self.decode(x) for x in node["v"])
 
@@ -197,6 +215,15 @@ class Decoder:
         if not (issubclass(cls, tuple) and hasattr(cls, "_fields")) or len(node["v"]) != len(cls._fields):
             raise BadTree(f"{node['cls']} is not this named tuple")
         return self._made_as(node, cls(*(self.decode(x) for x in node["v"])))
+
+    def _obj(self, node: dict) -> Any:
+        cls = _lookup(node["cls"])
+        if dataclasses.is_dataclass(cls) or hasattr(cls, "__slots__") or type(cls) is not type:
+            raise BadTree(f"{node['cls']} is not a plain class")
+        obj = cls.__new__(cls)
+        self._made_as(node, obj)
+        obj.__dict__.update({k: self.decode(x) for k, x in node["d"].items()})
+        return obj
 
     def _dc(self, node: dict) -> Any:
         cls = _lookup(node["cls"])
