@@ -200,3 +200,18 @@ def test_a_value_of_another_kind_is_not_kept():
 def test_a_card_outside_the_cache_keeps_nothing(cluster):
     store = load(cluster)[0]  # no cache: no entry
     assert store.cache_entry is None and card_analysis.CardAnalysis.of(store).kept is None
+
+
+def test_a_card_opened_under_another_path_is_analysed_for_that_path(cluster, tmp_path, cache, computed,
+                                                                    capsysbinary):
+    link = tmp_path / "link"
+    link.symlink_to(cluster, target_is_directory=True)  # the same files (one cache entry), another path
+    _stats(capsysbinary, str(cluster))
+    entries = sorted(cache.iterdir())
+    computed.clear()
+    assert _stats(capsysbinary, str(link)) == _stats(capsysbinary, str(link), "--no-cache")  # its paths in it
+    assert sorted(cache.iterdir()) == entries
+    assert computed["derived"] == 4  # the results name the files by the path they were opened under
+    computed.clear()
+    _stats(capsysbinary, str(link))
+    assert not computed

@@ -7,11 +7,12 @@ value's tree, :mod:`.encoding`) and ``analysis-<key>.<field>.npz`` (its arrays, 
 JSON), and read back, field by field, when an analysis asks for it again.
 
 The key is the entry's own key (the card's files and the code that loaded them), the stamp of the analysis code,
-the gap threshold, the card's paths and load report (both in the §5 object; the report also says what lies
-beside the files) and the identity of the memory files beside the card (the memory analysis reads them). A
-field written under another key is never read: a change of any of these computes it again, and the files of
-other keys are removed at the next write. Nothing here raises into an analysis: a field that cannot be read
-(missing, corrupt, written by other code) is computed, one that cannot be written is only not kept. No Qt.
+the gap threshold, the card's paths as it was opened and its load report (results hold both: the §5 object its
+path and report, the memory analysis the paths of its files; the report also says what lies beside the files)
+and the identity of the memory files beside the card (the memory analysis reads them). A field written under
+another key is never read: a change of any of these computes it again, and the files of other keys are removed
+at the next write. Nothing here raises into an analysis: a field that cannot be read (missing, corrupt,
+written by other code) is computed, one that cannot be written is only not kept. No Qt.
 """
 
 from __future__ import annotations
@@ -62,16 +63,23 @@ def _side_files(store: TraceStore) -> list[str]:
             sample = sample_digest(path, stamp.size) if stamp is not None else ""
         except OSError:
             sample = ""
-        out.append(f"{path}|{stamp}|{sample}")
+        try:
+            where = Path(path).resolve()  # the same file under another path is the same file
+        except (OSError, RuntimeError):
+            where = path
+        out.append(f"{where}|{stamp}|{sample}")
     return out
+
+
+def _sha1(parts: list[str]) -> str:
+    return hashlib.sha1("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def analysis_key(store: TraceStore, entry: Path, min_gap_ns: int) -> str:
     """Key of ``store``'s analysis results kept in cache entry ``entry``, as they would be computed now."""
-    parts = [KEPT_FORMAT, entry.name, code_stamp(*ANALYSIS_CODE), str(min_gap_ns),
-             *map(str, store.paths), orjson.dumps(store.report.to_json(), option=orjson.OPT_SORT_KEYS).decode(),
-             *_side_files(store)]
-    return hashlib.sha1("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+    report = orjson.dumps(store.report.to_json(), option=orjson.OPT_SORT_KEYS | orjson.OPT_SERIALIZE_NUMPY)
+    return _sha1([KEPT_FORMAT, entry.name, code_stamp(*ANALYSIS_CODE), str(min_gap_ns), *map(str, store.paths),
+                  report.decode(), *_side_files(store)])
 
 
 def _describe(a: np.ndarray) -> dict:
