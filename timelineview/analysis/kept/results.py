@@ -3,8 +3,9 @@
 A card re-opened from the card cache has its columns memory-mapped in a second; its analysis (classification,
 interval sets, steps, operators, communication, memory, the §5 object) would still take as long as the first
 time. Each field computed is therefore written into the entry's folder, as ``analysis-<key>.<field>.json`` (the
-value's tree, :mod:`.encoding`) and ``analysis-<key>.<field>.npz`` (its arrays, each with its CRC-32 in the
-JSON), and read back, field by field, when an analysis asks for it again.
+value's tree, :mod:`.encoding`) and ``analysis-<key>.<field>.columns`` (its arrays' bytes one after the other,
+each array's dtype, shape, place and CRC-32 in the JSON: read in one read, with no header to parse), and read
+back, field by field, when an analysis asks for it again.
 
 The key is the entry's own key (the card's files and the code that loaded them), the stamp of the analysis code,
 the gap threshold, the card's paths as it was opened and its load report (results hold both: the §5 object its
@@ -21,7 +22,6 @@ import hashlib
 import os
 import tempfile
 import time
-import zipfile
 import zlib
 from collections.abc import Callable
 from functools import cached_property
@@ -42,6 +42,8 @@ ANALYSIS_CODE = ("analysis",)  # the sub-package whose code decides what a card'
 PREFIX = "analysis-"
 PARTIAL = ".partial-"  # a write in progress (the cache's own prefix)
 STALE_PARTIAL_S = 600.0  # a write takes well under a second: one untouched this long was killed
+COLUMNS = "columns"  # suffix of a field's file of arrays
+ALIGN = 64  # each array of a columns file starts at a multiple of this (aligned for any dtype)
 MISSING = object()  # ``restore``: nothing kept for that field
 
 
@@ -84,6 +86,38 @@ def analysis_key(store: TraceStore, entry: Path, min_gap_ns: int) -> str:
 
 def _describe(a: np.ndarray) -> dict:
     return {"dtype": a.dtype.str, "shape": list(a.shape), "crc32": zlib.crc32(np.ascontiguousarray(a))}
+
+
+def _places(arrays: list[np.ndarray]) -> list[int]:
+    """Where each array starts in the columns file (each at a multiple of ``ALIGN``)."""
+    places, at = [], 0
+    for a in arrays:
+        places.append(at)
+        at += -(-a.nbytes // ALIGN) * ALIGN
+    return places
+
+
+def _write_columns(f: Any, arrays: list[np.ndarray], places: list[int]) -> None:
+    for a, at in zip(arrays, places, strict=True):
+        f.seek(at)
+        f.write(a.reshape(-1).view(np.uint8).data if a.size else b"")
+
+
+def _column(data: np.ndarray, desc: dict, what: str) -> np.ndarray:
+    """The array ``desc`` describes in the columns file's bytes ``data``, if it is the one written."""
+    dtype = np.dtype(desc["dtype"])
+    shape = tuple(int(n) for n in desc["shape"])
+    if dtype.hasobject or dtype.fields is not None or any(n < 0 for n in shape):
+        raise BadTree(f"{what}: not a column")
+    at, nbytes = int(desc["offset"]), int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if not nbytes:
+        return np.zeros(shape, dtype)  # nothing written (an empty array, or a dtype of no bytes)
+    if at < 0 or at + nbytes > len(data):
+        raise BadTree(f"{what}: past the end of the file")
+    a = data[at:at + nbytes].view(dtype).reshape(shape)
+    if zlib.crc32(a) != desc["crc32"]:
+        raise BadTree(f"{what}: not the one written")
+    return a
 
 
 def _dumps(doc: dict) -> bytes:
@@ -137,8 +171,8 @@ class KeptResults:
             return self._read(name, _loads(data), field)
         except SiblingFailed:
             raise
-        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, zipfile.BadZipFile,
-                RecursionError):  # ValueError covers BadTree and a bad JSON
+        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError):
+            # ValueError covers BadTree and a bad JSON
             self._remove(name)
             return MISSING
 
@@ -149,12 +183,9 @@ class KeptResults:
         described = doc["arrays"]
         arrays: list[np.ndarray] = []
         if described:
-            with np.load(self._path(name, "npz"), allow_pickle=False) as columns:
-                for i, desc in enumerate(described):
-                    a = columns[f"a{i}"]
-                    if _describe(a) != desc:
-                        raise BadTree(f"{name}: column {i} is not the one written")
-                    arrays.append(a)
+            data = np.fromfile(self._path(name, COLUMNS), dtype=np.uint8)
+            for i, desc in enumerate(described):
+                arrays.append(_column(data, desc, f"{name}: column {i}"))
         return Decoder(arrays, field).decode(doc["value"])
 
     def keep(self, name: str, value: Any, siblings: dict[int, str]) -> bool:
@@ -162,16 +193,17 @@ class KeptResults:
         try:
             encoder = Encoder(siblings)
             tree = encoder.encode(value)
+            arrays = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in encoder.arrays]
+            places = _places(arrays)
             doc = {"format": KEPT_FORMAT, "key": self.key, "field": name, "value": tree,
-                   "arrays": [_describe(a) for a in encoder.arrays]}
+                   "arrays": [{**_describe(a), "offset": at} for a, at in zip(arrays, places, strict=True)]}
             data = _dumps(doc)
         except (NotKeepable, TypeError, ValueError, RecursionError):
             return False
         try:
             self._clean_other_keys()
-            if encoder.arrays:
-                self._write(self._path(name, "npz"), lambda f: np.savez(f, **{f"a{i}": a for i, a in
-                                                                            enumerate(encoder.arrays)}))
+            if arrays:
+                self._write(self._path(name, COLUMNS), lambda f: _write_columns(f, arrays, places))
             self._write(self._path(name, "json"), lambda f: f.write(data))  # last: the field is complete
         except OSError:  # no room, a read-only or removed entry: the field is computed next time
             return False
@@ -188,7 +220,7 @@ class KeptResults:
             raise
 
     def _remove(self, name: str) -> None:
-        for suffix in ("json", "npz"):
+        for suffix in ("json", COLUMNS):
             self._path(name, suffix).unlink(missing_ok=True)
 
     def _clean_other_keys(self) -> None:
