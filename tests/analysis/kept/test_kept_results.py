@@ -232,3 +232,21 @@ def test_a_card_opened_under_another_path_is_analysed_for_that_path(cluster, tmp
     computed.clear()
     _stats(capsysbinary, str(link))
     assert not computed
+
+
+def test_the_windows_reopen_reads_the_view_fields_and_the_memory_back(cluster, cache, computed):
+    from timelineview.analysis.session import AnalysisSession
+    from timelineview.viewstate.card_view import prepare_card
+
+    def open_like_the_window():
+        stores = load(cluster, cache=True)
+        session = AnalysisSession(stores, tolerant=True)
+        cards = [prepare_card(s, i, analysis=session.analyse(i)) for i, s in enumerate(stores)]
+        return [c.analysis.memory.document() for c in cards], session.comparison
+
+    first, _ = open_like_the_window()
+    assert computed["memory"] == 2 and computed["comparison_steps"] == 2
+    computed.clear()
+    again, comparison = open_like_the_window()
+    assert again == first and len(comparison.cards) == 2
+    assert not computed  # the view fields, the memory lanes' analysis and the comparison rows read back
