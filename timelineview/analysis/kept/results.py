@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import orjson
 
-from timelineview.analysis.kept.encoding import BadTree, Decoder, Encoder, NotKeepable
+from timelineview.analysis.kept.encoding import BadTree, Decoder, Encoder
 from timelineview.model.memory.load import memory_files
 from timelineview.model.store.file_stamp import file_stamp, sample_digest
 from timelineview.model.store.trace_store import TraceStore
@@ -165,14 +165,13 @@ class KeptResults:
         ``SiblingFailed`` when that fails). A kept field that fails its checks is removed."""
         try:
             data = self._path(name, "json").read_bytes()
-        except OSError:
+        except Exception:  # noqa: BLE001 - not kept (or no key: a card whose files cannot be stamped)
             return MISSING
         try:
             return self._read(name, _loads(data), field)
         except SiblingFailed:
             raise
-        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError):
-            # ValueError covers BadTree and a bad JSON
+        except Exception:  # noqa: BLE001 - whatever is wrong with a kept field, it is computed instead
             self._remove(name)
             return MISSING
 
@@ -198,14 +197,14 @@ class KeptResults:
             doc = {"format": KEPT_FORMAT, "key": self.key, "field": name, "value": tree,
                    "arrays": [{**_describe(a), "offset": at} for a, at in zip(arrays, places, strict=True)]}
             data = _dumps(doc)
-        except (NotKeepable, TypeError, ValueError, RecursionError):
+        except Exception:  # noqa: BLE001 - NotKeepable, or a value the encoding cannot walk: computed each time
             return False
         try:
             self._clean_other_keys()
             if arrays:
                 self._write(self._path(name, COLUMNS), lambda f: _write_columns(f, arrays, places))
             self._write(self._path(name, "json"), lambda f: f.write(data))  # last: the field is complete
-        except OSError:  # no room, a read-only or removed entry: the field is computed next time
+        except Exception:  # noqa: BLE001 - no room, a read-only or removed entry: computed next time
             return False
         return True
 
