@@ -18,7 +18,7 @@ from contextlib import contextmanager
 
 from timelineview.model.store.file_stamp import FileStamp, file_stamp, open_regular
 
-BLOCK = 16 << 10  # small against a load's ranges (256 kB or more): a seam leaves at most one block to read again
+BLOCK = 4 << 10  # small against a load's ranges (256 kB or more): a seam leaves at most one block to read again
 READ_BYTES = 1 << 20  # what a read of the whole file asks for at once
 BLOCK_DIGEST_SIZE = 16
 DIGEST_SIZE = 20
