@@ -22,6 +22,7 @@ from timelineview.analysis.communication import analyse_card as analyse_communic
 from timelineview.analysis.communication.document import card_json as communication_json
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS, DerivedIntervals, derive
 from timelineview.analysis.file_overlap import file_overlap
+from timelineview.analysis.kept.results import MISSING, KeptResults, SiblingFailed
 from timelineview.analysis.memory.card import CardMemory
 from timelineview.analysis.memory.stage import card_memory
 from timelineview.analysis.operators import CardOperators, card_operators
@@ -56,11 +57,12 @@ class CardAnalysis:
     document: dict | None = None  # the §5 card object (``clock_offset_us`` 0 until a cluster sets it)
     done: set[str] = field(default_factory=set)
     error: str = ""
+    kept: KeptResults | None = field(default=None, repr=False, compare=False)  # fields kept by an earlier open
 
     @classmethod
     def of(cls, store: TraceStore, number: int = 0, min_gap_ns: int = DEFAULT_MIN_GAP_NS) -> CardAnalysis:
-        """An empty analysis of ``store``."""
-        return cls(number, store.card, store.rank, min_gap_ns)
+        """An empty analysis of ``store``; a card from the card cache reads back what an earlier open kept."""
+        return cls(number, store.card, store.rank, min_gap_ns, kept=KeptResults.of(store, min_gap_ns))
 
     def set(self, name: str, value: Any) -> None:
         """Record a result computed elsewhere (it is not computed again)."""
@@ -142,14 +144,41 @@ def _compute(store: TraceStore, analysis: CardAnalysis, name: str) -> None:
     if name in analysis.done:
         return
     stage = CARD_STAGES[name]
-    for need in stage.needs:
+    for need in stage.needs:  # also before a kept field: what it needs is there, as when computed
         _compute(store, analysis, need)
+    if _restore(store, analysis, name):
+        return
     try:
         value = stage.compute(store, analysis)
     except Exception as exc:
         analysis.error = f"{name} unavailable: {exc}"
         raise
     analysis.set(name, value)
+    if analysis.kept is not None:
+        siblings = {id(getattr(analysis, other)): other for other in analysis.done if other != name}
+        analysis.kept.keep(name, value, siblings)
+
+
+def _restore(store: TraceStore, analysis: CardAnalysis, name: str) -> bool:
+    """Whether field ``name`` was read back from what an earlier open kept."""
+    if analysis.kept is None:
+        return False
+
+    def sibling(other: str) -> Any:
+        try:
+            _compute(store, analysis, other)
+        except Exception as exc:
+            raise SiblingFailed(exc) from exc
+        return getattr(analysis, other)
+
+    try:
+        value = analysis.kept.restore(name, sibling)
+    except SiblingFailed as failed:
+        raise failed.cause from None
+    if value is MISSING:
+        return False
+    analysis.set(name, value)
+    return True
 
 
 def analyse_card(store: TraceStore, fields: Iterable[str], number: int = 0,

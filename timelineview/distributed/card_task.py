@@ -13,6 +13,10 @@ not counted as reused) and only the others are summarised again.
 A card is reused only when its key is the same: a digest of every byte of its files (not a sample: an
 edit between sampled blocks with the modification time put back must not keep a stale summary), the
 package version and the stamp of the code that computes a summary (``analysis/summaries/code_stamp``).
+Each trace is read once: a card with no summary that could be reused (none, or one whose identity, the
+key without the files' content, differs) is loaded first and its digest taken from the loader's reads
+(``model/store/file_digest``); only a card whose summary could be reused is read for its key first. Cards
+are loaded through the card cache, as ``stats`` and the window load them (``cache=False``: not).
 """
 
 from __future__ import annotations
@@ -40,7 +44,8 @@ from timelineview.analysis.summaries.card_summary import (
     write_card_summary,
 )
 from timelineview.model.discovery import CardSource
-from timelineview.model.store.file_stamp import open_regular
+from timelineview.model.store.file_digest import WatchedFile, content_digest, watch_reads
+from timelineview.model.store.file_stamp import file_stamp
 from timelineview.model.summary.guarded_files import SummaryFileError, digest
 
 # What a summary holds of a card's analysis (and what those need): the §5 object, the comparison rows,
@@ -51,7 +56,6 @@ OLD_PREFIX = ".old-"
 OK, FAILED = "ok", "failed"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 KB = 1024
-HASH_BLOCK = 1 << 20  # the key reads each file in blocks of 1 MB (blake2b: ~0.3 s for 250 MB here)
 
 
 @dataclass
@@ -89,33 +93,47 @@ def card_dir_names(sources: list[CardSource]) -> list[str]:
     return names
 
 
-def content_digest(path: str | os.PathLike) -> tuple[int, str]:
-    """(size, blake2b of every byte) of a regular file; ``OSError`` when it cannot be read (a FIFO or a
-    device is not read: it would never end)."""
-    h = hashlib.blake2b(digest_size=20)
-    with os.fdopen(open_regular(path), "rb", buffering=0) as f:
-        buf = bytearray(HASH_BLOCK)
-        view = memoryview(buf)
-        size = 0
-        while n := f.readinto(buf):
-            h.update(view[:n])
-            size += n
-    return size, h.hexdigest()
+def _key_head(source: CardSource, min_gap_ns: int) -> list[str]:
+    stamp = code_stamp.current_stamp()
+    return [f"summary {FORMAT}", stamp.version, stamp.code, source.label, str(source.rank), str(min_gap_ns)]
 
 
-def summary_key(source: CardSource, min_gap_ns: int) -> str | None:
+def _sha1(parts: list[str]) -> str:
+    return hashlib.sha1("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def summary_key(source: CardSource, min_gap_ns: int,
+                contents: list[tuple[int, str]] | None = None) -> str | None:
     """Key of a card's summary as it would be made now: the summary format, the timelineview version and
     code stamp, the card and the gap threshold, and per file its path, size and a digest of all its
-    bytes; None when a file cannot be read."""
-    stamp = code_stamp.current_stamp()
-    parts = [f"summary {FORMAT}", stamp.version, stamp.code, source.label, str(source.rank), str(min_gap_ns)]
-    for f in source.files:
+    bytes (``contents``: (size, digest) per file, as ``file_digest`` gives them; default: read them now);
+    None when a file cannot be read."""
+    parts = _key_head(source, min_gap_ns)
+    for k, f in enumerate(source.files):
         try:
-            size, whole = content_digest(f)
+            size, whole = contents[k] if contents is not None else content_digest(f)
         except OSError:
             return None
         parts.append(f"{Path(f).resolve()}|{size}|{whole}")
-    return hashlib.sha1("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+    return _sha1(parts)
+
+
+def identity_key(source: CardSource, min_gap_ns: int) -> str:
+    """The summary key without the files' content (their sizes instead): two cards of different identities
+    cannot have the same key, so a summary of another identity is redone without reading the files first."""
+    parts = _key_head(source, min_gap_ns)
+    for f in source.files:
+        stamp = file_stamp(f)
+        parts.append(f"{Path(f).resolve()}|{stamp.size if stamp is not None else -1}")
+    return _sha1(parts)
+
+
+def _watched_key(source: CardSource, min_gap_ns: int, watched: dict[str, WatchedFile]) -> str | None:
+    """``summary_key`` of a card whose files' reads were watched (what the load did not read is read now)."""
+    try:
+        return summary_key(source, min_gap_ns, [watched[str(f)].digest() for f in source.files])
+    except OSError:
+        return None
 
 
 def worker_identity() -> str:
@@ -145,10 +163,11 @@ def _replace(folder: Path, partial: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def summarize_cards(cards: list[tuple[CardSource, str]], out: str, min_gap_ns: int, run: str = "") -> list[CardResult]:
+def summarize_cards(cards: list[tuple[CardSource, str]], out: str, min_gap_ns: int, run: str = "",
+                    cache: bool = True) -> list[CardResult]:
     """Summarise each (card, folder name) of a batch into ``out`` (the task each worker runs), one result
     per card, in order. ``run``: the run's id, kept in each manifest, by which a rerun of a lost worker's
-    batch knows the cards that worker finished.
+    batch knows the cards that worker finished. ``cache``: load through the card cache (read and fill it).
 
     The batch's cards that need summarising are loaded by one ``load_cards`` (as ``stats`` loads a
     folder): the loader hands the freed heap back to the system once per load, and each time costs the
@@ -161,7 +180,11 @@ def summarize_cards(cards: list[tuple[CardSource, str]], out: str, min_gap_ns: i
     try:
         todo = [job for job in jobs if not _settled(job, out, min_gap_ns, run)]
         t_load = time.perf_counter()
-        stores = _load([job.source for job in todo])
+        unkeyed = [job for job in todo if job.key is None]
+        with watch_reads([f for job in unkeyed for f in job.source.files]) as watched:
+            stores = _load([job.source for job in todo], cache)
+            for job in unkeyed:
+                job.key = _watched_key(job.source, min_gap_ns, watched)
         load_s = time.perf_counter() - t_load
         share = _shares([job.source for job in todo])
         for k, job in enumerate(todo):
@@ -179,6 +202,7 @@ class _CardJob:
     source: CardSource
     name: str
     key: str | None = None
+    identity: str = ""
     result: CardResult | None = None
 
 
@@ -189,10 +213,12 @@ def _settled(job: _CardJob, out: str, min_gap_ns: int, run: str) -> bool:
     t0 = time.perf_counter()
     source = job.source
     job.result = CardResult(source.label, source.rank, job.name, FAILED, worker=worker_identity())
-    job.key = summary_key(source, min_gap_ns)
+    job.identity = identity_key(source, min_gap_ns)
     old, old_digest = _old_manifest(Path(out) / job.name)
-    if job.key is not None and old is not None and not old.get("error") and old.get("key") == job.key \
-            and isinstance(old.get("run"), str):
+    if old is not None and not old.get("error") and isinstance(old.get("run"), str) \
+            and old.get("identity", job.identity) == job.identity:  # could be reused: read the files for the key
+        job.key = summary_key(source, min_gap_ns)
+    if job.key is not None and old is not None and old.get("key") == job.key:
         made_now = bool(run) and old.get("run") == run
         job.result.status, job.result.reused, job.result.worker = OK, not made_now, old.get("worker", "")
         job.result.run, job.result.manifest = old["run"], old_digest
@@ -216,22 +242,22 @@ def _old_manifest(folder: Path) -> tuple[dict | None, str]:
         return None, ""
 
 
-def _load(sources: list[CardSource]) -> list:
+def _load(sources: list[CardSource], cache: bool = True) -> list:
     """Each card's store, or the exception that loading it alone raised (one load for all of them; one per
-    card when that raised, so that the exception stays with its card)."""
+    card when that raised, so that the exception stays with its card); through the card cache with ``cache``."""
     from timelineview.model.load.loader import load_cards
 
     if not sources:
         return []
     ready_cached_scanner()
     try:
-        return list(load_cards(sources, workers=1))
+        return list(load_cards(sources, workers=1, cache=cache))
     except Exception:  # noqa: BLE001 - said per card below
         pass
     stores: list = []
     for source in sources:
         try:
-            stores.append(load_cards([source], workers=1)[0])
+            stores.append(load_cards([source], workers=1, cache=cache)[0])
         except Exception as exc:  # noqa: BLE001 - this card fails, the others go on
             stores.append(exc)
     return stores
@@ -279,7 +305,8 @@ def _summarize_loaded(job: _CardJob, store, out: str, min_gap_ns: int, run: str)
         analysis = analyse_card(store, SUMMARY_FIELDS, min_gap_ns=min_gap_ns)
         partial = Path(tempfile.mkdtemp(prefix=f"{PARTIAL_PREFIX}{name}-", dir=out))
         manifest = write_card_summary(partial, store, analysis, comparison_error(store, analysis.derived),
-                                      {"dir": name, "key": job.key, "worker": result.worker, "run": run,
+                                      {"dir": name, "key": job.key, "identity": job.identity,
+                                       "worker": result.worker, "run": run,
                                        "sources": [str(f) for f in job.source.files]})
         _replace(Path(out) / name, partial)
         result.status, result.run, result.manifest = OK, run, manifest

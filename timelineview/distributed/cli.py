@@ -1,4 +1,4 @@
-"""``timelineview summarize PATH --out DIR [--scheduler ADDRESS] [--workers N] [--min-gap-us X]``."""
+"""``timelineview summarize PATH --out DIR [--scheduler ADDRESS] [--workers N] [--min-gap-us X] [--no-cache]``."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from timelineview.commands.cache_option import add_cache_option, cache_wanted
 from timelineview.commands.exit_codes import (
     EPILOG,
     EXIT_INTERNAL_ERROR,
@@ -34,6 +35,7 @@ def summarize_main(argv: list[str]) -> int:
                         help="a running Dask scheduler you trust, e.g. tcp://head:8786 (default: a local cluster)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes of the local cluster")
     parser.add_argument("--min-gap-us", type=float, default=1.0, help="idle AI Core gap threshold (µs)")
+    add_cache_option(parser)
     args = parser.parse_args(argv)
     return run_guarded(PROG, lambda: _summarize(args))
 
@@ -60,7 +62,7 @@ def _summarize(args: argparse.Namespace) -> int:
 
     try:
         index = summarize(args.path, args.out, args.scheduler, max(1, args.workers),
-                          min_gap_ns=int(round(args.min_gap_us * 1000)))
+                          min_gap_ns=int(round(args.min_gap_us * 1000)), cache=cache_wanted(args))
     except SummaryBusy as exc:
         print(f"{PROG}: {terminal_safe(exc)}", file=sys.stderr)
         return EXIT_NOTHING_READABLE  # nothing was summarised: another run holds the folder

@@ -170,25 +170,29 @@ class _FolderLock:
 
 def summarize(path: str | os.PathLike, out: str | os.PathLike, scheduler: str | None = None, workers: int = 2,
               min_gap_ns: int = DEFAULT_MIN_GAP_NS, progress: Progress | None = _print_progress,
-              client=None, batch_cards: int | None = None, note: Note | None = _print_note) -> dict:
+              client=None, batch_cards: int | None = None, note: Note | None = _print_note,
+              cache: bool = True) -> dict:
     """Summarise every card under ``path`` into ``out``; returns the index written there.
 
     ``client``: an existing Dask client (otherwise one to ``scheduler``, or a local cluster of
     ``workers`` processes, started while the cards are found, and closed at the end).
     ``batch_cards``: cards per task (default: :func:`plan_batches` from their sizes).
     ``note``: said once, at the start, when the workers have no compiled scanner (``first_run``).
+    ``cache``: the workers load the cards through the card cache, as ``stats`` and the window do (read and
+    fill it: a card summarised again, or opened after, reopens its columns and its analysis).
     """
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     lock = _FolderLock(out)
     try:
-        return _summarize_locked(path, out, scheduler, workers, min_gap_ns, progress, client, batch_cards, note)
+        return _summarize_locked(path, out, scheduler, workers, min_gap_ns, progress, client, batch_cards, note,
+                                 cache)
     finally:
         lock.release()
 
 
 def _summarize_locked(path, out: Path, scheduler, workers: int, min_gap_ns: int, progress: Progress | None,
-                      client, batch_cards: int | None, note: Note | None) -> dict:
+                      client, batch_cards: int | None, note: Note | None, cache: bool = True) -> dict:
     started = time.time()
     run = f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime(started))}-{uuid.uuid4().hex[:12]}"
     own = client is None
@@ -219,7 +223,8 @@ def _summarize_locked(path, out: Path, scheduler, workers: int, min_gap_ns: int,
         cold = first_run.cold_workers(client)
         if cold and note is not None:
             note(first_run.FIRST_RUN_NOTE)
-        results = _run_batches(client, sources, names, sizes, str(out), min_gap_ns, run, progress, batch_cards)
+        results = _run_batches(client, sources, names, sizes, str(out), min_gap_ns, run, progress, batch_cards,
+                               cache)
         first_run.start_compile(client, cold)  # once the cards are done: beside them it slows them down
     finally:
         if own:
@@ -244,7 +249,8 @@ def _connect(scheduler: str | None, workers: int):
 
 
 def _run_batches(client, sources: list[CardSource], names: list[str], sizes: list[int], out: str, min_gap_ns: int,
-                 run: str, progress: Progress | None, batch_cards: int | None) -> list[CardResult]:
+                 run: str, progress: Progress | None, batch_cards: int | None,
+                 cache: bool = True) -> list[CardResult]:
     """Every card's result: the batches of :func:`plan_batches`, then, card by card, those of a batch the
     scheduler gave up on (e.g. one that killed every worker it ran on: its other cards still get made)."""
     from distributed import as_completed
@@ -254,7 +260,7 @@ def _run_batches(client, sources: list[CardSource], names: list[str], sizes: lis
 
     def submit(batch: list[int]):
         label = names[batch[0]] if len(batch) == 1 else f"{names[batch[0]]}+{len(batch) - 1}"
-        return client.submit(summarize_cards, [(sources[k], names[k]) for k in batch], out, min_gap_ns, run,
+        return client.submit(summarize_cards, [(sources[k], names[k]) for k in batch], out, min_gap_ns, run, cache,
                              key=f"summarize-{label}-{run}", pure=False, retries=TASK_RETRIES)
 
     futures = {submit(b): b for b in plan_batches(sizes, _worker_threads(client), batch_cards=batch_cards)}

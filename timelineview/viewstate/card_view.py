@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from timelineview.analysis.card_analysis import CardAnalysis, analyse_card
+from timelineview.analysis.card_analysis import CardAnalysis, analyse_card, ensure
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS, DerivedIntervals
 from timelineview.analysis.session import VIEW_FIELDS
 from timelineview.model.store.trace_store import TraceStore
@@ -208,6 +208,9 @@ def _add_memory(store: TraceStore, analysis: CardAnalysis) -> None:
     """The card's memory analysis (§11), read here off the GUI thread for its timeline lanes (it never
     raises: records that cannot be read are reported in it)."""
     if "memory" in analysis.done or analysis.steps is None:
+        return
+    if not analysis.error:  # through the analysis: kept with the card's cache entry, read back on a re-open
+        ensure(store, analysis, ("memory",), tolerant=True)
         return
     from timelineview.analysis.memory.stage import card_memory
 

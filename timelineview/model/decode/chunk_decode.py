@@ -33,6 +33,7 @@ from timelineview.model.decode.damaged.range_split import Elements, object_start
 from timelineview.model.decode.damaged.tolerant import UNREADABLE, parse_object
 from timelineview.model.decode.scan.scan_codes import LOOK
 from timelineview.model.decode.typed_columns import columnarise
+from timelineview.model.store import file_digest
 
 EXTRA_BYTES = 64 << 10  # read past a range's end for its last element (4x more each time it is not enough);
 # whoever splits a tolerant range again reads this much past its end, with the end as ``stop``
@@ -73,6 +74,7 @@ def read_range(path: str, start: int, end: int, reuse: str = "") -> bytearray | 
             if not n:
                 break
             got += n
+        file_digest.seen(path, start, view[:got])  # a file whose digest a caller wants is read once
         view.release()
     if got < end - start:
         size = got + 2

@@ -74,7 +74,10 @@ class CachedCards:
         """Card ``ci`` from the cache, or None."""
         if self.folder is None or self.keys[ci] is None:
             return None
-        return load_cached(self.sources[ci], self.folder, self.keys[ci], self.stamps[ci])
+        store = load_cached(self.sources[ci], self.folder, self.keys[ci], self.stamps[ci])
+        if store is not None:
+            store.cache_entry = self.folder / self.keys[ci]  # where its analysis results are kept too
+        return store
 
     def keep(self, ci: int, store: TraceStore) -> None:
         """Pin card ``ci``'s args to its files as they were before the load, and save it unless a
@@ -83,4 +86,4 @@ class CachedCards:
             store._args_reader.pin(self.stamps[ci])
         key = self.keys[ci]
         if self.writable and key is not None and card_key(self.sources[ci]) == key:
-            save(store, self.sources[ci], self.folder, key)
+            store.cache_entry = save(store, self.sources[ci], self.folder, key)

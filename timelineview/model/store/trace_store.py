@@ -179,6 +179,7 @@ class TraceStore:
         default=None, repr=False
     )
     _string_ids: dict[str, int] | None = field(default=None, repr=False)
+    cache_entry: Path | None = field(default=None, repr=False, compare=False)  # its folder in the card cache
 
     @property
     def t_origin(self) -> int:

@@ -1,0 +1,252 @@
+"""A card's analysis kept beside its cache entry: a re-open reads it back instead of computing it, prints
+byte for byte what a cold run prints, and computes again when the analysis code, the gap threshold, a kept
+file or a memory file beside the card changed."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from timelineview.analysis import card_analysis
+from timelineview.analysis.card_analysis import CARD_STAGES, CardStage, analyse_card
+from timelineview.analysis.kept import results
+from timelineview.analysis.kept.encoding import Decoder, Encoder, NotKeepable
+from timelineview.cli import stats_main
+from timelineview.model import load
+from timelineview.synthetic import cluster_specs, generate_cluster
+from timelineview.synthetic.memory import write_cluster_memory
+
+EVERY_FIELD = tuple(CARD_STAGES)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory) -> Path:
+    """Two torch_npu cards with communication and memory files (every field of an analysis has a value)."""
+    out = tmp_path_factory.mktemp("kept") / "job"
+    truths = generate_cluster(out, cluster_specs(2, seed=3, steps=3, tasks_per_step=60), "msprof",
+                              target_bytes=300_000)
+    write_cluster_memory(truths)
+    return out
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("TIMELINEVIEW_CACHE", str(folder))
+    return folder
+
+
+@pytest.fixture
+def computed(monkeypatch) -> Counter:
+    """How often each stage of the card analysis ran."""
+    calls: Counter = Counter()
+    for name, stage in CARD_STAGES.items():
+        def counting(store, a, _name=name, _compute=stage.compute):
+            calls[_name] += 1
+            return _compute(store, a)
+
+        monkeypatch.setitem(CARD_STAGES, name, CardStage(counting, stage.needs))
+    return calls
+
+
+def _stats(capsysbinary, *args: str) -> bytes:
+    assert stats_main([*args, "--json", "--quiet"]) == 0
+    return capsysbinary.readouterr().out
+
+
+def _kept_files(cache: Path) -> list[Path]:
+    return sorted(p for entry in cache.iterdir() if entry.is_dir() for p in entry.iterdir()
+                  if p.name.startswith(results.PREFIX))
+
+
+def test_stats_from_kept_results_is_byte_for_byte_a_cold_run(cluster, cache, computed, capsysbinary):
+    cold = _stats(capsysbinary, str(cluster), "--no-cache")
+    assert not cache.exists() or not any(cache.iterdir())
+    assert _stats(capsysbinary, str(cluster)) == cold  # loads, fills the cache and keeps each field
+    assert computed["document"] == 4 and _kept_files(cache)
+    computed.clear()
+    warm = _stats(capsysbinary, str(cluster))
+    assert warm == cold
+    assert not computed  # every field read back: nothing computed again
+
+
+def test_a_changed_analysis_stamp_computes_again(cluster, cache, computed, capsysbinary, monkeypatch):
+    cold = _stats(capsysbinary, str(cluster), "--no-cache")
+    _stats(capsysbinary, str(cluster))
+    before = {p.name for p in _kept_files(cache)}
+    computed.clear()
+    monkeypatch.setattr(results, "code_stamp", lambda *parts: "another analysis")
+    assert _stats(capsysbinary, str(cluster)) == cold
+    assert computed["document"] == 2 and computed["classification"] == 2  # each card analysed again
+    after = {p.name for p in _kept_files(cache)}
+    assert after and not after & before  # kept under the new key; the old files removed
+    computed.clear()
+    assert _stats(capsysbinary, str(cluster)) == cold
+    assert not computed
+
+
+def test_another_gap_threshold_is_not_served_the_kept_results(cluster, cache, computed, capsysbinary):
+    _stats(capsysbinary, str(cluster))
+    wide = _stats(capsysbinary, str(cluster), "--no-cache", "--min-gap-us", "50")
+    assert wide != _stats(capsysbinary, str(cluster), "--no-cache")  # the threshold changes the numbers
+    computed.clear()
+    assert _stats(capsysbinary, str(cluster), "--min-gap-us", "50") == wide
+    assert computed["derived"] == 2
+
+
+def test_a_damaged_kept_file_is_computed_again(cluster, cache, computed, capsysbinary):
+    cold = _stats(capsysbinary, str(cluster), "--no-cache")
+    _stats(capsysbinary, str(cluster))
+    columns = [p for p in _kept_files(cache) if p.name.endswith(".derived.columns")]
+    assert len(columns) == 2
+    described = json.loads(columns[0].with_suffix(".json").read_bytes())["arrays"]
+    at = next(d["offset"] for d in described if np.prod(d["shape"]))
+    data = bytearray(columns[0].read_bytes())
+    data[at] ^= 0xFF  # a column that is not the one written: its CRC says so
+    columns[0].write_bytes(bytes(data))
+    (next(p for p in _kept_files(cache) if p.name.endswith(".steps.json"))).write_text("{not json")
+    computed.clear()
+    assert _stats(capsysbinary, str(cluster)) == cold
+    assert computed["derived"] == 1 and computed["steps"] == 1  # the damaged fields only, on their card
+    computed.clear()
+    assert _stats(capsysbinary, str(cluster)) == cold
+    assert not computed  # and kept again
+
+
+def test_a_changed_memory_file_computes_the_memory_again(cluster, tmp_path, cache, computed, capsysbinary):
+    import shutil
+
+    job = tmp_path / "job"
+    shutil.copytree(cluster, job)
+    _stats(capsysbinary, str(job))
+    csv = next(job.rglob("memory_record.csv"))
+    lines = csv.read_text().splitlines(keepends=True)
+    csv.write_text("".join(lines[:len(lines) // 2]))  # half the records: other peaks
+    computed.clear()
+    changed = _stats(capsysbinary, str(job))
+    assert computed["memory"] == 1  # the card beside the changed file
+    assert changed == _stats(capsysbinary, str(job), "--no-cache")
+
+
+def _same(a, b, where: str = "") -> None:
+    """``a`` and ``b`` are the same value of the same types throughout (a NaN is the same as a NaN)."""
+    assert type(a) is type(b), where
+    if isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and a.shape == b.shape, where
+        assert np.array_equal(a, b, equal_nan=a.dtype.kind in "fc") if a.dtype.kind != "O" else \
+            all(_same(x, y, where) is None for x, y in zip(a.ravel(), b.ravel(), strict=True)), where
+    elif isinstance(a, float) or isinstance(a, np.floating):
+        assert repr(a) == repr(b), where  # NaN as NaN, -0.0 as -0.0
+    elif isinstance(a, dict):
+        assert list(a) == list(b), where
+        for k in a:
+            _same(a[k], b[k], f"{where}.{k}")
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), where
+        for k, (x, y) in enumerate(zip(a, b, strict=True)):
+            _same(x, y, f"{where}[{k}]")
+    elif hasattr(a, "__dataclass_fields__"):
+        for name in a.__dataclass_fields__:
+            _same(getattr(a, name), getattr(b, name), f"{where}.{name}")
+    elif type(a).__module__.startswith("timelineview."):
+        _same(vars(a), vars(b), where)
+    else:
+        assert a == b, where
+
+
+def test_every_field_comes_back_as_it_was_computed(cluster):
+    store = load(cluster)[0]
+    a = analyse_card(store, EVERY_FIELD)
+    assert a.memory is not None and a.communication is not None and a.steps  # a card with every part
+    for name in EVERY_FIELD:
+        value = getattr(a, name)
+        siblings = {id(getattr(a, other)): other for other in a.done if other != name}
+        enc = Encoder(siblings)
+        tree = enc.encode(value)
+        back = Decoder(list(enc.arrays), lambda other: getattr(a, other)).decode(tree)
+        _same(value, back, name)
+    derived = Decoder([], lambda other: getattr(a, other)).decode(
+        Encoder({id(a.classification): "classification"}).encode(a.derived.classification))
+    assert derived is a.classification  # a reference to another field comes back as that field
+
+
+def test_every_field_comes_back_through_its_files(cluster, tmp_path):
+    store = load(cluster)[0]
+    a = analyse_card(store, EVERY_FIELD)
+    store.cache_entry = tmp_path  # an entry of the card cache (only its folder matters here)
+    kept = results.KeptResults.of(store, a.min_gap_ns)
+    for name in EVERY_FIELD:
+        siblings = {id(getattr(a, other)): other for other in a.done if other != name}
+        assert kept.keep(name, getattr(a, name), siblings), name
+    other = results.KeptResults.of(store, a.min_gap_ns)  # as the next open reads them
+    for name in EVERY_FIELD:
+        _same(getattr(a, name), other.restore(name, lambda n: getattr(a, n)), name)
+    odd = {"scalar": np.array(3.5), "empty": np.zeros((0, 3), np.int32), "text": np.array(["ab", "c"]),
+           "flags": np.array([True, False]), "strided": np.arange(10)[::3], "ns": np.array([1, 2], "M8[ns]")}
+    assert kept.keep("odd", odd, {})
+    _same(odd, results.KeptResults.of(store, a.min_gap_ns).restore("odd", lambda n: None))
+
+
+def test_exact_types_and_special_values_survive():
+    value = {"t": (1, 2.5), "nan": math.nan, "inf": -math.inf, "i": np.int32(7), "f": np.float64(0.1),
+             "b": np.bool_(True), "counts": Counter({"a": 2}), "keys": {3: "x", (1, 2): "y"}, "s": {"a"},
+             "strs": np.array(["a", None], object),
+             "~": "a plain key named like the tag", "big": 1 << 70}
+    enc = Encoder()
+    back = Decoder(enc.arrays).decode(enc.encode(value))
+    _same(value, back)
+    shared = np.arange(3)
+    enc = Encoder()
+    pair = Decoder(enc.arrays).decode(enc.encode([shared, shared]))
+    assert pair[0] is pair[1] and len(enc.arrays) == 1  # one array met twice is written once
+
+
+def test_a_value_of_another_kind_is_not_kept():
+    class Foreign:
+        pass
+
+    with pytest.raises(NotKeepable):
+        Encoder().encode({"x": Foreign()})
+
+
+def test_a_card_outside_the_cache_keeps_nothing(cluster):
+    store = load(cluster)[0]  # no cache: no entry
+    assert store.cache_entry is None and card_analysis.CardAnalysis.of(store).kept is None
+
+
+def test_a_card_opened_under_another_path_is_analysed_for_that_path(cluster, tmp_path, cache, computed,
+                                                                    capsysbinary):
+    link = tmp_path / "link"
+    link.symlink_to(cluster, target_is_directory=True)  # the same files (one cache entry), another path
+    _stats(capsysbinary, str(cluster))
+    entries = sorted(cache.iterdir())
+    computed.clear()
+    assert _stats(capsysbinary, str(link)) == _stats(capsysbinary, str(link), "--no-cache")  # its paths in it
+    assert sorted(cache.iterdir()) == entries
+    assert computed["derived"] == 4  # the results name the files by the path they were opened under
+    computed.clear()
+    _stats(capsysbinary, str(link))
+    assert not computed
+
+
+def test_the_windows_reopen_reads_the_view_fields_and_the_memory_back(cluster, cache, computed):
+    from timelineview.analysis.session import AnalysisSession
+    from timelineview.viewstate.card_view import prepare_card
+
+    def open_like_the_window():
+        stores = load(cluster, cache=True)
+        session = AnalysisSession(stores, tolerant=True)
+        cards = [prepare_card(s, i, analysis=session.analyse(i)) for i, s in enumerate(stores)]
+        return [c.analysis.memory.document() for c in cards], session.comparison
+
+    first, _ = open_like_the_window()
+    assert computed["memory"] == 2 and computed["comparison_steps"] == 2
+    computed.clear()
+    again, comparison = open_like_the_window()
+    assert again == first and len(comparison.cards) == 2
+    assert not computed  # the view fields, the memory lanes' analysis and the comparison rows read back

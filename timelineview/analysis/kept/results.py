@@ -1,0 +1,236 @@
+"""Kept results: each field of a card's analysis saved beside the card's cache entry, read back on the next open.
+
+A card re-opened from the card cache has its columns memory-mapped in a second; its analysis (classification,
+interval sets, steps, operators, communication, memory, the §5 object) would still take as long as the first
+time. Each field computed is therefore written into the entry's folder, as ``analysis-<key>.<field>.json`` (the
+value's tree, :mod:`.encoding`) and ``analysis-<key>.<field>.columns`` (its arrays' bytes one after the other,
+each array's dtype, shape, place and CRC-32 in the JSON: read in one read, with no header to parse), and read
+back, field by field, when an analysis asks for it again.
+
+The key is the entry's own key (the card's files and the code that loaded them), the stamp of the analysis code,
+the gap threshold, the card's paths as it was opened and its load report (results hold both: the §5 object its
+path and report, the memory analysis the paths of its files; the report also says what lies beside the files)
+and the identity of the memory files beside the card (the memory analysis reads them). A field written under
+another key is never read: a change of any of these computes it again, and the files of other keys are removed
+at the next write. Nothing here raises into an analysis: a field that cannot be read (missing, corrupt,
+written by other code) is computed, one that cannot be written is only not kept. No Qt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import time
+import zlib
+from collections.abc import Callable
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+from timelineview.analysis.kept.encoding import BadTree, Decoder, Encoder
+from timelineview.model.memory.load import memory_files
+from timelineview.model.store.file_stamp import file_stamp, sample_digest
+from timelineview.model.store.trace_store import TraceStore
+from timelineview.provenance import code_stamp
+
+KEPT_FORMAT = "timelineview-kept-1"
+ANALYSIS_CODE = ("analysis",)  # the sub-package whose code decides what a card's analysis holds
+PREFIX = "analysis-"
+PARTIAL = ".partial-"  # a write in progress (the cache's own prefix)
+STALE_PARTIAL_S = 600.0  # a write takes well under a second: one untouched this long was killed
+COLUMNS = "columns"  # suffix of a field's file of arrays
+ALIGN = 64  # each array of a columns file starts at a multiple of this (aligned for any dtype)
+MISSING = object()  # ``restore``: nothing kept for that field
+
+
+class SiblingFailed(Exception):
+    """Computing another field that a kept one refers to failed (``cause``: that failure, raised again)."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+def _side_files(store: TraceStore) -> list[str]:
+    """Identity of the memory files beside the card: path, stat identity and sampled content."""
+    csvs, dbs = memory_files(store.paths)
+    out = []
+    for path in [*csvs.values(), *dbs]:
+        stamp = file_stamp(path)
+        try:
+            sample = sample_digest(path, stamp.size) if stamp is not None else ""
+        except OSError:
+            sample = ""
+        try:
+            where = Path(path).resolve()  # the same file under another path is the same file
+        except (OSError, RuntimeError):
+            where = path
+        out.append(f"{where}|{stamp}|{sample}")
+    return out
+
+
+def _sha1(parts: list[str]) -> str:
+    return hashlib.sha1("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def analysis_key(store: TraceStore, entry: Path, min_gap_ns: int) -> str:
+    """Key of ``store``'s analysis results kept in cache entry ``entry``, as they would be computed now."""
+    report = orjson.dumps(store.report.to_json(), option=orjson.OPT_SORT_KEYS | orjson.OPT_SERIALIZE_NUMPY)
+    return _sha1([KEPT_FORMAT, entry.name, code_stamp(*ANALYSIS_CODE), str(min_gap_ns), *map(str, store.paths),
+                  report.decode(), *_side_files(store)])
+
+
+def _describe(a: np.ndarray) -> dict:
+    return {"dtype": a.dtype.str, "shape": list(a.shape), "crc32": zlib.crc32(np.ascontiguousarray(a))}
+
+
+def _places(arrays: list[np.ndarray]) -> list[int]:
+    """Where each array starts in the columns file (each at a multiple of ``ALIGN``)."""
+    places, at = [], 0
+    for a in arrays:
+        places.append(at)
+        at += -(-a.nbytes // ALIGN) * ALIGN
+    return places
+
+
+def _write_columns(f: Any, arrays: list[np.ndarray], places: list[int]) -> None:
+    for a, at in zip(arrays, places, strict=True):
+        f.seek(at)
+        f.write(a.reshape(-1).view(np.uint8).data if a.size else b"")
+
+
+def _column(data: np.ndarray, desc: dict, what: str) -> np.ndarray:
+    """The array ``desc`` describes in the columns file's bytes ``data``, if it is the one written."""
+    dtype = np.dtype(desc["dtype"])
+    shape = tuple(int(n) for n in desc["shape"])
+    if dtype.hasobject or dtype.fields is not None or any(n < 0 for n in shape):
+        raise BadTree(f"{what}: not a column")
+    at, nbytes = int(desc["offset"]), int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if not nbytes:
+        return np.zeros(shape, dtype)  # nothing written (an empty array, or a dtype of no bytes)
+    if at < 0 or at + nbytes > len(data):
+        raise BadTree(f"{what}: past the end of the file")
+    a = data[at:at + nbytes].view(dtype).reshape(shape)
+    if zlib.crc32(a) != desc["crc32"]:
+        raise BadTree(f"{what}: not the one written")
+    return a
+
+
+def _dumps(doc: dict) -> bytes:
+    try:
+        return orjson.dumps(doc)
+    except TypeError:  # an integer past 64 bits, or a lone surrogate: the standard library writes both
+        import json
+
+        return json.dumps(doc, ensure_ascii=True, allow_nan=False).encode("ascii")
+
+
+def _loads(data: bytes) -> Any:
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        import json
+
+        return json.loads(data)
+
+
+class KeptResults:
+    """The kept fields of one card's analysis, in its cache entry's folder ``entry``."""
+
+    def __init__(self, store: TraceStore, entry: Path, min_gap_ns: int) -> None:
+        self.store = store
+        self.entry = entry
+        self.min_gap_ns = min_gap_ns
+        self._cleaned = False
+
+    @classmethod
+    def of(cls, store: TraceStore, min_gap_ns: int) -> KeptResults | None:
+        """The kept results of ``store``'s analysis, None for a card not in the card cache."""
+        entry = getattr(store, "cache_entry", None)
+        return None if entry is None else cls(store, Path(entry), min_gap_ns)
+
+    @cached_property
+    def key(self) -> str:
+        return analysis_key(self.store, self.entry, self.min_gap_ns)
+
+    def _path(self, name: str, suffix: str) -> Path:
+        return self.entry / f"{PREFIX}{self.key}.{name}.{suffix}"
+
+    def restore(self, name: str, field: Callable[[str], Any]) -> Any:
+        """Field ``name`` as kept, or ``MISSING``; ``field(other)`` gives a field it refers to (raising
+        ``SiblingFailed`` when that fails). A kept field that fails its checks is removed."""
+        try:
+            data = self._path(name, "json").read_bytes()
+        except Exception:  # noqa: BLE001 - not kept (or no key: a card whose files cannot be stamped)
+            return MISSING
+        try:
+            return self._read(name, _loads(data), field)
+        except SiblingFailed:
+            raise
+        except Exception:  # noqa: BLE001 - whatever is wrong with a kept field, it is computed instead
+            self._remove(name)
+            return MISSING
+
+    def _read(self, name: str, doc: Any, field: Callable[[str], Any]) -> Any:
+        if (not isinstance(doc, dict) or doc.get("format") != KEPT_FORMAT or doc.get("key") != self.key
+                or doc.get("field") != name):
+            raise BadTree("not a kept field of this format, key and name")
+        described = doc["arrays"]
+        arrays: list[np.ndarray] = []
+        if described:
+            data = np.fromfile(self._path(name, COLUMNS), dtype=np.uint8)
+            for i, desc in enumerate(described):
+                arrays.append(_column(data, desc, f"{name}: column {i}"))
+        return Decoder(arrays, field).decode(doc["value"])
+
+    def keep(self, name: str, value: Any, siblings: dict[int, str]) -> bool:
+        """Write field ``name`` (``siblings``: id of another field's value -> its name); whether it was kept."""
+        try:
+            encoder = Encoder(siblings)
+            tree = encoder.encode(value)
+            arrays = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in encoder.arrays]
+            places = _places(arrays)
+            doc = {"format": KEPT_FORMAT, "key": self.key, "field": name, "value": tree,
+                   "arrays": [{**_describe(a), "offset": at} for a, at in zip(arrays, places, strict=True)]}
+            data = _dumps(doc)
+        except Exception:  # noqa: BLE001 - NotKeepable, or a value the encoding cannot walk: computed each time
+            return False
+        try:
+            self._clean_other_keys()
+            if arrays:
+                self._write(self._path(name, COLUMNS), lambda f: _write_columns(f, arrays, places))
+            self._write(self._path(name, "json"), lambda f: f.write(data))  # last: the field is complete
+        except Exception:  # noqa: BLE001 - no room, a read-only or removed entry: computed next time
+            return False
+        return True
+
+    def _write(self, final: Path, fill: Callable[[Any], Any]) -> None:
+        fd, tmp = tempfile.mkstemp(prefix=PARTIAL, dir=self.entry)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                fill(f)
+            os.replace(tmp, final)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def _remove(self, name: str) -> None:
+        for suffix in ("json", COLUMNS):
+            self._path(name, suffix).unlink(missing_ok=True)
+
+    def _clean_other_keys(self) -> None:
+        """Remove the fields kept under other keys (older code, another gap threshold) once."""
+        if self._cleaned:
+            return
+        self._cleaned = True
+        mine = f"{PREFIX}{self.key}."
+        now = time.time()
+        for f in self.entry.iterdir():
+            if f.name.startswith(PREFIX) and not f.name.startswith(mine):
+                f.unlink(missing_ok=True)
+            elif f.name.startswith(PARTIAL) and now - f.stat().st_mtime > STALE_PARTIAL_S:
+                f.unlink(missing_ok=True)
