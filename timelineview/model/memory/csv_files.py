@@ -140,7 +140,7 @@ def _blocks(f, path: Path, report: MemoryReport) -> Iterator[tuple[tuple, bool]]
     """The rest of the file as (pieces of text of whole lines, last), each cut after a line end; the last
     holds what follows the last line end (a line ending with a lone CR, or the unfinished row of a file cut
     mid-write). Pieces, so that a block is copied once, into its ``Text``."""
-    carry = b""
+    carry: list = []  # the text since the last line end (a line longer than a block spans several)
     while True:
         try:
             block = f.read(CHUNK_BYTES)
@@ -151,12 +151,12 @@ def _blocks(f, path: Path, report: MemoryReport) -> Iterator[tuple[tuple, bool]]
             break
         cut = block.rfind(b"\n") + 1
         if cut:
-            yield (carry, memoryview(block)[:cut]), False
-            carry = block[cut:]
+            yield (*carry, memoryview(block)[:cut]), False
+            carry = [block[cut:]]
         else:
-            carry += block
-    if carry:
-        yield (carry,), True
+            carry.append(block)
+    if any(carry):
+        yield tuple(carry), True
 
 
 class _Tokenizer:

@@ -24,6 +24,11 @@ _MAX_EXACT_MANTISSA = 1 << 53  # a decimal m / 10**k is read exactly when m and 
 _MAX_EXACT_POWER = 22
 _INT64_MAX = np.iinfo(np.int64).max
 _POW10 = np.array([10.0**k for k in range(_MAX_EXACT_POWER + 1)])
+_PLAIN, _IS_COMMA, _IS_LF, _IS_CR, _STRANGE = 0, 1, 2, 3, 4  # what a byte is to ``split_lines``
+_KIND = np.full(256, _PLAIN, dtype=np.uint8)
+_KIND[[_COMMA, _LF, _CR]] = _IS_COMMA, _IS_LF, _IS_CR
+_KIND[[_QUOTE, 0]] = _STRANGE  # a quote, a NUL, a byte that is not ASCII: the line goes to ``csv``
+_KIND[128:] = _STRANGE
 _BLANK = np.zeros(256, dtype=np.bool_)  # the blanks the exact readers strip around a number
 _BLANK[[_SPACE, _TAB, _CR, _LF, 0]] = True
 
@@ -40,9 +45,15 @@ def split_lines(buf, begin, end, slot_of, width, line_limit, line_start, line_st
     strange = False
     if slot_of[0] >= 0:
         field_start[slot_of[0], 0] = begin
-    for i in range(begin, end):
-        b = buf[i]
-        if b == _COMMA:
+    i = begin - 1
+    while True:
+        i += 1
+        while _KIND[buf[i]] == _PLAIN:  # the text ends with a line feed: this stops there at the latest
+            i += 1
+        if i >= end:
+            break
+        kind = _KIND[buf[i]]
+        if kind == _IS_COMMA:
             if commas < width:
                 s = slot_of[commas]
                 if s >= 0:
@@ -52,7 +63,7 @@ def split_lines(buf, begin, end, slot_of, width, line_limit, line_start, line_st
                 s = slot_of[commas]
                 if s >= 0:
                     field_start[s, n] = i + 1
-        elif b == _LF:
+        elif kind == _IS_LF:
             stop = i
             if stop > ls and buf[stop - 1] == _CR:
                 stop -= 1
@@ -69,10 +80,10 @@ def split_lines(buf, begin, end, slot_of, width, line_limit, line_start, line_st
             strange = False
             if slot_of[0] >= 0:
                 field_start[slot_of[0], n] = ls
-        elif b == _CR:
+        elif kind == _IS_CR:
             if buf[i + 1] != _LF:
                 return -1
-        elif b == _QUOTE or b == 0 or b >= 128:
+        else:
             strange = True
     return n
 

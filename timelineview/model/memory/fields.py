@@ -23,6 +23,7 @@ PAD = 64  # zero bytes before and after a buffer's text (more after, to a multip
 SWAR_DIGITS = 16  # digits read before and after a dot: two 8-digit words each
 NS_DIGITS = 3  # the decimals of a µs time that are ns
 MAX_NAME_BYTES = 256  # longer names are read one by one
+FEW_VALUES = 8  # distinct names found by a pass each before a sort finds the rest
 _FEW_TEXTS = 1000  # fewer texts are cut from the buffer one by one, more from one copy of it
 _TAB, _SPACE, _DOT = 9, 32, 46
 _INT64_MAX = np.uint64(np.iinfo(np.int64).max)
@@ -245,6 +246,24 @@ def blank(f: Fields) -> np.ndarray:
     return out
 
 
+def _codes(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the first row of each distinct value, each row's number among them): by a pass per value while they
+    are few (a column of a few components), then by a sort."""
+    inverse = np.full(len(h), -1, dtype=np.int64)
+    first: list[int] = []
+    rest = np.arange(len(h))
+    while len(rest) and len(first) < FEW_VALUES:
+        same = h[rest] == h[rest[0]]
+        inverse[rest[same]] = len(first)
+        first.append(int(rest[0]))
+        rest = rest[~same]
+    if len(rest):
+        _, at, codes = np.unique(h[rest], return_index=True, return_inverse=True)
+        inverse[rest] = len(first) + codes.reshape(-1)
+        first.extend(rest[at].tolist())
+    return np.array(first, dtype=np.int64), inverse
+
+
 def _distinct(f: Fields) -> tuple[np.ndarray, np.ndarray]:
     """(a representative row of each distinct field, each row's distinct number), by the bytes."""
     length = f.end - f.start
@@ -255,8 +274,7 @@ def _distinct(f: Fields) -> tuple[np.ndarray, np.ndarray]:
     h = length.astype(np.uint64)
     for w in words:
         h = (h ^ w) * _HASH_PRIME
-    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
+    first, inverse = _codes(h)
     rep = first[inverse]
     clash = length != length[rep]
     for w in words:
