@@ -61,9 +61,10 @@ def test_sizes_read_as_the_exact_reader_does(way, texts):
         assert values[ok].tolist() == want_values[ok].tolist()
 
 
-def test_names_are_interned_by_their_text():
+@pytest.mark.parametrize("way", list(WAYS))
+def test_names_are_interned_by_their_text(way):
     texts = ["aten::mm", " aten::mm", "aten::mm\t", "", "  ", "x" * 300, "x" * 300, "é", "aten::mm2"] * 3
-    f = fields.Fields.of_texts(texts)
+    f = as_fields(texts, way)
     distinct, inverse = fields.distinct_texts(f)
     assert [distinct[k] for k in inverse] == [t.strip() for t in texts]
     names = Names()

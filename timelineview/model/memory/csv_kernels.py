@@ -29,6 +29,7 @@ _KIND = np.full(256, _PLAIN, dtype=np.uint8)
 _KIND[[_COMMA, _LF, _CR]] = _IS_COMMA, _IS_LF, _IS_CR
 _KIND[[_QUOTE, 0]] = _STRANGE  # a quote, a NUL, a byte that is not ASCII: the line goes to ``csv``
 _KIND[128:] = _STRANGE
+_FNV_OFFSET, _FNV_PRIME = 0xCBF29CE484222325, 0x100000001B3
 _BLANK = np.zeros(256, dtype=np.bool_)  # the blanks the exact readers strip around a number
 _BLANK[[_SPACE, _TAB, _CR, _LF, 0]] = True
 
@@ -175,12 +176,36 @@ def read_decimals(buf, start, stop, values, status):
         status[k] = OK
 
 
+def hash_fields(buf, start, stop, out):
+    """A 64-bit FNV-1a hash of each field's bytes (names are told apart by it, then checked by ``same_bytes``)."""
+    for k in range(len(start)):
+        h = np.uint64(_FNV_OFFSET)
+        for i in range(start[k], stop[k]):
+            h = (h ^ np.uint64(buf[i])) * np.uint64(_FNV_PRIME)
+        out[k] = h
+
+
+def same_bytes(buf, start, stop, rep_start, rep_stop, out):
+    """Whether each field's bytes equal those of its representative."""
+    for k in range(len(start)):
+        a, b, ra = start[k], stop[k], rep_start[k]
+        same = b - a == rep_stop[k] - ra
+        if same:
+            for i in range(b - a):
+                if buf[a + i] != buf[ra + i]:
+                    same = False
+                    break
+        out[k] = same
+
+
 class Kernels(NamedTuple):
     """The loops, compiled."""
 
     split_lines: Callable
     read_micros: Callable
     read_decimals: Callable
+    hash_fields: Callable
+    same_bytes: Callable
 
 
 @functools.cache
@@ -196,4 +221,4 @@ def compiled() -> Kernels | None:
     if numba is None:  # pragma: no cover - only where numba is missing
         return None
     jit = numba.njit(cache=True, nogil=True, boundscheck=False)
-    return Kernels(jit(split_lines), jit(read_micros), jit(read_decimals))
+    return Kernels(jit(split_lines), jit(read_micros), jit(read_decimals), jit(hash_fields), jit(same_bytes))

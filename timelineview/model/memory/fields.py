@@ -264,8 +264,39 @@ def _codes(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.array(first, dtype=np.int64), inverse
 
 
+def _distinct_compiled(f: Fields) -> tuple[np.ndarray, np.ndarray]:
+    """``_distinct`` by the compiled loops: a hash of each field, then each checked against its representative."""
+    k = f.text.kernels
+    h = np.empty(len(f), dtype=np.uint64)
+    k.hash_fields(f.buf, f.start, f.end, h)
+    first, inverse = _codes(h)
+    same = np.empty(len(f), dtype=np.bool_)
+    rep = first[inverse]
+    k.same_bytes(f.buf, f.start, f.end, f.start[rep], f.end[rep], same)
+    return _split_clashes(f, first, inverse, np.flatnonzero(~same))
+
+
+def _split_clashes(f: Fields, first: np.ndarray, inverse: np.ndarray, clash: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Rows whose hash another text shares (``clash``) numbered by their bytes."""
+    if len(clash):
+        raw = f.buf.tobytes()
+        reps = first.tolist()
+        extra: dict[bytes, int] = {}
+        for k in clash.tolist():
+            key = raw[f.start[k]:f.end[k]]
+            if key not in extra:
+                extra[key] = len(reps)
+                reps.append(k)
+            inverse[k] = extra[key]
+        first = np.array(reps, dtype=np.int64)
+    return np.asarray(first, dtype=np.int64), inverse.astype(np.int64)
+
+
 def _distinct(f: Fields) -> tuple[np.ndarray, np.ndarray]:
     """(a representative row of each distinct field, each row's distinct number), by the bytes."""
+    if f.text.kernels is not None:
+        return _distinct_compiled(f)
     length = f.end - f.start
     words = []
     for k in range(max(1, -(-int(length.max()) // 8))):
@@ -279,19 +310,7 @@ def _distinct(f: Fields) -> tuple[np.ndarray, np.ndarray]:
     clash = length != length[rep]
     for w in words:
         clash |= w != w[rep]
-    clash = np.flatnonzero(clash)
-    if len(clash):  # two texts with one hash: those rows by their bytes
-        raw = f.buf.tobytes()
-        reps = first.tolist()
-        extra: dict[bytes, int] = {}
-        for k in clash.tolist():
-            key = raw[f.start[k]:f.end[k]]
-            if key not in extra:
-                extra[key] = len(reps)
-                reps.append(k)
-            inverse[k] = extra[key]
-        first = np.array(reps, dtype=np.int64)
-    return np.asarray(first, dtype=np.int64), inverse.astype(np.int64)
+    return _split_clashes(f, first, inverse, np.flatnonzero(clash))
 
 
 def distinct_texts(f: Fields) -> tuple[list[str], np.ndarray]:
