@@ -20,7 +20,7 @@ import numpy as np
 
 from timelineview.model.memory import csv_kernels, fields, numbers
 from timelineview.model.memory.csv_kernels import Kernels
-from timelineview.model.memory.fields import PAD, Fields, Text, concat_fields
+from timelineview.model.memory.fields import PAD, Fields, Text, blank_buffer, concat_fields
 from timelineview.model.memory.records import (
     BAD_NUMBER,
     BYTES_PER_KB,
@@ -45,6 +45,7 @@ OPERATOR_MEMORY_CSV = "operator_memory.csv"
 MODULE_MEMORY_CSV = "npu_module_mem.csv"
 CSV_FILES = (MEMORY_RECORD_CSV, OPERATOR_MEMORY_CSV, MODULE_MEMORY_CSV)
 CHUNK_BYTES = 16 << 20  # text parsed at a time (bounds the memory of a million-row file)
+LINE_END_SEARCH = 1 << 16  # the last line end of a block is looked for in its last bytes first
 COMPILED_MIN_BYTES = 8 << 20  # a smaller file is read by numpy: the loops' first compile would cost more
 GE_NAME_PREFIX = "cann::"  # torch_npu names CANN's graph-engine allocations so
 
@@ -136,27 +137,35 @@ def _header(f, path: Path, report: MemoryReport) -> list[str] | None:
     return [h.strip().lstrip("\ufeff") for h in _parse_lines([text], [1], report, path.name)[0]]
 
 
-def _blocks(f, path: Path, report: MemoryReport) -> Iterator[tuple[tuple, bool]]:
-    """The rest of the file as (pieces of text of whole lines, last), each cut after a line end; the last
-    holds what follows the last line end (a line ending with a lone CR, or the unfinished row of a file cut
-    mid-write). Pieces, so that a block is copied once, into its ``Text``."""
-    carry: list = []  # the text since the last line end (a line longer than a block spans several)
+def _blocks(f, path: Path, report: MemoryReport) -> Iterator[tuple[Text, bool]]:
+    """The rest of the file as (text of whole lines, last), each block cut after its last line end and read
+    straight into its buffer; the last holds what follows the last line end (a line ending with a lone CR,
+    or the unfinished row of a file cut mid-write)."""
+    carry = b""  # the text since the last line end
+    buf = np.zeros(0, dtype=np.uint8)
     while True:
+        want = max(CHUNK_BYTES, len(carry))  # a line longer than a block: blocks double, no quadratic copying
+        if len(buf) < len(carry) + want + 2 * PAD + 8:
+            buf = blank_buffer(len(carry) + want)
+        # else the buffer of the block before: its rows were read into arrays of their own (nothing keeps a view)
+        buf[PAD:PAD + len(carry)] = np.frombuffer(carry, dtype=np.uint8)
         try:
-            block = f.read(CHUNK_BYTES)
+            got = f.readinto(memoryview(buf)[PAD + len(carry):PAD + len(carry) + want])
         except OSError as exc:
             report.warn(f"{path}: read stopped ({exc})")
             return
-        if not block:
+        if not got:
             break
-        cut = block.rfind(b"\n") + 1
+        size = len(carry) + got
+        text = buf[PAD:PAD + size]
+        lf = np.flatnonzero(text[-LINE_END_SEARCH:] == _LF)
+        cut = (size - min(size, LINE_END_SEARCH) + int(lf[-1]) + 1) if len(lf) else text.tobytes().rfind(b"\n") + 1
+        carry = text[cut:].tobytes()
         if cut:
-            yield (*carry, memoryview(block)[:cut]), False
-            carry = [block[cut:]]
-        else:
-            carry.append(block)
-    if any(carry):
-        yield tuple(carry), True
+            buf[PAD + cut:] = 0
+            yield Text(buf, size=cut), False
+    if carry:
+        yield Text(carry), True
 
 
 class _Tokenizer:
@@ -173,12 +182,12 @@ class _Tokenizer:
         self.slot_of = np.full(width, -1, dtype=np.int64)
         self.slot_of[list(index.values())] = np.arange(len(index))
 
-    def chunk(self, pieces: tuple, first_line: int, last: bool) -> tuple[_Chunk | None, int]:
-        """(the rows of the text ``pieces``, its first line being ``first_line``; the number of lines it
+    def chunk(self, padded: Text, first_line: int, last: bool) -> tuple[_Chunk | None, int]:
+        """(the rows of the text ``padded``, its first line being ``first_line``; the number of lines it
         holds). ``last``: the text after the file's last line end."""
         if self.kernels is not None and not last:
-            return self._compiled(Text(pieces, self.kernels), first_line)
-        padded = Text(pieces)
+            padded.kernels = self.kernels
+            return self._compiled(padded, first_line)
         buf, body, end_byte = padded.buf, padded.body, padded.last_byte()
         ends = np.flatnonzero(body == _LF) + PAD
         if end_byte != _LF:
@@ -216,8 +225,9 @@ class _Tokenizer:
         lines = int(np.count_nonzero(padded.body == _LF))
         line_start, line_stop = np.empty(lines, np.int64), np.empty(lines, np.int64)
         odd = np.empty(lines, dtype=np.bool_)
-        starts = np.zeros((len(self.index), lines + 1), dtype=np.int64)  # a column's fields side by side
-        stops = np.zeros((len(self.index), lines + 1), dtype=np.int64)
+        # a column's fields side by side; set for every line with the wanted fields (the others go to csv)
+        starts = np.empty((len(self.index), lines + 1), dtype=np.int64)
+        stops = np.empty((len(self.index), lines + 1), dtype=np.int64)
         n = self.kernels.split_lines(padded.buf, PAD, PAD + padded.size, self.slot_of, self.width, self.line_limit,
                                      line_start, line_stop, odd, starts, stops)
         if n < 0:
@@ -307,8 +317,8 @@ def _chunks(path: Path, wanted: tuple[str, ...], needed: tuple[str, ...], report
         kernels = csv_kernels.compiled() if _size(path) >= COMPILED_MIN_BYTES else None
         tokenizer = _Tokenizer(path, index, max(index.values()) + 1, _Table(path, report), kernels)
         line = 2
-        for pieces, last in _blocks(f, path, report):
-            chunk, count = tokenizer.chunk(pieces, line, last)
+        for text, last in _blocks(f, path, report):
+            chunk, count = tokenizer.chunk(text, line, last)
             line += count
             if chunk is not None:
                 yield chunk

@@ -43,11 +43,15 @@ _HASH_PRIME = _U(0x100000001B3)
 class Text:
     """Bytes of CSV text with ``PAD`` zero bytes around them, readable as bytes and as 64-bit words."""
 
-    def __init__(self, data: bytes | tuple, kernels: Kernels | None = None) -> None:
-        pieces = (data,) if isinstance(data, bytes) else data  # pieces: joined with one copy
-        self.size = sum(len(p) for p in pieces)
-        tail = PAD + (-(self.size + 2 * PAD) % 8)
-        self.buf = np.frombuffer(b"".join((bytes(PAD), *pieces, bytes(tail))), dtype=np.uint8)
+    def __init__(self, data: bytes | np.ndarray, kernels: Kernels | None = None, size: int | None = None) -> None:
+        """``data``: the text's bytes, or a buffer already laid out (``PAD`` zero bytes, ``size`` bytes of text,
+        ``PAD`` zero bytes and more, a multiple of 8 in all)."""
+        if isinstance(data, np.ndarray):
+            self.size, self.buf = int(size), data
+        else:
+            self.size = len(data)
+            tail = PAD + (-(self.size + 2 * PAD) % 8)
+            self.buf = np.frombuffer(b"".join((bytes(PAD), data, bytes(tail))), dtype=np.uint8)
         self.kernels = kernels  # the compiled loops, when the numbers are read with them
         self._words = self.buf.view("<u8")
         self._dots: np.ndarray | None = None
@@ -115,11 +119,19 @@ def concat_fields(parts: list[Fields]) -> Fields:
         return parts[0]
     datas, starts, ends, offset = [], [], [], 0
     for p in parts:
-        datas.append(p.buf[PAD:].tobytes())
+        datas.append(p.buf[PAD:].tobytes())  # the text and what pads it: the offsets stay valid
         starts.append(p.start + offset)
         ends.append(p.end + offset)
         offset += len(p.buf) - PAD
     return Fields(Text(b"".join(datas), parts[0].text.kernels), np.concatenate(starts), np.concatenate(ends))
+
+
+def blank_buffer(size: int) -> np.ndarray:
+    """A buffer for ``size`` bytes of text laid out as ``Text`` wants (its padding zero, the rest not set)."""
+    total = PAD + size + PAD
+    buf = np.empty(total + (-total % 8), dtype=np.uint8)
+    buf[:PAD] = 0
+    return buf
 
 
 def _eight_digits(words: np.ndarray) -> np.ndarray:
