@@ -39,8 +39,10 @@ _HW_COMM = (("Notify Wait", "Notify Wait"), ("SDMA", "SDMA"), ("Write Value", "W
 _HW_COMM_OTHER = (("NOTIFY_WAIT", "Other"), ("REDUCE_ASYNC_V2", "Other"), ("Other", "Other"))  # task_types="other"
 _OTHER = "Other"
 _NPU_MEM = "NPU MEM"
-# the NPU MEM counters give the application's device memory (APP) and the whole device's, in KB
+# the NPU MEM counters give the application's device memory (APP) and the whole device's (Device: APP's and
+# what the driver and other processes hold), in KB
 APP_MEMORY_KB, MEMORY_STEP_KB, MEMORY_STEPS = 2160232.0, 4096.0, 16
+DEVICE_EXTRA_KB = 251904.0
 _COUNTERS = (("AI Core Freq", "AI Core Freq", "MHz"), (_NPU_MEM, "APP/HBM", "KB"),
              (_NPU_MEM, "Device/HBM", "KB"), ("HBM", "HBM 0/Read", "Read(MB/s)"),
              ("HBM", "HBM 0/Write", "Write(MB/s)"))
@@ -277,7 +279,7 @@ class MsprofWriter(CardWriter):
             if process == _NPU_MEM and not self.opts.memory_counters:
                 continue
             pid = self.pid[process]
-            lines += [ev.counter(name, pid, x, key, _counter_value(key, st.index, i, self.spec.memory_scale))
+            lines += [ev.counter(name, pid, x, key, _counter_value(name, key, st.index, i, self.spec.memory_scale))
                       for i, x in enumerate(ts)]
             self.truth.counters(pid, name, key, len(ts))
 
@@ -328,11 +330,11 @@ class ObjectWriter(MsprofWriter):
                 f'"rank": {self.spec.rank}, "traceEvents_copy": [], "layers": [{{"name": "Python"}}]}}}}')
 
 
-def _counter_value(key: str, step: int, i: int, memory_scale: float = 1.0) -> str:
+def _counter_value(name: str, key: str, step: int, i: int, memory_scale: float = 1.0) -> str:
     if key == "MHz":
         return "1800" if (step + i) % 7 else "1650"
     if key == "KB":
-        return f"{memory_kb(step, i, memory_scale)}"
+        return f"{memory_kb(step, i, memory_scale) + (DEVICE_EXTRA_KB if name.startswith('Device/') else 0.0)}"
     return f"{(step * 131 + i * 17) % 900 + 0.5}"
 
 
