@@ -4,9 +4,9 @@
   the peak, per module, the ``stats`` memory object): target <= 0.5 s;
 * alive-at-t queries by the interval index (built once, timed apart) against a scan of every block;
 * reading the CSV files torch_npu writes for such a card (``operator_memory.csv``: 1 M rows;
-  ``memory_record.csv``: 4 M rows), for information.
+  ``memory_record.csv``: 4 M rows): the median of ``--read-runs`` reads, with the rows and MB read.
 
-Run: ``python benchmarks/bench_memory.py [--blocks 1000000] [--runs 5]``. Prints medians.
+Run: ``python benchmarks/bench_memory.py [--blocks 1000000] [--runs 5] [--read-runs 3]``. Prints medians.
 """
 
 from __future__ import annotations
@@ -53,10 +53,16 @@ def _median(f, runs: int) -> float:
     return statistics.median(times)
 
 
+def _lines(path: Path) -> int:
+    with open(path, "rb") as f:
+        return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 24), b""))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--blocks", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--read-runs", type=int, default=3)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -65,10 +71,16 @@ def main() -> None:
         t = time.perf_counter()
         written = write_card_memory(truth, spec)
         print(f"wrote {written.blocks:,} blocks in {time.perf_counter() - t:.1f} s")
-        t = time.perf_counter()
-        records = load_memory([folder / "trace_view.json"])
-        print(f"read the CSV files ({len(records.allocations):,} blocks, {len(records.curves):,} records): "
-              f"{time.perf_counter() - t:.2f} s")
+        files = [folder / "operator_memory.csv", folder / "memory_record.csv"]
+        size_mb = sum(f.stat().st_size for f in files) / 1e6
+        rows = sum(_lines(f) - 1 for f in files)
+        loaded = []
+        took = _median(lambda: loaded.append(load_memory([folder / "trace_view.json"])), args.read_runs)
+        records = loaded[-1]
+        print(f"read the CSV files ({len(records.allocations):,} blocks, {len(records.curves):,} records; "
+              f"{rows:,} rows, {size_mb:.0f} MB): {took:.2f} s (median of {args.read_runs}), "
+              f"{took / rows * 1e6:.2f} µs/row, {size_mb / took:.0f} MB/s")
+        loaded.clear()
     steps = [(k + 1, int(s), int(s) + STEP_NS) for k, s in enumerate(T0 + np.arange(STEPS) * STEP_NS)]
 
     def analysis():

@@ -10,7 +10,7 @@ from timelineview.analysis.diff.run_diff import MEMORY_KEYS, diff_runs
 from timelineview.analysis.session import AnalysisSession
 from timelineview.commands.diff import diff_main, format_text
 from timelineview.model import load
-from timelineview.synthetic import cluster_specs, generate_cluster
+from timelineview.synthetic import WriteOptions, cluster_specs, generate_cluster
 from timelineview.synthetic.memory import GE_RESERVED, MemorySpec, write_cluster_memory
 
 MB = 1 << 20
@@ -50,9 +50,22 @@ def test_memory_peaks_of_each_card_in_both_runs_and_their_change(runs):
     assert "Device memory per card, peaks (MB)" in text
 
 
-def test_without_memory_records_the_keys_are_empty_and_no_table_prints(tmp_path):
+def test_with_memory_counters_only_the_reserved_peak_compares(tmp_path):
     folder = tmp_path / "run"
     generate_cluster(folder, cluster_specs(2, seed=1, steps=2, tasks_per_step=40), "msprof")
+    session = AnalysisSession(load(folder))
+    diff = diff_runs(session, session)
+    docs = {d["card"]: d["memory"] for d in session.card_documents}
+    for c in diff.cards:  # the trace's NPU MEM counters give APP's reserved memory, no allocated memory
+        assert c.base["memory_peak_allocated_mb"] is None and c.delta["memory_peak_allocated_mb"] is None
+        assert c.base["memory_peak_reserved_mb"] == docs[c.card]["components"]["APP"]["peak_reserved_mb"]
+        assert c.delta["memory_peak_reserved_mb"] == 0.0
+
+
+def test_without_memory_records_the_keys_are_empty_and_no_table_prints(tmp_path):
+    folder = tmp_path / "run"
+    generate_cluster(folder, cluster_specs(2, seed=1, steps=2, tasks_per_step=40), "msprof",
+                     options=WriteOptions(memory_counters=False))
     session = AnalysisSession(load(folder))
     diff = diff_runs(session, session)
     assert all(c.base[k] is None and c.delta[k] is None for c in diff.cards for k in MEMORY_KEYS)

@@ -15,7 +15,8 @@ def test_memory_tables_are_the_documents_memory(tmp_path):
     want = sorted((c["card"], name, p["peak_allocated_mb"], p["peak_reserved_mb"])
                   for c in cards for name, p in c["memory"]["components"].items())
     got = run.sql("select card, component, peak_allocated_mb, peak_reserved_mb from memory")
-    assert sorted(got.itertuples(index=False, name=None)) == want
+    # a figure the records never give (APP's allocated: the trace's counters give reserved only) is null there
+    assert sorted(tuple(None if v != v else v for v in row) for row in got.itertuples(index=False, name=None)) == want
     assert set(run.table("memory").column_names) == {"card", "rank", "component",
                                                      *next(iter(cards[0]["memory"]["components"].values()))}
     largest = run.frame("allocations")

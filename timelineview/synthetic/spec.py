@@ -21,6 +21,8 @@ class CardSpec:
     whose slices partially overlap without nesting. ``slow_link`` = (src, dst) makes the
     transfers from rank src to rank dst ``slow_link_factor`` times slower (only the src card
     writes them). A slow card (``compute_scale`` > 1) is the card the others wait for.
+    ``memory_scale`` multiplies the device memory the trace's ``NPU MEM`` counters give (a card that
+    holds more memory, as the trace alone tells it).
     """
 
     seed: int = 0
@@ -38,6 +40,7 @@ class CardSpec:
     device_id: int | None = None  # default: rank % 8
     slow_link: tuple[int, int] | None = None  # (src, dst) ranks of a link that moves data slowly
     slow_link_factor: float = 1.0  # that link's bandwidth is divided by this
+    memory_scale: float = 1.0
 
     @property
     def device(self) -> int:
@@ -55,6 +58,8 @@ class CardSpec:
             raise ValueError("planes must be in 1..8")
         if self.slow_link_factor <= 0:
             raise ValueError("slow_link_factor must be > 0")
+        if self.memory_scale <= 0:
+            raise ValueError("memory_scale must be > 0")
 
     def with_(self, **changes) -> CardSpec:
         return replace(self, **changes)
@@ -73,6 +78,8 @@ class WriteOptions:
     for ``MemcopyAsync``) on every hardware task, compute and runtime or collective ones alike,
     with runtime task names (``NOTIFY_WAIT``, ``MEMCPY_ASYNC``, ``REDUCE_ASYNC_V2``, ...) and some
     tasks named just ``Other``; the file's Overlap Analysis lanes still follow the true compute.
+    ``memory_counters=False`` leaves out the ``NPU MEM`` counters (msprof layouts): a card that tells
+    nothing of its memory unless memory files are written beside it.
     """
 
     pretty: bool = False
@@ -81,6 +88,7 @@ class WriteOptions:
     step_trace: bool = False
     per_event_metadata: bool = True
     task_types: str = "real"
+    memory_counters: bool = True
 
     def validate(self, layout: str) -> None:
         """Raise ``ValueError`` for options the layout cannot write."""

@@ -7,6 +7,8 @@ the readers under test.
 from __future__ import annotations
 
 import csv
+import json
+import shutil
 import sqlite3
 from decimal import Decimal
 from pathlib import Path
@@ -48,7 +50,7 @@ def test_peaks_are_the_max_of_memory_record(card):
     records = rows(output(rank) / "memory_record.csv")
     origin_us = Decimal(store.t_origin) / 1000
     components = {r["Component"] for r in records}
-    assert set(memory["components"]) == components
+    assert set(memory["components"]) == components | {"DEVICE"}  # the trace's Device counters add DEVICE
     for name in components:
         mine = [r for r in records if r["Component"] == name]
         got = memory["components"][name]
@@ -62,6 +64,54 @@ def test_peaks_are_the_max_of_memory_record(card):
             top = max(v for v, _ in given)
             first = min(t for v, t in given if v == top)
             assert got["peak_allocated_at_us"] == pytest.approx(float(first - origin_us), abs=1e-3)
+
+
+def npu_mem_counters(rank: int) -> dict[str, list[tuple[Decimal, Decimal]]]:
+    """The trace's NPU MEM counters by name: (µs, KB) samples, read with ``json`` here."""
+    events = json.loads((output(rank) / "trace_view.json").read_text(encoding="utf-8"))
+    pids = {e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+            and e["args"]["name"] == "NPU MEM"}
+    out: dict[str, list[tuple[Decimal, Decimal]]] = {}
+    for e in events:
+        if e.get("ph") == "C" and e["pid"] in pids:
+            out.setdefault(e["name"], []).append((Decimal(e["ts"]), Decimal(str(e["args"]["KB"]))))
+    return out
+
+
+def test_device_memory_is_the_traces_counter_and_app_the_records(card):
+    rank, store, memory = card
+    counters = npu_mem_counters(rank)
+    origin_us = Decimal(store.t_origin) / 1000
+    device = counters["Device/Memory"]
+    top = max(kb for _, kb in device)
+    first = min(t for t, kb in device if kb == top)
+    got = memory["components"]["DEVICE"]
+    assert got["peak_reserved_mb"] == float(top / 1024) and got["peak_allocated_mb"] is None
+    assert got["peak_reserved_at_us"] == pytest.approx(float(first - origin_us), abs=1e-3)
+    assert "trace counters (NPU MEM)" in memory["sources"]
+    # APP is in the records: they win; the trace's APP/Memory counter says the same figure
+    app = [Decimal(r["Total Reserved(MB)"]) for r in rows(output(rank) / "memory_record.csv")
+           if r["Component"] == "APP"]
+    assert memory["components"]["APP"]["peak_reserved_mb"] == float(max(app))
+    assert max(kb for _, kb in counters["APP/Memory"]) / 1024 == max(app)
+
+
+@pytest.mark.parametrize("rank", RANKS)
+def test_the_trace_alone_gives_the_producers_app_memory(tmp_path, rank):
+    # the trace without its memory files: its counters give APP's reserved memory as memory_record.csv does
+    shutil.copy(output(rank) / "trace_view.json", tmp_path / "trace_view.json")
+    [store] = load(tmp_path / "trace_view.json", cache=False)
+    memory = card_document(store)["memory"]
+    assert set(memory["components"]) == {"APP", "DEVICE"} and memory["sources"] == ["trace counters (NPU MEM)"]
+    app = [(Decimal(r["Total Reserved(MB)"]), micros(r["Timestamp(us)"]))
+           for r in rows(output(rank) / "memory_record.csv") if r["Component"] == "APP"]
+    top = max(v for v, _ in app)
+    first = min(t for v, t in app if v == top)
+    got = memory["components"]["APP"]
+    assert got["peak_reserved_mb"] == float(top) and memory["peak_reserved_mb"] == float(top)
+    assert got["peak_reserved_at_us"] == pytest.approx(float(first - Decimal(store.t_origin) / 1000), abs=1e-3)
+    assert got["peak_allocated_mb"] is None and memory["live_at_peak"] is None
+    assert memory["largest_allocations"] is None and memory["allocations"] == 0
 
 
 def test_largest_allocation_is_operator_memory_largest(card):

@@ -1,13 +1,15 @@
 """torch_npu's memory CSV files read as columns: exact values on small hand-written files, and every
-kind of bad input losing only its own rows, counted with its line."""
+kind of bad input losing only its own rows, counted with its line. Every test runs with each way a file
+is read: numpy's tokenizer, the compiled loops, and either with blocks so small that rows straddle them."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+import pytest
 
-from timelineview.model.memory import NEVER, load_memory
+from timelineview.model.memory import NEVER, csv_files, load_memory
 from timelineview.model.memory.csv_files import (
     BAD_NUMBER,
     BAD_TIME,
@@ -23,6 +25,17 @@ OPERATOR_HEADER = ("Name,Size(KB),Allocation Time(us),Release Time(us),Active Re
                    "Allocation Total Active(MB),Release Total Allocated(MB),Release Total Reserved(MB),"
                    "Release Total Active(MB),Stream Ptr,Device Type")
 MODULE_HEADER = "Component,Timestamp(us),Total Reserved(MB),Device"
+READERS = {"numpy": (1 << 62, csv_files.CHUNK_BYTES), "compiled": (0, csv_files.CHUNK_BYTES),
+           "numpy, small blocks": (1 << 62, 7), "compiled, small blocks": (0, 7)}
+
+
+@pytest.fixture(autouse=True, params=list(READERS))
+def reader(request, monkeypatch):
+    """Read files with numpy or with the compiled loops (the size from which a file is), in blocks of some size."""
+    compiled_from, block = READERS[request.param]
+    monkeypatch.setattr(csv_files, "COMPILED_MIN_BYTES", compiled_from)
+    monkeypatch.setattr(csv_files, "CHUNK_BYTES", block)
+    return request.param
 
 
 def write(folder: Path, name: str, header: str, rows: list[str], end: str = "\r\n") -> Path:

@@ -75,3 +75,16 @@ def test_the_allocations_alive_export_as_csv(view, tmp_path):
     assert len(rows) == len(alive) > 0
     by_size = sorted((float(r["size_mb"]) for r in rows), reverse=True)
     assert by_size == pytest.approx(sorted((a.size[alive] / (1 << 20)).tolist(), reverse=True))
+
+
+def test_a_card_known_from_its_memory_counters_shows_its_reserved_curves(open_tab, tmp_path):
+    from timelineview.views.analysis_tabs.memory_view import COUNTERS_ONLY_NOTE
+
+    generate_cluster(tmp_path / "ranks", cluster_specs(2, seed=4, steps=2, tasks_per_step=60))  # no memory files
+    view = open_tab(tmp_path / "ranks", "memory", lambda v: v.memory is not None)
+    m = view.memory
+    assert view.note.text() == COUNTERS_ONLY_NOTE and view.model.rowCount() == 0
+    drawn = [item.name() for item in view.plot.getPlotItem().listDataItems() if item.name()]
+    assert drawn == ["APP reserved", "DEVICE reserved"]  # a counter gives no allocated memory
+    view.show_alive(m.card_reserved.peak_reserved_ns)  # nothing to list, nothing said about blocks
+    assert view.model.rowCount() == 0 and view.alive_label.text() == ""

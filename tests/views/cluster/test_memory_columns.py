@@ -1,5 +1,6 @@
 """The cluster comparison's memory columns and chart: each card's peaks from its ``stats --json`` memory
-object, the card ``memory_imbalance`` flags marked in its peak reserved cell only, nothing without memory."""
+object, the card ``memory_imbalance`` flags marked in its peak reserved cell only, the reserved peak alone
+for cards known from their trace's memory counters, nothing without memory."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from timelineview.analysis.cluster.comparison import to_csv
 from timelineview.analysis.cluster.memory_peaks import peaks_of_document
 from timelineview.analysis.session import AnalysisSession
 from timelineview.model import load
-from timelineview.synthetic import cluster_specs, generate_cluster
+from timelineview.synthetic import WriteOptions, cluster_specs, generate_cluster
 from timelineview.synthetic.memory import MemorySpec, write_cluster_memory
 from timelineview.views.cluster.cluster_view import MEMORY_CHART, ClusterView
 from timelineview.views.cluster.comparison_table import SLOW_CELL
@@ -25,8 +26,12 @@ PLANTED = 4
 ROLE = QtCore.Qt.ItemDataRole
 
 
-def cluster(tmp_path, memory: bool) -> AnalysisSession:
-    truths = generate_cluster(tmp_path, cluster_specs(CARDS, seed=3, steps=3, tasks_per_step=40), "msprof")
+def cluster(tmp_path, memory: bool, counters: bool = True, memory_scale: float = 1.0) -> AnalysisSession:
+    """A generated msprof cluster: with memory files (``memory``, rank ``PLANTED`` holding more) and its trace's
+    NPU MEM counters (``counters``; rank ``PLANTED``'s scaled by ``memory_scale``)."""
+    specs = [s.with_(memory_scale=memory_scale if s.rank == PLANTED else 1.0)
+             for s in cluster_specs(CARDS, seed=3, steps=3, tasks_per_step=40)]
+    truths = generate_cluster(tmp_path, specs, "msprof", options=WriteOptions(memory_counters=counters))
     if memory:
         write_cluster_memory(truths, MemorySpec(imbalance_card=PLANTED, seed=3))
     return AnalysisSession(load(tmp_path))
@@ -99,8 +104,28 @@ def test_csv_and_heat_map_carry_the_peaks(with_memory):
         assert list(matrix.values[r]) == [per_step[s] for s in matrix.steps]
 
 
-def test_without_memory_files_the_columns_are_absent(qtbot, tmp_path):
-    s = cluster(tmp_path, memory=False)
+def test_counter_only_cards_show_their_reserved_peak(qtbot, tmp_path):
+    s = cluster(tmp_path, memory=False, memory_scale=1.5)
+    docs = {d["card"]: d["memory"] for d in s.stats_document()["cards"]}
+    cmp = s.comparison
+    assert {"peak_allocated_mb", "peak_reserved_mb"} <= {c.key for c in cmp.columns}
+    for r in cmp.rows():  # a counter knows no allocated memory: that cell is empty
+        m = docs[r["card"]]
+        assert m["peak_reserved_component"] == "APP" and m["live_at_peak_component"] is None
+        assert r["peak_allocated_mb"] is None and r["peak_reserved_mb"] == m["peak_reserved_mb"]
+    assert [f["card"] for f in s.memory_imbalance] == [f"rank {PLANTED}"]
+    view = ClusterView()
+    qtbot.addWidget(view)
+    view.set_comparison(cmp)
+    view.chart_box.setCurrentIndex(view.chart_box.findData(MEMORY_CHART))
+    assert view.memory_scroll.isVisibleTo(view)
+    assert [bool(r["memory_flags"]) for r in view.memory_bars.rows] == [
+        r["card"] == f"rank {PLANTED}" for r in view.table.model_.rows]
+
+
+def test_without_memory_files_nor_counters_the_columns_are_absent(qtbot, tmp_path):
+    s = cluster(tmp_path, memory=False, counters=False)
+    assert all(d["memory"] is None for d in s.stats_document()["cards"])
     cmp = s.comparison
     assert not {"peak_allocated_mb", "peak_reserved_mb"} & {c.key for c in cmp.columns}
     assert "memory_imbalance" not in to_csv(cmp.rows(), cmp.columns).splitlines()[0]

@@ -210,23 +210,31 @@ class CardMemory:
                 "reserved_at_peak_mb": opt_mb(c.reserved_at_peak),
                 "unallocated_at_peak_mb": opt_mb(c.unallocated_at_peak)}
 
+    def _allocations_doc(self) -> dict:
+        """The largest allocations and those alive at the peak: null where the records do not tell (no
+        allocation records, as a card known from its memory counters only; no allocated peak)."""
+        has_allocations = len(self.records.allocations) > 0
+        peak = self.peak_component if has_allocations else None
+        live = self.live_at_peak if peak is not None else None
+        sizes = self.records.allocations.size
+        return {
+            "largest_allocations": [self.allocation_row(int(k)) for k in self.largest] if has_allocations else None,
+            "live_at_peak_component": None if peak is None else peak.name,
+            "live_at_peak_at_us": None if peak is None else self.us(peak.peak_allocated_ns),
+            "live_at_peak_count": None if live is None else len(live),
+            "live_at_peak_mb": None if live is None else mb(int(sizes[live].sum())),
+            "live_at_peak": None if live is None else [self.allocation_row(int(k)) for k in live[:LIVE_LISTED]],
+        }
+
     def document(self) -> dict:
         """The card's ``"memory"`` object of ``stats --json`` (metrics.md §11)."""
-        peak = self.peak_component
         card_reserved = self.card_reserved
-        live = self.live_at_peak
-        sizes = self.records.allocations.size
         return {
             "components": {c.name: self._component_doc(c) for c in self.components},
             "peak_reserved_mb": None if card_reserved is None else mb(card_reserved.peak_reserved),
             "peak_reserved_component": None if card_reserved is None else card_reserved.name,
             "allocations": len(self.records.allocations),
-            "largest_allocations": [self.allocation_row(int(k)) for k in self.largest],
-            "live_at_peak_component": None if peak is None else peak.name,
-            "live_at_peak_at_us": None if peak is None else self.us(peak.peak_allocated_ns),
-            "live_at_peak_count": len(live),
-            "live_at_peak_mb": mb(int(sizes[live].sum())) if len(live) else 0.0,
-            "live_at_peak": [self.allocation_row(int(k)) for k in live[:LIVE_LISTED]],
+            **self._allocations_doc(),
             "per_step": [{"step": s.step, "components": {n: {"peak_allocated_mb": opt_mb(s.allocated[n]),
                                                               "peak_reserved_mb": opt_mb(s.reserved[n])}
                                                           for n in s.allocated}}

@@ -38,8 +38,13 @@ DP_GROUP_NAME, PP_GROUP_NAME = "16898834563344171674", "7482915627384910251"
 _HW_COMM = (("Notify Wait", "Notify Wait"), ("SDMA", "SDMA"), ("Write Value", "Write Value"))
 _HW_COMM_OTHER = (("NOTIFY_WAIT", "Other"), ("REDUCE_ASYNC_V2", "Other"), ("Other", "Other"))  # task_types="other"
 _OTHER = "Other"
-_COUNTERS = (("AI Core Freq", "AI Core Freq", "MHz"), ("NPU MEM", "APP/HBM", "KB"),
-             ("NPU MEM", "Device/HBM", "KB"), ("HBM", "HBM 0/Read", "Read(MB/s)"),
+_NPU_MEM = "NPU MEM"
+# the NPU MEM counters give the application's device memory (APP) and the whole device's (Device: APP's and
+# what the driver and other processes hold), in KB
+APP_MEMORY_KB, MEMORY_STEP_KB, MEMORY_STEPS = 2160232.0, 4096.0, 16
+DEVICE_EXTRA_KB = 251904.0
+_COUNTERS = (("AI Core Freq", "AI Core Freq", "MHz"), (_NPU_MEM, "APP/HBM", "KB"),
+             (_NPU_MEM, "Device/HBM", "KB"), ("HBM", "HBM 0/Read", "Read(MB/s)"),
              ("HBM", "HBM 0/Write", "Write(MB/s)"))
 _SORT = {"Python": 0, "CANN": 7, "Ascend Hardware": 13, "AI Core Freq": 14, "HCCL": 15, "HBM": 17,
          "NPU MEM": 19, "Overlap Analysis": 23}
@@ -111,6 +116,8 @@ class MsprofWriter(CardWriter):
     def _metadata(self) -> list[str]:
         out = []
         for name, sort in _SORT.items():
+            if name == _NPU_MEM and not self.opts.memory_counters:
+                continue
             pid, label = self.pid[name], "CPU" if name in ("Python", "CANN") else "NPU"
             if name == "Python":
                 out += [ev.python_meta("process_name", pid, "name", '"Python"'),
@@ -269,8 +276,10 @@ class MsprofWriter(CardWriter):
         at = st.start + self.shift + np.arange(4, dtype=np.int64) * ((st.end - st.start) // 4)
         ts = us_str(at)
         for process, name, key in _COUNTERS:
+            if process == _NPU_MEM and not self.opts.memory_counters:
+                continue
             pid = self.pid[process]
-            lines += [ev.counter(name, pid, x, key, _counter_value(key, st.index, i))
+            lines += [ev.counter(name, pid, x, key, _counter_value(name, key, st.index, i, self.spec.memory_scale))
                       for i, x in enumerate(ts)]
             self.truth.counters(pid, name, key, len(ts))
 
@@ -321,9 +330,14 @@ class ObjectWriter(MsprofWriter):
                 f'"rank": {self.spec.rank}, "traceEvents_copy": [], "layers": [{{"name": "Python"}}]}}}}')
 
 
-def _counter_value(key: str, step: int, i: int) -> str:
+def _counter_value(name: str, key: str, step: int, i: int, memory_scale: float = 1.0) -> str:
     if key == "MHz":
         return "1800" if (step + i) % 7 else "1650"
     if key == "KB":
-        return f"{2160232.0 + 4096.0 * ((step * 4 + i) % 16)}"
+        return f"{memory_kb(step, i, memory_scale) + (DEVICE_EXTRA_KB if name.startswith('Device/') else 0.0)}"
     return f"{(step * 131 + i * 17) % 900 + 0.5}"
+
+
+def memory_kb(step: int, i: int, memory_scale: float = 1.0) -> float:
+    """The KB of the ``i``-th ``NPU MEM`` sample of step ``step`` (every card the same unless scaled)."""
+    return (APP_MEMORY_KB + MEMORY_STEP_KB * ((step * 4 + i) % MEMORY_STEPS)) * memory_scale

@@ -43,6 +43,9 @@ COLUMNS = (
     RecordColumn("released_at_us", "Released at", TIME_US, "From the card's trace start; — when never released"),
 )
 
+COUNTERS_ONLY_NOTE = ("Reserved memory from the trace's NPU MEM counters; no allocation records to list (torch_npu "
+                      "writes them beside trace_view.json when profile_memory=True).")
+
 
 class _MemoryTableModel(RecordTableModel):
     """Sizes shown in MB with three decimals; the rest as every analysis table shows it."""
@@ -163,8 +166,11 @@ class MemoryView(QtWidgets.QWidget):
                               "trace_view.json when profile_memory=True).")
             return
         problems = self.memory.records.report.headline()
-        self.note.setText(problems or "Click the plot to list the allocations alive at that instant; "
-                                      "double-click one to see its life on the timeline.")
+        if not len(self.memory.records.allocations):
+            self.note.setText((problems + "; " if problems else "") + COUNTERS_ONLY_NOTE)
+        else:
+            self.note.setText(problems or "Click the plot to list the allocations alive at that instant; "
+                                          "double-click one to see its life on the timeline.")
         self._draw_curves()
         peak = self.memory.peak_component
         if peak is not None:
@@ -186,15 +192,18 @@ class MemoryView(QtWidgets.QWidget):
                 self.plot.getPlotItem().addItem(item)
                 item.setDownsampling(auto=True, method="peak")  # millions of records draw as their peaks
                 item.setClipToView(True)
-        peak = m.peak_component
-        if peak is not None:
-            x = m.us(peak.peak_allocated_ns)
-            y = mb(peak.peak_allocated)
-            self.plot.addItem(pg.ScatterPlotItem([x], [y], symbol="o", size=10, brush=pg.mkBrush(200, 40, 40)))
-            text = pg.TextItem(f"{peak.name} peak {y:,.1f} MB", color=(200, 40, 40), anchor=(0, 1))
-            text.setPos(x, y)
-            self.plot.addItem(text)
+        peak, reserved = m.peak_component, m.card_reserved
+        if peak is not None:  # the allocated peak, else (memory counters only) the card's reserved peak
+            self._mark(m.us(peak.peak_allocated_ns), mb(peak.peak_allocated), f"{peak.name} peak")
+        elif reserved is not None:
+            self._mark(m.us(reserved.peak_reserved_ns), mb(reserved.peak_reserved), f"{reserved.name} reserved peak")
         self.plot.addItem(self.cursor)
+
+    def _mark(self, x: float, y: float, label: str) -> None:
+        self.plot.addItem(pg.ScatterPlotItem([x], [y], symbol="o", size=10, brush=pg.mkBrush(200, 40, 40)))
+        text = pg.TextItem(f"{label} {y:,.1f} MB", color=(200, 40, 40), anchor=(0, 1))
+        text.setPos(x, y)
+        self.plot.addItem(text)
 
     def _plot_clicked(self, event) -> None:
         if self.memory is None:
@@ -208,7 +217,7 @@ class MemoryView(QtWidgets.QWidget):
     def show_alive(self, t_ns: int) -> None:
         """List the allocations alive at ``t_ns`` (the card's own clock), largest first."""
         m = self.memory
-        if m is None:
+        if m is None or not len(m.records.allocations):  # memory counters only: no block is known
             return
         self.instant_ns = t_ns
         rows = m.alive_at(t_ns)
