@@ -99,7 +99,8 @@ def test_counter_imbalance_is_named(tmp_path, planted):
     # (a scaled counter holds fractions of a KB: the reader keeps whole bytes)
     assert s.memory_imbalance[0]["value"] == pytest.approx(max(written_kb(truths[planted])) / 1024, abs=1e-6)
     assert s.memory_imbalance[0]["value"] > 1.25 * s.memory_imbalance[0]["median"]
-    assert documents_imbalance(s.card_documents) == s.memory_imbalance
+    from_documents = [peaks_of_document(d["memory"]) for d in s.card_documents]  # what a summary keeps
+    assert peaks_imbalance([d["card"] for d in s.card_documents], from_documents) == s.memory_imbalance
     [finding] = [f for f in s.findings if f.rule == "memory_imbalance"]
     assert finding.cards == [f"rank {planted}"]
 

@@ -216,7 +216,7 @@ def compiled() -> Kernels | None:
 
     if not scanner_available():
         return None
-    from timelineview.model.decode.scan_jit import numba
+    from timelineview.model.decode.scan.scan_jit import numba
 
     if numba is None:  # pragma: no cover - only where numba is missing
         return None
