@@ -199,25 +199,25 @@ def _card(key: object, items: list[_Found], notes: list[str]) -> CardSource:
     readable = [i.path for i in items if not i.problem]
     problems = [f"{i.path}: {i.problem}" for i in items if i.problem] + notes
     chosen = _choose_files(readable) if readable else []
-    if chosen and trace_kind(chosen[0].name) == "database":
-        problems += [f"{p}: not read: the database {chosen[0].name} of the same capture is read instead "
-                     f"(exact integer ns times)" for p in readable if trace_kind(p.name) != "database"]
     first = chosen[0] if chosen else items[0].path
     rank = key if isinstance(key, int) else None
     label = f"rank {rank}" if rank is not None else first.parent.name or first.name
-    skipped = [f"{path}: skipped: {_why_skipped(path, first, label)}" for path in readable if path not in chosen]
+    # each readable file left aside is named once, here (not also among the problems)
+    skipped = [f"{path}: {_why_skipped(path, first, label)}" for path in readable if path not in chosen]
     return CardSource(label, rank, chosen, trace_kind(first.name) or "", problems, skipped)
 
 
 def _why_skipped(path: Path, chosen: Path, label: str) -> str:
     """Why ``path`` is not read beside ``chosen``, the card's first file."""
     kind, chosen_kind = trace_kind(path.name), trace_kind(chosen.name)
+    if chosen_kind == "database" and kind != "database":
+        return f"not read: the database {chosen.name} of the same capture is read instead (exact integer ns times)"
     if kind != chosen_kind:
-        return (f"{label} is read from {chosen.name} (one kind of trace file per card: trace_view.json, "
+        return (f"skipped: {label} is read from {chosen.name} (one kind of trace file per card: trace_view.json, "
                 f"then *timeline_display_*.json, then msprof_*.json)")
     if kind == "msprof" and _prof_stamp(path) != _prof_stamp(chosen):
-        return f"{label} is read from the newest capture, {chosen}"
-    return f"{label} is read from {chosen} (one capture per card: the first by path)"
+        return f"skipped: {label} is read from the newest capture, {chosen}"
+    return f"skipped: {label} is read from {chosen} (one capture per card: the first by path)"
 
 
 def _choose_files(group: list[Path]) -> list[Path]:
