@@ -84,11 +84,49 @@ def test_the_loader_reports_and_cancels_database_cards(good):
     from timelineview.model import LoadCancelled
     from timelineview.model.load.loader import card_sources, load_cards
 
+    from timelineview.model.database.card import READ_TABLES
+
     sources = card_sources(good[0])
-    seen = []
-    [store] = load_cards(sources, card_progress=lambda card, done, total: seen.append((card, done, total)))
-    assert seen == [(0, 1, 1)] and len(store.slices) == good[1]["events"]
+    seen, overall = [], []
+    [store] = load_cards(sources, card_progress=lambda card, done, total: seen.append((card, done, total)),
+                         progress=lambda done, total: overall.append((done, total)))
+    assert len(store.slices) == good[1]["events"]
+    # progress in rows read over the tables the card reads (their rowids run 1..rows here)
+    conn = sqlite3.connect(good[0])
+    tables = {r[0] for r in conn.execute("select name from sqlite_master where type = 'table'")}
+    rows = sum(conn.execute(f'select count(*) from "{t}"').fetchone()[0] for t in READ_TABLES if t in tables)
+    task = conn.execute("select count(*) from TASK").fetchone()[0]
+    conn.close()
+    assert {c for c, _, _ in seen} == {0} and {t for _, _, t in seen} == {rows}
+    done = [d for _, d, _ in seen]
+    assert done[0] == 0 and done[-1] == rows and done == sorted(done)
+    assert task in done  # TASK, read first, is one step
+    size = good[0].stat().st_size
+    assert overall[0] == (0, size) and overall[-1] == (size, size) and overall == sorted(overall)
     cancel = threading.Event()
     cancel.set()
     with pytest.raises(LoadCancelled):
         load_cards(sources, cancel=cancel)
+
+
+def test_a_cancel_stops_a_database_card_between_tables(good):
+    """A cancel set while the card is read stops it at the next table (the load raises)."""
+    import threading
+
+    from timelineview.model import LoadCancelled
+    from timelineview.model.load.loader import card_sources, load_cards
+
+    cancel = threading.Event()
+    seen = []
+
+    def rows_read(card, done, total):
+        seen.append(done)
+        if done:
+            cancel.set()
+
+    with pytest.raises(LoadCancelled):
+        load_cards(card_sources(good[0]), cancel=cancel, card_progress=rows_read)
+    conn = sqlite3.connect(good[0])
+    rows = conn.execute("select count(*) from TASK").fetchone()[0]
+    conn.close()
+    assert max(seen) == rows  # stopped after the first table

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections import Counter
 from pathlib import Path
 
@@ -19,8 +20,17 @@ from timelineview.model.database import layout as L
 from timelineview.model.database.args import DatabaseArgs
 from timelineview.model.database.connection import check, connect, is_database
 from timelineview.model.database.counters import counter_table, read_counters
-from timelineview.model.database.flows import build_flows
-from timelineview.model.database.slices import SliceParts, add_device, add_host, add_overlap, add_steps
+from timelineview.model.database.flows import CATS_TABLE, build_flows
+from timelineview.model.database.layout import COUNTERS
+from timelineview.model.database.progress import RowMeter, RowProgress
+from timelineview.model.database.slices import (
+    SliceParts,
+    add_device,
+    add_host,
+    add_overlap,
+    add_steps,
+    renamed_copy,
+)
 from timelineview.model.database.strings import read_enums, read_strings
 from timelineview.model.database.tables import Schema, read_schema
 from timelineview.model.store.file_stamp import file_stamp
@@ -38,6 +48,9 @@ MISSING = {"TASK": "no device task is shown", "STRING_IDS": "names are shown as 
 DEVICE_TABLES = tuple(MISSING)
 RANK_TABLE = "RANK_DEVICE_MAP"
 DEVICES_NAMED = 8
+# the tables a card reads, in the order it reads them: their rows are the load's progress
+READ_TABLES = ("TASK", "COMPUTE_TASK_INFO", "COMMUNICATION_TASK_INFO", "COMMUNICATION_OP", "CANN_API", "PYTORCH_API",
+               "CONNECTION_IDS", "OVERLAP_ANALYSIS", "STEP_TIME", *(spec.table for spec in COUNTERS), CATS_TABLE)
 
 
 def schema_version(conn: sqlite3.Connection, schema: Schema) -> str | None:
@@ -71,8 +84,14 @@ def database_rank(path: str | os.PathLike) -> int | None:
 
 
 def load_database_card(label: str, rank: int | None, path: str | os.PathLike,
-                       notes: list[str] | None = None) -> TraceStore:
-    """The card in the database at ``path``; ``notes`` (the card's discovery notes) go to its report."""
+                       notes: list[str] | None = None, progress: RowProgress | None = None,
+                       cancel: threading.Event | None = None) -> TraceStore:
+    """The card in the database at ``path``; ``notes`` (the card's discovery notes) go to its report.
+
+    ``progress(rows read, rows to read)`` is told the rows read over the tables the card reads as
+    they are read; once ``cancel`` is set the read stops with ``ReadCancelled``.
+    """
+    meter = RowMeter(progress, cancel)
     report = LoadReport()
     for note in notes or ():
         report.warn(note)
@@ -95,7 +114,7 @@ def load_database_card(label: str, rank: int | None, path: str | os.PathLike,
         report.error = f"{path}: not readable as a database ({exc})"
         return _empty_card(label, rank, path, report)
     try:
-        return _read_card(conn, schema, label, rank, str(path), stamp, report)
+        return _read_card(conn, schema, label, rank, str(path), stamp, report, meter)
     except sqlite3.Error as exc:  # damage past the catalogue that the per-table reads did not catch
         report.error = f"{path}: damaged database ({exc}); nothing more could be read"
         return _empty_card(label, rank, path, report)
@@ -116,7 +135,8 @@ def _catalogue(conn: sqlite3.Connection, path: str | os.PathLike, report: LoadRe
 
 
 def _read_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int | None, path: str, stamp,
-               report: LoadReport) -> TraceStore:
+               report: LoadReport, meter: RowMeter) -> TraceStore:
+    meter.plan(conn, schema, [*READ_TABLES, renamed_copy(schema, "COMPUTE_TASK_INFO") or ""])
     for table, why in schema.unreadable.items():
         report.warn(f"{path}: table {table} unreadable ({why}): not read")
     version = schema_version(conn, schema)
@@ -131,12 +151,12 @@ def _read_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int |
     notes: list[str] = []
     strings = read_strings(conn, schema, notes)
     enums = read_enums(conn, schema)
-    parts = SliceParts(strings, notes=notes)
+    parts = SliceParts(strings, notes=notes, meter=meter)
     add_device(conn, schema, parts)
     add_host(conn, schema, parts, enums)
     add_overlap(conn, schema, parts)
     add_steps(conn, schema, parts)
-    series = read_counters(conn, schema, parts.book, strings, parts.notes, parts.read)
+    series = read_counters(conn, schema, parts.book, strings, parts.notes, parts.read, meter)
     _check_devices(conn, schema, path, report)
 
     procs, lanes, lane_new, proc_new = parts.book.finish({})
@@ -154,6 +174,7 @@ def _read_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int |
                           cat=parts.column("cat", np.int32), task_type=task_type, depth=depth, src=src,
                           flags=np.zeros(n, np.uint8))
     flows = build_flows(conn, schema, parts.ends, strings, start, lane, parts.notes)
+    meter.finish()
     report.warn_all([f"{path}: {n}" for n in parts.notes])
     store = TraceStore(card=label, rank=rank, paths=[Path(path)], strings=strings.strings, processes=procs,
                        lanes=lanes, slices=slices, counters=counter_table(series, proc_new),
@@ -204,10 +225,19 @@ def is_database_source(src) -> bool:
     return src.kind == DATABASE_KIND or (len(src.files) == 1 and is_database(src.files[0]))
 
 
-def load_database_source(src) -> TraceStore:
+def database_bytes(src) -> int:
+    """The size of a database ``CardSource``'s file (0 when it has none or it is gone)."""
+    try:
+        return os.stat(src.files[0]).st_size if src.files else 0
+    except OSError:
+        return 0
+
+
+def load_database_source(src, progress: RowProgress | None = None, cancel: threading.Event | None = None
+                         ) -> TraceStore:
     """``load_database_card`` for a ``CardSource`` from discovery (its notes go to the report)."""
     if not src.files:
         report = LoadReport()
         report.error = f"{src.label}: no readable database ({'; '.join(src.problems)})"
         return _empty_card(src.label, src.rank, src.label, report)
-    return load_database_card(src.label, src.rank, src.files[0], src.problems)
+    return load_database_card(src.label, src.rank, src.files[0], src.problems, progress, cancel)

@@ -13,6 +13,7 @@ import numpy as np
 
 from timelineview.model.database import layout as L
 from timelineview.model.database.lanes import LaneBook
+from timelineview.model.database.progress import RowMeter
 from timelineview.model.database.strings import CardStrings
 from timelineview.model.database.tables import ROWID, Schema, find_sorted, read_or_salvage
 
@@ -59,6 +60,7 @@ class SliceParts:
     ends: Endpoints = field(default_factory=Endpoints)
     read: dict[str, int] = field(default_factory=dict)  # table -> rows read
     notes: list[str] = field(default_factory=list)
+    meter: RowMeter = field(default_factory=RowMeter)  # rows read, as the load's progress
 
     def add(self, *, start: np.ndarray, end: np.ndarray, lane: np.ndarray, name: np.ndarray, kind: int,
             row: np.ndarray, info: np.ndarray | None = None, cat: np.ndarray | int = -1,
@@ -94,9 +96,10 @@ def _read(conn: sqlite3.Connection, schema: Schema, parts: SliceParts, table: st
         parts.notes.append(f"table {table} lacks column(s) {', '.join(missing)}: not read")
         return None
     cols = {c: "int" for c in wanted + tuple(c for c in optional if schema.has(table, c))}
-    got = read_or_salvage(conn, table, cols, parts.notes, with_rowid=True)
+    got = read_or_salvage(conn, table, cols, parts.notes, with_rowid=True, progress=parts.meter.step(table))
     if got is not None:
         parts.read[table] = len(got[ROWID])
+    parts.meter.table_done(table)
     return got
 
 
