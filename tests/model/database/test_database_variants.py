@@ -82,9 +82,8 @@ def test_the_loader_reports_and_cancels_database_cards(good):
     import threading
 
     from timelineview.model import LoadCancelled
-    from timelineview.model.load.loader import card_sources, load_cards
-
     from timelineview.model.database.card import READ_TABLES
+    from timelineview.model.load.loader import card_sources, load_cards
 
     sources = card_sources(good[0])
     seen, overall = [], []
