@@ -76,8 +76,9 @@ class RowMeter:
 
 
 def _rows(conn: sqlite3.Connection, table: str) -> int:
-    try:
-        row = conn.execute(f"select max(rowid) - min(rowid) + 1 from {_quote(table)}").fetchone()
+    try:  # each alone: SQLite answers a lone min() or max() of the rowid from the B-tree's edge
+        hi = conn.execute(f"select max(rowid) from {_quote(table)}").fetchone()[0]
+        lo = conn.execute(f"select min(rowid) from {_quote(table)}").fetchone()[0]
     except sqlite3.DatabaseError:
         return 0
-    return int(row[0]) if row and isinstance(row[0], int) and row[0] > 0 else 0
+    return hi - lo + 1 if isinstance(hi, int) and isinstance(lo, int) and hi >= lo else 0

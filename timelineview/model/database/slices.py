@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from timelineview.model.database import layout as L
+from timelineview.model.database.keys import unique_inverse
 from timelineview.model.database.lanes import LaneBook
 from timelineview.model.database.progress import RowMeter
 from timelineview.model.database.strings import CardStrings
@@ -160,7 +161,7 @@ def add_device(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> N
                                   info_type)
             info[has] = compute[ROWID][ci[has]]
         streams = task["streamId"]
-        uniq, inverse = np.unique(streams, return_inverse=True)
+        uniq, inverse = unique_inverse(streams)
         lane_of = np.array([parts.book.lane(L.HARDWARE, str(int(u)), L.STREAM_LANE.format(int(u)), int(u))
                             for u in uniq], dtype=np.int32)
         first = parts.add(start=task["startNs"], end=task["endNs"], lane=lane_of[inverse] if n else
@@ -200,10 +201,14 @@ def _without_parents(task: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     time twice and a collective's whole span as an AI Core task)."""
     if "taskId" not in task or "contextId" not in task or not len(task["taskId"]):
         return task
-    key = task["streamId"] * (1 << 32) + task["taskId"]
     is_child = task["contextId"] != L.NONE_U32
+    if not is_child.any():
+        return task
+    key = task["streamId"] * (1 << 32) + task["taskId"]
+    # only the rows of a (stream, task id) that has sub-tasks can be parents: sort those alone
+    rows = np.flatnonzero(np.isin(key, key[is_child]))
     # parents before children at equal (key, start): a parent's next row is its first sub-task
-    order = np.lexsort((is_child, task["startNs"], key))
+    order = rows[np.lexsort((is_child[rows], task["startNs"][rows], key[rows]))]
     k, c, st = key[order], is_child[order], task["startNs"][order]
     parent = ~c & np.roll(c, -1) & (np.roll(k, -1) == k) & (np.roll(st, -1) <= task["endNs"][order])
     parent[-1] = False
