@@ -6,13 +6,14 @@ from __future__ import annotations
 import shutil
 import sqlite3
 
+import numpy as np
 import pytest
 
 from timelineview.analysis.classify import classify
 from timelineview.analysis.summary import stats_document
 from timelineview.model import find_cards, load
 from timelineview.synthetic import CardSpec
-from timelineview.synthetic.database import generate_database
+from timelineview.synthetic.database import add_device_copy, generate_database
 
 
 @pytest.fixture(scope="module")
@@ -129,3 +130,29 @@ def test_a_cancel_stops_a_database_card_between_tables(good):
     rows = conn.execute("select count(*) from TASK").fetchone()[0]
     conn.close()
     assert max(seen) == rows  # stopped after the first table
+
+
+def _lanes(store):
+    """(process, lane name) -> slices on it: the card's drawing, whatever its lane numbering."""
+    counts = np.bincount(store.slices.lane, minlength=len(store.lanes.name))
+    return {(store.processes.name[store.lanes.process[i]], store.lanes.name[i]): int(counts[i])
+            for i in range(len(store.lanes.name))}
+
+
+def test_a_database_of_two_devices_is_two_cards(good, tmp_path):
+    """A database holding two devices (the generated one plus a copy as device 1, launched by another
+    process): one card per device, each reading as the one-device database does."""
+    path = tmp_path / "msprof_20250101120500.db"
+    shutil.copyfile(good[0], path)
+    add_device_copy(path, device=1, rank=1)
+    [one] = load(good[0])
+    cards = find_cards(path)
+    assert [(c.label, c.rank, c.device) for c in cards] == [("rank 0", 0, 0), ("rank 1", 1, 1)]
+    stores = load(path)
+    assert [s.card for s in stores] == ["rank 0", "rank 1"]
+    for store in stores:
+        assert len(store.slices) == len(one.slices) and len(store.flows.src_slice) == len(one.flows.src_slice)
+        assert _lanes(store) == _lanes(one)
+        assert np.array_equal(np.sort(store.slices.start), np.sort(one.slices.start))
+        assert not any("several devices" in w for w in store.report.warnings)
+    assert stats_document(stores)["cards"][1]["compute_us"] == pytest.approx(good[1]["compute_us"])

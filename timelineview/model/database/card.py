@@ -20,6 +20,7 @@ from timelineview.model.database import layout as L
 from timelineview.model.database.args import DatabaseArgs
 from timelineview.model.database.connection import check, connect, is_database
 from timelineview.model.database.counters import counter_table, read_counters
+from timelineview.model.database.devices import DeviceScope, database_devices
 from timelineview.model.database.flows import CATS_TABLE, build_flows
 from timelineview.model.database.layout import COUNTERS
 from timelineview.model.database.progress import RowMeter, RowProgress
@@ -85,8 +86,9 @@ def database_rank(path: str | os.PathLike) -> int | None:
 
 def load_database_card(label: str, rank: int | None, path: str | os.PathLike,
                        notes: list[str] | None = None, progress: RowProgress | None = None,
-                       cancel: threading.Event | None = None) -> TraceStore:
+                       cancel: threading.Event | None = None, device: int | None = None) -> TraceStore:
     """The card in the database at ``path``; ``notes`` (the card's discovery notes) go to its report.
+    With ``device``, the card of that device of a database holding several (``devices``).
 
     ``progress(rows read, rows to read)`` is told the rows read over the tables the card reads as
     they are read; once ``cancel`` is set the read stops with ``ReadCancelled``.
@@ -114,7 +116,7 @@ def load_database_card(label: str, rank: int | None, path: str | os.PathLike,
         report.error = f"{path}: not readable as a database ({exc})"
         return _empty_card(label, rank, path, report)
     try:
-        return _read_card(conn, schema, label, rank, str(path), stamp, report, meter)
+        return _read_card(conn, schema, label, rank, str(path), stamp, report, meter, device)
     except sqlite3.Error as exc:  # damage past the catalogue that the per-table reads did not catch
         report.error = f"{path}: damaged database ({exc}); nothing more could be read"
         return _empty_card(label, rank, path, report)
@@ -135,7 +137,7 @@ def _catalogue(conn: sqlite3.Connection, path: str | os.PathLike, report: LoadRe
 
 
 def _read_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int | None, path: str, stamp,
-               report: LoadReport, meter: RowMeter) -> TraceStore:
+               report: LoadReport, meter: RowMeter, device: int | None = None) -> TraceStore:
     meter.plan(conn, schema, [*READ_TABLES, renamed_copy(schema, "COMPUTE_TASK_INFO") or ""])
     for table, why in schema.unreadable.items():
         report.warn(f"{path}: table {table} unreadable ({why}): not read")
@@ -151,13 +153,14 @@ def _read_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int |
     notes: list[str] = []
     strings = read_strings(conn, schema, notes)
     enums = read_enums(conn, schema)
-    parts = SliceParts(strings, notes=notes, meter=meter)
+    parts = SliceParts(strings, notes=notes, meter=meter, scope=_scope(path, device))
     add_device(conn, schema, parts)
     add_host(conn, schema, parts, enums)
     add_overlap(conn, schema, parts)
     add_steps(conn, schema, parts)
-    series = read_counters(conn, schema, parts.book, strings, parts.notes, parts.read, meter)
-    _check_devices(conn, schema, path, report)
+    series = read_counters(conn, schema, parts.book, strings, parts.notes, parts.read, meter, device)
+    if device is None:
+        _check_devices(conn, schema, path, report)
 
     procs, lanes, lane_new, proc_new = parts.book.finish({})
     start = parts.column("start", np.int64)
@@ -186,6 +189,13 @@ def _read_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int |
     if report.warnings:  # something is amiss: say what was read
         report.warn(f"{path}: read " + ", ".join(f"{t} ({k:,} rows)" for t, k in parts.read.items()))
     return store
+
+
+def _scope(path: str, device: int | None) -> DeviceScope | None:
+    if device is None:
+        return None
+    devices = [d.device for d in database_devices(path)]
+    return DeviceScope(device, first=not devices or device == devices[0])
 
 
 def _narrow(rowids: np.ndarray) -> np.ndarray:
@@ -240,4 +250,5 @@ def load_database_source(src, progress: RowProgress | None = None, cancel: threa
         report = LoadReport()
         report.error = f"{src.label}: no readable database ({'; '.join(src.problems)})"
         return _empty_card(src.label, src.rank, src.label, report)
-    return load_database_card(src.label, src.rank, src.files[0], src.problems, progress, cancel)
+    return load_database_card(src.label, src.rank, src.files[0], src.problems, progress, cancel,
+                              getattr(src, "device", None))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from timelineview.model.database import layout as L
+from timelineview.model.database.devices import DEVICE_COLUMN, DeviceScope
 from timelineview.model.database.keys import unique_inverse
 from timelineview.model.database.lanes import LaneBook
 from timelineview.model.database.progress import RowMeter
@@ -62,6 +63,7 @@ class SliceParts:
     read: dict[str, int] = field(default_factory=dict)  # table -> rows read
     notes: list[str] = field(default_factory=list)
     meter: RowMeter = field(default_factory=RowMeter)  # rows read, as the load's progress
+    scope: DeviceScope | None = None  # the device this card is of, in a database of several
 
     def add(self, *, start: np.ndarray, end: np.ndarray, lane: np.ndarray, name: np.ndarray, kind: int,
             row: np.ndarray, info: np.ndarray | None = None, cat: np.ndarray | int = -1,
@@ -97,11 +99,41 @@ def _read(conn: sqlite3.Connection, schema: Schema, parts: SliceParts, table: st
         parts.notes.append(f"table {table} lacks column(s) {', '.join(missing)}: not read")
         return None
     cols = {c: "int" for c in wanted + tuple(c for c in optional if schema.has(table, c))}
+    if parts.scope is not None:  # what tells this device's rows apart
+        cols.update({c: "int" for c in (DEVICE_COLUMN, *_SCOPE_COLUMNS.get(table, ())) if schema.has(table, c)})
     got = read_or_salvage(conn, table, cols, parts.notes, with_rowid=True, progress=parts.meter.step(table))
+    if got is not None and parts.scope is not None:
+        got = _in_scope(parts.scope, table, got)
     if got is not None:
         parts.read[table] = len(got[ROWID])
     parts.meter.table_done(table)
     return got
+
+
+_SCOPE_COLUMNS = {"TASK": ("globalPid",), "COMMUNICATION_TASK_INFO": ("opId",), "COMMUNICATION_OP": ("opId",)}
+
+
+def _in_scope(scope: DeviceScope, table: str, got: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The rows of ``table`` that are the scope's device's (see ``devices``)."""
+    n = len(got[ROWID])
+    if DEVICE_COLUMN in got:
+        keep = scope.device_rows(got[DEVICE_COLUMN])
+        if table == "TASK":
+            scope.note_tasks(got, keep)
+    elif table in ("CANN_API", "PYTORCH_API"):
+        keep = scope.host_rows(got["globalTid"])
+    elif table == "COMMUNICATION_TASK_INFO":
+        keep = np.isin(got["globalTaskId"], scope.task_ids) if scope.task_ids is not None else np.ones(n, bool)
+        if "opId" in got:
+            scope.ops = np.unique(got["opId"][keep])
+            scope.other_ops = np.setdiff1d(np.unique(got["opId"][~keep]), scope.ops)
+    elif table == "COMMUNICATION_OP":
+        keep = scope.op_rows(got.get("opId"))
+        if keep is None:
+            keep = np.full(n, scope.first)
+    else:
+        return got
+    return {name: col[keep] for name, col in got.items()}
 
 
 def _table(schema: Schema, parts: SliceParts, table: str) -> str:
