@@ -27,6 +27,11 @@ def _int_columns(path, table, names):
         conn.close()
 
 
+@pytest.fixture(autouse=True)
+def every_table(monkeypatch):
+    monkeypatch.setattr(pages, "MIN_ROWS", 0)  # the small tables here too
+
+
 @pytest.fixture()
 def db(tmp_path):
     path = tmp_path / "t.db"
@@ -88,3 +93,28 @@ def test_progress_counts_the_rows_read(db, monkeypatch):
     got = pages.read_int_columns(conn, str(db), "T", ["a"], seen.append)
     conn.close()
     assert len(seen) > 3 and seen == sorted(seen) and seen[-1] == len(got[0])
+
+
+def test_a_card_read_through_the_pages_equals_one_read_through_sqlite(tmp_path, monkeypatch):
+    """The whole card: every integer table through the page reader, then through SQLite alone."""
+    from timelineview.model.database.card import load_database_card
+    from timelineview.synthetic import CardSpec
+    from timelineview.synthetic.database import generate_database
+
+    path = tmp_path / "ascend_pytorch_profiler_0.db"
+    generate_database(path, CardSpec(steps=2))
+    calls = []
+    real = pages._read
+    monkeypatch.setattr(pages, "_read", lambda *a: calls.append(1) or real(*a))
+    paged = load_database_card("p", 0, path)
+    assert len(calls) >= 6  # TASK, its info tables, host tables, overlap, … went through the pages
+    monkeypatch.setattr(pages, "MIN_ROWS", 1 << 62)
+    plain = load_database_card("p", 0, path)
+    assert len(paged.slices) == len(plain.slices) > 1000
+    for name in ("start", "dur", "lane", "name", "cat", "task_type", "depth"):
+        assert np.array_equal(getattr(paged.slices, name), getattr(plain.slices, name)), name
+    assert paged.strings == plain.strings
+    assert np.array_equal(paged.flows.src_slice, plain.flows.src_slice)
+    assert np.array_equal(paged.flows.dst_slice, plain.flows.dst_slice)
+    for i in range(0, len(paged.slices), 97):
+        assert paged.args(i) == plain.args(i)

@@ -27,6 +27,10 @@ HEADER_BYTES = 100
 LEAF_TABLE, INTERIOR_TABLE = 13, 5  # B-tree page types of a rowid table
 ROWID_COLUMN = -1  # a wanted "column" that is the row's rowid
 MAX_DEPTH = 64  # B-tree depth bound (a real table of 2^63 rows is < 30 deep): a damaged loop stops
+# a table of fewer rows goes to SQLite: it reads it in well under a second, where this reader's
+# first use in a process costs ~0.5 s (numba's import and cache), its first use after an install a
+# ~3 s compile
+MIN_ROWS = 1 << 17
 CHUNK_PAGES = 4096  # leaf pages decoded per call: rows reported as progress, the file's pages let go
 UTF8 = 1
 MAX_DIGITS = 19
@@ -324,7 +328,7 @@ def read_int_columns(conn: sqlite3.Connection, path: str, table: str, names: lis
     if not path or not scanner_available() or _sidecars(path):
         return None
     plan = _plan(conn, table, names)
-    if plan is None:
+    if plan is None or _rowid_span(conn, table) < MIN_ROWS:
         return None
     root, columns, alias = plan
     try:
@@ -336,6 +340,18 @@ def read_int_columns(conn: sqlite3.Connection, path: str, table: str, names: lis
     finally:
         fmap.release()
         fmap.close()
+
+
+def _rowid_span(conn: sqlite3.Connection, table: str) -> int:
+    """Largest minus smallest rowid + 1 (at least the rows), each from one B-tree descent."""
+    from timelineview.model.database.tables import _quote
+
+    try:
+        hi = conn.execute(f"select max(rowid) from {_quote(table)}").fetchone()[0]
+        lo = conn.execute(f"select min(rowid) from {_quote(table)}").fetchone()[0]
+    except sqlite3.DatabaseError:
+        return 0
+    return hi - lo + 1 if isinstance(hi, int) and isinstance(lo, int) else 0
 
 
 def _plan(conn: sqlite3.Connection, table: str, names: list[str]) -> tuple[int, np.ndarray, int] | None:
