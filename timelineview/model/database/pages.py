@@ -16,7 +16,9 @@ from __future__ import annotations
 import mmap
 import os
 import sqlite3
+from collections import deque
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +34,7 @@ MAX_DEPTH = 64  # B-tree depth bound (a real table of 2^63 rows is < 30 deep): a
 # ~3 s compile
 MIN_ROWS = 1 << 17
 CHUNK_PAGES = 4096  # leaf pages decoded per call: rows reported as progress, the file's pages let go
+READ_THREADS = min(2, os.cpu_count() or 1)  # parts of a table decoded at once
 UTF8 = 1
 MAX_DIGITS = 19
 # give-up codes of the kernels (negative: the reason the table is left to SQLite)
@@ -391,23 +394,34 @@ def _read(fmap: _FileMap, root: int, columns: np.ndarray, alias: int, progress: 
         return None
     leaves = leaves[:n_leaves]
     out = [np.empty(rows, np.int64) for _ in columns]
-    chunk = np.empty((len(columns), 0), np.int64)
-    done = 0
-    for a in range(0, n_leaves, CHUNK_PAGES):
-        part = leaves[a:a + CHUNK_PAGES]
-        cells = _cells(fmap, part)
-        if chunk.shape[1] < cells:
-            chunk = np.empty((len(columns), cells), np.int64)
+    parts = [leaves[a:a + CHUNK_PAGES] for a in range(0, n_leaves, CHUNK_PAGES)]
+
+    def part_rows(part: np.ndarray) -> tuple[int, np.ndarray]:  # run without Python's lock (nogil)
+        chunk = np.empty((len(columns), _cells(fmap, part)), np.int64)
         got = decode(fmap.buf, fmap.page_size, fmap.usable, part, columns, alias, fmap.encoding == UTF8,
                      np.int64(-1), chunk, 0)
-        if got < 0 or done + got > rows:
-            return None
-        for c, col in enumerate(out):
-            col[done:done + got] = chunk[c, :got]
-        done += got
-        fmap.release()
-        if progress is not None:
-            progress(done)
+        return got, chunk
+
+    done = 0
+    pool = ThreadPoolExecutor(READ_THREADS)
+    try:
+        # parts in order, READ_THREADS decoding at once, a few ahead (what is decoded waits in memory)
+        ahead = deque(pool.submit(part_rows, part) for part in parts[:2 * READ_THREADS])
+        for k in range(len(parts)):
+            got, chunk = ahead.popleft().result()
+            if k + len(ahead) + 1 < len(parts):
+                ahead.append(pool.submit(part_rows, parts[k + len(ahead) + 1]))
+            if got < 0 or done + got > rows:
+                return None
+            for c, col in enumerate(out):
+                col[done:done + got] = chunk[c, :got]
+            done += got
+            del chunk
+            fmap.release()
+            if progress is not None:
+                progress(done)  # may raise (a cancelled load): the parts not begun are dropped
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     if done != rows:
         return None
     return out
