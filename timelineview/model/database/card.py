@@ -25,6 +25,7 @@ from timelineview.model.database.flows import CATS_TABLE, build_flows
 from timelineview.model.database.layout import COUNTERS
 from timelineview.model.database.progress import RowMeter, RowProgress
 from timelineview.model.database.slices import (
+    Endpoints,
     SliceParts,
     add_device,
     add_host,
@@ -167,25 +168,27 @@ def _read_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int |
     dur = parts.column("dur", np.int64)
     lane = lane_new[parts.column("lane", np.int32)] if parts.n else np.zeros(0, np.int32)
     n = len(start)
+    # what needs no index first, each source let go as it is used: the index's build is the load's peak
+    flows = build_flows(conn, schema, parts.ends, strings, start, lane, parts.notes)
+    parts.ends = Endpoints()  # let go
+    kind, row, info = parts.column("kind", np.uint8), _narrow(parts.column("row", np.int64)), \
+        _narrow(parts.column("info", np.int64))
+    name, cat, task_type = parts.column("name", np.int32), parts.column("cat", np.int32), \
+        parts.column("task_type", np.int32)
     src = np.arange(n, dtype=np.int64)
     seq = lane_time_order(lane, start, dur, src)
     index, depth, overlapping = build_index(start, dur, lane, len(lanes), seq=seq)
+    del seq
     report.overlapping_slices += overlapping
     report.counts_by_ph = Counter({"X": n, "C": sum(len(s[3]) for s in series)})
-    task_type = parts.column("task_type", np.int32)
-    slices = SliceColumns(start=start, dur=dur, lane=lane, name=parts.column("name", np.int32),
-                          cat=parts.column("cat", np.int32), task_type=task_type, depth=depth, src=src,
-                          flags=np.zeros(n, np.uint8))
-    flows = build_flows(conn, schema, parts.ends, strings, start, lane, parts.notes)
+    slices = SliceColumns(start=start, dur=dur, lane=lane, name=name, cat=cat, task_type=task_type, depth=depth,
+                          src=src, flags=np.zeros(n, np.uint8))
     meter.finish()
     report.warn_all([f"{path}: {n}" for n in parts.notes])
     store = TraceStore(card=label, rank=rank, paths=[Path(path)], strings=strings.strings, processes=procs,
                        lanes=lanes, slices=slices, counters=counter_table(series, proc_new),
                        instants=empty_instants(), flows=flows, report=report, generation=GENERATION, index=index)
-    store._args_reader = DatabaseArgs(path, schema, strings, enums, parts.column("kind", np.uint8),
-                                      _narrow(parts.column("row", np.int64)), _narrow(parts.column("info", np.int64)),
-                                      task_type,
-                                      dur, stamp)
+    store._args_reader = DatabaseArgs(path, schema, strings, enums, kind, row, info, task_type, dur, stamp)
     if report.warnings:  # something is amiss: say what was read
         report.warn(f"{path}: read " + ", ".join(f"{t} ({k:,} rows)" for t, k in parts.read.items()))
     return store

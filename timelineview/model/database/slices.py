@@ -78,6 +78,8 @@ class SliceParts:
                                   ("info", -1 if info is None else info, np.int64)):
             arr = np.broadcast_to(np.asarray(value, dtype=dtype), (k,)) if np.ndim(value) == 0 else \
                 np.asarray(value, dtype=dtype)
+            if key in ("row", "info") and _fits_int32(arr):  # rowids: kept as int32 while they fit
+                arr = arr.astype(np.int32)
             self.cols.setdefault(key, []).append(np.ascontiguousarray(arr))
         self.n += k
         return first
@@ -86,6 +88,10 @@ class SliceParts:
         """The whole column, its parts let go (the load's peak would hold each column twice)."""
         parts = self.cols.pop(key, None)
         return np.concatenate(parts) if parts else np.zeros(0, dtype)
+
+
+def _fits_int32(values: np.ndarray) -> bool:
+    return not len(values) or (int(values.min()) >= -(1 << 31) and int(values.max()) < (1 << 31))
 
 
 def _read(conn: sqlite3.Connection, schema: Schema, parts: SliceParts, table: str, wanted: tuple[str, ...],
