@@ -120,3 +120,15 @@ def test_ffts_parents_are_left_out_and_nothing_else():
     assert kept["rowid"].tolist() == [2, 3, 4, 5, 7]
     plain = {k: v[np.array([3, 4])] for k, v in task.items()}
     assert _without_parents(plain) is plain  # no sub-task: nothing to look for
+
+
+@pytest.mark.parametrize("span", [1, 7, 1 << 10, 1 << 40])
+def test_distinct_keys_as_numpy_gives_them(span):
+    from timelineview.model.database.keys import sorted_unique, unique_inverse
+
+    values = np.random.default_rng(span).integers(-3, span, 5000, dtype=np.int64)
+    uniq, inverse = unique_inverse(values)
+    want_u, want_i = np.unique(values, return_inverse=True)
+    assert np.array_equal(uniq, want_u) and np.array_equal(inverse, want_i.reshape(-1))
+    assert np.array_equal(sorted_unique(values), want_u)
+    assert len(unique_inverse(values[:0])[0]) == 0 and len(sorted_unique(values[:1])) == 1
