@@ -156,3 +156,17 @@ def test_a_database_of_two_devices_is_two_cards(good, tmp_path):
         assert np.array_equal(np.sort(store.slices.start), np.sort(one.slices.start))
         assert not any("several devices" in w for w in store.report.warnings)
     assert stats_document(stores)["cards"][1]["compute_us"] == pytest.approx(good[1]["compute_us"])
+
+
+def test_tasks_of_two_devices_the_map_does_not_list_are_one_card_with_a_warning(good, tmp_path):
+    path = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(good[0], path)
+    add_device_copy(path, device=3, rank=1)
+    conn = sqlite3.connect(path)
+    conn.execute("delete from RANK_DEVICE_MAP where deviceId = 3")
+    conn.commit()
+    conn.close()
+    [store] = load(path)
+    [one] = load(good[0])
+    assert len(store.slices) == 2 * len(one.slices)  # (the copy's steps: its PYTORCH_API rows)
+    assert any("tasks of several devices (0, 3) drawn as one card" in w for w in store.report.warnings)

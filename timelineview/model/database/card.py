@@ -161,7 +161,7 @@ def _read_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int |
     add_steps(conn, schema, parts)
     series = read_counters(conn, schema, parts.book, strings, parts.notes, parts.read, meter, device)
     if device is None:
-        _check_devices(conn, schema, path, report)
+        _check_devices(parts.task_devices, path, report)
 
     procs, lanes, lane_new, proc_new = parts.book.finish({})
     start = parts.column("start", np.int64)
@@ -208,16 +208,11 @@ def _narrow(rowids: np.ndarray) -> np.ndarray:
     return rowids
 
 
-def _check_devices(conn: sqlite3.Connection, schema: Schema, path: str, report: LoadReport) -> None:
-    """One card is one device: say so when the tasks come from several."""
-    if not schema.has("TASK", "deviceId"):
-        return
-    try:
-        devices = [r[0] for r in conn.execute(f"select distinct deviceId from TASK limit {DEVICES_NAMED + 1}")]
-    except sqlite3.DatabaseError:
-        return
+def _check_devices(devices: np.ndarray, path: str, report: LoadReport) -> None:
+    """One card is one device: say so when the tasks (their distinct ``deviceId``) come from several."""
     if len(devices) > 1:
-        report.warn(f"{path}: tasks of several devices ({', '.join(map(str, devices[:DEVICES_NAMED]))}"
+        named = devices[:DEVICES_NAMED].tolist()
+        report.warn(f"{path}: tasks of several devices ({', '.join(map(str, named))}"
                     f"{', …' if len(devices) > DEVICES_NAMED else ''}) drawn as one card; their streams share "
                     f"lanes by stream id")
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from timelineview.model.database import layout as L
 from timelineview.model.database.devices import DEVICE_COLUMN, DeviceScope
-from timelineview.model.database.keys import unique_inverse
+from timelineview.model.database.keys import sorted_unique, unique_inverse
 from timelineview.model.database.lanes import LaneBook
 from timelineview.model.database.progress import RowMeter
 from timelineview.model.database.strings import CardStrings
@@ -22,7 +22,7 @@ from timelineview.model.database.tables import ROWID, Schema, find_sorted, read_
 # kinds of slice (where their args are read from)
 KIND_HARDWARE, KIND_PLANE, KIND_OPERATOR, KIND_CANN, KIND_FRAMEWORK, KIND_OVERLAP, KIND_STEP = range(7)
 TASK_COLUMNS = ("startNs", "endNs", "globalTaskId", "streamId", "taskType")
-TASK_OPTIONAL = ("taskId", "contextId", "connectionId")
+TASK_OPTIONAL = ("taskId", "contextId", "connectionId", DEVICE_COLUMN)
 COMPUTE_COLUMNS = ("globalTaskId", "name", "taskType")
 COMM_TASK_COLUMNS = ("globalTaskId", "taskType", "planeId", "groupName")
 OP_COLUMNS = ("opName", "startNs", "endNs", "groupName")
@@ -64,6 +64,7 @@ class SliceParts:
     notes: list[str] = field(default_factory=list)
     meter: RowMeter = field(default_factory=RowMeter)  # rows read, as the load's progress
     scope: DeviceScope | None = None  # the device this card is of, in a database of several
+    task_devices: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # TASK's distinct deviceId
 
     def add(self, *, start: np.ndarray, end: np.ndarray, lane: np.ndarray, name: np.ndarray, kind: int,
             row: np.ndarray, info: np.ndarray | None = None, cat: np.ndarray | int = -1,
@@ -162,6 +163,8 @@ def _join(keys: np.ndarray, table_keys: np.ndarray) -> np.ndarray:
     """Row of ``table_keys`` holding each of ``keys`` (-1 when none)."""
     if not len(table_keys):
         return np.full(len(keys), -1, np.int64)
+    if len(table_keys) < 2 or bool((table_keys[1:] >= table_keys[:-1]).all()):  # ascending already (as written)
+        return find_sorted(table_keys, keys)
     order = np.argsort(table_keys, kind="stable")
     pos = find_sorted(table_keys[order], keys)
     return np.where(pos >= 0, order[pos], -1)
@@ -181,6 +184,8 @@ def add_device(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> N
     s = parts.strings
     task = _read(conn, schema, parts, "TASK", TASK_COLUMNS, TASK_OPTIONAL)
     if task is not None:
+        if DEVICE_COLUMN in task:
+            parts.task_devices = sorted_unique(task.pop(DEVICE_COLUMN))
         task = _without_parents(task)
     compute = _read(conn, schema, parts, _table(schema, parts, "COMPUTE_TASK_INFO"), COMPUTE_COLUMNS)
     comm = _read(conn, schema, parts, "COMMUNICATION_TASK_INFO", COMM_TASK_COLUMNS)
