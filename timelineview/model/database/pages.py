@@ -16,6 +16,7 @@ from __future__ import annotations
 import mmap
 import os
 import sqlite3
+import threading
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -42,9 +43,16 @@ BAD_PAGE, DEEP, OVERFLOW, NOT_INT, BAD_RECORD = -1, -2, -3, -4, -5
 Progress = Callable[[int], None]  # rows read so far
 
 _kernels = None
+_compile_lock = threading.Lock()
 
 
 def _compile():
+    global _kernels
+    with _compile_lock:  # two connections of one load may ask at once
+        return _compile_once()
+
+
+def _compile_once():
     global _kernels
     if _kernels is None:
         import numba

@@ -7,11 +7,13 @@ of its info row or -1), so that ``args.DatabaseArgs`` can read them when asked, 
 from __future__ import annotations
 
 import sqlite3
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from timelineview.model.database import layout as L
+from timelineview.model.database.connection import connect
 from timelineview.model.database.devices import DEVICE_COLUMN, DeviceScope
 from timelineview.model.database.keys import sorted_unique, unique_inverse
 from timelineview.model.database.lanes import LaneBook
@@ -29,6 +31,11 @@ OP_COLUMNS = ("opName", "startNs", "endNs", "groupName")
 OP_OPTIONAL = ("connectionId",)
 OLD_TABLE = "_{}_old_"  # msprof renames a table it replaced to _<NAME>_old_<date>
 HOST_COLUMNS = ("startNs", "endNs", "globalTid", "name", "type")
+OVERLAP_COLUMNS = ("startNs", "endNs", "type")
+CONNECTION_COLUMNS = ("id", "connectionId")
+# tables read on a second connection while the device tables are (table, wanted, optional columns)
+READ_AHEAD = (("CANN_API", HOST_COLUMNS, ("connectionId",)), ("PYTORCH_API", HOST_COLUMNS, ("connectionId",)),
+              ("CONNECTION_IDS", CONNECTION_COLUMNS, ()), ("OVERLAP_ANALYSIS", OVERLAP_COLUMNS, ()))
 TID_BITS = 32  # globalTid = pid << 32 | tid
 TID_MASK = (1 << TID_BITS) - 1
 
@@ -64,6 +71,7 @@ class SliceParts:
     notes: list[str] = field(default_factory=list)
     meter: RowMeter = field(default_factory=RowMeter)  # rows read, as the load's progress
     scope: DeviceScope | None = None  # the device this card is of, in a database of several
+    ahead: dict[str, Future] = field(default_factory=dict)  # tables being read on another connection
     task_devices: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # TASK's distinct deviceId
 
     def add(self, *, start: np.ndarray, end: np.ndarray, lane: np.ndarray, name: np.ndarray, kind: int,
@@ -95,6 +103,15 @@ def _fits_int32(values: np.ndarray) -> bool:
     return not len(values) or (int(values.min()) >= -(1 << 31) and int(values.max()) < (1 << 31))
 
 
+def _columns(schema: Schema, table: str, wanted: tuple[str, ...], optional: tuple[str, ...],
+             scoped: bool) -> dict[str, str]:
+    """The int columns ``_read`` reads of ``table`` (it has every one of ``wanted``)."""
+    cols = {c: "int" for c in wanted + tuple(c for c in optional if schema.has(table, c))}
+    if scoped:  # what tells this device's rows apart
+        cols.update({c: "int" for c in (DEVICE_COLUMN, *_SCOPE_COLUMNS.get(table, ())) if schema.has(table, c)})
+    return cols
+
+
 def _read(conn: sqlite3.Connection, schema: Schema, parts: SliceParts, table: str, wanted: tuple[str, ...],
           optional: tuple[str, ...] = ()) -> dict[str, np.ndarray] | None:
     """The int columns ``wanted`` (+ ``optional`` when present) of ``table`` with rowid, or None
@@ -105,16 +122,46 @@ def _read(conn: sqlite3.Connection, schema: Schema, parts: SliceParts, table: st
     if missing:
         parts.notes.append(f"table {table} lacks column(s) {', '.join(missing)}: not read")
         return None
-    cols = {c: "int" for c in wanted + tuple(c for c in optional if schema.has(table, c))}
-    if parts.scope is not None:  # what tells this device's rows apart
-        cols.update({c: "int" for c in (DEVICE_COLUMN, *_SCOPE_COLUMNS.get(table, ())) if schema.has(table, c)})
-    got = read_or_salvage(conn, table, cols, parts.notes, with_rowid=True, progress=parts.meter.step(table))
+    ahead = parts.ahead.pop(table, None)
+    if ahead is not None:  # read meanwhile on another connection
+        got, notes = ahead.result()
+        parts.notes.extend(notes)
+        if got is not None:
+            parts.meter.step(table)(len(got[ROWID]))
+    else:
+        cols = _columns(schema, table, wanted, optional, parts.scope is not None)
+        got = read_or_salvage(conn, table, cols, parts.notes, with_rowid=True, progress=parts.meter.step(table))
     if got is not None and parts.scope is not None:
         got = _in_scope(parts.scope, table, got)
     if got is not None:
         parts.read[table] = len(got[ROWID])
     parts.meter.table_done(table)
     return got
+
+
+def read_ahead(path: str, schema: Schema, parts: SliceParts) -> ThreadPoolExecutor:
+    """Start reading the host and overlap tables on another connection, one after the other, while
+    the device tables are read and joined here (the page reader and numpy's sorts run without
+    Python's lock, so the two overlap on two cores); ``_read`` takes their columns when it gets to
+    them. Returns the thread, for ``shutdown`` once the card is made (or given up)."""
+    pool = ThreadPoolExecutor(1)
+    for table, wanted, optional in READ_AHEAD:
+        if table in schema.columns and not schema.missing(table, wanted):
+            cols = _columns(schema, table, wanted, optional, parts.scope is not None)
+            parts.ahead[table] = pool.submit(_read_alone, path, table, cols)
+    return pool
+
+
+def _read_alone(path: str, table: str, cols: dict[str, str]) -> tuple[dict[str, np.ndarray] | None, list[str]]:
+    notes: list[str] = []
+    try:
+        conn = connect(path)
+    except (sqlite3.Error, OSError) as exc:
+        return None, [f"table {table} unreadable ({exc}): not read"]
+    try:
+        return read_or_salvage(conn, table, cols, notes, with_rowid=True), notes
+    finally:
+        conn.close()
 
 
 _SCOPE_COLUMNS = {"TASK": ("globalPid",), "COMMUNICATION_TASK_INFO": ("opId",), "COMMUNICATION_OP": ("opId",)}
@@ -361,7 +408,7 @@ def _framework_endpoints(conn: sqlite3.Connection, schema: Schema, parts: SliceP
                          first: int) -> None:
     """``PYTORCH_API.connectionId`` is an id into ``CONNECTION_IDS(id, connectionId)`` (one range can
     hold several connections)."""
-    ids = _read(conn, schema, parts, "CONNECTION_IDS", ("id", "connectionId"))
+    ids = _read(conn, schema, parts, "CONNECTION_IDS", CONNECTION_COLUMNS)
     if ids is None:
         return
     order = np.argsort(ids["id"], kind="stable")
@@ -374,7 +421,7 @@ def _framework_endpoints(conn: sqlite3.Connection, schema: Schema, parts: SliceP
 
 def add_overlap(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> None:
     """The producer's ``OVERLAP_ANALYSIS`` rows on the ``Overlap Analysis`` lanes."""
-    ov = _read(conn, schema, parts, "OVERLAP_ANALYSIS", ("startNs", "endNs", "type"))
+    ov = _read(conn, schema, parts, "OVERLAP_ANALYSIS", OVERLAP_COLUMNS)
     if ov is None:
         return
     known = np.isin(ov["type"], list(L.OVERLAP_LANES))
