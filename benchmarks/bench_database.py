@@ -1,15 +1,16 @@
 """Profiler database (SQLite) → TraceStore, against the JSON path on the JSON export of the same job.
 
-    python benchmarks/bench_database.py [--tasks 10000000] [--runs 2] [--keep]
+    python benchmarks/bench_database.py [--tasks 10000000] [--runs 2] [--no-variants]
 
 Generates one card (``msprof`` layout) with about ``--tasks`` device tasks in .bench/, writes it as
 a profiler database with the generator's database layout, then loads each in a fresh process
 (``timelineview.model.load``: the JSON through the chunked parallel decoder, the database through
 ``model/database``) and reports slices per second, wall time and peak resident memory (``VmHWM``
 of the process and, for the JSON path, its workers) against the file sizes. It also times the ways
-the standard library can move a table into numpy (the reader's: one ``select`` per column kind,
-``fetchmany`` + ``np.fromiter`` over the flattened rows; against ``np.array(fetchall())`` and one
-``select`` per column). The last line is JSON.
+to move ``TASK`` into numpy: the reader's (its file pages decoded by compiled code, ``pages``), and
+the standard library's (SQLite's ``group_concat`` text, the reader's fallback; ``fetchmany`` +
+``np.fromiter`` over the flattened rows; ``np.array(fetchall())``; one ``select`` per column). The
+last line is JSON.
 """
 
 from __future__ import annotations
@@ -79,9 +80,16 @@ def _measure(path: Path, runs: int) -> dict:
             "file_mb": round(path.stat().st_size / 2**20, 1)}
 
 
+def _pages(conn: sqlite3.Connection) -> int:
+    from timelineview.model.database.pages import read_int_columns
+    from timelineview.model.database.tables import _database_file
+    cols = read_int_columns(conn, _database_file(conn), "TASK", list(TASK_COLUMNS))
+    return len(cols[0]) if cols is not None else 0
+
+
 def _group_concat(conn: sqlite3.Connection) -> int:
-    from timelineview.model.database.tables import read_columns
-    return len(read_columns(conn, "TASK", {c: "int" for c in TASK_COLUMNS})["startNs"])
+    from timelineview.model.database.tables import _int_text_scan
+    return len(_int_text_scan(conn, "TASK", list(TASK_COLUMNS), "")[0])
 
 
 def _fromiter(conn: sqlite3.Connection) -> int:
@@ -106,9 +114,10 @@ def _per_column(conn: sqlite3.Connection) -> int:
 
 
 def reader_variants(path: Path) -> dict:
-    """Rows per second of TASK (8 int columns) into numpy, three stdlib ways."""
+    """Rows per second of TASK (8 int columns) into numpy: the page reader and the stdlib ways."""
     out = {}
-    for name, fn in (("group_concat text (used)", _group_concat), ("fetchmany+fromiter", _fromiter),
+    for name, fn in (("file pages (used)", _pages), ("group_concat text (fallback)", _group_concat),
+                     ("fetchmany+fromiter", _fromiter),
                      ("np.array(fetchall())", _array_fetchall),
                      ("one select per column", _per_column)):
         conn = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
@@ -146,6 +155,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tasks", type=int, default=10_000_000, help="compute tasks of the generated job")
     ap.add_argument("--runs", type=int, default=2)
+    ap.add_argument("--no-variants", action="store_true", help="skip timing the ways to move TASK into numpy")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -153,7 +163,7 @@ def main() -> None:
         return
     json_path, db_path = prepare(args.tasks)
     result = {"tasks": args.tasks, "json": _measure(json_path, args.runs), "database": _measure(db_path, args.runs),
-              "reader_variants": reader_variants(db_path)}
+              "reader_variants": {} if args.no_variants else reader_variants(db_path)}
     j, d = result["json"], result["database"]
     for label, r in (("JSON    ", j), ("database", d)):
         print(f"{label}  {r['file_mb']:9.1f} MB  {r['slices']:>10,} slices  {r['seconds']:7.2f} s "

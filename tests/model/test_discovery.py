@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import sqlite3
 from pathlib import Path
 
 from timelineview.model import find_cards, load
@@ -89,3 +90,21 @@ def test_folder_without_traces_reports(tmp_path):
     (tmp_path / "notes.txt").write_text("hi")
     [store] = load(tmp_path)
     assert len(store.slices) == 0 and "no trace files" in store.report.error
+
+
+def test_a_json_left_aside_for_a_database_is_named_once(tmp_path):
+    """A capture folder holding both the database and trace_view.json: the JSON is named once, as
+    left aside for the database (not also among the card's problems)."""
+    out = tmp_path / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+    js = write(out / "trace_view.json")
+    db = out / "ascend_pytorch_profiler_0.db"
+    conn = sqlite3.connect(db)
+    conn.execute("create table RANK_DEVICE_MAP (rankId integer, deviceId integer)")
+    conn.execute("insert into RANK_DEVICE_MAP values (0, 0)")
+    conn.commit()
+    conn.close()
+    [card] = find_cards(tmp_path)
+    assert card.files == [db]
+    named = [m for m in card.problems + card.skipped if m.startswith(str(js))]
+    assert named == [f"{js}: not read: the database {db.name} of the same capture is read instead "
+                     f"(exact integer ns times)"]

@@ -14,10 +14,11 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from timelineview.model.database import database_rank
+from timelineview.model.database import database_rank, is_database_source
+from timelineview.model.database.devices import database_devices
 from timelineview.model.legacy_formats import NOT_SUPPORTED, legacy_files, legacy_format, legacy_problems
 from timelineview.model.load.file_access import SIDE_FILE_BYTES, file_problem, read_head
 
@@ -53,6 +54,7 @@ class CardSource:
     kind: str = ""
     problems: list[str] = field(default_factory=list)  # "<path>: <why>" of files found but not read
     skipped: list[str] = field(default_factory=list)  # "<path>: <why>" of readable trace files left aside
+    device: int | None = None  # the device of a database holding several (one card each)
 
 
 def trace_kind(name: str) -> str | None:
@@ -174,7 +176,7 @@ def find_cards(path: str | os.PathLike) -> list[CardSource]:
     """
     root = Path(path)
     if not root.is_dir():
-        return [_lone_file(root)]
+        return _per_device(_lone_file(root))
     groups: dict[object, list[_Found]] = {}
     notes: dict[object, list[str]] = {}
     for item in _walk(root):
@@ -189,7 +191,8 @@ def find_cards(path: str | os.PathLike) -> list[CardSource]:
     if not groups:  # no trace file: a timeline of an unsupported format is named, rather than none found
         legacy = legacy_files(root)
         return [CardSource(root.name or str(root), None, [], "unsupported", legacy_problems(legacy))] if legacy else []
-    cards = [(_card(key, items, notes[key]), str(items[0].path)) for key, items in groups.items()]
+    cards = [(card, str(items[0].path)) for key, items in groups.items()
+             for card in _per_device(_card(key, items, notes[key]))]
     cards.sort(key=lambda c: (c[0].rank is None, c[0].rank if c[0].rank is not None else 0,
                               str(c[0].files[0]) if c[0].files else c[1]))
     return [card for card, _ in cards]
@@ -199,25 +202,44 @@ def _card(key: object, items: list[_Found], notes: list[str]) -> CardSource:
     readable = [i.path for i in items if not i.problem]
     problems = [f"{i.path}: {i.problem}" for i in items if i.problem] + notes
     chosen = _choose_files(readable) if readable else []
-    if chosen and trace_kind(chosen[0].name) == "database":
-        problems += [f"{p}: not read: the database {chosen[0].name} of the same capture is read instead "
-                     f"(exact integer ns times)" for p in readable if trace_kind(p.name) != "database"]
     first = chosen[0] if chosen else items[0].path
     rank = key if isinstance(key, int) else None
     label = f"rank {rank}" if rank is not None else first.parent.name or first.name
-    skipped = [f"{path}: skipped: {_why_skipped(path, first, label)}" for path in readable if path not in chosen]
+    # each readable file left aside is named once, here (not also among the problems)
+    skipped = [f"{path}: {_why_skipped(path, first, label)}" for path in readable if path not in chosen]
     return CardSource(label, rank, chosen, trace_kind(first.name) or "", problems, skipped)
+
+
+def _per_device(card: CardSource) -> list[CardSource]:
+    """A database holding several devices as one card per device (by ``RANK_DEVICE_MAP``), each
+    with the rank the map gives it; the card's notes go with the first."""
+    if len(card.files) != 1 or not is_database_source(card):
+        return [card]
+    devices = database_devices(card.files[0])
+    if len(devices) < 2:
+        return [card]
+    ranks = [d.rank for d in devices]
+    distinct = None not in ranks and len(set(ranks)) == len(ranks)
+    out = []
+    for i, d in enumerate(devices):
+        label = f"rank {d.rank}" if distinct else f"{card.label} device {d.device}"
+        out.append(replace(card, label=label, rank=d.rank if distinct else card.rank, device=d.device,
+                           problems=list(card.problems) if i == 0 else [],
+                           skipped=list(card.skipped) if i == 0 else []))
+    return out
 
 
 def _why_skipped(path: Path, chosen: Path, label: str) -> str:
     """Why ``path`` is not read beside ``chosen``, the card's first file."""
     kind, chosen_kind = trace_kind(path.name), trace_kind(chosen.name)
+    if chosen_kind == "database" and kind != "database":
+        return f"not read: the database {chosen.name} of the same capture is read instead (exact integer ns times)"
     if kind != chosen_kind:
-        return (f"{label} is read from {chosen.name} (one kind of trace file per card: trace_view.json, "
+        return (f"skipped: {label} is read from {chosen.name} (one kind of trace file per card: trace_view.json, "
                 f"then *timeline_display_*.json, then msprof_*.json)")
     if kind == "msprof" and _prof_stamp(path) != _prof_stamp(chosen):
-        return f"{label} is read from the newest capture, {chosen}"
-    return f"{label} is read from {chosen} (one capture per card: the first by path)"
+        return f"skipped: {label} is read from the newest capture, {chosen}"
+    return f"skipped: {label} is read from {chosen} (one capture per card: the first by path)"
 
 
 def _choose_files(group: list[Path]) -> list[Path]:

@@ -210,6 +210,11 @@ def _write_planes(conn, store: TraceStore, planes: np.ndarray, args: list, gtid:
     ops = ops[np.argsort(sl.start[ops], kind="stable")]
     k = np.searchsorted(sl.start[ops], sl.start[planes], side="right") - 1
     op_name = np.where(k >= 0, sl.name[ops][np.maximum(k, 0)], -1) if len(ops) else np.full(len(planes), -1)
+    # the plane task's collective by its opId: the collective's place on its lane, as _write_collectives numbers it
+    ordinal = np.zeros(len(sl), np.int64)
+    for ln in groups:
+        ordinal[np.flatnonzero(sl.lane == ln)] = np.arange(int((sl.lane == ln).sum()))
+    op_id = np.where(k >= 0, ordinal[ops][np.maximum(k, 0)], 0) if len(ops) else np.zeros(len(planes), np.int64)
     group = sid(_group_name(store.lanes.name[groups[0]])) if groups else -1
     transport = {v: i for i, v in TRANSPORT.items()}
     link = {v: i for i, v in LINK.items()}
@@ -224,7 +229,7 @@ def _write_planes(conn, store: TraceStore, planes: np.ndarray, args: list, gtid:
     n = len(planes)
     _insert(conn, "COMMUNICATION_TASK_INFO", [op_name, gtid, sl.name[planes], plane_no, np.full(n, group),
                                               np.zeros(n, np.int64), np.full(n, 65535), rows[0], rows[1],
-                                              rows[2], rows[3], np.full(n, 65535), rows[4], np.zeros(n, np.int64)])
+                                              rows[2], rows[3], np.full(n, 65535), rows[4], op_id])
 
 
 def _group_name(lane_name: str) -> str:
@@ -303,6 +308,51 @@ def _write_flows(conn, store: TraceStore) -> None:
     pairs = sorted(set(zip(_edge_connections(store).tolist(),
                            [store.strings[c] for c in np.asarray(store.flows.cat)[edge].tolist()], strict=True)))
     _insert(conn, "connectionCats", [[p[0] for p in pairs], [p[1] for p in pairs]])
+
+
+# per table: column -> (how its copy's value is made, the offset it takes); "id" offsets are applied
+# to values >= 0 only (-1 is NULL's stand-in)
+_COPY = {
+    "TASK": {"deviceId": "device", "connectionId": "cid", "globalTaskId": "task", "globalPid": "pid"},
+    "COMPUTE_TASK_INFO": {"globalTaskId": "task"},
+    "COMMUNICATION_TASK_INFO": {"globalTaskId": "task", "opId": "op"},
+    "COMMUNICATION_OP": {"connectionId": "cid", "opId": "op"},
+    "CANN_API": {"connectionId": "cid", "globalTid": "tid"},
+    "PYTORCH_API": {"connectionId": "ref", "globalTid": "tid"},
+    "CONNECTION_IDS": {"id": "ref", "connectionId": "cid"},
+    "connectionCats": {"connectionId": "cid"},
+    "OVERLAP_ANALYSIS": {"deviceId": "device"},
+}
+
+
+def add_device_copy(path: str | Path, device: int, rank: int | None = None) -> None:
+    """Make the database at ``path`` (one device, from ``write_database``) hold a second device: a
+    copy of every device and host row as device ``device`` (listed in ``RANK_DEVICE_MAP`` with
+    ``rank``), its tasks launched by another process (pid + 1), with task, collective and
+    connection ids of its own. Each device's card then reads as the original one."""
+    conn = sqlite3.connect(path)
+    try:
+        def top(table: str, column: str) -> int:
+            return int(conn.execute(f"select ifnull(max({column}), -1) from {table}").fetchone()[0]) + 1
+
+        shift = {"task": top("TASK", "globalTaskId"),
+                 "cid": max(top(t, "connectionId") for t in ("TASK", "CANN_API", "COMMUNICATION_OP",
+                                                              "CONNECTION_IDS", "connectionCats")),
+                 "op": max(top("COMMUNICATION_OP", "opId"), top("COMMUNICATION_TASK_INFO", "opId")),
+                 "ref": top("CONNECTION_IDS", "id"), "pid": 1, "tid": 1 << 32}
+        for table, changed in _COPY.items():
+            cols = [r[1] for r in conn.execute(f"pragma table_info({table})")
+                    if not (table == "OVERLAP_ANALYSIS" and r[1] == "id")]  # its own id: autoincrement
+            exprs = []
+            for c in cols:
+                how = changed.get(c)
+                exprs.append(str(device) if how == "device" else c if how is None else
+                             f"case when {c} >= 0 then {c} + {shift[how]} else {c} end")
+            conn.execute(f"insert into {table} ({', '.join(cols)}) select {', '.join(exprs)} from {table}")
+        conn.execute("insert into RANK_DEVICE_MAP values (?, ?)", (rank if rank is not None else NONE, device))
+        conn.commit()
+    finally:
+        conn.close()
 
 
 def generate_database(path: str | Path, spec=None, **kwargs) -> tuple:

@@ -100,3 +100,35 @@ def test_string_ids_map_to_card_ids_and_unknown_ids_are_named():
     assert s.value(30) == "c" and s.value(31) is None
     prefixed = s.prefixed(np.array([0, -1, 1]), ["X@", "Y@"], np.array([10, 20, 30]))
     assert [s.strings[i] for i in prefixed] == ["X@a", "b", "Y@c"]
+
+
+def test_ffts_parents_are_left_out_and_nothing_else():
+    """A task without a context id whose (stream, task id) a sub-task shares, starting inside it, is
+    the parent drawn through its sub-tasks: left out. Others on the same keys stay."""
+    from timelineview.model.database.layout import NONE_U32
+    from timelineview.model.database.slices import _without_parents
+
+    none = NONE_U32
+    # (stream, task, context, start, end): row 0 a parent of rows 1-2; row 3 the same key, later,
+    # without sub-tasks after it; row 4 another stream's plain task; row 5 a parent of row 6
+    rows = [(1, 7, none, 100, 200), (1, 7, 0, 100, 150), (1, 7, 1, 150, 200), (1, 7, none, 300, 400),
+            (2, 7, none, 100, 200), (3, 9, none, 10, 20), (3, 9, 0, 10, 20)]
+    task = {name: np.array(col, np.int64) for name, col in
+            zip(("streamId", "taskId", "contextId", "startNs", "endNs"), zip(*rows, strict=True), strict=True)}
+    task["rowid"] = np.arange(1, len(rows) + 1)
+    kept = _without_parents(task)
+    assert kept["rowid"].tolist() == [2, 3, 4, 5, 7]
+    plain = {k: v[np.array([3, 4])] for k, v in task.items()}
+    assert _without_parents(plain) is plain  # no sub-task: nothing to look for
+
+
+@pytest.mark.parametrize("span", [1, 7, 1 << 10, 1 << 40])
+def test_distinct_keys_as_numpy_gives_them(span):
+    from timelineview.model.database.keys import sorted_unique, unique_inverse
+
+    values = np.random.default_rng(span).integers(-3, span, 5000, dtype=np.int64)
+    uniq, inverse = unique_inverse(values)
+    want_u, want_i = np.unique(values, return_inverse=True)
+    assert np.array_equal(uniq, want_u) and np.array_equal(inverse, want_i.reshape(-1))
+    assert np.array_equal(sorted_unique(values), want_u)
+    assert len(unique_inverse(values[:0])[0]) == 0 and len(sorted_unique(values[:1])) == 1

@@ -6,6 +6,7 @@ database file by its header, ``table_columns`` reads any table as numpy columns 
 """
 
 from timelineview.model.database.card import (
+    database_bytes,
     database_rank,
     is_database_source,
     load_database_card,
@@ -14,5 +15,5 @@ from timelineview.model.database.card import (
 from timelineview.model.database.connection import is_database
 from timelineview.model.database.tables import table_columns
 
-__all__ = ["database_rank", "is_database", "is_database_source", "load_database_card", "load_database_source",
-           "table_columns"]
+__all__ = ["database_bytes", "database_rank", "is_database", "is_database_source", "load_database_card",
+           "load_database_source", "table_columns"]

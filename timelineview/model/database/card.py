@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections import Counter
 from pathlib import Path
 
@@ -19,8 +20,20 @@ from timelineview.model.database import layout as L
 from timelineview.model.database.args import DatabaseArgs
 from timelineview.model.database.connection import check, connect, is_database
 from timelineview.model.database.counters import counter_table, read_counters
-from timelineview.model.database.flows import build_flows
-from timelineview.model.database.slices import SliceParts, add_device, add_host, add_overlap, add_steps
+from timelineview.model.database.devices import DeviceScope, database_devices
+from timelineview.model.database.flows import CATS_TABLE, build_flows
+from timelineview.model.database.layout import COUNTERS
+from timelineview.model.database.progress import RowMeter, RowProgress
+from timelineview.model.database.slices import (
+    Endpoints,
+    SliceParts,
+    add_device,
+    add_host,
+    add_overlap,
+    add_steps,
+    read_ahead,
+    renamed_copy,
+)
 from timelineview.model.database.strings import read_enums, read_strings
 from timelineview.model.database.tables import Schema, read_schema
 from timelineview.model.store.file_stamp import file_stamp
@@ -38,6 +51,9 @@ MISSING = {"TASK": "no device task is shown", "STRING_IDS": "names are shown as 
 DEVICE_TABLES = tuple(MISSING)
 RANK_TABLE = "RANK_DEVICE_MAP"
 DEVICES_NAMED = 8
+# the tables a card reads, in the order it reads them: their rows are the load's progress
+READ_TABLES = ("TASK", "COMPUTE_TASK_INFO", "COMMUNICATION_TASK_INFO", "COMMUNICATION_OP", "CANN_API", "PYTORCH_API",
+               "CONNECTION_IDS", "OVERLAP_ANALYSIS", "STEP_TIME", *(spec.table for spec in COUNTERS), CATS_TABLE)
 
 
 def schema_version(conn: sqlite3.Connection, schema: Schema) -> str | None:
@@ -71,11 +87,19 @@ def database_rank(path: str | os.PathLike) -> int | None:
 
 
 def load_database_card(label: str, rank: int | None, path: str | os.PathLike,
-                       notes: list[str] | None = None) -> TraceStore:
-    """The card in the database at ``path``; ``notes`` (the card's discovery notes) go to its report."""
+                       notes: list[str] | None = None, progress: RowProgress | None = None,
+                       cancel: threading.Event | None = None, device: int | None = None) -> TraceStore:
+    """The card in the database at ``path``; ``notes`` (the card's discovery notes) go to its report.
+    With ``device``, the card of that device of a database holding several (``devices``).
+
+    ``progress(rows read, rows to read)`` is told the rows read over the tables the card reads as
+    they are read; once ``cancel`` is set the read stops with ``ReadCancelled``.
+    """
+    meter = RowMeter(progress, cancel)
     report = LoadReport()
     for note in notes or ():
         report.warn(note)
+    said = len(report.warnings)
     stamp = file_stamp(path)
     health = check(path)
     report.warn_all(health.warnings)
@@ -95,7 +119,8 @@ def load_database_card(label: str, rank: int | None, path: str | os.PathLike,
         report.error = f"{path}: not readable as a database ({exc})"
         return _empty_card(label, rank, path, report)
     try:
-        return _read_card(conn, schema, label, rank, str(path), stamp, report)
+        intact = len(report.warnings) == said  # no damage, lock or journal said: a second connection reads as this
+        return _read_card(conn, schema, label, rank, str(path), stamp, report, meter, device, intact)
     except sqlite3.Error as exc:  # damage past the catalogue that the per-table reads did not catch
         report.error = f"{path}: damaged database ({exc}); nothing more could be read"
         return _empty_card(label, rank, path, report)
@@ -116,7 +141,8 @@ def _catalogue(conn: sqlite3.Connection, path: str | os.PathLike, report: LoadRe
 
 
 def _read_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int | None, path: str, stamp,
-               report: LoadReport) -> TraceStore:
+               report: LoadReport, meter: RowMeter, device: int | None = None, intact: bool = True) -> TraceStore:
+    meter.plan(conn, schema, [*READ_TABLES, renamed_copy(schema, "COMPUTE_TASK_INFO") or ""])
     for table, why in schema.unreadable.items():
         report.warn(f"{path}: table {table} unreadable ({why}): not read")
     version = schema_version(conn, schema)
@@ -131,40 +157,64 @@ def _read_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int |
     notes: list[str] = []
     strings = read_strings(conn, schema, notes)
     enums = read_enums(conn, schema)
-    parts = SliceParts(strings, notes=notes)
+    parts = SliceParts(strings, notes=notes, meter=meter, scope=_scope(path, device))
+    reader = read_ahead(path, schema, parts) if intact else None
+    try:
+        return _make_card(conn, schema, label, rank, path, stamp, report, meter, device, strings, enums, parts)
+    finally:
+        for future in parts.ahead.values():
+            future.cancel()
+        if reader is not None:
+            reader.shutdown(wait=True, cancel_futures=True)
+
+
+def _make_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int | None, path: str, stamp,
+               report: LoadReport, meter: RowMeter, device: int | None, strings, enums,
+               parts: SliceParts) -> TraceStore:
     add_device(conn, schema, parts)
     add_host(conn, schema, parts, enums)
     add_overlap(conn, schema, parts)
     add_steps(conn, schema, parts)
-    series = read_counters(conn, schema, parts.book, strings, parts.notes, parts.read)
-    _check_devices(conn, schema, path, report)
+    series = read_counters(conn, schema, parts.book, strings, parts.notes, parts.read, meter, device)
+    if device is None:
+        _check_devices(parts.task_devices, path, report)
 
     procs, lanes, lane_new, proc_new = parts.book.finish({})
     start = parts.column("start", np.int64)
     dur = parts.column("dur", np.int64)
     lane = lane_new[parts.column("lane", np.int32)] if parts.n else np.zeros(0, np.int32)
     n = len(start)
+    # what needs no index first, each source let go as it is used: the index's build is the load's peak
+    flows = build_flows(conn, schema, parts.ends, strings, start, lane, parts.notes)
+    parts.ends = Endpoints()  # let go
+    kind, row, info = parts.column("kind", np.uint8), _narrow(parts.column("row", np.int64)), \
+        _narrow(parts.column("info", np.int64))
+    name, cat, task_type = parts.column("name", np.int32), parts.column("cat", np.int32), \
+        parts.column("task_type", np.int32)
     src = np.arange(n, dtype=np.int64)
     seq = lane_time_order(lane, start, dur, src)
     index, depth, overlapping = build_index(start, dur, lane, len(lanes), seq=seq)
+    del seq
     report.overlapping_slices += overlapping
     report.counts_by_ph = Counter({"X": n, "C": sum(len(s[3]) for s in series)})
-    task_type = parts.column("task_type", np.int32)
-    slices = SliceColumns(start=start, dur=dur, lane=lane, name=parts.column("name", np.int32),
-                          cat=parts.column("cat", np.int32), task_type=task_type, depth=depth, src=src,
-                          flags=np.zeros(n, np.uint8))
-    flows = build_flows(conn, schema, parts.ends, strings, start, lane, parts.notes)
+    slices = SliceColumns(start=start, dur=dur, lane=lane, name=name, cat=cat, task_type=task_type, depth=depth,
+                          src=src, flags=np.zeros(n, np.uint8))
+    meter.finish()
     report.warn_all([f"{path}: {n}" for n in parts.notes])
     store = TraceStore(card=label, rank=rank, paths=[Path(path)], strings=strings.strings, processes=procs,
                        lanes=lanes, slices=slices, counters=counter_table(series, proc_new),
                        instants=empty_instants(), flows=flows, report=report, generation=GENERATION, index=index)
-    store._args_reader = DatabaseArgs(path, schema, strings, enums, parts.column("kind", np.uint8),
-                                      _narrow(parts.column("row", np.int64)), _narrow(parts.column("info", np.int64)),
-                                      task_type,
-                                      dur, stamp)
+    store._args_reader = DatabaseArgs(path, schema, strings, enums, kind, row, info, task_type, dur, stamp)
     if report.warnings:  # something is amiss: say what was read
         report.warn(f"{path}: read " + ", ".join(f"{t} ({k:,} rows)" for t, k in parts.read.items()))
     return store
+
+
+def _scope(path: str, device: int | None) -> DeviceScope | None:
+    if device is None:
+        return None
+    devices = [d.device for d in database_devices(path)]
+    return DeviceScope(device, first=not devices or device == devices[0])
 
 
 def _narrow(rowids: np.ndarray) -> np.ndarray:
@@ -174,16 +224,11 @@ def _narrow(rowids: np.ndarray) -> np.ndarray:
     return rowids
 
 
-def _check_devices(conn: sqlite3.Connection, schema: Schema, path: str, report: LoadReport) -> None:
-    """One card is one device: say so when the tasks come from several."""
-    if not schema.has("TASK", "deviceId"):
-        return
-    try:
-        devices = [r[0] for r in conn.execute(f"select distinct deviceId from TASK limit {DEVICES_NAMED + 1}")]
-    except sqlite3.DatabaseError:
-        return
+def _check_devices(devices: np.ndarray, path: str, report: LoadReport) -> None:
+    """One card is one device: say so when the tasks (their distinct ``deviceId``) come from several."""
     if len(devices) > 1:
-        report.warn(f"{path}: tasks of several devices ({', '.join(map(str, devices[:DEVICES_NAMED]))}"
+        named = devices[:DEVICES_NAMED].tolist()
+        report.warn(f"{path}: tasks of several devices ({', '.join(map(str, named))}"
                     f"{', …' if len(devices) > DEVICES_NAMED else ''}) drawn as one card; their streams share "
                     f"lanes by stream id")
 
@@ -204,10 +249,20 @@ def is_database_source(src) -> bool:
     return src.kind == DATABASE_KIND or (len(src.files) == 1 and is_database(src.files[0]))
 
 
-def load_database_source(src) -> TraceStore:
+def database_bytes(src) -> int:
+    """The size of a database ``CardSource``'s file (0 when it has none or it is gone)."""
+    try:
+        return os.stat(src.files[0]).st_size if src.files else 0
+    except OSError:
+        return 0
+
+
+def load_database_source(src, progress: RowProgress | None = None, cancel: threading.Event | None = None
+                         ) -> TraceStore:
     """``load_database_card`` for a ``CardSource`` from discovery (its notes go to the report)."""
     if not src.files:
         report = LoadReport()
         report.error = f"{src.label}: no readable database ({'; '.join(src.problems)})"
         return _empty_card(src.label, src.rank, src.label, report)
-    return load_database_card(src.label, src.rank, src.files[0], src.problems)
+    return load_database_card(src.label, src.rank, src.files[0], src.problems, progress, cancel,
+                              getattr(src, "device", None))

@@ -7,16 +7,22 @@ import sqlite3
 
 import numpy as np
 
+from timelineview.model.database.devices import DEVICE_COLUMN
 from timelineview.model.database.lanes import LaneBook
 from timelineview.model.database.layout import COUNTERS, TEXT_SPELLING, CounterSpec
+from timelineview.model.database.progress import RowMeter
 from timelineview.model.database.strings import CardStrings
 from timelineview.model.database.tables import Schema, read_or_salvage
 from timelineview.model.store.trace_store import CounterTable
 
 
 def read_counters(conn: sqlite3.Connection, schema: Schema, book: LaneBook, strings: CardStrings,
-                  notes: list[str], read: dict[str, int]) -> list:
-    """Series as (provisional process, name, counter, key, ts, values), in ``COUNTERS`` order."""
+                  notes: list[str], read: dict[str, int], meter: RowMeter | None = None,
+                  device: int | None = None) -> list:
+    """Series as (provisional process, name, counter, key, ts, values), in ``COUNTERS`` order; the
+    rows read go to ``meter``; with ``device``, only the rows of that device (of a table with a
+    ``deviceId``)."""
+    meter = meter or RowMeter()
     series: list = []
     for spec in COUNTERS:
         if spec.table not in schema.columns:
@@ -27,9 +33,16 @@ def read_counters(conn: sqlite3.Connection, schema: Schema, book: LaneBook, stri
             notes.append(f"table {spec.table} lacks column(s) {', '.join(missing)}: not read")
             continue
         kinds = {spec.time: "int", **{g: "int" for g in spec.group}, **{v[0]: "real" for v in spec.values}}
-        cols = read_or_salvage(conn, spec.table, kinds, notes)
+        scoped = device is not None and schema.has(spec.table, DEVICE_COLUMN) and DEVICE_COLUMN not in kinds
+        if scoped:
+            kinds[DEVICE_COLUMN] = "int"
+        cols = read_or_salvage(conn, spec.table, kinds, notes, progress=meter.step(spec.table))
+        meter.table_done(spec.table)
         if cols is None:
             continue
+        if scoped:
+            keep = cols.pop(DEVICE_COLUMN) == device
+            cols = {name: col[keep] for name, col in cols.items()}
         read[spec.table] = len(cols[spec.time])
         series.extend(_series(spec, cols, book, strings))
     return series

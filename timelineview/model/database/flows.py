@@ -13,6 +13,7 @@ import sqlite3
 
 import numpy as np
 
+from timelineview.model.database.keys import sorted_unique
 from timelineview.model.database.slices import Endpoints, join_all
 from timelineview.model.database.strings import CardStrings
 from timelineview.model.database.tables import Schema, read_columns
@@ -60,8 +61,8 @@ def _ids_by_cat(conn: sqlite3.Connection) -> dict[str, np.ndarray]:
         ids = np.fromstring(text, dtype=np.int64, sep=",")
         if len(ids) != text.count(",") + 1:  # not integers throughout: read row by row
             got = read_columns(conn, CATS_TABLE, {"connectionId": "int", "cat": "text"})
-            return {c: np.unique(got["connectionId"][got["cat"] == c]) for c in np.unique(got["cat"]).tolist()}
-        out[cat] = np.unique(ids)
+            return {c: sorted_unique(got["connectionId"][got["cat"] == c]) for c in np.unique(got["cat"]).tolist()}
+        out[cat] = sorted_unique(ids)
     return out
 
 

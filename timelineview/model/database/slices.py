@@ -7,25 +7,35 @@ of its info row or -1), so that ``args.DatabaseArgs`` can read them when asked, 
 from __future__ import annotations
 
 import sqlite3
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from timelineview.model.database import layout as L
+from timelineview.model.database.connection import connect
+from timelineview.model.database.devices import DEVICE_COLUMN, DeviceScope
+from timelineview.model.database.keys import sorted_unique, unique_inverse
 from timelineview.model.database.lanes import LaneBook
+from timelineview.model.database.progress import RowMeter
 from timelineview.model.database.strings import CardStrings
 from timelineview.model.database.tables import ROWID, Schema, find_sorted, read_or_salvage
 
 # kinds of slice (where their args are read from)
 KIND_HARDWARE, KIND_PLANE, KIND_OPERATOR, KIND_CANN, KIND_FRAMEWORK, KIND_OVERLAP, KIND_STEP = range(7)
 TASK_COLUMNS = ("startNs", "endNs", "globalTaskId", "streamId", "taskType")
-TASK_OPTIONAL = ("taskId", "contextId", "connectionId")
+TASK_OPTIONAL = ("taskId", "contextId", "connectionId", DEVICE_COLUMN)
 COMPUTE_COLUMNS = ("globalTaskId", "name", "taskType")
 COMM_TASK_COLUMNS = ("globalTaskId", "taskType", "planeId", "groupName")
 OP_COLUMNS = ("opName", "startNs", "endNs", "groupName")
 OP_OPTIONAL = ("connectionId",)
 OLD_TABLE = "_{}_old_"  # msprof renames a table it replaced to _<NAME>_old_<date>
 HOST_COLUMNS = ("startNs", "endNs", "globalTid", "name", "type")
+OVERLAP_COLUMNS = ("startNs", "endNs", "type")
+CONNECTION_COLUMNS = ("id", "connectionId")
+# tables read on a second connection while the device tables are (table, wanted, optional columns)
+READ_AHEAD = (("CANN_API", HOST_COLUMNS, ("connectionId",)), ("PYTORCH_API", HOST_COLUMNS, ("connectionId",)),
+              ("CONNECTION_IDS", CONNECTION_COLUMNS, ()), ("OVERLAP_ANALYSIS", OVERLAP_COLUMNS, ()))
 TID_BITS = 32  # globalTid = pid << 32 | tid
 TID_MASK = (1 << TID_BITS) - 1
 
@@ -59,6 +69,10 @@ class SliceParts:
     ends: Endpoints = field(default_factory=Endpoints)
     read: dict[str, int] = field(default_factory=dict)  # table -> rows read
     notes: list[str] = field(default_factory=list)
+    meter: RowMeter = field(default_factory=RowMeter)  # rows read, as the load's progress
+    scope: DeviceScope | None = None  # the device this card is of, in a database of several
+    ahead: dict[str, Future] = field(default_factory=dict)  # tables being read on another connection
+    task_devices: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # TASK's distinct deviceId
 
     def add(self, *, start: np.ndarray, end: np.ndarray, lane: np.ndarray, name: np.ndarray, kind: int,
             row: np.ndarray, info: np.ndarray | None = None, cat: np.ndarray | int = -1,
@@ -73,6 +87,8 @@ class SliceParts:
                                   ("info", -1 if info is None else info, np.int64)):
             arr = np.broadcast_to(np.asarray(value, dtype=dtype), (k,)) if np.ndim(value) == 0 else \
                 np.asarray(value, dtype=dtype)
+            if key in ("row", "info") and _fits_int32(arr):  # rowids: kept as int32 while they fit
+                arr = arr.astype(np.int32)
             self.cols.setdefault(key, []).append(np.ascontiguousarray(arr))
         self.n += k
         return first
@@ -81,6 +97,19 @@ class SliceParts:
         """The whole column, its parts let go (the load's peak would hold each column twice)."""
         parts = self.cols.pop(key, None)
         return np.concatenate(parts) if parts else np.zeros(0, dtype)
+
+
+def _fits_int32(values: np.ndarray) -> bool:
+    return not len(values) or (int(values.min()) >= -(1 << 31) and int(values.max()) < (1 << 31))
+
+
+def _columns(schema: Schema, table: str, wanted: tuple[str, ...], optional: tuple[str, ...],
+             scoped: bool) -> dict[str, str]:
+    """The int columns ``_read`` reads of ``table`` (it has every one of ``wanted``)."""
+    cols = {c: "int" for c in wanted + tuple(c for c in optional if schema.has(table, c))}
+    if scoped:  # what tells this device's rows apart
+        cols.update({c: "int" for c in (DEVICE_COLUMN, *_SCOPE_COLUMNS.get(table, ())) if schema.has(table, c)})
+    return cols
 
 
 def _read(conn: sqlite3.Connection, schema: Schema, parts: SliceParts, table: str, wanted: tuple[str, ...],
@@ -93,11 +122,72 @@ def _read(conn: sqlite3.Connection, schema: Schema, parts: SliceParts, table: st
     if missing:
         parts.notes.append(f"table {table} lacks column(s) {', '.join(missing)}: not read")
         return None
-    cols = {c: "int" for c in wanted + tuple(c for c in optional if schema.has(table, c))}
-    got = read_or_salvage(conn, table, cols, parts.notes, with_rowid=True)
+    ahead = parts.ahead.pop(table, None)
+    if ahead is not None:  # read meanwhile on another connection
+        got, notes = ahead.result()
+        parts.notes.extend(notes)
+        if got is not None:
+            parts.meter.step(table)(len(got[ROWID]))
+    else:
+        cols = _columns(schema, table, wanted, optional, parts.scope is not None)
+        got = read_or_salvage(conn, table, cols, parts.notes, with_rowid=True, progress=parts.meter.step(table))
+    if got is not None and parts.scope is not None:
+        got = _in_scope(parts.scope, table, got)
     if got is not None:
         parts.read[table] = len(got[ROWID])
+    parts.meter.table_done(table)
     return got
+
+
+def read_ahead(path: str, schema: Schema, parts: SliceParts) -> ThreadPoolExecutor:
+    """Start reading the host and overlap tables on another connection, one after the other, while
+    the device tables are read and joined here (the page reader and numpy's sorts run without
+    Python's lock, so the two overlap on two cores); ``_read`` takes their columns when it gets to
+    them. Returns the thread, for ``shutdown`` once the card is made (or given up)."""
+    pool = ThreadPoolExecutor(1)
+    for table, wanted, optional in READ_AHEAD:
+        if table in schema.columns and not schema.missing(table, wanted):
+            cols = _columns(schema, table, wanted, optional, parts.scope is not None)
+            parts.ahead[table] = pool.submit(_read_alone, path, table, cols)
+    return pool
+
+
+def _read_alone(path: str, table: str, cols: dict[str, str]) -> tuple[dict[str, np.ndarray] | None, list[str]]:
+    notes: list[str] = []
+    try:
+        conn = connect(path)
+    except (sqlite3.Error, OSError) as exc:
+        return None, [f"table {table} unreadable ({exc}): not read"]
+    try:
+        return read_or_salvage(conn, table, cols, notes, with_rowid=True), notes
+    finally:
+        conn.close()
+
+
+_SCOPE_COLUMNS = {"TASK": ("globalPid",), "COMMUNICATION_TASK_INFO": ("opId",), "COMMUNICATION_OP": ("opId",)}
+
+
+def _in_scope(scope: DeviceScope, table: str, got: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The rows of ``table`` that are the scope's device's (see ``devices``)."""
+    n = len(got[ROWID])
+    if DEVICE_COLUMN in got:
+        keep = scope.device_rows(got[DEVICE_COLUMN])
+        if table == "TASK":
+            scope.note_tasks(got, keep)
+    elif table in ("CANN_API", "PYTORCH_API"):
+        keep = scope.host_rows(got["globalTid"])
+    elif table == "COMMUNICATION_TASK_INFO":
+        keep = np.isin(got["globalTaskId"], scope.task_ids) if scope.task_ids is not None else np.ones(n, bool)
+        if "opId" in got:
+            scope.ops = np.unique(got["opId"][keep])
+            scope.other_ops = np.setdiff1d(np.unique(got["opId"][~keep]), scope.ops)
+    elif table == "COMMUNICATION_OP":
+        keep = scope.op_rows(got.get("opId"))
+        if keep is None:
+            keep = np.full(n, scope.first)
+    else:
+        return got
+    return {name: col[keep] for name, col in got.items()}
 
 
 def _table(schema: Schema, parts: SliceParts, table: str) -> str:
@@ -120,6 +210,8 @@ def _join(keys: np.ndarray, table_keys: np.ndarray) -> np.ndarray:
     """Row of ``table_keys`` holding each of ``keys`` (-1 when none)."""
     if not len(table_keys):
         return np.full(len(keys), -1, np.int64)
+    if len(table_keys) < 2 or bool((table_keys[1:] >= table_keys[:-1]).all()):  # ascending already (as written)
+        return find_sorted(table_keys, keys)
     order = np.argsort(table_keys, kind="stable")
     pos = find_sorted(table_keys[order], keys)
     return np.where(pos >= 0, order[pos], -1)
@@ -139,6 +231,8 @@ def add_device(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> N
     s = parts.strings
     task = _read(conn, schema, parts, "TASK", TASK_COLUMNS, TASK_OPTIONAL)
     if task is not None:
+        if DEVICE_COLUMN in task:
+            parts.task_devices = sorted_unique(task.pop(DEVICE_COLUMN))
         task = _without_parents(task)
     compute = _read(conn, schema, parts, _table(schema, parts, "COMPUTE_TASK_INFO"), COMPUTE_COLUMNS)
     comm = _read(conn, schema, parts, "COMMUNICATION_TASK_INFO", COMM_TASK_COLUMNS)
@@ -157,7 +251,7 @@ def add_device(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> N
                                   info_type)
             info[has] = compute[ROWID][ci[has]]
         streams = task["streamId"]
-        uniq, inverse = np.unique(streams, return_inverse=True)
+        uniq, inverse = unique_inverse(streams)
         lane_of = np.array([parts.book.lane(L.HARDWARE, str(int(u)), L.STREAM_LANE.format(int(u)), int(u))
                             for u in uniq], dtype=np.int32)
         first = parts.add(start=task["startNs"], end=task["endNs"], lane=lane_of[inverse] if n else
@@ -197,10 +291,14 @@ def _without_parents(task: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     time twice and a collective's whole span as an AI Core task)."""
     if "taskId" not in task or "contextId" not in task or not len(task["taskId"]):
         return task
-    key = task["streamId"] * (1 << 32) + task["taskId"]
     is_child = task["contextId"] != L.NONE_U32
+    if not is_child.any():
+        return task
+    key = task["streamId"] * (1 << 32) + task["taskId"]
+    # only the rows of a (stream, task id) that has sub-tasks can be parents: sort those alone
+    rows = np.flatnonzero(np.isin(key, key[is_child]))
     # parents before children at equal (key, start): a parent's next row is its first sub-task
-    order = np.lexsort((is_child, task["startNs"], key))
+    order = rows[np.lexsort((is_child[rows], task["startNs"][rows], key[rows]))]
     k, c, st = key[order], is_child[order], task["startNs"][order]
     parent = ~c & np.roll(c, -1) & (np.roll(k, -1) == k) & (np.roll(st, -1) <= task["endNs"][order])
     parent[-1] = False
@@ -310,7 +408,7 @@ def _framework_endpoints(conn: sqlite3.Connection, schema: Schema, parts: SliceP
                          first: int) -> None:
     """``PYTORCH_API.connectionId`` is an id into ``CONNECTION_IDS(id, connectionId)`` (one range can
     hold several connections)."""
-    ids = _read(conn, schema, parts, "CONNECTION_IDS", ("id", "connectionId"))
+    ids = _read(conn, schema, parts, "CONNECTION_IDS", CONNECTION_COLUMNS)
     if ids is None:
         return
     order = np.argsort(ids["id"], kind="stable")
@@ -323,7 +421,7 @@ def _framework_endpoints(conn: sqlite3.Connection, schema: Schema, parts: SliceP
 
 def add_overlap(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> None:
     """The producer's ``OVERLAP_ANALYSIS`` rows on the ``Overlap Analysis`` lanes."""
-    ov = _read(conn, schema, parts, "OVERLAP_ANALYSIS", ("startNs", "endNs", "type"))
+    ov = _read(conn, schema, parts, "OVERLAP_ANALYSIS", OVERLAP_COLUMNS)
     if ov is None:
         return
     known = np.isin(ov["type"], list(L.OVERLAP_LANES))

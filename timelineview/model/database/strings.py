@@ -15,6 +15,7 @@ from timelineview.model.database.tables import STRING_TABLE, Schema, find_sorted
 
 ENUM_PREFIX = "ENUM_"
 UNKNOWN_ID = "(unknown name #{})"  # an id that STRING_IDS does not hold
+LUT_PER_STRING, LUT_MIN = 4, 1 << 16  # ids spanning up to this get a lookup table (else a binary search)
 
 
 class CardStrings:
@@ -25,6 +26,7 @@ class CardStrings:
         self.ids = np.ascontiguousarray(ids[order])
         self.strings: list[str] = [values[i] for i in order.tolist()]
         self._own: dict[str, int] = {}
+        self._lut: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.strings)
@@ -45,7 +47,7 @@ class CardStrings:
         db_ids = np.asarray(db_ids, dtype=np.int64)
         if not len(db_ids):
             return np.zeros(0, np.int32)
-        pos = find_sorted(self.ids, db_ids)
+        pos = self._positions(db_ids)
         found = pos >= 0
         out = pos.astype(np.int32)
         lost = ~found & (db_ids >= 0)
@@ -54,6 +56,17 @@ class CardStrings:
             made = np.array([self.intern(UNKNOWN_ID.format(int(u))) for u in uniq], dtype=np.int32)
             out[lost] = made[inverse]
         return out
+
+    def _positions(self, db_ids: np.ndarray) -> np.ndarray:
+        """Position of each id in ``ids`` (-1 when absent): a lookup table over the ids (STRING_IDS
+        numbers its strings 0, 1, …), else a binary search."""
+        if not len(self.ids) or self.ids[0] < 0 or self.ids[-1] >= max(LUT_PER_STRING * len(self.ids), LUT_MIN):
+            return find_sorted(self.ids, db_ids)
+        if self._lut is None:
+            self._lut = np.full(int(self.ids[-1]) + 2, -1, np.int64)  # the last: every id out of range
+            self._lut[self.ids[::-1]] = np.arange(len(self.ids))[::-1]  # a repeated id: its first, as searched
+        last = len(self._lut) - 1
+        return self._lut[np.where((db_ids >= 0) & (db_ids < last), db_ids, last)]
 
     def value(self, db_id: int) -> str | None:
         """The text of one database string id (None when absent)."""

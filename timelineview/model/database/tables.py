@@ -15,13 +15,14 @@ import itertools
 import os
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from timelineview.model.database.connection import connect
+from timelineview.model.database.pages import read_int_columns
 
 INT_NONE = -1  # a NULL in an integer column
 ROWID = "rowid"
@@ -90,17 +91,19 @@ def _by_kind(columns: dict[str, str], with_rowid: bool) -> dict[str, list[str]]:
 
 
 def read_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str], where: str = "",
-                 with_rowid: bool = False) -> dict[str, np.ndarray]:
+                 with_rowid: bool = False, progress: Callable[[int], None] | None = None) -> dict[str, np.ndarray]:
     """``{column: array}`` for ``columns`` = ``{name: "int" | "real" | "text"}`` of ``table``.
 
     ints come as int64 (NULL → ``INT_NONE``, TEXT digits cast exactly), reals as float64 (NULL →
     NaN), text as object arrays (NULL → ""). With ``with_rowid`` also ``"rowid"``. One scan of the
-    table per kind of column.
+    table per kind of column; ``progress(rows)`` is told the rows read so far of the integer scan.
     """
     by_kind = _by_kind(columns, with_rowid)
     out: dict[str, np.ndarray] = {}
     for kind, names in by_kind.items():
-        out.update(zip(names, _scan(conn, table, kind, names, where), strict=True))
+        out.update(zip(names, _scan(conn, table, kind, names, where, progress=progress), strict=True))
+    if progress is not None and out:
+        progress(len(next(iter(out.values()))))
     return out
 
 
@@ -167,8 +170,13 @@ def _int_text_scan(conn: sqlite3.Connection, table: str, names: list[str], where
 
 
 def _scan(conn: sqlite3.Connection, table: str, kind: str, names: list[str], where: str,
-          one_by_one: bool = False) -> list[np.ndarray]:
-    """The columns ``names`` (all of one kind) of ``table``."""
+          one_by_one: bool = False, progress: Callable[[int], None] | None = None) -> list[np.ndarray]:
+    """The columns ``names`` (all of one kind) of ``table``: integers from the file's pages when the
+    page reader can (``pages``), else from SQLite."""
+    if kind == "int" and not one_by_one and not where:
+        cols = read_int_columns(conn, _database_file(conn), table, names, progress)
+        if cols is not None:
+            return cols
     if kind == "int" and not one_by_one:
         cols = _int_text_scan(conn, table, names, where)
         if cols is not None:
@@ -252,11 +260,12 @@ def table_columns(path: str | os.PathLike, table: str, columns: Sequence[str] | 
 
 
 def read_or_salvage(conn: sqlite3.Connection, table: str, columns: dict[str, str], notes: list[str],
-                    with_rowid: bool = False) -> dict[str, np.ndarray] | None:
+                    with_rowid: bool = False, progress: Callable[[int], None] | None = None
+                    ) -> dict[str, np.ndarray] | None:
     """``read_columns``; on damage the rows before it, with a note saying how many (None, with a
     note, when not one row can be read)."""
     try:
-        return read_columns(conn, table, columns, with_rowid=with_rowid)
+        return read_columns(conn, table, columns, with_rowid=with_rowid, progress=progress)
     except sqlite3.DatabaseError as exc:
         try:
             got = salvage_columns(conn, table, columns, with_rowid=with_rowid)

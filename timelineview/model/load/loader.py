@@ -22,7 +22,8 @@ from multiprocessing import get_context
 from operator import itemgetter
 from pathlib import Path
 
-from timelineview.model.database import is_database_source, load_database_source
+from timelineview.model.database import database_bytes, is_database_source, load_database_source
+from timelineview.model.database.progress import ReadCancelled
 from timelineview.model.decode.chunk_decode import decode_range, release_read_buffers, split_chunk, unread
 from timelineview.model.decode.chunk_result import MAX_NAME_CHARS, ChunkResult, PackedResults, pack, unpack
 from timelineview.model.decode.layout_scan import ArrayBounds, locate_array, plan_ranges
@@ -214,23 +215,42 @@ def load_cards(sources: list[CardSource], progress: Progress | None = None,
     cards = CachedCards(sources, cache)  # the files' stamps, taken before anything reads them
     databases = {ci for ci, src in enumerate(sources) if is_database_source(src)}  # read as fast as the cache
     cached = {ci: None if ci in databases else cards.lookup(ci) for ci in range(len(sources))}
-    for ci in sorted(databases):
-        if cancel is not None and cancel.is_set():
-            raise LoadCancelled()
-        cached[ci] = load_database_source(sources[ci])
-        if card_progress is not None:
-            card_progress(ci, 1, 1)
+    _load_databases(sources, sorted(databases), cached, progress, cancel, card_progress)
     todo = [ci for ci in range(len(sources)) if cached[ci] is None]
     pictures = None if partial is None else PartialCards(partial, [cached[ci] for ci in range(len(sources))])
     stores = _load_fresh([sources[ci] for ci in todo], progress, cancel, workers, chunk_bytes,
                          None if card_progress is None else lambda c, d, t: card_progress(todo[c], d, t),
-                         note, pictures)
+                         note, pictures) if todo else []  # (a load of databases alone ends at their bytes)
     for ci, store in zip(todo, stores):
         cards.keep(ci, store)
         cached[ci] = store
     for ci, source in enumerate(sources):  # after the cache: what lies beside a card's files may change
         cached[ci].report.warn_all(source.skipped)
     return [cached[ci] for ci in range(len(sources))]
+
+
+def _load_databases(sources: list[CardSource], databases: list[int], cached: dict, progress: Progress | None,
+                    cancel: threading.Event | None, card_progress: CardProgress | None) -> None:
+    """Read the database cards one after the other into ``cached``: each card's progress in rows read,
+    the load's in the databases' bytes (a card's share of its file by its rows read)."""
+    sizes = {ci: database_bytes(sources[ci]) for ci in databases}
+    total = sum(sizes.values()) or 1
+    before = 0
+    for ci in databases:
+        if cancel is not None and cancel.is_set():
+            raise LoadCancelled()
+
+        def rows_read(done: int, rows: int, ci: int = ci, before: int = before) -> None:
+            if card_progress is not None:
+                card_progress(ci, done, rows)
+            if progress is not None:
+                progress(before + sizes[ci] * done // max(rows, 1), total)
+
+        try:
+            cached[ci] = load_database_source(sources[ci], rows_read, cancel)
+        except ReadCancelled:
+            raise LoadCancelled() from None
+        before += sizes[ci]
 
 
 def _load_fresh(sources: list[CardSource], progress: Progress | None, cancel: threading.Event | None,

@@ -1,0 +1,120 @@
+"""The page reader (integer columns from the file's B-tree pages) against SQLite's own ``cast``."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+import pytest
+
+from timelineview.model.database import pages
+from timelineview.model.database.connection import connect
+from timelineview.model.database.tables import _int_text_scan, read_columns
+
+# values of every serial type an integer column can hold: 1..6-byte ints (both signs), the
+# constants 0 and 1, reals (cast truncates), decimal text (torch_npu's TEXT startNs), NULL
+VALUES = [0, 1, -1, 127, -128, 32767, -32768, 2**23 - 1, -(2**23), 2**31 - 1, -(2**31), 2**47 - 1, -(2**47),
+          2**63 - 1, -(2**63), 1_700_000_000_123_456_789, 2.9, -2.9, 1e15, "1700000000123456789", " +42", "-7",
+          None]
+
+
+def _int_columns(path, table, names):
+    conn = connect(path)
+    try:
+        return pages.read_int_columns(conn, str(path), table, names), \
+            _int_text_scan(conn, table, names, "") or None
+    finally:
+        conn.close()
+
+
+@pytest.fixture(autouse=True)
+def every_table(monkeypatch):
+    monkeypatch.setattr(pages, "MIN_ROWS", 0)  # the small tables here too
+
+
+@pytest.fixture()
+def db(tmp_path):
+    path = tmp_path / "t.db"
+    conn = sqlite3.connect(path)
+    conn.execute("create table T (id INTEGER PRIMARY KEY, a INTEGER, b, c TEXT)")
+    rng = np.random.default_rng(7)
+    rows = [(None, VALUES[i % len(VALUES)], VALUES[(i * 7) % len(VALUES)], str(int(rng.integers(0, 10**18))))
+            for i in range(20_000)]
+    conn.executemany("insert into T values (?, ?, ?, ?)", rows)
+    conn.execute("delete from T where id % 97 = 0")  # gaps in the rowids, freed pages
+    conn.execute("alter table T add column d INTEGER")  # rows written before lack it: NULL
+    conn.execute("insert into T (a, b, c, d) values (5, 6, '7', 8)")
+    conn.commit()
+    conn.close()
+    return path
+
+
+def test_every_serial_type_reads_as_sqlite_casts_it(db):
+    names = ["rowid", "id", "a", "b", "c", "d"]
+    got, want = _int_columns(db, "T", names)
+    assert got is not None and want is not None
+    for name, g, w in zip(names, got, want, strict=True):
+        assert np.array_equal(g, w), name
+    assert len(got[0]) == 20_000 - 20_000 // 97 + 1
+    assert got[0][-1] == got[1][-1] and got[5][-1] == 8 and (got[5][:-1] == -1).all()
+
+
+def test_what_the_reader_does_not_know_goes_to_sqlite(db, tmp_path):
+    conn = sqlite3.connect(db)
+    conn.execute("create table B (x INTEGER, y BLOB)")
+    conn.execute("insert into B values (1, x'00ff')")
+    conn.execute("create table L (x INTEGER, y TEXT)")  # rows spilling onto overflow pages
+    conn.executemany("insert into L values (?, ?)", [(i, "z" * 9000) for i in range(10)])
+    conn.execute("create table W (k INTEGER PRIMARY KEY, v INTEGER) without rowid")
+    conn.execute("insert into W values (1, 2)")
+    conn.execute("create table X (v TEXT)")
+    conn.execute("insert into X values ('12abc')")  # cast takes the digits: the reader gives it up
+    conn.commit()
+    conn.close()
+    for table, names in (("B", ["x", "y"]), ("L", ["x", "y"]), ("W", ["k", "v"]), ("X", ["v"])):
+        got, _ = _int_columns(db, table, names)
+        assert got is None, table
+    c = connect(db)
+    assert read_columns(c, "L", {"x": "int"})["x"].tolist() == list(range(10))  # through SQLite
+    assert read_columns(c, "X", {"v": "int"})["v"].tolist() == [12]
+    c.close()
+
+
+def test_a_write_ahead_log_beside_the_file_leaves_it_to_sqlite(db):
+    (db.parent / (db.name + "-wal")).write_bytes(b"")
+    got, want = _int_columns(db, "T", ["a"])
+    assert got is None and want is not None
+
+
+def test_progress_counts_the_rows_read(db, monkeypatch):
+    monkeypatch.setattr(pages, "CHUNK_PAGES", 8)
+    seen = []
+    conn = connect(db)
+    got = pages.read_int_columns(conn, str(db), "T", ["a"], seen.append)
+    conn.close()
+    assert len(seen) > 3 and seen == sorted(seen) and seen[-1] == len(got[0])
+
+
+def test_a_card_read_through_the_pages_equals_one_read_through_sqlite(tmp_path, monkeypatch):
+    """The whole card: every integer table through the page reader, then through SQLite alone."""
+    from timelineview.model.database.card import load_database_card
+    from timelineview.synthetic import CardSpec
+    from timelineview.synthetic.database import generate_database
+
+    path = tmp_path / "ascend_pytorch_profiler_0.db"
+    generate_database(path, CardSpec(steps=2))
+    calls = []
+    real = pages._read
+    monkeypatch.setattr(pages, "_read", lambda *a: calls.append(1) or real(*a))
+    paged = load_database_card("p", 0, path)
+    assert len(calls) >= 6  # TASK, its info tables, host tables, overlap, … went through the pages
+    monkeypatch.setattr(pages, "MIN_ROWS", 1 << 62)
+    plain = load_database_card("p", 0, path)
+    assert len(paged.slices) == len(plain.slices) > 1000
+    for name in ("start", "dur", "lane", "name", "cat", "task_type", "depth"):
+        assert np.array_equal(getattr(paged.slices, name), getattr(plain.slices, name)), name
+    assert paged.strings == plain.strings
+    assert np.array_equal(paged.flows.src_slice, plain.flows.src_slice)
+    assert np.array_equal(paged.flows.dst_slice, plain.flows.dst_slice)
+    for i in range(0, len(paged.slices), 97):
+        assert paged.args(i) == plain.args(i)

@@ -1,0 +1,441 @@
+"""Integer columns of a rowid table read straight from the database file's pages, by compiled code.
+
+SQLite's own interfaces hand Python one object per value (``fetchmany``) or one decimal text per
+value (``group_concat``); either costs far more than SQLite's scan. This reader walks the table's
+B-tree in the file itself (sqlite.org/fileformat.html: §1.6 B-tree pages, §2.1 records) through a
+read-only memory map and writes the wanted columns straight into int64 arrays, the values cast
+as ``cast(x as integer)`` casts them (NULL is ``INT_NONE``). It reads only what it fully knows:
+a table with a row spilling onto overflow pages, a value that is a blob, text other than
+a plain decimal, a page that does not parse, a file shorter than its header says or with a
+journal or write-ahead log beside it makes it give up on that table (``None``), and SQLite reads
+it as before. Rows come in rowid order, as a plain ``select`` of a rowid table gives them.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import sqlite3
+import threading
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from timelineview.model.load.jit import scanner_available
+
+HEADER_BYTES = 100
+LEAF_TABLE, INTERIOR_TABLE = 13, 5  # B-tree page types of a rowid table
+ROWID_COLUMN = -1  # a wanted "column" that is the row's rowid
+MAX_DEPTH = 64  # B-tree depth bound (a real table of 2^63 rows is < 30 deep): a damaged loop stops
+# a table of fewer rows goes to SQLite: it reads it in well under a second, where this reader's
+# first use in a process costs ~0.5 s (numba's import and cache), its first use after an install a
+# ~3 s compile
+MIN_ROWS = 1 << 17
+CHUNK_PAGES = 4096  # leaf pages decoded per call: rows reported as progress, the file's pages let go
+READ_THREADS = min(2, os.cpu_count() or 1)  # parts of a table decoded at once
+UTF8 = 1
+MAX_DIGITS = 19
+# give-up codes of the kernels (negative: the reason the table is left to SQLite)
+BAD_PAGE, DEEP, OVERFLOW, NOT_INT, BAD_RECORD = -1, -2, -3, -4, -5
+Progress = Callable[[int], None]  # rows read so far
+
+_kernels = None
+_compile_lock = threading.Lock()
+
+
+def _compile():
+    global _kernels
+    with _compile_lock:  # two connections of one load may ask at once
+        return _compile_once()
+
+
+def _compile_once():
+    global _kernels
+    if _kernels is None:
+        import numba
+
+        jit = numba.njit(cache=True, nogil=True, boundscheck=False)
+        for helper in ("_varint", "_u16", "_u32", "_int_value"):  # the kernels call the compiled forms
+            globals()[helper] = jit(globals()[helper])
+        _kernels = (jit(_leaves), jit(_decode))
+    return _kernels
+
+
+def _varint(buf, at, end):
+    """(value, next position) of the SQLite varint at ``at``; next = -1 when it runs past ``end``."""
+    value = np.int64(0)
+    for k in range(9):
+        if at + k >= end:
+            return np.int64(0), -1
+        b = np.int64(buf[at + k])
+        if k == 8:
+            return (value << 8) | b, at + 9
+        value = (value << 7) | (b & 0x7F)
+        if b < 0x80:
+            return value, at + k + 1
+    return value, -1
+
+
+def _u16(buf, at):
+    return (np.int64(buf[at]) << 8) | np.int64(buf[at + 1])
+
+
+def _u32(buf, at):
+    return (np.int64(buf[at]) << 24) | (np.int64(buf[at + 1]) << 16) | (np.int64(buf[at + 2]) << 8) \
+        | np.int64(buf[at + 3])
+
+
+def _leaves(buf, page_size, usable, root, out):
+    """The table's leaf pages in key order into ``out``; returns (leaves, rows) or (code < 0, 0)."""
+    n_pages = len(buf) // page_size
+    stack_page = np.zeros(MAX_DEPTH, np.int64)
+    stack_next = np.zeros(MAX_DEPTH, np.int64)
+    depth = 0
+    stack_page[0] = root
+    stack_next[0] = 0
+    n_leaves = 0
+    rows = np.int64(0)
+    visited = 0
+    while depth >= 0:
+        page = stack_page[depth]
+        if page < 1 or page > n_pages:
+            return BAD_PAGE, 0
+        base = (page - 1) * page_size
+        head = base + (HEADER_BYTES if page == 1 else 0)
+        kind = buf[head]
+        cells = _u16(buf, head + 3)
+        if kind == LEAF_TABLE:
+            if n_leaves >= len(out):
+                return BAD_PAGE, 0
+            out[n_leaves] = page
+            n_leaves += 1
+            rows += cells
+            visited += 1
+            depth -= 1
+            continue
+        if kind != INTERIOR_TABLE:
+            return BAD_PAGE, 0
+        k = stack_next[depth]
+        if k == 0:
+            visited += 1
+            if visited > n_pages:
+                return BAD_PAGE, 0
+        if k > cells:
+            depth -= 1
+            continue
+        if k < cells:
+            if head + 14 + 2 * k > base + usable:
+                return BAD_PAGE, 0
+            ptr = base + _u16(buf, head + 12 + 2 * k)
+            if ptr < base or ptr + 4 > base + usable:
+                return BAD_PAGE, 0
+            child = _u32(buf, ptr)
+        else:
+            child = _u32(buf, head + 8)  # the right-most pointer
+        stack_next[depth] = k + 1
+        if depth + 1 >= MAX_DEPTH:
+            return DEEP, 0
+        depth += 1
+        stack_page[depth] = child
+        stack_next[depth] = 0
+    return n_leaves, rows
+
+
+def _int_value(buf, serial, at, end, text_ok):
+    """(value, ok) of one record value of serial type ``serial`` at ``at``, cast to an integer."""
+    if serial == 0:
+        return np.int64(0), 2  # NULL
+    if 1 <= serial <= 6:
+        size = serial if serial <= 4 else (serial - 4) * 2 + 4
+        if at + size > end:
+            return np.int64(0), 0
+        v = np.int64(buf[at])
+        if v >= 128:
+            v -= 256
+        for i in range(1, size):
+            v = (v << 8) | np.int64(buf[at + i])
+        return v, 1
+    if serial == 8:
+        return np.int64(0), 1
+    if serial == 9:
+        return np.int64(1), 1
+    if serial == 7:
+        if at + 8 > end:
+            return np.int64(0), 0
+        bits = np.uint64(0)
+        for i in range(8):
+            bits = (bits << np.uint64(8)) | np.uint64(buf[at + i])
+        x = np.array([bits], np.uint64).view(np.float64)[0]
+        if not (-9.2e18 < x < 9.2e18):
+            return np.int64(0), 0
+        return np.int64(x), 1  # truncated toward zero, as SQLite casts a real
+    if serial >= 13 and serial % 2 == 1 and text_ok:
+        size = (serial - 13) // 2
+        if at + size > end:
+            return np.int64(0), 0
+        i, stop = at, at + size
+        while i < stop and buf[i] == 32:
+            i += 1
+        neg = False
+        if i < stop and (buf[i] == 45 or buf[i] == 43):
+            neg = buf[i] == 45
+            i += 1
+        digits = stop - i
+        if digits < 1 or digits > MAX_DIGITS:
+            return np.int64(0), 0
+        v = np.uint64(0)
+        while i < stop:
+            d = buf[i]
+            if d < 48 or d > 57:
+                return np.int64(0), 0
+            v = v * np.uint64(10) + np.uint64(d - 48)
+            i += 1
+        if v > np.uint64(9223372036854775807):
+            return np.int64(0), 0
+        return (-np.int64(v) if neg else np.int64(v)), 1
+    return np.int64(0), 0
+
+
+def _decode(buf, page_size, usable, leaves, columns, alias, text_ok, none, out, row0):
+    """Decode the rows of ``leaves`` into ``out[c, row0 + i]`` (``columns``: record column numbers,
+    ROWID_COLUMN for the rowid; ``alias``: the rowid alias column or -2). Returns rows or a code < 0."""
+    n_pages = len(buf) // page_size
+    max_local = usable - 35
+    row = row0
+    n_cols = len(columns)
+    last = -1
+    for c in range(n_cols):
+        last = max(last, columns[c])
+    slot = np.full(last + 2, -1, np.int64)  # record column -> its place in ``out`` (-1: not wanted)
+    for c in range(n_cols):
+        if columns[c] >= 0:
+            slot[columns[c]] = c
+    for li in range(len(leaves)):
+        page = leaves[li]
+        if page < 1 or page > n_pages:
+            return BAD_PAGE
+        base = (page - 1) * page_size
+        head = base + (HEADER_BYTES if page == 1 else 0)
+        page_end = base + usable
+        cells = _u16(buf, head + 3)
+        for k in range(cells):
+            ptr_at = head + 8 + 2 * k
+            if ptr_at + 2 > page_end:
+                return BAD_PAGE
+            at = base + _u16(buf, ptr_at)
+            if at < head or at >= page_end:
+                return BAD_PAGE
+            payload, at = _varint(buf, at, page_end)
+            if at < 0:
+                return BAD_PAGE
+            rowid, at = _varint(buf, at, page_end)
+            if at < 0:
+                return BAD_PAGE
+            if payload > max_local:
+                return OVERFLOW
+            end = at + payload
+            if end > page_end:
+                return BAD_PAGE
+            if row >= out.shape[1]:
+                return BAD_PAGE
+            header_size, h = _varint(buf, at, end)
+            if h < 0 or header_size < 1 or at + header_size > end:
+                return BAD_RECORD
+            body = at + header_size
+            header_end = at + header_size
+            col = 0
+            # walk the serial types once, noting each wanted column's (serial, offset)
+            for c in range(n_cols):
+                out[c, row] = none
+            offset = body
+            while h < header_end and col <= last:
+                serial = np.int64(buf[h])
+                if serial < 0x80:  # nearly every serial type is one byte: no call
+                    h += 1
+                else:
+                    serial, h = _varint(buf, h, header_end)
+                    if h < 0:
+                        return BAD_RECORD
+                c = slot[col]
+                if c >= 0:
+                    if 1 <= serial <= 6:  # a stored integer, big-endian, read here (the common case)
+                        size = serial if serial <= 4 else (serial - 4) * 2 + 4
+                        if offset + size > end:
+                            return BAD_RECORD
+                        v = np.int64(buf[offset])
+                        if v >= 128:
+                            v -= 256
+                        for i in range(1, size):
+                            v = (v << 8) | np.int64(buf[offset + i])
+                        out[c, row] = v
+                    elif col == alias and serial == 0:
+                        out[c, row] = rowid
+                    else:
+                        v, ok = _int_value(buf, serial, offset, end, text_ok)
+                        if ok == 0:
+                            return NOT_INT
+                        out[c, row] = v if ok == 1 else none
+                if serial >= 12:
+                    offset += (serial - 12) // 2
+                elif serial <= 4:
+                    offset += serial
+                elif serial <= 7:
+                    offset += 8 if serial >= 6 else 6
+                elif serial == 10 or serial == 11:
+                    return BAD_RECORD
+                col += 1
+            for c in range(n_cols):
+                if columns[c] == ROWID_COLUMN or (columns[c] == alias and col <= alias):
+                    out[c, row] = rowid
+            row += 1
+    return row - row0
+
+
+
+class _FileMap:
+    """The database file mapped read-only, with the header's page geometry."""
+
+    def __init__(self, path: str) -> None:
+        self.fd = os.open(path, os.O_RDONLY)
+        try:
+            size = os.fstat(self.fd).st_size
+            self.map = mmap.mmap(self.fd, size, prot=mmap.PROT_READ) if size >= HEADER_BYTES else None
+        except (OSError, ValueError):
+            os.close(self.fd)
+            raise
+        self.buf = np.frombuffer(self.map, dtype=np.uint8) if self.map is not None else np.zeros(0, np.uint8)
+        head = bytes(self.buf[:HEADER_BYTES])
+        raw = int.from_bytes(head[16:18], "big") if len(head) == HEADER_BYTES else 0
+        self.page_size = 65536 if raw == 1 else raw
+        self.usable = self.page_size - (head[20] if len(head) == HEADER_BYTES else 0)
+        self.encoding = int.from_bytes(head[56:60], "big") if len(head) == HEADER_BYTES else 0
+        pages = int.from_bytes(head[28:32], "big") if len(head) == HEADER_BYTES else 0
+        valid = len(head) == HEADER_BYTES and head[24:28] == head[92:96]
+        self.whole = bool(self.page_size >= 512 and valid and pages and size >= pages * self.page_size)
+
+    def release(self) -> None:
+        """Let go of the pages read so far (they stay in the page cache, not in this process)."""
+        if self.map is not None and hasattr(mmap, "MADV_DONTNEED"):
+            self.map.madvise(mmap.MADV_DONTNEED)
+
+    def close(self) -> None:
+        self.buf = None
+        if self.map is not None:
+            self.map.close()
+        os.close(self.fd)
+
+
+def _sidecars(path: str) -> bool:
+    return any(Path(path + suffix).exists() for suffix in ("-journal", "-wal"))
+
+
+def read_int_columns(conn: sqlite3.Connection, path: str, table: str, names: list[str],
+                     progress: Progress | None = None) -> list[np.ndarray] | None:
+    """The integer columns ``names`` (``rowid`` for the rowid) of ``table`` in rowid order, or None
+    when this reader gives the table to SQLite (see the module's docstring)."""
+    if not path or not scanner_available() or _sidecars(path):
+        return None
+    plan = _plan(conn, table, names)
+    if plan is None or _rowid_span(conn, table) < MIN_ROWS:
+        return None
+    root, columns, alias = plan
+    try:
+        fmap = _FileMap(path)
+    except (OSError, ValueError):
+        return None
+    try:
+        return _read(fmap, root, columns, alias, progress)
+    finally:
+        fmap.release()
+        fmap.close()
+
+
+def _rowid_span(conn: sqlite3.Connection, table: str) -> int:
+    """Largest minus smallest rowid + 1 (at least the rows), each from one B-tree descent."""
+    from timelineview.model.database.tables import _quote
+
+    try:
+        hi = conn.execute(f"select max(rowid) from {_quote(table)}").fetchone()[0]
+        lo = conn.execute(f"select min(rowid) from {_quote(table)}").fetchone()[0]
+    except sqlite3.DatabaseError:
+        return 0
+    return hi - lo + 1 if isinstance(hi, int) and isinstance(lo, int) else 0
+
+
+def _plan(conn: sqlite3.Connection, table: str, names: list[str]) -> tuple[int, np.ndarray, int] | None:
+    """(root page, record column of each name, the rowid alias column or -2), or None."""
+    from timelineview.model.database.tables import ROWID, _quote
+
+    try:
+        row = conn.execute("select rootpage, sql from sqlite_master where type = 'table' and name = ?",
+                           (table,)).fetchone()
+        info = conn.execute(f"pragma table_info({_quote(table)})").fetchall()
+    except sqlite3.DatabaseError:
+        return None
+    if row is None or not isinstance(row[0], int) or "WITHOUT ROWID" in str(row[1] or "").upper():
+        return None
+    position = {str(r[1]): int(r[0]) for r in info}
+    pks = [r for r in info if r[5]]
+    alias = int(pks[0][0]) if len(pks) == 1 and str(pks[0][2]).upper() == "INTEGER" else -2
+    columns = []
+    for name in names:
+        if name == ROWID:
+            columns.append(ROWID_COLUMN)
+        elif name in position and info[position[name]][4] is None:  # a column added with a default: SQLite's
+            columns.append(position[name])
+        else:
+            return None
+    return row[0], np.array(columns, np.int64), alias
+
+
+def _read(fmap: _FileMap, root: int, columns: np.ndarray, alias: int, progress: Progress | None
+          ) -> list[np.ndarray] | None:
+    if not fmap.whole:
+        return None
+    leaves_of, decode = _compile()
+    leaves = np.zeros(len(fmap.buf) // fmap.page_size + 1, np.int64)
+    n_leaves, rows = leaves_of(fmap.buf, fmap.page_size, fmap.usable, root, leaves)
+    if n_leaves < 0:
+        return None
+    leaves = leaves[:n_leaves]
+    out = [np.empty(rows, np.int64) for _ in columns]
+    parts = [leaves[a:a + CHUNK_PAGES] for a in range(0, n_leaves, CHUNK_PAGES)]
+
+    def part_rows(part: np.ndarray) -> tuple[int, np.ndarray]:  # run without Python's lock (nogil)
+        chunk = np.empty((len(columns), _cells(fmap, part)), np.int64)
+        got = decode(fmap.buf, fmap.page_size, fmap.usable, part, columns, alias, fmap.encoding == UTF8,
+                     np.int64(-1), chunk, 0)
+        return got, chunk
+
+    done = 0
+    pool = ThreadPoolExecutor(READ_THREADS)
+    try:
+        # parts in order, READ_THREADS decoding at once, a few ahead (what is decoded waits in memory)
+        ahead = deque(pool.submit(part_rows, part) for part in parts[:2 * READ_THREADS])
+        for k in range(len(parts)):
+            got, chunk = ahead.popleft().result()
+            if k + len(ahead) + 1 < len(parts):
+                ahead.append(pool.submit(part_rows, parts[k + len(ahead) + 1]))
+            if got < 0 or done + got > rows:
+                return None
+            for c, col in enumerate(out):
+                col[done:done + got] = chunk[c, :got]
+            done += got
+            del chunk
+            fmap.release()
+            if progress is not None:
+                progress(done)  # may raise (a cancelled load): the parts not begun are dropped
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    if done != rows:
+        return None
+    return out
+
+
+def _cells(fmap: _FileMap, pages: np.ndarray) -> int:
+    """Cells on ``pages`` (each page's header: its cell count), vectorised."""
+    head = (pages - 1) * fmap.page_size + np.where(pages == 1, HEADER_BYTES, 0)
+    return int((fmap.buf[head + 3].astype(np.int64) * 256 + fmap.buf[head + 4]).sum())
