@@ -55,7 +55,7 @@ def _compile():
 def _compile_once():
     global _kernels
     if _kernels is None:
-        import numba
+        from timelineview.model.decode.scan.scan_jit import numba  # numba's one import, colours off
 
         jit = numba.njit(cache=True, nogil=True, boundscheck=False)
         for helper in ("_varint", "_u16", "_u32", "_int_value"):  # the kernels call the compiled forms
@@ -355,11 +355,11 @@ def read_int_columns(conn: sqlite3.Connection, path: str, table: str, names: lis
 
 def _rowid_span(conn: sqlite3.Connection, table: str) -> int:
     """Largest minus smallest rowid + 1 (at least the rows), each from one B-tree descent."""
-    from timelineview.model.database.tables import _quote
+    from timelineview.model.database.tables import quote_identifier
 
     try:
-        hi = conn.execute(f"select max(rowid) from {_quote(table)}").fetchone()[0]
-        lo = conn.execute(f"select min(rowid) from {_quote(table)}").fetchone()[0]
+        hi = conn.execute(f"select max(rowid) from {quote_identifier(table)}").fetchone()[0]
+        lo = conn.execute(f"select min(rowid) from {quote_identifier(table)}").fetchone()[0]
     except sqlite3.DatabaseError:
         return 0
     return hi - lo + 1 if isinstance(hi, int) and isinstance(lo, int) else 0
@@ -367,12 +367,12 @@ def _rowid_span(conn: sqlite3.Connection, table: str) -> int:
 
 def _plan(conn: sqlite3.Connection, table: str, names: list[str]) -> tuple[int, np.ndarray, int] | None:
     """(root page, record column of each name, the rowid alias column or -2), or None."""
-    from timelineview.model.database.tables import ROWID, _quote
+    from timelineview.model.database.tables import ROWID, quote_identifier
 
     try:
         row = conn.execute("select rootpage, sql from sqlite_master where type = 'table' and name = ?",
                            (table,)).fetchone()
-        info = conn.execute(f"pragma table_info({_quote(table)})").fetchall()
+        info = conn.execute(f"pragma table_info({quote_identifier(table)})").fetchall()
     except sqlite3.DatabaseError:
         return None
     if row is None or not isinstance(row[0], int) or "WITHOUT ROWID" in str(row[1] or "").upper():

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from timelineview.model.database.tables import Schema, _quote
+from timelineview.model.database.tables import Schema, quote_identifier
 
 RowProgress = Callable[[int, int], None]  # (rows read, rows to read)
 
@@ -77,8 +77,8 @@ class RowMeter:
 
 def _rows(conn: sqlite3.Connection, table: str) -> int:
     try:  # each alone: SQLite answers a lone min() or max() of the rowid from the B-tree's edge
-        hi = conn.execute(f"select max(rowid) from {_quote(table)}").fetchone()[0]
-        lo = conn.execute(f"select min(rowid) from {_quote(table)}").fetchone()[0]
+        hi = conn.execute(f"select max(rowid) from {quote_identifier(table)}").fetchone()[0]
+        lo = conn.execute(f"select min(rowid) from {quote_identifier(table)}").fetchone()[0]
     except sqlite3.DatabaseError:
         return 0
     return hi - lo + 1 if isinstance(hi, int) and isinstance(lo, int) and hi >= lo else 0

@@ -59,7 +59,7 @@ def read_schema(conn: sqlite3.Connection) -> Schema:
     names = [r[0] for r in conn.execute("select name from sqlite_master where type = 'table'")]
     for name in names:
         try:
-            info = conn.execute(f"pragma table_info({_quote(name)})").fetchall()
+            info = conn.execute(f"pragma table_info({quote_identifier(name)})").fetchall()
         except sqlite3.DatabaseError as exc:
             schema.unreadable[name] = str(exc)
             continue
@@ -67,7 +67,7 @@ def read_schema(conn: sqlite3.Connection) -> Schema:
     return schema
 
 
-def _quote(name: str) -> str:
+def quote_identifier(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
@@ -132,7 +132,7 @@ def _int_text_scan(conn: sqlite3.Connection, table: str, names: list[str], where
     once (SQLite runs a query without Python's lock). None for a table without rowids, or a value
     that is not one integer."""
     try:
-        lo, hi = conn.execute(f"select min(rowid), max(rowid) from {_quote(table)}").fetchone()
+        lo, hi = conn.execute(f"select min(rowid), max(rowid) from {quote_identifier(table)}").fetchone()
     except sqlite3.OperationalError:
         return None
     if lo is None:
@@ -142,7 +142,7 @@ def _int_text_scan(conn: sqlite3.Connection, table: str, names: list[str], where
     step = min(TEXT_ROWS, -(-(hi - lo + 1) // threads))
     extra = f" and ({where})" if where else ""
     exprs = ", ".join(f"group_concat({_expr(c, 'int')}, ',')" for c in names)
-    sqls = [f"select count(*), {exprs} from {_quote(table)} where rowid >= {a} and rowid < {a + step}{extra}"
+    sqls = [f"select count(*), {exprs} from {quote_identifier(table)} where rowid >= {a} and rowid < {a + step}{extra}"
             for a in range(lo, hi + 1, step)]
 
     def run(sql: str, own: sqlite3.Connection) -> list[np.ndarray] | None:
@@ -182,7 +182,7 @@ def _scan(conn: sqlite3.Connection, table: str, kind: str, names: list[str], whe
         if cols is not None:
             return cols
     exprs = ", ".join(_expr(c, kind) for c in names)
-    sql = f"select {exprs} from {_quote(table)}" + (f" where {where}" if where else "")
+    sql = f"select {exprs} from {quote_identifier(table)}" + (f" where {where}" if where else "")
     cur = conn.execute(sql)
     k = len(names)
     dtype = {"int": np.int64, "real": np.float64}.get(kind)
@@ -209,7 +209,7 @@ def _scan(conn: sqlite3.Connection, table: str, kind: str, names: list[str], whe
 
 
 def _expr(column: str, kind: str) -> str:
-    q = "rowid" if column == ROWID else _quote(column)
+    q = "rowid" if column == ROWID else quote_identifier(column)
     if kind == "int":
         return f"ifnull(cast({q} as integer), {INT_NONE})"
     if kind == "real":

@@ -220,7 +220,9 @@ def load_cards(sources: list[CardSource], progress: Progress | None = None,
     pictures = None if partial is None else PartialCards(partial, [cached[ci] for ci in range(len(sources))])
     stores = _load_fresh([sources[ci] for ci in todo], progress, cancel, workers, chunk_bytes,
                          None if card_progress is None else lambda c, d, t: card_progress(todo[c], d, t),
-                         note, pictures) if todo else []  # (a load of databases alone ends at their bytes)
+                         note, pictures) if todo else []
+    if not todo and progress is not None and not databases:  # every card from the cache: the load is done
+        progress(1, 1)
     for ci, store in zip(todo, stores):
         cards.keep(ci, store)
         cached[ci] = store
