@@ -391,3 +391,15 @@ def test_float_noise_of_an_unchanged_link_is_neither_coloured_nor_signed(qtbot):
         assert model.data(model.index(1, keys.index(key)), fg).color() == QtGui.QColor(SLOWER_COLOUR)  # 2 %, 2.8 %
     assert model.data(model.index(0, keys.index("delta_bandwidth_gbps"))) == "0.00 GB/s"
     assert model.data(model.index(1, keys.index("delta_bandwidth_gbps"))) == "-0.50 GB/s"
+
+
+def test_a_new_data_set_drops_the_comparisons_counts_from_the_page_titles(qtbot, window, runs):
+    """Once another run is opened the comparison no longer applies: no page keeps its 'N changed'."""
+    view = open_compared(qtbot, window, runs, "slow_card")
+    titles = [view.parts.tabText(k) for k in range(view.parts.count())]
+    assert sum("changed" in t for t in titles) == 3  # the comparison said its counts
+    with qtbot.waitSignal(window.loadFinished, timeout=120_000):
+        window.open_paths([runs["more_cards"][0]], remember=False)
+    assert view.diff is None and not view.operators_model.rows
+    assert [view.parts.tabText(k) for k in range(view.parts.count())] == [
+        "Step phases and cards", "Operators", "Communication", "Links"]
