@@ -83,7 +83,7 @@ def test_the_tabs_hold_what_stats_prints(qtbot, window, summaries, on_traces, mo
     assert window.cluster.tabs.currentWidget() is window.cluster.view  # the comparison is what opens
     qtbot.waitUntil(lambda: window.summary_worker is None, timeout=TIMEOUT_MS)  # the tabs' analysis is shown
     memory = window.cluster.analysis.widgets["memory"]
-    assert memory.note.text() == "No trace open." and memory.card_box.count() == 0  # not "Analysing…"
+    assert memory.note.text() == NO_RECORDS_IN_SUMMARY and memory.card_box.count() == 0  # not "Analysing…"
     expected = _json(SummarySession(summaries.whole).stats_document())  # `stats DIR --json`
     traced = _without_workers(on_traces.stats_document())
     assert _without_workers(expected) == traced  # so the tabs below equal stats on the traces as well
