@@ -108,3 +108,14 @@ def test_the_warning_says_what_was_lost_and_where(qtbot, live_window, tmp_path):
     said = box.text()
     assert str(path) in said and "truncated" in said
     assert f"readable data ends at byte {readable_end}" in said
+
+
+def test_nothing_readable_says_why_in_the_warning(qtbot, live_window, tmp_path):
+    """A file that is no trace at all: the warning itself names it and why nothing could be read."""
+    path = tmp_path / "trace_view.json"
+    path.write_bytes(b"\x00\x17 this is not a trace at all " * 10)
+    _open(qtbot, live_window, [path])
+    qtbot.waitUntil(lambda: len(_dialogs()) == 1)
+    said = _dialogs()[0].text()
+    assert said.startswith("No slices could be read from trace_view.json: ")
+    assert f"{path}: not a JSON trace: a NUL byte at byte 0" in said

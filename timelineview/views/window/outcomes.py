@@ -42,7 +42,8 @@ def first_problem(cards) -> str:
     lost = [c for c in cards if _lost_data(c)]
     if not lost:
         return ""
-    line = f"{lost[0].title}: {lost[0].store.report.headline()}"
+    what = lost[0].store.report.headline()
+    line = f"{lost[0].title}: {what}" if len(cards) > 1 else what  # one card: the file names it
     return line + (f" (and {len(lost) - 1} other card(s): see the details)" if len(lost) > 1 else "")
 
 
@@ -67,7 +68,9 @@ def load_outcome(cards, names: str, failures: list[str]) -> LoadOutcome:
                            Message("Empty capture", f"{names} was read whole: {EMPTY_CAPTURE}.", warning=False),
                            clear=True)
     if not shown:
-        return LoadOutcome([], "", Message("Nothing to show", f"No slices could be read from {names}.", problems))
+        why = first_problem(cards)
+        return LoadOutcome([], "", Message("Nothing to show", f"No slices could be read from {names}"
+                                           + (f": {why}." if why else "."), problems))
     total = sum(len(c.store.slices) for c in shown)
     status = f"{len(shown)} card(s), {total:,} slices".replace(",", " ")
     errors = [c.analysis_error for c in shown if c.analysis_error]
