@@ -32,7 +32,8 @@ from timelineview.viewstate.jump_target import JumpTarget
 
 NO_TRACE = "No trace open."
 NO_RECORDS_IN_SUMMARY = ("A summary keeps each card's memory peaks (the Cluster comparison's Peak allocated and Peak "
-                         "reserved), not its memory records over time: open the card's trace to see them here.")
+                         "reserved), not its memory records over time: open the cards' traces (File ▸ Open folder) "
+                         "to see them here.")
 
 MB_KIND = "mb"
 SMALL_MB = 0.01
