@@ -403,3 +403,23 @@ def test_a_new_data_set_drops_the_comparisons_counts_from_the_page_titles(qtbot,
     assert view.diff is None and not view.operators_model.rows
     assert [view.parts.tabText(k) for k in range(view.parts.count())] == [
         "Step phases and cards", "Operators", "Communication", "Links"]
+
+
+def test_a_phase_change_within_one_percent_is_plain_in_the_table_as_in_the_bars(qtbot):
+    """The card table colours a change as the paired bars do: within 1 % of the base it is plain."""
+    from timelineview.analysis.diff.run_diff import CardDelta
+    from timelineview.views.analysis_tabs.compare.delta_tables import CARD_COLUMNS, DeltaTableModel, card_records
+    from timelineview.views.analysis_tabs.compare.phase_bars import change_colour
+
+    base = {"step_time_us": 150_000.0, "step_interval_us": 17_900.0, "fp_bp_us": 100_000.0}
+    new = {"step_time_us": 151_000.0, "step_interval_us": 18_053.2, "fp_bp_us": 109_000.0}  # +0.86 %, +9 %
+    model = DeltaTableModel(CARD_COLUMNS)
+    model.set_rows(card_records([CardDelta("rank 0", 0, 0, base, new)]))
+    keys = [c.key for c in model.columns]
+    fg = QtCore.Qt.ItemDataRole.ForegroundRole
+    for key in ("step_interval_us", "fp_bp_us", "step_time_us"):
+        shown = model.data(model.index(0, keys.index(f"delta_{key}")), fg)
+        bar = change_colour(base[key], new[key])
+        assert (shown.color() if shown is not None else None) == (QtGui.QColor(bar) if bar else None), key
+    assert model.data(model.index(0, keys.index("delta_step_interval_us")), fg) is None
+    assert model.data(model.index(0, keys.index("delta_fp_bp_us")), fg).color() == QtGui.QColor(SLOWER_COLOUR)

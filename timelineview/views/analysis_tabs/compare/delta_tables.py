@@ -111,7 +111,8 @@ def card_records(cards: list[CardDelta], phase_keys: tuple[str, ...] = PHASE_KEY
         record = {"card": card_label(c), "base_step_time_us": c.base.get("step_time_us"),
                   "new_step_time_us": c.new.get("step_time_us")}
         record.update({f"{DELTA_PREFIX}_{key}": delta.get(key) for key in keys})
-        record.update({f"{BASE_PREFIX}{key}": c.base.get(key) for key in MEMORY_KEYS})  # what a change is of
+        # what each change is of: a change within CHANGE_SHARE of it stays plain, as in the bars
+        record.update({f"{BASE_PREFIX}{key}": c.base.get(key) for key in keys})
         out.append(record)
     return out
 
