@@ -307,7 +307,7 @@ def test_idle_gap_column_is_a_time_and_says_so(qtbot):
     # two gaps of compute (all-reduce, then the next step's interval) between 3 steps, each 30 µs longer: a time
     assert view.cards_model.rows[0]["delta_idle_gap_total_us"] == pytest.approx(2 * 30.0)
     shown = view.cards_model.data(view.cards_model.index(0, column), QtCore.Qt.ItemDataRole.DisplayRole)
-    assert shown == format_duration(2 * 30.0 * 1000)
+    assert shown == "+" + format_duration(2 * 30.0 * 1000)  # a longer time, signed like a shorter one
 
 
 def test_the_card_that_changed_most_comes_first_in_bars_and_table(qtbot):
@@ -423,3 +423,18 @@ def test_a_phase_change_within_one_percent_is_plain_in_the_table_as_in_the_bars(
         assert (shown.color() if shown is not None else None) == (QtGui.QColor(bar) if bar else None), key
     assert model.data(model.index(0, keys.index("delta_step_interval_us")), fg) is None
     assert model.data(model.index(0, keys.index("delta_fp_bp_us")), fg).color() == QtGui.QColor(SLOWER_COLOUR)
+
+
+def test_a_longer_time_is_signed_like_a_shorter_one(qtbot):
+    from timelineview.analysis.diff.run_diff import CardDelta
+    from timelineview.views.analysis_tabs.compare.delta_tables import CARD_COLUMNS, DeltaTableModel, card_records
+
+    base = {"step_time_us": 150_000.0, "step_interval_us": 17_900.0, "fp_bp_us": 100_000.0}
+    new = {"step_time_us": 150_000.0, "step_interval_us": 18_053.2, "fp_bp_us": 97_080.0}
+    model = DeltaTableModel(CARD_COLUMNS)
+    model.set_rows(card_records([CardDelta("rank 0", 0, 0, base, new)]))
+    keys = [c.key for c in model.columns]
+    shown = {k: model.data(model.index(0, keys.index(f"delta_{k}"))) for k in base}
+    assert shown["step_interval_us"] == "+" + format_duration(153.2 * 1000)
+    assert shown["fp_bp_us"] == format_duration(-2920.0 * 1000) and shown["fp_bp_us"].startswith("-")
+    assert not shown["step_time_us"].startswith(("+", "-"))  # no change, no sign

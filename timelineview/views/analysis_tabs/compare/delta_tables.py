@@ -157,7 +157,11 @@ class DeltaTableModel(RecordTableModel):
             digits, unit = UNITS[col.kind]
             shown = round(float(value), digits) + 0.0  # + 0.0: no "-0.00"
             return f"{'+' if col.key.startswith(DELTA_PREFIX) and shown > 0 else ''}{shown:.{digits}f} {unit}"
-        return super().data(index, role)
+        text = super().data(index, role)
+        if role == QtCore.Qt.ItemDataRole.DisplayRole and col.kind == TIME_US and col.key.startswith(DELTA_PREFIX) \
+                and value is not None and value > 0:
+            return f"+{text}"  # signed like a decrease ("-2.9 ms") and like the bars' "+1.2 ms"
+        return text
 
     def _changed(self, row: int, key: str, value) -> bool:
         """A change worth a colour: beyond :data:`CHANGE_SHARE` of its base value when the record has one
