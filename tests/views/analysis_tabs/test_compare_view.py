@@ -438,3 +438,14 @@ def test_a_longer_time_is_signed_like_a_shorter_one(qtbot):
     assert shown["step_interval_us"] == "+" + format_duration(153.2 * 1000)
     assert shown["fp_bp_us"] == format_duration(-2920.0 * 1000) and shown["fp_bp_us"].startswith("-")
     assert not shown["step_time_us"].startswith(("+", "-"))  # no change, no sign
+
+
+def test_the_status_column_has_a_title_and_explains_every_value(qtbot, window, runs):
+    view = open_compared(qtbot, window, runs, "slow_card")
+    model = view.operators_model
+    column = [c.key for c in model.columns].index("status")
+    title = model.headerData(column, QtCore.Qt.Orientation.Horizontal, QtCore.Qt.ItemDataRole.DisplayRole)
+    tip = model.headerData(column, QtCore.Qt.Orientation.Horizontal, QtCore.Qt.ItemDataRole.ToolTipRole)
+    assert title
+    values = {r["status"] for r in model.rows}
+    assert values and all(f"{v}:" in tip for v in values | {"added", "removed"})
