@@ -119,3 +119,17 @@ def test_nothing_readable_says_why_in_the_warning(qtbot, live_window, tmp_path):
     said = _dialogs()[0].text()
     assert said.startswith("No slices could be read from trace_view.json: ")
     assert f"{path}: not a JSON trace: a NUL byte at byte 0" in said
+
+
+def test_the_warning_ends_its_sentence_once():
+    """A reason that ends with a full stop is not given a second one."""
+    from types import SimpleNamespace
+
+    from timelineview.model.store.report import LoadReport
+    from timelineview.views.window.outcomes import load_outcome
+
+    report = LoadReport()
+    report.error = "x.json: not a JSON trace; traces are read as UTF-8."
+    card = SimpleNamespace(title="x.json", drawable=False, store=SimpleNamespace(report=report, paths=["x.json"]))
+    text = load_outcome([card], "x.json", []).message.text
+    assert text == "No slices could be read from x.json: x.json: not a JSON trace; traces are read as UTF-8."

@@ -42,7 +42,7 @@ def first_problem(cards) -> str:
     lost = [c for c in cards if _lost_data(c)]
     if not lost:
         return ""
-    what = lost[0].store.report.headline()
+    what = lost[0].store.report.headline().rstrip(".")  # the message ends the sentence
     line = f"{lost[0].title}: {what}" if len(cards) > 1 else what  # one card: the file names it
     return line + (f" (and {len(lost) - 1} other card(s): see the details)" if len(lost) > 1 else "")
 
