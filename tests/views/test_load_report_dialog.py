@@ -88,3 +88,48 @@ def test_a_new_message_closes_the_report(qtbot, live_window, tmp_path):
     qtbot.waitUntil(lambda: len(_dialogs()) == 1 and isinstance(_dialogs()[0], QtWidgets.QMessageBox))
     QtCore.QCoreApplication.processEvents()
 
+
+
+def test_the_warning_says_what_was_lost_and_where(qtbot, live_window, tmp_path):
+    """A trace cut in the middle of an event: the warning itself (not only its details) names the file,
+    that it is truncated and the byte where its readable data ends (after the last whole event)."""
+    whole = tmp_path / "whole.json"
+    _damaged_trace(whole, damaged=())
+    text = whole.read_text()
+    cut_event = json.dumps({"name": "op40", "ph": "X", "pid": 1, "tid": 1, "ts": 400.0, "dur": 5.0})
+    starts_at = text.index(cut_event)
+    readable_end = starts_at - len(",\n")  # the end of the last whole event
+    path = tmp_path / "cut.json"
+    path.write_text(text[:starts_at + len(cut_event) // 2])
+    _open(qtbot, live_window, [path])
+    qtbot.waitUntil(lambda: len(_dialogs()) == 1)
+    box = _dialogs()[0]
+    assert isinstance(box, QtWidgets.QMessageBox)
+    said = box.text()
+    assert str(path) in said and "truncated" in said
+    assert f"readable data ends at byte {readable_end}" in said
+
+
+def test_nothing_readable_says_why_in_the_warning(qtbot, live_window, tmp_path):
+    """A file that is no trace at all: the warning itself names it and why nothing could be read."""
+    path = tmp_path / "trace_view.json"
+    path.write_bytes(b"\x00\x17 this is not a trace at all " * 10)
+    _open(qtbot, live_window, [path])
+    qtbot.waitUntil(lambda: len(_dialogs()) == 1)
+    said = _dialogs()[0].text()
+    assert said.startswith("No slices could be read from trace_view.json: ")
+    assert f"{path}: not a JSON trace: a NUL byte at byte 0" in said
+
+
+def test_the_warning_ends_its_sentence_once():
+    """A reason that ends with a full stop is not given a second one."""
+    from types import SimpleNamespace
+
+    from timelineview.model.store.report import LoadReport
+    from timelineview.views.window.outcomes import load_outcome
+
+    report = LoadReport()
+    report.error = "x.json: not a JSON trace; traces are read as UTF-8."
+    card = SimpleNamespace(title="x.json", drawable=False, store=SimpleNamespace(report=report, paths=["x.json"]))
+    text = load_outcome([card], "x.json", []).message.text
+    assert text == "No slices could be read from x.json: x.json: not a JSON trace; traces are read as UTF-8."

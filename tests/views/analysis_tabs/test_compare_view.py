@@ -307,7 +307,7 @@ def test_idle_gap_column_is_a_time_and_says_so(qtbot):
     # two gaps of compute (all-reduce, then the next step's interval) between 3 steps, each 30 µs longer: a time
     assert view.cards_model.rows[0]["delta_idle_gap_total_us"] == pytest.approx(2 * 30.0)
     shown = view.cards_model.data(view.cards_model.index(0, column), QtCore.Qt.ItemDataRole.DisplayRole)
-    assert shown == format_duration(2 * 30.0 * 1000)
+    assert shown == "+" + format_duration(2 * 30.0 * 1000)  # a longer time, signed like a shorter one
 
 
 def test_the_card_that_changed_most_comes_first_in_bars_and_table(qtbot):
@@ -391,3 +391,61 @@ def test_float_noise_of_an_unchanged_link_is_neither_coloured_nor_signed(qtbot):
         assert model.data(model.index(1, keys.index(key)), fg).color() == QtGui.QColor(SLOWER_COLOUR)  # 2 %, 2.8 %
     assert model.data(model.index(0, keys.index("delta_bandwidth_gbps"))) == "0.00 GB/s"
     assert model.data(model.index(1, keys.index("delta_bandwidth_gbps"))) == "-0.50 GB/s"
+
+
+def test_a_new_data_set_drops_the_comparisons_counts_from_the_page_titles(qtbot, window, runs):
+    """Once another run is opened the comparison no longer applies: no page keeps its 'N changed'."""
+    view = open_compared(qtbot, window, runs, "slow_card")
+    titles = [view.parts.tabText(k) for k in range(view.parts.count())]
+    assert sum("changed" in t for t in titles) == 3  # the comparison said its counts
+    with qtbot.waitSignal(window.loadFinished, timeout=120_000):
+        window.open_paths([runs["more_cards"][0]], remember=False)
+    assert view.diff is None and not view.operators_model.rows
+    assert [view.parts.tabText(k) for k in range(view.parts.count())] == [
+        "Step phases and cards", "Operators", "Communication", "Links"]
+
+
+def test_a_phase_change_within_one_percent_is_plain_in_the_table_as_in_the_bars(qtbot):
+    """The card table colours a change as the paired bars do: within 1 % of the base it is plain."""
+    from timelineview.analysis.diff.run_diff import CardDelta
+    from timelineview.views.analysis_tabs.compare.delta_tables import CARD_COLUMNS, DeltaTableModel, card_records
+    from timelineview.views.analysis_tabs.compare.phase_bars import change_colour
+
+    base = {"step_time_us": 150_000.0, "step_interval_us": 17_900.0, "fp_bp_us": 100_000.0}
+    new = {"step_time_us": 151_000.0, "step_interval_us": 18_053.2, "fp_bp_us": 109_000.0}  # +0.86 %, +9 %
+    model = DeltaTableModel(CARD_COLUMNS)
+    model.set_rows(card_records([CardDelta("rank 0", 0, 0, base, new)]))
+    keys = [c.key for c in model.columns]
+    fg = QtCore.Qt.ItemDataRole.ForegroundRole
+    for key in ("step_interval_us", "fp_bp_us", "step_time_us"):
+        shown = model.data(model.index(0, keys.index(f"delta_{key}")), fg)
+        bar = change_colour(base[key], new[key])
+        assert (shown.color() if shown is not None else None) == (QtGui.QColor(bar) if bar else None), key
+    assert model.data(model.index(0, keys.index("delta_step_interval_us")), fg) is None
+    assert model.data(model.index(0, keys.index("delta_fp_bp_us")), fg).color() == QtGui.QColor(SLOWER_COLOUR)
+
+
+def test_a_longer_time_is_signed_like_a_shorter_one(qtbot):
+    from timelineview.analysis.diff.run_diff import CardDelta
+    from timelineview.views.analysis_tabs.compare.delta_tables import CARD_COLUMNS, DeltaTableModel, card_records
+
+    base = {"step_time_us": 150_000.0, "step_interval_us": 17_900.0, "fp_bp_us": 100_000.0}
+    new = {"step_time_us": 150_000.0, "step_interval_us": 18_053.2, "fp_bp_us": 97_080.0}
+    model = DeltaTableModel(CARD_COLUMNS)
+    model.set_rows(card_records([CardDelta("rank 0", 0, 0, base, new)]))
+    keys = [c.key for c in model.columns]
+    shown = {k: model.data(model.index(0, keys.index(f"delta_{k}"))) for k in base}
+    assert shown["step_interval_us"] == "+" + format_duration(153.2 * 1000)
+    assert shown["fp_bp_us"] == format_duration(-2920.0 * 1000) and shown["fp_bp_us"].startswith("-")
+    assert not shown["step_time_us"].startswith(("+", "-"))  # no change, no sign
+
+
+def test_the_status_column_has_a_title_and_explains_every_value(qtbot, window, runs):
+    view = open_compared(qtbot, window, runs, "slow_card")
+    model = view.operators_model
+    column = [c.key for c in model.columns].index("status")
+    title = model.headerData(column, QtCore.Qt.Orientation.Horizontal, QtCore.Qt.ItemDataRole.DisplayRole)
+    tip = model.headerData(column, QtCore.Qt.Orientation.Horizontal, QtCore.Qt.ItemDataRole.ToolTipRole)
+    assert title
+    values = {r["status"] for r in model.rows}
+    assert values and all(f"{v}:" in tip for v in values | {"added", "removed"})

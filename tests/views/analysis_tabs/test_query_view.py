@@ -158,3 +158,29 @@ def test_a_summary_folder_answers_its_analysis_tables(qtbot, summary_folder):
     assert view.model.rows == sorted((c["card"], len(c["steps"])) for c in doc["cards"])
     run(qtbot, view, "select count(*) from slices")
     assert view.model.rows == [(0,)]
+
+
+def test_a_summary_says_which_tables_hold_its_numbers(qtbot, open_tab, tmp_path):
+    """A summary folder has no trace: its slices query answers no row, and the tab says why and where its
+    numbers are, and a query of its steps answers them."""
+    pytest.importorskip("distributed")
+    from timelineview.distributed.summarize import local_client, summarize
+
+    traces = tmp_path / "ranks"
+    generate_cluster(traces, cluster_specs(2, seed=5, steps=2, tasks_per_step=40))
+    client = local_client(1)
+    try:
+        summarize(traces, tmp_path / "summary", client=client, progress=None)
+    finally:
+        cluster = client.cluster
+        client.close()
+        cluster.close()
+    view = open_tab(tmp_path / "summary", "query", lambda v: v.api_session is not None)
+    assert query_view.SUMMARY_TABLES in view.note.text()
+    run(qtbot, view, "select count(*) as n from slices")
+    assert view.error == "" and view.model.rows == [(0,)]
+    run(qtbot, view, "select * from slices")
+    assert view.note.text() == f"0 rows. {query_view.SUMMARY_TABLES}"
+    run(qtbot, view, "select card, step from steps order by card, step")
+    assert view.model.rows == [("rank 0", 1), ("rank 0", 2), ("rank 1", 1), ("rank 1", 2)]
+    assert query_view.SUMMARY_TABLES not in view.note.text()

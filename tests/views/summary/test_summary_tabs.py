@@ -15,6 +15,7 @@ from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.summaries.summary_session import COMPLETE, INDEX_FORMAT, INDEX_KIND, SummarySession
 from timelineview.model import load
 from timelineview.views.analysis_tabs.communication.communication_view import ACROSS as COMM_ACROSS
+from timelineview.views.analysis_tabs.memory_view import NO_RECORDS_IN_SUMMARY
 from timelineview.views.analysis_tabs.operators_view import ACROSS as OPS_ACROSS
 
 from .conftest import FAILED_RANK
@@ -82,7 +83,7 @@ def test_the_tabs_hold_what_stats_prints(qtbot, window, summaries, on_traces, mo
     assert window.cluster.tabs.currentWidget() is window.cluster.view  # the comparison is what opens
     qtbot.waitUntil(lambda: window.summary_worker is None, timeout=TIMEOUT_MS)  # the tabs' analysis is shown
     memory = window.cluster.analysis.widgets["memory"]
-    assert memory.note.text() == "No trace open." and memory.card_box.count() == 0  # not "Analysing…"
+    assert memory.note.text() == NO_RECORDS_IN_SUMMARY and memory.card_box.count() == 0  # not "Analysing…"
     expected = _json(SummarySession(summaries.whole).stats_document())  # `stats DIR --json`
     traced = _without_workers(on_traces.stats_document())
     assert _without_workers(expected) == traced  # so the tabs below equal stats on the traces as well
@@ -234,3 +235,12 @@ def test_a_card_made_by_other_code_is_said_in_the_status_line(qtbot, window, sum
     qtbot.waitUntil(lambda: "finding" in window.statusBar().currentMessage(), timeout=TIMEOUT_MS)
     shown = window.statusBar().currentMessage()
     assert shown.endswith("  ·  1 card(s) summarised by another timelineview (summarize again)"), shown
+
+
+def test_the_memory_tab_says_a_summary_keeps_no_records(qtbot, window, summaries):
+    """A summary is open, not 'no trace': the Memory tab says what the summary keeps and where to look."""
+    assert _open(qtbot, window, summaries.whole)
+    memory = window.cluster.analysis.widgets["memory"]
+    assert memory.card_box.count() == 0  # no card's trace is loaded
+    assert memory.note.text() == NO_RECORDS_IN_SUMMARY
+    assert "No trace open" not in memory.note.text()

@@ -31,6 +31,9 @@ from timelineview.views.timeline.tracks.memory_track import COLOURS, OTHER_COLOU
 from timelineview.viewstate.jump_target import JumpTarget
 
 NO_TRACE = "No trace open."
+NO_RECORDS_IN_SUMMARY = ("A summary keeps each card's memory peaks (the Cluster comparison's Peak allocated and Peak "
+                         "reserved), not its memory records over time: open the cards' traces (File ▸ Open folder) "
+                         "to see them here.")
 
 MB_KIND = "mb"
 SMALL_MB = 0.01
@@ -82,6 +85,7 @@ class MemoryView(QtWidgets.QWidget):
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = None
+        self.summarised = False  # the data shown is a summary folder (no memory records kept)
         self.cards: list[TabCard] = []
         self.memory: CardMemory | None = None
         self.instant_ns: int | None = None
@@ -136,6 +140,7 @@ class MemoryView(QtWidgets.QWidget):
     def show_data(self, data) -> None:
         """The memory of the cards whose traces are loaded (none of a summary folder's)."""
         self.session, self.cards = data.session, data.traced_cards
+        self.summarised = not data.has_slices  # a summary folder: its cards' records were not kept
         refill(self.card_box, [(c.card, c.number) for c in self.cards])
         self.refresh()
 
@@ -157,7 +162,7 @@ class MemoryView(QtWidgets.QWidget):
         self.alive_label.setText("")
         self.memory = None
         if self.session is None or self.card_box.count() == 0:
-            self.note.setText(NO_TRACE)  # (a summary folder: no trace loaded to read memory records from)
+            self.note.setText(NO_RECORDS_IN_SUMMARY if self.session is not None and self.summarised else NO_TRACE)
             return
         number = self.card_box.currentData()
         self.memory = self.session.analyse(number, ("memory",)).memory

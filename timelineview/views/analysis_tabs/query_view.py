@@ -20,6 +20,8 @@ from timelineview.viewstate.jump_target import JumpTarget
 
 QUERY = "query"  # the lane of the tab's query
 DISPLAY_CAP = 10_000  # rows shown; the count says how many the query has
+SUMMARY_TABLES = ("A summary keeps no trace: its slices, counters, flows and instants are empty; cards, steps, "
+                  "operators, task_types, comm_ops, links and findings hold its numbers.")
 DEFAULT_QUERY = ("select name, count(*) as count, sum(dur_ns) / 1e3 as total_us\nfrom slices\n"
                  "group by name\norder by total_us desc\nlimit 100")
 ID_COLUMN, CARD_COLUMN = "id", "card"
@@ -101,6 +103,7 @@ class QueryView(QtWidgets.QWidget):
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.api_session = None  # timelineview.api.Session of the run on screen
+        self.summarised = False  # the data shown is a summary folder (its trace tables are empty)
         self.engine = None  # its SqlEngine, made on the first query
         self.running = False
         self.jobs = JobRunner(self)  # the query runs as a job; a new data set drops the running one's rows
@@ -157,6 +160,7 @@ class QueryView(QtWidgets.QWidget):
 
     # ------------------------------------------------------------------ the analysis tab protocol
     def show_data(self, data) -> None:
+        self.summarised = not data.has_slices  # a summary folder: the tables read from traces are empty
         self._use(data.query_session())
 
     def clear(self) -> None:
@@ -170,7 +174,8 @@ class QueryView(QtWidgets.QWidget):
         self.api_session, self.engine = api_session, None
         self.model.set_result([], [])
         if api_session is not None:
-            self._say("Write a query (docs/sql.md lists the tables) and press Run or Ctrl+Enter.")
+            self._say("Write a query (docs/sql.md lists the tables) and press Run or Ctrl+Enter."
+                      + (f" {SUMMARY_TABLES}" if self.summarised else ""))
 
     # ------------------------------------------------------------------ running
     def run_query(self) -> None:
@@ -230,7 +235,9 @@ class QueryView(QtWidgets.QWidget):
             shown = len(outcome.rows)
             count = f"{outcome.total:,} row{'s' if outcome.total != 1 else ''}"
             text = count if shown == outcome.total else f"{count}, the first {shown:,} shown"
-            if ID_COLUMN in outcome.columns and CARD_COLUMN in outcome.columns:
+            if not outcome.total and self.summarised:
+                text += f". {SUMMARY_TABLES}"
+            elif ID_COLUMN in outcome.columns and CARD_COLUMN in outcome.columns:
                 text += ". Double-click a row to see its slice on the timeline."
             self._say(text)
             self.table.resizeColumnsToContents()

@@ -31,14 +31,29 @@ class LoadOutcome:
     clear: bool = False
 
 
+def _lost_data(card) -> bool:
+    r = card.store.report
+    return bool(r.error or r.truncated or r.dropped_events)
+
+
+def first_problem(cards) -> str:
+    """The first card that lost data and what it lost, where, in one line ('' when none did): the message
+    says it at once, the details list every card's report."""
+    lost = [c for c in cards if _lost_data(c)]
+    if not lost:
+        return ""
+    what = lost[0].store.report.headline().rstrip(".")  # the message ends the sentence
+    line = f"{lost[0].title}: {what}" if len(cards) > 1 else what  # one card: the file names it
+    return line + (f" (and {len(lost) - 1} other card(s): see the details)" if len(lost) > 1 else "")
+
+
 def problems_text(cards, notes: bool = False) -> str:
     """Load report lines of the cards that lost data ('' when none did); ``notes``: any remark."""
     parts = []
     for c in cards:
         r = c.store.report
         remarks = r.summary()
-        lost = bool(r.error or r.truncated or r.dropped_events)
-        if lost or (notes and remarks):
+        if _lost_data(c) or (notes and remarks):
             parts.append(f"{c.title} ({', '.join(str(p) for p in c.store.paths) or 'no file'}):\n{remarks}")
     return "\n\n".join(parts)
 
@@ -53,7 +68,9 @@ def load_outcome(cards, names: str, failures: list[str]) -> LoadOutcome:
                            Message("Empty capture", f"{names} was read whole: {EMPTY_CAPTURE}.", warning=False),
                            clear=True)
     if not shown:
-        return LoadOutcome([], "", Message("Nothing to show", f"No slices could be read from {names}.", problems))
+        why = first_problem(cards)
+        return LoadOutcome([], "", Message("Nothing to show", f"No slices could be read from {names}"
+                                           + (f": {why}." if why else "."), problems))
     total = sum(len(c.store.slices) for c in shown)
     status = f"{len(shown)} card(s), {total:,} slices".replace(",", " ")
     errors = [c.analysis_error for c in shown if c.analysis_error]
@@ -63,8 +80,8 @@ def load_outcome(cards, names: str, failures: list[str]) -> LoadOutcome:
         status += f"  ·  {failures[0]} ({LOAD_REPORT_MENU})"
     message = None
     if problems:
-        message = Message("Loaded with problems", f"{names} was only partly readable; what could be read is "
-                          "shown.", problems)
+        message = Message("Loaded with problems", f"{names} was only partly readable: {first_problem(cards)}. "
+                          "What could be read is shown.", problems)
     elif problems_text(shown, notes=True):
         status += f"  ·  the loader left remarks: {LOAD_REPORT_MENU}"
     return LoadOutcome(shown, status, message)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from timelineview.analysis.communication import CardCommunication, CollectiveWaits
+from timelineview.analysis.communication import CardCommunication, CollectiveWaits, MainPlane
 
 NS_PER_US = 1000.0
 
@@ -14,8 +14,26 @@ def _us(v) -> float:
     return float(v) / NS_PER_US
 
 
+MAIN_PLANE_FIGURES = ("transit", "wait", "synchronization", "idle")  # the fields of ``MainPlane`` shown
+
+
+def main_key(figure: str) -> str:
+    """Record key of a main-plane figure (``"wait"`` → ``"main_wait_us"``); ``"main_plane"`` holds its N."""
+    return f"main_{figure}_us"
+
+
+def _main_plane_record(main: MainPlane | None, i: int) -> dict:
+    """Operator ``i``'s main-plane fields: its plane's N and its figures in µs, all None without one."""
+    present = main is not None and main.plane[i] >= 0
+    rec = {"main_plane": int(main.plane[i]) if present else None}
+    for f in MAIN_PLANE_FIGURES:
+        rec[main_key(f)] = _us(getattr(main, f)[i]) if present else None
+    return rec
+
+
 def card_rows(cc: CardCommunication | None) -> list[dict]:
-    """One record per communication operator of a card (µs; ``op`` is its row in ``cc.ops``)."""
+    """One record per communication operator of a card (µs; ``op`` is its row in ``cc.ops``), with the
+    producer-style figures of its main plane beside the unions (None where it has none)."""
     if cc is None:
         return []
     ops = cc.ops
@@ -23,8 +41,14 @@ def card_rows(cc: CardCommunication | None) -> list[dict]:
     return [{"op": i, "name": ops.name[i], "step": int(ops.step[i]) if ops.step[i] >= 0 else None,
              "elapse_us": _us(ops.elapse[i]), "transit_us": _us(ops.transit[i]), "wait_us": _us(ops.wait[i]),
              "synchronization_us": _us(ops.synchronization[i]), "idle_us": _us(ops.idle[i]),
-             "wait_ratio": float(ratio[i]) if np.isfinite(ratio[i]) else None, "tasks": int(ops.tasks[i])}
+             "wait_ratio": float(ratio[i]) if np.isfinite(ratio[i]) else None,
+             **_main_plane_record(ops.main, i), "tasks": int(ops.tasks[i])}
             for i in range(len(ops))]
+
+
+def has_main_plane(rows: list[dict]) -> bool:
+    """Whether some operator of ``rows`` has main-plane figures (else their columns say nothing)."""
+    return any(r.get("main_plane") is not None for r in rows)
 
 
 def card_key(k: int) -> str:

@@ -30,7 +30,15 @@ from timelineview.views.analysis_tabs.record_table import (
 from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession, scope_items
 from timelineview.viewstate.jump_target import JumpTarget
 from timelineview.viewstate.tabs.comm_matrix import ALL_TRANSPORTS, METRIC_TITLES, METRICS, transports_of
-from timelineview.viewstate.tabs.comm_rows import across_rows, card_key, card_rows, names_repeat, waited_for_counts
+from timelineview.viewstate.tabs.comm_rows import (
+    across_rows,
+    card_key,
+    card_rows,
+    has_main_plane,
+    main_key,
+    names_repeat,
+    waited_for_counts,
+)
 from timelineview.viewstate.tabs.comm_targets import collective_row, link_operator, operator_target
 
 ACROSS = -1  # the table scope that lines the cards up per collective
@@ -45,8 +53,23 @@ CARD_COLUMNS = (
     RecordColumn("synchronization_us", "Sync", TIME_US, "the part of the wait before its first transfer"),
     RecordColumn("idle_us", "Idle", TIME_US, "neither transfer nor wait"),
     RecordColumn("wait_ratio", "Wait ratio", SHARE, "wait / (wait + transit)"),
+    RecordColumn("main_plane", "Main plane", COUNT,
+                 "N of its main Plane N: the lowest-numbered plane holding one of its waits (the master stream's). "
+                 "The Main columns are measured there alone, as the producer's own communication table does; "
+                 "— where it has no wait task"),
+    RecordColumn(main_key("transit"), "Main transit", TIME_US,
+                 "on its main plane: summed durations of its SDMA copies (not on-chip), plus each RDMA payload run "
+                 "up to the end of the notifies and waits that close it"),
+    RecordColumn(main_key("wait"), "Main wait", TIME_US,
+                 "on its main plane: summed durations of its Notify_Wait tasks (not those closing an RDMA run)"),
+    RecordColumn(main_key("synchronization"), "Main sync", TIME_US,
+                 "on its main plane: the part of Main wait before its first transit task"),
+    RecordColumn(main_key("idle"), "Main idle", TIME_US,
+                 "elapse − Main transit − Main wait (tasks are not clipped to the operator: may be negative)"),
     RecordColumn("tasks", "Plane tasks", COUNT, "tasks on its plane lanes"),
 )
+# The main-plane columns of CARD_COLUMNS, hidden when no operator has a main plane.
+MAIN_COLUMNS = tuple(k for k, c in enumerate(CARD_COLUMNS) if c.key.startswith("main_"))
 ACROSS_HEAD = (
     RecordColumn("name", "Collective", TEXT, "matched across cards by name and call"),
     RecordColumn("call_number", "Call", COUNT, "the k-th call of that name on each card (1: its first); "
@@ -196,6 +219,8 @@ class CommunicationView(QtWidgets.QWidget):
             cols = ACROSS_HEAD + tuple(RecordColumn(card_key(k), name, TIME_US, f"{name}'s wait")
                                        for k, name in enumerate(waits.cards[:MAX_CARD_COLUMNS]))
             self.model.set_rows(rows, cols)
+            for column in MAIN_COLUMNS:  # column numbers of the card table: none hidden here
+                self.table.setColumnHidden(column, False)
             self.table.setColumnHidden(CALL_COLUMN, not names_repeat(rows))  # else 1 on every row
             counts = waited_for_counts(waits)
             top = int(np.argmax(counts)) if len(counts) and counts.max() > 0 else None
@@ -205,8 +230,11 @@ class CommunicationView(QtWidgets.QWidget):
             self.table.sortByColumn(4, QtCore.Qt.SortOrder.DescendingOrder)  # the longest waits first
             fit_columns(self.table, alike_from=len(ACROSS_HEAD))  # the cards' wait columns alike
         else:
-            self.model.set_rows(card_rows(self._card_comm(number)), CARD_COLUMNS)
+            rows = card_rows(self._card_comm(number))
+            self.model.set_rows(rows, CARD_COLUMNS)
             self.table.setColumnHidden(CALL_COLUMN, False)
+            for column in MAIN_COLUMNS:
+                self.table.setColumnHidden(column, not has_main_plane(rows))
             self.note.setText(self._overview_text())
             self.table.sortByColumn(4, QtCore.Qt.SortOrder.DescendingOrder)  # longest wait first
             fit_columns(self.table)

@@ -43,6 +43,7 @@ HINT = ("Compare the run on screen with another: File ▸ Compare with… (or st
 COMPARE = "compare"  # the lane of the comparison's load
 BY_CHANGE, BY_RANK = "change", "rank"  # orders of the cards in the bars and the card table
 CARD_ORDERS = ((BY_CHANGE, "largest change of step time first"), (BY_RANK, "rank"))
+PART_TITLES = ("Step phases and cards", "Operators", "Communication", "Links")  # a comparison adds its counts
 
 
 class CompareView(QtWidgets.QWidget):
@@ -119,10 +120,9 @@ class CompareView(QtWidgets.QWidget):
         self.links_table.setToolTip("Per link (src-dst ranks, the cluster's links of §6): bytes, transit and "
                                     "bandwidth in both runs, the link whose bandwidth change costs most first")
         self.parts = QtWidgets.QTabWidget()
-        self.parts.addTab(phases, "Step phases and cards")
-        self.parts.addTab(self.operators_table, "Operators")
-        self.parts.addTab(self.communication_table, "Communication")
-        self.parts.addTab(self.links_table, "Links")
+        for page, title in zip((phases, self.operators_table, self.communication_table, self.links_table),
+                               PART_TITLES, strict=True):
+            self.parts.addTab(page, title)
         lay = QtWidgets.QVBoxLayout(self)
         lay.addWidget(self.header)
         lay.addWidget(self.notes)
@@ -301,6 +301,8 @@ class CompareView(QtWidgets.QWidget):
         self.bars.set_rows([])
         for model in (self.cards_model, self.operators_model, self.communication_model, self.links_model):
             model.set_rows([])
+        for k, title in enumerate(PART_TITLES):  # the counts were the dropped comparison's
+            self.parts.setTabText(k, title)
         self.step.clear()
         self._set_enabled(False)
 

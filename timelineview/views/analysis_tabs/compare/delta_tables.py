@@ -31,7 +31,8 @@ NAME_COLUMNS = (
     RecordColumn("delta_us", "Change", TIME_US, "new − base total over the matched cards (red: slower, green: faster)"),
     *base_and_new("total_us", "total", TIME_US),
     *base_and_new("count", "count", COUNT),
-    RecordColumn("status", "", TEXT, "added: only in the new run; removed: only in the base run"),
+    RecordColumn("status", "In", TEXT, "changed: in both runs (see Change); added: only in the new run; removed: only "
+                 "in the base run"),
 )
 
 # (key of CardDelta.base/new/delta, column title) of the whole-run columns; the step phases come first
@@ -111,7 +112,8 @@ def card_records(cards: list[CardDelta], phase_keys: tuple[str, ...] = PHASE_KEY
         record = {"card": card_label(c), "base_step_time_us": c.base.get("step_time_us"),
                   "new_step_time_us": c.new.get("step_time_us")}
         record.update({f"{DELTA_PREFIX}_{key}": delta.get(key) for key in keys})
-        record.update({f"{BASE_PREFIX}{key}": c.base.get(key) for key in MEMORY_KEYS})  # what a change is of
+        # what each change is of: a change within CHANGE_SHARE of it stays plain, as in the bars
+        record.update({f"{BASE_PREFIX}{key}": c.base.get(key) for key in keys})
         out.append(record)
     return out
 
@@ -156,7 +158,11 @@ class DeltaTableModel(RecordTableModel):
             digits, unit = UNITS[col.kind]
             shown = round(float(value), digits) + 0.0  # + 0.0: no "-0.00"
             return f"{'+' if col.key.startswith(DELTA_PREFIX) and shown > 0 else ''}{shown:.{digits}f} {unit}"
-        return super().data(index, role)
+        text = super().data(index, role)
+        if role == QtCore.Qt.ItemDataRole.DisplayRole and col.kind == TIME_US and col.key.startswith(DELTA_PREFIX) \
+                and value is not None and value > 0:
+            return f"+{text}"  # signed like a decrease ("-2.9 ms") and like the bars' "+1.2 ms"
+        return text
 
     def _changed(self, row: int, key: str, value) -> bool:
         """A change worth a colour: beyond :data:`CHANGE_SHARE` of its base value when the record has one

@@ -1,0 +1,156 @@
+"""The Communication tab's main-plane columns (docs/metrics.md §6): each operator's main plane and its
+transit, wait, synchronisation and idle there, from the session, against figures computed elsewhere —
+the producer's own tables of the real captures (``communication.json`` beside a JSON trace,
+``CommAnalyzerTime`` in ``analysis.db`` beside a database; skipped when ../shared/samples is absent), and
+``stats --json`` of the same traces for a generated cluster and for a summary of the real captures."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from PySide6 import QtCore
+
+from timelineview import cli
+from timelineview.views.analysis_tabs.communication.communication_view import CARD_COLUMNS, MAIN_COLUMNS
+from timelineview.viewstate.tabs.comm_rows import main_key
+
+SAMPLES = Path(__file__).resolve().parents[4] / "shared" / "samples"
+JSON_RUN = SAMPLES / "torch_npu"
+DB_RUN = SAMPLES / "torch_npu_db" / "level1"
+needs_samples = pytest.mark.skipif(not JSON_RUN.is_dir() or not DB_RUN.is_dir(), reason="../shared/samples is absent")
+US_PER_MS = 1000.0
+REL = 0.005
+ABS_US = 0.1  # sub-µs figures (a 20 ns synchronisation) are compared to 0.1 µs
+FIGURES = ("transit", "wait", "synchronization", "idle")
+PRODUCER_JSON_KEYS = {"transit": "Transit Time(ms)", "wait": "Wait Time(ms)",
+                      "synchronization": "Synchronization Time(ms)", "idle": "Idle Time(ms)"}
+TOTAL = "Total Op Info"
+READY = 10_000
+
+
+def _card_rows(tab, card_label: str) -> list[dict]:
+    """The operator rows of one card, as the tab holds them (in the card's operator order)."""
+    k = next(i for i in range(tab.scope.count()) if tab.scope.itemText(i) == card_label)
+    tab.scope.setCurrentIndex(k)
+    return sorted(tab.model.rows, key=lambda r: r["op"])
+
+
+def _stats(paths: list[Path], capsys) -> dict:
+    """``stats --json`` of ``paths``, as the command prints it."""
+    capsys.readouterr()
+    assert cli.stats_main([*map(str, paths), "--json", "--quiet"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _assert_rows_are_the_documents(rows: list[dict], comm_ops: list[dict]) -> None:
+    assert len(rows) == len(comm_ops) > 0
+    for row, op in zip(rows, comm_ops, strict=True):
+        assert row["name"] == op["name"]
+        main = op["main_plane"]
+        if main is None:
+            assert row["main_plane"] is None and all(row[main_key(f)] is None for f in FIGURES)
+            continue
+        assert row["main_plane"] == main["plane"]
+        for f in FIGURES:
+            assert row[main_key(f)] == pytest.approx(main[f"{f}_us"], abs=1e-9), (op["name"], f)
+
+
+def test_the_columns_say_what_each_figure_is():
+    titles = {CARD_COLUMNS[k].title: CARD_COLUMNS[k].tooltip for k in MAIN_COLUMNS}
+    assert list(titles) == ["Main plane", "Main transit", "Main wait", "Main sync", "Main idle"]
+    assert all(tip for tip in titles.values())
+    assert "lowest-numbered plane holding one of its waits" in titles["Main plane"]
+    assert "before its first transit" in titles["Main sync"]
+
+
+def test_a_generated_clusters_rows_are_stats_json(open_tab, tmp_path, capsys):
+    from timelineview.synthetic import cluster_specs, generate_cluster
+
+    folder = tmp_path / "ranks"
+    generate_cluster(folder, cluster_specs(3, seed=5, steps=2, tasks_per_step=40))
+    tab = open_tab(folder, "communication", lambda t: t.model.rowCount() > 0)
+    doc = _stats([folder], capsys)
+    shown = 0
+    for card in doc["cards"]:
+        rows = _card_rows(tab, card["card"])
+        _assert_rows_are_the_documents(rows, card["communication"]["comm_ops"])
+        shown += sum(r["main_plane"] is not None for r in rows)
+        assert not any(tab.table.isColumnHidden(k) for k in MAIN_COLUMNS)
+    assert shown > 0  # the generator writes waits: operators have main planes
+
+
+@needs_samples
+def test_json_traces_show_the_producers_communication_json(open_tab):
+    tab = open_tab(JSON_RUN, "communication", lambda t: t.model.rowCount() > 0)
+    for rank in (0, 1):
+        producer = json.loads((JSON_RUN / f"rank{rank}_ascend_pt" / "ASCEND_PROFILER_OUTPUT" /
+                               "communication.json").read_text())
+        [step] = producer.values()
+        theirs = {name.split("@")[0]: v["Communication Time Info"] for name, v in step["collective"].items()
+                  if name != TOTAL}
+        label = next(tab.scope.itemText(i) for i in range(tab.scope.count())
+                     if tab.scope.itemData(i) is not None and tab.scope.itemText(i).endswith(f"rank {rank}"))
+        rows = _card_rows(tab, label)
+        assert {r["name"] for r in rows} == set(theirs)
+        for row in rows:
+            for f, key in PRODUCER_JSON_KEYS.items():
+                assert row[main_key(f)] == pytest.approx(theirs[row["name"]][key] * US_PER_MS, rel=REL,
+                                                         abs=ABS_US), (rank, row["name"], f)
+
+
+@needs_samples
+def test_a_database_shows_the_producers_comm_analyzer_time(open_tab):
+    tab = open_tab(DB_RUN, "communication", lambda t: t.model.rowCount() > 0)
+    for rank in (0, 1):
+        out = DB_RUN / f"rank{rank}_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+        conn = sqlite3.connect(f"file:{out / 'analysis.db'}?mode=ro&immutable=1", uri=True)
+        try:
+            producer = conn.execute("select transit_time, wait_time, synchronization_time, idle_time "
+                                    "from CommAnalyzerTime order by start_timestamp").fetchall()
+        finally:
+            conn.close()
+        label = next(tab.scope.itemText(i) for i in range(tab.scope.count())
+                     if tab.scope.itemText(i).endswith(f"rank {rank}"))
+        rows = sorted(_card_rows(tab, label), key=lambda r: r["op"])
+        assert len(rows) == len(producer) == 4
+        for row, theirs in zip(rows, producer, strict=True):
+            for f, ms in zip(FIGURES, theirs, strict=True):
+                assert row[main_key(f)] == pytest.approx(ms * US_PER_MS, rel=REL, abs=ABS_US), (rank, row["name"], f)
+
+
+@needs_samples
+def test_a_summary_of_the_json_traces_shows_their_stats_json(open_tab, tmp_path, capsys):
+    pytest.importorskip("distributed")
+    from timelineview.distributed.summarize import local_client, summarize
+
+    client = local_client(1)
+    try:
+        summarize(JSON_RUN, tmp_path / "summary", client=client, progress=None)
+    finally:
+        cluster = client.cluster
+        client.close()
+        cluster.close()
+    tab = open_tab(tmp_path / "summary", "communication", lambda t: t.model.rowCount() > 0)
+    doc = _stats([JSON_RUN], capsys)
+    for card in doc["cards"]:
+        _assert_rows_are_the_documents(_card_rows(tab, card["card"]), card["communication"]["comm_ops"])
+
+
+def test_the_columns_are_hidden_for_operators_without_a_main_plane(open_tab, tmp_path, monkeypatch):
+    """A summary made before main planes were kept has no figures: the columns would hold only dashes."""
+    from timelineview.synthetic import cluster_specs, generate_cluster
+    from timelineview.viewstate.tabs import comm_rows
+
+    folder = tmp_path / "ranks"
+    generate_cluster(folder, cluster_specs(2, seed=3, steps=1, tasks_per_step=30))
+    real = comm_rows._main_plane_record
+    monkeypatch.setattr(comm_rows, "_main_plane_record", lambda main, i: real(None, i))
+    tab = open_tab(folder, "communication", lambda t: t.model.rowCount() > 0)
+    k = next(i for i in range(tab.scope.count()) if tab.scope.itemData(i) != -1)
+    tab.scope.setCurrentIndex(k)
+    assert tab.model.rowCount() > 0
+    assert all(tab.table.isColumnHidden(c) for c in MAIN_COLUMNS)
+    assert tab.model.headerData(MAIN_COLUMNS[0], QtCore.Qt.Orientation.Horizontal) == "Main plane"
