@@ -8,6 +8,21 @@ upgraded or edited install never serves what older code decoded. An entry is che
 ``entry_checks``); one that fails is deleted and the card loaded again. Nothing here raises into a load: a cache that
 cannot be written is only not written. Compressed (``.gz``) cards are not cached: their lazy
 args read a temporary copy that does not outlive the session.
+
+Checked once per boot. The full check reads every byte of every column (CRC-32 and the reference checks
+together about 0.5 s per GB of trace). An entry that passed it gets a record (``verified.json``) of the
+machine's boot, the digest of its meta and the identity of each column file (device, inode, size, and the
+modification and change times in ns). While all of these are unchanged the next open checks the meta and
+each column's dtype and shape (its header) only, so a re-open reads nothing in proportion to the data.
+Why that is safe: the checks' verdict is a function of the bytes; every way to change a file's bytes through
+the file system (a write, a truncation, a file put in its place) sets its change time to the kernel's clock,
+which no program can set back, so a changed column has another identity and is checked in full again,
+before any number of it is used. A record is only written when every column was last changed
+``RACY_NS`` before the check began: a change in the same tick of a coarse file-system clock as the last
+write could otherwise keep the identity the record holds. What the file system does not see (bytes
+damaged on the disk itself, read back after the page cache dropped them) is checked again after the next
+boot, as the record names the boot (no boot id known: every open checks in full). A record that does not
+match, cannot be read or was written by other code only means the full check runs.
 """
 
 from __future__ import annotations
@@ -56,6 +71,9 @@ PARTIAL_PREFIX = ".partial-"
 _ENTRY_NAME = re.compile(r"^[0-9a-f]{40}$")  # only folders named like a key are ever pruned
 _FLOAT_COLUMNS = {"counters.value"}
 _TEXT_OR_INT_COLUMNS = {"flows.flow_id"}
+VERIFIED = "verified.json"  # the record of the last full check (module docstring)
+RACY_NS = 3_000_000_000  # columns changed this recently are checked in full again (coarse file-system clocks)
+BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 _TABLES = (("slices", SliceColumns), ("lanes", LaneTable), ("processes", ProcessTable),
            ("counters", CounterTable), ("instants", InstantTable), ("index", IntervalIndex))
 
@@ -219,7 +237,7 @@ def load_cached(src: CardFiles, cache_dir: Path, key: str | None = None,
     except OSError:
         return None  # not cached (or the cache cannot be read)
     try:
-        store = _open_entry(folder, _load_meta(data), key, src, stamps)
+        store = _open_entry(folder, data, key, src, stamps)
     except Exception:  # whatever is wrong with an entry, the card still loads from its file
         shutil.rmtree(folder, ignore_errors=True)  # corrupt: the caller loads the card again
         return None
@@ -230,12 +248,68 @@ def load_cached(src: CardFiles, cache_dir: Path, key: str | None = None,
     return store
 
 
-def _open_entry(folder: Path, meta: Any, key: str, src: CardFiles,
+def _boot_id() -> str | None:
+    """This boot of the machine (Linux), None when unknown."""
+    try:
+        return BOOT_ID.read_text().strip() or None
+    except OSError:
+        return None
+
+
+def _identities(folder: Path, names: list[str]) -> list[list[int]]:
+    """Per column file: device, inode, size, modification and change time (ns)."""
+    out = []
+    for name in names:
+        st = os.stat(folder / f"{name}.npy")
+        out.append([st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns])
+    return out
+
+
+def _record(meta_bytes: bytes, identities: list[list[int]], boot: str) -> bytes:
+    return orjson.dumps({"format": FORMAT, "boot": boot, "meta": hashlib.sha1(meta_bytes).hexdigest(),
+                         "files": identities})
+
+
+def _verified(folder: Path, meta_bytes: bytes, identities: list[list[int]], boot: str | None) -> bool:
+    """Whether the entry's columns are, byte for byte, those that passed the full check in this boot."""
+    if boot is None:
+        return False
+    try:
+        return (folder / VERIFIED).read_bytes() == _record(meta_bytes, identities, boot)
+    except OSError:
+        return False
+
+
+def _write_record(folder: Path, meta_bytes: bytes, identities: list[list[int]], boot: str | None,
+                  checked_at_ns: int) -> None:
+    """Record a full check that began at ``checked_at_ns``, unless a column changed too shortly before it."""
+    if boot is None or any(ident[3] > checked_at_ns - RACY_NS or ident[4] > checked_at_ns - RACY_NS
+                           for ident in identities):
+        return
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=PARTIAL_PREFIX, dir=folder)
+        with os.fdopen(fd, "wb") as f:
+            f.write(_record(meta_bytes, identities, boot))
+        os.replace(tmp, folder / VERIFIED)
+    except OSError:
+        pass  # a read-only cache: checked in full each time
+
+
+def _open_entry(folder: Path, meta_bytes: bytes, key: str, src: CardFiles,
                 stamps: dict[str, FileStamp | None]) -> TraceStore:
+    meta = _load_meta(meta_bytes)
     if (not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("key") != key
             or meta.get("code") != code_stamp(*CARD_CODE)):
         raise CorruptEntry("not an entry of this format, key and code")
-    arrays = {name: _checked_array(folder, name, desc) for name, desc in meta["arrays"].items()}
+    names = list(meta["arrays"])
+    for name in names:
+        if "/" in name or name.startswith("."):
+            raise CorruptEntry(name)
+    checked_at_ns = time.time_ns()
+    identities = _identities(folder, names)  # before reading: a change during the check is seen next time
+    boot = _boot_id()
+    trusted = _verified(folder, meta_bytes, identities, boot)
+    arrays = {name: _checked_array(folder, name, desc, checksum=not trusted) for name, desc in meta["arrays"].items()}
     lists = meta["lists"]
     strings = meta["strings"]
     if not isinstance(strings, list) or not all(isinstance(s, str) for s in strings):
@@ -252,7 +326,8 @@ def _open_entry(folder: Path, meta: Any, key: str, src: CardFiles,
         instants=parts["instants"], flows=flows, report=_report_from(meta["report"]),
         generation=meta["generation"], index=parts["index"],
     )
-    check_entry(store)
+    if not trusted:
+        check_entry(store)
     if "chunks.start" in arrays:
         files = [str(f) for f in src.files]
         file_ids = arrays.pop("chunks.file")
@@ -263,18 +338,18 @@ def _open_entry(folder: Path, meta: Any, key: str, src: CardFiles,
         events = int(store.slices.src.max()) + 1 if len(store.slices) else 0
         check_chunks(chunks, stamps, events)
         store._args_reader = ArgsReader(chunks, stamps=stamps)
+    if not trusted:
+        _write_record(folder, meta_bytes, identities, boot, checked_at_ns)
     return store
 
 
-def _checked_array(folder: Path, name: str, desc: dict) -> np.ndarray:
-    """Column ``name``, memory-mapped, if its dtype, shape and CRC-32 are those saved."""
-    if "/" in name or name.startswith("."):
-        raise CorruptEntry(name)
+def _checked_array(folder: Path, name: str, desc: dict, checksum: bool = True) -> np.ndarray:
+    """Column ``name``, memory-mapped, if its dtype, shape and (``checksum``) CRC-32 are those saved."""
     arr = np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
     kind = arr.dtype.kind
     allowed = "f" if name in _FLOAT_COLUMNS else "iuU" if name in _TEXT_OR_INT_COLUMNS else "iub"
     if (kind not in allowed or arr.dtype.str != desc["dtype"] or list(arr.shape) != desc["shape"]
-            or zlib.crc32(arr) != desc["crc32"]):
+            or (checksum and zlib.crc32(arr) != desc["crc32"])):
         raise CorruptEntry(f"{name}: not the column that was saved")
     return arr
 
