@@ -250,3 +250,41 @@ def test_the_windows_reopen_reads_the_view_fields_and_the_memory_back(cluster, c
     again, comparison = open_like_the_window()
     assert again == first and len(comparison.cards) == 2
     assert not computed  # the view fields, the memory lanes' analysis and the comparison rows read back
+
+
+def test_a_reopen_reads_the_findings_facts_and_collective_ends_back(cluster, cache, computed, monkeypatch):
+    """The findings and clock offsets of a re-open pass over no card's slices: what the rules read of them
+    and the collectives' ends are kept with the card; they give the findings of an analysis without them."""
+    from timelineview.analysis import card_analysis as ca
+    from timelineview.analysis.findings.signals import CardSignals
+    from timelineview.analysis.session import AnalysisSession
+    from timelineview.analysis.sources import trace_source
+
+    passes: Counter = Counter()
+    for name in ("sync_calls", "aicpu_share", "transfers", "operators_followed_by_gaps", "free_gaps_in_fp_bp",
+                 "top_operator_slices"):
+        real = getattr(CardSignals, name)
+        monkeypatch.setattr(CardSignals, name,
+                            lambda self, *a, _real=real, _name=name: (passes.update([_name]), _real(self, *a))[1])
+    for module in (ca, trace_source):  # wherever the analysis looks the collectives up
+        if hasattr(module, "collective_ends"):
+            real_ends = module.collective_ends
+            monkeypatch.setattr(module, "collective_ends",
+                                lambda *a, _real=real_ends: (passes.update(["collective_ends"]), _real(*a))[1])
+
+    def open_like_the_window(cache_on=True):
+        session = AnalysisSession(load(cluster, cache=cache_on), tolerant=True)
+        return [f.document() for f in session.findings], session.clock_offsets_ns.tolist()
+
+    first = open_like_the_window()
+    assert passes["sync_calls"] == 2 and passes["collective_ends"] == 2
+    passes.clear()
+    computed.clear()
+    again = open_like_the_window()
+    assert again == first
+    assert not passes and not computed  # read back, not one pass over the slices
+    # the reference: the rules asking each card's store (no facts, no cache), as before they were kept
+    monkeypatch.setattr(trace_source, "fact_signals", lambda sig, facts: sig)
+    reference = open_like_the_window(cache_on=False)
+    assert reference == first and first[0]  # the same findings (and there are some)
+    assert passes["sync_calls"] == 4  # 2 computing the facts the session does not use here, 2 the rules
