@@ -12,6 +12,7 @@ import pytest
 from timelineview.model import load
 from timelineview.model.store import cache as cache_mod
 
+from .entry_files import flip_byte
 from .test_cache_trust import CRAFTED, from_cache, rewrite_column, the_entry, write_trace
 
 pytestmark = []
@@ -30,10 +31,7 @@ def full_checks(monkeypatch):
 
 
 def _flip_a_data_byte(entry: Path) -> None:
-    f = entry / "slices.start.npy"
-    data = bytearray(f.read_bytes())
-    data[-3] ^= 0x40  # in the last value, past the header
-    f.write_bytes(bytes(data))
+    flip_byte(entry, "slices.start")
 
 
 def test_a_verified_entry_is_reopened_without_the_full_check(tmp_path, full_checks):
