@@ -288,3 +288,37 @@ def test_a_reopen_reads_the_findings_facts_and_collective_ends_back(cluster, cac
     reference = open_like_the_window(cache_on=False)
     assert reference == first and first[0]  # the same findings (and there are some)
     assert passes["sync_calls"] == 4  # 2 computing the facts the session does not use here, 2 the rules
+
+
+def test_kept_columns_checked_once_are_only_mapped_after_and_a_change_is_still_seen(cluster, cache, computed,
+                                                                                 capsysbinary, monkeypatch):
+    """A re-open after a full check computes no CRC-32 at all (card columns and kept columns alike); a kept
+    file changed after its check is checked again, found damaged and computed."""
+    import time
+    import zlib
+
+    from timelineview.model.store import check_record
+
+    if check_record.boot_id() is None:
+        pytest.skip("no boot id on this system")
+    monkeypatch.setattr(check_record, "RACY_NS", -3600 * 10**9)  # the files count as written long ago
+    cold = _stats(capsysbinary, str(cluster), "--no-cache")
+    _stats(capsysbinary, str(cluster))  # computes and keeps
+    assert _stats(capsysbinary, str(cluster)) == cold  # reads back, checks in full, records the checks
+    columns = [p for p in _kept_files(cache) if p.name.endswith(".columns")]
+    assert {p.with_suffix(".checked") for p in columns} == {p for p in _kept_files(cache) if p.suffix == ".checked"}
+    crcs = []
+    real_crc32 = zlib.crc32
+    monkeypatch.setattr(zlib, "crc32", lambda *a: (crcs.append(1), real_crc32(*a))[1])
+    computed.clear()
+    assert _stats(capsysbinary, str(cluster)) == cold
+    assert not computed and not crcs  # nothing computed, nothing read to be checked
+    time.sleep(0.05)  # past a tick of the file system's clock
+    derived = next(p for p in columns if p.name.endswith(".derived.columns"))
+    described = json.loads(derived.with_suffix(".json").read_bytes())["arrays"]
+    at = next(d["offset"] for d in described if np.prod(d["shape"]))
+    data = bytearray(derived.read_bytes())
+    data[at] ^= 0xFF
+    derived.write_bytes(bytes(data))
+    assert _stats(capsysbinary, str(cluster)) == cold
+    assert computed["derived"] == 1 and crcs  # checked again, found damaged, computed

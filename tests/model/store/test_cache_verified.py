@@ -11,6 +11,7 @@ import pytest
 
 from timelineview.model import load
 from timelineview.model.store import cache as cache_mod
+from timelineview.model.store import check_record
 
 from .entry_files import flip_byte
 from .test_cache_trust import CRAFTED, from_cache, rewrite_column, the_entry, write_trace
@@ -26,7 +27,7 @@ def full_checks(monkeypatch):
     calls = []
     real = cache_mod.check_entry
     monkeypatch.setattr(cache_mod, "check_entry", lambda store: (calls.append(store.card), real(store)))
-    monkeypatch.setattr(cache_mod, "RACY_NS", -3600 * 10**9)
+    monkeypatch.setattr(check_record, "RACY_NS", -3600 * 10**9)
     return calls
 
 
@@ -52,7 +53,7 @@ def test_a_verified_entry_is_reopened_without_the_full_check(tmp_path, full_chec
 
 def test_a_racy_check_writes_no_record(tmp_path, monkeypatch):
     """Columns changed less than ``RACY_NS`` before the check: it leaves no record, the next open checks again."""
-    monkeypatch.setattr(cache_mod, "RACY_NS", 3600 * 10**9)
+    monkeypatch.setattr(check_record, "RACY_NS", 3600 * 10**9)
     trace = write_trace(tmp_path / "ascend_timeline_display_0.json")
     cache = tmp_path / "cache"
     load(trace, cache=cache)
@@ -92,12 +93,12 @@ def test_after_a_reboot_the_entry_is_checked_in_full_once(tmp_path, full_checks,
     assert len(full_checks) == 1
     boot = tmp_path / "boot_id"
     boot.write_text("another-boot\n")
-    monkeypatch.setattr(cache_mod, "BOOT_ID", boot)
+    monkeypatch.setattr(check_record, "BOOT_ID", boot)
     [checked] = load(trace, cache=cache)
     [again] = load(trace, cache=cache)
     assert from_cache(checked) and from_cache(again)
     assert len(full_checks) == 2  # once after the "reboot", then trusted again
-    monkeypatch.setattr(cache_mod, "BOOT_ID", tmp_path / "none")  # no boot id: checked on every open
+    monkeypatch.setattr(check_record, "BOOT_ID", tmp_path / "none")  # no boot id: checked on every open
     load(trace, cache=cache)
     load(trace, cache=cache)
     assert len(full_checks) == 4

@@ -14,20 +14,12 @@ dtype, shape, place and CRC-32. A re-open maps the file once and takes each colu
 (one ``np.load`` per column cost about 0.3 ms, 13 ms for a card of 43 columns).
 
 Checked once per boot. The full check reads every byte of every column (CRC-32 and the reference checks
-together about 0.5 s per GB of trace). An entry that passed it gets a record (``verified.json``) of the
-machine's boot, the digest of its meta and the identity of its columns file (device, inode, size, and the
-modification and change times in ns). While all of these are unchanged the next open checks the meta and
-each column's kind, shape and place only, so a re-open reads nothing in proportion to the data.
-Why that is safe: the checks' verdict is a function of the bytes; every way to change a file's bytes through
-the file system (a write, a truncation, a file put in its place) sets its change time to the kernel's clock,
-which no program can set back, so a changed file has another identity and is checked in full again,
-before any number of it is used. A record is only written when the file was last changed ``RACY_NS``
-before the check began: a change in the same tick of a coarse file-system clock as the last write could
-otherwise keep the identity the record holds. What the file system does not see (bytes damaged on the
-disk itself, read back after the page cache dropped them) is checked again after the next boot, as the
-record names the boot (no boot id known: every open checks in full). A record that does not match, cannot
-be read or was written by other code only means the full check runs. The first open after a save checks
-in full (and writes the record): the save's own bytes are not trusted before they were read back.
+together about 0.5 s per GB of trace). An entry that passed it gets a record (``verified.json``,
+``check_record``: the boot, the digest of its meta and the identity of its columns file); while these are
+unchanged the next open checks the meta and each column's kind, shape and place only, so a re-open reads
+nothing in proportion to the data. ``check_record`` says why that is safe: a changed file is checked in
+full again before any number of it is used. The first open after a save checks in full (and writes the
+record): the save's own bytes are not trusted before they were read back.
 """
 
 from __future__ import annotations
@@ -50,6 +42,7 @@ import orjson
 
 from timelineview.model.store.args_reader import ArgsReader, ChunkTable
 from timelineview.model.store.card_files import CardFiles
+from timelineview.model.store.check_record import Check
 from timelineview.model.store.entry_checks import CorruptEntry, check_chunks, check_entry, check_ids
 from timelineview.model.store.file_stamp import FileStamp, file_stamp, sample_digest
 from timelineview.model.store.interval_index import IntervalIndex
@@ -79,8 +72,6 @@ _ENTRY_NAME = re.compile(r"^[0-9a-f]{40}$")  # only folders named like a key are
 _FLOAT_COLUMNS = {"counters.value"}
 _TEXT_OR_INT_COLUMNS = {"flows.flow_id"}
 VERIFIED = "verified.json"  # the record of the last full check (module docstring)
-RACY_NS = 3_000_000_000  # columns changed this recently are checked in full again (coarse file-system clocks)
-BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 _TABLES = (("slices", SliceColumns), ("lanes", LaneTable), ("processes", ProcessTable),
            ("counters", CounterTable), ("instants", InstantTable), ("index", IntervalIndex))
 
@@ -267,61 +258,16 @@ def load_cached(src: CardFiles, cache_dir: Path, key: str | None = None,
     return store
 
 
-def _boot_id() -> str | None:
-    """This boot of the machine (Linux), None when unknown."""
-    try:
-        return BOOT_ID.read_text().strip() or None
-    except OSError:
-        return None
-
-
-def _identities(folder: Path) -> list[list[int]]:
-    """Per column file: device, inode, size, modification and change time (ns)."""
-    st = os.stat(folder / COLUMNS_FILE)
-    return [[st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]]
-
-
-def _record(meta_bytes: bytes, identities: list[list[int]], boot: str) -> bytes:
-    return orjson.dumps({"format": FORMAT, "boot": boot, "meta": hashlib.sha1(meta_bytes).hexdigest(),
-                         "files": identities})
-
-
-def _verified(folder: Path, meta_bytes: bytes, identities: list[list[int]], boot: str | None) -> bool:
-    """Whether the entry's columns are, byte for byte, those that passed the full check in this boot."""
-    if boot is None:
-        return False
-    try:
-        return (folder / VERIFIED).read_bytes() == _record(meta_bytes, identities, boot)
-    except OSError:
-        return False
-
-
-def _write_record(folder: Path, meta_bytes: bytes, identities: list[list[int]], boot: str | None,
-                  checked_at_ns: int) -> None:
-    """Record a full check that began at ``checked_at_ns``, unless a column changed too shortly before it."""
-    if boot is None or any(ident[3] > checked_at_ns - RACY_NS or ident[4] > checked_at_ns - RACY_NS
-                           for ident in identities):
-        return
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=PARTIAL_PREFIX, dir=folder)
-        with os.fdopen(fd, "wb") as f:
-            f.write(_record(meta_bytes, identities, boot))
-        os.replace(tmp, folder / VERIFIED)
-    except OSError:
-        pass  # a read-only cache: checked in full each time
-
-
 def _open_entry(folder: Path, meta_bytes: bytes, key: str, src: CardFiles,
                 stamps: dict[str, FileStamp | None]) -> TraceStore:
     meta = _load_meta(meta_bytes)
     if (not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("key") != key
             or meta.get("code") != code_stamp(*CARD_CODE)):
         raise CorruptEntry("not an entry of this format, key and code")
-    checked_at_ns = time.time_ns()
-    identities = _identities(folder)  # before reading: a change during the check is seen next time
-    boot = _boot_id()
-    trusted = _verified(folder, meta_bytes, identities, boot)
-    data = np.memmap(folder / COLUMNS_FILE, dtype=np.uint8, mode="r") if identities[0][2] else np.zeros(0, np.uint8)
+    check = Check.of(folder / COLUMNS_FILE)  # before reading: a change during the check is seen next time
+    against = hashlib.sha1(meta_bytes).hexdigest()
+    trusted = check.passed_before(folder / VERIFIED, against)
+    data = np.memmap(check.path, dtype=np.uint8, mode="r") if check.size else np.zeros(0, np.uint8)
     arrays = {name: _checked_array(data, name, desc, checksum=not trusted) for name, desc in meta["arrays"].items()}
     lists = meta["lists"]
     strings = meta["strings"]
@@ -352,7 +298,7 @@ def _open_entry(folder: Path, meta_bytes: bytes, key: str, src: CardFiles,
         check_chunks(chunks, stamps, events)
         store._args_reader = ArgsReader(chunks, stamps=stamps)
     if not trusted:
-        _write_record(folder, meta_bytes, identities, boot, checked_at_ns)
+        check.passed(folder / VERIFIED, against)
     return store
 
 
