@@ -115,3 +115,35 @@ def test_a_record_of_another_meta_is_not_trusted(tmp_path, full_checks):
     meta.write_bytes(meta.read_bytes().replace(b'"crc32":', b'"crc32": ', 1))  # same meaning, other bytes
     [again] = load(trace, cache=cache)
     assert from_cache(again) and len(full_checks) == 2
+
+
+def test_the_span_is_saved_with_the_columns_and_a_wrong_one_is_refused(tmp_path):
+    """A re-open takes the slices' first start and last end from the meta (no pass over the slices); a meta
+    whose span is not the slices' is not served."""
+    import orjson
+
+    trace = write_trace(tmp_path / "ascend_timeline_display_0.json")
+    cache = tmp_path / "cache"
+    [reference] = load(trace, cache=False)
+    sl = reference.slices
+    span = [int(np.asarray(sl.start).min()), int((np.asarray(sl.start) + np.asarray(sl.dur)).max())]
+    load(trace, cache=cache)
+    entry = the_entry(cache)
+    meta = orjson.loads((entry / "meta.json").read_bytes())
+    assert meta["span"] == span
+    [served] = load(trace, cache=cache)
+    assert from_cache(served) and [served.t_origin, served.t_end] == span
+    (entry / "meta.json").write_bytes(orjson.dumps({**meta, "span": [span[0], span[1] + 1]}))
+    [again] = load(trace, cache=cache)
+    assert not from_cache(again) and [again.t_origin, again.t_end] == span
+
+
+def test_the_span_follows_the_slice_columns(tmp_path):
+    """The remembered span is that of the columns it was taken from: other columns get their own."""
+    import dataclasses
+
+    [store] = load(write_trace(tmp_path / "ascend_timeline_display_0.json"), cache=False)
+    first = (store.t_origin, store.t_end)
+    sl = store.slices
+    store.slices = dataclasses.replace(sl, start=np.asarray(sl.start) + 1000)
+    assert (store.t_origin, store.t_end) == (first[0] + 1000, first[1] + 1000)

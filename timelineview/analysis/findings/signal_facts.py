@@ -6,7 +6,8 @@ transfers, compute tasks followed by gaps, the longest free gaps in forward/back
 passes over the whole card, so they are computed here once per card (:func:`signal_facts`), kept with the
 card's other results (a field of its analysis, read back on a re-open) and answered from there by
 :class:`FactSignals`. A summary keeps the same facts (``card_summary``). Evidence is at most
-``EVIDENCE_SPANS`` spans of each kind, the most the rules show; anything else asked of a card with its store
+``EVIDENCE_SPANS`` spans of each kind, the most the rules show (so the interval sets these methods give
+are their longest spans only); anything else asked of a card with its store
 (another operator's slices, another gap threshold) is computed from the store as before.
 """
 
@@ -96,7 +97,12 @@ class FactSignals(CardSignals):
             return super().operators_followed_by_gaps(gap_over_duration)
         return s["share"], intervals(s["longest_gaps"])
 
+    def pure_communication_spans(self) -> Intervals:
+        """The longest ``EVIDENCE_SPANS`` of it: all the rules take."""
+        return intervals(self.facts["pure_communication_longest"])
+
     def free_gaps_in_fp_bp(self) -> Intervals:
+        """The longest ``EVIDENCE_SPANS`` of it: all the rules take."""
         return intervals(self.facts["free_gaps_in_fp_bp_longest"])
 
 

@@ -59,7 +59,8 @@ from timelineview.model.store.trace_store import (
 )
 from timelineview.provenance import code_stamp
 
-FORMAT = "timelineview-cache-4"  # 3: content key, checked columns, chunks name their file by index; 4: one file
+FORMAT = "timelineview-cache-5"  # 3: content key, checked columns, chunks name their file by index; 4: one
+# file; 5: the slices' span in the meta
 COLUMNS_FILE = "columns.bin"  # every column of an entry, each at a multiple of ``ALIGN``
 ALIGN = 64
 CARD_CODE = ("model",)  # the sub-packages whose code decides what a cached card holds
@@ -190,7 +191,7 @@ def save(store: TraceStore, src: CardFiles, cache_dir: Path, key: str | None = N
         arrays, lists = columns
         meta = {"format": FORMAT, "key": key, "code": code_stamp(*CARD_CODE), "card": store.card, "rank": store.rank,
                 "strings": store.strings, "generation": store.generation, "report": _report_json(store.report),
-                "lists": lists, "arrays": {name: {**_describe(arr), "offset": at}
+                "lists": lists, "span": list(store.span_ns()), "arrays": {name: {**_describe(arr), "offset": at}
                                            for (name, arr), at in zip(arrays.items(), _places(arrays.values()))}}
         meta_bytes = _dump_meta(meta)
         cache_dir.mkdir(parents=True, exist_ok=True)
@@ -287,6 +288,12 @@ def _open_entry(folder: Path, meta_bytes: bytes, key: str, src: CardFiles,
     )
     if not trusted:
         check_entry(store)
+    span = meta["span"]
+    if not (isinstance(span, list) and len(span) == 2 and all(type(t) is int for t in span)):
+        raise CorruptEntry("span")
+    if not trusted and list(store.span_ns()) != span:  # checked with the columns, then taken as saved
+        raise CorruptEntry("span: not the slices' span")
+    store.known_span((span[0], span[1]))
     if "chunks.start" in arrays:
         files = [str(f) for f in src.files]
         file_ids = arrays.pop("chunks.file")
