@@ -16,12 +16,14 @@ from typing import Any
 import numpy as np
 
 from timelineview.analysis.classify import Classification, classify
+from timelineview.analysis.cluster.clock_offsets import collective_ends
 from timelineview.analysis.cluster.comparison import step_rows
 from timelineview.analysis.communication import CardCommunication
 from timelineview.analysis.communication import analyse_card as analyse_communication
 from timelineview.analysis.communication.document import card_json as communication_json
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS, DerivedIntervals, derive
 from timelineview.analysis.file_overlap import file_overlap
+from timelineview.analysis.findings.signal_facts import signal_facts
 from timelineview.analysis.kept.results import MISSING, KeptResults, SiblingFailed
 from timelineview.analysis.memory.card import CardMemory
 from timelineview.analysis.memory.stage import card_memory
@@ -55,6 +57,8 @@ class CardAnalysis:
     communication: CardCommunication | None = None  # collectives and links (§6); None without plane tasks
     memory: CardMemory | None = None  # device memory (§11); None without memory records
     document: dict | None = None  # the §5 card object (``clock_offset_us`` 0 until a cluster sets it)
+    finding_facts: dict | None = None  # what the finding rules read of the slices (``signal_facts``)
+    collectives: tuple[list[str], np.ndarray] | None = None  # names and ends of its collectives (clock offsets)
     done: set[str] = field(default_factory=set)
     error: str = ""
     kept: KeptResults | None = field(default=None, repr=False, compare=False)  # fields kept by an earlier open
@@ -118,6 +122,8 @@ CARD_STAGES: dict[str, CardStage] = {
     "communication": CardStage(lambda store, a: analyse_communication(store, a.classification, a.steps),
                                ("classification", "steps")),
     "memory": CardStage(lambda store, a: card_memory(store, a.steps), ("steps",)),
+    "finding_facts": CardStage(signal_facts, ("derived", "steps", "operators", "communication")),
+    "collectives": CardStage(lambda store, a: collective_ends(store, a.classification), ("classification",)),
     "document": CardStage(_document, ("derived", "step_stats", "file_overlap", "communication", "operators",
                                       "memory")),
 }

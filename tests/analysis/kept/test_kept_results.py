@@ -250,3 +250,75 @@ def test_the_windows_reopen_reads_the_view_fields_and_the_memory_back(cluster, c
     again, comparison = open_like_the_window()
     assert again == first and len(comparison.cards) == 2
     assert not computed  # the view fields, the memory lanes' analysis and the comparison rows read back
+
+
+def test_a_reopen_reads_the_findings_facts_and_collective_ends_back(cluster, cache, computed, monkeypatch):
+    """The findings and clock offsets of a re-open pass over no card's slices: what the rules read of them
+    and the collectives' ends are kept with the card; they give the findings of an analysis without them."""
+    from timelineview.analysis import card_analysis as ca
+    from timelineview.analysis.findings.signals import CardSignals
+    from timelineview.analysis.session import AnalysisSession
+    from timelineview.analysis.sources import trace_source
+
+    passes: Counter = Counter()
+    for name in ("sync_calls", "aicpu_share", "transfers", "operators_followed_by_gaps", "free_gaps_in_fp_bp",
+                 "top_operator_slices"):
+        real = getattr(CardSignals, name)
+        monkeypatch.setattr(CardSignals, name,
+                            lambda self, *a, _real=real, _name=name: (passes.update([_name]), _real(self, *a))[1])
+    for module in (ca, trace_source):  # wherever the analysis looks the collectives up
+        if hasattr(module, "collective_ends"):
+            real_ends = module.collective_ends
+            monkeypatch.setattr(module, "collective_ends",
+                                lambda *a, _real=real_ends: (passes.update(["collective_ends"]), _real(*a))[1])
+
+    def open_like_the_window(cache_on=True):
+        session = AnalysisSession(load(cluster, cache=cache_on), tolerant=True)
+        return [f.document() for f in session.findings], session.clock_offsets_ns.tolist()
+
+    first = open_like_the_window()
+    assert passes["sync_calls"] == 2 and passes["collective_ends"] == 2
+    passes.clear()
+    computed.clear()
+    again = open_like_the_window()
+    assert again == first
+    assert not passes and not computed  # read back, not one pass over the slices
+    # the reference: the rules asking each card's store (no facts, no cache), as before they were kept
+    monkeypatch.setattr(trace_source, "fact_signals", lambda sig, facts: sig)
+    reference = open_like_the_window(cache_on=False)
+    assert reference == first and first[0]  # the same findings (and there are some)
+    assert passes["sync_calls"] == 4  # 2 computing the facts the session does not use here, 2 the rules
+
+
+def test_kept_columns_checked_once_are_only_mapped_after_and_a_change_is_still_seen(cluster, cache, computed,
+                                                                                 capsysbinary, monkeypatch):
+    """A re-open after a full check computes no CRC-32 at all (card columns and kept columns alike); a kept
+    file changed after its check is checked again, found damaged and computed."""
+    import time
+    import zlib
+
+    from timelineview.model.store import check_record
+
+    if check_record.boot_id() is None:
+        pytest.skip("no boot id on this system")
+    monkeypatch.setattr(check_record, "RACY_NS", -3600 * 10**9)  # the files count as written long ago
+    cold = _stats(capsysbinary, str(cluster), "--no-cache")
+    _stats(capsysbinary, str(cluster))  # computes and keeps
+    assert _stats(capsysbinary, str(cluster)) == cold  # reads back, checks in full, records the checks
+    columns = [p for p in _kept_files(cache) if p.name.endswith(".columns")]
+    assert {p.with_suffix(".checked") for p in columns} == {p for p in _kept_files(cache) if p.suffix == ".checked"}
+    crcs = []
+    real_crc32 = zlib.crc32
+    monkeypatch.setattr(zlib, "crc32", lambda *a: (crcs.append(1), real_crc32(*a))[1])
+    computed.clear()
+    assert _stats(capsysbinary, str(cluster)) == cold
+    assert not computed and not crcs  # nothing computed, nothing read to be checked
+    time.sleep(0.05)  # past a tick of the file system's clock
+    derived = next(p for p in columns if p.name.endswith(".derived.columns"))
+    described = json.loads(derived.with_suffix(".json").read_bytes())["arrays"]
+    at = next(d["offset"] for d in described if np.prod(d["shape"]))
+    data = bytearray(derived.read_bytes())
+    data[at] ^= 0xFF
+    derived.write_bytes(bytes(data))
+    assert _stats(capsysbinary, str(cluster)) == cold
+    assert computed["derived"] == 1 and crcs  # checked again, found damaged, computed

@@ -23,6 +23,7 @@ from timelineview.model.store.args_reader import CHANGED, TraceFileChanged
 
 from ..tracefile import dump_events, slice_set, x_event
 from ..unprivileged import run_unprivileged, shared_dir
+from .entry_files import COLUMNS, flip_byte, place, read_column, write_column
 
 N_EVENTS = 60
 
@@ -134,20 +135,19 @@ def test_a_name_with_a_lone_surrogate_is_cached(tmp_path):
 
 
 def _flip_a_data_byte(entry: Path) -> None:
-    f = entry / "slices.start.npy"
-    data = bytearray(f.read_bytes())
-    data[-3] ^= 0x40  # in the last value, past the header
-    f.write_bytes(bytes(data))
+    flip_byte(entry, "slices.start")  # in the last value
 
 
 def _cut_ten_rows(entry: Path) -> None:
-    arr = np.load(entry / "slices.dur.npy")
-    np.save(entry / "slices.dur.npy", arr[:-10])
+    """The columns file cut short, inside the last ten rows of ``slices.dur`` (a torn write)."""
+    at, nbytes = place(entry, "slices.dur")
+    with open(entry / COLUMNS, "r+b") as f:
+        f.truncate(at + nbytes - 10 * 8)
 
 
 def _as_float32(entry: Path) -> None:
-    arr = np.load(entry / "slices.dur.npy")
-    np.save(entry / "slices.dur.npy", arr.astype(np.float32))
+    """``slices.dur`` written as float32, its meta agreeing (a column of a kind it cannot have)."""
+    write_column(entry, "slices.dur", read_column(entry, "slices.dur").astype(np.float32))
 
 
 def _drop_meta_keys(entry: Path) -> None:
@@ -223,15 +223,15 @@ _KILLED_SAVE = """
 import os, signal, sys
 import numpy as np
 from timelineview.model import load
-real_save, calls = np.save, []
+from pathlib import Path
+real_write = Path.write_bytes
 
-def save_then_die(*args, **kwargs):
-    real_save(*args, **kwargs)
-    calls.append(1)
-    if len(calls) == 5:
+def die_before_the_meta(self, data):
+    if self.name == "meta.json":
         os.kill(os.getpid(), signal.SIGKILL)
+    return real_write(self, data)
 
-np.save = save_then_die
+Path.write_bytes = die_before_the_meta
 load(sys.argv[1], cache=sys.argv[2])
 """
 
@@ -243,7 +243,7 @@ def test_leftovers_of_killed_saves_are_removed(tmp_path):
     out = subprocess.run([sys.executable, "-c", _KILLED_SAVE, str(trace), str(cache)], env=env, timeout=120)
     assert out.returncode == -signal.SIGKILL
     [partial] = os.listdir(cache)
-    assert partial.startswith(".partial-") and len(os.listdir(cache / partial)) == 5
+    assert partial.startswith(".partial-") and os.listdir(cache / partial) == [COLUMNS]
     load(trace, cache=cache)  # a recent .partial-* may be a save under way in another process: kept
     assert partial in os.listdir(cache)
     old = time.time() - cache_mod.STALE_PARTIAL_S - 60

@@ -5,7 +5,6 @@ their tables, unsorted index rows, chunks past the end of the file) is deleted a
 from __future__ import annotations
 
 import shutil
-import zlib
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +16,7 @@ from timelineview.model import load
 from timelineview.model.store import cache as cache_mod
 
 from ..tracefile import dump_events, x_event
+from .entry_files import read_column, write_column
 
 N_EVENTS = 40
 
@@ -40,12 +40,7 @@ def the_entry(cache: Path) -> Path:
 
 def rewrite_column(entry: Path, name: str, change) -> None:
     """Change column ``name`` and write checksums that agree with the change: what a crafted entry holds."""
-    arr = np.array(np.load(entry / f"{name}.npy"))
-    arr = change(arr)
-    np.save(entry / f"{name}.npy", arr, allow_pickle=False)
-    meta = orjson.loads((entry / "meta.json").read_bytes())
-    meta["arrays"][name] = {"dtype": arr.dtype.str, "shape": list(arr.shape), "crc32": zlib.crc32(arr)}
-    (entry / "meta.json").write_bytes(orjson.dumps(meta))
+    write_column(entry, name, change(read_column(entry, name)))
 
 
 def _set(index: int, value: int):

@@ -128,7 +128,7 @@ def _pure_communication(signals: dict[str, CardSignals], slow: list[SlowCard]) -
     rule = RULE_BY_NAME["pure_communication_high"]
     found = _share_rule(rule, signals, "pure_communication_us", lambda s: s.pure_communication_us,
                         lambda s: s.step_time_us, rule.thresholds["share_of_step"],
-                        lambda s: longest_spans(s, s.derived.pure_communication, PURE_COMMUNICATION_LANE))
+                        lambda s: longest_spans(s, s.pure_communication_spans(), PURE_COMMUNICATION_LANE))
     slow_cards = list(dict.fromkeys(f.card for f in slow))
     if slow_cards:  # a slow card makes every other card wait: say so, or the advice points the wrong way
         words = WAITING_FOR_SLOW.format(slow=", ".join(slow_cards), verb="holds" if len(slow_cards) == 1 else "hold")

@@ -181,6 +181,10 @@ class CardSignals:
                                float(odd.mean()) if len(transfer) else 0.0,
                                float((t.end - t.start)[odd_rows].sum()) / NS_PER_US, evidence(odd_rows))
 
+    def pure_communication_spans(self) -> Intervals:
+        """The pure communication the rules show as evidence (its longest spans are taken)."""
+        return self.derived.pure_communication
+
     def free_gaps_in_fp_bp(self) -> Intervals:
         """Idle AI Core gaps with nothing running, inside the forward/backward phase of the steps (the
         whole window of a trace without step markers)."""

@@ -4,8 +4,10 @@ A card re-opened from the card cache has its columns memory-mapped in a second; 
 interval sets, steps, operators, communication, memory, the §5 object) would still take as long as the first
 time. Each field computed is therefore written into the entry's folder, as ``analysis-<key>.<field>.json`` (the
 value's tree, :mod:`.encoding`) and ``analysis-<key>.<field>.columns`` (its arrays' bytes one after the other,
-each array's dtype, shape, place and CRC-32 in the JSON: read in one read, with no header to parse), and read
-back, field by field, when an analysis asks for it again.
+each array's dtype, shape, place and CRC-32 in the JSON: mapped once, with no header to parse), and read
+back, field by field, when an analysis asks for it again. A columns file's CRC-32s are compared on its first
+read in a boot; after that, while the file keeps its identity, it is only mapped (``check_record``: why a
+changed file is still checked before use).
 
 The key is the entry's own key (the card's files and the code that loaded them), the stamp of the analysis code,
 the gap threshold, the card's paths as it was opened and its load report (results hold both: the §5 object its
@@ -33,6 +35,7 @@ import orjson
 
 from timelineview.analysis.kept.encoding import BadTree, Decoder, Encoder
 from timelineview.model.memory.load import memory_files
+from timelineview.model.store.check_record import Check
 from timelineview.model.store.file_stamp import file_stamp, sample_digest
 from timelineview.model.store.trace_store import TraceStore
 from timelineview.provenance import code_stamp
@@ -43,6 +46,7 @@ PREFIX = "analysis-"
 PARTIAL = ".partial-"  # a write in progress (the cache's own prefix)
 STALE_PARTIAL_S = 600.0  # a write takes well under a second: one untouched this long was killed
 COLUMNS = "columns"  # suffix of a field's file of arrays
+CHECKED = "checked"  # suffix of the record of its columns' last full check (``check_record``)
 ALIGN = 64  # each array of a columns file starts at a multiple of this (aligned for any dtype)
 MISSING = object()  # ``restore``: nothing kept for that field
 
@@ -103,8 +107,9 @@ def _write_columns(f: Any, arrays: list[np.ndarray], places: list[int]) -> None:
         f.write(a.reshape(-1).view(np.uint8).data if a.size else b"")
 
 
-def _column(data: np.ndarray, desc: dict, what: str) -> np.ndarray:
-    """The array ``desc`` describes in the columns file's bytes ``data``, if it is the one written."""
+def _column(data: np.ndarray, desc: dict, what: str, checksum: bool = True) -> np.ndarray:
+    """The array ``desc`` describes in the columns file's bytes ``data``, if it is the one written (its CRC-32
+    compared unless ``checksum`` is False: a file that passed that check before, unchanged since)."""
     dtype = np.dtype(desc["dtype"])
     shape = tuple(int(n) for n in desc["shape"])
     if dtype.hasobject or dtype.fields is not None or any(n < 0 for n in shape):
@@ -115,7 +120,7 @@ def _column(data: np.ndarray, desc: dict, what: str) -> np.ndarray:
     if at < 0 or at + nbytes > len(data):
         raise BadTree(f"{what}: past the end of the file")
     a = data[at:at + nbytes].view(dtype).reshape(shape)
-    if zlib.crc32(a) != desc["crc32"]:
+    if checksum and zlib.crc32(a) != desc["crc32"]:
         raise BadTree(f"{what}: not the one written")
     return a
 
@@ -168,24 +173,33 @@ class KeptResults:
         except Exception:  # noqa: BLE001 - not kept (or no key: a card whose files cannot be stamped)
             return MISSING
         try:
-            return self._read(name, _loads(data), field)
+            return self._read(name, data, field)
         except SiblingFailed:
             raise
         except Exception:  # noqa: BLE001 - whatever is wrong with a kept field, it is computed instead
             self._remove(name)
             return MISSING
 
-    def _read(self, name: str, doc: Any, field: Callable[[str], Any]) -> Any:
+    def _read(self, name: str, data: bytes, field: Callable[[str], Any]) -> Any:
+        doc = _loads(data)
         if (not isinstance(doc, dict) or doc.get("format") != KEPT_FORMAT or doc.get("key") != self.key
                 or doc.get("field") != name):
             raise BadTree("not a kept field of this format, key and name")
         described = doc["arrays"]
         arrays: list[np.ndarray] = []
+        check, against, trusted = None, hashlib.sha1(data).hexdigest(), False
         if described:
-            data = np.fromfile(self._path(name, COLUMNS), dtype=np.uint8)
+            check = Check.of(self._path(name, COLUMNS))  # before reading: a change meanwhile is seen next time
+            trusted = check.passed_before(self._path(name, CHECKED), against)
+            # copy on write: a result's arrays stay writable, as computed; pages are read only when used
+            columns = (np.memmap(check.path, dtype=np.uint8, mode="c").view(np.ndarray) if check.size
+                       else np.zeros(0, np.uint8))
             for i, desc in enumerate(described):
-                arrays.append(_column(data, desc, f"{name}: column {i}"))
-        return Decoder(arrays, field).decode(doc["value"])
+                arrays.append(_column(columns, desc, f"{name}: column {i}", checksum=not trusted))
+        value = Decoder(arrays, field).decode(doc["value"])
+        if check is not None and not trusted:
+            check.passed(self._path(name, CHECKED), against)
+        return value
 
     def keep(self, name: str, value: Any, siblings: dict[int, str]) -> bool:
         """Write field ``name`` (``siblings``: id of another field's value -> its name); whether it was kept."""
@@ -219,7 +233,7 @@ class KeptResults:
             raise
 
     def _remove(self, name: str) -> None:
-        for suffix in ("json", COLUMNS):
+        for suffix in ("json", COLUMNS, CHECKED):
             self._path(name, suffix).unlink(missing_ok=True)
 
     def _clean_other_keys(self) -> None:

@@ -7,11 +7,11 @@ from collections.abc import Iterable
 from functools import cached_property
 
 from timelineview.analysis.card_analysis import CardAnalysis, ensure
-from timelineview.analysis.cluster.clock_offsets import collective_ends
 from timelineview.analysis.cluster.comparison import comparison_error
 from timelineview.analysis.cluster.memory_peaks import MemoryPeaks, peaks_of_card
 from timelineview.analysis.communication import CardCommunication
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS, DerivedIntervals
+from timelineview.analysis.findings.signal_facts import fact_signals
 from timelineview.analysis.findings.signals import SIGNAL_FIELDS, CardSignals, card_signals
 from timelineview.analysis.memory.card import CardMemory
 from timelineview.analysis.operators import CardOperators
@@ -78,7 +78,7 @@ class TraceSource:
 
     @property
     def collectives(self) -> CollectiveEnds:
-        return CollectiveEnds(*collective_ends(self.store, self.analyse(("classification",)).classification))
+        return CollectiveEnds(*self.analyse(("collectives",)).collectives)
 
     @property
     def span(self) -> Span:
@@ -101,4 +101,7 @@ class TraceSource:
         return self._analysis.error
 
     def signals(self, order: int) -> CardSignals | None:
-        return card_signals(self.store, self.analyse(SIGNAL_FIELDS), order)
+        """What the rules read of the card; its slice lookups from its ``finding_facts`` (kept with the
+        card's other results, so a re-open does not pass over its slices again)."""
+        a = self.analyse((*SIGNAL_FIELDS, "finding_facts"))
+        return fact_signals(card_signals(self.store, a, order), a.finding_facts)

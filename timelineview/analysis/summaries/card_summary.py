@@ -26,8 +26,7 @@ from timelineview.analysis.card_analysis import CardAnalysis
 from timelineview.analysis.cluster.clock_offsets import collective_ends
 from timelineview.analysis.communication import CardCommunication, CommOps, Links, MainPlane
 from timelineview.analysis.derived import DerivedIntervals
-from timelineview.analysis.findings.rules import RULE_BY_NAME
-from timelineview.analysis.findings.signals import CardSignals
+from timelineview.analysis.findings.signal_facts import signal_facts
 from timelineview.analysis.intervals import Intervals
 from timelineview.analysis.operators import CardOperators, OperatorTable
 from timelineview.analysis.steps import StepWindow
@@ -190,38 +189,10 @@ def _put_communication(w: ColumnWriter, cc: CardCommunication | None) -> dict | 
             "main_plane": ops.main is not None}
 
 
-def longest(iv: Intervals, n: int = EVIDENCE_SPANS) -> list[list[int]]:
-    """The ``n`` longest intervals of a set, in the set's order: all the evidence rules take of it
-    (``longest_spans`` orders them by length, ties by position, as it would in the whole set)."""
-    keep = np.sort(np.argsort(-(iv.ends - iv.starts), kind="stable")[:n])
-    return [[int(iv.starts[k]), int(iv.ends[k])] for k in keep]
-
-
 def _signals(store: TraceStore, a: CardAnalysis) -> dict | None:
     """What the findings read of the slices and interval sets, computed here: the client then reads
     kilobytes per card, not the sets (megabytes for a large card)."""
-    if a.error or a.derived is None or not a.steps or a.operators is None:
-        return None
-    sig = CardSignals(card=a.card, order=0, store=store, derived=a.derived, steps=list(a.steps),
-                      operators=a.operators, step_time_us=0.0, step_interval_us=0.0, fp_bp_us=0.0, tail_us=0.0,
-                      compute_us=0.0, pure_communication_us=0.0, idle_gap_free_us=0.0, total_step_time_us=0.0,
-                      stage_us=None, communication=a.communication, rank=a.rank)
-    share, total_us, top = sig.aicpu_share()
-    sync = sig.sync_calls()
-    gap_rule = RULE_BY_NAME["small_operators"].thresholds["gap_over_duration"]
-    followed, gaps = sig.operators_followed_by_gaps(gap_rule)
-    return {
-        "t_origin": store.t_origin,
-        "transfers": transfers.document() if (transfers := sig.transfers()) is not None else None,
-        "top_operator_slices": [e.document() for e in sig.top_operator_slices(EVIDENCE_SPANS)],
-        "aicpu": {"share": share, "total_us": total_us, "top": top,
-                  "slices": [e.document() for e in sig.operator_slices(top, EVIDENCE_SPANS)]},
-        "sync_calls": {"count": sync.count, "total_us": sync.total_us, "names": sync.names,
-                       "evidence": [e.document() for e in sync.evidence]},
-        "small_operators": {"gap_over_duration": gap_rule, "share": followed, "longest_gaps": longest(gaps)},
-        "pure_communication_longest": longest(a.derived.pure_communication),
-        "free_gaps_in_fp_bp_longest": longest(sig.free_gaps_in_fp_bp()),
-    }
+    return signal_facts(store, a)
 
 
 def pyramid_rows(store: TraceStore, derived: DerivedIntervals | None) -> list[tuple[str, Intervals]]:

@@ -179,16 +179,33 @@ class TraceStore:
         default=None, repr=False
     )
     _string_ids: dict[str, int] | None = field(default=None, repr=False)
+    _span: tuple | None = field(default=None, repr=False, compare=False)  # (columns it is of, span_ns)
     cache_entry: Path | None = field(default=None, repr=False, compare=False)  # its folder in the card cache
 
     @property
     def t_origin(self) -> int:
         """First slice start (ns), or 0 for an empty card."""
-        return int(self.slices.start.min()) if len(self.slices) else 0
+        return self.span_ns()[0]
 
     @property
     def t_end(self) -> int:
-        return int(self.slices.end.max()) if len(self.slices) else 0
+        """Last slice end (ns), or 0 for an empty card."""
+        return self.span_ns()[1]
+
+    def span_ns(self) -> tuple[int, int]:
+        """(first start, last end) of the slices, a pass over them once per slice columns (the card cache
+        gives it with the columns: ``known_span``)."""
+        sl = self.slices
+        key = (id(sl), id(sl.start), id(sl.dur), len(sl))
+        if self._span is None or self._span[0] != key:
+            span = (int(sl.start.min()), int(sl.end.max())) if len(sl) else (0, 0)
+            self._span = (key, span)
+        return self._span[1]
+
+    def known_span(self, span: tuple[int, int]) -> None:
+        """Take ``span`` as ``span_ns`` of the current slice columns (computed when they were saved)."""
+        sl = self.slices
+        self._span = ((id(sl), id(sl.start), id(sl.dur), len(sl)), (int(span[0]), int(span[1])))
 
     def string_id(self, s: str) -> int:
         """Id of an interned string, or -1."""
