@@ -142,7 +142,7 @@ def test_a_card_without_data_keeps_a_row_and_is_not_compared(cluster):
         row = next(r for r in cmp.rows() if r["card"] == "rank 2")
         assert row["error"] == "rank 2: not a trace" and row["bar"] is None and row["step_time_us"] is None
         assert {f["card"] for f in cmp.slow()} == {f"rank {SLOW_CARD}", f"rank {SLOW_DATA_CARD}"}
-        assert len(BAR_PARTS) == 4
+        assert len(BAR_PARTS) == 5  # step interval, compute, pure communication, free, not captured
     finally:
         broken.report.error = broken_report_error
 

@@ -1,0 +1,40 @@
+"""A comparison bar's parts add up to the step time, time no file captured included (metrics.md §3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.analysis.test_uncaptured import FILE_GAP_US, TASKS, write_iterations
+from timelineview.analysis.cluster.comparison import BAR_PARTS, FREE_AFTER_INTERVAL, UNCAPTURED_AFTER_INTERVAL
+from timelineview.analysis.session import AnalysisSession
+from timelineview.model import load
+
+SAMPLE = Path(__file__).resolve().parents[4] / "shared" / "samples" / "cann_per_iteration"
+
+
+def test_a_gap_in_the_capture_is_a_part_of_its_own(tmp_path):
+    n = 3
+    write_iterations(tmp_path, n)
+    [row] = AnalysisSession(load(tmp_path)).comparison.rows()
+    file_span = TASKS[-1][1] + TASKS[-1][2] - TASKS[0][1]  # 500 µs: first task start to last task end
+    busy = sum(dur for _, _, dur in TASKS)
+    span = (n - 1) * FILE_GAP_US + file_span
+    bar = row["bar"]
+    assert [k for k, _ in BAR_PARTS] == list(bar)
+    assert bar[UNCAPTURED_AFTER_INTERVAL] == pytest.approx((n - 1) * (FILE_GAP_US - file_span))
+    assert bar[FREE_AFTER_INTERVAL] == pytest.approx(n * (file_span - busy))
+    assert bar["compute_us"] == pytest.approx(n * busy)
+    assert row["step_time_us"] == pytest.approx(span)
+    assert sum(bar.values()) == pytest.approx(span)
+
+
+@pytest.mark.samples
+@pytest.mark.skipif(not SAMPLE.is_dir(), reason="../shared/samples is absent")
+def test_the_sample_bars_add_up_to_the_step_time_in_every_step():
+    cmp = AnalysisSession(load(SAMPLE)).comparison
+    for step in [None, *cmp.step_numbers()]:
+        [row] = cmp.rows(step)
+        assert sum(row["bar"].values()) == pytest.approx(row["step_time_us"], abs=1e-6), step
+        assert row["bar"][UNCAPTURED_AFTER_INTERVAL] > 0, step  # ten files: every step has holes between them
