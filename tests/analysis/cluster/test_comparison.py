@@ -11,6 +11,7 @@ import pytest
 from timelineview.analysis.cluster.comparison import (
     BAR_PARTS,
     COLUMNS,
+    MEMORY_COLUMNS,
     PIPELINE_COLUMNS,
     group_label,
     group_rows,
@@ -61,7 +62,8 @@ def test_mean_rows_are_the_stats_document_means(cluster):
         # the bar splits the step: interval, then compute / pure communication / free after fp
         assert sum(row["bar"].values()) == pytest.approx(row["step_time_us"])
         assert row["bar"]["step_interval_us"] == pytest.approx(row["step_interval_us"])
-    assert not cmp.pipeline and cmp.columns == COLUMNS
+    # the generated cards carry the NPU MEM counters, so their memory peaks are columns too (metrics.md §11)
+    assert cmp.memory and not cmp.pipeline and cmp.columns == COLUMNS + MEMORY_COLUMNS
 
 
 def test_slow_cards_are_flagged_on_their_metric(cluster):
@@ -115,7 +117,7 @@ def test_sorting_and_csv(cluster):
 
 def test_pipeline_columns_stage_time_and_receive_only(pipeline_cluster):
     stores, cmp = pipeline_cluster
-    assert cmp.pipeline and cmp.columns == COLUMNS + PIPELINE_COLUMNS
+    assert cmp.pipeline and cmp.memory and cmp.columns == COLUMNS + PIPELINE_COLUMNS + MEMORY_COLUMNS
     for row in cmp.rows():
         assert row["pipeline_stage_us"] == pytest.approx(row["step_time_us"] - row["receive_only_us"])
         assert row["other_pure_communication_us"] == pytest.approx(
