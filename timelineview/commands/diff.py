@@ -154,7 +154,7 @@ def format_text(diff: RunDiff) -> str:
                     for c in diff.cards]
             parts.append(title + "\n" + format_table(["card", *(t for _, t in columns)], rows))
     for title, rows in (("Operators", diff.operators), ("Communication", diff.communication)):
-        changed = [r for r in rows if r.delta_us][:TOP_CHANGES]
+        changed = [r for r in rows if r.changed][:TOP_CHANGES]
         if not changed:
             parts.append(f"{title}: no change.")
             continue
@@ -163,7 +163,7 @@ def format_text(diff: RunDiff) -> str:
         parts.append(f"{title}, largest changes first (total µs over the matched cards)\n"
                      + format_table(["name", "base", "new", "delta", "base n", "new n", ""], table))
     if diff.links:
-        changed = [x for x in diff.links if x.order_key][:TOP_CHANGES]
+        changed = [x for x in diff.links if x.changed][:TOP_CHANGES]
         if changed:
             parts.append("Links, largest change first (cost: transit the change of bandwidth adds at the base "
                          "run's bytes, µs)\n" + format_table(["link", "GB/s", "transit µs", "cost µs", "bytes"],

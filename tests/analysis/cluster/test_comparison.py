@@ -62,8 +62,8 @@ def test_mean_rows_are_the_stats_document_means(cluster):
         # the bar splits the step: interval, then compute / pure communication / free after fp
         assert sum(row["bar"].values()) == pytest.approx(row["step_time_us"])
         assert row["bar"]["step_interval_us"] == pytest.approx(row["step_interval_us"])
-    # the generated traces carry NPU MEM counters: their peaks are columns too
-    assert not cmp.pipeline and cmp.columns == COLUMNS + MEMORY_COLUMNS
+    # the generated cards carry the NPU MEM counters, so their memory peaks are columns too (metrics.md §11)
+    assert cmp.memory and not cmp.pipeline and cmp.columns == COLUMNS + MEMORY_COLUMNS
 
 
 def test_slow_cards_are_flagged_on_their_metric(cluster):
@@ -117,7 +117,7 @@ def test_sorting_and_csv(cluster):
 
 def test_pipeline_columns_stage_time_and_receive_only(pipeline_cluster):
     stores, cmp = pipeline_cluster
-    assert cmp.pipeline and cmp.columns == COLUMNS + PIPELINE_COLUMNS + MEMORY_COLUMNS  # (NPU MEM counters)
+    assert cmp.pipeline and cmp.memory and cmp.columns == COLUMNS + PIPELINE_COLUMNS + MEMORY_COLUMNS
     for row in cmp.rows():
         assert row["pipeline_stage_us"] == pytest.approx(row["step_time_us"] - row["receive_only_us"])
         assert row["other_pure_communication_us"] == pytest.approx(
@@ -144,7 +144,7 @@ def test_a_card_without_data_keeps_a_row_and_is_not_compared(cluster):
         row = next(r for r in cmp.rows() if r["card"] == "rank 2")
         assert row["error"] == "rank 2: not a trace" and row["bar"] is None and row["step_time_us"] is None
         assert {f["card"] for f in cmp.slow()} == {f"rank {SLOW_CARD}", f"rank {SLOW_DATA_CARD}"}
-        assert len(BAR_PARTS) == 4
+        assert len(BAR_PARTS) == 5  # step interval, compute, pure communication, free, not captured
     finally:
         broken.report.error = broken_report_error
 

@@ -13,7 +13,9 @@ from PySide6 import QtCore, QtGui
 
 from tests.analysis.test_run_diff import run as factory_run
 from timelineview.analysis.diff.run_diff import COMM_KEYS, diff_runs
+from timelineview.analysis.session import AnalysisSession
 from timelineview.app import parse_args
+from timelineview.model import load
 from timelineview.synthetic import cluster_specs, generate_cluster
 from timelineview.views.analysis_tabs.compare.compare_view import CompareView
 from timelineview.views.analysis_tabs.compare.delta_tables import link_records
@@ -449,3 +451,18 @@ def test_the_status_column_has_a_title_and_explains_every_value(qtbot, window, r
     assert title
     values = {r["status"] for r in model.rows}
     assert values and all(f"{v}:" in tip for v in values | {"added", "removed"})
+
+
+def test_a_run_compared_with_itself_counts_nothing_changed(qtbot, tmp_path):
+    generate_cluster(tmp_path, cluster_specs(2, **SPEC), "msprof")
+    diff = diff_runs(AnalysisSession(load(tmp_path)), AnalysisSession(load(tmp_path)))
+    view = shown_diff(qtbot, diff)
+    assert [view.parts.tabText(k) for k in range(1, 4)] == [
+        "Operators (0 changed)", "Communication (0 changed)", "Links (0 changed)"]
+    assert {r["status"] for r in view.operators_model.rows} == {"unchanged"}
+
+
+def test_one_slowed_operator_counts_one_changed(qtbot):
+    view = shown_diff(qtbot, diff_runs(factory_run({"MatMul": 300, "Add": 100}),
+                                       factory_run({"MatMul": 300, "Add": 130})))
+    assert view.parts.tabText(1) == "Operators (1 changed)" and view.parts.tabText(2) == "Communication (0 changed)"

@@ -232,7 +232,7 @@ def fake_comparison(n_cards: int, slow: int):
                  "other_pure_communication_us": 1200.0, "pipeline": False, "start_ns": k * 3_000_000,
                  "end_ns": (k + 1) * 3_000_000}
             s["bar"] = {"step_interval_us": 200.0, "compute_us": compute, "pure_communication_us": 1200.0,
-                        "free_after_interval_us": 1600.0 - compute}
+                        "free_after_interval_us": 1600.0 - compute, "uncaptured_us": 0.0}
             steps.append(s)
         cards.append(CardComparison(c, f"rank {c}", c, 0.0, steps))
     return ClusterComparison(cards)

@@ -8,7 +8,8 @@ is ``free_us`` of the whole step, step interval included; "Stage free (producer)
 ``stage_free_us``, the idle time between the step's first and last task, as the producer's
 ``step_trace_time.csv`` Free; the stacked bar of a step splits it into parts that add up to the
 step time: the step interval [s, fp), then compute, pure communication and the free time over
-[fp, e): "free after the step interval".
+[fp, e): "free after the step interval", and the time over [fp, e) no file captured ("Not captured",
+``uncaptured_us``: between the files of a per-iteration export; 0 on every other card).
 A trace without step markers has one window, the whole trace, without phases: its phase columns
 are None ("—") and its bar has no step interval.
 """
@@ -35,6 +36,10 @@ FREE_AFTER_INTERVAL = "free_after_interval_us"  # the bar's free part: free_us o
 FREE_STEP_WINDOW = "Free (step window)"
 STAGE_FREE = "Stage free (producer)"
 FREE_AFTER_INTERVAL_TITLE = "Free after the step interval"
+# time after the step interval that no file of the card covers (per-iteration exports, metrics.md §3): it is
+# neither free nor busy, yet part of the step, so the bar shows it as its own part and adds up to the step time
+UNCAPTURED_AFTER_INTERVAL = "uncaptured_us"
+UNCAPTURED_TITLE = "Not captured"
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,7 @@ MEMORY_COLUMNS = (
 BAR_PARTS = (
     ("step_interval_us", "Step interval"), ("compute_us", "Compute"),
     ("pure_communication_us", "Pure communication"), (FREE_AFTER_INTERVAL, FREE_AFTER_INTERVAL_TITLE),
+    (UNCAPTURED_AFTER_INTERVAL, UNCAPTURED_TITLE),
 )
 _STEP_KEYS = ("step_time_us", "step_interval_us", "fp_bp_us", "tail_us", "compute_us", "communication_us",
               "overlapped_us", "pure_communication_us", "free_us", "stage_us", "stage_free_us", "idle_gap_count",
@@ -119,7 +125,8 @@ def step_rows(derived: DerivedIntervals, steps: list[StepWindow], step_stats: li
         m["step_time_us"] = m["span_us"]
         after = window_metrics(derived, s.fp, s.end)  # a window without phases has fp = its start
         m["bar"] = {"step_interval_us": m["step_interval_us"] or 0.0, "compute_us": after["compute_us"],
-                    "pure_communication_us": after["pure_communication_us"], FREE_AFTER_INTERVAL: after["free_us"]}
+                    "pure_communication_us": after["pure_communication_us"], FREE_AFTER_INTERVAL: after["free_us"],
+                    UNCAPTURED_AFTER_INTERVAL: after["uncaptured_us"]}
         if pipeline is not None:
             m.update(pipeline_metrics(derived, pipeline, s.start, s.end))
         else:

@@ -59,10 +59,18 @@ class LinkDelta:
         return {k: (n[k] - b[k]) if n[k] is not None and b[k] is not None else None for k in LINK_KEYS}
 
     @property
+    def changed(self) -> bool:
+        """Whether the link differs between the runs: in one run only, or other bytes, transit or count."""
+        return self.base != self.new
+
+    @property
     def bandwidth_cost_us(self) -> float | None:
-        """Transit time the change of bandwidth alone adds at the base run's bytes (negative: saves)."""
+        """Transit time the change of bandwidth alone adds at the base run's bytes (negative: saves); 0 for
+        an unchanged link (not the float noise of bytes ÷ (bytes ÷ transit) − transit)."""
         if self.base is None or self.new is None or not self.new.bandwidth_gbps or self.base.bandwidth_gbps is None:
             return None
+        if not self.changed:
+            return 0.0
         return self.base.bytes / (self.new.bandwidth_gbps * NS_PER_US) - self.base.transit_us
 
     @property

@@ -32,7 +32,9 @@ COMM_KEYS = ("transit_us", "wait_us", "synchronization_us", "idle_us")  # a card
 # a card's device memory (§11): the allocated peak of the component the peak is judged on (PTA's when the
 # capture has it) and the peak reserved memory of the card
 MEMORY_KEYS = ("memory_peak_allocated_mb", "memory_peak_reserved_mb")
-ADDED, REMOVED, CHANGED = "added", "removed", "changed"
+# a name's status (metrics.md §9): only in the new run, only in the base run, in both with another total or
+# count, or in both with the same total (to the ns: totals are sums of integer ns) and the same count
+ADDED, REMOVED, CHANGED, UNCHANGED = "added", "removed", "changed", "unchanged"
 DIFF_SCHEMA = "timelineview.diff/1"  # the document's format: raised when a key changes meaning or goes
 
 
@@ -52,7 +54,17 @@ class NameDelta:
 
     @property
     def status(self) -> str:
-        return ADDED if not self.base_count else REMOVED if not self.new_count else CHANGED
+        if not self.base_count:
+            return ADDED
+        if not self.new_count:
+            return REMOVED
+        same = self.base_total_us == self.new_total_us and self.base_count == self.new_count
+        return UNCHANGED if same else CHANGED
+
+    @property
+    def changed(self) -> bool:
+        """Whether the name differs between the runs: added, removed or changed."""
+        return self.status != UNCHANGED
 
     def document(self) -> dict:
         return {"name": self.name, "base_total_us": self.base_total_us, "new_total_us": self.new_total_us,

@@ -16,6 +16,7 @@ from timelineview.analysis.findings.links import collective_size_findings, slow_
 from timelineview.analysis.findings.records import Evidence, Finding, fmt_us, make_finding
 from timelineview.analysis.findings.rules import KIND_ORDER, RULE_BY_NAME, SEVERITY_ORDER, Rule
 from timelineview.analysis.findings.signals import EVIDENCE_SPANS, CardSignals
+from timelineview.analysis.findings.step_excess import largest_phase_excess
 from timelineview.analysis.intervals import Intervals
 from timelineview.analysis.worst_of_many import MAD_SCALE, required_z
 
@@ -258,10 +259,17 @@ def _slow_steps(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[F
                     for k in found.rows[:EVIDENCE_SPANS]]
         sure = (f" ({_z_against(found.z[0], found.z_required, 'steps')}; "
                 f"{len(found.rows)} slow step{'s' if len(found.rows) != 1 else ''} on this card)")
-        out.append(make_finding(rule, [sig.card], "step_time_us", card_spans[first] / NS_PER_US,
-                                found.median_ns / NS_PER_US, evidence, step=worst.step,
-                                value=fmt_us(card_spans[first] / NS_PER_US),
-                                reference=fmt_us(found.median_ns / NS_PER_US), how_sure=sure))
+        # filed under the method step of the phase that holds the excess (a slow all-reduce: the tail),
+        # the rule's own method step when the step has no phases
+        where = largest_phase_excess(sig.steps, first)
+        phase_words = "" if where is None else (
+            f" Most of the excess is in its {where.phase.words}: {fmt_us(where.value_ns / NS_PER_US)} against "
+            f"{fmt_us(where.median_ns / NS_PER_US)} for the median step's.")
+        finding = make_finding(rule, [sig.card], "step_time_us", card_spans[first] / NS_PER_US,
+                               found.median_ns / NS_PER_US, evidence, step=worst.step,
+                               value=fmt_us(card_spans[first] / NS_PER_US),
+                               reference=fmt_us(found.median_ns / NS_PER_US), how_sure=sure, where=phase_words)
+        out.append(finding if where is None else replace(finding, method=where.phase.method))
     return out
 
 

@@ -72,6 +72,7 @@ def make_finding(rule: Rule, cards: list[str], metric: str, amount: float, again
     words.setdefault("card", ", ".join(cards))
     words.setdefault("step", str(step))
     words.setdefault("how_sure", "")
+    words.setdefault("where", "")
     text = rule.advice.format(**words)
     return Finding(rule.name, rule.severity, rule.method, cards, step, metric, float(amount), float(against),
                    text, evidence, rule.kind)

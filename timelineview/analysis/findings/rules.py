@@ -123,8 +123,8 @@ RULES: tuple[Rule, ...] = (
     Rule("slow_step", LOW, METHOD_STEP_INTERVAL,
          "a step ≥ 20 % longer than the card's median step (with at least 3 steps) whose robust z-score "
          "passes z_N for the N steps judged (metrics.md §4)",
-         "Step {step} takes {value} against {reference} for the median step{how_sure}. A first step is often "
-         "slow (compilation, warm-up); a slow step later points at a hiccup: data, host, or a checkpoint.",
+         "Step {step} takes {value} against {reference} for the median step{how_sure}.{where} A first step is "
+         "often slow (compilation, warm-up); a slow step later points at a hiccup: data, host, or a checkpoint.",
          {"excess_over_median": 0.20, "min_steps": 3}, kind=ANOMALY),
 )
 

@@ -39,6 +39,7 @@ AUTOGROUP = "/proc/self/autogroup"  # Linux: the niceness of this process's sess
 _DECODE_DIR = Path(__file__).resolve().parents[1] / "decode"
 SCANNER_FOLDER = "scan"  # the decode package's folder of the scanner's kernels, where numba caches them
 BLAS_MODULE = "scipy.linalg.cython_blas"  # what numba imports to look for BLAS
+COMPILE_MODULE = "timelineview.model.load.jit"  # this module, as ``-m`` runs it
 
 
 @functools.cache
@@ -169,17 +170,54 @@ def compile_in_background() -> bool:
     except OSError:
         return False
     try:
-        child = subprocess.Popen([sys.executable, "-m", "timelineview.model.load.jit", str(lock)],
-                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                 start_new_session=True, cwd=tempfile.gettempdir())
+        child = subprocess.Popen(_compile_command(lock), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, start_new_session=True, cwd=tempfile.gettempdir(),
+                                 env=compile_child_env())
     except OSError:
         os.close(fd)
         lock.unlink(missing_ok=True)
         return False
     os.write(fd, str(child.pid).encode())  # who compiles (a benchmark ends it, a user may)
     os.close(fd)
+    _reap_when_done(child)
     _compile_started = True
     return True
+
+
+def _compile_command(lock: Path) -> list[str]:
+    """The background compile's command line: this module run as a program."""
+    return [sys.executable, "-m", COMPILE_MODULE, str(lock)]
+
+
+def _package_root() -> Path:
+    """The folder that holds the ``timelineview`` package this process runs."""
+    return Path(provenance.__file__).resolve().parents[1]
+
+
+def compile_child_env() -> dict[str, str]:
+    """The background compile's environment: this one, with the folder of this process's package first on
+    ``PYTHONPATH`` (the child starts in the temporary folder, so a source checkout that is not the installed
+    copy would otherwise compile the installed copy's scanner), unless that folder is site-packages itself
+    (putting it before the standard library could shadow it)."""
+    env = dict(os.environ)
+    root = _package_root()
+    if str(root) in {str(Path(p).resolve()) for p in _site_folders()}:
+        return env
+    env["PYTHONPATH"] = os.pathsep.join([str(root), *filter(None, [env.get("PYTHONPATH")])])
+    return env
+
+
+def _site_folders() -> list[str]:
+    import site  # here: only a background compile needs it
+
+    folders = list(site.getsitepackages()) if hasattr(site, "getsitepackages") else []
+    return folders + [site.getusersitepackages()]
+
+
+def _reap_when_done(child: subprocess.Popen) -> None:
+    """Wait for the compile on a daemon thread, so that its end is collected at once (no zombie until this
+    process exits) while this process may still exit first (the compile, in a session of its own, goes on)."""
+    threading.Thread(target=child.wait, name="scanner-compile-reaper", daemon=True).start()
 
 
 def _lower_priority(niceness: int) -> None:

@@ -1,5 +1,6 @@
 """StackedBars: one horizontal bar per card, step interval | compute | pure communication | free after
-the step interval (not the table's Free, which includes the step interval).
+the step interval (not the table's Free, which includes the step interval) | not captured (time between
+the files of a per-iteration export), so a bar adds up to the step time.
 
 Bars follow the table's row order and share one time axis, so the long card stands out. A bar
 is one card or a group of cards (``comparison.group_rows``: the group's mean, a whisker from
@@ -15,7 +16,12 @@ import math
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.analysis.cluster.comparison import BAR_PARTS, FREE_AFTER_INTERVAL, slow_text
+from timelineview.analysis.cluster.comparison import (
+    BAR_PARTS,
+    FREE_AFTER_INTERVAL,
+    UNCAPTURED_AFTER_INTERVAL,
+    slow_text,
+)
 from timelineview.views.cluster.comparison_table import SLOW_TEXT, slow_text_colour
 from timelineview.viewstate.palette import DERIVED_COLOURS
 
@@ -25,9 +31,10 @@ LEGEND_H = 24
 TITLE_H = 28  # the exported PNG's title line
 AXIS_H = 22
 PAD = 8
+UNCAPTURED_COLOUR = (215, 215, 220)  # paler than free: nothing was recorded there, not even idleness
 PART_COLOURS = {"step_interval_us": DERIVED_COLOURS["step_interval"], "compute_us": DERIVED_COLOURS["compute"],
                 "pure_communication_us": DERIVED_COLOURS["pure_communication"],
-                FREE_AFTER_INTERVAL: DERIVED_COLOURS["free"]}
+                FREE_AFTER_INTERVAL: DERIVED_COLOURS["free"], UNCAPTURED_AFTER_INTERVAL: UNCAPTURED_COLOUR}
 # the bar part each slow-card metric is about ("step time": the whole bar)
 FLAGGED_PART = {"step_interval_us": "step_interval_us", "compute_us": "compute_us",
                 "pure_communication_us": "pure_communication_us", "step_time_us": "all"}
@@ -269,7 +276,7 @@ class StackedBars(QtWidgets.QWidget):
         for key, title in BAR_PARTS:
             v = r["bar"][key]
             lines.append(f"{title}: {v / self.div:.3f} {self.unit} ({v / total * 100:.1f} %)")
-        lines.append("(compute, pure communication and free after the step interval)")
+        lines.append("(compute, pure communication, free and not captured: after the step interval)")
         lines += [f"slow — {slow_text(f)}" for f in r["slow"]]
         lines.append("double-click: open " + ("their timelines" if len(self.members_of(r)) > 1 else "its timeline")
                      + " at that step")

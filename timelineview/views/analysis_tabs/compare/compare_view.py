@@ -267,9 +267,9 @@ class CompareView(QtWidgets.QWidget):
             self.step.addItem(step_label(self.pairs, position), position)
         self._set_enabled(True)
         self.show_button.setEnabled(bool(self.pairs or self.unmatched))
-        self.parts.setTabText(1, f"Operators ({sum(1 for o in diff.operators if o.delta_us)} changed)")
-        self.parts.setTabText(2, f"Communication ({sum(1 for o in diff.communication if o.delta_us)} changed)")
-        self.parts.setTabText(3, f"Links ({sum(1 for x in diff.links if x.order_key)} changed)")
+        self.parts.setTabText(1, f"Operators ({sum(1 for o in diff.operators if o.changed)} changed)")
+        self.parts.setTabText(2, f"Communication ({sum(1 for o in diff.communication if o.changed)} changed)")
+        self.parts.setTabText(3, f"Links ({sum(1 for x in diff.links if x.changed)} changed)")
 
     def ordered_cards(self) -> list[CardDelta]:
         """The matched cards in the chosen order: the diff's (largest change of step time first) or by rank."""

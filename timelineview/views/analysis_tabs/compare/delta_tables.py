@@ -31,8 +31,8 @@ NAME_COLUMNS = (
     RecordColumn("delta_us", "Change", TIME_US, "new − base total over the matched cards (red: slower, green: faster)"),
     *base_and_new("total_us", "total", TIME_US),
     *base_and_new("count", "count", COUNT),
-    RecordColumn("status", "In", TEXT, "changed: in both runs (see Change); added: only in the new run; removed: only "
-                 "in the base run"),
+    RecordColumn("status", "In", TEXT, "changed: in both runs, another total or count (see Change); unchanged: in both "
+                 "runs, the same total and count; added: only in the new run; removed: only in the base run"),
 )
 
 # (key of CardDelta.base/new/delta, column title) of the whole-run columns; the step phases come first
