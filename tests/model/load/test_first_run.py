@@ -162,6 +162,9 @@ def test_one_background_compile_per_cache(tmp_path, monkeypatch):
             launched.append(argv)
             self.pid = 4242 + len(launched)
 
+        def wait(self) -> int:  # the reaper thread waits on the child
+            return 0
+
     monkeypatch.setattr(jit.subprocess, "Popen", FakePopen)
     monkeypatch.setattr(jit, "_compile_started", False)
     assert not jit.scanner_cached()
