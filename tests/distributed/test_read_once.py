@@ -102,3 +102,20 @@ def test_the_digest_of_watched_reads_is_the_digest_of_the_file(tmp_path):
     with pytest.raises(OSError):  # not the file it watched
         changed.digest()
     assert content_digest(path) != whole
+
+
+def test_a_task_of_a_stopped_run_does_not_replace_a_later_runs_card(job, tmp_path):
+    """A run stopped midway may leave tasks on the workers; a later run has written its index since: such a
+    straggler's card is dropped, and the later run's card stays as it wrote it."""
+    out = tmp_path / "s"
+    out.mkdir()
+    source = card_sources(job)[1]
+    [later] = summarize_cards([(source, "card")], str(out), DEFAULT_MIN_GAP_NS, "later", cache=False)
+    (out / "index.json").write_bytes(orjson.dumps({"kind": "timelineview summary", "run": "later", "cards": []}))
+    written = (out / "card" / MANIFEST).read_bytes()
+    (out / "card" / MANIFEST).unlink()  # so the straggler cannot reuse it: it writes a card of its own
+    (out / "card" / MANIFEST).write_bytes(written.replace(b'"key"', b'"key_"', 1))
+    [straggler] = summarize_cards([(source, "card")], str(out), DEFAULT_MIN_GAP_NS, "stopped", cache=False)
+    assert later.status == "ok" and straggler.status != "ok" and "superseded" in straggler.error
+    assert (out / "card" / MANIFEST).read_bytes() == written.replace(b'"key"', b'"key_"', 1)
+    assert not [p for p in out.iterdir() if p.name.startswith(".partial-")]

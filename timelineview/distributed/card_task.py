@@ -308,10 +308,30 @@ def _summarize_loaded(job: _CardJob, store, out: str, min_gap_ns: int, run: str)
                                       {"dir": name, "key": job.key, "identity": job.identity,
                                        "worker": result.worker, "run": run,
                                        "sources": [str(f) for f in job.source.files]})
+        if superseded(out, run):  # a straggler of a stopped run must not replace a later run's card
+            shutil.rmtree(partial, ignore_errors=True)
+            result.error = f"superseded: a later run of summarize writes {out} now"
+            return
         _replace(Path(out) / name, partial)
         result.status, result.run, result.manifest = OK, run, manifest
     except Exception as exc:  # this card fails, the others go on
         result.error = f"{type(exc).__name__}: {exc}"
+
+
+def superseded(out: str, run: str) -> bool:
+    """Whether ``out``'s index names another run than ``run``: a run that was stopped (its caller gone) may
+    still have tasks on the workers, and a later run has since begun writing the folder. Each run writes its
+    index before any card, so a task that checks just before putting its card in place cannot overwrite a
+    later run's card (it may still lose that card: the later run makes it again)."""
+    if not run:
+        return False
+    from timelineview.analysis.summaries.summary_session import read_index
+
+    try:
+        index = read_index(out)
+    except (OSError, ValueError):  # no index (a task run on its own) or one being replaced: not superseded
+        return False
+    return isinstance(index, dict) and index.get("run", run) != run
 
 
 def _finish(result: CardResult, t0: float) -> CardResult:
