@@ -34,6 +34,9 @@ TEXT_ROWS = 1 << 17  # rows per group_concat: about 20 bytes of text a value, 2.
 READ_THREADS = min(4, os.cpu_count() or 1)  # connections reading one table's integer columns at once
 PARALLEL_ROWS = 1 << 18  # below this a table is read by one connection
 _INT_TYPES = ("INT",)
+# what ``read_or_salvage`` notes of a damaged table (``damage`` counts the rows lost from them)
+DAMAGED_NOTE = "table {table} damaged ({why}): its first {rows:,} rows are read, the rest is lost"
+UNREADABLE_NOTE = "table {table} unreadable ({why}): not read"
 _REAL_TYPES = ("REAL", "FLOA", "DOUB", "NUMERIC", "DECIMAL")
 
 
@@ -273,7 +276,7 @@ def read_or_salvage(conn: sqlite3.Connection, table: str, columns: dict[str, str
             got = None
         n = len(next(iter(got.values()))) if got else 0
         if not n:
-            notes.append(f"table {table} unreadable ({exc}): not read")
+            notes.append(UNREADABLE_NOTE.format(table=table, why=exc))
             return None
-        notes.append(f"table {table} damaged ({exc}): its first {n:,} rows are read, the rest is lost")
+        notes.append(DAMAGED_NOTE.format(table=table, why=exc, rows=n))
         return got
