@@ -19,8 +19,8 @@ import numpy as np
 from timelineview.model.database import layout as L
 from timelineview.model.database.args import DatabaseArgs
 from timelineview.model.database.connection import DatabaseHealth, check, connect, is_database
-from timelineview.model.database.damage import DAMAGE_NOTE, table_losses
 from timelineview.model.database.counters import counter_table, read_counters
+from timelineview.model.database.damage import DAMAGE_NOTE, table_losses
 from timelineview.model.database.devices import DeviceScope, database_devices
 from timelineview.model.database.flows import CATS_TABLE, build_flows
 from timelineview.model.database.layout import COUNTERS

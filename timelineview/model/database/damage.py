@@ -12,12 +12,14 @@ rowids need not be dense, so ``max(rowid) - min(rowid) + 1`` counts nothing.
 from __future__ import annotations
 
 import mmap
-import re
 import os
+import re
 import sqlite3
 from dataclasses import dataclass
 
 HEADER_BYTES = 100
+MIN_PAGE_SIZE = 512
+CATALOGUE, CATALOGUE_ROOT = "sqlite_master", 1  # the table of tables, rooted on the first page
 _PAGE_SIZE_AT = 16
 LEAF_TABLE, INTERIOR_TABLE = 13, 5  # B-tree page types of a rowid table
 LEAF_HEADER, INTERIOR_HEADER = 8, 12  # bytes of a page header before its cell pointers
@@ -26,10 +28,12 @@ INTERIOR_CELL_MIN = 5  # a child pointer (4 bytes) and a one-byte rowid varint
 
 @dataclass(frozen=True)
 class TableDamage:
-    """A table's pages as the file holds them: rows on the leaves that parse, pages that do not."""
+    """A table's pages as the file holds them: rows on the leaves that parse, pages that do not, and
+    where the rows resume past each missing page (the rowid after the largest one it may hold)."""
 
     rows_on_pages: int  # rows on the table's leaf pages that the file holds intact
     pages_missing: int  # pages the tree points to that are past the file's end or do not parse
+    resume: tuple[int, ...] = ()  # ascending: the first rowid past each missing page (its bound + 1)
 
     def rows_lost(self, rows_read: int) -> int:
         """Rows of the table not read: those on intact leaves beyond what was read, and at least one a
@@ -50,7 +54,7 @@ def page_geometry(size: int, head: bytes) -> tuple[int, int]:
     """(page size, whole pages the file holds) from the header and the file's size."""
     raw = int.from_bytes(head[_PAGE_SIZE_AT:_PAGE_SIZE_AT + 2], "big") if len(head) >= HEADER_BYTES else 0
     page_size = 65536 if raw == 1 else raw
-    return page_size, (size // page_size if page_size >= 512 else 0)
+    return page_size, (size // page_size if page_size >= MIN_PAGE_SIZE else 0)
 
 
 def table_damage(path: str | os.PathLike, roots: dict[str, int]) -> dict[str, TableDamage]:
@@ -63,7 +67,7 @@ def table_damage(path: str | os.PathLike, roots: dict[str, int]) -> dict[str, Ta
                 return {}
             with mmap.mmap(f.fileno(), size, prot=mmap.PROT_READ) as buf:
                 page_size, n_pages = page_geometry(size, buf[:HEADER_BYTES])
-                if not n_pages:
+                if page_size < MIN_PAGE_SIZE:
                     return {}
                 return {table: _walk(buf, page_size, n_pages, root) for table, root in roots.items()}
     except (OSError, ValueError):
@@ -72,48 +76,75 @@ def table_damage(path: str | os.PathLike, roots: dict[str, int]) -> dict[str, Ta
 
 def _walk(buf, page_size: int, n_pages: int, root: int) -> TableDamage:
     rows = missing = 0
+    resume: list[int] = []
     seen: set[int] = set()
-    stack = [root]
+    stack: list[tuple[int, int | None]] = [(root, None)]  # (page, the largest rowid its subtree may hold)
     while stack:
-        page = stack.pop()
-        if page in seen:  # a loop in a damaged tree: counted once
+        page, upper = stack.pop()
+        if page in seen or page < 1 or page > n_pages:  # a loop in a damaged tree, or past the file
             missing += 1
+            _resume_past(resume, upper)
             continue
         seen.add(page)
-        if page < 1 or page > n_pages:
-            missing += 1
-            continue
         base = (page - 1) * page_size
         head = base + (HEADER_BYTES if page == 1 else 0)
         kind = buf[head]
         cells = int.from_bytes(buf[head + 3:head + 5], "big")
+        children = None
         if kind == LEAF_TABLE and head + LEAF_HEADER + 2 * cells <= base + page_size:
             rows += cells
-        elif kind == INTERIOR_TABLE and head + INTERIOR_HEADER + 2 * cells <= base + page_size:
-            children = _children(buf, base, head, page_size, cells)
-            if children is None:
-                missing += 1
-            else:
-                stack.extend(reversed(children))
-        else:
+            continue
+        if kind == INTERIOR_TABLE and head + INTERIOR_HEADER + 2 * cells <= base + page_size:
+            children = _children(buf, base, head, page_size, cells, upper)
+        if children is None:
             missing += 1
-    return TableDamage(rows, missing)
+            _resume_past(resume, upper)
+        else:
+            stack.extend(reversed(children))
+    return TableDamage(rows, missing, tuple(sorted(resume)))
 
 
-def _children(buf, base: int, head: int, page_size: int, cells: int) -> list[int] | None:
-    """The child pages of an interior page, left to right (None when a cell pointer leaves the page)."""
-    out = []
+def _resume_past(resume: list[int], upper: int | None) -> None:
+    if upper is not None:
+        resume.append(upper + 1)
+
+
+def _children(buf, base: int, head: int, page_size: int, cells: int, upper: int | None
+              ) -> list[tuple[int, int | None]] | None:
+    """The child pages of an interior page, left to right, each with the largest rowid it may hold
+    (None when a cell leaves the page)."""
+    out: list[tuple[int, int | None]] = []
+    end = base + page_size
     for k in range(cells):
         at = head + INTERIOR_HEADER + 2 * k
         ptr = base + int.from_bytes(buf[at:at + 2], "big")
-        if ptr < head or ptr + INTERIOR_CELL_MIN > base + page_size:
+        if ptr < head or ptr + INTERIOR_CELL_MIN > end:
             return None
-        out.append(int.from_bytes(buf[ptr:ptr + 4], "big"))
-    out.append(int.from_bytes(buf[head + 8:head + 12], "big"))  # the right-most pointer
+        key = _varint(buf, ptr + 4, end)
+        if key is None:
+            return None
+        out.append((int.from_bytes(buf[ptr:ptr + 4], "big"), key))
+    out.append((int.from_bytes(buf[head + 8:head + 12], "big"), upper))  # the right-most pointer
     return out
 
 
-_DAMAGED = re.compile(r"table (?P<table>.+?) damaged \(.*\): its first (?P<rows>[\d,]+) rows are read")
+def _varint(buf, at: int, end: int) -> int | None:
+    """The signed 64-bit value of the SQLite varint at ``at`` (None when it runs past ``end``)."""
+    value = 0
+    for k in range(9):
+        if at + k >= end:
+            return None
+        b = buf[at + k]
+        if k == 8:
+            value = (value << 8) | b
+            break
+        value = (value << 7) | (b & 0x7F)
+        if b < 0x80:
+            break
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+_DAMAGED = re.compile(r"table (?P<table>.+?) damaged \(.*\): (?P<rows>[\d,]+) rows are read")
 _UNREADABLE = re.compile(r"table (?P<table>.+?) unreadable \(")
 DAMAGE_NOTE = re.compile(r"table .+? (?:damaged|unreadable) \(")  # a reader's note of a damaged table
 
@@ -145,6 +176,7 @@ def table_losses(conn: sqlite3.Connection, path: str | os.PathLike, tables: list
         if hit:
             salvaged[hit["table"]] = 0
     wanted = {t: roots[t] for t in tables if t in roots}
+    wanted[CATALOGUE] = CATALOGUE_ROOT  # entries lost there are tables lost whole
     out = []
     for table, damage in table_damage(path, wanted).items():
         if table in salvaged:
