@@ -144,7 +144,7 @@ def _varint(buf, at: int, end: int) -> int | None:
     return value - (1 << 64) if value >= 1 << 63 else value
 
 
-_DAMAGED = re.compile(r"table (?P<table>.+?) damaged \(.*\): (?P<rows>[\d,]+) rows are read")
+_DAMAGED = re.compile(r"table (?P<table>.+?) damaged \(.*\): (?P<rows>[\d,]+) rows could be read")
 _UNREADABLE = re.compile(r"table (?P<table>.+?) unreadable \(")
 DAMAGE_NOTE = re.compile(r"table .+? (?:damaged|unreadable) \(")  # a reader's note of a damaged table
 

@@ -38,7 +38,7 @@ SALVAGE_ROWS = 1 << 12  # rows per query of a damaged table's salvage
 _MIN_ROWID = -(1 << 63)
 _INT_TYPES = ("INT",)
 # what ``read_or_salvage`` notes of a damaged table (``damage`` counts the rows lost from them)
-DAMAGED_NOTE = "table {table} damaged ({why}): {rows:,} rows are read, the rest is lost"
+DAMAGED_NOTE = "table {table} damaged ({why}): {rows:,} rows could be read (what is lost is counted apart)"
 UNREADABLE_NOTE = "table {table} unreadable ({why}): not read"
 _REAL_TYPES = ("REAL", "FLOA", "DOUB", "NUMERIC", "DECIMAL")
 
