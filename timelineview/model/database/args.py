@@ -108,10 +108,14 @@ class DatabaseArgs:
             at = idx[kinds == kind]
             sl = ordinals[at]
             table, keys, info_table, info_keys = spec
-            rows = self._rows(conn, table, keys, self.row[sl])
-            infos = self._rows(conn, info_table, info_keys, self.info[sl]) if info_table else {}
-            stacks = self._call_stacks(conn, rows) if kind == S.KIND_FRAMEWORK else {}
-            pmu = self._pmu(conn, rows, infos) if kind == S.KIND_HARDWARE else {}
+            try:
+                rows = self._rows(conn, table, keys, self.row[sl])
+                infos = self._rows(conn, info_table, info_keys, self.info[sl]) if info_table else {}
+                stacks = self._call_stacks(conn, rows) if kind == S.KIND_FRAMEWORK else {}
+                pmu = self._pmu(conn, rows, infos) if kind == S.KIND_HARDWARE else {}
+            except sqlite3.DatabaseError:
+                self._check()  # a file changed since the load raises; one damaged as loaded has no args there
+                continue
             for i, s in zip(at.tolist(), sl.tolist(), strict=True):
                 rec = rows.get(int(self.row[s]), {})
                 args = self._args(kind, s, rec, infos.get(int(self.info[s])), stacks)

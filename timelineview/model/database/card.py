@@ -18,8 +18,9 @@ import numpy as np
 
 from timelineview.model.database import layout as L
 from timelineview.model.database.args import DatabaseArgs
-from timelineview.model.database.connection import check, connect, is_database
+from timelineview.model.database.connection import DatabaseHealth, check, connect, is_database
 from timelineview.model.database.counters import counter_table, read_counters
+from timelineview.model.database.damage import DAMAGE_NOTE, table_losses
 from timelineview.model.database.devices import DeviceScope, database_devices
 from timelineview.model.database.flows import CATS_TABLE, build_flows
 from timelineview.model.database.layout import COUNTERS
@@ -35,7 +36,7 @@ from timelineview.model.database.slices import (
     renamed_copy,
 )
 from timelineview.model.database.strings import read_enums, read_strings
-from timelineview.model.database.tables import Schema, read_schema
+from timelineview.model.database.tables import STRING_TABLE, Schema, read_schema
 from timelineview.model.store.file_stamp import file_stamp
 from timelineview.model.store.interval_index import build_index, lane_time_order
 from timelineview.model.store.report import LoadReport
@@ -103,6 +104,8 @@ def load_database_card(label: str, rank: int | None, path: str | os.PathLike,
     stamp = file_stamp(path)
     health = check(path)
     report.warn_all(health.warnings)
+    if health.expected:
+        _say_truncated(report, str(path), health)
     if health.error:
         report.error = health.error
         return _empty_card(label, rank, path, report)
@@ -111,21 +114,56 @@ def load_database_card(label: str, rank: int | None, path: str | os.PathLike,
         conn = connect(path)
     except (sqlite3.Error, OSError) as exc:
         report.error = f"{path}: not readable as a database ({exc})"
+        _drop_missing_pages(report, str(path), health)
         return _empty_card(label, rank, path, report)
     try:
         schema = _catalogue(conn, path, report)
     except (sqlite3.Error, OSError) as exc:
         conn.close()
         report.error = f"{path}: not readable as a database ({exc})"
+        _drop_missing_pages(report, str(path), health)
         return _empty_card(label, rank, path, report)
     try:
         intact = len(report.warnings) == said  # no damage, lock or journal said: a second connection reads as this
         return _read_card(conn, schema, label, rank, str(path), stamp, report, meter, device, intact)
     except sqlite3.Error as exc:  # damage past the catalogue that the per-table reads did not catch
         report.error = f"{path}: damaged database ({exc}); nothing more could be read"
+        _drop_missing_pages(report, str(path), health)
         return _empty_card(label, rank, path, report)
     finally:
         conn.close()
+
+
+def _say_truncated(report: LoadReport, path: str, health: DatabaseHealth) -> None:
+    """A file shorter than its header says is a truncated capture: the report says so, and where."""
+    report.truncated = True
+    report.truncated_path = path
+    report.truncated_offset = health.size
+    held = health.size // health.page_size
+    report.truncated_why = (f"its header announces {health.expected:,} bytes: pages {held + 1:,} to "
+                            f"{health.expected // health.page_size:,} are missing")
+
+
+def _drop_missing_pages(report: LoadReport, path: str, health: DatabaseHealth) -> None:
+    """Nothing could be read of a truncated file: the count dropped is its missing pages (the tables
+    they held cannot be told: the catalogue is unreadable)."""
+    if health.expected:
+        missing = -(-(health.expected - health.size) // health.page_size)
+        report.drop("database pages past the end of the truncated file (catalogue unreadable)", path, n=missing)
+
+
+def _count_losses(conn: sqlite3.Connection, schema: Schema, path: str, parts: SliceParts,
+                  report: LoadReport) -> None:
+    """Per table the card reads, the rows a damaged or truncated file lost: counted as dropped, said where."""
+    if not report.truncated and not any(DAMAGE_NOTE.match(n) for n in parts.notes) and not schema.unreadable:
+        return
+    tables = [*READ_TABLES, STRING_TABLE, renamed_copy(schema, "COMPUTE_TASK_INFO") or ""]
+    for loss in table_losses(conn, path, tables, parts.read, parts.notes, list(schema.unreadable),
+                             rows_exact=parts.scope is None):
+        missing = f", {loss.pages_missing:,} of its pages missing" if loss.pages_missing else ""
+        report.drop(f"rows of table {loss.table} not readable (damaged or truncated file)", path, n=loss.rows_lost)
+        report.warn(f"{path}: table {loss.table}: {loss.rows_read:,} rows read, at least {loss.rows_lost:,} "
+                    f"not readable{missing}")
 
 
 def _catalogue(conn: sqlite3.Connection, path: str | os.PathLike, report: LoadReport) -> Schema:
@@ -205,6 +243,7 @@ def _make_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int |
                        lanes=lanes, slices=slices, counters=counter_table(series, proc_new),
                        instants=empty_instants(), flows=flows, report=report, generation=GENERATION, index=index)
     store._args_reader = DatabaseArgs(path, schema, strings, enums, kind, row, info, task_type, dur, stamp)
+    _count_losses(conn, schema, path, parts, report)
     if report.warnings:  # something is amiss: say what was read
         report.warn(f"{path}: read " + ", ".join(f"{t} ({k:,} rows)" for t, k in parts.read.items()))
     return store

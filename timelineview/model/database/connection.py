@@ -35,6 +35,8 @@ class DatabaseHealth:
     error: str = ""
     warnings: list[str] = field(default_factory=list)
     size: int = 0
+    expected: int = 0  # bytes the header announces when the file is shorter (0: not truncated)
+    page_size: int = 0
 
 
 def is_database(path: str | os.PathLike) -> bool:
@@ -92,6 +94,7 @@ def _check_length(path: str | os.PathLike, head: bytes, health: DatabaseHealth) 
     valid = head[_CHANGE_COUNTER_AT:_CHANGE_COUNTER_AT + 4] == head[_VALID_FOR_AT:_VALID_FOR_AT + 4]
     expected = page_size * pages
     if valid and pages and health.size < expected:
+        health.expected, health.page_size = expected, page_size
         health.warnings.append(f"{path}: truncated: {health.size:,} of the {expected:,} bytes its header "
                                f"announces; the tables that can still be read are read")
 

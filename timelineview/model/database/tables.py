@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from timelineview.model.database.connection import connect
+from timelineview.model.database.damage import table_damage, table_roots
 from timelineview.model.database.pages import read_int_columns
 
 INT_NONE = -1  # a NULL in an integer column
@@ -33,7 +34,12 @@ FETCH_ROWS = 1 << 16  # rows moved to numpy at a time: bounds the Python tuples 
 TEXT_ROWS = 1 << 17  # rows per group_concat: about 20 bytes of text a value, 2.6 MB a column
 READ_THREADS = min(4, os.cpu_count() or 1)  # connections reading one table's integer columns at once
 PARALLEL_ROWS = 1 << 18  # below this a table is read by one connection
+SALVAGE_ROWS = 1 << 12  # rows per query of a damaged table's salvage
+_MIN_ROWID = -(1 << 63)
 _INT_TYPES = ("INT",)
+# what ``read_or_salvage`` notes of a damaged table (``damage`` counts the rows lost from them)
+DAMAGED_NOTE = "table {table} damaged ({why}): {rows:,} rows could be read (what is lost is counted apart)"
+UNREADABLE_NOTE = "table {table} unreadable ({why}): not read"
 _REAL_TYPES = ("REAL", "FLOA", "DOUB", "NUMERIC", "DECIMAL")
 
 
@@ -108,9 +114,64 @@ def read_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str], 
 
 
 def salvage_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str],
-                    with_rowid: bool = False) -> dict[str, np.ndarray]:
-    """``read_columns`` of a damaged table: the rows before the damage, read one at a time until
-    SQLite stops (a full read raises there and would give none)."""
+                    with_rowid: bool = False, resume: Sequence[int] = ()) -> dict[str, np.ndarray]:
+    """``read_columns`` of a damaged table: every row SQLite can still reach (a full read raises at
+    the damage and would give none). Read in rowid order, a batch at a time, the batch halved down to
+    one row where it fails (the cursor reads a row ahead: a row just before the damage is read
+    alone); past a damaged stretch the read goes on at the next of ``resume`` (rowids where the
+    table's intact pages start again), and SQLite's own row order when the table has no rowid."""
+    names = list(columns)
+    exprs = ", ".join(_expr(c, columns[c]) for c in names)
+    sql = f"select rowid, {exprs} from {quote_identifier(table)} where rowid >= ? order by rowid limit ?"
+    rows: list[tuple] = []
+    at, limit, ahead = _MIN_ROWID, SALVAGE_ROWS, sorted(resume)
+    while True:
+        try:
+            batch = conn.execute(sql, (at, limit)).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "no such column" in str(exc):  # a table without rowids: its rows in SQLite's order
+                return _salvage_in_order(conn, table, columns, with_rowid)
+            batch = None
+        except sqlite3.DatabaseError:
+            batch = None
+        if batch and batch[-1][0] < at:  # a damaged tree led the seek astray: no progress, as a failure
+            batch = None
+        if batch is None:
+            if limit > 1:
+                limit //= 2
+                continue
+            at = next((k for k in ahead if k > at), None)
+            if at is None:
+                break
+            limit = SALVAGE_ROWS
+            continue
+        if not batch:
+            break
+        rows.extend(r for r in batch if r[0] >= at)  # in order: a damaged page's stray rowids left out
+        at, limit = batch[-1][0] + 1, SALVAGE_ROWS
+    out: dict[str, np.ndarray] = {}
+    for i, name in enumerate(names, start=1):
+        out[name] = _column_of([r[i] for r in rows], columns[name])
+    if with_rowid:
+        out[ROWID] = np.array([r[0] for r in rows], dtype=np.int64)
+    return out
+
+
+def _column_of(values: list, kind: str) -> np.ndarray:
+    if kind == "int":
+        return np.array(values, dtype=np.int64)
+    if kind == "real":
+        col = np.array(values, dtype=np.float64)
+        col[col == _REAL_NULL] = np.nan
+        return col
+    col = np.empty(len(values), dtype=object)
+    col[:] = values
+    return col
+
+
+def _salvage_in_order(conn: sqlite3.Connection, table: str, columns: dict[str, str],
+                      with_rowid: bool) -> dict[str, np.ndarray]:
+    """The rows before the damage, one at a time until SQLite stops."""
     by_kind = _by_kind(columns, with_rowid)
     got = {kind: _scan(conn, table, kind, names, "", one_by_one=True) for kind, names in by_kind.items()}
     n = min((len(c) for cols in got.values() for c in cols), default=0)
@@ -268,12 +329,22 @@ def read_or_salvage(conn: sqlite3.Connection, table: str, columns: dict[str, str
         return read_columns(conn, table, columns, with_rowid=with_rowid, progress=progress)
     except sqlite3.DatabaseError as exc:
         try:
-            got = salvage_columns(conn, table, columns, with_rowid=with_rowid)
+            got = salvage_columns(conn, table, columns, with_rowid=with_rowid, resume=_resume_keys(conn, table))
         except sqlite3.DatabaseError:
             got = None
         n = len(next(iter(got.values()))) if got else 0
         if not n:
-            notes.append(f"table {table} unreadable ({exc}): not read")
+            notes.append(UNREADABLE_NOTE.format(table=table, why=exc))
             return None
-        notes.append(f"table {table} damaged ({exc}): its first {n:,} rows are read, the rest is lost")
+        notes.append(DAMAGED_NOTE.format(table=table, why=exc, rows=n))
         return got
+
+
+def _resume_keys(conn: sqlite3.Connection, table: str) -> tuple[int, ...]:
+    """Where ``table``'s intact pages start again past each damaged stretch (``damage``)."""
+    root = table_roots(conn).get(table)
+    path = _database_file(conn)
+    if root is None or not path:
+        return ()
+    found = table_damage(path, {table: root}).get(table)
+    return found.resume if found is not None else ()

@@ -150,13 +150,25 @@ def _violations(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray,
     if len(child):
         # parent = last slice one level up (same lane) that comes before the child
         maxd = int(depth.max()) + 2
-        group = s_lane.astype(np.int64) * maxd + depth
-        keys = group[g_order] * (n + 1) + g_order
-        q = (group[child] - 1) * (n + 1) + child
-        k = np.searchsorted(keys, q, side="right") - 1
-        kk = np.clip(k, 0, n - 1)
-        parent = g_order[kk]
-        ok = (k >= 0) & (group[parent] == group[child] - 1) & (s_end[child] <= s_end[parent])
+        group = s_lane.astype(np.int64)
+        group *= maxd
+        group += depth
+        # in place, each let go once used: these slice-sized temporaries are the index build's peak
+        keys = group[g_order]
+        keys *= n + 1
+        keys += g_order
+        q = group[child]
+        q -= 1
+        q *= n + 1
+        q += child
+        k = np.searchsorted(keys, q, side="right")
+        del keys, q
+        k -= 1
+        ok = k >= 0
+        np.clip(k, 0, n - 1, out=k)
+        parent = g_order[k]
+        del k
+        ok &= (group[parent] == group[child] - 1) & (s_end[child] <= s_end[parent])
         bad[child[~ok]] = True
         if bad.any():
             return bad
@@ -197,13 +209,18 @@ def _levels(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray,
     others go through the nesting computation.
     """
     n = len(s_lane)
-    level = np.zeros(n, dtype=np.int64)
     if n < 2:
-        return level, 0
+        return np.zeros(n, dtype=np.int64), 0
     touches = (s_lane[1:] == s_lane[:-1]) & (s_start[1:] < s_end[:-1])
     if not touches.any():
-        return level, 0
-    sel = np.flatnonzero(np.isin(s_lane, np.unique(s_lane[1:][touches])))
+        return np.zeros(n, dtype=np.int64), 0
+    nesting = np.isin(s_lane, np.unique(s_lane[1:][touches]))
+    del touches
+    if nesting.all():  # every lane nests: no copy of the columns
+        return _nested_levels(s_lane, s_start, s_end, n_lanes)
+    sel = np.flatnonzero(nesting)
+    del nesting
+    level = np.zeros(n, dtype=np.int64)
     level[sel], overlapping = _nested_levels(s_lane[sel], s_start[sel], s_end[sel], n_lanes)
     return level, overlapping
 
@@ -216,11 +233,11 @@ def _nested_levels(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray,
     few rounds for very large lanes) and laid out the same way in rows below.
     """
     n = len(s_lane)
-    level = np.full(n, -1, dtype=np.int64)
     d = _depths(s_lane, s_start, s_end)
     bad = _violations(s_lane, s_start, s_end, d)
     if not bad.any():
         return d, 0
+    level = np.full(n, -1, dtype=np.int64)
     bad_lanes = np.unique(s_lane[bad])
     in_bad = np.isin(s_lane, bad_lanes)
     level[~in_bad] = d[~in_bad]
@@ -274,7 +291,10 @@ def build_index(start: np.ndarray, dur: np.ndarray, lane: np.ndarray, n_lanes: i
         seq = lane_time_order(lane, start, dur, np.arange(n))
     s_lane = lane[seq].astype(np.int32, copy=False)
     s_start = start[seq]
-    s_end = s_start + np.maximum(dur[seq], 1)  # zero-length slices still take a row
+    # in place: each temporary of a column is a slice-sized array at the load's peak
+    s_end = dur[seq]
+    np.maximum(s_end, 1, out=s_end)  # zero-length slices still take a row
+    s_end += s_start
     level, overlapping = _levels(s_lane, s_start, s_end, n_lanes)
     del s_start, s_end
     level = level.astype(np.int16 if level.max(initial=0) < 32767 else np.int32)
@@ -296,21 +316,28 @@ def _rows_from_levels(start: np.ndarray, dur: np.ndarray, n_lanes: int, seq: np.
         lane_first_row[1:] = np.cumsum(rows_per_lane)[:-1]
     n_rows = int(rows_per_lane.sum())
     by_row = radix_argsort(level)
-    by_row = by_row[radix_argsort(s_lane[by_row])]  # lane, level; start order kept
-    row_of = lane_first_row[s_lane] + level  # row of each slice in lane-time order
+    lane_key = s_lane[by_row]
+    lane_order = radix_argsort(lane_key)  # lane, level; start order kept
+    del lane_key
+    by_row = by_row[lane_order]
+    del lane_order
+    row_of = lane_first_row[s_lane]  # row of each slice in lane-time order
+    row_of += level
     row_ptr = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(np.bincount(row_of, minlength=n_rows), out=row_ptr[1:])
     del row_of
     order = seq[by_row]
     del by_row
     starts = start[order]
+    ends = dur[order]
+    ends += starts
     return IntervalIndex(
         row_lane=np.repeat(np.arange(n_lanes, dtype=np.int32), rows_per_lane),
         row_level=(np.arange(n_rows) - np.repeat(lane_first_row, rows_per_lane)).astype(np.int16),
         row_ptr=row_ptr,
         order=order.astype(np.int64, copy=False),
         starts=starts,
-        ends=starts + dur[order],
+        ends=ends,
         lane_first_row=lane_first_row,
         lane_row_count=rows_per_lane,
     )

@@ -1,0 +1,191 @@
+"""What a damaged or truncated database lost, table by table, counted from the file's own pages.
+
+SQLite stops a table's read at the first page it cannot use and says only "database disk image is
+malformed"; it cannot say how much of the table lies past that page. The table's B-tree can: walked
+from its root (sqlite.org/fileformat.html §1.6), every child pointer either reaches a page of the
+file that parses as a page of the tree, or it does not (the page is past the end of a truncated file,
+or overwritten). A leaf that parses says how many rows it holds (its cell count); a page that does
+not is at least one row lost (SQLite never leaves a non-root leaf empty). Rowid ranges are not used:
+rowids need not be dense, so ``max(rowid) - min(rowid) + 1`` counts nothing.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import re
+import sqlite3
+from dataclasses import dataclass
+
+HEADER_BYTES = 100
+MIN_PAGE_SIZE = 512
+CATALOGUE, CATALOGUE_ROOT = "sqlite_master", 1  # the table of tables, rooted on the first page
+_PAGE_SIZE_AT = 16
+LEAF_TABLE, INTERIOR_TABLE = 13, 5  # B-tree page types of a rowid table
+LEAF_HEADER, INTERIOR_HEADER = 8, 12  # bytes of a page header before its cell pointers
+INTERIOR_CELL_MIN = 5  # a child pointer (4 bytes) and a one-byte rowid varint
+
+
+@dataclass(frozen=True)
+class TableDamage:
+    """A table's pages as the file holds them: rows on the leaves that parse, pages that do not, and
+    where the rows resume past each missing page (the rowid after the largest one it may hold)."""
+
+    rows_on_pages: int  # rows on the table's leaf pages that the file holds intact
+    pages_missing: int  # pages the tree points to that are past the file's end or do not parse
+    resume: tuple[int, ...] = ()  # ascending: the first rowid past each missing page (its bound + 1)
+
+    def rows_lost(self, rows_read: int) -> int:
+        """Rows of the table not read: those on intact leaves beyond what was read, and at least one a
+        missing page (a lower bound: a missing page held one row or more)."""
+        return max(self.rows_on_pages - rows_read, 0) + self.pages_missing
+
+
+def table_roots(conn: sqlite3.Connection) -> dict[str, int]:
+    """Each table's root page, from the catalogue (empty when even that cannot be read)."""
+    try:
+        rows = conn.execute("select name, rootpage from sqlite_master where type = 'table'").fetchall()
+    except sqlite3.DatabaseError:
+        return {}
+    return {str(name): root for name, root in rows if isinstance(root, int) and root > 0}
+
+
+def page_geometry(size: int, head: bytes) -> tuple[int, int]:
+    """(page size, whole pages the file holds) from the header and the file's size."""
+    raw = int.from_bytes(head[_PAGE_SIZE_AT:_PAGE_SIZE_AT + 2], "big") if len(head) >= HEADER_BYTES else 0
+    page_size = 65536 if raw == 1 else raw
+    return page_size, (size // page_size if page_size >= MIN_PAGE_SIZE else 0)
+
+
+def table_damage(path: str | os.PathLike, roots: dict[str, int]) -> dict[str, TableDamage]:
+    """``TableDamage`` of each table of ``roots`` (``{table: root page}``) in the file at ``path``
+    (empty when the file cannot be mapped)."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size < HEADER_BYTES:
+                return {}
+            with mmap.mmap(f.fileno(), size, prot=mmap.PROT_READ) as buf:
+                page_size, n_pages = page_geometry(size, buf[:HEADER_BYTES])
+                if page_size < MIN_PAGE_SIZE:
+                    return {}
+                return {table: _walk(buf, page_size, n_pages, root) for table, root in roots.items()}
+    except (OSError, ValueError):
+        return {}
+
+
+def _walk(buf, page_size: int, n_pages: int, root: int) -> TableDamage:
+    rows = missing = 0
+    resume: list[int] = []
+    seen: set[int] = set()
+    stack: list[tuple[int, int | None]] = [(root, None)]  # (page, the largest rowid its subtree may hold)
+    while stack:
+        page, upper = stack.pop()
+        if page in seen or page < 1 or page > n_pages:  # a loop in a damaged tree, or past the file
+            missing += 1
+            _resume_past(resume, upper)
+            continue
+        seen.add(page)
+        base = (page - 1) * page_size
+        head = base + (HEADER_BYTES if page == 1 else 0)
+        kind = buf[head]
+        cells = int.from_bytes(buf[head + 3:head + 5], "big")
+        children = None
+        if kind == LEAF_TABLE and head + LEAF_HEADER + 2 * cells <= base + page_size:
+            rows += cells
+            continue
+        if kind == INTERIOR_TABLE and head + INTERIOR_HEADER + 2 * cells <= base + page_size:
+            children = _children(buf, base, head, page_size, cells, upper)
+        if children is None:
+            missing += 1
+            _resume_past(resume, upper)
+        else:
+            stack.extend(reversed(children))
+    return TableDamage(rows, missing, tuple(sorted(resume)))
+
+
+def _resume_past(resume: list[int], upper: int | None) -> None:
+    if upper is not None:
+        resume.append(upper + 1)
+
+
+def _children(buf, base: int, head: int, page_size: int, cells: int, upper: int | None
+              ) -> list[tuple[int, int | None]] | None:
+    """The child pages of an interior page, left to right, each with the largest rowid it may hold
+    (None when a cell leaves the page)."""
+    out: list[tuple[int, int | None]] = []
+    end = base + page_size
+    for k in range(cells):
+        at = head + INTERIOR_HEADER + 2 * k
+        ptr = base + int.from_bytes(buf[at:at + 2], "big")
+        if ptr < head or ptr + INTERIOR_CELL_MIN > end:
+            return None
+        key = _varint(buf, ptr + 4, end)
+        if key is None:
+            return None
+        out.append((int.from_bytes(buf[ptr:ptr + 4], "big"), key))
+    out.append((int.from_bytes(buf[head + 8:head + 12], "big"), upper))  # the right-most pointer
+    return out
+
+
+def _varint(buf, at: int, end: int) -> int | None:
+    """The signed 64-bit value of the SQLite varint at ``at`` (None when it runs past ``end``)."""
+    value = 0
+    for k in range(9):
+        if at + k >= end:
+            return None
+        b = buf[at + k]
+        if k == 8:
+            value = (value << 8) | b
+            break
+        value = (value << 7) | (b & 0x7F)
+        if b < 0x80:
+            break
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+_DAMAGED = re.compile(r"table (?P<table>.+?) damaged \(.*\): (?P<rows>[\d,]+) rows could be read")
+_UNREADABLE = re.compile(r"table (?P<table>.+?) unreadable \(")
+DAMAGE_NOTE = re.compile(r"table .+? (?:damaged|unreadable) \(")  # a reader's note of a damaged table
+
+
+@dataclass(frozen=True)
+class TableLoss:
+    """Rows of one table that a load could not read, and the table's pages the file lacks."""
+
+    table: str
+    rows_read: int
+    rows_lost: int  # at least this many (see ``TableDamage.rows_lost``)
+    pages_missing: int
+
+
+def table_losses(conn: sqlite3.Connection, path: str | os.PathLike, tables: list[str], read: dict[str, int],
+                 notes: list[str], unreadable: list[str], rows_exact: bool = True) -> list[TableLoss]:
+    """The tables of ``tables`` (those a card reads) that lost rows, from their pages and what was read:
+    ``read`` (table → rows kept), the reader's ``notes`` (a damaged table's rows read, an unreadable
+    table's none) and the tables whose columns were ``unreadable``. Without ``rows_exact`` (a card of one
+    device of several, whose ``read`` counts only its own rows) a table read whole counts as whole."""
+    roots = table_roots(conn)
+    salvaged: dict[str, int] = {t: 0 for t in unreadable}
+    for note in notes:
+        hit = _DAMAGED.match(note)
+        if hit:
+            salvaged[hit["table"]] = int(hit["rows"].replace(",", ""))
+            continue
+        hit = _UNREADABLE.match(note)
+        if hit:
+            salvaged[hit["table"]] = 0
+    wanted = {t: roots[t] for t in tables if t in roots}
+    wanted[CATALOGUE] = CATALOGUE_ROOT  # entries lost there are tables lost whole
+    out = []
+    for table, damage in table_damage(path, wanted).items():
+        if table in salvaged:
+            rows = salvaged[table]
+        elif table in read and rows_exact:
+            rows = read[table]
+        else:  # read whole (its rows not counted by the reader): only pages it lacks are lost
+            rows = damage.rows_on_pages
+        lost = damage.rows_lost(rows)
+        if lost:
+            out.append(TableLoss(table, rows, lost, damage.pages_missing))
+    return out
