@@ -8,11 +8,13 @@ counts as hit within :data:`HIT_SLOP_PX` pixels, so one-pixel slices stay clicka
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
 from timelineview.viewstate.timeline.lane_layout import LANE_PAD, SLICE_ROW_H, Row
 from timelineview.viewstate.timeline.view_state import Hit, InstantRef, IntervalRef, SliceRef, ViewState
+from timelineview.viewstate.timeline.window_source import Sample, WindowSource
 
 HIT_SLOP_PX = 2
 
@@ -87,17 +89,32 @@ def step_at(state: ViewState, row: Row, x: float, y: float) -> IntervalRef | Non
     return IntervalRef(row.card, state.rel(card, int(s.start[k[0]])), state.rel(card, int(s.end[k[0]])))
 
 
-def coverage_sample_at(state: ViewState, row: Row, x: float, y: float) -> IntervalRef | None:
-    """The sample (a pyramid's bucket) under x on a coverage row, as the window it stands for; None where the
-    row's source covers nothing there."""
+class CoverageHit(NamedTuple):
+    """A coverage row's sample under the mouse and the source it came from."""
+
+    source: WindowSource
+    sample: Sample
+
+
+def coverage_sample(state: ViewState, row: Row, x: float) -> CoverageHit | None:
+    """The card's coverage source and its sample under x on a coverage row, or None where the row has no
+    source or the source no sample there: what a click selects and the hover says."""
     card = state.card_by_number(row.card)
     source = card.coverage_source if card is not None else None
     if source is None:
         return None
     t0, t1 = state.abs_window(card)
     sample = source.sample_at(row.source_row, state.t_at(x) + state.card_shift(card), t0, t1, state.area.width)
-    if sample is None or sample.share <= 0:
+    return None if sample is None else CoverageHit(source, sample)
+
+
+def coverage_sample_at(state: ViewState, row: Row, x: float, y: float) -> IntervalRef | None:
+    """The sample (a pyramid's bucket) under x on a coverage row, as the window it stands for; None where the
+    row's source covers nothing there."""
+    found = coverage_sample(state, row, x)
+    if found is None or found.sample.share <= 0:
         return None
+    card, sample = state.card_by_number(row.card), found.sample
     return IntervalRef(row.card, state.rel(card, sample.t0), state.rel(card, sample.t1))
 
 

@@ -7,7 +7,7 @@ time ("MatMul  (1.2 ms)") or None when nothing of its kind is there; the registr
 from __future__ import annotations
 
 from timelineview.viewstate.time_format import format_duration
-from timelineview.viewstate.timeline.hit_test import instant_at, slice_at
+from timelineview.viewstate.timeline.hit_test import coverage_sample, instant_at, slice_at
 from timelineview.viewstate.timeline.lane_layout import Row
 from timelineview.viewstate.timeline.view_state import ViewState
 
@@ -33,14 +33,10 @@ def instant_text(state: ViewState, row: Row, x: float, y: float) -> str | None:
 
 def coverage_text(state: ViewState, row: Row, x: float, y: float) -> str | None:
     """How busy the row's sample (a pyramid's bucket) under the mouse is, and what it stands for."""
-    card = state.card_by_number(row.card)
-    source = card.coverage_source if card is not None else None
-    if source is None:
+    found = coverage_sample(state, row, x)
+    if found is None:
         return None
-    t0, t1 = state.abs_window(card)
-    sample = source.sample_at(row.source_row, state.t_at(x) + state.card_shift(card), t0, t1, state.area.width)
-    if sample is None:
-        return None
+    source, sample = found
     length = format_duration(sample.t1 - sample.t0, 2)
     what = "bucket (from the summary)" if source.finest_ns else "pixel"
     return f"{sample.row}: busy {sample.share:.0%} of its {length} {what}"
