@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from timelineview.model.database.table_names import ROWID, quote_identifier, rowid_span
 from timelineview.model.load.jit import scanner_available
 
 HEADER_BYTES = 100
@@ -339,7 +340,7 @@ def read_int_columns(conn: sqlite3.Connection, path: str, table: str, names: lis
     if not path or not scanner_available() or _sidecars(path):
         return None
     plan = _plan(conn, table, names)
-    if plan is None or _rowid_span(conn, table) < MIN_ROWS:
+    if plan is None or rowid_span(conn, table) < MIN_ROWS:
         return None
     root, columns, alias = plan
     try:
@@ -353,22 +354,8 @@ def read_int_columns(conn: sqlite3.Connection, path: str, table: str, names: lis
         fmap.close()
 
 
-def _rowid_span(conn: sqlite3.Connection, table: str) -> int:
-    """Largest minus smallest rowid + 1 (at least the rows), each from one B-tree descent."""
-    from timelineview.model.database.tables import quote_identifier
-
-    try:
-        hi = conn.execute(f"select max(rowid) from {quote_identifier(table)}").fetchone()[0]
-        lo = conn.execute(f"select min(rowid) from {quote_identifier(table)}").fetchone()[0]
-    except sqlite3.DatabaseError:
-        return 0
-    return hi - lo + 1 if isinstance(hi, int) and isinstance(lo, int) else 0
-
-
 def _plan(conn: sqlite3.Connection, table: str, names: list[str]) -> tuple[int, np.ndarray, int] | None:
     """(root page, record column of each name, the rowid alias column or -2), or None."""
-    from timelineview.model.database.tables import ROWID, quote_identifier
-
     try:
         row = conn.execute("select rootpage, sql from sqlite_master where type = 'table' and name = ?",
                            (table,)).fetchone()

@@ -11,7 +11,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from timelineview.model.database.tables import Schema, quote_identifier
+from timelineview.model.database.table_names import rowid_span
+from timelineview.model.database.tables import Schema
 
 RowProgress = Callable[[int, int], None]  # (rows read, rows to read)
 
@@ -38,7 +39,7 @@ class RowMeter:
         """Estimate the rows of ``tables`` (those present) and report none read yet."""
         for table in tables:
             if table in schema.columns and table not in self.expected:
-                self.expected[table] = _rows(conn, table)
+                self.expected[table] = rowid_span(conn, table)
         self._say()
 
     def step(self, table: str) -> Callable[[int], None]:
@@ -73,12 +74,3 @@ class RowMeter:
     def _say(self) -> None:
         if self.report is not None:
             self.report(min(self.done, self.total), self.total)
-
-
-def _rows(conn: sqlite3.Connection, table: str) -> int:
-    try:  # each alone: SQLite answers a lone min() or max() of the rowid from the B-tree's edge
-        hi = conn.execute(f"select max(rowid) from {quote_identifier(table)}").fetchone()[0]
-        lo = conn.execute(f"select min(rowid) from {quote_identifier(table)}").fetchone()[0]
-    except sqlite3.DatabaseError:
-        return 0
-    return hi - lo + 1 if isinstance(hi, int) and isinstance(lo, int) and hi >= lo else 0

@@ -19,7 +19,8 @@ from timelineview.model.database.keys import sorted_unique, unique_inverse
 from timelineview.model.database.lanes import LaneBook
 from timelineview.model.database.progress import RowMeter
 from timelineview.model.database.strings import CardStrings
-from timelineview.model.database.tables import ROWID, Schema, find_sorted, read_or_salvage
+from timelineview.model.database.table_names import ROWID
+from timelineview.model.database.tables import Schema, find_sorted, read_or_salvage
 
 # kinds of slice (where their args are read from)
 KIND_HARDWARE, KIND_PLANE, KIND_OPERATOR, KIND_CANN, KIND_FRAMEWORK, KIND_OVERLAP, KIND_STEP = range(7)

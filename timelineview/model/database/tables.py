@@ -24,9 +24,9 @@ import numpy as np
 from timelineview.model.database.connection import connect
 from timelineview.model.database.damage import table_damage, table_roots
 from timelineview.model.database.pages import read_int_columns
+from timelineview.model.database.table_names import ROWID, quote_identifier
 
 INT_NONE = -1  # a NULL in an integer column
-ROWID = "rowid"
 _REAL_NULL_SQL = "-9e999"  # SQLite has no NaN literal: NULL reals come back as -inf, then NaN
 _REAL_NULL = -np.inf
 STRING_TABLE = "STRING_IDS"
@@ -71,10 +71,6 @@ def read_schema(conn: sqlite3.Connection) -> Schema:
             continue
         schema.columns[name] = {str(r[1]): str(r[2] or "").upper() for r in info}
     return schema
-
-
-def quote_identifier(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def kind_of(declared: str) -> str:
