@@ -61,9 +61,6 @@ def operator_kind(name: str) -> str:
     return base or name.strip()
 
 
-def is_real_rank(rank: int) -> bool:
-    return 0 <= rank < INVALID_RANK
-
 # Point-to-point operators (pipeline send / receive) are not collectives: every member does not
 # end them at the same instant.
 POINT_TO_POINT = re.compile(r"send|receive|recv", re.IGNORECASE)

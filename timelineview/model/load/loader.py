@@ -666,8 +666,3 @@ def _file_report(job: _FileJob) -> None:
         rep.truncated_offset = job.bounds.start
     if not rep.truncated:  # the copy's end is the truncation's cause only when the trace is cut short there
         rep.truncated_why = ""
-
-
-def cleanup_temp() -> None:
-    """Remove the decompressed copies of ``.gz`` traces (at exit)."""
-    gunzip.cleanup()

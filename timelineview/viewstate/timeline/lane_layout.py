@@ -78,10 +78,6 @@ class LaneLayout:
             return self.rows[i]
         return None
 
-    def index_at(self, y: float) -> int:
-        i = bisect.bisect_right(self._tops, y) - 1
-        return i if 0 <= i < len(self.rows) and y < self.rows[i].bottom else -1
-
     def visible(self, y0: float, y1: float) -> list[Row]:
         """Rows intersecting [y0, y1)."""
         lo = max(bisect.bisect_right(self._tops, y0) - 1, 0)

@@ -171,11 +171,6 @@ def hit_tests() -> dict[str, tuple[HitTest, ...]]:
     return _tables_of(TRACK_KINDS).hits
 
 
-def hit_tests_of(kind: str) -> tuple[HitTest, ...]:
-    """The hit tests of rows of ``kind`` (raises :class:`UnknownLaneKind` for a kind no entry names)."""
-    return _of_kind(hit_tests(), kind)
-
-
 def hover_text(state: ViewState, x: float, y: float) -> str | None:
     """The status line's words for what lies under (x, y): the first registered hover text of the row's kind."""
     row = state.row_under(y)
