@@ -21,6 +21,8 @@ from timelineview.analysis.findings.signals import EVIDENCE_SPANS, CardSignals, 
 from timelineview.analysis.intervals import Intervals
 from timelineview.model.store.trace_store import TraceStore
 
+NS_PER_US = 1000.0
+
 
 def longest(iv: Intervals, n: int = EVIDENCE_SPANS) -> list[list[int]]:
     """The ``n`` longest intervals of a set, in the set's order: all the evidence rules take of it
@@ -63,21 +65,27 @@ def signal_facts(store: TraceStore, a) -> dict | None:
 
 
 class FactSignals(CardSignals):
-    """A loaded card's signals with its slice lookups answered from its ``facts`` (:func:`signal_facts`);
-    what the facts do not hold is computed from the store."""
+    """A card's signals with its slice lookups answered from its ``facts`` (:func:`signal_facts`). What the
+    facts do not hold is computed from the store; a summarised card has none (``store`` None): it answers
+    with what its facts hold."""
 
     facts: dict
 
+    def evidence(self, start_ns: int, end_ns: int, lane: str | None = None, name: str | None = None) -> Evidence:
+        origin = self.facts["t_origin"]
+        return Evidence(self.card, (int(start_ns) - origin) / NS_PER_US, (int(end_ns) - origin) / NS_PER_US,
+                        lane, name)
+
     def top_operator_slices(self, n: int) -> list:
-        if n > EVIDENCE_SPANS:
+        if n > EVIDENCE_SPANS and self.store is not None:
             return super().top_operator_slices(n)
         return [Evidence(**e) for e in self.facts["top_operator_slices"][:n]]
 
     def operator_slices(self, name: str | None, n: int) -> list:
         aicpu = self.facts["aicpu"]
-        if name is None or name != aicpu["top"] or n > EVIDENCE_SPANS:
-            return super().operator_slices(name, n)
-        return [Evidence(**e) for e in aicpu["slices"][:n]]
+        if name is not None and name == aicpu["top"] and (n <= EVIDENCE_SPANS or self.store is None):
+            return [Evidence(**e) for e in aicpu["slices"][:n]]
+        return super().operator_slices(name, n) if self.store is not None else []
 
     def aicpu_share(self) -> tuple[float, float, str | None]:
         a = self.facts["aicpu"]
@@ -88,14 +96,16 @@ class FactSignals(CardSignals):
         return SyncCalls(s["count"], s["total_us"], list(s["names"]), [Evidence(**e) for e in s["evidence"]])
 
     def transfers(self) -> TransferSignals | None:
-        kept = self.facts["transfers"]
-        return TransferSignals.from_document(kept) if kept is not None else None
+        kept = self.facts.get("transfers")
+        return TransferSignals.from_document(kept) if kept else None
 
     def operators_followed_by_gaps(self, gap_over_duration: float) -> tuple[float, Intervals]:
         s = self.facts["small_operators"]
-        if gap_over_duration != s["gap_over_duration"]:
-            return super().operators_followed_by_gaps(gap_over_duration)
-        return s["share"], intervals(s["longest_gaps"])
+        if gap_over_duration == s["gap_over_duration"]:
+            return s["share"], intervals(s["longest_gaps"])
+        if self.store is None:
+            raise ValueError("the summary kept this for another gap threshold: summarise the cards again")
+        return super().operators_followed_by_gaps(gap_over_duration)
 
     def pure_communication_spans(self) -> Intervals:
         """The longest ``EVIDENCE_SPANS`` of it: all the rules take."""
