@@ -24,7 +24,6 @@ import hashlib
 import os
 import tempfile
 import time
-import zlib
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
@@ -36,6 +35,7 @@ import orjson
 from timelineview.analysis.kept.encoding import BadTree, Decoder, Encoder
 from timelineview.model.memory.load import memory_files
 from timelineview.model.store.check_record import Check
+from timelineview.model.store.columns_file import BadColumn, column_view, describe, places, write_arrays
 from timelineview.model.store.file_stamp import file_stamp, sample_digest
 from timelineview.model.store.trace_store import TraceStore
 from timelineview.provenance import code_stamp
@@ -47,7 +47,6 @@ PARTIAL = ".partial-"  # a write in progress (the cache's own prefix)
 STALE_PARTIAL_S = 600.0  # a write takes well under a second: one untouched this long was killed
 COLUMNS = "columns"  # suffix of a field's file of arrays
 CHECKED = "checked"  # suffix of the record of its columns' last full check (``check_record``)
-ALIGN = 64  # each array of a columns file starts at a multiple of this (aligned for any dtype)
 MISSING = object()  # ``restore``: nothing kept for that field
 
 
@@ -88,41 +87,16 @@ def analysis_key(store: TraceStore, entry: Path, min_gap_ns: int) -> str:
                   report.decode(), *_side_files(store)])
 
 
-def _describe(a: np.ndarray) -> dict:
-    return {"dtype": a.dtype.str, "shape": list(a.shape), "crc32": zlib.crc32(np.ascontiguousarray(a))}
-
-
-def _places(arrays: list[np.ndarray]) -> list[int]:
-    """Where each array starts in the columns file (each at a multiple of ``ALIGN``)."""
-    places, at = [], 0
-    for a in arrays:
-        places.append(at)
-        at += -(-a.nbytes // ALIGN) * ALIGN
-    return places
-
-
-def _write_columns(f: Any, arrays: list[np.ndarray], places: list[int]) -> None:
-    for a, at in zip(arrays, places, strict=True):
-        f.seek(at)
-        f.write(a.reshape(-1).view(np.uint8).data if a.size else b"")
-
-
 def _column(data: np.ndarray, desc: dict, what: str, checksum: bool = True) -> np.ndarray:
     """The array ``desc`` describes in the columns file's bytes ``data``, if it is the one written (its CRC-32
     compared unless ``checksum`` is False: a file that passed that check before, unchanged since)."""
     dtype = np.dtype(desc["dtype"])
-    shape = tuple(int(n) for n in desc["shape"])
-    if dtype.hasobject or dtype.fields is not None or any(n < 0 for n in shape):
+    if dtype.hasobject or dtype.fields is not None:
         raise BadTree(f"{what}: not a column")
-    at, nbytes = int(desc["offset"]), int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    if not nbytes:
-        return np.zeros(shape, dtype)  # nothing written (an empty array, or a dtype of no bytes)
-    if at < 0 or at + nbytes > len(data):
-        raise BadTree(f"{what}: past the end of the file")
-    a = data[at:at + nbytes].view(dtype).reshape(shape)
-    if checksum and zlib.crc32(a) != desc["crc32"]:
-        raise BadTree(f"{what}: not the one written")
-    return a
+    try:
+        return column_view(data, desc, dtype, checksum)
+    except BadColumn as exc:
+        raise BadTree(f"{what}: {exc}") from None
 
 
 def _dumps(doc: dict) -> bytes:
@@ -207,16 +181,16 @@ class KeptResults:
             encoder = Encoder(siblings)
             tree = encoder.encode(value)
             arrays = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in encoder.arrays]
-            places = _places(arrays)
+            offsets = places(arrays)
             doc = {"format": KEPT_FORMAT, "key": self.key, "field": name, "value": tree,
-                   "arrays": [{**_describe(a), "offset": at} for a, at in zip(arrays, places, strict=True)]}
+                   "arrays": [describe(a, at) for a, at in zip(arrays, offsets, strict=True)]}
             data = _dumps(doc)
         except Exception:  # noqa: BLE001 - NotKeepable, or a value the encoding cannot walk: computed each time
             return False
         try:
             self._clean_other_keys()
             if arrays:
-                self._write(self._path(name, COLUMNS), lambda f: _write_columns(f, arrays, places))
+                self._write(self._path(name, COLUMNS), lambda f: write_arrays(f, arrays, offsets))
             self._write(self._path(name, "json"), lambda f: f.write(data))  # last: the field is complete
         except Exception:  # noqa: BLE001 - no room, a read-only or removed entry: computed next time
             return False

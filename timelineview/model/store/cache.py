@@ -9,7 +9,7 @@ upgraded or edited install never serves what older code decoded. An entry is che
 cannot be written is only not written. Compressed (``.gz``) cards are not cached: their lazy
 args read a temporary copy that does not outlive the session.
 
-One file, one map. Each column lies at a multiple of ``ALIGN`` bytes in ``columns.bin``; the meta gives its
+One file, one map. Each column lies at a multiple of ``columns_file.ALIGN`` bytes in ``columns.bin``; the meta gives its
 dtype, shape, place and CRC-32. A re-open maps the file once and takes each column as a view of the map
 (one ``np.load`` per column cost about 0.3 ms, 13 ms for a card of 43 columns).
 
@@ -31,7 +31,6 @@ import re
 import shutil
 import tempfile
 import time
-import zlib
 from collections import Counter
 from dataclasses import fields
 from pathlib import Path
@@ -43,6 +42,7 @@ import orjson
 from timelineview.model.store.args_reader import ArgsReader, ChunkTable
 from timelineview.model.store.card_files import CardFiles
 from timelineview.model.store.check_record import Check
+from timelineview.model.store.columns_file import BadColumn, column_view, describe, places, write_arrays
 from timelineview.model.store.entry_checks import CorruptEntry, check_chunks, check_entry, check_ids
 from timelineview.model.store.file_stamp import FileStamp, file_stamp, sample_digest
 from timelineview.model.store.interval_index import IntervalIndex
@@ -61,8 +61,7 @@ from timelineview.provenance import code_stamp
 
 FORMAT = "timelineview-cache-5"  # 3: content key, checked columns, chunks name their file by index; 4: one
 # file; 5: the slices' span in the meta
-COLUMNS_FILE = "columns.bin"  # every column of an entry, each at a multiple of ``ALIGN``
-ALIGN = 64
+COLUMNS_FILE = "columns.bin"  # every column of an entry (a columns file)
 CARD_CODE = ("model",)  # the sub-packages whose code decides what a cached card holds
 MAX_CACHE_BYTES = int(os.environ.get("TIMELINEVIEW_CACHE_MB", "20000")) << 20
 MIN_FREE_BYTES = 1 << 30  # the cache never leaves less free on its disk than this ...
@@ -191,17 +190,15 @@ def save(store: TraceStore, src: CardFiles, cache_dir: Path, key: str | None = N
         arrays, lists = columns
         meta = {"format": FORMAT, "key": key, "code": code_stamp(*CARD_CODE), "card": store.card, "rank": store.rank,
                 "strings": store.strings, "generation": store.generation, "report": _report_json(store.report),
-                "lists": lists, "span": list(store.span_ns()), "arrays": {name: {**_describe(arr), "offset": at}
-                                           for (name, arr), at in zip(arrays.items(), _places(arrays.values()))}}
+                "lists": lists, "span": list(store.span_ns()), "arrays": {name: describe(arr, at)
+                                           for (name, arr), at in zip(arrays.items(), places(arrays.values()))}}
         meta_bytes = _dump_meta(meta)
         cache_dir.mkdir(parents=True, exist_ok=True)
         if not make_room(cache_dir, sum(a.nbytes for a in arrays.values()) + len(meta_bytes)):
             return None
         tmp = Path(tempfile.mkdtemp(prefix=PARTIAL_PREFIX, dir=cache_dir))
         with open(tmp / COLUMNS_FILE, "wb") as f:
-            for arr, at in zip(arrays.values(), _places(arrays.values())):
-                f.seek(at)
-                f.write(arr.reshape(-1).view(np.uint8).data if arr.size else b"")
+            write_arrays(f, arrays.values(), places(arrays.values()))
         (tmp / "meta.json").write_bytes(meta_bytes)
         final = cache_dir / key
         shutil.rmtree(final, ignore_errors=True)
@@ -211,19 +208,6 @@ def save(store: TraceStore, src: CardFiles, cache_dir: Path, key: str | None = N
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
         return None
-
-
-def _places(arrays) -> list[int]:
-    """Where each array starts in the columns file: one after the other, each at a multiple of ``ALIGN``."""
-    places, at = [], 0
-    for arr in arrays:
-        places.append(at)
-        at += -(-arr.nbytes // ALIGN) * ALIGN
-    return places
-
-
-def _describe(arr: np.ndarray) -> dict:
-    return {"dtype": arr.dtype.str, "shape": list(arr.shape), "crc32": zlib.crc32(arr)}
 
 
 def _build(cls: type, prefix: str, arrays: dict, lists: dict):
@@ -316,16 +300,12 @@ def _checked_array(data: np.ndarray, name: str, desc: dict, checksum: bool = Tru
     have, inside the file and (``checksum``) of the CRC-32 saved."""
     dtype = np.dtype(desc["dtype"])
     allowed = "f" if name in _FLOAT_COLUMNS else "iuU" if name in _TEXT_OR_INT_COLUMNS else "iub"
-    shape = tuple(int(n) for n in desc["shape"])
-    if dtype.kind not in allowed or dtype.fields is not None or dtype.subdtype is not None or min(shape, default=0) < 0:
+    if dtype.kind not in allowed or dtype.fields is not None or dtype.subdtype is not None:
         raise CorruptEntry(f"{name}: not a column of this name")
-    at, nbytes = int(desc["offset"]), int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    if at < 0 or at + nbytes > len(data):
-        raise CorruptEntry(f"{name}: past the end of the columns file")
-    arr = data[at:at + nbytes].view(dtype).reshape(shape)
-    if checksum and zlib.crc32(arr) != desc["crc32"]:
-        raise CorruptEntry(f"{name}: not the column that was saved")
-    return arr
+    try:
+        return column_view(data, desc, dtype, checksum)
+    except BadColumn as exc:
+        raise CorruptEntry(f"{name}: {exc}") from None
 
 
 def _same_length(what: str, columns: list) -> None:

@@ -1,0 +1,55 @@
+"""A columns file: arrays one after the other, each at a multiple of ``ALIGN`` bytes, described by a small
+record (dtype, shape, CRC-32, offset) kept beside it, and read back as views of one map of the file. The card
+cache and the kept analysis results both store their arrays this way."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable
+from typing import BinaryIO
+
+import numpy as np
+
+ALIGN = 64  # aligned for any dtype
+
+
+class BadColumn(ValueError):
+    """A column that is not where, or not what, its record says."""
+
+
+def describe(a: np.ndarray, at: int) -> dict:
+    """The record of array ``a`` written at offset ``at``."""
+    return {"dtype": a.dtype.str, "shape": list(a.shape), "crc32": zlib.crc32(np.ascontiguousarray(a)), "offset": at}
+
+
+def places(arrays: Iterable[np.ndarray]) -> list[int]:
+    """Where each array starts in the file: one after the other, each at a multiple of ``ALIGN``."""
+    out, at = [], 0
+    for a in arrays:
+        out.append(at)
+        at += -(-a.nbytes // ALIGN) * ALIGN
+    return out
+
+
+def write_arrays(f: BinaryIO, arrays: Iterable[np.ndarray], offsets: Iterable[int]) -> None:
+    """Write each array's bytes at its offset."""
+    for a, at in zip(arrays, offsets, strict=True):
+        f.seek(at)
+        f.write(np.ascontiguousarray(a).reshape(-1).view(np.uint8).data if a.size else b"")
+
+
+def column_view(data: np.ndarray, desc: dict, dtype: np.dtype, checksum: bool = True) -> np.ndarray:
+    """The array record ``desc`` (of ``dtype``, checked by the caller) describes, as a view of the file's bytes
+    ``data``: inside the file and, with ``checksum``, of the CRC-32 written (else :class:`BadColumn`)."""
+    shape = tuple(int(n) for n in desc["shape"])
+    if any(n < 0 for n in shape):
+        raise BadColumn("not a column")
+    at, nbytes = int(desc["offset"]), int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if not nbytes:
+        return np.zeros(shape, dtype)  # nothing written (an empty array, or a dtype of no bytes)
+    if at < 0 or at + nbytes > len(data):
+        raise BadColumn("past the end of the file")
+    a = data[at:at + nbytes].view(dtype).reshape(shape)
+    if checksum and zlib.crc32(a) != desc["crc32"]:
+        raise BadColumn("not the one written")
+    return a
