@@ -63,7 +63,7 @@ def test_a_racy_check_writes_no_record(tmp_path, monkeypatch):
 
 DAMAGE = {"a flipped data byte": _flip_a_data_byte,
           **{f"crafted: {what}": (lambda e, c=CRAFTED[what]: rewrite_column(e, *c))
-             for what in ("a name past the strings", "index times that are not the slices'", "a negative duration")}}
+             for what in ("a name past the strings", "an index row out of order", "a negative duration")}}
 
 
 @pytest.mark.parametrize("what", DAMAGE)

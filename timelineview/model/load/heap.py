@@ -13,6 +13,8 @@ import ctypes.util
 import functools
 
 M_ARENA_MAX = -8
+M_MMAP_THRESHOLD = -3
+MMAP_THRESHOLD_BYTES = 128 * 1024  # glibc's starting value, kept from then on
 
 
 @functools.cache
@@ -32,6 +34,20 @@ def limit_arenas() -> None:
     libc = _glibc()
     if libc is not None:
         libc.mallopt(M_ARENA_MAX, 1)
+
+
+def fixed_mmap_threshold() -> None:
+    """Every block of ``MMAP_THRESHOLD_BYTES`` or more gets pages of its own, given back when freed.
+
+    glibc raises the threshold to the size of each large block freed (up to 32 MB), so after
+    the first few columns are let go, the load's column-sized arrays come from the heap, and
+    what they free stays resident between the blocks that live on. Fixing the threshold
+    lowered the peak of a 307 MB database's load from 991 to 730 MB, and of a 200 MB JSON
+    card's from ~225 to 211 MB, each load a little faster.
+    """
+    libc = _glibc()
+    if libc is not None:
+        libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
 
 
 def trim() -> bool:

@@ -212,6 +212,7 @@ def load_cards(sources: list[CardSource], progress: Progress | None = None,
     without the compiled scanner). ``partial(stores)`` receives, every second or so, stores
     of what has been decoded so far (see ``PartialLoad``), for showing a load in progress.
     """
+    heap.fixed_mmap_threshold()
     cards = CachedCards(sources, cache)  # the files' stamps, taken before anything reads them
     databases = {ci for ci, src in enumerate(sources) if is_database_source(src)}  # read as fast as the cache
     cached = {ci: None if ci in databases else cards.lookup(ci) for ci in range(len(sources))}

@@ -59,8 +59,8 @@ from timelineview.model.store.trace_store import (
 )
 from timelineview.provenance import code_stamp
 
-FORMAT = "timelineview-cache-5"  # 3: content key, checked columns, chunks name their file by index; 4: one
-# file; 5: the slices' span in the meta
+FORMAT = "timelineview-cache-6"  # 3: content key, checked columns, chunks name their file by index; 4: one
+# file; 5: the slices' span in the meta; 6: the index without its times (read from the slices)
 COLUMNS_FILE = "columns.bin"  # every column of an entry (a columns file)
 CARD_CODE = ("model",)  # the sub-packages whose code decides what a cached card holds
 MAX_CACHE_BYTES = int(os.environ.get("TIMELINEVIEW_CACHE_MB", "20000")) << 20
@@ -264,6 +264,7 @@ def _open_entry(folder: Path, meta_bytes: bytes, key: str, src: CardFiles,
     parts = {prefix: _build(cls, prefix, arrays, lists) for prefix, cls in _TABLES}
     flows = _build(FlowTable, "flows", arrays, lists)
     _check_lengths(parts, flows)
+    parts["index"].bind(parts["slices"].start, parts["slices"].dur)
     store = TraceStore(
         card=meta["card"], rank=meta["rank"], paths=list(src.files), strings=strings,
         processes=parts["processes"], lanes=parts["lanes"], slices=parts["slices"], counters=parts["counters"],
@@ -323,7 +324,7 @@ def _check_lengths(parts: dict, flows: FlowTable) -> None:
     _same_length("counters", [c.series_process, c.series_name, c.series_counter, c.series_key, c.offsets[1:]])
     _same_length("counters", [c.ts, c.value])
     ix = parts["index"]
-    _same_length("index", [ix.order, ix.starts, ix.ends, parts["slices"].start])
+    _same_length("index", [ix.order, parts["slices"].start])
     _same_length("index", [ix.row_lane, ix.row_level, ix.row_ptr[1:]])
     _same_length("index", [ix.lane_first_row, ix.lane_row_count, parts["lanes"].tid])
 
