@@ -17,6 +17,7 @@ from timelineview.model.database.keys import sorted_unique
 from timelineview.model.database.slices import Endpoints, join_all
 from timelineview.model.database.strings import CardStrings
 from timelineview.model.database.tables import Schema, read_columns
+from timelineview.model.store.interval_index import slice_index_dtype
 from timelineview.model.store.trace_store import FlowTable
 
 CATS_TABLE = "connectionCats"
@@ -97,8 +98,9 @@ def build_flows(conn: sqlite3.Connection, schema: Schema, ends: Endpoints, strin
         edges_dst.append(b)
         edges_cat.append(np.full(len(c), strings.intern(cat), np.int32))
     cid = np.concatenate(edges_cid) if edges_cid else np.zeros(0, np.int64)
-    src = np.concatenate(edges_src).astype(np.int64) if edges_src else np.zeros(0, np.int64)
-    dst = np.concatenate(edges_dst).astype(np.int64) if edges_dst else np.zeros(0, np.int64)
+    slice_number = slice_index_dtype(len(start))
+    src = np.concatenate(edges_src).astype(slice_number) if edges_src else np.zeros(0, slice_number)
+    dst = np.concatenate(edges_dst).astype(slice_number) if edges_dst else np.zeros(0, slice_number)
     cat = np.concatenate(edges_cat) if edges_cat else np.zeros(0, np.int32)
     return FlowTable(src_event=src, cat=cat, flow_id=cid.astype(np.int64), src_ts=start[src], src_lane=lane[src],
                      src_slice=src, dst_ts=start[dst], dst_lane=lane[dst], dst_slice=dst)

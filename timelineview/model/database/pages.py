@@ -18,7 +18,7 @@ import os
 import sqlite3
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -38,6 +38,7 @@ MIN_ROWS = 1 << 17
 CHUNK_PAGES = 4096  # leaf pages decoded per call: rows reported as progress, the file's pages let go
 READ_THREADS = min(2, os.cpu_count() or 1)  # parts of a table decoded at once
 UTF8 = 1
+INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 MAX_DIGITS = 19
 # give-up codes of the kernels (negative: the reason the table is left to SQLite)
 BAD_PAGE, DEEP, OVERFLOW, NOT_INT, BAD_RECORD = -1, -2, -3, -4, -5
@@ -334,9 +335,10 @@ def _sidecars(path: str) -> bool:
 
 
 def read_int_columns(conn: sqlite3.Connection, path: str, table: str, names: list[str],
-                     progress: Progress | None = None) -> list[np.ndarray] | None:
+                     progress: Progress | None = None, narrow: Collection[str] = ()) -> list[np.ndarray] | None:
     """The integer columns ``names`` (``rowid`` for the rowid) of ``table`` in rowid order, or None
-    when this reader gives the table to SQLite (see the module's docstring)."""
+    when this reader gives the table to SQLite (see the module's docstring). The columns named in
+    ``narrow`` come as int32 when every value fits (``narrowed``), as int64 otherwise."""
     if not path or not scanner_available() or _sidecars(path):
         return None
     plan = _plan(conn, table, names)
@@ -348,7 +350,7 @@ def read_int_columns(conn: sqlite3.Connection, path: str, table: str, names: lis
     except (OSError, ValueError):
         return None
     try:
-        return _read(fmap, root, columns, alias, progress)
+        return _read(fmap, root, columns, alias, progress, [name in narrow for name in names])
     finally:
         fmap.release()
         fmap.close()
@@ -378,8 +380,8 @@ def _plan(conn: sqlite3.Connection, table: str, names: list[str]) -> tuple[int, 
     return row[0], np.array(columns, np.int64), alias
 
 
-def _read(fmap: _FileMap, root: int, columns: np.ndarray, alias: int, progress: Progress | None
-          ) -> list[np.ndarray] | None:
+def _read(fmap: _FileMap, root: int, columns: np.ndarray, alias: int, progress: Progress | None,
+          narrow: list[bool]) -> list[np.ndarray] | None:
     if not fmap.whole:
         return None
     leaves_of, decode = _compile()
@@ -388,7 +390,7 @@ def _read(fmap: _FileMap, root: int, columns: np.ndarray, alias: int, progress: 
     if n_leaves < 0:
         return None
     leaves = leaves[:n_leaves]
-    out = [np.empty(rows, np.int64) for _ in columns]
+    out = [np.empty(rows, np.int32 if small else np.int64) for small in narrow]
     parts = [leaves[a:a + CHUNK_PAGES] for a in range(0, n_leaves, CHUNK_PAGES)]
 
     def part_rows(part: np.ndarray) -> tuple[int, np.ndarray]:  # run without Python's lock (nogil)
@@ -409,7 +411,10 @@ def _read(fmap: _FileMap, root: int, columns: np.ndarray, alias: int, progress: 
             if got < 0 or done + got > rows:
                 return None
             for c, col in enumerate(out):
-                col[done:done + got] = chunk[c, :got]
+                part = chunk[c, :got]
+                if col.dtype != part.dtype and not fits_int32(part):  # a value past 32 bits: int64 after all
+                    col = out[c] = _widened(col, done)
+                col[done:done + got] = part
             done += got
             del chunk
             fmap.release()
@@ -420,6 +425,23 @@ def _read(fmap: _FileMap, root: int, columns: np.ndarray, alias: int, progress: 
     if done != rows:
         return None
     return out
+
+
+def fits_int32(values: np.ndarray) -> bool:
+    """Whether every value fits int32 (an empty column does)."""
+    return not len(values) or (int(values.min()) >= INT32_MIN and int(values.max()) <= INT32_MAX)
+
+
+def narrowed(values: np.ndarray) -> np.ndarray:
+    """``values`` as int32 when every one fits, else as they are."""
+    return values.astype(np.int32) if values.dtype != np.int32 and fits_int32(values) else values
+
+
+def _widened(col: np.ndarray, done: int) -> np.ndarray:
+    """An int64 copy of the int32 column ``col`` whose first ``done`` values are read."""
+    wide = np.empty(len(col), np.int64)
+    wide[:done] = col[:done]
+    return wide
 
 
 def _cells(fmap: _FileMap, pages: np.ndarray) -> int:

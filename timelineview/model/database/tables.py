@@ -15,7 +15,7 @@ import itertools
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -23,7 +23,7 @@ import numpy as np
 
 from timelineview.model.database.connection import connect
 from timelineview.model.database.damage import table_damage, table_roots
-from timelineview.model.database.pages import read_int_columns
+from timelineview.model.database.pages import narrowed, read_int_columns
 from timelineview.model.database.table_names import ROWID, quote_identifier
 
 INT_NONE = -1  # a NULL in an integer column
@@ -93,17 +93,22 @@ def _by_kind(columns: dict[str, str], with_rowid: bool) -> dict[str, list[str]]:
 
 
 def read_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str], where: str = "",
-                 with_rowid: bool = False, progress: Callable[[int], None] | None = None) -> dict[str, np.ndarray]:
+                 with_rowid: bool = False, progress: Callable[[int], None] | None = None,
+                 narrow: Collection[str] = ()) -> dict[str, np.ndarray]:
     """``{column: array}`` for ``columns`` = ``{name: "int" | "real" | "text"}`` of ``table``.
 
     ints come as int64 (NULL → ``INT_NONE``, TEXT digits cast exactly), reals as float64 (NULL →
-    NaN), text as object arrays (NULL → ""). With ``with_rowid`` also ``"rowid"``. One scan of the
-    table per kind of column; ``progress(rows)`` is told the rows read so far of the integer scan.
+    NaN), text as object arrays (NULL → ""). With ``with_rowid`` also ``"rowid"``. The int columns
+    named in ``narrow`` (ids, counts: ``rowid`` too) come as int32 when every value fits: half the
+    memory of the tables a load holds at once. One scan of the table per kind of column;
+    ``progress(rows)`` is told the rows read so far of the integer scan.
     """
     by_kind = _by_kind(columns, with_rowid)
     out: dict[str, np.ndarray] = {}
     for kind, names in by_kind.items():
-        out.update(zip(names, _scan(conn, table, kind, names, where, progress=progress), strict=True))
+        cols = _scan(conn, table, kind, names, where, progress=progress, narrow=narrow)
+        out.update(zip(names, (narrowed(c) if name in narrow else c for name, c in zip(names, cols, strict=True)),
+                       strict=True))
     if progress is not None and out:
         progress(len(next(iter(out.values()))))
     return out
@@ -227,11 +232,12 @@ def _int_text_scan(conn: sqlite3.Connection, table: str, names: list[str], where
 
 
 def _scan(conn: sqlite3.Connection, table: str, kind: str, names: list[str], where: str,
-          one_by_one: bool = False, progress: Callable[[int], None] | None = None) -> list[np.ndarray]:
+          one_by_one: bool = False, progress: Callable[[int], None] | None = None,
+          narrow: Collection[str] = ()) -> list[np.ndarray]:
     """The columns ``names`` (all of one kind) of ``table``: integers from the file's pages when the
-    page reader can (``pages``), else from SQLite."""
+    page reader can (``pages``; it narrows the ``narrow`` ones as it reads), else from SQLite."""
     if kind == "int" and not one_by_one and not where:
-        cols = read_int_columns(conn, _database_file(conn), table, names, progress)
+        cols = read_int_columns(conn, _database_file(conn), table, names, progress, narrow)
         if cols is not None:
             return cols
     if kind == "int" and not one_by_one:
@@ -317,17 +323,19 @@ def table_columns(path: str | os.PathLike, table: str, columns: Sequence[str] | 
 
 
 def read_or_salvage(conn: sqlite3.Connection, table: str, columns: dict[str, str], notes: list[str],
-                    with_rowid: bool = False, progress: Callable[[int], None] | None = None
-                    ) -> dict[str, np.ndarray] | None:
+                    with_rowid: bool = False, progress: Callable[[int], None] | None = None,
+                    narrow: Collection[str] = ()) -> dict[str, np.ndarray] | None:
     """``read_columns``; on damage the rows before it, with a note saying how many (None, with a
     note, when not one row can be read)."""
     try:
-        return read_columns(conn, table, columns, with_rowid=with_rowid, progress=progress)
+        return read_columns(conn, table, columns, with_rowid=with_rowid, progress=progress, narrow=narrow)
     except sqlite3.DatabaseError as exc:
         try:
             got = salvage_columns(conn, table, columns, with_rowid=with_rowid, resume=_resume_keys(conn, table))
         except sqlite3.DatabaseError:
             got = None
+        if got:
+            got = {name: narrowed(c) if name in narrow else c for name, c in got.items()}
         n = len(next(iter(got.values()))) if got else 0
         if not n:
             notes.append(UNREADABLE_NOTE.format(table=table, why=exc))

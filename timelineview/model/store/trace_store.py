@@ -119,12 +119,13 @@ class FlowTable:
     ``*_slice`` is the bound slice index or -1 when no slice encloses/follows the point.
     """
 
-    src_event: np.ndarray  # int64 card ordinal of the start point (its name: ``TraceStore.flow_name``)
+    src_event: np.ndarray  # int64 (int32 on a database card) card ordinal of the start point (its name:
+    # ``TraceStore.flow_name``)
     cat: np.ndarray  # int32 into strings
     flow_id: np.ndarray  # per edge: int64 when every id is an integer, else text (object)
     src_ts: np.ndarray  # int64 ns
     src_lane: np.ndarray  # int32
-    src_slice: np.ndarray  # int64
+    src_slice: np.ndarray  # int64 (int32 on a database card)
     dst_ts: np.ndarray
     dst_lane: np.ndarray
     dst_slice: np.ndarray
