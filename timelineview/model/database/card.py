@@ -32,7 +32,6 @@ from timelineview.model.database.slices import (
     add_host,
     add_overlap,
     add_steps,
-    read_ahead,
     renamed_copy,
 )
 from timelineview.model.database.strings import read_enums, read_strings
@@ -100,7 +99,6 @@ def load_database_card(label: str, rank: int | None, path: str | os.PathLike,
     report = LoadReport()
     for note in notes or ():
         report.warn(note)
-    said = len(report.warnings)
     stamp = file_stamp(path)
     health = check(path)
     report.warn_all(health.warnings)
@@ -124,8 +122,7 @@ def load_database_card(label: str, rank: int | None, path: str | os.PathLike,
         _drop_missing_pages(report, str(path), health)
         return _empty_card(label, rank, path, report)
     try:
-        intact = len(report.warnings) == said  # no damage, lock or journal said: a second connection reads as this
-        return _read_card(conn, schema, label, rank, str(path), stamp, report, meter, device, intact)
+        return _read_card(conn, schema, label, rank, str(path), stamp, report, meter, device)
     except sqlite3.Error as exc:  # damage past the catalogue that the per-table reads did not catch
         report.error = f"{path}: damaged database ({exc}); nothing more could be read"
         _drop_missing_pages(report, str(path), health)
@@ -179,7 +176,7 @@ def _catalogue(conn: sqlite3.Connection, path: str | os.PathLike, report: LoadRe
 
 
 def _read_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int | None, path: str, stamp,
-               report: LoadReport, meter: RowMeter, device: int | None = None, intact: bool = True) -> TraceStore:
+               report: LoadReport, meter: RowMeter, device: int | None = None) -> TraceStore:
     meter.plan(conn, schema, [*READ_TABLES, renamed_copy(schema, "COMPUTE_TASK_INFO") or ""])
     for table, why in schema.unreadable.items():
         report.warn(f"{path}: table {table} unreadable ({why}): not read")
@@ -196,14 +193,7 @@ def _read_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int |
     strings = read_strings(conn, schema, notes)
     enums = read_enums(conn, schema)
     parts = SliceParts(strings, notes=notes, meter=meter, scope=_scope(path, device))
-    reader = read_ahead(path, schema, parts) if intact else None
-    try:
-        return _make_card(conn, schema, label, rank, path, stamp, report, meter, device, strings, enums, parts)
-    finally:
-        for future in parts.ahead.values():
-            future.cancel()
-        if reader is not None:
-            reader.shutdown(wait=True, cancel_futures=True)
+    return _make_card(conn, schema, label, rank, path, stamp, report, meter, device, strings, enums, parts)
 
 
 def _make_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int | None, path: str, stamp,

@@ -7,13 +7,11 @@ of its info row or -1), so that ``args.DatabaseArgs`` can read them when asked, 
 from __future__ import annotations
 
 import sqlite3
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from timelineview.model.database import layout as L
-from timelineview.model.database.connection import connect
 from timelineview.model.database.devices import DEVICE_COLUMN, DeviceScope
 from timelineview.model.database.keys import sorted_unique, unique_inverse
 from timelineview.model.database.lanes import LaneBook
@@ -34,9 +32,6 @@ OLD_TABLE = "_{}_old_"  # msprof renames a table it replaced to _<NAME>_old_<dat
 HOST_COLUMNS = ("startNs", "endNs", "globalTid", "name", "type")
 OVERLAP_COLUMNS = ("startNs", "endNs", "type")
 CONNECTION_COLUMNS = ("id", "connectionId")
-# tables read on a second connection while the device tables are (table, wanted, optional columns)
-READ_AHEAD = (("CANN_API", HOST_COLUMNS, ("connectionId",)), ("PYTORCH_API", HOST_COLUMNS, ("connectionId",)),
-              ("CONNECTION_IDS", CONNECTION_COLUMNS, ()), ("OVERLAP_ANALYSIS", OVERLAP_COLUMNS, ()))
 # the columns read as they are (times, and ids that pack two numbers); every other one is narrowed
 WIDE_COLUMNS = frozenset(("startNs", "endNs", "globalTid", "globalPid"))
 TID_BITS = 32  # globalTid = pid << 32 | tid
@@ -74,7 +69,6 @@ class SliceParts:
     notes: list[str] = field(default_factory=list)
     meter: RowMeter = field(default_factory=RowMeter)  # rows read, as the load's progress
     scope: DeviceScope | None = None  # the device this card is of, in a database of several
-    ahead: dict[str, Future] = field(default_factory=dict)  # tables being read on another connection
     task_devices: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # TASK's distinct deviceId
 
     def add(self, *, start: np.ndarray, end: np.ndarray, lane: np.ndarray, name: np.ndarray, kind: int,
@@ -125,47 +119,15 @@ def _read(conn: sqlite3.Connection, schema: Schema, parts: SliceParts, table: st
     if missing:
         parts.notes.append(f"table {table} lacks column(s) {', '.join(missing)}: not read")
         return None
-    ahead = parts.ahead.pop(table, None)
-    if ahead is not None:  # read meanwhile on another connection
-        got, notes = ahead.result()
-        parts.notes.extend(notes)
-        if got is not None:
-            parts.meter.step(table)(len(got[ROWID]))
-    else:
-        cols = _columns(schema, table, wanted, optional, parts.scope is not None)
-        got = read_or_salvage(conn, table, cols, parts.notes, with_rowid=True, progress=parts.meter.step(table),
-                              narrow=_narrow(cols))
+    cols = _columns(schema, table, wanted, optional, parts.scope is not None)
+    got = read_or_salvage(conn, table, cols, parts.notes, with_rowid=True, progress=parts.meter.step(table),
+                          narrow=_narrow(cols))
     if got is not None and parts.scope is not None:
         got = _in_scope(parts.scope, table, got)
     if got is not None:
         parts.read[table] = len(got[ROWID])
     parts.meter.table_done(table)
     return got
-
-
-def read_ahead(path: str, schema: Schema, parts: SliceParts) -> ThreadPoolExecutor:
-    """Start reading the host and overlap tables on another connection, one after the other, while
-    the device tables are read and joined here (the page reader and numpy's sorts run without
-    Python's lock, so the two overlap on two cores); ``_read`` takes their columns when it gets to
-    them. Returns the thread, for ``shutdown`` once the card is made (or given up)."""
-    pool = ThreadPoolExecutor(1)
-    for table, wanted, optional in READ_AHEAD:
-        if table in schema.columns and not schema.missing(table, wanted):
-            cols = _columns(schema, table, wanted, optional, parts.scope is not None)
-            parts.ahead[table] = pool.submit(_read_alone, path, table, cols)
-    return pool
-
-
-def _read_alone(path: str, table: str, cols: dict[str, str]) -> tuple[dict[str, np.ndarray] | None, list[str]]:
-    notes: list[str] = []
-    try:
-        conn = connect(path)
-    except (sqlite3.Error, OSError) as exc:
-        return None, [f"table {table} unreadable ({exc}): not read"]
-    try:
-        return read_or_salvage(conn, table, cols, notes, with_rowid=True, narrow=_narrow(cols)), notes
-    finally:
-        conn.close()
 
 
 def _narrow(cols: dict[str, str]) -> set[str]:
