@@ -214,7 +214,7 @@ def _make_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int |
     n = len(start)
     # what needs no index first, each source let go as it is used: the index's build is the load's peak
     flows = build_flows(conn, schema, parts.ends, strings, start, lane, parts.notes)
-    parts.ends = Endpoints()  # let go
+    parts.ends = Endpoints()  # (the flows hold them, until they are made)
     kind, row, info = parts.column("kind", np.uint8), _narrow(parts.column("row", np.int64)), \
         _narrow(parts.column("info", np.int64))
     name, cat, task_type = parts.column("name", np.int32), parts.column("cat", np.int32), \

@@ -10,6 +10,7 @@ table, CANN → device links are ``HostToDevice`` and framework → device links
 from __future__ import annotations
 
 import sqlite3
+from functools import partial
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from timelineview.model.database.slices import Endpoints, join_all
 from timelineview.model.database.strings import CardStrings
 from timelineview.model.database.tables import Schema, read_columns
 from timelineview.model.store.interval_index import slice_index_dtype
-from timelineview.model.store.trace_store import FlowTable
+from timelineview.model.store.trace_store import FlowTable, LazyFlowTable
 
 CATS_TABLE = "connectionCats"
 HOST_TO_DEVICE = "HostToDevice"
@@ -68,16 +69,25 @@ def _ids_by_cat(conn: sqlite3.Connection) -> dict[str, np.ndarray]:
 
 
 def build_flows(conn: sqlite3.Connection, schema: Schema, ends: Endpoints, strings: CardStrings,
-                start: np.ndarray, lane: np.ndarray, notes: list[str]) -> FlowTable:
-    """Flow edges bound to their slices (slice indices are final; ``lane`` already remapped)."""
-    cats: dict[str, np.ndarray] = {}
+                start: np.ndarray, lane: np.ndarray, notes: list[str]) -> LazyFlowTable:
+    """Flow edges bound to their slices (slice indices are final; ``lane`` already remapped), made when
+    first asked for: what says which connection ids carry which category is read now (the connection
+    may be gone by then), the edges, ~44 bytes each and one for every few slices, only once somebody
+    looks at an arrow (``stats`` never does)."""
+    cats: dict[str, np.ndarray | None] = {}
     if schema.has(CATS_TABLE, "connectionId", "cat"):
         try:
-            cats = _ids_by_cat(conn)
+            cats = dict(_ids_by_cat(conn))
         except sqlite3.DatabaseError as exc:
             notes.append(f"table {CATS_TABLE} unreadable ({exc}): flows by the side they join")
     if not cats:  # no table: what each side can only mean
         cats = {HOST_TO_DEVICE: None, ASYNC_NPU: None}
+    cat_ids = {cat: strings.intern(cat) for cat in cats}  # interned now: a card's strings do not change later
+    return LazyFlowTable(partial(_flow_table, ends, cats, cat_ids, start, lane))
+
+
+def _flow_table(ends: Endpoints, cats: dict[str, np.ndarray | None], cat_ids: dict[str, int], start: np.ndarray,
+                lane: np.ndarray) -> FlowTable:
     edges_cid, edges_src, edges_dst, edges_cat = [], [], [], []
     for cat, ids in cats.items():
         src_side, dst_side = SIDES_OF_CAT.get(cat, FRAMEWORK_SIDES)
@@ -96,7 +106,7 @@ def build_flows(conn: sqlite3.Connection, schema: Schema, ends: Endpoints, strin
         edges_cid.append(c)
         edges_src.append(a)
         edges_dst.append(b)
-        edges_cat.append(np.full(len(c), strings.intern(cat), np.int32))
+        edges_cat.append(np.full(len(c), cat_ids[cat], np.int32))
     cid = np.concatenate(edges_cid) if edges_cid else np.zeros(0, np.int64)
     slice_number = slice_index_dtype(len(start))
     src = np.concatenate(edges_src).astype(slice_number) if edges_src else np.zeros(0, slice_number)

@@ -19,6 +19,7 @@ from timelineview.model.database.progress import RowMeter
 from timelineview.model.database.strings import CardStrings
 from timelineview.model.database.table_names import ROWID
 from timelineview.model.database.tables import Schema, find_sorted, read_or_salvage
+from timelineview.model.store.interval_index import slice_index_dtype
 
 # kinds of slice (where their args are read from)
 KIND_HARDWARE, KIND_PLANE, KIND_OPERATOR, KIND_CANN, KIND_FRAMEWORK, KIND_OVERLAP, KIND_STEP = range(7)
@@ -38,6 +39,11 @@ TID_BITS = 32  # globalTid = pid << 32 | tid
 TID_MASK = (1 << TID_BITS) - 1
 
 
+def slice_numbers(positions: np.ndarray, first: int) -> np.ndarray:
+    """``positions + first`` as slice numbers (int32 while the card's slices fit it: flows keep them)."""
+    return (positions + first).astype(slice_index_dtype(first + len(positions)), copy=False)
+
+
 @dataclass
 class Endpoints:
     """Flow endpoints by side: connection id and slice, per side ("host", "framework", "device")."""
@@ -48,7 +54,7 @@ class Endpoints:
     def add(self, side: str, cid: np.ndarray, first_slice: int) -> None:
         keep = cid >= 0
         self.cid.setdefault(side, []).append(cid[keep])
-        self.slice.setdefault(side, []).append(np.flatnonzero(keep).astype(np.int64) + first_slice)
+        self.slice.setdefault(side, []).append(slice_numbers(np.flatnonzero(keep), first_slice))
 
     def of(self, side: str) -> tuple[np.ndarray, np.ndarray]:
         if side not in self.cid:
@@ -388,7 +394,7 @@ def _framework_endpoints(conn: sqlite3.Connection, schema: Schema, parts: SliceP
     slices = np.flatnonzero(ref >= 0)
     rows, counts = join_all(key, ref[slices])
     parts.ends.cid.setdefault("framework", []).append(cid[rows])
-    parts.ends.slice.setdefault("framework", []).append(np.repeat(slices, counts).astype(np.int64) + first)
+    parts.ends.slice.setdefault("framework", []).append(slice_numbers(np.repeat(slices, counts), first))
 
 
 def add_overlap(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> None:
