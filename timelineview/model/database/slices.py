@@ -1,7 +1,9 @@
 """Tables → slices, one function per source table, all columnar.
 
 Each slice also records where its args live (``kind``, the ``rowid`` of its row, the ``rowid``
-of its info row or -1), so that ``args.DatabaseArgs`` can read them when asked, not at load.
+of its info row or -1), so that ``args.DatabaseArgs`` can read them when asked, not at load: not
+slice by slice but block by block (``ArgLocator``), a block being the slices one ``SliceParts.add``
+appended, whose rowids are mostly runs of consecutive rowids (tables are read in rowid order).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -39,6 +42,8 @@ READ_AHEAD = (("CANN_API", HOST_COLUMNS, ("connectionId",)), ("PYTORCH_API", HOS
               ("CONNECTION_IDS", CONNECTION_COLUMNS, ()), ("OVERLAP_ANALYSIS", OVERLAP_COLUMNS, ()))
 TID_BITS = 32  # globalTid = pid << 32 | tid
 TID_MASK = (1 << TID_BITS) - 1
+RUN_CHUNK = 1 << 20  # rowids compared at a time when finding runs (bounds the temporaries)
+NO_ROW = -1
 
 
 @dataclass
@@ -74,6 +79,7 @@ class SliceParts:
     scope: DeviceScope | None = None  # the device this card is of, in a database of several
     ahead: dict[str, Future] = field(default_factory=dict)  # tables being read on another connection
     task_devices: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # TASK's distinct deviceId
+    blocks: list[ArgBlock] = field(default_factory=list)  # one per ``add``: where its slices' args live
 
     def add(self, *, start: np.ndarray, end: np.ndarray, lane: np.ndarray, name: np.ndarray, kind: int,
             row: np.ndarray, info: np.ndarray | None = None, cat: np.ndarray | int = -1,
@@ -83,14 +89,13 @@ class SliceParts:
         first = self.n
         for key, value, dtype in (("start", start, np.int64), ("dur", np.maximum(end - start, 0), np.int64),
                                   ("lane", lane, np.int32), ("name", name, np.int32),
-                                  ("cat", cat, np.int32), ("task_type", task_type, np.int32),
-                                  ("kind", kind, np.uint8), ("row", row, np.int64),
-                                  ("info", -1 if info is None else info, np.int64)):
+                                  ("cat", cat, np.int32), ("task_type", task_type, np.int32)):
             arr = np.broadcast_to(np.asarray(value, dtype=dtype), (k,)) if np.ndim(value) == 0 else \
                 np.asarray(value, dtype=dtype)
-            if key in ("row", "info") and _fits_int32(arr):  # rowids: kept as int32 while they fit
-                arr = arr.astype(np.int32)
             self.cols.setdefault(key, []).append(np.ascontiguousarray(arr))
+        self.blocks.append(ArgBlock(first, k, int(kind), Rowids.of(np.asarray(row, dtype=np.int64)),
+                                    Rowids.of(np.asarray(info, dtype=np.int64)) if info is not None else
+                                    Rowids.constant_of(NO_ROW, k)))
         self.n += k
         return first
 
@@ -98,6 +103,131 @@ class SliceParts:
         """The whole column, its parts let go (the load's peak would hold each column twice)."""
         parts = self.cols.pop(key, None)
         return np.concatenate(parts) if parts else np.zeros(0, dtype)
+
+    def names_of(self, kind: int) -> list[np.ndarray]:
+        """The names of the slices of ``kind``, one array per ``add`` of that kind (before ``column("name")``)."""
+        return [name for name, block in zip(self.cols.get("name", []), self.blocks, strict=True) if block.kind == kind]
+
+    def locator(self) -> ArgLocator:
+        """Where every slice's args live, from the blocks ``add`` recorded."""
+        return ArgLocator.of(self.blocks)
+
+
+@dataclass(frozen=True)
+class Rowids:
+    """One block's rowids of one table, slice by slice, held as the least of: one ``constant`` for all;
+    runs of consecutive rowids (``run_at``, each run's first slice as an offset in the block, and
+    ``run_row``, its rowid); the ``values`` themselves (int32 while they fit)."""
+
+    count: int
+    constant: int | None = None
+    run_at: np.ndarray | None = None
+    run_row: np.ndarray | None = None
+    values: np.ndarray | None = None
+
+    @classmethod
+    def constant_of(cls, value: int, count: int = 0) -> Rowids:
+        return cls(count, constant=value)
+
+    @classmethod
+    def of(cls, rowids: np.ndarray) -> Rowids:
+        """``rowids`` in whichever form holds them in fewer bytes."""
+        n = len(rowids)
+        if not n or bool((rowids == rowids[0]).all()):
+            return cls(n, constant=int(rowids[0]) if n else NO_ROW)
+        narrow = _fits_int32(rowids)
+        row_size = 4 if narrow else 8
+        offset_type = np.int32 if n < (1 << 31) else np.int64
+        per_run = np.dtype(offset_type).itemsize + row_size
+        at = _run_starts(rowids, limit=(n * row_size - 1) // per_run)  # runs must cost less than the values
+        if at is None:
+            return cls(n, values=rowids.astype(np.int32) if narrow else rowids.copy())
+        run_row = rowids[at]
+        return cls(n, run_at=at.astype(offset_type), run_row=run_row.astype(np.int32) if narrow else run_row)
+
+    def at(self, offsets: np.ndarray) -> np.ndarray:
+        """The rowids (int64) of the slices at ``offsets`` in the block."""
+        if self.constant is not None:
+            return np.full(len(offsets), self.constant, np.int64)
+        if self.values is not None:
+            return self.values[offsets].astype(np.int64)
+        run = np.searchsorted(self.run_at, offsets, side="right") - 1
+        return self.run_row[run].astype(np.int64) + (offsets - self.run_at[run])
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (self.run_at, self.run_row, self.values) if a is not None)
+
+
+def _run_starts(rowids: np.ndarray, limit: int) -> np.ndarray | None:
+    """The offsets where a run of consecutive rowids starts (0 first), or None when there are more
+    than ``limit`` runs (then found no further)."""
+    found = [np.zeros(1, np.int64)]
+    runs = 1
+    for a in range(0, len(rowids) - 1, RUN_CHUNK):
+        part = rowids[a:a + RUN_CHUNK + 1]
+        starts = np.flatnonzero(part[1:] != part[:-1] + 1) + (a + 1)
+        runs += len(starts)
+        if runs > limit:
+            return None
+        found.append(starts)
+    return np.concatenate(found)
+
+
+class ArgBlock(NamedTuple):
+    """The ``count`` slices from ``first`` that one ``SliceParts.add`` appended: the table their args
+    are read from (``kind``), their rows' rowids and their info rows' (-1: none)."""
+
+    first: int
+    count: int
+    kind: int
+    row: Rowids
+    info: Rowids
+
+
+class ArgPlaces(NamedTuple):
+    """Per slice asked for: its kind, its row's rowid, its info row's rowid (-1: none)."""
+
+    kind: np.ndarray
+    row: np.ndarray
+    info: np.ndarray
+
+
+@dataclass(frozen=True)
+class ArgLocator:
+    """Slice ordinal → where its args live (``ArgPlaces``), from the card's blocks of slices."""
+
+    blocks: tuple[ArgBlock, ...]  # the non-empty ones, in slice order
+    starts: np.ndarray  # each block's first slice
+    kinds: np.ndarray  # each block's kind
+    n: int  # slices
+
+    @classmethod
+    def of(cls, blocks: list[ArgBlock]) -> ArgLocator:
+        kept = tuple(b for b in blocks if b.count)
+        return cls(kept, np.array([b.first for b in kept], np.int64), np.array([b.kind for b in kept], np.uint8),
+                   max((b.first + b.count for b in kept), default=0))
+
+    def __len__(self) -> int:
+        return self.n
+
+    def locate(self, ordinals: np.ndarray) -> ArgPlaces:
+        """Where the args of ``ordinals`` (each in ``[0, len)``) live."""
+        ordinals = np.asarray(ordinals, dtype=np.int64)
+        block = np.searchsorted(self.starts, ordinals, side="right") - 1
+        row = np.empty(len(ordinals), np.int64)
+        info = np.empty(len(ordinals), np.int64)
+        for b in np.unique(block).tolist():
+            here = block == b
+            offsets = ordinals[here] - self.blocks[b].first
+            row[here] = self.blocks[b].row.at(offsets)
+            info[here] = self.blocks[b].info.at(offsets)
+        return ArgPlaces(self.kinds[block], row, info)
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes of its arrays (the per-block records aside)."""
+        return self.starts.nbytes + self.kinds.nbytes + sum(b.row.nbytes + b.info.nbytes for b in self.blocks)
 
 
 def _fits_int32(values: np.ndarray) -> bool:
@@ -445,10 +575,8 @@ def add_steps(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> No
     if steps is None or not len(steps["id"]):
         return
     wanted = {parts.strings.intern(L.PROFILER_STEP.format(int(i))) for i in steps["id"].tolist()}
-    names = parts.cols.get("name", [])
-    kinds = parts.cols.get("kind", [])
-    for nm, kd in zip(names, kinds, strict=True):
-        if len(kd) and kd[0] == KIND_FRAMEWORK and np.isin(nm, list(wanted)).any():
+    for nm in parts.names_of(KIND_FRAMEWORK):
+        if np.isin(nm, list(wanted)).any():
             return  # torch_npu: PYTORCH_API holds ProfilerStep#N itself
     lane = parts.book.lane(L.PYTHON, L.STEPS_LANE, L.STEPS_LANE, -1)
     name = np.array([parts.strings.intern(L.PROFILER_STEP.format(int(i))) for i in steps["id"].tolist()], np.int32)
