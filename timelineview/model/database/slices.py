@@ -44,6 +44,7 @@ TID_BITS = 32  # globalTid = pid << 32 | tid
 TID_MASK = (1 << TID_BITS) - 1
 RUN_CHUNK = 1 << 20  # rowids compared at a time when finding runs (bounds the temporaries)
 NO_ROW = -1
+ABSENT_CHUNK = 256  # slices per count of those before without a row (a multiple of 8: whole bytes of bits)
 
 
 @dataclass
@@ -93,9 +94,9 @@ class SliceParts:
             arr = np.broadcast_to(np.asarray(value, dtype=dtype), (k,)) if np.ndim(value) == 0 else \
                 np.asarray(value, dtype=dtype)
             self.cols.setdefault(key, []).append(np.ascontiguousarray(arr))
-        self.blocks.append(ArgBlock(first, k, int(kind), Rowids.of(np.asarray(row, dtype=np.int64)),
-                                    Rowids.of(np.asarray(info, dtype=np.int64)) if info is not None else
-                                    Rowids.constant_of(NO_ROW, k)))
+        self.blocks.append(ArgBlock(first, k, int(kind), rowids_of(np.asarray(row, dtype=np.int64)),
+                                    rowids_of(np.asarray(info, dtype=np.int64)) if info is not None else
+                                    Rowids(k, constant=NO_ROW)))
         self.n += k
         return first
 
@@ -126,12 +127,8 @@ class Rowids:
     values: np.ndarray | None = None
 
     @classmethod
-    def constant_of(cls, value: int, count: int = 0) -> Rowids:
-        return cls(count, constant=value)
-
-    @classmethod
     def of(cls, rowids: np.ndarray) -> Rowids:
-        """``rowids`` in whichever form holds them in fewer bytes."""
+        """``rowids`` in whichever of the three forms holds them in fewer bytes."""
         n = len(rowids)
         if not n or bool((rowids == rowids[0]).all()):
             return cls(n, constant=int(rowids[0]) if n else NO_ROW)
@@ -159,6 +156,74 @@ class Rowids:
         return sum(a.nbytes for a in (self.run_at, self.run_row, self.values) if a is not None)
 
 
+@dataclass(frozen=True)
+class AbsentBits:
+    """Which slices of a block have no row: a bit each, and how many have none before each chunk of
+    ``ABSENT_CHUNK`` slices (so that a slice's rank among those with a row is found without a scan)."""
+
+    bits: np.ndarray  # uint8 (chunks, ABSENT_CHUNK // 8)
+    before: np.ndarray  # per chunk: the slices without a row before it
+
+    @classmethod
+    def of(cls, absent: np.ndarray) -> AbsentBits:
+        padded = np.zeros(-(-len(absent) // ABSENT_CHUNK) * ABSENT_CHUNK, bool)
+        padded[:len(absent)] = absent
+        per_chunk = padded.reshape(-1, ABSENT_CHUNK).sum(axis=1)
+        before = np.concatenate([np.zeros(1, np.int64), np.cumsum(per_chunk)[:-1]])
+        return cls(np.packbits(padded).reshape(-1, ABSENT_CHUNK // 8),
+                   before.astype(np.int32) if len(absent) < (1 << 31) else before)
+
+    def find(self, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per offset: whether its slice has no row, and its rank among the slices that have one."""
+        chunk, within = offsets // ABSENT_CHUNK, offsets % ABSENT_CHUNK
+        touched, which = np.unique(chunk, return_inverse=True)  # only the chunks asked about are unpacked
+        bits = np.unpackbits(self.bits[touched], axis=1)
+        earlier = np.cumsum(bits, axis=1, dtype=np.int32) - bits  # absent slices before each in its chunk
+        which = which.reshape(-1)
+        absent = bits[which, within].astype(bool)
+        return absent, offsets - (self.before[chunk].astype(np.int64) + earlier[which, within])
+
+    @property
+    def nbytes(self) -> int:
+        return self.bits.nbytes + self.before.nbytes
+
+
+@dataclass(frozen=True)
+class GappedRowids:
+    """One block's rowids where some slices have none (``NO_ROW``): which (``absent``), and the rowids
+    of the others as ``Rowids`` (runs that the slices without a row no longer break)."""
+
+    absent: AbsentBits
+    present: Rowids
+
+    def at(self, offsets: np.ndarray) -> np.ndarray:
+        """The rowids (int64, ``NO_ROW`` for none) of the slices at ``offsets`` in the block."""
+        absent, rank = self.absent.find(offsets)
+        out = np.full(len(offsets), NO_ROW, np.int64)
+        out[~absent] = self.present.at(rank[~absent])
+        return out
+
+    @property
+    def nbytes(self) -> int:
+        return self.absent.nbytes + self.present.nbytes
+
+
+RowidColumn = Rowids | GappedRowids
+
+
+def rowids_of(rowids: np.ndarray) -> RowidColumn:
+    """``rowids`` (``NO_ROW``: none) as ``Rowids``, or as ``GappedRowids`` when some slices have no row
+    and that is smaller."""
+    plain = Rowids.of(rowids)
+    if plain.constant is not None:
+        return plain
+    absent = rowids == NO_ROW
+    if not absent.any():
+        return plain
+    gapped = GappedRowids(AbsentBits.of(absent), Rowids.of(rowids[~absent]))
+    return gapped if gapped.nbytes < plain.nbytes else plain
+
+
 def _run_starts(rowids: np.ndarray, limit: int) -> np.ndarray | None:
     """The offsets where a run of consecutive rowids starts (0 first), or None when there are more
     than ``limit`` runs (then found no further)."""
@@ -181,8 +246,8 @@ class ArgBlock(NamedTuple):
     first: int
     count: int
     kind: int
-    row: Rowids
-    info: Rowids
+    row: RowidColumn
+    info: RowidColumn
 
 
 class ArgPlaces(NamedTuple):
