@@ -1,9 +1,9 @@
 """Lazy ``args`` of a database card: read from the database when asked, keyed as the JSON writes them.
 
 The card keeps only where each slice's row is (kind, ``rowid``, info ``rowid``), block by block
-(``slices.ArgLocator``: no bytes per slice where rowids run on); asking for the args of some slices
-reads those rows (``where rowid in (…)``, a B-tree lookup each) and
-turns string and enumeration ids into text. A database that changed since the load raises
+(``slices.ArgLocator``: no bytes per slice where rowids run on); asking for the args of some
+slices reads those rows (``where rowid in (…)``, a B-tree lookup each) and turns string and
+enumeration ids into text. A database that changed since the load raises
 ``TraceFileChanged`` instead of giving another row's args.
 """
 
