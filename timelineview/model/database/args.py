@@ -1,8 +1,9 @@
 """Lazy ``args`` of a database card: read from the database when asked, keyed as the JSON writes them.
 
-The card keeps, per slice, only where its row is (kind, ``rowid``, info ``rowid``); asking for
-the args of some slices reads those rows (``where rowid in (…)``, a B-tree lookup each) and
-turns string and enumeration ids into text. A database that changed since the load raises
+The card keeps only where each slice's row is (kind, ``rowid``, info ``rowid``), block by block
+(``slices.ArgLocator``: no bytes per slice where rowids run on); asking for the args of some
+slices reads those rows (``where rowid in (…)``, a B-tree lookup each) and turns string and
+enumeration ids into text. A database that changed since the load raises
 ``TraceFileChanged`` instead of giving another row's args.
 """
 
@@ -46,13 +47,12 @@ class DatabaseArgs:
     """Callable: slice ordinals -> args dicts (None for slices without args)."""
 
     def __init__(self, path: str, schema: Schema, strings: CardStrings, enums: dict[str, dict[int, str]],
-                 kind: np.ndarray, row: np.ndarray, info: np.ndarray, task_type: np.ndarray, dur: np.ndarray,
-                 stamp: FileStamp | None) -> None:
+                 locator: S.ArgLocator, task_type: np.ndarray, dur: np.ndarray, stamp: FileStamp | None) -> None:
         self.path = path
         self.schema = schema
         self.strings = strings
         self.enums = enums
-        self.kind, self.row, self.info = kind, row, info
+        self.locator = locator
         self.task_type, self.dur = task_type, dur
         self.stamp = stamp
         self._lock = threading.Lock()
@@ -80,7 +80,7 @@ class DatabaseArgs:
     def __call__(self, ordinals: np.ndarray) -> list[dict[str, Any] | None]:
         ordinals = np.asarray(ordinals, dtype=np.int64)
         out: list[dict[str, Any] | None] = [None] * len(ordinals)
-        valid = (ordinals >= 0) & (ordinals < len(self.kind))
+        valid = (ordinals >= 0) & (ordinals < len(self.locator))
         if not valid.any():
             return out
         self._check()
@@ -100,25 +100,26 @@ class DatabaseArgs:
 
     def _fill(self, conn: sqlite3.Connection, ordinals: np.ndarray, valid: np.ndarray, out: list) -> None:
         idx = np.flatnonzero(valid)
-        kinds = self.kind[ordinals[idx]]
-        for kind in np.unique(kinds).tolist():
+        places = self.locator.locate(ordinals[idx])
+        for kind in np.unique(places.kind).tolist():
             spec = _TABLES.get(kind)
             if spec is None:
                 continue
-            at = idx[kinds == kind]
+            mine = places.kind == kind
+            at, row, info = idx[mine], places.row[mine], places.info[mine]
             sl = ordinals[at]
             table, keys, info_table, info_keys = spec
             try:
-                rows = self._rows(conn, table, keys, self.row[sl])
-                infos = self._rows(conn, info_table, info_keys, self.info[sl]) if info_table else {}
+                rows = self._rows(conn, table, keys, row)
+                infos = self._rows(conn, info_table, info_keys, info) if info_table else {}
                 stacks = self._call_stacks(conn, rows) if kind == S.KIND_FRAMEWORK else {}
                 pmu = self._pmu(conn, rows, infos) if kind == S.KIND_HARDWARE else {}
             except sqlite3.DatabaseError:
                 self._check()  # a file changed since the load raises; one damaged as loaded has no args there
                 continue
-            for i, s in zip(at.tolist(), sl.tolist(), strict=True):
-                rec = rows.get(int(self.row[s]), {})
-                args = self._args(kind, s, rec, infos.get(int(self.info[s])), stacks)
+            for i, s, r, f in zip(at.tolist(), sl.tolist(), row.tolist(), info.tolist(), strict=True):
+                rec = rows.get(r, {})
+                args = self._args(kind, s, rec, infos.get(f), stacks)
                 args.update(pmu.get(rec.get("globalTaskId"), {}))
                 out[i] = args
 

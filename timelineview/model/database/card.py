@@ -215,8 +215,7 @@ def _make_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int |
     # what needs no index first, each source let go as it is used: the index's build is the load's peak
     flows = build_flows(conn, schema, parts.ends, strings, start, lane, parts.notes)
     parts.ends = Endpoints()  # (the flows hold them, until they are made)
-    kind, row, info = parts.column("kind", np.uint8), _narrow(parts.column("row", np.int64)), \
-        _narrow(parts.column("info", np.int64))
+    locator = parts.locator()
     name, cat, task_type = parts.column("name", np.int32), parts.column("cat", np.int32), \
         parts.column("task_type", np.int32)
     src = np.arange(n, dtype=slice_index_dtype(n))  # a database card's ordinals are its slices' own numbers
@@ -232,7 +231,7 @@ def _make_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int |
     store = TraceStore(card=label, rank=rank, paths=[Path(path)], strings=strings.strings, processes=procs,
                        lanes=lanes, slices=slices, counters=counter_table(series, proc_new),
                        instants=empty_instants(), flows=flows, report=report, generation=GENERATION, index=index)
-    store._args_reader = DatabaseArgs(path, schema, strings, enums, kind, row, info, task_type, dur, stamp)
+    store._args_reader = DatabaseArgs(path, schema, strings, enums, locator, task_type, dur, stamp)
     _count_losses(conn, schema, path, parts, report)
     if report.warnings:  # something is amiss: say what was read
         report.warn(f"{path}: read " + ", ".join(f"{t} ({k:,} rows)" for t, k in parts.read.items()))
@@ -244,13 +243,6 @@ def _scope(path: str, device: int | None) -> DeviceScope | None:
         return None
     devices = [d.device for d in database_devices(path)]
     return DeviceScope(device, first=not devices or device == devices[0])
-
-
-def _narrow(rowids: np.ndarray) -> np.ndarray:
-    """``rowids`` as int32 when they fit (they do but in tables of 2^31 rows): the card keeps one per slice."""
-    if len(rowids) and -(1 << 31) <= rowids.min() and rowids.max() < (1 << 31):
-        return rowids.astype(np.int32)
-    return rowids
 
 
 def _check_devices(devices: np.ndarray, path: str, report: LoadReport) -> None:

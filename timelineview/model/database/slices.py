@@ -1,13 +1,16 @@
 """Tables → slices, one function per source table, all columnar.
 
 Each slice also records where its args live (``kind``, the ``rowid`` of its row, the ``rowid``
-of its info row or -1), so that ``args.DatabaseArgs`` can read them when asked, not at load.
+of its info row or -1), so that ``args.DatabaseArgs`` can read them when asked, not at load: not
+slice by slice but block by block (``ArgLocator``), a block being the slices one ``SliceParts.add``
+appended, whose rowids are mostly runs of consecutive rowids (tables are read in rowid order).
 """
 
 from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -15,6 +18,7 @@ from timelineview.model.database import layout as L
 from timelineview.model.database.devices import DEVICE_COLUMN, DeviceScope
 from timelineview.model.database.keys import sorted_unique, unique_inverse
 from timelineview.model.database.lanes import LaneBook
+from timelineview.model.database.pages import fits_int32
 from timelineview.model.database.progress import RowMeter
 from timelineview.model.database.strings import CardStrings
 from timelineview.model.database.table_names import ROWID
@@ -37,6 +41,9 @@ CONNECTION_COLUMNS = ("id", "connectionId")
 WIDE_COLUMNS = frozenset(("startNs", "endNs", "globalTid", "globalPid"))
 TID_BITS = 32  # globalTid = pid << 32 | tid
 TID_MASK = (1 << TID_BITS) - 1
+RUN_CHUNK = 1 << 20  # rowids compared at a time when finding runs (bounds the temporaries)
+NO_ROW = -1
+ABSENT_CHUNK = 256  # slices per count of those before without a row (a multiple of 8: whole bytes of bits)
 
 
 def slice_numbers(positions: np.ndarray, first: int) -> np.ndarray:
@@ -76,6 +83,7 @@ class SliceParts:
     meter: RowMeter = field(default_factory=RowMeter)  # rows read, as the load's progress
     scope: DeviceScope | None = None  # the device this card is of, in a database of several
     task_devices: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # TASK's distinct deviceId
+    blocks: list[ArgBlock] = field(default_factory=list)  # one per ``add``: where its slices' args live
 
     def add(self, *, start: np.ndarray, end: np.ndarray, lane: np.ndarray, name: np.ndarray, kind: int,
             row: np.ndarray, info: np.ndarray | None = None, cat: np.ndarray | int = -1,
@@ -85,14 +93,13 @@ class SliceParts:
         first = self.n
         for key, value, dtype in (("start", start, np.int64), ("dur", np.maximum(end - start, 0), np.int64),
                                   ("lane", lane, np.int32), ("name", name, np.int32),
-                                  ("cat", cat, np.int32), ("task_type", task_type, np.int32),
-                                  ("kind", kind, np.uint8), ("row", row, np.int64),
-                                  ("info", -1 if info is None else info, np.int64)):
+                                  ("cat", cat, np.int32), ("task_type", task_type, np.int32)):
             arr = np.broadcast_to(np.asarray(value, dtype=dtype), (k,)) if np.ndim(value) == 0 else \
                 np.asarray(value, dtype=dtype)
-            if key in ("row", "info") and _fits_int32(arr):  # rowids: kept as int32 while they fit
-                arr = arr.astype(np.int32)
             self.cols.setdefault(key, []).append(np.ascontiguousarray(arr))
+        self.blocks.append(ArgBlock(first, k, int(kind), rowids_of(np.asarray(row, dtype=np.int64)),
+                                    rowids_of(np.asarray(info, dtype=np.int64)) if info is not None else
+                                    Rowids(k, constant=NO_ROW)))
         self.n += k
         return first
 
@@ -101,9 +108,194 @@ class SliceParts:
         parts = self.cols.pop(key, None)
         return np.concatenate(parts) if parts else np.zeros(0, dtype)
 
+    def names_of(self, kind: int) -> list[np.ndarray]:
+        """The names of the slices of ``kind``, one array per ``add`` of that kind (before ``column("name")``)."""
+        return [name for name, block in zip(self.cols.get("name", []), self.blocks, strict=True) if block.kind == kind]
 
-def _fits_int32(values: np.ndarray) -> bool:
-    return not len(values) or (int(values.min()) >= -(1 << 31) and int(values.max()) < (1 << 31))
+    def locator(self) -> ArgLocator:
+        """Where every slice's args live, from the blocks ``add`` recorded."""
+        return ArgLocator.of(self.blocks)
+
+
+@dataclass(frozen=True)
+class Rowids:
+    """One block's rowids of one table, slice by slice, held as the least of: one ``constant`` for all;
+    runs of consecutive rowids (``run_at``, each run's first slice as an offset in the block, and
+    ``run_row``, its rowid); the ``values`` themselves (int32 while they fit)."""
+
+    count: int
+    constant: int | None = None
+    run_at: np.ndarray | None = None
+    run_row: np.ndarray | None = None
+    values: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, rowids: np.ndarray) -> Rowids:
+        """``rowids`` in whichever of the three forms holds them in fewer bytes."""
+        n = len(rowids)
+        if not n or bool((rowids == rowids[0]).all()):
+            return cls(n, constant=int(rowids[0]) if n else NO_ROW)
+        narrow = fits_int32(rowids)
+        row_size = 4 if narrow else 8
+        offset_type = np.int32 if n < (1 << 31) else np.int64
+        per_run = np.dtype(offset_type).itemsize + row_size
+        at = _run_starts(rowids, limit=(n * row_size - 1) // per_run)  # runs must cost less than the values
+        if at is None:
+            return cls(n, values=rowids.astype(np.int32) if narrow else rowids.copy())
+        run_row = rowids[at]
+        return cls(n, run_at=at.astype(offset_type), run_row=run_row.astype(np.int32) if narrow else run_row)
+
+    def at(self, offsets: np.ndarray) -> np.ndarray:
+        """The rowids (int64) of the slices at ``offsets`` in the block."""
+        if self.constant is not None:
+            return np.full(len(offsets), self.constant, np.int64)
+        if self.values is not None:
+            return self.values[offsets].astype(np.int64)
+        run = np.searchsorted(self.run_at, offsets, side="right") - 1
+        return self.run_row[run].astype(np.int64) + (offsets - self.run_at[run])
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (self.run_at, self.run_row, self.values) if a is not None)
+
+
+@dataclass(frozen=True)
+class AbsentBits:
+    """Which slices of a block have no row: a bit each, and how many have none before each chunk of
+    ``ABSENT_CHUNK`` slices (so that a slice's rank among those with a row is found without a scan)."""
+
+    bits: np.ndarray  # uint8 (chunks, ABSENT_CHUNK // 8)
+    before: np.ndarray  # per chunk: the slices without a row before it
+
+    @classmethod
+    def of(cls, absent: np.ndarray) -> AbsentBits:
+        padded = np.zeros(-(-len(absent) // ABSENT_CHUNK) * ABSENT_CHUNK, bool)
+        padded[:len(absent)] = absent
+        per_chunk = padded.reshape(-1, ABSENT_CHUNK).sum(axis=1)
+        before = np.concatenate([np.zeros(1, np.int64), np.cumsum(per_chunk)[:-1]])
+        return cls(np.packbits(padded).reshape(-1, ABSENT_CHUNK // 8),
+                   before.astype(np.int32) if len(absent) < (1 << 31) else before)
+
+    def find(self, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per offset: whether its slice has no row, and its rank among the slices that have one."""
+        chunk, within = offsets // ABSENT_CHUNK, offsets % ABSENT_CHUNK
+        touched, which = np.unique(chunk, return_inverse=True)  # only the chunks asked about are unpacked
+        bits = np.unpackbits(self.bits[touched], axis=1)
+        earlier = np.cumsum(bits, axis=1, dtype=np.int32) - bits  # absent slices before each in its chunk
+        which = which.reshape(-1)
+        absent = bits[which, within].astype(bool)
+        return absent, offsets - (self.before[chunk].astype(np.int64) + earlier[which, within])
+
+    @property
+    def nbytes(self) -> int:
+        return self.bits.nbytes + self.before.nbytes
+
+
+@dataclass(frozen=True)
+class GappedRowids:
+    """One block's rowids where some slices have none (``NO_ROW``): which (``absent``), and the rowids
+    of the others as ``Rowids`` (runs that the slices without a row no longer break)."""
+
+    absent: AbsentBits
+    present: Rowids
+
+    def at(self, offsets: np.ndarray) -> np.ndarray:
+        """The rowids (int64, ``NO_ROW`` for none) of the slices at ``offsets`` in the block."""
+        absent, rank = self.absent.find(offsets)
+        out = np.full(len(offsets), NO_ROW, np.int64)
+        out[~absent] = self.present.at(rank[~absent])
+        return out
+
+    @property
+    def nbytes(self) -> int:
+        return self.absent.nbytes + self.present.nbytes
+
+
+RowidColumn = Rowids | GappedRowids
+
+
+def rowids_of(rowids: np.ndarray) -> RowidColumn:
+    """``rowids`` (``NO_ROW``: none) as ``Rowids``, or as ``GappedRowids`` when some slices have no row
+    and that is smaller."""
+    plain = Rowids.of(rowids)
+    if plain.constant is not None:
+        return plain
+    absent = rowids == NO_ROW
+    if not absent.any():
+        return plain
+    gapped = GappedRowids(AbsentBits.of(absent), Rowids.of(rowids[~absent]))
+    return gapped if gapped.nbytes < plain.nbytes else plain
+
+
+def _run_starts(rowids: np.ndarray, limit: int) -> np.ndarray | None:
+    """The offsets where a run of consecutive rowids starts (0 first), or None when there are more
+    than ``limit`` runs (then found no further)."""
+    found = [np.zeros(1, np.int64)]
+    runs = 1
+    for a in range(0, len(rowids) - 1, RUN_CHUNK):
+        part = rowids[a:a + RUN_CHUNK + 1]
+        starts = np.flatnonzero(part[1:] != part[:-1] + 1) + (a + 1)
+        runs += len(starts)
+        if runs > limit:
+            return None
+        found.append(starts)
+    return np.concatenate(found)
+
+
+class ArgBlock(NamedTuple):
+    """The ``count`` slices from ``first`` that one ``SliceParts.add`` appended: the table their args
+    are read from (``kind``), their rows' rowids and their info rows' (-1: none)."""
+
+    first: int
+    count: int
+    kind: int
+    row: RowidColumn
+    info: RowidColumn
+
+
+class ArgPlaces(NamedTuple):
+    """Per slice asked for: its kind, its row's rowid, its info row's rowid (-1: none)."""
+
+    kind: np.ndarray
+    row: np.ndarray
+    info: np.ndarray
+
+
+@dataclass(frozen=True)
+class ArgLocator:
+    """Slice ordinal → where its args live (``ArgPlaces``), from the card's blocks of slices."""
+
+    blocks: tuple[ArgBlock, ...]  # the non-empty ones, in slice order
+    starts: np.ndarray  # each block's first slice
+    kinds: np.ndarray  # each block's kind
+    n: int  # slices
+
+    @classmethod
+    def of(cls, blocks: list[ArgBlock]) -> ArgLocator:
+        kept = tuple(b for b in blocks if b.count)
+        return cls(kept, np.array([b.first for b in kept], np.int64), np.array([b.kind for b in kept], np.uint8),
+                   max((b.first + b.count for b in kept), default=0))
+
+    def __len__(self) -> int:
+        return self.n
+
+    def locate(self, ordinals: np.ndarray) -> ArgPlaces:
+        """Where the args of ``ordinals`` (each in ``[0, len)``) live."""
+        ordinals = np.asarray(ordinals, dtype=np.int64)
+        block = np.searchsorted(self.starts, ordinals, side="right") - 1
+        row = np.empty(len(ordinals), np.int64)
+        info = np.empty(len(ordinals), np.int64)
+        for b in np.unique(block).tolist():
+            here = block == b
+            offsets = ordinals[here] - self.blocks[b].first
+            row[here] = self.blocks[b].row.at(offsets)
+            info[here] = self.blocks[b].info.at(offsets)
+        return ArgPlaces(self.kinds[block], row, info)
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes of its arrays (the per-block records aside)."""
+        return self.starts.nbytes + self.kinds.nbytes + sum(b.row.nbytes + b.info.nbytes for b in self.blocks)
 
 
 def _columns(schema: Schema, table: str, wanted: tuple[str, ...], optional: tuple[str, ...],
@@ -422,10 +614,8 @@ def add_steps(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> No
     if steps is None or not len(steps["id"]):
         return
     wanted = {parts.strings.intern(L.PROFILER_STEP.format(int(i))) for i in steps["id"].tolist()}
-    names = parts.cols.get("name", [])
-    kinds = parts.cols.get("kind", [])
-    for nm, kd in zip(names, kinds, strict=True):
-        if len(kd) and kd[0] == KIND_FRAMEWORK and np.isin(nm, list(wanted)).any():
+    for nm in parts.names_of(KIND_FRAMEWORK):
+        if np.isin(nm, list(wanted)).any():
             return  # torch_npu: PYTORCH_API holds ProfilerStep#N itself
     lane = parts.book.lane(L.PYTHON, L.STEPS_LANE, L.STEPS_LANE, -1)
     name = np.array([parts.strings.intern(L.PROFILER_STEP.format(int(i))) for i in steps["id"].tolist()], np.int32)
