@@ -15,6 +15,7 @@ from functools import partial
 import numpy as np
 
 from timelineview.model.database.keys import sorted_unique
+from timelineview.model.database.pages import narrowed
 from timelineview.model.database.slices import Endpoints, join_all
 from timelineview.model.database.strings import CardStrings
 from timelineview.model.database.tables import Schema, read_columns
@@ -64,7 +65,7 @@ def _ids_by_cat(conn: sqlite3.Connection) -> dict[str, np.ndarray]:
         if len(ids) != text.count(",") + 1:  # not integers throughout: read row by row
             got = read_columns(conn, CATS_TABLE, {"connectionId": "int", "cat": "text"})
             return {c: sorted_unique(got["connectionId"][got["cat"] == c]) for c in np.unique(got["cat"]).tolist()}
-        out[cat] = sorted_unique(ids)
+        out[cat] = narrowed(sorted_unique(ids))  # held until the flows are made
     return out
 
 

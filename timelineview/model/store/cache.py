@@ -155,7 +155,10 @@ def _load_meta(data: bytes) -> Any:
 
 
 def _columns(store: TraceStore, src: CardFiles) -> tuple[dict[str, np.ndarray], dict[str, list]] | None:
-    """The store's arrays and lists by name; None when it cannot be cached."""
+    """The store's arrays and lists by name; None when it cannot be cached (a card whose args are found by
+    slice, not by an ordinal in its files)."""
+    if store.slices.src is None:
+        return None
     arrays: dict[str, np.ndarray] = {}
     lists: dict[str, list] = {}
     for prefix, _ in _TABLES:

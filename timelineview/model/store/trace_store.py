@@ -61,11 +61,17 @@ class SliceColumns:
     cat: np.ndarray  # int32 into strings, -1 when absent
     task_type: np.ndarray  # int32 into strings (args["Task Type"]), -1 when absent
     depth: np.ndarray  # int16 row within the lane (nesting depth, then extra rows)
-    src: np.ndarray  # int64 ordinal of the event in the card's files (for lazy args)
+    src: np.ndarray | None  # int64 ordinal of the event in the card's files (for lazy args); None where that
+    # is the slice's own number (a database card, whose args are found by slice)
     flags: np.ndarray  # uint8, FLAG_*
 
     def __len__(self) -> int:
         return len(self.start)
+
+    def ordinals(self, slice_indices: np.ndarray) -> np.ndarray:
+        """The args reader's ordinals of these slices."""
+        slice_indices = np.asarray(slice_indices, dtype=np.int64)
+        return slice_indices if self.src is None else self.src[slice_indices]
 
     @property
     def end(self) -> np.ndarray:
@@ -251,7 +257,7 @@ class TraceStore:
         """For each slice, the index of the file it was read from among the card's distinct files
         (in load order), or None when that is not known (a card built without its files)."""
         chunks = getattr(self._args_reader, "chunks", None)
-        if chunks is None or not len(chunks.first):
+        if chunks is None or not len(chunks.first) or self.slices.src is None:
             return None
         distinct: dict[str, int] = {}
         file_of_chunk = np.array([distinct.setdefault(p, len(distinct)) for p in chunks.path], dtype=np.int64)
@@ -262,8 +268,7 @@ class TraceStore:
         """``args`` of several slices (one file read per chunk touched)."""
         if self._args_reader is None:
             return [None] * len(slice_indices)
-        src = self.slices.src[np.asarray(slice_indices, dtype=np.int64)]
-        return self._args_reader(src)
+        return self._args_reader(self.slices.ordinals(slice_indices))
 
     def args_many_as(self, slice_indices: np.ndarray, args_type: type) -> list:
         """``args`` of several slices decoded into ``args_type`` (a msgspec ``Struct`` naming the keys
@@ -275,4 +280,4 @@ class TraceStore:
         as_type = getattr(self._args_reader, "args_as", None)
         if as_type is None:  # a card built in memory, or read from a database
             return [convert_args(a, args_type) for a in self.args_many(slice_indices)]
-        return as_type(self.slices.src[np.asarray(slice_indices, dtype=np.int64)], args_type)
+        return as_type(self.slices.ordinals(slice_indices), args_type)
