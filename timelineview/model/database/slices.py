@@ -91,15 +91,17 @@ class SliceParts:
         """Append slices; returns the index of the first. Negative durations become 0."""
         k = len(start)
         first = self.n
-        for key, value, dtype in (("start", start, np.int64), ("dur", np.maximum(end - start, 0), np.int64),
+        dur = np.subtract(end, start, dtype=np.int64)
+        np.maximum(dur, 0, out=dur)
+        for key, value, dtype in (("start", start, np.int64), ("dur", dur, np.int64),
                                   ("lane", lane, np.int32), ("name", name, np.int32),
                                   ("cat", cat, np.int32), ("task_type", task_type, np.int32)):
             arr = np.broadcast_to(np.asarray(value, dtype=dtype), (k,)) if np.ndim(value) == 0 else \
                 np.asarray(value, dtype=dtype)
             self.cols.setdefault(key, []).append(np.ascontiguousarray(arr))
-        self.blocks.append(ArgBlock(first, k, int(kind), rowids_of(np.asarray(row, dtype=np.int64)),
-                                    rowids_of(np.asarray(info, dtype=np.int64)) if info is not None else
-                                    Rowids(k, constant=NO_ROW)))
+        del dur
+        self.blocks.append(ArgBlock(first, k, int(kind), rowids_of(_integers(row)),
+                                    rowids_of(_integers(info)) if info is not None else Rowids(k, constant=NO_ROW)))
         self.n += k
         return first
 
@@ -115,6 +117,12 @@ class SliceParts:
     def locator(self) -> ArgLocator:
         """Where every slice's args live, from the blocks ``add`` recorded."""
         return ArgLocator.of(self.blocks)
+
+
+def _integers(values: np.ndarray) -> np.ndarray:
+    """``values`` as an integer array, int32 ones as they are."""
+    values = np.asarray(values)
+    return values if values.dtype in (np.int32, np.int64) else values.astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -404,29 +412,24 @@ def add_device(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> N
         if DEVICE_COLUMN in task:
             parts.task_devices = sorted_unique(task.pop(DEVICE_COLUMN))
         task = _without_parents(task)
+        for done_with in ("taskId", "contextId"):
+            task.pop(done_with, None)
     compute = _read(conn, schema, parts, _table(schema, parts, "COMPUTE_TASK_INFO"), COMPUTE_COLUMNS)
     comm = _read(conn, schema, parts, "COMMUNICATION_TASK_INFO", COMM_TASK_COLUMNS)
     ops = _read(conn, schema, parts, "COMMUNICATION_OP", OP_COLUMNS, OP_OPTIONAL)
     group_tid = _group_lanes(comm, ops)
     if task is not None:
         n = len(task["startNs"])
-        ci = _join(task["globalTaskId"], compute["globalTaskId"]) if compute else np.full(n, -1, np.int64)
-        own_type = s.of_ids(task["taskType"])
-        name, ttype, info = own_type.copy(), own_type.copy(), np.full(n, -1, np.int64)
-        has = ci >= 0
-        if compute is not None and has.any():
-            name[has] = s.of_ids(compute["name"][ci[has]])
-            info_type = s.of_ids(compute["taskType"][ci[has]])
-            ttype[has] = np.where(np.isin(info_type, _ids_of(s, L.NO_TASK_TYPE)), _json_types(s, own_type[has]),
-                                  info_type)
-            info[has] = compute[ROWID][ci[has]]
-        streams = task["streamId"]
-        uniq, inverse = unique_inverse(streams)
+        name, ttype, info = _task_names(s, task, compute)
+        compute = None  # let go: each table is held only while it is needed (the load's peak)
+        uniq, inverse = unique_inverse(task.pop("streamId"))
         lane_of = np.array([parts.book.lane(L.HARDWARE, str(int(u)), L.STREAM_LANE.format(int(u)), int(u))
                             for u in uniq], dtype=np.int32)
-        first = parts.add(start=task["startNs"], end=task["endNs"], lane=lane_of[inverse] if n else
-                          np.zeros(0, np.int32), name=name, kind=KIND_HARDWARE, row=task[ROWID], info=info,
-                          task_type=ttype)
+        lanes = lane_of[inverse] if n else np.zeros(0, np.int32)
+        del inverse
+        first = parts.add(start=task["startNs"], end=task["endNs"], lane=lanes, name=name, kind=KIND_HARDWARE,
+                          row=task[ROWID], info=info, task_type=ttype)
+        del lanes, name, ttype, info
         if "connectionId" in task:
             parts.ends.add("device", task["connectionId"], first)
         if comm is not None:
@@ -440,6 +443,26 @@ def add_device(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> N
                           kind=KIND_OPERATOR, row=ops[ROWID])
         if "connectionId" in ops:
             parts.ends.add("device", ops["connectionId"], first)
+
+
+def _task_names(s: CardStrings, task: dict[str, np.ndarray], compute: dict[str, np.ndarray] | None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each task's name, ``Task Type`` and ``COMPUTE_TASK_INFO`` rowid (-1: none): from its compute info,
+    else its own ``taskType``. Takes ``task``'s ``taskType`` (no longer needed after)."""
+    own_type = s.of_ids(task.pop("taskType"))
+    n = len(own_type)
+    ci = _join(task["globalTaskId"], compute["globalTaskId"]) if compute else np.full(n, -1, np.int64)
+    has = np.flatnonzero(ci >= 0)
+    ci = ci[has]
+    name, ttype = own_type.copy(), own_type
+    info = np.full(n, NO_ROW, compute[ROWID].dtype if compute else np.int32)
+    if compute is not None and len(has):
+        name[has] = s.of_ids(compute["name"][ci])
+        info_type = s.of_ids(compute["taskType"][ci])
+        ttype[has] = np.where(np.isin(info_type, _ids_of(s, L.NO_TASK_TYPE)), _json_types(s, own_type[has]),
+                              info_type)
+        info[has] = compute[ROWID][ci]
+    return name, ttype, info
 
 
 def _ids_of(s: CardStrings, texts) -> np.ndarray:
