@@ -51,6 +51,7 @@ MISSING = {"TASK": "no device task is shown", "STRING_IDS": "names are shown as 
 DEVICE_TABLES = tuple(MISSING)
 RANK_TABLE = "RANK_DEVICE_MAP"
 DEVICES_NAMED = 8
+RENUMBER_CHUNK = 1 << 20  # slices renumbered at a time
 # the tables a card reads, in the order it reads them: their rows are the load's progress
 READ_TABLES = ("TASK", "COMPUTE_TASK_INFO", "COMMUNICATION_TASK_INFO", "COMMUNICATION_OP", "CANN_API", "PYTORCH_API",
                "CONNECTION_IDS", "OVERLAP_ANALYSIS", "STEP_TIME", *(spec.table for spec in COUNTERS), CATS_TABLE)
@@ -210,7 +211,7 @@ def _make_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int |
     procs, lanes, lane_new, proc_new = parts.book.finish({})
     start = parts.column("start", np.int64)
     dur = parts.column("dur", np.int64)
-    lane = lane_new[parts.column("lane", np.int32)] if parts.n else np.zeros(0, np.int32)
+    lane = _renumbered(parts.column("lane", np.int32), lane_new)
     n = len(start)
     # what needs no index first, each source let go as it is used: the index's build is the load's peak
     flows = build_flows(conn, schema, parts.ends, strings, start, lane, parts.notes)
@@ -236,6 +237,13 @@ def _make_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int |
     if report.warnings:  # something is amiss: say what was read
         report.warn(f"{path}: read " + ", ".join(f"{t} ({k:,} rows)" for t, k in parts.read.items()))
     return store
+
+
+def _renumbered(values: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """``new[values]`` written over ``values``, a part at a time (no second column at the load's peak)."""
+    for a in range(0, len(values), RENUMBER_CHUNK):
+        values[a:a + RENUMBER_CHUNK] = new[values[a:a + RENUMBER_CHUNK]]
+    return values
 
 
 def _scope(path: str, device: int | None) -> DeviceScope | None:

@@ -106,9 +106,18 @@ class SliceParts:
         return first
 
     def column(self, key: str, dtype) -> np.ndarray:
-        """The whole column, its parts let go (the load's peak would hold each column twice)."""
-        parts = self.cols.pop(key, None)
-        return np.concatenate(parts) if parts else np.zeros(0, dtype)
+        """The whole column, each part let go as it is copied (together, the load's peak would hold the
+        column twice)."""
+        parts = self.cols.pop(key, None) or []
+        out = np.empty(sum(len(p) for p in parts), parts[0].dtype if parts else dtype)
+        at = 0
+        parts.reverse()
+        while parts:
+            part = parts.pop()
+            out[at:at + len(part)] = part
+            at += len(part)
+            del part
+        return out
 
     def names_of(self, kind: int) -> list[np.ndarray]:
         """The names of the slices of ``kind``, one array per ``add`` of that kind (before ``column("name")``)."""
