@@ -67,7 +67,7 @@ def _end_background_compiles(folder: Path) -> None:
 
 def _warm_cache(folder: Path) -> None:
     env = dict(os.environ, NUMBA_CACHE_DIR=str(folder))
-    subprocess.run([sys.executable, "-c", "from timelineview.model.load.jit import warm_scanner; warm_scanner()"],
+    subprocess.run([sys.executable, "-c", "from timelineview.model.load.jit import compile_kernels; compile_kernels()"],
                    env=env, check=True)
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.views.summary.conftest import summaries, traces  # noqa: F401 - the generated summaries, as fixtures
-from timelineview.analysis.diff.run_diff import diff_runs
+from timelineview.analysis.diff.run_diff import NAME_STATUSES, diff_runs
+from timelineview.analysis.diff.run_matching import MATCHINGS
 from timelineview.analysis.session import AnalysisSession
 from timelineview.model import load
 from timelineview.synthetic import cluster_specs, generate_cluster
@@ -66,6 +67,36 @@ def test_diff_documents_follow_the_schema(generated):
     check("diff", diff_runs(generated["memory"], generated["memory"]).document())
     check("diff", diff_runs(generated["sample"], generated["memory"]).document())
     check("diff", diff_runs(generated["pipeline"], generated["slow_link"]).document())
+
+
+def _properties_named(node: dict, key: str) -> list[dict]:
+    """Every schema node of a property ``key``, however deep."""
+    found = [node["properties"][key]] if key in node.get("properties", {}) else []
+    for child in [*node.get("properties", {}).values(), node.get("items"), node.get("additionalProperties")]:
+        if isinstance(child, dict):
+            found += _properties_named(child, key)
+    return found
+
+
+def test_the_diff_schema_lists_every_status_and_matching_the_code_writes(generated):
+    """A name's ``status`` and the document's ``matched_by`` take the values the diff's named constants allow, and
+    real documents with every status follow the schema."""
+    statuses = _properties_named(schema("diff"), "status")
+    assert len(statuses) == 2  # the operators' rows and the collectives' rows
+    for node in statuses:
+        assert set(node["enum"]) == set(NAME_STATUSES)
+    [matched_by] = _properties_named(schema("diff"), "matched_by")
+    assert set(matched_by["enum"]) == set(MATCHINGS)
+    seen = set()
+    for base, new in (("memory", "memory"), ("sample", "memory"), ("pipeline", "slow_link")):
+        document = diff_runs(generated[base], generated[new]).document()
+        check("diff", document)
+        seen |= {row["status"] for row in document["operators"] + document["communication"]}
+    assert seen == set(NAME_STATUSES)
+    wrong = diff_runs(generated["memory"], generated["memory"]).document()
+    wrong["operators"][0]["status"] = "renamed"
+    with pytest.raises(AssertionError):  # a status the code does not write is refused
+        check("diff", wrong)
 
 
 def test_the_command_line_prints_the_same_documents(generated, capsys):

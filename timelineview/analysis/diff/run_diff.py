@@ -35,6 +35,7 @@ MEMORY_KEYS = ("memory_peak_allocated_mb", "memory_peak_reserved_mb")
 # a name's status (metrics.md §9): only in the new run, only in the base run, in both with another total or
 # count, or in both with the same total (to the ns: totals are sums of integer ns) and the same count
 ADDED, REMOVED, CHANGED, UNCHANGED = "added", "removed", "changed", "unchanged"
+NAME_STATUSES = (ADDED, REMOVED, CHANGED, UNCHANGED)  # every status a name's row can have
 DIFF_SCHEMA = "timelineview.diff/1"  # the document's format: raised when a key changes meaning or goes
 
 
@@ -118,7 +119,7 @@ class RunDiff:
     notes: list[str] = field(default_factory=list)  # differences in shape, in words
     links: list[LinkDelta] = field(default_factory=list)
     phase_keys: tuple[str, ...] = PHASE_KEYS  # the step phases of the cards, in order
-    matched_by: str = BY_RANK  # or BY_ORDER (run_matching)
+    matched_by: str = BY_RANK  # one of MATCHINGS (run_matching)
 
     def document(self) -> dict:
         """The ``diff --json`` document (metrics.md §9; its schema: ``timelineview/schemas/diff.schema.json``)."""

@@ -13,6 +13,7 @@ from typing import NamedTuple
 from timelineview.analysis.session import AnalysisSession
 
 BY_RANK, BY_ORDER = "rank", "order"
+MATCHINGS = (BY_RANK, BY_ORDER)  # every way the cards of two runs are matched
 PAIRS_NAMED = 4  # pairs spelled out in the note of a match by order
 
 

@@ -10,9 +10,11 @@ read in a boot; after that, while the file keeps its identity, it is only mapped
 changed file is still checked before use).
 
 The key is the entry's own key (the card's files and the code that loaded them), the stamp of the analysis code,
-the gap threshold, the card's paths as it was opened and its load report (results hold both: the §5 object its
-path and report, the memory analysis the paths of its files; the report also says what lies beside the files)
-and the identity of the memory files beside the card (the memory analysis reads them). A field written under
+the gap threshold, the card's files by their real paths (a folder opened by another spelling, a symlink or a
+relative path, is the same card) and its load report (the report also says what lies beside the files) and the
+identity of the memory files beside the card (the memory analysis reads them). Results hold paths as the card
+was opened (the §5 object its path and report, the memory analysis the paths of its files): a field records the
+spelling it was computed under, and one read back under another has each such path spelled as now. A field written under
 another key is never read: a change of any of these computes it again, and the files of other keys are removed
 at the next write. Nothing here raises into an analysis: a field that cannot be read (missing, corrupt,
 written by other code) is computed, one that cannot be written is only not kept. No Qt.
@@ -40,7 +42,7 @@ from timelineview.model.store.file_stamp import file_stamp, sample_digest
 from timelineview.model.store.trace_store import TraceStore
 from timelineview.provenance import code_stamp
 
-KEPT_FORMAT = "timelineview-kept-1"
+KEPT_FORMAT = "timelineview-kept-2"
 ANALYSIS_CODE = ("analysis",)  # the sub-package whose code decides what a card's analysis holds
 PREFIX = "analysis-"
 PARTIAL = ".partial-"  # a write in progress (the cache's own prefix)
@@ -80,11 +82,68 @@ def _sha1(parts: list[str]) -> str:
     return hashlib.sha1("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def _real_path(path: str | os.PathLike) -> str:
+    """``path`` resolved (symlinks followed, made absolute), or as given when it cannot be."""
+    try:
+        return str(Path(path).resolve())
+    except (OSError, RuntimeError):
+        return str(path)
+
+
+def _folder_of(path: str) -> str:
+    """The folder part of ``path`` as spelled ("" for a bare file name)."""
+    folder = os.path.dirname(path)
+    return "" if folder in ("", os.curdir) else folder
+
+
+def _card_path_key(path: str | os.PathLike) -> str:
+    """A card file in the key: its real path; a bare file name (a card opened from its own folder) is keyed
+    apart, since the paths derived from it in the results (the memory files beside it) have no folder to
+    spell again (``_respelled``)."""
+    bare = "" if _folder_of(str(path)) else "|bare"
+    return _real_path(path) + bare
+
+
+def _spelling(store: TraceStore) -> list[str]:
+    """The card's paths as it was opened."""
+    return [str(p) for p in store.paths]
+
+
 def analysis_key(store: TraceStore, entry: Path, min_gap_ns: int) -> str:
     """Key of ``store``'s analysis results kept in cache entry ``entry``, as they would be computed now."""
     report = orjson.dumps(store.report.to_json(), option=orjson.OPT_SORT_KEYS | orjson.OPT_SERIALIZE_NUMPY)
-    return _sha1([KEPT_FORMAT, entry.name, code_stamp(*ANALYSIS_CODE), str(min_gap_ns), *map(str, store.paths),
-                  report.decode(), *_side_files(store)])
+    return _sha1([KEPT_FORMAT, entry.name, code_stamp(*ANALYSIS_CODE), str(min_gap_ns),
+                  *map(_card_path_key, store.paths), report.decode(), *_side_files(store)])
+
+
+def _respellings(kept: list[str], now: list[str]) -> list[tuple[str, str]]:
+    """(as kept, as now) for each card path, its folder and the folder common to them (what the results
+    derive from the paths), longest first; none when the spellings are the same (or do not pair up)."""
+    if kept == now or len(kept) != len(now):
+        return []
+    pairs = dict(zip(kept, now, strict=True))
+    folders = [(_folder_of(k), _folder_of(n)) for k, n in pairs.items()]
+    pairs.update((k, n) for k, n in folders if k and n)
+    if all(k for k, _ in folders) and all(n for _, n in folders):
+        try:
+            pairs[os.path.commonpath([k for k, _ in folders])] = os.path.commonpath([n for _, n in folders])
+        except ValueError:  # absolute and relative paths mixed: no common folder
+            pass
+    return sorted(((k, n) for k, n in pairs.items() if k != n), key=lambda kn: -len(kn[0]))
+
+
+def _respelled(tree: Any, pairs: list[tuple[str, str]]) -> Any:
+    """``tree`` (a kept field's JSON) with each path under a kept spelling (``pairs``) spelled as now."""
+    if isinstance(tree, str):
+        for kept, now in pairs:
+            if tree == kept or tree.startswith(kept + os.sep):
+                return now + tree[len(kept):]
+        return tree
+    if isinstance(tree, list):
+        return [_respelled(v, pairs) for v in tree]
+    if isinstance(tree, dict):
+        return {_respelled(k, pairs): _respelled(v, pairs) for k, v in tree.items()}
+    return tree
 
 
 def _column(data: np.ndarray, desc: dict, what: str, checksum: bool = True) -> np.ndarray:
@@ -170,7 +229,9 @@ class KeptResults:
                        else np.zeros(0, np.uint8))
             for i, desc in enumerate(described):
                 arrays.append(_column(columns, desc, f"{name}: column {i}", checksum=not trusted))
-        value = Decoder(arrays, field).decode(doc["value"])
+        pairs = _respellings(doc["paths"], _spelling(self.store))
+        tree = _respelled(doc["value"], pairs) if pairs else doc["value"]
+        value = Decoder(arrays, field).decode(tree)
         if check is not None and not trusted:
             check.passed(self._path(name, CHECKED), against)
         return value
@@ -182,7 +243,7 @@ class KeptResults:
             tree = encoder.encode(value)
             arrays = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in encoder.arrays]
             offsets = places(arrays)
-            doc = {"format": KEPT_FORMAT, "key": self.key, "field": name, "value": tree,
+            doc = {"format": KEPT_FORMAT, "key": self.key, "field": name, "paths": _spelling(self.store), "value": tree,
                    "arrays": [describe(a, at) for a, at in zip(arrays, offsets, strict=True)]}
             data = _dumps(doc)
         except Exception:  # noqa: BLE001 - NotKeepable, or a value the encoding cannot walk: computed each time

@@ -16,6 +16,7 @@ from __future__ import annotations
 import mmap
 import os
 import sqlite3
+import tempfile
 import threading
 from collections import deque
 from collections.abc import Callable, Collection
@@ -40,6 +41,7 @@ READ_THREADS = min(2, os.cpu_count() or 1)  # parts of a table decoded at once
 UTF8 = 1
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 MAX_DIGITS = 19
+WARM_ROWS = 3  # rows of the table ``warm`` reads: its kernels see every argument type of a real read
 # give-up codes of the kernels (negative: the reason the table is left to SQLite)
 BAD_PAGE, DEEP, OVERFLOW, NOT_INT, BAD_RECORD = -1, -2, -3, -4, -5
 Progress = Callable[[int], None]  # rows read so far
@@ -64,6 +66,31 @@ def _compile_once():
             globals()[helper] = jit(globals()[helper])
         _kernels = (jit(_leaves), jit(_decode))
     return _kernels
+
+
+def warm() -> None:
+    """Compile (or load from numba's cache) the kernels by reading a small database written here, through the
+    same calls as a real read, so that they are compiled for the argument types a real read passes."""
+    if not scanner_available():
+        return
+    with tempfile.TemporaryDirectory(prefix="timelineview-warm-") as folder:
+        path = os.path.join(folder, "warm.db")
+        conn = sqlite3.connect(path)
+        try:
+            conn.execute("create table T (id INTEGER PRIMARY KEY, v INTEGER)")
+            conn.executemany("insert into T (v) values (?)", [(k,) for k in range(WARM_ROWS)])
+            conn.commit()
+            plan = _plan(conn, "T", [ROWID, "v"])
+        finally:
+            conn.close()
+        if plan is None:  # pragma: no cover - the table above is always readable
+            return
+        root, columns, alias = plan
+        fmap = _FileMap(path)
+        try:
+            _read(fmap, root, columns, alias, None, [False, True])
+        finally:
+            fmap.close()
 
 
 def _varint(buf, at, end):

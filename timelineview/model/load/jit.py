@@ -7,7 +7,9 @@ the compiled code of this process.
 A first run has no machine code in numba's cache and compiling takes 20-30 s. No load
 waits for that: ``scanner_cached`` says (without importing numba) whether the cache holds
 this scanner, and when it does not, ``compile_in_background`` compiles it in a separate,
-low-priority process for the next load while this one uses the typed decode.
+low-priority process for the next load while this one uses the typed decode. That process
+compiles every other set of compiled loops too (``ON_DEMAND_KERNELS``: those a process
+compiles on their first use), so that their first use after an install finds them cached.
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ from pathlib import Path
 
 from timelineview import provenance
 from timelineview.model.load.library_pages import drop_library_pages
-from timelineview.model.store import stack_walk
 
 _warm = False
 _warm_lock = threading.Lock()
@@ -40,6 +41,12 @@ _DECODE_DIR = Path(__file__).resolve().parents[1] / "decode"
 SCANNER_FOLDER = "scan"  # the decode package's folder of the scanner's kernels, where numba caches them
 BLAS_MODULE = "scipy.linalg.cython_blas"  # what numba imports to look for BLAS
 COMPILE_MODULE = "timelineview.model.load.jit"  # this module, as ``-m`` runs it
+# modules of the kernel sets ``warm_scanner`` readies in a process before its loads (each has ``warm()``)
+SCANNER_KERNELS = ("timelineview.model.decode.scan.byte_scan", "timelineview.model.decode.damaged.stretch_walk",
+                   "timelineview.model.store.stack_walk")
+# modules of the kernel sets compiled on their first use in a process (a ~3 s compile each when numba's cache
+# does not hold them): the background compile puts them in the cache (each has ``warm()``)
+ON_DEMAND_KERNELS = ("timelineview.model.database.pages", "timelineview.model.memory.csv_kernels")
 
 
 @functools.cache
@@ -63,19 +70,28 @@ def warm_scanner() -> None:
     global _warm
     with _warm_lock:
         if scanner_available() and not _warm:
-            with _numba_without_blas():  # numba imports its array maths at the first compile or cache load
-                # imported where used: ~100 MB
-                from timelineview.model.decode.damaged import stretch_walk
-                from timelineview.model.decode.scan import byte_scan
-
-                byte_scan.warm()
-                stretch_walk.warm()
-                stack_walk.warm()  # the index build uses it once numba is here
+            _warm_sets(SCANNER_KERNELS)  # stack_walk's: the index build uses it once numba is here
             drop_library_pages("libllvmlite")  # compiling is done: LLVM's code is not needed to run
             gc.collect()
             gc.freeze()
             _warm = True
-            _mark_cached()
+
+
+def compile_kernels() -> None:
+    """Put every set of compiled loops in numba's cache (the scanner's, readied in this process too, and
+    ``ON_DEMAND_KERNELS``), then mark the cache as holding them (``scanner_cached``)."""
+    if not scanner_available():
+        return
+    warm_scanner()
+    _warm_sets(ON_DEMAND_KERNELS)
+    _mark_cached()
+
+
+def _warm_sets(modules: tuple[str, ...]) -> None:
+    """Compile (or load from numba's cache) the kernels of ``modules``, each by its ``warm()``."""
+    with _numba_without_blas():  # numba imports its array maths at the first compile or cache load
+        for name in modules:  # imported where used: ~100 MB
+            importlib.import_module(name).warm()
 
 
 @contextlib.contextmanager
@@ -112,11 +128,17 @@ def _cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "timelineview"
 
 
+def kernel_file(module: str) -> Path:
+    """The source file of the kernel module ``module`` (found without importing it)."""
+    return _package_root().joinpath(*module.split(".")).with_suffix(".py")
+
+
 def _cache_key(folder: Path) -> str:
     """What numba's cached code depends on: the kernels' text, numba, the Python version, the folder."""
     digest = hashlib.sha256()
     # the kernels' stamp is computed by provenance: a change there changes numba's keys too
-    sources = sorted(_DECODE_DIR.rglob("*.py")) + [Path(stack_walk.__file__), Path(provenance.__file__)]
+    kernels = [kernel_file(name) for name in SCANNER_KERNELS + ON_DEMAND_KERNELS]
+    sources = sorted(set(_DECODE_DIR.rglob("*.py")) | set(kernels)) + [Path(provenance.__file__)]
     digest.update(provenance.text_digest(sources).encode())
     try:
         numba_version = importlib.metadata.version("numba")
@@ -132,8 +154,8 @@ def _marker() -> Path:
 
 
 def scanner_cached() -> bool:
-    """True when an earlier warm-up left this scanner's machine code in numba's cache, so
-    readying it costs ~0.5 s instead of a compile. Does not import numba."""
+    """True when an earlier ``compile_kernels`` left this scanner's machine code (and that of every other
+    kernel set) in numba's cache, so readying it costs ~0.5 s instead of a compile. Does not import numba."""
     return scanner_available() and _marker().exists()
 
 
@@ -151,7 +173,8 @@ def _compile_lock() -> Path:
 
 
 def compile_in_background() -> bool:
-    """Start compiling the scanner into numba's cache in a low-priority process of its own
+    """Start compiling the scanner and every other kernel set (``compile_kernels``) into numba's cache in a
+    low-priority process of its own
     (it outlives a ``stats`` run, so the next run is fast). At most one such process per
     cache; returns whether one is under way."""
     global _compile_started
@@ -238,7 +261,7 @@ def _compile_main(lock: str) -> None:
     """The background compile: below the loads' priority, the lock removed however it ends."""
     try:
         _lower_priority(COMPILE_NICENESS)
-        warm_scanner()
+        compile_kernels()
     finally:
         Path(lock).unlink(missing_ok=True)
 

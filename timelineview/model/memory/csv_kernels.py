@@ -222,3 +222,30 @@ def compiled() -> Kernels | None:
         return None
     jit = numba.njit(cache=True, nogil=True, boundscheck=False)
     return Kernels(jit(split_lines), jit(read_micros), jit(read_decimals), jit(hash_fields), jit(same_bytes))
+
+
+WARM_TEXT = b"a,1.5\nb,2\n"  # two lines of two fields: a name, a number (a µs time or a size)
+WARM_PAD = 8  # zero bytes around the warm-up's text, as the readers lay a text out
+
+
+def warm() -> None:
+    """Compile (or load from numba's cache) the loops for the argument types the readers pass: the text of a
+    block as read (a writable buffer) and that of rows merged or read one by one (a read-only one)."""
+    kernels = compiled()
+    if kernels is None:
+        return
+    laid_out = bytes(WARM_PAD) + WARM_TEXT + bytes(WARM_PAD)
+    writable = np.frombuffer(bytearray(laid_out), dtype=np.uint8)
+    begin, end = WARM_PAD, WARM_PAD + len(WARM_TEXT)
+    lines = WARM_TEXT.count(b"\n")
+    width = 2
+    line_start, line_stop = np.empty(lines, np.int64), np.empty(lines, np.int64)
+    starts, stops = np.empty((width, lines + 1), np.int64), np.empty((width, lines + 1), np.int64)
+    kernels.split_lines(writable, begin, end, np.arange(width, dtype=np.int64), width, 1 << 17, line_start,
+                        line_stop, np.empty(lines, np.bool_), starts, stops)
+    for buf in (writable, np.frombuffer(laid_out, dtype=np.uint8)):
+        names, numbers = (starts[0, :lines], stops[0, :lines]), (starts[1, :lines], stops[1, :lines])
+        kernels.read_micros(buf, *numbers, np.empty(lines, np.int64), np.empty(lines, np.uint8))
+        kernels.read_decimals(buf, *numbers, np.empty(lines, np.float64), np.empty(lines, np.uint8))
+        kernels.hash_fields(buf, *names, np.empty(lines, np.uint64))
+        kernels.same_bytes(buf, *names, *names, np.empty(lines, np.bool_))
