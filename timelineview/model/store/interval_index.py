@@ -188,10 +188,9 @@ def build_index(start: np.ndarray, dur: np.ndarray, lane: np.ndarray, n_lanes: i
     peeled: list[int] = []  # lanes whose slices break nesting: laid out once all are known
     for ln in np.flatnonzero(counts).tolist():
         seg = build.segment(ln)
-        if seq is None:
-            _sort_lane(seg, start, dur, src)
-        s_start, s_end = _lane_times(seg, start, dur)
-        level = _lane_levels(s_start, s_end)
+        s_start = start[seg] if seq is not None else _sort_lane(seg, start, dur, src)
+        level = _lane_levels(s_start, _lane_ends(seg, s_start, dur))
+        del s_start
         if level is _BREAKS_NESTING:
             peeled.append(ln)
         else:
@@ -294,9 +293,10 @@ def _group_by_lane(lane: np.ndarray, bounds: np.ndarray, out: np.ndarray) -> Non
         cursor += counts
 
 
-def _sort_lane(seg: np.ndarray, start: np.ndarray, dur: np.ndarray, src: np.ndarray | None) -> None:
+def _sort_lane(seg: np.ndarray, start: np.ndarray, dur: np.ndarray, src: np.ndarray | None) -> np.ndarray:
     """Put one lane's slices (``seg``, in file order) in ``lane_time_order``'s order, in place:
-    by start, equal starts longer first, then by ``src`` (by default the slice numbers)."""
+    by start, equal starts longer first, then by ``src`` (by default the slice numbers).
+    Returns their starts in that order."""
     s_start = start[seg]
     if len(seg) > 1 and not (s_start[1:] >= s_start[:-1]).all():
         by_start = np.argsort(s_start, kind="stable")
@@ -305,19 +305,31 @@ def _sort_lane(seg: np.ndarray, start: np.ndarray, dur: np.ndarray, src: np.ndar
         del by_start
     tie = s_start[1:] == s_start[:-1]
     if tie.any():
-        pos, run_id = tie_runs(tie)
+        in_run = np.zeros(len(seg), dtype=bool)
+        in_run[1:] |= tie
+        in_run[:-1] |= tie
+        pos = np.flatnonzero(in_run)
+        del in_run
+        new_run = np.ones(len(pos), dtype=bool)  # numbered only where ties are: a lane-long cumsum is 8 bytes a slice
+        new_run[1:] = ~tie[pos[1:] - 1]
         sub = seg[pos]
-        seg[pos] = sub[np.lexsort((sub if src is None else src[sub], -dur[sub], run_id))]
+        seg[pos] = sub[np.lexsort((sub if src is None else src[sub], -dur[sub], np.cumsum(new_run)))]
+    return s_start
 
 
-def _lane_times(seg: np.ndarray, start: np.ndarray, dur: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Start and end of one lane's slices; zero-length slices end 1 ns after they start (they
-    still take a row)."""
-    s_start = start[seg]
+def _lane_ends(seg: np.ndarray, s_start: np.ndarray, dur: np.ndarray) -> np.ndarray:
+    """End of one lane's slices (starts ``s_start``); zero-length slices end 1 ns after they
+    start (they still take a row)."""
     s_end = dur[seg]
     np.maximum(s_end, 1, out=s_end)
     s_end += s_start
-    return s_start, s_end
+    return s_end
+
+
+def _lane_times(seg: np.ndarray, start: np.ndarray, dur: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end (as ``_lane_ends``) of one lane's slices."""
+    s_start = start[seg]
+    return s_start, _lane_ends(seg, s_start, dur)
 
 
 def _lane_levels(s_start: np.ndarray, s_end: np.ndarray) -> np.ndarray | None | str:
@@ -367,43 +379,42 @@ def _lay_out_peeled(build: _LaneRows, lanes: list[int], start: np.ndarray, dur: 
 
 def _depths(s_start: np.ndarray, s_end: np.ndarray) -> np.ndarray:
     """Stack depth of each slice of one lane (sorted by start): open slices before it."""
-    depth = np.arange(len(s_start), dtype=np.int64)
-    depth -= np.searchsorted(np.sort(s_end, kind="stable"), s_start, side="right")
+    depth = np.arange(len(s_start), dtype=slice_index_dtype(len(s_start)))
+    ends_sorted = np.sort(s_end, kind="stable")
+    for c0 in range(0, len(s_start), GROUP_CHUNK):  # a chunk at a time: no second lane-long temporary
+        depth[c0:c0 + GROUP_CHUNK] -= np.searchsorted(ends_sorted, s_start[c0:c0 + GROUP_CHUNK], side="right")
     return depth
 
 
 def _violations(s_start: np.ndarray, s_end: np.ndarray, depth: np.ndarray) -> np.ndarray:
-    """Slices of one lane that break proper nesting: those that escape their parent, else row
-    overlaps (a lane whose every slice fits its parent has none)."""
-    n = len(s_start)
-    bad = np.zeros(n, dtype=bool)
-    if n < 2:
+    """Slices of one lane that break proper nesting: those that escape their parent (the last
+    slice one level up before them: they have none, or end after it).
+
+    Where every slice fits its parent the open slices at any start form a chain of depths
+    0, 1, ... (by induction over the slices), so a row's slices cannot overlap: a slice open
+    at the start of the next one of its level would be in that chain at its own depth. A
+    lane without escapers is therefore properly nested.
+    """
+    bad = np.zeros(len(s_start), dtype=bool)
+    if not (depth > 0).any():
         return bad
-    g_order = radix_argsort(depth)  # by depth, by start inside
-    child = np.flatnonzero(depth > 0)
-    if len(child):
-        # parent = last slice one level up that comes before the child
-        keys = depth[g_order]
-        keys *= n + 1
-        keys += g_order
-        q = depth[child]
-        q -= 1
-        q *= n + 1
-        q += child
-        k = np.searchsorted(keys, q, side="right")
-        del keys, q
+    by_level = radix_argsort(depth)  # by depth, by start inside
+    level_bounds = np.zeros(int(depth.max()) + 2, dtype=np.int64)
+    np.cumsum(np.bincount(depth), out=level_bounds[1:])
+    for d in range(1, len(level_bounds) - 1):
+        children = by_level[level_bounds[d]:level_bounds[d + 1]]
+        if not len(children):
+            continue
+        up = by_level[level_bounds[d - 1]:level_bounds[d]]
+        if not len(up):
+            bad[children] = True
+            continue
+        k = np.searchsorted(up, children, side="right")
         k -= 1
         ok = k >= 0
-        np.clip(k, 0, n - 1, out=k)
-        parent = g_order[k]
-        del k
-        ok &= (depth[parent] == depth[child] - 1) & (s_end[child] <= s_end[parent])
-        bad[child[~ok]] = True
-        if bad.any():
-            return bad
-    same_row = depth[g_order[1:]] == depth[g_order[:-1]]
-    overlap = same_row & (s_start[g_order[1:]] < s_end[g_order[:-1]])
-    bad[g_order[1:][overlap]] = True
+        np.clip(k, 0, None, out=k)
+        ok &= s_end[children] <= s_end[up[k]]
+        bad[children[~ok]] = True
     return bad
 
 
