@@ -395,26 +395,31 @@ def _violations(s_start: np.ndarray, s_end: np.ndarray, depth: np.ndarray) -> np
     at the start of the next one of its level would be in that chain at its own depth. A
     lane without escapers is therefore properly nested.
     """
-    bad = np.zeros(len(s_start), dtype=bool)
-    if not (depth > 0).any():
+    n = len(s_start)
+    bad = np.zeros(n, dtype=bool)
+    child = np.flatnonzero(depth > 0)
+    if not len(child):
         return bad
-    by_level = radix_argsort(depth)  # by depth, by start inside
-    level_bounds = np.zeros(int(depth.max()) + 2, dtype=np.int64)
-    np.cumsum(np.bincount(depth), out=level_bounds[1:])
-    for d in range(1, len(level_bounds) - 1):
-        children = by_level[level_bounds[d]:level_bounds[d + 1]]
-        if not len(children):
-            continue
-        up = by_level[level_bounds[d - 1]:level_bounds[d]]
-        if not len(up):
-            bad[children] = True
-            continue
-        k = np.searchsorted(up, children, side="right")
-        k -= 1
-        ok = k >= 0
-        np.clip(k, 0, None, out=k)
-        ok &= s_end[children] <= s_end[up[k]]
-        bad[children[~ok]] = True
+    # keys (depth, position) sorted; a key's position is key % (n + 1): no separate order array
+    keys = radix_argsort(depth)
+    for c0 in range(0, n, GROUP_CHUNK):
+        part = keys[c0:c0 + GROUP_CHUNK]
+        part += depth[part] * np.int64(n + 1)
+    q = depth[child].astype(np.int64)
+    q -= 1
+    q *= n + 1
+    q += child
+    k = np.searchsorted(keys, q, side="right")
+    del q
+    k -= 1
+    ok = k >= 0
+    np.maximum(k, 0, out=k)
+    parent = keys[k]
+    del k, keys
+    ok &= parent // (n + 1) == depth[child] - 1  # one level up: else the child has no parent
+    parent %= n + 1
+    ok &= s_end[child] <= s_end[parent]
+    bad[child[~ok]] = True
     return bad
 
 
