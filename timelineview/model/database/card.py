@@ -37,7 +37,7 @@ from timelineview.model.database.slices import (
 from timelineview.model.database.strings import read_enums, read_strings
 from timelineview.model.database.tables import STRING_TABLE, Schema, read_schema
 from timelineview.model.store.file_stamp import file_stamp
-from timelineview.model.store.interval_index import build_index, lane_time_order, slice_index_dtype
+from timelineview.model.store.interval_index import build_index, slice_index_dtype
 from timelineview.model.store.report import LoadReport
 from timelineview.model.store.store_factory import empty_counters, empty_flows, empty_instants
 from timelineview.model.store.trace_store import LaneTable, ProcessTable, SliceColumns, TraceStore
@@ -220,9 +220,7 @@ def _make_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int |
     name, cat, task_type = parts.column("name", np.int32), parts.column("cat", np.int32), \
         parts.column("task_type", np.int32)
     src = np.arange(n, dtype=slice_index_dtype(n))  # a database card's ordinals are its slices' own numbers
-    seq = lane_time_order(lane, start, dur, src)
-    index, depth, overlapping = build_index(start, dur, lane, len(lanes), seq=seq)
-    del seq
+    index, depth, overlapping = build_index(start, dur, lane, len(lanes), src=src)
     report.overlapping_slices += overlapping
     report.counts_by_ph = Counter({"X": n, "C": sum(len(s[3]) for s in series)})
     slices = SliceColumns(start=start, dur=dur, lane=lane, name=name, cat=cat, task_type=task_type, depth=depth,

@@ -153,219 +153,347 @@ def lane_time_order(lane: np.ndarray, start: np.ndarray, dur: np.ndarray, src: n
     return seq
 
 
-def _depths(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray) -> np.ndarray:
-    """Stack depth of each slice (sequence sorted by lane then start): open slices before it."""
-    n = len(s_lane)
-    depth = np.empty(n, dtype=np.int64)
-    if n == 0:
-        return depth
-    bounds = np.flatnonzero(np.diff(s_lane)) + 1
-    edges = np.concatenate(([0], bounds, [n]))
-    for a, b in zip(edges[:-1], edges[1:]):
-        ends_sorted = np.sort(s_end[a:b], kind="stable")
-        depth[a:b] = np.arange(b - a) - np.searchsorted(ends_sorted, s_start[a:b], side="right")
-    return depth
-
-
-def _violations(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray,
-                depth: np.ndarray) -> np.ndarray:
-    """Slices that break proper nesting: those that escape their parent, else row overlaps."""
-    n = len(s_lane)
-    bad = np.zeros(n, dtype=bool)
-    if n < 2:
-        return bad
-    g_order = radix_argsort(depth)
-    g_order = g_order[radix_argsort(s_lane[g_order])]  # (lane, depth), by start inside
-    child = np.flatnonzero(depth > 0)
-    if len(child):
-        # parent = last slice one level up (same lane) that comes before the child
-        maxd = int(depth.max()) + 2
-        group = s_lane.astype(np.int64)
-        group *= maxd
-        group += depth
-        # in place, each let go once used: these slice-sized temporaries are the index build's peak
-        keys = group[g_order]
-        keys *= n + 1
-        keys += g_order
-        q = group[child]
-        q -= 1
-        q *= n + 1
-        q += child
-        k = np.searchsorted(keys, q, side="right")
-        del keys, q
-        k -= 1
-        ok = k >= 0
-        np.clip(k, 0, n - 1, out=k)
-        parent = g_order[k]
-        del k
-        ok &= (group[parent] == group[child] - 1) & (s_end[child] <= s_end[parent])
-        bad[child[~ok]] = True
-        if bad.any():
-            return bad
-    same_row = (s_lane[g_order[1:]] == s_lane[g_order[:-1]]) & (depth[g_order[1:]] == depth[g_order[:-1]])
-    overlap = same_row & (s_start[g_order[1:]] < s_end[g_order[:-1]])
-    bad[g_order[1:][overlap]] = True
-    return bad
-
-
 MAX_PEEL = 64
-STACK_LIMIT = 300_000  # lanes that overlap use an exact stack walk up to this many slices
-
-
-def _not_collateral(bad: np.ndarray, s_lane: np.ndarray, s_end: np.ndarray) -> np.ndarray:
-    """Keep only violators not inside an earlier violator of their lane.
-
-    A slice inside a partial overlapper looks wrong only because of it; peel the
-    overlapper first and the inner slice usually nests.
-    """
-    idx = np.flatnonzero(bad)
-    lanes = s_lane[idx]
-    ends = s_end[idx]
-    keep = np.ones(len(idx), dtype=bool)
-    bounds = np.flatnonzero(np.diff(lanes)) + 1
-    for a, b in zip(np.concatenate(([0], bounds)), np.concatenate((bounds, [len(idx)]))):
-        run_max = np.maximum.accumulate(ends[a:b])
-        keep[a + 1:b] = ends[a + 1:b] > run_max[:-1]
-    out = np.zeros_like(bad)
-    out[idx[keep]] = True
-    return out
-
-
-def _levels(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray,
-            n_lanes: int) -> tuple[np.ndarray, int]:
-    """Row level of each slice inside its lane, and how many overlap without nesting.
-
-    Lanes whose slices never overlap (most hardware streams) are all level 0; only the
-    others go through the nesting computation.
-    """
-    n = len(s_lane)
-    if n < 2:
-        return np.zeros(n, dtype=np.int64), 0
-    touches = (s_lane[1:] == s_lane[:-1]) & (s_start[1:] < s_end[:-1])
-    if not touches.any():
-        return np.zeros(n, dtype=np.int64), 0
-    nesting = np.isin(s_lane, np.unique(s_lane[1:][touches]))
-    del touches
-    if nesting.all():  # every lane nests: no copy of the columns
-        return _nested_levels(s_lane, s_start, s_end, n_lanes)
-    sel = np.flatnonzero(nesting)
-    del nesting
-    level = np.zeros(n, dtype=np.int64)
-    level[sel], overlapping = _nested_levels(s_lane[sel], s_start[sel], s_end[sel], n_lanes)
-    return level, overlapping
-
-
-def _nested_levels(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray,
-                   n_lanes: int) -> tuple[np.ndarray, int]:
-    """Levels for lanes with overlapping slices: proper nesting by depth, the rest peeled.
-
-    Slices that break nesting are peeled off (by an exact stack walk, or vectorised in a
-    few rounds for very large lanes) and laid out the same way in rows below.
-    """
-    n = len(s_lane)
-    d = _depths(s_lane, s_start, s_end)
-    bad = _violations(s_lane, s_start, s_end, d)
-    if not bad.any():
-        return d, 0
-    level = np.full(n, -1, dtype=np.int64)
-    bad_lanes = np.unique(s_lane[bad])
-    in_bad = np.isin(s_lane, bad_lanes)
-    level[~in_bad] = d[~in_bad]
-    if in_bad.sum() <= STACK_LIMIT:
-        overlapping = 0
-        for ln in bad_lanes:
-            sel = np.flatnonzero(s_lane == ln)
-            level[sel], over = stack_walk.stack_levels(s_start[sel], s_end[sel])
-            overlapping += over
-        return level, overlapping
-    base = np.zeros(n_lanes, dtype=np.int64)
-    remaining = np.flatnonzero(in_bad)
-    overlapping = -1
-    while len(remaining):
-        active = remaining
-        for _ in range(MAX_PEEL):
-            d = _depths(s_lane[active], s_start[active], s_end[active])
-            bad = _violations(s_lane[active], s_start[active], s_end[active], d)
-            if not bad.any():
-                break
-            bad = _not_collateral(bad, s_lane[active], s_end[active])
-            active = active[~bad]
-        else:  # pathological: put what is left one slice per row
-            d = np.zeros(len(active), dtype=np.int64)
-            active = active[:1]
-            d = d[:1]
-        if overlapping < 0:
-            overlapping = len(remaining) - len(active)
-        lanes_here = s_lane[active]
-        level[active] = base[lanes_here] + d
-        top = np.zeros(n_lanes, dtype=np.int64)
-        np.maximum.at(top, lanes_here, d + 1)
-        base += top
-        remaining = remaining[level[remaining] < 0]
-    return level, max(overlapping, 0)
+STACK_LIMIT = 300_000  # when a card's overlapping lanes hold no more slices, an exact stack walk lays them out
+GROUP_CHUNK = 1 << 20  # slices grouped by lane per step: the grouping's temporaries stay this size
 
 
 def build_index(start: np.ndarray, dur: np.ndarray, lane: np.ndarray, n_lanes: int,
-                seq: np.ndarray | None = None) -> tuple[IntervalIndex, np.ndarray, int]:
+                seq: np.ndarray | None = None, src: np.ndarray | None = None
+                ) -> tuple[IntervalIndex, np.ndarray, int]:
     """Assign each slice a row and build the index.
 
-    ``seq`` is the slice order from ``lane_time_order`` (computed when not given).
-    Returns ``(index, depth, overlapping)``: ``depth`` is each slice's row level inside
-    its lane, ``overlapping`` counts slices that overlap without nesting (extra rows).
+    The slices are grouped by lane into the index's own ``order`` and each lane is then
+    ordered, levelled and laid out in rows on its own: beyond its inputs and outputs the
+    build holds temporaries the size of its largest lane, not of the card. ``seq`` is the
+    slice order from ``lane_time_order`` when the caller has it; else ``src`` (file
+    positions; by default the slices' own) breaks ties of equal lane, start and duration
+    the same way. Returns ``(index, depth, overlapping)``: ``depth`` is each slice's row
+    level inside its lane, ``overlapping`` counts slices that overlap without nesting
+    (extra rows).
     """
     n = len(start)
     start = np.asarray(start, dtype=np.int64)
     dur = np.asarray(dur, dtype=np.int64)
     lane = np.asarray(lane)
-    if seq is None:
-        seq = lane_time_order(lane, start, dur, np.arange(n))
-    s_lane = lane[seq].astype(np.int32, copy=False)
-    s_start = start[seq]
-    # in place: each temporary of a column is a slice-sized array at the load's peak
-    s_end = dur[seq]
-    np.maximum(s_end, 1, out=s_end)  # zero-length slices still take a row
+    counts = _lane_counts(lane, n_lanes)
+    bounds = np.zeros(n_lanes + 1, dtype=np.int64)
+    np.cumsum(counts, out=bounds[1:])
+    order = np.empty(n, dtype=slice_index_dtype(n))
+    if seq is not None:
+        order[:] = seq  # lane-time order: each lane's slices are already together, in order
+    else:
+        _group_by_lane(lane, bounds, order)
+    build = _LaneRows(order, bounds, n_lanes)
+    peeled: list[int] = []  # lanes whose slices break nesting: laid out once all are known
+    for ln in np.flatnonzero(counts).tolist():
+        seg = build.segment(ln)
+        s_start = start[seg] if seq is not None else _sort_lane(seg, start, dur, src)
+        level = _lane_levels(s_start, _lane_ends(seg, s_start, dur))
+        del s_start
+        if level is _BREAKS_NESTING:
+            peeled.append(ln)
+        else:
+            build.place(ln, level)
+    if peeled:
+        build.overlapping = _lay_out_peeled(build, peeled, start, dur)
+    return build.index(start, dur), build.depth, build.overlapping
+
+
+_FLAT = None  # a lane whose slices never overlap: all on level 0
+_BREAKS_NESTING = "breaks nesting"  # a lane laid out by the stack walk or by peeling
+
+
+class _LaneRows:
+    """The outputs of a build, filled one lane at a time: ``order`` (grouped by lane), each
+    slice's ``depth`` and each lane's rows."""
+
+    def __init__(self, order: np.ndarray, bounds: np.ndarray, n_lanes: int) -> None:
+        self.order, self.bounds = order, bounds
+        self.depth = np.empty(len(order), dtype=np.int16)
+        self.rows_per_lane = np.zeros(n_lanes, dtype=np.int64)
+        self.row_sizes: dict[int, np.ndarray] = {}
+        self.overlapping = 0
+
+    def segment(self, ln: int) -> np.ndarray:
+        """Lane ``ln``'s slices: a view of ``order``."""
+        return self.order[self.bounds[ln]:self.bounds[ln + 1]]
+
+    def set_levels(self, ln: int, level: np.ndarray | None) -> None:
+        """Record the levels of lane ``ln``'s slices (its segment in time order) without
+        reordering the segment."""
+        seg = self.segment(ln)
+        if level is _FLAT:
+            self.depth[seg] = 0
+            self.row_sizes[ln] = np.array([len(seg)], dtype=np.int64)
+            self.rows_per_lane[ln] = 1
+            return
+        top = int(level.max())
+        if top >= np.iinfo(np.int16).max and self.depth.dtype == np.int16:
+            self.depth = self.depth.astype(np.int32)
+        self.depth[seg] = level
+        self.row_sizes[ln] = np.bincount(level, minlength=top + 1)
+        self.rows_per_lane[ln] = top + 1
+
+    def place(self, ln: int, level: np.ndarray | None) -> None:
+        """Record lane ``ln``'s levels and reorder its segment row-major (by level, then time)."""
+        self.set_levels(ln, level)
+        if level is not _FLAT:
+            seg = self.segment(ln)
+            seg[:] = seg[radix_argsort(level)]
+
+    def index(self, start: np.ndarray, dur: np.ndarray) -> IntervalIndex:
+        rows_per_lane = self.rows_per_lane
+        n_lanes = len(rows_per_lane)
+        lane_first_row = np.zeros(n_lanes, dtype=np.int64)
+        if n_lanes:
+            lane_first_row[1:] = np.cumsum(rows_per_lane)[:-1]
+        n_rows = int(rows_per_lane.sum())
+        row_ptr = np.zeros(n_rows + 1, dtype=np.int64)
+        if self.row_sizes:
+            np.cumsum(np.concatenate([self.row_sizes[ln] for ln in sorted(self.row_sizes)]), out=row_ptr[1:])
+        return IntervalIndex(
+            row_lane=np.repeat(np.arange(n_lanes, dtype=np.int32), rows_per_lane),
+            row_level=(np.arange(n_rows) - np.repeat(lane_first_row, rows_per_lane)).astype(np.int16),
+            row_ptr=row_ptr,
+            order=self.order,
+            lane_first_row=lane_first_row,
+            lane_row_count=rows_per_lane,
+        ).bind(start, dur)
+
+
+def _lane_counts(lane: np.ndarray, n_lanes: int) -> np.ndarray:
+    """Slices per lane, counted a chunk at a time (``bincount`` widens its input)."""
+    counts = np.zeros(n_lanes, dtype=np.int64)
+    for c0 in range(0, len(lane), GROUP_CHUNK):
+        chunk = lane[c0:c0 + GROUP_CHUNK]
+        if chunk.min() < 0 or chunk.max() >= n_lanes:
+            raise ValueError(f"interval index: lane numbers outside 0..{n_lanes - 1}")
+        counts += np.bincount(chunk, minlength=n_lanes)
+    return counts
+
+
+def _group_by_lane(lane: np.ndarray, bounds: np.ndarray, out: np.ndarray) -> None:
+    """Stable counting sort of the slices by lane into ``out``: each lane's slices go to
+    ``out[bounds[ln]:bounds[ln + 1]]`` in file order, a chunk of the card at a time."""
+    n_lanes = len(bounds) - 1
+    cursor = bounds[:-1].copy()
+    narrow = n_lanes <= np.iinfo(np.int16).max  # numpy radix-sorts 16-bit keys
+    for c0 in range(0, len(lane), GROUP_CHUNK):
+        chunk = lane[c0:c0 + GROUP_CHUNK]
+        by_lane = np.argsort(chunk.astype(np.int16) if narrow else chunk, kind="stable")
+        counts = np.bincount(chunk, minlength=n_lanes)
+        chunk_lane = chunk[by_lane]
+        pos = np.arange(len(chunk), dtype=np.int64)
+        pos += cursor[chunk_lane]
+        pos -= (np.cumsum(counts) - counts)[chunk_lane]
+        del chunk_lane
+        by_lane += c0
+        out[pos] = by_lane
+        cursor += counts
+
+
+def _sort_lane(seg: np.ndarray, start: np.ndarray, dur: np.ndarray, src: np.ndarray | None) -> np.ndarray:
+    """Put one lane's slices (``seg``, in file order) in ``lane_time_order``'s order, in place:
+    by start, equal starts longer first, then by ``src`` (by default the slice numbers).
+    Returns their starts in that order."""
+    s_start = start[seg]
+    if len(seg) > 1 and not (s_start[1:] >= s_start[:-1]).all():
+        by_start = np.argsort(s_start, kind="stable")
+        seg[:] = seg[by_start]
+        s_start = s_start[by_start]
+        del by_start
+    tie = s_start[1:] == s_start[:-1]
+    if tie.any():
+        in_run = np.zeros(len(seg), dtype=bool)
+        in_run[1:] |= tie
+        in_run[:-1] |= tie
+        pos = np.flatnonzero(in_run)
+        del in_run
+        new_run = np.ones(len(pos), dtype=bool)  # numbered only where ties are: a lane-long cumsum is 8 bytes a slice
+        new_run[1:] = ~tie[pos[1:] - 1]
+        sub = seg[pos]
+        seg[pos] = sub[np.lexsort((sub if src is None else src[sub], -dur[sub], np.cumsum(new_run)))]
+    return s_start
+
+
+def _lane_ends(seg: np.ndarray, s_start: np.ndarray, dur: np.ndarray) -> np.ndarray:
+    """End of one lane's slices (starts ``s_start``); zero-length slices end 1 ns after they
+    start (they still take a row)."""
+    s_end = dur[seg]
+    np.maximum(s_end, 1, out=s_end)
     s_end += s_start
-    level, overlapping = _levels(s_lane, s_start, s_end, n_lanes)
-    del s_start, s_end
-    level = level.astype(np.int16 if level.max(initial=0) < 32767 else np.int32)
-    depth = np.empty(n, dtype=level.dtype)
-    depth[seq] = level
-    index = _rows_from_levels(start, dur, n_lanes, seq, level, s_lane)
-    return index, depth, overlapping
+    return s_end
 
 
-def _rows_from_levels(start: np.ndarray, dur: np.ndarray, n_lanes: int, seq: np.ndarray,
-                      level: np.ndarray, s_lane: np.ndarray) -> IntervalIndex:
-    n = len(start)
-    rows_per_lane = np.zeros(n_lanes, dtype=np.int64)
-    if n:
-        first = np.concatenate(([0], np.flatnonzero(np.diff(s_lane)) + 1))  # s_lane is sorted
-        rows_per_lane[s_lane[first]] = np.maximum.reduceat(level, first).astype(np.int64) + 1
-    lane_first_row = np.zeros(n_lanes, dtype=np.int64)
-    if n_lanes:
-        lane_first_row[1:] = np.cumsum(rows_per_lane)[:-1]
-    n_rows = int(rows_per_lane.sum())
-    by_row = radix_argsort(level)
-    lane_key = s_lane[by_row]
-    lane_order = radix_argsort(lane_key)  # lane, level; start order kept
-    del lane_key
-    by_row = by_row[lane_order]
-    del lane_order
-    row_of = lane_first_row[s_lane]  # row of each slice in lane-time order
-    row_of += level
-    row_ptr = np.zeros(n_rows + 1, dtype=np.int64)
-    np.cumsum(np.bincount(row_of, minlength=n_rows), out=row_ptr[1:])
-    del row_of
-    order = seq[by_row]
-    del by_row
-    return IntervalIndex(
-        row_lane=np.repeat(np.arange(n_lanes, dtype=np.int32), rows_per_lane),
-        row_level=(np.arange(n_rows) - np.repeat(lane_first_row, rows_per_lane)).astype(np.int16),
-        row_ptr=row_ptr,
-        order=order.astype(slice_index_dtype(n), copy=False),
-        lane_first_row=lane_first_row,
-        lane_row_count=rows_per_lane,
-    ).bind(start, dur)
+def _lane_times(seg: np.ndarray, start: np.ndarray, dur: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end (as ``_lane_ends``) of one lane's slices."""
+    s_start = start[seg]
+    return s_start, _lane_ends(seg, s_start, dur)
+
+
+def _lane_levels(s_start: np.ndarray, s_end: np.ndarray) -> np.ndarray | None | str:
+    """Row levels of one lane (slices by start, longer first): ``_FLAT`` when its slices never
+    overlap (most hardware streams), their stack depths when they nest properly, else
+    ``_BREAKS_NESTING``."""
+    if len(s_start) < 2 or not (s_start[1:] < s_end[:-1]).any():
+        return _FLAT
+    depth = _depths(s_start, s_end)
+    if _violations(s_start, s_end, depth).any():
+        return _BREAKS_NESTING
+    return depth
+
+
+def _lay_out_peeled(build: _LaneRows, lanes: list[int], start: np.ndarray, dur: np.ndarray) -> int:
+    """Levels of the lanes that break nesting; returns how many slices overlap without nesting.
+
+    Up to ``STACK_LIMIT`` slices in all go through the exact stack walk; past it they are
+    peeled in rounds, lane by lane. Peeling that does not settle in ``MAX_PEEL`` steps
+    lays out one slice per round across all these lanes at once, so then the lanes are
+    peeled together (holding all their times).
+    """
+    total = int(sum(len(build.segment(ln)) for ln in lanes))
+    overlapping = 0
+    if total <= STACK_LIMIT:
+        for ln in lanes:
+            level, over = stack_walk.stack_levels(*_lane_times(build.segment(ln), start, dur))
+            build.set_levels(ln, level)
+            overlapping += over
+    else:
+        settled = True
+        for ln in lanes:
+            levels, over, settled = _peel([_lane_times(build.segment(ln), start, dur)])
+            if not settled:
+                break
+            build.set_levels(ln, levels[0])
+            overlapping += over
+        if not settled:
+            levels, overlapping, _ = _peel([_lane_times(build.segment(ln), start, dur) for ln in lanes])
+            for ln, level in zip(lanes, levels):
+                build.set_levels(ln, level)
+    for ln in lanes:  # segments stay in time order until every lane is levelled
+        seg = build.segment(ln)
+        seg[:] = seg[radix_argsort(build.depth[seg])]
+    return overlapping
+
+
+def _depths(s_start: np.ndarray, s_end: np.ndarray) -> np.ndarray:
+    """Stack depth of each slice of one lane (sorted by start): open slices before it."""
+    depth = np.arange(len(s_start), dtype=slice_index_dtype(len(s_start)))
+    ends_sorted = np.sort(s_end, kind="stable")
+    for c0 in range(0, len(s_start), GROUP_CHUNK):  # a chunk at a time: no second lane-long temporary
+        depth[c0:c0 + GROUP_CHUNK] -= np.searchsorted(ends_sorted, s_start[c0:c0 + GROUP_CHUNK], side="right")
+    return depth
+
+
+def _violations(s_start: np.ndarray, s_end: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """Slices of one lane that break proper nesting: those that escape their parent (the last
+    slice one level up before them: they have none, or end after it).
+
+    Where every slice fits its parent the open slices at any start form a chain of depths
+    0, 1, ... (by induction over the slices), so a row's slices cannot overlap: a slice open
+    at the start of the next one of its level would be in that chain at its own depth. A
+    lane without escapers is therefore properly nested.
+    """
+    n = len(s_start)
+    bad = np.zeros(n, dtype=bool)
+    child = np.flatnonzero(depth > 0)
+    if not len(child):
+        return bad
+    # keys (depth, position) sorted; a key's position is key % (n + 1): no separate order array
+    keys = radix_argsort(depth)
+    for c0 in range(0, n, GROUP_CHUNK):
+        part = keys[c0:c0 + GROUP_CHUNK]
+        part += depth[part] * np.int64(n + 1)
+    q = depth[child].astype(np.int64)
+    q -= 1
+    q *= n + 1
+    q += child
+    k = np.searchsorted(keys, q, side="right")
+    del q
+    k -= 1
+    ok = k >= 0
+    np.maximum(k, 0, out=k)
+    parent = keys[k]
+    del k, keys
+    ok &= parent // (n + 1) == depth[child] - 1  # one level up: else the child has no parent
+    parent %= n + 1
+    ok &= s_end[child] <= s_end[parent]
+    bad[child[~ok]] = True
+    return bad
+
+
+def _not_collateral(bad: np.ndarray, s_end: np.ndarray) -> np.ndarray:
+    """Keep only violators of one lane not inside an earlier violator.
+
+    A slice inside a partial overlapper looks wrong only because of it; peel the
+    overlapper first and the inner slice usually nests.
+    """
+    idx = np.flatnonzero(bad)
+    ends = s_end[idx]
+    keep = np.ones(len(idx), dtype=bool)
+    keep[1:] = ends[1:] > np.maximum.accumulate(ends)[:-1]
+    out = np.zeros_like(bad)
+    out[idx[keep]] = True
+    return out
+
+
+def _peel_step(s_start: np.ndarray, s_end: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """One round of peeling of one lane's remaining slices: which nest once the violators are
+    peeled off and their depths, or None when ``MAX_PEEL`` peels do not settle it."""
+    active = np.arange(len(s_start))
+    for _ in range(MAX_PEEL):
+        d = _depths(s_start[active], s_end[active])
+        bad = _violations(s_start[active], s_end[active], d)
+        if not bad.any():
+            nests = np.zeros(len(s_start), dtype=bool)
+            nests[active] = True
+            return nests, d
+        active = active[~_not_collateral(bad, s_end[active])]
+    return None
+
+
+def _peel(lanes: list[tuple[np.ndarray, np.ndarray]]) -> tuple[list[np.ndarray], int, bool]:
+    """Levels of lanes (their starts and ends by start) peeled in rounds, vectorised: each round
+    lays out, in new rows below the last, the slices that nest once the violators are peeled
+    off; the violators wait for the next round. A round where some lane does not settle lays
+    out only the first waiting slice of the first lane, alone in a row.
+
+    Returns the levels, how many slices the first round left waiting, and whether every
+    round settled (then each lane's levels are those it gets peeled alone).
+    """
+    levels = [np.full(len(s), -1, dtype=np.int64) for s, _ in lanes]
+    waiting = [np.arange(len(s)) for s, _ in lanes]
+    base = [0] * len(lanes)
+    steps: list = [None] * len(lanes)  # each lane's round, kept while its waiting slices are unchanged
+    overlapping, settled = -1, True
+    while True:
+        live = [i for i, w in enumerate(waiting) if len(w)]
+        if not live:
+            break
+        for i in live:
+            if steps[i] is None:
+                s_start, s_end = lanes[i]
+                steps[i] = _peel_step(s_start[waiting[i]], s_end[waiting[i]]) or False
+        if all(steps[i] for i in live):
+            if overlapping < 0:
+                overlapping = sum(int((~steps[i][0]).sum()) for i in live)
+            for i in live:
+                nests, d = steps[i]
+                levels[i][waiting[i][nests]] = base[i] + d
+                base[i] += int(d.max()) + 1
+                waiting[i] = waiting[i][~nests]
+                steps[i] = None
+        else:
+            settled = False
+            if overlapping < 0:
+                overlapping = sum(len(waiting[i]) for i in live) - 1
+            i = live[0]
+            levels[i][waiting[i][0]] = base[i]
+            base[i] += 1
+            waiting[i] = waiting[i][1:]
+            steps[i] = None
+    return levels, max(overlapping, 0), settled
 
 
 def slice_index_dtype(n: int) -> type:
