@@ -37,7 +37,7 @@ from timelineview.model.database.slices import (
 from timelineview.model.database.strings import read_enums, read_strings
 from timelineview.model.database.tables import STRING_TABLE, Schema, read_schema
 from timelineview.model.store.file_stamp import file_stamp
-from timelineview.model.store.interval_index import build_index, slice_index_dtype
+from timelineview.model.store.interval_index import build_index
 from timelineview.model.store.report import LoadReport
 from timelineview.model.store.store_factory import empty_counters, empty_flows, empty_instants
 from timelineview.model.store.trace_store import LaneTable, ProcessTable, SliceColumns, TraceStore
@@ -219,12 +219,11 @@ def _make_card(conn: sqlite3.Connection, schema: Schema, label: str, rank: int |
     locator = parts.locator()
     name, cat, task_type = parts.column("name", np.int32), parts.column("cat", np.int32), \
         parts.column("task_type", np.int32)
-    src = np.arange(n, dtype=slice_index_dtype(n))  # a database card's ordinals are its slices' own numbers
-    index, depth, overlapping = build_index(start, dur, lane, len(lanes), src=src)
+    index, depth, overlapping = build_index(start, dur, lane, len(lanes))  # ties: as the rows were read
     report.overlapping_slices += overlapping
     report.counts_by_ph = Counter({"X": n, "C": sum(len(s[3]) for s in series)})
     slices = SliceColumns(start=start, dur=dur, lane=lane, name=name, cat=cat, task_type=task_type, depth=depth,
-                          src=src, flags=np.zeros(n, np.uint8))
+                          src=None, flags=np.zeros(n, np.uint8))  # the args reader finds a slice's by its number
     meter.finish()
     report.warn_all([f"{path}: {n}" for n in parts.notes])
     store = TraceStore(card=label, rank=rank, paths=[Path(path)], strings=strings.strings, processes=procs,
