@@ -7,6 +7,7 @@ first slice start, handy for relative display).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,17 +147,20 @@ class FlowTable:
 
 class LazyFlowTable:
     """A ``FlowTable`` bound on first use: binding flows to slices costs load time that
-    only matters once somebody looks at an arrow."""
+    only matters once somebody looks at an arrow. Built once however many threads ask at
+    once (the GUI draws arrows while a query job reads the flows)."""
 
     def __init__(self, build: Callable[[], FlowTable]) -> None:
         self._build: Callable[[], FlowTable] | None = build
         self._table: FlowTable | None = None
+        self._lock = threading.Lock()
 
     def resolve(self) -> FlowTable:
-        if self._table is None:
-            assert self._build is not None
-            self._table, self._build = self._build(), None
-        return self._table
+        with self._lock:
+            if self._table is None:
+                assert self._build is not None
+                self._table, self._build = self._build(), None
+            return self._table
 
     def __getattr__(self, name: str):
         return getattr(self.resolve(), name)
