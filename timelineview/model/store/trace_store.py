@@ -148,7 +148,8 @@ class FlowTable:
 class LazyFlowTable:
     """A ``FlowTable`` bound on first use: binding flows to slices costs load time that
     only matters once somebody looks at an arrow. Built once however many threads ask at
-    once (the GUI draws arrows while a query job reads the flows)."""
+    once (the GUI draws arrows while a query job reads the flows); pickled unbuilt (a
+    database card's build is a picklable partial)."""
 
     def __init__(self, build: Callable[[], FlowTable]) -> None:
         self._build: Callable[[], FlowTable] | None = build
@@ -163,10 +164,19 @@ class LazyFlowTable:
             return self._table
 
     def __getattr__(self, name: str):
+        if name.startswith("_"):  # this object's own state (absent while unpickling): never the table's
+            raise AttributeError(name)
         return getattr(self.resolve(), name)
 
     def __len__(self) -> int:
         return len(self.resolve())
+
+    def __getstate__(self) -> dict:
+        return {"_build": self._build, "_table": self._table}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
 
 @dataclass
