@@ -340,3 +340,17 @@ def test_kept_columns_checked_once_are_only_mapped_after_and_a_change_is_still_s
     derived.write_bytes(bytes(data))
     assert _stats(capsysbinary, str(cluster)) == cold
     assert computed["derived"] == 1 and crcs  # checked again, found damaged, computed
+
+
+def test_files_in_folders_with_nothing_in_common_respell_only_their_own_paths():
+    """A card whose files lie in two relative folders with no common part (opened from the folder above
+    them), read back under absolute paths: paths under those folders are respelled, and nothing else (an
+    empty text, an absolute path elsewhere, the filesystem's root) is taken for a path under their
+    empty common folder."""
+    kept, now = ["a/x.json", "b/y.json"], ["/r/a/x.json", "/r/b/y.json"]
+    pairs = results._respellings(kept, now)
+    tree = {"memory": ["a/m.csv", "b/n.csv"], "name": "", "library": "/usr/lib/z", "root": "/"}
+    assert results._respelled(tree, pairs) == {"memory": ["/r/a/m.csv", "/r/b/n.csv"], "name": "",
+                                               "library": "/usr/lib/z", "root": "/"}
+    roots = results._respellings(["/d/a/x.json", "/e/b/y.json"], ["/r/a/x.json", "/r/b/y.json"])
+    assert results._respelled(["/", "/d/a/m.csv", "/usr/lib/z"], roots) == ["/", "/r/a/m.csv", "/usr/lib/z"]

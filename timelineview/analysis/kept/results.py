@@ -126,10 +126,17 @@ def _respellings(kept: list[str], now: list[str]) -> list[tuple[str, str]]:
     pairs.update((k, n) for k, n in folders if k and n)
     if all(k for k, _ in folders) and all(n for _, n in folders):
         try:
-            pairs[os.path.commonpath([k for k, _ in folders])] = os.path.commonpath([n for _, n in folders])
+            common = os.path.commonpath([k for k, _ in folders]), os.path.commonpath([n for _, n in folders])
         except ValueError:  # absolute and relative paths mixed: no common folder
-            pass
+            common = ("", "")
+        if all(_is_folder_part(c) for c in common):  # not "" or the root: under them lies every other path
+            pairs[common[0]] = common[1]
     return sorted(((k, n) for k, n in pairs.items() if k != n), key=lambda kn: -len(kn[0]))
+
+
+def _is_folder_part(path: str) -> bool:
+    """Whether ``path`` names a folder short of everything: neither empty nor a filesystem root."""
+    return bool(path) and os.path.dirname(path) != path
 
 
 def _respelled(tree: Any, pairs: list[tuple[str, str]]) -> Any:
