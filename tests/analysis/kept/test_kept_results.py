@@ -354,3 +354,27 @@ def test_files_in_folders_with_nothing_in_common_respell_only_their_own_paths():
                                                "library": "/usr/lib/z", "root": "/"}
     roots = results._respellings(["/d/a/x.json", "/e/b/y.json"], ["/r/a/x.json", "/r/b/y.json"])
     assert results._respelled(["/", "/d/a/m.csv", "/usr/lib/z"], roots) == ["/", "/r/a/m.csv", "/usr/lib/z"]
+
+
+def test_a_card_named_after_its_folder_keeps_its_name_under_another_spelling(cache, computed, capsysbinary,
+                                                                             tmp_path, monkeypatch):
+    """A card without a rank is named after its folder: opened as a relative path, then by its absolute
+    path, the kept results are served and the name (the same text as the folder's relative spelling) is
+    not taken for a path and respelled."""
+    from timelineview.synthetic import CardSpec, generate_card
+
+    generate_card(tmp_path / "job" / "trace_view.json", CardSpec(steps=2, seed=3), "msprof")
+    monkeypatch.chdir(tmp_path)
+    cold = _stats(capsysbinary, str(tmp_path / "job"), "--no-cache")
+    assert json.loads(cold)["cards"][0]["card"] == "job"
+    _stats(capsysbinary, "job")  # kept under the relative spelling
+    computed.clear()
+    assert _stats(capsysbinary, str(tmp_path / "job")) == cold
+    assert not computed  # served from what was kept
+
+
+def test_a_string_that_only_equals_a_folder_spelling_is_not_respelled():
+    pairs = results._respellings(["job/trace_view.json"], ["/r/job/trace_view.json"])
+    tree = {"card": "job", "path": "job/trace_view.json", "memory": "job/memory.csv", "line": "job/x.json: 3"}
+    assert results._respelled(tree, pairs) == {"card": "job", "path": "/r/job/trace_view.json",
+                                               "memory": "/r/job/memory.csv", "line": "/r/job/x.json: 3"}

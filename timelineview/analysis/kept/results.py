@@ -118,20 +118,27 @@ def analysis_key(store: TraceStore, entry: Path, min_gap_ns: int) -> str:
 
 def _respellings(kept: list[str], now: list[str]) -> list[tuple[str, str]]:
     """(as kept, as now) for each card path, its folder and the folder common to them (what the results
-    derive from the paths), longest first; none when the spellings are the same (or do not pair up)."""
+    derive from the paths), longest first; none when the spellings are the same (or do not pair up). A
+    folder is spelled with a final separator: only the paths under it are respelled, not a text that
+    merely equals it (a card without a rank is named after its folder)."""
     if kept == now or len(kept) != len(now):
         return []
     pairs = dict(zip(kept, now, strict=True))
     folders = [(_folder_of(k), _folder_of(n)) for k, n in pairs.items()]
-    pairs.update((k, n) for k, n in folders if k and n)
+    pairs.update(_under(k, n) for k, n in folders if _is_folder_part(k) and _is_folder_part(n))
     if all(k for k, _ in folders) and all(n for _, n in folders):
         try:
             common = os.path.commonpath([k for k, _ in folders]), os.path.commonpath([n for _, n in folders])
         except ValueError:  # absolute and relative paths mixed: no common folder
             common = ("", "")
         if all(_is_folder_part(c) for c in common):  # not "" or the root: under them lies every other path
-            pairs[common[0]] = common[1]
+            pairs.update([_under(*common)])
     return sorted(((k, n) for k, n in pairs.items() if k != n), key=lambda kn: -len(kn[0]))
+
+
+def _under(kept: str, now: str) -> tuple[str, str]:
+    """The spellings of what lies under folder ``kept`` and under ``now``."""
+    return os.path.join(kept, ""), os.path.join(now, "")
 
 
 def _is_folder_part(path: str) -> bool:
@@ -143,7 +150,7 @@ def _respelled(tree: Any, pairs: list[tuple[str, str]]) -> Any:
     """``tree`` (a kept field's JSON) with each path under a kept spelling (``pairs``) spelled as now."""
     if isinstance(tree, str):
         for kept, now in pairs:
-            if tree == kept or tree.startswith(kept + os.sep):
+            if tree.startswith(kept) if kept.endswith(os.sep) else tree == kept or tree.startswith(kept + os.sep):
                 return now + tree[len(kept):]
         return tree
     if isinstance(tree, list):
