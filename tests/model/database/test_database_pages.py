@@ -118,3 +118,32 @@ def test_a_card_read_through_the_pages_equals_one_read_through_sqlite(tmp_path, 
     assert np.array_equal(paged.flows.dst_slice, plain.flows.dst_slice)
     for i in range(0, len(paged.slices), 97):
         assert paged.args(i) == plain.args(i)
+
+
+def test_narrowed_columns_are_int32_until_a_value_does_not_fit(tmp_path, monkeypatch):
+    """Columns asked narrowed come as int32 while every value fits; one past 32 bits in a later part of the
+    table (several parts of ``CHUNK_PAGES`` pages) or in the first widens that column alone, every value
+    kept."""
+    monkeypatch.setattr(pages, "CHUNK_PAGES", 8)
+    path = tmp_path / "n.db"
+    n = 5_000
+    late, early, small = np.arange(n, dtype=np.int64), np.arange(n, dtype=np.int64), np.arange(n, dtype=np.int64)
+    late[n - 10] = 1 << 40
+    early[3] = -(1 << 35)
+    conn = sqlite3.connect(path)
+    conn.execute("pragma page_size = 512")
+    conn.execute("create table T (id INTEGER PRIMARY KEY, late INTEGER, early INTEGER, small INTEGER)")
+    conn.executemany("insert into T (late, early, small) values (?, ?, ?)",
+                     zip(late.tolist(), early.tolist(), small.tolist(), strict=True))
+    conn.commit()
+    conn.close()
+    conn = connect(path)
+    try:
+        got = pages.read_int_columns(conn, str(path), "T", ["rowid", "late", "early", "small"],
+                                     narrow={"rowid", "late", "early", "small"})
+    finally:
+        conn.close()
+    assert got is not None
+    assert [c.dtype for c in got] == [np.int32, np.int64, np.int64, np.int32]
+    for column, want in zip(got, (np.arange(1, n + 1), late, early, small), strict=True):
+        assert np.array_equal(column, want)

@@ -3,8 +3,9 @@
 SQLite's own interfaces hand Python one object per value (``fetchmany``) or one decimal text per
 value (``group_concat``); either costs far more than SQLite's scan. This reader walks the table's
 B-tree in the file itself (sqlite.org/fileformat.html: §1.6 B-tree pages, §2.1 records) through a
-read-only memory map and writes the wanted columns straight into int64 arrays, the values cast
-as ``cast(x as integer)`` casts them (NULL is ``INT_NONE``). It reads only what it fully knows:
+read-only memory map and writes the wanted columns straight into int64 arrays (int32 ones for the
+columns asked narrowed, widened if a value does not fit), the values cast as ``cast(x as integer)``
+casts them (NULL is ``INT_NONE``). It reads only what it fully knows:
 a table with a row spilling onto overflow pages, a value that is a blob, text other than
 a plain decimal, a page that does not parse, a file shorter than its header says or with a
 journal or write-ahead log beside it makes it give up on that table (``None``), and SQLite reads
@@ -52,7 +53,7 @@ _compile_lock = threading.Lock()
 
 def _compile():
     global _kernels
-    with _compile_lock:  # two connections of one load may ask at once
+    with _compile_lock:  # two threads may ask at once (a load, a table read for a query beside it)
         return _compile_once()
 
 
