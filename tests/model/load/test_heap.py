@@ -53,3 +53,45 @@ def trim_after_freeing_blocks() -> None:
     after = _rss_anon_kb()
     assert before - after > 10_000, (before, after)  # of the ~51 MB freed (others may reuse some)
     assert len(pins) == 800
+
+
+class _RecordingLibc:
+    """glibc's ``mallopt`` and ``malloc_trim`` as calls written down (the process's heap left alone)."""
+
+    def __init__(self) -> None:
+        self.thresholds: list[int] = []
+
+    def mallopt(self, param: int, value: int) -> int:
+        if param == M_MMAP_THRESHOLD:
+            self.thresholds.append(value)
+        return 1
+
+    def malloc_trim(self, pad: int) -> int:
+        return 0
+
+
+def test_a_load_fixes_the_mmap_threshold_for_its_own_time_only(tmp_path, monkeypatch):
+    """During the load blocks of 128 KiB and more are mapped alone; after it, glibc's ceiling again (kept
+    fixed, every array-sized temporary of the analysis that follows was mapped and faulted in anew)."""
+    from timelineview.model import load
+
+    from ..tracefile import dump_events, x_event
+
+    libc = _RecordingLibc()
+    monkeypatch.setattr(heap, "_glibc", lambda: libc)
+    during: list[list[int]] = []
+    path = dump_events([x_event("a", 1, 1, 0.0, 10.0), x_event("b", 1, 1, 20.0, 5.0)], tmp_path / "t.json")
+    [store] = load(path, progress=lambda done, total: during.append(list(libc.thresholds)), cache=False)
+    assert len(store.slices) == 2
+    assert during and during[0][-1] == heap.MMAP_THRESHOLD_BYTES  # fixed while the load ran
+    assert libc.thresholds[-1] == heap.MMAP_THRESHOLD_CEILING
+
+
+def test_the_threshold_is_set_back_when_the_last_of_two_loads_under_way_ends(monkeypatch):
+    libc = _RecordingLibc()
+    monkeypatch.setattr(heap, "_glibc", lambda: libc)
+    with heap.load_mmap_threshold():
+        with heap.load_mmap_threshold():
+            pass
+        assert libc.thresholds[-1] == heap.MMAP_THRESHOLD_BYTES  # the other load still runs
+    assert libc.thresholds[-1] == heap.MMAP_THRESHOLD_CEILING

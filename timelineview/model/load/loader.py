@@ -212,24 +212,24 @@ def load_cards(sources: list[CardSource], progress: Progress | None = None,
     without the compiled scanner). ``partial(stores)`` receives, every second or so, stores
     of what has been decoded so far (see ``PartialLoad``), for showing a load in progress.
     """
-    heap.fixed_mmap_threshold()
-    cards = CachedCards(sources, cache)  # the files' stamps, taken before anything reads them
-    databases = {ci for ci, src in enumerate(sources) if is_database_source(src)}  # read as fast as the cache
-    cached = {ci: None if ci in databases else cards.lookup(ci) for ci in range(len(sources))}
-    _load_databases(sources, sorted(databases), cached, progress, cancel, card_progress)
-    todo = [ci for ci in range(len(sources)) if cached[ci] is None]
-    pictures = None if partial is None else PartialCards(partial, [cached[ci] for ci in range(len(sources))])
-    stores = _load_fresh([sources[ci] for ci in todo], progress, cancel, workers, chunk_bytes,
-                         None if card_progress is None else lambda c, d, t: card_progress(todo[c], d, t),
-                         note, pictures) if todo else []
-    if not todo and progress is not None and not databases:  # every card from the cache: the load is done
-        progress(1, 1)
-    for ci, store in zip(todo, stores):
-        cards.keep(ci, store)
-        cached[ci] = store
-    for ci, source in enumerate(sources):  # after the cache: what lies beside a card's files may change
-        cached[ci].report.warn_all(source.skipped)
-    return [cached[ci] for ci in range(len(sources))]
+    with heap.load_mmap_threshold():  # the load's blocks given back as freed; what follows as glibc serves it
+        cards = CachedCards(sources, cache)  # the files' stamps, taken before anything reads them
+        databases = {ci for ci, src in enumerate(sources) if is_database_source(src)}  # read as fast as the cache
+        cached = {ci: None if ci in databases else cards.lookup(ci) for ci in range(len(sources))}
+        _load_databases(sources, sorted(databases), cached, progress, cancel, card_progress)
+        todo = [ci for ci in range(len(sources)) if cached[ci] is None]
+        pictures = None if partial is None else PartialCards(partial, [cached[ci] for ci in range(len(sources))])
+        stores = _load_fresh([sources[ci] for ci in todo], progress, cancel, workers, chunk_bytes,
+                             None if card_progress is None else lambda c, d, t: card_progress(todo[c], d, t),
+                             note, pictures) if todo else []
+        if not todo and progress is not None and not databases:  # every card from the cache: the load is done
+            progress(1, 1)
+        for ci, store in zip(todo, stores):
+            cards.keep(ci, store)
+            cached[ci] = store
+        for ci, source in enumerate(sources):  # after the cache: what lies beside a card's files may change
+            cached[ci].report.warn_all(source.skipped)
+        return [cached[ci] for ci in range(len(sources))]
 
 
 def _load_databases(sources: list[CardSource], databases: list[int], cached: dict, progress: Progress | None,
