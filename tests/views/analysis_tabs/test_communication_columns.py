@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.synthetic import cluster_specs, generate_cluster
 from timelineview.views.analysis_tabs.communication.communication_view import ACROSS
@@ -46,7 +46,7 @@ def _assert_fits_and_reads(tab) -> None:
     for c in range(model.columnCount()):
         title = model.columns[c].title
         text = model.headerData(c, H, DISPLAY)
-        tip = model.headerData(c, H, TOOLTIP) or ""
+        tip = QtGui.QTextDocumentFragment.fromHtml(model.headerData(c, H, TOOLTIP) or "").toPlainText()
         assert text.replace("\n", " ") == title or tip.startswith(title), (title, text, tip)
         if c in shown:  # the header's text is not cut off
             widest_line = max(fm.horizontalAdvance(line) for line in text.split("\n"))

@@ -4,6 +4,7 @@ small widget helpers the analysis tabs share."""
 from __future__ import annotations
 
 import csv
+import html
 import io
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -41,10 +42,12 @@ class RecordColumn:
 
     @property
     def header_tooltip(self) -> str:
-        """The header's tooltip: with a short header, the full title first, so no title is lost to shortening."""
+        """The header's tooltip: with a short header, the full title first (bold, the text below it; rich text,
+        so a long one wraps), so no title is lost to shortening."""
         if not self.header:
             return self.tooltip
-        return f"{self.title}: {self.tooltip}" if self.tooltip else self.title
+        title = f"<b>{html.escape(self.title)}</b>"
+        return f"{title}<br>{html.escape(self.tooltip)}" if self.tooltip else title
 
 
 def _display(value, kind: str) -> str:
@@ -174,9 +177,11 @@ def _make_room_for_arrow(table: QtWidgets.QTableView, section: int) -> None:
         header.resizeSection(section, max(header.sectionSize(section), fitted_width(table, section)))
 
 
-def fit_columns(table: QtWidgets.QTableView, alike_from: int | None = None, widest: int | None = None) -> None:
+def fit_columns(table: QtWidgets.QTableView, alike_from: int | None = None, widest: int | None = None,
+                spread: int = 0) -> None:
     """Fit the columns to their header and first rows (at most ``widest`` px each); columns from ``alike_from``
-    on (many columns of one kind, e.g. one per card) all take the width fitted for the first of them."""
+    on (many columns of one kind, e.g. one per card) all take the width fitted for the first of them. Up to
+    ``spread`` px more each where the view has width to spare: room between the figures."""
     header = table.horizontalHeader()
     count = header.count()
     last = count if alike_from is None else min(alike_from + 1, count)
@@ -186,6 +191,27 @@ def fit_columns(table: QtWidgets.QTableView, alike_from: int | None = None, wide
         width = header.sectionSize(alike_from)
         for c in range(alike_from + 1, count):
             header.resizeSection(c, width)
+    shown = [c for c in range(count) if not header.isSectionHidden(c)]
+    spare = table.viewport().width() - sum(header.sectionSize(c) for c in shown)
+    if spread > 0 and shown and spare > 0:
+        more = min(spread, spare // len(shown))
+        for c in shown:
+            header.resizeSection(c, header.sectionSize(c) + more)
+
+
+class RefitOnResize(QtCore.QObject):
+    """Runs ``fit`` when the table's viewport changes width (the window resized, a splitter moved)."""
+
+    def __init__(self, table: QtWidgets.QTableView, fit: Callable[[], None]) -> None:
+        super().__init__(table)
+        self.fit, self.width = fit, table.viewport().width()
+        table.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QtCore.QEvent.Type.Resize and watched.width() != self.width:
+            self.width = watched.width()
+            self.fit()
+        return False
 
 
 def refill(box: QtWidgets.QComboBox, items: Iterable[tuple[str, object]]) -> None:

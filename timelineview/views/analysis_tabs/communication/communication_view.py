@@ -23,6 +23,7 @@ from timelineview.views.analysis_tabs.record_table import (
     TIME_US,
     RecordColumn,
     RecordTableModel,
+    RefitOnResize,
     ask_and_export_csv,
     fit_columns,
     refill,
@@ -47,6 +48,7 @@ CALL_KEY = "call_number"  # across cards: the call number, hidden where every na
 MAX_CARD_COLUMNS = 64  # per-card wait columns shown across cards (the CSV has them all)
 HIDDEN_BY_DEFAULT = ("tasks",)  # shown from the Columns menu: the table then reads without scrolling sideways
 NAME_WIDEST = 260  # px of the operator column; a longer name elides (its tooltip holds it whole)
+SPREAD = 12  # px at most added to each column where the table has width to spare
 MATRIX_SHARE, TABLE_SHARE = 2, 3  # how the tab's width is split: the table has more columns than the matrix
 SHARE_PX = 400  # px per share of the first split (the splitter scales it to its width)
 CARD_COLUMNS = (
@@ -118,6 +120,7 @@ class CommunicationView(QtWidgets.QWidget):
         self.proxy, self.table = sortable_table(self.model, self)
         self.table.clicked.connect(lambda index: self.open_row(self.proxy.mapToSource(index).row()))
         self.column_choice = ColumnChoice(self.table, self.model, HIDDEN_BY_DEFAULT, refit=self._fit_columns)
+        RefitOnResize(self.table, self._fit_columns)
         csv_button = QtWidgets.QPushButton("Export CSV…")
         csv_button.clicked.connect(self._export_csv_dialog)
         png_button = QtWidgets.QPushButton("Export matrix PNG…")
@@ -248,7 +251,7 @@ class CommunicationView(QtWidgets.QWidget):
     def _fit_columns(self) -> None:
         across = self.scope.currentData() == ACROSS
         fit_columns(self.table, alike_from=len(ACROSS_HEAD) if across else None,  # the cards' wait columns alike
-                    widest=NAME_WIDEST)
+                    widest=NAME_WIDEST, spread=SPREAD)
 
     # ------------------------------------------------------------------ jumps
     def _card(self, number: int | None):
