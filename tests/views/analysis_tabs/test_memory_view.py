@@ -88,3 +88,46 @@ def test_a_card_known_from_its_memory_counters_shows_its_reserved_curves(open_ta
     assert drawn == ["APP reserved", "DEVICE reserved"]  # a counter gives no allocated memory
     view.show_alive(m.card_reserved.peak_reserved_ns)  # nothing to list, nothing said about blocks
     assert view.model.rowCount() == 0 and view.alive_label.text() == ""
+
+
+def _show_tab_at(window, view, qtbot, size: tuple[int, int]) -> None:
+    from PySide6 import QtWidgets
+
+    window.resize(*size)
+    window.cluster.analysis.show_tab("memory")
+    qtbot.waitUntil(view.isVisible, timeout=5_000)
+    QtWidgets.QApplication.processEvents()
+
+
+def _assert_legend_beside_the_curves(view) -> None:
+    """The legend names every curve, lies outside the view box (so over no curve's points) and wholly inside
+    the plot widget (readable, not cut off)."""
+    plot_item = view.plot.getPlotItem()
+    legend, vb = plot_item.legend, plot_item.vb
+    named = [item for item in plot_item.listDataItems() if item.name()]
+    assert named and [label.text for _sample, label in legend.items] == [item.name() for item in named]
+    legend_rect = legend.sceneBoundingRect()
+    assert not legend_rect.intersects(vb.sceneBoundingRect())
+    for item in named:  # the part of each curve that is drawn: its points' bounds, within the view box
+        drawn = item.mapRectToScene(item.boundingRect()).intersected(vb.sceneBoundingRect())
+        assert not legend_rect.intersects(drawn), item.name()
+    in_widget = view.plot.mapFromScene(legend_rect).boundingRect()
+    assert view.plot.viewport().rect().contains(in_widget), (in_widget, view.plot.viewport().rect())
+
+
+@pytest.mark.parametrize("size", [(1600, 900), (1000, 700)])
+def test_the_legend_stands_beside_the_curves_never_over_them(view, window, qtbot, size):
+    _show_tab_at(window, view, qtbot, size)
+    _assert_legend_beside_the_curves(view)
+
+
+def test_a_short_plot_lays_its_legend_out_in_columns(view, window, qtbot):
+    from PySide6 import QtWidgets
+
+    _show_tab_at(window, view, qtbot, (1000, 700))
+    split = view.findChild(QtWidgets.QSplitter)
+    split.setSizes([130, 600])  # the plot squeezed by the allocations table
+    QtWidgets.QApplication.processEvents()
+    entries = len(view.plot.getPlotItem().legend.items)
+    assert view.plot.getPlotItem().vb.height() < entries * 20  # one column would run past the plot
+    _assert_legend_beside_the_curves(view)

@@ -1,13 +1,15 @@
 """The Memory tab: a card's memory curves, its peak, and the allocations alive at a clicked instant.
 
 Each component's allocated memory is drawn as a solid line and its reserved memory dashed, over µs from
-the card's trace start (the timeline's clock); the allocated peak is marked. Clicking the plot lists the
+the card's trace start (the timeline's clock); the allocated peak is marked. The legend stands beside the
+plot, never over a curve. Clicking the plot lists the
 allocations alive then (the session's interval index answers), sortable; double-clicking one shows its
 life on the timeline. Every number comes from the session's memory analysis (metrics.md §11).
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +40,12 @@ NO_RECORDS_IN_SUMMARY = ("A summary keeps each card's memory peaks (the Cluster 
 MB_KIND = "mb"
 SMALL_MB = 0.01
 LISTED = 5000  # alive allocations listed at once (all are counted)
+# The legend's place in the plot's grid: right of the view box (row 2: view box, column 3: past the right axis).
+LEGEND_ROW, LEGEND_COLUMN = 2, 3
+LEGEND_GAP = 8  # px between the plot's frame and the legend
+LEGEND_ENTRY_PX = 20  # px an entry of the legend is tall (pyqtgraph's line sample)
+LEGEND_TEXT = (30, 30, 30)  # dark on the plot's white background
+LEGEND_FRAME = (200, 200, 200)
 COLUMNS = (
     RecordColumn("size_mb", "Size (MB)", MB_KIND, "Size of the allocation, MB = 2^20 bytes"),
     RecordColumn("name", "Operator", TEXT, "The operator that allocated it"),
@@ -98,7 +106,7 @@ class MemoryView(QtWidgets.QWidget):
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.plot.setLabel("bottom", "time from the trace start (µs)")
         self.plot.setLabel("left", "MB")
-        self.plot.addLegend(offset=(10, 10))
+        self.legend, self.legend_slot = self._legend_beside_the_plot()
         self.plot.scene().sigMouseClicked.connect(self._plot_clicked)
         self.cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen((200, 40, 40), width=1))
         self.alive_label = QtWidgets.QLabel("")
@@ -128,6 +136,33 @@ class MemoryView(QtWidgets.QWidget):
         lay.addLayout(bar)
         lay.addWidget(self.note)
         lay.addWidget(split, 1)
+
+    def _legend_beside_the_plot(self) -> tuple[pg.LegendItem, QtWidgets.QGraphicsWidget]:
+        """A legend in a column of its own right of the view box: inside it, it covered the highest curves.
+        The plot item fills it (its named curves join it) and clears it with the curves."""
+        plot_item = self.plot.getPlotItem()
+        slot = QtWidgets.QGraphicsWidget()
+        slot.setMaximumWidth(0)
+        plot_item.layout.addItem(slot, LEGEND_ROW, LEGEND_COLUMN)
+        legend = pg.LegendItem(labelTextColor=LEGEND_TEXT, pen=LEGEND_FRAME)
+        legend.setParentItem(slot)
+        legend.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(LEGEND_GAP, 0))
+        plot_item.legend = legend
+        plot_item.vb.sigResized.connect(lambda _vb: self._fit_legend())
+        return legend, slot
+
+    def _fit_legend(self) -> None:
+        """As many legend columns as its entries need to fit the plot's height; its column as wide as it."""
+        entries = len(self.legend.items)
+        if entries:
+            fit = max(1, int(self.plot.getPlotItem().vb.height()) // LEGEND_ENTRY_PX)
+            columns = math.ceil(entries / fit)
+            if columns != self.legend.columnCount:
+                self.legend.setColumnCount(columns)
+            self.legend.updateSize()
+        width = self.legend.width() + 2 * LEGEND_GAP if entries else 0  # a gap either side
+        self.legend_slot.setMinimumWidth(width)
+        self.legend_slot.setMaximumWidth(width)
 
     def export_csv(self, path: Path) -> None:
         """The allocations alive at the chosen instant, one row each (sizes in MB, times in µs)."""
@@ -203,6 +238,7 @@ class MemoryView(QtWidgets.QWidget):
         elif reserved is not None:
             self._mark(m.us(reserved.peak_reserved_ns), mb(reserved.peak_reserved), f"{reserved.name} reserved peak")
         self.plot.addItem(self.cursor)
+        self._fit_legend()
 
     def _mark(self, x: float, y: float, label: str) -> None:
         self.plot.addItem(pg.ScatterPlotItem([x], [y], symbol="o", size=10, brush=pg.mkBrush(200, 40, 40)))

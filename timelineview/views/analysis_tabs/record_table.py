@@ -4,6 +4,7 @@ small widget helpers the analysis tabs share."""
 from __future__ import annotations
 
 import csv
+import html
 import io
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -16,6 +17,8 @@ from timelineview.viewstate.time_format import format_duration
 
 TEXT, COUNT, TIME_US, SHARE, RATIO = "text", "count", "time_us", "share", "ratio"
 FIT_ROWS = 50  # rows a column's width is fitted to (every row of thousands costs the GUI seconds)
+HEADER_PADDING = 14  # px around a header's text (the style's margins)
+ARROW_ROOM = 16  # px a header's sort arrow takes beside its text
 RIGHT = int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
 MARKED = "marked"  # a record's optional set of column keys whose cells stand out (bold, tinted)
 MARKED_CELL = QtGui.QColor(225, 85, 70, 80)  # the comparison table's slow-cell tint: readable on light and dark
@@ -23,12 +26,28 @@ MARKED_CELL = QtGui.QColor(225, 85, 70, 80)  # the comparison table's slow-cell 
 
 @dataclass(frozen=True)
 class RecordColumn:
-    """One column: the record key, its header, how to show the value, the header's tooltip."""
+    """One column: the record key, its title, how to show the value, the header's tooltip, and optionally a
+    shorter header (a line break splits it in two) whose tooltip then leads with the full title."""
 
     key: str
     title: str
     kind: str
     tooltip: str = ""
+    header: str = ""
+
+    @property
+    def header_text(self) -> str:
+        """What the header shows: the short header if any, else the title."""
+        return self.header or self.title
+
+    @property
+    def header_tooltip(self) -> str:
+        """The header's tooltip: with a short header, the full title first (bold, the text below it; rich text,
+        so a long one wraps), so no title is lost to shortening."""
+        if not self.header:
+            return self.tooltip
+        title = f"<b>{html.escape(self.title)}</b>"
+        return f"{title}<br>{html.escape(self.tooltip)}" if self.tooltip else title
 
 
 def _display(value, kind: str) -> str:
@@ -70,9 +89,9 @@ class RecordTableModel(QtCore.QAbstractTableModel):
         if orientation != QtCore.Qt.Orientation.Horizontal:
             return None
         if role == QtCore.Qt.ItemDataRole.DisplayRole:
-            return self.columns[section].title
+            return self.columns[section].header_text
         if role == QtCore.Qt.ItemDataRole.ToolTipRole:
-            return self.columns[section].tooltip or None
+            return self.columns[section].header_tooltip or None
         return None
 
     def data(self, index: QtCore.QModelIndex, role: int = 0):
@@ -133,22 +152,66 @@ def sortable_table(model: RecordTableModel, parent: QtCore.QObject
     table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
     table.setAlternatingRowColors(True)
     table.verticalHeader().hide()
-    table.horizontalHeader().setResizeContentsPrecision(FIT_ROWS)
+    header = table.horizontalHeader()
+    header.setResizeContentsPrecision(FIT_ROWS)
+    header.sortIndicatorChanged.connect(lambda section, _order: _make_room_for_arrow(table, section))
     return proxy, table
 
 
-def fit_columns(table: QtWidgets.QTableView, alike_from: int | None = None) -> None:
-    """Fit the columns to their header and first rows; columns from ``alike_from`` on (many columns of one
-    kind, e.g. one per card) all take the width fitted for the first of them."""
+def fitted_width(table: QtWidgets.QTableView, column: int, widest: int | None = None) -> int:
+    """The width column ``column`` needs for its header and first rows, at most ``widest`` (its cells then
+    elide; their tooltips hold the whole text). Only the sorted column keeps room for the sort arrow: the
+    style's own hint reserves it on every column, which makes a wide table scroll for arrows never drawn."""
+    header = table.horizontalHeader()
+    title = str(table.model().headerData(column, QtCore.Qt.Orientation.Horizontal) or "")
+    label = max(header.fontMetrics().horizontalAdvance(line) for line in title.split("\n")) + HEADER_PADDING
+    arrow = ARROW_ROOM if header.isSortIndicatorShown() and header.sortIndicatorSection() == column else 0
+    width = max(table.sizeHintForColumn(column), label + arrow)
+    return width if widest is None else min(width, max(widest, label + arrow))
+
+
+def _make_room_for_arrow(table: QtWidgets.QTableView, section: int) -> None:
+    """Widen a newly sorted column whose header would otherwise elide beside its arrow."""
+    header = table.horizontalHeader()
+    if 0 <= section < header.count():
+        header.resizeSection(section, max(header.sectionSize(section), fitted_width(table, section)))
+
+
+def fit_columns(table: QtWidgets.QTableView, alike_from: int | None = None, widest: int | None = None,
+                spread: int = 0) -> None:
+    """Fit the columns to their header and first rows (at most ``widest`` px each); columns from ``alike_from``
+    on (many columns of one kind, e.g. one per card) all take the width fitted for the first of them. Up to
+    ``spread`` px more each where the view has width to spare: room between the figures."""
     header = table.horizontalHeader()
     count = header.count()
     last = count if alike_from is None else min(alike_from + 1, count)
     for c in range(last):
-        table.resizeColumnToContents(c)
+        header.resizeSection(c, fitted_width(table, c, widest))
     if alike_from is not None and alike_from < count:
         width = header.sectionSize(alike_from)
         for c in range(alike_from + 1, count):
             header.resizeSection(c, width)
+    shown = [c for c in range(count) if not header.isSectionHidden(c)]
+    spare = table.viewport().width() - sum(header.sectionSize(c) for c in shown)
+    if spread > 0 and shown and spare > 0:
+        more = min(spread, spare // len(shown))
+        for c in shown:
+            header.resizeSection(c, header.sectionSize(c) + more)
+
+
+class RefitOnResize(QtCore.QObject):
+    """Runs ``fit`` when the table's viewport changes width (the window resized, a splitter moved)."""
+
+    def __init__(self, table: QtWidgets.QTableView, fit: Callable[[], None]) -> None:
+        super().__init__(table)
+        self.fit, self.width = fit, table.viewport().width()
+        table.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QtCore.QEvent.Type.Resize and watched.width() != self.width:
+            self.width = watched.width()
+            self.fit()
+        return False
 
 
 def refill(box: QtWidgets.QComboBox, items: Iterable[tuple[str, object]]) -> None:

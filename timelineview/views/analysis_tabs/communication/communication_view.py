@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
+from timelineview.views.analysis_tabs.column_choice import ColumnChoice
 from timelineview.views.analysis_tabs.communication.matrix_widget import MatrixWidget
 from timelineview.views.analysis_tabs.record_table import (
     COUNT,
@@ -22,6 +23,7 @@ from timelineview.views.analysis_tabs.record_table import (
     TIME_US,
     RecordColumn,
     RecordTableModel,
+    RefitOnResize,
     ask_and_export_csv,
     fit_columns,
     refill,
@@ -42,8 +44,13 @@ from timelineview.viewstate.tabs.comm_rows import (
 from timelineview.viewstate.tabs.comm_targets import collective_row, link_operator, operator_target
 
 ACROSS = -1  # the table scope that lines the cards up per collective
-CALL_COLUMN = 1  # across cards: the call number, hidden where every name is called once
+CALL_KEY = "call_number"  # across cards: the call number, hidden where every name is called once
 MAX_CARD_COLUMNS = 64  # per-card wait columns shown across cards (the CSV has them all)
+HIDDEN_BY_DEFAULT = ("tasks",)  # shown from the Columns menu: the table then reads without scrolling sideways
+NAME_WIDEST = 260  # px of the operator column; a longer name elides (its tooltip holds it whole)
+SPREAD = 12  # px at most added to each column where the table has width to spare
+MATRIX_SHARE, TABLE_SHARE = 2, 3  # how the tab's width is split: the table has more columns than the matrix
+SHARE_PX = 400  # px per share of the first split (the splitter scales it to its width)
 CARD_COLUMNS = (
     RecordColumn("name", "Operator", TEXT, "communication operator"),
     RecordColumn("step", "Step", COUNT, "step holding its start"),
@@ -52,24 +59,27 @@ CARD_COLUMNS = (
     RecordColumn("wait_us", "Wait", TIME_US, "Notify_Wait tasks not under a transfer"),
     RecordColumn("synchronization_us", "Sync", TIME_US, "the part of the wait before its first transfer"),
     RecordColumn("idle_us", "Idle", TIME_US, "neither transfer nor wait"),
-    RecordColumn("wait_ratio", "Wait ratio", SHARE, "wait / (wait + transit)"),
+    RecordColumn("wait_ratio", "Wait ratio", SHARE, "wait / (wait + transit)", "Wait\nratio"),
     RecordColumn("main_plane", "Main plane", COUNT,
                  "N of its main Plane N: the lowest-numbered plane holding one of its waits (the master stream's). "
                  "The Main columns are measured there alone, as the producer's own communication table does; "
-                 "— where it has no wait task"),
+                 "— where it has no wait task", "Main\nplane"),
     RecordColumn(main_key("transit"), "Main transit", TIME_US,
                  "on its main plane: summed durations of its SDMA copies (not on-chip), plus each RDMA payload run "
-                 "up to the end of the notifies and waits that close it"),
+                 "up to the end of the notifies and waits that close it", "Main\ntransit"),
     RecordColumn(main_key("wait"), "Main wait", TIME_US,
-                 "on its main plane: summed durations of its Notify_Wait tasks (not those closing an RDMA run)"),
+                 "on its main plane: summed durations of its Notify_Wait tasks (not those closing an RDMA run)",
+                 "Main\nwait"),
     RecordColumn(main_key("synchronization"), "Main sync", TIME_US,
-                 "on its main plane: the part of Main wait before its first transit task"),
+                 "on its main plane: the part of Main wait before its first transit task", "Main\nsync"),
     RecordColumn(main_key("idle"), "Main idle", TIME_US,
-                 "elapse − Main transit − Main wait (tasks are not clipped to the operator: may be negative)"),
-    RecordColumn("tasks", "Plane tasks", COUNT, "tasks on its plane lanes"),
+                 "elapse − Main transit − Main wait (tasks are not clipped to the operator: may be negative)",
+                 "Main\nidle"),
+    RecordColumn("tasks", "Plane tasks", COUNT, "tasks on its plane lanes", "Plane\ntasks"),
 )
 # The main-plane columns of CARD_COLUMNS, hidden when no operator has a main plane.
 MAIN_COLUMNS = tuple(k for k, c in enumerate(CARD_COLUMNS) if c.key.startswith("main_"))
+MAIN_KEYS = frozenset(CARD_COLUMNS[k].key for k in MAIN_COLUMNS)
 ACROSS_HEAD = (
     RecordColumn("name", "Collective", TEXT, "matched across cards by name and call"),
     RecordColumn("call_number", "Call", COUNT, "the k-th call of that name on each card (1: its first); "
@@ -109,6 +119,8 @@ class CommunicationView(QtWidgets.QWidget):
         self.model = RecordTableModel(CARD_COLUMNS, self)
         self.proxy, self.table = sortable_table(self.model, self)
         self.table.clicked.connect(lambda index: self.open_row(self.proxy.mapToSource(index).row()))
+        self.column_choice = ColumnChoice(self.table, self.model, HIDDEN_BY_DEFAULT, refit=self._fit_columns)
+        RefitOnResize(self.table, self._fit_columns)
         csv_button = QtWidgets.QPushButton("Export CSV…")
         csv_button.clicked.connect(self._export_csv_dialog)
         png_button = QtWidgets.QPushButton("Export matrix PNG…")
@@ -128,14 +140,16 @@ class CommunicationView(QtWidgets.QWidget):
         rbar.addWidget(QtWidgets.QLabel("Operators of"))
         rbar.addWidget(self.scope)
         rbar.addStretch(1)
+        rbar.addWidget(self.column_choice.button())
         rbar.addWidget(csv_button)
         rl.addLayout(rbar)
         rl.addWidget(self.table, 1)
         split = QtWidgets.QSplitter()
         split.addWidget(left)
         split.addWidget(right)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 1)
+        split.setStretchFactor(0, MATRIX_SHARE)
+        split.setStretchFactor(1, TABLE_SHARE)
+        split.setSizes([MATRIX_SHARE * SHARE_PX, TABLE_SHARE * SHARE_PX])  # scaled to the width it gets
         lay = QtWidgets.QVBoxLayout(self)
         lay.addWidget(self.note)
         lay.addWidget(split, 1)
@@ -219,25 +233,25 @@ class CommunicationView(QtWidgets.QWidget):
             cols = ACROSS_HEAD + tuple(RecordColumn(card_key(k), name, TIME_US, f"{name}'s wait")
                                        for k, name in enumerate(waits.cards[:MAX_CARD_COLUMNS]))
             self.model.set_rows(rows, cols)
-            for column in MAIN_COLUMNS:  # column numbers of the card table: none hidden here
-                self.table.setColumnHidden(column, False)
-            self.table.setColumnHidden(CALL_COLUMN, not names_repeat(rows))  # else 1 on every row
+            self.column_choice.apply(() if names_repeat(rows) else (CALL_KEY,))  # else 1 on every row
             counts = waited_for_counts(waits)
             top = int(np.argmax(counts)) if len(counts) and counts.max() > 0 else None
             if top is not None:
                 self.note.setText(self._overview_text() + f"\nAcross {len(rows)} collectives, {waits.cards[top]} "
                                   f"waited least in {int(counts[top])} where some card waited: the others wait for it.")
             self.table.sortByColumn(4, QtCore.Qt.SortOrder.DescendingOrder)  # the longest waits first
-            fit_columns(self.table, alike_from=len(ACROSS_HEAD))  # the cards' wait columns alike
         else:
             rows = card_rows(self._card_comm(number))
             self.model.set_rows(rows, CARD_COLUMNS)
-            self.table.setColumnHidden(CALL_COLUMN, False)
-            for column in MAIN_COLUMNS:
-                self.table.setColumnHidden(column, not has_main_plane(rows))
+            self.column_choice.apply(() if has_main_plane(rows) else MAIN_KEYS)
             self.note.setText(self._overview_text())
             self.table.sortByColumn(4, QtCore.Qt.SortOrder.DescendingOrder)  # longest wait first
-            fit_columns(self.table)
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        across = self.scope.currentData() == ACROSS
+        fit_columns(self.table, alike_from=len(ACROSS_HEAD) if across else None,  # the cards' wait columns alike
+                    widest=NAME_WIDEST, spread=SPREAD)
 
     # ------------------------------------------------------------------ jumps
     def _card(self, number: int | None):
