@@ -51,6 +51,7 @@ NAME_WIDEST = 260  # px of the operator column; a longer name elides (its toolti
 SPREAD = 12  # px at most added to each column where the table has width to spare
 MATRIX_SHARE, TABLE_SHARE = 2, 3  # how the tab's width is split: the table has more columns than the matrix
 SHARE_PX = 400  # px per share of the first split (the splitter scales it to its width)
+SHRUNK_CHARS = 8  # characters the metric box keeps in a narrow window
 CARD_COLUMNS = (
     RecordColumn("name", "Operator", TEXT, "communication operator"),
     RecordColumn("step", "Step", COUNT, "step holding its start"),
@@ -91,6 +92,16 @@ ACROSS_HEAD = (
 )
 
 
+def _shrinkable(box: QtWidgets.QComboBox) -> None:
+    """``box`` as wide as its longest item where there is room, down to ``SHRUNK_CHARS`` (the text elided)
+    in a narrow window: its bar then does not set the whole window's minimum width."""
+    full = box.sizeHint().width()
+    box.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    box.setMinimumContentsLength(SHRUNK_CHARS)
+    box.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Fixed)
+    box.setMaximumWidth(full)
+
+
 class CommunicationView(QtWidgets.QWidget):
     """Matrix (metric, transport) on the left, the operator table (scope) on the right."""
 
@@ -108,6 +119,7 @@ class CommunicationView(QtWidgets.QWidget):
         self.metric_box = QtWidgets.QComboBox()
         for m in METRICS:
             self.metric_box.addItem(f"colour by {METRIC_TITLES[m]}", m)
+        _shrinkable(self.metric_box)
         self.transport = QtWidgets.QComboBox()
         self.matrix = MatrixWidget()
         self.matrix.cellClicked.connect(self.open_cell)
@@ -127,6 +139,7 @@ class CommunicationView(QtWidgets.QWidget):
         png_button.clicked.connect(self._export_png_dialog)
         left = QtWidgets.QWidget()
         ll = QtWidgets.QVBoxLayout(left)
+        ll.setContentsMargins(0, 0, 0, 0)  # the splitter's panes: the tab's own margin is around them
         bar = QtWidgets.QHBoxLayout()
         for w in (self.metric_box, self.transport):
             bar.addWidget(w)
@@ -136,6 +149,7 @@ class CommunicationView(QtWidgets.QWidget):
         ll.addWidget(self.matrix, 1)
         right = QtWidgets.QWidget()
         rl = QtWidgets.QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
         rbar = QtWidgets.QHBoxLayout()
         rbar.addWidget(QtWidgets.QLabel("Operators of"))
         rbar.addWidget(self.scope)
