@@ -52,6 +52,7 @@ SPREAD = 12  # px at most added to each column where the table has width to spar
 MATRIX_SHARE, TABLE_SHARE = 2, 3  # how the tab's width is split: the table has more columns than the matrix
 SHARE_PX = 400  # px per share of the first split (the splitter scales it to its width)
 SHRUNK_CHARS = 8  # characters the metric box keeps in a narrow window
+PANE_GAP = 6  # px between the matrix's pane and the table's, beside the splitter's handle
 CARD_COLUMNS = (
     RecordColumn("name", "Operator", TEXT, "communication operator"),
     RecordColumn("step", "Step", COUNT, "step holding its start"),
@@ -95,11 +96,12 @@ ACROSS_HEAD = (
 def _shrinkable(box: QtWidgets.QComboBox) -> None:
     """``box`` as wide as its longest item where there is room, down to ``SHRUNK_CHARS`` (the text elided)
     in a narrow window: its bar then does not set the whole window's minimum width."""
-    full = box.sizeHint().width()
+    policy = box.sizeAdjustPolicy()
     box.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
     box.setMinimumContentsLength(SHRUNK_CHARS)
-    box.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Fixed)
-    box.setMaximumWidth(full)
+    narrow = box.minimumSizeHint().width()
+    box.setSizeAdjustPolicy(policy)
+    box.setMinimumWidth(narrow)  # below its size hint: the layout shrinks it only where it must
 
 
 class CommunicationView(QtWidgets.QWidget):
@@ -139,7 +141,7 @@ class CommunicationView(QtWidgets.QWidget):
         png_button.clicked.connect(self._export_png_dialog)
         left = QtWidgets.QWidget()
         ll = QtWidgets.QVBoxLayout(left)
-        ll.setContentsMargins(0, 0, 0, 0)  # the splitter's panes: the tab's own margin is around them
+        ll.setContentsMargins(0, 0, PANE_GAP, 0)  # the splitter's panes: the tab's own margin is around them
         bar = QtWidgets.QHBoxLayout()
         for w in (self.metric_box, self.transport):
             bar.addWidget(w)
@@ -149,7 +151,7 @@ class CommunicationView(QtWidgets.QWidget):
         ll.addWidget(self.matrix, 1)
         right = QtWidgets.QWidget()
         rl = QtWidgets.QVBoxLayout(right)
-        rl.setContentsMargins(0, 0, 0, 0)
+        rl.setContentsMargins(PANE_GAP, 0, 0, 0)
         rbar = QtWidgets.QHBoxLayout()
         rbar.addWidget(QtWidgets.QLabel("Operators of"))
         rbar.addWidget(self.scope)
