@@ -126,6 +126,7 @@ def _reset_peak() -> None:
 def child(folder: str, variant: str) -> None:
     """One build in this fresh process; prints {"seconds", "cpu_s", "extra_mb", "digest"}."""
     sys.path.insert(0, str(ROOT))
+    from tests.model.store.interval_index_reference import lane_time_order as reference_order
     from tests.model.store.interval_index_reference import reference_build_index
     from timelineview.model.load import heap
     from timelineview.model.store.interval_index import build_index, lane_time_order
@@ -141,7 +142,7 @@ def child(folder: str, variant: str) -> None:
     rss0 = _status_kb("VmRSS")
     t0, c0 = time.perf_counter(), time.process_time()
     if variant == "before":
-        seq = lane_time_order(lane, start, dur, src)
+        seq = reference_order(lane, start, dur, src)
         index, depth, overlapping = reference_build_index(start, dur, lane, n_lanes, seq=seq)
         del seq
     elif variant == "after":

@@ -1,6 +1,7 @@
 """The interval index's build as it was before it went lane by lane: a reference, kept unchanged
-(but for this header and public names), that the tests and the build benchmark compare the lane-by-lane
-build against. It sorts and levels the whole card at once, so it holds many card-sized temporaries.
+(but for this header, public names, and ``lane_time_order`` copied in as it was), that the tests and
+the build benchmark compare the lane-by-lane build against. It sorts and levels the whole card at
+once, so it holds many card-sized temporaries.
 
 ``STACK_LIMIT`` here is this copy's own: a test that forces the peeling path sets both.
 """
@@ -10,10 +11,30 @@ from __future__ import annotations
 import numpy as np
 
 from timelineview.model.store import stack_walk
-from timelineview.model.store.interval_index import IntervalIndex, lane_time_order, radix_argsort, slice_index_dtype
+from timelineview.model.store.interval_index import IntervalIndex, radix_argsort, slice_index_dtype
 
 MAX_PEEL = 64
 STACK_LIMIT = 300_000
+
+
+def lane_time_order(lane: np.ndarray, start: np.ndarray, dur: np.ndarray, src: np.ndarray) -> np.ndarray:
+    """Slice order by lane, start, longer first, file position: two stable passes over the whole
+    card (start, then lane), then the runs of equal (lane, start) sorted further."""
+    by_start = np.argsort(start, kind="stable")
+    seq = by_start[radix_argsort(lane[by_start])]
+    if len(seq) < 2:
+        return seq
+    s_lane, s_start = lane[seq], start[seq]
+    tie = (s_lane[1:] == s_lane[:-1]) & (s_start[1:] == s_start[:-1])
+    if tie.any():
+        in_run = np.zeros(len(tie) + 1, dtype=bool)
+        in_run[1:] |= tie
+        in_run[:-1] |= tie
+        pos = np.flatnonzero(in_run)
+        run_id = np.cumsum(np.concatenate(([True], ~tie)))[pos]
+        sub = seq[pos]
+        seq[pos] = sub[np.lexsort((src[sub], -dur[sub], run_id))]
+    return seq
 
 
 def _depths(s_lane: np.ndarray, s_start: np.ndarray, s_end: np.ndarray) -> np.ndarray:

@@ -259,7 +259,8 @@ def test_lane_by_lane_build_matches_the_whole_card_build(path, seed, n_lanes, us
     stack_limit, max_peel = limits[path]
     with mock.patch.object(ii, "STACK_LIMIT", stack_limit), mock.patch.object(ref, "STACK_LIMIT", stack_limit), \
             mock.patch.object(ii, "MAX_PEEL", max_peel), mock.patch.object(ref, "MAX_PEEL", max_peel):
-        seq = ii.lane_time_order(lane, start, dur, src)
+        seq = ref.lane_time_order(lane, start, dur, src)
+        assert np.array_equal(ii.lane_time_order(lane, start, dur, src), seq)
         want = ref.reference_build_index(start, dur, lane, n_lanes, seq=seq)
         assert_same_index(build_index(start, dur, lane, n_lanes, src=src), want)
         assert_same_index(build_index(start, dur, lane, n_lanes, seq=seq), want)

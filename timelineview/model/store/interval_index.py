@@ -126,16 +126,21 @@ def radix_argsort(key: np.ndarray) -> np.ndarray:
 
 def tie_runs(tie: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Positions that belong to runs of equal neighbours (``tie[k]``: item k+1 equals item
-    k), and the run number of each."""
+    k), and the run number of each (increasing along the positions; numbered only where
+    ties are, so no temporary as long as ``tie``)."""
     in_run = np.zeros(len(tie) + 1, dtype=bool)
     in_run[1:] |= tie
     in_run[:-1] |= tie
     pos = np.flatnonzero(in_run)
-    return pos, np.cumsum(np.concatenate(([True], ~tie)))[pos]
+    del in_run
+    new_run = np.ones(len(pos), dtype=bool)
+    new_run[1:] = ~tie[pos[1:] - 1]
+    return pos, np.cumsum(new_run)
 
 
 def lane_time_order(lane: np.ndarray, start: np.ndarray, dur: np.ndarray, src: np.ndarray) -> np.ndarray:
-    """Slice order by lane, start, longer first, file position.
+    """Slice order by lane, start, longer first, file position: ``_sort_lane``'s order for the whole
+    card at once.
 
     Two stable passes (start, then lane) cost little on time-sorted files; only runs of
     equal (lane, start) are sorted further.
@@ -305,15 +310,9 @@ def _sort_lane(seg: np.ndarray, start: np.ndarray, dur: np.ndarray, src: np.ndar
         del by_start
     tie = s_start[1:] == s_start[:-1]
     if tie.any():
-        in_run = np.zeros(len(seg), dtype=bool)
-        in_run[1:] |= tie
-        in_run[:-1] |= tie
-        pos = np.flatnonzero(in_run)
-        del in_run
-        new_run = np.ones(len(pos), dtype=bool)  # numbered only where ties are: a lane-long cumsum is 8 bytes a slice
-        new_run[1:] = ~tie[pos[1:] - 1]
+        pos, run = tie_runs(tie)
         sub = seg[pos]
-        seg[pos] = sub[np.lexsort((sub if src is None else src[sub], -dur[sub], np.cumsum(new_run)))]
+        seg[pos] = sub[np.lexsort((sub if src is None else src[sub], -dur[sub], run))]
     return s_start
 
 
