@@ -189,9 +189,11 @@ def build_index(start: np.ndarray, dur: np.ndarray, lane: np.ndarray, n_lanes: i
         order[:] = seq  # lane-time order: each lane's slices are already together, in order
     else:
         _group_by_lane(lane, bounds, order)
-    build = _LaneRows(order, bounds, n_lanes)
+    build = _LaneRows(order, bounds, counts)
     peeled: list[int] = []  # lanes whose slices break nesting: laid out once all are known
-    for ln in np.flatnonzero(counts).tolist():
+    # a lane already in time order, each slice ending by the next one's start, is one row as it stands:
+    # only the others are handled one by one (a card can have as many lanes as slices)
+    for ln in np.flatnonzero(~_in_order_and_apart(order, bounds, lane, start, dur)).tolist():
         seg = build.segment(ln)
         s_start = start[seg] if seq is not None else _sort_lane(seg, start, dur, src)
         level = _lane_levels(s_start, _lane_ends(seg, s_start, dur))
@@ -211,13 +213,14 @@ _BREAKS_NESTING = "breaks nesting"  # a lane laid out by the stack walk or by pe
 
 class _LaneRows:
     """The outputs of a build, filled one lane at a time: ``order`` (grouped by lane), each
-    slice's ``depth`` and each lane's rows."""
+    slice's ``depth`` and each lane's rows. A lane not given levels is one row of all its
+    slices at depth 0."""
 
-    def __init__(self, order: np.ndarray, bounds: np.ndarray, n_lanes: int) -> None:
-        self.order, self.bounds = order, bounds
-        self.depth = np.empty(len(order), dtype=np.int16)
-        self.rows_per_lane = np.zeros(n_lanes, dtype=np.int64)
-        self.row_sizes: dict[int, np.ndarray] = {}
+    def __init__(self, order: np.ndarray, bounds: np.ndarray, counts: np.ndarray) -> None:
+        self.order, self.bounds, self.counts = order, bounds, counts
+        self.depth = np.zeros(len(order), dtype=np.int16)
+        self.rows_per_lane = (counts > 0).astype(np.int64)
+        self.row_sizes: dict[int, np.ndarray] = {}  # the lanes of several rows: each row's slices
         self.overlapping = 0
 
     def segment(self, ln: int) -> np.ndarray:
@@ -229,10 +232,7 @@ class _LaneRows:
         reordering the segment."""
         seg = self.segment(ln)
         if level is _FLAT:
-            self.depth[seg] = 0
-            self.row_sizes[ln] = np.array([len(seg)], dtype=np.int64)
-            self.rows_per_lane[ln] = 1
-            return
+            return  # one row, depth 0: as the lane starts
         top = int(level.max())
         if top >= np.iinfo(np.int16).max and self.depth.dtype == np.int16:
             self.depth = self.depth.astype(np.int32)
@@ -254,9 +254,13 @@ class _LaneRows:
         if n_lanes:
             lane_first_row[1:] = np.cumsum(rows_per_lane)[:-1]
         n_rows = int(rows_per_lane.sum())
+        sizes = np.zeros(n_rows, dtype=np.int64)
+        one_row = rows_per_lane == 1
+        sizes[lane_first_row[one_row]] = self.counts[one_row]
+        for ln, lane_sizes in self.row_sizes.items():
+            sizes[lane_first_row[ln]:lane_first_row[ln] + len(lane_sizes)] = lane_sizes
         row_ptr = np.zeros(n_rows + 1, dtype=np.int64)
-        if self.row_sizes:
-            np.cumsum(np.concatenate([self.row_sizes[ln] for ln in sorted(self.row_sizes)]), out=row_ptr[1:])
+        np.cumsum(sizes, out=row_ptr[1:])
         return IntervalIndex(
             row_lane=np.repeat(np.arange(n_lanes, dtype=np.int32), rows_per_lane),
             row_level=(np.arange(n_rows) - np.repeat(lane_first_row, rows_per_lane)).astype(np.int16),
@@ -265,6 +269,26 @@ class _LaneRows:
             lane_first_row=lane_first_row,
             lane_row_count=rows_per_lane,
         ).bind(start, dur)
+
+
+def _in_order_and_apart(order: np.ndarray, bounds: np.ndarray, lane: np.ndarray, start: np.ndarray,
+                        dur: np.ndarray) -> np.ndarray:
+    """Per lane: whether its slices, as ``order`` holds them, are by start with each ending (a
+    zero-length one 1 ns after its start, as ``_lane_ends``) by the next one's start. Such a lane
+    is its own time order (no two start together) and one row; found a chunk of the card at a
+    time."""
+    n_lanes = len(bounds) - 1
+    fine = np.ones(n_lanes, dtype=bool)
+    for c0 in range(0, max(len(order) - 1, 0), GROUP_CHUNK):
+        idx = order[c0:c0 + GROUP_CHUNK + 1]  # one past the chunk: its last pair
+        s_start = start[idx]
+        s_end = dur[idx]
+        np.maximum(s_end, 1, out=s_end)
+        s_end += s_start
+        at = lane[idx]
+        clash = (at[1:] == at[:-1]) & (s_start[1:] < s_end[:-1])
+        fine[at[1:][clash]] = False
+    return fine
 
 
 def _lane_counts(lane: np.ndarray, n_lanes: int) -> np.ndarray:
