@@ -11,6 +11,7 @@ per-text readers of :mod:`numbers`, so the figures and what counts as bad are th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -203,12 +204,8 @@ def micros_to_ns(f: Fields) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         value = whole * _U(1000) + _eight_digits(frac_word) // _FRAC_SCALE
         good = whole_ok & _all_digits(frac_word) & (value <= _INT64_MAX)
         ns[rows[good]] = value[good].astype(np.int64)
-        ok[rows[good]] = True
-        usual[rows[~good]] = False
-    rest = np.flatnonzero(~usual & ~empty)
-    if len(rest):
-        ns[rest], ok[rest], empty[rest] = numbers.micros_to_ns(f.texts(rest))
-    return ns, ok, empty
+        _settled(rows, good, ok, usual)
+    return _the_rest_by(numbers.micros_to_ns, f, ns, ok, empty, usual)
 
 
 def floats(f: Fields) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -240,11 +237,24 @@ def floats(f: Fields) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         frac, frac_ok = _digits16(f.text, at[rows] + 1, zero, n_frac[rows])
         good = whole_ok & frac_ok
         values[rows[good]] = whole[good].astype(np.float64) + frac[good].astype(np.float64) / _E16
-        ok[rows[good]] = True
-        usual[rows[~good]] = False
+        _settled(rows, good, ok, usual)
+    return _the_rest_by(numbers.floats, f, values, ok, empty, usual)
+
+
+def _settled(rows: np.ndarray, good: np.ndarray, ok: np.ndarray, usual: np.ndarray) -> None:
+    """Of the ``usual`` ``rows`` the fast path read, the ``good`` ones are read; the others are left to the
+    exact reader (``_the_rest_by``)."""
+    ok[rows[good]] = True
+    usual[rows[~good]] = False
+
+
+def _the_rest_by(read: Callable, f: Fields, values: np.ndarray, ok: np.ndarray, empty: np.ndarray,
+                 usual: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(values, ok, empty)`` with the fields the fast path did not read (neither usual nor empty) read by
+    ``read``, the exact reader of their texts."""
     rest = np.flatnonzero(~usual & ~empty)
     if len(rest):
-        values[rest], ok[rest], empty[rest] = numbers.floats(f.texts(rest))
+        values[rest], ok[rest], empty[rest] = read(f.texts(rest))
     return values, ok, empty
 
 
