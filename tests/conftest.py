@@ -1,10 +1,18 @@
 """Test-wide settings: Qt renders offscreen (no display in CI), and property tests have
 no per-example deadline (a busy shared machine made one miss it: speed is measured in
-benchmarks, not tests)."""
+benchmarks, not tests).
+
+Every run starts from the same state of numba's cache, whatever the machine had: before the first test
+the compiled kernels are put there (at this run's priority: a compile left to the background at idle
+priority got nothing on a busy machine, and each test then saw a cold or a warm cache by chance). The cache
+lies outside the checkout, and nothing a test started outlives the run."""
 
 import gc
 import os
+import subprocess
+import sys
 import tempfile
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -16,6 +24,52 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # the GUI load path caches cards: tests keep that cache out of the user's ~/.cache
 _cache = tempfile.TemporaryDirectory(prefix="timelineview-test-cache-")
 os.environ.setdefault("TIMELINEVIEW_CACHE", _cache.name)
+# numba's compiled code: kept between runs (a second run loads it in ~1 s), never inside the checkout (a
+# compile that outlived a run wrote there while the checkout was being removed)
+os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(tempfile.gettempdir()) / f"timelineview-test-numba-{os.getuid()}"))
+KERNELS_COMPILE_TIMEOUT_S = 900  # 20-30 s on two quiet cores; several times that when they are busy
+LEFT_RUNNING_GRACE_S = 5.0  # what a process left by a test gets to end on SIGTERM before SIGKILL
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _kernels_in_numbas_cache():
+    """Compile every kernel set into numba's cache once, in a child at this run's priority, before any test:
+    a test then never depends on what an earlier run left there (tests of the first run use caches of their
+    own)."""
+    from timelineview.model.load import jit
+
+    if jit.scanner_available() and not jit.scanner_cached():
+        code = "from timelineview.model.load import jit; jit.compile_kernels()"
+        subprocess.run([sys.executable, "-c", code], env=jit.compile_child_env(), check=True,
+                       timeout=KERNELS_COMPILE_TIMEOUT_S, stdin=subprocess.DEVNULL)
+    yield
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """End whatever a test started and left running (a background compile, a worker, a resource tracker),
+    and say which: the run leaves no process behind."""
+    import psutil
+
+    left = psutil.Process().children(recursive=True)
+    if not left:
+        return
+    for child in left:
+        try:
+            said = " ".join(child.cmdline())[:160]
+        except psutil.Error:
+            said = "?"
+        sys.stderr.write(f"\nended a process a test left running: {child.pid} {said}")
+        try:
+            child.terminate()
+        except psutil.Error:
+            pass
+    _, alive = psutil.wait_procs(left, timeout=LEFT_RUNNING_GRACE_S)
+    for child in alive:
+        try:
+            child.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(alive, timeout=LEFT_RUNNING_GRACE_S)
 
 
 @pytest.fixture(autouse=True)

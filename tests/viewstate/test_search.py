@@ -1,8 +1,6 @@
-"""Name search (Qt-free): substring matching, next/previous order, speed on 10 M slices."""
+"""Name search (Qt-free): substring matching, next/previous order, one mask over many slices."""
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 
@@ -17,19 +15,15 @@ def test_substring_case_insensitive():
     assert mask.tolist() == [False, True, False, True]
 
 
-def test_search_ten_million_slices_under_100_ms():
+def test_a_mask_over_many_slices_equals_the_names_matched_one_by_one():
+    """The mask a keystroke makes over a large card (its speed is benchmarks/bench_search.py's)."""
     rng = np.random.default_rng(0)
-    strings = [f"op_{i}_{['MatMul', 'Add', 'Conv2D'][i % 3]}" for i in range(50_000)]
-    names = rng.integers(0, len(strings), 10_000_000).astype(np.int32)
+    strings = [f"op_{i}_{['MatMul', 'Add', 'Conv2D'][i % 3]}" for i in range(5_000)]
+    names = rng.integers(0, len(strings), 200_000).astype(np.int32)
     search = NameSearch(strings)
-    search.slice_mask(names[:10], "x")  # builds the lower-case table once (as the first keystroke does)
-    best = float("inf")
-    for _ in range(3):
-        t = time.perf_counter()
-        idx = np.flatnonzero(search.slice_mask(names, "conv2d"))
-        best = min(best, time.perf_counter() - t)
-    assert len(idx) > 3_000_000
-    assert best < 0.1
+    mask = search.slice_mask(names, "conv2d")
+    expected = np.array(["conv2d" in strings[k].lower() for k in names])
+    assert np.array_equal(mask, expected) and 60_000 < mask.sum() < 70_000
 
 
 def cm(card, starts, slices=None):

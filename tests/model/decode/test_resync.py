@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -80,21 +79,17 @@ def test_a_damaged_event_costs_only_itself_counted_and_located(tmp_path, damage,
                for w in store.report.warnings), store.report.warnings
 
 
-def test_every_event_damaged_the_same_way_is_counted_in_linear_time(tmp_path):
+def test_every_event_damaged_the_same_way_is_counted(tmp_path):
+    """Each event's damage costs that event alone, at any count (that resync stays linear in the events is
+    measured by benchmarks/bench_damaged.py, not timed here)."""
     def damaged_file(n: int) -> str:
         parts = [p.replace(b'"args": {"k": "v", "nested": [{"x": ', b'"args": [{"k": "v", "nested": [{"x": ')
                  for p in encode(make_events(n))]  # a '[' that never closes in every event
         return write(tmp_path, parts, f"d{n}.json")
 
-    timings = {}
     for n in (2000, 8000):
-        path = damaged_file(n)
-        t0 = time.perf_counter()
-        [store] = load(path, chunk_bytes=64 << 10)
-        timings[n] = time.perf_counter() - t0
+        [store] = load(damaged_file(n), chunk_bytes=64 << 10)
         assert len(store.slices) == 0 and store.report.dropped_events == n
-    # linear: 4x the events cost about 4x (a quadratic resync costs 16x); generous for a busy machine
-    assert timings[8000] < 10 * timings[2000] + 0.5, timings
 
 
 def test_the_scanner_walks_a_damaged_buffer_once():
