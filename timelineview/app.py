@@ -71,6 +71,9 @@ def _size(text: str) -> tuple[int, int]:
 
 def main(argv: list[str] | None = None) -> int:
     """Console entry point."""
+    from timelineview.model.load.jit import use_user_numba_cache
+
+    use_user_numba_cache()
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in COMMANDS:
         module, function, _ = COMMANDS[argv[0]]

@@ -4,6 +4,8 @@ and equal a warm run's, the console says so once, and one compile for next time 
 
 from __future__ import annotations
 
+import fcntl
+
 from timelineview.analysis.summaries.summary_session import SummarySession
 from timelineview.distributed import card_task, first_run
 from timelineview.distributed import summarize as summarize_module
@@ -14,7 +16,7 @@ from .conftest import CARDS
 from .test_summarize import _without_workers
 
 
-def test_a_first_run_reads_typed_and_compiles_once_afterwards(traces, dask_client, tmp_path, monkeypatch):
+def test_a_first_run_reads_typed_and_compiles_once_afterwards(traces, dask_client, tmp_path, monkeypatch, request):
     if not jit.scanner_available():
         return  # no numba: nothing is ever compiled, there is no first run to test
     cached = jit.scanner_cached()  # when this machine's cache holds the scanner, the shared cluster's run is warm
@@ -24,7 +26,9 @@ def test_a_first_run_reads_typed_and_compiles_once_afterwards(traces, dask_clien
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
     lock = jit._compile_lock()
     lock.parent.mkdir(parents=True)
-    lock.touch()
+    held = open(lock, "w")  # noqa: SIM115 - held until the test ends, like a compile's lock
+    fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    request.addfinalizer(held.close)
     assert not jit.scanner_cached()
     done: list[int] = []
     notes: list[str] = []

@@ -10,6 +10,11 @@ this scanner, and when it does not, ``compile_in_background`` compiles it in a s
 low-priority process for the next load while this one uses the typed decode. That process
 compiles every other set of compiled loops too (``ON_DEMAND_KERNELS``: those a process
 compiles on their first use), so that their first use after an install finds them cached.
+
+The compile stays in the launching session's share of the CPU, below its loads (a lower nice value, not the
+idle class, which starves on a busy machine), in a process group of its own (a Ctrl+C for the launching
+command does not reach it). One compile per cache at a time: it holds an advisory lock on the lock file for
+as long as it lives, which the system drops when it ends however it ends.
 """
 
 from __future__ import annotations
@@ -21,11 +26,11 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 from timelineview import provenance
@@ -34,9 +39,10 @@ from timelineview.model.load.library_pages import drop_library_pages
 _warm = False
 _warm_lock = threading.Lock()
 _compile_started = False
-COMPILE_STALE_S = 600.0  # a compile lock older than this was left by a killed compile
-COMPILE_NICENESS = 19  # the background compile takes only what the loads leave of the CPU
-AUTOGROUP = "/proc/self/autogroup"  # Linux: the niceness of this process's session as a whole
+# below the loads of its session, yet with a weight that still progresses beside busy processes (nice 19 and
+# the idle class got 10 s of CPU in 15 minutes on a machine loaded six times its cores)
+COMPILE_NICENESS = 10
+NUMBA_FOLDER = "numba"  # in the user's cache folder: where the commands keep numba's machine code
 _DECODE_DIR = Path(__file__).resolve().parents[1] / "decode"
 SCANNER_FOLDER = "scan"  # the decode package's folder of the scanner's kernels, where numba caches them
 BLAS_MODULE = "scipy.linalg.cython_blas"  # what numba imports to look for BLAS
@@ -125,7 +131,20 @@ def _cache_dir() -> Path:
     local = kernels / "__pycache__"
     if os.access(local if local.exists() else kernels, os.W_OK):
         return local
+    return _user_cache_root()
+
+
+def _user_cache_root() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "timelineview"
+
+
+def use_user_numba_cache() -> None:
+    """Keep numba's machine code in the user's cache folder rather than beside the package's sources, unless
+    ``NUMBA_CACHE_DIR`` says where: a compile that outlives a command must not write into a checkout (a
+    removal of the checkout meanwhile would fail on the files that keep appearing). For the commands'
+    processes only, before numba is imported: a library user's own numba functions keep their own cache."""
+    if "NUMBA_CACHE_DIR" not in os.environ and "numba" not in sys.modules:
+        os.environ["NUMBA_CACHE_DIR"] = str(_user_cache_root() / NUMBA_FOLDER)
 
 
 def kernel_file(module: str) -> Path:
@@ -174,32 +193,37 @@ def _compile_lock() -> Path:
 
 def compile_in_background() -> bool:
     """Start compiling the scanner and every other kernel set (``compile_kernels``) into numba's cache in a
-    low-priority process of its own
-    (it outlives a ``stats`` run, so the next run is fast). At most one such process per
-    cache; returns whether one is under way."""
+    low-priority process of its own (it outlives a ``stats`` run, so the next run is fast). At most one such
+    process per cache, whoever started it; returns whether one is under way."""
     global _compile_started
     if not scanner_available() or scanner_cached():
         return False
     if _compile_started:
         return True
+    try:
+        import fcntl
+    except ImportError:  # no advisory locks here: no background compile, each process compiles on first use
+        return False
     lock = _compile_lock()
     try:
         lock.parent.mkdir(parents=True, exist_ok=True)
-        if lock.exists() and time.time() - lock.stat().st_mtime > COMPILE_STALE_S:
-            lock.unlink(missing_ok=True)
-        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-    except FileExistsError:
-        return True  # another process compiles it now
+        fd = os.open(lock, os.O_CREAT | os.O_RDWR, 0o644)
     except OSError:
         return False
     try:
-        child = subprocess.Popen(_compile_command(lock), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL, start_new_session=True, cwd=tempfile.gettempdir(),
-                                 env=compile_child_env())
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         os.close(fd)
-        lock.unlink(missing_ok=True)
+        return True  # another process compiles it now
+    try:
+        # the child inherits the locked descriptor: the lock is held as long as the compile lives
+        child = subprocess.Popen(_compile_command(lock), stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(fd,),
+                                 cwd=tempfile.gettempdir(), env=compile_child_env())
+    except OSError:
+        os.close(fd)
         return False
+    os.ftruncate(fd, 0)
     os.write(fd, str(child.pid).encode())  # who compiles (a benchmark ends it, a user may)
     os.close(fd)
     _reap_when_done(child)
@@ -244,21 +268,21 @@ def _reap_when_done(child: subprocess.Popen) -> None:
 
 
 def _lower_priority(niceness: int) -> None:
-    """Take only the CPU the loads leave. Linux schedules each session's group of processes fairly
-    against the others (autogroups), so the compile, in a session of its own, would get half of the
-    machine whatever its nice value: the group's niceness is lowered too (a first ``stats`` took
-    1.9x as long beside a compile that was only ``nice``)."""
+    """Take the CPU the loads of this session leave, yet progress beside other sessions' work: a nice value
+    within the launching session's share (Linux shares the CPU between sessions first), in a process group
+    of its own so that a Ctrl+C or a hang-up meant for the launching command does not end it."""
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)
+    for name in ("SIGINT", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
     if hasattr(os, "nice"):
         os.nice(niceness)
-    with contextlib.suppress(OSError):
-        Path(AUTOGROUP).write_text(str(niceness))
-    if hasattr(os, "sched_setscheduler") and hasattr(os, "SCHED_IDLE"):
-        with contextlib.suppress(OSError):
-            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
 
 
 def _compile_main(lock: str) -> None:
-    """The background compile: below the loads' priority, the lock removed however it ends."""
+    """The background compile: below the loads' priority, the lock file removed once the cache holds the
+    kernels (the lock itself ends with this process)."""
     try:
         _lower_priority(COMPILE_NICENESS)
         compile_kernels()
