@@ -29,6 +29,7 @@ from timelineview.commands.exit_codes import (
     read_something,
     run_guarded,
 )
+from timelineview.commands.gap_option import add_gap_option
 from timelineview.commands.terminal_lines import TerminalLines, compile_goes_on
 from timelineview.model import LoadCancelled, load_cards
 from timelineview.model.load.loader import card_sources, shutdown_pool
@@ -46,7 +47,7 @@ def stats_main(argv: list[str]) -> int:
     parser.add_argument("paths", nargs="+", help="trace files or folders (one card per rank)")
     parser.add_argument("--json", action="store_true",
                         help="print the statistics as one JSON document (its fields: docs/metrics.md)")
-    parser.add_argument("--min-gap-us", type=float, default=1.0, help="idle AI Core gap threshold (µs)")
+    add_gap_option(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     add_cache_option(parser)
     args = parser.parse_args(argv)

@@ -170,3 +170,18 @@ def test_a_cancel_while_the_tables_are_built_stops_the_query(sample, monkeypatch
     monkeypatch.setattr(engine, "interrupt", interrupt)
     _, outcome = interrupted(engine, "select count(*) from slices", building)
     assert "cancelled" in outcome and "rows" not in outcome
+
+
+@pytest.mark.parametrize("query", ["", "  ", ";"])
+def test_an_empty_query_is_a_usage_error(sample_path, query):
+    out = run_cli("query", str(sample_path), query)
+    assert out.returncode == EXIT_USAGE and out.stdout == ""
+    assert "the query is empty" in out.stderr
+
+
+@pytest.mark.parametrize("command", ["stats", "query"])
+@pytest.mark.parametrize("gap", ["-5", "nan", "inf", "x"])
+def test_a_gap_threshold_that_is_not_one_is_a_usage_error(sample_path, command, gap):
+    args = [command, str(sample_path), f"--min-gap-us={gap}"] + (["select 1"] if command == "query" else [])
+    out = run_cli(*args)
+    assert out.returncode == EXIT_USAGE and "--min-gap-us" in out.stderr and "Traceback" not in out.stderr

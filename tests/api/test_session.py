@@ -58,6 +58,13 @@ def test_a_card_by_name_or_by_rank(sample):
     assert [c.card for c in sample.cards] == ["rank 0", "rank 1", "rank 2", "rank 3"]
 
 
+def test_a_card_as_the_session_lists_it(sample):
+    card = sample.cards[2]
+    store = sample.stores[card.number]
+    assert len(sample.slices(card)) == len(store.slices)
+    assert set(sample.steps(card)["card"]) == {card.card}
+
+
 def test_counters_and_flows_are_the_store_columns(sample):
     counters, flows = sample.counters(), sample.flows()
     for store in sample.stores:

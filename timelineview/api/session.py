@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     import pyarrow
 
 NS_PER_US = 1000
-CardSelector = str | int | None  # a card's name ("rank 0"), its rank, or None for every card
 
 
 class CardInfo(NamedTuple):
@@ -32,6 +31,9 @@ class CardInfo(NamedTuple):
     card: str
     rank: int | None
     path: str
+
+
+CardSelector = CardInfo | str | int | None  # one of ``cards``, a card's name ("rank 0"), its rank, or None for all
 
 
 class NothingReadable(ValueError):
@@ -107,7 +109,10 @@ class Session:
         """Positions (load order, by rank) of the cards ``card`` selects; None for all of them."""
         if card is None:
             return None
-        chosen = [c.number for c in self.cards if (c.card == card if isinstance(card, str) else c.rank == card)]
+        if isinstance(card, CardInfo):
+            chosen = [c.number for c in self.cards if c == card]
+        else:
+            chosen = [c.number for c in self.cards if (c.card == card if isinstance(card, str) else c.rank == card)]
         if not chosen:
             names = ", ".join(f"{c.card!r}" for c in self.cards)
             raise KeyError(f"no card {card!r} in this session (its cards: {names})")

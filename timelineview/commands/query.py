@@ -20,6 +20,7 @@ from timelineview.commands.exit_codes import (
     EXIT_USAGE,
     run_guarded,
 )
+from timelineview.commands.gap_option import add_gap_option
 
 PROG = "timelineview query"
 WAIT_S = 0.1  # how often the main thread wakes while a query runs (Ctrl+C is seen between waits)
@@ -41,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     out.add_argument("--json", action="store_true", help="print the rows as a JSON list of objects")
     parser.add_argument("--tables", action="store_true", help="print every table's columns and exit")
     parser.add_argument("--no-cache", action="store_true", help="read the files, not the card cache")
-    parser.add_argument("--min-gap-us", type=float, default=1.0, help="idle AI Core gap threshold (µs)")
+    add_gap_option(parser)
     return parser
 
 
@@ -54,6 +55,10 @@ def query_main(argv: list[str]) -> int:
     if len(args.args) < 2:
         parser.print_usage(sys.stderr)
         print(f"{PROG}: give the run's paths, then the query", file=sys.stderr)
+        return EXIT_USAGE
+    if not args.args[-1].strip(" \t\r\n;"):
+        parser.print_usage(sys.stderr)
+        print(f"{PROG}: the query is empty: give an SQL statement after the run's paths", file=sys.stderr)
         return EXIT_USAGE
     return run_guarded(PROG, lambda: _query(args.args[:-1], args.args[-1], args))
 

@@ -15,6 +15,7 @@ from timelineview.commands.exit_codes import (
     EXIT_USAGE,
     run_guarded,
 )
+from timelineview.commands.gap_option import add_gap_option
 from timelineview.terminal_text import terminal_safe
 
 PROG = "timelineview summarize"
@@ -34,7 +35,7 @@ def summarize_main(argv: list[str]) -> int:
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="a running Dask scheduler you trust, e.g. tcp://head:8786 (default: a local cluster)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes of the local cluster")
-    parser.add_argument("--min-gap-us", type=float, default=1.0, help="idle AI Core gap threshold (µs)")
+    add_gap_option(parser)
     add_cache_option(parser)
     args = parser.parse_args(argv)
     return run_guarded(PROG, lambda: _summarize(args))
