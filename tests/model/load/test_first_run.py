@@ -191,35 +191,63 @@ def test_one_background_compile_per_cache(tmp_path, monkeypatch):
     for fd in children:
         os.close(fd)
     monkeypatch.setattr(jit, "warm_scanner", lambda: 1 / 0)
-    lowered: list[int] = []
-    monkeypatch.setattr(jit, "_lower_priority", lowered.append)  # not this test process's priority
+    waited: list[int] = []
+    monkeypatch.setattr(jit, "_detach", lambda: None)  # not this test process's group and signals
+    monkeypatch.setattr(jit, "wait_for_launcher", waited.append)
     with pytest.raises(ZeroDivisionError):
         jit._compile_main(str(jit._compile_lock()))
-    assert lowered == [jit.COMPILE_NICENESS]
+    assert waited == [os.getppid()]  # it waited for whoever launched it
     assert not jit._compile_lock().exists()  # a failed compile does not block the next one
 
 
-LOWERED_CHILD = """
-import os, signal
-from timelineview.model.load import jit
-jit._lower_priority(jit.COMPILE_NICENESS)
-print(os.nice(0), os.getpgid(0) == os.getpid(), os.getsid(0), signal.getsignal(signal.SIGINT) == signal.SIG_IGN,
-      open('/proc/self/autogroup').read().split()[-1], os.sched_getscheduler(0) == os.SCHED_OTHER)
+def test_the_compile_waits_while_its_launcher_works(monkeypatch):
+    monkeypatch.setattr(jit, "LAUNCHER_POLL_S", 0.001)
+    parent = os.getppid()
+    used = iter(range(1000))
+    monkeypatch.setattr(jit, "_cpu_seconds", lambda pid: float(next(used)))  # a whole core busy
+    assert jit.wait_for_launcher(parent, wait_s=0.01) == "busy"
+    monkeypatch.setattr(jit, "_cpu_seconds", lambda pid: 5.0)  # no CPU used since the last look
+    assert jit.wait_for_launcher(parent, wait_s=0.01) == "idle"
+    looks = iter([5.0, None])
+    monkeypatch.setattr(jit, "_cpu_seconds", lambda pid: next(looks))  # gone between two looks
+    assert jit.wait_for_launcher(parent) == "ended"
+
+
+ORPHAN = """
+import os, subprocess, sys
+# the launcher starts the compile's stand-in and ends at once
+subprocess.Popen([sys.executable, "-c", "import sys; from timelineview.model.load import jit; "
+                  "print(jit.wait_for_launcher(int(sys.argv[1])), flush=True)", str(os.getpid())], stdout=sys.stdout)
 """
 
 
-@pytest.mark.skipif(not os.path.exists("/proc/self/autogroup"), reason="no autogroup scheduling here")
-def test_the_background_compile_runs_below_the_loads_within_their_session():
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs /proc")
+def test_a_compile_whose_launcher_ended_starts_and_one_beside_an_idle_launcher_too():
+    ended = subprocess.run([sys.executable, "-c", ORPHAN], capture_output=True, text=True, timeout=120)
+    assert ended.stdout.split() == ["ended"], ended.stderr
+    idle = subprocess.run([sys.executable, "-c", "import os; from timelineview.model.load import jit; "
+                           "print(jit.wait_for_launcher(os.getppid()))"], capture_output=True, text=True,
+                          timeout=120)  # this test process waits for it: idle
+    assert idle.stdout.split() == ["idle"], idle.stderr
+
+
+DETACHED_CHILD = """
+import os, signal
+from timelineview.model.load import jit
+jit._detach()
+print(os.nice(0), os.getpgid(0) == os.getpid(), os.getsid(0), signal.getsignal(signal.SIGINT) == signal.SIG_IGN,
+      os.sched_getscheduler(0) == os.SCHED_OTHER)
+"""
+
+
+def test_the_background_compile_keeps_the_sessions_priority_in_a_group_of_its_own():
     """Linux shares the CPU between sessions before it looks at nice values: the compile stays in the
-    launching session (the idle class or a session of its own at the lowest weight starved on a busy
-    machine) and yields to the loads there by its nice value; a process group of its own keeps a Ctrl+C for
-    the launching command from ending it."""
-    out = subprocess.run([sys.executable, "-c", LOWERED_CHILD], capture_output=True, text=True, check=True)
-    nice, own_group, session, ignores_ctrl_c, group_nice, normal_class = out.stdout.split()
-    assert int(nice) == os.nice(0) + jit.COMPILE_NICENESS and own_group == "True" and ignores_ctrl_c == "True"
-    assert int(session) == os.getsid(0)  # the launching session's share of the CPU
-    assert int(group_nice) == int(open("/proc/self/autogroup").read().split()[-1])  # the session's weight kept
-    assert normal_class == "True"  # not the idle class
+    launching session at its priority (the idle class in a session of its own at the lowest weight starved
+    on a busy machine); a process group of its own keeps a Ctrl+C for the launching command from ending it."""
+    out = subprocess.run([sys.executable, "-c", DETACHED_CHILD], capture_output=True, text=True, check=True)
+    nice, own_group, session, ignores_ctrl_c, normal_class = out.stdout.split()
+    assert int(nice) == os.nice(0) and own_group == "True" and ignores_ctrl_c == "True"
+    assert int(session) == os.getsid(0) and normal_class == "True"
 
 
 class _Feed:

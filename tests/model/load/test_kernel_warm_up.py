@@ -22,13 +22,12 @@ SCAN_JIT = "timelineview.model.decode.scan.scan_jit"
 NUMBA_PLUMBING = {SCAN_JIT, "timelineview.model.decode.scan.numba_internals"}
 CHILD_TIMEOUT_S = 300
 
-# the background compile as ``compile_in_background`` runs it, at this test's priority and without the JSON
-# scanner (20-30 s to compile; its own tests cover it)
+# the background compile as ``compile_in_background`` runs it (this test waits: its launcher is idle), without
+# the JSON scanner (20-30 s to compile; its own tests cover it)
 COMPILE_CHILD = """
 import sys
 from timelineview.model.load import jit
 from timelineview.model.memory.csv_kernels import Kernels
-jit._lower_priority = lambda niceness: None
 jit.SCANNER_KERNELS = ()
 jit._compile_main(sys.argv[1])
 """

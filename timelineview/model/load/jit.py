@@ -6,15 +6,17 @@ the compiled code of this process.
 
 A first run has no machine code in numba's cache and compiling takes 20-30 s. No load
 waits for that: ``scanner_cached`` says (without importing numba) whether the cache holds
-this scanner, and when it does not, ``compile_in_background`` compiles it in a separate,
-low-priority process for the next load while this one uses the typed decode. That process
+this scanner, and when it does not, ``compile_in_background`` compiles it in a separate
+process for the next load while this one uses the typed decode. That process
 compiles every other set of compiled loops too (``ON_DEMAND_KERNELS``: those a process
 compiles on their first use), so that their first use after an install finds them cached.
 
-The compile stays in the launching session's share of the CPU, below its loads (a lower nice value, not the
-idle class, which starves on a busy machine), in a process group of its own (a Ctrl+C for the launching
-command does not reach it). One compile per cache at a time: it holds an advisory lock on the lock file for
-as long as it lives, which the system drops when it ends however it ends.
+The compile waits until the process that launched it is done or idle (a compile beside the load that
+started it cost that load 1.3-1.9x), then runs at the launching session's normal priority: a low priority
+(a high nice value, the idle class) starved it on a machine loaded several times its cores. It runs in a
+process group of its own (a Ctrl+C for the launching command does not reach it). One compile per cache at
+a time: it holds an advisory lock on the lock file for as long as it lives, which the system drops when it
+ends however it ends.
 """
 
 from __future__ import annotations
@@ -39,9 +41,10 @@ from timelineview.model.load.library_pages import drop_library_pages
 _warm = False
 _warm_lock = threading.Lock()
 _compile_started = False
-# below the loads of its session, yet with a weight that still progresses beside busy processes (nice 19 and
-# the idle class got 10 s of CPU in 15 minutes on a machine loaded six times its cores)
-COMPILE_NICENESS = 10
+LAUNCHER_POLL_S = 0.5  # how often the compile looks whether its launcher is still busy
+LAUNCHER_IDLE_SHARE = 0.2  # below this share of a core over a poll, the launcher counts as idle
+LAUNCHER_WAIT_S = 120.0  # the compile starts after this long even beside a launcher that stays busy
+CLOCK_TICKS = "SC_CLK_TCK"  # the unit of /proc/PID/stat's CPU times
 NUMBA_FOLDER = "numba"  # in the user's cache folder: where the commands keep numba's machine code
 _DECODE_DIR = Path(__file__).resolve().parents[1] / "decode"
 SCANNER_FOLDER = "scan"  # the decode package's folder of the scanner's kernels, where numba caches them
@@ -193,8 +196,8 @@ def _compile_lock() -> Path:
 
 def compile_in_background() -> bool:
     """Start compiling the scanner and every other kernel set (``compile_kernels``) into numba's cache in a
-    low-priority process of its own (it outlives a ``stats`` run, so the next run is fast). At most one such
-    process per cache, whoever started it; returns whether one is under way."""
+    process of its own that waits for this one to be done or idle (it outlives a ``stats`` run, so the next
+    run is fast). At most one such process per cache, whoever started it; returns whether one is under way."""
     global _compile_started
     if not scanner_available() or scanner_cached():
         return False
@@ -267,24 +270,50 @@ def _reap_when_done(child: subprocess.Popen) -> None:
     threading.Thread(target=child.wait, name="scanner-compile-reaper", daemon=True).start()
 
 
-def _lower_priority(niceness: int) -> None:
-    """Take the CPU the loads of this session leave, yet progress beside other sessions' work: a nice value
-    within the launching session's share (Linux shares the CPU between sessions first), in a process group
-    of its own so that a Ctrl+C or a hang-up meant for the launching command does not end it."""
+def _detach() -> None:
+    """A process group of its own, deaf to Ctrl+C and hang-ups: they are meant for the launching command."""
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
     for name in ("SIGINT", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), signal.SIG_IGN)
-    if hasattr(os, "nice"):
-        os.nice(niceness)
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """CPU time ``pid`` has used (user and system), from /proc; None when that cannot be read."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf(CLOCK_TICKS)
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def wait_for_launcher(launcher: int, wait_s: float = LAUNCHER_WAIT_S) -> str:
+    """Wait until the launching process ``launcher`` has ended or idles (below ``LAUNCHER_IDLE_SHARE`` of a
+    core over a poll), at most ``wait_s``; says which: "ended", "idle", "busy" or "unknown" (no /proc)."""
+    used = _cpu_seconds(launcher)
+    if used is None:
+        return "ended" if os.getppid() != launcher else "unknown"
+    for _ in range(max(1, int(wait_s / LAUNCHER_POLL_S))):
+        threading.Event().wait(LAUNCHER_POLL_S)
+        if os.getppid() != launcher:  # the launcher ended: this process was handed to another parent
+            return "ended"
+        now = _cpu_seconds(launcher)
+        if now is None:
+            return "ended"
+        if now - used < LAUNCHER_IDLE_SHARE * LAUNCHER_POLL_S:
+            return "idle"
+        used = now
+    return "busy"
 
 
 def _compile_main(lock: str) -> None:
-    """The background compile: below the loads' priority, the lock file removed once the cache holds the
-    kernels (the lock itself ends with this process)."""
+    """The background compile: once its launcher is done or idle, the lock file removed once the cache holds
+    the kernels (the lock itself ends with this process)."""
     try:
-        _lower_priority(COMPILE_NICENESS)
+        launcher = os.getppid()
+        _detach()
+        wait_for_launcher(launcher)
         compile_kernels()
     finally:
         Path(lock).unlink(missing_ok=True)
