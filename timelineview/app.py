@@ -6,6 +6,7 @@ import argparse
 import importlib
 import logging
 import os
+import signal
 import sys
 import tempfile
 import threading
@@ -14,6 +15,8 @@ from pathlib import Path
 from timelineview.terminal_text import terminal_safe
 
 NS_PER_US = 1000
+SIGNALLED_EXIT_BASE = 128  # shells report a process ended by signal N as 128 + N
+SIGNAL_POLL_MS = 200  # how soon a Ctrl+C closes the window
 LOG_FORMAT = "%(asctime)s %(name)s %(levelname)s: %(message)s"  # the window's failures, with their tracebacks
 
 
@@ -115,9 +118,31 @@ def main(argv: list[str] | None = None) -> int:
         from timelineview.views.analysis_tabs.compare.open_menu import open_comparison
 
         open_comparison(win, args.compare)
+    received = _quit_on_signals(app)
     code = app.exec()
     _shutdown_pool()
-    return code
+    return SIGNALLED_EXIT_BASE + received[0] if received else code
+
+
+def _quit_on_signals(app) -> list[int]:
+    """Ctrl+C in the launching terminal (SIGINT) and SIGTERM close the window as its Quit does; returns the
+    list that receives the signal's number. Python runs its handlers only between bytecodes, so a timer
+    hands it the GUI thread now and then while Qt waits for events."""
+    from PySide6 import QtCore
+
+    received: list[int] = []
+
+    def close(signum: int, _frame) -> None:
+        received.append(signum)
+        app.closeAllWindows()
+        app.quit()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, close)
+    timer = QtCore.QTimer(app)
+    timer.timeout.connect(lambda: None)
+    timer.start(SIGNAL_POLL_MS)
+    return received
 
 
 def _screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:

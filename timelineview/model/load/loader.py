@@ -40,6 +40,7 @@ from timelineview.model.load.jit import (
     warm_scanner,
 )
 from timelineview.model.load.partial_load import Partial, PartialCards
+from timelineview.model.load.worker_life import end_with_parent
 from timelineview.model.store.assemble import CardBuilder
 from timelineview.model.store.report import MAX_EXAMPLES, LoadReport
 from timelineview.model.store.trace_store import TraceStore
@@ -103,7 +104,8 @@ def get_pool(workers: int | None = None, threads: bool | None = None) -> Executo
                 heap.limit_arenas()
                 _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="decode")
             else:
-                _pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+                _pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
+                                            initializer=end_with_parent, initargs=(os.getpid(),))
             _pool_workers = workers
         return _pool
 
