@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from timelineview.commands.exit_codes import EXIT_INTERNAL_ERROR, EXIT_USAGE
+from timelineview.commands.exit_codes import EXIT_USAGE
 from timelineview.distributed.scheduler_probe import CONNECT_TIMEOUT_S, HANDSHAKE_GRACE_S, SchedulerUnusable, probe
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -118,12 +118,12 @@ def test_out_where_no_folder_can_be_made(tmp_path):
     assert one_line(run).startswith("timelineview summarize: --out /proc/timelineview-summary cannot be made a folder")
 
 
-def test_dask_missing_is_one_line_and_exit_3(tmp_path):
+def test_dask_missing_is_one_line_and_exit_2_as_every_missing_extra(tmp_path):
     script = ("import sys; sys.modules['distributed'] = None\n"  # makes `import distributed` fail
               "from timelineview.distributed.cli import summarize_main\n"
               f"sys.exit(summarize_main([{str(tmp_path)!r}, '--out', {str(tmp_path / 'out')!r}]))\n")
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert run.returncode == EXIT_INTERNAL_ERROR
+    assert run.returncode == EXIT_USAGE
     assert one_line(run) == ("timelineview summarize: needs Dask, which is not installed: "
                              "pip install 'timelineview[scale]'")
 

@@ -35,6 +35,7 @@ def test_readme_has_the_two_set_up_commands():
     commands = [b.strip() for b in blocks if b.strip().startswith("python3 -m venv")]
     assert len(commands) == 2
     assert commands[0].endswith(".venv/bin/timelineview")
+    assert 'pip install -e ".[api]"' in commands[0]  # the Query tab's SQL engine: every tab works
     assert 'pip install -e ".[test]"' in commands[1] and commands[1].endswith("-m pytest")
 
 

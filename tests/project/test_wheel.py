@@ -56,13 +56,16 @@ def test_outside_a_checkout_the_installed_copy_runs(installed, tmp_path):
     assert version.returncode == 0 and version.stdout.strip() == f"timelineview {__version__}"
     usage = _run(installed, tmp_path, "-m", "timelineview", "--help")
     assert usage.returncode == 0
-    for command in ("stats", "diff", "summarize"):
+    for command in ("stats", "diff", "summarize", "query", "sample"):
         assert f"timelineview {command}" in usage.stdout
     shot = _run(installed, tmp_path, "-m", "timelineview", "--screenshot", str(tmp_path / "sample.png"),
                 "--size", "800x500")
     assert shot.returncode == 0, shot.stderr
     assert (tmp_path / "sample.png").stat().st_size > 10_000
-    sample = installed / "timelineview" / "resources" / "sample_cluster"
+    found = _run(installed, tmp_path, "-m", "timelineview", "sample")  # the sample, from the command line
+    assert found.returncode == 0, found.stderr
+    sample = Path(found.stdout.strip())
+    assert sample == installed / "timelineview" / "resources" / "sample_cluster"
     stats = _run(installed, tmp_path, "-m", "timelineview", "stats", str(sample), "--json", "--quiet")
     assert stats.returncode == 0, stats.stderr
     assert [card["card"] for card in json.loads(stats.stdout)["cards"]] == ["rank 0", "rank 1", "rank 2", "rank 3"]

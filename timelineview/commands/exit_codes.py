@@ -12,12 +12,13 @@ from timelineview.terminal_text import terminal_safe
 
 EXIT_OK = 0  # something was loaded (problems, if any, are reported on stderr)
 EXIT_NOTHING_READABLE = 1  # no event could be read from the input: one line on stderr says why
-EXIT_USAGE = 2  # wrong arguments (argparse's own code)
+EXIT_USAGE = 2  # wrong arguments (argparse's own code), or an extra the command needs is not installed
 EXIT_INTERNAL_ERROR = 3  # a defect in timelineview: one line on stderr, the traceback only on request
 EXIT_INTERRUPTED = 130  # Ctrl+C
 TRACEBACK_VARIABLE = "TIMELINEVIEW_TRACEBACK"  # set to 1 to see the traceback of an internal error
 EPILOG = ("Exit status: 0 something was loaded, 1 nothing readable (the reason on stderr), "
-          "2 wrong arguments, 3 internal error, 130 interrupted.")
+          "2 wrong arguments or a missing extra (the line says what to install), 3 internal error, "
+          "130 interrupted.")
 
 
 def holds_events(store) -> bool:

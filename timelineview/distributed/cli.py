@@ -9,7 +9,6 @@ from pathlib import Path
 from timelineview.commands.cache_option import add_cache_option, cache_wanted
 from timelineview.commands.exit_codes import (
     EPILOG,
-    EXIT_INTERNAL_ERROR,
     EXIT_NOTHING_READABLE,
     EXIT_OK,
     EXIT_USAGE,
@@ -24,8 +23,8 @@ NO_DASK = f"{PROG}: needs Dask, which is not installed: pip install 'timelinevie
 
 def summarize_main(argv: list[str]) -> int:
     """Entry point of the ``summarize`` subcommand; returns the exit code (``commands.exit_codes``): 0 some
-    card summarised, 1 none, 2 arguments that cannot be used (``--out``, ``--scheduler``), 3 Dask missing or
-    an internal error."""
+    card summarised, 1 none, 2 arguments that cannot be used (``--out``, ``--scheduler``) or Dask missing, 3 an
+    internal error."""
     parser = argparse.ArgumentParser(
         prog=PROG, epilog=EPILOG,
         description="Summarise every card of a folder on a Dask cluster; open DIR in the "
@@ -46,7 +45,7 @@ def _summarize(args: argparse.Namespace) -> int:
         import distributed  # noqa: F401
     except ImportError:
         print(NO_DASK, file=sys.stderr)
-        return EXIT_INTERNAL_ERROR  # the installation lacks a part: not the arguments' fault
+        return EXIT_USAGE  # a missing extra, as for every command: the line says how to install it
     problem = _out_problem(Path(args.out))
     if problem:
         print(f"{PROG}: {terminal_safe(problem)}", file=sys.stderr)
