@@ -429,7 +429,7 @@ def add_device(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> N
     group_tid = _group_lanes(comm, ops)
     if task is not None:
         n = len(task["startNs"])
-        name, ttype, info = _task_names(s, task, compute)
+        name, ttype, info = _task_names(s, task, compute, parts.notes)
         compute = None  # let go: each table is held only while it is needed (the load's peak)
         uniq, inverse = unique_inverse(task.pop("streamId"))
         lane_of = np.array([parts.book.lane(L.HARDWARE, str(int(u)), L.STREAM_LANE.format(int(u)), int(u))
@@ -454,10 +454,11 @@ def add_device(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> N
             parts.ends.add("device", ops["connectionId"], first)
 
 
-def _task_names(s: CardStrings, task: dict[str, np.ndarray], compute: dict[str, np.ndarray] | None
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _task_names(s: CardStrings, task: dict[str, np.ndarray], compute: dict[str, np.ndarray] | None,
+                notes: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each task's name, ``Task Type`` and ``COMPUTE_TASK_INFO`` rowid (-1: none): from its compute info,
-    else its own ``taskType``. Takes ``task``'s ``taskType`` (no longer needed after)."""
+    else its own ``taskType``; a kernel of a compute unit without compute info is untyped (-1), with a
+    note. Takes ``task``'s ``taskType`` (no longer needed after)."""
     own_type = s.of_ids(task.pop("taskType"))
     n = len(own_type)
     ci = _join(task["globalTaskId"], compute["globalTaskId"]) if compute else np.full(n, -1, np.int64)
@@ -471,7 +472,32 @@ def _task_names(s: CardStrings, task: dict[str, np.ndarray], compute: dict[str, 
         ttype[has] = np.where(np.isin(info_type, _ids_of(s, L.NO_TASK_TYPE)), _json_types(s, own_type[has]),
                               info_type)
         info[has] = compute[ROWID][ci]
+    if compute is not None:
+        _untype_kernels_without_info(s, own_type, ttype, _without_info(n, has), notes)
     return name, ttype, info
+
+
+def _without_info(n: int, has: np.ndarray) -> np.ndarray:
+    """A mask of the ``n`` tasks that are not among ``has`` (the tasks with a compute info row)."""
+    missing = np.ones(n, bool)
+    missing[has] = False
+    return missing
+
+
+def _untype_kernels_without_info(s: CardStrings, own_type: np.ndarray, ttype: np.ndarray, missing: np.ndarray,
+                                 notes: list[str]) -> None:
+    """Kernels of a compute unit with no ``COMPUTE_TASK_INFO`` row lose their ``Task Type`` (-1): nothing
+    says which operator they ran, and counted as compute they would add time the producer's Computing
+    leaves out. The note counts them by their unit."""
+    units = _ids_of(s, L.COMPUTE_UNIT_TYPES)
+    untyped = missing & np.isin(own_type, units)
+    if not untyped.any():
+        return
+    kinds, counts = np.unique(own_type[untyped], return_counts=True)  # (``ttype`` may be ``own_type`` itself)
+    each = ", ".join(f"{s.strings[k]} ×{c:,}" for k, c in zip(kinds.tolist(), counts.tolist(), strict=True))
+    ttype[untyped] = -1
+    notes.append(f"{int(untyped.sum()):,} TASK rows of a compute unit ({each}) have no COMPUTE_TASK_INFO row: "
+                 f"drawn untyped, named by their unit, not counted as compute")
 
 
 def _ids_of(s: CardStrings, texts) -> np.ndarray:
