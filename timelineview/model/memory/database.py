@@ -41,6 +41,7 @@ _NULL, _BAD = -2, -1  # what a numeric column reads as when NULL / not a number 
 NO_VALUE = "no value"
 UNKNOWN_NAME = "unknown name id"
 ALLOCATE, RELEASE = "allocate", "release"  # NPU_OP_MEM's event types
+NPU_OP_MEM = "NPU_OP_MEM"
 
 
 def table_columns(db: sqlite3.Connection) -> dict[str, set[str]]:
@@ -214,6 +215,33 @@ def _npu_op_mem(r: _Reader, names: Names) -> Allocations:
     return Allocations(name[order][alloc], comp_ids, c["size"][order][alloc], t[alloc], released)
 
 
+def _count(r: _Reader, sql: str) -> int | None:
+    try:
+        return int(r.db.execute(sql).fetchone()[0])
+    except sqlite3.Error:
+        return None
+
+
+def _say_npu_op_mem_unread(r: _Reader) -> None:
+    """``NPU_OP_MEM`` is not read beside ``OP_MEMORY`` (its allocations would count twice): the report says
+    so, with its rows and allocations against ``OP_MEMORY``'s rows without a stream (the same blocks,
+    as torch_npu writes them), so that a difference shows."""
+    if "NPU_OP_MEM" not in r.schema:
+        return
+    rows = _count(r, 'SELECT count(*) FROM "NPU_OP_MEM"')
+    if not rows:
+        return
+    allocate = [k for k, v in r.strings.items() if v == ALLOCATE]
+    allocs = _count(r, f'SELECT count(*) FROM "NPU_OP_MEM" WHERE "type" IN ({",".join(map(str, allocate))})') \
+        if allocate and "type" in r.schema["NPU_OP_MEM"] else None
+    streamless = _count(r, 'SELECT count(*) FROM "OP_MEMORY" WHERE "streamPtr" IS NULL') \
+        if "streamPtr" in r.schema["OP_MEMORY"] else None
+    held = f" ({allocs:,} allocations" + (f" against OP_MEMORY's {streamless:,} without a stream)" if
+                                         streamless is not None else ")") if allocs is not None else ""
+    r.report.warn(f"{r.path.name}: table {NPU_OP_MEM} not read, {rows:,} rows{held}: the allocations are "
+                  f"read from OP_MEMORY")
+
+
 def _modules(r: _Reader, names: Names) -> ModuleMemory:
     rows = r.rows("NPU_MODULE_MEM", ("moduleId", "timestampNs", "totalReserved"))
     if rows is None:
@@ -249,7 +277,11 @@ def read_database_memory(path: str | Path, names: Names, report: MemoryReport) -
                 if t not in r.schema:
                     report.warn(f"{path.name}: no table {t}")
             curves = concat([_memory_record(r, names), _npu_mem(r, names)], MemoryCurves)
-            allocations = _op_memory(r, names) if "OP_MEMORY" in r.schema else _npu_op_mem(r, names)
+            if "OP_MEMORY" in r.schema:
+                allocations = _op_memory(r, names)
+                _say_npu_op_mem_unread(r)
+            else:
+                allocations = _npu_op_mem(r, names)
             return DatabaseMemory(curves, allocations, _modules(r, names))
         finally:
             db.close()
