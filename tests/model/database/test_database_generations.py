@@ -45,3 +45,31 @@ def test_every_kernel_with_compute_info_says_nothing(tmp_path):
     store, doc = _card(db, tmp_path)
     assert doc["compute_us"] == pytest.approx(100.0)
     assert not [w for w in store.report.warnings if "COMPUTE_TASK_INFO" in w]
+
+
+SDMA, NA = 0, 65534
+
+
+def _transfers(db: CraftedDatabase) -> None:
+    """Two SDMA transfers 0→1 (1 000 + 3 000 bytes in 1 + 1 µs), and transfers naming no transport: 0→2
+    with a NULL transport, 0→3 as N/A, 0→4 with an id the enumeration lacks (4 bytes each in 5 µs)."""
+    db.collective(0, 100 * US, "hcom_allReduce__1_0_1")
+    db.plane_task(10 * US, 11 * US, "Memcpy", 0, 1, 1000, SDMA)
+    db.plane_task(20 * US, 21 * US, "Memcpy", 0, 1, 3000, SDMA)
+    db.plane_task(30 * US, 35 * US, "Notify_Record", 0, 2, 4, None)
+    db.plane_task(40 * US, 45 * US, "Notify_Record", 0, 3, 4, NA)
+    db.plane_task(50 * US, 55 * US, "Notify_Record", 0, 4, 4, 77)
+    db.plane_task(60 * US, 61 * US, "Notify_Wait", 0, 0, 0, None)  # moves nothing: not counted
+
+
+def test_no_link_without_a_transport(tmp_path):
+    db = CraftedDatabase()
+    _transfers(db)
+    store, doc = _card(db, tmp_path)
+    links = doc["communication"]["links"]
+    assert [(x["link"], x["transport"], x["bytes"], x["count"]) for x in links] == [("0-1", "SDMA", 4000, 2)]
+    assert links[0]["bandwidth_gbps"] == pytest.approx(4000 / 2000)  # bytes / transit ns
+    said = [w for w in store.report.warnings if "no named transport" in w]
+    assert len(said) == 1
+    assert said[0].endswith("3 COMMUNICATION_TASK_INFO rows move 12 bytes between two ranks over no named "
+                            "transport: in no link")

@@ -23,6 +23,7 @@ from timelineview.model.database.progress import RowMeter
 from timelineview.model.database.strings import CardStrings
 from timelineview.model.database.table_names import ROWID
 from timelineview.model.database.tables import Schema, find_sorted, read_or_salvage
+from timelineview.model.database.transports import note_untransported
 from timelineview.model.store.interval_index import slice_index_dtype
 
 # kinds of slice (where their args are read from)
@@ -425,6 +426,8 @@ def add_device(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> N
             task.pop(done_with, None)
     compute = _read(conn, schema, parts, _table(schema, parts, "COMPUTE_TASK_INFO"), COMPUTE_COLUMNS)
     comm = _read(conn, schema, parts, "COMMUNICATION_TASK_INFO", COMM_TASK_COLUMNS)
+    if comm is not None and parts.scope is None:  # (of a database of several devices: counted in none)
+        note_untransported(conn, schema, parts.notes)
     ops = _read(conn, schema, parts, "COMMUNICATION_OP", OP_COLUMNS, OP_OPTIONAL)
     group_tid = _group_lanes(comm, ops)
     if task is not None:
