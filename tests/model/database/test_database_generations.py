@@ -4,6 +4,8 @@ database written row by row here, its figures computed by hand."""
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
 from tests.model.database.crafted import CraftedDatabase
@@ -73,3 +75,39 @@ def test_no_link_without_a_transport(tmp_path):
     assert len(said) == 1
     assert said[0].endswith("3 COMMUNICATION_TASK_INFO rows move 12 bytes between two ranks over no named "
                             "transport: in no link")
+
+
+HASH_AS_TEXT = "1.83976461015564e+19"  # an unresolved operator hash as SQLite writes a real as text
+
+
+def test_a_name_that_is_a_bare_number_is_said(tmp_path):
+    db = CraftedDatabase()
+    db.kernel(0, 100 * US, "MatMul_1")
+    db.kernel(200 * US, 300 * US, HASH_AS_TEXT)
+    db.kernel(400 * US, 450 * US, HASH_AS_TEXT)
+    db.kernel(500 * US, 510 * US, "18397646101556412345")  # an integer hash: no name either
+    store, doc = _card(db, tmp_path)
+    said = [w for w in store.report.warnings if "bare number" in w]
+    assert len(said) == 1
+    assert said[0].split(": ", 1)[1] == (f"3 kernels of COMPUTE_TASK_INFO are named by a bare number, not a name: a "
+                                         f"hash the producer did not resolve (e.g. {HASH_AS_TEXT}); shown as written")
+    assert doc["compute_us"] == pytest.approx(260.0)  # still compute: the unit and the type say so
+
+
+def test_an_id_no_string_names_is_said_unknown_in_args_and_lanes(tmp_path):
+    db = CraftedDatabase()
+    db.kernel(0, 100 * US, "Add_1")
+    db.collective(0, 50 * US, "hcom_allReduce__1_0_1", group="g")
+    path = db.write(tmp_path / "ascend_pytorch_profiler_0.db")
+    conn = sqlite3.connect(path)
+    # the collective's group is an id STRING_IDS lacks; the kernel's op type an id stored as a whole real
+    conn.execute("update COMMUNICATION_OP set groupName = 999")
+    conn.execute("update COMPUTE_TASK_INFO set opType = cast(opType as real)")
+    conn.commit()
+    conn.close()
+    [store] = load(path)
+    assert "Group (unknown name #999) Communication" in list(store.lanes.name)
+    kernel = int(classify(store).compute.nonzero()[0][0])
+    assert store.args(kernel)["Op Type"] == "Add"  # the real 3.0 is the id 3
+    op = [i for i, n in enumerate(store.slices.name) if store.strings[n] == "hcom_allReduce__1_0_1"][0]
+    assert store.args(op)["group_name"] == "(unknown name #999)"

@@ -135,3 +135,20 @@ def test_npu_op_mem_beside_op_memory_is_named_not_read(tmp_path):
 def test_an_empty_npu_op_mem_says_nothing(tmp_path):
     path = make_db(tmp_path, {"OP_MEMORY": [(3, 4096, 100, 200, 9, 0)]})
     assert not load_memory([path]).report.warnings
+
+
+def test_an_allocation_named_by_a_bare_number_is_said(tmp_path):
+    """An operator hash the producer did not resolve reaches STRING_IDS as a number written as text."""
+    strings = dict(STRINGS)
+    strings[9] = "1.83976461015564e+19"
+    path = tmp_path / "ascend_pytorch_profiler_0.db"
+    make_db(tmp_path, {"NPU_OP_MEM": [(9, 0xA0, 5, 1024, 100, 0, 0, 0, 2, 0), (9, 0xA0, 6, 1024, 150, 0, 0, 0, 2, 0),
+                                      (3, 0xB0, 5, 2048, 110, 0, 0, 0, 2, 0)]}, skip=("OP_MEMORY",))
+    db = sqlite3.connect(path)
+    db.execute("INSERT INTO STRING_IDS VALUES (9, ?)", (strings[9],))
+    db.commit()
+    db.close()
+    m = load_memory([path])
+    assert sorted(m.name(k) for k in m.allocations.name) == ["1.83976461015564e+19", "aten::mm"]
+    assert (f"{path.name}: 1 allocations of NPU_OP_MEM are named by a bare number, not a name: a hash the producer "
+            f"did not resolve (e.g. 1.83976461015564e+19); shown as written") in m.report.warnings

@@ -15,12 +15,13 @@ from typing import NamedTuple
 import numpy as np
 
 from timelineview.model.database import layout as L
+from timelineview.model.database.bare_numbers import bare_number_note
 from timelineview.model.database.devices import DEVICE_COLUMN, DeviceScope
 from timelineview.model.database.keys import sorted_unique, unique_inverse
 from timelineview.model.database.lanes import LaneBook
 from timelineview.model.database.pages import fits_int32
 from timelineview.model.database.progress import RowMeter
-from timelineview.model.database.strings import CardStrings
+from timelineview.model.database.strings import UNKNOWN_ID, CardStrings
 from timelineview.model.database.table_names import ROWID
 from timelineview.model.database.tables import Schema, find_sorted, read_or_salvage
 from timelineview.model.database.transports import note_untransported
@@ -475,9 +476,18 @@ def _task_names(s: CardStrings, task: dict[str, np.ndarray], compute: dict[str, 
         ttype[has] = np.where(np.isin(info_type, _ids_of(s, L.NO_TASK_TYPE)), _json_types(s, own_type[has]),
                               info_type)
         info[has] = compute[ROWID][ci]
+        _say_bare_number_names(s, name[has], notes)
     if compute is not None:
         _untype_kernels_without_info(s, own_type, ttype, _without_info(n, has), notes)
     return name, ttype, info
+
+
+def _say_bare_number_names(s: CardStrings, names: np.ndarray, notes: list[str]) -> None:
+    """Note the kernels whose ``COMPUTE_TASK_INFO.name`` is a bare number (``bare_numbers``)."""
+    ids, counts = np.unique(names[names >= 0], return_counts=True)
+    note = bare_number_note((s.strings[i] for i in ids.tolist()), counts.tolist(), "kernels", "COMPUTE_TASK_INFO")
+    if note:
+        notes.append(note)
 
 
 def _without_info(n: int, has: np.ndarray) -> np.ndarray:
@@ -539,8 +549,9 @@ def _without_parents(task: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 
 def _text(s: CardStrings, db_id: int) -> str:
+    """The text of a database string id; one ``STRING_IDS`` lacks is said to be unknown, never shown bare."""
     value = s.value(db_id)
-    return value if value is not None else str(db_id)
+    return value if value is not None else UNKNOWN_ID.format(db_id)
 
 
 def _group_lanes(comm: dict | None, ops: dict | None) -> dict[int, tuple[int, int]]:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from timelineview.model.database.bare_numbers import bare_number_note
 from timelineview.model.database.connection import connect
 from timelineview.model.database.tables import STRING_TABLE
 from timelineview.model.memory.records import (
@@ -129,6 +130,13 @@ class _Reader:
         mapped = ours[inverse.reshape(-1)] if len(ids) else np.zeros(0, np.int32)
         return mapped, mapped < 0
 
+    def say_bare_numbers(self, name_ids: np.ndarray, names: Names, table: str) -> None:
+        """Warn of the allocations whose operator name is a bare number (``bare_numbers``)."""
+        ids, counts = np.unique(name_ids[name_ids >= 0], return_counts=True)
+        note = bare_number_note((names.strings[i] for i in ids.tolist()), counts.tolist(), "allocations", table)
+        if note:
+            self.report.warn(f"{self.path.name}: {note}")
+
     def no_value(self, *cols: np.ndarray) -> np.ndarray:
         return np.any([c == _NULL for c in cols], axis=0) if cols else np.zeros(0, bool)
 
@@ -181,6 +189,7 @@ def _op_memory(r: _Reader, names: Names) -> Allocations:
     keep = r.keep(rows, [(r.no_value(c["name"], c["size"], c["allocationTime"]), NO_VALUE),
                          (r.bad(c["name"], c["size"], c["allocationTime"], release), BAD_NUMBER),
                          (unknown, UNKNOWN_NAME), (t1 < c["allocationTime"], RELEASE_BEFORE_ALLOCATION)])
+    r.say_bare_numbers(name[keep], names, "OP_MEMORY")
     # blocks without a stream of the caching allocator are CANN graph-engine blocks (as in the CSV)
     component = np.where(stream == _NULL, names.id(GE), names.id(PTA)).astype(np.int32)
     return Allocations(name[keep], component[keep], c["size"][keep], c["allocationTime"][keep], t1[keep])
@@ -212,6 +221,7 @@ def _npu_op_mem(r: _Reader, names: Names) -> Allocations:
         comp_ids = np.where(comp_ids < 0, ge, comp_ids).astype(np.int32)
     else:
         comp_ids = np.full(len(alloc), ge, dtype=np.int32)
+    r.say_bare_numbers(name[order][alloc], names, "NPU_OP_MEM")
     return Allocations(name[order][alloc], comp_ids, c["size"][order][alloc], t[alloc], released)
 
 
