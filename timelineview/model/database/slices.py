@@ -502,7 +502,8 @@ def _untype_kernels_without_info(s: CardStrings, own_type: np.ndarray, ttype: np
     """Kernels of a compute unit with no ``COMPUTE_TASK_INFO`` row lose their ``Task Type`` (-1): nothing
     says which operator they ran, and counted as compute they would add time the producer's Computing
     leaves out. The note counts them by their unit."""
-    units = _ids_of(s, L.COMPUTE_UNIT_TYPES)
+    seen = np.unique(own_type[missing])  # the units looked up by text: none is added to the card's strings
+    units = [i for i in seen.tolist() if i >= 0 and s.strings[i] in L.COMPUTE_UNIT_TYPES]
     untyped = missing & np.isin(own_type, units)
     if not untyped.any():
         return
