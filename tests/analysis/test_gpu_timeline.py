@@ -180,3 +180,23 @@ def test_sample_gpu_excerpt_counts_its_operator_not_its_kernel():
     [store] = load(SAMPLES / "misc" / "gpu_timeline_display_0.json")
     by_name = AnalysisSession([store]).card_documents[0]["operators"]["by_name"]
     assert [(row["name"], row["count"]) for row in by_name] == [("Default/InitDataSetQueue-op0", 1)]
+
+
+def test_an_ascend_stream_on_the_tid_named_ops_is_no_gpu_operator_lane(tmp_path):
+    """Every MindSpore generation names its tid 0 "Ops", on Ascend too, where tid 0 can be a stream: its
+    operators and those of the other streams all count (the GPU operator lane is told by its tid)."""
+    events = [{"ph": "M", "name": "process_labels", "pid": 0, "tid": 0, "args": {"labels": "AICORE OP"}},
+              {"ph": "M", "name": "thread_name", "pid": 0, "tid": 0, "args": {"name": "Ops"}},
+              {"ph": "M", "name": "thread_name", "pid": 0, "tid": 100002, "args": {"name": "GpuOps"}}]
+    durations = {0: [10.0, 20.0], 5: [30.0, 40.0, 50.0]}
+    t = 0.0
+    for stream, durs in durations.items():
+        for k, d in enumerate(durs):
+            events.append({"name": f"MatMul-op{stream}{k}", "ph": "X", "pid": 0, "tid": stream, "ts": t, "dur": d})
+            t += d + 5.0
+    path = tmp_path / "ascend_timeline_display_0.json"
+    path.write_text(json.dumps(events))
+    [store] = load(path)
+    doc = AnalysisSession([store]).card_documents[0]
+    assert sum(row["count"] for row in doc["operators"]["by_name"]) == 5
+    assert doc["compute_us"] == pytest.approx(150.0)

@@ -11,7 +11,7 @@ Two producer families are told apart by their processes:
   minus operators named like collectives; communication = pid 10000. MindSpore's GPU timeline
   (same family) writes each operator on an ``Ops`` lane (``GpuOps`` from MindSpore 2.x) and its CUDA
   kernels again on stream lanes: there only the operator lane is compute, one level of operator per
-  execution, whether or not the producer's thread names reach the lanes.
+  execution, whether or not the producer's thread names reach the lanes (the lane is told by its tid).
 
 Processes are recognised by display name, then label, then (MindSpore ≤ 2.1 only) pid,
 case-insensitively and ignoring a `` Rank<N>`` / ``_<N>`` suffix.
@@ -81,10 +81,12 @@ LEGACY_EXCLUDED_LANE_NAMES = {"scope name", "thread scope name", "host cpu op"}
 LEGACY_STEPS_LANE_NAMES = {"steps", "thread steps"}
 # MindSpore's GPU timeline writes each operator on its operator lane and again, as the CUDA kernels it
 # launched, on stream lanes; the operator is the execution (the producer's summary counts it once).
-# The lane is "Ops" up to MindSpore 1.x and "GpuOps" from 2.x, whose events carry the tid as text while
-# its thread names are written for the number the text maps to (100002): the events' lanes, kernels
-# included, reach the file without a thread name, so the lane is told by its tid as well as its name.
-GPU_OPERATOR_LANES = frozenset({"ops", "gpuops", "gpu ops", "100002"})
+# The lane's tid is "Ops" up to MindSpore 1.x and "GpuOps" from 2.x, whose events carry the tid as text
+# while its thread names are written for the number the text maps to (100002): the events' lanes,
+# kernels included, reach the file without a thread name, so the lane is told by its tid, never by a
+# thread name (every MindSpore generation names its tid 0 "Ops", an Ascend stream there included), and
+# only when it holds slices (a thread name alone makes a lane).
+GPU_OPERATOR_TIDS = frozenset({"ops", "gpuops", "100002"})
 
 # Operator-level thread of the msprof communication process: "Group <g> Communication",
 # "Communication Kernel" (python msprof, tid 70000) or a copied plain "Communication".
@@ -198,8 +200,8 @@ def classify(store: TraceStore) -> Classification:
 
     sl = store.slices
     tids_low = [t.lower() for t in tids]
-    gpu_operator = np.array([tids_low[ln] in GPU_OPERATOR_LANES or lane_names[ln] in GPU_OPERATOR_LANES
-                             for ln in range(n_lanes)], dtype=bool)
+    holds_slices = np.bincount(sl.lane, minlength=n_lanes)[:n_lanes] > 0 if len(sl) else np.zeros(n_lanes, bool)
+    gpu_operator = np.array([tids_low[ln] in GPU_OPERATOR_TIDS for ln in range(n_lanes)], dtype=bool) & holds_slices
     gpu_processes = {int(lanes.process[ln]) for ln in range(n_lanes)
                      if lane_role[ln] == LEGACY_DEVICE and gpu_operator[ln]}
     is_hw = np.zeros(n_lanes, dtype=bool)
