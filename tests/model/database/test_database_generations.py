@@ -28,8 +28,11 @@ def test_kernels_without_compute_info_are_said_and_not_compute(tmp_path):
     db.task(600 * US, 700 * US, "AI_CORE")  # a kernel nothing says the operator of
     db.task(800 * US, 850 * US, "AI_CORE")
     db.task(900 * US, 950 * US, "EVENT_RECORD")  # not a kernel: typed by its own type, as before
+    # the producer's own Computing lane: the three kernels alone
+    db.rows["OVERLAP_ANALYSIS"] = [(0, a * US, b * US, 0) for a, b in [(0, 100), (200, 300), (400, 500)]]
     store, doc = _card(db, tmp_path)
     assert doc["compute_us"] == pytest.approx(300.0)  # the three kernels: 3 × 100 µs (not 450)
+    assert doc["file_overlap"]["compute_us"] == pytest.approx(doc["compute_us"])
     said = [w for w in store.report.warnings if "no COMPUTE_TASK_INFO row" in w]
     assert len(said) == 1 and said[0].split(": ", 1)[1].startswith("2 TASK rows of a compute unit (AI_CORE ×2)")
     # still drawn, named by their unit, without a Task Type
