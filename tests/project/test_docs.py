@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from timelineview.analysis.findings.rules import RULES
 from timelineview.views.platform_check import XCB_LIBRARIES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,3 +61,11 @@ def test_the_code_cites_only_what_a_reader_of_the_repository_has():
             for name in document.findall(text):
                 cited = root / name if name.startswith("docs/") else root / "docs" / name
                 assert cited.exists() or (root / name).exists(), (path, name)
+
+
+def test_every_rule_has_a_row_in_the_rule_table_of_the_docs():
+    """The findings' rule table in docs/metrics.md lists every rule the package fires, and no other."""
+    text = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
+    table = text.split("| rule | fires when |", 1)[1].split("\n\n", 1)[0]
+    rows = re.findall(r"^\| `(\w+)` \|", table, re.M)
+    assert sorted(rows) == sorted(rule.name for rule in RULES)

@@ -9,8 +9,9 @@ Two producer families are told apart by their processes:
 * MindSpore ≤ 2.1 (no ``Ascend Hardware``): compute = the device process's stream lanes
   (pid = device id, minus the Steps/Scope Name threads) and the AI CPU process (pid 9000),
   minus operators named like collectives; communication = pid 10000. MindSpore's GPU timeline
-  (same family) writes each operator on an ``Ops`` lane and its CUDA kernels again on stream
-  lanes: there only the ``Ops`` lane is compute, one level of operator per execution.
+  (same family) writes each operator on an ``Ops`` lane (``GpuOps`` from MindSpore 2.x) and its CUDA
+  kernels again on stream lanes: there only the operator lane is compute, one level of operator per
+  execution, whether or not the producer's thread names reach the lanes (the lane is told by its tid).
 
 Processes are recognised by display name, then label, then (MindSpore ≤ 2.1 only) pid,
 case-insensitively and ignoring a `` Rank<N>`` / ``_<N>`` suffix.
@@ -78,9 +79,14 @@ LEGACY_EXCLUDED_TIDS = {"100000", "100001", "100003", "steps", "scope name"}
 LEGACY_STEPS_TIDS = {"100000", "steps"}
 LEGACY_EXCLUDED_LANE_NAMES = {"scope name", "thread scope name", "host cpu op"}
 LEGACY_STEPS_LANE_NAMES = {"steps", "thread steps"}
-# MindSpore's GPU timeline writes each operator on its "Ops" lane and again, as the CUDA kernels it
+# MindSpore's GPU timeline writes each operator on its operator lane and again, as the CUDA kernels it
 # launched, on stream lanes; the operator is the execution (the producer's summary counts it once).
-GPU_OPERATOR_TID = "ops"
+# The lane's tid is "Ops" up to MindSpore 1.x and "GpuOps" from 2.x, whose events carry the tid as text
+# while its thread names are written for the number the text maps to (100002): the events' lanes,
+# kernels included, reach the file without a thread name, so the lane is told by its tid, never by a
+# thread name (every MindSpore generation names its tid 0 "Ops", an Ascend stream there included), and
+# only when it holds slices (a thread name alone makes a lane).
+GPU_OPERATOR_TIDS = frozenset({"ops", "gpuops", "100002"})
 
 # Operator-level thread of the msprof communication process: "Group <g> Communication",
 # "Communication Kernel" (python msprof, tid 70000) or a copied plain "Communication".
@@ -194,8 +200,10 @@ def classify(store: TraceStore) -> Classification:
 
     sl = store.slices
     tids_low = [t.lower() for t in tids]
+    holds_slices = np.bincount(sl.lane, minlength=n_lanes)[:n_lanes] > 0 if len(sl) else np.zeros(n_lanes, bool)
+    gpu_operator = np.array([tids_low[ln] in GPU_OPERATOR_TIDS for ln in range(n_lanes)], dtype=bool) & holds_slices
     gpu_processes = {int(lanes.process[ln]) for ln in range(n_lanes)
-                     if lane_role[ln] == LEGACY_DEVICE and tids_low[ln] == GPU_OPERATOR_TID}
+                     if lane_role[ln] == LEGACY_DEVICE and gpu_operator[ln]}
     is_hw = np.zeros(n_lanes, dtype=bool)
     is_comm = np.zeros(n_lanes, dtype=bool)
     step_trace = np.zeros(n_lanes, dtype=bool)
@@ -216,7 +224,7 @@ def classify(store: TraceStore) -> Classification:
                 steps[ln] = True
             elif tids_low[ln] in LEGACY_EXCLUDED_TIDS or lane_names[ln] in LEGACY_EXCLUDED_LANE_NAMES:
                 continue
-            elif int(lanes.process[ln]) not in gpu_processes or tids_low[ln] == GPU_OPERATOR_TID:
+            elif int(lanes.process[ln]) not in gpu_processes or gpu_operator[ln]:
                 is_hw[ln] = True  # on GPU only the operator lane: its kernels are the same executions
         elif role == LEGACY_AICPU:
             is_hw[ln] = True

@@ -20,6 +20,7 @@ from timelineview.analysis.summary import stats_document
 from timelineview.commands.diff import diff_main
 from timelineview.commands.exit_codes import EXIT_OK
 from timelineview.model import find_cards, load
+from timelineview.model.memory import load_memory
 
 SAMPLES = Path(__file__).resolve().parents[4] / "shared" / "samples"
 DB = SAMPLES / "torch_npu_db"
@@ -250,3 +251,59 @@ def test_diff_between_a_json_run_and_a_database_run(capsys):
     assert card["new"]["compute_us"] == pytest.approx(8903.431, rel=REL)  # StepTraceTime's computing
     assert card["delta"]["compute_us"] == pytest.approx(card["new"]["compute_us"] - card["base"]["compute_us"])
     assert {link["key"] for link in doc["links"]} >= {"0-1", "1-0"}
+
+
+def _own_sql(level: str, rank: int, sql: str) -> list[tuple]:
+    path = _output(level, rank) / f"ascend_pytorch_profiler_{rank}.db"
+    conn = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("level,rank", CAPTURES)
+def test_sample_kernels_without_compute_info_are_drawn_through_their_sub_tasks(level, rank):
+    """Every AI_CORE task the samples hold without compute info is the parent of sub-tasks (an FFTS+ kernel
+    or a collective's carrier): none is drawn, none untyped, and the card says nothing of them."""
+    parents = _own_sql(level, rank, "select t.streamId, t.taskId from TASK t join STRING_IDS s on s.id = t.taskType "
+                                    "left join COMPUTE_TASK_INFO c on c.globalTaskId = t.globalTaskId "
+                                    "where c.globalTaskId is null and s.value = 'AI_CORE'")
+    assert len(parents) == 9
+    for stream, task in parents:
+        assert _own_sql(level, rank, f"select count(*) from TASK where streamId = {stream} and taskId = {task} "
+                                     f"and contextId != 4294967295")[0][0] > 0
+    [store] = load(_output(level, rank) / f"ascend_pytorch_profiler_{rank}.db")
+    assert not [w for w in store.report.warnings if "COMPUTE_TASK_INFO" in w or "bare number" in w]
+    names = {store.strings[i] for i in np.unique(store.slices.name[classify(store).compute])}
+    assert "AI_CORE" not in names
+
+
+@pytest.mark.parametrize("level,rank", CAPTURES)
+def test_sample_npu_op_mem_is_named_as_not_read(level, rank):
+    path = _output(level, rank) / f"ascend_pytorch_profiler_{rank}.db"
+    rows = _own_sql(level, rank, "select count(*) from NPU_OP_MEM")[0][0]
+    allocs = _own_sql(level, rank, "select count(*) from NPU_OP_MEM n join STRING_IDS s on s.id = n.type "
+                                   "where s.value = 'allocate'")[0][0]
+    streamless = _own_sql(level, rank, "select count(*) from OP_MEMORY where streamPtr is null")[0][0]
+    assert (rows, allocs, streamless) == (114, 57, 57)
+    m = load_memory([path])
+    assert (f"{path.name}: table NPU_OP_MEM not read, {rows} rows ({allocs} allocations against OP_MEMORY's "
+            f"{streamless} without a stream): the allocations are read from OP_MEMORY") in m.report.warnings
+    assert len(m.allocations) == _own_sql(level, rank, "select count(*) from OP_MEMORY")[0][0]
+
+
+@pytest.mark.parametrize("level,rank", CAPTURES)
+def test_sample_links_all_name_their_transport(documents, capsys, level, rank):
+    doc = _stats_json(documents[(level, rank)], capsys)
+    [card] = doc["cards"]
+    links = card["communication"]["links"]
+    assert all(x["transport"] not in nm.NO_TRANSPORT for x in links)
+    assert bool(links) == (level == "level1")  # level0 writes no sizes (and N/A transports): no transfer at all
+    moving = _own_sql(level, rank, "select count(*) from COMMUNICATION_TASK_INFO c where size > 0 and "
+                                   "srcRank != dstRank and transportType not in (0, 1, 2)")[0][0]
+    assert moving == 0  # nothing left out: every transfer of the samples has a transport
+    assert sum(x["count"] for x in links) == _own_sql(
+        level, rank, "select count(*) from COMMUNICATION_TASK_INFO c join TASK t on t.globalTaskId = c.globalTaskId "
+                     "where c.size > 0 and c.srcRank != c.dstRank and c.srcRank < 4294967295 "
+                     "and c.dstRank < 4294967295")[0][0]

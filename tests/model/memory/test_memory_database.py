@@ -115,3 +115,40 @@ def test_not_a_database(tmp_path):
     path.write_bytes(b"this is no sqlite file" * 100)
     m = load_memory([path])
     assert m.empty and any("cannot be read as a database" in w for w in m.report.warnings)
+
+
+def test_npu_op_mem_beside_op_memory_is_named_not_read(tmp_path):
+    """With OP_MEMORY read, NPU_OP_MEM's events would count its graph-engine blocks twice: not read, and
+    said, with what each table holds (3 rows, 2 allocations; OP_MEMORY's 1 row without a stream)."""
+    path = make_db(tmp_path, {
+        "OP_MEMORY": [(3, 4096, 100, 200, 9, 0), (4, 1024, 100, 150, None, 0)],
+        "NPU_OP_MEM": [(4, 0xA0, 5, 1024, 100, 0, 0, 0, 2, 0), (4, 0xA0, 6, 1024, 150, 0, 0, 0, 2, 0),
+                       (3, 0xB0, 5, 2048, 110, 0, 0, 0, 2, 0)],
+    })
+    m = load_memory([path])
+    assert m.allocations.size.tolist() == [4096, 1024]  # OP_MEMORY's rows only
+    assert (f"{path.name}: table NPU_OP_MEM not read, 3 rows (2 allocations against OP_MEMORY's 1 "
+            f"without a stream): the allocations are read from OP_MEMORY") in m.report.warnings
+    assert "NPU_OP_MEM" in m.report.headline()
+
+
+def test_an_empty_npu_op_mem_says_nothing(tmp_path):
+    path = make_db(tmp_path, {"OP_MEMORY": [(3, 4096, 100, 200, 9, 0)]})
+    assert not load_memory([path]).report.warnings
+
+
+def test_an_allocation_named_by_a_bare_number_is_said(tmp_path):
+    """An operator hash the producer did not resolve reaches STRING_IDS as a number written as text."""
+    strings = dict(STRINGS)
+    strings[9] = "1.83976461015564e+19"
+    path = tmp_path / "ascend_pytorch_profiler_0.db"
+    make_db(tmp_path, {"NPU_OP_MEM": [(9, 0xA0, 5, 1024, 100, 0, 0, 0, 2, 0), (9, 0xA0, 6, 1024, 150, 0, 0, 0, 2, 0),
+                                      (3, 0xB0, 5, 2048, 110, 0, 0, 0, 2, 0)]}, skip=("OP_MEMORY",))
+    db = sqlite3.connect(path)
+    db.execute("INSERT INTO STRING_IDS VALUES (9, ?)", (strings[9],))
+    db.commit()
+    db.close()
+    m = load_memory([path])
+    assert sorted(m.name(k) for k in m.allocations.name) == ["1.83976461015564e+19", "aten::mm"]
+    assert (f"{path.name}: 1 allocations of NPU_OP_MEM are named by a bare number, not a name: a hash the producer "
+            f"did not resolve (e.g. 1.83976461015564e+19); shown as written") in m.report.warnings

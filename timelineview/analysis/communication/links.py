@@ -1,6 +1,7 @@
 """Per link: bytes, transit time, count and bandwidth, per card and for a cluster; slow links (§6).
 
-A link is (src rank, dst rank, transport type, link type) over the transfer tasks of a card.
+A link is (src rank, dst rank, transport type, link type) over the transfer tasks of a card; a transfer
+that names no transport is in no link.
 ``bandwidth_gbps`` = bytes / transit ns (10⁹ bytes per second); a link whose transfers all take
 0 ns has no bandwidth (NaN, null in JSON) and takes no part in the slow-link rule.
 
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from timelineview.analysis.communication import names as nm
 from timelineview.analysis.communication.plane_tasks import PlaneTasks
 from timelineview.analysis.worst_of_many import median_and_sigma, z_threshold
 
@@ -61,8 +63,9 @@ class Links:
 
 
 def card_links(tasks: PlaneTasks) -> Links:
-    """The links of one card's transfer tasks."""
-    x = np.flatnonzero(tasks.transfer)
+    """The links of one card's transfer tasks that name their transport (``names.NO_TRANSPORT``: none)."""
+    named = np.array([t not in nm.NO_TRANSPORT for t in tasks.transports], dtype=bool)
+    x = np.flatnonzero(tasks.transfer & named[tasks.transport]) if len(named) else np.zeros(0, np.int64)
     if not len(x):
         return Links.empty()
     src, dst = tasks.src[x], tasks.dst[x]

@@ -31,6 +31,9 @@ TRANSPORT_SDMA = "SDMA"  # copy engine, within a node (HCCS, PCIe, SIO)
 TRANSPORT_RDMA = "RDMA"  # network, across nodes (RoCE)
 TRANSPORT_LOCAL = "LOCAL"  # on the card itself (notifies)
 UNKNOWN = ""  # a missing or non-text transport / link type
+# What names no transport: a task moving bytes over none of them is in no link (its bandwidth would be
+# a link's that does not exist; the producer's matrix leaves it out).
+NO_TRANSPORT = frozenset({UNKNOWN, "N/A", "INVALID_TYPE"})
 LINK_ON_CHIP = "ON_CHIP"  # link type of a copy that stays on the chip (a local reduce or copy)
 
 # Plane threads: "Plane 0" .. "Plane 7" (any number).

@@ -19,12 +19,13 @@ import numpy as np
 from timelineview.model.database import layout as L
 from timelineview.model.database import slices as S
 from timelineview.model.database.connection import connect
-from timelineview.model.database.strings import CardStrings
+from timelineview.model.database.strings import UNKNOWN_ID, CardStrings
 from timelineview.model.database.tables import Schema
 from timelineview.model.store.args_reader import CHANGED, REMOVED, TraceFileChanged
 from timelineview.model.store.file_stamp import FileStamp, file_stamp
 
 IN_LIST = 20_000  # rowids per query
+_INT64_LIMIT = float(1 << 63)  # a real id at or past it is no integer id SQLite could hold
 PMU_TABLE = "TASK_PMU_INFO"
 ARG_TASK_TYPE = "Task Type"
 _TABLES = {  # kind -> (table of row, its args, table of info row, its args)
@@ -139,12 +140,27 @@ class DatabaseArgs:
 
     def _decode(self, table: str, rec: dict[str, Any]) -> dict[str, Any]:
         for col in L.STRING_COLUMNS.get(table, ()):
-            if col in rec and isinstance(rec[col], int):
-                rec[col] = self.strings.value(rec[col])
+            if col in rec:
+                rec[col] = self._string(rec[col])
         for col, enum in L.ENUM_COLUMNS.get(table, {}).items():
             if col in rec and isinstance(rec[col], int):
                 rec[col] = self.enums.get(enum, {}).get(rec[col], rec[col])
         return rec
+
+    def _string(self, value: Any) -> Any:
+        """A string-id column's value as its text: an id stored as a whole real or as digits is an id too;
+        one ``STRING_IDS`` lacks is said to be unknown (never shown as a bare number). NULL stays None, text
+        that is not digits is taken as the name itself."""
+        if isinstance(value, float) and value.is_integer() and abs(value) < _INT64_LIMIT:
+            value = int(value)
+        elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            value = int(value)
+        if isinstance(value, (bool, str)) or value is None:  # text that is no id is a name already
+            return value
+        if isinstance(value, int):
+            text = self.strings.value(value)
+            return text if text is not None else UNKNOWN_ID.format(value)
+        return UNKNOWN_ID.format(value)
 
     def _pmu(self, conn: sqlite3.Connection, rows: dict[int, dict[str, Any]],
              infos: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:

@@ -46,6 +46,12 @@ NO_TASK_TYPE = ("N/A", "INVALID_TYPE", "")
 KERNEL_TASK_TYPE = {"KERNEL_AICORE": "AI_CORE", "KERNEL_AIVEC": "AI_VECTOR_CORE", "KERNEL_AICPU": "AI_CPU",
                     "KERNEL_MIX_AIC": "MIX_AIC", "KERNEL_MIX_AIV": "MIX_AIV", "STARS_COMMON": "DSA_SQE"}
 
+# TASK.taskType of a kernel on a compute unit, as TASK spells it or as the JSON does: such a task is
+# an operator's only through its COMPUTE_TASK_INFO row (its name, its type); without one it is drawn
+# untyped, named by its unit, and is no operator's compute (the producer's Computing leaves it out)
+COMPUTE_UNIT_TYPES = ("AI_CORE", "AI_VECTOR_CORE", "AI_CPU", "MIX_AIC", "MIX_AIV", "FFTS_PLUS", "DSA_SQE",
+                      *KERNEL_TASK_TYPE)
+
 NONE_U32 = 4294967295  # "none" for stream ids, model ids, ranks (as in the JSON)
 
 # columns whose integers are ids into STRING_IDS, per table

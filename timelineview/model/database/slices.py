@@ -15,14 +15,16 @@ from typing import NamedTuple
 import numpy as np
 
 from timelineview.model.database import layout as L
+from timelineview.model.database.bare_numbers import bare_number_note
 from timelineview.model.database.devices import DEVICE_COLUMN, DeviceScope
 from timelineview.model.database.keys import sorted_unique, unique_inverse
 from timelineview.model.database.lanes import LaneBook
 from timelineview.model.database.pages import fits_int32
 from timelineview.model.database.progress import RowMeter
-from timelineview.model.database.strings import CardStrings
+from timelineview.model.database.strings import UNKNOWN_ID, CardStrings
 from timelineview.model.database.table_names import ROWID
 from timelineview.model.database.tables import Schema, find_sorted, read_or_salvage
+from timelineview.model.database.transports import note_untransported
 from timelineview.model.store.interval_index import slice_index_dtype
 
 # kinds of slice (where their args are read from)
@@ -425,11 +427,13 @@ def add_device(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> N
             task.pop(done_with, None)
     compute = _read(conn, schema, parts, _table(schema, parts, "COMPUTE_TASK_INFO"), COMPUTE_COLUMNS)
     comm = _read(conn, schema, parts, "COMMUNICATION_TASK_INFO", COMM_TASK_COLUMNS)
+    if comm is not None and parts.scope is None:  # (of a database of several devices: counted in none)
+        note_untransported(conn, schema, parts.notes)
     ops = _read(conn, schema, parts, "COMMUNICATION_OP", OP_COLUMNS, OP_OPTIONAL)
     group_tid = _group_lanes(comm, ops)
     if task is not None:
         n = len(task["startNs"])
-        name, ttype, info = _task_names(s, task, compute)
+        name, ttype, info = _task_names(s, task, compute, parts.notes)
         compute = None  # let go: each table is held only while it is needed (the load's peak)
         uniq, inverse = unique_inverse(task.pop("streamId"))
         lane_of = np.array([parts.book.lane(L.HARDWARE, str(int(u)), L.STREAM_LANE.format(int(u)), int(u))
@@ -454,10 +458,11 @@ def add_device(conn: sqlite3.Connection, schema: Schema, parts: SliceParts) -> N
             parts.ends.add("device", ops["connectionId"], first)
 
 
-def _task_names(s: CardStrings, task: dict[str, np.ndarray], compute: dict[str, np.ndarray] | None
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _task_names(s: CardStrings, task: dict[str, np.ndarray], compute: dict[str, np.ndarray] | None,
+                notes: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each task's name, ``Task Type`` and ``COMPUTE_TASK_INFO`` rowid (-1: none): from its compute info,
-    else its own ``taskType``. Takes ``task``'s ``taskType`` (no longer needed after)."""
+    else its own ``taskType``; a kernel of a compute unit without compute info is untyped (-1), with a
+    note. Takes ``task``'s ``taskType`` (no longer needed after)."""
     own_type = s.of_ids(task.pop("taskType"))
     n = len(own_type)
     ci = _join(task["globalTaskId"], compute["globalTaskId"]) if compute else np.full(n, -1, np.int64)
@@ -471,7 +476,42 @@ def _task_names(s: CardStrings, task: dict[str, np.ndarray], compute: dict[str, 
         ttype[has] = np.where(np.isin(info_type, _ids_of(s, L.NO_TASK_TYPE)), _json_types(s, own_type[has]),
                               info_type)
         info[has] = compute[ROWID][ci]
+        _say_bare_number_names(s, name[has], notes)
+    if compute is not None:
+        _untype_kernels_without_info(s, own_type, ttype, _without_info(n, has), notes)
     return name, ttype, info
+
+
+def _say_bare_number_names(s: CardStrings, names: np.ndarray, notes: list[str]) -> None:
+    """Note the kernels whose ``COMPUTE_TASK_INFO.name`` is a bare number (``bare_numbers``)."""
+    ids, counts = np.unique(names[names >= 0], return_counts=True)
+    note = bare_number_note((s.strings[i] for i in ids.tolist()), counts.tolist(), "kernels", "COMPUTE_TASK_INFO")
+    if note:
+        notes.append(note)
+
+
+def _without_info(n: int, has: np.ndarray) -> np.ndarray:
+    """A mask of the ``n`` tasks that are not among ``has`` (the tasks with a compute info row)."""
+    missing = np.ones(n, bool)
+    missing[has] = False
+    return missing
+
+
+def _untype_kernels_without_info(s: CardStrings, own_type: np.ndarray, ttype: np.ndarray, missing: np.ndarray,
+                                 notes: list[str]) -> None:
+    """Kernels of a compute unit with no ``COMPUTE_TASK_INFO`` row lose their ``Task Type`` (-1): nothing
+    says which operator they ran, and counted as compute they would add time the producer's Computing
+    leaves out. The note counts them by their unit."""
+    seen = np.unique(own_type[missing])  # the units looked up by text: none is added to the card's strings
+    units = [i for i in seen.tolist() if i >= 0 and s.strings[i] in L.COMPUTE_UNIT_TYPES]
+    untyped = missing & np.isin(own_type, units)
+    if not untyped.any():
+        return
+    kinds, counts = np.unique(own_type[untyped], return_counts=True)  # (``ttype`` may be ``own_type`` itself)
+    each = ", ".join(f"{s.strings[k]} ×{c:,}" for k, c in zip(kinds.tolist(), counts.tolist(), strict=True))
+    ttype[untyped] = -1
+    notes.append(f"{int(untyped.sum()):,} TASK rows of a compute unit ({each}) have no COMPUTE_TASK_INFO row: "
+                 f"drawn untyped, named by their unit, not counted as compute")
 
 
 def _ids_of(s: CardStrings, texts) -> np.ndarray:
@@ -510,8 +550,9 @@ def _without_parents(task: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 
 def _text(s: CardStrings, db_id: int) -> str:
+    """The text of a database string id; one ``STRING_IDS`` lacks is said to be unknown, never shown bare."""
     value = s.value(db_id)
-    return value if value is not None else str(db_id)
+    return value if value is not None else UNKNOWN_ID.format(db_id)
 
 
 def _group_lanes(comm: dict | None, ops: dict | None) -> dict[int, tuple[int, int]]:

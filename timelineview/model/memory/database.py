@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from timelineview.model.database.bare_numbers import bare_number_note
 from timelineview.model.database.connection import connect
 from timelineview.model.database.tables import STRING_TABLE
 from timelineview.model.memory.records import (
@@ -41,6 +42,7 @@ _NULL, _BAD = -2, -1  # what a numeric column reads as when NULL / not a number 
 NO_VALUE = "no value"
 UNKNOWN_NAME = "unknown name id"
 ALLOCATE, RELEASE = "allocate", "release"  # NPU_OP_MEM's event types
+NPU_OP_MEM = "NPU_OP_MEM"
 
 
 def table_columns(db: sqlite3.Connection) -> dict[str, set[str]]:
@@ -128,6 +130,13 @@ class _Reader:
         mapped = ours[inverse.reshape(-1)] if len(ids) else np.zeros(0, np.int32)
         return mapped, mapped < 0
 
+    def say_bare_numbers(self, name_ids: np.ndarray, names: Names, table: str) -> None:
+        """Warn of the allocations whose operator name is a bare number (``bare_numbers``)."""
+        ids, counts = np.unique(name_ids[name_ids >= 0], return_counts=True)
+        note = bare_number_note((names.strings[i] for i in ids.tolist()), counts.tolist(), "allocations", table)
+        if note:
+            self.report.warn(f"{self.path.name}: {note}")
+
     def no_value(self, *cols: np.ndarray) -> np.ndarray:
         return np.any([c == _NULL for c in cols], axis=0) if cols else np.zeros(0, bool)
 
@@ -180,6 +189,7 @@ def _op_memory(r: _Reader, names: Names) -> Allocations:
     keep = r.keep(rows, [(r.no_value(c["name"], c["size"], c["allocationTime"]), NO_VALUE),
                          (r.bad(c["name"], c["size"], c["allocationTime"], release), BAD_NUMBER),
                          (unknown, UNKNOWN_NAME), (t1 < c["allocationTime"], RELEASE_BEFORE_ALLOCATION)])
+    r.say_bare_numbers(name[keep], names, "OP_MEMORY")
     # blocks without a stream of the caching allocator are CANN graph-engine blocks (as in the CSV)
     component = np.where(stream == _NULL, names.id(GE), names.id(PTA)).astype(np.int32)
     return Allocations(name[keep], component[keep], c["size"][keep], c["allocationTime"][keep], t1[keep])
@@ -211,7 +221,35 @@ def _npu_op_mem(r: _Reader, names: Names) -> Allocations:
         comp_ids = np.where(comp_ids < 0, ge, comp_ids).astype(np.int32)
     else:
         comp_ids = np.full(len(alloc), ge, dtype=np.int32)
+    r.say_bare_numbers(name[order][alloc], names, "NPU_OP_MEM")
     return Allocations(name[order][alloc], comp_ids, c["size"][order][alloc], t[alloc], released)
+
+
+def _count(r: _Reader, sql: str) -> int | None:
+    try:
+        return int(r.db.execute(sql).fetchone()[0])
+    except sqlite3.Error:
+        return None
+
+
+def _say_npu_op_mem_unread(r: _Reader) -> None:
+    """``NPU_OP_MEM`` is not read beside ``OP_MEMORY`` (its allocations would count twice): the report says
+    so, with its rows and allocations against ``OP_MEMORY``'s rows without a stream (the same blocks,
+    as torch_npu writes them), so that a difference shows."""
+    if "NPU_OP_MEM" not in r.schema:
+        return
+    rows = _count(r, 'SELECT count(*) FROM "NPU_OP_MEM"')
+    if not rows:
+        return
+    allocate = [k for k, v in r.strings.items() if v == ALLOCATE]
+    allocs = _count(r, f'SELECT count(*) FROM "NPU_OP_MEM" WHERE "type" IN ({",".join(map(str, allocate))})') \
+        if allocate and "type" in r.schema["NPU_OP_MEM"] else None
+    streamless = _count(r, 'SELECT count(*) FROM "OP_MEMORY" WHERE "streamPtr" IS NULL') \
+        if "streamPtr" in r.schema["OP_MEMORY"] else None
+    held = f" ({allocs:,} allocations" + (f" against OP_MEMORY's {streamless:,} without a stream)" if
+                                         streamless is not None else ")") if allocs is not None else ""
+    r.report.warn(f"{r.path.name}: table {NPU_OP_MEM} not read, {rows:,} rows{held}: the allocations are "
+                  f"read from OP_MEMORY")
 
 
 def _modules(r: _Reader, names: Names) -> ModuleMemory:
@@ -249,7 +287,11 @@ def read_database_memory(path: str | Path, names: Names, report: MemoryReport) -
                 if t not in r.schema:
                     report.warn(f"{path.name}: no table {t}")
             curves = concat([_memory_record(r, names), _npu_mem(r, names)], MemoryCurves)
-            allocations = _op_memory(r, names) if "OP_MEMORY" in r.schema else _npu_op_mem(r, names)
+            if "OP_MEMORY" in r.schema:
+                allocations = _op_memory(r, names)
+                _say_npu_op_mem_unread(r)
+            else:
+                allocations = _npu_op_mem(r, names)
             return DatabaseMemory(curves, allocations, _modules(r, names))
         finally:
             db.close()
