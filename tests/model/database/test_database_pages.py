@@ -147,3 +147,87 @@ def test_narrowed_columns_are_int32_until_a_value_does_not_fit(tmp_path, monkeyp
     assert [c.dtype for c in got] == [np.int32, np.int64, np.int64, np.int32]
     for column, want in zip(got, (np.arange(1, n + 1), late, early, small), strict=True):
         assert np.array_equal(column, want)
+
+
+# a record whose header has a 9-byte serial type in place of nine 1-byte ones: a huge value (the next value
+# would be read far past the page) and negative ones (a wrong value read before the record's body, or a
+# read far outside the file: a crash)
+NINE_BYTE_SERIALS = {"huge": bytes([0x81] + [0x80] * 7 + [0x00]), "negative": bytes([0xFF] * 8 + [0xF0]),
+                     "far negative": bytes([0xC0] + [0x80] * 7 + [0x00])}
+RECORD = b"\x0c\x04" + b"\x00" * 8 + b"\x01\x01" + b"\x11\x22\x33\x44"  # a: 4-byte int, p1..p8 NULL, b, c
+CRAFTED_READ = """
+import sys
+from timelineview.model.database import pages
+from timelineview.model.database.connection import connect
+pages.MIN_ROWS = 0
+conn = connect(sys.argv[1])
+got = pages.read_int_columns(conn, sys.argv[1], "T", ["a", "p2"])
+print("none" if got is None else [c.tolist() for c in got])
+"""
+
+
+def _pages_only(path, table, names):
+    conn = connect(path)
+    try:
+        return pages.read_int_columns(conn, str(path), table, names)
+    finally:
+        conn.close()
+
+
+def _crafted_record(tmp_path, serial: bytes):
+    path = tmp_path / "t.db"
+    conn = sqlite3.connect(path)
+    conn.execute("create table T (a INTEGER, p1, p2, p3, p4, p5, p6, p7, p8, b INTEGER, c INTEGER)")
+    conn.execute("insert into T (a, b, c) values (?, 7, 9)", (0x11223344,))
+    conn.commit()
+    conn.close()
+    data = bytearray(path.read_bytes())
+    at = data.find(RECORD)
+    assert at > 0 and data.find(RECORD, at + 1) < 0
+    data[at + 2:at + 11] = serial  # the serial types of p1..p8 and b
+    path.write_bytes(bytes(data))
+    return path
+
+
+@pytest.mark.parametrize("kind", sorted(NINE_BYTE_SERIALS))
+def test_a_serial_type_that_moves_past_the_record_gives_the_table_to_sqlite(tmp_path, kind):
+    import subprocess
+    import sys
+
+    path = _crafted_record(tmp_path, NINE_BYTE_SERIALS[kind])
+    out = subprocess.run([sys.executable, "-c", CRAFTED_READ, str(path)], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])  # not a signal (SIGSEGV: -11)
+    assert out.stdout.split() == ["none"]
+
+
+def test_a_body_longer_than_its_header_gives_the_table_to_sqlite(tmp_path):
+    path = tmp_path / "t.db"
+    conn = sqlite3.connect(path)
+    conn.execute("create table T (a INTEGER, b INTEGER)")
+    conn.execute("insert into T values (?, 3)", (0x11223344,))
+    conn.commit()
+    conn.close()
+    data = bytearray(path.read_bytes())
+    at = data.find(b"\x03\x04\x01\x11\x22\x33\x44\x03")  # header (3 bytes: a 4-byte int, a 1-byte int), body
+    assert at > 0
+    data[at + 2] = 0x00  # b's serial type NULL: its byte stays in the body, past what the header describes
+    path.write_bytes(bytes(data))
+    assert _pages_only(path, "T", ["a", "b"]) is None
+
+
+def test_an_interior_page_without_cells_gives_the_table_to_sqlite(tmp_path):
+    path = tmp_path / "t.db"
+    conn = sqlite3.connect(path)
+    conn.execute("create table T (a INTEGER)")
+    conn.executemany("insert into T values (?)", [(i,) for i in range(5000)])
+    conn.commit()
+    root = conn.execute("select rootpage from sqlite_master where name = 'T'").fetchone()[0]
+    page_size = conn.execute("pragma page_size").fetchone()[0]
+    conn.close()
+    data = bytearray(path.read_bytes())
+    head = (root - 1) * page_size
+    assert data[head] == 5  # an interior table page: its rows are in the children
+    data[head + 3:head + 5] = b"\x00\x00"  # no cell: only the right-most child would be read
+    path.write_bytes(bytes(data))
+    assert _pages_only(path, "T", ["a"]) is None  # SQLite calls it malformed: not 1 leaf of rows, no word

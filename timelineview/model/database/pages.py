@@ -42,6 +42,7 @@ READ_THREADS = min(2, os.cpu_count() or 1)  # parts of a table decoded at once
 UTF8 = 1
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 MAX_DIGITS = 19
+MAX_SERIAL = (1 << 32) * 2 + 13  # a serial type past any value a page can hold (keeps offsets from overflowing)
 WARM_ROWS = 3  # rows of the table ``warm`` reads: its kernels see every argument type of a real read
 # give-up codes of the kernels (negative: the reason the table is left to SQLite)
 BAD_PAGE, DEEP, OVERFLOW, NOT_INT, BAD_RECORD = -1, -2, -3, -4, -5
@@ -63,7 +64,7 @@ def _compile_once():
         from timelineview.model.decode.scan.scan_jit import numba  # numba's one import, colours off
 
         jit = numba.njit(cache=True, nogil=True, boundscheck=False)
-        for helper in ("_varint", "_u16", "_u32", "_int_value"):  # the kernels call the compiled forms
+        for helper in ("_varint", "_u16", "_u32", "_value_size", "_int_value"):  # the kernels call the compiled forms
             globals()[helper] = jit(globals()[helper])
         _kernels = (jit(_leaves), jit(_decode))
     return _kernels
@@ -138,7 +139,7 @@ def _leaves(buf, page_size, usable, root, out):
         kind = buf[head]
         cells = _u16(buf, head + 3)
         if kind == LEAF_TABLE:
-            if n_leaves >= len(out):
+            if n_leaves >= len(out) or (cells == 0 and depth > 0):  # only an empty table's root is empty
                 return BAD_PAGE, 0
             out[n_leaves] = page
             n_leaves += 1
@@ -146,7 +147,7 @@ def _leaves(buf, page_size, usable, root, out):
             visited += 1
             depth -= 1
             continue
-        if kind != INTERIOR_TABLE:
+        if kind != INTERIOR_TABLE or cells == 0:  # an interior page has one key at least
             return BAD_PAGE, 0
         k = stack_next[depth]
         if k == 0:
@@ -172,6 +173,19 @@ def _leaves(buf, page_size, usable, root, out):
         stack_page[depth] = child
         stack_next[depth] = 0
     return n_leaves, rows
+
+
+def _value_size(serial):
+    """Bytes of a record value of serial type ``serial`` (a valid one: 0-9 or 12 and above)."""
+    if serial >= 12:
+        return (serial - 12) // 2
+    if serial <= 4:
+        return serial
+    if serial == 5:
+        return 6
+    if serial <= 7:
+        return 8
+    return 0
 
 
 def _int_value(buf, serial, at, end, text_ok):
@@ -281,14 +295,22 @@ def _decode(buf, page_size, usable, leaves, columns, alias, text_ok, none, out, 
             for c in range(n_cols):
                 out[c, row] = none
             offset = body
-            while h < header_end and col <= last:
+            # every serial type is walked (not only up to the last wanted column): the values must end
+            # where the payload ends, as SQLite requires of a well-formed record
+            while h < header_end:
                 serial = np.int64(buf[h])
                 if serial < 0x80:  # nearly every serial type is one byte: no call
                     h += 1
                 else:
                     serial, h = _varint(buf, h, header_end)
-                    if h < 0:
+                    if h < 0 or serial < 0 or serial > MAX_SERIAL:  # a 9-byte varint can be negative
                         return BAD_RECORD
+                if col > last:
+                    offset += _value_size(serial)
+                    if serial == 10 or serial == 11 or offset > end:
+                        return BAD_RECORD
+                    col += 1
+                    continue
                 c = slot[col]
                 if c >= 0:
                     if 1 <= serial <= 6:  # a stored integer, big-endian, read here (the common case)
@@ -308,15 +330,14 @@ def _decode(buf, page_size, usable, leaves, columns, alias, text_ok, none, out, 
                         if ok == 0:
                             return NOT_INT
                         out[c, row] = v if ok == 1 else none
-                if serial >= 12:
-                    offset += (serial - 12) // 2
-                elif serial <= 4:
-                    offset += serial
-                elif serial <= 7:
-                    offset += 8 if serial >= 6 else 6
-                elif serial == 10 or serial == 11:
+                if serial == 10 or serial == 11:
+                    return BAD_RECORD
+                offset += _value_size(serial)
+                if offset > end:  # a value past the payload: the next one would be read out of it
                     return BAD_RECORD
                 col += 1
+            if offset != end:  # a body longer or shorter than its header says
+                return BAD_RECORD
             for c in range(n_cols):
                 if columns[c] == ROWID_COLUMN or (columns[c] == alias and col <= alias):
                     out[c, row] = rowid
