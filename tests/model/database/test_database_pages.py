@@ -87,7 +87,7 @@ def test_a_write_ahead_log_beside_the_file_leaves_it_to_sqlite(db):
 
 
 def test_progress_counts_the_rows_read(db, monkeypatch):
-    monkeypatch.setattr(pages, "CHUNK_PAGES", 8)
+    monkeypatch.setattr(pages, "PART_BYTES", 8 * 4096)  # parts of 8 pages
     seen = []
     conn = connect(db)
     got = pages.read_int_columns(conn, str(db), "T", ["a"], seen.append)
@@ -122,9 +122,9 @@ def test_a_card_read_through_the_pages_equals_one_read_through_sqlite(tmp_path, 
 
 def test_narrowed_columns_are_int32_until_a_value_does_not_fit(tmp_path, monkeypatch):
     """Columns asked narrowed come as int32 while every value fits; one past 32 bits in a later part of the
-    table (several parts of ``CHUNK_PAGES`` pages) or in the first widens that column alone, every value
+    table (several parts of ``PART_BYTES``) or in the first widens that column alone, every value
     kept."""
-    monkeypatch.setattr(pages, "CHUNK_PAGES", 8)
+    monkeypatch.setattr(pages, "PART_BYTES", 8 * 4096)  # parts of 8 pages
     path = tmp_path / "n.db"
     n = 5_000
     late, early, small = np.arange(n, dtype=np.int64), np.arange(n, dtype=np.int64), np.arange(n, dtype=np.int64)
@@ -231,3 +231,37 @@ def test_an_interior_page_without_cells_gives_the_table_to_sqlite(tmp_path):
     data[head + 3:head + 5] = b"\x00\x00"  # no cell: only the right-most child would be read
     path.write_bytes(bytes(data))
     assert _pages_only(path, "T", ["a"]) is None  # SQLite calls it malformed: not 1 leaf of rows, no word
+
+
+CUT_WHILE_READ = """
+import os, sys
+from timelineview.model.database import pages
+from timelineview.model.database.connection import connect
+pages.MIN_ROWS = 0
+pages.PART_BYTES = 8 * 4096  # parts of 8 pages: progress after each
+path = sys.argv[1]
+
+def cut(rows):  # the file rewritten in place (cp, rsync --inplace): first cut to nothing
+    if os.path.getsize(path):
+        os.truncate(path, 0)
+
+conn = connect(path)
+got = pages.read_int_columns(conn, path, "T", ["a"], cut)
+print("none" if got is None else len(got[0]))
+"""
+
+
+def test_a_file_cut_while_it_is_read_goes_to_sqlite_not_to_a_signal(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "t.db"
+    conn = sqlite3.connect(path)
+    conn.execute("create table T (a INTEGER, b TEXT)")
+    conn.executemany("insert into T values (?, ?)", [(i, "x" * 40) for i in range(20_000)])
+    conn.commit()
+    conn.close()
+    out = subprocess.run([sys.executable, "-c", CUT_WHILE_READ, str(path)], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])  # SIGBUS: -7
+    assert out.stdout.split() == ["none"]

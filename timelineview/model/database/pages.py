@@ -10,11 +10,14 @@ a table with a row spilling onto overflow pages, a value that is a blob, text ot
 a plain decimal, a page that does not parse, a file shorter than its header says or with a
 journal or write-ahead log beside it makes it give up on that table (``None``), and SQLite reads
 it as before. Rows come in rowid order, as a plain ``select`` of a rowid table gives them.
+
+The pages are read into this process's memory a part at a time (``pread``), never mapped: a file rewritten
+in place while it is read (``cp``, ``rsync --inplace``) then reads short or changes size under the reader and
+the table goes to SQLite, where a mapping ended the process with SIGBUS.
 """
 
 from __future__ import annotations
 
-import mmap
 import os
 import sqlite3
 import tempfile
@@ -37,7 +40,7 @@ MAX_DEPTH = 64  # B-tree depth bound (a real table of 2^63 rows is < 30 deep): a
 # first use in a process costs ~0.5 s (numba's import and cache), its first use after an install a
 # ~3 s compile
 MIN_ROWS = 1 << 17
-CHUNK_PAGES = 4096  # leaf pages decoded per call: rows reported as progress, the file's pages let go
+PART_BYTES = 16 << 20  # leaf pages read and decoded per call (their bytes): rows reported as progress
 READ_THREADS = min(2, os.cpu_count() or 1)  # parts of a table decoded at once
 UTF8 = 1
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
@@ -66,7 +69,7 @@ def _compile_once():
         jit = numba.njit(cache=True, nogil=True, boundscheck=False)
         for helper in ("_varint", "_u16", "_u32", "_value_size", "_int_value"):  # the kernels call the compiled forms
             globals()[helper] = jit(globals()[helper])
-        _kernels = (jit(_leaves), jit(_decode))
+        _kernels = jit(_decode)
     return _kernels
 
 
@@ -88,11 +91,8 @@ def warm() -> None:
         if plan is None:  # pragma: no cover - the table above is always readable
             return
         root, columns, alias = plan
-        fmap = _FileMap(path)
-        try:
-            _read(fmap, root, columns, alias, None, [False, True])
-        finally:
-            fmap.close()
+        with _DatabaseFile(path) as db:
+            _read(db, root, columns, alias, None, [False, True])
 
 
 def _varint(buf, at, end):
@@ -117,62 +117,6 @@ def _u16(buf, at):
 def _u32(buf, at):
     return (np.int64(buf[at]) << 24) | (np.int64(buf[at + 1]) << 16) | (np.int64(buf[at + 2]) << 8) \
         | np.int64(buf[at + 3])
-
-
-def _leaves(buf, page_size, usable, root, out):
-    """The table's leaf pages in key order into ``out``; returns (leaves, rows) or (code < 0, 0)."""
-    n_pages = len(buf) // page_size
-    stack_page = np.zeros(MAX_DEPTH, np.int64)
-    stack_next = np.zeros(MAX_DEPTH, np.int64)
-    depth = 0
-    stack_page[0] = root
-    stack_next[0] = 0
-    n_leaves = 0
-    rows = np.int64(0)
-    visited = 0
-    while depth >= 0:
-        page = stack_page[depth]
-        if page < 1 or page > n_pages:
-            return BAD_PAGE, 0
-        base = (page - 1) * page_size
-        head = base + (HEADER_BYTES if page == 1 else 0)
-        kind = buf[head]
-        cells = _u16(buf, head + 3)
-        if kind == LEAF_TABLE:
-            if n_leaves >= len(out) or (cells == 0 and depth > 0):  # only an empty table's root is empty
-                return BAD_PAGE, 0
-            out[n_leaves] = page
-            n_leaves += 1
-            rows += cells
-            visited += 1
-            depth -= 1
-            continue
-        if kind != INTERIOR_TABLE or cells == 0:  # an interior page has one key at least
-            return BAD_PAGE, 0
-        k = stack_next[depth]
-        if k == 0:
-            visited += 1
-            if visited > n_pages:
-                return BAD_PAGE, 0
-        if k > cells:
-            depth -= 1
-            continue
-        if k < cells:
-            if head + 14 + 2 * k > base + usable:
-                return BAD_PAGE, 0
-            ptr = base + _u16(buf, head + 12 + 2 * k)
-            if ptr < base or ptr + 4 > base + usable:
-                return BAD_PAGE, 0
-            child = _u32(buf, ptr)
-        else:
-            child = _u32(buf, head + 8)  # the right-most pointer
-        stack_next[depth] = k + 1
-        if depth + 1 >= MAX_DEPTH:
-            return DEEP, 0
-        depth += 1
-        stack_page[depth] = child
-        stack_next[depth] = 0
-    return n_leaves, rows
 
 
 def _value_size(serial):
@@ -265,6 +209,8 @@ def _decode(buf, page_size, usable, leaves, columns, alias, text_ok, none, out, 
         head = base + (HEADER_BYTES if page == 1 else 0)
         page_end = base + usable
         cells = _u16(buf, head + 3)
+        if buf[head] != LEAF_TABLE or cells == 0:  # only an empty table's root leaf is empty (read apart)
+            return BAD_PAGE
         for k in range(cells):
             ptr_at = head + 8 + 2 * k
             if ptr_at + 2 > page_end:
@@ -346,37 +292,116 @@ def _decode(buf, page_size, usable, leaves, columns, alias, text_ok, none, out, 
 
 
 
-class _FileMap:
-    """The database file mapped read-only, with the header's page geometry."""
+class _DatabaseFile:
+    """The database file open for reading, with the header's page geometry; pages come as copies."""
 
     def __init__(self, path: str) -> None:
-        self.fd = os.open(path, os.O_RDONLY)
+        self.fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO does not block
         try:
-            size = os.fstat(self.fd).st_size
-            self.map = mmap.mmap(self.fd, size, prot=mmap.PROT_READ) if size >= HEADER_BYTES else None
-        except (OSError, ValueError):
+            stat = os.fstat(self.fd)
+            head = os.pread(self.fd, HEADER_BYTES, 0) if _is_regular(stat.st_mode) else b""
+        except OSError:
             os.close(self.fd)
             raise
-        self.buf = np.frombuffer(self.map, dtype=np.uint8) if self.map is not None else np.zeros(0, np.uint8)
-        head = bytes(self.buf[:HEADER_BYTES])
-        raw = int.from_bytes(head[16:18], "big") if len(head) == HEADER_BYTES else 0
+        self.identity = _identity(stat)
+        self.size = stat.st_size
+        whole = len(head) == HEADER_BYTES
+        raw = int.from_bytes(head[16:18], "big") if whole else 0
         self.page_size = 65536 if raw == 1 else raw
-        self.usable = self.page_size - (head[20] if len(head) == HEADER_BYTES else 0)
-        self.encoding = int.from_bytes(head[56:60], "big") if len(head) == HEADER_BYTES else 0
-        pages = int.from_bytes(head[28:32], "big") if len(head) == HEADER_BYTES else 0
-        valid = len(head) == HEADER_BYTES and head[24:28] == head[92:96]
-        self.whole = bool(self.page_size >= 512 and valid and pages and size >= pages * self.page_size)
+        self.usable = self.page_size - (head[20] if whole else 0)
+        self.encoding = int.from_bytes(head[56:60], "big") if whole else 0
+        self.n_pages = int.from_bytes(head[28:32], "big") if whole else 0
+        valid = whole and head[24:28] == head[92:96]
+        self.whole = bool(self.page_size >= 512 and valid and self.n_pages
+                          and self.size >= self.n_pages * self.page_size)
 
-    def release(self) -> None:
-        """Let go of the pages read so far (they stay in the page cache, not in this process)."""
-        if self.map is not None and hasattr(mmap, "MADV_DONTNEED"):
-            self.map.madvise(mmap.MADV_DONTNEED)
+    def __enter__(self) -> _DatabaseFile:
+        return self
 
-    def close(self) -> None:
-        self.buf = None
-        if self.map is not None:
-            self.map.close()
+    def __exit__(self, *_exc) -> None:
         os.close(self.fd)
+
+    def pages(self, numbers: np.ndarray, blank: int = 0) -> np.ndarray | None:
+        """The pages ``numbers`` (1-based) one after the other in a new buffer, after ``blank`` pages of zeros;
+        None when one is past the end of the file (it was cut since its header was read)."""
+        size = self.page_size
+        whole = np.empty((len(numbers) + blank) * size, np.uint8)
+        whole[:blank * size] = 0
+        out = whole[blank * size:]
+        view = memoryview(out)
+        runs = np.flatnonzero(np.diff(numbers) != 1) + 1  # consecutive pages: one read
+        for a, b in zip(np.r_[0, runs], np.r_[runs, len(numbers)], strict=True):
+            first = int(numbers[a])
+            if first < 1 or first + (b - a) - 1 > self.n_pages:
+                return None
+            want = (b - a) * size
+            got = os.preadv(self.fd, [view[a * size:b * size]], (first - 1) * size)
+            if got != want:
+                return None
+        return whole
+
+    def unchanged(self) -> bool:
+        """Whether the file is still the one whose header was read (same size, time and inode)."""
+        try:
+            return _identity(os.fstat(self.fd)) == self.identity and os.fstat(self.fd).st_size == self.size
+        except OSError:
+            return False
+
+
+def _identity(stat: os.stat_result) -> tuple[int, int, int, int]:
+    return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
+def _is_regular(mode: int) -> bool:
+    import stat
+
+    return stat.S_ISREG(mode)
+
+
+def _leaf_pages(db: _DatabaseFile, root: int) -> np.ndarray | None:
+    """The table's leaf pages in key order, level by level from ``root`` (a B-tree's leaves are all at
+    one depth: a level's first page says whether the level is of leaves; each leaf is checked again when
+    it is decoded); None when the tree does not parse or loops."""
+    level = np.array([root], np.int64)
+    visited = 0
+    for _depth in range(MAX_DEPTH):
+        first = db.pages(level[:1])
+        if first is None:
+            return None
+        head = HEADER_BYTES if level[0] == 1 else 0
+        if first[head] == LEAF_TABLE:
+            return level
+        children = []
+        for number in level:
+            visited += 1
+            if visited > db.n_pages:
+                return None
+            page = db.pages(np.array([number], np.int64))
+            kids = None if page is None else _children(page, HEADER_BYTES if number == 1 else 0, db.usable)
+            if kids is None:
+                return None
+            children.append(kids)
+        level = np.concatenate(children)
+    return None
+
+
+def _children(page: np.ndarray, head: int, usable: int) -> np.ndarray | None:
+    """The child page numbers of one interior table page, in key order (its cells', then the right-most);
+    None when it is not an interior table page, has no cell, or points outside itself."""
+    if page[head] != INTERIOR_TABLE:
+        return None
+    cells = int(page[head + 3]) << 8 | int(page[head + 4])
+    if cells == 0 or head + 12 + 2 * cells > usable:  # an interior page has one key at least
+        return None
+    at = page[head + 12:head + 12 + 2 * cells].astype(np.int64)
+    pointers = at[0::2] << 8 | at[1::2]
+    if pointers.min() < head + 12 + 2 * cells or pointers.max() + 4 > usable:
+        return None
+    kids = np.zeros(cells + 1, np.int64)
+    for shift, offset in ((24, 0), (16, 1), (8, 2), (0, 3)):
+        kids[:cells] |= page[pointers + offset].astype(np.int64) << shift
+    kids[cells] = int.from_bytes(page[head + 8:head + 12].tobytes(), "big")
+    return kids
 
 
 def _sidecars(path: str) -> bool:
@@ -395,14 +420,11 @@ def read_int_columns(conn: sqlite3.Connection, path: str, table: str, names: lis
         return None
     root, columns, alias = plan
     try:
-        fmap = _FileMap(path)
-    except (OSError, ValueError):
+        with _DatabaseFile(path) as db:
+            got = _read(db, root, columns, alias, progress, [name in narrow for name in names])
+            return got if got is not None and db.unchanged() else None
+    except OSError:
         return None
-    try:
-        return _read(fmap, root, columns, alias, progress, [name in narrow for name in names])
-    finally:
-        fmap.release()
-        fmap.close()
 
 
 def _plan(conn: sqlite3.Connection, table: str, names: list[str]) -> tuple[int, np.ndarray, int] | None:
@@ -429,22 +451,39 @@ def _plan(conn: sqlite3.Connection, table: str, names: list[str]) -> tuple[int, 
     return row[0], np.array(columns, np.int64), alias
 
 
-def _read(fmap: _FileMap, root: int, columns: np.ndarray, alias: int, progress: Progress | None,
+def _read(db: _DatabaseFile, root: int, columns: np.ndarray, alias: int, progress: Progress | None,
           narrow: list[bool]) -> list[np.ndarray] | None:
-    if not fmap.whole:
+    if not db.whole:
         return None
-    leaves_of, decode = _compile()
-    leaves = np.zeros(len(fmap.buf) // fmap.page_size + 1, np.int64)
-    n_leaves, rows = leaves_of(fmap.buf, fmap.page_size, fmap.usable, root, leaves)
-    if n_leaves < 0:
+    leaves = _leaf_pages(db, root)
+    if leaves is None:
         return None
-    leaves = leaves[:n_leaves]
+    if len(leaves) == 1 and leaves[0] != 1:  # a table of one page: it may be empty, and is small
+        page = db.pages(leaves)
+        if page is None or int(page[3]) << 8 | int(page[4]) == 0:
+            return None if page is None else [np.empty(0, np.int32 if small else np.int64) for small in narrow]
+    if (leaves == 1).any():
+        return None
+    decode = _compile()
+    per_part = max(1, PART_BYTES // db.page_size)
+    parts = [leaves[a:a + per_part] for a in range(0, len(leaves), per_part)]
+    rows = 0
+    for part in parts:  # the rows to expect (a first pass over the pages: their cell counts)
+        buf = db.pages(part)
+        if buf is None:
+            return None
+        rows += _cells(buf, db.page_size)
     out = [np.empty(rows, np.int32 if small else np.int64) for small in narrow]
-    parts = [leaves[a:a + CHUNK_PAGES] for a in range(0, n_leaves, CHUNK_PAGES)]
+    # a part's pages as numbered in its own buffer: from 2, after a blank page 1 (page 1 is the one page
+    # whose B-tree header comes after the file's header)
+    local = np.arange(2, per_part + 2, dtype=np.int64)
 
     def part_rows(part: np.ndarray) -> tuple[int, np.ndarray]:  # run without Python's lock (nogil)
-        chunk = np.empty((len(columns), _cells(fmap, part)), np.int64)
-        got = decode(fmap.buf, fmap.page_size, fmap.usable, part, columns, alias, fmap.encoding == UTF8,
+        buf = db.pages(part, blank=1)
+        if buf is None:
+            return BAD_PAGE, np.empty((len(columns), 0), np.int64)
+        chunk = np.empty((len(columns), _cells(buf, db.page_size)), np.int64)
+        got = decode(buf, db.page_size, db.usable, local[:len(part)], columns, alias, db.encoding == UTF8,
                      np.int64(-1), chunk, 0)
         return got, chunk
 
@@ -466,7 +505,6 @@ def _read(fmap: _FileMap, root: int, columns: np.ndarray, alias: int, progress: 
                 col[done:done + got] = part
             done += got
             del chunk
-            fmap.release()
             if progress is not None:
                 progress(done)  # may raise (a cancelled load): the parts not begun are dropped
     finally:
@@ -493,7 +531,7 @@ def _widened(col: np.ndarray, done: int) -> np.ndarray:
     return wide
 
 
-def _cells(fmap: _FileMap, pages: np.ndarray) -> int:
-    """Cells on ``pages`` (each page's header: its cell count), vectorised."""
-    head = (pages - 1) * fmap.page_size + np.where(pages == 1, HEADER_BYTES, 0)
-    return int((fmap.buf[head + 3].astype(np.int64) * 256 + fmap.buf[head + 4]).sum())
+def _cells(buf: np.ndarray, page_size: int) -> int:
+    """Cells on the pages of ``buf`` (each page's header: its cell count), vectorised."""
+    head = np.arange(0, len(buf), page_size)
+    return int((buf[head + 3].astype(np.int64) * 256 + buf[head + 4]).sum())
