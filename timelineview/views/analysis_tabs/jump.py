@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from timelineview.viewstate.jump_target import JumpTarget, lane_index, step_holding
+from timelineview.viewstate.jump_target import JumpTarget, lane_index
 from timelineview.viewstate.timeline.lane_layout import LANE
 
 SPAN_MARGIN = 0.1  # of the span, either side
@@ -37,8 +37,6 @@ def jump_to(cluster_tab, target: JumpTarget) -> bool:
     t0, t1 = ctx.rel(card, target.start_ns), ctx.rel(card, end_ns)
     cluster_tab.tabs.setCurrentIndex(0)
     timeline.set_range(t0 - margin, t1 + margin)
-    # the strip names the step the jump shows (a drill-down above named the card's worst step)
-    cluster_tab.show_step(step_holding(cluster_tab.steps_of(target.card), target.start_ns, end_ns))
     store = card.store
     lane = None
     if target.lane:
