@@ -121,7 +121,7 @@ class ClusterTab(QtCore.QObject):
             if len(payload) > 1 and getattr(self.window, "interactive", False):
                 self.tabs.setCurrentWidget(self.view)
         elif kind == CARD_PROGRESS:
-            self.view.card_progress(payload.index, payload.done, payload.total)
+            self.view.card_progress(payload.index, payload.done, payload.total, payload.unit)
         elif kind == ANALYSIS_FAILED and payload.startswith(COMPARISON_FAILED):
             why = payload[:1].upper() + payload[1:]  # its tab says why, not the hint of an empty window
             self.view.hint.setText(why)
