@@ -72,3 +72,29 @@ def test_evidence_in_time_order_and_each_row_opens_its_own_span(view, qtbot):
     with qtbot.waitSignal(view.jumpRequested) as sent:
         view._evidence_activated(view.evidence.item(0))
     assert sent.args[0].start_ns == 0 and sent.args[0].end_ns == 21_135_000  # the first row's span
+
+
+@pytest.fixture(scope="module")
+def cluster_dir(tmp_path_factory):
+    from tests.views.generated import generated_cluster
+
+    return generated_cluster(tmp_path_factory, "reading", 4, seed=6, steps=3, tasks_per_step=60, slow_card=2)
+
+
+@pytest.mark.parametrize("size", [(1600, 900), (1000, 700)])
+def test_in_the_window_the_value_column_is_whole(open_tab, window, qtbot, cluster_dir, size):
+    """The tab is sized while hidden behind another: its list takes its share once it is on screen."""
+    window.resize(*size)
+    view = open_tab(cluster_dir, "diagnosis", lambda tab: bool(tab.findings))
+    window.cluster.analysis.show_tab("diagnosis")
+    qtbot.waitUntil(view.isVisible, timeout=5_000)
+    qtbot.wait(10)
+    header, value = view.list.header(), _column(view, "Value")
+    needed = max(view.list.fontMetrics().horizontalAdvance(view.list.topLevelItem(k).text(value))
+                 for k in range(view.list.topLevelItemCount()))
+    left = header.sectionViewportPosition(value)
+    assert header.sectionSize(value) >= needed
+    assert 0 <= left and left + header.sectionSize(value) <= view.list.viewport().width()
+    from timelineview.views.analysis_tabs.diagnosis_view import LIST_SHARE
+
+    assert view.split.sizes()[0] >= LIST_SHARE * sum(view.split.sizes()) - 2  # its share, not what hiding left

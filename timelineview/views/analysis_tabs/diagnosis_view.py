@@ -72,8 +72,16 @@ class DiagnosisView(QtWidgets.QWidget):
         lay.addWidget(self.summary)
         lay.addWidget(split, 1)
 
+    def showEvent(self, ev: QtGui.QShowEvent) -> None:
+        super().showEvent(ev)
+        self._share_width()
+
     def resizeEvent(self, ev: QtGui.QResizeEvent) -> None:
         super().resizeEvent(ev)
+        self._share_width()
+
+    def _share_width(self) -> None:
+        """The list's share of the width, once the tab is first on screen (a hidden tab's width is not its own)."""
         width = self.split.width()
         if not self._split_set and width > 0 and self.isVisible():
             self._split_set = True
