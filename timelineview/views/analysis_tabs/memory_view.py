@@ -245,7 +245,7 @@ class MemoryView(QtWidgets.QWidget):
 
     def _mark(self, x: float, y: float, label: str) -> None:
         self.plot.addItem(pg.ScatterPlotItem([x], [y], symbol="o", size=10, brush=pg.mkBrush(200, 40, 40)))
-        text = pg.TextItem(f"{label} {y:,.1f} MB", color=(200, 40, 40), anchor=(0, 1))
+        text = pg.TextItem(f"{label} {y:,.1f} MB".replace(",", " "), color=(200, 40, 40), anchor=(0, 1))
         text.setPos(x, y)
         self.plot.addItem(text)
 

@@ -53,8 +53,9 @@ def alive_at(memory: CardMemory, t_ns: int, rows: np.ndarray) -> AliveAt:
     """``rows``: the allocations alive at ``t_ns`` (``memory.alive_at``)."""
     a = memory.records.allocations
     listed = mb(int(a.size[rows].sum())) if len(rows) else 0.0
-    ids = sorted({int(k) for k in np.unique(a.component)}) if len(a) else []
-    components = tuple(memory.records.name(k) for k in ids)
+    names = {memory.records.name(int(k)) for k in np.unique(a.component)} if len(a) else set()
+    order = [c.name for c in memory.components]  # the analysis' order: PTA before GE
+    components = tuple(sorted(names, key=lambda n: (order.index(n) if n in order else len(order), n)))
     totals = [allocated_at(memory, name, t_ns) for name in components]
     allocated = None if not totals or any(v is None for v in totals) else float(sum(totals))
     return AliveAt(int(t_ns), len(rows), listed, components, allocated)
