@@ -49,7 +49,8 @@ def test_opens_with_per_card_progress_and_the_analysis_values(qtbot, window, clu
     calls = []
     view = window.cluster.view
     original = view.card_progress
-    monkeypatch.setattr(view, "card_progress", lambda i, d, t: (calls.append((i, d, t)), original(i, d, t)))
+    monkeypatch.setattr(view, "card_progress",
+                        lambda i, d, t, *unit: (calls.append((i, d, t)), original(i, d, t, *unit)))
     view = open_cluster(qtbot, window, cluster_dir)
     labels = [c.label for c in view.progress_list.cards]
     assert labels == [f"rank {r}" for r in range(8)]

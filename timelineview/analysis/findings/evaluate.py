@@ -70,7 +70,9 @@ def _slow_card_findings(signals: dict[str, CardSignals], slow: list[SlowCard]) -
         if sig is None:
             continue
         if flag.metric == "step_interval_us":
-            rule, evidence = RULE_BY_NAME["slow_data"], step_phase_spans(sig, "interval")
+            # a span for each step the advice counts ("above ... in 4 of 4 steps"), not the usual few
+            rule = RULE_BY_NAME["slow_data"]
+            evidence = step_phase_spans(sig, "interval", max(EVIDENCE_SPANS, flag.steps_above))
         elif flag.metric == "compute_us":
             rule = RULE_BY_NAME["slow_compute"]
             evidence = step_phase_spans(sig, "fp_bp", 2) + sig.top_operator_slices(2)

@@ -15,18 +15,16 @@ from timelineview.analysis.findings import Finding
 from timelineview.analysis.findings.rules import ANOMALY, HIGH, LOW, MEDIUM
 from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession
 from timelineview.viewstate.jump_target import JumpTarget
+from timelineview.viewstate.tabs.finding_value import finding_value_text
 
 SEVERITY_COLOURS = {HIGH: "#c0392b", MEDIUM: "#d68910", LOW: "#7f8c8d"}
 EVIDENCE_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
-EVIDENCE = "Evidence (click to {click}{note}):"  # what a click does, as the data shown says
-
-
-def _value_text(f: Finding) -> str:
-    if f.metric.endswith("_us"):
-        return f"{f.value / 1000:.3g} ms against {f.reference / 1000:.3g} ms"
-    if f.metric == "bandwidth_gbps":
-        return f"{f.value:.3g} GB/s against {f.reference:.3g} GB/s"
-    return f"{100 * f.value:.0f} % against {100 * f.reference:.0f} %"
+EVIDENCE = "Evidence, in time order (click to {click}{note}):"  # what a click does, as the data shown says
+# The value beside the finding's name: it is what a reader compares, so no width cuts it off; the method's
+# long step names come after it.
+COLUMNS = ("Severity", "Finding", "Value", "Where", "Method step", "Kind")
+VALUE_COLUMN = COLUMNS.index("Value")
+LIST_SHARE = 0.6  # of the tab's width, for the findings (the advice wraps in what is left)
 
 
 class DiagnosisView(QtWidgets.QWidget):
@@ -44,7 +42,7 @@ class DiagnosisView(QtWidgets.QWidget):
         self.summary = QtWidgets.QLabel("No trace open.")
         self.summary.setWordWrap(True)
         self.list = QtWidgets.QTreeWidget()
-        self.list.setHeaderLabels(["Severity", "Finding", "Where", "Method step", "Value", "Kind"])
+        self.list.setHeaderLabels(list(COLUMNS))
         self.list.setRootIsDecorated(False)
         self.list.setUniformRowHeights(True)
         self.list.setAlternatingRowColors(True)
@@ -64,14 +62,30 @@ class DiagnosisView(QtWidgets.QWidget):
         self.evidence_label.setWordWrap(True)
         rl.addWidget(self.evidence_label)
         rl.addWidget(self.evidence, 1)
-        split = QtWidgets.QSplitter()
+        self.split = split = QtWidgets.QSplitter()
         split.addWidget(self.list)
         split.addWidget(right)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
+        self._split_set = False  # the list's share is set once, at the first width; then the user's
         lay = QtWidgets.QVBoxLayout(self)
         lay.addWidget(self.summary)
         lay.addWidget(split, 1)
+
+    def showEvent(self, ev: QtGui.QShowEvent) -> None:
+        super().showEvent(ev)
+        self._share_width()
+
+    def resizeEvent(self, ev: QtGui.QResizeEvent) -> None:
+        super().resizeEvent(ev)
+        self._share_width()
+
+    def _share_width(self) -> None:
+        """The list's share of the width, once the tab is first on screen (a hidden tab's width is not its own)."""
+        width = self.split.width()
+        if not self._split_set and width > 0 and self.isVisible():
+            self._split_set = True
+            self.split.setSizes([int(width * LIST_SHARE), width - int(width * LIST_SHARE)])
 
     # ------------------------------------------------------------------ the analysis tab protocol
     def show_data(self, data) -> None:
@@ -111,8 +125,9 @@ class DiagnosisView(QtWidgets.QWidget):
         for f in self.findings:
             cards = ", ".join(f.cards[:4]) + (f" +{len(f.cards) - 4}" if len(f.cards) > 4 else "")
             where = cards + (f", step {f.step}" if f.step is not None else "")
-            item = QtWidgets.QTreeWidgetItem([f.severity, f.rule.replace("_", " "), where, f.method, _value_text(f),
-                                              f.kind])
+            value = finding_value_text(f.metric, f.value, f.reference)
+            item = QtWidgets.QTreeWidgetItem([f.severity, f.rule.replace("_", " "), value, where, f.method, f.kind])
+            item.setToolTip(VALUE_COLUMN, value)
             item.setForeground(0, QtGui.QBrush(QtGui.QColor(SEVERITY_COLOURS.get(f.severity, "#000"))))
             if f.kind == ANOMALY:  # the rule's name in bold: a card, a link or a step that stands out
                 font = item.font(1)
@@ -149,7 +164,12 @@ class DiagnosisView(QtWidgets.QWidget):
             return
         f = self.findings[k]
         self.advice.setText(f"{f.rule.replace('_', ' ')} — {f.method}\n\n{f.advice}")
-        for j, e in enumerate(f.evidence):
+        order = {card: i for i, card in enumerate(f.cards)}
+        shown = sorted(range(len(f.evidence)),  # by card, then in time order (the finding lists the worst first)
+                       key=lambda j: (order.get(f.evidence[j].card, len(order)), f.evidence[j].card,
+                                      f.evidence[j].start_us))
+        for j in shown:
+            e = f.evidence[j]
             what = e.name or e.lane or ""
             text = f"{e.card}: {e.start_us / 1000:.3f} – {e.end_us / 1000:.3f} ms" + (f"  ({what})" if what else "")
             row = QtWidgets.QListWidgetItem(text)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from timelineview.viewstate.jump_target import JumpTarget, lane_index, step_holding
+from timelineview.viewstate.jump_target import JumpTarget, lane_index
 from timelineview.viewstate.timeline.lane_layout import LANE
 
 SPAN_MARGIN = 0.1  # of the span, either side
@@ -37,22 +37,41 @@ def jump_to(cluster_tab, target: JumpTarget) -> bool:
     t0, t1 = ctx.rel(card, target.start_ns), ctx.rel(card, end_ns)
     cluster_tab.tabs.setCurrentIndex(0)
     timeline.set_range(t0 - margin, t1 + margin)
-    # the strip names the step the jump shows (a drill-down above named the card's worst step)
-    cluster_tab.show_step(step_holding(cluster_tab.steps_of(target.card), target.start_ns, end_ns))
     store = card.store
     lane = None
     if target.lane:
         lane = lane_index(store.processes.name, [int(p) for p in store.lanes.process], list(store.lanes.name),
                           target.lane)
-    if target.name:
-        timeline.highlight_name(target.card, target.name, target.start_ns, target.end_ns,
-                                [lane] if lane is not None else None)
-    elif lane is not None:
-        timeline.expand_to_lane(target.card, lane)
-        row = timeline.ctx.layout.find(LANE, target.card, lane)
-        if row is not None:
-            timeline.select_area(t0, t1, row.y, row.y + row.height)
+    if target.name:  # its first slice is selected and scrolled into view; none: the card is
+        if timeline.highlight_name(target.card, target.name, target.start_ns, target.end_ns,
+                                   [lane] if lane is not None else None) is None:
+            _reveal_card(timeline, target.card)
     else:
-        timeline.select_area(t0, t1, rows_of_card=target.card)
+        row = None
+        if lane is not None:
+            timeline.expand_to_lane(target.card, lane)
+            row = timeline.ctx.layout.find(LANE, target.card, lane)
+        elif target.lane:  # a derived lane of the card (Steps, Computing, ...), by its title
+            row = next((r for r in timeline.ctx.layout.rows_of_card(target.card)
+                        if not r.is_group and r.title == target.lane), None)
+        if row is not None:
+            timeline.select_area(t0, t1, row.y, row.bottom - 1)  # (a band holds the rows it meets)
+        else:
+            timeline.select_area(t0, t1, rows_of_card=target.card)
+        _reveal_card(timeline, target.card)
     timeline.setFocus()
     return True
+
+
+def _reveal_card(timeline, card: int) -> None:
+    """Scroll the selected rows of ``card`` into view (its header with them): with many cards on the
+    timeline, the span's card may sit pages below the one on screen."""
+    rows = timeline.ctx.layout.rows_of_card(card)
+    if not rows:
+        return
+    sel = timeline.ctx.area_selection
+    y0, y1 = (sel.y0, sel.y1) if sel is not None and card in sel.cards else (rows[0].y, rows[-1].bottom)
+    header = rows[0].y
+    if y1 - header <= timeline.ctx.area.height:  # the card's name in view above the band when it fits
+        y0 = header
+    timeline.reveal_rows(y0, y1)

@@ -1,10 +1,11 @@
 """The Memory tab: a card's memory curves, its peak, and the allocations alive at a clicked instant.
 
-Each component's allocated memory is drawn as a solid line and its reserved memory dashed, over µs from
-the card's trace start (the timeline's clock); the allocated peak is marked. The legend stands beside the
-plot, never over a curve. Clicking the plot lists the
-allocations alive then (the session's interval index answers), sortable; double-clicking one shows its
-life on the timeline. Every number comes from the session's memory analysis (metrics.md §11).
+Each component's allocated memory is drawn as a solid line and its reserved memory dashed, over ms from
+the card's trace start (the timeline's clock, in the unit of the table below); the allocated peak is
+marked. The legend stands beside the plot, never over a curve. Clicking the plot lists the allocations
+alive then (the session's interval index answers), sortable, and says what part of their components'
+allocated memory they are; double-clicking one shows its life on the timeline. Every number comes from
+the session's memory analysis (metrics.md §11).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from timelineview.views.analysis_tabs.record_table import (
 from timelineview.views.analysis_tabs.tab_inputs import TabCard
 from timelineview.views.timeline.tracks.memory_track import COLOURS, OTHER_COLOUR
 from timelineview.viewstate.jump_target import JumpTarget
+from timelineview.viewstate.tabs.memory_alive import NS_PER_MS, alive_at, alive_text
 
 NO_TRACE = "No trace open."
 NO_RECORDS_IN_SUMMARY = ("A summary keeps each card's memory peaks (the Cluster comparison's Peak allocated and Peak "
@@ -104,7 +106,7 @@ class MemoryView(QtWidgets.QWidget):
         self.plot = pg.PlotWidget()
         self.plot.setBackground("w")
         self.plot.showGrid(x=True, y=True, alpha=0.2)
-        self.plot.setLabel("bottom", "time from the trace start (µs)")
+        self.plot.setLabel("bottom", "time from the trace start (ms)")
         self.plot.setLabel("left", "MB")
         self.legend, self.legend_slot = self._legend_beside_the_plot()
         self.plot.scene().sigMouseClicked.connect(self._plot_clicked)
@@ -219,7 +221,7 @@ class MemoryView(QtWidgets.QWidget):
     def _draw_curves(self) -> None:
         m = self.memory
         for curve in m.curves:
-            x = (curve.time_ns - m.t_origin_ns) / 1000.0
+            x = (curve.time_ns - m.t_origin_ns) / NS_PER_MS
             colour = COLOURS.get(curve.name, OTHER_COLOUR)
             for values, style, label in ((curve.allocated_mb, QtCore.Qt.PenStyle.SolidLine, "allocated"),
                                          (curve.reserved_mb, QtCore.Qt.PenStyle.DashLine, "reserved")):
@@ -234,17 +236,22 @@ class MemoryView(QtWidgets.QWidget):
                 item.setClipToView(True)
         peak, reserved = m.peak_component, m.card_reserved
         if peak is not None:  # the allocated peak, else (memory counters only) the card's reserved peak
-            self._mark(m.us(peak.peak_allocated_ns), mb(peak.peak_allocated), f"{peak.name} peak")
+            self._mark(self._ms(peak.peak_allocated_ns), mb(peak.peak_allocated), f"{peak.name} peak")
         elif reserved is not None:
-            self._mark(m.us(reserved.peak_reserved_ns), mb(reserved.peak_reserved), f"{reserved.name} reserved peak")
+            self._mark(self._ms(reserved.peak_reserved_ns), mb(reserved.peak_reserved),
+                       f"{reserved.name} reserved peak")
         self.plot.addItem(self.cursor)
         self._fit_legend()
 
     def _mark(self, x: float, y: float, label: str) -> None:
         self.plot.addItem(pg.ScatterPlotItem([x], [y], symbol="o", size=10, brush=pg.mkBrush(200, 40, 40)))
-        text = pg.TextItem(f"{label} {y:,.1f} MB", color=(200, 40, 40), anchor=(0, 1))
+        text = pg.TextItem(f"{label} {y:,.1f} MB".replace(",", " "), color=(200, 40, 40), anchor=(0, 1))
         text.setPos(x, y)
         self.plot.addItem(text)
+
+    def _ms(self, t_ns: int) -> float:
+        """A card's instant as the plot's x: ms from its trace start."""
+        return (t_ns - self.memory.t_origin_ns) / NS_PER_MS
 
     def _plot_clicked(self, event) -> None:
         if self.memory is None:
@@ -252,8 +259,8 @@ class MemoryView(QtWidgets.QWidget):
         vb = self.plot.getPlotItem().vb
         if not vb.sceneBoundingRect().contains(event.scenePos()):
             return
-        x_us = vb.mapSceneToView(event.scenePos()).x()
-        self.show_alive(self.memory.t_origin_ns + int(round(x_us * 1000.0)))
+        x_ms = vb.mapSceneToView(event.scenePos()).x()
+        self.show_alive(self.memory.t_origin_ns + int(round(x_ms * NS_PER_MS)))
 
     def show_alive(self, t_ns: int) -> None:
         """List the allocations alive at ``t_ns`` (the card's own clock), largest first."""
@@ -262,12 +269,9 @@ class MemoryView(QtWidgets.QWidget):
             return
         self.instant_ns = t_ns
         rows = m.alive_at(t_ns)
-        sizes = m.records.allocations.size
-        total = mb(int(sizes[rows].sum())) if len(rows) else 0.0
         listed = "" if len(rows) <= LISTED else f" (the {LISTED} largest listed)"
-        self.alive_label.setText(f"{len(rows):,} allocations alive at {m.us(t_ns):,.1f} µs: {total:,.3f} MB"
-                                 f"{listed}".replace(",", " "))
-        self.cursor.setValue(m.us(t_ns))
+        self.alive_label.setText(alive_text(alive_at(m, t_ns, rows), m.t_origin_ns, listed))
+        self.cursor.setValue(self._ms(t_ns))
         self.model.set_rows([dict(m.allocation_row(int(k)), row=int(k)) for k in rows[:LISTED]])
         fit_columns(self.table)
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from timelineview.viewstate.load_progress import BYTES, ROWS, CardRead, progress_words
 from timelineview.viewstate.palette import DERIVED_COLOURS
 
 CELL_W = 330
@@ -20,10 +21,8 @@ WAITING, READING, DONE, CACHED, FAILED = "waiting", "reading", "done", "cached",
 
 
 @dataclass
-class CardState:
-    label: str
-    done: int = 0
-    total: int = 0
+class CardState(CardRead):
+    label: str = ""
     status: str = WAITING
     note: str = ""
 
@@ -36,15 +35,16 @@ class CardProgressList(QtWidgets.QWidget):
         self.cards: list[CardState] = []
 
     def set_cards(self, labels: list[str]) -> None:
-        self.cards = [CardState(label) for label in labels]
+        self.cards = [CardState(label=label) for label in labels]
         self._resize_for_width(self.width())
         self.update()
 
-    def set_progress(self, i: int, done: int, total: int) -> None:
+    def set_progress(self, i: int, done: int, total: int, unit: str = BYTES) -> None:
+        """Card ``i`` has read ``done`` of ``total`` ``unit`` (bytes of a trace, rows of a database)."""
         if 0 <= i < len(self.cards):
             c = self.cards[i]
-            c.done, c.total = done, total
-            c.status = DONE if total and done >= total else READING if done > 0 else WAITING
+            c.done, c.total, c.unit = done, total, unit
+            c.status = DONE if c.sized and done >= total else READING if done > 0 or unit == ROWS else WAITING
             self.update()
 
     def finish(self, failed: dict[int, str]) -> None:
@@ -59,15 +59,9 @@ class CardProgressList(QtWidgets.QWidget):
         self.update()
 
     def summary(self) -> str:
-        total = sum(c.total for c in self.cards)
-        done = sum(c.done for c in self.cards)
         busy = sum(c.status == READING for c in self.cards)
-        text = f"{len(self.cards)} cards"
-        if total:
-            text += f" · {done / 1e6:,.0f} of {total / 1e6:,.0f} MB read".replace(",", " ")
-        if busy:
-            text += f" · {busy} reading now"
-        return text
+        words = progress_words(self.cards, busy)
+        return f"{len(self.cards)} cards" + (f" · {words}" if words else "")
 
     # ------------------------------------------------------------------ layout
     def _columns(self, width: int) -> int:
@@ -101,7 +95,8 @@ class CardProgressList(QtWidgets.QWidget):
             colour = QtGui.QColor(*DERIVED_COLOURS["pure_communication" if c.status == FAILED else "compute"])
             if c.status != FAILED:
                 p.fillRect(QtCore.QRect(bar.x(), bar.y(), int(bar.width() * frac), bar.height()), colour)
-            state = {WAITING: "waiting", READING: f"{frac * 100:.0f} %", DONE: "read", CACHED: "from cache",
+            reading = f"{frac * 100:.0f} %" if c.sized else "counting rows"
+            state = {WAITING: "waiting", READING: reading, DONE: "read", CACHED: "from cache",
                      FAILED: "failed"}[c.status]
             p.setPen(colour if c.status == FAILED else muted)
             rest = CELL_W - LABEL_W - 130 - 16

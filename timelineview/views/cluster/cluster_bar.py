@@ -38,19 +38,30 @@ class ClusterBar(QtWidgets.QFrame):
         lay.addWidget(self.all)
         lay.addWidget(QtWidgets.QLabel("Lanes:"))
         lay.addWidget(self.filter)
+        self.runs_text: str | None = None  # both runs of a comparison on the timeline: what they are
 
-    def set_state(self, shown: list[str], total: int, step: int | None) -> None:
-        """Say which cards the timeline shows (and at which step, after a drill-down)."""
-        if len(shown) == total:
+    def set_state(self, shown: list[str], total: int, step: int | None, source: str = "") -> None:
+        """Say which of the ``total`` cards the timeline shows (``shown``: the titles of those among them;
+        ``source``: where they are drawn from, when not their traces) and the one step on screen (None:
+        several or none). Both runs on the timeline keep the words ``show_runs`` gave."""
+        if self.runs_text is not None:
+            text = self.runs_text
+        elif len(shown) == total:
             text = f"All {total} cards, time-aligned"
         elif len(shown) <= 4:
             text = f"{', '.join(shown)} of {total} cards"
         else:
             text = f"{len(shown)} of {total} cards"
+        if source:
+            text += f", {source}"
         if step is not None:
             text += f" · step {step}"
         self.label.setText(text)
-        self.all.setEnabled(len(shown) < total)
+        self.all.setEnabled(self.runs_text is not None or len(shown) < total)
+
+    def show_runs(self, text: str | None) -> None:
+        """Both runs of a comparison are on the timeline (``text`` says which); None: one run again."""
+        self.runs_text = text
 
     def lane_filter(self) -> str:
         return self.filter.currentData() or ALL

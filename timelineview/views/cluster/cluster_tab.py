@@ -29,7 +29,9 @@ from timelineview.views.jobs.runner import JobHandle
 from timelineview.views.shown_data import ShownData, summary_data, trace_data
 from timelineview.views.timeline.widget import TimelineWidget
 from timelineview.viewstate.card_view import CardView
+from timelineview.viewstate.tabs.run_alignment import RunCardView
 from timelineview.viewstate.timeline.lane_filter import ALL
+from timelineview.viewstate.timeline.steps_on_screen import StepSpan, StepSpans
 
 LANE_FILTER_KEY = "Ctrl+L"
 
@@ -47,7 +49,8 @@ class ClusterTab(QtCore.QObject):
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.setDocumentMode(True)
         self.all_cards: list[CardView] = []
-        self.shown_step: int | None = None
+        self.shown_step: int | None = None  # the one step the timeline's window shows (the strip names it)
+        self._step_spans: tuple[tuple, StepSpans] | None = None  # (what they were built for, the spans)
         self._dock_visible: bool | None = None
         self.heat = HeatMapView()  # rank × step of any metric
         # a summarised card on the timeline, from its pyramid, then its trace when zoomed past it
@@ -62,6 +65,7 @@ class ClusterTab(QtCore.QObject):
         self.bar.showAllRequested.connect(self.show_all_cards)
         self.bar.filterChanged.connect(self.set_lane_filter)
         timeline.laneFilterChanged.connect(self.set_lane_filter)  # keeps the strip's choice in step
+        timeline.windowChanged.connect(self._window_moved)  # a search, a jump, a pan: the step on screen
         window.installEventFilter(self)
 
     def wrap(self, timeline_page: QtWidgets.QWidget) -> QtWidgets.QTabWidget:
@@ -117,7 +121,7 @@ class ClusterTab(QtCore.QObject):
             if len(payload) > 1 and getattr(self.window, "interactive", False):
                 self.tabs.setCurrentWidget(self.view)
         elif kind == CARD_PROGRESS:
-            self.view.card_progress(payload.index, payload.done, payload.total)
+            self.view.card_progress(payload.index, payload.done, payload.total, payload.unit)
         elif kind == ANALYSIS_FAILED and payload.startswith(COMPARISON_FAILED):
             why = payload[:1].upper() + payload[1:]  # its tab says why, not the hint of an empty window
             self.view.hint.setText(why)
@@ -190,13 +194,12 @@ class ClusterTab(QtCore.QObject):
             step = (rows.get(numbers[0]) or {}).get("drill_step")
         self._sync_offsets()
         self.timeline.set_cards(cards)
-        self.shown_step = step
         window = self.step_window(cards, step)
         if window is not None:
             t0, t1 = window
             margin = int((t1 - t0) * STEP_MARGIN)
             self.timeline.set_range(t0 - margin, t1 + margin)
-        self._update_bar()
+        self.update_bar()
         self.overview.show_timeline()
         self.tabs.setCurrentIndex(0)
         self.timeline.setFocus()
@@ -224,7 +227,7 @@ class ClusterTab(QtCore.QObject):
         self._sync_offsets()
         self.timeline.set_cards(self.all_cards)
         self.timeline.set_range(v0 + origin - ctx.origin, v1 + origin - ctx.origin)
-        self._update_bar()
+        self.update_bar()
 
     def _sync_offsets(self) -> None:
         """Cards not on screen follow View ▸ Align card clocks too (the window sets only the shown ones)."""
@@ -254,6 +257,7 @@ class ClusterTab(QtCore.QObject):
     def show_overview(self, number: int, step: int | None = None) -> None:
         """Card ``number`` of the open summary in the Timeline tab, drawn from its pyramid (at ``step``)."""
         self.overview.show_card(number, self.summary.cards[number], step)
+        self._show_bar()  # the strip: which card of the summary, the step, the way back to the comparison
         self.tabs.setCurrentIndex(0)
 
     def _load_card_trace(self, paths: list) -> None:
@@ -269,18 +273,72 @@ class ClusterTab(QtCore.QObject):
     def show_comparison(self) -> None:
         self.tabs.setCurrentWidget(self.view)
 
-    def _update_bar(self) -> None:
-        self.bar.set_state([c.title for c in self.timeline.cards], len(self.all_cards), self.shown_step)
+    def _summarised_card(self):
+        """The summary's card on the timeline (from its pyramid, or its trace loaded by zooming), else None."""
+        if self.summary is None or self.overview.number is None or self.overview.card is None:
+            return None
+        return self.overview.card
+
+    def update_bar(self) -> None:
+        """The strip says which cards the timeline shows, of how many, and the one step on screen."""
+        cards = self.timeline.cards
+        if not any(isinstance(c, RunCardView) for c in cards):
+            self.bar.show_runs(None)
+        self.shown_step = self._step_on_screen()
+        summarised = self._summarised_card()
+        if summarised is not None:  # a drill-down into a summary: one card of the summary's
+            source = "from its summary" if self.overview.showing_pyramid else "its trace"
+            self.bar.set_state([summarised.card], len(self.summary.cards), self.shown_step, source)
+            self.bar.all.setEnabled(False)  # the summary's cards have no slices to show side by side
+            return
+        numbers = {c.number for c in self.all_cards}
+        self.bar.set_state([c.title for c in cards if c.number in numbers], len(self.all_cards), self.shown_step)
 
     def _show_bar(self) -> None:
-        """The strip over a timeline of several cards, saying what it shows now."""
-        self.bar.setVisible(len(self.all_cards) > 1)
-        self._update_bar()
+        """The strip over a timeline of several cards (or of one card of a summary of several), saying
+        what it shows now."""
+        summarised = self._summarised_card()
+        many = len(self.summary.cards) > 1 if summarised is not None else len(self.all_cards) > 1
+        self.bar.setVisible(many)
+        self.bar.filter.setEnabled(summarised is None)  # a summarised card's rows are its own, unfiltered
+        self.update_bar()
 
     def show_step(self, step: int | None) -> None:
-        """The timeline now shows ``step`` (None: no one step) of the cards on it: the strip says so."""
-        self.shown_step = step
-        self._update_bar()
+        """Kept for callers that know the step they show: the strip follows the window in any case."""
+        self.update_bar()
+
+    def _window_moved(self) -> None:
+        if self.bar.isVisible() and self._step_on_screen() != self.shown_step:
+            self.update_bar()
+
+    def _step_on_screen(self) -> int | None:
+        """The one step the timeline's window shows on the cards on it (None: several or none)."""
+        v = self.timeline.ctx.viewport
+        spans = self._spans()
+        return spans.step_shown(v.t0, v.t1) if spans is not None else None
+
+    def _spans(self) -> StepSpans | None:
+        """The steps of the cards on the timeline, on its clock; built again when the cards, their
+        offsets or the comparison change."""
+        ctx, cards = self.timeline.ctx, self.timeline.cards
+        summarised = self._summarised_card()
+        cmp = self.view.comparison
+        key = (id(summarised), id(cmp), ctx.origin, tuple((c.number, c.offset_ns) for c in cards))
+        if self._step_spans is not None and self._step_spans[0] == key:
+            return self._step_spans[1]
+        spans = []
+        if summarised is not None and cards:
+            spans = [StepSpan(int(s.step), ctx.rel(cards[0], s.start), ctx.rel(cards[0], s.end))
+                     for s in summarised.steps]
+        elif cmp is not None:
+            by_number = {c.number: c for c in cmp.cards}
+            for card in cards:
+                cc = by_number.get(card.number) if not isinstance(card, RunCardView) else None
+                spans += [StepSpan(int(s["step"]), ctx.rel(card, s["start_ns"]), ctx.rel(card, s["end_ns"]))
+                          for s in (cc.steps if cc is not None else [])
+                          if s.get("start_ns") is not None and s.get("end_ns") is not None]
+        self._step_spans = (key, StepSpans(spans))
+        return self._step_spans[1]
 
     def steps_of(self, number: int) -> list[dict]:
         """Card ``number``'s steps as the comparison lists them (``step``, ``start_ns``, ``end_ns``)."""

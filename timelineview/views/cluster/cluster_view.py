@@ -16,6 +16,7 @@ from timelineview.views.cluster.card_progress import CardProgressList
 from timelineview.views.cluster.comparison_table import ComparisonTable
 from timelineview.views.cluster.memory_bars import MemoryBars
 from timelineview.views.cluster.stacked_bars import StackedBars
+from timelineview.viewstate.load_progress import BYTES
 
 GROUPED_BAR_H = 16  # bar height aimed at when cards are grouped to fit
 TIME_CHART, MEMORY_CHART = "time", "memory"
@@ -142,8 +143,8 @@ class ClusterView(QtWidgets.QStackedWidget):
         self.loading_title.setText(f"Loading {len(labels)} cards in parallel…")
         self.setCurrentWidget(self.loading_page)
 
-    def card_progress(self, i: int, done: int, total: int) -> None:
-        self.progress_list.set_progress(i, done, total)
+    def card_progress(self, i: int, done: int, total: int, unit: str = BYTES) -> None:
+        self.progress_list.set_progress(i, done, total, unit)
         self.loading_title.setText(f"Loading {self.progress_list.summary()}")
 
     def load_ended(self, failed: dict[int, str]) -> None:

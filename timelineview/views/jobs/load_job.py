@@ -20,6 +20,7 @@ from timelineview.analysis.session import AnalysisSession
 from timelineview.model.load.partial_load import PartialLoad
 from timelineview.views.jobs.job import PROGRESS_INTERVAL_S, Job, JobCancelled, JobContext
 from timelineview.viewstate.card_view import CardView, align_clocks, prepare_card
+from timelineview.viewstate.load_progress import BYTES, ROWS
 
 CARDS_FOUND, CARD_PROGRESS, PARTIAL, ANALYSIS_FAILED = "cards_found", "card_progress", "partial", "analysis_failed"
 COMPARISON_FAILED = "the comparison of the cards failed"  # how an ANALYSIS_FAILED line begins when it is that
@@ -28,11 +29,13 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class CardProgress:
-    """Card ``index`` (of the CARDS_FOUND labels) has read ``done`` of ``total`` bytes."""
+    """Card ``index`` (of the CARDS_FOUND labels) has read ``done`` of ``total`` ``unit`` (a database card
+    counts the rows of its tables, a trace file its bytes)."""
 
     index: int
     done: int
     total: int
+    unit: str = BYTES
 
 
 @dataclass(frozen=True)
@@ -68,15 +71,18 @@ def load_run(ctx: JobContext, paths: list[Path], cache: bool = True, compare: bo
              diagnose: bool = True) -> LoadedRun:
     """The load job's work (see the module)."""
     from timelineview.model import LoadCancelled, load_cards
+    from timelineview.model.database.card import is_database_source
     from timelineview.model.load.loader import card_sources
 
     card_last: dict[int, float] = {}
+    databases: set[int] = set()
 
     def card_progress(card: int, done: int, total: int) -> None:
         now = time.monotonic()
         if now - card_last.get(card, 0.0) >= PROGRESS_INTERVAL_S or done >= total:
             card_last[card] = now
-            ctx.hand_over(CARD_PROGRESS, CardProgress(int(card), int(done), int(total)))
+            unit = ROWS if card in databases else BYTES
+            ctx.hand_over(CARD_PROGRESS, CardProgress(int(card), int(done), int(total), unit))
 
     def partial(part: PartialLoad) -> None:  # the slices alone: analysing a part would be wasted
         cards = [prepare_card(store, i, analysis=CardAnalysis.of(store, i, DEFAULT_MIN_GAP_NS))
@@ -86,6 +92,7 @@ def load_run(ctx: JobContext, paths: list[Path], cache: bool = True, compare: bo
     try:
         ctx.stage("Reading")
         sources = card_sources(paths)
+        databases.update(i for i, s in enumerate(sources) if is_database_source(s))
         ctx.hand_over(CARDS_FOUND, [s.label for s in sources])
         stores = load_cards(sources, progress=lambda done, total: ctx.progress(done, total, "Reading"),
                             cancel=ctx.cancel_event, card_progress=card_progress, cache=cache, note=ctx.stage,

@@ -478,6 +478,14 @@ class TimelineWidget(HeldKeyEvents, NavigationMixin, SearchMixin, QtWidgets.QWid
             self.rebuild_layout()
         return bool(shut)
 
+    def reveal_rows(self, y0: float, y1: float) -> None:
+        """Scroll so the layout band [y0, y1) is on screen: untouched when it is; else its top a third
+        down the page, or at the top when the band is taller than the page."""
+        top, page = self.ctx.scroll_y, self.ctx.area.height
+        if y0 >= top and y1 <= top + page:
+            return
+        self.set_scroll(int(y0 if y1 - y0 > page * 2 / 3 else y0 - page / 3))
+
     def reveal_slice(self, card_no: int, index: int) -> None:
         """Open the slice's card and process if collapsed, scroll its lane into view and pan so the
         slice is visible (zoom kept)."""

@@ -43,11 +43,10 @@ def show_both_runs(cluster_tab, pairs: list[CardPair], unmatched: list[RunCardVi
         margin = int((t1 - t0) * STEP_MARGIN)
         timeline.set_range(t0 - margin, t1 + margin)
     bar = cluster_tab.bar  # the strip above the timeline: what is shown, Show all cards (the base run), lanes
-    bar.set_state([c.title for c in cards], len(cluster_tab.all_cards), None)
     aligned = f", aligned at {step_label(pairs, position)}" if window is not None else ""
-    bar.label.setText(f"Base and new run: {len(pairs)} card pair(s){aligned}"
-                      + (f", {len(unmatched)} card(s) only in the new run" if unmatched else ""))
-    bar.all.setEnabled(True)
+    bar.show_runs(f"Base and new run: {len(pairs)} card pair(s){aligned}"
+                  + (f", {len(unmatched)} card(s) only in the new run" if unmatched else ""))
+    cluster_tab.update_bar()
     bar.show()
     cluster_tab.tabs.setCurrentIndex(0)
     timeline.setFocus()
