@@ -180,3 +180,32 @@ def test_huge_fields_lose_their_rows_only(tmp_path):
     assert m.curves.time_ns.tolist() == [11000]
     assert m.report.dropped[BAD_TIME] == 1 and m.report.dropped_rows == 2
     assert any("field larger than field limit" in e for e in m.report.examples)
+
+
+def test_sizes_beyond_a_64_bit_count_of_bytes_are_rows_dropped_with_their_reason(tmp_path):
+    from timelineview.model.memory.csv_files import SIZE_BEYOND_INT64
+
+    write(tmp_path, "operator_memory.csv", OPERATOR_HEADER, [
+        op_row("good", "4.0", "10.0", "20.0"),  # line 2
+        op_row("huge_kb", "1e300", "10.0", "20.0"),  # line 3: would wrap to a negative size
+        op_row("big_kb", str(2**53), "10.0", "20.0"),  # line 4: 2^63 bytes
+    ])
+    write(tmp_path, "memory_record.csv", RECORD_HEADER, [
+        "PTA,10.0\t,1.0,2.0,1.0,1,NPU:0",
+        "PTA,11.0\t,9e12,2.0,1.0,1,NPU:0",  # 9e12 MB: past 2^62 bytes
+    ])
+    write(tmp_path, "npu_module_mem.csv", MODULE_HEADER, ["SLOG,10\t,1.0,NPU:0", "HCCL,11\t,9e12,NPU:0"])
+    m = load_memory(card(tmp_path))
+    assert [m.name(k) for k in m.allocations.name] == ["good"] and m.allocations.size.tolist() == [4096]
+    assert m.curves.allocated.tolist() == [MB] and m.modules.reserved.tolist() == [MB]
+    assert dict(m.report.dropped) == {SIZE_BEYOND_INT64: 4}
+    assert "operator_memory.csv:3: a size beyond 2^62 bytes" in m.report.examples
+    assert min(m.allocations.size.min(), m.curves.reserved.min(), m.modules.reserved.min()) > 0
+
+
+def test_a_file_whose_lines_end_with_a_lone_carriage_return(tmp_path):
+    write(tmp_path, "memory_record.csv", RECORD_HEADER,
+          ["PTA,10.0\t,1.0,2.0,1.0,1,NPU:0", "GE,11.0\t,3.0,4.0,3.0,,NPU:0"], end="\r")
+    m = load_memory(card(tmp_path))
+    assert [m.name(k) for k in m.curves.component] == ["PTA", "GE"] and not m.report.warnings
+    assert m.curves.time_ns.tolist() == [10000, 11000] and m.curves.allocated.tolist() == [MB, 3 * MB]

@@ -31,6 +31,7 @@ from timelineview.model.memory.records import (
     NEVER,
     PTA,
     RELEASE_BEFORE_ALLOCATION,
+    SIZE_BEYOND_INT64,
     Allocations,
     MemoryCurves,
     MemoryReport,
@@ -289,6 +290,33 @@ def _merge(parts: list[_Chunk]) -> _Chunk:
     return _Chunk(columns, lines[order])
 
 
+SNIFF_BYTES = 1 << 16  # what is looked at to tell a file's line ends
+
+
+def _carriage_returns_only(f) -> bool:
+    """Whether the file ends its lines with a lone CR (old Mac line ends): CRs and no LF in its first bytes."""
+    start = f.peek(SNIFF_BYTES)[:SNIFF_BYTES]
+    return b"\r" in start and b"\n" not in start
+
+
+class _CarriageReturnLines(io.RawIOBase):
+    """A file whose lines end with a lone CR, read as if they ended with LF."""
+
+    def __init__(self, raw) -> None:
+        super().__init__()
+        self.raw = raw
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        got = self.raw.readinto(b)
+        if got:
+            view = np.frombuffer(b, dtype=np.uint8, count=got)
+            view[view == _CR] = _LF
+        return got
+
+
 def _size(path: Path) -> int:
     try:
         return path.stat().st_size
@@ -306,6 +334,8 @@ def _chunks(path: Path, wanted: tuple[str, ...], needed: tuple[str, ...], report
         report.warn(f"{path}: cannot be read ({exc.strerror or exc})")
         return
     with f:
+        if _carriage_returns_only(f):
+            f = io.BufferedReader(_CarriageReturnLines(f))
         names = _header(f, path, report)
         if names is None:
             return
@@ -329,12 +359,14 @@ def _keep(chunk: _Chunk, table: _Table, checks: list[tuple[np.ndarray, str]]) ->
     return passing(checks, len(chunk), lambda bad, reason: table.drop(chunk, bad, reason))
 
 
-def _optional_mb(chunk: _Chunk, column: str) -> tuple[np.ndarray, np.ndarray]:
-    """(bytes with MISSING where blank, bad) of an optional MB column."""
+def _optional_mb(chunk: _Chunk, column: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(bytes with MISSING where blank, bad, beyond a 64-bit count of bytes) of an optional MB column."""
     if column not in chunk.columns:
-        return np.full(len(chunk), MISSING, dtype=np.int64), np.zeros(len(chunk), dtype=bool)
+        none = np.zeros(len(chunk), dtype=bool)
+        return np.full(len(chunk), MISSING, dtype=np.int64), none, none
     values, ok, empty = fields.floats(chunk.columns[column])
-    return numbers.scaled_bytes(values, ok, BYTES_PER_MB), ~ok & ~empty
+    return numbers.scaled_bytes(values, ok, BYTES_PER_MB), ~ok & ~empty, numbers.beyond_bytes(values, ok,
+                                                                                             BYTES_PER_MB)
 
 
 def _names(chunk: _Chunk, column: str) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -350,10 +382,11 @@ def read_memory_record(path: Path, names: Names, report: MemoryReport) -> Memory
     for chunk in _chunks(path, (COMPONENT, TIME, ALLOCATED, RESERVED, ACTIVE), (COMPONENT, TIME), report):
         texts, component, no_name = _names(chunk, COMPONENT)
         t, t_ok, _ = fields.micros_to_ns(chunk.columns[TIME])
-        allocated, bad_a = _optional_mb(chunk, ALLOCATED)
-        reserved, bad_r = _optional_mb(chunk, RESERVED)
-        active, bad_c = _optional_mb(chunk, ACTIVE)
-        keep = _keep(chunk, table, [(no_name, NO_NAME), (~t_ok, BAD_TIME), (bad_a | bad_r | bad_c, BAD_NUMBER)])
+        allocated, bad_a, huge_a = _optional_mb(chunk, ALLOCATED)
+        reserved, bad_r, huge_r = _optional_mb(chunk, RESERVED)
+        active, bad_c, huge_c = _optional_mb(chunk, ACTIVE)
+        keep = _keep(chunk, table, [(no_name, NO_NAME), (~t_ok, BAD_TIME), (bad_a | bad_r | bad_c, BAD_NUMBER),
+                                    (huge_a | huge_r | huge_c, SIZE_BEYOND_INT64)])
         report.rows_read += int(keep.sum())
         parts.append(MemoryCurves(fields.intern(texts, component[keep], names), t[keep], allocated[keep],
                                   reserved[keep], active[keep]))
@@ -383,8 +416,10 @@ def read_operator_memory(path: Path, names: Names, report: MemoryReport) -> Allo
         else:
             t1, t1_ok, t1_empty = np.zeros(len(chunk), np.int64), np.zeros(len(chunk), bool), np.ones(len(chunk), bool)
         t1 = np.where(t1_empty, NEVER, t1)
-        keep = _keep(chunk, table, [(no_name, NO_NAME), (~size_ok, BAD_NUMBER), (~t0_ok, BAD_TIME),
-                                    (~t1_ok & ~t1_empty, BAD_TIME), (t1 < t0, RELEASE_BEFORE_ALLOCATION)])
+        keep = _keep(chunk, table, [(no_name, NO_NAME), (~size_ok, BAD_NUMBER),
+                                    (numbers.beyond_bytes(size_kb, size_ok, BYTES_PER_KB), SIZE_BEYOND_INT64),
+                                    (~t0_ok, BAD_TIME), (~t1_ok & ~t1_empty, BAD_TIME),
+                                    (t1 < t0, RELEASE_BEFORE_ALLOCATION)])
         report.rows_read += int(keep.sum())
         stream_blank = fields.blank(chunk.columns[STREAM])[keep] if STREAM in chunk.columns else None
         size = numbers.scaled_bytes(size_kb, size_ok, BYTES_PER_KB)
@@ -402,7 +437,8 @@ def read_module_memory(path: Path, names: Names, report: MemoryReport) -> Module
         texts, module, no_name = _names(chunk, COMPONENT)
         t, t_ok, _ = fields.micros_to_ns(chunk.columns[TIME])
         values, ok, _ = fields.floats(chunk.columns[RESERVED])
-        keep = _keep(chunk, table, [(no_name, NO_NAME), (~t_ok, BAD_TIME), (~ok, BAD_NUMBER)])
+        keep = _keep(chunk, table, [(no_name, NO_NAME), (~t_ok, BAD_TIME), (~ok, BAD_NUMBER),
+                                    (numbers.beyond_bytes(values, ok, BYTES_PER_MB), SIZE_BEYOND_INT64)])
         report.rows_read += int(keep.sum())
         reserved = numbers.scaled_bytes(values, ok, BYTES_PER_MB)
         parts.append(ModuleMemory(fields.intern(texts, module[keep], names), t[keep], reserved[keep]))

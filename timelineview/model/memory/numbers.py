@@ -18,6 +18,9 @@ _DOT, _ZERO, _NINE = ord("."), ord("0"), ord("9")
 _BLANKS = np.array([0, ord(" "), ord("\t"), ord("\r"), ord("\n")], dtype=np.uint8)
 
 
+MAX_BYTES = float(1 << 62)  # past any memory a device has, short of int64's end (rounding kept inside)
+
+
 def _byte_matrix(texts: list[str]) -> np.ndarray | None:
     """The texts as rows of ASCII bytes (padded with 0), or None when one is not ASCII."""
     try:
@@ -113,7 +116,15 @@ def floats(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def scaled_bytes(values: np.ndarray, ok: np.ndarray, unit: int) -> np.ndarray:
-    """Sizes in ``unit`` bytes (KB or MB as the producer writes them) -> whole bytes; MISSING where not ok."""
+    """Sizes in ``unit`` bytes (KB or MB as the producer writes them) -> whole bytes; MISSING where not ok or
+    where the size is beyond ``MAX_BYTES`` (``beyond_bytes`` finds those rows, to drop them with a reason)."""
     out = np.full(len(values), -1, dtype=np.int64)
-    out[ok] = np.rint(values[ok] * unit).astype(np.int64)
+    fits = ok & ~beyond_bytes(values, ok, unit)
+    out[fits] = np.rint(values[fits] * unit).astype(np.int64)
     return out
+
+
+def beyond_bytes(values: np.ndarray, ok: np.ndarray, unit: int) -> np.ndarray:
+    """Rows whose size in ``unit`` bytes is a number but more bytes than a 64-bit count holds (1e300 KB,
+    9e12 MB): cast, they would wrap to negative sizes."""
+    return ok & ~(values * float(unit) < MAX_BYTES)

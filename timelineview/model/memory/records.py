@@ -22,6 +22,7 @@ BYTES_PER_KB = 1 << 10
 MAX_EXAMPLES = 50
 EXAMPLES_PER_CHECK = 5  # rows of one check (in one chunk or table) listed with their place; the rest counted
 BAD_NUMBER = "bad number"
+SIZE_BEYOND_INT64 = "a size beyond 2^62 bytes"
 RELEASE_BEFORE_ALLOCATION = "release before allocation"
 
 # Components of the caching allocator (PTA), of CANN's graph engine (GE) and their sum
