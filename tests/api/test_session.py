@@ -89,9 +89,21 @@ def test_analysis_tables_hold_the_documents_numbers(sample, stats_json):
     comm = sample.comm_ops()
     want = [(c["card"], o["name"], o["wait_us"]) for c in stats_json["cards"] for o in c["communication"]["comm_ops"]]
     assert list(comm[["card", "name", "wait_us"]].itertuples(index=False, name=None)) == want
-    want = [(o["main_plane"]["plane"], o["main_plane"]["wait_us"]) for c in stats_json["cards"]
+    want = [(o["plane"], o["all_planes"]["wait_us"]) for c in stats_json["cards"]
             for o in c["communication"]["comm_ops"]]
-    assert list(comm[["main_plane", "main_wait_us"]].itertuples(index=False, name=None)) == want
+    assert list(comm[["plane", "all_planes_wait_us"]].itertuples(index=False, name=None)) == want
+    got = [(r["card"], r["name"], r["transport"], r["bytes"], r["bandwidth_gbps"])
+           for r in sample.table("comm_bandwidth").to_pylist()]
+    want = [(c["card"], o["name"], b["transport"], b["bytes"], b["bandwidth_gbps"]) for c in stats_json["cards"]
+            for o in c["communication"]["comm_ops"] for b in o["bandwidth"]]
+    assert got == want and want
+    got = [(r["card"], r["transport"], r["size_bytes"], r["count"]) for r in sample.table("comm_packets").to_pylist()]
+    want = [(c["card"], b["transport"], p["size_bytes"], p["count"]) for c in stats_json["cards"]
+            for o in c["communication"]["comm_ops"] for b in o["bandwidth"] for p in b["packets"]]
+    assert got == want and want
+    got = [(r["card"], r["link"], r["bytes"]) for r in sample.table("local_links").to_pylist()]
+    want = [(c["card"], x["link"], x["bytes"]) for c in stats_json["cards"] for x in c["communication"]["local_links"]]
+    assert got == want and want
     links = sample.links()
     assert links["bandwidth_gbps"].tolist() == [x["bandwidth_gbps"] for x in stats_json["links"]]
     findings = sample.findings()
@@ -110,10 +122,18 @@ def test_document_columns_are_every_key_of_the_document(sample, stats_json):
     assert scalar == set(sample.table("cards").column_names)
     assert {k for s in card["steps"] for k in s} | {"card", "rank"} == set(sample.table("steps").column_names)
     assert set(card["operators"]["by_name"][0]) | {"card", "rank"} == set(sample.table("operators").column_names)
-    # (an operator's main_plane object is flattened into main_plane and main_<figure> columns)
+    # (an operator's all_planes object is flattened into all_planes_<figure> columns; its bandwidth is the
+    # comm_bandwidth table, one row per transport, and comm_packets, one row per transfer size)
     op = card["communication"]["comm_ops"][0]
-    flat = set(op) | {f"main_{k}" for k in op["main_plane"] if k != "plane"}
+    flat = (set(op) - {"all_planes", "bandwidth"}) | {f"all_planes_{k}" for k in op["all_planes"]}
     assert flat | {"card", "rank"} == set(sample.table("comm_ops").column_names)
+    bandwidth = op["bandwidth"][0]
+    assert (set(bandwidth) - {"packets"}) | {"card", "rank", "name", "start_us"} == \
+        set(sample.table("comm_bandwidth").column_names)
+    assert set(bandwidth["packets"][0]) | {"card", "rank", "name", "start_us", "transport"} == \
+        set(sample.table("comm_packets").column_names)
+    assert set(card["communication"]["local_links"][0]) | {"card", "rank"} == \
+        set(sample.table("local_links").column_names)
     assert set(stats_json["links"][0]) == set(sample.table("links").column_names)
     assert set(stats_json["findings"][0]) == set(sample.table("findings").column_names)
 

@@ -99,8 +99,7 @@ def framed_metrics(derived: DerivedIntervals, t0: int, t1: int, min_gap_ns: int 
     """The §2 metrics of a step-like window [t0, t1) in the producer's words (metrics.md §3): its
     ``free_us`` is the producer's Free (inside the Stage) and the free time over the whole window is
     ``window_free_us``."""
-    out = window_metrics(derived, t0, t1, min_gap_ns)
-    out["window_free_us"] = out.pop("free_us")
+    out = {"window_free_us" if k == "free_us" else k: v for k, v in window_metrics(derived, t0, t1, min_gap_ns).items()}
     out.update(stage_metrics(derived, t0, t1))
     return out
 
