@@ -91,6 +91,7 @@ CARD_COLUMNS = (
 )
 # The producer's columns of CARD_COLUMNS, empty when no operator has a main plane.
 MAIN_KEYS = frozenset(PRODUCER_KEYS)
+PRODUCER_COLUMNS = tuple(k for k, c in enumerate(CARD_COLUMNS) if c.key in MAIN_KEYS)
 ACROSS_HEAD = (
     RecordColumn("name", "Collective", TEXT, "matched across cards by name and call"),
     RecordColumn("call_number", "Call", COUNT, "the k-th call of that name on each card (1: its first); "
