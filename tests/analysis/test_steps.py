@@ -77,8 +77,14 @@ def test_steps_with_tasks_crossing_boundaries_are_clipped():
     for st in steps:
         m = step_metrics(store, d, st)
         want = ref.metrics(compute, comm, st.start, st.end)
+        want["window_free_us"] = want.pop("free_us")  # a step's free_us is the producer's Free (below)
         for key, value in want.items():
             assert m[key] == pytest.approx(value) if value is not None else m[key] is None, key
+        # the producer's Free: the free time of the Stage, [first task start, last task end] in the step
+        inside = [(a, b) for a, b in compute + comm if a < st.end and b > st.start]
+        a, b = max(st.start, min(x for x, _ in inside)), min(st.end, max(y for _, y in inside))
+        assert m["free_us"] == pytest.approx(ref.metrics(compute, comm, a, b)["free_us"])
+        assert m["stage_us"] == pytest.approx((b - a) / 1000)
         assert m["step_interval_us"] + m["fp_bp_us"] + m["tail_us"] == pytest.approx(m["dur_us"])
     # step 2 = [2000, 4000): the first compute *starting* in it is at 2900
     assert steps[1].fp == 2900

@@ -43,7 +43,7 @@ def _times(transit: int, wait: int, synchronization: int, idle: int) -> dict:
     """The four §6 times (µs) and the wait ratio of one set of figures."""
     both = wait + transit
     return {"transit_us": _us(transit), "wait_us": _us(wait), "synchronization_us": _us(synchronization),
-            "idle_us": _us(idle), "wait_ratio": wait / both if both else None}
+            "idle_us": _us(idle), "wait_ratio": float(wait / both) if both else None}
 
 
 NO_FIGURES = dict.fromkeys(("transit_us", "wait_us", "synchronization_us", "idle_us", "wait_ratio"))

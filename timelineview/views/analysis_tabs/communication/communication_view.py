@@ -271,9 +271,12 @@ class CommunicationView(QtWidgets.QWidget):
         else:
             rows = card_rows(self._card_comm(number))
             self.model.set_rows(rows, CARD_COLUMNS)
-            self.column_choice.apply(() if has_main_plane(rows) else MAIN_KEYS)
+            producer = has_main_plane(rows)
+            self.column_choice.apply(() if producer else MAIN_KEYS)
             self.note.setText(self._overview_text())
-            self.table.sortByColumn(4, QtCore.Qt.SortOrder.DescendingOrder)  # longest wait first
+            # longest wait first: the producer's, else (no main plane known) the all-planes one
+            wait = [c.key for c in CARD_COLUMNS].index("wait_us" if producer else all_planes_key("wait_us"))
+            self.table.sortByColumn(wait, QtCore.Qt.SortOrder.DescendingOrder)
         self._fit_columns()
 
     def _fit_columns(self) -> None:
