@@ -169,6 +169,8 @@ def test_the_columns_are_hidden_for_operators_without_a_main_plane(open_tab, tmp
     assert tab.model.rowCount() > 0
     assert all(tab.table.isColumnHidden(c) for c in PRODUCER_COLUMNS)
     wait = [c.key for c in tab.model.columns].index(all_planes_key("wait_us"))
-    assert not tab.table.isColumnHidden(wait)  # the union over every plane is still shown
+    assert not tab.table.isColumnHidden(wait)  # the unions over every plane are all there is: all shown
+    for key in ("transit_us", "synchronization_us", "idle_us", "wait_ratio"):
+        assert not tab.table.isColumnHidden([c.key for c in tab.model.columns].index(all_planes_key(key)))
     header = tab.model.headerData(wait, QtCore.Qt.Orientation.Horizontal)
     assert header.replace("\n", " ") == "All-planes wait"  # its header in two lines, to keep the column narrow

@@ -272,6 +272,8 @@ class CommunicationView(QtWidgets.QWidget):
             rows = card_rows(self._card_comm(number))
             self.model.set_rows(rows, CARD_COLUMNS)
             producer = has_main_plane(rows)
+            # without the producer's figures the all-planes ones are all there is: none starts hidden
+            self.column_choice.hidden_by_default = frozenset(HIDDEN_BY_DEFAULT if producer else ("tasks",))
             self.column_choice.apply(() if producer else MAIN_KEYS)
             self.note.setText(self._overview_text())
             # longest wait first: the producer's, else (no main plane known) the all-planes one
