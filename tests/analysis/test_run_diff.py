@@ -179,10 +179,12 @@ def test_links_and_communication_totals_match_the_ground_truth(tmp_path):
     d = diff_runs(base, slow)
     for card in d.cards:
         rank = int(card.card.split()[1])
+        # the communication totals are the producer's (each collective's main plane, metrics.md §6)
         for key in COMM_KEYS:
             ns_key = key.replace("_us", "_ns")
-            b = sum(op[ns_key] for op in base_truth[rank].comm_ops) / 1000
-            n = sum(op[ns_key] for op in slow_truth[rank].comm_ops) / 1000
+            assert all(op["producer"] is not None for op in base_truth[rank].comm_ops + slow_truth[rank].comm_ops)
+            b = sum(op["producer"][ns_key] for op in base_truth[rank].comm_ops) / 1000
+            n = sum(op["producer"][ns_key] for op in slow_truth[rank].comm_ops) / 1000
             assert (card.base[key], card.new[key]) == (pytest.approx(b, abs=1e-3), pytest.approx(n, abs=1e-3))
             assert card.delta[key] == pytest.approx(n - b, abs=1e-3)
 
@@ -213,6 +215,6 @@ def test_a_phase_the_steps_gain_flows_into_the_comparison():
     from timelineview.analysis.diff.run_diff import PHASE_KEYS, step_phase_keys
 
     steps = [{"step": 1, "start_us": 0.0, "dur_us": 9.0, "span_us": 9.0, "compute_us": 4.0, "idle_gap_count": 1,
-              "step_interval_us": 1.0, "fp_bp_us": 6.0, "tail_us": 2.0, "stage_us": 8.0, "stage_free_us": 3.0}]
-    assert step_phase_keys(steps) == [*PHASE_KEYS, "stage_us", "stage_free_us"]
+              "step_interval_us": 1.0, "fp_bp_us": 6.0, "tail_us": 2.0, "stage_us": 8.0, "window_free_us": 3.0}]
+    assert step_phase_keys(steps) == [*PHASE_KEYS, "stage_us", "window_free_us"]
     assert "compute_us" not in step_phase_keys(steps)  # a §2 metric of the step, not a phase

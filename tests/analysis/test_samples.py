@@ -102,7 +102,8 @@ def test_cann_per_iteration_time_between_files_is_uncaptured_not_free(cann):
     assert doc["idle_gap_free_us"] <= doc["free_us"] + 1e-6
     for step in doc["steps"]:
         step_busy = step["compute_us"] + step["communication_us"] - step["overlapped_us"]
-        assert step["free_us"] + step_busy + step["uncaptured_us"] == pytest.approx(step["span_us"], abs=0.01)
+        assert step["window_free_us"] + step_busy + step["uncaptured_us"] == \
+            pytest.approx(step["span_us"], abs=0.01)
 
 
 def _producer_step_table(rank: int) -> dict[int, dict[str, float]]:
@@ -111,18 +112,18 @@ def _producer_step_table(rank: int) -> dict[int, dict[str, float]]:
         return {int(row["Step"]): {k: float(v) for k, v in row.items() if k != "Step"} for row in csv.DictReader(f)}
 
 
-def test_torch_npu_stage_and_stage_free_match_step_trace_time_csv(torch_npu):
-    """The producer's Stage is the busy part of the step, its Free the idle time inside that Stage
-    and its Preparing our step interval (metrics.md §3); our step-window Free is larger."""
+def test_torch_npu_stage_and_free_match_step_trace_time_csv(torch_npu):
+    """The producer's Stage is the busy part of the step, its Free (our free_us) the idle time inside
+    that Stage and its Preparing our step interval (metrics.md §3); the step window's free time is larger."""
     doc = stats_document(torch_npu)
     for card in doc["cards"]:
         producer = _producer_step_table(card["rank"])
         for step in card["steps"]:
             want = producer[step["step"]]
             assert step["stage_us"] == pytest.approx(want["Stage"], rel=0.005)
-            assert step["stage_free_us"] == pytest.approx(want["Free"], rel=0.005)
+            assert step["free_us"] == pytest.approx(want["Free"], rel=0.005)
             assert step["step_interval_us"] == pytest.approx(want["Preparing"], rel=0.005)
-            assert step["free_us"] > 1.5 * want["Free"]  # the step window holds the step interval too
+            assert step["window_free_us"] > 1.5 * want["Free"]  # the step window holds the step interval too
 
 
 def test_gpu_sample_counts_the_operator_not_its_kernel():

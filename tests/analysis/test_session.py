@@ -66,7 +66,7 @@ def reference_document(stores, min_gap_ns=1000) -> dict:
         doc["clock_offset_us"] = float(off) / 1000.0
     # findings are tested on their own (tests/analysis/findings); here: the document carries them
     findings = [f.document() for f in evaluate_findings(AnalysisSession(stores, min_gap_ns))]
-    return {"schema": "timelineview.stats/1", "cards": cards, "slow_cards": slow_cards(cards),
+    return {"schema": "timelineview.stats/2", "cards": cards, "slow_cards": slow_cards(cards),
             **cluster_json(analyse_cluster(comms)),
             "operators_across_cards": [o.document() for o in operators_across_cards(ops)],
             "memory_imbalance": cards_imbalance(memory), "findings": findings}

@@ -77,8 +77,14 @@ def test_steps_with_tasks_crossing_boundaries_are_clipped():
     for st in steps:
         m = step_metrics(store, d, st)
         want = ref.metrics(compute, comm, st.start, st.end)
+        want["window_free_us"] = want.pop("free_us")  # a step's free_us is the producer's Free (below)
         for key, value in want.items():
             assert m[key] == pytest.approx(value) if value is not None else m[key] is None, key
+        # the producer's Free: the free time of the Stage, [first task start, last task end] in the step
+        inside = [(a, b) for a, b in compute + comm if a < st.end and b > st.start]
+        a, b = max(st.start, min(x for x, _ in inside)), min(st.end, max(y for _, y in inside))
+        assert m["free_us"] == pytest.approx(ref.metrics(compute, comm, a, b)["free_us"])
+        assert m["stage_us"] == pytest.approx((b - a) / 1000)
         assert m["step_interval_us"] + m["fp_bp_us"] + m["tail_us"] == pytest.approx(m["dur_us"])
     # step 2 = [2000, 4000): the first compute *starting* in it is at 2900
     assert steps[1].fp == 2900
@@ -115,8 +121,9 @@ def test_whole_trace_window_has_no_invented_phases():
     m = step_metrics(store, d, steps[0])
     assert m["window"] == "whole trace" and m["step"] == 1
     assert (m["step_interval_us"], m["fp_bp_us"], m["tail_us"]) == (None, None, None)
-    # span [0, 100): compute 20 ns, communication 40 ns, free 40 ns; by hand
-    assert (m["dur_us"], m["compute_us"], m["communication_us"], m["free_us"]) == (0.1, 0.02, 0.04, 0.04)
+    # span [0, 100): compute 20 ns, communication 40 ns, free 40 ns, all inside the Stage [0, 100); by hand
+    assert (m["dur_us"], m["compute_us"], m["communication_us"], m["window_free_us"], m["free_us"]) == \
+        (0.1, 0.02, 0.04, 0.04, 0.04)
     marked = build_store([Sl(HW, "a", 30, 10, "AI_CORE"), Sl(PY, "ProfilerStep#1", 0, 100)])
     d2, steps2 = steps_of(marked)
     m2 = step_metrics(marked, d2, steps2[0])
@@ -192,7 +199,7 @@ def test_text_tables_name_the_window_and_leave_phases_empty(session):
     assert row.startswith("whole trace") and row.split()[-3:] == ["-", "-", "-"]
 
 
-def test_stage_is_the_busy_part_of_the_step_and_stage_free_its_idle_time():
+def test_stage_is_the_busy_part_of_the_step_and_free_its_idle_time():
     # step [0, 10000): nothing until 1500 (step interval), compute [1500, 3000) and [5000, 6000),
     # communication [2500, 4000), then nothing until the step ends
     slices = [Sl(PY, "ProfilerStep#1", 0, 10_000), Sl(PY, "ProfilerStep#2", 10_000, 1_000),
@@ -204,6 +211,6 @@ def test_stage_is_the_busy_part_of_the_step_and_stage_free_its_idle_time():
     stage = 6_000 - 1_500
     busy = ref.measure(ref.union([(1_500, 3_000), (5_000, 6_000), (2_500, 4_000)]), 1_500, 6_000)
     assert first["stage_us"] == stage / 1000
-    assert first["stage_free_us"] == (stage - busy) / 1000 == 1.0
-    assert first["free_us"] == (10_000 - busy) / 1000  # the step window: step interval and tail included
-    assert (second["stage_us"], second["stage_free_us"]) == (0.3, 0.0)
+    assert first["free_us"] == (stage - busy) / 1000 == 1.0  # the producer's Free
+    assert first["window_free_us"] == (10_000 - busy) / 1000  # the step window: step interval and tail included
+    assert (second["stage_us"], second["free_us"]) == (0.3, 0.0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -96,9 +97,21 @@ def test_analysis_tables_hold_the_documents_numbers(sample, stats_json):
     comm = sample.comm_ops()
     want = [(c["card"], o["name"], o["wait_us"]) for c in stats_json["cards"] for o in c["communication"]["comm_ops"]]
     assert list(comm[["card", "name", "wait_us"]].itertuples(index=False, name=None)) == want
-    want = [(o["main_plane"]["plane"], o["main_plane"]["wait_us"]) for c in stats_json["cards"]
+    want = [(o["plane"], o["all_planes"]["wait_us"]) for c in stats_json["cards"]
             for o in c["communication"]["comm_ops"]]
-    assert list(comm[["main_plane", "main_wait_us"]].itertuples(index=False, name=None)) == want
+    assert list(comm[["plane", "all_planes_wait_us"]].itertuples(index=False, name=None)) == want
+    got = [(r["card"], r["name"], r["transport"], r["bytes"], r["bandwidth_gbps"])
+           for r in sample.table("comm_bandwidth").to_pylist()]
+    want = [(c["card"], o["name"], b["transport"], b["bytes"], b["bandwidth_gbps"]) for c in stats_json["cards"]
+            for o in c["communication"]["comm_ops"] for b in o["bandwidth"]]
+    assert got == want  # none in this sample (its copies are all on-chip); tests/analysis/communication has them
+    got = [(r["card"], r["transport"], r["size_bytes"], r["count"]) for r in sample.table("comm_packets").to_pylist()]
+    want = [(c["card"], b["transport"], p["size_bytes"], p["count"]) for c in stats_json["cards"]
+            for o in c["communication"]["comm_ops"] for b in o["bandwidth"] for p in b["packets"]]
+    assert got == want
+    got = [(r["card"], r["link"], r["bytes"]) for r in sample.table("local_links").to_pylist()]
+    want = [(c["card"], x["link"], x["bytes"]) for c in stats_json["cards"] for x in c["communication"]["local_links"]]
+    assert got == want and want
     links = sample.links()
     assert links["bandwidth_gbps"].tolist() == [x["bandwidth_gbps"] for x in stats_json["links"]]
     findings = sample.findings()
@@ -117,10 +130,22 @@ def test_document_columns_are_every_key_of_the_document(sample, stats_json):
     assert scalar == set(sample.table("cards").column_names)
     assert {k for s in card["steps"] for k in s} | {"card", "rank"} == set(sample.table("steps").column_names)
     assert set(card["operators"]["by_name"][0]) | {"card", "rank"} == set(sample.table("operators").column_names)
-    # (an operator's main_plane object is flattened into main_plane and main_<figure> columns)
+    # (an operator's all_planes object is flattened into all_planes_<figure> columns; its bandwidth is the
+    # comm_bandwidth table, one row per transport, and comm_packets, one row per transfer size)
     op = card["communication"]["comm_ops"][0]
-    flat = set(op) | {f"main_{k}" for k in op["main_plane"] if k != "plane"}
+    flat = (set(op) - {"all_planes", "bandwidth"}) | {f"all_planes_{k}" for k in op["all_planes"]}
     assert flat | {"card", "rank"} == set(sample.table("comm_ops").column_names)
+    # (the sample's copies are all on-chip: no operator has a bandwidth row, so its keys come from the schema)
+    schema = json.loads((ROOT / "timelineview" / "schemas" / "stats.schema.json").read_text(encoding="utf-8"))
+    comm_schema = schema["properties"]["cards"]["items"]["properties"]["communication"]["properties"]
+    bandwidth = comm_schema["comm_ops"]["items"]["properties"]["bandwidth"]["items"]["properties"]
+    assert set(op["bandwidth"][0] if op["bandwidth"] else bandwidth) == set(bandwidth)
+    assert (set(bandwidth) - {"packets"}) | {"card", "rank", "name", "start_us"} == \
+        set(sample.table("comm_bandwidth").column_names)
+    assert set(bandwidth["packets"]["items"]["properties"]) | {"card", "rank", "name", "start_us", "transport"} == \
+        set(sample.table("comm_packets").column_names)
+    assert set(card["communication"]["local_links"][0]) | {"card", "rank"} == \
+        set(sample.table("local_links").column_names)
     assert set(stats_json["links"][0]) == set(sample.table("links").column_names)
     assert set(stats_json["findings"][0]) == set(sample.table("findings").column_names)
 
@@ -179,3 +204,29 @@ def test_sql_sees_absent_categories_as_null(sample):
     got = sample.sql("select card, count(*) as n from slices where category is null group by card")
     want = {s.card: int((s.slices.cat < 0).sum()) for s in sample.stores if (s.slices.cat < 0).any()}
     assert want and dict(zip(got["card"].astype(str), got["n"])) == want
+
+
+def test_the_producers_bandwidth_and_local_links_are_tables(tmp_path):
+    """comm_bandwidth, comm_packets and local_links hold the stats document's per-operator bandwidth rows,
+    packet sizes and LOCAL links, on a generated cluster that has them."""
+    import timelineview
+    from timelineview.synthetic import cluster_specs, generate_cluster
+
+    generate_cluster(tmp_path, cluster_specs(3, seed=2, steps=1, tasks_per_step=30))
+    run = timelineview.open(tmp_path, cache=False)
+    doc = orjson.loads(orjson.dumps(run.stats(), option=orjson.OPT_SERIALIZE_NUMPY))
+    ops = [(c["card"], o) for c in doc["cards"] for o in c["communication"]["comm_ops"]]
+    got = [(r["card"], r["name"], r["start_us"], r["transport"], r["bytes"], r["transit_us"], r["count"],
+            r["bandwidth_gbps"], r["large_packet_ratio"]) for r in run.table("comm_bandwidth").to_pylist()]
+    want = [(card, o["name"], o["start_us"], b["transport"], b["bytes"], b["transit_us"], b["count"],
+             b["bandwidth_gbps"], b["large_packet_ratio"]) for card, o in ops for b in o["bandwidth"]]
+    assert got == want and len(want) >= 2 * len(ops)  # each collective: its link type and the SDMA total
+    got = [(r["card"], r["name"], r["transport"], r["size_bytes"], r["count"], r["transit_us"])
+           for r in run.table("comm_packets").to_pylist()]
+    want = [(card, o["name"], b["transport"], p["size_bytes"], p["count"], p["transit_us"]) for card, o in ops
+            for b in o["bandwidth"] for p in b["packets"]]
+    assert got == want and want
+    got = [(r["card"], r["link"], r["transport"], r["bytes"], r["count"]) for r in run.table("local_links").to_pylist()]
+    want = [(c["card"], x["link"], "LOCAL", x["bytes"], x["count"]) for c in doc["cards"]
+            for x in c["communication"]["local_links"]]
+    assert got == want and len(want) == 3

@@ -50,6 +50,9 @@ def test_summary_metrics_equal_stats_on_the_traces(traces, dask_client, tmp_path
     assert any(f["card"] == "rank 3" for f in expected["slow_cards"])
     assert "4-5" in expected["slow_links"]
     assert {"slow_link", "slow_compute"} <= {f["rule"] for f in expected["findings"]}
+    # the producer's bandwidth per transport and LOCAL links are kept too (compared above, not null)
+    assert all(c["communication"]["local_links"] and c["communication"]["comm_ops"][0]["bandwidth"]
+               for c in expected["cards"])
     # each card names the worker that made it: one of the cluster's two processes, "<name> <address>"
     workers = {f"{info['name']} {addr}" for addr, info in dask_client.scheduler_info()["workers"].items()}
     assert {c["worker"] for c in summary["cards"]} <= workers

@@ -1,9 +1,10 @@
-""""Free" is always ``free_us`` of a window, and every screen says which window (metrics.md §3).
+""""Free" is the producer's Free (``free_us``: idle time inside the Stage) and nothing else; the free
+time over a whole window is ``window_free_us`` and every screen says which window (metrics.md §3).
 
-The same step window shows the same Free number in the stats document, the cluster table ("Free
-(step window)") and the Details panel ("Free (selection)", after clicking the step on the Steps
-lane); the chart's part, which leaves the step interval out, carries another name; the whole-card
-Details show "Free (card span)"; the producer's Free is "Stage free (producer)" everywhere.
+The same step window shows the same window-free number in the stats document, the cluster table
+("Window free") and the Details panel ("Window free (selection)", after clicking the step on the
+Steps lane); the chart's part, which leaves the step interval out, carries another name; the
+whole-card Details show "Window free (card span)"; the producer's Free is "Free" everywhere.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from timelineview.analysis.cluster.comparison import (
     COLUMNS,
     FREE_AFTER_INTERVAL,
     FREE_STEP_WINDOW,
-    STAGE_FREE,
+    PRODUCER_FREE,
 )
 from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.window import card_metrics, window_metrics
@@ -54,34 +55,36 @@ def test_one_window_shows_one_free_everywhere(qtbot, timeline, cards):
     qtbot.mouseClick(timeline.canvas.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=QtCore.QPoint(int(x), int(y)))
     sel = timeline.ctx.area_selection
     assert sel is not None and (sel.t0 + shift, sel.t1 + shift) == (int(steps.start[k]), int(steps.end[k]))
-    free_row = [key for key, _ in METRIC_ROWS].index("free_us")
+    free_row = [key for key, _ in METRIC_ROWS].index("window_free_us")
     assert panel.area.metrics.verticalHeaderItem(free_row).text() == FREE_SELECTION
-    assert panel.area.metrics.verticalHeaderItem(free_row).toolTip().startswith("free_us")
+    assert panel.area.metrics.verticalHeaderItem(free_row).toolTip().startswith("window_free_us")
     shown = panel.area.metrics.item(free_row, 0).text()
-    assert shown == metric_text("free_us", doc_step["free_us"], doc_step["span_us"])
+    assert shown == metric_text("window_free_us", doc_step["window_free_us"], doc_step["span_us"])
     # the cluster table, showing that step
     model = ComparisonTableModel()
     rows = session.comparison.rows(STEP)
     model.set_rows(rows, COLUMNS)
-    col = [c.key for c in COLUMNS].index("free_us")
+    col = [c.key for c in COLUMNS].index("window_free_us")
     assert COLUMNS[col].title == FREE_STEP_WINDOW
-    assert model.data(model.index(0, col), QtCore.Qt.ItemDataRole.UserRole) == pytest.approx(doc_step["free_us"])
+    assert model.data(model.index(0, col), QtCore.Qt.ItemDataRole.UserRole) == \
+        pytest.approx(doc_step["window_free_us"])
     # the chart's part leaves the step interval out: another quantity, another name
     titles = dict(BAR_PARTS)
-    assert "free_us" not in titles and titles[FREE_AFTER_INTERVAL] == "Free after the step interval"
+    assert "window_free_us" not in titles and titles[FREE_AFTER_INTERVAL] == "Free after the step interval"
     window = session.analyse(card.number, ("steps",)).steps[k]
     after = window_metrics(card.derived, window.fp, window.end)["free_us"]
     assert rows[0]["bar"][FREE_AFTER_INTERVAL] == pytest.approx(after)
-    assert after < doc_step["free_us"]  # this card's step interval is free: the two differ
-    # the producer's Free of the step: the same figure in the table and in the Details panel
-    stage_col = [c.key for c in COLUMNS].index("stage_free_us")
-    assert COLUMNS[stage_col].title == STAGE_FREE
+    assert after < doc_step["window_free_us"]  # this card's step interval is free: the two differ
+    # the producer's Free of the step: the same figure, named Free, in the table and in the Details panel
+    stage_col = [c.key for c in COLUMNS].index("free_us")
+    assert COLUMNS[stage_col].title == PRODUCER_FREE == "Free"
     assert model.data(model.index(0, stage_col), QtCore.Qt.ItemDataRole.UserRole) == pytest.approx(
-        doc_step["stage_free_us"])
-    stage_row = [key for key, _ in METRIC_ROWS].index("stage_free_us")
-    assert panel.area.metrics.verticalHeaderItem(stage_row).text() == STAGE_FREE
-    assert panel.area.metrics.item(stage_row, 0).text() == metric_text("stage_free_us", doc_step["stage_free_us"],
+        doc_step["free_us"])
+    stage_row = [key for key, _ in METRIC_ROWS].index("free_us")
+    assert panel.area.metrics.verticalHeaderItem(stage_row).text() == PRODUCER_FREE
+    assert panel.area.metrics.item(stage_row, 0).text() == metric_text("free_us", doc_step["free_us"],
                                                                        doc_step["span_us"])
+    assert doc_step["free_us"] < doc_step["window_free_us"]
 
 
 def _row_text(area: AreaStats, key: str, col: int = 0) -> str:
@@ -94,11 +97,13 @@ def test_whole_card_details_say_card_span(qtbot, cards):
     area = AreaStats()
     qtbot.addWidget(area)
     area.show_overview(cards)
-    free_row = [k for k, _ in METRIC_ROWS].index("free_us")
+    free_row = [k for k, _ in METRIC_ROWS].index("window_free_us")
     assert area.metrics.verticalHeaderItem(free_row).text() == FREE_CARD_SPAN != FREE_STEP_WINDOW
     doc = AnalysisSession([c.store for c in cards]).stats_document()["cards"]
     for col, card in enumerate(doc):
-        assert _row_text(area, "free_us", col) == metric_text("free_us", card["free_us"], card["span_us"])
+        # the card's span is its Stage: both free times are the card's free_us
+        for key in ("window_free_us", "free_us"):
+            assert _row_text(area, key, col) == metric_text(key, card["free_us"], card["span_us"])
 
 
 def test_an_area_inside_an_idle_gap_is_free_outside_whole_gaps(qtbot, cards):
@@ -113,14 +118,15 @@ def test_an_area_inside_an_idle_gap_is_free_outside_whole_gaps(qtbot, cards):
     qtbot.addWidget(area)
     area.show_area(AreaSelection(t0, t1, 0, 1, [card.number]), [card], lambda c: 0)
     span_us = (t1 - t0) / 1000.0
-    assert _row_text(area, "free_us") == metric_text("free_us", span_us, span_us)  # 100 %
+    assert _row_text(area, "window_free_us") == metric_text("window_free_us", span_us, span_us)  # 100 %
+    assert _row_text(area, "free_us") == metric_text("free_us", 0.0, span_us)  # no task: no Stage, no Free
     assert _row_text(area, "idle_gap_free_us") == metric_text("idle_gap_free_us", 0.0, span_us)
-    assert _row_text(area, "free_outside_idle_gaps_us") == metric_text("free_us", span_us, span_us)
+    assert _row_text(area, "free_outside_idle_gaps_us") == metric_text("window_free_us", span_us, span_us)
     # any window: Free = outside whole idle gaps + nothing running
     s0, s1 = int(d.span[0]), int(d.span[0] + (d.span[1] - d.span[0]) // 3)
     area.show_area(AreaSelection(s0, s1, 0, 1, [card.number]), [card], lambda c: 0)
     m = window_metrics(d, s0, s1)
     assert m["idle_gap_free_us"] > 0
     want = m["free_us"] - m["idle_gap_free_us"]
-    assert _row_text(area, "free_outside_idle_gaps_us") == metric_text("free_us", want, (s1 - s0) / 1000.0)
+    assert _row_text(area, "free_outside_idle_gaps_us") == metric_text("window_free_us", want, (s1 - s0) / 1000.0)
     assert card_metrics(d)["free_us"] >= m["free_us"]

@@ -8,7 +8,7 @@ from typing import Protocol
 
 from timelineview.analysis.communication.document import cluster_json
 
-STATS_SCHEMA = "timelineview.stats/1"  # the document's format: raised when a key changes meaning or goes
+STATS_SCHEMA = "timelineview.stats/2"  # the document's format: raised when a key changes meaning or goes
 
 
 class StatsParts(Protocol):

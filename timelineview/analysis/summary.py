@@ -34,14 +34,15 @@ def stats_document(stores: list[TraceStore], min_gap_ns: int = DEFAULT_MIN_GAP_N
 _CARD_ROWS = (*METRIC_KEYS, "clock_offset_us")
 _STEP_COLUMNS = (
     ("step", "step"), ("dur_us", "dur µs"), ("compute_us", "compute"), ("communication_us", "comm"),
-    ("overlapped_us", "overlap"), ("pure_communication_us", "pure comm"), ("free_us", "free (step)"),
-    ("stage_us", "stage"), ("stage_free_us", "stage free"),
+    ("overlapped_us", "overlap"), ("pure_communication_us", "pure comm"), ("stage_us", "stage"),
+    ("free_us", "free"), ("window_free_us", "window free"),
     ("idle_gap_count", "gaps"), ("idle_gap_total_us", "gap µs"), ("step_interval_us", "interval"),
     ("fp_bp_us", "fp-bp"), ("tail_us", "tail"),
 )
 # which Free is which (metrics.md §3): the step table shows both, the card rows the whole card's
-STEP_FREE_NOTE = ("free (step): idle time of the whole step window, its step interval included.\n"
-                  "stage, stage free: the producer's Stage and Free (step_trace_time.csv): the step's busy part.")
+STEP_FREE_NOTE = ("stage, free: the producer's Stage and Free (step_trace_time.csv): idle time between the step's "
+                  "first and last task.\nwindow free: idle time of the whole step window, its step interval "
+                  "included.")
 
 
 def format_text(doc: dict) -> str:

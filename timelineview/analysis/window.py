@@ -77,13 +77,14 @@ def _idle_gaps(derived: DerivedIntervals, t0: int, t1: int, min_gap_ns: int) -> 
     return len(kept), int(kept.sum()), int(kept.max()), covered
 
 
-STAGE_KEYS = ("stage_us", "stage_free_us")
+STAGE_KEYS = ("stage_us", "free_us")
 
 
 def stage_metrics(derived: DerivedIntervals, t0: int, t1: int) -> dict:
     """The producer's framing of a window (metrics.md §3, ``step_trace_time.csv``): its Stage is
-    [first task start, last task end] of compute ∪ communication inside [t0, t1), its Free the part
-    of the Stage where neither runs (uncaptured time excluded). Both 0 without a task in the window."""
+    [first task start, last task end] of compute ∪ communication inside [t0, t1), its Free
+    (``free_us``) the part of the Stage where neither runs (uncaptured time excluded). Both 0 without
+    a task in the window."""
     busy = derived.busy
     first = int(np.searchsorted(busy.ends, int(t0), side="right"))
     last = int(np.searchsorted(busy.starts, int(t1), side="left")) - 1
@@ -91,17 +92,25 @@ def stage_metrics(derived: DerivedIntervals, t0: int, t1: int) -> dict:
         return dict.fromkeys(STAGE_KEYS, 0.0)
     a, b = max(int(busy.starts[first]), int(t0)), min(int(busy.ends[last]), int(t1))
     uncaptured = derived.uncaptured.measure(a, b) if len(derived.uncaptured) else 0
-    return {"stage_us": _us(b - a), "stage_free_us": _us(b - a - busy.measure(a, b) - uncaptured)}
+    return {"stage_us": _us(b - a), "free_us": _us(b - a - busy.measure(a, b) - uncaptured)}
+
+
+def framed_metrics(derived: DerivedIntervals, t0: int, t1: int, min_gap_ns: int | None = None) -> dict:
+    """The §2 metrics of a step-like window [t0, t1) in the producer's words (metrics.md §3): its
+    ``free_us`` is the producer's Free (inside the Stage) and the free time over the whole window is
+    ``window_free_us``."""
+    out = {"window_free_us" if k == "free_us" else k: v for k, v in window_metrics(derived, t0, t1, min_gap_ns).items()}
+    out.update(stage_metrics(derived, t0, t1))
+    return out
 
 
 def area_metrics(derived: DerivedIntervals, t0: int, t1: int) -> dict:
-    """What a panel shows for any window [t0, t1): the §2 metrics, the producer's Stage and Stage
-    free, and ``free_outside_idle_gaps_us``: the free time that lies in no whole idle gap of the
-    window (before its first or after its last compute, in a gap its edges cut, in a gap shorter
-    than ``min_gap``), so that Free = that + ``idle_gap_free_us``."""
-    out = window_metrics(derived, t0, t1)
-    out.update(stage_metrics(derived, t0, t1))
-    out["free_outside_idle_gaps_us"] = out["free_us"] - out["idle_gap_free_us"]
+    """What a panel shows for any window [t0, t1): :func:`framed_metrics` and
+    ``free_outside_idle_gaps_us``: the window's free time that lies in no whole idle gap (before its
+    first or after its last compute, in a gap its edges cut, in a gap shorter than ``min_gap``), so
+    that ``window_free_us`` = that + ``idle_gap_free_us``."""
+    out = framed_metrics(derived, t0, t1)
+    out["free_outside_idle_gaps_us"] = out["window_free_us"] - out["idle_gap_free_us"]
     return out
 
 

@@ -15,12 +15,16 @@ METRICS = ("span_us", "compute_us", "communication_us", "overlapped_us", "pure_c
            "uncaptured_us", "overlap_ratio", "idle_gap_count", "idle_gap_total_us", "idle_gap_max_us",
            "idle_gap_communication_us", "idle_gap_free_us")
 COUNTS = {"idle_gap_count"}
-STEP_EXTRA = ("stage_us", "stage_free_us", "step_interval_us", "fp_bp_us", "tail_us")
+STEP_EXTRA = ("stage_us", "window_free_us", "step_interval_us", "fp_bp_us", "tail_us")
 SEE_METRICS = "metrics.md §5"
+# a step's two free times (metrics.md §3): the producer's word for the producer's quantity
+STEP_FREE_DOCS = {"free_us": "the producer's Free: idle time inside the step's Stage (metrics.md §3)",
+                  "window_free_us": "idle time over the whole step window, step interval included (metrics.md §3)"}
 
 
-def _metric_columns(names: Iterable[str]) -> tuple[Column, ...]:
-    return tuple(Column(n, INT64 if n in COUNTS else DOUBLE, SEE_METRICS) for n in names)
+def _metric_columns(names: Iterable[str], docs: dict[str, str] | None = None) -> tuple[Column, ...]:
+    docs = docs or {}
+    return tuple(Column(n, INT64 if n in COUNTS else DOUBLE, docs.get(n, SEE_METRICS)) for n in names)
 
 
 def _rows(spec: TableSpec, rows: list[dict]):
@@ -54,8 +58,8 @@ CARDS = _spec("cards", "one row per card: its whole-run metrics (the card object
 
 STEPS = _spec("steps", "one row per step of each card (metrics.md §5)", (
     *CARD, Column("step", INT64, "the step's number"), Column("start_us", DOUBLE, "µs from the card's start"),
-    Column("dur_us", DOUBLE, "the step's duration"), *_metric_columns(METRICS),
-    *(Column(n, DOUBLE, SEE_METRICS) for n in STEP_EXTRA)),
+    Column("dur_us", DOUBLE, "the step's duration"), *_metric_columns(METRICS, STEP_FREE_DOCS),
+    *_metric_columns(STEP_EXTRA, STEP_FREE_DOCS)),
     _per_card(lambda c: c.get("steps")))
 
 _OP_STATS = (Column("count", INT64, "slices"), Column("total_us", DOUBLE, "their total duration"),
@@ -68,26 +72,57 @@ TASK_TYPES = _spec("task_types", "one row per task type of each card (metrics.md
                    (*CARD, Column("task_type", STRING, "the Task Type of the device tasks"), *_OP_STATS),
                    _per_card(lambda c: (c.get("operators") or {}).get("by_type")))
 
-MAIN_PLANE_FIGURES = (("transit_us", "transit"), ("wait_us", "wait"), ("synchronization_us", "synchronisation"),
-                      ("idle_us", "idle"))
+COMM_FIGURES = (("transit_us", "time moving data"), ("wait_us", "time waiting"),
+                ("synchronization_us", "wait before the first transit"), ("idle_us", "neither"),
+                ("wait_ratio", "wait / (wait + transit)"))
+ALL_PLANES = "all_planes"
 
 
 def _comm_op_row(op: dict) -> dict:
-    """A ``comm_ops`` entry with its ``main_plane`` object as ``main_…`` columns."""
-    main = op.get("main_plane") or {}
-    return {**op, "main_plane": main.get("plane"), **{f"main_{k}": main.get(k) for k, _ in MAIN_PLANE_FIGURES}}
+    """A ``comm_ops`` entry with its ``all_planes`` object as ``all_planes_…`` columns."""
+    union = op.get(ALL_PLANES) or {}
+    row = {k: v for k, v in op.items() if k not in (ALL_PLANES, "bandwidth")}
+    return {**row, **{f"{ALL_PLANES}_{k}": union.get(k) for k, _ in COMM_FIGURES}}
 
 
 COMM_OPS = _spec("comm_ops", "one row per collective communication operation of each card (metrics.md §6)", (
     *CARD, Column("name", STRING, "the collective"), Column("start_us", DOUBLE, "its start, µs on the card's clock"),
-    Column("elapse_us", DOUBLE, "elapsed"), Column("transit_us", DOUBLE, "time moving data"),
-    Column("wait_us", DOUBLE, "time waiting"), Column("synchronization_us", DOUBLE, "wait before the first transit"),
-    Column("idle_us", DOUBLE, "neither"), Column("wait_ratio", DOUBLE, "wait / (wait + transit)"),
-    Column("main_plane", INT64, "N of its main Plane N: the producer's figures below are measured there; "
-                                "null (and they are) when it has no wait task"),
-    *(Column(f"main_{key}", DOUBLE, f"the producer's {what}, on the main plane alone (metrics.md §6)")
-      for key, what in MAIN_PLANE_FIGURES)),
+    Column("elapse_us", DOUBLE, "elapsed"),
+    Column("plane", INT64, "N of its main Plane N, where the producer measures it; null (and the figures "
+                           "below are) when it has no wait task"),
+    *(Column(key, DOUBLE, f"the producer's: {what}, on the main plane (CommAnalyzerTime)")
+      for key, what in COMM_FIGURES),
+    *(Column(f"{ALL_PLANES}_{key}", DOUBLE, f"{what}, the union over every plane (metrics.md §6)")
+      for key, what in COMM_FIGURES)),
     _per_card(lambda c: [_comm_op_row(op) for op in (c.get("communication") or {}).get("comm_ops") or []]))
+
+
+def _bandwidth_rows(card: dict) -> list[dict]:
+    return [{"name": op["name"], "start_us": op["start_us"], **{k: v for k, v in b.items() if k != "packets"}}
+            for op in (card.get("communication") or {}).get("comm_ops") or [] for b in op.get("bandwidth") or []]
+
+
+def _packet_rows(card: dict) -> list[dict]:
+    return [{"name": op["name"], "start_us": op["start_us"], "transport": b["transport"], **p}
+            for op in (card.get("communication") or {}).get("comm_ops") or [] for b in op.get("bandwidth") or []
+            for p in b["packets"]]
+
+
+_OP_KEY = (Column("name", STRING, "the collective"), Column("start_us", DOUBLE, "its start, µs on the card's clock"),
+           Column("transport", STRING, "RDMA, a copy-engine link type (HCCS, PCIE, SIO) or SDMA (their sum)"))
+COMM_BANDWIDTH = _spec(
+    "comm_bandwidth", "one row per transport of each collective of each card: the producer's bandwidth "
+    "(CommAnalyzerBandwidth, metrics.md §6)", (
+        *CARD, *_OP_KEY, Column("bytes", INT64, "bytes moved"), Column("transit_us", DOUBLE, "Σ transfer durations"),
+        Column("count", INT64, "transfers"), Column("bandwidth_gbps", DOUBLE, "bytes / transit, GB/s"),
+        Column("large_packet_ratio", DOUBLE, "large transfers / transfers")),
+    _per_card(_bandwidth_rows))
+COMM_PACKETS = _spec(
+    "comm_packets", "one row per transfer size of each transport of each collective: the producer's size "
+    "distribution (metrics.md §6)", (
+        *CARD, *_OP_KEY, Column("size_bytes", INT64, "the transfer size"),
+        Column("count", INT64, "transfers of that size"), Column("transit_us", DOUBLE, "their summed duration")),
+    _per_card(_packet_rows))
 
 LINKS = _spec("links", "one row per link between two ranks, joined over the cards (metrics.md §6)", (
     Column("link", STRING, "\"src-dst\""), Column("src", INT64, "sending rank"), Column("dst", INT64, "receiving rank"),
@@ -96,6 +131,15 @@ LINKS = _spec("links", "one row per link between two ranks, joined over the card
     Column("count", INT64, "transfers"), Column("bandwidth_gbps", DOUBLE, "bytes / transit, GB/s"),
     Column("slow", BOOL, "a slow link of metrics.md §6")),
     lambda source: source.document().get("links") or [])
+
+LOCAL_LINKS = _spec("local_links", "one row per LOCAL link of each card: bytes moved on the card itself, the "
+                    "producer's src = dst links (metrics.md §6)", (
+    *CARD, Column("link", STRING, "\"src-src\""), Column("src", INT64, "the rank"),
+    Column("dst", INT64, "the same rank"),
+    Column("transport", STRING, "LOCAL"), Column("link_type", STRING, "as the producer names it (ON_CHIP)"),
+    Column("bytes", INT64, "bytes moved"), Column("transit_us", DOUBLE, "time moving them"),
+    Column("count", INT64, "tasks"), Column("bandwidth_gbps", DOUBLE, "bytes / transit, GB/s")),
+    _per_card(lambda c: (c.get("communication") or {}).get("local_links")))
 
 
 def _finding_rows(source: TableSource) -> list[dict]:

@@ -8,7 +8,8 @@ from timelineview.api import store_tables as store
 from timelineview.api.schema import TABLES, TableSpec, register
 
 for _spec in (store.SLICES, store.COUNTERS, store.FLOWS, store.INSTANTS,
-              doc.CARDS, doc.STEPS, doc.OPERATORS, doc.TASK_TYPES, doc.COMM_OPS, doc.LINKS, doc.FINDINGS,
+              doc.CARDS, doc.STEPS, doc.OPERATORS, doc.TASK_TYPES, doc.COMM_OPS, doc.COMM_BANDWIDTH, doc.COMM_PACKETS,
+              doc.LINKS, doc.LOCAL_LINKS, doc.FINDINGS,
               doc.MEMORY, doc.ALLOCATIONS):
     register(_spec)
 

@@ -99,7 +99,7 @@ class _NothingReadable(Exception):
 
 
 PHASE_TITLES = {"step_time_us": "step", "step_interval_us": "step interval", "fp_bp_us": "fwd/bwd",
-                "tail_us": "tail", "stage_us": "stage", "stage_free_us": "stage free"}
+                "tail_us": "tail", "stage_us": "stage", "window_free_us": "window free"}
 CARD_COLUMNS = (("compute_us", "compute"), ("communication_us", "comm."),
                 ("pure_communication_us", "pure comm."), ("free_us", "free"), ("idle_gap_total_us", "idle gap time"))
 MEMORY_COLUMNS = (("memory_peak_allocated_mb", "peak allocated"), ("memory_peak_reserved_mb", "peak reserved"))

@@ -11,10 +11,34 @@ import numpy as np
 from timelineview.synthetic.intervals import union
 from timelineview.synthetic.planes import PL_DATA, PL_WAIT
 
+SDMA = "SDMA"  # the copy-engine transport, the only one whose transit the producer sums by duration
+
 
 def _covered(starts: np.ndarray, ends: np.ndarray) -> int:
     s, e = union(starts, ends)
     return int((e - s).sum())
+
+
+def _producer_figures(ct, mine: np.ndarray, elapse: int) -> dict | None:
+    """The producer's figures of one operator (metrics.md §6): on its main plane (the lowest plane
+    holding one of its waits), transit = Σ its copy-engine transfers, wait = Σ its waits, sync = the
+    waits before its first transfer, idle = elapse − transit − wait. None without a wait, or when the
+    main plane carries network transfers (the producer's RDMA rule is not modelled here)."""
+    wait = mine & (ct.pl_kind == PL_WAIT)
+    if not wait.any():
+        return None
+    plane = int(ct.pl_plane[wait].min())
+    on = mine & (ct.pl_plane == plane)
+    data = on & (ct.pl_kind == PL_DATA)
+    transports = {ct.pl_transport[i] for i in np.flatnonzero(data).tolist()}
+    if transports - {SDMA}:
+        return None
+    on_wait = on & (ct.pl_kind == PL_WAIT)
+    first = int(ct.pl_start[data].min()) if data.any() else None
+    transit, waited = int(ct.pl_dur[data].sum()), int(ct.pl_dur[on_wait].sum())
+    before = on_wait & (ct.pl_start < first) if first is not None else on_wait
+    return {"plane": plane, "transit_ns": transit, "wait_ns": waited,
+            "synchronization_ns": int(ct.pl_dur[before].sum()), "idle_ns": elapse - transit - waited}
 
 
 class CommTruth:
@@ -37,7 +61,8 @@ class CommTruth:
             first = int(start[x].min()) if x.any() else b
             sync = _covered(start[w], np.minimum(end[w], first))
             self.ops.append({"name": name, "start_ns": a, "end_ns": b, "transit_ns": transit,
-                             "wait_ns": busy - transit, "synchronization_ns": sync, "idle_ns": (b - a) - busy})
+                             "wait_ns": busy - transit, "synchronization_ns": sync, "idle_ns": (b - a) - busy,
+                             "producer": _producer_figures(ct, mine, b - a)})
         for i in np.flatnonzero(xfer).tolist():
             key = (int(ct.pl_src[i]), int(ct.pl_dst[i]), ct.pl_transport[i], ct.pl_link_type[i])
             row = self._links.setdefault(key, [0, 0, 0])

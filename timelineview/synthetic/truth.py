@@ -62,7 +62,9 @@ class GroundTruth:
     bytes_written: int = 0
     seconds: float = 0.0
     # Communication (metrics.md §6), file times in ns: per operator {"name", "start_ns", "end_ns",
-    # "transit_ns", "wait_ns", "synchronization_ns", "idle_ns"}; per link sent by this card
+    # "transit_ns", "wait_ns", "synchronization_ns", "idle_ns"} (unions over every plane) and "producer": the
+    # producer's main-plane {"plane", "transit_ns", "wait_ns", "synchronization_ns", "idle_ns"} (None when not
+    # modelled: no wait, or network transfers on the main plane); per link sent by this card
     # {"src", "dst", "transport", "link_type", "bytes", "transit_ns", "count"}; the cluster's planted slow
     # link "src-dst" (on every card; "" for none).
     comm_ops: list[dict] = field(default_factory=list)

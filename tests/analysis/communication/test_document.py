@@ -12,8 +12,10 @@ from timelineview.model import load
 from timelineview.synthetic import cluster_specs, generate_cluster
 
 LINK_KEYS = ["link", "src", "dst", "transport", "link_type", "bytes", "transit_us", "count", "bandwidth_gbps"]
-OP_KEYS = ["name", "start_us", "elapse_us", "transit_us", "wait_us", "synchronization_us", "idle_us", "wait_ratio",
-           "main_plane"]
+OP_KEYS = ["name", "start_us", "elapse_us", "plane", "transit_us", "wait_us", "synchronization_us", "idle_us",
+           "wait_ratio", "all_planes", "bandwidth"]
+CARD_KEYS = ["comm_ops", "links", "local_links", "measured_operators", "transit_us", "wait_us", "synchronization_us",
+             "idle_us", "wait_ratio", "all_planes"]
 
 
 @pytest.fixture(scope="module")
@@ -29,12 +31,14 @@ def test_cards_carry_their_communication(doc) -> None:
     assert {"cards", "slow_cards", "links", "slow_links"} <= set(d)
     for card, truth in zip(d["cards"], truths, strict=True):
         comm = card["communication"]
-        assert list(comm) == ["comm_ops", "links", "transit_us", "wait_us", "synchronization_us", "idle_us",
-                              "main_plane"]
+        assert list(comm) == CARD_KEYS
         assert [list(op) for op in comm["comm_ops"][:1]] == [OP_KEYS]
         assert [op["name"] for op in comm["comm_ops"]] == [op["name"] for op in truth.comm_ops]
-        assert comm["transit_us"] == pytest.approx(sum(op["transit_ns"] for op in truth.comm_ops) / 1000)
-        assert comm["wait_us"] == pytest.approx(sum(op["wait_ns"] for op in truth.comm_ops) / 1000)
+        # the generator's truth is the union over every plane: the all_planes figures (the headline is
+        # the producer's main-plane rule, checked in test_producer_figures_generated)
+        union = comm["all_planes"]
+        assert union["transit_us"] == pytest.approx(sum(op["transit_ns"] for op in truth.comm_ops) / 1000)
+        assert union["wait_us"] == pytest.approx(sum(op["wait_ns"] for op in truth.comm_ops) / 1000)
         assert [list(x) for x in comm["links"][:1]] == [LINK_KEYS]
         assert {(x["src"], x["dst"]): x["bytes"] for x in comm["links"]} == \
             {(x["src"], x["dst"]): x["bytes"] for x in truth.links}

@@ -95,25 +95,33 @@ def test_main_plane_figures_by_hand() -> None:
     assert got == EXPECTED
 
 
-def test_the_json_carries_them_next_to_the_unions() -> None:
+def test_the_json_headline_is_theirs_and_the_unions_are_all_planes() -> None:
+    """The producer's words mean the producer's figures: an operator's transit / wait / sync / idle /
+    wait_ratio are its main-plane figures; the unions over every plane are under ``all_planes``."""
     cc = analyse_card(_store())
     doc = card_json(cc)
     ops = doc["comm_ops"]
-    assert ops[0]["main_plane"] == {"plane": 1, "transit_us": 0.16, "wait_us": 0.29, "synchronization_us": 0.07,
-                                    "idle_us": 0.55}
-    assert ops[4]["main_plane"] is None
-    # the §6 unions stay what they were: op 0's transit is the union of its copies on every plane
-    # ([1100, 1300) on Plane 0 covers Plane 1's [1100, 1200); Plane 1's [1240, 1300) too)
-    assert ops[0]["transit_us"] == pytest.approx(0.2)
+    head = {k: ops[0][k] for k in ("plane", "transit_us", "wait_us", "synchronization_us", "idle_us", "wait_ratio")}
+    assert head == {"plane": 1, "transit_us": 0.16, "wait_us": 0.29, "synchronization_us": 0.07, "idle_us": 0.55,
+                    "wait_ratio": pytest.approx(290 / (290 + 160))}
+    assert all(ops[4][k] is None for k in ("plane", "transit_us", "wait_us", "synchronization_us", "idle_us",
+                                           "wait_ratio"))
+    # the §6 unions: op 0's transit is the union of its copies on every plane ([1100, 1300) on Plane 0
+    # covers Plane 1's [1100, 1200); Plane 1's [1240, 1300) too)
+    assert ops[0]["all_planes"]["transit_us"] == pytest.approx(0.2)
+    assert ops[4]["all_planes"]["transit_us"] == pytest.approx(0.05)  # no main plane, still a union
     rows = [e for e in EXPECTED if e is not None]
     totals = np.array([r[1:] for r in rows]).sum(axis=0) / 1000
-    assert doc["main_plane"] == {"count": 4, "transit_us": pytest.approx(totals[0]),
-                                 "wait_us": pytest.approx(totals[1]),
-                                 "synchronization_us": pytest.approx(totals[2]), "idle_us": pytest.approx(totals[3])}
+    assert doc["measured_operators"] == 4
+    assert [doc[k] for k in ("transit_us", "wait_us", "synchronization_us", "idle_us")] == pytest.approx(totals)
+    assert doc["wait_ratio"] == pytest.approx(totals[1] / (totals[0] + totals[1]))
+    assert doc["all_planes"]["transit_us"] == pytest.approx(sum(op["all_planes"]["transit_us"] for op in ops))
 
 
-def test_the_text_shows_the_main_plane_wait() -> None:
+def test_the_text_shows_the_producers_figures_and_the_all_planes_wait() -> None:
     text = format_text(stats_document([_store()]))
     header, _rule, row = text.split("Communication (µs)\n")[1].splitlines()[:3]
-    assert header.split()[-3:] == ["idle", "main-plane", "wait"]
-    assert row.split()[-1] == f"{(290 + 100 + 30 + 40) / 1000:.3f}"
+    assert header.split() == ["card", "operators", "transit", "wait", "sync", "idle", "all-planes", "wait"]
+    cells = row.split()
+    assert cells[-4] == f"{(290 + 100 + 30 + 40) / 1000:.3f}"  # the producer's wait, summed
+    assert float(cells[-1]) > 0

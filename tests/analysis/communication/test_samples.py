@@ -1,5 +1,7 @@
 """The real torch_npu captures in ../shared/samples (skipped when absent): per-link byte totals and
-transfer times against a plain ``json`` pass over the files."""
+transfer times against a plain ``json`` pass over the files; each collective's figures, its bandwidth per
+transport and the LOCAL link against the producer's ``communication.json`` and
+``communication_matrix.json`` beside each capture."""
 
 from __future__ import annotations
 
@@ -61,31 +63,90 @@ def test_per_link_bytes_of_the_real_captures() -> None:
 US_PER_MS = 1000.0
 REL = 0.005
 ABS_US = 0.1  # sub-µs figures (a 20 ns synchronisation) are compared to 0.1 µs
-# communication.json's time keys -> the keys of an operator's main_plane object
+# communication.json's time keys -> an operator's headline keys (the producer's figures)
 PRODUCER_TIMES = {"Transit Time(ms)": "transit_us", "Wait Time(ms)": "wait_us",
                   "Synchronization Time(ms)": "synchronization_us", "Idle Time(ms)": "idle_us"}
 TOTAL = "Total Op Info"
 
 
-@pytest.mark.parametrize("rank", (0, 1))
-def test_main_plane_figures_equal_the_producers_communication_json(rank, capsys) -> None:
-    """``stats --json`` on a JSON capture: each collective's main-plane figures are those of the
-    producer's ``communication.json`` beside it (names there carry an ``@group`` suffix)."""
+BYTES_PER_MB = 1e6  # the producer's MB
+BANDWIDTH_INFO = "Communication Bandwidth Info"
+
+
+def _stats_communication(out: Path, capsys) -> dict:
     from timelineview import cli
 
-    out = SAMPLES / f"rank{rank}_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
     assert cli.stats_main([str(out / "trace_view.json"), "--json", "--quiet"]) == 0
-    comm = json.loads(capsys.readouterr().out)["cards"][0]["communication"]
-    producer = json.loads((out / "communication.json").read_text())
-    [step] = producer.values()
+    return json.loads(capsys.readouterr().out)["cards"][0]["communication"]
+
+
+def _producer_step(out: Path, name: str) -> dict:
+    [step] = json.loads((out / name).read_text()).values()
+    return step
+
+
+@pytest.mark.parametrize("rank", (0, 1))
+def test_the_figures_equal_the_producers_communication_json(rank, capsys) -> None:
+    """``stats --json`` on a JSON capture: each collective's transit, wait, synchronisation, idle and wait
+    ratio are those of the producer's ``communication.json`` beside it (names there carry an ``@group``
+    suffix), and the card's are its "Total Op Info"."""
+    out = SAMPLES / f"rank{rank}_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+    comm = _stats_communication(out, capsys)
+    step = _producer_step(out, "communication.json")
     theirs = {name.split("@")[0]: v["Communication Time Info"] for name, v in step["collective"].items()
               if name != TOTAL}
     assert len(theirs) == len(comm["comm_ops"]) == 4
     for op in comm["comm_ops"]:
-        assert op["elapse_us"] == pytest.approx(theirs[op["name"]]["Elapse Time(ms)"] * US_PER_MS, rel=REL)
+        want = theirs[op["name"]]
+        assert op["elapse_us"] == pytest.approx(want["Elapse Time(ms)"] * US_PER_MS, rel=REL)
         for their_key, key in PRODUCER_TIMES.items():
-            assert op["main_plane"][key] == pytest.approx(theirs[op["name"]][their_key] * US_PER_MS, rel=REL,
-                                                          abs=ABS_US), (op["name"], key)
+            assert op[key] == pytest.approx(want[their_key] * US_PER_MS, rel=REL, abs=ABS_US), (op["name"], key)
+        assert op["wait_ratio"] == pytest.approx(want["Wait Time Ratio"], abs=1e-3)  # rounded to 4 digits there
     total = step["collective"][TOTAL]["Communication Time Info"]
     for their_key, key in PRODUCER_TIMES.items():
-        assert comm["main_plane"][key] == pytest.approx(total[their_key] * US_PER_MS, rel=REL, abs=ABS_US)
+        assert comm[key] == pytest.approx(total[their_key] * US_PER_MS, rel=REL, abs=ABS_US)
+    assert comm["wait_ratio"] == pytest.approx(total["Wait Time Ratio"], abs=1e-3)
+
+
+@pytest.mark.parametrize("rank", (0, 1))
+def test_the_bandwidth_per_transport_equals_the_producers_communication_json(rank, capsys) -> None:
+    """Each collective's "Communication Bandwidth Info": per transport with transfers, the bytes, time,
+    bandwidth, large-packet ratio and size distribution; a transport the producer lists at 0 has no row."""
+    out = SAMPLES / f"rank{rank}_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+    comm = _stats_communication(out, capsys)
+    step = _producer_step(out, "communication.json")
+    checked = 0
+    for op in comm["comm_ops"]:
+        [info] = [v[BANDWIDTH_INFO] for name, v in step["collective"].items() if name.split("@")[0] == op["name"]]
+        ours = {b["transport"]: b for b in op["bandwidth"]}
+        assert set(ours) == {t for t, v in info.items() if v["Transit Size(MB)"] > 0} == {"HCCS", "SDMA"}
+        for transport, b in ours.items():
+            want = info[transport]
+            assert b["bytes"] == pytest.approx(want["Transit Size(MB)"] * BYTES_PER_MB, rel=REL)
+            assert b["transit_us"] == pytest.approx(want["Transit Time(ms)"] * US_PER_MS, rel=REL)
+            assert b["bandwidth_gbps"] == pytest.approx(want["Bandwidth(GB/s)"], rel=REL)
+            assert b["large_packet_ratio"] == want["Large Packet Ratio"]
+            sizes = {round(float(mb) * BYTES_PER_MB): (n, ms * US_PER_MS)
+                     for mb, (n, ms) in want["Size Distribution"].items()}
+            assert {p["size_bytes"]: p["count"] for p in b["packets"]} == {k: v[0] for k, v in sizes.items()}
+            for p in b["packets"]:
+                assert p["transit_us"] == pytest.approx(sizes[p["size_bytes"]][1], rel=REL)
+            checked += 1
+    assert checked == 8
+
+
+@pytest.mark.parametrize("rank", (0, 1))
+def test_the_local_link_equals_the_producers_communication_matrix(rank, capsys) -> None:
+    """The producer's LOCAL link "r-r" (its "…-total" entry of communication_matrix.json)."""
+    out = SAMPLES / f"rank{rank}_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+    comm = _stats_communication(out, capsys)
+    step = _producer_step(out, "communication_matrix.json")
+    [total] = [v for name, v in step["collective"].items() if name.split("@")[0].endswith("-total")]
+    theirs = {k: v for k, v in total.items() if v["Transport Type"] == "LOCAL"}
+    assert list(theirs) == [f"{rank}-{rank}"]
+    [link] = comm["local_links"]
+    want = theirs[link["link"]]
+    assert link["transport"] == "LOCAL"
+    assert link["bytes"] == pytest.approx(want["Transit Size(MB)"] * BYTES_PER_MB, rel=REL)
+    assert link["transit_us"] == pytest.approx(want["Transit Time(ms)"] * US_PER_MS, rel=REL)
+    assert link["bandwidth_gbps"] == pytest.approx(want["Bandwidth(GB/s)"], rel=REL)

@@ -13,8 +13,9 @@ from timelineview.synthetic.intervals import union
 
 METRICS = ("span_us", "compute_us", "communication_us", "overlapped_us", "pure_communication_us", "free_us",
            "idle_gap_count", "idle_gap_total_us", "idle_gap_communication_us", "idle_gap_free_us")
-STEP_METRICS = (*METRICS, "stage_us", "stage_free_us", "step_interval_us", "fp_bp_us", "tail_us")
-OP_METRICS = ("elapse_us", "transit_us", "wait_us", "synchronization_us", "idle_us")
+STEP_METRICS = (*METRICS, "stage_us", "window_free_us", "step_interval_us", "fp_bp_us", "tail_us")
+OP_METRICS = ("elapse_us", "transit_us", "wait_us", "synchronization_us", "idle_us")  # the producer's
+ALL_PLANES = ("transit_us", "wait_us", "synchronization_us", "idle_us")
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +47,11 @@ def test_collectives_and_links_are_the_same(both):
     for oj, od in zip(cj["comm_ops"], cd["comm_ops"], strict=True):
         for key in OP_METRICS:
             assert od[key] == pytest.approx(oj[key]), key
+        for key in ALL_PLANES:
+            assert od["all_planes"][key] == pytest.approx(oj["all_planes"][key]), key
+        assert od["bandwidth"] == oj["bandwidth"]
     assert cd["links"] == cj["links"]
+    assert cd["local_links"] == cj["local_links"]
 
 
 def _covered_us(truth, category: str) -> float:

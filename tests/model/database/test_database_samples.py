@@ -1,7 +1,8 @@
 """The real profiler databases in ../shared/samples (skipped when absent) against the producer's own
 analysis of each capture, ``analysis.db`` beside it: ``stats --json`` on a database must give the
-producer's step table (``StepTraceTime``), each collective's elapse and main-plane transit, wait,
-synchronisation and idle (``CommAnalyzerTime``) and each link's bytes and transfer time
+producer's step table (``StepTraceTime``), each collective's elapse, transit, wait, synchronisation and
+idle (``CommAnalyzerTime``), each collective's bandwidth per transport with its packet sizes
+(``CommAnalyzerBandwidth``) and each link's bytes and transfer time, the LOCAL one included
 (``CommAnalyzerMatrix``'s ``…-total`` rows) within 0.5 %."""
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ US_PER_MS = 1000.0
 BYTES_PER_MB = 1e6  # CommAnalyzerMatrix's transit_size: the producer's MB is 10^6 bytes here
 # StepTraceTime column (µs) -> our per-step key
 STEP_KEYS = {"computing": "compute_us", "communication_not_overlapped": "pure_communication_us",
-             "overlapped": "overlapped_us", "communication": "communication_us", "free": "stage_free_us",
+             "overlapped": "overlapped_us", "communication": "communication_us", "free": "free_us",
              "stage": "stage_us", "preparing": "step_interval_us"}
 
 
@@ -140,21 +141,74 @@ ABS_US = 0.1  # sub-µs figures (a 20 ns synchronisation) are compared to 0.1 µ
 
 
 @pytest.mark.parametrize("rank", (0, 1))
-def test_each_collectives_main_plane_figures_equal_comm_analyzer_time(documents, capsys, rank):
-    """The producer's transit, wait, synchronisation and idle of each collective are the ``main_plane``
-    figures of its ``comm_ops`` entry, and the card's ``main_plane`` sums them."""
+def test_each_collectives_figures_equal_comm_analyzer_time(documents, capsys, rank):
+    """The producer's transit, wait, synchronisation, idle and wait ratio of each collective are the
+    headline figures of its ``comm_ops`` entry, and the card's figures sum them."""
     comm = _stats_json(documents[("level1", rank)], capsys)["cards"][0]["communication"]
     producer = _answers("level1", rank, f"select {TIME_COLUMNS} from CommAnalyzerTime order by start_timestamp")
     assert len(producer) == len(comm["comm_ops"]) == 4
     for op, theirs in zip(comm["comm_ops"], producer, strict=True):
-        main = op["main_plane"]
         for key, ms in zip(MAIN_KEYS, theirs, strict=True):
-            assert main[key] == pytest.approx(ms * US_PER_MS, rel=REL, abs=ABS_US), (op["name"], key)
-    assert comm["main_plane"]["count"] == len(producer)
+            assert op[key] == pytest.approx(ms * US_PER_MS, rel=REL, abs=ABS_US), (op["name"], key)
+        transit, wait = theirs[0], theirs[1]
+        assert op["wait_ratio"] == pytest.approx(wait / (wait + transit), rel=REL)
+    assert comm["measured_operators"] == len(producer)
     for i, key in enumerate(MAIN_KEYS):
-        assert comm["main_plane"][key] == pytest.approx(sum(row[i] for row in producer) * US_PER_MS, rel=REL)
-    # the §6 union figures are another definition (docs/databases.md): the first collective's wait differs
-    assert comm["comm_ops"][0]["wait_us"] > 2 * comm["comm_ops"][0]["main_plane"]["wait_us"]
+        assert comm[key] == pytest.approx(sum(row[i] for row in producer) * US_PER_MS, rel=REL)
+    # the unions over every plane are another figure (all_planes): on the first collective the producer
+    # counts as idle most of what every plane spends waiting (89 ms against a 3.6 ms wait)
+    first = comm["comm_ops"][0]
+    assert first["all_planes"]["wait_us"] > 2 * first["wait_us"]
+    assert first["all_planes"]["wait_us"] == pytest.approx(first["idle_us"], rel=0.1)
+
+
+BANDWIDTH_COLUMNS = "hccl_op_name, transport_type, transit_size, transit_time, bandwidth, large_packet_ratio, " \
+    "package_size, count, total_duration"
+
+
+@pytest.mark.parametrize("rank", (0, 1))
+def test_each_collectives_bandwidth_per_transport_equals_comm_analyzer_bandwidth(documents, capsys, rank):
+    """Per collective and transport: bytes, transit time, bandwidth and large-packet ratio, and the size
+    distribution (one producer row per packet size; the SDMA total row carries none)."""
+    ops = _stats_json(documents[("level1", rank)], capsys)["cards"][0]["communication"]["comm_ops"]
+    rows = _answers("level1", rank, f"select {BANDWIDTH_COLUMNS} from CommAnalyzerBandwidth")
+    theirs: dict[tuple[str, str], dict] = {}
+    for name, transport, size_mb, time_ms, gbps, large, package_mb, count, duration_ms in rows:
+        entry = theirs.setdefault((name, transport), {"bytes": size_mb * BYTES_PER_MB,
+                                                      "transit_us": time_ms * US_PER_MS, "bandwidth_gbps": gbps,
+                                                      "large": large, "packets": {}})
+        if count:
+            entry["packets"][round(package_mb * BYTES_PER_MB)] = (count, duration_ms * US_PER_MS)
+    ours = {(op["name"], b["transport"]): b for op in ops for b in op["bandwidth"]}
+    assert set(ours) == set(theirs) and len(ours) == 8  # HCCS and the SDMA total of 4 collectives
+    for key, want in theirs.items():
+        got = ours[key]
+        assert got["bytes"] == pytest.approx(want["bytes"], rel=REL), key
+        assert got["transit_us"] == pytest.approx(want["transit_us"], rel=REL), key
+        assert got["bandwidth_gbps"] == pytest.approx(want["bandwidth_gbps"], rel=REL), key
+        assert got["large_packet_ratio"] == want["large"] == 0
+        if key[1] != "SDMA":  # the copy-engine total has no distribution of its own
+            assert got["count"] == sum(n for n, _ in want["packets"].values())
+        packets = {p["size_bytes"]: (p["count"], p["transit_us"]) for p in got["packets"]}
+        assert set(packets) == set(want["packets"]), key
+        for size, (count, dur) in want["packets"].items():
+            assert packets[size][0] == count
+            assert packets[size][1] == pytest.approx(dur, rel=REL)
+
+
+@pytest.mark.parametrize("rank", (0, 1))
+def test_the_local_link_equals_comm_analyzer_matrix(documents, capsys, rank):
+    """The producer's LOCAL link (src = dst: bytes moved on the card itself, its on-chip copies and
+    reduces) is reported beside the links between ranks."""
+    local = _stats_json(documents[("level1", rank)], capsys)["cards"][0]["communication"]["local_links"]
+    producer = _answers("level1", rank, "select src_rank, dst_rank, transit_size, transit_time from CommAnalyzerMatrix "
+                                        "where hccl_op_name like '%-total' and transport_type = 'LOCAL'")
+    assert len(producer) == len(local) == 1
+    [(src, dst, size_mb, time_ms)] = producer
+    [link] = local
+    assert (link["link"], link["transport"]) == (f"{src}-{dst}", "LOCAL") and src == dst == str(rank)
+    assert link["bytes"] == pytest.approx(size_mb * BYTES_PER_MB, rel=REL)
+    assert link["transit_us"] == pytest.approx(time_ms * US_PER_MS, rel=REL)
 
 
 @pytest.mark.parametrize("rank", (0, 1))

@@ -1,5 +1,6 @@
-"""The Communication tab's main-plane columns (docs/metrics.md §6): each operator's main plane and its
-transit, wait, synchronisation and idle there, from the session, against figures computed elsewhere —
+"""The Communication tab's headline columns are the producer's (docs/metrics.md §6): each operator's main
+plane and its transit, wait, synchronisation and idle there, from the session, against figures computed
+elsewhere —
 the producer's own tables of the real captures (``communication.json`` beside a JSON trace,
 ``CommAnalyzerTime`` in ``analysis.db`` beside a database; skipped when ../shared/samples is absent), and
 ``stats --json`` of the same traces for a generated cluster and for a summary of the real captures."""
@@ -14,8 +15,8 @@ import pytest
 from PySide6 import QtCore
 
 from timelineview import cli
-from timelineview.views.analysis_tabs.communication.communication_view import CARD_COLUMNS, MAIN_COLUMNS
-from timelineview.viewstate.tabs.comm_rows import main_key
+from timelineview.views.analysis_tabs.communication.communication_view import CARD_COLUMNS, PRODUCER_COLUMNS
+from timelineview.viewstate.tabs.comm_rows import all_planes_key
 
 SAMPLES = Path(__file__).resolve().parents[4] / "shared" / "samples"
 JSON_RUN = SAMPLES / "torch_npu"
@@ -29,6 +30,11 @@ PRODUCER_JSON_KEYS = {"transit": "Transit Time(ms)", "wait": "Wait Time(ms)",
                       "synchronization": "Synchronization Time(ms)", "idle": "Idle Time(ms)"}
 TOTAL = "Total Op Info"
 READY = 10_000
+
+
+def main_key(figure: str) -> str:
+    """The row key of one of the producer's figures: the headline key itself."""
+    return f"{figure}_us"
 
 
 def _card_rows(tab, card_label: str) -> list[dict]:
@@ -49,21 +55,29 @@ def _assert_rows_are_the_documents(rows: list[dict], comm_ops: list[dict]) -> No
     assert len(rows) == len(comm_ops) > 0
     for row, op in zip(rows, comm_ops, strict=True):
         assert row["name"] == op["name"]
-        main = op["main_plane"]
-        if main is None:
-            assert row["main_plane"] is None and all(row[main_key(f)] is None for f in FIGURES)
-            continue
-        assert row["main_plane"] == main["plane"]
         for f in FIGURES:
-            assert row[main_key(f)] == pytest.approx(main[f"{f}_us"], abs=1e-9), (op["name"], f)
+            assert row[all_planes_key(f"{f}_us")] == pytest.approx(op["all_planes"][f"{f}_us"], abs=1e-9)
+        if op["plane"] is None:
+            assert row["plane"] is None and all(row[main_key(f)] is None for f in FIGURES)
+            continue
+        assert row["plane"] == op["plane"]
+        for f in FIGURES:
+            assert row[main_key(f)] == pytest.approx(op[f"{f}_us"], abs=1e-9), (op["name"], f)
+        assert row["wait_ratio"] == pytest.approx(op["wait_ratio"], abs=1e-12)
 
 
 def test_the_columns_say_what_each_figure_is():
-    titles = {CARD_COLUMNS[k].title: CARD_COLUMNS[k].tooltip for k in MAIN_COLUMNS}
-    assert list(titles) == ["Main plane", "Main transit", "Main wait", "Main sync", "Main idle"]
+    """The producer's words (Transit, Wait, Sync, Idle) are the producer's figures; the unions over every
+    plane say so in their names."""
+    titles = {CARD_COLUMNS[k].title: CARD_COLUMNS[k].tooltip for k in PRODUCER_COLUMNS}
+    assert list(titles) == ["Plane", "Transit", "Wait", "Sync", "Idle", "Wait ratio"]
     assert all(tip for tip in titles.values())
-    assert "lowest-numbered plane holding one of its waits" in titles["Main plane"]
-    assert "before its first transit" in titles["Main sync"]
+    assert "lowest-numbered plane holding one of its waits" in titles["Plane"]
+    assert "before its first transit" in titles["Sync"]
+    assert all(tip.startswith("the producer's") for title, tip in titles.items() if title != "Plane")
+    others = [c.title for k, c in enumerate(CARD_COLUMNS) if k not in PRODUCER_COLUMNS]
+    assert [t for t in others if "ait" in t or "ransit" in t or "dle" in t or "ync" in t] == \
+        ["All-planes transit", "All-planes wait", "All-planes sync", "All-planes idle", "All-planes wait ratio"]
 
 
 def test_a_generated_clusters_rows_are_stats_json(open_tab, tmp_path, capsys):
@@ -77,8 +91,8 @@ def test_a_generated_clusters_rows_are_stats_json(open_tab, tmp_path, capsys):
     for card in doc["cards"]:
         rows = _card_rows(tab, card["card"])
         _assert_rows_are_the_documents(rows, card["communication"]["comm_ops"])
-        shown += sum(r["main_plane"] is not None for r in rows)
-        assert not any(tab.table.isColumnHidden(k) for k in MAIN_COLUMNS)
+        shown += sum(r["plane"] is not None for r in rows)
+        assert not any(tab.table.isColumnHidden(k) for k in PRODUCER_COLUMNS)
     assert shown > 0  # the generator writes waits: operators have main planes
 
 
@@ -140,18 +154,23 @@ def test_a_summary_of_the_json_traces_shows_their_stats_json(open_tab, tmp_path,
 
 
 def test_the_columns_are_hidden_for_operators_without_a_main_plane(open_tab, tmp_path, monkeypatch):
-    """A summary made before main planes were kept has no figures: the columns would hold only dashes."""
+    """A summary made before main planes were kept has no producer's figures: their columns would hold only
+    dashes."""
     from timelineview.synthetic import cluster_specs, generate_cluster
     from timelineview.viewstate.tabs import comm_rows
 
     folder = tmp_path / "ranks"
     generate_cluster(folder, cluster_specs(2, seed=3, steps=1, tasks_per_step=30))
-    real = comm_rows._main_plane_record
-    monkeypatch.setattr(comm_rows, "_main_plane_record", lambda main, i: real(None, i))
+    real = comm_rows._producer_record
+    monkeypatch.setattr(comm_rows, "_producer_record", lambda main, i: real(None, i))
     tab = open_tab(folder, "communication", lambda t: t.model.rowCount() > 0)
     k = next(i for i in range(tab.scope.count()) if tab.scope.itemData(i) != -1)
     tab.scope.setCurrentIndex(k)
     assert tab.model.rowCount() > 0
-    assert all(tab.table.isColumnHidden(c) for c in MAIN_COLUMNS)
-    header = tab.model.headerData(MAIN_COLUMNS[0], QtCore.Qt.Orientation.Horizontal)
-    assert header.replace("\n", " ") == "Main plane"  # its header in two lines, to keep the column narrow
+    assert all(tab.table.isColumnHidden(c) for c in PRODUCER_COLUMNS)
+    wait = [c.key for c in tab.model.columns].index(all_planes_key("wait_us"))
+    assert not tab.table.isColumnHidden(wait)  # the unions over every plane are all there is: all shown
+    for key in ("transit_us", "synchronization_us", "idle_us", "wait_ratio"):
+        assert not tab.table.isColumnHidden([c.key for c in tab.model.columns].index(all_planes_key(key)))
+    header = tab.model.headerData(wait, QtCore.Qt.Orientation.Horizontal)
+    assert header.replace("\n", " ") == "All-planes wait"  # its header in two lines, to keep the column narrow

@@ -194,17 +194,22 @@ def test_operator_table_matches_the_ground_truth_and_rows_jump(view, window, gen
     number = view.cards[0].number
     view.scope.setCurrentIndex(view.scope.findData(number))
     truth = generated[1][view.cards[0].store.rank]
-    want = sorted((o["name"], o["start_ns"], o["end_ns"] - o["start_ns"], o["transit_ns"], o["wait_ns"],
-                   o["synchronization_ns"], o["idle_ns"]) for o in truth.comm_ops)
+    # the headline columns are the producer's figures (main plane), the all-planes ones the unions
+    figures = ("transit", "wait", "synchronization", "idle")
+    want = sorted((o["name"], o["start_ns"], o["end_ns"] - o["start_ns"], o["producer"]["plane"],
+                   *(o["producer"][f"{f}_ns"] for f in figures), *(o[f"{f}_ns"] for f in figures))
+                  for o in truth.comm_ops)
     cc = view.session.analyse(number, ("communication",)).communication
-    got = sorted((r["name"], int(cc.ops.start[r["op"]]), round(r["elapse_us"] * 1000), round(r["transit_us"] * 1000),
-                  round(r["wait_us"] * 1000), round(r["synchronization_us"] * 1000), round(r["idle_us"] * 1000))
+    got = sorted((r["name"], int(cc.ops.start[r["op"]]), round(r["elapse_us"] * 1000), r["plane"],
+                  *(round(r[f"{f}_us"] * 1000) for f in figures),
+                  *(round(r[f"all_planes_{f}_us"] * 1000) for f in figures))
                  for r in view.model.rows)
     assert got == want
     for r in view.model.rows:
         both = r["wait_us"] + r["transit_us"]
         assert r["wait_ratio"] == (pytest.approx(r["wait_us"] / both) if both else None)
-    shown = [view.proxy.index(k, 4).data(QtCore.Qt.ItemDataRole.UserRole) for k in range(view.proxy.rowCount())]
+    wait = [c.key for c in view.model.columns].index("wait_us")
+    shown = [view.proxy.index(k, wait).data(QtCore.Qt.ItemDataRole.UserRole) for k in range(view.proxy.rowCount())]
     assert shown == sorted(shown, reverse=True)  # sorted by wait, as numbers
     target = view.open_row(0)
     assert target.name == view.model.rows[0]["name"] and window.cluster.tabs.currentIndex() == 0

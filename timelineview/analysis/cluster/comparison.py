@@ -3,10 +3,10 @@
 Every number comes from the analysis functions (``step_metrics``, ``pipeline_metrics``,
 ``slow_cards``), so the table agrees with ``timelineview stats --json``. No Qt.
 
-A step has three Free figures and each carries its own name (metrics.md §3): "Free (step window)"
-is ``free_us`` of the whole step, step interval included; "Stage free (producer)" is
-``stage_free_us``, the idle time between the step's first and last task, as the producer's
-``step_trace_time.csv`` Free; the stacked bar of a step splits it into parts that add up to the
+A step has three free times and each carries its own name (metrics.md §3): "Free" is ``free_us``,
+the producer's Free (``step_trace_time.csv``): the idle time between the step's first and last task;
+"Window free" is ``window_free_us``, the idle time of the whole step window, step interval included;
+the stacked bar of a step splits it into parts that add up to the
 step time: the step interval [s, fp), then compute, pure communication and the free time over
 [fp, e): "free after the step interval", and the time over [fp, e) no file captured ("Not captured",
 ``uncaptured_us``: between the files of a per-iteration export; 0 on every other card).
@@ -31,10 +31,10 @@ from timelineview.analysis.window import window_metrics
 from timelineview.model.store.trace_store import TraceStore
 
 TIME, RATIO, COUNT, OFFSET, TEXT, MB = "time", "ratio", "count", "offset", "text", "mb"
-FREE_AFTER_INTERVAL = "free_after_interval_us"  # the bar's free part: free_us over [fp, e), not free_us
-# the names of the three Free figures a step has (metrics.md §3): each screen says which it shows
-FREE_STEP_WINDOW = "Free (step window)"
-STAGE_FREE = "Stage free (producer)"
+FREE_AFTER_INTERVAL = "free_after_interval_us"  # the bar's free part: free time over [fp, e)
+# the names of the three free times a step has (metrics.md §3): "Free" is only the producer's
+FREE_STEP_WINDOW = "Window free"
+PRODUCER_FREE = "Free"
 FREE_AFTER_INTERVAL_TITLE = "Free after the step interval"
 # time after the step interval that no file of the card covers (per-iteration exports, metrics.md §3): it is
 # neither free nor busy, yet part of the step, so the bar shows it as its own part and adds up to the step time
@@ -62,11 +62,11 @@ COLUMNS = (
     Column("communication_us", "Comm.", TIME, "|U(communication)|: communication operators"),
     Column("pure_communication_us", "Pure comm.", TIME, "communication that no computation hides"),
     Column("overlap_ratio", "Overlap", RATIO, "overlapped / communication"),
-    Column("free_us", FREE_STEP_WINDOW, TIME, "free_us: the card runs neither compute nor communication in "
-           "the whole step window (the step interval included; the chart's 'free after the step interval' "
-           "leaves it out)"),
-    Column("stage_free_us", STAGE_FREE, TIME, "stage_free_us: the producer's Free (step_trace_time.csv): idle "
-           "time between the step's first task start and last task end"),
+    Column("free_us", PRODUCER_FREE, TIME, "free_us: the producer's Free (step_trace_time.csv): idle time "
+           "between the step's first task start and last task end"),
+    Column("window_free_us", FREE_STEP_WINDOW, TIME, "window_free_us: the card runs neither compute nor "
+           "communication in the whole step window (the step interval included; the chart's 'free after the "
+           "step interval' leaves it out)"),
     Column("idle_gap_count", "Idle gaps", COUNT, "number of holes of ≥ 1 µs between compute tasks, per step"),
     Column("idle_gap_total_us", "Gap time", TIME, "total length of the idle AI Core gaps"),
     Column("clock_offset_us", "Clock offset", OFFSET,
@@ -92,7 +92,7 @@ BAR_PARTS = (
     (UNCAPTURED_AFTER_INTERVAL, UNCAPTURED_TITLE),
 )
 _STEP_KEYS = ("step_time_us", "step_interval_us", "fp_bp_us", "tail_us", "compute_us", "communication_us",
-              "overlapped_us", "pure_communication_us", "free_us", "stage_us", "stage_free_us", "idle_gap_count",
+              "overlapped_us", "pure_communication_us", "free_us", "stage_us", "window_free_us", "idle_gap_count",
               "idle_gap_total_us")
 _PIPELINE_KEYS = ("pipeline_stage_us", "receive_only_us", "other_pure_communication_us")
 

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from timelineview.analysis.classify import Classification, classify
-from timelineview.analysis.communication.links import Links, card_links, cluster_links, slow_links
+from timelineview.analysis.communication.bandwidth import OperatorBandwidth, operator_bandwidth
+from timelineview.analysis.communication.links import Links, card_links, cluster_links, local_links, slow_links
 from timelineview.analysis.communication.main_plane import MainPlaneTotals, main_plane_totals
 from timelineview.analysis.communication.operators import CommOps, OpTotals, by_name, by_step, comm_ops, totals
 from timelineview.analysis.communication.plane_tasks import PlaneTasks, plane_tasks
@@ -26,6 +27,8 @@ class CardCommunication:
     ops: CommOps
     task_op: np.ndarray  # int64 per plane task: its operator row, -1 for none
     links: Links
+    local_links: Links | None = None  # the producer's LOCAL links (None: not known, e.g. a summary)
+    bandwidth: OperatorBandwidth | None = None  # the producer's per-operator bandwidth (None: not known)
 
     @property
     def totals(self) -> OpTotals:
@@ -66,7 +69,8 @@ def analyse_card(store: TraceStore, classification: Classification | None = None
     if not len(tasks):
         return None
     ops, task_op = comm_ops(store, cls, tasks, steps)
-    return CardCommunication(store.card, store.rank, tasks, ops, task_op, card_links(tasks))
+    return CardCommunication(store.card, store.rank, tasks, ops, task_op, card_links(tasks), local_links(tasks),
+                             operator_bandwidth(tasks, task_op))
 
 
 def analyse_cluster(cards: list[CardCommunication | None]) -> ClusterCommunication:

@@ -6,9 +6,11 @@ import math
 
 import numpy as np
 
+from timelineview.analysis.communication.bandwidth import OperatorBandwidth
 from timelineview.analysis.communication.card import CardCommunication, ClusterCommunication
 from timelineview.analysis.communication.links import Links
 from timelineview.analysis.communication.main_plane import MainPlane, MainPlaneTotals
+from timelineview.analysis.communication.operators import OpTotals
 from timelineview.analysis.text_table import format_table
 
 NS_PER_US = 1000.0
@@ -37,20 +39,53 @@ def links_json(links: Links, slow: np.ndarray | None = None) -> list[dict]:
     return out
 
 
-def main_plane_json(main: MainPlane | None, i: int) -> dict | None:
-    """Operator ``i``'s ``"main_plane"`` object: the producer's figures (None without a main plane)."""
+def _times(transit: int, wait: int, synchronization: int, idle: int) -> dict:
+    """The four §6 times (µs) and the wait ratio of one set of figures."""
+    both = wait + transit
+    return {"transit_us": _us(transit), "wait_us": _us(wait), "synchronization_us": _us(synchronization),
+            "idle_us": _us(idle), "wait_ratio": float(wait / both) if both else None}
+
+
+NO_FIGURES = dict.fromkeys(("transit_us", "wait_us", "synchronization_us", "idle_us", "wait_ratio"))
+
+
+def producer_times_json(main: MainPlane | None, i: int) -> dict:
+    """Operator ``i``'s headline figures: the producer's, measured on its main plane ``plane`` (all
+    null when it has none: no wait task, or a source that does not say)."""
     if main is None or main.plane[i] < 0:
-        return None
-    return {"plane": int(main.plane[i]), "transit_us": _us(main.transit[i]), "wait_us": _us(main.wait[i]),
-            "synchronization_us": _us(main.synchronization[i]), "idle_us": _us(main.idle[i])}
+        return {"plane": None, **NO_FIGURES}
+    return {"plane": int(main.plane[i]),
+            **_times(main.transit[i], main.wait[i], main.synchronization[i], main.idle[i])}
 
 
-def main_totals_json(t: MainPlaneTotals | None) -> dict | None:
-    """A card's ``"main_plane"`` object: the sums over its operators that have one (None for none)."""
+def producer_totals_json(t: MainPlaneTotals | None) -> dict:
+    """A card's headline figures: the producer's summed over the ``measured_operators`` that have
+    them (all null for none)."""
     if t is None or not t.count:
+        return {"measured_operators": 0, **NO_FIGURES}
+    return {"measured_operators": t.count, **_times(t.transit, t.wait, t.synchronization, t.idle)}
+
+
+def all_planes_json(t: OpTotals) -> dict:
+    """The ``"all_planes"`` object: the unions over every plane of §6 (µs) and their wait ratio."""
+    return _times(t.transit, t.wait, t.synchronization, t.idle)
+
+
+def bandwidth_json(bw: OperatorBandwidth | None, op: int) -> list[dict] | None:
+    """Operator ``op``'s ``"bandwidth"``: the producer's figures per transport with its packet sizes
+    (None: not known)."""
+    if bw is None:
         return None
-    return {"count": t.count, "transit_us": _us(t.transit), "wait_us": _us(t.wait),
-            "synchronization_us": _us(t.synchronization), "idle_us": _us(t.idle)}
+    rate, ratio = bw.bandwidth_gbps, bw.large_packet_ratio
+    out = []
+    for r in bw.rows_of(op).tolist():
+        sizes = np.flatnonzero(bw.packets.row == r)
+        out.append({"transport": bw.transport[r], "bytes": int(bw.bytes[r]), "transit_us": _us(bw.transit[r]),
+                    "count": int(bw.count[r]), "bandwidth_gbps": _number(rate[r]),
+                    "large_packet_ratio": float(ratio[r]),
+                    "packets": [{"size_bytes": int(bw.packets.size[k]), "count": int(bw.packets.count[k]),
+                                 "transit_us": _us(bw.packets.transit[k])} for k in sizes.tolist()]})
+    return out
 
 
 def card_json(cc: CardCommunication | None) -> dict | None:
@@ -58,16 +93,14 @@ def card_json(cc: CardCommunication | None) -> dict | None:
     if cc is None:
         return None
     ops = cc.ops
-    ratio = ops.wait_ratio
     comm_ops = [{"name": ops.name[i], "start_us": _us(ops.start[i]), "elapse_us": _us(ops.elapse[i]),
-                 "transit_us": _us(ops.transit[i]), "wait_us": _us(ops.wait[i]),
-                 "synchronization_us": _us(ops.synchronization[i]), "idle_us": _us(ops.idle[i]),
-                 "wait_ratio": _number(ratio[i]), "main_plane": main_plane_json(ops.main, i)}
+                 **producer_times_json(ops.main, i),
+                 "all_planes": _times(ops.transit[i], ops.wait[i], ops.synchronization[i], ops.idle[i]),
+                 "bandwidth": bandwidth_json(cc.bandwidth, i)}
                 for i in range(len(ops))]
-    t = cc.totals
-    return {"comm_ops": comm_ops, "links": links_json(cc.links), "transit_us": _us(t.transit),
-            "wait_us": _us(t.wait), "synchronization_us": _us(t.synchronization), "idle_us": _us(t.idle),
-            "main_plane": main_totals_json(cc.main_totals)}
+    return {"comm_ops": comm_ops, "links": links_json(cc.links),
+            "local_links": links_json(cc.local_links) if cc.local_links is not None else None,
+            **producer_totals_json(cc.main_totals), "all_planes": all_planes_json(cc.totals)}
 
 
 def cluster_json(cluster: ClusterCommunication) -> dict:
@@ -84,17 +117,30 @@ def format_text(doc: dict) -> str:
     parts = []
     if cards:
         keys = ("transit_us", "wait_us", "synchronization_us", "idle_us")
-        rows = [[c["card"], len(c["communication"]["comm_ops"]), *(c["communication"][k] for k in keys),
-                 (c["communication"].get("main_plane") or {}).get("wait_us")]
+        rows = [[c["card"], len(c["communication"]["comm_ops"]), *(c["communication"].get(k) for k in keys),
+                 c["communication"]["all_planes"]["wait_us"]]
                 for c in cards]
         parts.append("Communication (µs)\n"
-                     + format_table(["card", "operators", "transit", "wait", "sync", "idle", "main-plane wait"], rows)
-                     + "\n(main-plane wait: the producer's own wait figure, summed on each operator's main plane)")
+                     + format_table(["card", "operators", "transit", "wait", "sync", "idle", "all-planes wait"], rows)
+                     + "\n(transit, wait, sync, idle: the producer's, on each operator's main plane; all-planes wait: "
+                       "wait tasks under no transfer, over every plane)")
     if links:
         rows = [[x["link"], x["transport"], x["link_type"], x["bytes"], x["transit_us"], x["count"],
                  x["bandwidth_gbps"], "yes" if x.get("slow") else ""] for x in links]
         parts.append("Links\n" + format_table(
             ["link", "transport", "link type", "bytes", "transit µs", "count", "GB/s", "slow"], rows))
+    local = [[c["card"], x["link"], x["link_type"], x["bytes"], x["transit_us"], x["count"], x["bandwidth_gbps"]]
+             for c in cards for x in c["communication"].get("local_links") or []]
+    if local:
+        parts.append("Local links (the producer's LOCAL: bytes moved on the card itself)\n" + format_table(
+            ["card", "link", "link type", "bytes", "transit µs", "count", "GB/s"], local))
+    per_op = [[c["card"], op["name"], b["transport"], b["bytes"], b["transit_us"], b["count"], b["bandwidth_gbps"],
+               b["large_packet_ratio"], len(b["packets"])]
+              for c in cards for op in c["communication"]["comm_ops"] for b in op.get("bandwidth") or []]
+    if per_op:
+        parts.append("Bandwidth per operator and transport (the producer's; SDMA: its link types together)\n"
+                     + format_table(["card", "operator", "transport", "bytes", "transit µs", "count", "GB/s",
+                                     "large packets", "sizes"], per_op))
     slow = doc.get("slow_links") or []
     parts.append("Slow links: " + (", ".join(slow) if slow else "none."))
     return "\n\n".join(parts)

@@ -66,9 +66,33 @@ def card_links(tasks: PlaneTasks) -> Links:
     """The links of one card's transfer tasks that name their transport (``names.NO_TRANSPORT``: none)."""
     named = np.array([t not in nm.NO_TRANSPORT for t in tasks.transports], dtype=bool)
     x = np.flatnonzero(tasks.transfer & named[tasks.transport]) if len(named) else np.zeros(0, np.int64)
+    return _links(tasks, x, tasks.dst[x])
+
+
+def local_tasks(tasks: PlaneTasks) -> np.ndarray:
+    """bool per task: it moves bytes on the card itself (the producer's ``LOCAL`` link): a plane task
+    with bytes from a real rank to itself, to no rank (an on-chip reduce), or over an ``ON_CHIP`` link."""
+    on_chip = np.array([lt == nm.LINK_ON_CHIP for lt in tasks.link_types], dtype=bool)
+    over_chip = on_chip[tasks.link_type] if len(tasks.link_types) else np.zeros(len(tasks), bool)
+    real_src = (tasks.src >= 0) & (tasks.src < nm.INVALID_RANK)
+    no_dst = (tasks.dst < 0) | (tasks.dst >= nm.INVALID_RANK)
+    return (tasks.size > 0) & real_src & ~tasks.transfer & ((tasks.dst == tasks.src) | no_dst | over_chip)
+
+
+def local_links(tasks: PlaneTasks) -> Links:
+    """The producer's ``LOCAL`` links of one card: its local tasks (:func:`local_tasks`) per sending
+    rank, keyed ``"<src>-<src>"`` with transport ``LOCAL`` and the tasks' link type."""
+    x = np.flatnonzero(local_tasks(tasks))
+    links = _links(tasks, x, tasks.src[x])
+    links.transport = [nm.TRANSPORT_LOCAL] * len(links)
+    return links
+
+
+def _links(tasks: PlaneTasks, x: np.ndarray, dst: np.ndarray) -> Links:
+    """The links of tasks ``x`` with their ``dst`` ranks given."""
     if not len(x):
         return Links.empty()
-    src, dst = tasks.src[x], tasks.dst[x]
+    src = tasks.src[x]
     tr, lt = tasks.transport[x].astype(np.int64), tasks.link_type[x].astype(np.int64)
     # Sort the text codes by their text so rows come out in a stable, readable order.
     tr_rank = np.argsort(np.argsort(tasks.transports, kind="stable"))

@@ -36,7 +36,7 @@ MEMORY_KEYS = ("memory_peak_allocated_mb", "memory_peak_reserved_mb")
 # count, or in both with the same total (to the ns: totals are sums of integer ns) and the same count
 ADDED, REMOVED, CHANGED, UNCHANGED = "added", "removed", "changed", "unchanged"
 NAME_STATUSES = (ADDED, REMOVED, CHANGED, UNCHANGED)  # every status a name's row can have
-DIFF_SCHEMA = "timelineview.diff/1"  # the document's format: raised when a key changes meaning or goes
+DIFF_SCHEMA = "timelineview.diff/2"  # the document's format: raised when a key changes meaning or goes
 
 
 @dataclass(frozen=True)

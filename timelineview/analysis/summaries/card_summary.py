@@ -25,6 +25,7 @@ import orjson
 from timelineview.analysis.card_analysis import CardAnalysis
 from timelineview.analysis.cluster.clock_offsets import collective_ends
 from timelineview.analysis.communication import CardCommunication, CommOps, Links, MainPlane
+from timelineview.analysis.communication.bandwidth import OperatorBandwidth, PacketSizes
 from timelineview.analysis.derived import DerivedIntervals
 from timelineview.analysis.findings.signal_facts import signal_facts
 from timelineview.analysis.intervals import Intervals
@@ -57,6 +58,8 @@ EVIDENCE_SPANS = 3
 OP_COLUMNS = ("slice", "start", "elapse", "transit", "wait", "synchronization", "idle", "tasks", "step")  # CommOps
 LINK_COLUMNS = ("src", "dst", "bytes", "transit", "count")  # Links
 MAIN_PLANE_COLUMNS = ("plane", "transit", "wait", "synchronization", "idle")  # CommOps.main
+BANDWIDTH_COLUMNS = ("op", "bytes", "transit", "count", "large")  # OperatorBandwidth
+PACKET_COLUMNS = ("row", "size", "count", "transit")  # OperatorBandwidth.packets
 TABLE_COLUMNS = ("ids", "count", "total_ns", "min_ns", "max_ns")  # OperatorTable
 JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY
 
@@ -185,8 +188,19 @@ def _put_communication(w: ColumnWriter, cc: CardCommunication | None) -> dict | 
     if ops.main is not None:
         for col in MAIN_PLANE_COLUMNS:
             w.put(f"comm.main.{col}", getattr(ops.main, col))
-    return {"op_names": ops.name, "transport": links.transport, "link_type": links.link_type,
+    meta = {"op_names": ops.name, "transport": links.transport, "link_type": links.link_type,
             "main_plane": ops.main is not None}
+    if cc.local_links is not None:
+        for col in LINK_COLUMNS:
+            w.put(f"comm.local.{col}", getattr(cc.local_links, col))
+        meta["local_links"] = {"transport": cc.local_links.transport, "link_type": cc.local_links.link_type}
+    if cc.bandwidth is not None:
+        for col in BANDWIDTH_COLUMNS:
+            w.put(f"comm.bandwidth.{col}", getattr(cc.bandwidth, col))
+        for col in PACKET_COLUMNS:
+            w.put(f"comm.packets.{col}", getattr(cc.bandwidth.packets, col))
+        meta["bandwidth"] = {"transport": cc.bandwidth.transport}
+    return meta
 
 
 def _signals(store: TraceStore, a: CardAnalysis) -> dict | None:
@@ -294,8 +308,17 @@ def _communication(cols: ColumnReader, m: dict, meta: dict | None) -> CardCommun
     ops = _group(cols, "comm.ops", OP_COLUMNS)
     links = _group(cols, "comm.links", LINK_COLUMNS)
     main = MainPlane(**_group(cols, "comm.main", MAIN_PLANE_COLUMNS)) if meta.get("main_plane") is True else None
+    # a summary written before local links and bandwidth were kept has neither: null in the document
+    local = meta.get("local_links")
+    local_links = Links(transport=local["transport"], link_type=local["link_type"],
+                        **_group(cols, "comm.local", LINK_COLUMNS)) if isinstance(local, dict) else None
+    bw = meta.get("bandwidth")
+    bandwidth = OperatorBandwidth(transport=bw["transport"], packets=PacketSizes(**_group(cols, "comm.packets",
+                                                                                         PACKET_COLUMNS)),
+                                  **_group(cols, "comm.bandwidth", BANDWIDTH_COLUMNS)) if isinstance(bw, dict) else None
     return CardCommunication(m["card"], m["rank"], None, CommOps(name=meta["op_names"], main=main, **ops), None,
-                             Links(transport=meta["transport"], link_type=meta["link_type"], **links))
+                             Links(transport=meta["transport"], link_type=meta["link_type"], **links), local_links,
+                             bandwidth)
 
 
 def read_card_summary(folder: Path, manifest: dict | None = None) -> SummaryCard:

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.analysis.cluster.comparison import STAGE_FREE
+from timelineview.analysis.cluster.comparison import PRODUCER_FREE
 from timelineview.views.background import BackgroundCall
 from timelineview.views.panels.name_table_model import NameTableModel
 from timelineview.views.sort_arrows import conventional_sort_arrows
@@ -19,31 +19,32 @@ SYNC_NAME_TABLE_SLICES = 200_000  # bigger windows get their per-name table from
 OVERVIEW_HINT = ("<b>Whole trace</b> — click a slice for its details, drag across lanes (or click a step) "
                  "for the statistics of a window. <b>?</b> lists every shortcut.")
 
-FREE_SELECTION = "Free (selection)"  # the Free row's name when an area is selected
-FREE_CARD_SPAN = "Free (card span)"  # ... and on the whole-card overview
+FREE_SELECTION = "Window free (selection)"  # the window-free row's name when an area is selected
+FREE_CARD_SPAN = "Window free (card span)"  # ... and on the whole-card overview
 METRIC_ROWS = (
     ("compute_us", "Computing"), ("communication_us", "Communication"), ("overlapped_us", "Overlapped"),
-    ("pure_communication_us", "Pure communication"), ("free_us", "Free"),
-    ("free_outside_idle_gaps_us", "  outside whole idle gaps"), ("stage_free_us", STAGE_FREE),
+    ("pure_communication_us", "Pure communication"), ("window_free_us", "Window free"),
+    ("free_outside_idle_gaps_us", "  outside whole idle gaps"), ("free_us", PRODUCER_FREE),
     ("uncaptured_us", "Not captured"),
     ("idle_gap_count", "Idle AI Core gaps"), ("idle_gap_total_us", "  gap time"),
     ("idle_gap_max_us", "  longest gap"), ("idle_gap_communication_us", "  waiting on communication"),
     ("idle_gap_free_us", "  nothing running"), ("overlap_ratio", "Overlap ratio"),
 )
 
-# what each row means (metrics.md §2, §3); the Free row's name says which window it is of
+# what each row means (metrics.md §2, §3); the window-free row's name says which window it is of
 METRIC_TIPS = {
-    "free_us": "free_us: the card runs neither compute nor communication in this window (a step's "
-               "window includes its step interval, like the cluster table's Free (step window)) = "
-               "'outside whole idle gaps' + 'nothing running'",
+    "window_free_us": "window_free_us: the card runs neither compute nor communication in this window (a step's "
+                      "window includes its step interval, like the cluster table's Window free) = "
+                      "'outside whole idle gaps' + 'nothing running'",
     "free_outside_idle_gaps_us": "free time in no whole idle gap of this window: before its first or after its "
                                  "last compute, in a gap the window's edges cut, or in a gap under 1 µs",
-    "stage_free_us": "stage_free_us: the producer's Free (step_trace_time.csv): idle time between the first "
-                     "task start and the last task end inside this window",
+    "free_us": "free_us: the producer's Free (step_trace_time.csv): idle time between the first "
+               "task start and the last task end inside this window",
     "uncaptured_us": "time between the files of a per-iteration capture: nobody recorded it, it is not free",
     "idle_gap_count": "holes of ≥ 1 µs between compute tasks lying inside this window (a gap that "
                       "fills the window counts)",
-    "idle_gap_free_us": "the part of the whole idle gaps above where no communication runs either (part of Free)",
+    "idle_gap_free_us": "the part of the whole idle gaps above where no communication runs either (part of "
+                        "Window free)",
     "pure_communication_us": "communication that no computation hides",
 }
 
@@ -210,7 +211,7 @@ class AreaStats(QtWidgets.QWidget):
 
     def _fill_metrics(self, titles: list[str], metrics: list[dict | None], span_us, free_label: str) -> None:
         spans = span_us if isinstance(span_us, list) else [span_us] * len(titles)
-        free_row = [key for key, _ in METRIC_ROWS].index("free_us")
+        free_row = [key for key, _ in METRIC_ROWS].index("window_free_us")
         self.metrics.verticalHeaderItem(free_row).setText(free_label)
         # room for every card column when possible; the name table keeps at least half
         total = max(sum(self.split.sizes()), 1)

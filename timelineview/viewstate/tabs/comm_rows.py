@@ -14,41 +14,52 @@ def _us(v) -> float:
     return float(v) / NS_PER_US
 
 
-MAIN_PLANE_FIGURES = ("transit", "wait", "synchronization", "idle")  # the fields of ``MainPlane`` shown
+FIGURES = ("transit", "wait", "synchronization", "idle")  # the fields of ``MainPlane`` / ``CommOps`` shown
+PRODUCER_KEYS = ("plane", *(f"{f}_us" for f in FIGURES), "wait_ratio")  # the producer's, on the main plane
 
 
-def main_key(figure: str) -> str:
-    """Record key of a main-plane figure (``"wait"`` → ``"main_wait_us"``); ``"main_plane"`` holds its N."""
-    return f"main_{figure}_us"
+def all_planes_key(key: str) -> str:
+    """Record key of an all-planes figure (``"wait_us"`` → ``"all_planes_wait_us"``)."""
+    return f"all_planes_{key}"
 
 
-def _main_plane_record(main: MainPlane | None, i: int) -> dict:
-    """Operator ``i``'s main-plane fields: its plane's N and its figures in µs, all None without one."""
-    present = main is not None and main.plane[i] >= 0
-    rec = {"main_plane": int(main.plane[i]) if present else None}
-    for f in MAIN_PLANE_FIGURES:
-        rec[main_key(f)] = _us(getattr(main, f)[i]) if present else None
+def _ratio(wait: float, transit: float) -> float | None:
+    return wait / (wait + transit) if wait + transit > 0 else None
+
+
+def _producer_record(main: MainPlane | None, i: int) -> dict:
+    """Operator ``i``'s headline fields: the producer's figures on its main plane ``plane`` (µs), all None
+    without one."""
+    if main is None or main.plane[i] < 0:
+        return dict.fromkeys(PRODUCER_KEYS)
+    rec = {"plane": int(main.plane[i]), **{f"{f}_us": _us(getattr(main, f)[i]) for f in FIGURES}}
+    rec["wait_ratio"] = _ratio(rec["wait_us"], rec["transit_us"])
     return rec
 
 
 def card_rows(cc: CardCommunication | None) -> list[dict]:
-    """One record per communication operator of a card (µs; ``op`` is its row in ``cc.ops``), with the
-    producer-style figures of its main plane beside the unions (None where it has none)."""
+    """One record per communication operator of a card (µs; ``op`` is its row in ``cc.ops``): the
+    producer's figures of its main plane (None where it has none) and the unions over every plane
+    (``all_planes_…``)."""
     if cc is None:
         return []
     ops = cc.ops
     ratio = ops.wait_ratio
-    return [{"op": i, "name": ops.name[i], "step": int(ops.step[i]) if ops.step[i] >= 0 else None,
-             "elapse_us": _us(ops.elapse[i]), "transit_us": _us(ops.transit[i]), "wait_us": _us(ops.wait[i]),
-             "synchronization_us": _us(ops.synchronization[i]), "idle_us": _us(ops.idle[i]),
-             "wait_ratio": float(ratio[i]) if np.isfinite(ratio[i]) else None,
-             **_main_plane_record(ops.main, i), "tasks": int(ops.tasks[i])}
-            for i in range(len(ops))]
+    rows = []
+    for i in range(len(ops)):
+        rec = {"op": i, "name": ops.name[i], "step": int(ops.step[i]) if ops.step[i] >= 0 else None,
+               "elapse_us": _us(ops.elapse[i]), **_producer_record(ops.main, i)}
+        for f in FIGURES:
+            rec[all_planes_key(f"{f}_us")] = _us(getattr(ops, f)[i])
+        rec[all_planes_key("wait_ratio")] = float(ratio[i]) if np.isfinite(ratio[i]) else None
+        rec["tasks"] = int(ops.tasks[i])
+        rows.append(rec)
+    return rows
 
 
 def has_main_plane(rows: list[dict]) -> bool:
-    """Whether some operator of ``rows`` has main-plane figures (else their columns say nothing)."""
-    return any(r.get("main_plane") is not None for r in rows)
+    """Whether some operator of ``rows`` has the producer's figures (else their columns say nothing)."""
+    return any(r.get("plane") is not None for r in rows)
 
 
 def card_key(k: int) -> str:

@@ -16,7 +16,7 @@ GROUP_GAP = 8  # px between cards
 
 
 def phase_title(key: str) -> str:
-    """The title of a step phase: :data:`PHASE_TITLES`, else its key in words ("stage_free_us": "Stage free")."""
+    """The title of a step phase: :data:`PHASE_TITLES`, else its key in words ("window_free_us": "Window free")."""
     return PHASE_TITLES.get(key) or key.removesuffix("_us").replace("_", " ").capitalize()
 
 

@@ -15,7 +15,8 @@ from timelineview.viewstate.timeline.track_rows import derived_legend
 KEY = "communication_wait"
 TITLE = "Communication wait"
 COLOUR = "idle_gap_communication"  # the colour that already means "waiting on communication"
-TOOLTIP = "Notify_Wait tasks on the HCCL planes that no transfer overlaps: this card waits for its peers"
+TOOLTIP = ("Notify_Wait tasks on the HCCL planes that no transfer overlaps: this card waits for its peers "
+           "(the all-planes wait; the producer's Wait counts only each collective's main plane)")
 
 
 def wait_lane(card: CardView) -> DerivedLane | None:

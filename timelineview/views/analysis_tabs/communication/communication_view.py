@@ -33,11 +33,12 @@ from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession, sco
 from timelineview.viewstate.jump_target import JumpTarget
 from timelineview.viewstate.tabs.comm_matrix import ALL_TRANSPORTS, METRIC_TITLES, METRICS, transports_of
 from timelineview.viewstate.tabs.comm_rows import (
+    PRODUCER_KEYS,
     across_rows,
+    all_planes_key,
     card_key,
     card_rows,
     has_main_plane,
-    main_key,
     names_repeat,
     waited_for_counts,
 )
@@ -46,7 +47,9 @@ from timelineview.viewstate.tabs.comm_targets import collective_row, link_operat
 ACROSS = -1  # the table scope that lines the cards up per collective
 CALL_KEY = "call_number"  # across cards: the call number, hidden where every name is called once
 MAX_CARD_COLUMNS = 64  # per-card wait columns shown across cards (the CSV has them all)
-HIDDEN_BY_DEFAULT = ("tasks",)  # shown from the Columns menu: the table then reads without scrolling sideways
+# shown from the Columns menu: the table then reads without scrolling sideways
+HIDDEN_BY_DEFAULT = ("tasks", *(f"all_planes_{k}" for k in ("transit_us", "synchronization_us", "idle_us",
+                                                            "wait_ratio")))
 NAME_WIDEST = 260  # px of the operator column; a longer name elides (its tooltip holds it whole)
 SPREAD = 12  # px at most added to each column where the table has width to spare
 MATRIX_SHARE, TABLE_SHARE = 2, 3  # how the tab's width is split: the table has more columns than the matrix
@@ -57,38 +60,47 @@ CARD_COLUMNS = (
     RecordColumn("name", "Operator", TEXT, "communication operator"),
     RecordColumn("step", "Step", COUNT, "step holding its start"),
     RecordColumn("elapse_us", "Elapse", TIME_US, "its duration"),
-    RecordColumn("transit_us", "Transit", TIME_US, "time moving data: union of its transfer tasks"),
-    RecordColumn("wait_us", "Wait", TIME_US, "Notify_Wait tasks not under a transfer"),
-    RecordColumn("synchronization_us", "Sync", TIME_US, "the part of the wait before its first transfer"),
-    RecordColumn("idle_us", "Idle", TIME_US, "neither transfer nor wait"),
-    RecordColumn("wait_ratio", "Wait ratio", SHARE, "wait / (wait + transit)", "Wait\nratio"),
-    RecordColumn("main_plane", "Main plane", COUNT,
+    RecordColumn("plane", "Plane", COUNT,
                  "N of its main Plane N: the lowest-numbered plane holding one of its waits (the master stream's). "
-                 "The Main columns are measured there alone, as the producer's own communication table does; "
-                 "— where it has no wait task", "Main\nplane"),
-    RecordColumn(main_key("transit"), "Main transit", TIME_US,
-                 "on its main plane: summed durations of its SDMA copies (not on-chip), plus each RDMA payload run "
-                 "up to the end of the notifies and waits that close it", "Main\ntransit"),
-    RecordColumn(main_key("wait"), "Main wait", TIME_US,
-                 "on its main plane: summed durations of its Notify_Wait tasks (not those closing an RDMA run)",
-                 "Main\nwait"),
-    RecordColumn(main_key("synchronization"), "Main sync", TIME_US,
-                 "on its main plane: the part of Main wait before its first transit task", "Main\nsync"),
-    RecordColumn(main_key("idle"), "Main idle", TIME_US,
-                 "elapse − Main transit − Main wait (tasks are not clipped to the operator: may be negative)",
-                 "Main\nidle"),
+                 "Transit, Wait, Sync and Idle are measured there alone, as the producer's own communication table "
+                 "(CommAnalyzerTime, communication.json) does; — where it has no wait task"),
+    RecordColumn("transit_us", "Transit", TIME_US,
+                 "the producer's transit, on its main plane: summed durations of its SDMA copies (not on-chip), plus "
+                 "each RDMA payload run up to the end of the notifies and waits that close it"),
+    RecordColumn("wait_us", "Wait", TIME_US,
+                 "the producer's wait, on its main plane: summed durations of its Notify_Wait tasks (not those "
+                 "closing an RDMA run)"),
+    RecordColumn("synchronization_us", "Sync", TIME_US,
+                 "the producer's synchronisation: the part of Wait before its first transit task"),
+    RecordColumn("idle_us", "Idle", TIME_US,
+                 "the producer's idle: elapse − Transit − Wait (tasks are not clipped to the operator: may be "
+                 "negative)"),
+    RecordColumn("wait_ratio", "Wait ratio", SHARE, "the producer's: Wait / (Wait + Transit)", "Wait\nratio"),
+    RecordColumn(all_planes_key("transit_us"), "All-planes transit", TIME_US,
+                 "time moving data: the union of its transfer tasks over every plane", "All-planes\ntransit"),
+    RecordColumn(all_planes_key("wait_us"), "All-planes wait", TIME_US,
+                 "Notify_Wait tasks not under a transfer, over every plane (the producer counts most of this "
+                 "time as Idle)", "All-planes\nwait"),
+    RecordColumn(all_planes_key("synchronization_us"), "All-planes sync", TIME_US,
+                 "the part of All-planes wait before its first transfer", "All-planes\nsync"),
+    RecordColumn(all_planes_key("idle_us"), "All-planes idle", TIME_US,
+                 "neither transfer nor wait on any plane", "All-planes\nidle"),
+    RecordColumn(all_planes_key("wait_ratio"), "All-planes wait ratio", SHARE,
+                 "All-planes wait / (All-planes wait + All-planes transit)", "All-planes\nwait ratio"),
     RecordColumn("tasks", "Plane tasks", COUNT, "tasks on its plane lanes", "Plane\ntasks"),
 )
-# The main-plane columns of CARD_COLUMNS, hidden when no operator has a main plane.
-MAIN_COLUMNS = tuple(k for k, c in enumerate(CARD_COLUMNS) if c.key.startswith("main_"))
-MAIN_KEYS = frozenset(CARD_COLUMNS[k].key for k in MAIN_COLUMNS)
+# The producer's columns of CARD_COLUMNS, empty when no operator has a main plane.
+MAIN_KEYS = frozenset(PRODUCER_KEYS)
+PRODUCER_COLUMNS = tuple(k for k, c in enumerate(CARD_COLUMNS) if c.key in MAIN_KEYS)
 ACROSS_HEAD = (
     RecordColumn("name", "Collective", TEXT, "matched across cards by name and call"),
     RecordColumn("call_number", "Call", COUNT, "the k-th call of that name on each card (1: its first); "
                  "shown when names repeat, e.g. a graph's operators every iteration"),
     RecordColumn("waited_for_card", "Waited for", TEXT, "the card that waits least: the others wait for it"),
-    RecordColumn("least_wait_us", "Least wait", TIME_US, "its wait"),
-    RecordColumn("most_wait_us", "Most wait", TIME_US, "the longest wait of a card"),
+    RecordColumn("least_wait_us", "Least all-planes wait", TIME_US, "its all-planes wait (Notify_Wait tasks not "
+                 "under a transfer, over every plane)", "Least\nall-planes wait"),
+    RecordColumn("most_wait_us", "Most all-planes wait", TIME_US, "the longest all-planes wait of a card",
+                 "Most\nall-planes wait"),
     RecordColumn("cards", "Cards", COUNT, "cards that ran it"),
 )
 
@@ -193,7 +205,7 @@ class CommunicationView(QtWidgets.QWidget):
         self.matrix.set_links(links, self.cluster.slow, ranks if len(links) else None)
         refill(self.transport, [("all transports", ALL_TRANSPORTS), *((t, t) for t in transports_of(links))])
         self.matrix.set_transport(ALL_TRANSPORTS)
-        refill(self.scope, scope_items(self.cards, "all cards: wait per collective", ACROSS))
+        refill(self.scope, scope_items(self.cards, "all cards: all-planes wait per collective", ACROSS))
         self.note.setText(self._overview_text())
         self.refresh_table()
 
@@ -246,7 +258,7 @@ class CommunicationView(QtWidgets.QWidget):
         if number == ACROSS:
             waits = self.cluster.waits
             rows = across_rows(waits)
-            cols = ACROSS_HEAD + tuple(RecordColumn(card_key(k), name, TIME_US, f"{name}'s wait")
+            cols = ACROSS_HEAD + tuple(RecordColumn(card_key(k), name, TIME_US, f"{name}'s all-planes wait")
                                        for k, name in enumerate(waits.cards[:MAX_CARD_COLUMNS]))
             self.model.set_rows(rows, cols)
             self.column_choice.apply(() if names_repeat(rows) else (CALL_KEY,))  # else 1 on every row
@@ -259,9 +271,14 @@ class CommunicationView(QtWidgets.QWidget):
         else:
             rows = card_rows(self._card_comm(number))
             self.model.set_rows(rows, CARD_COLUMNS)
-            self.column_choice.apply(() if has_main_plane(rows) else MAIN_KEYS)
+            producer = has_main_plane(rows)
+            # without the producer's figures the all-planes ones are all there is: none starts hidden
+            self.column_choice.hidden_by_default = frozenset(HIDDEN_BY_DEFAULT if producer else ("tasks",))
+            self.column_choice.apply(() if producer else MAIN_KEYS)
             self.note.setText(self._overview_text())
-            self.table.sortByColumn(4, QtCore.Qt.SortOrder.DescendingOrder)  # longest wait first
+            # longest wait first: the producer's, else (no main plane known) the all-planes one
+            wait = [c.key for c in CARD_COLUMNS].index("wait_us" if producer else all_planes_key("wait_us"))
+            self.table.sortByColumn(wait, QtCore.Qt.SortOrder.DescendingOrder)
         self._fit_columns()
 
     def _fit_columns(self) -> None:

@@ -45,10 +45,11 @@ MEMORY_TITLES = {"memory_peak_allocated_mb": "peak allocated", "memory_peak_rese
 TOOLTIPS = {
     "idle_gap_total_us": "new − base of the total length of the idle AI Core gaps over the whole run (a time, "
                          "not a count)",
-    "transit_us": "new − base of the time the card's transfer tasks move data, whole run (§6)",
-    "wait_us": "new − base of the time its collectives wait and move nothing, whole run (§6)",
-    "synchronization_us": "new − base of the waits before each collective's first transfer, whole run (§6)",
-    "idle_us": "new − base of the time its collectives neither wait nor move data, whole run (§6)",
+    "transit_us": "new − base of the producer's transit (each collective's main plane), whole run (§6)",
+    "wait_us": "new − base of the producer's wait (each collective's main plane), whole run (§6)",
+    "synchronization_us": "new − base of the producer's synchronisation: the waits before each collective's first "
+                          "transfer on its main plane, whole run (§6)",
+    "idle_us": "new − base of the producer's idle: elapse − transit − wait of each collective, whole run (§6)",
     "memory_peak_allocated_mb": "new − base of the card's allocated device memory at its peak (PTA's when the "
                                 "capture has it), MB (§11)",
     "memory_peak_reserved_mb": "new − base of the card's peak reserved device memory, MB (§11)",
