@@ -132,3 +132,53 @@ def test_distinct_keys_as_numpy_gives_them(span):
     assert np.array_equal(uniq, want_u) and np.array_equal(inverse, want_i.reshape(-1))
     assert np.array_equal(sorted_unique(values), want_u)
     assert len(unique_inverse(values[:0])[0]) == 0 and len(sorted_unique(values[:1])) == 1
+
+
+def _one_bad_record(tmp_path, n=3000, bad=1500):
+    """A table of ``n`` rows (a, a*2) whose record at rowid ``bad`` has a header that runs past its cell."""
+    path = tmp_path / "t.db"
+    conn = sqlite3.connect(path)
+    conn.execute("create table T (a INTEGER, b INTEGER)")
+    conn.executemany("insert into T values (?, ?)", [(0x7A000000 + i, i * 2) for i in range(1, n + 1)])
+    conn.commit()
+    conn.close()
+    data = bytearray(path.read_bytes())
+    record = b"\x03\x04\x02" + (0x7A000000 + bad).to_bytes(4, "big") + (bad * 2).to_bytes(2, "big")
+    at = data.find(record)
+    assert at > 0 and data.find(record, at + 1) < 0
+    data[at] = 0x7F  # the record's header says 127 bytes: more than the whole record
+    path.write_bytes(bytes(data))
+    return path
+
+
+def test_one_bad_record_on_an_intact_page_loses_only_itself(tmp_path):
+    from timelineview.model.database.connection import connect
+    from timelineview.model.database.tables import read_or_salvage
+
+    path = _one_bad_record(tmp_path)
+    conn = connect(path)
+    notes: list[str] = []
+    got = read_or_salvage(conn, "T", {"a": "int", "b": "int"}, notes, with_rowid=True)
+    conn.close()
+    want = [i for i in range(1, 3001) if i != 1500]
+    assert got["rowid"].tolist() == want and got["b"].tolist() == [2 * i for i in want]
+    assert len(notes) == 1 and "2,999 rows could be read" in notes[0]
+
+
+def test_a_table_with_far_apart_rowids_is_read_in_few_queries(tmp_path):
+    from timelineview.model.database.connection import connect
+    from timelineview.model.database.tables import _int_text_scan
+
+    path = tmp_path / "t.db"
+    conn = sqlite3.connect(path)
+    conn.execute("create table T (a INTEGER)")
+    conn.executemany("insert into T (rowid, a) values (?, ?)", [(i, i) for i in range(1, 6)] + [(10**12, 7)])
+    conn.commit()
+    conn.close()
+    conn = connect(path)
+    queries: list[str] = []
+    conn.set_trace_callback(queries.append)
+    [got] = _int_text_scan(conn, "T", ["a"], "")
+    conn.close()
+    assert got.tolist() == [1, 2, 3, 4, 5, 7]
+    assert len(queries) < 10  # was one query per 131 072 rowids of the range: 7.6 million

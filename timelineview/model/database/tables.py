@@ -34,6 +34,8 @@ FETCH_ROWS = 1 << 16  # rows moved to numpy at a time: bounds the Python tuples 
 TEXT_ROWS = 1 << 17  # rows per group_concat: about 20 bytes of text a value, 2.6 MB a column
 READ_THREADS = min(4, os.cpu_count() or 1)  # connections reading one table's integer columns at once
 PARALLEL_ROWS = 1 << 18  # below this a table is read by one connection
+SPARSE_CHECK_SPAN = 1 << 24  # rowid ranges past this are checked for how full they are (a count of the rows)
+SPARSE_FACTOR = 4  # rows filling under a quarter of their rowid range are read by rows, not by rowid ranges
 SALVAGE_ROWS = 1 << 12  # rows per query of a damaged table's salvage
 _MIN_ROWID = -(1 << 63)
 _INT_TYPES = ("INT",)
@@ -141,6 +143,10 @@ def salvage_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str
             if limit > 1:
                 limit //= 2
                 continue
+            bad = _rowid_from(conn, table, at)  # one record is bad: its cell's rowid may still be read
+            if bad is not None:
+                at, limit = bad + 1, SALVAGE_ROWS
+                continue
             at = next((k for k in ahead if k > at), None)
             if at is None:
                 break
@@ -156,6 +162,17 @@ def salvage_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str
     if with_rowid:
         out[ROWID] = np.array([r[0] for r in rows], dtype=np.int64)
     return out
+
+
+def _rowid_from(conn: sqlite3.Connection, table: str, at: int) -> int | None:
+    """The first rowid at or past ``at`` (read from the B-tree cell, not the record), or None when SQLite
+    cannot reach it either."""
+    try:
+        row = conn.execute(f"select rowid from {quote_identifier(table)} where rowid >= ? order by rowid limit 1",
+                           (at,)).fetchone()
+    except sqlite3.DatabaseError:
+        return None
+    return row[0] if row is not None and row[0] >= at else None
 
 
 def _column_of(values: list, kind: str) -> np.ndarray:
@@ -199,6 +216,8 @@ def _int_text_scan(conn: sqlite3.Connection, table: str, names: list[str], where
         return None
     if lo is None:
         return [np.zeros(0, np.int64) for _ in names]
+    if hi - lo >= SPARSE_CHECK_SPAN and _sparse(conn, table, hi - lo + 1):
+        return _int_text_pages(conn, table, names, where)
     path = _database_file(conn)
     threads = READ_THREADS if path and hi - lo >= PARALLEL_ROWS else 1
     step = min(TEXT_ROWS, -(-(hi - lo + 1) // threads))
@@ -228,6 +247,38 @@ def _int_text_scan(conn: sqlite3.Connection, table: str, names: list[str], where
         parts = [run(sql, conn) for sql in sqls]
     if any(p is None for p in parts):  # not one integer per row: the exact path reads it
         return None
+    return [np.concatenate([p[i] for p in parts]) for i in range(len(names))]
+
+
+def _sparse(conn: sqlite3.Connection, table: str, span: int) -> bool:
+    """Whether ``table``'s rows fill under ``1 / SPARSE_FACTOR`` of its rowid range (one row at 10**12: a
+    query per range of rowids would be millions of queries)."""
+    (count,) = conn.execute(f"select count(*) from {quote_identifier(table)}").fetchone()
+    return count * SPARSE_FACTOR < span
+
+
+def _int_text_pages(conn: sqlite3.Connection, table: str, names: list[str], where: str) -> list[np.ndarray] | None:
+    """``_int_text_scan`` of a table whose rowids are sparse: ``TEXT_ROWS`` rows a query, each starting
+    after the last rowid of the one before (as many queries as the rows need, whatever their rowids)."""
+    extra = f" and ({where})" if where else ""
+    exprs = ", ".join(f"group_concat({_expr(c, 'int')}, ',')" for c in names)
+    inner = ", ".join(["rowid"] + [f"{quote_identifier(c)}" for c in names if c != ROWID])
+    sql = (f"select count(*), max(rowid), {exprs} from (select {inner} from {quote_identifier(table)} "
+           f"where rowid > ?{extra} order by rowid limit {TEXT_ROWS})")
+    parts, after = [], _MIN_ROWID - 1
+    while True:
+        n, last, *texts = conn.execute(sql, (max(after, _MIN_ROWID),)).fetchone()
+        if not n:
+            break
+        cols = [np.fromstring(text, dtype=np.int64, sep=",") for text in texts]
+        if not all(len(c) == n for c in cols):
+            return None
+        parts.append(cols)
+        if n < TEXT_ROWS:
+            break
+        after = last
+    if not parts:
+        return [np.zeros(0, np.int64) for _ in names]
     return [np.concatenate([p[i] for p in parts]) for i in range(len(names))]
 
 
