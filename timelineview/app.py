@@ -29,6 +29,8 @@ COMMANDS = {
                   "summarise every card on a Dask cluster into a folder (needs the [scale] extra)"),
     "query": ("timelineview.commands.query", "query_main", "SQL over a run's slices, steps, operators, "
               "communication and findings (needs the [api] extra)"),
+    "docs": ("timelineview.commands.docs", "docs_main",
+             "where the documents are: timelineview docs metrics (the figures), timelineview docs sql (the tables)"),
     "sample": ("timelineview.commands.sample", "sample_main",
                "print the bundled sample cluster's folder: timelineview stats \"$(timelineview sample)\""),
 }

@@ -46,7 +46,7 @@ def stats_main(argv: list[str]) -> int:
                                      description="Per-card and per-step statistics of Ascend timelines.")
     parser.add_argument("paths", nargs="+", help="trace files or folders (one card per rank)")
     parser.add_argument("--json", action="store_true",
-                        help="print the statistics as one JSON document (its fields: docs/metrics.md)")
+                        help="print the statistics as one JSON document (its fields: timelineview docs metrics)")
     add_gap_option(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     add_cache_option(parser)

@@ -56,7 +56,7 @@ def test_outside_a_checkout_the_installed_copy_runs(installed, tmp_path):
     assert version.returncode == 0 and version.stdout.strip() == f"timelineview {__version__}"
     usage = _run(installed, tmp_path, "-m", "timelineview", "--help")
     assert usage.returncode == 0
-    for command in ("stats", "diff", "summarize", "query", "sample"):
+    for command in ("stats", "diff", "summarize", "query", "sample", "docs"):
         assert f"timelineview {command}" in usage.stdout
     shot = _run(installed, tmp_path, "-m", "timelineview", "--screenshot", str(tmp_path / "sample.png"),
                 "--size", "800x500")
@@ -66,6 +66,12 @@ def test_outside_a_checkout_the_installed_copy_runs(installed, tmp_path):
     assert found.returncode == 0, found.stderr
     sample = Path(found.stdout.strip())
     assert sample == installed / "timelineview" / "resources" / "sample_cluster"
+    for name in ("metrics", "sql"):  # the documents the help texts point to
+        doc = _run(installed, tmp_path, "-m", "timelineview", "docs", name)
+        assert doc.returncode == 0, doc.stderr
+        assert Path(doc.stdout.strip()) == installed / "timelineview" / "resources" / "docs" / f"{name}.md"
+        assert Path(doc.stdout.strip()).read_text(encoding="utf-8") == (ROOT / "docs" / f"{name}.md").read_text(
+            encoding="utf-8")
     stats = _run(installed, tmp_path, "-m", "timelineview", "stats", str(sample), "--json", "--quiet")
     assert stats.returncode == 0, stats.stderr
     assert [card["card"] for card in json.loads(stats.stdout)["cards"]] == ["rank 0", "rank 1", "rank 2", "rank 3"]
