@@ -172,12 +172,30 @@ def lateness_documents(cards: list[str], wait: np.ndarray, step: np.ndarray) -> 
     return docs
 
 
+def _untied(docs: list[dict], flags: list[SlowCard], median_step_us: float) -> list[SlowCard]:
+    """``flags`` without the cards another card ties with: a card as late as a flagged one (within the
+    threshold) that the rule's consistency checks left out. Which of two equally late cards passes those
+    checks is chance, and a tie is never credited to one member."""
+    if not flags:
+        return flags
+    v = judge_metric(docs, LATENESS, median_step_us)
+    centre = float(np.nanmedian(v.excess))
+    flagged = {f.card for f in flags}
+    rivals = [v.excess[k] for k, d in enumerate(docs)
+              if d["card"] not in flagged and np.isfinite(v.excess[k]) and v.excess[k] - centre >= v.threshold]
+    if not rivals:
+        return flags
+    index = {d["card"]: k for k, d in enumerate(docs)}
+    return [f for f in flags if v.excess[index[f.card]] - v.threshold > max(rivals)]
+
+
 def wait_verdict(cards: list[str], wait: np.ndarray, step: np.ndarray, median_step_us: float) -> WaitVerdict:
     """The cards the others wait for, judged like slow cards (robust z over cards, corrected for their
     number, a practical floor of 1 % of the median step time ``median_step_us``, in at least half of the
     steps), and per collective the one of them that waited least, at least max(1 µs, that floor) below
     every other card (ties credit nobody)."""
-    flags = flag_metric(lateness_documents(cards, wait, step), LATENESS, median_step_us) if len(wait) else []
+    docs = lateness_documents(cards, wait, step)
+    flags = _untied(docs, flag_metric(docs, LATENESS, median_step_us), median_step_us) if len(wait) else []
     who = np.full(len(wait), -1, np.int64)
     flagged = [cards.index(f.card) for f in flags]
     gap = max(float(MIN_WAIT_SPREAD_NS), MIN_STEP_SHARE_EXCESS * median_step_us * NS_PER_US)
