@@ -320,8 +320,10 @@ def card_changes(base_docs: Sequence[dict], new_docs: Sequence[dict]) -> list[Ca
 
 
 def change_order(changes: Sequence[CardChange]) -> list[int]:
-    """Positions by change: verdicts first, then by score, largest first; equal ones keep the order given."""
-    return sorted(range(len(changes)), key=lambda i: (not changes[i].verdict, -round(changes[i].score, 9)))
+    """Positions by change: verdicts first, then by score, then by the size of the card's own change, largest
+    first; equal ones keep the order given."""
+    return sorted(range(len(changes)), key=lambda i: (not changes[i].verdict, -round(changes[i].score, 9),
+                                                      -round(abs(changes[i].change_us), 6)))
 
 
 def change_reason(c: CardChange) -> str:
@@ -392,5 +394,7 @@ def session_marks(session: Any) -> list[Mark]:
 
 def diff_marks(diff: Any) -> list[Mark]:
     """The cards a ``RunDiff`` lists first because their own compute or step interval changed (verdicts)."""
+    if len(diff.changes) != len(diff.cards):  # a diff made without its changes judged
+        return []
     return [Mark(DIFF_SURFACE, card.card, c.change_us, c.common_us, change_reason(c))
             for card, c in zip(diff.cards, diff.changes, strict=True) if c.verdict]

@@ -42,7 +42,7 @@ HINT = ("Compare the run on screen with another: File ▸ Compare with… (or st
         "timelineview BASE --compare NEW).")
 COMPARE = "compare"  # the lane of the comparison's load
 BY_CHANGE, BY_RANK = "change", "rank"  # orders of the cards in the bars and the card table
-CARD_ORDERS = ((BY_CHANGE, "largest change of step time first"), (BY_RANK, "rank"))
+CARD_ORDERS = ((BY_CHANGE, "own compute / step interval change first"), (BY_RANK, "rank"))
 PART_TITLES = ("Step phases and cards", "Operators", "Communication", "Links")  # a comparison adds its counts
 
 
@@ -272,7 +272,8 @@ class CompareView(QtWidgets.QWidget):
         self.parts.setTabText(3, f"Links ({sum(1 for x in diff.links if x.changed)} changed)")
 
     def ordered_cards(self) -> list[CardDelta]:
-        """The matched cards in the chosen order: the diff's (largest change of step time first) or by rank."""
+        """The matched cards in the chosen order: the diff's (the card whose own compute or step
+        interval changed most first) or by rank."""
         if self.diff is None:
             return []
         cards = list(self.diff.cards)
