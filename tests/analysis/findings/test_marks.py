@@ -4,6 +4,9 @@ regressed first."""
 
 from __future__ import annotations
 
+import json
+from importlib import resources
+
 import numpy as np
 import pytest
 
@@ -181,6 +184,12 @@ def test_diff_lists_the_card_that_regressed_first(regressed):
     assert step.min() > 0.5 * step.max()
     own = {c.card: c.delta["compute_us"] for c in d.cards}
     assert own["rank 11"] == max(own.values())
+    # the document keeps its schema: the order changed, not the keys
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(resources.files("timelineview").joinpath("schemas", "diff.schema.json").read_text())
+    document = json.loads(json.dumps(d.document()))
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(document)) == []
+    assert document["cards"][0]["card"] == "rank 11"
 
 
 def test_diff_of_a_run_with_itself_or_a_healthy_rerun_marks_no_card(regressed, tmp_path_factory):
