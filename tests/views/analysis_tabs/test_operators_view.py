@@ -115,8 +115,9 @@ def test_across_cards_only_a_verdict_is_marked(view):
             out.append(cell.data())
             assert top - median >= max(0.05 * median, 0.01 * span_ns), name
             assert f"on {cell.data()}" in view.proxy.index(r, why).data()
+            assert cell.data(role.ToolTipRole) == f"{cell.data()}\nmarked: {view.proxy.index(r, why).data()}"
         else:
-            assert view.proxy.index(r, why).data() == ""
+            assert view.proxy.index(r, why).data() == "" and "marked" not in cell.data(role.ToolTipRole)
         assert view.proxy.index(r, 0).data(role.FontRole) is None  # only the max's cells
     assert set(out) <= {f"rank {SLOW_CARD}"}
     assert len(out) < former  # the former rule (max ≥ 1.2× the mean) marked more
@@ -129,3 +130,17 @@ def test_an_operator_is_marked_only_with_a_verdict():
     assert across_row(o, None)["marked"] == frozenset() and across_row(o, None)["spread"] == pytest.approx(1.2)
     row = across_row(o, OperatorVerdict("Add", "rank 2", 1200.0, 950.0, 9.0, 5.0))
     assert {"max_card", "max_total_us"} <= row["marked"] and "on rank 2" in row["verdict"]
+
+
+def test_a_marked_cell_says_why_in_its_tooltip(qtbot):
+    from timelineview.views.analysis_tabs.operators_view import ACROSS_COLUMNS
+    from timelineview.views.analysis_tabs.record_table import RecordTableModel
+
+    o = OperatorAcrossCards("Add", mean_total_ns=1000.0, min_total_ns=900, max_total_ns=1200, max_card="rank 2",
+                            cards=3)
+    model = RecordTableModel(ACROSS_COLUMNS)
+    model.set_rows([across_row(o, OperatorVerdict("Add", "rank 2", 1200.0, 950.0, 9.0, 5.0)), across_row(o, None)])
+    column = [c.key for c in ACROSS_COLUMNS].index("max_card")
+    tip = QtCore.Qt.ItemDataRole.ToolTipRole
+    assert model.data(model.index(0, column), tip) == "rank 2\nmarked: " + model.rows[0]["verdict"]
+    assert model.data(model.index(1, column), tip) == "rank 2"

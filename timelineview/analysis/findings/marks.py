@@ -212,14 +212,19 @@ def wait_verdict(cards: list[str], wait: np.ndarray, step: np.ndarray, median_st
 
 
 def headline_text(flags: Sequence[SlowCard]) -> str:
-    """'the others wait for rank 5 (lateness 3.10 ms per step vs median 0.00 ms, …)', '' without a verdict."""
+    """'the others wait for rank 5: it arrives 1.416 ms per step after the typical card (z 9.2, needs 3.4) in
+    4 of 4 steps'; '' without a verdict."""
     if not flags:
         return ""
-    named = " and ".join(f.card for f in flags)
-    why = "; ".join(f"{f.card} arrives {f.value / 1000:.3f} ms per step later than the typical card, z "
-                    + (f"{f.z:.1f} (needs {f.z_required:.1f})" if f.z is not None else "— (the others all equal)")
-                    + f", in {f.steps_above} of {f.steps} steps" for f in flags)
-    return f"the others wait for {named}: {why}"
+
+    def why(f: SlowCard, who: str) -> str:
+        z = f"z {f.z:.1f}, needs {f.z_required:.1f}" if f.z is not None else "the other cards all equal"
+        return (f"{who} arrives {f.value / 1000:.3f} ms per step after the typical card ({z}) in {f.steps_above} "
+                f"of {f.steps} steps")
+
+    if len(flags) == 1:
+        return f"the others wait for {flags[0].card}: {why(flags[0], 'it')}"
+    return f"the others wait for {' and '.join(f.card for f in flags)}: " + "; ".join(why(f, f.card) for f in flags)
 
 
 # ------------------------------------------------------------------------------------------------ heat map

@@ -19,6 +19,7 @@ from timelineview.analysis.findings.marks import (
 from timelineview.analysis.operators import OperatorAcrossCards, operators_across_cards
 from timelineview.views.analysis_tabs.record_table import (
     COUNT,
+    MARK_REASON,
     MARKED,
     RATIO,
     SHARE,
@@ -35,6 +36,7 @@ from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession, sco
 from timelineview.viewstate.jump_target import JumpTarget
 
 ACROSS = -1  # the scope that compares the cards
+NAME_WIDEST = 320  # px of the operator column; a longer name elides (its tooltip holds it whole)
 MAX_CELLS = frozenset({"max_total_us", "max_card", "spread"})  # the cells that mark the card with the max
 BY_NAME, BY_TYPE = "name", "task_type"
 CARD_COLUMNS = (
@@ -65,8 +67,9 @@ def across_row(o: OperatorAcrossCards, verdict: OperatorVerdict | None) -> dict:
     """An operator's row across the cards: its document, max / mean, and its max cells marked when its
     total on the card with the max is a verdict (``findings.marks.operator_verdicts``)."""
     spread = o.max_total_ns / o.mean_total_ns if o.mean_total_ns else None
-    return dict(o.document(), spread=spread, verdict=operator_reason(verdict) if verdict is not None else "",
-                **{MARKED: MAX_CELLS if verdict is not None else frozenset()})
+    reason = operator_reason(verdict) if verdict is not None else ""
+    return dict(o.document(), spread=spread, verdict=reason,
+                **{MARKED: MAX_CELLS if verdict is not None else frozenset(), MARK_REASON: reason})
 
 
 class OperatorsView(QtWidgets.QWidget):
@@ -154,7 +157,7 @@ class OperatorsView(QtWidgets.QWidget):
             self.note.setText(f"{len(rows)} {'task types' if by_type else 'operators'}, {total:.3f} ms of compute"
                               + ("" if by_type else ". " + self._open_hint("")))
         self.table.sortByColumn(1 if number == ACROSS else 2, QtCore.Qt.SortOrder.DescendingOrder)
-        fit_columns(self.table)
+        fit_columns(self.table, widest=NAME_WIDEST)  # a narrow window still shows why a cell is marked
 
     def _operators(self, number: int):
         a = self.session.analyse(number, ("operators",))

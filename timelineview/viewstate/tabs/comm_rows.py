@@ -97,4 +97,5 @@ def waited_for_note(waits: CollectiveWaits, collectives: int) -> str:
                 "from the others' over the steps.")
     counts = waits.least_wait_counts()
     credited = ", ".join(f"{f.card} in {int(counts[waits.cards.index(f.card)])}" for f in waits.flags)
-    return f"Across {collectives} collectives, {headline_text(waits.flags)}. Waited least ({credited})."
+    return (f"Across {collectives} collectives, {headline_text(waits.flags)}; the rows name it where it waited "
+            f"least ({credited}).")

@@ -15,6 +15,7 @@ from pathlib import Path
 from PySide6 import QtCore, QtWidgets
 
 from timelineview.analysis.diff.run_diff import CardDelta, RunDiff
+from timelineview.analysis.findings.marks import diff_marks
 from timelineview.views.analysis_tabs.compare.both_runs import highlight_in_both, show_both_runs
 from timelineview.views.analysis_tabs.compare.delta_tables import (
     CARD_COLUMNS,
@@ -248,7 +249,8 @@ class CompareView(QtWidgets.QWidget):
         names = self._new_names() or "the new run"
         self.header.setText(f"Base: {self.base_name} ({len(self.base_cards)} card(s)) · New: {names} "
                             f"({len(renumbered)} card(s)). Change = new − base; red: the new run takes "
-                            "longer, green: less. Bars: grey base, blue new.")
+                            "longer, green: less. Bars: grey base, blue new."
+                            + "".join(f"\n{m.item} changed on its own: {m.reason}." for m in diff_marks(diff)))
         notes = list(diff.notes)
         if not diff.cards:
             notes.insert(0, "no card of the new run matches a card of the base run: nothing to compare card "
