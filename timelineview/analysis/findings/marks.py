@@ -76,9 +76,10 @@ class Standing:
 def stand_out(values: np.ndarray, practical: float, compared: int | None = None,
               sigma_floor: float = 0.0) -> Standing:
     """Which of ``values`` (NaN: absent) stand out *above* the others: at least ``practical`` above their
-    median and a robust z above z_N for N = ``compared`` (default: the values), widened for a spread
-    measured as the MAD of these values; ``sigma_floor`` is a spread known from elsewhere (the larger
-    wins). With a spread of 0, the practical floor alone decides (§4)."""
+    median and a robust z above z_N for N = ``compared`` (default: the values). The spread is 1.4826 × the
+    MAD of these values, or ``sigma_floor`` where larger: a spread measured on many more values (pooled
+    over steps, operators or runs). Without such a floor z_N is widened for a MAD of few values. With a
+    spread of 0, the practical floor alone decides (§4)."""
     values = np.asarray(values, dtype=np.float64)
     finite = np.isfinite(values)
     n = int(finite.sum())
@@ -87,7 +88,8 @@ def stand_out(values: np.ndarray, practical: float, compared: int | None = None,
                         practical)
     median, sigma = median_and_sigma(values[finite])
     sigma = max(sigma, sigma_floor)
-    z_req = required_z(compared or n, n) if sigma > sigma_floor else z_threshold(compared or n)
+    # a MAD of 8 values can be half the true spread: without a steadier floor z_N is widened for it
+    z_req = z_threshold(compared or n) if sigma_floor > 0 else required_z(compared or n, n)
     z = robust_z(np.where(finite, values, median), median, sigma)
     above = np.where(finite, values - median, -np.inf)
     passes = finite & (above > 0) & (above >= practical) & ((sigma == 0) | (z > z_req))
@@ -125,17 +127,29 @@ def operator_verdicts(across: Sequence[Any], span_ns: float) -> dict[str, Operat
     operators of a card slow all over are not each a verdict unless each carries a practical share."""
     judged = [o for o in across if o.per_card_ns is not None and len(o.per_card_ns) >= MIN_CARDS_FOR_SLOW]
     compared = sum(len(o.per_card_ns) for o in judged)
+    relative = _relative_spread(judged)
     out = {}
     for o in judged:
         totals = np.asarray(o.per_card_ns, dtype=np.float64)
         median = float(np.median(totals))
-        s = stand_out(totals, _floor(median, span_ns), compared)
+        s = stand_out(totals, _floor(median, span_ns), compared, relative * median)
         k = single_out(s)
         if k is None or totals[k] != o.max_total_ns:
             continue
         out[o.name] = OperatorVerdict(o.name, o.max_card, float(totals[k]), median,
                                       float(s.z[k]) if s.sigma > 0 else None, s.z_required)
     return out
+
+
+def _relative_spread(across: Sequence[Any]) -> float:
+    """1.4826 × the MAD of every operator's per-card totals relative to its median (total / median − 1),
+    pooled over the operators: how much an operator's total varies from card to card, measured on operators
+    × cards values rather than on the few cards of one operator."""
+    ratios = [np.asarray(o.per_card_ns, dtype=np.float64) / m - 1.0
+              for o in across if (m := float(np.median(o.per_card_ns))) > 0]
+    if not ratios:
+        return 0.0
+    return median_and_sigma(np.concatenate(ratios))[1]
 
 
 def operator_reason(v: OperatorVerdict) -> str:
