@@ -144,3 +144,15 @@ def test_a_marked_cell_says_why_in_its_tooltip(qtbot):
     tip = QtCore.Qt.ItemDataRole.ToolTipRole
     assert model.data(model.index(0, column), tip) == "rank 2\nmarked: " + model.rows[0]["verdict"]
     assert model.data(model.index(1, column), tip) == "rank 2"
+
+
+def test_a_max_shared_by_several_cards_names_none_alone():
+    import numpy as np
+
+    shared = OperatorAcrossCards("Add", mean_total_ns=1000.0, min_total_ns=1000, max_total_ns=1000,
+                                 max_card="rank 0", cards=3, per_card_ns=np.array([1000, 1000, 1000]))
+    row = across_row(shared, None)
+    assert row["max_card"] == "rank 0 (+2 tied)" and row["max_card_name"] == "rank 0"
+    alone = OperatorAcrossCards("Add", mean_total_ns=1000.0, min_total_ns=900, max_total_ns=1200,
+                                max_card="rank 2", cards=3, per_card_ns=np.array([900, 900, 1200]))
+    assert across_row(alone, None)["max_card"] == "rank 2"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from timelineview.analysis.findings.marks import (
@@ -68,8 +69,12 @@ def across_row(o: OperatorAcrossCards, verdict: OperatorVerdict | None) -> dict:
     total on the card with the max is a verdict (``findings.marks.operator_verdicts``)."""
     spread = o.max_total_ns / o.mean_total_ns if o.mean_total_ns else None
     reason = operator_reason(verdict) if verdict is not None else ""
-    return dict(o.document(), spread=spread, verdict=reason,
-                **{MARKED: MAX_CELLS if verdict is not None else frozenset(), MARK_REASON: reason})
+    row = dict(o.document(), spread=spread, verdict=reason, max_card_name=o.max_card,
+               **{MARKED: MAX_CELLS if verdict is not None else frozenset(), MARK_REASON: reason})
+    tied = int(np.count_nonzero(o.per_card_ns == o.max_total_ns)) if o.per_card_ns is not None else 1
+    if tied > 1:  # the max is shared: the first card is where a double-click goes, not the one credited
+        row["max_card"] = f"{o.max_card} (+{tied - 1} tied)"
+    return row
 
 
 class OperatorsView(QtWidgets.QWidget):
@@ -191,7 +196,7 @@ class OperatorsView(QtWidgets.QWidget):
             return None
         number = self.scope.currentData()
         if number == ACROSS:
-            number = next((c.number for c in self.cards if c.card == record["max_card"]), None)
+            number = next((c.number for c in self.cards if c.card == record["max_card_name"]), None)
         card = next((c for c in self.cards if c.number == number), None)
         if card is None:
             return None
