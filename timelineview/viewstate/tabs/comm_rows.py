@@ -84,12 +84,6 @@ def names_repeat(rows: list[dict]) -> bool:
     return any(r["call"] > 0 for r in rows)
 
 
-def waited_for_counts(waits: CollectiveWaits) -> np.ndarray:
-    """Per card: in how many collectives the others waited for it (the analysis names nobody where
-    every member waited about the same)."""
-    return waits.least_wait_counts()
-
-
 def waited_for_note(waits: CollectiveWaits, collectives: int) -> str:
     """The headline under the table: who the others wait for (a verdict, metrics.md §4), or that nobody is."""
     if not waits.flags:
