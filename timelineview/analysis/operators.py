@@ -8,7 +8,7 @@ per-name totals are compared so that an operator slow on one card stands out.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -130,6 +130,8 @@ class OperatorAcrossCards:
     max_total_ns: int
     max_card: str
     cards: int  # how many cards ran it
+    # its total on each card compared (ns, in the order given; 0 where absent): what a mark is judged on
+    per_card_ns: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     def document(self) -> dict:
         return {"name": self.name, "mean_total_us": self.mean_total_ns / NS_PER_US,
@@ -153,7 +155,8 @@ def operators_across_cards(cards: Sequence[tuple[str, CardOperators]],
         top = int(np.argmax(per_card))
         out.append(OperatorAcrossCards(name=name, mean_total_ns=float(per_card.mean()),
                                        min_total_ns=int(per_card.min()), max_total_ns=int(per_card[top]),
-                                       max_card=cards[top][0], cards=int(np.count_nonzero(per_card))))
+                                       max_card=cards[top][0], cards=int(np.count_nonzero(per_card)),
+                                       per_card_ns=per_card))
     out.sort(key=lambda o: (-o.mean_total_ns, o.name))
     return out if limit is None else out[:limit]
 

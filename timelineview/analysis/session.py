@@ -18,7 +18,7 @@ import numpy as np
 from timelineview.analysis.cluster.clock_offsets import offsets_from_ends
 from timelineview.analysis.cluster.comparison import CardComparison, ClusterComparison
 from timelineview.analysis.cluster.memory_peaks import peaks_imbalance
-from timelineview.analysis.cluster.slow_cards import SlowCard, slow_cards
+from timelineview.analysis.cluster.slow_cards import SlowCard, median_step_time, slow_cards
 from timelineview.analysis.communication import ClusterCommunication, analyse_cluster
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS
 from timelineview.analysis.findings import Finding, evaluate_findings
@@ -115,13 +115,19 @@ class AnalysisSession:
     def slow_cards(self) -> list[SlowCard]:
         """Slow cards of metrics.md §4 (medians over each card's steps, cards by rank). Reads the step
         metrics only, so the findings of a viewer do not compute every card's §5 document."""
-        return slow_cards([{"card": s.card, "steps": s.step_stats} for s in self._by_rank()])
+        return slow_cards(self._step_documents)
+
+    @cached_property
+    def _step_documents(self) -> list[dict]:
+        """Per card by rank, its step metrics as the rules of §4 read them."""
+        return [{"card": s.card, "steps": s.step_stats} for s in self._by_rank()]
 
     @cached_property
     def communication(self) -> ClusterCommunication:
         """The cards' links joined (each from its sender), slow links and each card's wait per
-        collective (metrics.md §6), over the cards by rank that have plane tasks."""
-        return analyse_cluster([s.communication for s in self._by_rank()])
+        collective (metrics.md §6), over the cards by rank that have plane tasks; who the others wait for
+        is a verdict (§4), with the cluster's median step time as its practical floor."""
+        return analyse_cluster([s.communication for s in self._by_rank()], median_step_time(self._step_documents))
 
     @cached_property
     def operators_across_all_cards(self) -> list[OperatorAcrossCards]:

@@ -11,6 +11,7 @@ import orjson
 
 from timelineview.analysis.diff.link_diff import LinkDelta
 from timelineview.analysis.diff.run_diff import MEMORY_KEYS, RunDiff, diff_runs
+from timelineview.analysis.findings.marks import diff_marks
 from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.summaries.card_summary import read_manifest
 from timelineview.analysis.summaries.summary_session import (
@@ -137,13 +138,19 @@ def _link_rows(links: list[LinkDelta]) -> list[list]:
 
 
 def format_text(diff: RunDiff) -> str:
-    """Readable tables: per card (largest change of step time first) its step phases, whole-card metrics
-    and communication totals; the operators, collectives and links whose time changed most; then what
+    """Readable tables: the cards whose own compute or step interval changed beyond the others' (verdicts),
+    then per card (in the diff's order: by that change) its step phases, whole-card metrics and
+    communication totals; the operators, collectives and links whose time changed most; then what
     differs in shape."""
     parts = []
+    marks = diff_marks(diff)
+    if marks:
+        parts.append("Cards whose own compute or step interval changed beyond the other cards'\n"
+                     + "\n".join(f"  {m.item}: {m.reason}" for m in marks))
     if diff.cards:
         phases = tuple((k, _phase_title(k)) for k in diff.phase_keys)
-        tables = [("Step phases, mean per step (µs): base → new (delta); cards by |Δ step| largest first", phases),
+        tables = [("Step phases, mean per step (µs): base → new (delta); cards by the change of their own "
+                   "compute and step interval, largest first", phases),
                   ("Whole card, whole run (µs): base → new (delta)", CARD_COLUMNS)]
         if any(c.base.get("transit_us") is not None or c.new.get("transit_us") is not None for c in diff.cards):
             tables.append(("Communication per card, whole run (µs): base → new (delta)", COMM_COLUMNS))
@@ -180,8 +187,8 @@ def diff_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="timelineview diff", epilog=EPILOG,
         description="What changed between a baseline run and a new one: per card (matched by rank, else in "
-                    "rank order) the step phases, metrics and communication totals, largest change of step "
-                    "time first, then the operators, collectives and links that changed most.")
+                    "rank order) the step phases, metrics and communication totals, the card whose own compute "
+                    "or step interval changed most first, then the operators, collectives and links that changed most.")
     parser.add_argument("base", help="the baseline run: a trace file or a folder (one card per rank)")
     parser.add_argument("new", help="the new run, the same way")
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")

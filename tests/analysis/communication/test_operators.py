@@ -168,10 +168,11 @@ def test_overlapping_operators_of_two_groups_keep_their_own_plane_tasks() -> Non
 def test_a_collective_everyone_waited_alike_for_has_nobody_waited_for():
     from timelineview.analysis.communication.waits import MIN_WAIT_SPREAD_NS, NOBODY, collective_waits
 
-    class Ops:  # the two fields collective_waits reads
+    class Ops:  # the three fields collective_waits reads
         def __init__(self, waits):
             self.name = ["hcom_allReduce__1_0_1", "hcom_allReduce__1_1_1"]
             self.wait = np.array(waits, dtype=np.int64)
+            self.step = np.full(2, -1, np.int32)  # no step markers: one window
 
     # first collective: card 2 arrives last (waits least); second: all within 1 µs of each other
     cw = collective_waits(["rank 0", "rank 1", "rank 2"],

@@ -225,11 +225,16 @@ def test_across_cards_each_card_waits_and_the_slow_card_is_waited_for(view, gene
     for r in rows:
         waits = [by_card[k][r["name"]][r["call"]] for k in range(CARDS)]
         assert [round(r[f"wait_{k}"] * 1000) for k in range(CARDS)] == waits
-        # the card that waits least, unless every card waited within 1 µs of the others (nobody: -1)
-        assert r["waited_for"] == (int(np.argmin(waits)) if max(waits) - min(waits) >= 1000 else -1)
-    spread = [r for r in rows if r["most_wait_us"] - r["least_wait_us"] >= 1.0]
-    assert spread and all(r["waited_for_card"] == f"rank {SLOW_CARD}" for r in spread)
-    assert f"rank {SLOW_CARD} waited least" in view.note.text()
+        # a row names only the card the others wait for (a verdict), where it waited least, 1 µs below every other
+        others = [w for k, w in enumerate(waits) if k != SLOW_CARD]
+        if r["waited_for"] != -1:
+            assert r["waited_for"] == SLOW_CARD and min(others) - waits[SLOW_CARD] >= 1000
+            assert r["waited_for_card"] == f"rank {SLOW_CARD}"
+        else:
+            assert r["waited_for_card"] is None
+    # the slow card arrives last at the first collective of each step: those rows name it
+    assert sum(r["waited_for"] == SLOW_CARD for r in rows) >= 2
+    assert f"the others wait for rank {SLOW_CARD}:" in view.note.text()
 
 
 def test_csv_and_png_export(view, tmp_path):

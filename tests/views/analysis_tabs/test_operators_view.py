@@ -12,6 +12,7 @@ import pytest
 from PySide6 import QtCore
 
 from tests.views.generated import generated_cluster
+from timelineview.analysis.findings.marks import OperatorVerdict
 from timelineview.analysis.operators import OperatorAcrossCards
 from timelineview.views.analysis_tabs.operators_view import ACROSS, across_row
 
@@ -89,30 +90,69 @@ def test_csv_export_has_every_row(view, tmp_path):
     assert {r["name"] for r in rows} == {r["name"] for r in view.model.rows}
 
 
-def test_across_cards_the_card_with_the_max_stands_out(view):
-    """Where an operator's max total is 1.2× its mean or more, its "Max on" cell (and max total, max / mean) is
-    bold and tinted; elsewhere plain. The slow card's operators stand out."""
+def test_across_cards_only_a_verdict_is_marked(view):
+    """An operator's "Max on" cell (and max total, max / mean) is bold and tinted only where its total on that
+    card is a verdict (``findings.marks``): here only on the slow card, and only where its excess over the
+    cards' median passes 5 % of that median and 1 % of the median card span (both computed here by hand)."""
     view.scope.setCurrentIndex(view.scope.findData(ACROSS))
     titles = [c.title for c in view.model.columns]
-    max_on, total = titles.index("Max on"), titles.index("Mean total")
+    max_on, why = titles.index("Max on"), titles.index("Why marked")
     role = QtCore.Qt.ItemDataRole
-    out, plain = [], []
+    spans = sorted(c.t_end - c.t_origin for c in view.cards)
+    span_ns = spans[1]  # three cards: the middle one
+    cluster = view.window().cluster
+    totals = [plain_totals(next(v for v in cluster.all_cards if v.number == c.number)) for c in view.cards]
+    out, former = [], 0
     for r in range(view.proxy.rowCount()):
-        mean = view.proxy.index(r, total).data(role.UserRole)
-        top = view.proxy.index(r, titles.index("Max total")).data(role.UserRole)
+        name = view.proxy.index(r, 0).data()
         cell = view.proxy.index(r, max_on)
         font = cell.data(role.FontRole)
         marked = font is not None and font.bold() and cell.data(role.BackgroundRole) is not None
-        assert marked == (top >= 1.2 * mean), view.proxy.index(r, 0).data()
-        (out if marked else plain).append(cell.data())
+        per_card = sorted(t.get(name, [0, 0])[1] for t in totals)
+        median, top = per_card[1], per_card[2]
+        former += top >= 1.2 * sum(per_card) / 3
+        if marked:
+            out.append(cell.data())
+            assert top - median >= max(0.05 * median, 0.01 * span_ns), name
+            assert f"on {cell.data()}" in view.proxy.index(r, why).data()
+            assert cell.data(role.ToolTipRole) == f"{cell.data()}\nmarked: {view.proxy.index(r, why).data()}"
+        else:
+            assert view.proxy.index(r, why).data() == "" and "marked" not in cell.data(role.ToolTipRole)
         assert view.proxy.index(r, 0).data(role.FontRole) is None  # only the max's cells
-    assert out and set(out) == {f"rank {SLOW_CARD}"}  # every card but the slow one runs alike
+    assert set(out) <= {f"rank {SLOW_CARD}"}
+    assert len(out) < former  # the former rule (max ≥ 1.2× the mean) marked more
+    assert f"{len(out)} stand out" in view.note.text()
 
 
-def test_an_operator_run_alike_everywhere_is_not_marked():
-    alike = OperatorAcrossCards("Add", mean_total_ns=1000.0, min_total_ns=900, max_total_ns=1100, max_card="rank 2",
-                                cards=3)
-    assert across_row(alike)["marked"] == frozenset() and across_row(alike)["spread"] == pytest.approx(1.1)
-    slow = OperatorAcrossCards("Add", mean_total_ns=1000.0, min_total_ns=900, max_total_ns=1200, max_card="rank 2",
-                               cards=3)
-    assert {"max_card", "max_total_us"} <= across_row(slow)["marked"]
+def test_an_operator_is_marked_only_with_a_verdict():
+    o = OperatorAcrossCards("Add", mean_total_ns=1000.0, min_total_ns=900, max_total_ns=1200, max_card="rank 2",
+                            cards=3)
+    assert across_row(o, None)["marked"] == frozenset() and across_row(o, None)["spread"] == pytest.approx(1.2)
+    row = across_row(o, OperatorVerdict("Add", "rank 2", 1200.0, 950.0, 9.0, 5.0))
+    assert {"max_card", "max_total_us"} <= row["marked"] and "on rank 2" in row["verdict"]
+
+
+def test_a_marked_cell_says_why_in_its_tooltip(qtbot):
+    from timelineview.views.analysis_tabs.operators_view import ACROSS_COLUMNS
+    from timelineview.views.analysis_tabs.record_table import RecordTableModel
+
+    o = OperatorAcrossCards("Add", mean_total_ns=1000.0, min_total_ns=900, max_total_ns=1200, max_card="rank 2",
+                            cards=3)
+    model = RecordTableModel(ACROSS_COLUMNS)
+    model.set_rows([across_row(o, OperatorVerdict("Add", "rank 2", 1200.0, 950.0, 9.0, 5.0)), across_row(o, None)])
+    column = [c.key for c in ACROSS_COLUMNS].index("max_card")
+    tip = QtCore.Qt.ItemDataRole.ToolTipRole
+    assert model.data(model.index(0, column), tip) == "rank 2\nmarked: " + model.rows[0]["verdict"]
+    assert model.data(model.index(1, column), tip) == "rank 2"
+
+
+def test_a_max_shared_by_several_cards_names_none_alone():
+    import numpy as np
+
+    shared = OperatorAcrossCards("Add", mean_total_ns=1000.0, min_total_ns=1000, max_total_ns=1000,
+                                 max_card="rank 0", cards=3, per_card_ns=np.array([1000, 1000, 1000]))
+    row = across_row(shared, None)
+    assert row["max_card"] == "rank 0 (+2 tied)" and row["max_card_name"] == "rank 0"
+    alone = OperatorAcrossCards("Add", mean_total_ns=1000.0, min_total_ns=900, max_total_ns=1200,
+                                max_card="rank 2", cards=3, per_card_ns=np.array([900, 900, 1200]))
+    assert across_row(alone, None)["max_card"] == "rank 2"

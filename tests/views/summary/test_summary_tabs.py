@@ -17,6 +17,7 @@ from timelineview.model import load
 from timelineview.views.analysis_tabs.communication.communication_view import ACROSS as COMM_ACROSS
 from timelineview.views.analysis_tabs.memory_view import NO_RECORDS_IN_SUMMARY
 from timelineview.views.analysis_tabs.operators_view import ACROSS as OPS_ACROSS
+from timelineview.viewstate.tabs.comm_rows import waited_for_note
 
 from .conftest import FAILED_RANK
 
@@ -118,7 +119,9 @@ def test_the_tabs_hold_what_stats_prints(qtbot, window, summaries, on_traces, mo
             assert row[f"wait_{k}"] == (None if not np.isfinite(w) else float(w) / 1000.0)
         present = [row[f"wait_{k}"] for k in range(CARDS) if row[f"wait_{k}"] is not None]
         assert row["least_wait_us"] == min(present) and row["most_wait_us"] == max(present)
-    assert f"{SLOW_CARD} waited least" in comm.note.text()
+    # who the others wait for (a verdict), as the traces judge it; on these small cards (3.6 ms steps) the
+    # slow card's lateness (40, 96, 485 µs per step) stays within the others' data-wait jitter: nobody
+    assert waited_for_note(waits, len(waits)) in comm.note.text()
 
     # Operators: across the cards, the top rows are stats' operators_across_cards
     ops = tabs["operators"]

@@ -165,7 +165,8 @@ def _by_chance(steps: np.ndarray, needed: int, pooled: np.ndarray) -> float:
     return binomial_tail(len(steps), needed, share)
 
 
-def _metric_flags(card_docs: list[dict], metric: str, median_step_us: float) -> list[SlowCard]:
+def flag_metric(card_docs: list[dict], metric: str, median_step_us: float) -> list[SlowCard]:
+    """The cards of ``card_docs`` flagged on ``metric`` (any per-step metric: the rule of :func:`slow_cards`)."""
     v = judge_metric(card_docs, metric, median_step_us)
     if v is None:
         return []
@@ -196,7 +197,7 @@ def slow_cards(card_docs: list[dict]) -> list[SlowCard]:
     if len(card_docs) < MIN_CARDS_FOR_SLOW:
         return []
     step_us = median_step_time(card_docs)
-    flagged = [f for metric in SLOW_CARD_METRICS for f in _metric_flags(card_docs, metric, step_us)]
+    flagged = [f for metric in SLOW_CARD_METRICS for f in flag_metric(card_docs, metric, step_us)]
     order = {c["card"]: i for i, c in enumerate(card_docs)}
     flagged.sort(key=lambda f: (order[f.card], SLOW_CARD_METRICS.index(f.metric)))
     return flagged

@@ -73,9 +73,10 @@ def analyse_card(store: TraceStore, classification: Classification | None = None
                              operator_bandwidth(tasks, task_op))
 
 
-def analyse_cluster(cards: list[CardCommunication | None]) -> ClusterCommunication:
-    """Cluster links, slow links and collective waits over the cards that have plane tasks."""
+def analyse_cluster(cards: list[CardCommunication | None], median_step_us: float = 0.0) -> ClusterCommunication:
+    """Cluster links, slow links and collective waits over the cards that have plane tasks; who the others
+    wait for is judged with ``median_step_us``, the cluster's median step time (0: unknown)."""
     present = [c for c in cards if c is not None]
     links = cluster_links([c.links for c in present], [c.rank for c in present])
-    waits = collective_waits([c.card for c in present], [c.ops for c in present])
+    waits = collective_waits([c.card for c in present], [c.ops for c in present], median_step_us)
     return ClusterCommunication(links, slow_links(links), waits)

@@ -2,7 +2,10 @@
 
 Cards are matched by rank (else in rank order, ``run_matching``). Per matched card the whole-card
 metrics, the communication totals (§6), the memory peaks (§11) and the step phases (mean over steps)
-of both runs and their difference; cards are listed by the size of their change of step time. Per operator name and per
+of both runs and their difference; cards are listed by the change of their own compute and step interval
+beyond the cards' common change, the cards whose change is a verdict (``findings.marks``) first: in a
+lockstep job the step time changes alike on every card, so it cannot tell which card regressed. Per
+operator name and per
 communication operator (the collective without its call numbers) the totals over the matched cards,
 and per link (``link_diff``) its bytes, transit and bandwidth, each ordered by the size of the
 change. Differences in shape (a card or an operator in one run only, other step counts, a card that
@@ -18,12 +21,12 @@ import numpy as np
 from timelineview.analysis.communication.names import operator_kind
 from timelineview.analysis.diff.link_diff import LinkDelta, link_deltas
 from timelineview.analysis.diff.run_matching import BY_RANK, PAIRS_NAMED, match_cards, rank_renaming
+from timelineview.analysis.findings.marks import CardChange, card_changes, change_order
 from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.steps import PHASE_KEYS as STEP_PHASE_KEYS
 from timelineview.analysis.window import METRIC_KEYS
 
 NS_PER_US = 1000.0
-US_DIGITS_OF_NS = 3  # µs rounded to the ns
 STEP_TIME = "step_time_us"  # the mean of the steps' span_us
 PHASE_KEYS = (STEP_TIME, *STEP_PHASE_KEYS)  # the step phases known here; others of the steps flow too
 STEP_FRAME_KEYS = ("start_us", "dur_us", "span_us")  # where a step is, not a phase
@@ -110,7 +113,8 @@ def _number(value) -> bool:
 
 @dataclass
 class RunDiff:
-    """Everything that changed between two runs: cards by |Δ step time|, operators, collectives and
+    """Everything that changed between two runs: cards by the change of their own compute and step
+    interval (``changes``, one per card in the same order; verdicts first), operators, collectives and
     links by the size of their change, and differences in shape in words."""
 
     cards: list[CardDelta]
@@ -120,6 +124,7 @@ class RunDiff:
     links: list[LinkDelta] = field(default_factory=list)
     phase_keys: tuple[str, ...] = PHASE_KEYS  # the step phases of the cards, in order
     matched_by: str = BY_RANK  # one of MATCHINGS (run_matching)
+    changes: list[CardChange] = field(default_factory=list)  # per card of ``cards``: why it is where it is
 
     def document(self) -> dict:
         """The ``diff --json`` document (metrics.md §9; its schema: ``timelineview/schemas/diff.schema.json``)."""
@@ -166,13 +171,6 @@ def _memory_peaks(memory: dict | None) -> dict:
     component = (memory.get("components") or {}).get(memory.get("live_at_peak_component")) or {}
     return {"memory_peak_allocated_mb": component.get("peak_allocated_mb"),
             "memory_peak_reserved_mb": memory.get("peak_reserved_mb")}
-
-
-def _by_change(cards: list[CardDelta]) -> list[CardDelta]:
-    """Largest |Δ step time| first (to the ns: equal changes keep the order given, by rank); cards
-    without one after the others."""
-    return sorted(cards, key=lambda c: (c.step_time_change_us is None,
-                                        -round(abs(c.step_time_change_us or 0.0), US_DIGITS_OF_NS)))
 
 
 def _name_totals(session: AnalysisSession, numbers: list[int], communication: bool) -> dict[str, list[int]]:
@@ -238,4 +236,7 @@ def diff_runs(base: AnalysisSession, new: AnalysisSession) -> RunDiff:
         more = f", … ({len(renamed)} ranks)" if len(renamed) > PAIRS_NAMED else ""
         notes.append("links matched with the base run's ranks renamed as its cards were matched ("
                      + ", ".join(renamed[:PAIRS_NAMED]) + more + ")")
-    return RunDiff(_by_change(cards), operators, communication, notes, links, phases, match.by)
+    changes = card_changes([base_docs[b] for b, _ in pairs], [new_docs[n] for _, n in pairs])
+    order = change_order(changes)
+    return RunDiff([cards[i] for i in order], operators, communication, notes, links, phases, match.by,
+                   [changes[i] for i in order])

@@ -8,11 +8,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from PySide6 import QtCore, QtWidgets
 
+from timelineview.analysis.findings.marks import (
+    OperatorVerdict,
+    median_span_ns,
+    operator_reason,
+    operator_verdicts,
+)
 from timelineview.analysis.operators import OperatorAcrossCards, operators_across_cards
 from timelineview.views.analysis_tabs.record_table import (
     COUNT,
+    MARK_REASON,
     MARKED,
     RATIO,
     SHARE,
@@ -29,7 +37,7 @@ from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession, sco
 from timelineview.viewstate.jump_target import JumpTarget
 
 ACROSS = -1  # the scope that compares the cards
-STANDS_OUT_SPREAD = 1.2  # across cards, a max total this far above the mean marks its card (as a slow link: 20 %)
+NAME_WIDEST = 320  # px of the operator column; a longer name elides (its tooltip holds it whole)
 MAX_CELLS = frozenset({"max_total_us", "max_card", "spread"})  # the cells that mark the card with the max
 BY_NAME, BY_TYPE = "name", "task_type"
 CARD_COLUMNS = (
@@ -50,15 +58,23 @@ ACROSS_COLUMNS = (
     RecordColumn("max_card", "Max on", TEXT, "the card with the largest total"),
     RecordColumn("spread", "Max / mean", RATIO, "how far the slowest card is from the mean"),
     RecordColumn("cards", "Cards", COUNT, "cards that run it"),
+    RecordColumn("verdict", "Why marked", TEXT, "a red max: the operator's total on that card stands out from the "
+                 "other cards' (robust z corrected for operators × cards, at least 5 % of its median and 1 % of "
+                 "the median card span)"),
 )
 
 
-def across_row(o: OperatorAcrossCards) -> dict:
-    """An operator's row across the cards: its document, max / mean, and its max cells marked when the card
-    with the max stands out (max / mean at least STANDS_OUT_SPREAD)."""
+def across_row(o: OperatorAcrossCards, verdict: OperatorVerdict | None) -> dict:
+    """An operator's row across the cards: its document, max / mean, and its max cells marked when its
+    total on the card with the max is a verdict (``findings.marks.operator_verdicts``)."""
     spread = o.max_total_ns / o.mean_total_ns if o.mean_total_ns else None
-    stands_out = spread is not None and spread >= STANDS_OUT_SPREAD
-    return dict(o.document(), spread=spread, **{MARKED: MAX_CELLS if stands_out else frozenset()})
+    reason = operator_reason(verdict) if verdict is not None else ""
+    row = dict(o.document(), spread=spread, verdict=reason, max_card_name=o.max_card,
+               **{MARKED: MAX_CELLS if verdict is not None else frozenset(), MARK_REASON: reason})
+    tied = int(np.count_nonzero(o.per_card_ns == o.max_total_ns)) if o.per_card_ns is not None else 1
+    if tied > 1:  # the max is shared: the first card is where a double-click goes, not the one credited
+        row["max_card"] = f"{o.max_card} (+{tied - 1} tied)"
+    return row
 
 
 class OperatorsView(QtWidgets.QWidget):
@@ -126,12 +142,15 @@ class OperatorsView(QtWidgets.QWidget):
         number = self.scope.currentData()
         if number == ACROSS:
             self.grouping.setEnabled(False)
-            rows = [across_row(o) for o in self._across()]
+            across = self._across()
+            verdicts = operator_verdicts(across, self._median_span_ns())
+            rows = [across_row(o, verdicts.get(o.name)) for o in across]
             self.model.set_rows(rows, ACROSS_COLUMNS)
             marked = sum(bool(r[MARKED]) for r in rows)
             self.note.setText(f"{len(rows)} operators over {len(self.cards)} cards: an operator much slower on one "
-                              f"card has a large max / mean; {marked} reach {STANDS_OUT_SPREAD:g}× the mean on one "
-                              "card, marked in red. " + self._open_hint("on the card with the max"))
+                              f"card has a large max / mean; {marked} stand out on one card beyond what chance "
+                              "gives so many operators and cards, marked in red. "
+                              + self._open_hint("on the card with the max"))
         else:
             self.grouping.setEnabled(True)
             ops = self._operators(number)
@@ -143,7 +162,7 @@ class OperatorsView(QtWidgets.QWidget):
             self.note.setText(f"{len(rows)} {'task types' if by_type else 'operators'}, {total:.3f} ms of compute"
                               + ("" if by_type else ". " + self._open_hint("")))
         self.table.sortByColumn(1 if number == ACROSS else 2, QtCore.Qt.SortOrder.DescendingOrder)
-        fit_columns(self.table)
+        fit_columns(self.table, widest=NAME_WIDEST)  # a narrow window still shows why a cell is marked
 
     def _operators(self, number: int):
         a = self.session.analyse(number, ("operators",))
@@ -155,6 +174,10 @@ class OperatorsView(QtWidgets.QWidget):
             labelled = [(c.card, self._operators(c.number)) for c in self.cards]
             self.across = operators_across_cards([x for x in labelled if x[1] is not None], limit=None)
         return self.across
+
+    def _median_span_ns(self) -> float:
+        """The cards' median span (ns): an operator's excess must be 1 % of it to be marked."""
+        return median_span_ns([c.t_end - c.t_origin for c in self.cards])
 
     def _open_hint(self, where: str) -> str:
         if self.data is not None and not self.data.has_slices:
@@ -173,7 +196,7 @@ class OperatorsView(QtWidgets.QWidget):
             return None
         number = self.scope.currentData()
         if number == ACROSS:
-            number = next((c.number for c in self.cards if c.card == record["max_card"]), None)
+            number = next((c.number for c in self.cards if c.card == record["max_card_name"]), None)
         card = next((c for c in self.cards if c.number == number), None)
         if card is None:
             return None

@@ -21,6 +21,7 @@ HEADER_PADDING = 14  # px around a header's text (the style's margins)
 ARROW_ROOM = 16  # px a header's sort arrow takes beside its text
 RIGHT = int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
 MARKED = "marked"  # a record's optional set of column keys whose cells stand out (bold, tinted)
+MARK_REASON = "mark_reason"  # a record's optional words for why its cells are marked: their tooltip
 MARKED_CELL = QtGui.QColor(225, 85, 70, 80)  # the comparison table's slow-cell tint: readable on light and dark
 
 
@@ -102,7 +103,10 @@ class RecordTableModel(QtCore.QAbstractTableModel):
         if role == QtCore.Qt.ItemDataRole.DisplayRole:
             return _display(value, col.kind)
         if role == QtCore.Qt.ItemDataRole.ToolTipRole:
-            return f"{value:.3f} µs" if col.kind == TIME_US and value is not None else str(value)
+            text = f"{value:.3f} µs" if col.kind == TIME_US and value is not None else str(value)
+            row = self.rows[index.row()]
+            marked = col.key in row.get(MARKED, ()) and row.get(MARK_REASON)
+            return f"{text}\nmarked: {row[MARK_REASON]}" if marked else text
         if role == QtCore.Qt.ItemDataRole.TextAlignmentRole and col.kind != TEXT:
             return RIGHT
         if role in (QtCore.Qt.ItemDataRole.FontRole, QtCore.Qt.ItemDataRole.BackgroundRole):

@@ -5,7 +5,8 @@ row when there are more cards than pixels). The axes are titled (rank, step) and
 step, or every 2nd, 5th, 10th… where the numbers would not fit. "By node" averages the 8 cards of each
 node; it is offered only when there is more than one node. Hover names the card, the step and the value
 (the metric as the comparison table names it, in the colour bar's unit); double-clicking a cell asks to
-show those cards at that step.
+show those cards at that step. A red frame marks the cells the verdicts single out (the steps of a card
+flagged slow on the metric shown), nothing else.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ TICK_GAP = 4  # between a tick number and the matrix, and between numbers along 
 MAX_TICK_W = 120  # a row's tick text (a card's name when it has no rank) is elided past this
 TICK_STRIDES = (1, 2, 5)  # × 10^k: numbered every 1st, 2nd, 5th, 10th, 20th… row or step
 RANK_AXIS, NODE_AXIS, STEP_AXIS = "rank", "ranks of a node", "step"
+MARK_COLOUR = QtGui.QColor(230, 40, 40)  # a framed cell: no colour of the viridis map is red
+MARK_PEN_PX = 2
+MIN_MARK_PX = 3  # a framed cell is drawn at least this tall and wide, however many cells share a pixel
 
 
 def tick_stride(count: int, cell_px: float, label_px: float) -> int:
@@ -178,6 +182,7 @@ class HeatCanvas(QtWidgets.QWidget):
         many = self.image.height() > r.height()
         p.setRenderHint(QtGui.QPainter.RenderHint.SmoothPixmapTransform, many)
         p.drawImage(r, self.image)
+        self._paint_marks(p, r)
         bar = QtCore.QRectF(r.right() + PAD, r.top(), COLOUR_BAR_W, r.height())
         for k in range(LUT_SIZE):
             y = bar.bottom() - (k + 1) * bar.height() / LUT_SIZE
@@ -189,6 +194,23 @@ class HeatCanvas(QtWidgets.QWidget):
         p.drawText(QtCore.QPointF(bar.right() + 4, bar.top() + fm.ascent()), self._fmt(hi))
         p.drawText(QtCore.QPointF(bar.right() + 4, bar.bottom()), self._fmt(lo))
         self._paint_axes(p, r)
+
+    def _paint_marks(self, p: QtGui.QPainter, r: QtCore.QRectF) -> None:
+        """A red frame around each marked cell."""
+        m = self.matrix
+        if m.marked is None:
+            return
+        rows, cols = m.values.shape
+        cell_w, cell_h = r.width() / max(cols, 1), r.height() / max(rows, 1)
+        p.save()
+        p.setPen(QtGui.QPen(MARK_COLOUR, MARK_PEN_PX))
+        p.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+        for row, col in zip(*np.nonzero(m.marked), strict=True):
+            w, h = max(cell_w, MIN_MARK_PX), max(cell_h, MIN_MARK_PX)
+            x = r.left() + (col + 0.5) * cell_w - w / 2
+            y = r.top() + (row + 0.5) * cell_h - h / 2
+            p.drawRect(QtCore.QRectF(x, y, w, h).adjusted(1, 1, -1, -1))
+        p.restore()
 
     def _paint_axes(self, p: QtGui.QPainter, r: QtCore.QRectF) -> None:
         """The rank axis (title turned upright, numbers right-aligned) and the step axis (numbers, title)."""
@@ -227,7 +249,8 @@ class HeatCanvas(QtWidgets.QWidget):
         m = self.matrix
         v = m.values[row, col]
         value = "no value" if not np.isfinite(v) else self._fmt(float(v))
-        self.setToolTip(f"{m.row_labels[row]} · step {m.steps[col]}\n{self.title}: {value}")
+        framed = "\nframed: a step of a card flagged slow on this metric" if m.is_marked(row, col) else ""
+        self.setToolTip(f"{m.row_labels[row]} · step {m.steps[col]}\n{self.title}: {value}{framed}")
 
     def mouseDoubleClickEvent(self, ev: QtGui.QMouseEvent) -> None:
         cell = self.cell_at(ev.position())
@@ -292,4 +315,6 @@ class HeatMapView(QtWidgets.QWidget):
         grouped = any(len(n) > 1 for n in matrix.row_cards)
         self.canvas.set_matrix(matrix, kind == TIME or key.endswith("_us"), METRIC_TITLES.get(key, key),
                                row_ticks(self.comparison, matrix), NODE_AXIS if grouped else RANK_AXIS)
-        self.note.setText(f"{len(matrix.row_labels)} rows × {len(matrix.steps)} steps")
+        framed = int(matrix.marked.sum()) if matrix.marked is not None else 0
+        self.note.setText(f"{len(matrix.row_labels)} rows × {len(matrix.steps)} steps"
+                          + (f", {framed} framed in red (a card flagged slow on it)" if framed else ""))

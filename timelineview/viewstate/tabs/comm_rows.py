@@ -1,11 +1,12 @@
 """The Communication tab's operator tables as plain records (no Qt): per card, and per collective
-across cards with each card's wait (the card that waits least is the one the others wait for)."""
+across cards with each card's wait and the card the others wait for, where that is a verdict."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from timelineview.analysis.communication import CardCommunication, CollectiveWaits, MainPlane
+from timelineview.analysis.findings.marks import headline_text
 
 NS_PER_US = 1000.0
 
@@ -94,7 +95,12 @@ def names_repeat(rows: list[dict]) -> bool:
     return any(r["call"] > 0 for r in rows)
 
 
-def waited_for_counts(waits: CollectiveWaits) -> np.ndarray:
-    """Per card: in how many collectives the others waited for it (the analysis names nobody where
-    every member waited about the same)."""
-    return waits.least_wait_counts()
+def waited_for_note(waits: CollectiveWaits, collectives: int) -> str:
+    """The headline under the table: who the others wait for (a verdict, metrics.md §4), or that nobody is."""
+    if not waits.flags:
+        return (f"Across {collectives} collectives, no card makes the others wait: no card's lateness stands out "
+                "from the others' over the steps.")
+    counts = waits.least_wait_counts()
+    credited = ", ".join(f"{f.card} in {int(counts[waits.cards.index(f.card)])}" for f in waits.flags)
+    return (f"Across {collectives} collectives, {headline_text(waits.flags)}; the rows name it where it waited "
+            f"least ({credited}).")

@@ -40,7 +40,7 @@ from timelineview.viewstate.tabs.comm_rows import (
     card_rows,
     has_main_plane,
     names_repeat,
-    waited_for_counts,
+    waited_for_note,
 )
 from timelineview.viewstate.tabs.comm_targets import collective_row, link_operator, operator_target
 
@@ -96,7 +96,8 @@ ACROSS_HEAD = (
     RecordColumn("name", "Collective", TEXT, "matched across cards by name and call"),
     RecordColumn("call_number", "Call", COUNT, "the k-th call of that name on each card (1: its first); "
                  "shown when names repeat, e.g. a graph's operators every iteration"),
-    RecordColumn("waited_for_card", "Waited for", TEXT, "the card that waits least: the others wait for it"),
+    RecordColumn("waited_for_card", "Waited for", TEXT, "the card the others wait for (a verdict: its lateness "
+                 "stands out over the steps) where it waited least; — where nobody is"),
     RecordColumn("least_wait_us", "Least all-planes wait", TIME_US, "its all-planes wait (Notify_Wait tasks not "
                  "under a transfer, over every plane)", "Least\nall-planes wait"),
     RecordColumn("most_wait_us", "Most all-planes wait", TIME_US, "the longest all-planes wait of a card",
@@ -262,11 +263,7 @@ class CommunicationView(QtWidgets.QWidget):
                                        for k, name in enumerate(waits.cards[:MAX_CARD_COLUMNS]))
             self.model.set_rows(rows, cols)
             self.column_choice.apply(() if names_repeat(rows) else (CALL_KEY,))  # else 1 on every row
-            counts = waited_for_counts(waits)
-            top = int(np.argmax(counts)) if len(counts) and counts.max() > 0 else None
-            if top is not None:
-                self.note.setText(self._overview_text() + f"\nAcross {len(rows)} collectives, {waits.cards[top]} "
-                                  f"waited least in {int(counts[top])} where some card waited: the others wait for it.")
+            self.note.setText(self._overview_text() + "\n" + waited_for_note(waits, len(rows)))
             self.table.sortByColumn(4, QtCore.Qt.SortOrder.DescendingOrder)  # the longest waits first
         else:
             rows = card_rows(self._card_comm(number))

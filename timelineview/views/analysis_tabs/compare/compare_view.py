@@ -15,6 +15,7 @@ from pathlib import Path
 from PySide6 import QtCore, QtWidgets
 
 from timelineview.analysis.diff.run_diff import CardDelta, RunDiff
+from timelineview.analysis.findings.marks import diff_marks
 from timelineview.views.analysis_tabs.compare.both_runs import highlight_in_both, show_both_runs
 from timelineview.views.analysis_tabs.compare.delta_tables import (
     CARD_COLUMNS,
@@ -42,7 +43,7 @@ HINT = ("Compare the run on screen with another: File ▸ Compare with… (or st
         "timelineview BASE --compare NEW).")
 COMPARE = "compare"  # the lane of the comparison's load
 BY_CHANGE, BY_RANK = "change", "rank"  # orders of the cards in the bars and the card table
-CARD_ORDERS = ((BY_CHANGE, "largest change of step time first"), (BY_RANK, "rank"))
+CARD_ORDERS = ((BY_CHANGE, "own compute / step interval change first"), (BY_RANK, "rank"))
 PART_TITLES = ("Step phases and cards", "Operators", "Communication", "Links")  # a comparison adds its counts
 
 
@@ -248,7 +249,8 @@ class CompareView(QtWidgets.QWidget):
         names = self._new_names() or "the new run"
         self.header.setText(f"Base: {self.base_name} ({len(self.base_cards)} card(s)) · New: {names} "
                             f"({len(renumbered)} card(s)). Change = new − base; red: the new run takes "
-                            "longer, green: less. Bars: grey base, blue new.")
+                            "longer, green: less. Bars: grey base, blue new."
+                            + "".join(f"\n{m.item} changed on its own: {m.reason}." for m in diff_marks(diff)))
         notes = list(diff.notes)
         if not diff.cards:
             notes.insert(0, "no card of the new run matches a card of the base run: nothing to compare card "
@@ -272,7 +274,8 @@ class CompareView(QtWidgets.QWidget):
         self.parts.setTabText(3, f"Links ({sum(1 for x in diff.links if x.changed)} changed)")
 
     def ordered_cards(self) -> list[CardDelta]:
-        """The matched cards in the chosen order: the diff's (largest change of step time first) or by rank."""
+        """The matched cards in the chosen order: the diff's (the card whose own compute or step
+        interval changed most first) or by rank."""
         if self.diff is None:
             return []
         cards = list(self.diff.cards)

@@ -104,7 +104,7 @@ def card_label(card: CardDelta) -> str:
 
 
 def card_records(cards: list[CardDelta], phase_keys: tuple[str, ...] = PHASE_KEYS) -> list[dict]:
-    """One record per matched card, in the order given (the diff's: largest change of step time first):
+    """One record per matched card, in the order given (the diff's: own compute / step interval change first):
     its mean step time in both runs and every delta of :func:`card_columns`."""
     out = []
     keys = (*phase_keys, *(k for k, _ in WHOLE_RUN_METRICS), *COMM_KEYS, *MEMORY_KEYS)
