@@ -147,11 +147,10 @@ class ClusterTab(QtCore.QObject):
         self.analysis.show_data(self.shown)
         self.heat.set_comparison(run.comparison)
         self._show_bar()
-        # The lane filter lives on the cluster strip: a single card hides the strip, so the filter
-        # resets (else one filtered row would stay with no control to undo it).
-        kind = self.bar.lane_filter() if len(self.all_cards) > 1 else ALL
-        if kind != self.timeline.lane_filter or kind != self.bar.lane_filter():
-            self.set_lane_filter(kind)
+        # A lane filter was chosen for the run it was set on: a new run opens with every lane (kept, it
+        # would hide lanes the new run has and the old one lacked, e.g. its memory curves).
+        if self.timeline.lane_filter != ALL or self.bar.lane_filter() != ALL:
+            self.set_lane_filter(ALL)
         if len(shown) > 1 and getattr(self.window, "interactive", False):
             if not self.analysis.open_wanted():  # a cluster opens on its findings when it has any
                 self.tabs.setCurrentWidget(self.view)
