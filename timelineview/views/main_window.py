@@ -24,7 +24,13 @@ from timelineview.views.window import opening
 from timelineview.views.window.job_status import JobStatus
 from timelineview.views.window.menus import build_menus
 from timelineview.views.window.messages import Messages
-from timelineview.views.window.outcomes import LOAD_REPORT_MENU, load_outcome, summary_status, unsummarised_status
+from timelineview.views.window.outcomes import (
+    LOAD_REPORT_MENU,
+    load_outcome,
+    shown_counts,
+    summary_status,
+    unsummarised_status,
+)
 from timelineview.views.window.recent import RecentPaths
 
 LOAD, SUMMARY = "load", "summary"  # the window's job lanes: a summary's analysis may run beside a card's load
@@ -81,6 +87,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.cursor_label.setMinimumWidth(200)
         self.cursor_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         self.statusBar().addWidget(self.cursor_label, 1)
+        self.counts_label = QtWidgets.QLabel()  # what the data on screen holds: stays (a message goes at a click)
+        self.counts_label.setObjectName("shown_counts")
+        self.statusBar().addPermanentWidget(self.counts_label)
         self.job_status = JobStatus(self.statusBar(), self.cancel_load)
         self.progress, self.cancel_button = self.job_status.progress, self.job_status.cancel_button
         menus = build_menus(self)
@@ -258,6 +267,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if not self.jobs.busy:
             self.job_status.end()
             self.cluster.analysis.show_status()  # the tabs' counts of what they hold (the data before if failed)
+            self.counts_label.setText(shown_counts(self.cluster.shown))
         self.setWindowTitle(self.cluster.shown.title if self.cluster.shown is not None else APP_TITLE)
         self.loadFinished.emit(shown)
 
@@ -266,6 +276,7 @@ class MainWindow(QtWidgets.QMainWindow):
         job.tags["opened"] = True
         self.cluster.open_summary(session)
         self.cluster.analysis.clear(f"Analysing the summary of {len(session.cards)} cards…")
+        self.counts_label.setText(shown_counts(self.cluster.shown))
         self.setWindowTitle(self.cluster.shown.title)
         failed = unsummarised_status(session)
         if failed:
