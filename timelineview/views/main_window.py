@@ -21,6 +21,7 @@ from timelineview.views.shown_data import APP_TITLE
 from timelineview.views.theme import system_is_dark
 from timelineview.views.timeline.widget import TimelineWidget
 from timelineview.views.window import opening
+from timelineview.views.window.capture_choice import CHOICE_TITLE, CaptureChoice, choice_text
 from timelineview.views.window.job_status import JobStatus
 from timelineview.views.window.menus import build_menus
 from timelineview.views.window.messages import Messages
@@ -97,6 +98,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.recent = RecentPaths(self.settings, menus.recent, lambda p: self.open_paths([p]))
         self.messages = Messages(self, interactive)
         self.sheet: ShortcutSheet | None = None
+        self.capture_choice: CaptureChoice | None = None  # open while the user picks one of a folder's captures
         self.paths: list[Path] = []
         self._partial_shown = False  # the running load's picture in progress is on the timeline
         self.jobs = JobRunner(self)
@@ -158,6 +160,10 @@ class MainWindow(QtWidgets.QMainWindow):
         if folder is not None:
             self.open_summary(folder, remember)
             return
+        captures = opening.separate_captures_of(paths) if not self.cluster.loading_card_trace else []
+        if captures:  # a load would read one of them per card: the user says which
+            self._choose_capture(Path(paths[0]), captures, remember)
+            return
         release_frozen()  # what a summary kept from the cyclic collector may be garbage from now on
         reading = self.jobs.running(SUMMARY)
         if reading is not None and not reading.tags["opened"]:  # not on screen yet: it would replace these
@@ -170,6 +176,20 @@ class MainWindow(QtWidgets.QMainWindow):
         self.job_status.begin("Reading")
         self.timeline.set_loading(names)
         self.setWindowTitle(f"{APP_TITLE} — loading {names}")
+
+    def _choose_capture(self, folder: Path, captures: list[Path], remember: bool) -> None:
+        """Ask which of ``captures`` (under ``folder``) to open; headless, the first opens and the others are
+        named."""
+        if not self.interactive:
+            self.open_paths([captures[0]], remember)
+            self.show_message(CHOICE_TITLE, f"{choice_text(folder, captures)} Opened {captures[0]}; not opened: "
+                              + ", ".join(str(c) for c in captures[1:]) + ".", warning=False)
+            return
+        if self.capture_choice is not None:
+            self.capture_choice.close()
+        self.capture_choice = CaptureChoice(folder, captures, self)
+        self.capture_choice.chosen.connect(lambda capture: self.open_paths([capture], remember))
+        self.capture_choice.open()
 
     def open_summary(self, folder: Path, remember: bool = True) -> None:
         """Open a folder written by ``timelineview summarize`` on the cluster tabs, read and analysed in the
