@@ -46,7 +46,8 @@ def show_both_runs(cluster_tab, pairs: list[CardPair], unmatched: list[RunCardVi
     bar.set_state([c.title for c in cards], len(cluster_tab.all_cards), None)
     aligned = f", aligned at {step_label(pairs, position)}" if window is not None else ""
     bar.label.setText(f"Base and new run: {len(pairs)} card pair(s){aligned}"
-                      + (f", {len(unmatched)} card(s) only in the new run" if unmatched else ""))
+                      + (f", {len(unmatched)} card(s) only in the new run" if unmatched else "")
+                      + "; the new run's lane under each base lane")
     bar.all.setEnabled(True)
     bar.show()
     cluster_tab.tabs.setCurrentIndex(0)
