@@ -91,7 +91,8 @@ class LaneTree(QtWidgets.QWidget):
         lane_no, band = 0, False
         label_free_y = -1
         self.drawn_labels = []
-        for r in ctx.layout.visible(ctx.scroll_y, ctx.scroll_y + h - AXIS_H):
+        rows = ctx.layout.visible(ctx.scroll_y, ctx.scroll_y + h - AXIS_H)
+        for r in rows:  # the rows first: a name over two rows is written after both are painted
             y = AXIS_H + r.y - ctx.scroll_y
             style = header_style(r)
             if style is HeaderStyle.CARD:
@@ -106,8 +107,11 @@ class LaneTree(QtWidgets.QWidget):
                 if band:
                     p.fillRect(0, y, w, r.height, theme.band)
             p.fillRect(0, y + r.height - 1, w, 1, theme.grid)
+        for r in rows:
             if not r.label_span:
                 continue
+            y = AXIS_H + r.y - ctx.scroll_y
+            style = header_style(r)
             label_h = r.height * r.label_span  # a pair's rows are one height (the lane filter's)
             x = 6 + r.indent * INDENT
             if r.is_group:
