@@ -9,6 +9,8 @@ from pathlib import Path
 from PySide6 import QtCore, QtWidgets
 
 CHOICE_TITLE = "Several captures"
+LIST_ROWS = 10
+DIALOG_WIDTH = 520
 
 
 def choice_text(folder: Path, captures: list[Path]) -> str:
@@ -39,6 +41,8 @@ class CaptureChoice(QtWidgets.QDialog):
             item.setToolTip(str(capture))
             self.list.addItem(item)
         self.list.setCurrentRow(0)
+        rows = min(len(self.captures), LIST_ROWS)  # the list as tall as its captures (scrolls past LIST_ROWS)
+        self.list.setFixedHeight(rows * self.list.sizeHintForRow(0) + 2 * self.list.frameWidth() + 4)
         self.list.itemDoubleClicked.connect(lambda _item: self.accept())
         buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Open
                                              | QtWidgets.QDialogButtonBox.StandardButton.Cancel)
@@ -48,6 +52,7 @@ class CaptureChoice(QtWidgets.QDialog):
         lay.addWidget(text)
         lay.addWidget(self.list)
         lay.addWidget(buttons)
+        self.setMinimumWidth(DIALOG_WIDTH)
 
     def accept(self) -> None:
         row = self.list.currentRow()
