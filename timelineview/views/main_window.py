@@ -213,6 +213,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.recent.remember(paths)
         if forget:
             self.statusBar().clearMessage()
+            self.counts_label.clear()  # back when the jobs end: the new data's, or the data kept on screen
             self.cluster.analysis.hide_status()
 
     @property
