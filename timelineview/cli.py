@@ -30,6 +30,7 @@ from timelineview.commands.exit_codes import (
     run_guarded,
 )
 from timelineview.commands.gap_option import add_gap_option
+from timelineview.commands.skipped_captures import say_skipped_captures
 from timelineview.commands.terminal_lines import TerminalLines, compile_goes_on
 from timelineview.model import LoadCancelled, load_cards
 from timelineview.model.load.loader import card_sources, shutdown_pool
@@ -80,6 +81,7 @@ def _stats(args: argparse.Namespace) -> int:
     if notes:  # metrics.md §5: what a reader of the numbers should know (empty captures, files left aside)
         doc["notes"] = notes
     _print(doc, args.json)
+    say_skipped_captures("timelineview stats", args.paths)
     for store in stores:
         line = store.report.overview(store.card)
         if line or not holds_events(store):

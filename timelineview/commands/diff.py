@@ -28,6 +28,7 @@ from timelineview.commands.exit_codes import (
     nothing_readable_reason,
     run_guarded,
 )
+from timelineview.commands.skipped_captures import say_skipped_captures
 from timelineview.commands.terminal_lines import TerminalLines
 from timelineview.model.summary.guarded_files import checked_name
 from timelineview.terminal_text import terminal_safe
@@ -39,6 +40,7 @@ def _load(path: str, label: str, cache: bool, terminal: TerminalLines):
     from timelineview.model import load
 
     stores = load([path], cache=cache, progress=terminal.progress, note=terminal.note)
+    say_skipped_captures(f"timelineview diff ({label} run)", [path])
     if not any(len(s.slices) for s in stores):  # a comparison is of slices
         # the reason names the card (the path's name) and its file: the path once
         raise _NothingReadable(f"timelineview diff: nothing readable in the {label} run: "

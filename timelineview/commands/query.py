@@ -73,6 +73,7 @@ def _print_tables() -> int:
 
 def _query(paths: list[str], sql: str, args: argparse.Namespace) -> int:
     from timelineview.api import MissingExtra, NothingReadable, QueryCancelled, QueryError, SqlEngine, open
+    from timelineview.commands.skipped_captures import say_skipped_captures
     from timelineview.commands.terminal_lines import TerminalLines
 
     terminal = TerminalLines(sys.stderr.isatty(), "query")  # the load's progress, as stats shows it
@@ -80,6 +81,7 @@ def _query(paths: list[str], sql: str, args: argparse.Namespace) -> int:
         session = open(paths, cache=not args.no_cache, min_gap_us=args.min_gap_us, progress=terminal.progress,
                        note=terminal.note)
         engine = SqlEngine(session)
+        say_skipped_captures(PROG, paths)
     except MissingExtra as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -15,6 +15,7 @@ from timelineview.commands.exit_codes import (
     run_guarded,
 )
 from timelineview.commands.gap_option import add_gap_option
+from timelineview.commands.skipped_captures import say_skipped_captures
 from timelineview.terminal_text import terminal_safe
 
 PROG = "timelineview summarize"
@@ -66,6 +67,7 @@ def _summarize(args: argparse.Namespace) -> int:
     except SummaryBusy as exc:
         print(f"{PROG}: {terminal_safe(exc)}", file=sys.stderr)
         return EXIT_NOTHING_READABLE  # nothing was summarised: another run holds the folder
+    say_skipped_captures(PROG, [args.path])
     cards = index["cards"]
     ok = sum(c["status"] == "ok" for c in cards)
     print(f"{ok} of {len(cards)} card(s) summarised in {index['seconds']:.1f} s into {terminal_safe(args.out)}; "

@@ -152,6 +152,17 @@ def _walk(root: Path) -> list[_Found]:
     return found
 
 
+def trace_files(root: Path) -> list[Path]:
+    """The readable trace files under the folder ``root``, in walk order."""
+    return [f.path for f in _walk(root) if not f.problem]
+
+
+def rank_of_file(path: Path, root: Path) -> int | None:
+    """The rank ``path`` belongs to, as a load of ``root`` groups it (None: unknown)."""
+    rank = _rank_from_name(path)
+    return rank if rank is not None else _rank_from_folders(path, root, [])
+
+
 def _lone_file(path: Path) -> CardSource:
     notes: list[str] = []
     rank = _rank_from_name(path)

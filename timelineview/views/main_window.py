@@ -21,10 +21,17 @@ from timelineview.views.shown_data import APP_TITLE
 from timelineview.views.theme import system_is_dark
 from timelineview.views.timeline.widget import TimelineWidget
 from timelineview.views.window import opening
+from timelineview.views.window.capture_choice import CHOICE_TITLE, CaptureChoice, choice_text
 from timelineview.views.window.job_status import JobStatus
 from timelineview.views.window.menus import build_menus
 from timelineview.views.window.messages import Messages
-from timelineview.views.window.outcomes import LOAD_REPORT_MENU, load_outcome, summary_status, unsummarised_status
+from timelineview.views.window.outcomes import (
+    LOAD_REPORT_MENU,
+    load_outcome,
+    shown_counts,
+    summary_status,
+    unsummarised_status,
+)
 from timelineview.views.window.recent import RecentPaths
 
 LOAD, SUMMARY = "load", "summary"  # the window's job lanes: a summary's analysis may run beside a card's load
@@ -81,6 +88,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.cursor_label.setMinimumWidth(200)
         self.cursor_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         self.statusBar().addWidget(self.cursor_label, 1)
+        self.counts_label = QtWidgets.QLabel()  # what the data on screen holds: stays (a message goes at a click)
+        self.counts_label.setObjectName("shown_counts")
+        self.statusBar().addPermanentWidget(self.counts_label)
         self.job_status = JobStatus(self.statusBar(), self.cancel_load)
         self.progress, self.cancel_button = self.job_status.progress, self.job_status.cancel_button
         menus = build_menus(self)
@@ -88,6 +98,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.recent = RecentPaths(self.settings, menus.recent, lambda p: self.open_paths([p]))
         self.messages = Messages(self, interactive)
         self.sheet: ShortcutSheet | None = None
+        self.capture_choice: CaptureChoice | None = None  # open while the user picks one of a folder's captures
         self.paths: list[Path] = []
         self._partial_shown = False  # the running load's picture in progress is on the timeline
         self.jobs = JobRunner(self)
@@ -149,6 +160,10 @@ class MainWindow(QtWidgets.QMainWindow):
         if folder is not None:
             self.open_summary(folder, remember)
             return
+        captures = opening.separate_captures_of(paths) if not self.cluster.loading_card_trace else []
+        if captures:  # a load would read one of them per card: the user says which
+            self._choose_capture(Path(paths[0]), captures, remember)
+            return
         release_frozen()  # what a summary kept from the cyclic collector may be garbage from now on
         reading = self.jobs.running(SUMMARY)
         if reading is not None and not reading.tags["opened"]:  # not on screen yet: it would replace these
@@ -161,6 +176,20 @@ class MainWindow(QtWidgets.QMainWindow):
         self.job_status.begin("Reading")
         self.timeline.set_loading(names)
         self.setWindowTitle(f"{APP_TITLE} — loading {names}")
+
+    def _choose_capture(self, folder: Path, captures: list[Path], remember: bool) -> None:
+        """Ask which of ``captures`` (under ``folder``) to open; headless, the first opens and the others are
+        named."""
+        if not self.interactive:
+            self.open_paths([captures[0]], remember)
+            self.show_message(CHOICE_TITLE, f"{choice_text(folder, captures)} Opened {captures[0]}; not opened: "
+                              + ", ".join(str(c) for c in captures[1:]) + ".", warning=False)
+            return
+        if self.capture_choice is not None:
+            self.capture_choice.close()
+        self.capture_choice = CaptureChoice(folder, captures, self)
+        self.capture_choice.chosen.connect(lambda capture: self.open_paths([capture], remember))
+        self.capture_choice.open()
 
     def open_summary(self, folder: Path, remember: bool = True) -> None:
         """Open a folder written by ``timelineview summarize`` on the cluster tabs, read and analysed in the
@@ -184,6 +213,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.recent.remember(paths)
         if forget:
             self.statusBar().clearMessage()
+            self.counts_label.clear()  # back when the jobs end: the new data's, or the data kept on screen
             self.cluster.analysis.hide_status()
 
     @property
@@ -258,6 +288,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if not self.jobs.busy:
             self.job_status.end()
             self.cluster.analysis.show_status()  # the tabs' counts of what they hold (the data before if failed)
+            self.counts_label.setText(shown_counts(self.cluster.shown))
         self.setWindowTitle(self.cluster.shown.title if self.cluster.shown is not None else APP_TITLE)
         self.loadFinished.emit(shown)
 
@@ -266,6 +297,7 @@ class MainWindow(QtWidgets.QMainWindow):
         job.tags["opened"] = True
         self.cluster.open_summary(session)
         self.cluster.analysis.clear(f"Analysing the summary of {len(session.cards)} cards…")
+        self.counts_label.setText(shown_counts(self.cluster.shown))
         self.setWindowTitle(self.cluster.shown.title)
         failed = unsummarised_status(session)
         if failed:

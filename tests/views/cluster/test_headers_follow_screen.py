@@ -57,8 +57,10 @@ def test_a_new_load_takes_the_findings_count_off_the_status_line(qtbot, window, 
     open_cluster(qtbot, window, cluster_dir)
     button = window.cluster.analysis.status["diagnosis"]
     assert button.isVisible() and button.text().endswith("findings")  # the slow card makes findings
-    assert window.statusBar().currentMessage()  # "8 card(s), … slices"
+    assert window.counts_label.text().startswith("8 card(s), ")  # "8 card(s), … slices", kept on the line
     window.open_paths([cluster_dir], remember=False)  # loading: the counts were of the data before
     assert not button.isVisible() and window.statusBar().currentMessage() == ""
+    assert window.counts_label.text() == ""
     qtbot.waitUntil(lambda: window.worker is None, timeout=60_000)
     assert button.isVisible() and button.text().endswith("findings")  # the new data's count
+    assert window.counts_label.text().startswith("8 card(s), ")

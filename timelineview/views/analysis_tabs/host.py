@@ -6,9 +6,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 
-from timelineview.views.analysis_tabs.registry import ANALYSIS_TABS, shortcut
+from timelineview.views.analysis_tabs.registry import ANALYSIS_TABS
+from timelineview.views.tab_keys import tab_key
 from timelineview.viewstate.jump_target import JumpTarget
 
 log = logging.getLogger(__name__)
@@ -26,19 +27,17 @@ class AnalysisTabsHost(QtCore.QObject):
         self.tabs = tabs
         self.widgets: dict[str, QtWidgets.QWidget] = {}
         self.status: dict[str, QtWidgets.QPushButton] = {}
-        for position, kind in enumerate(ANALYSIS_TABS):
+        for kind in ANALYSIS_TABS:
             widget = kind.build()
             index = tabs.addTab(widget, kind.title)
-            key = shortcut(position)
-            tabs.setTabToolTip(index, f"{kind.tooltip} ({key})")
-            QtGui.QShortcut(QtGui.QKeySequence(key), window).activated.connect(
-                lambda w=widget: tabs.setCurrentWidget(w))
+            key = tab_key(index)  # the window binds the tabs' keys once every tab is in
+            tabs.setTabToolTip(index, kind.tooltip)
             widget.jumpRequested.connect(jump)
             self.widgets[kind.key] = widget
             if hasattr(widget, "status_text") and hasattr(window, "statusBar"):
                 button = QtWidgets.QPushButton()
                 button.setFlat(True)
-                button.setToolTip(f"Open the {kind.title} tab ({key})")
+                button.setToolTip(f"Open the {kind.title} tab ({key})" if key else f"Open the {kind.title} tab")
                 button.clicked.connect(lambda _=False, w=widget: tabs.setCurrentWidget(w))
                 button.hide()
                 window.statusBar().addPermanentWidget(button)

@@ -7,7 +7,8 @@ the tab only displays) and ``clear()``. Optional:
 ``show_note(text)`` (what an empty tab says, e.g. while a summary is analysed),
 ``status_text() -> str`` (a summary for the status bar, clicking it opens the tab) and
 ``wants_focus() -> bool`` (a cluster opens on the first tab that wants it). The window adds the tabs
-after Timeline and Cluster comparison, in this order, with Ctrl+3, Ctrl+4, …
+after Timeline, Cluster comparison and Heat map, in this order; each tab's key follows its place on the
+tab bar (``views.tab_keys``).
 """
 
 from __future__ import annotations
@@ -16,8 +17,6 @@ import importlib
 from dataclasses import dataclass
 
 from PySide6 import QtWidgets
-
-FIRST_SHORTCUT = 3  # Ctrl+1 is the timeline, Ctrl+2 the cluster comparison
 
 
 @dataclass(frozen=True)
@@ -51,10 +50,3 @@ ANALYSIS_TABS: tuple[TabKind, ...] = (
             "(docs/sql.md); double-click a row with a slice id to see it", "timelineview.views.analysis_tabs."
             "query_view:QueryView"),
 )
-
-
-def shortcut(position: int) -> str:
-    """Key of the ``position``-th analysis tab."""
-    return f"Ctrl+{FIRST_SHORTCUT + position}"
-
-

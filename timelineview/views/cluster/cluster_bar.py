@@ -24,6 +24,7 @@ class ClusterBar(QtWidgets.QFrame):
         self.back.clicked.connect(self.backRequested)
         self.label = QtWidgets.QLabel()
         self.label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        self.label.setWordWrap(True)  # a narrow window: on two lines rather than cut
         self.all = QtWidgets.QPushButton("Show all cards")
         self.all.setToolTip("Every card of the cluster, time-aligned, keeping the visible window")
         self.all.clicked.connect(self.showAllRequested)

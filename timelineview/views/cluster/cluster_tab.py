@@ -27,6 +27,7 @@ from timelineview.views.jobs.load_job import (
 )
 from timelineview.views.jobs.runner import JobHandle
 from timelineview.views.shown_data import ShownData, summary_data, trace_data
+from timelineview.views.tab_keys import bind_tab_keys
 from timelineview.views.timeline.widget import TimelineWidget
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.tabs.run_alignment import RunCardView
@@ -69,21 +70,20 @@ class ClusterTab(QtCore.QObject):
         window.installEventFilter(self)
 
     def wrap(self, timeline_page: QtWidgets.QWidget) -> QtWidgets.QTabWidget:
-        """The window's central widget: the timeline page and the comparison as tabs (Ctrl+1, Ctrl+2)."""
+        """The window's central widget: the timeline page, the comparison, the heat map and the analysis tabs,
+        Ctrl+1, Ctrl+2, … in the order shown."""
         self.tabs.addTab(timeline_page, "Timeline")
         self.overview.shownChanged.connect(lambda: self._on_tab(self.tabs.currentIndex()))
         self.tabs.addTab(self.view, "Cluster comparison")
         self.tabs.addTab(self.heat, "Heat map")
-        self.tabs.setTabToolTip(0, "Ctrl+1")
-        self.tabs.setTabToolTip(1, "Every card side by side: which one holds the others back (Ctrl+2)")
+        self.tabs.setTabToolTip(1, "Every card side by side: which one holds the others back")
+        self.tabs.setTabToolTip(2, "Any metric of every card at every step, rank by step")
         self.tabs.currentChanged.connect(self._on_tab)
-        for key, index in (("Ctrl+1", 0), ("Ctrl+2", 1)):
-            shortcut = QtGui.QShortcut(QtGui.QKeySequence(key), self.window)
-            shortcut.activated.connect(lambda i=index: self.tabs.setCurrentIndex(i))
         QtGui.QShortcut(QtGui.QKeySequence(LANE_FILTER_KEY), self.window).activated.connect(self.open_lane_filter)
         self.analysis = AnalysisTabsHost(self.window, self.tabs, lambda target: jump_to(self, target))
         if "compare" in self.analysis.widgets:  # shows both runs on this timeline
             self.analysis.widgets["compare"].attach(self)
+        bind_tab_keys(self.window, self.tabs)
         return self.tabs
 
     def open_lane_filter(self) -> None:
@@ -151,11 +151,10 @@ class ClusterTab(QtCore.QObject):
         self.analysis.show_data(self.shown)
         self.heat.set_comparison(run.comparison)
         self._show_bar()
-        # The lane filter lives on the cluster strip: a single card hides the strip, so the filter
-        # resets (else one filtered row would stay with no control to undo it).
-        kind = self.bar.lane_filter() if len(self.all_cards) > 1 else ALL
-        if kind != self.timeline.lane_filter or kind != self.bar.lane_filter():
-            self.set_lane_filter(kind)
+        # A lane filter was chosen for the run it was set on: a new run opens with every lane (kept, it
+        # would hide lanes the new run has and the old one lacked, e.g. its memory curves).
+        if self.timeline.lane_filter != ALL or self.bar.lane_filter() != ALL:
+            self.set_lane_filter(ALL)
         if len(shown) > 1 and getattr(self.window, "interactive", False):
             if not self.analysis.open_wanted():  # a cluster opens on its findings when it has any
                 self.tabs.setCurrentWidget(self.view)

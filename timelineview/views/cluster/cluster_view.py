@@ -181,12 +181,19 @@ class ClusterView(QtWidgets.QStackedWidget):
         total = self.splitter.height()
         if self._user_split or self.comparison is None or total < 100:
             return
-        row_h = self.table.verticalHeader().defaultSectionSize()
-        wanted = self.table.horizontalHeader().sizeHint().height() + len(self.comparison.cards) * row_h + 6
-        table_h = min(wanted, max(total // 2, 160))
+        table_h = min(self._table_height(len(self.comparison.cards)), max(total // 2, 160))
         self.splitter.blockSignals(True)
         self.splitter.setSizes([table_h, total - table_h])
         self.splitter.blockSignals(False)
+
+    def _table_height(self, rows: int) -> int:
+        """The table's height with ``rows`` rows whole: its frame, header, rows and, when its columns are
+        wider than it (a narrow window), the horizontal scroll bar that then takes a row's place."""
+        t = self.table
+        row_h = t.verticalHeader().defaultSectionSize()
+        bar = t.horizontalScrollBar().sizeHint().height() if t.horizontalHeader().length() > t.viewport().width() \
+            else 0
+        return 2 * t.frameWidth() + t.horizontalHeader().sizeHint().height() + rows * row_h + bar + 2
 
     def set_step(self, step: int | None) -> None:
         """Show the mean over steps (None) or one step."""

@@ -34,7 +34,7 @@ class BackgroundItem(QtWidgets.QGraphicsObject):
         rows = ctx.visible_rows()
         p.setPen(QtCore.Qt.PenStyle.NoPen)
         bands, heads, cards, lines = [], [], [], []
-        lane_no = 0
+        lane_no, band = 0, False
         for r in rows:
             y0 = int(ctx.scene_y(r.y))
             y1 = y0 + r.height
@@ -46,9 +46,10 @@ class BackgroundItem(QtWidgets.QGraphicsObject):
                 heads.append((y0, y1))
                 lane_no = 0
             else:
-                if lane_no % 2 == 1:
+                if r.label_span:  # a row named with the one above (both runs' pair) shares its band
+                    band, lane_no = lane_no % 2 == 1, lane_no + 1
+                if band:
                     bands.append((y0, y1))
-                lane_no += 1
             lines.append(y1 - 1)
         left, right = area.left, area.right + 1
         for spans, colour in ((bands, theme.band), (heads, theme.header), (cards, theme.header.darker(108))):

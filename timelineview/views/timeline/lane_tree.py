@@ -6,6 +6,8 @@ line up, whatever the row heights.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.views.timeline.tracks.registry import HeaderStyle, header_style
@@ -16,6 +18,14 @@ INDENT = 14
 COMPACT_MIN_PX = 8  # smallest text in compact rows
 SWATCH = 9  # legend square of a derived or Steps row
 LEGEND_GAP = 6
+
+
+class DrawnLabel(NamedTuple):
+    """A name the lane tree painted: its text, its font's line height and the height of its room (px)."""
+
+    text: str
+    line_px: int
+    room_px: int
 
 
 class LaneTree(QtWidgets.QWidget):
@@ -33,6 +43,7 @@ class LaneTree(QtWidgets.QWidget):
         self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Expanding)
         self._bold = QtGui.QFont(self.font())
         self._bold.setBold(True)
+        self.drawn_labels: list[DrawnLabel] = []  # the names the last paint wrote, top to bottom
         self._small = QtGui.QFont(self.font())
         if self._small.pointSizeF() > 0:
             self._small.setPointSizeF(max(self._small.pointSizeF() - 1, 7.0))
@@ -77,9 +88,11 @@ class LaneTree(QtWidgets.QWidget):
         p.setClipRect(0, AXIS_H, w, h - AXIS_H)
         fm_bold = QtGui.QFontMetrics(self._bold)
         fm = QtGui.QFontMetrics(self.font())
-        lane_no = 0
+        lane_no, band = 0, False
         label_free_y = -1
-        for r in ctx.layout.visible(ctx.scroll_y, ctx.scroll_y + h - AXIS_H):
+        self.drawn_labels = []
+        rows = ctx.layout.visible(ctx.scroll_y, ctx.scroll_y + h - AXIS_H)
+        for r in rows:  # the rows first: a name over two rows is written after both are painted
             y = AXIS_H + r.y - ctx.scroll_y
             style = header_style(r)
             if style is HeaderStyle.CARD:
@@ -89,31 +102,39 @@ class LaneTree(QtWidgets.QWidget):
                 p.fillRect(0, y, w, r.height, theme.header)
                 lane_no = 0
             else:
-                if lane_no % 2 == 1:
+                if r.label_span:  # a row named with the one above (both runs' pair) shares its band
+                    band, lane_no = lane_no % 2 == 1, lane_no + 1
+                if band:
                     p.fillRect(0, y, w, r.height, theme.band)
-                lane_no += 1
             p.fillRect(0, y + r.height - 1, w, 1, theme.grid)
+        for r in rows:
+            if not r.label_span:
+                continue
+            y = AXIS_H + r.y - ctx.scroll_y
+            style = header_style(r)
+            label_h = r.height * r.label_span  # a pair's rows are one height (the lane filter's)
             x = 6 + r.indent * INDENT
             if r.is_group:
                 self._triangle(p, x, y + r.height // 2, r.collapsed)
                 x += 14
             font, metrics = (self._bold, fm_bold) if style is HeaderStyle.CARD else (self.font(), fm)
-            if r.height < metrics.height():  # compact rows (cluster lane filter): text shrinks to fit
-                font, metrics = self._compact_font(font, r.height)
+            if label_h < metrics.height():  # compact rows (cluster lane filter): text shrinks to fit
+                font, metrics = self._compact_font(font, label_h)
                 if y < label_free_y:  # rows thinner than legible text: name every other one
                     continue
                 label_free_y = y + metrics.height()
             p.setFont(font)
             # secondary lanes under a card are muted; at indent 0 (lane filter) they are the card itself
             p.setPen(theme.muted if style is HeaderStyle.SECONDARY and r.indent > 0 else theme.text)
-            line_h = min(r.height, 22)
+            line_h = min(label_h, 22)
             room = w - x - 8
-            if r.legend and r.height >= metrics.height():
+            if r.legend and label_h >= metrics.height():
                 room = self._legend(p, r, x + metrics.horizontalAdvance(r.title) + 8, y, line_h, w - 8) - 6 - x
                 p.setFont(font)
                 p.setPen(theme.muted if style is HeaderStyle.SECONDARY and r.indent > 0 else theme.text)
             text = metrics.elidedText(r.title, QtCore.Qt.TextElideMode.ElideMiddle, room)
             p.drawText(QtCore.QRect(x, y, room, line_h), QtCore.Qt.AlignmentFlag.AlignVCenter, text)
+            self.drawn_labels.append(DrawnLabel(text, metrics.height(), label_h))
         p.setClipping(False)
         p.fillRect(w - 1, 0, 1, h, theme.grid.darker(110))
         p.end()
@@ -142,8 +163,13 @@ class LaneTree(QtWidgets.QWidget):
         return right - total
 
     def _compact_font(self, font: QtGui.QFont, row_h: int) -> tuple[QtGui.QFont, QtGui.QFontMetrics]:
+        """The largest ``font`` whose lines fit in ``row_h`` (down to ``COMPACT_MIN_PX``)."""
         small = QtGui.QFont(font)
-        small.setPixelSize(max(row_h - 1, COMPACT_MIN_PX))
+        px = max(row_h - 1, COMPACT_MIN_PX)
+        small.setPixelSize(px)
+        while px > COMPACT_MIN_PX and QtGui.QFontMetrics(small).height() > row_h:
+            px -= 1
+            small.setPixelSize(px)
         return small, QtGui.QFontMetrics(small)
 
     def _triangle(self, p: QtGui.QPainter, x: int, cy: int, collapsed: bool) -> None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from PySide6 import QtGui, QtWidgets
 
 from timelineview.views.analysis_tabs.compare.open_menu import add_compare_menu
+from timelineview.views.window.menu_focus import MenuFocus
 
 
 @dataclass(frozen=True)
@@ -64,4 +65,5 @@ def build_menus(window) -> WindowMenus:
     v.addAction(window.dock.toggleViewAction())
     h = bar.addMenu("&Help")
     add_action(window, h, "&Keyboard and mouse  (?)", None, window.show_shortcuts)
+    MenuFocus(bar, window.timeline)  # Esc out of a menu: the keys back to the timeline, not along the bar
     return WindowMenus(recent, align, colours)

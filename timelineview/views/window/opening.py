@@ -8,6 +8,7 @@ from pathlib import Path
 from PySide6 import QtGui, QtWidgets
 
 from timelineview.analysis.summaries.summary_session import looks_like_summary
+from timelineview.model.captures import separate_captures
 
 TRACE_FILTER = "Traces (*.json *.json.gz *.db);;All files (*)"
 NO_SAMPLE = ("The sample cluster (resources/sample_cluster) is not installed. Open a trace with File ▸ Open "
@@ -31,6 +32,11 @@ def dropped_paths(ev: QtGui.QDropEvent) -> list[Path]:
 def summary_folder(paths: list[Path]) -> Path | None:
     """The summary folder ``paths`` name (metrics.md §10), or None when they are traces to load."""
     return Path(paths[0]) if len(paths) == 1 and looks_like_summary(paths[0]) else None
+
+
+def separate_captures_of(paths: list[Path]) -> list[Path]:
+    """The captures of the one folder ``paths`` name when it holds several of the same cards, else []."""
+    return separate_captures(paths[0]) if len(paths) == 1 and Path(paths[0]).is_dir() else []
 
 
 def sample_path() -> Path | None:

@@ -8,6 +8,7 @@ from timelineview.model.store.report import EMPTY_CAPTURE
 from timelineview.views.jobs.summary_job import FAILED_SHOWN
 
 LOAD_REPORT_MENU = "File ▸ Load report…"  # where the status line sends the user for the details
+SEPARATOR = "  ·  "
 
 
 @dataclass(frozen=True)
@@ -71,31 +72,43 @@ def load_outcome(cards, names: str, failures: list[str]) -> LoadOutcome:
         why = first_problem(cards)
         return LoadOutcome([], "", Message("Nothing to show", f"No slices could be read from {names}"
                                            + (f": {why}." if why else "."), problems))
-    total = sum(len(c.store.slices) for c in shown)
-    status = f"{len(shown)} card(s), {total:,} slices".replace(",", " ")
+    remarks = []  # the counts of what is shown stay on the status line's right (shown_counts)
     errors = [c.analysis_error for c in shown if c.analysis_error]
     if errors:
-        status += f"  ·  {errors[0]}"
+        remarks.append(errors[0])
     if failures:
-        status += f"  ·  {failures[0]} ({LOAD_REPORT_MENU})"
+        remarks.append(f"{failures[0]} ({LOAD_REPORT_MENU})")
     message = None
     if problems:
         message = Message("Loaded with problems", f"{names} was only partly readable: {first_problem(cards)}. "
                           "What could be read is shown.", problems)
     elif problems_text(shown, notes=True):
-        status += f"  ·  the loader left remarks: {LOAD_REPORT_MENU}"
-    return LoadOutcome(shown, status, message)
+        remarks.append(f"the loader left remarks: {LOAD_REPORT_MENU}")
+    return LoadOutcome(shown, SEPARATOR.join(remarks), message)
 
 
 def summary_status(session) -> str:
     """The status line once a summary folder is analysed: its cards, findings, and what to know of them."""
     n = len(session.findings)
-    text = f"{len(session.cards)} summarised card(s), {n} finding{'s' if n != 1 else ''}"
+    text = f"{n} finding{'s' if n != 1 else ''}"  # the card count stays on the line's right (shown_counts)
     if session.failed:
         text += f"  ·  {len(session.failed)} card(s) could not be summarised"
     if session.stamps:  # made by another version or code: their numbers may differ from this one's
         text += f"  ·  {len(session.stamps)} card(s) summarised by another timelineview (summarize again)"
     return text
+
+
+def shown_counts(shown) -> str:
+    """What the data on screen (a ``ShownData``, or None) holds, for the status line's permanent right part:
+    its cards and slices, or a summary's cards; it stays there (a transient message would go at the next
+    click or hover)."""
+    if shown is None:
+        return ""
+    if not shown.has_slices:
+        return f"{len(shown.cards)} summarised card(s)"
+    total = sum(len(v.store.slices) for v in shown.views)
+    slices = f"{total:,}".replace(",", " ")  # digits grouped by spaces, as the window's other counts
+    return f"{len(shown.views)} card(s), {slices} slices"
 
 
 def unsummarised_status(session) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from timelineview.viewstate.card_view import CardView
+from timelineview.viewstate.tabs.run_alignment import RunCardView
 from timelineview.viewstate.timeline.lane_layout import (
     CARD,
     CARD_H,
@@ -96,7 +97,20 @@ def build_filtered_layout(cards: list[CardView], choice: str, collapsed: set[tup
         row.y, row.height, row.indent = y * h, h, 0
         row.tooltip = f"{tip}: {row.tooltip}" if row.tooltip else tip
         rows.append(row)
+    _name_pairs(found, rows)
     return LaneLayout(rows=rows, height=len(rows) * h)
+
+
+def _name_pairs(found: list[tuple[CardView, Row, int]], rows: list[Row]) -> None:
+    """Both runs on the timeline: a base card's row and the new run's row of the same card under it get one
+    name over the two (rows thinner than text could each hold a name only every other row, which left the
+    new run's rows unnamed and the names too small to read)."""
+    for k in range(1, len(found)):
+        base, new = found[k - 1][0], found[k][0]
+        if isinstance(new, RunCardView) and not isinstance(base, RunCardView) \
+                and new.store.card == base.store.card and rows[k - 1].label_span == 1:
+            rows[k - 1].label_span, rows[k].label_span = 2, 0
+            rows[k - 1].tooltip += " (the row under it: the new run's)"
 
 
 def _derived_layout(cards: list[CardView], collapsed: set[tuple], sources: Sequence[RowSource]) -> LaneLayout:

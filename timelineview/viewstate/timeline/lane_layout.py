@@ -50,6 +50,9 @@ class Row:
     collapsed: bool = False
     tooltip: str = ""
     legend: tuple[tuple[str, str], ...] = ()  # (colour key, short label) of what the row's colours mean
+    # rows its title names, from this one down: 2 for a base card's row with the new run's row of the same
+    # card under it (lane filter, both runs), 0 for that new-run row (named by the row above)
+    label_span: int = 1
 
     @property
     def is_group(self) -> bool:

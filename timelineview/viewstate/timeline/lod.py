@@ -261,16 +261,21 @@ def coverage_fraction(starts: np.ndarray, ends: np.ndarray, cum: np.ndarray, t0:
     """Fraction in [0, 1] of each pixel column covered by a sorted disjoint interval set.
 
     Prefix sums make it O(width log n): a zoomed-out "Computing" lane then shows how busy
-    each pixel is instead of a solid bar.
+    each pixel is instead of a solid bar. Column edges fall between whole nanoseconds when a column is
+    narrower than one (the deepest zoom): each is the whole ns below it plus a fraction, so a covered
+    nanosecond fills every column inside it (whole-ns edges left most columns empty: a comb of 1 ns ticks).
     """
     width = int(width)
     if width <= 0 or t1 <= t0 or len(starts) == 0:
         return np.zeros(max(width, 0))
-    edges = column_edges(t0, t1, width)
-    k = np.searchsorted(starts, edges, side="right")
+    span = int(t1) - int(t0)
+    scaled = np.arange(width + 1, dtype=np.int64) * span
+    whole = int(t0) + scaled // width  # the column edge is whole + part, part in [0, 1)
+    part = (scaled % width) / width
+    k = np.searchsorted(starts, whole, side="right")  # integer starts: start <= whole + part iff start <= whole
     last_end = ends[np.maximum(k - 1, 0)]
-    before = cum[k] - np.where(k > 0, np.maximum(last_end - edges, 0), 0)
-    return np.diff(before) / np.maximum(np.diff(edges), 1)
+    before = cum[k] - np.where(k > 0, np.maximum((last_end - whole) - part, 0.0), 0.0)
+    return np.clip(np.diff(before) / (span / width), 0.0, 1.0)
 
 
 def runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -159,9 +159,12 @@ class CommunicationView(QtWidgets.QWidget):
         for w in (self.metric_box, self.transport):
             bar.addWidget(w)
         bar.addStretch(1)
-        bar.addWidget(png_button)
         ll.addLayout(bar)
         ll.addWidget(self.matrix, 1)
+        foot = QtWidgets.QHBoxLayout()  # below the matrix: the boxes above keep the pane's width for their words
+        foot.addStretch(1)
+        foot.addWidget(png_button)
+        ll.addLayout(foot)
         right = QtWidgets.QWidget()
         rl = QtWidgets.QVBoxLayout(right)
         rl.setContentsMargins(PANE_GAP, 0, 0, 0)

@@ -32,6 +32,9 @@ SLOW_PEN = QtGui.QColor(220, 30, 30)
 GRID_MIN_CELL = 10  # cells at least this wide get a thin grid
 VALUE_MIN_CELL = 64  # cells at least this wide show their value
 LEGEND_STEPS = 64
+LEGEND_BAR_PX = 240  # the colour scale's width where there is room
+LEGEND_BAR_MIN_PX = 40  # narrower than this, its words go below it
+SLOW_NOTE = "red frame: slow link"
 LABEL_GAP_PX = 3  # between two column labels
 SLOW_MIN_PX = 9  # the smallest frame around a slow cell
 
@@ -70,8 +73,31 @@ def column_label_rects(m: CommMatrix, area: QtCore.QRectF, size: float,
         return []
     widest = metrics.horizontalAdvance(m.label(len(m) - 1)) + LABEL_GAP_PX
     every = max(1, int(np.ceil(widest / size)))
-    return [(k, QtCore.QRectF(area.left() + (k + 0.5) * size - widest / 2, TOP - metrics.height() - 2, widest,
-                              metrics.height())) for k in range(0, len(m), every)]
+    return [(k, QtCore.QRectF(area.left() + (k + 0.5) * size - widest / 2, area.top() - metrics.height() - 2,
+                              widest, metrics.height())) for k in range(0, len(m), every)]
+
+
+def legend_layout(metrics: QtGui.QFontMetrics, area: QtCore.QRectF, width: int, height: int,
+                  scale: str) -> tuple[QtCore.QRectF, list[tuple[QtCore.QPointF, str]]]:
+    """The colour scale's bar and its words (``scale``, then the slow-link note), each at its baseline:
+    beside the bar where they fit in ``width``, else the note (then the scale too) on a line below it."""
+    y = min(area.bottom() + 8, height - BOTTOM + 8)
+    room = width - area.left() - 4  # from the bar's left to the widget's edge
+    bar_w = min(area.width(), LEGEND_BAR_PX)
+    gap = 6
+    below = y + 10 + metrics.ascent() + 2  # the line under the bar
+    whole = f"{scale}   {SLOW_NOTE}"
+    if bar_w + gap + metrics.horizontalAdvance(whole) <= room:
+        bar = QtCore.QRectF(area.left(), y, bar_w, 10)
+        return bar, [(QtCore.QPointF(bar.right() + gap, bar.bottom()), whole)]
+    narrower = min(bar_w, room - gap - metrics.horizontalAdvance(scale))
+    if narrower >= LEGEND_BAR_MIN_PX:
+        bar = QtCore.QRectF(area.left(), y, narrower, 10)
+        return bar, [(QtCore.QPointF(bar.right() + gap, bar.bottom()), scale),
+                     (QtCore.QPointF(area.left(), below), SLOW_NOTE)]
+    bar = QtCore.QRectF(area.left(), y, max(min(bar_w, room), 1), 10)
+    text = metrics.elidedText(whole, QtCore.Qt.TextElideMode.ElideRight, int(max(room, 1)))
+    return bar, [(QtCore.QPointF(area.left(), below), text)]
 
 
 class MatrixWidget(QtWidgets.QWidget):
@@ -109,15 +135,39 @@ class MatrixWidget(QtWidgets.QWidget):
         self.update()
 
     def cells_area(self, width: int | None = None, height: int | None = None) -> QtCore.QRectF:
-        """The square the cells fill, for a widget of that size (default: its own)."""
+        """The square the cells fill, for a widget of that size (default: its own); below the title, which
+        wraps onto more lines in a narrow widget."""
         w = self.width() if width is None else width
         h = self.height() if height is None else height
-        side = max(min(w - LEFT - RIGHT, h - TOP - BOTTOM), 1)
-        return QtCore.QRectF(LEFT, TOP, side, side)
+        top = TOP + self._title_extra(w, h)
+        side = max(min(w - LEFT - RIGHT, h - top - BOTTOM), 1)
+        return QtCore.QRectF(LEFT, top, side, side)
+
+    def title_rect(self, width: int, height: int) -> QtCore.QRectF:
+        """Where the title goes: the widget's width, as many lines as it takes."""
+        return QtCore.QRectF(4, 2, max(width - 8, 1), TOP - 4 + self._title_extra(width, height))
+
+    def shown_title(self, width: int, height: int) -> str:
+        """The title as drawn at that size: on one line where it fits, else broken after what the rows and
+        columns are (and wrapped further where it must)."""
+        title = self.title(self.current(width, height))
+        fits = self.fontMetrics().horizontalAdvance(title) <= width - 8
+        return title if fits else title.replace(" — ", "\n", 1)
+
+    def _title_extra(self, width: int, height: int) -> int:
+        """The height the title takes beyond its one line (0 where it fits on one)."""
+        fm = self.fontMetrics()
+        title = self.shown_title(width, height)
+        wrapped = fm.boundingRect(QtCore.QRect(0, 0, max(width - 8, 1), 10_000),
+                                  int(QtCore.Qt.TextFlag.TextWordWrap), title).height()
+        return max(wrapped - fm.height(), 0)
 
     def current(self, width: int | None = None, height: int | None = None) -> CommMatrix:
-        """The matrix at this size: per rank, or per node when the ranks do not fit."""
-        by_node = needs_nodes(len(self.ranks), self.cells_area(width, height).width())
+        """The matrix at this size: per rank, or per node when the ranks do not fit (judged on the cells'
+        room under a one-line title, so that the title, which says which, does not decide it)."""
+        w = self.width() if width is None else width
+        h = self.height() if height is None else height
+        by_node = needs_nodes(len(self.ranks), max(min(w - LEFT - RIGHT, h - TOP - BOTTOM), 1))
         key = (by_node, self.transport)
         if self.matrix is None or self._key != key:
             self.matrix = build_matrix(self.links, self.slow, self.transport, by_node, self.ranks)
@@ -171,7 +221,8 @@ class MatrixWidget(QtWidgets.QWidget):
         area = self.cells_area(width, height)
         text = self.palette().color(QtGui.QPalette.ColorRole.WindowText)
         p.setPen(text)
-        p.drawText(QtCore.QRectF(4, 2, width - 8, TOP - 4), QtCore.Qt.AlignmentFlag.AlignLeft, self.title(m))
+        p.drawText(self.title_rect(width, height), QtCore.Qt.AlignmentFlag.AlignLeft
+                   | QtCore.Qt.TextFlag.TextWordWrap, self.shown_title(width, height))
         n = len(m)
         if not n:
             p.drawText(area, QtCore.Qt.AlignmentFlag.AlignCenter, "No transfers between ranks in this trace.")
@@ -209,7 +260,7 @@ class MatrixWidget(QtWidgets.QWidget):
             x, y = area.left() + (j + 0.5) * size, area.top() + (i + 0.5) * size
             p.drawRect(QtCore.QRectF(x - frame / 2, y - frame / 2, frame, frame))
         self._paint_labels(p, m, area, size, text)
-        self._paint_scale(p, area, low, high, height, text)
+        self._paint_scale(p, area, low, high, width, height, text)
 
     def _paint_values(self, p: QtGui.QPainter, m: CommMatrix, values: np.ndarray, rgb: np.ndarray,
                       area: QtCore.QRectF, size: float) -> None:
@@ -230,14 +281,23 @@ class MatrixWidget(QtWidgets.QWidget):
         for k, rect in column_label_rects(m, area, size, metrics):
             p.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, m.label(k))
 
-    def _paint_scale(self, p: QtGui.QPainter, area: QtCore.QRectF, low: float, high: float, height: int,
+    def _paint_scale(self, p: QtGui.QPainter, area: QtCore.QRectF, low: float, high: float, width: int, height: int,
                      text: QtGui.QColor) -> None:
-        y = min(area.bottom() + 8, height - BOTTOM + 8)
-        bar = QtCore.QRectF(area.left(), y, min(area.width(), 240), 10)
+        bar, words = legend_layout(p.fontMetrics(), area, width, height, self.scale_text(low, high))
         p.drawImage(bar, rgb_image(colours(np.linspace(low, high, LEGEND_STEPS)[None, :], low, high)))
         p.setPen(text)
-        scale = f"{format_value(self.colour_metric, low)} → {format_value(self.colour_metric, high)}"
-        p.drawText(QtCore.QPointF(bar.right() + 6, bar.bottom()), f"{scale}   red frame: slow link")
+        for at, line in words:
+            p.drawText(at, line)
+
+    def scale_text(self, low: float, high: float) -> str:
+        return f"{format_value(self.colour_metric, low)} → {format_value(self.colour_metric, high)}"
+
+    def legend(self, width: int, height: int) -> tuple[QtCore.QRectF, list[tuple[QtCore.QPointF, str]]]:
+        """The colour scale's bar and words as :meth:`paint` lays them out at that size."""
+        m = self.current(width, height)
+        low, high = scale_range(m.values(self.colour_metric))
+        return legend_layout(self.fontMetrics(), self.cells_area(width, height), width, height,
+                             self.scale_text(low, high))
 
     # ------------------------------------------------------------------ interaction
     def mouseMoveEvent(self, event: QtGui.QMouseEvent) -> None:

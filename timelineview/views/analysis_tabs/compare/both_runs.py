@@ -45,7 +45,8 @@ def show_both_runs(cluster_tab, pairs: list[CardPair], unmatched: list[RunCardVi
     bar = cluster_tab.bar  # the strip above the timeline: what is shown, Show all cards (the base run), lanes
     aligned = f", aligned at {step_label(pairs, position)}" if window is not None else ""
     bar.show_runs(f"Base and new run: {len(pairs)} card pair(s){aligned}"
-                  + (f", {len(unmatched)} card(s) only in the new run" if unmatched else ""))
+                  + (f", {len(unmatched)} card(s) only in the new run" if unmatched else "")
+                  + "; the new run's lane under each base lane")
     cluster_tab.update_bar()
     bar.show()
     cluster_tab.tabs.setCurrentIndex(0)

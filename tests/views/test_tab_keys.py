@@ -1,0 +1,23 @@
+"""Ctrl+1 … Ctrl+9 open the tabs in the order the tab bar shows them, and each tab's tooltip names its key."""
+
+from __future__ import annotations
+
+from PySide6 import QtCore
+
+
+def test_each_ctrl_digit_opens_the_tab_at_that_place(qtbot, window):
+    tabs = window.cluster.tabs
+    titles = [tabs.tabText(i) for i in range(tabs.count())]
+    assert titles[:3] == ["Timeline", "Cluster comparison", "Heat map"]
+    assert len(titles) <= 9  # every tab has a key
+    window.activateWindow()
+    for index in reversed(range(tabs.count())):  # from the last, so no key lands on the tab already shown
+        qtbot.keyClick(window, QtCore.Qt.Key(QtCore.Qt.Key.Key_1 + index), QtCore.Qt.KeyboardModifier.ControlModifier)
+        assert tabs.currentIndex() == index, f"Ctrl+{index + 1} opened {tabs.tabText(tabs.currentIndex())}"
+        assert tabs.tabToolTip(index).endswith(f"Ctrl+{index + 1}") or \
+            tabs.tabToolTip(index).endswith(f"(Ctrl+{index + 1})")
+
+
+def test_the_shortcut_sheet_names_the_heat_maps_key(qtbot, window):
+    window.show_shortcuts()
+    assert ("Ctrl+3", "the Heat map tab") in window.sheet.rows
