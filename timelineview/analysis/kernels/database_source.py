@@ -1,0 +1,130 @@
+"""Operator descriptions of a profiler database's compute tasks: ``COMPUTE_TASK_INFO`` (+ ``TASK_PMU_INFO``).
+
+The card keeps, per slice, the rowid of its ``COMPUTE_TASK_INFO`` row (for its lazy args); this reads that
+table's description columns once, as integer string ids, and turns only the distinct ids into text.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+
+from timelineview.analysis.kernels.source_result import SourceResult, shape_text
+from timelineview.analysis.kernels.table import NO_VALUE, SOURCE_DATABASE, Interner
+from timelineview.model.database import slices as S
+from timelineview.model.database.args import PMU_TABLE, DatabaseArgs
+from timelineview.model.database.connection import connect
+from timelineview.model.database.tables import read_columns
+from timelineview.model.store.trace_store import TraceStore
+
+INFO_TABLE = "COMPUTE_TASK_INFO"
+DEVICE_TABLE = "NPU_INFO"
+TEXT_COLUMNS = ("opType", "inputShapes", "inputDataTypes", "inputFormats", "outputShapes")
+SHAPE_COLUMNS = ("inputShapes", "outputShapes")
+INT_COLUMNS = ("blockDim", "globalTaskId")
+
+
+def database_descriptions(store: TraceStore, compute: np.ndarray, interner: Interner) -> SourceResult | None:
+    """The descriptions of the ``compute`` slices of a database card; None for a card of another kind or
+    a database without ``COMPUTE_TASK_INFO``."""
+    reader = store._args_reader  # noqa: SLF001 - where the card keeps each slice's info row
+    if not isinstance(reader, DatabaseArgs):
+        return None
+    table = INFO_TABLE if INFO_TABLE in reader.schema.columns else S.renamed_copy(reader.schema, INFO_TABLE)
+    if table is None or not reader.schema.has(table, "opType"):
+        return None
+    places = reader.locator.locate(store.slices.ordinals(compute))
+    info = np.where(places.kind == S.KIND_HARDWARE, places.info, S.NO_ROW).astype(np.int64)
+    try:
+        conn = connect(reader.path)
+    except (sqlite3.Error, OSError):
+        return None
+    try:
+        wanted = {c: "int" for c in TEXT_COLUMNS + INT_COLUMNS if reader.schema.has(table, c)}
+        rows = read_columns(conn, table, wanted, with_rowid=True)
+        result, row = _described(reader, rows, info, interner)
+        result.device = _device(conn, reader)
+        if "globalTaskId" in rows and reader.schema.has(PMU_TABLE, "globalTaskId", "name", "value"):
+            result.pmu = _pmu(conn, reader, _column_at(rows, "globalTaskId", row), result.described)
+    except sqlite3.DatabaseError:
+        return None
+    finally:
+        conn.close()
+    return result
+
+
+def _column_at(rows: dict[str, np.ndarray], column: str, at: np.ndarray) -> np.ndarray:
+    values = rows[column]
+    return np.where(at >= 0, values[np.maximum(at, 0)], NO_VALUE) if len(values) else np.full(len(at), NO_VALUE)
+
+
+def _described(reader: DatabaseArgs, rows: dict[str, np.ndarray], info: np.ndarray, interner: Interner
+               ) -> tuple[SourceResult, np.ndarray]:
+    """The descriptions of the tasks and the table's row of each (-1: none)."""
+    rowids = rows["rowid"].astype(np.int64)
+    order = np.argsort(rowids, kind="stable")
+    pos = np.searchsorted(rowids[order], info)
+    pos = np.minimum(pos, max(len(rowids) - 1, 0))
+    if len(rowids):
+        hit = (info >= 0) & (rowids[order][pos] == info)
+        row = np.where(hit, order[pos], -1)
+    else:
+        hit, row = np.zeros(len(info), bool), np.full(len(info), -1, np.int64)
+    result = SourceResult.empty(SOURCE_DATABASE, interner, len(info))
+    result.described = hit
+    for column, target in zip(TEXT_COLUMNS, ("op_type", "shapes", "dtypes", "formats", "out_shapes"), strict=True):
+        if column not in rows:
+            continue
+        ids = _column_at(rows, column, row)
+        setattr(result.found, target, _texts(reader, ids, interner, column in SHAPE_COLUMNS))
+    if "blockDim" in rows:
+        result.block_dim = _column_at(rows, "blockDim", row).astype(np.int32)
+    return result, row
+
+
+def _texts(reader: DatabaseArgs, db_ids: np.ndarray, interner: Interner, shapes: bool) -> np.ndarray:
+    """Database string ids → ids of ``interner`` (NO_VALUE for none), turning each distinct id once."""
+    uniq, inverse = np.unique(db_ids, return_inverse=True)
+    mapped = []
+    for u in uniq.tolist():
+        text = reader.strings.value(u) if u != NO_VALUE else None
+        if isinstance(text, str) and shapes:
+            text = shape_text(text)
+        mapped.append(interner.id(text if isinstance(text, str) and text != "N/A" else None))
+    return np.array(mapped, np.int32)[inverse.reshape(-1)] if len(uniq) else np.zeros(0, np.int32)
+
+
+def _device(conn: sqlite3.Connection, reader: DatabaseArgs) -> str:
+    """The chip the database names (``NPU_INFO.name``: ``Ascend910B``…), "" when none."""
+    if not reader.schema.has(DEVICE_TABLE, "name"):
+        return ""
+    for (name,) in conn.execute(f"select name from {DEVICE_TABLE}"):
+        if isinstance(name, str) and name.strip():
+            return name.strip()
+    return ""
+
+
+def _pmu(conn: sqlite3.Connection, reader: DatabaseArgs, task_ids: np.ndarray, described: np.ndarray
+         ) -> dict[str, np.ndarray]:
+    """``TASK_PMU_INFO`` pivoted: per figure name a float32 column over the tasks (NaN where absent)."""
+    got = read_columns(conn, PMU_TABLE, {"globalTaskId": "int", "name": "int", "value": "real"})
+    if not len(got["globalTaskId"]):
+        return {}
+    mine = np.flatnonzero(described & (task_ids != NO_VALUE))
+    order = mine[np.argsort(task_ids[mine], kind="stable")]
+    sorted_ids = task_ids[order]
+    pos = np.minimum(np.searchsorted(sorted_ids, got["globalTaskId"]), max(len(order) - 1, 0))
+    hit = (sorted_ids[pos] == got["globalTaskId"]) if len(order) else np.zeros(len(pos), bool)
+    out: dict[str, np.ndarray] = {}
+    names, inverse = np.unique(got["name"][hit], return_inverse=True)
+    tasks, values = order[pos[hit]], got["value"][hit]
+    for k, name_id in enumerate(names.tolist()):
+        name = reader.strings.value(name_id)
+        if not isinstance(name, str):
+            continue
+        column = np.full(len(task_ids), np.nan, np.float32)
+        here = inverse.reshape(-1) == k
+        column[tasks[here]] = values[here]
+        out[name] = column
+    return out
