@@ -25,9 +25,13 @@ def card_kernels(store: TraceStore, classification: Classification) -> KernelTab
     dim and PMU figures (metrics.md §7.1)."""
     compute = np.flatnonzero(classification.compute)
     interner = Interner()
-    found = (database_descriptions(store, compute, interner)
-             or kernel_details_descriptions(store, compute, interner)
-             or SourceResult.empty(SOURCE_NAME, interner, len(compute)))
+    found = SourceResult.empty(SOURCE_NAME, interner, len(compute))
+    for source in (database_descriptions, kernel_details_descriptions):
+        result = source(store, compute, interner)
+        if result is not None and (result.found.op_type != NO_VALUE).any():  # level0 databases write only N/A
+            found = result
+            break
+    described = int(np.count_nonzero(found.found.op_type != NO_VALUE))
     _fill_from_names(store, compute, found)
     group, first = found.found.grouped()
     d = found.found
@@ -44,7 +48,7 @@ def card_kernels(store: TraceStore, classification: Classification) -> KernelTab
                           out_shapes=d.out_shapes[first], flops=flops)
     return KernelTable(source=found.source, slices=compute.astype(np.int64), group=group,
                        block_dim=found.block_dim.astype(np.int32), groups=groups,
-                       described=int(np.count_nonzero(found.described)), pmu=found.pmu, device=found.device)
+                       described=described, pmu=found.pmu, device=found.device)
 
 
 def _fill_from_names(store: TraceStore, compute: np.ndarray, found: SourceResult) -> None:

@@ -1,7 +1,8 @@
 """An operator's type read off its name, when the capture describes its tasks no better.
 
 Kernel names end with the type the graph compiler gave them: ``Default/network/MatMul-op12`` (MindSpore),
-``aclnnMatmul_MatMulCommon_MatMulV2``, ``trans_TransData_3`` (torch_npu, a number after the type).
+``aclnnMatmul_MatMulCommon_MatMulV2``, ``trans_TransData_3``, ``Conv2D1`` (torch_npu: the graph's count of
+that type after it, apart or glued on).
 """
 
 from __future__ import annotations
@@ -9,13 +10,16 @@ from __future__ import annotations
 import re
 
 _MINDSPORE_SUFFIX = re.compile(r"-op\d+$")
+_NUMBERED = re.compile(r"^(.*[A-Za-z])\d+$")  # ``Conv2D1``: the graph's count of that type glued on
+_VERSION = "V"  # ``MatMulV2``, ``TopKV2``: a version, part of the type
 
 
 def op_type_of_name(name: str) -> str:
-    """The last non-numeric component of ``name`` (``…/MatMul-op12`` → ``MatMul``, ``trans_TransData_0`` →
-    ``TransData``), or the name itself when it has none."""
+    """The last non-numeric component of ``name`` without a count glued on (``…/MatMul-op12`` → ``MatMul``,
+    ``trans_TransData_0`` → ``TransData``, ``Conv2D1`` → ``Conv2D``, ``MatMulV2`` stays), or the name itself."""
     last = _MINDSPORE_SUFFIX.sub("", name.rsplit("/", 1)[-1])
     for part in reversed(last.split("_")):
         if part and not part.isdigit():
-            return part
+            numbered = _NUMBERED.match(part)
+            return numbered.group(1) if numbered and not numbered.group(1).endswith(_VERSION) else part
     return last or name

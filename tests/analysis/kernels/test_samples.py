@@ -1,0 +1,75 @@
+"""``by_op_type`` against the producer's own ``op_statistic.csv`` on the real torch_npu captures, and against
+an SQL count of ``COMPUTE_TASK_INFO`` on the database captures (skipped when ../shared/samples is absent)."""
+
+import csv
+import sqlite3
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from timelineview.analysis.card_analysis import analyse_card
+from timelineview.model import load
+
+SAMPLES = Path(__file__).resolve().parents[4] / "shared" / "samples"
+pytestmark = [pytest.mark.samples,
+              pytest.mark.skipif(not SAMPLES.is_dir(), reason="../shared/samples is absent")]
+
+
+def _kernels(path: Path) -> dict:
+    [store] = load(path)
+    return analyse_card(store, ("document",)).document["kernels"]
+
+
+@pytest.mark.parametrize("rank", [0, 1])
+def test_by_op_type_equals_op_statistic(rank):
+    folder = SAMPLES / "torch_npu" / f"rank{rank}_ascend_pt"
+    kernels = _kernels(folder)
+    assert kernels["source"] == "kernel_details.csv" and kernels["described"] == kernels["tasks"]
+    with open(folder / "ASCEND_PROFILER_OUTPUT" / "op_statistic.csv", newline="") as f:
+        producer = list(csv.DictReader(f))
+    ours = {(r["op_type"], r["core_type"]): r for r in kernels["by_op_type"]}
+    assert set(ours) == {(r["OP Type"], r["Core Type"]) for r in producer}
+    for r in producer:
+        row = ours[(r["OP Type"], r["Core Type"])]
+        assert row["count"] == int(r["Count"])
+        for key, column in (("total_us", "Total Time(us)"), ("min_us", "Min Time(us)"), ("mean_us", "Avg Time(us)"),
+                            ("max_us", "Max Time(us)")):
+            assert row[key] == pytest.approx(float(r[column]), rel=0.005), (r["OP Type"], key)
+        assert 100 * row["share"] == pytest.approx(float(r["Ratio(%)"]), rel=0.005, abs=0.001)
+
+
+def _database(level: str) -> Path:
+    [db] = list((SAMPLES / "torch_npu_db" / level / "rank0_ascend_pt").glob("ASCEND_PROFILER_OUTPUT/*_profiler_*.db"))
+    return db
+
+
+def _counts(kernels: dict) -> Counter:
+    counts = Counter()
+    for row in kernels["by_op_type"]:
+        counts[row["op_type"]] += row["count"]
+    return counts
+
+
+def test_database_op_types_equal_its_compute_task_info():
+    db = _database("level1")
+    kernels = _kernels(db)
+    conn = sqlite3.connect(db)
+    try:
+        query = ("select s.value, count(*) from COMPUTE_TASK_INFO c join STRING_IDS s on s.id = c.opType "
+                 "join TASK t on t.globalTaskId = c.globalTaskId group by s.value")
+        expected = dict(conn.execute(query).fetchall())
+        device = conn.execute("select name from NPU_INFO").fetchone()[0]
+    finally:
+        conn.close()
+    assert kernels["source"] == "database" and kernels["described"] == kernels["tasks"] == sum(expected.values())
+    assert _counts(kernels) == expected
+    assert kernels["device"] == device and kernels["peak_tflops"] is not None
+
+
+def test_a_database_without_op_types_reads_them_off_the_names():
+    """A level0 capture writes N/A for every op type: the names say it, as the level1 capture of the same job
+    writes it in its table."""
+    named = _kernels(_database("level0"))
+    assert named["source"] == "name" and named["described"] == 0
+    assert _counts(named) == _counts(_kernels(_database("level1")))
