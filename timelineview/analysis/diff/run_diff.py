@@ -17,6 +17,7 @@ import numpy as np
 
 from timelineview.analysis.communication.names import operator_kind
 from timelineview.analysis.diff.link_diff import LinkDelta, link_deltas
+from timelineview.analysis.diff.op_type_diff import op_type_totals
 from timelineview.analysis.diff.run_matching import BY_RANK, PAIRS_NAMED, match_cards, rank_renaming
 from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.steps import PHASE_KEYS as STEP_PHASE_KEYS
@@ -120,6 +121,7 @@ class RunDiff:
     links: list[LinkDelta] = field(default_factory=list)
     phase_keys: tuple[str, ...] = PHASE_KEYS  # the step phases of the cards, in order
     matched_by: str = BY_RANK  # one of MATCHINGS (run_matching)
+    op_types: list[NameDelta] = field(default_factory=list)  # the compute operators by op type (§7.1)
 
     def document(self) -> dict:
         """The ``diff --json`` document (metrics.md §9; its schema: ``timelineview/schemas/diff.schema.json``)."""
@@ -127,7 +129,7 @@ class RunDiff:
                 "cards": [c.document() for c in self.cards], "operators": [o.document() for o in self.operators],
                 "communication": [c.document() for c in self.communication],
                 "links": [x.document() for x in self.links], "matched_by": self.matched_by,
-                "notes": list(self.notes)}
+                "notes": list(self.notes), "op_types": [o.document() for o in self.op_types]}
 
 
 def step_phase_keys(steps: list[dict]) -> list[str]:
@@ -238,4 +240,5 @@ def diff_runs(base: AnalysisSession, new: AnalysisSession) -> RunDiff:
         more = f", … ({len(renamed)} ranks)" if len(renamed) > PAIRS_NAMED else ""
         notes.append("links matched with the base run's ranks renamed as its cards were matched ("
                      + ", ".join(renamed[:PAIRS_NAMED]) + more + ")")
-    return RunDiff(_by_change(cards), operators, communication, notes, links, phases, match.by)
+    op_types = _name_deltas(op_type_totals(base, matched_base), op_type_totals(new, matched_new))
+    return RunDiff(_by_change(cards), operators, communication, notes, links, phases, match.by, op_types)
