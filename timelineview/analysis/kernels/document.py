@@ -25,7 +25,8 @@ def _mfu(tflops: float | None, peak: Peak | None) -> float | None:
     return None if tflops is None or peak is None or peak.tflops <= 0 else tflops / peak.tflops
 
 
-def _rows(rows: KernelRows, peak: Peak | None, by_shape: bool, limit: int | None) -> list[dict]:
+def kernel_records(rows: KernelRows, peak: Peak | None, by_shape: bool, limit: int | None) -> list[dict]:
+    """The JSON records of ``rows`` (the first ``limit``; None: all), MFU against ``peak``."""
     n = len(rows) if limit is None else min(limit, len(rows))
     share, tflops = rows.share, rows.tflops
     out = []
@@ -85,7 +86,8 @@ def kernels_document(store: TraceStore, table: KernelTable, steps: Sequence[Step
             "note": None if peak else UNKNOWN_PEAK_NOTE,
             "flops": total_flops, "tflops": card_tflops, "mfu": _mfu(card_tflops, peak),
             "not_counted": list(dict.fromkeys(not_counted)),
-            "by_op_type": _rows(by_type, peak, False, None), "by_shape": _rows(by_shape, peak, True, TOP_SHAPES),
+            "by_op_type": kernel_records(by_type, peak, False, None),
+            "by_shape": kernel_records(by_shape, peak, True, TOP_SHAPES),
             "steps": step_rows}
 
 

@@ -44,7 +44,9 @@ def jump_to(cluster_tab, target: JumpTarget) -> bool:
     if target.lane:
         lane = lane_index(store.processes.name, [int(p) for p in store.lanes.process], list(store.lanes.name),
                           target.lane)
-    if target.name:
+    if target.slices is not None:
+        timeline.highlight_slices(target.card, target.slices, target.name or "")
+    elif target.name:
         timeline.highlight_name(target.card, target.name, target.start_ns, target.end_ns,
                                 [lane] if lane is not None else None)
     elif lane is not None:
