@@ -50,6 +50,7 @@ def test_other_types_are_not_counted():
                                                ("Default/net/MatMul-op12", "MatMul"),
                                                ("aclnnMatmul_MatMulCommon_MatMulV2", "MatMulV2"), ("Add", "Add"),
                                                ("Conv2DBackpropFilter10", "Conv2DBackpropFilter"), ("TopKV2", "TopKV2"),
+                                               ("MatMulV21", "MatMulV2"),
                                                ("42", "42")])
 def test_op_type_of_name(name, op_type):
     assert op_type_of_name(name) == op_type
