@@ -11,6 +11,7 @@ import numpy as np
 
 from timelineview.analysis.classify import Classification
 from timelineview.analysis.kernels.database_source import database_descriptions
+from timelineview.analysis.kernels.dense_ids import distinct_inverse
 from timelineview.analysis.kernels.flops import task_flops
 from timelineview.analysis.kernels.kernel_details_source import kernel_details_descriptions
 from timelineview.analysis.kernels.op_type_names import op_type_of_name
@@ -60,9 +61,9 @@ def _fill_from_names(store: TraceStore, compute: np.ndarray, found: SourceResult
         missing = np.flatnonzero(ids == NO_VALUE)
         if not len(missing):
             continue
-        uniq, inverse = np.unique(column[compute[missing]], return_inverse=True)
+        uniq, inverse = distinct_inverse(column[compute[missing]])
         mapped = [found.interner.id(of_text(store.strings[u] if u >= 0 else "")) for u in uniq.tolist()]
-        ids[missing] = np.array(mapped, np.int32)[inverse.reshape(-1)]
+        ids[missing] = np.array(mapped, np.int32)[inverse]
 
 
 def _core_type(task_type: str) -> str:

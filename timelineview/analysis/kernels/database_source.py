@@ -10,6 +10,7 @@ import sqlite3
 
 import numpy as np
 
+from timelineview.analysis.kernels.dense_ids import distinct_inverse
 from timelineview.analysis.kernels.source_result import SourceResult, shape_text
 from timelineview.analysis.kernels.table import NO_VALUE, SOURCE_DATABASE, Interner
 from timelineview.model.database import slices as S
@@ -63,7 +64,8 @@ def _described(reader: DatabaseArgs, rows: dict[str, np.ndarray], info: np.ndarr
                ) -> tuple[SourceResult, np.ndarray]:
     """The descriptions of the tasks and the table's row of each (-1: none)."""
     rowids = rows["rowid"].astype(np.int64)
-    order = np.argsort(rowids, kind="stable")
+    ascending = len(rowids) < 2 or bool((rowids[1:] > rowids[:-1]).all())  # as a table scan gives them
+    order = np.arange(len(rowids)) if ascending else np.argsort(rowids, kind="stable")
     pos = np.searchsorted(rowids[order], info)
     pos = np.minimum(pos, max(len(rowids) - 1, 0))
     if len(rowids):
@@ -85,14 +87,14 @@ def _described(reader: DatabaseArgs, rows: dict[str, np.ndarray], info: np.ndarr
 
 def _texts(reader: DatabaseArgs, db_ids: np.ndarray, interner: Interner, shapes: bool) -> np.ndarray:
     """Database string ids → ids of ``interner`` (NO_VALUE for none), turning each distinct id once."""
-    uniq, inverse = np.unique(db_ids, return_inverse=True)
+    uniq, inverse = distinct_inverse(db_ids)
     mapped = []
     for u in uniq.tolist():
         text = reader.strings.value(u) if u != NO_VALUE else None
         if isinstance(text, str) and shapes:
             text = shape_text(text)
         mapped.append(interner.id(text if isinstance(text, str) and text != "N/A" else None))
-    return np.array(mapped, np.int32)[inverse.reshape(-1)] if len(uniq) else np.zeros(0, np.int32)
+    return np.array(mapped, np.int32)[inverse] if len(uniq) else np.zeros(0, np.int32)
 
 
 def _device(conn: sqlite3.Connection, reader: DatabaseArgs) -> str:

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from timelineview.analysis.kernels.dense_ids import distinct_inverse, first_positions
+
 NO_VALUE = -1  # a string id or block dim that the source does not give
 
 SOURCE_DATABASE = "database"  # COMPUTE_TASK_INFO (+ TASK_PMU_INFO) of a profiler database
@@ -107,7 +109,8 @@ class Descriptions:
             key = np.stack(columns, axis=1)
             _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
         else:
-            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+            uniq, inverse = distinct_inverse(key)
+            first = first_positions(inverse, len(uniq))
         return inverse.reshape(-1).astype(np.int32), first.astype(np.int64)
 
 
