@@ -20,6 +20,12 @@ def test_matrix_product_with_bias_and_broadcast_batch():
     assert task_flops("BatchMatMul", "4,2,10,6;6,7") == 2 * 8 * 10 * 7 * 6
 
 
+def test_the_output_shape_settles_which_operand_is_transposed():
+    # A [32, 4096], B [32, 4096]: A·Bᵀ (k = 4096, output 32 x 32) or Aᵀ·B (k = 32, output 4096 x 4096)
+    assert task_flops("MatMulV2", "32,4096;32,4096", output_shapes="4096,4096") == 2 * 4096 * 4096 * 32
+    assert task_flops("MatMulV2", "32,4096;32,4096", output_shapes="32,32") == 2 * 32 * 32 * 4096
+
+
 def test_matrix_product_whose_operands_do_not_fit_counts_zero():
     assert task_flops("MatMul", "3,5;7,11") == 0.0
 

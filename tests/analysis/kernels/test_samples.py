@@ -2,6 +2,7 @@
 an SQL count of ``COMPUTE_TASK_INFO`` on the database captures (skipped when ../shared/samples is absent)."""
 
 import csv
+import shutil
 import sqlite3
 from collections import Counter
 from pathlib import Path
@@ -68,8 +69,31 @@ def test_database_op_types_equal_its_compute_task_info():
 
 
 def test_a_database_without_op_types_reads_them_off_the_names():
-    """A level0 capture writes N/A for every op type: the names say it, as the level1 capture of the same job
-    writes it in its table."""
+    """A level0 capture writes N/A for every op type (and shape): the names say the type, as the level1 capture
+    of the same job writes it in its table, and the shapes come from the host operators (PYTORCH_API)."""
     named = _kernels(_database("level0"))
-    assert named["source"] == "name" and named["described"] == 0
+    assert named["source"] == "host operator (flows)" and 0 < named["described"] <= named["tasks"]
     assert _counts(named) == _counts(_kernels(_database("level1")))
+
+
+def test_without_the_kernel_table_shapes_come_from_the_launching_host_operators(tmp_path):
+    """The same trace alone in a folder: op types from the names equal the producer's, shapes from the host
+    operators' Input Dims, and every matrix product counts the FLOPs its kernel_details.csv row gives."""
+    import numpy as np
+
+    from timelineview.analysis.classify import classify
+    from timelineview.analysis.kernels import card_kernels
+
+    folder = SAMPLES / "torch_npu" / "rank0_ascend_pt"
+    shutil.copy(folder / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", tmp_path / "trace_view.json")
+    [alone] = load(tmp_path / "trace_view.json", cache=False)
+    [beside] = load(folder, cache=False)
+    host, table = card_kernels(alone, classify(alone)), card_kernels(beside, classify(beside))
+    assert host.source == "host operator (flows)" and table.source == "kernel_details.csv"
+    assert np.array_equal(host.slices, table.slices)
+    op_types = table.groups.text(table.groups.op_type[table.group])
+    assert host.groups.text(host.groups.op_type[host.group]) == op_types
+    assert host.described > 0.9 * len(host)
+    matrix = np.array([t.startswith("MatMul") for t in op_types])
+    assert matrix.sum() >= 8
+    assert host.task_flops[matrix] == pytest.approx(table.task_flops[matrix])

@@ -1,7 +1,8 @@
 """A card's :class:`KernelTable`: its compute tasks described by the best source its capture has.
 
 Sources in order: the database's ``COMPUTE_TASK_INFO`` (a database card), ``kernel_details.csv`` beside a
-JSON trace, and each task's name (the op type only). A task that the chosen source does not describe falls
+JSON trace, the host operator that launched each task (its input shapes, through the trace's flows), and each
+task's name (the op type). A task that the chosen source does not describe falls
 back to its name, so every compute task has an op type; ``KernelTable.described`` says how many did not.
 """
 
@@ -13,6 +14,7 @@ from timelineview.analysis.classify import Classification
 from timelineview.analysis.kernels.database_source import database_descriptions
 from timelineview.analysis.kernels.dense_ids import distinct_inverse
 from timelineview.analysis.kernels.flops import task_flops
+from timelineview.analysis.kernels.host_flow_source import host_flow_descriptions
 from timelineview.analysis.kernels.kernel_details_source import kernel_details_descriptions
 from timelineview.analysis.kernels.op_type_names import op_type_of_name
 from timelineview.analysis.kernels.source_result import SourceResult
@@ -27,12 +29,12 @@ def card_kernels(store: TraceStore, classification: Classification) -> KernelTab
     compute = np.flatnonzero(classification.compute)
     interner = Interner()
     found = SourceResult.empty(SOURCE_NAME, interner, len(compute))
-    for source in (database_descriptions, kernel_details_descriptions):
+    for source in (database_descriptions, kernel_details_descriptions, host_flow_descriptions):
         result = source(store, compute, interner)
-        if result is not None and (result.found.op_type != NO_VALUE).any():  # level0 databases write only N/A
+        if result is not None and result.described.any():  # level0 databases write only N/A
             found = result
             break
-    described = int(np.count_nonzero(found.found.op_type != NO_VALUE))
+    described = int(np.count_nonzero(found.described))
     _fill_from_names(store, compute, found)
     group, first = found.found.grouped()
     d = found.found

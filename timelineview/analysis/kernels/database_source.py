@@ -74,12 +74,12 @@ def _described(reader: DatabaseArgs, rows: dict[str, np.ndarray], info: np.ndarr
     else:
         hit, row = np.zeros(len(info), bool), np.full(len(info), -1, np.int64)
     result = SourceResult.empty(SOURCE_DATABASE, interner, len(info))
-    result.described = hit
     for column, target in zip(TEXT_COLUMNS, ("op_type", "shapes", "dtypes", "formats", "out_shapes"), strict=True):
         if column not in rows:
             continue
         ids = _column_at(rows, column, row)
         setattr(result.found, target, _texts(reader, ids, interner, column in SHAPE_COLUMNS))
+    result.described = hit & ((result.found.op_type != NO_VALUE) | (result.found.shapes != NO_VALUE))
     if "blockDim" in rows:
         result.block_dim = _column_at(rows, "blockDim", row).astype(np.int32)
     return result, row

@@ -57,20 +57,28 @@ def task_flops(op_type: str, shapes: str, formats: str = "", output_shapes: str 
         return NOT_COUNTED
     inputs = parse_shapes(shapes)
     if kind == "matrix":
-        return matrix_product_flops(inputs)
+        return matrix_product_flops(inputs, parse_shapes(output_shapes))
     if kind == "convolution":
         return convolution_flops(inputs, formats.split(";"), parse_shapes(output_shapes))
     forward = attention_flops(inputs)
     return forward * BACKWARD_FACTOR if kind == "attention_backward" else forward
 
 
-def matrix_product_flops(inputs: Sequence[tuple[int, ...]]) -> float:
+def matrix_product_flops(inputs: Sequence[tuple[int, ...]], outputs: Sequence[tuple[int, ...]] = ()) -> float:
     """2·b·m·n·k of A [.., m, k] × B [.., k, n]: k is the dimension the two operands share, so a transposed
-    operand is recognised by which of its dimensions agrees with the other's."""
+    operand is recognised by which of its dimensions agrees with the other's. Where two readings fit
+    (A [32, 4096], B [32, 4096]: A·Bᵀ or Aᵀ·B) the output's shape [.., m, n] tells them apart."""
     if len(inputs) < 2 or len(inputs[0]) < 2 or len(inputs[1]) < 2:
         return 0.0
     a, b = inputs[0], inputs[1]
     a_rows, a_cols, b_rows, b_cols = a[-2], a[-1], b[-2], b[-1]
+    out = outputs[0] if outputs and len(outputs[0]) >= 2 else None
+    if out is not None:
+        m, n = out[-2], out[-1]
+        for m_a, k_a in ((a_rows, a_cols), (a_cols, a_rows)):  # A as stored, or transposed
+            for k_b, n_b in ((b_rows, b_cols), (b_cols, b_rows)):
+                if (m_a, k_a, n_b) == (m, k_b, n):
+                    return 2.0 * max(math.prod(out[:-2]), 1) * m * n * k_a
     for m, k, k2, n in ((a_rows, a_cols, b_rows, b_cols), (a_rows, a_cols, b_cols, b_rows),
                         (a_cols, a_rows, b_rows, b_cols), (a_cols, a_rows, b_cols, b_rows)):
         if k == k2:
