@@ -120,3 +120,24 @@ def test_without_a_table_op_types_come_from_names(tmp_path):
     assert table.source == SOURCE_NAME and table.described == 0
     g = table.groups
     assert g.text(g.op_type[table.group]) == [op for op, *_ in truth]
+
+
+def test_sql_tables_hold_the_tasks_and_the_documents_rows(tmp_path):
+    """``kernels`` joins ``slices`` on (card, id) and sums to the document's ``op_types``."""
+    pytest.importorskip("duckdb")
+    from timelineview.api.session import Session
+
+    store, truth, _ = _card(tmp_path)
+    session = Session([store])
+    rows = session.sql("select k.op_type, count(*) n, sum(s.dur_ns) total from kernels k join slices s "
+                       "on s.card = k.card and s.id = k.id group by k.op_type")
+    got = {r.op_type: (r.n, int(r.total)) for r in rows.itertuples()}
+    expected = defaultdict(lambda: [0, 0])
+    for op, _core, _shapes, dur, _flops, _t in truth:
+        expected[op][0] += 1
+        expected[op][1] += dur
+    assert got == {k: tuple(v) for k, v in expected.items()}
+    by_type = session.sql("select op_type, sum(count) n from op_types group by op_type")
+    assert {r.op_type: r.n for r in by_type.itertuples()} == {k: v[0] for k, v in expected.items()}
+    flops = session.sql("select sum(flops) f from kernels where op_type = 'MatMulV2'").f[0]
+    assert flops == sum(f for op, *_, f, _t in truth if op == "MatMulV2" and f is not None)
