@@ -23,7 +23,6 @@ INFO_TABLE = "COMPUTE_TASK_INFO"
 DEVICE_TABLE = "NPU_INFO"
 TEXT_COLUMNS = ("opType", "inputShapes", "inputDataTypes", "inputFormats", "outputShapes")
 SHAPE_COLUMNS = ("inputShapes", "outputShapes")
-INT_COLUMNS = ("blockDim", "globalTaskId")
 
 
 def database_descriptions(store: TraceStore, compute: np.ndarray, interner: Interner) -> SourceResult | None:
@@ -36,18 +35,15 @@ def database_descriptions(store: TraceStore, compute: np.ndarray, interner: Inte
     if table is None or not reader.schema.has(table, "opType"):
         return None
     places = reader.locator.locate(store.slices.ordinals(compute))
-    info = np.where(places.kind == S.KIND_HARDWARE, places.info, S.NO_ROW).astype(np.int64)
+    info = np.where(places.kind == S.KIND_HARDWARE, places.info, S.NO_ROW)
+    del places  # let go: what the stage holds at once is its peak
     try:
         conn = connect(reader.path)
     except (sqlite3.Error, OSError):
         return None
     try:
-        wanted = {c: "int" for c in TEXT_COLUMNS + INT_COLUMNS if reader.schema.has(table, c)}
-        rows = read_columns(conn, table, wanted, with_rowid=True)
-        result, row = _described(reader, rows, info, interner)
+        result = _described(conn, reader, table, info, interner)
         result.device = _device(conn, reader)
-        if "globalTaskId" in rows and reader.schema.has(PMU_TABLE, "globalTaskId", "name", "value"):
-            result.pmu = _pmu(conn, reader, _column_at(rows, "globalTaskId", row), result.described)
     except sqlite3.DatabaseError:
         return None
     finally:
@@ -55,34 +51,41 @@ def database_descriptions(store: TraceStore, compute: np.ndarray, interner: Inte
     return result
 
 
-def _column_at(rows: dict[str, np.ndarray], column: str, at: np.ndarray) -> np.ndarray:
-    values = rows[column]
+def _column_at(values: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """``values`` at the rows ``at`` (NO_VALUE where -1)."""
     return np.where(at >= 0, values[np.maximum(at, 0)], NO_VALUE) if len(values) else np.full(len(at), NO_VALUE)
 
 
-def _described(reader: DatabaseArgs, rows: dict[str, np.ndarray], info: np.ndarray, interner: Interner
-               ) -> tuple[SourceResult, np.ndarray]:
-    """The descriptions of the tasks and the table's row of each (-1: none)."""
-    rowids = rows["rowid"].astype(np.int64)
+def _described(conn: sqlite3.Connection, reader: DatabaseArgs, table: str, info: np.ndarray,
+               interner: Interner) -> SourceResult:
+    """The descriptions of the tasks whose info rows are ``info`` (-1: none). The table is read one column at
+    a time (each scan is fast) and each turned into the tasks' ids before the next: a ten-million-row table
+    is never held whole."""
+    rowids = read_columns(conn, table, {}, with_rowid=True, narrow=("rowid",))["rowid"]
     ascending = len(rowids) < 2 or bool((rowids[1:] > rowids[:-1]).all())  # as a table scan gives them
     order = np.arange(len(rowids)) if ascending else np.argsort(rowids, kind="stable")
-    pos = np.searchsorted(rowids[order], info)
-    pos = np.minimum(pos, max(len(rowids) - 1, 0))
+    pos = np.minimum(np.searchsorted(rowids[order], info), max(len(rowids) - 1, 0))
     if len(rowids):
         hit = (info >= 0) & (rowids[order][pos] == info)
         row = np.where(hit, order[pos], -1)
     else:
         hit, row = np.zeros(len(info), bool), np.full(len(info), -1, np.int64)
+    del rowids, order, pos
+
+    def column(name: str) -> np.ndarray:
+        values = read_columns(conn, table, {name: "int"}, narrow=(name,))[name]
+        return _column_at(values, row)
+
     result = SourceResult.empty(SOURCE_DATABASE, interner, len(info))
-    for column, target in zip(TEXT_COLUMNS, ("op_type", "shapes", "dtypes", "formats", "out_shapes"), strict=True):
-        if column not in rows:
-            continue
-        ids = _column_at(rows, column, row)
-        setattr(result.found, target, _texts(reader, ids, interner, column in SHAPE_COLUMNS))
+    for name, target in zip(TEXT_COLUMNS, ("op_type", "shapes", "dtypes", "formats", "out_shapes"), strict=True):
+        if reader.schema.has(table, name):
+            setattr(result.found, target, _texts(reader, column(name), interner, name in SHAPE_COLUMNS))
     result.described = hit & ((result.found.op_type != NO_VALUE) | (result.found.shapes != NO_VALUE))
-    if "blockDim" in rows:
-        result.block_dim = _column_at(rows, "blockDim", row).astype(np.int32)
-    return result, row
+    if reader.schema.has(table, "blockDim"):
+        result.block_dim = column("blockDim").astype(np.int32)
+    if reader.schema.has(table, "globalTaskId") and reader.schema.has(PMU_TABLE, "globalTaskId", "name", "value"):
+        result.pmu = _pmu(conn, reader, column("globalTaskId"), result.described)
+    return result
 
 
 def _texts(reader: DatabaseArgs, db_ids: np.ndarray, interner: Interner, shapes: bool) -> np.ndarray:
