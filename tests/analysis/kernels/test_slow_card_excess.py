@@ -43,3 +43,13 @@ def test_excess_against_a_hand_median():
                                                                         ("Add", 0.5)]
     assert sum(r["share_of_excess"] for r in rows) == pytest.approx(1.0)
     assert op_type_excess([card("x", {})], "x") is None
+
+
+def test_the_readable_output_names_the_slowed_op_types(session):
+    from timelineview.analysis.summary import format_text
+
+    text = format_text(session.stats_document())
+    section = text.split(f"What rank {SLOW} spends more on")[1]
+    first_rows = "\n".join(section.splitlines()[3:5])
+    assert all(op in first_rows for op in SLOWED)
+    assert "Top op types of rank 0 (from name;" in text
