@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.samples,
 
 
 def _kernels(path: Path) -> dict:
-    [store] = load(path)
+    [store] = load(path, cache=False)
     return analyse_card(store, ("document",)).document["kernels"]
 
 
@@ -97,3 +97,11 @@ def test_without_the_kernel_table_shapes_come_from_the_launching_host_operators(
     matrix = np.array([t.startswith("MatMul") for t in op_types])
     assert matrix.sum() >= 8
     assert host.task_flops[matrix] == pytest.approx(table.task_flops[matrix])
+
+
+def test_locating_the_tasks_a_chunk_at_a_time_changes_nothing(monkeypatch):
+    from timelineview.analysis.kernels import database_source
+
+    whole = _kernels(_database("level1"))
+    monkeypatch.setattr(database_source, "LOCATE_CHUNK", 50)  # 187 tasks: four chunks
+    assert _kernels(_database("level1")) == whole

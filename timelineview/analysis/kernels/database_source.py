@@ -23,6 +23,7 @@ INFO_TABLE = "COMPUTE_TASK_INFO"
 DEVICE_TABLE = "NPU_INFO"
 TEXT_COLUMNS = ("opType", "inputShapes", "inputDataTypes", "inputFormats", "outputShapes")
 SHAPE_COLUMNS = ("inputShapes", "outputShapes")
+LOCATE_CHUNK = 1 << 20  # tasks located at once
 
 
 def database_descriptions(store: TraceStore, compute: np.ndarray, interner: Interner) -> SourceResult | None:
@@ -34,9 +35,7 @@ def database_descriptions(store: TraceStore, compute: np.ndarray, interner: Inte
     table = INFO_TABLE if INFO_TABLE in reader.schema.columns else S.renamed_copy(reader.schema, INFO_TABLE)
     if table is None or not reader.schema.has(table, "opType"):
         return None
-    places = reader.locator.locate(store.slices.ordinals(compute))
-    info = np.where(places.kind == S.KIND_HARDWARE, places.info, S.NO_ROW)
-    del places  # let go: what the stage holds at once is its peak
+    info = _info_rows(store, reader, compute)
     try:
         conn = connect(reader.path)
     except (sqlite3.Error, OSError):
@@ -49,6 +48,16 @@ def database_descriptions(store: TraceStore, compute: np.ndarray, interner: Inte
     finally:
         conn.close()
     return result
+
+
+def _info_rows(store: TraceStore, reader: DatabaseArgs, compute: np.ndarray) -> np.ndarray:
+    """Each task's ``COMPUTE_TASK_INFO`` rowid (-1: none), located a chunk of tasks at a time (locating
+    builds several arrays per task: the stage's peak)."""
+    info = np.full(len(compute), S.NO_ROW, np.int64)
+    for a in range(0, len(compute), LOCATE_CHUNK):
+        places = reader.locator.locate(store.slices.ordinals(compute[a:a + LOCATE_CHUNK]))
+        info[a:a + LOCATE_CHUNK] = np.where(places.kind == S.KIND_HARDWARE, places.info, S.NO_ROW)
+    return info
 
 
 def _column_at(values: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -67,7 +76,7 @@ def _described(conn: sqlite3.Connection, reader: DatabaseArgs, table: str, info:
     pos = np.minimum(np.searchsorted(rowids[order], info), max(len(rowids) - 1, 0))
     if len(rowids):
         hit = (info >= 0) & (rowids[order][pos] == info)
-        row = np.where(hit, order[pos], -1)
+        row = np.where(hit, order[pos], -1).astype(np.int32 if len(rowids) < 2**31 else np.int64)
     else:
         hit, row = np.zeros(len(info), bool), np.full(len(info), -1, np.int64)
     del rowids, order, pos
