@@ -20,15 +20,16 @@ HOST_OPERATOR = "cpu_op"  # the category of the framework's operators, which car
 DIMS_KEY, TYPES_KEY = "Input Dims", "Input type"
 ARG_SEPARATOR = ";\r\n"
 ATEN_PREFIX = "aten::"
+PROBED = 64  # host operators read to learn whether shapes were recorded
 MAX_HOST_OPERATORS = 1_000_000  # args read at most (each is a read of the file)
 
 
 def host_flow_descriptions(store: TraceStore, compute: np.ndarray, interner: Interner) -> SourceResult | None:
     """Shapes and data types of the ``compute`` slices launched through ``async_npu`` flows; None without them."""
     flow_cat, op_cat = store.string_id(LAUNCH_FLOW), store.string_id(HOST_OPERATOR)
-    if flow_cat < 0 or op_cat < 0:
+    if flow_cat < 0 or op_cat < 0 or not _shapes_recorded(store, op_cat):
         return None
-    flows = store.flows
+    flows = store.flows  # bound to the slices on first use: only once shapes are known to be there
     cat, dst = np.asarray(flows.cat), np.asarray(flows.dst_slice, dtype=np.int64)
     position = np.full(len(store.slices), -1, np.int64)
     position[compute] = np.arange(len(compute))
@@ -50,6 +51,16 @@ def host_flow_descriptions(store: TraceStore, compute: np.ndarray, interner: Int
     result.found.dtypes[tasks] = types[inverse.reshape(-1)]
     result.described[tasks] = result.found.shapes[tasks] != NO_VALUE
     return result
+
+
+def _shapes_recorded(store: TraceStore, op_cat: int) -> bool:
+    """Whether the capture recorded input shapes (``record_shapes``): some of ``PROBED`` host operators spread
+    over the card carry ``Input Dims``. A few reads instead of binding every flow of a card that has none."""
+    ops = np.flatnonzero(store.slices.cat == op_cat)
+    if not len(ops):
+        return False
+    probe = ops[np.unique(np.linspace(0, len(ops) - 1, min(PROBED, len(ops))).astype(np.int64))]
+    return any(isinstance(a, dict) and a.get(DIMS_KEY) for a in store.args_many(probe))
 
 
 def _launching_operator(store: TraceStore, op_cat: int, lanes: np.ndarray, ts: np.ndarray) -> np.ndarray:
