@@ -8,6 +8,7 @@ other cards' (0 where a card never runs it).
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 
 import numpy as np
@@ -20,10 +21,10 @@ def _per_step(card: dict) -> dict[str, float] | None:
     if not kernels:
         return None
     steps = max(len(card.get("steps") or []), 1)
-    out: dict[str, float] = defaultdict(float)
-    for row in kernels.get("by_op_type") or []:
-        out[row["op_type"]] += row["total_us"] / steps
-    return out
+    totals: dict[str, list[float]] = defaultdict(list)
+    for row in kernels.get("by_op_type") or []:  # an op type on several core types: one sum, whatever their order
+        totals[row["op_type"]].append(row["total_us"])
+    return {op_type: math.fsum(v) / steps for op_type, v in totals.items()}
 
 
 def op_type_excess(card_docs: list[dict], card: str, top: int = TOP_CONTRIBUTORS) -> list[dict] | None:
@@ -35,13 +36,13 @@ def op_type_excess(card_docs: list[dict], card: str, top: int = TOP_CONTRIBUTORS
     if mine is None or not others:
         return None
     rows = []
-    for op_type in set(mine).union(*others):
+    for op_type in sorted(set(mine).union(*others)):  # one order: the sums below are the same every run
         median = float(np.median([o.get(op_type, 0.0) for o in others]))
         value = mine.get(op_type, 0.0)
         if value > median:
             rows.append({"op_type": op_type, "us_per_step": value, "median_us_per_step": median,
                          "excess_us_per_step": value - median})
-    total = sum(r["excess_us_per_step"] for r in rows)
+    total = math.fsum(r["excess_us_per_step"] for r in rows)
     rows.sort(key=lambda r: (-r["excess_us_per_step"], r["op_type"]))
     for r in rows:
         r["share_of_excess"] = r["excess_us_per_step"] / total if total else 0.0
