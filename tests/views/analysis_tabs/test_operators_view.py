@@ -138,6 +138,9 @@ def test_by_op_type_and_shape_views_match_a_plain_count_and_highlight_the_tasks(
         rows[r["op_type"]][1] += round(r["total_us"] * 1000)
     assert dict(rows) == dict(expected)
     assert [c.key for c in view.model.columns][-3:] == ["gflops", "tflops", "mfu"]
+    total = [c.key for c in view.model.columns].index("total_us")
+    shown = [view.proxy.index(r, total).data(QtCore.Qt.ItemDataRole.UserRole) for r in range(view.proxy.rowCount())]
+    assert shown == sorted(shown, reverse=True)  # opened sorted by total
     row = next(i for i, r in enumerate(view.model.rows) if r["count"] >= 3)
     record = view.model.rows[row]
     target = view.open_row(row)

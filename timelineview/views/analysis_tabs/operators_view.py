@@ -10,6 +10,7 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtWidgets
 
+from timelineview.analysis.kernels.chip_peaks import chip_peak
 from timelineview.analysis.kernels.view_rows import SLICES, kernel_view_rows
 from timelineview.analysis.operators import OperatorAcrossCards, operators_across_cards
 from timelineview.views.analysis_tabs.record_table import (
@@ -46,7 +47,7 @@ CARD_COLUMNS = (
 )
 TYPE_COLUMNS = (RecordColumn("task_type", "Task type", TEXT, "hardware task type"), *CARD_COLUMNS[1:])
 FLOPS_COLUMNS = (
-    RecordColumn("gflops", "GFLOPs", COUNT, "floating-point operations of its tasks, 10⁹ (matrix products, "
+    RecordColumn("gflops", "GFLOPs", NUMBER, "floating-point operations of its tasks, 10⁹ (matrix products, "
                  "convolutions, FlashAttention; empty: a type no formula counts)"),
     RecordColumn("tflops", "TFLOPS", NUMBER, "achieved: FLOPs / total time, 10¹² per second"),
     RecordColumn("mfu", "MFU", SHARE, "achieved TFLOPS / the chip's peak (empty: no known peak)"),
@@ -170,7 +171,9 @@ class OperatorsView(QtWidgets.QWidget):
             total = table.compute_total_ns / 1e6 if table is not None else 0.0
             self.note.setText(f"{len(rows)} {'task types' if by_type else 'operators'}, {total:.3f} ms of compute"
                               + ("" if by_type else ". " + self._open_hint("")))
-        self.table.sortByColumn(1 if number == ACROSS else 2, QtCore.Qt.SortOrder.DescendingOrder)
+        keys = [c.key for c in self.model.columns]
+        by_total = keys.index("total_us") if "total_us" in keys else (1 if number == ACROSS else 2)
+        self.table.sortByColumn(by_total, QtCore.Qt.SortOrder.DescendingOrder)
         fit_columns(self.table)
 
     def _show_kernels(self, number: int, by_shape: bool) -> None:
@@ -183,12 +186,12 @@ class OperatorsView(QtWidgets.QWidget):
             return
         rows = kernel_view_rows(card.store, table, by_shape)
         self.model.set_rows(rows, SHAPE_COLUMNS if by_shape else OP_TYPE_COLUMNS)
-        peak = rows[0]["mfu"] is not None or not any(r["tflops"] for r in rows)
+        peak = chip_peak(table.device)
         what = "shapes" if by_shape else "op types"
         self.note.setText(f"{len(rows)} {what} over {len(table):,} compute tasks, described by "
-                          f"{table.source} ({table.described:,} of them; the others by name)"
-                          + ("" if peak else "; no known peak for this chip: no MFU") + ". "
-                          + self._open_hint(""))
+                          f"{table.source} ({table.described:,} of them; the others by name); "
+                          + (f"MFU against {table.device}'s {peak.tflops:g} TFLOPS" if peak
+                             else "no known peak for this chip: no MFU") + ". " + self._open_hint(""))
 
     def _operators(self, number: int):
         a = self.session.analyse(number, ("operators",))
