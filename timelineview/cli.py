@@ -8,6 +8,7 @@ import threading
 
 import orjson
 
+from timelineview.analysis.kernels.document import with_peak
 from timelineview.analysis.summaries.summary_session import (
     UNREADABLE,
     SummarySession,
@@ -50,14 +51,25 @@ def stats_main(argv: list[str]) -> int:
                         help="print the statistics as one JSON document (its fields: timelineview docs metrics)")
     add_gap_option(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument("--peak-tflops", type=float, default=None,
+                        help="the chip's peak TFLOPS for MFU, instead of the package's table (docs/metrics.md §7.1)")
     add_cache_option(parser)
     args = parser.parse_args(argv)
     return run_guarded("timelineview stats", lambda: _stats(args))
 
 
+def _with_peak(doc: dict, peak_tflops: float | None) -> dict:
+    """``doc`` with every card's MFU against ``peak_tflops`` (``--peak-tflops``), when given."""
+    if peak_tflops:
+        for card in doc.get("cards", []):
+            if "kernels" in card:
+                card["kernels"] = with_peak(card["kernels"], peak_tflops)
+    return doc
+
+
 def _stats(args: argparse.Namespace) -> int:
     if len(args.paths) == 1 and looks_like_summary(args.paths[0]):  # metrics.md §10: no trace is read
-        return _stats_of_summary(args.paths[0], args.json)
+        return _stats_of_summary(args.paths[0], args.json, args.peak_tflops)
     cancel = threading.Event()
     terminal = TerminalLines(not args.quiet and sys.stderr.isatty(), "stats")
     sources = card_sources(args.paths)
@@ -75,7 +87,7 @@ def _stats(args: argparse.Namespace) -> int:
         print(f"timelineview stats: nothing readable: {terminal_safe(nothing_readable_reason(stores))}",
               file=sys.stderr)
         return EXIT_NOTHING_READABLE
-    doc = stats_document(stores, min_gap_ns=int(round(args.min_gap_us * 1000)))
+    doc = _with_peak(stats_document(stores, min_gap_ns=int(round(args.min_gap_us * 1000))), args.peak_tflops)
     notes = [card_line(s.card, EMPTY_CAPTURE) for s in stores if empty_capture(s)]
     notes += [card_line(src.label, skipped) for src in sources for skipped in src.skipped]
     if notes:  # metrics.md §5: what a reader of the numbers should know (empty captures, files left aside)
@@ -89,7 +101,7 @@ def _stats(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _stats_of_summary(folder: str, as_json: bool) -> int:
+def _stats_of_summary(folder: str, as_json: bool, peak_tflops: float | None = None) -> int:
     """The summary's document; an index that cannot be read or is incomplete, or no card that can be read,
     is exit 1 with why. A card that failed or cannot be read (damaged, or not the run the index names) is
     named on stderr with why, and the others are printed."""
@@ -108,7 +120,7 @@ def _stats_of_summary(folder: str, as_json: bool) -> int:
     for line in session.stamps:
         print(line, file=sys.stderr)
     try:
-        doc = session.stats_document()
+        doc = _with_peak(session.stats_document(), peak_tflops)
     except (KeyError, ValueError, TypeError, AttributeError, IndexError) as exc:
         # every file passed its digests and every card its checks: values that still break the analysis
         # were written by something other than summarize (digests rewritten after an edit)

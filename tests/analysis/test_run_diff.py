@@ -71,7 +71,8 @@ def test_mismatched_runs_are_reported_not_raised():
     assert any("3 step(s) in the base run, 4 in the new" in n for n in d.notes)
     assert [c.card for c in d.cards] == ["rank 0", "rank 1"]
     doc = d.document()
-    assert set(doc) == {"schema", "cards", "operators", "communication", "links", "matched_by", "notes"}
+    assert set(doc) == {"schema", "cards", "operators", "communication", "links", "matched_by", "notes",
+                        "op_types"}  # op_types: the operators by op type (metrics.md §9)
     assert doc["matched_by"] == "rank"
     assert set(doc["cards"][0]) == {"card", "new_card", "base", "new", "delta"}
 

@@ -18,6 +18,9 @@ from timelineview.analysis.communication.document import cluster_json
 from timelineview.analysis.derived import derive
 from timelineview.analysis.file_overlap import file_overlap
 from timelineview.analysis.findings import evaluate_findings
+from timelineview.analysis.kernels import card_kernels
+from timelineview.analysis.kernels.document import kernels_document
+from timelineview.analysis.kernels.slow_card_excess import with_op_type_excess
 from timelineview.analysis.memory.findings import MemoryCard, cards_imbalance
 from timelineview.analysis.memory.stage import card_memory
 from timelineview.analysis.operators import card_operators, operators_across_cards
@@ -58,6 +61,7 @@ def reference_document(stores, min_gap_ns=1000) -> dict:
                "communication": communication_json(comms[-1])}
         ops.append((s.card, card_operators(s, d.classification)))
         doc["operators"] = ops[-1][1].document()
+        doc["kernels"] = kernels_document(s, card_kernels(s, d.classification), windows)
         mem = card_memory(s, windows)
         memory.append(MemoryCard(s.card, mem, s.t_origin, s.t_end, tuple((w.start, w.end) for w in windows)))
         doc["memory"] = mem.document() if mem is not None else None
@@ -66,7 +70,8 @@ def reference_document(stores, min_gap_ns=1000) -> dict:
         doc["clock_offset_us"] = float(off) / 1000.0
     # findings are tested on their own (tests/analysis/findings); here: the document carries them
     findings = [f.document() for f in evaluate_findings(AnalysisSession(stores, min_gap_ns))]
-    return {"schema": "timelineview.stats/2", "cards": cards, "slow_cards": slow_cards(cards),
+    slow = with_op_type_excess([f.document() for f in slow_cards(cards)], cards)
+    return {"schema": "timelineview.stats/2", "cards": cards, "slow_cards": slow,
             **cluster_json(analyse_cluster(comms)),
             "operators_across_cards": [o.document() for o in operators_across_cards(ops)],
             "memory_imbalance": cards_imbalance(memory), "findings": findings}

@@ -25,6 +25,8 @@ from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS, DerivedIntervals, 
 from timelineview.analysis.file_overlap import file_overlap
 from timelineview.analysis.findings.signal_facts import signal_facts
 from timelineview.analysis.kept.results import MISSING, KeptResults, SiblingFailed
+from timelineview.analysis.kernels import KernelTable, card_kernels
+from timelineview.analysis.kernels.document import kernels_document
 from timelineview.analysis.memory.card import CardMemory
 from timelineview.analysis.memory.stage import card_memory
 from timelineview.analysis.operators import CardOperators, card_operators
@@ -54,6 +56,7 @@ class CardAnalysis:
     comparison_steps: list[dict] | None = None  # each step's row of the cluster comparison
     file_overlap: dict | None = None  # totals of the producer's overlap lanes, None without them
     operators: CardOperators | None = None  # operator tables by name and by task type (§7)
+    kernels: KernelTable | None = None  # each compute task's op type, shapes, block dim, PMU figures (§7.1)
     communication: CardCommunication | None = None  # collectives and links (§6); None without plane tasks
     memory: CardMemory | None = None  # device memory (§11); None without memory records
     document: dict | None = None  # the §5 card object (``clock_offset_us`` 0 until a cluster sets it)
@@ -104,6 +107,7 @@ def _document(store: TraceStore, a: CardAnalysis) -> dict:
     doc["load"] = store.report.to_json()
     doc["communication"] = communication_json(a.communication)
     doc["operators"] = a.operators.document()
+    doc["kernels"] = kernels_document(store, a.kernels, a.steps)
     doc["memory"] = a.memory.document() if a.memory is not None else None
     return doc
 
@@ -119,13 +123,14 @@ CARD_STAGES: dict[str, CardStage] = {
                                   ("derived", "steps", "step_stats", "pipeline")),
     "file_overlap": CardStage(lambda store, a: file_overlap(store, a.classification), ("classification",)),
     "operators": CardStage(lambda store, a: card_operators(store, a.classification), ("classification",)),
+    "kernels": CardStage(lambda store, a: card_kernels(store, a.classification), ("classification",)),
     "communication": CardStage(lambda store, a: analyse_communication(store, a.classification, a.steps),
                                ("classification", "steps")),
     "memory": CardStage(lambda store, a: card_memory(store, a.steps), ("steps",)),
     "finding_facts": CardStage(signal_facts, ("derived", "steps", "operators", "communication")),
     "collectives": CardStage(lambda store, a: collective_ends(store, a.classification), ("classification",)),
     "document": CardStage(_document, ("derived", "step_stats", "file_overlap", "communication", "operators",
-                                      "memory")),
+                                      "memory", "kernels")),
 }
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from timelineview.analysis.communication.document import cluster_json
+from timelineview.analysis.kernels.slow_card_excess import with_op_type_excess
 
 STATS_SCHEMA = "timelineview.stats/2"  # the document's format: raised when a key changes meaning or goes
 
@@ -26,7 +27,8 @@ def stats_document(session: StatsParts) -> dict:
     """{"schema", "cards": [by rank], "slow_cards", "links", "slow_links", "operators_across_cards",
     "memory_imbalance", "findings"} of ``session`` (its schema: ``timelineview/schemas/stats.schema.json``)."""
     return {"schema": STATS_SCHEMA, "cards": session.card_documents,
-            "slow_cards": [f.document() for f in session.slow_cards], **cluster_json(session.communication),
+            "slow_cards": with_op_type_excess([f.document() for f in session.slow_cards], session.card_documents),
+            **cluster_json(session.communication),
             "operators_across_cards": [o.document() for o in session.operators_across_cards],
             "memory_imbalance": session.memory_imbalance,
             "findings": [f.document() for f in session.findings]}

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS
+from timelineview.analysis.kernels.slow_card_excess import with_op_type_excess
 from timelineview.distributed import first_run
 from timelineview.distributed.card_task import (
     FAILED,
@@ -289,7 +290,8 @@ def _run_batches(client, sources: list[CardSource], names: list[str], sizes: lis
 def cluster_results(session: SummarySession) -> dict:
     """The index's cluster-level fields, from the card summaries."""
     offsets = {session.cards[i].card: float(session.clock_offsets_ns[i]) / 1000.0 for i in session.order}
-    return {"clock_offsets_us": offsets, "slow_cards": [f.document() for f in session.slow_cards], **_links(session),
+    slow = with_op_type_excess([f.document() for f in session.slow_cards], session.card_documents)
+    return {"clock_offsets_us": offsets, "slow_cards": slow, **_links(session),
             "findings": [f.document() for f in session.findings]}
 
 

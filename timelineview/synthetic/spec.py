@@ -41,6 +41,8 @@ class CardSpec:
     slow_link: tuple[int, int] | None = None  # (src, dst) ranks of a link that moves data slowly
     slow_link_factor: float = 1.0  # that link's bandwidth is divided by this
     memory_scale: float = 1.0
+    slow_op_types: tuple[str, ...] = ()  # base op types (``MatMulV2``) made slower on this card
+    slow_op_factor: float = 1.0  # their durations are multiplied by this
 
     @property
     def device(self) -> int:

@@ -76,6 +76,9 @@ def draw_step(spec: CardSpec, step: int) -> StepLocal:
     mean = np.where(other, _OTHER_MEAN_NS[chore], POOL.mean_ns[np.where(other, 0, kind)])
     size = graph.lognormal(0.0, 0.25, total)  # this op instance's shapes
     scale = np.where(other, 1.0, spec.compute_scale)
+    if spec.slow_op_types:  # a card slow in some op types only: the excess the operators must explain
+        slowed = ~other & np.isin(np.asarray(POOL.base)[np.where(other, 0, kind)], spec.slow_op_types)
+        scale = np.where(slowed, scale * spec.slow_op_factor, scale)
     dur = np.maximum(mean * size * scale * rng.lognormal(0.0, 0.05, total), 20.0).astype(np.int64)
     gap = rng.exponential(1500.0, total) + (rng.random(total) < 0.02) * rng.uniform(2e4, 1e5, total)
     gap = gap.astype(np.int64) + 10

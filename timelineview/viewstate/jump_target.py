@@ -6,7 +6,9 @@ The analysis tabs (communication, operators, diagnosis, comparison of runs) say 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import numpy as np
 
 NS_PER_US = 1000
 
@@ -15,13 +17,15 @@ NS_PER_US = 1000
 class JumpTarget:
     """Card ``card`` (its number in the loaded list) over [start_ns, end_ns) of its own clock (absolute
     ns as in its file); ``lane``: "<process>/<lane>" of a trace lane or the title of a derived lane;
-    ``name``: an operator whose slices in the span are selected."""
+    ``name``: an operator whose slices in the span are selected; ``slices``: the slice indices of a group of
+    tasks (an op type, a shape) to highlight instead, ``name`` then labelling them."""
 
     card: int
     start_ns: int
     end_ns: int
     lane: str | None = None
     name: str | None = None
+    slices: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_evidence(cls, card: int, t_origin_ns: int, evidence: dict) -> JumpTarget:

@@ -39,7 +39,7 @@ def test_planted_slow_compute_card_is_the_only_one_flagged():
     assert flagged(doc) == [("rank 2", "compute_us")]
     entry = doc["slow_cards"][0]
     assert set(entry) == {"card", "metric", "value", "median", "z", "steps_above", "steps", "threshold",
-                          "z_required"}
+                          "z_required", "by_op_type"}  # by_op_type: the op types carrying its excess (§7.1)
     assert entry["value"] > entry["median"] * 1.05
     assert entry["value"] > entry["threshold"] and entry["steps_above"] * 2 >= entry["steps"] > 0
 

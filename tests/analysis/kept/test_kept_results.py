@@ -150,6 +150,21 @@ def test_a_changed_memory_file_computes_the_memory_again(cluster, tmp_path, cach
     assert changed == _stats(capsysbinary, str(job), "--no-cache")
 
 
+def test_a_kernel_table_put_beside_a_card_computes_its_kernels_again(cluster, tmp_path, cache, computed,
+                                                                     capsysbinary):
+    import shutil
+
+    job = tmp_path / "job"
+    shutil.copytree(cluster, job)
+    before = json.loads(_stats(capsysbinary, str(job)))
+    trace = next(job.rglob("trace_view.json"))
+    (trace.parent / "kernel_details.csv").write_text("Stream ID,Start Time(us),Type\n")  # describes no task
+    computed.clear()
+    after = json.loads(_stats(capsysbinary, str(job)))
+    assert computed["kernels"] == 1  # the card beside the new file, not the other
+    assert [c["kernels"] for c in after["cards"]] == [c["kernels"] for c in before["cards"]]
+
+
 def _same(a, b, where: str = "") -> None:
     """``a`` and ``b`` are the same value of the same types throughout (a NaN is the same as a NaN)."""
     assert type(a) is type(b), where

@@ -156,3 +156,39 @@ def test_a_max_shared_by_several_cards_names_none_alone():
     alone = OperatorAcrossCards("Add", mean_total_ns=1000.0, min_total_ns=900, max_total_ns=1200,
                                 max_card="rank 2", cards=3, per_card_ns=np.array([900, 900, 1200]))
     assert across_row(alone, None)["max_card"] == "rank 2"
+
+
+def test_by_op_type_and_shape_views_match_a_plain_count_and_highlight_the_tasks(view, window, qtbot):
+    """By op type (the name's type: the generated trace has no kernel table) the rows sum the card's compute
+    tasks as a plain loop does; double-clicking a row highlights exactly its tasks."""
+    from timelineview.analysis.kernels.op_type_names import op_type_of_name
+    from timelineview.views.analysis_tabs.operators_view import BY_OP_TYPE, BY_SHAPE
+
+    card = next(c for c in window.cluster.all_cards if c.number == view.cards[0].number)
+    view.scope.setCurrentIndex(view.scope.findData(card.number))
+    view.grouping.setCurrentIndex(view.grouping.findData(BY_OP_TYPE))
+    expected = defaultdict(lambda: [0, 0])
+    for name, (count, total) in plain_totals(card).items():
+        acc = expected[op_type_of_name(name)]
+        acc[0] += count
+        acc[1] += total
+    rows = defaultdict(lambda: [0, 0])
+    for r in view.model.rows:
+        rows[r["op_type"]][0] += r["count"]
+        rows[r["op_type"]][1] += round(r["total_us"] * 1000)
+    assert dict(rows) == dict(expected)
+    assert [c.key for c in view.model.columns][-3:] == ["gflops", "tflops", "mfu"]
+    total = [c.key for c in view.model.columns].index("total_us")
+    shown = [view.proxy.index(r, total).data(QtCore.Qt.ItemDataRole.UserRole) for r in range(view.proxy.rowCount())]
+    assert shown == sorted(shown, reverse=True)  # opened sorted by total
+    row = next(i for i, r in enumerate(view.model.rows) if r["count"] >= 3)
+    record = view.model.rows[row]
+    target = view.open_row(row)
+    assert target is not None and target.card == card.number
+    timeline = window.timeline
+    assert timeline.match_count == record["count"]
+    s = card.store.slices
+    assert op_type_of_name(card.store.strings[s.name[timeline.ctx.selection.index]]) == record["op_type"]
+    view.grouping.setCurrentIndex(view.grouping.findData(BY_SHAPE))
+    assert sum(r["count"] for r in view.model.rows) == sum(c for c, _ in expected.values())
+    assert "p90_us" in [c.key for c in view.model.columns]

@@ -35,6 +35,7 @@ import numpy as np
 import orjson
 
 from timelineview.analysis.kept.encoding import BadTree, Decoder, Encoder
+from timelineview.analysis.kernels.kernel_details_source import kernel_details_file
 from timelineview.model.memory.load import memory_files
 from timelineview.model.store.check_record import Check
 from timelineview.model.store.columns_file import BadColumn, column_view, describe, places, write_arrays
@@ -61,10 +62,12 @@ class SiblingFailed(Exception):
 
 
 def _side_files(store: TraceStore) -> list[str]:
-    """Identity of the memory files beside the card: path, stat identity and sampled content."""
+    """Identity of the files beside the card that its analysis reads (the memory records, the producer's kernel
+    table): path, stat identity and sampled content."""
     csvs, dbs = memory_files(store.paths)
+    kernel_table = kernel_details_file(store)
     out = []
-    for path in [*csvs.values(), *dbs]:
+    for path in [*csvs.values(), *dbs, *([kernel_table] if kernel_table is not None else [])]:
         stamp = file_stamp(path)
         try:
             sample = sample_digest(path, stamp.size) if stamp is not None else ""

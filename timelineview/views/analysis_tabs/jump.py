@@ -42,7 +42,10 @@ def jump_to(cluster_tab, target: JumpTarget) -> bool:
     if target.lane:
         lane = lane_index(store.processes.name, [int(p) for p in store.lanes.process], list(store.lanes.name),
                           target.lane)
-    if target.name:  # its first slice is selected and scrolled into view; none: the card is
+    if target.slices is not None:
+        timeline.highlight_slices(target.card, target.slices, target.name or "")
+        _reveal_card(timeline, target.card)
+    elif target.name:  # its first slice is selected and scrolled into view; none: the card is
         if timeline.highlight_name(target.card, target.name, target.start_ns, target.end_ns,
                                    [lane] if lane is not None else None) is None:
             _reveal_card(timeline, target.card)

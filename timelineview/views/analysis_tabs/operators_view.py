@@ -17,11 +17,14 @@ from timelineview.analysis.findings.marks import (
     operator_reason,
     operator_verdicts,
 )
+from timelineview.analysis.kernels.chip_peaks import chip_peak
+from timelineview.analysis.kernels.view_rows import SLICES, kernel_view_rows
 from timelineview.analysis.operators import OperatorAcrossCards, operators_across_cards
 from timelineview.views.analysis_tabs.record_table import (
     COUNT,
     MARK_REASON,
     MARKED,
+    NUMBER,
     RATIO,
     SHARE,
     TEXT,
@@ -40,6 +43,7 @@ ACROSS = -1  # the scope that compares the cards
 NAME_WIDEST = 320  # px of the operator column; a longer name elides (its tooltip holds it whole)
 MAX_CELLS = frozenset({"max_total_us", "max_card", "spread"})  # the cells that mark the card with the max
 BY_NAME, BY_TYPE = "name", "task_type"
+BY_OP_TYPE, BY_SHAPE = "op_type", "shape"  # metrics.md §7.1: the producer's op types, and their input shapes
 CARD_COLUMNS = (
     RecordColumn("name", "Operator", TEXT, "compute tasks of this name"),
     RecordColumn("count", "Count", COUNT, "tasks"),
@@ -50,6 +54,26 @@ CARD_COLUMNS = (
     RecordColumn("share", "Share", SHARE, "of the card's compute time (sum of durations)"),
 )
 TYPE_COLUMNS = (RecordColumn("task_type", "Task type", TEXT, "hardware task type"), *CARD_COLUMNS[1:])
+FLOPS_COLUMNS = (
+    RecordColumn("gflops", "GFLOPs", NUMBER, "floating-point operations of its tasks, 10⁹ (matrix products, "
+                 "convolutions, FlashAttention; empty: a type no formula counts)"),
+    RecordColumn("tflops", "TFLOPS", NUMBER, "achieved: FLOPs / total time, 10¹² per second"),
+    RecordColumn("mfu", "MFU", SHARE, "achieved TFLOPS / the chip's peak (empty: no known peak)"),
+)
+OP_TYPE_COLUMNS = (
+    RecordColumn("op_type", "Op type", TEXT, "the producer's operator type (op_statistic.csv's OP Type)"),
+    RecordColumn("core_type", "Core", TEXT, "the unit its tasks run on"),
+    *CARD_COLUMNS[1:], *FLOPS_COLUMNS,
+)
+SHAPE_COLUMNS = (
+    RecordColumn("op_type", "Op type", TEXT, "the producer's operator type"),
+    RecordColumn("input_shapes", "Input shapes", TEXT, "the shapes of its inputs, ';' between inputs"),
+    RecordColumn("input_data_types", "Data types", TEXT, "of its inputs"),
+    *CARD_COLUMNS[1:4],
+    RecordColumn("p50_us", "Median", TIME_US, "median duration"),
+    RecordColumn("p90_us", "p90", TIME_US, "90th percentile of the durations"),
+    *CARD_COLUMNS[4:], *FLOPS_COLUMNS,
+)
 ACROSS_COLUMNS = (
     RecordColumn("name", "Operator", TEXT, "compute tasks of this name"),
     RecordColumn("mean_total_us", "Mean total", TIME_US, "its total per card, mean over all cards (0 where absent)"),
@@ -92,6 +116,8 @@ class OperatorsView(QtWidgets.QWidget):
         self.grouping = QtWidgets.QComboBox()
         self.grouping.addItem("by name", BY_NAME)
         self.grouping.addItem("by task type", BY_TYPE)
+        self.grouping.addItem("by op type", BY_OP_TYPE)
+        self.grouping.addItem("by shape", BY_SHAPE)
         self.filter = QtWidgets.QLineEdit()
         self.filter.setPlaceholderText("Filter by name…")
         self.filter.setClearButtonEnabled(True)
@@ -151,6 +177,9 @@ class OperatorsView(QtWidgets.QWidget):
                               f"card has a large max / mean; {marked} stand out on one card beyond what chance "
                               "gives so many operators and cards, marked in red. "
                               + self._open_hint("on the card with the max"))
+        elif self.grouping.currentData() in (BY_OP_TYPE, BY_SHAPE):
+            self.grouping.setEnabled(True)
+            self._show_kernels(number, self.grouping.currentData() == BY_SHAPE)
         else:
             self.grouping.setEnabled(True)
             ops = self._operators(number)
@@ -161,8 +190,27 @@ class OperatorsView(QtWidgets.QWidget):
             total = table.compute_total_ns / 1e6 if table is not None else 0.0
             self.note.setText(f"{len(rows)} {'task types' if by_type else 'operators'}, {total:.3f} ms of compute"
                               + ("" if by_type else ". " + self._open_hint("")))
-        self.table.sortByColumn(1 if number == ACROSS else 2, QtCore.Qt.SortOrder.DescendingOrder)
+        keys = [c.key for c in self.model.columns]
+        by_total = keys.index("total_us") if "total_us" in keys else (1 if number == ACROSS else 2)
+        self.table.sortByColumn(by_total, QtCore.Qt.SortOrder.DescendingOrder)
         fit_columns(self.table, widest=NAME_WIDEST)  # a narrow window still shows why a cell is marked
+
+    def _show_kernels(self, number: int, by_shape: bool) -> None:
+        """The card's compute tasks by op type or by shape (metrics.md §7.1), with FLOPs, TFLOPS and MFU."""
+        card = next((c for c in self.cards if c.number == number), None)
+        table = getattr(self.session.analyse(number, ("kernels",)), "kernels", None)
+        if card is None or card.store is None or table is None:
+            self.model.set_rows([], SHAPE_COLUMNS if by_shape else OP_TYPE_COLUMNS)
+            self.note.setText("Op types need the card's trace: this card is shown from its summary.")
+            return
+        rows = kernel_view_rows(card.store, table, by_shape)
+        self.model.set_rows(rows, SHAPE_COLUMNS if by_shape else OP_TYPE_COLUMNS)
+        peak = chip_peak(table.device)
+        what = "shapes" if by_shape else "op types"
+        self.note.setText(f"{len(rows)} {what} over {len(table):,} compute tasks, described by "
+                          f"{table.source} ({table.described:,} of them; the others by name); "
+                          + (f"MFU against {table.device}'s {peak.tflops:g} TFLOPS" if peak
+                             else "no known peak for this chip: no MFU") + ". " + self._open_hint(""))
 
     def _operators(self, number: int):
         a = self.session.analyse(number, ("operators",))
@@ -192,15 +240,27 @@ class OperatorsView(QtWidgets.QWidget):
             return None
         record = self.model.rows[row]
         name = record.get("name")
+        number = self.scope.currentData()
+        if record.get(SLICES) is not None:  # an op type or a shape: its tasks
+            return self._open_tasks(number, record)
         if name is None:  # task types are no operator to find
             return None
-        number = self.scope.currentData()
         if number == ACROSS:
             number = next((c.number for c in self.cards if c.card == record["max_card_name"]), None)
         card = next((c for c in self.cards if c.number == number), None)
         if card is None:
             return None
         target = JumpTarget(card.number, card.t_origin, max(card.t_end, card.t_origin + 1), name=name)
+        self.jumpRequested.emit(target)
+        return target
+
+    def _open_tasks(self, number: int, record: dict) -> JumpTarget | None:
+        card = next((c for c in self.cards if c.number == number), None)
+        if card is None:
+            return None
+        label = " ".join(x for x in (record.get("op_type"), record.get("input_shapes")) if x)
+        target = JumpTarget(card.number, card.t_origin, max(card.t_end, card.t_origin + 1), name=label,
+                            slices=record[SLICES])
         self.jumpRequested.emit(target)
         return target
 

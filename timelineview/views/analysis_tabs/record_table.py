@@ -16,6 +16,7 @@ from timelineview.views.sort_arrows import conventional_sort_arrows
 from timelineview.viewstate.time_format import format_duration
 
 TEXT, COUNT, TIME_US, SHARE, RATIO = "text", "count", "time_us", "share", "ratio"
+NUMBER = "number"  # a plain quantity shown with two decimals (TFLOPS)
 FIT_ROWS = 50  # rows a column's width is fitted to (every row of thousands costs the GUI seconds)
 HEADER_PADDING = 14  # px around a header's text (the style's margins)
 ARROW_ROOM = 16  # px a header's sort arrow takes beside its text
@@ -62,6 +63,8 @@ def _display(value, kind: str) -> str:
         return f"{100 * float(value):.1f} %"
     if kind == RATIO:
         return f"{float(value):.2f}×"
+    if kind == NUMBER:
+        return f"{float(value):,.2f}".replace(",", " ")
     return str(value)
 
 

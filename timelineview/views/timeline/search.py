@@ -74,6 +74,30 @@ class SearchMixin:
         self.changed(Change.MATCH)
         return SliceRef(card_no, first)
 
+    def highlight_slices(self, card_no: int, slice_indices: np.ndarray, label: str) -> SliceRef | None:
+        """Highlight the slices ``slice_indices`` of one card (a group of tasks: an op type, a shape) and
+        select the first in time; Enter / Shift+Enter step through them. ``label`` names the search."""
+        ctx = self.ctx
+        card = ctx.card_by_number(card_no)
+        if card is None:
+            return None
+        s = card.store.slices
+        mask = np.zeros(len(s), bool)
+        mask[np.asarray(slice_indices, dtype=np.int64)] = True
+        self._search_query = label
+        self._search_pos = None
+        ctx.matches, ctx.match_cum = {}, {}
+        self._set_matches(card, mask)
+        self.changed(Change.SEARCH)
+        idx = np.flatnonzero(mask)
+        if not len(idx):
+            return None
+        first = int(idx[np.argmin(s.start[idx])])
+        self._search_pos = (ctx.rel(card, int(s.start[first])), card_no, first)
+        self.select_slice(card_no, first, reveal=True)
+        self.changed(Change.MATCH)
+        return SliceRef(card_no, first)
+
     def highlight_in_cards(self, name: str, spans: dict[int, tuple[int, int]]) -> int:
         """Highlight the slices named ``name`` of several cards at once, each inside its own span (card number
         -> [t0, t1) of its absolute ns); the first card's first one is selected, Enter steps through all, and

@@ -1,0 +1,73 @@
+"""A card's :class:`KernelTable`: its compute tasks described by the best source its capture has.
+
+Sources in order: the database's ``COMPUTE_TASK_INFO`` (a database card), ``kernel_details.csv`` beside a
+JSON trace, the host operator that launched each task (its input shapes, through the trace's flows), and each
+task's name (the op type). A task that the chosen source does not describe falls
+back to its name, so every compute task has an op type; ``KernelTable.described`` says how many did not.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from timelineview.analysis.classify import Classification
+from timelineview.analysis.kernels.database_source import database_descriptions
+from timelineview.analysis.kernels.dense_ids import distinct_inverse
+from timelineview.analysis.kernels.flops import task_flops
+from timelineview.analysis.kernels.host_flow_source import host_flow_descriptions
+from timelineview.analysis.kernels.kernel_details_source import kernel_details_descriptions
+from timelineview.analysis.kernels.op_type_names import op_type_of_name
+from timelineview.analysis.kernels.source_result import SourceResult
+from timelineview.analysis.kernels.table import NO_VALUE, SOURCE_NAME, Interner, KernelGroups, KernelTable
+from timelineview.analysis.operators import UNTYPED
+from timelineview.model.store.trace_store import TraceStore
+
+
+def card_kernels(store: TraceStore, classification: Classification) -> KernelTable:
+    """The compute tasks of ``store`` (metrics.md §1) with their op type, shapes, data types, formats, block
+    dim and PMU figures (metrics.md §7.1)."""
+    compute = np.flatnonzero(classification.compute)
+    interner = Interner()
+    found = SourceResult.empty(SOURCE_NAME, interner, len(compute))
+    for source in (database_descriptions, kernel_details_descriptions, host_flow_descriptions):
+        result = source(store, compute, interner)
+        if result is not None and result.described.any():  # level0 databases write only N/A
+            found = result
+            break
+    described = int(np.count_nonzero(found.described))
+    _fill_from_names(store, compute, found)
+    group, first = found.found.grouped()
+    d = found.found
+    texts = interner.strings
+
+    def text(ids: np.ndarray, k: int) -> str:
+        i = int(ids[k])
+        return texts[i] if i >= 0 else ""
+
+    flops = np.array([task_flops(text(d.op_type, k), text(d.shapes, k), text(d.formats, k), text(d.out_shapes, k))
+                      for k in first.tolist()], dtype=np.float64)
+    groups = KernelGroups(strings=texts, op_type=d.op_type[first], core_type=d.core_type[first],
+                          shapes=d.shapes[first], dtypes=d.dtypes[first], formats=d.formats[first],
+                          out_shapes=d.out_shapes[first], flops=flops)
+    return KernelTable(source=found.source, slices=compute.astype(np.int64), group=group,
+                       block_dim=found.block_dim.astype(np.int32), groups=groups,
+                       described=described, pmu=found.pmu, device=found.device)
+
+
+def _fill_from_names(store: TraceStore, compute: np.ndarray, found: SourceResult) -> None:
+    """Op type from the name and core type from the task's ``Task Type`` wherever the source gave none.
+    Each distinct name and task type is read once."""
+    sl, d = store.slices, found.found
+    for target, column, of_text in (("op_type", sl.name, op_type_of_name), ("core_type", sl.task_type, _core_type)):
+        ids = getattr(d, target)
+        missing = np.flatnonzero(ids == NO_VALUE)
+        if not len(missing):
+            continue
+        uniq, inverse = distinct_inverse(column[compute[missing]])
+        mapped = [found.interner.id(of_text(store.strings[u] if u >= 0 else "")) for u in uniq.tolist()]
+        ids[missing] = np.array(mapped, np.int32)[inverse]
+
+
+def _core_type(task_type: str) -> str:
+    """A task's unit as ``op_statistic.csv`` spells its Core Type; compute tasks without one are ``Other``."""
+    return task_type if task_type.strip() and task_type.strip().lower() != UNTYPED.lower() else UNTYPED

@@ -1,0 +1,35 @@
+"""Distinct values of an integer column without a sort: a column of ids drawn from a bounded range (string
+ids, packed keys) is mapped through a presence table over that range, one pass each way. A sort of ten
+million values takes a second; this takes tens of milliseconds."""
+
+from __future__ import annotations
+
+import numpy as np
+
+MAX_TABLE_PER_VALUE = 4  # a presence table larger than this many entries per value costs more than a sort
+
+
+def distinct_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct values ascending, each value's position among them), as ``np.unique(return_inverse)``."""
+    values = np.asarray(values)
+    if not len(values):
+        return values[:0].copy(), np.zeros(0, np.int64)
+    low, high = int(values.min()), int(values.max())
+    span = high - low + 1
+    if span > MAX_TABLE_PER_VALUE * len(values) + 1024:
+        uniq, inverse = np.unique(values, return_inverse=True)
+        return uniq, inverse.reshape(-1)
+    shifted = (values - low).astype(np.int64)
+    present = np.zeros(span, bool)
+    present[shifted] = True
+    used = np.flatnonzero(present)
+    rank = np.zeros(span, np.int64)
+    rank[used] = np.arange(len(used))
+    return (used + low).astype(values.dtype), rank[shifted]
+
+
+def first_positions(inverse: np.ndarray, n_distinct: int) -> np.ndarray:
+    """The first position of each distinct value (``np.unique(return_index)``) from its inverse."""
+    first = np.full(n_distinct, len(inverse), np.int64)
+    np.minimum.at(first, inverse, np.arange(len(inverse), dtype=np.int64))
+    return first

@@ -1,0 +1,104 @@
+"""``kernels`` of a card in ``stats --json`` (metrics.md §7.1): where the descriptions came from, the tables by
+op type and by shape with FLOPs, achieved TFLOPS and MFU, and FLOPs and MFU per step."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from timelineview.analysis.kernels.chip_peaks import OVERRIDE_SOURCE, UNKNOWN_PEAK_NOTE, Peak, chip_peak
+from timelineview.analysis.kernels.grouping import FLOPS_PER_TFLOP_NS, NS_PER_US, KernelRows, kernel_rows
+from timelineview.analysis.kernels.table import KernelTable
+from timelineview.analysis.steps import StepWindow
+from timelineview.model.store.trace_store import TraceStore
+
+TOP_SHAPES = 50  # rows of ``by_shape`` in the document (``by_op_type`` gives every type)
+
+
+def _number(x: float) -> float | None:
+    return None if x is None or not math.isfinite(x) else float(x)
+
+
+def _mfu(tflops: float | None, peak: Peak | None) -> float | None:
+    return None if tflops is None or peak is None or peak.tflops <= 0 else tflops / peak.tflops
+
+
+def kernel_records(rows: KernelRows, peak: Peak | None, by_shape: bool, limit: int | None) -> list[dict]:
+    """The JSON records of ``rows`` (the first ``limit``; None: all), MFU against ``peak``."""
+    n = len(rows) if limit is None else min(limit, len(rows))
+    share, tflops = rows.share, rows.tflops
+    out = []
+    for k in range(n):
+        count = int(rows.count[k])
+        row = {"op_type": rows.op_type[k], "core_type": rows.core_type[k]}
+        if by_shape:
+            row["input_shapes"] = rows.shapes[k]
+            row["input_data_types"] = rows.dtypes[k]
+        row.update({"count": count, "total_us": int(rows.total_ns[k]) / NS_PER_US,
+                    "min_us": int(rows.min_ns[k]) / NS_PER_US,
+                    "mean_us": int(rows.total_ns[k]) / max(count, 1) / NS_PER_US,
+                    "max_us": int(rows.max_ns[k]) / NS_PER_US})
+        if by_shape:
+            row["p50_us"] = float(rows.p50_ns[k]) / NS_PER_US
+            row["p90_us"] = float(rows.p90_ns[k]) / NS_PER_US
+        t = _number(tflops[k])
+        row.update({"share": float(share[k]), "flops": _number(rows.flops[k]), "tflops": t, "mfu": _mfu(t, peak)})
+        out.append(row)
+    return out
+
+
+def step_flops(table: KernelTable, starts: np.ndarray, steps: Sequence[StepWindow]) -> np.ndarray:
+    """Σ FLOPs of the tasks starting in each step window."""
+    if not steps:
+        return np.zeros(0)
+    order = sorted(range(len(steps)), key=lambda k: steps[k].start)
+    step_start = np.array([steps[k].start for k in order], np.int64)
+    step_end = np.array([steps[k].end for k in order], np.int64)
+    at = np.searchsorted(step_start, starts, side="right") - 1
+    inside = (at >= 0) & (starts < step_end[np.maximum(at, 0)])
+    sums = np.bincount(at[inside], weights=table.task_flops[inside], minlength=len(steps))
+    out = np.zeros(len(steps))
+    out[order] = sums
+    return out
+
+
+def kernels_document(store: TraceStore, table: KernelTable, steps: Sequence[StepWindow],
+                     peak_tflops: float | None = None) -> dict:
+    """The ``kernels`` object of a card; ``peak_tflops`` (``--peak-tflops``) wins over the chip's table peak."""
+    peak = Peak(peak_tflops, OVERRIDE_SOURCE) if peak_tflops else chip_peak(table.device)
+    durations = store.slices.dur[table.slices].astype(np.int64)
+    by_type = kernel_rows(table, durations, by_shape=False)
+    by_shape = kernel_rows(table, durations, by_shape=True)
+    per_step = step_flops(table, store.slices.start[table.slices], steps)
+    step_rows = []
+    for w, flops in zip(steps, per_step.tolist(), strict=True):
+        dur = w.end - w.start
+        t = flops / dur / FLOPS_PER_TFLOP_NS if dur > 0 else None
+        step_rows.append({"step": w.step, "flops": flops, "tflops": t, "mfu": _mfu(t, peak)})
+    total_flops = float(np.nansum(table.task_flops))
+    step_time = sum(w.end - w.start for w in steps)
+    card_tflops = float(per_step.sum()) / step_time / FLOPS_PER_TFLOP_NS if step_time > 0 else None
+    not_counted = [r for k, r in enumerate(by_type.op_type) if math.isnan(by_type.flops[k])]
+    return {"source": table.source, "tasks": len(table), "described": table.described, "device": table.device or None,
+            "peak_tflops": peak.tflops if peak else None, "peak_source": peak.source if peak else None,
+            "note": None if peak else UNKNOWN_PEAK_NOTE,
+            "flops": total_flops, "tflops": card_tflops, "mfu": _mfu(card_tflops, peak),
+            "not_counted": list(dict.fromkeys(not_counted)),
+            "by_op_type": kernel_records(by_type, peak, False, None),
+            "by_shape": kernel_records(by_shape, peak, True, TOP_SHAPES),
+            "steps": step_rows}
+
+
+def with_peak(kernels: dict | None, peak_tflops: float) -> dict | None:
+    """``kernels`` with its MFU figures recomputed against ``peak_tflops`` (``--peak-tflops`` on a document
+    already written)."""
+    if kernels is None:
+        return None
+    peak = Peak(peak_tflops, OVERRIDE_SOURCE)
+    out = dict(kernels, peak_tflops=peak.tflops, peak_source=peak.source, note=None,
+               mfu=_mfu(kernels.get("tflops"), peak))
+    for key in ("by_op_type", "by_shape", "steps"):
+        out[key] = [dict(r, mfu=_mfu(r.get("tflops"), peak)) for r in kernels.get(key) or []]
+    return out
