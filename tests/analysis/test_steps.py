@@ -63,7 +63,7 @@ def test_fallback_phases_from_tasks():
                                                                (4, 120, 175, "profiler_step")]
     m = step_metrics(store, d, steps[0])
     assert (m["step_interval_us"], m["fp_bp_us"], m["tail_us"]) == (0.01, 0.05, 0.04)
-    assert m["step"] == 3 and m["start_us"] == 0 and m["dur_us"] == 0.1
+    assert m["step"] == 3 and m["start_ns"] == 0 and m["dur_us"] == 0.1
 
 
 def test_steps_with_tasks_crossing_boundaries_are_clipped():

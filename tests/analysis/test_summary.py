@@ -9,13 +9,13 @@ from .cluster.cluster_factory import make_cluster
 from .factory import COMM, HW, Layout, Sl, build_store
 
 CARD_KEYS = [
-    "card", "rank", "path", "events", "lanes", "span_us", "compute_us", "communication_us",
+    "card", "rank", "path", "events", "start_ns", "lanes", "span_us", "compute_us", "communication_us",
     "overlapped_us", "pure_communication_us", "free_us", "uncaptured_us", "overlap_ratio", "idle_gap_count",
     "idle_gap_total_us", "idle_gap_max_us", "idle_gap_communication_us", "idle_gap_free_us",
     "clock_offset_us", "steps", "file_overlap", "load", "communication", "operators", "memory",
 ]
 STEP_KEYS = [
-    "step", "start_us", "dur_us", "span_us", "compute_us", "communication_us", "overlapped_us",
+    "step", "start_ns", "dur_us", "span_us", "compute_us", "communication_us", "overlapped_us",
     "pure_communication_us", "free_us", "uncaptured_us", "overlap_ratio", "idle_gap_count", "idle_gap_total_us",
     "idle_gap_max_us", "idle_gap_communication_us", "idle_gap_free_us", "stage_us", "stage_free_us",
     "step_interval_us", "fp_bp_us", "tail_us",

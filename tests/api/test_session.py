@@ -97,7 +97,14 @@ def test_analysis_tables_hold_the_documents_numbers(sample, stats_json):
     findings = sample.findings()
     assert findings["rule"].tolist() == [f["rule"] for f in stats_json["findings"]]
     assert [list(x) for x in findings["cards"]] == [f["cards"] for f in stats_json["findings"]]
-    assert [orjson.loads(e) for e in findings["evidence"]] == [f["evidence"] for f in stats_json["findings"]]
+    # the evidence spans, µs after their card's start in the document, are ns on the card's clock in SQL
+    start = {c["card"]: c["start_ns"] for c in stats_json["cards"]}
+    want = [[{"card": e["card"], "lane": e.get("lane"), "start_ns": start[e["card"]] + round(e["start_us"] * 1000),
+              "end_ns": start[e["card"]] + round(e["end_us"] * 1000)} for e in f["evidence"]]
+            for f in stats_json["findings"]]
+    got = [[{k: span.get(k) for k in ("card", "lane", "start_ns", "end_ns")} for span in orjson.loads(e)]
+           for e in findings["evidence"]]
+    assert got == want
     cards = sample.card_metrics()
     assert cards["compute_us"].tolist() == [c["compute_us"] for c in stats_json["cards"]]
 

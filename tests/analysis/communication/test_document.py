@@ -12,7 +12,7 @@ from timelineview.model import load
 from timelineview.synthetic import cluster_specs, generate_cluster
 
 LINK_KEYS = ["link", "src", "dst", "transport", "link_type", "bytes", "transit_us", "count", "bandwidth_gbps"]
-OP_KEYS = ["name", "start_us", "elapse_us", "transit_us", "wait_us", "synchronization_us", "idle_us", "wait_ratio",
+OP_KEYS = ["name", "start_ns", "elapse_us", "transit_us", "wait_us", "synchronization_us", "idle_us", "wait_ratio",
            "main_plane"]
 
 

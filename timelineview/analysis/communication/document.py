@@ -59,7 +59,7 @@ def card_json(cc: CardCommunication | None) -> dict | None:
         return None
     ops = cc.ops
     ratio = ops.wait_ratio
-    comm_ops = [{"name": ops.name[i], "start_us": _us(ops.start[i]), "elapse_us": _us(ops.elapse[i]),
+    comm_ops = [{"name": ops.name[i], "start_ns": int(ops.start[i]), "elapse_us": _us(ops.elapse[i]),
                  "transit_us": _us(ops.transit[i]), "wait_us": _us(ops.wait[i]),
                  "synchronization_us": _us(ops.synchronization[i]), "idle_us": _us(ops.idle[i]),
                  "wait_ratio": _number(ratio[i]), "main_plane": main_plane_json(ops.main, i)}
