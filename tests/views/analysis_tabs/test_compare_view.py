@@ -14,6 +14,7 @@ from PySide6 import QtCore, QtGui
 from tests.analysis.test_run_diff import run as factory_run
 from timelineview.analysis.diff.run_diff import COMM_KEYS, diff_runs
 from timelineview.analysis.session import AnalysisSession
+from timelineview.analysis.vocabulary import label
 from timelineview.app import parse_args
 from timelineview.model import load
 from timelineview.synthetic import cluster_specs, generate_cluster
@@ -303,7 +304,7 @@ def test_idle_gap_column_is_a_time_and_says_so(qtbot):
     titles = headers(view.cards_model)
     assert "Δ idle gaps" not in titles
     column = [c.key for c in view.cards_model.columns].index("delta_idle_gap_total_us")
-    assert titles[column] == "Δ idle gap time (whole run)"
+    assert titles[column] == f"Δ {label('idle_gap_total_us')} (whole run)" == "Δ Idle gap time (whole run)"
     tip = view.cards_model.headerData(column, QtCore.Qt.Orientation.Horizontal, QtCore.Qt.ItemDataRole.ToolTipRole)
     assert "a time, not a count" in tip
     # two gaps of compute (all-reduce, then the next step's interval) between 3 steps, each 30 µs longer: a time

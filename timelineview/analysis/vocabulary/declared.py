@@ -67,8 +67,22 @@ STEP = (  # §3: one step
              section="§3"),
     Quantity("step_interval_us", "Step interval", US, "waiting for data: step start to the first compute (fp)",
              producer="Preparing", section="§3"),
+    Quantity("free_after_interval_us", "Free after the step interval", US, "free time from fp to the step's end: "
+             "the step window's free time without its step interval", section="§3"),
+    Quantity("free_outside_idle_gaps_us", "Free outside whole idle gaps", US, "free time in no whole idle gap of "
+             "the window: before its first or after its last compute, in a gap the window's edges cut, or in a gap "
+             "under the minimum", section="§2"),
     Quantity("fp_bp_us", "Forward/backward", US, "forward and backward: fp to bp", section="§3"),
     Quantity("tail_us", "Tail", US, "gradient synchronisation and update: bp to the step's end", section="§3"),
+)
+
+PIPELINE = (  # §4: pipeline parallelism
+    Quantity("pipeline_stage_us", "Pipeline stage", US, "step time minus receive-only communication (not the "
+             "producer's Stage, which is the busy part of the step)", section="§4"),
+    Quantity("receive_only_us", "Receive only", US, "time spent only receiving from the previous pipeline stage",
+             section="§4"),
+    Quantity("other_pure_communication_us", "Other pure communication", US, "pure communication that is not "
+             "receive-only", section="§4"),
 )
 
 COMMUNICATION = (  # §6: communication operators and links
@@ -158,4 +172,5 @@ QUALIFIERS = {
     "all_planes": ("all planes", "over the union of every plane's tasks, not the producer's figure"),
 }
 
-QUANTITIES: tuple[Quantity, ...] = (*WINDOW, *CARD, *STEP, *COMMUNICATION, *OPERATORS, *MEMORY, *FINDINGS, *DIFF)
+QUANTITIES: tuple[Quantity, ...] = (*WINDOW, *CARD, *STEP, *PIPELINE, *COMMUNICATION, *OPERATORS, *MEMORY, *FINDINGS,
+                                    *DIFF)

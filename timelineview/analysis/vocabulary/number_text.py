@@ -19,7 +19,8 @@ from timelineview.analysis.vocabulary.quantity import (
 
 GROUP = " "  # the thousands separator: a space (ISO 80000), never a comma or a point, so no locale misreads it
 DEFAULT_DECIMALS = 3  # µs with three decimals is exact to the ns the times are computed in
-DECIMALS = {MICROSECONDS: 3, NANOSECONDS: 0, MEGABYTES: 1, GIGABYTES_PER_SECOND: 2, BYTES: 0, COUNT: 0,
+# the same precision everywhere a unit is printed: whole units for what is counted, three decimals otherwise
+DECIMALS = {MICROSECONDS: 3, NANOSECONDS: 0, MEGABYTES: 3, GIGABYTES_PER_SECOND: 3, BYTES: 0, COUNT: 0,
             RATIO: 3, SHARE: 3}
 MISSING = "—"
 

@@ -8,6 +8,7 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.cluster.comparison import STAGE_FREE
+from timelineview.analysis.vocabulary import label, quantity
 from timelineview.views.background import BackgroundCall
 from timelineview.views.panels.name_table_model import NameTableModel
 from timelineview.views.sort_arrows import conventional_sort_arrows
@@ -21,30 +22,26 @@ OVERVIEW_HINT = ("<b>Whole trace</b> — click a slice for its details, drag acr
 
 FREE_SELECTION = "Free (selection)"  # the Free row's name when an area is selected
 FREE_CARD_SPAN = "Free (card span)"  # ... and on the whole-card overview
+SUB_ROW = "  "  # a row that details the one above it
+# the rows: the vocabulary's labels (a sub-row indented), but for the Free rows, whose names say which window
 METRIC_ROWS = (
-    ("compute_us", "Computing"), ("communication_us", "Communication"), ("overlapped_us", "Overlapped"),
-    ("pure_communication_us", "Pure communication"), ("free_us", "Free"),
-    ("free_outside_idle_gaps_us", "  outside whole idle gaps"), ("stage_free_us", STAGE_FREE),
-    ("uncaptured_us", "Not captured"),
-    ("idle_gap_count", "Idle AI Core gaps"), ("idle_gap_total_us", "  gap time"),
-    ("idle_gap_max_us", "  longest gap"), ("idle_gap_communication_us", "  waiting on communication"),
-    ("idle_gap_free_us", "  nothing running"), ("overlap_ratio", "Overlap ratio"),
+    *((k, label(k)) for k in ("compute_us", "communication_us", "overlapped_us", "pure_communication_us")),
+    ("free_us", "Free"), ("free_outside_idle_gaps_us", SUB_ROW + label("free_outside_idle_gaps_us")),
+    ("stage_free_us", STAGE_FREE), ("uncaptured_us", label("uncaptured_us")),
+    ("idle_gap_count", label("idle_gap_count")),
+    *((k, SUB_ROW + label(k)) for k in ("idle_gap_total_us", "idle_gap_max_us", "idle_gap_communication_us",
+                                        "idle_gap_free_us")),
+    ("overlap_ratio", label("overlap_ratio")),
 )
 
-# what each row means (metrics.md §2, §3); the Free row's name says which window it is of
+# what each row means: the vocabulary's definitions, but for the Free rows, which say which window they are of
 METRIC_TIPS = {
+    **{k: quantity(k).tooltip for k, _ in METRIC_ROWS if k not in ("free_us", "stage_free_us")},
     "free_us": "free_us: the card runs neither compute nor communication in this window (a step's "
                "window includes its step interval, like the cluster table's Free (step window)) = "
                "'outside whole idle gaps' + 'nothing running'",
-    "free_outside_idle_gaps_us": "free time in no whole idle gap of this window: before its first or after its "
-                                 "last compute, in a gap the window's edges cut, or in a gap under 1 µs",
     "stage_free_us": "stage_free_us: the producer's Free (step_trace_time.csv): idle time between the first "
                      "task start and the last task end inside this window",
-    "uncaptured_us": "time between the files of a per-iteration capture: nobody recorded it, it is not free",
-    "idle_gap_count": "holes of ≥ 1 µs between compute tasks lying inside this window (a gap that "
-                      "fills the window counts)",
-    "idle_gap_free_us": "the part of the whole idle gaps above where no communication runs either (part of Free)",
-    "pure_communication_us": "communication that no computation hides",
 }
 
 
