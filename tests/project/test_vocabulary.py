@@ -81,3 +81,84 @@ def test_the_docs_tables_are_the_rendered_declarations():
 
     for path, text in rendered_docs(ROOT / "docs").items():
         assert path.read_text(encoding="utf-8") == text, f"{path.name}: run python -m timelineview.api.markdown docs"
+
+
+# the Free columns and rows of the window say which window they are of (metrics.md §3): their own names
+WINDOW_NAMED_FREE = {"free_us", "stage_free_us"}
+
+
+def _generated_document(tmp_path) -> dict:
+    from timelineview.analysis.session import AnalysisSession
+    from timelineview.model import load
+    from timelineview.synthetic import cluster_specs, generate_cluster
+
+    generate_cluster(tmp_path, cluster_specs(3, seed=11, steps=3, tasks_per_step=40, slow_card=1), "msprof")
+    return AnalysisSession(load(tmp_path, cache=False)).stats_document()
+
+
+def test_the_stats_text_heads_every_quantity_with_its_label(tmp_path):
+    from timelineview.analysis.summary import format_text
+
+    text = format_text(_generated_document(tmp_path))
+    lines = text.splitlines()
+    step_header = next(line for line in lines if line.startswith("Step "))
+    cells = re.split(r"\s{2,}", step_header.strip())[1:]
+    labels = {q.label: key for key, q in VOCABULARY.items()}
+    assert cells and all(c in labels for c in cells), [c for c in cells if c not in labels]
+    card_table = text.split("Cards\n")[1].split("\n\n")[0].splitlines()[2:]
+    headers = {q.header for q in VOCABULARY.values()} | set(labels)
+    titles = [re.split(r"\s{2,}", row.strip())[0].removeprefix("file: ") for row in card_table]
+    assert titles and all(t in headers for t in titles), [t for t in titles if t not in headers]
+    assert not re.search(r"\b\w+_(us|ns|mb)\b", text.split("Files")[0] + step_header)  # no key as a header
+
+
+def test_the_diff_text_heads_every_quantity_with_its_label():
+    from timelineview.commands import diff
+
+    for key, title in (*diff.CARD_COLUMNS, *diff.COMM_COLUMNS, *diff.MEMORY_COLUMNS):
+        assert title == quantity(key).label, key
+    assert all(diff._phase_title(k) == quantity(k).label for k in ("step_time_us", "step_interval_us", "fp_bp_us",
+                                                                   "tail_us", "stage_us", "stage_free_us"))
+
+
+def test_the_windows_headers_and_tooltips_are_the_vocabularys():
+    """The cluster table, the Details panel, the Compare tab and its paired bars: a declared quantity is shown
+    under its label and explained by its definition."""
+    from timelineview.analysis.cluster.comparison import BAR_PARTS, COLUMNS, MEMORY_COLUMNS, PIPELINE_COLUMNS
+    from timelineview.views.analysis_tabs.compare.delta_tables import COMM_METRICS, MEMORY_TITLES, WHOLE_RUN_METRICS
+    from timelineview.views.panels.area_stats import METRIC_ROWS, METRIC_TIPS
+    from timelineview.viewstate.tabs.paired_bars import phase_title
+
+    checked = 0
+    for column in (*COLUMNS, *PIPELINE_COLUMNS, *MEMORY_COLUMNS):
+        if declared(column.key) and column.key not in WINDOW_NAMED_FREE:
+            assert column.title == quantity(column.key).label, column.key
+            assert column.tooltip.startswith(quantity(column.key).tooltip), column.key
+            checked += 1
+    for key, title in METRIC_ROWS:
+        if key not in WINDOW_NAMED_FREE:
+            assert title.strip() == quantity(key).label and METRIC_TIPS[key] == quantity(key).tooltip, key
+            checked += 1
+    for key, title in (*BAR_PARTS, *WHOLE_RUN_METRICS, *COMM_METRICS, *MEMORY_TITLES.items()):
+        assert title == quantity(key).label, key
+        checked += 1
+    for key in ("step_time_us", "step_interval_us", "fp_bp_us", "tail_us"):
+        assert phase_title(key) == quantity(key).label
+    assert checked > 30
+
+
+# one figure in two forms share a label: an instant as ns on the card's clock and as µs after the card's start;
+# a component's peak and the card's peak the diff compares
+SAME_FIGURE = ({"start_ns", "start_us"}, {"end_ns", "end_us"}, {"peak_allocated_at_ns", "peak_allocated_at_us"},
+               {"peak_reserved_at_ns", "peak_reserved_at_us"}, {"allocated_at_ns", "allocated_at_us"},
+               {"released_at_ns", "released_at_us"}, {"peak_at_us", "live_at_peak_at_us"},
+               {"peak_allocated_mb", "memory_peak_allocated_mb"}, {"peak_reserved_mb", "memory_peak_reserved_mb"})
+
+
+def test_no_two_quantities_share_a_label():
+    """A header names one quantity: two keys share a label only when they are one figure in two forms."""
+    by_label: dict[str, set[str]] = {}
+    for key, q in VOCABULARY.items():
+        by_label.setdefault(q.label, set()).add(key)
+    shared = [keys for keys in by_label.values() if len(keys) > 1]
+    assert all(keys in SAME_FIGURE for keys in shared), shared
