@@ -122,6 +122,14 @@ def test_the_command_line_prints_the_same_documents(generated, capsys):
     check("stats", json.loads(capsys.readouterr().out))
 
 
+def test_the_diff_command_prints_a_document_of_its_schema(capsys):
+    from timelineview.commands.diff import diff_main
+
+    sample = str(sample_cluster_path())
+    assert diff_main([sample, sample, "--json", "--quiet", "--no-cache"]) == 0
+    check("diff", json.loads(capsys.readouterr().out))
+
+
 def test_a_summary_folders_document_follows_the_schema(summaries):  # noqa: F811 - the fixture imported below
     from timelineview.analysis.summaries.summary_session import SummarySession
 

@@ -54,7 +54,8 @@ def test_cluster_links_and_the_slow_one(doc) -> None:
 
 def test_text_lists_links_and_slow_links_after_the_cards(doc) -> None:
     text = format_text(doc[0])
-    assert text.index("Slow cards") < text.index("Communication (µs)") < text.index("Links") < \
+    # the sections, by their headings (the card table has a row "Communication (µs)" too: the quantity's label)
+    assert text.index("\n\nSlow cards") < text.index("\n\nCommunication (µs)\n") < text.index("\n\nLinks\n") < \
         text.index("Slow links: 2-3")
     assert "0-1" in text.split("Links")[1]
 

@@ -10,6 +10,7 @@ from timelineview.analysis.communication.card import CardCommunication, ClusterC
 from timelineview.analysis.communication.links import Links
 from timelineview.analysis.communication.main_plane import MainPlane, MainPlaneTotals
 from timelineview.analysis.text_table import format_table
+from timelineview.analysis.vocabulary import header
 
 NS_PER_US = 1000.0
 
@@ -94,7 +95,8 @@ def format_text(doc: dict) -> str:
         rows = [[x["link"], x["transport"], x["link_type"], x["bytes"], x["transit_us"], x["count"],
                  x["bandwidth_gbps"], "yes" if x.get("slow") else ""] for x in links]
         parts.append("Links\n" + format_table(
-            ["link", "transport", "link type", "bytes", "transit µs", "count", "GB/s", "slow"], rows))
+            ["link", "transport", "link type", *(header(k) for k in ("bytes", "transit_us", "count",
+                                                                      "bandwidth_gbps")), "slow"], rows))
     slow = doc.get("slow_links") or []
     parts.append("Slow links: " + (", ".join(slow) if slow else "none."))
     return "\n\n".join(parts)

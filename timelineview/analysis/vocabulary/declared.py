@@ -127,9 +127,9 @@ MEMORY = (  # §11: memory (MB = 2^20 bytes, as the producer writes it)
     Quantity("size_mb", "Size", MB, "the allocation's size", section="§11"),
     Quantity("live_at_peak_mb", "Alive at peak", MB, "total size of the allocations alive at the allocated peak",
              section="§11"),
-    Quantity("memory_peak_allocated_mb", "Peak allocated", MB, "the card's allocated peak (of the component the "
+    Quantity("memory_peak_allocated_mb", "Peak allocated memory", MB, "the card's allocated peak (of the component the "
              "peak is judged on)", section="§9"),
-    Quantity("memory_peak_reserved_mb", "Peak reserved", MB, "the card's reserved peak", section="§9"),
+    Quantity("memory_peak_reserved_mb", "Peak reserved memory", MB, "the card's reserved peak", section="§9"),
     Quantity("peak_allocated_at_ns", "Peak allocated at", NS, f"when the allocated peak happened, {CLOCK}",
              section="§11"),
     Quantity("peak_reserved_at_ns", "Peak reserved at", NS, f"when the reserved peak happened, {CLOCK}",

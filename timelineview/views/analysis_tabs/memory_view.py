@@ -17,6 +17,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from timelineview.analysis.memory.card import CardMemory, mb
+from timelineview.analysis.vocabulary.number_text import format_number
 from timelineview.model.memory.records import NEVER
 from timelineview.views.analysis_tabs.record_table import (
     TEXT,
@@ -68,8 +69,8 @@ class _MemoryTableModel(RecordTableModel):
             if value is None:
                 return "—"
             if value < SMALL_MB:  # a block of a few KB would read 0.000
-                return f"{value * 1024:,.1f} KB"
-            return f"{value:,.3f}".replace(",", " ")
+                return f"{format_number(value * 1024)} KB"
+            return format_number(value)
         if (role == QtCore.Qt.ItemDataRole.TextAlignmentRole and index.isValid()
                 and self.columns[index.column()].kind == MB_KIND):
             return int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
@@ -242,7 +243,7 @@ class MemoryView(QtWidgets.QWidget):
 
     def _mark(self, x: float, y: float, label: str) -> None:
         self.plot.addItem(pg.ScatterPlotItem([x], [y], symbol="o", size=10, brush=pg.mkBrush(200, 40, 40)))
-        text = pg.TextItem(f"{label} {y:,.1f} MB", color=(200, 40, 40), anchor=(0, 1))
+        text = pg.TextItem(f"{label} {format_number(y)} MB", color=(200, 40, 40), anchor=(0, 1))
         text.setPos(x, y)
         self.plot.addItem(text)
 
@@ -265,8 +266,8 @@ class MemoryView(QtWidgets.QWidget):
         sizes = m.records.allocations.size
         total = mb(int(sizes[rows].sum())) if len(rows) else 0.0
         listed = "" if len(rows) <= LISTED else f" (the {LISTED} largest listed)"
-        self.alive_label.setText(f"{len(rows):,} allocations alive at {m.us(t_ns):,.1f} µs: {total:,.3f} MB"
-                                 f"{listed}".replace(",", " "))
+        self.alive_label.setText(f"{format_number(len(rows))} allocations alive at {format_number(m.us(t_ns))} µs: "
+                                 f"{format_number(total)} MB{listed}")
         self.cursor.setValue(m.us(t_ns))
         self.model.set_rows([dict(m.allocation_row(int(k)), row=int(k)) for k in rows[:LISTED]])
         fit_columns(self.table)
