@@ -84,7 +84,7 @@ def test_the_compare_tab_shows_the_memory_change(qtbot, runs):
     row = [r["card"] for r in model.rows].index(f"rank {GROWN}")
     [card] = [c for c in diff.cards if c.card == f"rank {GROWN}"]
     shown = model.data(model.index(row, col))
-    assert shown == f"+{card.delta['memory_peak_reserved_mb']:.1f} MB"
+    assert shown == f"+{card.delta['memory_peak_reserved_mb']:.3f} MB"  # the window's one format: 3 decimals
 
 
 def test_diff_command_prints_the_memory_table(runs, capsys):

@@ -9,15 +9,14 @@ from PySide6 import QtCore, QtGui
 from timelineview.analysis.diff.link_diff import LinkDelta
 from timelineview.analysis.diff.run_diff import COMM_KEYS, MEMORY_KEYS, PHASE_KEYS, CardDelta, NameDelta
 from timelineview.analysis.vocabulary import label
+from timelineview.analysis.vocabulary.number_text import DEFAULT_DECIMALS, format_number
 from timelineview.views.analysis_tabs.compare.phase_bars import CHANGE_SHARE, FASTER_COLOUR, SLOWER_COLOUR
 from timelineview.views.analysis_tabs.record_table import COUNT, TEXT, TIME_US, RecordColumn, RecordTableModel
 from timelineview.viewstate.tabs.paired_bars import phase_title
 
 DELTA_PREFIX = "delta"
 BASE_PREFIX = "base_"
-GBPS_DIGITS = 2
 GBPS = "gbps"  # a bandwidth, 10⁹ bytes per second
-MB_DIGITS = 1
 MEGABYTES = "mb"  # memory, 2^20 bytes
 PER_STEP, WHOLE_RUN = "mean per step", "whole run"  # what a card column's number is
 
@@ -90,7 +89,7 @@ LINK_COLUMNS = (
     *base_and_new("transit_us", "transit", TIME_US),
     *base_and_new("bytes", "bytes", COUNT),
 )
-UNITS = {GBPS: (GBPS_DIGITS, "GB/s"), MEGABYTES: (MB_DIGITS, "MB")}  # kind: (decimals shown, unit)
+UNITS = {GBPS: "GB/s", MEGABYTES: "MB"}  # kind: the unit its numbers are shown in
 HIGHER_IS_FASTER = frozenset({"delta_bandwidth_gbps"})  # change columns where more is better
 # the base value a change column is measured against (else ``base_<key>`` when the record has it)
 REFERENCE = {"delta_cost_us": "base_transit_us"}
@@ -153,9 +152,9 @@ class DeltaTableModel(RecordTableModel):
         if role == QtCore.Qt.ItemDataRole.DisplayRole and col.kind in UNITS:
             if value is None:
                 return "—"
-            digits, unit = UNITS[col.kind]
-            shown = round(float(value), digits) + 0.0  # + 0.0: no "-0.00"
-            return f"{'+' if col.key.startswith(DELTA_PREFIX) and shown > 0 else ''}{shown:.{digits}f} {unit}"
+            # the window's one number format; a change is signed when it is not 0 as shown
+            grew = col.key.startswith(DELTA_PREFIX) and round(float(value), DEFAULT_DECIMALS) > 0
+            return f"{format_number(float(value), sign=grew)} {UNITS[col.kind]}"
         text = super().data(index, role)
         if role == QtCore.Qt.ItemDataRole.DisplayRole and col.kind == TIME_US and col.key.startswith(DELTA_PREFIX) \
                 and value is not None and value > 0:
