@@ -37,8 +37,10 @@ def format_number(value: float | int | None, decimals: int = DEFAULT_DECIMALS, *
     plus = "+" if sign else ""
     if isinstance(value, Integral):
         return f"{int(value):{plus},d}".replace(",", GROUP)
-    value = round(float(value), decimals) + 0.0  # + 0.0: a tiny negative reads 0.000, never -0.000
-    return f"{value:{plus},.{decimals}f}".replace(",", GROUP)
+    text = f"{float(value):{plus},.{decimals}f}".replace(",", GROUP)
+    if text.startswith("-") and not text.strip("-0. "):  # a tiny negative reads 0.000, never -0.000
+        text = text[1:]
+    return text
 
 
 def format_in_unit(value: float | int | None, unit: str, *, sign: bool = False) -> str:
