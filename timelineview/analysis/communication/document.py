@@ -12,8 +12,10 @@ from timelineview.analysis.communication.links import Links
 from timelineview.analysis.communication.main_plane import MainPlane, MainPlaneTotals
 from timelineview.analysis.communication.operators import OpTotals
 from timelineview.analysis.text_table import format_table
+from timelineview.analysis.vocabulary import header
 
 NS_PER_US = 1000.0
+LINK_FIGURES = ("bytes", "transit_us", "count", "bandwidth_gbps")  # a link's columns, as the vocabulary heads them
 
 
 def _us(ns) -> float:
@@ -93,7 +95,7 @@ def card_json(cc: CardCommunication | None) -> dict | None:
     if cc is None:
         return None
     ops = cc.ops
-    comm_ops = [{"name": ops.name[i], "start_us": _us(ops.start[i]), "elapse_us": _us(ops.elapse[i]),
+    comm_ops = [{"name": ops.name[i], "start_ns": int(ops.start[i]), "elapse_us": _us(ops.elapse[i]),
                  **producer_times_json(ops.main, i),
                  "all_planes": _times(ops.transit[i], ops.wait[i], ops.synchronization[i], ops.idle[i]),
                  "bandwidth": bandwidth_json(cc.bandwidth, i)}
@@ -128,18 +130,18 @@ def format_text(doc: dict) -> str:
         rows = [[x["link"], x["transport"], x["link_type"], x["bytes"], x["transit_us"], x["count"],
                  x["bandwidth_gbps"], "yes" if x.get("slow") else ""] for x in links]
         parts.append("Links\n" + format_table(
-            ["link", "transport", "link type", "bytes", "transit µs", "count", "GB/s", "slow"], rows))
+            ["link", "transport", "link type", *(header(k) for k in LINK_FIGURES), "slow"], rows))
     local = [[c["card"], x["link"], x["link_type"], x["bytes"], x["transit_us"], x["count"], x["bandwidth_gbps"]]
              for c in cards for x in c["communication"].get("local_links") or []]
     if local:
         parts.append("Local links (the producer's LOCAL: bytes moved on the card itself)\n" + format_table(
-            ["card", "link", "link type", "bytes", "transit µs", "count", "GB/s"], local))
+            ["card", "link", "link type", *(header(k) for k in LINK_FIGURES)], local))
     per_op = [[c["card"], op["name"], b["transport"], b["bytes"], b["transit_us"], b["count"], b["bandwidth_gbps"],
                b["large_packet_ratio"], len(b["packets"])]
               for c in cards for op in c["communication"]["comm_ops"] for b in op.get("bandwidth") or []]
     if per_op:
         parts.append("Bandwidth per operator and transport (the producer's; SDMA: its link types together)\n"
-                     + format_table(["card", "operator", "transport", "bytes", "transit µs", "count", "GB/s",
+                     + format_table(["card", "operator", "transport", *(header(k) for k in LINK_FIGURES),
                                      "large packets", "sizes"], per_op))
     slow = doc.get("slow_links") or []
     parts.append("Slow links: " + (", ".join(slow) if slow else "none."))
