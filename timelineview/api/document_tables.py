@@ -90,8 +90,7 @@ def _comm_op_row(op: dict) -> dict:
 
 COMM_OPS = _spec("comm_ops", "one row per collective communication operation of each card (metrics.md §6)", (
     *CARD, Column("name", STRING, "the collective"), declared("start_ns", INT64), declared("elapse_us"),
-    Column("plane", INT64, "N of its main Plane N, where the producer measures it; null (and the figures "
-                           "below are) when it has no wait task"),
+    declared("plane", INT64),
     *(declared(key) for key in COMM_FIGURES), *(declared(f"{ALL_PLANES}_{key}") for key in COMM_FIGURES)),
     _per_card(lambda c: [_comm_op_row(op) for op in (c.get("communication") or {}).get("comm_ops") or []]))
 
@@ -114,12 +113,12 @@ COMM_BANDWIDTH = _spec(
     "(CommAnalyzerBandwidth, metrics.md §6)", (
         *CARD, *_OP_KEY, declared("bytes", INT64), declared("transit_us"), declared("count", INT64),
         declared("bandwidth_gbps"),
-        Column("large_packet_ratio", DOUBLE, "large transfers / transfers")),
+        declared("large_packet_ratio")),
     _per_card(_bandwidth_rows))
 COMM_PACKETS = _spec(
     "comm_packets", "one row per transfer size of each transport of each collective: the producer's size "
     "distribution (metrics.md §6)", (
-        *CARD, *_OP_KEY, Column("size_bytes", INT64, "the transfer size"),
+        *CARD, *_OP_KEY, declared("size_bytes", INT64),
         declared("count", INT64), declared("transit_us")),
     _per_card(_packet_rows))
 

@@ -12,9 +12,10 @@ from timelineview.analysis.communication.links import Links
 from timelineview.analysis.communication.main_plane import MainPlane, MainPlaneTotals
 from timelineview.analysis.communication.operators import OpTotals
 from timelineview.analysis.text_table import format_table
-from timelineview.analysis.vocabulary import header
+from timelineview.analysis.vocabulary import header, label, quantity
 
 NS_PER_US = 1000.0
+PRODUCER_FIGURES = ("transit_us", "wait_us", "synchronization_us", "idle_us")  # a card's headline, the producer's
 LINK_FIGURES = ("bytes", "transit_us", "count", "bandwidth_gbps")  # a link's columns, as the vocabulary heads them
 
 
@@ -118,14 +119,14 @@ def format_text(doc: dict) -> str:
         return ""
     parts = []
     if cards:
-        keys = ("transit_us", "wait_us", "synchronization_us", "idle_us")
-        rows = [[c["card"], len(c["communication"]["comm_ops"]), *(c["communication"].get(k) for k in keys),
-                 c["communication"]["all_planes"]["wait_us"]]
+        rows = [[c["card"], len(c["communication"]["comm_ops"]), c["communication"].get("measured_operators"),
+                 *(c["communication"].get(k) for k in PRODUCER_FIGURES), c["communication"]["all_planes"]["wait_us"]]
                 for c in cards]
+        note = "\n".join(f"{label(k)}: {quantity(k).tooltip}." for k in (*PRODUCER_FIGURES, "all_planes_wait_us"))
         parts.append("Communication (µs)\n"
-                     + format_table(["card", "operators", "transit", "wait", "sync", "idle", "all-planes wait"], rows)
-                     + "\n(transit, wait, sync, idle: the producer's, on each operator's main plane; all-planes wait: "
-                       "wait tasks under no transfer, over every plane)")
+                     + format_table(["card", "operators", *(label(k) for k in ("measured_operators", *PRODUCER_FIGURES,
+                                                                               "all_planes_wait_us"))], rows)
+                     + "\n" + note)
     if links:
         rows = [[x["link"], x["transport"], x["link_type"], x["bytes"], x["transit_us"], x["count"],
                  x["bandwidth_gbps"], "yes" if x.get("slow") else ""] for x in links]

@@ -14,7 +14,7 @@ if len(VOCABULARY) != len(QUANTITIES):
 
 
 def quantity(key: str) -> Quantity:
-    """The quantity of ``key``, or of a qualified key (``all_planes_wait_us``: a declared quantity measured another
+    """The quantity of ``key``, or of a qualified key (``<prefix>_<key>``: a declared quantity measured another
     way, the way ``QUALIFIERS`` says); a KeyError names a key no one declared."""
     if key in VOCABULARY:
         return VOCABULARY[key]

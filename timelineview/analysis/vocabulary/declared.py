@@ -7,6 +7,7 @@ from timelineview.analysis.vocabulary.quantity import (
     BYTES,
     COUNT,
     GIGABYTES_PER_SECOND,
+    INDEX,
     MEGABYTES,
     MICROSECONDS,
     NANOSECONDS,
@@ -100,8 +101,29 @@ COMMUNICATION = (  # §6: communication operators and links
              section="§6"),
     Quantity("bandwidth_gbps", "Bandwidth", GIGABYTES_PER_SECOND, "bytes / transit (10⁹ bytes per second)",
              section="§6"),
+    Quantity("plane", "Plane", INDEX, "N of the operator's main Plane N (the lowest plane holding a wait), where the "
+             "producer measures it; null, and its figures too, when it has no wait task", section="§6"),
+    Quantity("measured_operators", "Measured operators", COUNT, "the card's operators that have the producer's "
+             "figures (a main plane): its transit, wait, synchronization and idle are summed over these",
+             section="§6"),
+    Quantity("large_packet_ratio", "Large packet ratio", RATIO, "the transport's large transfers over its transfers",
+             producer="Large Packet Ratio", section="§6"),
+    Quantity("size_bytes", "Transfer size", BYTES, "the size of one transfer: a row of the producer's size "
+             "distribution", section="§6"),
     Quantity("bandwidth_cost_us", "Bandwidth cost", US, "transit the change of bandwidth alone adds at the base "
              "run's bytes (negative: saves)", section="§9"),
+)
+
+ALL_PLANES = (  # §6: the unions over every plane, not the producer's figures
+    Quantity("all_planes_transit_us", "All-planes transit", US, "time moving data: the union of the operator's "
+             "transfer tasks over every plane", section="§6"),
+    Quantity("all_planes_wait_us", "All-planes wait", US, "Notify_Wait tasks under no transfer, over every plane "
+             "(the producer counts most of this time as Idle)", section="§6"),
+    Quantity("all_planes_synchronization_us", "All-planes synchronization", US, "the part of the all-planes wait "
+             "before the first transfer", section="§6"),
+    Quantity("all_planes_idle_us", "All-planes idle", US, "neither transfer nor wait on any plane", section="§6"),
+    Quantity("all_planes_wait_ratio", "All-planes wait ratio", RATIO, "all-planes wait / (all-planes wait + "
+             "all-planes transit)", section="§6"),
 )
 
 OPERATORS = (  # §7: operators and task types
@@ -164,11 +186,10 @@ DIFF = (  # §9: two runs
     Quantity("new_count", "New count", COUNT, "its slices in the new run", section="§9"),
 )
 
-# a declared quantity measured another way, said by a prefix of its key: prefix -> (label suffix, how)
-QUALIFIERS = {
-    "main": ("main plane", "on the operator's main plane alone (the lowest plane holding a wait)"),
-    "all_planes": ("all planes", "over the union of every plane's tasks, not the producer's figure"),
-}
+# a declared quantity measured another way, said by a prefix of its key: prefix -> (label suffix, how); none
+# today: the unions over every plane are quantities of their own (ALL_PLANES), their definitions not the
+# producer's main-plane ones with a suffix
+QUALIFIERS: dict[str, tuple[str, str]] = {}
 
-QUANTITIES: tuple[Quantity, ...] = (*WINDOW, *CARD, *STEP, *PIPELINE, *COMMUNICATION, *OPERATORS, *MEMORY, *FINDINGS,
-                                    *DIFF)
+QUANTITIES: tuple[Quantity, ...] = (*WINDOW, *CARD, *STEP, *PIPELINE, *COMMUNICATION, *ALL_PLANES, *OPERATORS, *MEMORY,
+                                    *FINDINGS, *DIFF)

@@ -10,6 +10,7 @@ from timelineview.analysis.vocabulary.quantity import (
     BYTES,
     COUNT,
     GIGABYTES_PER_SECOND,
+    INDEX,
     MEGABYTES,
     MICROSECONDS,
     NANOSECONDS,
@@ -21,7 +22,7 @@ GROUP = " "  # the thousands separator: a space (ISO 80000), never a comma or a 
 DEFAULT_DECIMALS = 3  # µs with three decimals is exact to the ns the times are computed in
 # the same precision everywhere a unit is printed: whole units for what is counted, three decimals otherwise
 DECIMALS = {MICROSECONDS: 3, NANOSECONDS: 0, MEGABYTES: 3, GIGABYTES_PER_SECOND: 3, BYTES: 0, COUNT: 0,
-            RATIO: 3, SHARE: 3}
+            INDEX: 0, RATIO: 3, SHARE: 3}
 MISSING = "—"
 
 

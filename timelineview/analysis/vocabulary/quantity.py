@@ -8,6 +8,7 @@ from dataclasses import dataclass
 # units; a key says its unit in its suffix (``_us``, ``_ns``, ``_mb``, ``_gbps``), the unitless ones none
 MICROSECONDS, NANOSECONDS, MEGABYTES, GIGABYTES_PER_SECOND = "µs", "ns", "MB", "GB/s"
 BYTES, COUNT, RATIO, SHARE = "bytes", "count", "ratio", "share"
+INDEX = "index"  # a number that names (a plane), neither counted nor measured
 UNIT_SUFFIX = {MICROSECONDS: "_us", NANOSECONDS: "_ns", MEGABYTES: "_mb", GIGABYTES_PER_SECOND: "_gbps"}
 
 
