@@ -237,3 +237,20 @@ def test_the_producers_bandwidth_and_local_links_are_tables(tmp_path):
     want = [(c["card"], x["link"], "LOCAL", x["bytes"], x["count"]) for c in doc["cards"]
             for x in c["communication"]["local_links"]]
     assert got == want and len(want) == 3
+
+
+def test_sql_steps_give_both_free_times_of_the_stats_document(tmp_path):
+    """steps.free_us is the producer's Free and steps.window_free_us the step window's, as in stats --json; the
+    window's free time holds the step interval, so it is never below the producer's Free."""
+    import timelineview
+    from timelineview.synthetic import cluster_specs, generate_cluster
+
+    generate_cluster(tmp_path, cluster_specs(2, seed=3, steps=2, tasks_per_step=30))
+    run = timelineview.open(tmp_path, cache=False)
+    doc = orjson.loads(orjson.dumps(run.stats(), option=orjson.OPT_SERIALIZE_NUMPY))
+    want = [(c["card"], s["step"], s["start_ns"], s["free_us"], s["window_free_us"]) for c in doc["cards"]
+            for s in c["steps"]]
+    got = [(r["card"], r["step"], r["start_ns"], r["free_us"], r["window_free_us"])
+           for r in run.table("steps").to_pylist()]
+    assert got == want and len(want) == 4
+    assert all(w >= f - 1e-9 for *_, f, w in got)
