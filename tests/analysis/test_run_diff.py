@@ -215,7 +215,7 @@ def test_links_and_communication_totals_match_the_ground_truth(tmp_path):
 def test_a_phase_the_steps_gain_flows_into_the_comparison():
     from timelineview.analysis.diff.run_diff import PHASE_KEYS, step_phase_keys
 
-    steps = [{"step": 1, "start_us": 0.0, "dur_us": 9.0, "span_us": 9.0, "compute_us": 4.0, "idle_gap_count": 1,
+    steps = [{"step": 1, "start_ns": 0, "dur_us": 9.0, "span_us": 9.0, "compute_us": 4.0, "idle_gap_count": 1,
               "step_interval_us": 1.0, "fp_bp_us": 6.0, "tail_us": 2.0, "stage_us": 8.0, "window_free_us": 3.0}]
     assert step_phase_keys(steps) == [*PHASE_KEYS, "stage_us", "window_free_us"]
     assert "compute_us" not in step_phase_keys(steps)  # a §2 metric of the step, not a phase

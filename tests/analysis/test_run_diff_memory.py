@@ -80,11 +80,11 @@ def test_the_compare_tab_shows_the_memory_change(qtbot, runs):
     model = DeltaTableModel(card_columns(diff.phase_keys))
     model.set_rows(card_records(diff.cards, diff.phase_keys))
     titles = [c.title for c in model.columns]
-    col = titles.index("Δ memory peak reserved, MB (whole run)")
+    col = titles.index("Δ Peak reserved memory, MB (whole run)")  # the vocabulary's label
     row = [r["card"] for r in model.rows].index(f"rank {GROWN}")
     [card] = [c for c in diff.cards if c.card == f"rank {GROWN}"]
     shown = model.data(model.index(row, col))
-    assert shown == f"+{card.delta['memory_peak_reserved_mb']:.1f} MB"
+    assert shown == f"+{card.delta['memory_peak_reserved_mb']:.3f} MB"  # the window's one format: 3 decimals
 
 
 def test_diff_command_prints_the_memory_table(runs, capsys):

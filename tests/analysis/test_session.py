@@ -54,7 +54,8 @@ def reference_document(stores, min_gap_ns=1000) -> dict:
         lanes = int(np.count_nonzero(np.bincount(s.slices.lane, minlength=len(s.lanes))))
         windows = find_steps(s, d)
         comms.append(analyse_communication(s, d.classification, windows))
-        doc = {"card": s.card, "rank": s.rank, "path": str(s.paths[0]), "events": len(s.slices), "lanes": lanes,
+        doc = {"card": s.card, "rank": s.rank, "path": str(s.paths[0]), "events": len(s.slices),
+               "start_ns": s.t_origin, "lanes": lanes,
                **card_metrics(d, min_gap_ns), "clock_offset_us": 0.0,
                "steps": [step_metrics(s, d, w) for w in windows],
                "file_overlap": file_overlap(s, d.classification), "load": s.report.to_json(),

@@ -1,21 +1,23 @@
 """The stats documents of metrics.md §5, the producer-lane totals and the text form."""
 
 import json
+import re
 
 from timelineview.analysis.file_overlap import file_overlap
 from timelineview.analysis.summary import card_document, format_text, stats_document
+from timelineview.analysis.vocabulary import label
 
 from .cluster.cluster_factory import make_cluster
 from .factory import COMM, HW, Layout, Sl, build_store
 
 CARD_KEYS = [
-    "card", "rank", "path", "events", "lanes", "span_us", "compute_us", "communication_us",
+    "card", "rank", "path", "events", "start_ns", "lanes", "span_us", "compute_us", "communication_us",
     "overlapped_us", "pure_communication_us", "free_us", "uncaptured_us", "overlap_ratio", "idle_gap_count",
     "idle_gap_total_us", "idle_gap_max_us", "idle_gap_communication_us", "idle_gap_free_us",
     "clock_offset_us", "steps", "file_overlap", "load", "communication", "operators", "memory",
 ]
 STEP_KEYS = [
-    "step", "start_us", "dur_us", "span_us", "compute_us", "communication_us", "overlapped_us",
+    "step", "start_ns", "dur_us", "span_us", "compute_us", "communication_us", "overlapped_us",
     "pure_communication_us", "window_free_us", "uncaptured_us", "overlap_ratio", "idle_gap_count",
     "idle_gap_total_us", "idle_gap_max_us", "idle_gap_communication_us", "idle_gap_free_us", "stage_us", "free_us",
     "step_interval_us", "fp_bp_us", "tail_us",
@@ -72,14 +74,17 @@ def test_stats_document_and_text():
     json.dumps(doc)
     text = format_text(doc)
     assert text.index("Cards") < text.index("Steps of rank 0") < text.index("Slow cards")
-    assert "compute_us" in text and "rank 2" in text.split("Slow cards")[1]
-    assert "clock_offset_us" in text and "2.000" in text
+    # the text tables head each quantity with the vocabulary's label (and unit), never its JSON key
+    assert "Compute (µs)" in text and "rank 2" in text.split("Slow cards")[1]
+    assert "Compute" in text.split("Slow cards")[1] and "compute_us" not in text
+    clock = next(line for line in text.splitlines() if line.startswith("Clock offset (µs)"))
+    assert clock.split()[3:] == ["0.000", "2.000", "0.000"]
 
 
 def test_text_with_fewer_than_three_cards():
     doc = stats_document([card_with_producer_lanes()])
     text = format_text(doc)
-    assert "needs at least 3 cards" in text and "file: compute_us" in text
+    assert "needs at least 3 cards" in text and "file: Compute (µs)" in text
 
 
 def test_empty_stats():
@@ -91,7 +96,14 @@ def test_empty_stats():
 def test_text_says_which_free_each_column_is():
     doc = stats_document([card_with_producer_lanes()])
     text = format_text(doc)
-    steps_header = next(line for line in text.splitlines() if line.startswith("step "))
-    # "free" is only the producer's Free; the step window's free time has its own name
-    assert steps_header.split().count("free") == 2 and "window free" in steps_header
-    assert "stage, free: the producer's Stage and Free" in text and "window free: idle time of the whole step" in text
+    steps_header = next(line for line in text.splitlines() if line.startswith("Step "))
+    # each column is headed by its quantity's label ("Free" is only the producer's Free; the step window's free
+    # time has its own name), and the note under the table says which Free each is
+    assert re.split(r"\s{2,}", steps_header.strip()) == ["Step", *(label(k) for k in (
+        "dur_us", "compute_us", "communication_us", "overlapped_us", "pure_communication_us", "stage_us", "free_us",
+        "window_free_us", "idle_gap_count", "idle_gap_total_us", "step_interval_us", "fp_bp_us", "tail_us"))]
+    assert label("free_us") == "Free" and label("window_free_us") == "Window free"
+    assert "Free: time inside the Stage" in text and "(the producer's Free)" in text
+    assert "Stage: first task start to last task end inside the step (the producer's Stage)" in text
+    assert "Window free: time in the whole window where neither compute nor communication runs, the step interval " \
+           "included." in text

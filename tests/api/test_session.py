@@ -117,7 +117,14 @@ def test_analysis_tables_hold_the_documents_numbers(sample, stats_json):
     findings = sample.findings()
     assert findings["rule"].tolist() == [f["rule"] for f in stats_json["findings"]]
     assert [list(x) for x in findings["cards"]] == [f["cards"] for f in stats_json["findings"]]
-    assert [orjson.loads(e) for e in findings["evidence"]] == [f["evidence"] for f in stats_json["findings"]]
+    # the evidence spans, µs after their card's start in the document, are ns on the card's clock in SQL
+    start = {c["card"]: c["start_ns"] for c in stats_json["cards"]}
+    want = [[{"card": e["card"], "lane": e.get("lane"), "start_ns": start[e["card"]] + round(e["start_us"] * 1000),
+              "end_ns": start[e["card"]] + round(e["end_us"] * 1000)} for e in f["evidence"]]
+            for f in stats_json["findings"]]
+    got = [[{k: span.get(k) for k in ("card", "lane", "start_ns", "end_ns")} for span in orjson.loads(e)]
+           for e in findings["evidence"]]
+    assert got == want
     cards = sample.card_metrics()
     assert cards["compute_us"].tolist() == [c["compute_us"] for c in stats_json["cards"]]
 
@@ -140,9 +147,9 @@ def test_document_columns_are_every_key_of_the_document(sample, stats_json):
     comm_schema = schema["properties"]["cards"]["items"]["properties"]["communication"]["properties"]
     bandwidth = comm_schema["comm_ops"]["items"]["properties"]["bandwidth"]["items"]["properties"]
     assert set(op["bandwidth"][0] if op["bandwidth"] else bandwidth) == set(bandwidth)
-    assert (set(bandwidth) - {"packets"}) | {"card", "rank", "name", "start_us"} == \
+    assert (set(bandwidth) - {"packets"}) | {"card", "rank", "name", "start_ns"} == \
         set(sample.table("comm_bandwidth").column_names)
-    assert set(bandwidth["packets"]["items"]["properties"]) | {"card", "rank", "name", "start_us", "transport"} == \
+    assert set(bandwidth["packets"]["items"]["properties"]) | {"card", "rank", "name", "start_ns", "transport"} == \
         set(sample.table("comm_packets").column_names)
     assert set(card["communication"]["local_links"][0]) | {"card", "rank"} == \
         set(sample.table("local_links").column_names)
@@ -216,9 +223,9 @@ def test_the_producers_bandwidth_and_local_links_are_tables(tmp_path):
     run = timelineview.open(tmp_path, cache=False)
     doc = orjson.loads(orjson.dumps(run.stats(), option=orjson.OPT_SERIALIZE_NUMPY))
     ops = [(c["card"], o) for c in doc["cards"] for o in c["communication"]["comm_ops"]]
-    got = [(r["card"], r["name"], r["start_us"], r["transport"], r["bytes"], r["transit_us"], r["count"],
+    got = [(r["card"], r["name"], r["start_ns"], r["transport"], r["bytes"], r["transit_us"], r["count"],
             r["bandwidth_gbps"], r["large_packet_ratio"]) for r in run.table("comm_bandwidth").to_pylist()]
-    want = [(card, o["name"], o["start_us"], b["transport"], b["bytes"], b["transit_us"], b["count"],
+    want = [(card, o["name"], o["start_ns"], b["transport"], b["bytes"], b["transit_us"], b["count"],
              b["bandwidth_gbps"], b["large_packet_ratio"]) for card, o in ops for b in o["bandwidth"]]
     assert got == want and len(want) >= 2 * len(ops)  # each collective: its link type and the SDMA total
     got = [(r["card"], r["name"], r["transport"], r["size_bytes"], r["count"], r["transit_us"])
@@ -230,3 +237,20 @@ def test_the_producers_bandwidth_and_local_links_are_tables(tmp_path):
     want = [(c["card"], x["link"], "LOCAL", x["bytes"], x["count"]) for c in doc["cards"]
             for x in c["communication"]["local_links"]]
     assert got == want and len(want) == 3
+
+
+def test_sql_steps_give_both_free_times_of_the_stats_document(tmp_path):
+    """steps.free_us is the producer's Free and steps.window_free_us the step window's, as in stats --json; the
+    window's free time holds the step interval, so it is never below the producer's Free."""
+    import timelineview
+    from timelineview.synthetic import cluster_specs, generate_cluster
+
+    generate_cluster(tmp_path, cluster_specs(2, seed=3, steps=2, tasks_per_step=30))
+    run = timelineview.open(tmp_path, cache=False)
+    doc = orjson.loads(orjson.dumps(run.stats(), option=orjson.OPT_SERIALIZE_NUMPY))
+    want = [(c["card"], s["step"], s["start_ns"], s["free_us"], s["window_free_us"]) for c in doc["cards"]
+            for s in c["steps"]]
+    got = [(r["card"], r["step"], r["start_ns"], r["free_us"], r["window_free_us"])
+           for r in run.table("steps").to_pylist()]
+    assert got == want and len(want) == 4
+    assert all(w >= f - 1e-9 for *_, f, w in got)

@@ -56,7 +56,7 @@ def test_stats_text_and_a_truncated_file(tmp_path):
     assert card["load"]["truncated"] is True
     assert card["events"] == 2 and card["idle_gap_count"] == 0
     text = run_stats(str(path))
-    assert text.returncode == 0 and "compute_us" in text.stdout and "truncated" in text.stderr
+    assert text.returncode == 0 and "Compute (µs)" in text.stdout and "truncated" in text.stderr
 
 
 def test_stats_json_is_the_document_of_the_analysis_functions(tmp_path):

@@ -69,6 +69,22 @@ def test_diff_documents_follow_the_schema(generated):
     check("diff", diff_runs(generated["pipeline"], generated["slow_link"]).document())
 
 
+def test_a_link_in_one_run_only_follows_the_diff_schema(generated, tmp_path):
+    """A 2-card run against a 4-card run: the links between ranks 2 and 3 exist in the base run only, so their
+    ``new`` side is null and their bandwidth changes are null; the document still follows its schema."""
+    generate_cluster(tmp_path, cluster_specs(2, seed=3, steps=2, tasks_per_step=40), "msprof")
+    small = AnalysisSession(load(tmp_path, cache=False))
+    document = diff_runs(generated["memory"], small).document()
+    one_run_only = [link for link in document["links"] if link["new"] is None]
+    assert one_run_only, "the 4-card run has links the 2-card run lacks"
+    assert all(link["delta"]["bandwidth_gbps"] is None and link["delta"]["bytes"] == -link["base"]["bytes"]
+               for link in one_run_only)
+    check("diff", document)
+    reverse = diff_runs(small, generated["memory"]).document()
+    assert any(link["base"] is None for link in reverse["links"])
+    check("diff", reverse)
+
+
 def _properties_named(node: dict, key: str) -> list[dict]:
     """Every schema node of a property ``key``, however deep."""
     found = [node["properties"][key]] if key in node.get("properties", {}) else []
@@ -104,6 +120,14 @@ def test_the_command_line_prints_the_same_documents(generated, capsys):
 
     assert stats_main([str(sample_cluster_path()), "--json", "--quiet", "--no-cache"]) == 0
     check("stats", json.loads(capsys.readouterr().out))
+
+
+def test_the_diff_command_prints_a_document_of_its_schema(capsys):
+    from timelineview.commands.diff import diff_main
+
+    sample = str(sample_cluster_path())
+    assert diff_main([sample, sample, "--json", "--quiet", "--no-cache"]) == 0
+    check("diff", json.loads(capsys.readouterr().out))
 
 
 def test_a_summary_folders_document_follows_the_schema(summaries):  # noqa: F811 - the fixture imported below

@@ -99,7 +99,7 @@ def _document(store: TraceStore, a: CardAnalysis) -> dict:
     sl = store.slices
     lanes_used = int(np.count_nonzero(np.bincount(sl.lane, minlength=len(store.lanes)))) if len(sl) else 0
     doc = {"card": store.card, "rank": store.rank, "path": _card_path(store), "events": len(sl),
-           "lanes": lanes_used}
+           "start_ns": int(store.t_origin), "lanes": lanes_used}
     doc.update(card_metrics(a.derived, a.min_gap_ns))
     doc["clock_offset_us"] = 0.0
     doc["steps"] = list(a.step_stats)

@@ -167,11 +167,12 @@ TEXT_ROWS = 10  # operators per card in the readable output
 def operators_text(card: str, operators: dict | None, rows: int = TEXT_ROWS) -> str:
     """The top operators of a card's ``operators`` document as a table."""
     from timelineview.analysis.text_table import format_table
+    from timelineview.analysis.vocabulary import header
 
     by_name = (operators or {}).get("by_name") or []
     if not by_name:
         return ""
     table = [[r["name"], r["count"], r["total_us"], r["mean_us"], r["max_us"], f"{100 * r['share']:.1f} %"]
              for r in by_name[:rows]]
-    return f"Top operators of {card}\n" + format_table(["operator", "count", "total µs", "mean µs", "max µs",
-                                                        "share"], table)
+    return f"Top operators of {card}\n" + format_table(
+        ["Operator", *(header(k) for k in ("count", "total_us", "mean_us", "max_us", "share"))], table)

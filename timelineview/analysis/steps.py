@@ -247,12 +247,12 @@ def _clamped(step: int, s: int, e: int, fp: int, bp: int, source: str) -> StepWi
 def step_metrics(store: TraceStore, derived: DerivedIntervals, step: StepWindow) -> dict:
     """The §2 metrics of one step in the producer's words (``window.framed_metrics``: ``free_us`` is
     its Free, ``window_free_us`` the free time of the whole step window), its ``stage_us``, and its phases
-    (start_us is in the file's time base); the whole-trace window of a trace without steps has
+    (start_ns on the card's own clock, as its slices); the whole-trace window of a trace without steps has
     ``"window": "whole trace"`` and None phases."""
     out = {"step": step.step}
     if not step.has_phases:
         out["window"] = WHOLE_TRACE
-    out.update(start_us=step.start / 1000.0, dur_us=(step.end - step.start) / 1000.0)
+    out.update(start_ns=int(step.start), dur_us=(step.end - step.start) / 1000.0)
     out.update(framed_metrics(derived, step.start, step.end))
     if not step.has_phases:
         out.update(dict.fromkeys(PHASE_KEYS))

@@ -11,6 +11,7 @@ from timelineview.analysis.memory.text import memory_text
 from timelineview.analysis.operators import operators_text
 from timelineview.analysis.session import STATS_FIELDS, AnalysisSession
 from timelineview.analysis.text_table import format_table
+from timelineview.analysis.vocabulary import declared, header, label, quantity
 from timelineview.analysis.window import METRIC_KEYS
 from timelineview.model.store.report import listed_warnings
 from timelineview.model.store.trace_store import TraceStore
@@ -33,17 +34,17 @@ def stats_document(stores: list[TraceStore], min_gap_ns: int = DEFAULT_MIN_GAP_N
 
 
 _CARD_ROWS = (*METRIC_KEYS, "clock_offset_us")
-_STEP_COLUMNS = (
-    ("step", "step"), ("dur_us", "dur µs"), ("compute_us", "compute"), ("communication_us", "comm"),
-    ("overlapped_us", "overlap"), ("pure_communication_us", "pure comm"), ("stage_us", "stage"),
-    ("free_us", "free"), ("window_free_us", "window free"),
-    ("idle_gap_count", "gaps"), ("idle_gap_total_us", "gap µs"), ("step_interval_us", "interval"),
-    ("fp_bp_us", "fp-bp"), ("tail_us", "tail"),
-)
-# which Free is which (metrics.md §3): the step table shows both, the card rows the whole card's
-STEP_FREE_NOTE = ("stage, free: the producer's Stage and Free (step_trace_time.csv): idle time between the step's "
-                  "first and last task.\nwindow free: idle time of the whole step window, its step interval "
-                  "included.")
+# the step table's quantities, headed by their labels (the table's title says µs); a key no step has is left out
+_STEP_KEYS = ("dur_us", "compute_us", "communication_us", "overlapped_us", "pure_communication_us", "stage_us",
+              "free_us", "window_free_us", "idle_gap_count", "idle_gap_total_us", "step_interval_us", "fp_bp_us",
+              "tail_us")
+# which Free is which (metrics.md §3): the note under the step table says it in the vocabulary's words
+_FREE_KEYS = ("stage_us", "free_us", "window_free_us")
+
+
+def step_free_note(keys: tuple[str, ...]) -> str:
+    """What each Free (and the Stage) of the step table is, from the vocabulary, for the ``keys`` shown."""
+    return "\n".join(f"{label(k)}: {quantity(k).tooltip}." for k in _FREE_KEYS if k in keys)
 
 
 def format_text(doc: dict) -> str:
@@ -51,13 +52,13 @@ def format_text(doc: dict) -> str:
     cards = doc.get("cards", [])
     parts = []
     if cards:
-        header = ["metric", *(c["card"] for c in cards)]
-        rows = [["events", *(c["events"] for c in cards)], ["lanes", *(c["lanes"] for c in cards)]]
-        rows += [[key, *(c.get(key) for c in cards)] for key in _CARD_ROWS]
-        if any(c.get("file_overlap") for c in cards):
+        columns = ["metric", *(c["card"] for c in cards)]
+        rows = [[label("events"), *(c["events"] for c in cards)], [label("lanes"), *(c["lanes"] for c in cards)]]
+        rows += [[header(key), *(c.get(key) for c in cards)] for key in _CARD_ROWS]
+        if any(c.get("file_overlap") for c in cards):  # the producer's overlap lanes (§1): said as theirs
             for key in ("compute_us", "communication_us", "pure_communication_us", "free_us"):
-                rows.append([f"file: {key}", *((c.get("file_overlap") or {}).get(key) for c in cards)])
-        parts.append("Cards\n" + format_table(header, rows))
+                rows.append([f"file: {header(key)}", *((c.get("file_overlap") or {}).get(key) for c in cards)])
+        parts.append("Cards\n" + format_table(columns, rows))
         lines = ["Files"]
         for c in cards:
             lines.append(f"  {terminal_safe(c['card'])}: {terminal_safe(c['path'])}")
@@ -66,22 +67,24 @@ def format_text(doc: dict) -> str:
                 lines.append(f"    {load['dropped_events']} event(s) dropped")
             lines.extend(f"    {terminal_safe(w)}" for w in listed_warnings(load.get("warnings", []), c["path"]))
         parts.append("\n".join(lines))
+    shown: tuple[str, ...] = ()
     for c in cards:
         steps = c.get("steps") or []
+        shown = tuple(k for k in _STEP_KEYS if any(k in s for s in steps)) or shown
         # a trace without step markers: one window named "whole trace", phases "-" (never measured)
-        rows = [[s.get("window") or s.get(key) if key == "step" else s.get(key) for key, _ in _STEP_COLUMNS]
-                for s in steps]
+        rows = [[s.get("window") or s.get("step"), *(s.get(key) for key in shown)] for s in steps]
         parts.append(f"Steps of {terminal_safe(c['card'])} (µs)\n"
-                     + format_table([t for _, t in _STEP_COLUMNS], rows))
+                     + format_table(["Step", *(label(k) for k in shown)], rows))
     if any(c.get("steps") for c in cards):
-        parts.append(STEP_FREE_NOTE)
+        parts.append(step_free_note(shown))
     slow = doc.get("slow_cards", [])
     if len(cards) < 3:
         parts.append("Slow cards: needs at least 3 cards.")
     elif not slow:
         parts.append("Slow cards: none.")
     else:
-        rows = [[f["card"], f["metric"], f["value"], f["median"], f.get("z"), f.get("z_required"),
+        rows = [[f["card"], label(f["metric"]) if declared(f["metric"]) else f["metric"],
+                 f["value"], f["median"], f.get("z"), f.get("z_required"),
                  f"{f['steps_above']}/{f['steps']}" if "steps_above" in f else None] for f in slow]
         parts.append("Slow cards (medians over steps; flagged above median + max(5 %, 1 % of step, z_N MADs))\n"
                      + format_table(["card", "metric", "value µs", "median µs", "z", "z needed", "steps above"], rows))

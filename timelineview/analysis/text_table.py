@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from timelineview.analysis.vocabulary.number_text import format_number
 from timelineview.terminal_text import terminal_safe
 
 
@@ -11,10 +12,8 @@ def format_cell(value: Any) -> str:
     """A cell's text, control characters escaped (``terminal_text``): cells hold names from traces."""
     if value is None:
         return "-"
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, float):
-        return f"{value:.3f}" if abs(value) < 1e12 else f"{value:.6g}"
+    if isinstance(value, (bool, int, float)):  # the text surface's one formatter: grouped digits, 3 decimals
+        return format_number(value)
     return terminal_safe(value)
 
 

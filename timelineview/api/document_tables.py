@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 
 import orjson
 
+from timelineview.analysis.vocabulary import quantity
 from timelineview.api.schema import BOOL, DOUBLE, INT32, INT64, STRING, STRINGS, Column, TableSource, TableSpec
 
 CARD = (Column("card", STRING, "the card's name"), Column("rank", INT32, "its rank; null when unknown"))
@@ -16,15 +17,23 @@ METRICS = ("span_us", "compute_us", "communication_us", "overlapped_us", "pure_c
            "idle_gap_communication_us", "idle_gap_free_us")
 COUNTS = {"idle_gap_count"}
 STEP_EXTRA = ("stage_us", "window_free_us", "step_interval_us", "fp_bp_us", "tail_us")
-SEE_METRICS = "metrics.md §5"
-# a step's two free times (metrics.md §3): the producer's word for the producer's quantity
-STEP_FREE_DOCS = {"free_us": "the producer's Free: idle time inside the step's Stage (metrics.md §3)",
-                  "window_free_us": "idle time over the whole step window, step interval included (metrics.md §3)"}
+NS_PER_US = 1000
 
 
-def _metric_columns(names: Iterable[str], docs: dict[str, str] | None = None) -> tuple[Column, ...]:
-    docs = docs or {}
-    return tuple(Column(n, INT64 if n in COUNTS else DOUBLE, docs.get(n, SEE_METRICS)) for n in names)
+def declared(key: str, type_: str = DOUBLE) -> Column:
+    """A column of a quantity of the vocabulary: its key, and its definition as the column's meaning."""
+    return Column(key, type_, quantity(key).tooltip)
+
+
+def _metric_columns(names: Iterable[str]) -> tuple[Column, ...]:
+    return tuple(declared(n, INT64 if n in COUNTS else DOUBLE) for n in names)
+
+
+def instant_ns(card_start_ns: int | None, offset_us: float | None) -> int | None:
+    """An instant the document gives as µs after its card's start, as ns on the card's clock (the slices' base)."""
+    if card_start_ns is None or offset_us is None:
+        return None
+    return int(card_start_ns) + int(round(float(offset_us) * NS_PER_US))
 
 
 def _rows(spec: TableSpec, rows: list[dict]):
@@ -51,20 +60,16 @@ def _spec(name: str, doc: str, columns: tuple[Column, ...], rows: Callable[[Tabl
 
 
 CARDS = _spec("cards", "one row per card: its whole-run metrics (the card objects of stats --json)", (
-    *CARD, Column("path", STRING, "the card's file or folder"), Column("events", INT64, "events loaded"),
-    Column("lanes", INT64, "lanes"), *_metric_columns(METRICS),
-    Column("clock_offset_us", DOUBLE, "subtracted from the card's times to align it with the first card (§4)")),
+    *CARD, Column("path", STRING, "the card's file or folder"), declared("events", INT64),
+    declared("start_ns", INT64), declared("lanes", INT64), *_metric_columns(METRICS), declared("clock_offset_us")),
     lambda source: source.document()["cards"])
 
 STEPS = _spec("steps", "one row per step of each card (metrics.md §5)", (
-    *CARD, Column("step", INT64, "the step's number"), Column("start_us", DOUBLE, "µs from the card's start"),
-    Column("dur_us", DOUBLE, "the step's duration"), *_metric_columns(METRICS, STEP_FREE_DOCS),
-    *_metric_columns(STEP_EXTRA, STEP_FREE_DOCS)),
+    *CARD, Column("step", INT64, "the step's number"), declared("start_ns", INT64), declared("dur_us"),
+    *_metric_columns(METRICS), *(declared(n) for n in STEP_EXTRA)),
     _per_card(lambda c: c.get("steps")))
 
-_OP_STATS = (Column("count", INT64, "slices"), Column("total_us", DOUBLE, "their total duration"),
-             Column("mean_us", DOUBLE, "mean"), Column("min_us", DOUBLE, "shortest"),
-             Column("max_us", DOUBLE, "longest"), Column("share", DOUBLE, "total over the card's compute total"))
+_OP_STATS = (declared("count", INT64), *(declared(k) for k in ("total_us", "mean_us", "min_us", "max_us", "share")))
 OPERATORS = _spec("operators", "one row per compute operator name of each card (metrics.md §7)",
                   (*CARD, Column("name", STRING, "operator name"), *_OP_STATS),
                   _per_card(lambda c: (c.get("operators") or {}).get("by_name")))
@@ -72,9 +77,7 @@ TASK_TYPES = _spec("task_types", "one row per task type of each card (metrics.md
                    (*CARD, Column("task_type", STRING, "the Task Type of the device tasks"), *_OP_STATS),
                    _per_card(lambda c: (c.get("operators") or {}).get("by_type")))
 
-COMM_FIGURES = (("transit_us", "time moving data"), ("wait_us", "time waiting"),
-                ("synchronization_us", "wait before the first transit"), ("idle_us", "neither"),
-                ("wait_ratio", "wait / (wait + transit)"))
+COMM_FIGURES = ("transit_us", "wait_us", "synchronization_us", "idle_us", "wait_ratio")
 ALL_PLANES = "all_planes"
 
 
@@ -82,53 +85,47 @@ def _comm_op_row(op: dict) -> dict:
     """A ``comm_ops`` entry with its ``all_planes`` object as ``all_planes_…`` columns."""
     union = op.get(ALL_PLANES) or {}
     row = {k: v for k, v in op.items() if k not in (ALL_PLANES, "bandwidth")}
-    return {**row, **{f"{ALL_PLANES}_{k}": union.get(k) for k, _ in COMM_FIGURES}}
+    return {**row, **{f"{ALL_PLANES}_{k}": union.get(k) for k in COMM_FIGURES}}
 
 
 COMM_OPS = _spec("comm_ops", "one row per collective communication operation of each card (metrics.md §6)", (
-    *CARD, Column("name", STRING, "the collective"), Column("start_us", DOUBLE, "its start, µs on the card's clock"),
-    Column("elapse_us", DOUBLE, "elapsed"),
-    Column("plane", INT64, "N of its main Plane N, where the producer measures it; null (and the figures "
-                           "below are) when it has no wait task"),
-    *(Column(key, DOUBLE, f"the producer's: {what}, on the main plane (CommAnalyzerTime)")
-      for key, what in COMM_FIGURES),
-    *(Column(f"{ALL_PLANES}_{key}", DOUBLE, f"{what}, the union over every plane (metrics.md §6)")
-      for key, what in COMM_FIGURES)),
+    *CARD, Column("name", STRING, "the collective"), declared("start_ns", INT64), declared("elapse_us"),
+    declared("plane", INT64),
+    *(declared(key) for key in COMM_FIGURES), *(declared(f"{ALL_PLANES}_{key}") for key in COMM_FIGURES)),
     _per_card(lambda c: [_comm_op_row(op) for op in (c.get("communication") or {}).get("comm_ops") or []]))
 
 
 def _bandwidth_rows(card: dict) -> list[dict]:
-    return [{"name": op["name"], "start_us": op["start_us"], **{k: v for k, v in b.items() if k != "packets"}}
+    return [{"name": op["name"], "start_ns": op["start_ns"], **{k: v for k, v in b.items() if k != "packets"}}
             for op in (card.get("communication") or {}).get("comm_ops") or [] for b in op.get("bandwidth") or []]
 
 
 def _packet_rows(card: dict) -> list[dict]:
-    return [{"name": op["name"], "start_us": op["start_us"], "transport": b["transport"], **p}
+    return [{"name": op["name"], "start_ns": op["start_ns"], "transport": b["transport"], **p}
             for op in (card.get("communication") or {}).get("comm_ops") or [] for b in op.get("bandwidth") or []
             for p in b["packets"]]
 
 
-_OP_KEY = (Column("name", STRING, "the collective"), Column("start_us", DOUBLE, "its start, µs on the card's clock"),
+_OP_KEY = (Column("name", STRING, "the collective"), declared("start_ns", INT64),
            Column("transport", STRING, "RDMA, a copy-engine link type (HCCS, PCIE, SIO) or SDMA (their sum)"))
 COMM_BANDWIDTH = _spec(
     "comm_bandwidth", "one row per transport of each collective of each card: the producer's bandwidth "
     "(CommAnalyzerBandwidth, metrics.md §6)", (
-        *CARD, *_OP_KEY, Column("bytes", INT64, "bytes moved"), Column("transit_us", DOUBLE, "Σ transfer durations"),
-        Column("count", INT64, "transfers"), Column("bandwidth_gbps", DOUBLE, "bytes / transit, GB/s"),
-        Column("large_packet_ratio", DOUBLE, "large transfers / transfers")),
+        *CARD, *_OP_KEY, declared("bytes", INT64), declared("transit_us"), declared("count", INT64),
+        declared("bandwidth_gbps"),
+        declared("large_packet_ratio")),
     _per_card(_bandwidth_rows))
 COMM_PACKETS = _spec(
     "comm_packets", "one row per transfer size of each transport of each collective: the producer's size "
     "distribution (metrics.md §6)", (
-        *CARD, *_OP_KEY, Column("size_bytes", INT64, "the transfer size"),
-        Column("count", INT64, "transfers of that size"), Column("transit_us", DOUBLE, "their summed duration")),
+        *CARD, *_OP_KEY, declared("size_bytes", INT64),
+        declared("count", INT64), declared("transit_us")),
     _per_card(_packet_rows))
 
 LINKS = _spec("links", "one row per link between two ranks, joined over the cards (metrics.md §6)", (
     Column("link", STRING, "\"src-dst\""), Column("src", INT64, "sending rank"), Column("dst", INT64, "receiving rank"),
     Column("transport", STRING, "SDMA, RDMA, …"), Column("link_type", STRING, "as the producer names it"),
-    Column("bytes", INT64, "bytes moved"), Column("transit_us", DOUBLE, "time moving them"),
-    Column("count", INT64, "transfers"), Column("bandwidth_gbps", DOUBLE, "bytes / transit, GB/s"),
+    declared("bytes", INT64), declared("transit_us"), declared("count", INT64), declared("bandwidth_gbps"),
     Column("slow", BOOL, "a slow link of metrics.md §6")),
     lambda source: source.document().get("links") or [])
 
@@ -137,13 +134,24 @@ LOCAL_LINKS = _spec("local_links", "one row per LOCAL link of each card: bytes m
     *CARD, Column("link", STRING, "\"src-src\""), Column("src", INT64, "the rank"),
     Column("dst", INT64, "the same rank"),
     Column("transport", STRING, "LOCAL"), Column("link_type", STRING, "as the producer names it (ON_CHIP)"),
-    Column("bytes", INT64, "bytes moved"), Column("transit_us", DOUBLE, "time moving them"),
-    Column("count", INT64, "tasks"), Column("bandwidth_gbps", DOUBLE, "bytes / transit, GB/s")),
+    declared("bytes", INT64), declared("transit_us"), declared("count", INT64), declared("bandwidth_gbps")),
     _per_card(lambda c: (c.get("communication") or {}).get("local_links")))
 
 
+def _card_starts(source: TableSource) -> dict[str, int | None]:
+    return {c["card"]: c.get("start_ns") for c in source.document()["cards"]}
+
+
+def _evidence_ns(span: dict, starts: dict[str, int | None]) -> dict:
+    """An evidence span with its instants as ns on its card's clock, as every other table gives them."""
+    start = starts.get(span.get("card"))
+    out = {k: v for k, v in span.items() if k not in ("start_us", "end_us")}
+    return {**out, "start_ns": instant_ns(start, span.get("start_us")), "end_ns": instant_ns(start, span.get("end_us"))}
+
+
 def _finding_rows(source: TableSource) -> list[dict]:
-    return [{**f, "evidence": orjson.dumps(f.get("evidence") or []).decode()}
+    starts = _card_starts(source)
+    return [{**f, "evidence": orjson.dumps([_evidence_ns(e, starts) for e in f.get("evidence") or []]).decode()}
             for f in source.document().get("findings") or []]
 
 
@@ -155,36 +163,45 @@ FINDINGS = _spec("findings", "one row per finding (metrics.md §8): anomalies fi
     Column("metric", STRING, "the metric compared"), Column("value", DOUBLE, "its value"),
     Column("reference", DOUBLE, "what it is compared with"), Column("advice", STRING, "what to look at"),
     Column("method", STRING, "how it was decided"),
-    Column("evidence", STRING, "JSON list of {card, start_us, end_us, lane[, name]} spans")), _finding_rows)
+    Column("evidence", STRING, "JSON list of {card, lane[, name], start_ns, end_ns} spans, ns on the card's clock")),
+    _finding_rows)
 
 
 def _memory_rows(card: dict) -> list[dict]:
     memory = card.get("memory") or {}
-    return [{"component": name, **peaks} for name, peaks in (memory.get("components") or {}).items()]
+    start = card.get("start_ns")
+    return [{"component": name, **peaks,
+             "peak_allocated_at_ns": instant_ns(start, peaks.get("peak_allocated_at_us")),
+             "peak_reserved_at_ns": instant_ns(start, peaks.get("peak_reserved_at_us"))}
+            for name, peaks in (memory.get("components") or {}).items()]
+
+
+# the components: memory_record.csv's (and the database's MEMORY_RECORD), or the memory counters' owners
+COMPONENTS = ("APP, PTA, GE or PTA+GE (memory_record.csv, MEMORY_RECORD); from the trace's memory counters or "
+              "NPU_MEM: APP (the application's reserved device memory) and DEVICE (the whole device's: every "
+              "process and the driver)")
 
 
 MEMORY = _spec("memory", "one row per memory component of each card: its peaks (metrics.md §11)", (
-    *CARD, Column("component", STRING, "APP, PTA, GE or PTA+GE"),
-    Column("peak_allocated_mb", DOUBLE, "the most allocated at once, MB (2^20 bytes)"),
-    Column("peak_allocated_at_us", DOUBLE, "when, µs from the card's start"),
-    Column("peak_reserved_mb", DOUBLE, "the most reserved at once, MB"),
-    Column("peak_reserved_at_us", DOUBLE, "when, µs from the card's start"),
-    Column("peak_active_mb", DOUBLE, "the most active at once, MB"),
-    Column("reserved_at_peak_mb", DOUBLE, "reserved at the allocated peak, MB"),
-    Column("unallocated_at_peak_mb", DOUBLE, "reserved but not allocated at the allocated peak, MB")),
+    *CARD, Column("component", STRING, COMPONENTS),
+    declared("peak_allocated_mb"), declared("peak_allocated_at_ns", INT64), declared("peak_reserved_mb"),
+    declared("peak_reserved_at_ns", INT64), declared("peak_active_mb"), declared("reserved_at_peak_mb"),
+    declared("unallocated_at_peak_mb")),
     _per_card(_memory_rows))
 
 
 def _allocation_rows(card: dict) -> list[dict]:
     memory = card.get("memory") or {}
+    start = card.get("start_ns")
     live = {(a.get("name"), a.get("allocated_at_us")) for a in memory.get("live_at_peak") or []}
-    return [{**a, "live_at_peak": (a.get("name"), a.get("allocated_at_us")) in live}
+    return [{**a, "live_at_peak": (a.get("name"), a.get("allocated_at_us")) in live,
+             "allocated_at_ns": instant_ns(start, a.get("allocated_at_us")),
+             "released_at_ns": instant_ns(start, a.get("released_at_us"))}
             for a in memory.get("largest_allocations") or []]
 
 
 ALLOCATIONS = _spec("allocations", "the largest allocations of each card (metrics.md §11), by size", (
-    *CARD, Column("name", STRING, "the operator that allocated it"), Column("size_mb", DOUBLE, "MB"),
-    Column("allocated_at_us", DOUBLE, "µs from the card's start"),
-    Column("released_at_us", DOUBLE, "µs from the card's start; null when never released"),
+    *CARD, Column("name", STRING, "the operator that allocated it"), declared("size_mb"),
+    declared("allocated_at_ns", INT64), declared("released_at_ns", INT64),
     Column("live_at_peak", BOOL, "alive at the allocated peak")),
     _per_card(_allocation_rows))

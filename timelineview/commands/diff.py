@@ -20,6 +20,9 @@ from timelineview.analysis.summaries.summary_session import (
     read_checked_index,
 )
 from timelineview.analysis.text_table import format_table
+from timelineview.analysis.vocabulary import declared, header, label, quantity
+from timelineview.analysis.vocabulary.number_text import format_in_unit
+from timelineview.analysis.vocabulary.quantity import COUNT, MICROSECONDS
 from timelineview.commands.cache_option import add_cache_option, cache_wanted
 from timelineview.commands.exit_codes import (
     EPILOG,
@@ -101,27 +104,32 @@ class _NothingReadable(Exception):
     """A run holds no slice to compare (exit 1, the message on stderr)."""
 
 
-PHASE_TITLES = {"step_time_us": "step", "step_interval_us": "step interval", "fp_bp_us": "fwd/bwd",
-                "tail_us": "tail", "stage_us": "stage", "window_free_us": "window free"}
-CARD_COLUMNS = (("compute_us", "compute"), ("communication_us", "comm."),
-                ("pure_communication_us", "pure comm."), ("free_us", "free"), ("idle_gap_total_us", "idle gap time"))
-MEMORY_COLUMNS = (("memory_peak_allocated_mb", "peak allocated"), ("memory_peak_reserved_mb", "peak reserved"))
-COMM_COLUMNS = (("transit_us", "transit"), ("wait_us", "wait"), ("synchronization_us", "sync"), ("idle_us", "idle"))
+# each table's columns: (key, the vocabulary's label)
+CARD_COLUMNS = tuple((k, label(k)) for k in ("compute_us", "communication_us", "pure_communication_us", "free_us",
+                                             "idle_gap_total_us"))
+MEMORY_COLUMNS = tuple((k, label(k)) for k in ("memory_peak_allocated_mb", "memory_peak_reserved_mb"))
+COMM_COLUMNS = tuple((k, label(k)) for k in ("transit_us", "wait_us", "synchronization_us", "idle_us"))
+TOTAL_KEYS = ("base_total_us", "new_total_us", "delta_us", "base_count", "new_count")  # an operator's row
+LINK_COLUMNS = ("bandwidth_gbps", "transit_us", "bandwidth_cost_us", "bytes")
 
 
-def _fmt(value) -> str:
-    return "—" if value is None else f"{value:,.1f}"
+def _fmt(value, unit: str = MICROSECONDS) -> str:
+    return format_in_unit(value, unit)
 
 
-def _change(base, new, digits: int = 1) -> str:
-    """``base → new (+delta)``, or "—" where a run has no value."""
+def _change(base, new, unit: str = MICROSECONDS) -> str:
+    """``base → new (+delta)``, or "—" where a run has no value (the text surface's one number format)."""
     if base is None or new is None:
-        return f"{_fmt(base)} → {_fmt(new)}"
-    return f"{base:,.{digits}f} → {new:,.{digits}f} ({new - base:+,.{digits}f})"
+        return f"{_fmt(base, unit)} → {_fmt(new, unit)}"
+    return f"{_fmt(base, unit)} → {_fmt(new, unit)} ({format_in_unit(new - base, unit, sign=True)})"
+
+
+def _unit(key: str) -> str:
+    return quantity(key).unit if declared(key) else MICROSECONDS
 
 
 def _phase_title(key: str) -> str:
-    return PHASE_TITLES.get(key, key.removesuffix("_us").replace("_", " "))
+    return label(key) if declared(key) else key
 
 
 def _pair_label(base: str, new: str) -> str:
@@ -129,14 +137,14 @@ def _pair_label(base: str, new: str) -> str:
     return base if new == base else f"{base} vs {new}"
 
 
-def _link_change(link: LinkDelta, key: str, digits: int = 1) -> str:
+def _link_change(link: LinkDelta, key: str) -> str:
     """``_change`` of one ``LinkTotals`` field of ``link`` ("—" on the side of the run without the link)."""
-    return _change(getattr(link.base, key, None), getattr(link.new, key, None), digits)
+    return _change(getattr(link.base, key, None), getattr(link.new, key, None), _unit(key))
 
 
 def _link_rows(links: list[LinkDelta]) -> list[list]:
-    return [[_pair_label(x.key, x.new_key), _link_change(x, "bandwidth_gbps", 2), _link_change(x, "transit_us"),
-             _fmt(x.bandwidth_cost_us), _link_change(x, "bytes", 0)] for x in links]
+    return [[_pair_label(x.key, x.new_key), _link_change(x, "bandwidth_gbps"), _link_change(x, "transit_us"),
+             _fmt(x.bandwidth_cost_us), _link_change(x, "bytes")] for x in links]
 
 
 def format_text(diff: RunDiff) -> str:
@@ -159,23 +167,23 @@ def format_text(diff: RunDiff) -> str:
         if any(c.base.get(k) is not None or c.new.get(k) is not None for c in diff.cards for k in MEMORY_KEYS):
             tables.append(("Device memory per card, peaks (MB): base → new (delta)", MEMORY_COLUMNS))
         for title, columns in tables:
-            rows = [[_pair_label(c.card, c.new_card), *(_change(c.base.get(k), c.new.get(k)) for k, _ in columns)]
-                    for c in diff.cards]
+            rows = [[_pair_label(c.card, c.new_card),
+                     *(_change(c.base.get(k), c.new.get(k), _unit(k)) for k, _ in columns)] for c in diff.cards]
             parts.append(title + "\n" + format_table(["card", *(t for _, t in columns)], rows))
     for title, rows in (("Operators", diff.operators), ("Communication", diff.communication)):
         changed = [r for r in rows if r.changed][:TOP_CHANGES]
         if not changed:
             parts.append(f"{title}: no change.")
             continue
-        table = [[r.name, _fmt(r.base_total_us), _fmt(r.new_total_us), _fmt(r.delta_us), r.base_count, r.new_count,
-                  r.status] for r in changed]
+        table = [[r.name, _fmt(r.base_total_us), _fmt(r.new_total_us), _fmt(r.delta_us), _fmt(r.base_count, COUNT),
+                  _fmt(r.new_count, COUNT), r.status] for r in changed]
         parts.append(f"{title}, largest changes first (total µs over the matched cards)\n"
-                     + format_table(["name", "base", "new", "delta", "base n", "new n", ""], table))
+                     + format_table(["name", *(label(k) for k in TOTAL_KEYS), ""], table))
     if diff.links:
         changed = [x for x in diff.links if x.changed][:TOP_CHANGES]
         if changed:
             parts.append("Links, largest change first (cost: transit the change of bandwidth adds at the base "
-                         "run's bytes, µs)\n" + format_table(["link", "GB/s", "transit µs", "cost µs", "bytes"],
+                         "run's bytes, µs)\n" + format_table(["link", *(header(k) for k in LINK_COLUMNS)],
                                                              _link_rows(changed)))
         else:
             parts.append("Links: no change.")

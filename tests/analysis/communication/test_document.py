@@ -12,7 +12,7 @@ from timelineview.model import load
 from timelineview.synthetic import cluster_specs, generate_cluster
 
 LINK_KEYS = ["link", "src", "dst", "transport", "link_type", "bytes", "transit_us", "count", "bandwidth_gbps"]
-OP_KEYS = ["name", "start_us", "elapse_us", "plane", "transit_us", "wait_us", "synchronization_us", "idle_us",
+OP_KEYS = ["name", "start_ns", "elapse_us", "plane", "transit_us", "wait_us", "synchronization_us", "idle_us",
            "wait_ratio", "all_planes", "bandwidth"]
 CARD_KEYS = ["comm_ops", "links", "local_links", "measured_operators", "transit_us", "wait_us", "synchronization_us",
              "idle_us", "wait_ratio", "all_planes"]
@@ -58,7 +58,8 @@ def test_cluster_links_and_the_slow_one(doc) -> None:
 
 def test_text_lists_links_and_slow_links_after_the_cards(doc) -> None:
     text = format_text(doc[0])
-    assert text.index("Slow cards") < text.index("Communication (µs)") < text.index("Links") < \
+    # the sections, by their headings (the card table has a row "Communication (µs)" too: the quantity's label)
+    assert text.index("\n\nSlow cards") < text.index("\n\nCommunication (µs)\n") < text.index("\n\nLinks\n") < \
         text.index("Slow links: 2-3")
     assert "0-1" in text.split("Links")[1]
 

@@ -20,8 +20,8 @@ def test_lines_per_card_and_imbalance():
            "memory_imbalance": [{"card": "rank 2", "value": 1300.0, "median": 1000.0, "z": 9.5}]}
     text = memory_text(doc)
     assert text.count("Memory of rank") == 2 and "Memory of rank 1" not in text
-    assert "largest block: op_a 8.000 MB, allocated at 50.0 µs, held to the end" in text
-    assert "alive at PTA's allocated peak (100.0 µs): 3 blocks, 9.250 MB" in text
+    assert "largest block: op_a 8.000 MB, allocated at 50.000 µs, held to the end" in text
+    assert "alive at PTA's allocated peak (100.000 µs): 3 blocks, 9.250 MB" in text
     assert "2 memory row(s) dropped (2 bad time)" in text and "x.csv: no column Name" in text
     assert "Memory imbalance (peak reserved)" in text and "rank 2" in text.split("Memory imbalance")[1]
 

@@ -67,17 +67,19 @@ def _assert_rows_are_the_documents(rows: list[dict], comm_ops: list[dict]) -> No
 
 
 def test_the_columns_say_what_each_figure_is():
-    """The producer's words (Transit, Wait, Sync, Idle) are the producer's figures; the unions over every
-    plane say so in their names."""
+    """The producer's words (Transit, Wait, Synchronization, Idle) are the producer's figures, titled as the
+    vocabulary labels them; the unions over every plane say so in their names."""
     titles = {CARD_COLUMNS[k].title: CARD_COLUMNS[k].tooltip for k in PRODUCER_COLUMNS}
-    assert list(titles) == ["Plane", "Transit", "Wait", "Sync", "Idle", "Wait ratio"]
+    assert list(titles) == ["Plane", "Transit", "Wait", "Synchronization", "Idle", "Wait ratio"]
+    assert [c.header_text for c in CARD_COLUMNS if c.title == "Synchronization"] == ["Sync"]  # a narrow header
     assert all(tip for tip in titles.values())
     assert "lowest-numbered plane holding one of its waits" in titles["Plane"]
-    assert "before its first transit" in titles["Sync"]
+    assert "before its first transit" in titles["Synchronization"]
     assert all(tip.startswith("the producer's") for title, tip in titles.items() if title != "Plane")
     others = [c.title for k, c in enumerate(CARD_COLUMNS) if k not in PRODUCER_COLUMNS]
     assert [t for t in others if "ait" in t or "ransit" in t or "dle" in t or "ync" in t] == \
-        ["All-planes transit", "All-planes wait", "All-planes sync", "All-planes idle", "All-planes wait ratio"]
+        ["All-planes transit", "All-planes wait", "All-planes synchronization", "All-planes idle",
+         "All-planes wait ratio"]
 
 
 def test_a_generated_clusters_rows_are_stats_json(open_tab, tmp_path, capsys):

@@ -14,6 +14,8 @@ from PySide6 import QtCore, QtGui
 from tests.analysis.test_run_diff import run as factory_run
 from timelineview.analysis.diff.run_diff import COMM_KEYS, diff_runs
 from timelineview.analysis.session import AnalysisSession
+from timelineview.analysis.vocabulary import label
+from timelineview.analysis.vocabulary.number_text import format_number
 from timelineview.app import parse_args
 from timelineview.model import load
 from timelineview.synthetic import cluster_specs, generate_cluster
@@ -304,7 +306,7 @@ def test_idle_gap_column_is_a_time_and_says_so(qtbot):
     titles = headers(view.cards_model)
     assert "Δ idle gaps" not in titles
     column = [c.key for c in view.cards_model.columns].index("delta_idle_gap_total_us")
-    assert titles[column] == "Δ idle gap time (whole run)"
+    assert titles[column] == f"Δ {label('idle_gap_total_us')} (whole run)" == "Δ Idle gap time (whole run)"
     tip = view.cards_model.headerData(column, QtCore.Qt.Orientation.Horizontal, QtCore.Qt.ItemDataRole.ToolTipRole)
     assert "a time, not a count" in tip
     # two gaps of compute (all-reduce, then the next step's interval) between 3 steps, each 30 µs longer: a time
@@ -350,7 +352,7 @@ def test_the_links_tab_shows_the_diffs_links_slow_link_first_in_red(qtbot, windo
         brush = view.links_model.data(view.links_model.index(0, keys.index(key)), QtCore.Qt.ItemDataRole.ForegroundRole)
         assert brush.color() == QtGui.QColor(SLOWER_COLOUR), key
     shown = view.links_model.data(view.links_model.index(0, keys.index("base_bandwidth_gbps")))
-    assert shown == f"{slow['base_bandwidth_gbps']:.2f} GB/s"
+    assert shown == f"{format_number(slow['base_bandwidth_gbps'])} GB/s"  # the window's one number format
     assert view.parts.tabText(3).startswith("Links (")
     # the cards' communication totals, from the same diff
     for row, card in zip(view.cards_model.rows, view.diff.cards, strict=True):
@@ -392,8 +394,8 @@ def test_float_noise_of_an_unchanged_link_is_neither_coloured_nor_signed(qtbot):
     for key in ("delta_cost_us", "delta_bandwidth_gbps"):
         assert model.data(model.index(0, keys.index(key)), fg) is None
         assert model.data(model.index(1, keys.index(key)), fg).color() == QtGui.QColor(SLOWER_COLOUR)  # 2 %, 2.8 %
-    assert model.data(model.index(0, keys.index("delta_bandwidth_gbps"))) == "0.00 GB/s"
-    assert model.data(model.index(1, keys.index("delta_bandwidth_gbps"))) == "-0.50 GB/s"
+    assert model.data(model.index(0, keys.index("delta_bandwidth_gbps"))) == "0.000 GB/s"
+    assert model.data(model.index(1, keys.index("delta_bandwidth_gbps"))) == "-0.500 GB/s"
 
 
 def test_a_new_data_set_drops_the_comparisons_counts_from_the_page_titles(qtbot, window, runs):

@@ -62,7 +62,8 @@ def test_the_alive_allocations_say_what_part_of_the_peak_they_are(view, cluster)
     assert allocated - listed == pytest.approx(weights_mb, abs=0.01)  # the rest is the weights left out
     text = view.alive_label.text()
     at_ms = (t - m.t_origin_ns) / 1e6
-    assert text.startswith(f"{len(alive)} allocations alive at {at_ms:.3f} ms hold {listed:.1f} MB")
-    assert f"of the {allocated:,.1f} MB PTA had allocated then".replace(",", " ") in text
-    assert f"the other {allocated - listed:,.1f} MB have no allocation record".replace(",", " ") in text
+    # the window's one number format: digits grouped by a space, three decimals for ms and MB
+    assert text.startswith(f"{len(alive)} allocations alive at {at_ms:,.3f} ms hold {listed:,.3f} MB".replace(",", " "))
+    assert f"of the {allocated:,.3f} MB PTA had allocated then".replace(",", " ") in text
+    assert f"the other {allocated - listed:,.3f} MB have no allocation record".replace(",", " ") in text
     assert "µs" not in text

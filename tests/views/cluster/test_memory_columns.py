@@ -76,7 +76,7 @@ def test_only_the_flagged_cards_peak_reserved_cell_is_marked(qtbot, tmp_path, wi
     marked = [model.data(model.index(i, reserved), ROLE.DisplayRole) for i in range(model.rowCount())
               if model.data(model.index(i, reserved), ROLE.BackgroundRole) == SLOW_CELL]
     flagged_row = next(i for i in range(model.rowCount()) if model.row_dict(i)["card"] == flags[0]["card"])
-    assert marked == [f"{flags[0]['value']:,.1f}".replace(",", " ")]
+    assert marked == [f"{flags[0]['value']:,.3f}".replace(",", " ")]  # the window's one format: 3 decimals
     assert model.data(model.index(flagged_row, allocated), ROLE.BackgroundRole) != SLOW_CELL
     tip = model.data(model.index(flagged_row, reserved), ROLE.ToolTipRole)
     assert f"{flags[0]['value']:.1f} MB vs median {flags[0]['median']:.1f} MB" in tip

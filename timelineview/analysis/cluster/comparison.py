@@ -27,19 +27,20 @@ from timelineview.analysis.cluster.slow_cards import slow_cards
 from timelineview.analysis.derived import DerivedIntervals
 from timelineview.analysis.pipeline import PipelineIntervals, pipeline_metrics
 from timelineview.analysis.steps import StepWindow
+from timelineview.analysis.vocabulary import label, quantity
 from timelineview.analysis.window import window_metrics
 from timelineview.model.store.trace_store import TraceStore
 
 TIME, RATIO, COUNT, OFFSET, TEXT, MB = "time", "ratio", "count", "offset", "text", "mb"
 FREE_AFTER_INTERVAL = "free_after_interval_us"  # the bar's free part: free time over [fp, e)
 # the names of the three free times a step has (metrics.md §3): "Free" is only the producer's
-FREE_STEP_WINDOW = "Window free"
-PRODUCER_FREE = "Free"
-FREE_AFTER_INTERVAL_TITLE = "Free after the step interval"
+FREE_STEP_WINDOW = label("window_free_us")
+PRODUCER_FREE = label("free_us")
+FREE_AFTER_INTERVAL_TITLE = label(FREE_AFTER_INTERVAL)
 # time after the step interval that no file of the card covers (per-iteration exports, metrics.md §3): it is
 # neither free nor busy, yet part of the step, so the bar shows it as its own part and adds up to the step time
 UNCAPTURED_AFTER_INTERVAL = "uncaptured_us"
-UNCAPTURED_TITLE = "Not captured"
+UNCAPTURED_TITLE = label(UNCAPTURED_AFTER_INTERVAL)
 
 
 @dataclass(frozen=True)
@@ -52,43 +53,36 @@ class Column:
     tooltip: str
 
 
+def declared_column(key: str, kind: str, more: str = "") -> Column:
+    """The column of a quantity of the vocabulary: its label as the title, its definition (and ``more``) as the
+    tooltip, so the table says what ``stats`` and ``query`` say."""
+    q = quantity(key)
+    return Column(key, q.label, kind, f"{q.tooltip}; {more}" if more else q.tooltip)
+
+
 COLUMNS = (
     Column("card", "Card", TEXT, "card (rank); a red mark: flagged slow, see its tooltip"),
-    Column("step_time_us", "Step time", TIME, "length of the step window"),
-    Column("step_interval_us", "Step interval", TIME, "waiting for data: step start → first compute (fp)"),
-    Column("fp_bp_us", "Fwd / bwd", TIME, "forward and backward: fp → bp"),
-    Column("tail_us", "Tail", TIME, "gradient synchronisation and update: bp → step end"),
-    Column("compute_us", "Compute", TIME, "|U(compute)|: AI Core / Vector / CPU tasks"),
-    Column("communication_us", "Comm.", TIME, "|U(communication)|: communication operators"),
-    Column("pure_communication_us", "Pure comm.", TIME, "communication that no computation hides"),
-    Column("overlap_ratio", "Overlap", RATIO, "overlapped / communication"),
-    Column("free_us", PRODUCER_FREE, TIME, "free_us: the producer's Free (step_trace_time.csv): idle time "
-           "between the step's first task start and last task end"),
-    Column("window_free_us", FREE_STEP_WINDOW, TIME, "window_free_us: the card runs neither compute nor "
-           "communication in the whole step window (the step interval included; the chart's 'free after the "
-           "step interval' leaves it out)"),
-    Column("idle_gap_count", "Idle gaps", COUNT, "number of holes of ≥ 1 µs between compute tasks, per step"),
-    Column("idle_gap_total_us", "Gap time", TIME, "total length of the idle AI Core gaps"),
-    Column("clock_offset_us", "Clock offset", OFFSET,
-           "subtracted from the card's times to align it with the first card"),
+    declared_column("step_time_us", TIME), declared_column("step_interval_us", TIME),
+    declared_column("fp_bp_us", TIME), declared_column("tail_us", TIME), declared_column("compute_us", TIME),
+    declared_column("communication_us", TIME), declared_column("pure_communication_us", TIME),
+    declared_column("overlap_ratio", RATIO),
+    declared_column("free_us", TIME, "as step_trace_time.csv gives it"),
+    declared_column("window_free_us", TIME, "the chart's 'free after the step interval' leaves the step interval out"),
+    declared_column("idle_gap_count", COUNT, "per step"), declared_column("idle_gap_total_us", TIME),
+    declared_column("clock_offset_us", OFFSET),
 )
-PIPELINE_COLUMNS = (
-    Column("pipeline_stage_us", "Pipeline stage", TIME, "pipeline stage time = step time − receive-only communication "
-           "(not the producer's Stage, which is the busy part of the step)"),
-    Column("receive_only_us", "Receive only", TIME, "time spent only receiving from the previous stage"),
-    Column("other_pure_communication_us", "Other pure comm.", TIME,
-           "pure communication that is not receive-only"),
-)
+PIPELINE_COLUMNS = tuple(declared_column(k, TIME) for k in ("pipeline_stage_us", "receive_only_us",
+                                                            "other_pure_communication_us"))
 # shown when some card has memory records (metrics.md §11); the mean row shows the whole run's peaks
 MEMORY_COLUMNS = (
-    Column(PEAK_ALLOCATED, "Peak allocated", MB, "allocated peak of the component the peak is judged on "
-           "(PTA's when present, else PTA+GE's, else GE's); a step: its peak during the step"),
-    Column(PEAK_RESERVED, "Peak reserved", MB, "the card's peak reserved memory (PTA+GE's, else PTA's, GE's, "
-           "APP's); a red cell: flagged by memory_imbalance over the whole run"),
+    declared_column(PEAK_ALLOCATED, MB, "of the component the peak is judged on (PTA's when present, else "
+                    "PTA+GE's, else GE's); a step: its peak during the step"),
+    declared_column(PEAK_RESERVED, MB, "the card's (PTA+GE's, else PTA's, GE's, APP's); a red cell: flagged by "
+                    "memory_imbalance over the whole run"),
 )
 BAR_PARTS = (
-    ("step_interval_us", "Step interval"), ("compute_us", "Compute"),
-    ("pure_communication_us", "Pure communication"), (FREE_AFTER_INTERVAL, FREE_AFTER_INTERVAL_TITLE),
+    ("step_interval_us", label("step_interval_us")), ("compute_us", label("compute_us")),
+    ("pure_communication_us", label("pure_communication_us")), (FREE_AFTER_INTERVAL, FREE_AFTER_INTERVAL_TITLE),
     (UNCAPTURED_AFTER_INTERVAL, UNCAPTURED_TITLE),
 )
 _STEP_KEYS = ("step_time_us", "step_interval_us", "fp_bp_us", "tail_us", "compute_us", "communication_us",

@@ -12,8 +12,11 @@ from timelineview.analysis.communication.links import Links
 from timelineview.analysis.communication.main_plane import MainPlane, MainPlaneTotals
 from timelineview.analysis.communication.operators import OpTotals
 from timelineview.analysis.text_table import format_table
+from timelineview.analysis.vocabulary import header, label, quantity
 
 NS_PER_US = 1000.0
+PRODUCER_FIGURES = ("transit_us", "wait_us", "synchronization_us", "idle_us")  # a card's headline, the producer's
+LINK_FIGURES = ("bytes", "transit_us", "count", "bandwidth_gbps")  # a link's columns, as the vocabulary heads them
 
 
 def _us(ns) -> float:
@@ -93,7 +96,7 @@ def card_json(cc: CardCommunication | None) -> dict | None:
     if cc is None:
         return None
     ops = cc.ops
-    comm_ops = [{"name": ops.name[i], "start_us": _us(ops.start[i]), "elapse_us": _us(ops.elapse[i]),
+    comm_ops = [{"name": ops.name[i], "start_ns": int(ops.start[i]), "elapse_us": _us(ops.elapse[i]),
                  **producer_times_json(ops.main, i),
                  "all_planes": _times(ops.transit[i], ops.wait[i], ops.synchronization[i], ops.idle[i]),
                  "bandwidth": bandwidth_json(cc.bandwidth, i)}
@@ -116,30 +119,30 @@ def format_text(doc: dict) -> str:
         return ""
     parts = []
     if cards:
-        keys = ("transit_us", "wait_us", "synchronization_us", "idle_us")
-        rows = [[c["card"], len(c["communication"]["comm_ops"]), *(c["communication"].get(k) for k in keys),
-                 c["communication"]["all_planes"]["wait_us"]]
+        rows = [[c["card"], len(c["communication"]["comm_ops"]), c["communication"].get("measured_operators"),
+                 *(c["communication"].get(k) for k in PRODUCER_FIGURES), c["communication"]["all_planes"]["wait_us"]]
                 for c in cards]
+        note = "\n".join(f"{label(k)}: {quantity(k).tooltip}." for k in (*PRODUCER_FIGURES, "all_planes_wait_us"))
         parts.append("Communication (µs)\n"
-                     + format_table(["card", "operators", "transit", "wait", "sync", "idle", "all-planes wait"], rows)
-                     + "\n(transit, wait, sync, idle: the producer's, on each operator's main plane; all-planes wait: "
-                       "wait tasks under no transfer, over every plane)")
+                     + format_table(["card", "operators", *(label(k) for k in ("measured_operators", *PRODUCER_FIGURES,
+                                                                               "all_planes_wait_us"))], rows)
+                     + "\n" + note)
     if links:
         rows = [[x["link"], x["transport"], x["link_type"], x["bytes"], x["transit_us"], x["count"],
                  x["bandwidth_gbps"], "yes" if x.get("slow") else ""] for x in links]
         parts.append("Links\n" + format_table(
-            ["link", "transport", "link type", "bytes", "transit µs", "count", "GB/s", "slow"], rows))
+            ["link", "transport", "link type", *(header(k) for k in LINK_FIGURES), "slow"], rows))
     local = [[c["card"], x["link"], x["link_type"], x["bytes"], x["transit_us"], x["count"], x["bandwidth_gbps"]]
              for c in cards for x in c["communication"].get("local_links") or []]
     if local:
         parts.append("Local links (the producer's LOCAL: bytes moved on the card itself)\n" + format_table(
-            ["card", "link", "link type", "bytes", "transit µs", "count", "GB/s"], local))
+            ["card", "link", "link type", *(header(k) for k in LINK_FIGURES)], local))
     per_op = [[c["card"], op["name"], b["transport"], b["bytes"], b["transit_us"], b["count"], b["bandwidth_gbps"],
                b["large_packet_ratio"], len(b["packets"])]
               for c in cards for op in c["communication"]["comm_ops"] for b in op.get("bandwidth") or []]
     if per_op:
         parts.append("Bandwidth per operator and transport (the producer's; SDMA: its link types together)\n"
-                     + format_table(["card", "operator", "transport", "bytes", "transit µs", "count", "GB/s",
+                     + format_table(["card", "operator", "transport", *(header(k) for k in LINK_FIGURES),
                                      "large packets", "sizes"], per_op))
     slow = doc.get("slow_links") or []
     parts.append("Slow links: " + (", ".join(slow) if slow else "none."))

@@ -30,7 +30,7 @@ from timelineview.analysis.window import METRIC_KEYS
 NS_PER_US = 1000.0
 STEP_TIME = "step_time_us"  # the mean of the steps' span_us
 PHASE_KEYS = (STEP_TIME, *STEP_PHASE_KEYS)  # the step phases known here; others of the steps flow too
-STEP_FRAME_KEYS = ("start_us", "dur_us", "span_us")  # where a step is, not a phase
+STEP_FRAME_KEYS = ("start_ns", "dur_us", "span_us")  # where a step is, not a phase
 WHOLE_CARD_KEYS = tuple(k for k in METRIC_KEYS if k.endswith("_us"))  # over the whole run
 COMM_KEYS = ("transit_us", "wait_us", "synchronization_us", "idle_us")  # a card's communication totals (§6)
 # a card's device memory (§11): the allocated peak of the component the peak is judged on (PTA's when the

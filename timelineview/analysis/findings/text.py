@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from timelineview.analysis.findings.rules import ANOMALY, WHERE_TIME_GOES
+from timelineview.analysis.vocabulary.number_text import format_number
 
 WIDTH = 100
 KIND_HEADINGS = {
@@ -37,6 +38,7 @@ def findings_text(findings: list[dict]) -> str:
         if f["evidence"]:
             e = f["evidence"][0]
             what = e.get("name") or e.get("lane") or ""
-            lines.append(f"   evidence: {e['card']} {e['start_us']:.1f}–{e['end_us']:.1f} µs from its start"
+            lines.append(f"   evidence: {e['card']} {format_number(e['start_us'])}–{format_number(e['end_us'])} µs "
+                         "from its start"
                          + (f" ({what})" if what else ""))
     return "\n".join(lines)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from timelineview.analysis.text_table import format_table
+from timelineview.analysis.vocabulary import label
+from timelineview.analysis.vocabulary.number_text import format_number
 
 
 def _when(us: float | None) -> str:
-    return "held to the end" if us is None else f"released at {us:.1f} µs"
+    return "held to the end" if us is None else f"released at {format_number(us)} µs"
 
 
 def card_memory_text(card: str, memory: dict | None) -> str:
@@ -18,17 +20,18 @@ def card_memory_text(card: str, memory: dict | None) -> str:
     if comps:
         rows = [[name, c["peak_allocated_mb"], c["peak_allocated_at_us"], c["peak_reserved_mb"], c["peak_active_mb"],
                  c["unallocated_at_peak_mb"]] for name, c in comps.items()]
-        lines.append(format_table(["component", "peak allocated", "at", "peak reserved", "peak active",
-                                   "reserved unallocated at peak"], rows))
+        lines.append(format_table(["component", *(label(k) for k in ("peak_allocated_mb", "peak_allocated_at_us",
+                                   "peak_reserved_mb", "peak_active_mb", "unallocated_at_peak_mb"))], rows))
     largest = memory.get("largest_allocations") or []
     if largest:
         a = largest[0]
-        lines.append(f"largest block: {a['name']} {a['size_mb']:.3f} MB, allocated at {a['allocated_at_us']:.1f} µs, "
+        lines.append(f"largest block: {a['name']} {format_number(a['size_mb'])} MB, allocated at "
+                     f"{format_number(a['allocated_at_us'])} µs, "
                      f"{_when(a['released_at_us'])}")
     if memory.get("live_at_peak_component"):
         lines.append(f"alive at {memory['live_at_peak_component']}'s allocated peak "
-                     f"({memory['live_at_peak_at_us']:.1f} µs): {memory['live_at_peak_count']} blocks, "
-                     f"{memory['live_at_peak_mb']:.3f} MB")
+                     f"({format_number(memory['live_at_peak_at_us'])} µs): {memory['live_at_peak_count']} blocks, "
+                     f"{format_number(memory['live_at_peak_mb'])} MB")
     load = memory.get("load") or {}
     if load.get("dropped_rows"):
         reasons = ", ".join(f"{n} {r}" for r, n in load["dropped_by_reason"].items())

@@ -18,6 +18,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from timelineview.analysis.memory.card import CardMemory, mb
+from timelineview.analysis.vocabulary.number_text import format_number
 from timelineview.model.memory.records import NEVER
 from timelineview.views.analysis_tabs.record_table import (
     TEXT,
@@ -70,8 +71,8 @@ class _MemoryTableModel(RecordTableModel):
             if value is None:
                 return "—"
             if value < SMALL_MB:  # a block of a few KB would read 0.000
-                return f"{value * 1024:,.1f} KB"
-            return f"{value:,.3f}".replace(",", " ")
+                return f"{format_number(value * 1024)} KB"
+            return format_number(value)
         if (role == QtCore.Qt.ItemDataRole.TextAlignmentRole and index.isValid()
                 and self.columns[index.column()].kind == MB_KIND):
             return int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
@@ -245,7 +246,7 @@ class MemoryView(QtWidgets.QWidget):
 
     def _mark(self, x: float, y: float, label: str) -> None:
         self.plot.addItem(pg.ScatterPlotItem([x], [y], symbol="o", size=10, brush=pg.mkBrush(200, 40, 40)))
-        text = pg.TextItem(f"{label} {y:,.1f} MB".replace(",", " "), color=(200, 40, 40), anchor=(0, 1))
+        text = pg.TextItem(f"{label} {format_number(y)} MB", color=(200, 40, 40), anchor=(0, 1))
         text.setPos(x, y)
         self.plot.addItem(text)
 

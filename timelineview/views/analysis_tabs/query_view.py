@@ -12,6 +12,7 @@ from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from timelineview.analysis.vocabulary.number_text import format_number
 from timelineview.api.tables import TABLES
 from timelineview.views.jobs.job import Job, JobContext
 from timelineview.views.jobs.runner import JobHandle, JobRunner
@@ -43,8 +44,8 @@ def _sort_key(value: Any) -> tuple:
 def cell_text(value: Any) -> str:
     if value is None:
         return "NULL"
-    if isinstance(value, float):
-        return f"{value:.6g}" if abs(value) >= 1e15 else f"{value:,.3f}".rstrip("0").rstrip(".")
+    if isinstance(value, float):  # the window's one number format, as the text tables print it
+        return format_number(value)
     return str(value)
 
 

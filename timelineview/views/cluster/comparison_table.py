@@ -20,6 +20,7 @@ from timelineview.analysis.cluster.comparison import (
     slow_text,
     sort_rows,
 )
+from timelineview.analysis.vocabulary.number_text import format_number
 from timelineview.views.sort_arrows import conventional_sort_arrows
 
 SLOW_TEXT = QtGui.QColor(200, 45, 40)
@@ -43,16 +44,16 @@ def time_unit(rows: list[dict]) -> tuple[float, str]:
 def cell_text(col: Column, value, div: float, per_step: bool) -> str:
     if value is None:
         return "—"
-    if col.kind == TIME:
-        return f"{value / div:,.3f}".replace(",", " ") if div > 1 else f"{value:,.1f}".replace(",", " ")
+    if col.kind == TIME:  # the window's one number format (grouped digits, three decimals), in ms or µs
+        return format_number(value / div)
     if col.kind == OFFSET:
-        return f"{value:+,.2f}".replace(",", " ")
+        return format_number(value, sign=True)
     if col.kind == RATIO:
         return f"{value * 100:.1f} %"
     if col.kind == COUNT:
-        return f"{int(round(value))}" if per_step else f"{value:.1f}"
+        return format_number(int(round(value))) if per_step else format_number(value)
     if col.kind == MB:
-        return f"{value:,.1f}".replace(",", " ")
+        return format_number(value)
     return str(value)
 
 

@@ -27,6 +27,7 @@ from timelineview.analysis.cluster.comparison import (
     ClusterComparison,
     rank_runs,
 )
+from timelineview.analysis.vocabulary.number_text import format_number
 from timelineview.viewstate.tabs.heat_map import CARDS_PER_NODE, HeatMatrix, heat_matrix
 
 LUT_SIZE = 256
@@ -238,7 +239,7 @@ class HeatCanvas(QtWidgets.QWidget):
         p.restore()
 
     def _fmt(self, v: float) -> str:
-        return f"{v / self.unit_div:.4g} {self.unit}".strip()
+        return f"{format_number(v / self.unit_div)} {self.unit}".strip()  # never an exponent: 12 345.000
 
     def mouseMoveEvent(self, ev: QtGui.QMouseEvent) -> None:
         cell = self.cell_at(ev.position())

@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.analysis.cluster.comparison import PRODUCER_FREE
+from timelineview.analysis.cluster.comparison import FREE_STEP_WINDOW
+from timelineview.analysis.vocabulary import label, quantity
 from timelineview.views.background import BackgroundCall
 from timelineview.views.panels.name_table_model import NameTableModel
 from timelineview.views.sort_arrows import conventional_sort_arrows
@@ -19,33 +20,27 @@ SYNC_NAME_TABLE_SLICES = 200_000  # bigger windows get their per-name table from
 OVERVIEW_HINT = ("<b>Whole trace</b> — click a slice for its details, drag across lanes (or click a step) "
                  "for the statistics of a window. <b>?</b> lists every shortcut.")
 
-FREE_SELECTION = "Window free (selection)"  # the window-free row's name when an area is selected
-FREE_CARD_SPAN = "Window free (card span)"  # ... and on the whole-card overview
+FREE_SELECTION = f"{FREE_STEP_WINDOW} (selection)"  # the window-free row's name when an area is selected
+FREE_CARD_SPAN = f"{FREE_STEP_WINDOW} (card span)"  # ... and on the whole-card overview
+SUB_ROW = "  "  # a row that details the one above it
+# the rows: the vocabulary's labels (a sub-row indented); the window-free row's name says which window it is of
 METRIC_ROWS = (
-    ("compute_us", "Computing"), ("communication_us", "Communication"), ("overlapped_us", "Overlapped"),
-    ("pure_communication_us", "Pure communication"), ("window_free_us", "Window free"),
-    ("free_outside_idle_gaps_us", "  outside whole idle gaps"), ("free_us", PRODUCER_FREE),
-    ("uncaptured_us", "Not captured"),
-    ("idle_gap_count", "Idle AI Core gaps"), ("idle_gap_total_us", "  gap time"),
-    ("idle_gap_max_us", "  longest gap"), ("idle_gap_communication_us", "  waiting on communication"),
-    ("idle_gap_free_us", "  nothing running"), ("overlap_ratio", "Overlap ratio"),
+    *((k, label(k)) for k in ("compute_us", "communication_us", "overlapped_us", "pure_communication_us",
+                              "window_free_us")),
+    ("free_outside_idle_gaps_us", SUB_ROW + label("free_outside_idle_gaps_us")),
+    ("free_us", label("free_us")), ("uncaptured_us", label("uncaptured_us")),
+    ("idle_gap_count", label("idle_gap_count")),
+    *((k, SUB_ROW + label(k)) for k in ("idle_gap_total_us", "idle_gap_max_us", "idle_gap_communication_us",
+                                        "idle_gap_free_us")),
+    ("overlap_ratio", label("overlap_ratio")),
 )
 
-# what each row means (metrics.md §2, §3); the window-free row's name says which window it is of
+# what each row means: the vocabulary's definitions, but for the window-free row, which says which window it is of
 METRIC_TIPS = {
-    "window_free_us": "window_free_us: the card runs neither compute nor communication in this window (a step's "
-                      "window includes its step interval, like the cluster table's Window free) = "
-                      "'outside whole idle gaps' + 'nothing running'",
-    "free_outside_idle_gaps_us": "free time in no whole idle gap of this window: before its first or after its "
-                                 "last compute, in a gap the window's edges cut, or in a gap under 1 µs",
-    "free_us": "free_us: the producer's Free (step_trace_time.csv): idle time between the first "
-               "task start and the last task end inside this window",
-    "uncaptured_us": "time between the files of a per-iteration capture: nobody recorded it, it is not free",
-    "idle_gap_count": "holes of ≥ 1 µs between compute tasks lying inside this window (a gap that "
-                      "fills the window counts)",
-    "idle_gap_free_us": "the part of the whole idle gaps above where no communication runs either (part of "
-                        "Window free)",
-    "pure_communication_us": "communication that no computation hides",
+    **{k: quantity(k).tooltip for k, _ in METRIC_ROWS if k != "window_free_us"},
+    "window_free_us": f"window_free_us: the card runs neither compute nor communication in this window (a step's "
+                      f"window includes its step interval, like the cluster table's {FREE_STEP_WINDOW}) = "
+                      f"'{label('free_outside_idle_gaps_us')}' + '{label('idle_gap_free_us')}'",
 }
 
 

@@ -15,11 +15,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from timelineview.analysis.memory.card import CardMemory, mb
+from timelineview.analysis.vocabulary.number_text import format_in_unit, format_number
+from timelineview.analysis.vocabulary.quantity import MEGABYTES
 
 NS_PER_MS = 1_000_000.0
 UNRECORDED_WORDS = ("have no allocation record: blocks allocated before the records begin, such as weights "
                     "and optimizer states")
-MIN_REST_MB = 0.05  # a rest below what one decimal shows is none
+MIN_REST_MB = 0.0005  # a rest below what three decimals show is none
 
 
 @dataclass(frozen=True)
@@ -62,15 +64,16 @@ def alive_at(memory: CardMemory, t_ns: int, rows: np.ndarray) -> AliveAt:
 
 
 def _mb_text(v: float) -> str:
-    return f"{v:,.1f} MB".replace(",", " ")
+    return f"{format_in_unit(v, MEGABYTES)} MB"
 
 
 def alive_text(alive: AliveAt, t_origin_ns: int, listed_note: str = "") -> str:
-    """``41 allocations alive at 67.342 ms hold 486.6 MB of the 1 188.0 MB PTA had allocated then; the
-    other 701.4 MB have no allocation record: ...`` (times in ms from the card's trace start)."""
+    """``41 allocations alive at 67.342 ms hold 486.600 MB of the 1 188.000 MB PTA had allocated then; the
+    other 701.400 MB have no allocation record: ...`` (times in ms from the card's trace start; numbers through
+    the window's one formatter)."""
     at_ms = (alive.t_ns - t_origin_ns) / NS_PER_MS
-    text = (f"{alive.count:,} allocations alive at {at_ms:,.3f} ms hold {_mb_text(alive.listed_mb)}"
-            .replace(",", " ") + listed_note)
+    text = (f"{format_number(alive.count)} allocations alive at {format_number(at_ms)} ms hold "
+            f"{_mb_text(alive.listed_mb)}{listed_note}")
     rest = alive.unrecorded_mb
     if rest is None:
         return text

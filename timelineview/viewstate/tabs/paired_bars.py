@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-PHASE_TITLES = {"step_time_us": "Step time", "step_interval_us": "Step interval", "fp_bp_us": "FP+BP",
-                "tail_us": "Tail"}
+from timelineview.analysis.vocabulary import declared, label
+
 LABEL_W = 190  # px: "rank 12 · Step interval"
 VALUE_W = 150  # px right of the bars: "+1.23 ms (+12 %)"
 ROW_H = 30  # px per card and phase: two bars and a gap
@@ -16,8 +16,8 @@ GROUP_GAP = 8  # px between cards
 
 
 def phase_title(key: str) -> str:
-    """The title of a step phase: :data:`PHASE_TITLES`, else its key in words ("window_free_us": "Window free")."""
-    return PHASE_TITLES.get(key) or key.removesuffix("_us").replace("_", " ").capitalize()
+    """The title of a step phase: its label in the vocabulary, else its key in words."""
+    return label(key) if declared(key) else key.removesuffix("_us").replace("_", " ").capitalize()
 
 
 class Rect(NamedTuple):
@@ -44,7 +44,7 @@ class PairedBar(NamedTuple):
 
 
 class PhaseValues(NamedTuple):
-    """Input of one row: a card, a phase key of :data:`PHASE_TITLES`, its mean in both runs (µs)."""
+    """Input of one row: a card, a phase key, its mean in both runs (µs)."""
 
     card: str
     phase: str

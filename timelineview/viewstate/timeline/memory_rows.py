@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from timelineview.analysis.memory.card import CardMemory, ComponentCurve
+from timelineview.analysis.vocabulary.number_text import format_number
 from timelineview.model.memory.records import BYTES_PER_MB
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.timeline.lane_layout import COUNTER_H, Row
@@ -45,5 +46,5 @@ def memory_rows(card: CardView, process: int) -> list[Row]:
                         tooltip=MEMORY_TIP.format(
                             component=curve.name, figure=figure,
                             reserved=", reserved as a line above" if figure == "allocated" else "",
-                            peak="-" if peak is None else f"{peak / BYTES_PER_MB:,.1f} MB")))
+                            peak="-" if peak is None else f"{format_number(peak / BYTES_PER_MB)} MB")))
     return rows

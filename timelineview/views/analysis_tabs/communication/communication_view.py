@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
+from timelineview.analysis.vocabulary import label
 from timelineview.views.analysis_tabs.column_choice import ColumnChoice
 from timelineview.views.analysis_tabs.communication.matrix_widget import MatrixWidget
 from timelineview.views.analysis_tabs.record_table import (
@@ -59,33 +60,33 @@ PANE_GAP = 6  # px between the matrix's pane and the table's, beside the splitte
 CARD_COLUMNS = (
     RecordColumn("name", "Operator", TEXT, "communication operator"),
     RecordColumn("step", "Step", COUNT, "step holding its start"),
-    RecordColumn("elapse_us", "Elapse", TIME_US, "its duration"),
-    RecordColumn("plane", "Plane", COUNT,
+    RecordColumn("elapse_us", label("elapse_us"), TIME_US, "its duration"),
+    RecordColumn("plane", label("plane"), COUNT,
                  "N of its main Plane N: the lowest-numbered plane holding one of its waits (the master stream's). "
                  "Transit, Wait, Sync and Idle are measured there alone, as the producer's own communication table "
                  "(CommAnalyzerTime, communication.json) does; — where it has no wait task"),
-    RecordColumn("transit_us", "Transit", TIME_US,
+    RecordColumn("transit_us", label("transit_us"), TIME_US,
                  "the producer's transit, on its main plane: summed durations of its SDMA copies (not on-chip), plus "
                  "each RDMA payload run up to the end of the notifies and waits that close it"),
-    RecordColumn("wait_us", "Wait", TIME_US,
+    RecordColumn("wait_us", label("wait_us"), TIME_US,
                  "the producer's wait, on its main plane: summed durations of its Notify_Wait tasks (not those "
                  "closing an RDMA run)"),
-    RecordColumn("synchronization_us", "Sync", TIME_US,
-                 "the producer's synchronisation: the part of Wait before its first transit task"),
-    RecordColumn("idle_us", "Idle", TIME_US,
+    RecordColumn("synchronization_us", label("synchronization_us"), TIME_US,
+                 "the producer's synchronization: the part of Wait before its first transit task", "Sync"),
+    RecordColumn("idle_us", label("idle_us"), TIME_US,
                  "the producer's idle: elapse − Transit − Wait (tasks are not clipped to the operator: may be "
                  "negative)"),
-    RecordColumn("wait_ratio", "Wait ratio", SHARE, "the producer's: Wait / (Wait + Transit)", "Wait\nratio"),
-    RecordColumn(all_planes_key("transit_us"), "All-planes transit", TIME_US,
+    RecordColumn("wait_ratio", label("wait_ratio"), SHARE, "the producer's: Wait / (Wait + Transit)", "Wait\nratio"),
+    RecordColumn(all_planes_key("transit_us"), label("all_planes_transit_us"), TIME_US,
                  "time moving data: the union of its transfer tasks over every plane", "All-planes\ntransit"),
-    RecordColumn(all_planes_key("wait_us"), "All-planes wait", TIME_US,
+    RecordColumn(all_planes_key("wait_us"), label("all_planes_wait_us"), TIME_US,
                  "Notify_Wait tasks not under a transfer, over every plane (the producer counts most of this "
                  "time as Idle)", "All-planes\nwait"),
-    RecordColumn(all_planes_key("synchronization_us"), "All-planes sync", TIME_US,
+    RecordColumn(all_planes_key("synchronization_us"), label("all_planes_synchronization_us"), TIME_US,
                  "the part of All-planes wait before its first transfer", "All-planes\nsync"),
-    RecordColumn(all_planes_key("idle_us"), "All-planes idle", TIME_US,
+    RecordColumn(all_planes_key("idle_us"), label("all_planes_idle_us"), TIME_US,
                  "neither transfer nor wait on any plane", "All-planes\nidle"),
-    RecordColumn(all_planes_key("wait_ratio"), "All-planes wait ratio", SHARE,
+    RecordColumn(all_planes_key("wait_ratio"), label("all_planes_wait_ratio"), SHARE,
                  "All-planes wait / (All-planes wait + All-planes transit)", "All-planes\nwait ratio"),
     RecordColumn("tasks", "Plane tasks", COUNT, "tasks on its plane lanes", "Plane\ntasks"),
 )

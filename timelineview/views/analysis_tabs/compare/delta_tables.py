@@ -8,15 +8,15 @@ from PySide6 import QtCore, QtGui
 
 from timelineview.analysis.diff.link_diff import LinkDelta
 from timelineview.analysis.diff.run_diff import COMM_KEYS, MEMORY_KEYS, PHASE_KEYS, CardDelta, NameDelta
+from timelineview.analysis.vocabulary import label
+from timelineview.analysis.vocabulary.number_text import DEFAULT_DECIMALS, format_number
 from timelineview.views.analysis_tabs.compare.phase_bars import CHANGE_SHARE, FASTER_COLOUR, SLOWER_COLOUR
 from timelineview.views.analysis_tabs.record_table import COUNT, TEXT, TIME_US, RecordColumn, RecordTableModel
 from timelineview.viewstate.tabs.paired_bars import phase_title
 
 DELTA_PREFIX = "delta"
 BASE_PREFIX = "base_"
-GBPS_DIGITS = 2
 GBPS = "gbps"  # a bandwidth, 10⁹ bytes per second
-MB_DIGITS = 1
 MEGABYTES = "mb"  # memory, 2^20 bytes
 PER_STEP, WHOLE_RUN = "mean per step", "whole run"  # what a card column's number is
 
@@ -36,12 +36,10 @@ NAME_COLUMNS = (
 )
 
 # (key of CardDelta.base/new/delta, column title) of the whole-run columns; the step phases come first
-WHOLE_RUN_METRICS = (("compute_us", "compute"), ("communication_us", "communication"),
-                     ("pure_communication_us", "pure comm."), ("free_us", "free"),
-                     ("idle_gap_total_us", "idle gap time"))
-COMM_TITLES = {"transit_us": "transit", "wait_us": "wait", "synchronization_us": "sync", "idle_us": "comm. idle"}
-COMM_METRICS = tuple((k, COMM_TITLES[k]) for k in COMM_KEYS)
-MEMORY_TITLES = {"memory_peak_allocated_mb": "peak allocated", "memory_peak_reserved_mb": "peak reserved"}
+WHOLE_RUN_METRICS = tuple((k, label(k)) for k in ("compute_us", "communication_us", "pure_communication_us",
+                                                   "free_us", "idle_gap_total_us"))
+COMM_METRICS = tuple((k, label(k)) for k in COMM_KEYS)
+MEMORY_TITLES = {k: label(k) for k in ("memory_peak_allocated_mb", "memory_peak_reserved_mb")}
 TOOLTIPS = {
     "idle_gap_total_us": "new − base of the total length of the idle AI Core gaps over the whole run (a time, "
                          "not a count)",
@@ -57,8 +55,7 @@ TOOLTIPS = {
 
 
 def _phase_title(key: str) -> str:
-    title = phase_title(key)
-    return title if key == "fp_bp_us" else title.lower()  # FP+BP is an abbreviation
+    return phase_title(key)
 
 
 def card_columns(phase_keys: tuple[str, ...] = PHASE_KEYS) -> tuple[RecordColumn, ...]:
@@ -74,7 +71,7 @@ def card_columns(phase_keys: tuple[str, ...] = PHASE_KEYS) -> tuple[RecordColumn
                        TOOLTIPS.get(key, "new − base over the whole run")) for key, title in WHOLE_RUN_METRICS),
         *(RecordColumn(f"{DELTA_PREFIX}_{key}", f"Δ {title} ({WHOLE_RUN})", TIME_US, TOOLTIPS[key])
           for key, title in COMM_METRICS),
-        *(RecordColumn(f"{DELTA_PREFIX}_{key}", f"Δ memory {MEMORY_TITLES[key]}, MB ({WHOLE_RUN})", MEGABYTES,
+        *(RecordColumn(f"{DELTA_PREFIX}_{key}", f"Δ {MEMORY_TITLES[key]}, MB ({WHOLE_RUN})", MEGABYTES,
                        TOOLTIPS[key])
           for key in MEMORY_KEYS),
     )
@@ -93,7 +90,7 @@ LINK_COLUMNS = (
     *base_and_new("transit_us", "transit", TIME_US),
     *base_and_new("bytes", "bytes", COUNT),
 )
-UNITS = {GBPS: (GBPS_DIGITS, "GB/s"), MEGABYTES: (MB_DIGITS, "MB")}  # kind: (decimals shown, unit)
+UNITS = {GBPS: "GB/s", MEGABYTES: "MB"}  # kind: the unit its numbers are shown in
 HIGHER_IS_FASTER = frozenset({"delta_bandwidth_gbps"})  # change columns where more is better
 # the base value a change column is measured against (else ``base_<key>`` when the record has it)
 REFERENCE = {"delta_cost_us": "base_transit_us"}
@@ -156,9 +153,9 @@ class DeltaTableModel(RecordTableModel):
         if role == QtCore.Qt.ItemDataRole.DisplayRole and col.kind in UNITS:
             if value is None:
                 return "—"
-            digits, unit = UNITS[col.kind]
-            shown = round(float(value), digits) + 0.0  # + 0.0: no "-0.00"
-            return f"{'+' if col.key.startswith(DELTA_PREFIX) and shown > 0 else ''}{shown:.{digits}f} {unit}"
+            # the window's one number format; a change is signed when it is not 0 as shown
+            grew = col.key.startswith(DELTA_PREFIX) and round(float(value), DEFAULT_DECIMALS) > 0
+            return f"{format_number(float(value), sign=grew)} {UNITS[col.kind]}"
         text = super().data(index, role)
         if role == QtCore.Qt.ItemDataRole.DisplayRole and col.kind == TIME_US and col.key.startswith(DELTA_PREFIX) \
                 and value is not None and value > 0:

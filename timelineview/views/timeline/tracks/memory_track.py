@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore, QtGui
 
+from timelineview.analysis.vocabulary.number_text import format_number
 from timelineview.views.painting import draw_rects
 from timelineview.views.timeline.tracks.card_track import CardTrackItem
 from timelineview.views.timeline.tracks.column_plot import merged_columns, value_y
@@ -81,7 +82,8 @@ class MemoryTrackItem(CardTrackItem):
             colour = QtGui.QColor(*COLOURS.get(curve.name, OTHER_COLOUR)).darker(110 if not ctx.theme.dark else 90)
             self._parts.append((colour, fill, line, reserved))
             peak = float(values.max()) if len(values) else 0.0
-            text = f"peak {peak:,.1f} MB" + (f" · reserved {float(rv.max()):,.1f} MB" if len(rv) else "")
+            text = f"peak {format_number(peak)} MB" + (f" · reserved {format_number(float(rv.max()))} MB"
+                                                       if len(rv) else "")
             st = self.labels.get(text, 260)
             if st is not None:
                 self._texts.append((left + 4, top - 2, st))

@@ -1,0 +1,205 @@
+"""One vocabulary: every surface that shows a quantity spells it as the package declares it once
+(timelineview/analysis/vocabulary). A surface that names a quantity its own way — another key, another label,
+another definition, an instant in another time base — fails here."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from timelineview.analysis.vocabulary import UNIT_SUFFIX, VOCABULARY, declared, quantity
+from timelineview.api.schema import INT64
+from timelineview.api.tables import TABLES
+
+ROOT = Path(__file__).resolve().parents[2]
+UNIT_KEY = re.compile(r".*(" + "|".join(UNIT_SUFFIX.values()) + r")$")
+INSTANT = re.compile(r"(^|_)(start|end|at)_(us|ns)$")
+LOADED = {name for name, spec in TABLES.items() if not spec.needs_analysis}
+
+
+def _schema_keys(node: dict, out: set[str]) -> set[str]:
+    for key, value in node.get("properties", {}).items():
+        out.add(key)
+        _schema_keys(value, out)
+    for child in (node.get("items"), node.get("additionalProperties")):
+        if isinstance(child, dict):
+            _schema_keys(child, out)
+    return out
+
+
+@pytest.mark.parametrize("kind", ["stats", "diff"])
+def test_every_json_key_with_a_unit_is_a_declared_quantity(kind):
+    schema = json.loads(resources.files("timelineview").joinpath("schemas", f"{kind}.schema.json").read_text())
+    keys = _schema_keys(schema, set())
+    assert sorted(k for k in keys if UNIT_KEY.match(k) and not declared(k)) == []
+
+
+def test_the_unit_a_key_says_is_the_unit_declared():
+    for q in VOCABULARY.values():
+        suffix = UNIT_SUFFIX.get(q.unit)
+        named = next((u for u, s in UNIT_SUFFIX.items() if q.key.endswith(s)), None)
+        assert named == (q.unit if suffix else None), q.key
+
+
+def test_every_sql_column_of_a_quantity_carries_its_declared_definition():
+    """A column named as a quantity means what the vocabulary says; a column with a unit in its name is one."""
+    for name, spec in TABLES.items():
+        for column in spec.columns:
+            if name in LOADED:
+                continue
+            if declared(column.name):
+                assert column.doc == quantity(column.name).tooltip, (name, column.name)
+            else:
+                assert not UNIT_KEY.match(column.name), f"{name}.{column.name} is not declared"
+
+
+def test_every_sql_instant_is_in_ns_on_the_cards_clock():
+    for name, spec in TABLES.items():
+        for column in spec.columns:
+            if INSTANT.search(column.name) or column.name in ("ts_ns", "src_ts_ns", "dst_ts_ns"):
+                assert column.name.endswith("_ns") and column.type == INT64, (name, column.name)
+    assert "start_ns" in [c.name for c in TABLES["cards"].columns]
+
+
+def test_a_producers_name_is_a_label_only_for_the_producers_figure():
+    """"Free", "Stage", "Preparing", "Wait"… label the producer's own figure and no other quantity."""
+    producers = {q.producer.split(" (")[0] for q in VOCABULARY.values() if q.producer}
+    words = producers | {p.removesuffix(" Time") for p in producers}
+    for q in VOCABULARY.values():
+        if q.label in words:
+            assert q.producer, f"{q.key} is labelled {q.label!r}, a producer's word, without being its figure"
+    assert VOCABULARY["step_interval_us"].producer == "Preparing"
+    assert VOCABULARY["free_us"].producer == "Free" and not VOCABULARY["window_free_us"].producer
+
+
+def test_the_docs_tables_are_the_rendered_declarations():
+    from timelineview.api.markdown import rendered_docs
+
+    for path, text in rendered_docs(ROOT / "docs").items():
+        assert path.read_text(encoding="utf-8") == text, f"{path.name}: run python -m timelineview.api.markdown docs"
+
+
+# the window-free row of the Details panel says which window it is of (metrics.md §3): its own name and tooltip
+WINDOW_NAMED_FREE = {"window_free_us"}
+
+
+def _generated_document(tmp_path) -> dict:
+    from timelineview.analysis.session import AnalysisSession
+    from timelineview.model import load
+    from timelineview.synthetic import cluster_specs, generate_cluster
+
+    generate_cluster(tmp_path, cluster_specs(3, seed=11, steps=3, tasks_per_step=40, slow_card=1), "msprof")
+    return AnalysisSession(load(tmp_path, cache=False)).stats_document()
+
+
+def test_the_stats_text_heads_every_quantity_with_its_label(tmp_path):
+    from timelineview.analysis.summary import format_text
+
+    text = format_text(_generated_document(tmp_path))
+    lines = text.splitlines()
+    step_header = next(line for line in lines if line.startswith("Step "))
+    cells = re.split(r"\s{2,}", step_header.strip())[1:]
+    labels = {q.label: key for key, q in VOCABULARY.items()}
+    assert cells and all(c in labels for c in cells), [c for c in cells if c not in labels]
+    card_table = text.split("Cards\n")[1].split("\n\n")[0].splitlines()[2:]
+    headers = {q.header for q in VOCABULARY.values()} | set(labels)
+    titles = [re.split(r"\s{2,}", row.strip())[0].removeprefix("file: ") for row in card_table]
+    assert titles and all(t in headers for t in titles), [t for t in titles if t not in headers]
+    assert not re.search(r"\b\w+_(us|ns|mb)\b", text.split("Files")[0] + step_header)  # no key as a header
+    # the communication table: the producer's figures under the producer's words, the union under its own name
+    comm_header = text.split("Communication (µs)\n")[1].splitlines()[0]
+    cells = re.split(r"\s{2,}", comm_header.strip())[2:]
+    assert cells == [quantity(k).label for k in ("measured_operators", "transit_us", "wait_us", "synchronization_us",
+                                                 "idle_us", "all_planes_wait_us")]
+    assert quantity("wait_us").producer == "Wait Time" and not quantity("all_planes_wait_us").producer
+
+
+def test_the_diff_text_heads_every_quantity_with_its_label():
+    from timelineview.commands import diff
+
+    for key, title in (*diff.CARD_COLUMNS, *diff.COMM_COLUMNS, *diff.MEMORY_COLUMNS):
+        assert title == quantity(key).label, key
+    assert all(diff._phase_title(k) == quantity(k).label for k in ("step_time_us", "step_interval_us", "fp_bp_us",
+                                                                   "tail_us", "stage_us", "window_free_us"))
+
+
+def test_the_windows_headers_and_tooltips_are_the_vocabularys():
+    """The cluster table, the Details panel, the Compare tab and its paired bars: a declared quantity is shown
+    under its label and explained by its definition."""
+    from timelineview.analysis.cluster.comparison import BAR_PARTS, COLUMNS, MEMORY_COLUMNS, PIPELINE_COLUMNS
+    from timelineview.views.analysis_tabs.compare.delta_tables import COMM_METRICS, MEMORY_TITLES, WHOLE_RUN_METRICS
+    from timelineview.views.panels.area_stats import METRIC_ROWS, METRIC_TIPS
+    from timelineview.viewstate.tabs.paired_bars import phase_title
+
+    checked = 0
+    for column in (*COLUMNS, *PIPELINE_COLUMNS, *MEMORY_COLUMNS):
+        if declared(column.key) and column.key not in WINDOW_NAMED_FREE:
+            assert column.title == quantity(column.key).label, column.key
+            assert column.tooltip.startswith(quantity(column.key).tooltip), column.key
+            checked += 1
+    for key, title in METRIC_ROWS:
+        if key not in WINDOW_NAMED_FREE:
+            assert title.strip() == quantity(key).label and METRIC_TIPS[key] == quantity(key).tooltip, key
+            checked += 1
+    for key, title in (*BAR_PARTS, *WHOLE_RUN_METRICS, *COMM_METRICS, *MEMORY_TITLES.items()):
+        assert title == quantity(key).label, key
+        checked += 1
+    for key in ("step_time_us", "step_interval_us", "fp_bp_us", "tail_us"):
+        assert phase_title(key) == quantity(key).label
+    assert checked > 30
+
+
+# one figure in two forms share a label: an instant as ns on the card's clock and as µs after the card's start
+SAME_FIGURE = ({"start_ns", "start_us"}, {"end_ns", "end_us"}, {"peak_allocated_at_ns", "peak_allocated_at_us"},
+               {"peak_reserved_at_ns", "peak_reserved_at_us"}, {"allocated_at_ns", "allocated_at_us"},
+               {"released_at_ns", "released_at_us"}, {"peak_at_us", "live_at_peak_at_us"})
+
+
+def test_no_two_quantities_share_a_label():
+    """A header names one quantity: two keys share a label only when they are one figure in two forms."""
+    by_label: dict[str, set[str]] = {}
+    for key, q in VOCABULARY.items():
+        by_label.setdefault(q.label, set()).add(key)
+    shared = [keys for keys in by_label.values() if len(keys) > 1]
+    assert all(keys in SAME_FIGURE for keys in shared), shared
+
+
+def test_the_communication_tabs_columns_are_the_vocabularys():
+    """The Communication tab heads the producer's figures with the producer's words and the unions over every
+    plane with their own ("All-planes wait"), as ``stats`` and ``query`` do."""
+    from timelineview.views.analysis_tabs.communication.communication_view import CARD_COLUMNS
+
+    titles = {c.key: c.title for c in CARD_COLUMNS}
+    assert [titles[k] for k in ("transit_us", "wait_us", "synchronization_us", "idle_us", "wait_ratio")] == \
+        ["Transit", "Wait", "Synchronization", "Idle", "Wait ratio"]
+    assert [titles[f"all_planes_{k}"] for k in ("transit_us", "wait_us", "synchronization_us", "idle_us",
+                                               "wait_ratio")] == \
+        ["All-planes transit", "All-planes wait", "All-planes synchronization", "All-planes idle",
+         "All-planes wait ratio"]
+    assert titles["plane"] == quantity("plane").label
+
+
+def test_every_column_of_the_window_that_shows_a_quantity_is_headed_by_its_label():
+    """Every column record of every window module: a declared quantity is titled by its label (or its label with
+    its unit), but for the Free columns, whose titles say which window they are of."""
+    import importlib
+    import pkgutil
+
+    import timelineview.views as views
+    from timelineview.analysis.cluster.comparison import Column
+    from timelineview.views.analysis_tabs.record_table import RecordColumn
+
+    wrong, checked = [], 0
+    for module in pkgutil.walk_packages(views.__path__, "timelineview.views."):
+        for value in vars(importlib.import_module(module.name)).values():
+            for column in value if isinstance(value, tuple) else (value,):
+                if isinstance(column, (RecordColumn, Column)) and declared(column.key) \
+                        and column.key not in WINDOW_NAMED_FREE:
+                    checked += 1
+                    if column.title not in (quantity(column.key).label, quantity(column.key).header):
+                        wrong.append((module.name, column.key, column.title))
+    assert checked > 20 and wrong == []
