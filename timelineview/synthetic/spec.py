@@ -23,6 +23,14 @@ class CardSpec:
     writes them). A slow card (``compute_scale`` > 1) is the card the others wait for.
     ``memory_scale`` multiplies the device memory the trace's ``NPU MEM`` counters give (a card that
     holds more memory, as the trace alone tells it).
+
+    Two phenomena of real clusters (both off by default, which leaves every trace as before):
+    ``step_stall_share`` is the share of steps in which a data-loader hiccup, shared by every card of
+    the cluster (drawn from ``seed`` and the step only), lengthens the data wait by 20–50 % of the
+    step: heavy-tailed step-to-step noise. ``host_bubble_share`` is the share of this card's step
+    boundaries that a host bubble moves later: the step marker ends late inside the next step's data
+    wait, so that step k is long on this card and step k + 1 short by as much, with the device work
+    where it was.
     """
 
     seed: int = 0
@@ -41,6 +49,8 @@ class CardSpec:
     slow_link: tuple[int, int] | None = None  # (src, dst) ranks of a link that moves data slowly
     slow_link_factor: float = 1.0  # that link's bandwidth is divided by this
     memory_scale: float = 1.0
+    step_stall_share: float = 0.0
+    host_bubble_share: float = 0.0
 
     @property
     def device(self) -> int:
@@ -60,6 +70,8 @@ class CardSpec:
             raise ValueError("slow_link_factor must be > 0")
         if self.memory_scale <= 0:
             raise ValueError("memory_scale must be > 0")
+        if not (0 <= self.step_stall_share <= 1 and 0 <= self.host_bubble_share <= 1):
+            raise ValueError("step_stall_share and host_bubble_share must be in 0..1")
 
     def with_(self, **changes) -> CardSpec:
         return replace(self, **changes)
