@@ -13,7 +13,7 @@ import numpy as np
 
 from timelineview.analysis.cluster.slow_cards import SlowCard
 from timelineview.analysis.findings.links import collective_size_findings, slow_link_findings
-from timelineview.analysis.findings.records import Evidence, Finding, fmt_us, make_finding
+from timelineview.analysis.findings.records import ALL_CARDS, Evidence, Finding, fmt_us, make_finding
 from timelineview.analysis.findings.rules import KIND_ORDER, RULE_BY_NAME, SEVERITY_ORDER, Rule
 from timelineview.analysis.findings.signals import EVIDENCE_SPANS, CardSignals
 from timelineview.analysis.findings.step_excess import largest_phase_excess
@@ -24,7 +24,6 @@ NS_PER_US = 1000.0
 STEPS_LANE = "Steps"
 PURE_COMMUNICATION_LANE = "Pure communication"
 IDLE_GAPS_LANE = "Idle AI Core gaps"
-JOB_WORDS = "every card"  # who a job step finding is about
 
 
 def _pct(share: float) -> str:
@@ -226,10 +225,10 @@ def _step_finding(sigs: list[CardSignals], verdict: StepVerdict) -> Finding:
         f" Most of the excess is in its {where.phase.words}: {fmt_us(where.value_ns / NS_PER_US)} against "
         f"{fmt_us(where.median_ns / NS_PER_US)} for the median step's.")
     finding = make_finding(rule, cards, "step_time_us", verdict.value / NS_PER_US, verdict.reference / NS_PER_US,
-                           evidence, step=verdict.step, card=", ".join(cards) or JOB_WORDS,
+                           evidence, step=verdict.step, card=", ".join(cards) or ALL_CARDS,
                            value=fmt_us(verdict.value / NS_PER_US), reference=fmt_us(verdict.reference / NS_PER_US),
                            how_sure=sure, where=phase_words,
-                           against="the median step" if verdict.job else "the median card in that step")
+                           peers="the median step" if verdict.job else "the median card in that step")
     return finding if where is None else replace(finding, method=where.phase.method)
 
 

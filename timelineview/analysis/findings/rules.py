@@ -125,7 +125,7 @@ RULES: tuple[Rule, ...] = (
          "whose robust z-score passes z_N for the N steps (a step of the job), or one card's step at least "
          "twice the cluster's median of that step, boundary shifts netted, past z_N for N = cards × steps "
          "(metrics.md §4)",
-         "Step {step} takes {value} on {card} against {reference} for {against}{how_sure}.{where} A first step "
+         "Step {step} takes {value} on {card} against {reference} for {peers}{how_sure}.{where} A first step "
          "is often slow (compilation, warm-up); a slow step later points at a hiccup: data, host, or a "
          "checkpoint.",
          {"min_step_ratio": 2.0, "min_steps": 3}, kind=ANOMALY),

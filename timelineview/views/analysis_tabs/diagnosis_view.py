@@ -12,6 +12,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.findings import Finding
+from timelineview.analysis.findings.records import cards_words
 from timelineview.analysis.findings.rules import ANOMALY, HIGH, LOW, MEDIUM
 from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession
 from timelineview.viewstate.jump_target import JumpTarget
@@ -19,6 +20,7 @@ from timelineview.viewstate.jump_target import JumpTarget
 SEVERITY_COLOURS = {HIGH: "#c0392b", MEDIUM: "#d68910", LOW: "#7f8c8d"}
 EVIDENCE_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 EVIDENCE = "Evidence (click to {click}{note}):"  # what a click does, as the data shown says
+CARDS_SHOWN = 4  # cards named in a finding's row; the rest are counted
 
 
 def _value_text(f: Finding) -> str:
@@ -109,8 +111,7 @@ class DiagnosisView(QtWidgets.QWidget):
         self.findings = list(findings)
         self.list.clear()
         for f in self.findings:
-            cards = ", ".join(f.cards[:4]) + (f" +{len(f.cards) - 4}" if len(f.cards) > 4 else "")
-            where = cards + (f", step {f.step}" if f.step is not None else "")
+            where = cards_words(f.cards, CARDS_SHOWN) + (f", step {f.step}" if f.step is not None else "")
             item = QtWidgets.QTreeWidgetItem([f.severity, f.rule.replace("_", " "), where, f.method, _value_text(f),
                                               f.kind])
             item.setForeground(0, QtGui.QBrush(QtGui.QColor(SEVERITY_COLOURS.get(f.severity, "#000"))))
