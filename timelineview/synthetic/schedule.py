@@ -28,6 +28,7 @@ from timelineview.synthetic.workload import (
 
 TRUE_START_NS = 1_000_000  # step 1 starts 1 ms after the true origin
 _LAUNCH_GAP_NS = 2_000  # between consecutive operators of one card
+STALL_SHARE_OF_STEP = (0.2, 0.5)  # a shared data-loader hiccup lengthens the step by this much
 BUBBLE_SHARE_OF_WAIT = (0.5, 0.95)  # how far into the next step's data wait a host bubble moves a marker
 _MEMCPY_LEAD_NS = 2_000  # the input copy ends this long before the data wait does (see place_step)
 _MARKER_MARGIN_NS = 1_000  # a moved marker stays this far before the step's first device work
@@ -94,6 +95,12 @@ def build_schedule(specs: Sequence[CardSpec], cluster_seed: int | None = None,
             if kind == KIND_RECEIVE:
                 t0 = np.full(n_cards, end + _LAUNCH_GAP_NS, np.int64)  # forward waits for them
             prev_end = end
+        stall = _shared_stall(specs[0], seed, k + 1, prev_end - start)
+        if stall:  # every card's compute and collectives start that much later
+            t0 = t0 + stall
+            sched.op_start[k] += stall
+            sched.op_end[k] += stall
+            prev_end += stall
         sched.t0[k] = t0
         sched.step_start[k] = start
         if k:
@@ -101,6 +108,16 @@ def build_schedule(specs: Sequence[CardSpec], cluster_seed: int | None = None,
         start = prev_end + int(rng.uniform(3_000, 10_000))
         sched.step_end[k] = start
     return sched
+
+
+def _shared_stall(spec: CardSpec, seed: int, step: int, step_ns: int) -> int:
+    """The data-loader hiccup of ``step`` (1-based; ns, 0 in most steps): the same on every card, a longer
+    data wait that makes the step 20–50 % longer than its ``step_ns``."""
+    if spec.step_stall_share <= 0:
+        return 0
+    rng = np.random.default_rng([seed, step, 37])
+    hit, share = rng.random(), rng.uniform(*STALL_SHARE_OF_STEP)
+    return int(share * step_ns) if hit < spec.step_stall_share else 0
 
 
 def _host_bubble(spec: CardSpec, step: int, loc: StepLocal) -> int:

@@ -25,12 +25,12 @@ class CardSpec:
     holds more memory, as the trace alone tells it).
 
     Two phenomena of real clusters (both off by default, which leaves every trace as before):
-    ``step_stall_share`` is the share of steps in which a data-loader hiccup, shared by every card of
-    the cluster (drawn from ``seed`` and the step only), lengthens the data wait by 20–50 % of the
-    step: heavy-tailed step-to-step noise. ``host_bubble_share`` is the share of this card's step
-    boundaries that a host bubble moves later: the step marker ends late inside the next step's data
-    wait, so that step k is long on this card and step k + 1 short by as much, with the device work
-    where it was.
+    ``step_stall_share`` (read from the cluster's first card) is the share of steps in which a
+    data-loader hiccup, shared by every card (drawn from the cluster seed and the step only), lengthens
+    the data wait so that the step is 20–50 % longer: heavy-tailed step-to-step noise.
+    ``host_bubble_share`` is the share of this card's step boundaries that a host bubble moves later:
+    the step marker ends late inside the next step's data wait, so that step k is long on this card and
+    step k + 1 short by as much, with the device work where it was.
     """
 
     seed: int = 0

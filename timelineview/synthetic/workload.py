@@ -19,8 +19,6 @@ KIND_RECEIVE, KIND_SEND, KIND_BUCKET, KIND_TAIL, KIND_ALLGATHER = range(5)
 _BUCKET_FRACTIONS = (0.45, 0.7, 0.9)  # backward progress at which a gradient bucket is ready
 _FORWARD_SHARE = 0.4
 _OTHER_MEAN_NS = np.array([o[4] * 1000.0 for o in OTHER_TASKS])
-STALL_SHARE_OF_STEP = (0.2, 0.5)  # a shared data-loader hiccup lengthens the step by this much
-_MEAN_GAP_NS = 1500.0 + 0.02 * 60_000.0  # the mean gap drawn before each item (see draw_step)
 
 
 def comm_kinds(pipeline: bool) -> list[int]:
@@ -86,8 +84,6 @@ def draw_step(spec: CardSpec, step: int) -> StepLocal:
     ready, _ = _ready_points(rel_start, dur, stream, other, forward, spec.pipeline)
     wait = max(int(spec.data_wait_us * 1000.0 * rng.uniform(0.9, 1.1)), 1000)
     memcpy = min(wait // 3, 800_000) if wait > 30_000 else 0
-    if spec.step_stall_share > 0:
-        wait += _shared_stall(spec, step, mean * size, stream == 0)
 
     launch = ~other & (graph.random(total) < 0.3)
     return StepLocal(
@@ -97,18 +93,6 @@ def draw_step(spec: CardSpec, step: int) -> StepLocal:
         host_dur=rng.uniform(3_000, 25_000, total).astype(np.int64),
         duplicate=~other & (graph.random(total) < (0.01 if spec.with_duplicates else 0.0)),
     )
-
-
-def _shared_stall(spec: CardSpec, step: int, nominal_ns: np.ndarray, primary: np.ndarray) -> int:
-    """The data-loader hiccup of ``step`` (ns, 0 in most steps): the same on every card of the cluster, as it
-    depends on the seed, the step and the graph only; 20–50 % of the step's nominal length (its primary
-    stream's nominal work and gaps, nothing that differs between cards)."""
-    shared = np.random.default_rng([spec.seed, step, 37])
-    hit, share = shared.random(), shared.uniform(*STALL_SHARE_OF_STEP)
-    if hit >= spec.step_stall_share:
-        return 0
-    nominal = float(nominal_ns[primary].sum()) + _MEAN_GAP_NS * int(primary.sum())
-    return int(share * nominal)
 
 
 def _chain(stream: np.ndarray, dur: np.ndarray, gap: np.ndarray, streams: int) -> np.ndarray:
