@@ -18,8 +18,9 @@ mark when any of them names anything; a planted run is detected when its rule na
 own draws and schedule (what the analysis of the written trace measures; ``--verify`` checks this on
 small clusters in two layouts), so a 1024-card cluster takes seconds, not minutes.
 
-Printed per size: the false-mark rate and each detection rate under the former rule (the slow-step rule
-before metrics.md §4's revision: each card's steps against its own median, +20 %) and the current one.
+Printed per size: the false-mark rate and each detection rate under the former rules (slow steps before
+metrics.md §4's revision: each card's steps against its own median, +20 %; slow cards with the bare share
+in their by-chance check) and the current ones.
 Targets: ≤ 1 % false marks, ≥ 95 % detection. The last line is JSON.
 """
 
@@ -33,12 +34,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from unittest.mock import patch
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from timelineview.analysis.cluster import slow_cards as slow_card_rule  # noqa: E402
 from timelineview.analysis.cluster.slow_cards import slow_cards  # noqa: E402
 from timelineview.analysis.communication.links import Links, slow_links  # noqa: E402
 from timelineview.analysis.findings.step_verdicts import StepGrid, slow_steps  # noqa: E402
@@ -112,8 +115,17 @@ def _link_marks(links: Links) -> set[str]:
     return {links.key(i) for i in np.flatnonzero(slow_links(links)).tolist()}
 
 
-def _card_marks(docs: list[dict]) -> Marks:
-    flags = slow_cards(docs)
+def _former_share_reaching(count: int, others: int) -> float:
+    """The former by-chance check's share: the other steps' count at the card's level as it stands."""
+    return count / others if others > 0 else 0.0
+
+
+def _card_marks(docs: list[dict], former: bool = False) -> Marks:
+    if former:  # the same rule with the former by-chance share
+        with patch.object(slow_card_rule, "_share_reaching", _former_share_reaching):
+            flags = slow_cards(docs)
+    else:
+        flags = slow_cards(docs)
     return {"slow_compute": {f.card for f in flags if f.metric == "compute_us"},
             "slow_data": {f.card for f in flags if f.metric == "step_interval_us"}}
 
@@ -129,8 +141,9 @@ def current_marks(cluster: Cluster) -> Marks:
 
 
 def former_marks(cluster: Cluster) -> Marks:
-    """What the package marked before the slow-step revision (slow cards and links are the same rules)."""
-    return {**_card_marks(cluster.docs), "slow_step": _former_step_marks(_grid(cluster.docs)),
+    """What the package marked before metrics.md §4's revision: slow steps per card, and the slow-card
+    rule's by-chance check on the bare share (links: the same rule)."""
+    return {**_card_marks(cluster.docs, former=True), "slow_step": _former_step_marks(_grid(cluster.docs)),
             "slow_link": _link_marks(cluster.links)}
 
 
