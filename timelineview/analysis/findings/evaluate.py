@@ -212,8 +212,8 @@ def _step_finding(sigs: list[CardSignals], verdict: StepVerdict) -> Finding:
     else:
         shown = sorted((sigs[k] for k in verdict.cards), key=lambda s: -(_step_length(s, verdict.step) or 0))
         cards = [s.card for s in sorted(shown, key=lambda s: s.order)]
-        sure = (f" ({_z_against(verdict.z, verdict.z_required, 'steps')} among {verdict.compared} card steps; "
-                f"on {', '.join(cards[:4])}{' …' if len(cards) > 4 else ''} only)")
+        sure = (f" ({_z_against(verdict.z, verdict.z_required, 'steps')} among {verdict.compared} card steps, "
+                f"boundary shifts netted)")
     evidence = [s.evidence(w.start, w.end, STEPS_LANE) for s in shown[:EVIDENCE_SPANS] for w in s.steps
                 if w.step == verdict.step]
     first = shown[0]
