@@ -9,6 +9,7 @@ import pytest
 
 from timelineview.analysis.findings import evaluate_findings
 from timelineview.analysis.findings.step_verdicts import MIN_STEP_RATIO, StepGrid, net_boundary_shifts, slow_steps
+from timelineview.analysis.findings.text import findings_text
 from timelineview.analysis.session import AnalysisSession
 from timelineview.synthetic import cluster_specs
 from timelineview.synthetic.schedule import build_schedule
@@ -36,6 +37,7 @@ def test_a_step_long_on_every_card_is_one_job_finding_with_no_card_list():
     assert f.value == pytest.approx(SLOW_US) and f.reference == pytest.approx(STEP_US)
     assert "on all cards against 1.17 ms for the median step" in f.advice
     assert [e.card for e in f.evidence] == ["rank 0"]  # the card whose step is the cluster's median (a tie)
+    assert "slow_step — all cards, step 3" in findings_text([f.document()])  # what `stats` prints
 
 
 def test_a_step_30_percent_long_on_every_card_names_nobody_and_twice_as_long_names_the_step():
