@@ -12,6 +12,7 @@ from timelineview.analysis.findings.rules import ANOMALY, METHOD_MEMORY, RULES, 
 from timelineview.analysis.findings.text import findings_text
 from timelineview.analysis.worst_of_many import required_z, widened, z_threshold
 
+
 def test_widened_z_tends_to_z_n_with_many_values():
     z = z_threshold(64)
     assert widened(z, 1e6) == pytest.approx(z, rel=1e-5)
