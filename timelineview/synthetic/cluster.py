@@ -21,9 +21,11 @@ def cluster_specs(cards: int, *, seed: int = 0, steps: int = 10, streams: int = 
                   slow_data_card: int | None = None, slow_data_us: float = 20000.0,
                   clock_skew_us: float = 500.0, pipeline: bool = False, with_duplicates: bool = False,
                   with_overlaps: bool = False, planes: int = 4, slow_link: tuple[int, int] | None = None,
-                  slow_link_factor: float = 1.0) -> list[CardSpec]:
+                  slow_link_factor: float = 1.0, step_stall_share: float = 0.0,
+                  host_bubble_share: float = 0.0) -> list[CardSpec]:
     """Specs for ranks 0..cards-1: one slow card (the one the others wait for), one slow data
-    pipeline, one slow link (src, dst), random clock offsets.
+    pipeline, one slow link (src, dst), random clock offsets; shared data-loader hiccups and per-card
+    host bubbles that move step markers (``CardSpec.step_stall_share``, ``host_bubble_share``).
 
     Rank 0 keeps offset 0; the others get a whole-ns offset uniform in +-``clock_skew_us``.
     """
@@ -37,7 +39,8 @@ def cluster_specs(cards: int, *, seed: int = 0, steps: int = 10, streams: int = 
             compute_scale=slow_factor if r == slow_card else 1.0,
             data_wait_us=slow_data_us if r == slow_data_card else data_wait_us,
             clock_offset_ns=int(offsets[r]), pipeline=pipeline, with_duplicates=with_duplicates,
-            with_overlaps=with_overlaps, planes=planes, slow_link=slow_link, slow_link_factor=slow_link_factor))
+            with_overlaps=with_overlaps, planes=planes, slow_link=slow_link, slow_link_factor=slow_link_factor,
+            step_stall_share=step_stall_share, host_bubble_share=host_bubble_share))
     return specs
 
 

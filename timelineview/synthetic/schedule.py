@@ -8,7 +8,7 @@ and the cards' clock offsets can be recovered from the operator ends (metrics.md
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -28,6 +28,10 @@ from timelineview.synthetic.workload import (
 
 TRUE_START_NS = 1_000_000  # step 1 starts 1 ms after the true origin
 _LAUNCH_GAP_NS = 2_000  # between consecutive operators of one card
+STALL_SHARE_OF_STEP = (0.2, 0.5)  # a shared data-loader hiccup lengthens the step by this much
+BUBBLE_SHARE_OF_WAIT = (0.5, 0.95)  # how far into the next step's data wait a host bubble moves a marker
+_MEMCPY_LEAD_NS = 2_000  # the input copy ends this long before the data wait does (see place_step)
+_MARKER_MARGIN_NS = 1_000  # a moved marker stays this far before the step's first device work
 _XFER_US = {KIND_RECEIVE: (20, 60), KIND_SEND: (20, 60), KIND_BUCKET: (80, 300),
             KIND_TAIL: (150, 500), KIND_ALLGATHER: (40, 120)}
 
@@ -43,6 +47,12 @@ class Schedule:
     op_start: np.ndarray  # (steps, ops, cards)
     op_end: np.ndarray  # (steps, ops), common to all cards
     op_xfer: np.ndarray  # (steps, ops)
+    marker_shift: np.ndarray  # (steps, cards): how much later a host bubble writes the card's step start marker
+
+    def card_bounds(self, step: int, card: int) -> tuple[int, int]:
+        """[start, end) of step number ``step`` (0-based) as card ``card``'s step markers say."""
+        end_shift = int(self.marker_shift[step + 1, card]) if step + 1 < self.steps else 0
+        return int(self.step_start[step] + self.marker_shift[step, card]), int(self.step_end[step]) + end_shift
 
     @property
     def steps(self) -> int:
@@ -63,7 +73,8 @@ def build_schedule(specs: Sequence[CardSpec], cluster_seed: int | None = None,
     size = max(1.0, (max(s.tasks_per_step for s in specs) / 400.0) ** 0.5)
     sched = Schedule(kinds, np.zeros(steps, np.int64), np.zeros(steps, np.int64),
                      np.zeros((steps, n_cards), np.int64), np.zeros((steps, n_ops, n_cards), np.int64),
-                     np.zeros((steps, n_ops), np.int64), np.zeros((steps, n_ops), np.int64))
+                     np.zeros((steps, n_ops), np.int64), np.zeros((steps, n_ops), np.int64),
+                     np.zeros((steps, n_cards), np.int64))
     start = TRUE_START_NS
     for k in range(steps):
         locs = list(draws[k]) if draws is not None else [draw_step(s, k + 1) for s in specs]
@@ -84,19 +95,54 @@ def build_schedule(specs: Sequence[CardSpec], cluster_seed: int | None = None,
             if kind == KIND_RECEIVE:
                 t0 = np.full(n_cards, end + _LAUNCH_GAP_NS, np.int64)  # forward waits for them
             prev_end = end
+        stall = _shared_stall(specs[0], seed, k + 1, prev_end - start)
+        if stall:  # every card's compute and collectives start that much later
+            t0 = t0 + stall
+            sched.op_start[k] += stall
+            sched.op_end[k] += stall
+            prev_end += stall
         sched.t0[k] = t0
         sched.step_start[k] = start
+        if k:
+            sched.marker_shift[k] = [_host_bubble(s, k + 1, loc) for s, loc in zip(specs, locs, strict=True)]
         start = prev_end + int(rng.uniform(3_000, 10_000))
         sched.step_end[k] = start
     return sched
 
 
+def _shared_stall(spec: CardSpec, seed: int, step: int, step_ns: int) -> int:
+    """The data-loader hiccup of ``step`` (1-based; ns, 0 in most steps): the same on every card, a longer
+    data wait that makes the step 20–50 % longer than its ``step_ns``."""
+    if spec.step_stall_share <= 0:
+        return 0
+    rng = np.random.default_rng([seed, step, 37])
+    hit, share = rng.random(), rng.uniform(*STALL_SHARE_OF_STEP)
+    return int(share * step_ns) if hit < spec.step_stall_share else 0
+
+
+def _host_bubble(spec: CardSpec, step: int, loc: StepLocal) -> int:
+    """How much later than the true boundary a host bubble writes the start marker of ``step`` (1-based)
+    on this card (ns, mostly 0): a share of the data wait before the step's first device work, so the
+    marker never passes work of the step it opens."""
+    if spec.host_bubble_share <= 0:
+        return 0
+    rng = np.random.default_rng([spec.seed, spec.rank, step, 41])
+    hit, share = rng.random(), rng.uniform(*BUBBLE_SHARE_OF_WAIT)
+    if hit >= spec.host_bubble_share:
+        return 0
+    room = loc.wait - (loc.memcpy_dur + _MEMCPY_LEAD_NS if loc.memcpy_dur else 0) - _MARKER_MARGIN_NS
+    return max(int(share * room), 0)
+
+
 def card_steps(spec: CardSpec, sched: Schedule, card: int) -> Iterator[StepWork]:
-    """The placed steps of card number ``card`` of the schedule, one at a time."""
+    """The placed steps of card number ``card`` of the schedule, one at a time (the work where the cluster
+    schedule puts it, the step markers where the card's host wrote them)."""
     n_ops = len(sched.kinds)
     for k in range(sched.steps):
-        yield place_step(
+        placed = place_step(
             draw_step(spec, k + 1), k + 1, int(sched.step_start[k]), int(sched.step_end[k]),
             int(sched.t0[k, card]), sched.op_start[k, :, card], sched.op_end[k], sched.op_xfer[k],
             sched.kinds, k * n_ops,
         )
+        start, end = sched.card_bounds(k, card)
+        yield placed if (start, end) == (placed.start, placed.end) else replace(placed, start=start, end=end)

@@ -23,6 +23,14 @@ class CardSpec:
     writes them). A slow card (``compute_scale`` > 1) is the card the others wait for.
     ``memory_scale`` multiplies the device memory the trace's ``NPU MEM`` counters give (a card that
     holds more memory, as the trace alone tells it).
+
+    Two phenomena of real clusters (both off by default, which leaves every trace as before):
+    ``step_stall_share`` (read from the cluster's first card) is the share of steps in which a
+    data-loader hiccup, shared by every card (drawn from the cluster seed and the step only), lengthens
+    the data wait so that the step is 20–50 % longer: heavy-tailed step-to-step noise.
+    ``host_bubble_share`` is the share of this card's step boundaries that a host bubble moves later:
+    the step marker ends late inside the next step's data wait, so that step k is long on this card and
+    step k + 1 short by as much, with the device work where it was.
     """
 
     seed: int = 0
@@ -43,6 +51,8 @@ class CardSpec:
     memory_scale: float = 1.0
     slow_op_types: tuple[str, ...] = ()  # base op types (``MatMulV2``) made slower on this card
     slow_op_factor: float = 1.0  # their durations are multiplied by this
+    step_stall_share: float = 0.0
+    host_bubble_share: float = 0.0
 
     @property
     def device(self) -> int:
@@ -62,6 +72,8 @@ class CardSpec:
             raise ValueError("slow_link_factor must be > 0")
         if self.memory_scale <= 0:
             raise ValueError("memory_scale must be > 0")
+        if not (0 <= self.step_stall_share <= 1 and 0 <= self.host_bubble_share <= 1):
+            raise ValueError("step_stall_share and host_bubble_share must be in 0..1")
 
     def with_(self, **changes) -> CardSpec:
         return replace(self, **changes)

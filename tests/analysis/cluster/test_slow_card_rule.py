@@ -111,3 +111,27 @@ def test_a_card_whose_slow_steps_are_as_common_as_the_others_stalls_is_not_named
     # the same card 1.3x slower in every step is beyond any other card's step: named
     cards[-1] = doc("rank 19", [1300.0, 1300.0, 1300.0])
     assert [(f.card, f.steps_above) for f in slow_cards(cards)] == [("rank 19", 3)]
+
+
+def test_two_stalls_as_large_as_a_rare_other_one_do_not_name_one_of_many_cards():
+    # 256 cards, 3 steps of 1000 µs (a few µs apart). Ten cards stall once: eight by 100-135 µs, two by
+    # 300 and 320 µs. Card 255 stalls by 310 and 400 µs: its median passes the practical size (50 µs) and
+    # any z, and at its level (310 µs) one other step of 765 stands. Taken as it stands, that share makes
+    # 2 of 3 such steps look impossible by chance (3 x (1/765)^2 = 5e-6 < 0.01 / 256); one step is all
+    # there is to go by, and its count's one-sigma upper bound, (1 + 1 + sqrt(1.75)) / 765, gives
+    # 3 x 0.0043^2 = 5.6e-5 > 3.9e-5: a heavy tail that makes such a card likely enough by chance.
+    offsets = [(-1.0) ** i * (i % 3) for i in range(256)]
+    stalls = [100.0, 105.0, 110.0, 115.0, 120.0, 125.0, 130.0, 135.0, 300.0, 320.0]
+    cards = []
+    for i in range(255):
+        compute = [1000.0 + offsets[i]] * 3
+        if i < len(stalls):
+            compute[i % 3] += stalls[i]
+        cards.append(doc(f"rank {i}", compute))
+    cards.append(doc("rank 255", [1310.0, 1400.0, 1000.0]))
+    upper = (1 + 1 + 1.75 ** 0.5) / 765
+    assert 3 * (1 / 765) ** 2 < 0.01 / 256 < 3 * upper ** 2 * (1 - upper) + upper ** 3
+    assert slow_cards(cards) == []
+    # slow in every step, beyond every other card's stall: named
+    cards[-1] = doc("rank 255", [1400.0, 1400.0, 1400.0])
+    assert [(f.card, f.steps_above) for f in slow_cards(cards)] == [("rank 255", 3)]

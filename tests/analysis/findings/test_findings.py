@@ -105,10 +105,14 @@ def test_device_sync_calls():
 
 
 def test_slow_step_names_the_step():
-    shapes = [StepShape(), StepShape(), StepShape(ops=16), StepShape()]  # step 3: 600 µs more than 1170
+    # step 3: 1400 µs more than 1170, 2.2x the median step (a slow step is at least twice it)
+    shapes = [StepShape(), StepShape(), StepShape(ops=24), StepShape()]
     [f] = by_rule(findings_of([card(shapes)]))["slow_step"]
-    assert f.step == 3
-    assert f.value == pytest.approx(1770.0) and f.reference == pytest.approx(1170.0)
+    assert f.step == 3 and f.cards == []
+    assert f.value == pytest.approx(2570.0) and f.reference == pytest.approx(1170.0)
+    # 600 µs more (1.5x) is what a data-loader hiccup does to a healthy job now and then: not slow
+    shapes[2] = StepShape(ops=16)
+    assert "slow_step" not in by_rule(findings_of([card(shapes)]))
 
 
 def test_pipeline_stage_imbalance():

@@ -15,7 +15,7 @@ from .planted import StepShape, card
 
 SAMPLE = Path(__file__).resolve().parents[4] / "shared" / "samples" / "cann_per_iteration"
 STEPS, SLOW = 5, 3  # the slow step's position (step SLOW + 1)
-EXTRA_US = 900  # the slow step's excess, all in one phase
+EXTRA_US = 1500  # the slow step's excess, all in one phase (2.3x the 1170 µs step: past the 2x floor)
 
 
 def slow_step_of(slow_shape: StepShape):
@@ -24,7 +24,7 @@ def slow_step_of(slow_shape: StepShape):
     shapes[SLOW] = slow_shape
     stores = [card(shapes, f"rank {r}", r) for r in range(2)]
     [f] = [f for f in evaluate_findings(AnalysisSession(stores)) if f.rule == "slow_step"]
-    assert f.step == SLOW + 1 and f.cards == ["rank 0", "rank 1"]
+    assert f.step == SLOW + 1 and f.cards == []  # slow on every card: the job's step, no card list
     base = StepShape()
     assert f.value - f.reference == pytest.approx(EXTRA_US) and f.reference == pytest.approx(
         base.interval_us + base.ops * base.op_us + base.comm_us + base.tail_pad_us)
@@ -34,13 +34,13 @@ def slow_step_of(slow_shape: StepShape):
 def test_excess_in_the_gradient_all_reduce_is_filed_under_the_tail():
     f = slow_step_of(StepShape(comm_us=StepShape().comm_us + EXTRA_US))
     assert f.method == METHOD_TAIL
-    assert "tail (gradient synchronisation and the update): 1.02 ms against 120 µs" in f.advice
+    assert "tail (gradient synchronisation and the update): 1.62 ms against 120 µs" in f.advice
 
 
 def test_excess_in_the_data_wait_is_filed_under_the_step_interval():
     f = slow_step_of(StepShape(interval_us=StepShape().interval_us + EXTRA_US))
     assert f.method == METHOD_STEP_INTERVAL
-    assert "step interval (waiting for data): 950 µs against 50 µs" in f.advice
+    assert "step interval (waiting for data): 1.55 ms against 50 µs" in f.advice
 
 
 def test_excess_in_the_operators_is_filed_under_forward_backward():

@@ -1,5 +1,5 @@
-"""Rules that pick the worst of many, corrected for how many (metrics.md §4, §6, §8): slow steps, slow links,
-and the order of findings (anomalies first, then where the time goes)."""
+"""Rules that pick the worst of many, corrected for how many (metrics.md §4, §6, §8): the widened z, slow
+links, and the order of findings (anomalies first, then where the time goes). Slow steps: test_step_verdicts."""
 
 from __future__ import annotations
 
@@ -7,41 +7,10 @@ import numpy as np
 import pytest
 
 from timelineview.analysis.communication.links import Links, slow_links
-from timelineview.analysis.findings.evaluate import Finding, order_findings, slow_steps
+from timelineview.analysis.findings.evaluate import Finding, order_findings
 from timelineview.analysis.findings.rules import ANOMALY, METHOD_MEMORY, RULES, WHERE_TIME_GOES
 from timelineview.analysis.findings.text import findings_text
 from timelineview.analysis.worst_of_many import required_z, widened, z_threshold
-
-EXCESS, MIN_STEPS = 0.20, 3
-
-
-# ------------------------------------------------------------------------------------------ slow steps
-def test_a_stalled_step_among_equal_ones_is_slow_by_the_practical_size():
-    spans = np.array([100.0] * 9 + [150.0])  # MAD 0: the 20 % excess alone decides
-    [found] = slow_steps([spans], EXCESS, MIN_STEPS)
-    assert found.rows == [9] and found.median_ns == 100.0 and found.z == [None]
-    [found] = slow_steps([np.array([100.0] * 9 + [119.0])], EXCESS, MIN_STEPS)
-    assert found.rows == []
-
-
-def test_healthy_step_to_step_variation_is_not_a_slow_step_however_many_cards():
-    # A lockstep job: every card has these steps. Relative to the median 100 the deviations are
-    # 0, ±5 %, ±10 %, 0, 35 %, 0: MAD 5 % -> spread 7.41 %, so the 35 % step has z = 4.72. The former
-    # rule (≥ 20 % over the median) called it slow on every card. The 8 distinct steps give z_8 = 3.02,
-    # widened for a spread measured on those 8 values (0.37 x 7 degrees of freedom) to 10.5.
-    spans = np.array([100.0, 105.0, 95.0, 110.0, 90.0, 100.0, 135.0, 100.0])
-    z = 0.35 / (1.4826 * 0.05)
-    assert z_threshold(8) < z < required_z(8, 8) == pytest.approx(10.47, abs=0.01)
-    assert all(f.rows == [] for f in slow_steps([spans] * 64, EXCESS, MIN_STEPS))
-    # a step 10x longer (a checkpoint) is slow on every card: z = 9 / 0.0741 = 121
-    spans[6] = 1000.0
-    found = slow_steps([spans] * 64, EXCESS, MIN_STEPS)
-    assert all(f.rows == [6] for f in found)
-    assert found[0].z[0] == pytest.approx(9.0 / (1.4826 * 0.05))
-
-
-def test_cards_with_too_few_steps_are_not_judged():
-    assert slow_steps([np.array([100.0, 300.0])], EXCESS, MIN_STEPS)[0].rows == []
 
 
 def test_widened_z_tends_to_z_n_with_many_values():
@@ -50,7 +19,6 @@ def test_widened_z_tends_to_z_n_with_many_values():
     assert z < widened(z, 100) < widened(z, 10)
     assert required_z(64) == pytest.approx(widened(z, 0.37 * 63))
 
-
 # ------------------------------------------------------------------------------------------ slow links
 def links_with(bandwidths: list[float], transport: str = "RDMA") -> Links:
     n = len(bandwidths)
@@ -58,7 +26,6 @@ def links_with(bandwidths: list[float], transport: str = "RDMA") -> Links:
     return Links(np.arange(n, dtype=np.int64), np.arange(1, n + 1, dtype=np.int64), [transport] * n, ["ROCE"] * n,
                  (np.asarray(bandwidths) * 1_000_000).round().astype(np.int64), transit,
                  np.ones(n, dtype=np.int64))
-
 
 def test_slow_link_threshold_uses_z_n_for_the_links_of_a_transport():
     # 64 links: median 20 GB/s, MAD 1 -> spread 1.4826; z_64 = 3.60 -> 20 - 5.34 = 14.66 (the 20 %
@@ -70,17 +37,14 @@ def test_slow_link_threshold_uses_z_n_for_the_links_of_a_transport():
     slow = slow_links(links_with(healthy + [14.0]))
     assert np.flatnonzero(slow).tolist() == [63]
 
-
 def test_slow_link_keeps_the_practical_floor_of_20_percent():
     # MAD 0: a link 10 % below its peers is not slow, one 25 % below is
     assert not slow_links(links_with([20.0] * 9 + [18.0])).any()
     assert np.flatnonzero(slow_links(links_with([20.0] * 9 + [15.0]))).tolist() == [9]
 
-
 # ------------------------------------------------------------------------------------------ ordering
 def finding(rule: str, severity: str, kind: str, value: float = 2.0, reference: float = 1.0) -> Finding:
     return Finding(rule, severity, "method", ["rank 0"], None, "m", value, reference, "advice", [], kind)
-
 
 def test_every_rule_says_whether_it_is_an_anomaly():
     kinds = {r.name: r.kind for r in RULES}
@@ -90,7 +54,6 @@ def test_every_rule_says_whether_it_is_an_anomaly():
     for r in RULES:
         if r.kind == WHERE_TIME_GOES:  # a share of the job's time, or of a card's memory (§11)
             assert r.advice.startswith("Where the memory goes" if r.method == METHOD_MEMORY else "Where the time goes")
-
 
 def test_anomalies_come_first_then_severity_then_excess():
     found = order_findings([
@@ -104,7 +67,6 @@ def test_anomalies_come_first_then_severity_then_excess():
     assert [f.rule for f in found] == ["slow_data", "slow_compute", "slow_step", "data_bound",
                                        "pure_communication_high", "small_operators"]
     assert found[0].document()["kind"] == ANOMALY
-
 
 def test_the_text_heads_anomalies_and_where_the_time_goes():
     found = order_findings([finding("data_bound", "high", WHERE_TIME_GOES), finding("slow_step", "low", ANOMALY)])

@@ -70,3 +70,25 @@ def test_clear_empties_the_tab(opened):
     host = opened.cluster.analysis
     host.clear()
     assert host.widgets["diagnosis"].findings == [] and not host.status["diagnosis"].isVisibleTo(opened)
+
+
+def test_a_job_step_finding_reads_all_cards_in_the_card_column(qtbot):
+    # A step slow on every card is a finding about the job (no card list, metrics.md §4): its row says
+    # so instead of leaving the card cell empty; a card-local one names its cards.
+    from tests.analysis.findings.planted import StepShape, card
+    from timelineview.analysis.findings.evaluate import evaluate_findings
+    from timelineview.analysis.session import AnalysisSession
+    from timelineview.views.analysis_tabs.diagnosis_view import DiagnosisView
+
+    shapes = [StepShape()] * 4
+    shapes[1] = StepShape(ops=30)
+    local = [StepShape()] * 4
+    local[3] = StepShape(ops=30)
+    stores = [card(local if r == 2 else shapes, f"rank {r}", r) for r in range(4)]
+    steps = [f for f in evaluate_findings(AnalysisSession(stores)) if f.rule == "slow_step"]
+    assert sorted((f.step, tuple(f.cards)) for f in steps) == [(2, ()), (4, ("rank 2",))]
+    view = DiagnosisView()
+    qtbot.addWidget(view)
+    view.set_findings(steps)
+    cells = {view.list.topLevelItem(k).text(2) for k in range(view.list.topLevelItemCount())}
+    assert cells == {"all cards, step 2", "rank 2, step 4"}

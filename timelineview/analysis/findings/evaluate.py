@@ -7,18 +7,18 @@ from its trace start (``TraceStore.t_origin``), with the lane or operator they p
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
 from timelineview.analysis.cluster.slow_cards import SlowCard
 from timelineview.analysis.findings.links import collective_size_findings, slow_link_findings
-from timelineview.analysis.findings.records import Evidence, Finding, fmt_us, make_finding
+from timelineview.analysis.findings.records import ALL_CARDS, Evidence, Finding, fmt_us, make_finding
 from timelineview.analysis.findings.rules import KIND_ORDER, RULE_BY_NAME, SEVERITY_ORDER, Rule
 from timelineview.analysis.findings.signals import EVIDENCE_SPANS, CardSignals
 from timelineview.analysis.findings.step_excess import largest_phase_excess
+from timelineview.analysis.findings.step_verdicts import StepGrid, StepVerdict, slow_steps
 from timelineview.analysis.intervals import Intervals
-from timelineview.analysis.worst_of_many import MAD_SCALE, required_z
 
 NS_PER_US = 1000.0
 STEPS_LANE = "Steps"
@@ -200,79 +200,49 @@ def _small_operators(signals: dict[str, CardSignals], slow: list[SlowCard]) -> l
     return out
 
 
-@dataclass(frozen=True)
-class SlowSteps:
-    """The slow steps of one card: their positions (slowest first), the card's median step (ns) and
-    each step's robust z-score against the pooled spread (None when the spread is 0)."""
+def _step_finding(sigs: list[CardSignals], verdict: StepVerdict) -> Finding:
+    """The finding of one slow step: for the job (no card list), with the evidence and the phase words of
+    the card whose step is the cluster's median; for some cards only, of the worst of them."""
+    rule = RULE_BY_NAME["slow_step"]
+    if verdict.job:
+        lengths = [_step_length(sig, verdict.step) for sig in sigs]
+        typical = min((k for k, v in enumerate(lengths) if v is not None),
+                      key=lambda k: abs(lengths[k] - verdict.value))
+        shown, cards = [sigs[typical]], []
+        sure = (f" ({_z_against(verdict.z, verdict.z_required, 'steps')} among {verdict.compared} steps; "
+                f"the median over the cards, slow on most of them)")
+    else:
+        shown = sorted((sigs[k] for k in verdict.cards), key=lambda s: -(_step_length(s, verdict.step) or 0))
+        cards = [s.card for s in sorted(shown, key=lambda s: s.order)]
+        sure = (f" ({_z_against(verdict.z, verdict.z_required, 'steps')} among {verdict.compared} card steps, "
+                f"boundary shifts netted)")
+    evidence = [s.evidence(w.start, w.end, STEPS_LANE) for s in shown[:EVIDENCE_SPANS] for w in s.steps
+                if w.step == verdict.step]
+    first = shown[0]
+    row = next(k for k, w in enumerate(first.steps) if w.step == verdict.step)
+    # filed under the method step of the phase that holds the excess (a slow all-reduce: the tail),
+    # the rule's own method step when the step has no phases
+    where = largest_phase_excess(first.steps, row)
+    phase_words = "" if where is None else (
+        f" Most of the excess is in its {where.phase.words}: {fmt_us(where.value_ns / NS_PER_US)} against "
+        f"{fmt_us(where.median_ns / NS_PER_US)} for the median step's.")
+    finding = make_finding(rule, cards, "step_time_us", verdict.value / NS_PER_US, verdict.reference / NS_PER_US,
+                           evidence, step=verdict.step, card=", ".join(cards) or ALL_CARDS,
+                           value=fmt_us(verdict.value / NS_PER_US), reference=fmt_us(verdict.reference / NS_PER_US),
+                           how_sure=sure, where=phase_words,
+                           peers="the median step" if verdict.job else "the median card in that step")
+    return finding if where is None else replace(finding, method=where.phase.method)
 
-    rows: list[int]
-    median_ns: float
-    z: list[float | None]
-    z_required: float
 
-
-def slow_steps(spans_per_card: list[np.ndarray], excess_over_median: float, min_steps: int) -> list[SlowSteps]:
-    """Per card (``spans_per_card``: its step lengths), its slow steps: ≥ ``excess_over_median`` × its
-    median step longer than that median (the practical size) *and* a robust z-score above z_N, N the
-    distinct steps judged, about a card's steps in a lockstep job (a rule that picks the worst of
-    many, metrics.md §4). The spread is
-    1.4826 × the MAD of every card's steps relative to its own median, pooled over the cards (a card
-    has a handful of steps: its own MAD is too unsteady to judge by), and z_N is widened for a spread
-    measured on that handful of distinct values (:func:`required_z`). Cards with fewer than
-    ``min_steps`` steps are not judged."""
-    judged = [np.asarray(s, dtype=np.float64) for s in spans_per_card if len(s) >= min_steps]
-    medians = [float(np.median(s)) for s in judged]
-    relative = [s / m - 1.0 for s, m in zip(judged, medians, strict=True) if m > 0]
-    sigma = MAD_SCALE * float(np.median(np.abs(np.concatenate(relative)))) if relative else 0.0
-    # In a lockstep job (every collective synchronises the cards) every card has the same step times:
-    # there are about as many distinct steps to pick the worst of, and to measure the spread on, as a
-    # card has steps, however many cards there are.
-    distinct = int(np.median([len(s) for s in judged])) if judged else 0
-    z_required = required_z(distinct, distinct)
-    out = []
-    for spans in spans_per_card:
-        spans = np.asarray(spans, dtype=np.float64)
-        if len(spans) < min_steps:
-            out.append(SlowSteps([], 0.0, [], z_required))
-            continue
-        median = float(np.median(spans))
-        rel = spans / median - 1.0 if median > 0 else np.zeros(len(spans))
-        z = rel / sigma if sigma > 0 else None
-        slow = (rel >= excess_over_median) & (z > z_required if z is not None else True)
-        rows = np.flatnonzero(slow)
-        rows = rows[np.argsort(-spans[rows], kind="stable")].tolist()
-        out.append(SlowSteps(rows, median, [float(z[k]) if z is not None else None for k in rows], z_required))
-    return out
+def _step_length(sig: CardSignals, step: int) -> int | None:
+    return next((w.end - w.start for w in sig.steps if w.step == step), None)
 
 
 def _slow_steps(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
-    """Per card, its slowest step when that one is past the threshold; the evidence lists up to three."""
-    rule = RULE_BY_NAME["slow_step"]
-    sigs = list(signals.values())
-    spans = [np.array([s.end - s.start for s in sig.steps], dtype=np.int64) for sig in sigs]
-    judged = slow_steps(spans, rule.thresholds["excess_over_median"], int(rule.thresholds["min_steps"]))
-    out = []
-    for sig, card_spans, found in zip(sigs, spans, judged, strict=True):
-        if not found.rows:
-            continue
-        first = found.rows[0]
-        worst = sig.steps[first]
-        evidence = [sig.evidence(sig.steps[k].start, sig.steps[k].end, STEPS_LANE)
-                    for k in found.rows[:EVIDENCE_SPANS]]
-        sure = (f" ({_z_against(found.z[0], found.z_required, 'steps')}; "
-                f"{len(found.rows)} slow step{'s' if len(found.rows) != 1 else ''} on this card)")
-        # filed under the method step of the phase that holds the excess (a slow all-reduce: the tail),
-        # the rule's own method step when the step has no phases
-        where = largest_phase_excess(sig.steps, first)
-        phase_words = "" if where is None else (
-            f" Most of the excess is in its {where.phase.words}: {fmt_us(where.value_ns / NS_PER_US)} against "
-            f"{fmt_us(where.median_ns / NS_PER_US)} for the median step's.")
-        finding = make_finding(rule, [sig.card], "step_time_us", card_spans[first] / NS_PER_US,
-                               found.median_ns / NS_PER_US, evidence, step=worst.step,
-                               value=fmt_us(card_spans[first] / NS_PER_US),
-                               reference=fmt_us(found.median_ns / NS_PER_US), how_sure=sure, where=phase_words)
-        out.append(finding if where is None else replace(finding, method=where.phase.method))
-    return out
+    """One finding per slow step (metrics.md §4): a job step names no card, a card-local one its cards."""
+    sigs = sorted(signals.values(), key=lambda s: s.order)
+    grid = StepGrid.from_cards([{w.step: float(w.end - w.start) for w in sig.steps} for sig in sigs])
+    return [_step_finding(sigs, v) for v in slow_steps(grid)]
 
 
 def grouped(findings: list[Finding], signals: dict[str, CardSignals]) -> list[Finding]:
@@ -293,9 +263,11 @@ def grouped(findings: list[Finding], signals: dict[str, CardSignals]) -> list[Fi
 RuleCheck = Callable[[dict[str, CardSignals], list[SlowCard]], list[Finding]]
 # Each check evaluates the rules of the table it names; a new rule is a row there and a check here.
 # Per-card checks (a finding names one card) and checks whose cards are grouped into one finding.
-PER_CARD_CHECKS: tuple[RuleCheck, ...] = (_slow_card_findings, _data_bound, _pipeline_imbalance, _long_tail)
+# ``_slow_steps`` groups its own cards: a job step names none.
+PER_CARD_CHECKS: tuple[RuleCheck, ...] = (_slow_card_findings, _data_bound, _pipeline_imbalance, _long_tail,
+                                          _slow_steps)
 GROUPED_CHECKS: tuple[RuleCheck, ...] = (_pure_communication, _host_bound, _aicpu_heavy, _device_sync,
-                                         _small_operators, _slow_steps)
+                                         _small_operators)
 
 
 def order_findings(findings: list[Finding]) -> list[Finding]:

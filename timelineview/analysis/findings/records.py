@@ -8,6 +8,17 @@ from dataclasses import dataclass, field
 
 from timelineview.analysis.findings.rules import WHERE_TIME_GOES, Rule
 
+# Who a finding without a card list is about: a step of the job, slow on most or all cards (metrics.md §4).
+ALL_CARDS = "all cards"
+
+
+def cards_words(cards: list[str], shown: int, more: str = " +{n}") -> str:
+    """The cards a finding names, the first ``shown`` of them and how many more; ``ALL_CARDS`` for a finding
+    about the whole job (no card list)."""
+    if not cards:
+        return ALL_CARDS
+    return ", ".join(cards[:shown]) + (more.format(n=len(cards) - shown) if len(cards) > shown else "")
+
 
 @dataclass(frozen=True)
 class Evidence:

@@ -121,11 +121,14 @@ RULES: tuple[Rule, ...] = (
          "fusion buckets of these collectives to a multiple of 512 bytes.",
          {"share_of_transfers": 0.10}),
     Rule("slow_step", LOW, METHOD_STEP_INTERVAL,
-         "a step ≥ 20 % longer than the card's median step (with at least 3 steps) whose robust z-score "
-         "passes z_N for the N steps judged (metrics.md §4)",
-         "Step {step} takes {value} against {reference} for the median step{how_sure}.{where} A first step is "
-         "often slow (compilation, warm-up); a slow step later points at a hiccup: data, host, or a checkpoint.",
-         {"excess_over_median": 0.20, "min_steps": 3}, kind=ANOMALY),
+         "a step at least twice the median step on the cluster's median over cards (with at least 3 steps) "
+         "whose robust z-score passes z_N for the N steps (a step of the job), or one card's step at least "
+         "twice the cluster's median of that step, boundary shifts netted, past z_N for N = cards × steps "
+         "(metrics.md §4)",
+         "Step {step} takes {value} on {card} against {reference} for {peers}{how_sure}.{where} A first step "
+         "is often slow (compilation, warm-up); a slow step later points at a hiccup: data, host, or a "
+         "checkpoint.",
+         {"min_step_ratio": 2.0, "min_steps": 3}, kind=ANOMALY),
 )
 
 # Memory (metrics.md §11); evaluated by ``analysis.memory.findings``.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
+from timelineview.analysis.findings.records import cards_words
 from timelineview.analysis.findings.rules import ANOMALY, WHERE_TIME_GOES
 from timelineview.analysis.vocabulary.number_text import format_number
 
@@ -16,8 +17,7 @@ KIND_HEADINGS = {
 
 
 def _where(finding: dict) -> str:
-    cards = finding["cards"]
-    where = ", ".join(cards[:6]) + (f" and {len(cards) - 6} more" if len(cards) > 6 else "")
+    where = cards_words(finding["cards"], 6, " and {n} more")
     if finding.get("step") is not None:
         where += f", step {finding['step']}"
     return where

@@ -12,6 +12,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.findings import Finding
+from timelineview.analysis.findings.records import cards_words
 from timelineview.analysis.findings.rules import ANOMALY, HIGH, LOW, MEDIUM
 from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession
 from timelineview.viewstate.jump_target import JumpTarget
@@ -25,6 +26,7 @@ EVIDENCE = "Evidence, in time order (click to {click}{note}):"  # what a click d
 COLUMNS = ("Severity", "Finding", "Value", "Where", "Method step", "Kind")
 VALUE_COLUMN = COLUMNS.index("Value")
 LIST_SHARE = 0.6  # of the tab's width, for the findings (the advice wraps in what is left)
+CARDS_SHOWN = 4  # cards named in a finding's row; the rest are counted
 
 
 class DiagnosisView(QtWidgets.QWidget):
@@ -123,8 +125,7 @@ class DiagnosisView(QtWidgets.QWidget):
         self.findings = list(findings)
         self.list.clear()
         for f in self.findings:
-            cards = ", ".join(f.cards[:4]) + (f" +{len(f.cards) - 4}" if len(f.cards) > 4 else "")
-            where = cards + (f", step {f.step}" if f.step is not None else "")
+            where = cards_words(f.cards, CARDS_SHOWN) + (f", step {f.step}" if f.step is not None else "")
             value = finding_value_text(f.metric, f.value, f.reference)
             item = QtWidgets.QTreeWidgetItem([f.severity, f.rule.replace("_", " "), value, where, f.method, f.kind])
             item.setToolTip(VALUE_COLUMN, value)
