@@ -21,7 +21,7 @@ def cluster_specs(cards: int, *, seed: int = 0, steps: int = 10, streams: int = 
                   slow_data_card: int | None = None, slow_data_us: float = 20000.0,
                   clock_skew_us: float = 500.0, pipeline: bool = False, with_duplicates: bool = False,
                   with_overlaps: bool = False, planes: int = 4, slow_link: tuple[int, int] | None = None,
-                  slow_link_factor: float = 1.0) -> list[CardSpec]:
+                  slow_link_factor: float = 1.0, slow_link_delays: bool = False) -> list[CardSpec]:
     """Specs for ranks 0..cards-1: one slow card (the one the others wait for), one slow data
     pipeline, one slow link (src, dst), random clock offsets.
 
@@ -37,7 +37,8 @@ def cluster_specs(cards: int, *, seed: int = 0, steps: int = 10, streams: int = 
             compute_scale=slow_factor if r == slow_card else 1.0,
             data_wait_us=slow_data_us if r == slow_data_card else data_wait_us,
             clock_offset_ns=int(offsets[r]), pipeline=pipeline, with_duplicates=with_duplicates,
-            with_overlaps=with_overlaps, planes=planes, slow_link=slow_link, slow_link_factor=slow_link_factor))
+            with_overlaps=with_overlaps, planes=planes, slow_link=slow_link, slow_link_factor=slow_link_factor,
+            slow_link_delays=slow_link_delays))
     return specs
 
 

@@ -112,6 +112,23 @@ def _next_start(starts: np.ndarray, ends: np.ndarray, t: np.ndarray) -> np.ndarr
     return np.where(running, t, after)
 
 
+def _compute_union(card: CardTimeline) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The card's U(compute) as float starts, ends and the busy time before each interval."""
+    u = union(card.compute_start, card.compute_end)
+    us, ue = u.starts.astype(np.float64), u.ends.astype(np.float64)
+    cum = np.concatenate(([0.0], np.cumsum(ue - us)))[:-1] if len(us) else np.zeros(0)
+    return us, ue, cum
+
+
+def _instant_of_busy(starts: np.ndarray, cum: np.ndarray, done: np.ndarray) -> np.ndarray:
+    """The instant at which the busy time |U ∩ (−inf, t]| reaches ``done`` (inf when never)."""
+    if not len(starts):
+        return np.full(done.shape, np.inf)
+    i = np.searchsorted(cum, done, "right") - 1
+    ic = np.clip(i, 0, len(starts) - 1)
+    return np.where(i >= 0, starts[ic] + (done - cum[ic]), starts[0])
+
+
 def common_steps(cards: Sequence[CardTimeline]) -> np.ndarray:
     """The step numbers every card has."""
     common = set(cards[0].step_number.tolist())
@@ -164,24 +181,42 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
     own_slack = np.zeros((k_steps, n_ops, n_cards))
     prev_slack = np.full((k_steps, n_ops, n_cards), -np.inf)
     type_parts = []
-    for c, card in enumerate(cards):
-        u = union(card.compute_start, card.compute_end)
-        us, ue = u.starts.astype(np.float64) - 0.0, u.ends.astype(np.float64)
-        cum = np.concatenate(([0.0], np.cumsum(ue - us)))[:-1] if len(us) else np.zeros(0)
-        a = arrival[:, :, c] + s0  # absolute aligned
-        e_abs = ends + s0
-        first_work = np.minimum(_next_start(us, ue, start.astype(np.float64)), a[:, 0])
-        origin = np.minimum(first_work, e0)
+    unions = [_compute_union(card) for card in cards]
+    abs_arrival = arrival + s0[:, :, None]
+    prev_end = np.concatenate((np.full((k_steps, 1), -np.inf), ends + s0), axis=1)  # (K, J+1)
+    since_prev = abs_arrival - prev_end[:, :n_ops, None]
+    queued = (since_prev >= 0) & (since_prev <= BOUND_LAUNCH_NS)
+    origins = np.empty((k_steps, n_cards))
+    progress = np.full((k_steps, n_ops, n_cards), np.nan)
+    for c, (us, ue, cum) in enumerate(unions):
+        first_work = np.minimum(_next_start(us, ue, start.astype(np.float64)), abs_arrival[:, 0, c])
+        origins[:, c] = np.minimum(first_work, e0)
+        done0 = _busy_until(us, ue, cum, origins[:, c])
+        total = _busy_until(us, ue, cum, e0) - done0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = (_busy_until(us, ue, cum, abs_arrival[:, :, c]) - done0[:, None]) / total[:, None]
+        progress[:, :, c] = np.where(queued[:, :, c] | ~(total[:, None] > 0), np.nan, share)
+    # A queued launch says nothing of when its card was ready: the card was ready at the same share of
+    # its step's compute as the cards that launched as soon as they were ready.
+    with np.errstate(all="ignore"):
+        launch_share = np.nanmedian(np.where(np.isnan(progress).all(axis=2, keepdims=True), 1.0, progress), axis=2)
+    for c, (card, (us, ue, cum)) in enumerate(zip(cards, unions, strict=True)):
+        a = abs_arrival[:, :, c]
+        origin = origins[:, c]
         wait[:, c] = origin - start
         r = np.empty((k_steps, n_ops + 1))
         r[:, :n_ops] = _ready_at(us, ue, a)
+        done0 = _busy_until(us, ue, cum, origin)
+        total = _busy_until(us, ue, cum, e0) - done0
+        at_share = _instant_of_busy(us, cum, done0[:, None] + launch_share * total[:, None])
+        r[:, :n_ops] = np.where(queued[:, :, c], np.minimum(r[:, :n_ops], at_share), r[:, :n_ops])
         r[:, n_ops] = _ready_at(us, ue, e0)
         r = np.maximum.accumulate(np.maximum(r, origin[:, None]), axis=1)
         block_start = np.concatenate((origin[:, None], r[:, :-1]), axis=1)
-        prev_end = np.concatenate((np.full((k_steps, 1), -np.inf), e_abs), axis=1)  # (K, J+1)
         prev_arr = np.concatenate((np.full((k_steps, 1), np.inf), a), axis=1)
-        resume = _next_start(us, ue, np.where(np.isfinite(prev_end), prev_end, 0.0))
-        idle_while = _busy_until(us, ue, cum, np.where(np.isfinite(prev_end), prev_end, 0.0)) - \
+        finite_prev = np.where(np.isfinite(prev_end), prev_end, 0.0)
+        resume = _next_start(us, ue, finite_prev)
+        idle_while = _busy_until(us, ue, cum, finite_prev) - \
             _busy_until(us, ue, cum, np.where(np.isfinite(prev_arr), prev_arr, 0.0))
         blk = np.isfinite(prev_end) & (idle_while <= 0) & (resume <= r) & (r > block_start) & \
             (block_start <= prev_end)
@@ -192,11 +227,9 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
         blocked[:, :, c] = blk
         lead[:, :, c] = np.where(blk, resume - prev_end, 0.0)
         ready[:, :, c] = r - s0
-        slack = a - r[:, :n_ops]
-        since_prev = a - prev_end[:, :n_ops]
-        queued = (since_prev >= 0) & (since_prev <= BOUND_LAUNCH_NS) & (r[:, :n_ops] < prev_end[:, :n_ops])
-        own_slack[:, :, c] = np.where(queued, 0.0, slack)
-        prev_slack[:, :, c] = np.where(queued, since_prev, -np.inf)
+        q = queued[:, :, c]
+        own_slack[:, :, c] = np.where(q, 0.0, a - r[:, :n_ops])
+        prev_slack[:, :, c] = np.where(q, since_prev[:, :, c], -np.inf)
         type_parts.append(_type_busy(card, start, r, busy[:, :, c], c))
     top = np.maximum(ends[:, -1], ready[:, -1, :].max(axis=1))
     tail = np.maximum((e0 - start) - top, 0.0)
