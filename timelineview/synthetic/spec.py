@@ -21,7 +21,8 @@ class CardSpec:
     whose slices partially overlap without nesting. ``slow_link`` = (src, dst) makes the
     transfers from rank src to rank dst ``slow_link_factor`` times slower (only the src card
     writes them); with ``slow_link_delays`` its collectives take longer by the extra transfer time
-    (the same bytes as on a healthy link), else the same time with fewer bytes. A slow card (``compute_scale`` > 1) is the card the others wait for.
+    (the same bytes as on a healthy link), else the same time with fewer bytes. A slow card
+    (``compute_scale`` > 1) is the card the others wait for.
     ``memory_scale`` multiplies the device memory the trace's ``NPU MEM`` counters give (a card that
     holds more memory, as the trace alone tells it).
     """
