@@ -33,7 +33,8 @@ def timelines(specs) -> tuple[list[CardTimeline], list[str]]:
             cs.append(st.item_start[m])
             ce.append(st.item_start[m] + st.item_dur[m])
             kinds = st.kind[m]
-            ct.append(np.array([type_of_kind.setdefault(int(k), types.id_of(f"type{int(k)}")) for k in kinds], np.int32))
+            ids = [type_of_kind.setdefault(int(k), types.id_of(f"type{int(k)}")) for k in kinds]
+            ct.append(np.array(ids, np.int32))
             os_.append(st.op_start)
             oe.append(st.op_end)
             names += [f"op{j}" for j in range(len(st.op_start))]
@@ -83,7 +84,8 @@ def main() -> None:
     t1 = time.perf_counter()
     result = analyse_critical_path(g, [Change(CARD_AT_MEDIAN, "rank 7")])
     t2 = time.perf_counter()
-    print(f"\n{args.big_cards} cards x {args.big_steps} steps ({sum(len(c.compute_start) for c in cards)} compute tasks): "
+    tasks = sum(len(c.compute_start) for c in cards)
+    print(f"\n{args.big_cards} cards x {args.big_steps} steps ({tasks} compute tasks): "
           f"graph {t1 - t0:.2f} s, paths + {len(result.what_if)} what-ifs {t2 - t1:.2f} s, total {t2 - t0:.2f} s")
 
 
