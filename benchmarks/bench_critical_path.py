@@ -17,34 +17,37 @@ from timelineview.analysis.critical_path.graph import build_graph
 from timelineview.analysis.critical_path.inputs import CardTimeline, empty_transfers
 from timelineview.analysis.critical_path.op_types import OpTypeTable
 from timelineview.analysis.critical_path.what_if import CARD_AT_MEDIAN, DATA_WAIT_AT_MEDIAN, Change, predict
+from timelineview.analysis.intervals import union
 from timelineview.synthetic import cluster_specs
+from timelineview.synthetic.names import POOL
 from timelineview.synthetic.schedule import build_schedule, card_steps
 
 
 def timelines(specs) -> tuple[list[CardTimeline], list[str]]:
     sched = build_schedule(specs)
     types = OpTypeTable()
-    type_of_kind: dict[int, int] = {}
     out = []
     for card, spec in enumerate(specs):
-        cs, ce, ct, os_, oe, names, ss, se = [], [], [], [], [], [], [], []
+        cs, ce, kinds, os_, oe, names, ss, se = [], [], [], [], [], [], [], []
         for st in card_steps(spec, sched, card):
             m = ~st.other
             cs.append(st.item_start[m])
             ce.append(st.item_start[m] + st.item_dur[m])
-            kinds = st.kind[m]
-            ids = [type_of_kind.setdefault(int(k), types.id_of(f"type{int(k)}")) for k in kinds]
-            ct.append(np.array(ids, np.int32))
+            kinds.append(st.kind[m])
             os_.append(st.op_start)
             oe.append(st.op_end)
             names += [f"op{j}" for j in range(len(st.op_start))]
             ss.append(st.start)
             se.append(st.end)
-        order = np.argsort(np.concatenate(cs), kind="stable")
+        u = union(np.concatenate(cs), np.concatenate(ce))
+        step_type = np.zeros((len(ss), len(POOL.mean_ns)))
+        for k, (a, b, kind) in enumerate(zip(cs, ce, kinds, strict=True)):
+            np.add.at(step_type[k], kind, (b - a).astype(np.float64))
+        for kind in range(len(POOL.mean_ns)):
+            types.id_of(f"type{kind}")
         out.append(CardTimeline(
             f"rank {spec.rank}", spec.rank, 0, np.arange(1, len(ss) + 1), np.array(ss), np.array(se),
-            np.concatenate(cs)[order], np.concatenate(ce)[order], np.concatenate(ct)[order],
-            np.concatenate(os_), np.concatenate(oe), names, empty_transfers()))
+            u.starts, u.ends, step_type, np.concatenate(os_), np.concatenate(oe), names, empty_transfers()))
     return out, types.names
 
 
@@ -84,7 +87,7 @@ def main() -> None:
     t1 = time.perf_counter()
     result = analyse_critical_path(g, [Change(CARD_AT_MEDIAN, "rank 7")])
     t2 = time.perf_counter()
-    tasks = sum(len(c.compute_start) for c in cards)
+    tasks = len(specs) * args.big_steps * specs[0].tasks_per_step
     print(f"\n{args.big_cards} cards x {args.big_steps} steps ({tasks} compute tasks): "
           f"graph {t1 - t0:.2f} s, paths + {len(result.what_if)} what-ifs {t2 - t1:.2f} s, total {t2 - t0:.2f} s")
 

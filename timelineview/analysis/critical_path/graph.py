@@ -22,7 +22,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from timelineview.analysis.critical_path.inputs import CardTimeline
-from timelineview.analysis.intervals import union
 
 BOUND_LAUNCH_NS = 10_000  # a launch this close after the previous operator's end was queued behind it
 _NEVER = np.inf
@@ -114,8 +113,7 @@ def _next_start(starts: np.ndarray, ends: np.ndarray, t: np.ndarray) -> np.ndarr
 
 def _compute_union(card: CardTimeline) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The card's U(compute) as float starts, ends and the busy time before each interval."""
-    u = union(card.compute_start, card.compute_end)
-    us, ue = u.starts.astype(np.float64), u.ends.astype(np.float64)
+    us, ue = card.compute_start.astype(np.float64), card.compute_end.astype(np.float64)
     cum = np.concatenate(([0.0], np.cumsum(ue - us)))[:-1] if len(us) else np.zeros(0)
     return us, ue, cum
 
@@ -158,6 +156,7 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
         return None
     skipped = numbers[~keep].tolist()
     numbers, start, end, first = numbers[keep], start[keep], end[keep], first[keep]
+    rows = [r[keep] for r in rows]
     k_steps, n_cards = len(numbers), len(cards)
 
     pos = first[:, None, :] + np.arange(n_ops)[None, :, None]  # (K, J, C)
@@ -230,7 +229,7 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
         q = queued[:, :, c]
         own_slack[:, :, c] = np.where(q, 0.0, a - r[:, :n_ops])
         prev_slack[:, :, c] = np.where(q, since_prev[:, :, c], -np.inf)
-        type_parts.append(_type_busy(card, start, r, busy[:, :, c], c))
+        type_parts.append(_type_busy(card.step_type_ns[rows[c]], busy[:, :, c], c))
     top = np.maximum(ends[:, -1], ready[:, -1, :].max(axis=1))
     tail = np.maximum((e0 - start) - top, 0.0)
     names = [cards[0].op_name[int(p):int(p) + n_ops] for p in first[:, 0]]
@@ -242,25 +241,12 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
         skipped_steps=skipped)
 
 
-def _type_busy(card: CardTimeline, start: np.ndarray, ready: np.ndarray, busy: np.ndarray, c: int) -> TypeBusy:
-    """Each block's compute time split by op type, in proportion to the types' task durations there."""
-    k_steps, n_blocks = ready.shape
-    edges = np.concatenate((start.astype(np.float64)[:, None], ready), axis=1).ravel()
-    edges = np.maximum.accumulate(edges)
-    t = card.compute_end.astype(np.float64)
-    p = np.searchsorted(edges, t, "left") - 1
-    width = n_blocks + 1
-    k, i = p // width, p % width
-    ok = (p >= 0) & (i < n_blocks) & (k < k_steps)
-    k, i = k[ok], i[ok]
-    ty = card.compute_type[ok].astype(np.int64)
-    dur = (card.compute_end - card.compute_start)[ok].astype(np.float64)
-    n_types = int(ty.max()) + 1 if len(ty) else 1
-    key = (k * n_blocks + i) * n_types + ty
-    sums = np.bincount(key, dur, minlength=k_steps * n_blocks * n_types).reshape(k_steps, n_blocks, n_types)
-    total = sums.sum(axis=2, keepdims=True)
+def _type_busy(step_type_ns: np.ndarray, busy: np.ndarray, c: int) -> TypeBusy:
+    """Each block's compute time split by op type, in proportion to the types' compute time in its step."""
+    total = step_type_ns.sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
-        scaled = np.where(total > 0, sums * (busy[:, :, None] / total), 0.0)
+        share = np.where(total > 0, step_type_ns / total, 0.0)  # (K, T)
+    scaled = busy[:, :, None] * share[:, None, :]
     kk, ii, tt = np.nonzero(scaled)
     return TypeBusy(kk, ii, np.full(len(kk), c, np.int64), tt, scaled[kk, ii, tt])
 
