@@ -28,17 +28,6 @@ _NEVER = np.inf
 
 
 @dataclass
-class TypeBusy:
-    """Compute time per (step row, block, card, op type), flat rows (only non-zero ones)."""
-
-    step: np.ndarray  # int64 row into StepGraph.steps
-    block: np.ndarray  # int64
-    card: np.ndarray  # int64
-    type: np.ndarray  # int64 op type id
-    busy: np.ndarray  # float64 ns of the block's compute time this type holds
-
-
-@dataclass
 class LinkTransit:
     """Transfer time per (link, step row, operator), flat rows."""
 
@@ -69,7 +58,7 @@ class StepGraph:
     prev_slack: np.ndarray  # (K, J, C) from the previous operator's end to the launch (−inf: not queued)
     transit: np.ndarray  # (K, J)
     tail: np.ndarray  # (K,) from the last end to the step's end
-    types: TypeBusy
+    type_share: np.ndarray  # (K, C, T) share of each op type in the card's compute of the step
     links: LinkTransit
     type_names: list[str]
     skipped_steps: list[int]
@@ -179,7 +168,6 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
     ready = np.zeros(shape)
     own_slack = np.zeros((k_steps, n_ops, n_cards))
     prev_slack = np.full((k_steps, n_ops, n_cards), -np.inf)
-    type_parts = []
     unions = [_compute_union(card) for card in cards]
     abs_arrival = arrival + s0[:, :, None]
     prev_end = np.concatenate((np.full((k_steps, 1), -np.inf), ends + s0), axis=1)  # (K, J+1)
@@ -199,7 +187,7 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
     # its step's compute as the cards that launched as soon as they were ready.
     with np.errstate(all="ignore"):
         launch_share = np.nanmedian(np.where(np.isnan(progress).all(axis=2, keepdims=True), 1.0, progress), axis=2)
-    for c, (card, (us, ue, cum)) in enumerate(zip(cards, unions, strict=True)):
+    for c, (us, ue, cum) in enumerate(unions):
         a = abs_arrival[:, :, c]
         origin = origins[:, c]
         wait[:, c] = origin - start
@@ -229,7 +217,6 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
         q = queued[:, :, c]
         own_slack[:, :, c] = np.where(q, 0.0, a - r[:, :n_ops])
         prev_slack[:, :, c] = np.where(q, since_prev[:, :, c], -np.inf)
-        type_parts.append(_type_busy(card.step_type_ns[rows[c]], busy[:, :, c], c))
     top = np.maximum(ends[:, -1], ready[:, -1, :].max(axis=1))
     tail = np.maximum((e0 - start) - top, 0.0)
     names = [cards[0].op_name[int(p):int(p) + n_ops] for p in first[:, 0]]
@@ -237,23 +224,17 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
         cards=[c.card for c in cards], offsets_ns=np.array([c.offset_ns for c in cards], np.int64),
         steps=numbers, start_ns=start, end_ns=end, op_names=names, wait=wait, busy=busy, gap=gap,
         blocked=blocked, lead=lead, own_slack=own_slack, prev_slack=prev_slack, transit=transit, tail=tail,
-        types=_concat_types(type_parts), links=_links(cards, first, n_ops), type_names=list(type_names),
-        skipped_steps=skipped)
+        type_share=_type_share([c.step_type_ns[r] for c, r in zip(cards, rows, strict=True)]),
+        links=_links(cards, first, n_ops), type_names=list(type_names), skipped_steps=skipped)
 
 
-def _type_busy(step_type_ns: np.ndarray, busy: np.ndarray, c: int) -> TypeBusy:
-    """Each block's compute time split by op type, in proportion to the types' compute time in its step."""
-    total = step_type_ns.sum(axis=1, keepdims=True)
+def _type_share(step_type_ns: list[np.ndarray]) -> np.ndarray:
+    """(K, C, T): each card's compute time per op type in each step, as shares of its compute. A block's
+    compute is split by op type in these proportions."""
+    table = np.stack(step_type_ns, axis=1)
+    total = table.sum(axis=2, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
-        share = np.where(total > 0, step_type_ns / total, 0.0)  # (K, T)
-    scaled = busy[:, :, None] * share[:, None, :]
-    kk, ii, tt = np.nonzero(scaled)
-    return TypeBusy(kk, ii, np.full(len(kk), c, np.int64), tt, scaled[kk, ii, tt])
-
-
-def _concat_types(parts: list[TypeBusy]) -> TypeBusy:
-    return TypeBusy(*(np.concatenate([getattr(p, f) for p in parts]) for f in
-                      ("step", "block", "card", "type", "busy")))
+        return np.where(total > 0, table / total, 0.0)
 
 
 def _links(cards: Sequence[CardTimeline], first: np.ndarray, n_ops: int) -> LinkTransit:

@@ -78,21 +78,17 @@ def _walk(g: StepGraph, tl: Timeline, k: int) -> list[Segment]:
 
 
 class TypeLookup:
-    """The op-type split of each (step row, block, card) of a graph, found by binary search."""
+    """The op-type split of a block: its compute time in its card's step shares."""
 
     def __init__(self, g: StepGraph) -> None:
-        t = g.types
-        self.width_c = len(g.cards)
-        self.width_b = g.n_ops + 1
-        key = (t.step * self.width_b + t.block) * self.width_c + t.card
-        order = np.argsort(key, kind="stable")
-        self.key, self.type, self.busy = key[order], t.type[order], t.busy[order]
+        self.share = g.type_share
+        self.busy = g.busy
 
     def split(self, row: int, block: int, card: int) -> tuple[np.ndarray, np.ndarray]:
         """(type ids, busy ns) of one block."""
-        k = (row * self.width_b + block) * self.width_c + card
-        lo, hi = np.searchsorted(self.key, k, "left"), np.searchsorted(self.key, k, "right")
-        return self.type[lo:hi], self.busy[lo:hi]
+        share = self.share[row, card]
+        ids = np.flatnonzero(share)
+        return ids, share[ids] * self.busy[row, block, card]
 
 
 def step_document(g: StepGraph, path: StepPath, tl: Timeline, lookup: TypeLookup) -> dict:

@@ -75,11 +75,8 @@ def changed_inputs(g: StepGraph, change: Change) -> ReplayInputs:
     elif change.kind == GAPS_CLOSED:
         x.gap[:, :, g.cards.index(change.target)] = 0.0
     elif change.kind == OP_TYPE_FASTER:
-        t = g.type_names.index(change.target)
-        rows = g.types.type == t
-        cut = g.types.busy[rows] * (1.0 - 1.0 / change.factor)
-        np.add.at(x.busy, (g.types.step[rows], g.types.block[rows], g.types.card[rows]), -cut)
-        np.maximum(x.busy, 0.0, out=x.busy)
+        share = g.type_share[:, :, g.type_names.index(change.target)]  # (K, C)
+        x.busy *= 1.0 - share[:, None, :] * (1.0 - 1.0 / change.factor)
     elif change.kind == LINK_AT_MEDIAN:
         saving = link_saving(g, change.target)
         x.transit = np.maximum(x.transit - saving, 0.0)
