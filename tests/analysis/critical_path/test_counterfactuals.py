@@ -99,5 +99,6 @@ def test_stats_document_follows_its_schema(sessions):
     schema = json.loads((Path(timelineview.__file__).parent / "schemas" / "stats.schema.json").read_text())
     doc = sessions["slow_card"].stats_document()
     jsonschema.validate(json.loads(json.dumps(doc)), schema)
-    kinds = {w["kind"] for w in doc["what_if"]}
-    assert "card_at_median" in kinds and "op_type_faster" in kinds
+    answered = {(w["kind"], w["target"], w["finding"]) for w in doc["what_if"]}
+    assert ("card_at_median", "rank 5", "slow_compute") in answered  # the slow card's finding, with its gain
+    assert sum(w["kind"] == "op_type_faster" and w["finding"] is None for w in doc["what_if"]) == 3

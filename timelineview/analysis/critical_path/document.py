@@ -22,7 +22,9 @@ from timelineview.analysis.critical_path.what_if import (
 )
 
 TOP_OP_TYPES = 3
-METRIC_CHANGE = {"compute_us": CARD_AT_MEDIAN, "step_interval_us": DATA_WAIT_AT_MEDIAN}
+# The finding rules (analysis.findings.rules) a change answers.
+METRIC_CHANGE = {"compute_us": (CARD_AT_MEDIAN, "slow_compute"), "step_interval_us": (DATA_WAIT_AT_MEDIAN, "slow_data")}
+SLOW_LINK_RULE = "slow_link"
 DATA_BOUND_RULE = "data_bound"
 GAP_SHARE_WORTH_CLOSING = 0.05  # a card's dispatch gaps on the path, as a share of the step, worth a what-if
 
@@ -70,11 +72,12 @@ def _path_changes(g: StepGraph, steps: list[dict]) -> list[Change]:
 
 def session_anomalies(session) -> list[Change]:
     """One change per anomaly the session found: slow cards, slow links, a data-bound cluster."""
-    out = [Change(METRIC_CHANGE[f.metric], f.card) for f in session.slow_cards if f.metric in METRIC_CHANGE]
+    out = [Change(METRIC_CHANGE[f.metric][0], f.card, finding=METRIC_CHANGE[f.metric][1])
+           for f in session.slow_cards if f.metric in METRIC_CHANGE]
     comm = session.communication
-    out += [Change(LINK_AT_MEDIAN, key) for key in (comm.slow_keys if comm is not None else [])]
+    out += [Change(LINK_AT_MEDIAN, key, finding=SLOW_LINK_RULE) for key in (comm.slow_keys if comm is not None else [])]
     if any(f.rule == DATA_BOUND_RULE for f in session.findings):
-        out.append(Change(DATA_WAIT_REMOVED))
+        out.append(Change(DATA_WAIT_REMOVED, finding=DATA_BOUND_RULE))
     return out
 
 

@@ -25,6 +25,7 @@ class Change:
     kind: str
     target: str = ""
     factor: float = 1.0
+    finding: str | None = None  # the rule of the finding the change would answer (None: an op type, gaps)
 
     @property
     def label(self) -> str:
@@ -54,7 +55,7 @@ class WhatIf:
 
     def document(self) -> dict:
         return {"change": self.change.label, "kind": self.change.kind, "target": self.change.target,
-                "factor": self.change.factor, "step_us_now": round(self.step_us_now, 3),
+                "factor": self.change.factor, "finding": self.change.finding, "step_us_now": round(self.step_us_now, 3),
                 "step_us_predicted": round(self.step_us_predicted, 3), "gain_us": round(self.gain_us, 3)}
 
 
