@@ -38,6 +38,8 @@ def test_the_tab_shows_the_sessions_what_ifs_and_paths(opened):
     assert view.step_choice.count() == len(doc["critical_path"])
     assert view.path.topLevelItemCount() == len(doc["critical_path"][0]["segments"])
     assert f"rank {SLOW_CARD}" in view.shares.text()
+    on_path = sum(f"rank {SLOW_CARD}" in s["cards"] for s in doc["critical_path"])
+    assert f"rank {SLOW_CARD} in {on_path} of {len(doc['critical_path'])} steps" in view.summary.text()
 
 
 def test_clicking_a_collective_on_the_path_shows_it(opened, qtbot):

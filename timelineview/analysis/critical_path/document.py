@@ -81,6 +81,15 @@ def session_anomalies(session) -> list[Change]:
     return out
 
 
+def steps_on_path(steps: list[dict]) -> dict[str, int]:
+    """Per card, in how many of the steps it is on the critical path (most first)."""
+    counts: dict[str, int] = {}
+    for s in steps:
+        for card in s["cards"]:
+            counts[card] = counts.get(card, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
 def session_critical_path(session) -> CriticalPathResult:
     """The §12 result of an ``AnalysisSession`` (empty for summaries: they keep no slices)."""
     g = session_graph(session)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
+from timelineview.analysis.critical_path.document import steps_on_path
 from timelineview.viewstate.jump_target import JumpTarget
 
 SEGMENT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
@@ -100,7 +101,9 @@ class CriticalPathView(QtWidgets.QWidget):
         elif not self.steps:
             self.summary.setText("No critical path: it needs steps every card holds with the same collectives.")
         else:
-            self.summary.setText(f"{len(self.steps)} step(s). What-ifs replay each step's dependency graph with "
+            on_path = ", ".join(f"{card} in {n} of {len(self.steps)} steps"
+                                for card, n in list(steps_on_path(self.steps).items())[:4])
+            self.summary.setText(f"On the critical path: {on_path}. What-ifs replay each step's dependency graph with "
                                  "one change (mean step time over the steps); below, the chain of work that bounds "
                                  "a step. Click a segment to see it in the timeline.")
         self._show_step(0 if self.steps else -1)
