@@ -102,13 +102,12 @@ def _transfers(comm, op_slices: np.ndarray) -> dict:
     keep, mine = keep[found], order[pos[found]]
     if not len(keep):
         return empty
-    transports = np.asarray(tasks.transports + [""], dtype=object)
-    key = np.array([f"{o}|{s}-{d}|{transports[t]}" for o, s, d, t in zip(
-        mine.tolist(), tasks.src[keep].tolist(), tasks.dst[keep].tolist(), tasks.transport[keep].tolist(),
-        strict=True)], dtype=object)
-    uniq, inv = np.unique(key, return_inverse=True)
-    parts = [k.split("|") for k in uniq.tolist()]
-    return {"transfer_op": np.array([int(p[0]) for p in parts], np.int64),
-            "transfer_link": [p[1] for p in parts], "transfer_transport": [p[2] for p in parts],
+    transports = list(tasks.transports) + [""]  # a missing transport (-1) reads ""
+    cols = np.stack([mine, tasks.src[keep], tasks.dst[keep], tasks.transport[keep].astype(np.int64)], axis=1)
+    uniq, inv = np.unique(cols, axis=0, return_inverse=True)
+    inv = inv.ravel()
+    return {"transfer_op": uniq[:, 0].astype(np.int64),
+            "transfer_link": [f"{a}-{b}" for a, b in uniq[:, 1:3].tolist()],
+            "transfer_transport": [transports[t] for t in uniq[:, 3].tolist()],
             "transfer_bytes": np.bincount(inv, tasks.size[keep].astype(np.float64), minlength=len(uniq)),
             "transfer_ns": np.bincount(inv, (tasks.end - tasks.start)[keep].astype(np.float64), minlength=len(uniq))}
