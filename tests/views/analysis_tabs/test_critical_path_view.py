@@ -42,6 +42,17 @@ def test_the_tab_shows_the_sessions_what_ifs_and_paths(opened):
     assert f"rank {SLOW_CARD} in {on_path} of {len(doc['critical_path'])} steps" in view.summary.text()
 
 
+def test_choosing_a_what_if_shows_each_steps_prediction(opened):
+    view = opened.cluster.analysis.widgets["critical_path"]
+    result = opened.cluster.shown.session.critical_path
+    w = next(i for i, x in enumerate(result.what_if) if x.change.kind == "card_at_median")
+    view.changes.setCurrentItem(view.changes.topLevelItem(w))
+    for k, step in enumerate(view.steps):
+        predicted_ms = result.what_if[w].predicted_step_ns[k] / 1e6
+        assert f"{predicted_ms:.3f} ms if rank {SLOW_CARD} computes" in view.step_choice.itemText(k)
+        assert f"({step['step_us'] / 1000:.3f} ms;" in view.step_choice.itemText(k)
+
+
 def test_clicking_a_collective_on_the_path_shows_it(opened, qtbot):
     view = opened.cluster.analysis.widgets["critical_path"]
     segments = view.steps[0]["segments"]

@@ -26,12 +26,14 @@ class CriticalPathView(QtWidgets.QWidget):
         super().__init__(parent)
         self.steps: list[dict] = []
         self.what_if: list[dict] = []
+        self.predicted: list[list[float]] = []  # per what-if, the predicted time of each step (µs)
         self._cards: dict[str, int] = {}
         self.summary = QtWidgets.QLabel("No trace open.")
         self.summary.setWordWrap(True)
         self.changes = QtWidgets.QTreeWidget()
         self.changes.setHeaderLabels(["Change", "Step now (ms)", "Predicted (ms)", "Gain (ms)"])
         self.changes.setRootIsDecorated(False)
+        self.changes.currentItemChanged.connect(lambda *_: self._label_steps())
         self.step_choice = QtWidgets.QComboBox()
         self.step_choice.currentIndexChanged.connect(self._show_step)
         self.shares = QtWidgets.QLabel()
@@ -62,11 +64,12 @@ class CriticalPathView(QtWidgets.QWidget):
         """The session's critical path and what-ifs for the cards shown."""
         self._cards = {c.card: c.number for c in data.cards}
         try:
-            doc = data.session.critical_path.document()
+            result = data.session.critical_path
+            doc = result.document()
         except Exception as exc:  # an analysis that failed must not take the viewer down
             self.set_document({"critical_path": [], "what_if": []}, f"The critical path could not be computed: {exc}")
             return
-        self.set_document(doc)
+        self.set_document(doc, predicted=[(w.predicted_step_ns / NS_PER_US).tolist() for w in result.what_if])
 
     def show_note(self, text: str) -> None:
         self.summary.setText(text)
@@ -82,9 +85,11 @@ class CriticalPathView(QtWidgets.QWidget):
         return False
 
     # ------------------------------------------------------------------ content
-    def set_document(self, doc: dict, note: str = "") -> None:
-        """Show the ``critical_path`` and ``what_if`` parts of a stats document."""
+    def set_document(self, doc: dict, note: str = "", predicted: list[list[float]] | None = None) -> None:
+        """Show the ``critical_path`` and ``what_if`` parts of a stats document; ``predicted``: per what-if,
+        each step's predicted time (µs), shown beside the measured one for the chosen what-if."""
         self.steps, self.what_if = list(doc["critical_path"]), list(doc["what_if"])
+        self.predicted = list(predicted or [])
         self.changes.clear()
         for w in self.what_if:
             self.changes.addTopLevelItem(QtWidgets.QTreeWidgetItem([
@@ -94,8 +99,9 @@ class CriticalPathView(QtWidgets.QWidget):
             self.changes.resizeColumnToContents(col)
         self.step_choice.blockSignals(True)
         self.step_choice.clear()
-        self.step_choice.addItems([f"step {s['step']} ({s['step_us'] / 1000:.3f} ms)" for s in self.steps])
+        self.step_choice.addItems(["" for _ in self.steps])
         self.step_choice.blockSignals(False)
+        self._label_steps()
         if note:
             self.summary.setText(note)
         elif not self.steps:
@@ -107,6 +113,19 @@ class CriticalPathView(QtWidgets.QWidget):
                                  "one change (mean step time over the steps); below, the chain of work that bounds "
                                  "a step. Click a segment to see it in the timeline.")
         self._show_step(0 if self.steps else -1)
+
+    def step_label(self, k: int) -> str:
+        """Step ``k`` as measured, and as the chosen what-if predicts it."""
+        s = self.steps[k]
+        text = f"step {s['step']} ({s['step_us'] / 1000:.3f} ms"
+        w = self.changes.indexOfTopLevelItem(self.changes.currentItem()) if self.changes.currentItem() else -1
+        if 0 <= w < len(self.predicted) and k < len(self.predicted[w]):
+            text += f"; {self.predicted[w][k] / 1000:.3f} ms if {self.what_if[w]['change']}"
+        return text + ")"
+
+    def _label_steps(self) -> None:
+        for k in range(min(self.step_choice.count(), len(self.steps))):
+            self.step_choice.setItemText(k, self.step_label(k))
 
     def _show_step(self, k: int) -> None:
         self.path.clear()
