@@ -39,7 +39,7 @@ class CriticalPathView(QtWidgets.QWidget):
         self.shares = QtWidgets.QLabel()
         self.shares.setWordWrap(True)
         self.path = QtWidgets.QTreeWidget()
-        self.path.setHeaderLabels(["Card", "Kind", "Operator", "Start (ms, card clock)", "Length (ms)", "Share"])
+        self.path.setHeaderLabels(["Card", "Kind", "Operator", "From step start (ms)", "Length (ms)", "Share"])
         self.path.setRootIsDecorated(False)
         self.path.itemActivated.connect(lambda item, _col: self.open_segment(self.path.indexOfTopLevelItem(item)))
         self.path.itemClicked.connect(lambda item, _col: self.open_segment(self.path.indexOfTopLevelItem(item)))
@@ -136,10 +136,12 @@ class CriticalPathView(QtWidgets.QWidget):
         top = ", ".join(f"{name} {100 * v:.0f} %" for name, v in list(s["share_by_op_type"].items())[:5])
         cards = ", ".join(f"{name} {100 * v:.0f} %" for name, v in s["share_by_card"].items())
         self.shares.setText(f"Cards on the path: {cards}\nOp types on the path: {top}")
+        since_start_us = 0.0  # the segments tile the step, each on its own card's clock: count from the start
         for seg in s["segments"]:
             self.path.addTopLevelItem(QtWidgets.QTreeWidgetItem([
                 seg["card"] or "", seg["kind"].replace("_", " "), seg["name"],
-                f"{seg['start_ns'] / 1e6:.3f}", f"{seg['dur_us'] / 1000:.3f}", f"{100 * seg['share']:.1f} %"]))
+                f"{since_start_us / 1000:.3f}", f"{seg['dur_us'] / 1000:.3f}", f"{100 * seg['share']:.1f} %"]))
+            since_start_us += seg["dur_us"]
         for col in range(self.path.columnCount()):
             self.path.resizeColumnToContents(col)
 
