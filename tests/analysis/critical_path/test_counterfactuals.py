@@ -106,3 +106,14 @@ def test_stats_document_follows_its_schema(sessions):
     answered = {(w["kind"], w["target"], w["finding"]) for w in doc["what_if"]}
     assert ("card_at_median", "rank 5", "slow_compute") in answered  # the slow card's finding, with its gain
     assert sum(w["kind"] == "op_type_faster" and w["finding"] is None for w in doc["what_if"]) == 3
+
+
+def test_the_text_report_names_the_slow_card_and_its_gain(sessions):
+    from timelineview.analysis.summary import format_text
+
+    doc = sessions["slow_card"].stats_document()
+    text = format_text(doc)
+    slow = next(w for w in doc["what_if"] if w["kind"] == "card_at_median")
+    assert f"{slow['change']}" in text and f"{slow['gain_us']:.3f}" in text
+    on_path = sum("rank 5" in s["cards"] for s in doc["critical_path"])
+    assert f"rank 5 in {on_path} of {len(doc['critical_path'])} steps" in text
