@@ -15,6 +15,8 @@ from timelineview.analysis.communication import analyse_card as analyse_communic
 from timelineview.analysis.communication import analyse_cluster
 from timelineview.analysis.communication.document import card_json as communication_json
 from timelineview.analysis.communication.document import cluster_json
+from timelineview.analysis.critical_path.cluster_graph import session_graph
+from timelineview.analysis.critical_path.document import analyse_critical_path, session_anomalies
 from timelineview.analysis.derived import derive
 from timelineview.analysis.file_overlap import file_overlap
 from timelineview.analysis.findings import evaluate_findings
@@ -71,11 +73,14 @@ def reference_document(stores, min_gap_ns=1000) -> dict:
         doc["clock_offset_us"] = float(off) / 1000.0
     # findings are tested on their own (tests/analysis/findings); here: the document carries them
     findings = [f.document() for f in evaluate_findings(AnalysisSession(stores, min_gap_ns))]
+    # so is the critical path (tests/analysis/critical_path)
+    fresh = AnalysisSession(stores, min_gap_ns)
+    critical = analyse_critical_path(session_graph(fresh), session_anomalies(fresh)).document()
     slow = with_op_type_excess([f.document() for f in slow_cards(cards)], cards)
     return {"schema": "timelineview.stats/2", "cards": cards, "slow_cards": slow,
             **cluster_json(analyse_cluster(comms)),
             "operators_across_cards": [o.document() for o in operators_across_cards(ops)],
-            "memory_imbalance": cards_imbalance(memory), "findings": findings}
+            "memory_imbalance": cards_imbalance(memory), "findings": findings, **critical}
 
 
 def dumps(doc: dict) -> bytes:

@@ -20,6 +20,7 @@ from timelineview.analysis.cluster.comparison import CardComparison, ClusterComp
 from timelineview.analysis.cluster.memory_peaks import peaks_imbalance
 from timelineview.analysis.cluster.slow_cards import SlowCard, median_step_time, slow_cards
 from timelineview.analysis.communication import ClusterCommunication, analyse_cluster
+from timelineview.analysis.critical_path.document import CriticalPathResult, session_critical_path
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS
 from timelineview.analysis.findings import Finding, evaluate_findings
 from timelineview.analysis.findings.evaluate import order_findings
@@ -158,6 +159,11 @@ class AnalysisSession:
     def memory_imbalance(self) -> list[dict]:
         """Cards whose peak reserved memory stands above the others' (§11 with §4's rule), by rank."""
         return peaks_imbalance([s.card for s in self._by_rank()], [s.memory_peaks for s in self._by_rank()])
+
+    @cached_property
+    def critical_path(self) -> CriticalPathResult:
+        """Each step's critical path across the cards and the what-ifs (metrics.md §12)."""
+        return session_critical_path(self)
 
     def stats_document(self) -> dict:
         """The ``stats --json`` document (``analysis.stats_document``)."""

@@ -21,14 +21,16 @@ class StatsParts(Protocol):
     operators_across_cards: list
     memory_imbalance: list[dict]
     findings: list
+    critical_path: object  # has document() -> {"critical_path": [...], "what_if": [...]}
 
 
 def stats_document(session: StatsParts) -> dict:
     """{"schema", "cards": [by rank], "slow_cards", "links", "slow_links", "operators_across_cards",
-    "memory_imbalance", "findings"} of ``session`` (its schema: ``timelineview/schemas/stats.schema.json``)."""
+    "memory_imbalance", "findings", "critical_path", "what_if"} of ``session`` (its schema:
+    ``timelineview/schemas/stats.schema.json``)."""
     return {"schema": STATS_SCHEMA, "cards": session.card_documents,
             "slow_cards": with_op_type_excess([f.document() for f in session.slow_cards], session.card_documents),
             **cluster_json(session.communication),
             "operators_across_cards": [o.document() for o in session.operators_across_cards],
             "memory_imbalance": session.memory_imbalance,
-            "findings": [f.document() for f in session.findings]}
+            "findings": [f.document() for f in session.findings], **session.critical_path.document()}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from timelineview.analysis.card_analysis import CardAnalysis, ensure
 from timelineview.analysis.communication.document import format_text as communication_text
+from timelineview.analysis.critical_path.text import critical_path_text
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS, DerivedIntervals
 from timelineview.analysis.findings.text import findings_text
 from timelineview.analysis.kernels.text import kernels_text
@@ -94,6 +95,7 @@ def format_text(doc: dict) -> str:
     parts += [t for t in (operators_text(c["card"], c.get("operators")) for c in cards) if t]  # §7
     parts += [t for t in (kernels_text(doc),) if t]  # §7.1
     parts += [t for t in (memory_text(doc),) if t]  # §11
+    parts += [t for t in (critical_path_text(doc),) if t]  # §12
     if "findings" in doc:  # §8, in words, first
         parts.insert(0, findings_text(doc["findings"]))
     if doc.get("notes"):  # empty captures, trace files left aside: before the numbers they qualify

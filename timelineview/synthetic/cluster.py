@@ -22,7 +22,7 @@ def cluster_specs(cards: int, *, seed: int = 0, steps: int = 10, streams: int = 
                   clock_skew_us: float = 500.0, pipeline: bool = False, with_duplicates: bool = False,
                   with_overlaps: bool = False, planes: int = 4, slow_link: tuple[int, int] | None = None,
                   slow_link_factor: float = 1.0, step_stall_share: float = 0.0,
-                  host_bubble_share: float = 0.0) -> list[CardSpec]:
+                  host_bubble_share: float = 0.0, slow_link_delays: bool = False) -> list[CardSpec]:
     """Specs for ranks 0..cards-1: one slow card (the one the others wait for), one slow data
     pipeline, one slow link (src, dst), random clock offsets; shared data-loader hiccups and per-card
     host bubbles that move step markers (``CardSpec.step_stall_share``, ``host_bubble_share``).
@@ -40,7 +40,8 @@ def cluster_specs(cards: int, *, seed: int = 0, steps: int = 10, streams: int = 
             data_wait_us=slow_data_us if r == slow_data_card else data_wait_us,
             clock_offset_ns=int(offsets[r]), pipeline=pipeline, with_duplicates=with_duplicates,
             with_overlaps=with_overlaps, planes=planes, slow_link=slow_link, slow_link_factor=slow_link_factor,
-            step_stall_share=step_stall_share, host_bubble_share=host_bubble_share))
+            step_stall_share=step_stall_share, host_bubble_share=host_bubble_share,
+            slow_link_delays=slow_link_delays))
     return specs
 
 

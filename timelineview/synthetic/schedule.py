@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from timelineview.synthetic.link_delay import slow_link_extra_ns
 from timelineview.synthetic.spec import CardSpec
 from timelineview.synthetic.workload import (
     KIND_ALLGATHER,
@@ -84,6 +85,7 @@ def build_schedule(specs: Sequence[CardSpec], cluster_seed: int | None = None,
         for j, kind in enumerate(kinds):
             lo, hi = _XFER_US[kind]
             xfer = int(rng.uniform(lo, hi) * 1000 * size)
+            xfer += slow_link_extra_ns(specs, kind, xfer)
             if kind == KIND_RECEIVE:
                 ready = t0.copy()  # activations are awaited right after the data wait
             else:

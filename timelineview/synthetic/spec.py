@@ -20,7 +20,9 @@ class CardSpec:
     ahead). ``with_duplicates`` writes some X events twice; ``with_overlaps`` adds a host lane
     whose slices partially overlap without nesting. ``slow_link`` = (src, dst) makes the
     transfers from rank src to rank dst ``slow_link_factor`` times slower (only the src card
-    writes them). A slow card (``compute_scale`` > 1) is the card the others wait for.
+    writes them); with ``slow_link_delays`` its collectives take longer by the extra transfer time
+    (the same bytes as on a healthy link), else the same time with fewer bytes. A slow card
+    (``compute_scale`` > 1) is the card the others wait for.
     ``memory_scale`` multiplies the device memory the trace's ``NPU MEM`` counters give (a card that
     holds more memory, as the trace alone tells it).
 
@@ -48,6 +50,7 @@ class CardSpec:
     device_id: int | None = None  # default: rank % 8
     slow_link: tuple[int, int] | None = None  # (src, dst) ranks of a link that moves data slowly
     slow_link_factor: float = 1.0  # that link's bandwidth is divided by this
+    slow_link_delays: bool = False  # the slow link lengthens its collectives (else fewer bytes fit)
     memory_scale: float = 1.0
     slow_op_types: tuple[str, ...] = ()  # base op types (``MatMulV2``) made slower on this card
     slow_op_factor: float = 1.0  # their durations are multiplied by this

@@ -26,6 +26,8 @@ from timelineview.analysis.card_analysis import CardAnalysis
 from timelineview.analysis.cluster.clock_offsets import collective_ends
 from timelineview.analysis.communication import CardCommunication, CommOps, Links, MainPlane
 from timelineview.analysis.communication.bandwidth import OperatorBandwidth, PacketSizes
+from timelineview.analysis.critical_path.card_inputs import KEY as PATH_INPUTS_KEY
+from timelineview.analysis.critical_path.card_inputs import card_path_inputs
 from timelineview.analysis.derived import DerivedIntervals
 from timelineview.analysis.findings.signal_facts import signal_facts
 from timelineview.analysis.intervals import Intervals
@@ -247,6 +249,9 @@ def write_card_summary(folder: Path, store: TraceStore, a: CardAnalysis, compari
                                 "by_type": _put_table(w, "operators.by_type", a.operators.by_type)}
     details["communication"] = _put_communication(w, a.communication)
     details["signals"] = _signals(store, a)
+    if a.classification is not None:  # what the critical path needs beyond U(compute) (metrics.md §12)
+        details[PATH_INPUTS_KEY] = card_path_inputs(store, a.classification, a.steps or [],
+                                                     a.communication).document()
     pyr = build_pyramid(pyramid_rows(store, d), store.t_origin, max(store.t_end, store.t_origin + 1))
     for k, level in enumerate(pyr.levels):
         w.put(f"pyramid.{k}", level)

@@ -49,4 +49,6 @@ ANALYSIS_TABS: tuple[TabKind, ...] = (
     TabKind("query", "Query", "SQL (DuckDB) over the slices, steps, operators, communication and findings "
             "(docs/sql.md); double-click a row with a slice id to see it", "timelineview.views.analysis_tabs."
             "query_view:QueryView"),
+    TabKind("critical_path", "Critical path", "What bounds each step across the cards, and the step time a change "
+            "would give (what-if)", "timelineview.views.analysis_tabs.critical_path_view:CriticalPathView"),
 )

@@ -1,0 +1,1 @@
+"""Critical path and what-if of a cluster's steps (metrics.md §12). No Qt."""

@@ -1,0 +1,262 @@
+"""A step's dependency graph across the cards (metrics.md §12), as columns over (step, operator, card).
+
+Each card's step is: a data wait from the step's start to its first work, then compute *blocks*
+separated by the card's launches of the step's communication operators (block i holds the compute
+progress up to operator i's launch; the last block, the compute after the last launch). Operator j is
+joined across the cards: it ends when its last member has arrived, plus its transit
+(transit = measured end − last arrival). A block waits for the previous operator when the card computed
+nothing while that operator ran and resumed only after it ended (a pipeline receive, an update after
+the gradients); a launch waits for the previous operator when it came within ``BOUND_LAUNCH_NS`` of its
+end although the compute was ready before. Every duration is what the trace measured; ``replay``
+recomputes the ends from them, so a change to one input moves everything that depends on it.
+
+Operators are matched across cards by their position in the step; steps where the cards do not hold
+the same number of operators are left out (``skipped_steps``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from timelineview.analysis.critical_path.inputs import CardTimeline
+
+BOUND_LAUNCH_NS = 10_000  # a launch this close after the previous operator's end was queued behind it
+_NEVER = np.inf
+
+
+@dataclass
+class LinkTransit:
+    """Transfer time per (link, step row, operator), flat rows."""
+
+    link: list[str]
+    transport: list[str]
+    step: np.ndarray  # int64
+    op: np.ndarray  # int64
+    size: np.ndarray  # float64 bytes
+    dur: np.ndarray  # float64 ns
+
+
+@dataclass
+class StepGraph:
+    """The measured graph of the supported steps; times are ns relative to each step's start."""
+
+    cards: list[str]
+    offsets_ns: np.ndarray  # (C,) what was subtracted from each card's clock
+    steps: np.ndarray  # (K,) step numbers
+    start_ns: np.ndarray  # (K,) aligned step start
+    end_ns: np.ndarray  # (K,)
+    op_names: list[list[str]]  # per step, the operator names (first card)
+    wait: np.ndarray  # (K, C) data wait
+    busy: np.ndarray  # (K, J+1, C) compute time of each block
+    gap: np.ndarray  # (K, J+1, C) the rest of the block: no compute (dispatch gaps)
+    blocked: np.ndarray  # (K, J+1, C) bool: the block waited for operator i−1
+    lead: np.ndarray  # (K, J+1, C) from that operator's end to the block's first compute
+    own_slack: np.ndarray  # (K, J, C) from compute ready to the launch
+    prev_slack: np.ndarray  # (K, J, C) from the previous operator's end to the launch (−inf: not queued)
+    transit: np.ndarray  # (K, J)
+    tail: np.ndarray  # (K,) from the last end to the step's end
+    type_share: np.ndarray  # (K, C, T) share of each op type in the card's compute of the step
+    links: LinkTransit
+    type_names: list[str]
+    skipped_steps: list[int]
+
+    @property
+    def n_ops(self) -> int:
+        return self.transit.shape[1]
+
+    @property
+    def step_ns(self) -> np.ndarray:
+        return (self.end_ns - self.start_ns).astype(np.float64)
+
+
+def _busy_until(starts: np.ndarray, ends: np.ndarray, cum: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """|U ∩ (−inf, t]| for the sorted disjoint intervals (starts, ends) with ``cum`` their running total."""
+    i = np.searchsorted(starts, t, "right") - 1
+    ic = np.maximum(i, 0)
+    inside = np.minimum(t - starts[ic], ends[ic] - starts[ic]) if len(starts) else np.zeros_like(t)
+    return np.where(i >= 0, cum[ic] + inside, 0.0) if len(starts) else np.zeros_like(t, dtype=np.float64)
+
+
+def _ready_at(starts: np.ndarray, ends: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """How far compute had progressed by ``t``: t itself when compute runs at t, else the last end before."""
+    if not len(starts):
+        return np.full(t.shape, -_NEVER)
+    i = np.searchsorted(starts, t, "right") - 1
+    ic = np.maximum(i, 0)
+    return np.where(i >= 0, np.minimum(ends[ic], t), -_NEVER)
+
+
+def _next_start(starts: np.ndarray, ends: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """The first instant ≥ t at which compute runs (t when it runs at t), inf when none."""
+    if not len(starts):
+        return np.full(t.shape, _NEVER)
+    i = np.searchsorted(starts, t, "right") - 1
+    running = (i >= 0) & (ends[np.maximum(i, 0)] > t)
+    nxt = np.searchsorted(starts, t, "left")
+    after = np.where(nxt < len(starts), starts[np.minimum(nxt, len(starts) - 1)], _NEVER)
+    return np.where(running, t, after)
+
+
+def _compute_union(card: CardTimeline) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The card's U(compute) as float starts, ends and the busy time before each interval."""
+    us, ue = card.compute_start.astype(np.float64), card.compute_end.astype(np.float64)
+    cum = np.concatenate(([0.0], np.cumsum(ue - us)))[:-1] if len(us) else np.zeros(0)
+    return us, ue, cum
+
+
+def _instant_of_busy(starts: np.ndarray, cum: np.ndarray, done: np.ndarray) -> np.ndarray:
+    """The instant at which the busy time |U ∩ (−inf, t]| reaches ``done`` (inf when never)."""
+    if not len(starts):
+        return np.full(done.shape, np.inf)
+    i = np.searchsorted(cum, done, "right") - 1
+    ic = np.clip(i, 0, len(starts) - 1)
+    return np.where(i >= 0, starts[ic] + (done - cum[ic]), starts[0])
+
+
+def common_steps(cards: Sequence[CardTimeline]) -> np.ndarray:
+    """The step numbers every card has."""
+    common = set(cards[0].step_number.tolist())
+    for c in cards[1:]:
+        common &= set(c.step_number.tolist())
+    return np.array(sorted(common), np.int64)
+
+
+def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGraph | None:
+    """The graph of the steps every card holds, or None without steps or communication."""
+    if not cards:
+        return None
+    numbers = common_steps(cards)
+    if not len(numbers):
+        return None
+    rows = [np.searchsorted(c.step_number, numbers) for c in cards]
+    start = np.median(np.stack([c.step_start[r] for c, r in zip(cards, rows, strict=True)]), axis=0)
+    end = np.median(np.stack([c.step_end[r] for c, r in zip(cards, rows, strict=True)]), axis=0)
+    start, end = np.round(start).astype(np.int64), np.round(end).astype(np.int64)
+    first = np.stack([np.searchsorted(c.op_start, start, "left") for c in cards], axis=1)  # (K, C)
+    last = np.stack([np.searchsorted(c.op_start, end, "left") for c in cards], axis=1)
+    counts = last - first
+    values, freq = np.unique(counts, return_counts=True)
+    n_ops = int(values[np.argmax(freq)])
+    keep = np.all(counts == n_ops, axis=1)
+    if n_ops == 0 or not keep.any():
+        return None
+    skipped = numbers[~keep].tolist()
+    numbers, start, end, first = numbers[keep], start[keep], end[keep], first[keep]
+    rows = [r[keep] for r in rows]
+    k_steps, n_cards = len(numbers), len(cards)
+
+    pos = first[:, None, :] + np.arange(n_ops)[None, :, None]  # (K, J, C)
+    arrival = np.empty((k_steps, n_ops, n_cards), np.float64)
+    op_end = np.empty_like(arrival)
+    for c, card in enumerate(cards):
+        arrival[:, :, c] = card.op_start[pos[:, :, c]]
+        op_end[:, :, c] = card.op_end[pos[:, :, c]]
+    s0 = start.astype(np.float64)[:, None]
+    e0 = end.astype(np.float64)
+    arrival -= s0[:, :, None]
+    op_end -= s0[:, :, None]
+    ends = np.median(op_end, axis=2)  # (K, J): a collective ends at one instant on every member
+    transit = np.maximum(ends - arrival.max(axis=2), 0.0)
+
+    shape = (k_steps, n_ops + 1, n_cards)
+    wait = np.zeros((k_steps, n_cards))
+    busy, gap, lead = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    blocked = np.zeros(shape, bool)
+    ready = np.zeros(shape)
+    own_slack = np.zeros((k_steps, n_ops, n_cards))
+    prev_slack = np.full((k_steps, n_ops, n_cards), -np.inf)
+    unions = [_compute_union(card) for card in cards]
+    abs_arrival = arrival + s0[:, :, None]
+    prev_end = np.concatenate((np.full((k_steps, 1), -np.inf), ends + s0), axis=1)  # (K, J+1)
+    since_prev = abs_arrival - prev_end[:, :n_ops, None]
+    queued = (since_prev >= 0) & (since_prev <= BOUND_LAUNCH_NS)
+    origins = np.empty((k_steps, n_cards))
+    progress = np.full((k_steps, n_ops, n_cards), np.nan)
+    for c, (us, ue, cum) in enumerate(unions):
+        first_work = np.minimum(_next_start(us, ue, start.astype(np.float64)), abs_arrival[:, 0, c])
+        origins[:, c] = np.minimum(first_work, e0)
+        done0 = _busy_until(us, ue, cum, origins[:, c])
+        total = _busy_until(us, ue, cum, e0) - done0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = (_busy_until(us, ue, cum, abs_arrival[:, :, c]) - done0[:, None]) / total[:, None]
+        progress[:, :, c] = np.where(queued[:, :, c] | ~(total[:, None] > 0), np.nan, share)
+    # A queued launch says nothing of when its card was ready: the card was ready at the same share of
+    # its step's compute as the cards that launched as soon as they were ready.
+    with np.errstate(all="ignore"):
+        launch_share = np.nanmedian(np.where(np.isnan(progress).all(axis=2, keepdims=True), 1.0, progress), axis=2)
+    for c, (us, ue, cum) in enumerate(unions):
+        a = abs_arrival[:, :, c]
+        origin = origins[:, c]
+        wait[:, c] = origin - start
+        r = np.empty((k_steps, n_ops + 1))
+        r[:, :n_ops] = _ready_at(us, ue, a)
+        done0 = _busy_until(us, ue, cum, origin)
+        total = _busy_until(us, ue, cum, e0) - done0
+        at_share = _instant_of_busy(us, cum, done0[:, None] + launch_share * total[:, None])
+        r[:, :n_ops] = np.where(queued[:, :, c], np.minimum(r[:, :n_ops], at_share), r[:, :n_ops])
+        r[:, n_ops] = _ready_at(us, ue, e0)
+        r = np.maximum.accumulate(np.maximum(r, origin[:, None]), axis=1)
+        block_start = np.concatenate((origin[:, None], r[:, :-1]), axis=1)
+        prev_arr = np.concatenate((np.full((k_steps, 1), np.inf), a), axis=1)
+        finite_prev = np.where(np.isfinite(prev_end), prev_end, 0.0)
+        resume = _next_start(us, ue, finite_prev)
+        idle_while = _busy_until(us, ue, cum, finite_prev) - \
+            _busy_until(us, ue, cum, np.where(np.isfinite(prev_arr), prev_arr, 0.0))
+        blk = np.isfinite(prev_end) & (idle_while <= 0) & (resume <= r) & (r > block_start) & \
+            (block_start <= prev_end)
+        bs = np.where(blk, resume, block_start)
+        b = _busy_until(us, ue, cum, r) - _busy_until(us, ue, cum, bs)
+        busy[:, :, c] = np.maximum(b, 0.0)
+        gap[:, :, c] = np.maximum(r - bs - b, 0.0)
+        blocked[:, :, c] = blk
+        lead[:, :, c] = np.where(blk, resume - prev_end, 0.0)
+        ready[:, :, c] = r - s0
+        q = queued[:, :, c]
+        own_slack[:, :, c] = np.where(q, 0.0, a - r[:, :n_ops])
+        prev_slack[:, :, c] = np.where(q, since_prev[:, :, c], -np.inf)
+    top = np.maximum(ends[:, -1], ready[:, -1, :].max(axis=1))
+    tail = np.maximum((e0 - start) - top, 0.0)
+    names = [cards[0].op_name[int(p):int(p) + n_ops] for p in first[:, 0]]
+    return StepGraph(
+        cards=[c.card for c in cards], offsets_ns=np.array([c.offset_ns for c in cards], np.int64),
+        steps=numbers, start_ns=start, end_ns=end, op_names=names, wait=wait, busy=busy, gap=gap,
+        blocked=blocked, lead=lead, own_slack=own_slack, prev_slack=prev_slack, transit=transit, tail=tail,
+        type_share=_type_share([c.step_type_ns[r] for c, r in zip(cards, rows, strict=True)]),
+        links=_links(cards, first, n_ops), type_names=list(type_names), skipped_steps=skipped)
+
+
+def _type_share(step_type_ns: list[np.ndarray]) -> np.ndarray:
+    """(K, C, T): each card's compute time per op type in each step, as shares of its compute. A block's
+    compute is split by op type in these proportions."""
+    table = np.stack(step_type_ns, axis=1)
+    total = table.sum(axis=2, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, table / total, 0.0)
+
+
+def _links(cards: Sequence[CardTimeline], first: np.ndarray, n_ops: int) -> LinkTransit:
+    """Each card's transfers placed at (step row, operator) of the graph."""
+    link, transport, step, op, size, dur = [], [], [], [], [], []
+    for c, card in enumerate(cards):
+        tr = card.transfers
+        if tr is None or not len(tr.op):
+            continue
+        k = np.searchsorted(first[:, c], tr.op, "right") - 1
+        j = tr.op - first[np.maximum(k, 0), c]
+        ok = (k >= 0) & (j >= 0) & (j < n_ops)
+        idx = np.flatnonzero(ok)
+        link += [tr.link[i] for i in idx.tolist()]
+        transport += [tr.transport[i] for i in idx.tolist()]
+        step.append(k[ok])
+        op.append(j[ok])
+        size.append(tr.size[ok].astype(np.float64))
+        dur.append(tr.dur[ok].astype(np.float64))
+
+    def cat(parts, dtype):
+        return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)
+
+    return LinkTransit(link, transport, cat(step, np.int64), cat(op, np.int64), cat(size, np.float64),
+                       cat(dur, np.float64))

@@ -1,0 +1,132 @@
+"""The critical path of each step: walk back from the step's end through what each instant waited for
+(the last member to arrive at a collective, a launch queued behind the previous collective, a block
+that resumed after a collective, the previous block of the same card, the data wait)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from timelineview.analysis.critical_path.graph import StepGraph
+from timelineview.analysis.critical_path.replay import Timeline
+
+COMPUTE, COLLECTIVE, LAUNCH, DATA_WAIT, TAIL = "compute", "collective", "launch", "data_wait", "tail"
+DISPATCH_GAP = "dispatch gap"  # the part of a compute block where the card computed nothing
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One interval of the path: ns from the step's start, on card ``card`` (-1: the cluster)."""
+
+    card: int
+    kind: str
+    name: str
+    start: float
+    end: float
+    block: int = -1  # the compute block (COMPUTE only)
+
+
+@dataclass
+class StepPath:
+    """The path of one step (row ``row`` of the graph), segments in time order."""
+
+    row: int
+    segments: list[Segment]
+
+
+def step_paths(g: StepGraph, tl: Timeline) -> list[StepPath]:
+    """The critical path of every step of ``g`` as replayed in ``tl``."""
+    return [StepPath(k, _walk(g, tl, k)) for k in range(len(g.steps))]
+
+
+def _walk(g: StepGraph, tl: Timeline, k: int) -> list[Segment]:
+    n_ops = g.n_ops
+    out: list[Segment] = []
+    last_card = int(np.argmax(tl.ready[k, n_ops]))
+    top_block = tl.ready[k, n_ops, last_card]
+    top = max(tl.ends[k, -1], top_block)
+    if tl.step[k] > top:
+        out.append(Segment(-1, TAIL, "", top, tl.step[k]))
+    node, card, i = ("block", last_card, n_ops) if top_block > tl.ends[k, -1] else ("op", -1, n_ops - 1)
+    while True:
+        if node == "op":
+            card = int(np.argmax(tl.arrival[k, i]))
+            arrive = tl.arrival[k, i, card]
+            out.append(Segment(card, COLLECTIVE, g.op_names[k][i], arrive, tl.ends[k, i]))
+            if tl.queued[k, i, card]:
+                out.append(Segment(card, LAUNCH, g.op_names[k][i], tl.ends[k, i - 1], arrive))
+                i -= 1
+                continue
+            if arrive > tl.ready[k, i, card]:
+                out.append(Segment(card, LAUNCH, g.op_names[k][i], tl.ready[k, i, card], arrive))
+            node = "block"
+            continue
+        start, ready = tl.block_start[k, i, card], tl.ready[k, i, card]
+        if ready > start:
+            out.append(Segment(card, COMPUTE, "", start, ready, i))
+        if tl.resumed[k, i, card]:
+            out.append(Segment(card, LAUNCH, "", tl.ends[k, i - 1], start))
+            node, i = "op", i - 1
+        elif i > 0:
+            i -= 1
+        else:
+            if start > 0:
+                out.append(Segment(card, DATA_WAIT, "", 0.0, start))
+            break
+    return [s for s in reversed(out) if s.end > s.start]
+
+
+class TypeLookup:
+    """The op-type split of a block: its compute time in its card's step shares."""
+
+    def __init__(self, g: StepGraph) -> None:
+        self.share = g.type_share
+        self.busy = g.busy
+
+    def split(self, row: int, block: int, card: int) -> tuple[np.ndarray, np.ndarray]:
+        """(type ids, busy ns) of one block."""
+        share = self.share[row, card]
+        ids = np.flatnonzero(share)
+        return ids, share[ids] * self.busy[row, block, card]
+
+
+def step_document(g: StepGraph, path: StepPath, tl: Timeline, lookup: TypeLookup) -> dict:
+    """The §12 object of one step: cards, segments and the shares of the step they hold."""
+    k = path.row
+    step_ns = float(tl.step[k])
+    by_card: dict[str, float] = {}
+    by_type: dict[str, float] = {}
+    by_collective: dict[str, float] = {}
+    segments = []
+    for s in path.segments:
+        length = s.end - s.start
+        card = g.cards[s.card] if s.card >= 0 else None
+        if card is not None:
+            by_card[card] = by_card.get(card, 0.0) + length
+        if s.kind == COMPUTE:
+            ids, busy = lookup.split(k, s.block, s.card)
+            for t, b in zip(ids.tolist(), busy.tolist(), strict=True):
+                name = g.type_names[t]
+                by_type[name] = by_type.get(name, 0.0) + b
+            idle = length - float(busy.sum())
+            if idle > 0:
+                by_type[DISPATCH_GAP] = by_type.get(DISPATCH_GAP, 0.0) + idle
+        elif s.kind == COLLECTIVE:
+            by_collective[s.name] = by_collective.get(s.name, 0.0) + length
+        offset = int(g.offsets_ns[s.card]) if s.card >= 0 else 0
+        segments.append({"card": card, "kind": s.kind, "name": s.name,
+                         "start_ns": int(round(g.start_ns[k] + s.start + offset)),
+                         "dur_us": round(length / 1000.0, 3), "share": _share(length, step_ns)})
+    cards = list(dict.fromkeys(seg["card"] for seg in segments if seg["card"] is not None))
+    return {"step": int(g.steps[k]), "step_us": round(step_ns / 1000.0, 3), "cards": cards,
+            "segments": segments, "share_by_card": _shares(by_card, step_ns),
+            "share_by_op_type": _shares(by_type, step_ns), "share_by_collective": _shares(by_collective, step_ns)}
+
+
+def _share(length: float, step_ns: float) -> float:
+    return round(float(length / step_ns), 4) if step_ns > 0 else 0.0
+
+
+def _shares(values: dict[str, float], step_ns: float) -> dict[str, float]:
+    return {name: _share(v, step_ns) for name, v in sorted(values.items(), key=lambda kv: -kv[1])}

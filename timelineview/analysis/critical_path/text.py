@@ -1,0 +1,29 @@
+"""The critical path and what-ifs as text tables (``stats`` without ``--json``)."""
+
+from __future__ import annotations
+
+from timelineview.analysis.critical_path.document import steps_on_path
+from timelineview.analysis.text_table import format_table
+
+TOP_SHARES = 3  # op types and collectives named per step
+
+
+def critical_path_text(doc: dict) -> str:
+    """'What it costs' (metrics.md §12): the what-ifs, then per step the cards and the largest shares on
+    its path; "" when the document has no critical path."""
+    steps = doc.get("critical_path") or []
+    if not steps:
+        return ""
+    rows = [[w["change"], w["step_us_now"], w["step_us_predicted"], w["gain_us"]] for w in doc.get("what_if", [])]
+    parts = ["What it costs: what-if (mean step, µs; each replays the steps with one change)\n"
+             + format_table(["change", "now", "predicted", "gain"], rows)]
+    on_path = steps_on_path(steps)
+    lines = ["Critical path per step (share of the step)",
+             "  on the path: " + ", ".join(f"{card} in {n} of {len(steps)} steps" for card, n in on_path.items())]
+    for s in steps:
+        top = list(s["share_by_op_type"].items())[:TOP_SHARES] + list(s["share_by_collective"].items())[:TOP_SHARES]
+        cards = ", ".join(f"{c} {100 * v:.0f} %" for c, v in s["share_by_card"].items())
+        lines.append(f"  step {s['step']} ({s['step_us']:.1f} µs): {cards}; "
+                     + ", ".join(f"{name} {100 * v:.0f} %" for name, v in top))
+    parts.append("\n".join(lines))
+    return "\n\n".join(parts)

@@ -1,0 +1,161 @@
+"""CriticalPathView: what each step waits for across the cards, and what a change would buy (metrics.md §12).
+
+Top: the what-ifs the session computed (one per anomaly, the top op types), with the mean step time now,
+predicted, and the gain. Below: a step's critical path, its segments in time order (card, kind, operator,
+start, length, share of the step); clicking a segment shows it in the timeline. Every number comes from
+the session; the tab only displays.
+"""
+
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+from timelineview.analysis.critical_path.document import steps_on_path
+from timelineview.viewstate.jump_target import JumpTarget
+
+SEGMENT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
+NS_PER_US = 1000
+
+
+class CriticalPathView(QtWidgets.QWidget):
+    """What-ifs above, the chosen step's critical path below."""
+
+    jumpRequested = QtCore.Signal(object)  # JumpTarget
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.steps: list[dict] = []
+        self.what_if: list[dict] = []
+        self.predicted: list[list[float]] = []  # per what-if, the predicted time of each step (µs)
+        self._cards: dict[str, int] = {}
+        self.summary = QtWidgets.QLabel("No trace open.")
+        self.summary.setWordWrap(True)
+        self.changes = QtWidgets.QTreeWidget()
+        self.changes.setHeaderLabels(["Change", "Step now (ms)", "Predicted (ms)", "Gain (ms)"])
+        self.changes.setRootIsDecorated(False)
+        self.changes.currentItemChanged.connect(lambda *_: self._label_steps())
+        self.step_choice = QtWidgets.QComboBox()
+        self.step_choice.currentIndexChanged.connect(self._show_step)
+        self.shares = QtWidgets.QLabel()
+        self.shares.setWordWrap(True)
+        self.path = QtWidgets.QTreeWidget()
+        self.path.setHeaderLabels(["Card", "Kind", "Operator", "From step start (ms)", "Length (ms)", "Share"])
+        self.path.setRootIsDecorated(False)
+        self.path.itemActivated.connect(lambda item, _col: self.open_segment(self.path.indexOfTopLevelItem(item)))
+        self.path.itemClicked.connect(lambda item, _col: self.open_segment(self.path.indexOfTopLevelItem(item)))
+        lower = QtWidgets.QWidget()
+        ll = QtWidgets.QVBoxLayout(lower)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(QtWidgets.QLabel("Critical path of"))
+        row.addWidget(self.step_choice)
+        row.addStretch(1)
+        ll.addLayout(row)
+        ll.addWidget(self.shares)
+        ll.addWidget(self.path, 1)
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        split.addWidget(self.changes)
+        split.addWidget(lower)
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.addWidget(self.summary)
+        lay.addWidget(split, 1)
+
+    # ------------------------------------------------------------------ the analysis tab protocol
+    def show_data(self, data) -> None:
+        """The session's critical path and what-ifs for the cards shown."""
+        self._cards = {c.card: c.number for c in data.cards}
+        try:
+            result = data.session.critical_path
+            doc = result.document()
+        except Exception as exc:  # an analysis that failed must not take the viewer down
+            self.set_document({"critical_path": [], "what_if": []}, f"The critical path could not be computed: {exc}")
+            return
+        self.set_document(doc, predicted=[(w.predicted_step_ns / NS_PER_US).tolist() for w in result.what_if])
+
+    def show_note(self, text: str) -> None:
+        self.summary.setText(text)
+
+    def clear(self) -> None:
+        self._cards = {}
+        self.set_document({"critical_path": [], "what_if": []}, "No trace open.")
+
+    def status_text(self) -> str:
+        return ""
+
+    def wants_focus(self) -> bool:
+        return False
+
+    # ------------------------------------------------------------------ content
+    def set_document(self, doc: dict, note: str = "", predicted: list[list[float]] | None = None) -> None:
+        """Show the ``critical_path`` and ``what_if`` parts of a stats document; ``predicted``: per what-if,
+        each step's predicted time (µs), shown beside the measured one for the chosen what-if."""
+        self.steps, self.what_if = list(doc["critical_path"]), list(doc["what_if"])
+        self.predicted = list(predicted or [])
+        self.changes.clear()
+        for w in self.what_if:
+            self.changes.addTopLevelItem(QtWidgets.QTreeWidgetItem([
+                w["change"], f"{w['step_us_now'] / 1000:.3f}", f"{w['step_us_predicted'] / 1000:.3f}",
+                f"{w['gain_us'] / 1000:.3f}"]))
+        for col in range(self.changes.columnCount()):
+            self.changes.resizeColumnToContents(col)
+        self.step_choice.blockSignals(True)
+        self.step_choice.clear()
+        self.step_choice.addItems(["" for _ in self.steps])
+        self.step_choice.blockSignals(False)
+        self._label_steps()
+        if note:
+            self.summary.setText(note)
+        elif not self.steps:
+            self.summary.setText("No critical path: it needs steps every card holds with the same collectives.")
+        else:
+            on_path = ", ".join(f"{card} in {n} of {len(self.steps)} steps"
+                                for card, n in list(steps_on_path(self.steps).items())[:4])
+            self.summary.setText(f"On the critical path: {on_path}. What-ifs replay each step's dependency graph with "
+                                 "one change (mean step time over the steps); below, the chain of work that bounds "
+                                 "a step. Click a segment to see it in the timeline.")
+        self._show_step(0 if self.steps else -1)
+
+    def step_label(self, k: int) -> str:
+        """Step ``k`` as measured, and as the chosen what-if predicts it."""
+        s = self.steps[k]
+        text = f"step {s['step']} ({s['step_us'] / 1000:.3f} ms"
+        w = self.changes.indexOfTopLevelItem(self.changes.currentItem()) if self.changes.currentItem() else -1
+        if 0 <= w < len(self.predicted) and k < len(self.predicted[w]):
+            text += f"; {self.predicted[w][k] / 1000:.3f} ms if {self.what_if[w]['change']}"
+        return text + ")"
+
+    def _label_steps(self) -> None:
+        for k in range(min(self.step_choice.count(), len(self.steps))):
+            self.step_choice.setItemText(k, self.step_label(k))
+
+    def _show_step(self, k: int) -> None:
+        self.path.clear()
+        self.shares.clear()
+        if not 0 <= k < len(self.steps):
+            return
+        s = self.steps[k]
+        top = ", ".join(f"{name} {100 * v:.0f} %" for name, v in list(s["share_by_op_type"].items())[:5])
+        cards = ", ".join(f"{name} {100 * v:.0f} %" for name, v in s["share_by_card"].items())
+        self.shares.setText(f"Cards on the path: {cards}\nOp types on the path: {top}")
+        since_start_us = 0.0  # the segments tile the step, each on its own card's clock: count from the start
+        for seg in s["segments"]:
+            self.path.addTopLevelItem(QtWidgets.QTreeWidgetItem([
+                seg["card"] or "", seg["kind"].replace("_", " "), seg["name"],
+                f"{since_start_us / 1000:.3f}", f"{seg['dur_us'] / 1000:.3f}", f"{100 * seg['share']:.1f} %"]))
+            since_start_us += seg["dur_us"]
+        for col in range(self.path.columnCount()):
+            self.path.resizeColumnToContents(col)
+
+    def open_segment(self, j: int) -> JumpTarget | None:
+        """Ask the window to show segment ``j`` of the chosen step; returns the target sent."""
+        k = self.step_choice.currentIndex()
+        if not 0 <= k < len(self.steps) or not 0 <= j < len(self.steps[k]["segments"]):
+            return None
+        seg = self.steps[k]["segments"][j]
+        number = self._cards.get(seg["card"] or "")
+        if number is None:
+            return None
+        start = int(seg["start_ns"])
+        end = start + max(int(round(seg["dur_us"] * NS_PER_US)), 1)
+        target = JumpTarget(number, start, end, None, seg["name"] or None)
+        self.jumpRequested.emit(target)
+        return target
