@@ -31,49 +31,23 @@ from timelineview.analysis.task_types import (
     is_runtime_task_name,
 )
 from timelineview.model.store.trace_store import TraceStore
+from timelineview.producers import kineto
+from timelineview.producers.ascend import (
+    COMMUNICATION,
+    HARDWARE,
+    LEGACY_AICPU,
+    LEGACY_COMMUNICATION,
+    LEGACY_DEVICE,
+    OVERLAP,
+    STEP_TRACE,
+    UNKNOWN,
+    base_name,
+    legacy_role_of_pid,
+    role_of_process,
+)
 
 __all__ = ["Classification", "classify", "base_name", "TASK_TYPE_KIND"]
 
-# Process roles
-HARDWARE = "hardware"
-COMMUNICATION = "communication"
-OVERLAP = "overlap"
-STEP_TRACE = "step_trace"
-LEGACY_DEVICE = "legacy_device"
-LEGACY_AICPU = "legacy_aicpu"
-LEGACY_COMMUNICATION = "legacy_communication"
-HOST = "host"
-UNKNOWN = ""
-
-PROCESS_ROLE_BY_NAME: dict[str, str] = {
-    "ascend hardware": HARDWARE,
-    "hccl": COMMUNICATION,
-    "communication": COMMUNICATION,
-    "overlap analysis": OVERLAP,
-    "op overlap analyse": OVERLAP,
-    "step trace": STEP_TRACE,
-    # MindSpore ≤ 2.1 writes only process_labels
-    "aicore op": LEGACY_DEVICE,
-    "ascend op": LEGACY_DEVICE,
-    "gpu op": LEGACY_DEVICE,
-    "aicpu op": LEGACY_AICPU,
-    "communication op": LEGACY_COMMUNICATION,
-    "host cpu op": HOST,
-    # host-side layers of newer producers: never device lanes, whatever their pid
-    "mindspore": HOST,
-    "cpu op": HOST,
-    "scope layer": HOST,
-    "python": HOST,
-    "cann": HOST,
-}
-LEGACY_ROLE_BY_PID: dict[str, str] = {
-    "9000": LEGACY_AICPU,
-    "10000": LEGACY_COMMUNICATION,
-    "11000": HOST,
-    "12000": OVERLAP,
-    "13000": HOST,  # GPU activity streams
-}
-LEGACY_MAX_DEVICE_PID = 9000  # MindSpore ≤ 2.1 uses the device id (0..7) as the pid
 # Steps, Scope Name, Host CPU Op: numeric tids on Ascend, named tids ("Steps", "Scope Name") on GPU
 LEGACY_EXCLUDED_TIDS = {"100000", "100001", "100003", "steps", "scope name"}
 LEGACY_STEPS_TIDS = {"100000", "steps"}
@@ -118,19 +92,11 @@ OVERLAP_TID_KIND: dict[str, str] = {
     "7999": "compute", "8000": "pure_communication", "8001": "communication", "8002": "free",
 }
 
-_SUFFIX = re.compile(r"(\s+rank\s*\d+|_\d+)$")
-
-
-def base_name(name: str) -> str:
-    """Lower-case process name without a `` Rank<N>`` or ``_<N>`` rank suffix."""
-    return _SUFFIX.sub("", name.strip().lower()).strip()
-
-
 @dataclass
 class Classification:
     """Per-slice masks and per-lane roles of one card."""
 
-    mode: str  # "msprof", "mindspore_legacy" or "none"
+    mode: str  # "msprof", "mindspore_legacy", "kineto" or "none"
     compute: np.ndarray  # bool per slice
     communication: np.ndarray  # bool per slice: communication *operators*
     process_roles: list[str]  # role per process ("" when not an input)
@@ -140,31 +106,17 @@ class Classification:
     step_trace_lanes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     steps_lanes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     unknown_task_types: list[str] = field(default_factory=list)
+    copies: np.ndarray | None = None  # bool per slice: device copies / memsets (neither compute nor communication)
 
 
 def _process_roles(store: TraceStore) -> list[str]:
     procs = store.processes
-    roles = []
-    for name, label in zip(procs.name, procs.label, strict=True):
-        role = PROCESS_ROLE_BY_NAME.get(base_name(name), UNKNOWN)
-        if not role:
-            role = PROCESS_ROLE_BY_NAME.get(base_name(label), UNKNOWN)
-        roles.append(role)
-    return roles
+    return [role_of_process(name, label) for name, label in zip(procs.name, procs.label, strict=True)]
 
 
 def _legacy_roles(store: TraceStore, roles: list[str]) -> list[str]:
     """Fill in MindSpore ≤ 2.1 roles from pids where names and labels said nothing."""
-    out = list(roles)
-    for p, pid in enumerate(store.processes.pid):
-        if out[p]:
-            continue
-        pid = pid.strip()
-        if pid in LEGACY_ROLE_BY_PID:
-            out[p] = LEGACY_ROLE_BY_PID[pid]
-        elif pid.isdigit() and int(pid) < LEGACY_MAX_DEVICE_PID:
-            out[p] = LEGACY_DEVICE
-    return out
+    return [role or legacy_role_of_pid(pid) for role, pid in zip(roles, store.processes.pid, strict=True)]
 
 
 def _lanes_where(lane_ok: np.ndarray) -> np.ndarray:
@@ -185,6 +137,8 @@ def _string_flags(store: TraceStore, ids: np.ndarray, test) -> np.ndarray:
 def classify(store: TraceStore) -> Classification:
     """Classify every slice and lane of ``store`` by metrics.md §1."""
     roles = _process_roles(store)
+    if kineto.recognises(store, ascend_processes=any(roles)):
+        return _kineto(store, roles)
     mode = "msprof" if HARDWARE in roles else "mindspore_legacy"
     if mode == "mindspore_legacy":
         roles = _legacy_roles(store, roles)
@@ -264,4 +218,19 @@ def classify(store: TraceStore) -> Classification:
         step_trace_lanes=_lanes_where(step_trace),
         steps_lanes=_lanes_where(steps),
         unknown_task_types=unknown,
+    )
+
+
+def _kineto(store: TraceStore, roles: list[str]) -> Classification:
+    """A PyTorch profiler (Kineto) card: the producer says which slices are what; steps come from its
+    ``ProfilerStep#N`` markers (no steps lane)."""
+    kinds = kineto.slice_kinds(store)
+    return Classification(
+        mode="kineto",
+        compute=kinds.compute,
+        communication=kinds.communication,
+        process_roles=roles,
+        hardware_lanes=kinds.device_lanes,
+        comm_lanes=kinds.comm_lanes,
+        copies=kinds.copies,
     )
