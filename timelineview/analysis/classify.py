@@ -43,8 +43,10 @@ from timelineview.producers.ascend import (
     UNKNOWN,
     base_name,
     legacy_role_of_pid,
+    pids_may_tell_legacy,
     role_of_process,
 )
+from timelineview.producers.slice_kinds import strings_used
 
 __all__ = ["Classification", "classify", "base_name", "TASK_TYPE_KIND"]
 
@@ -141,7 +143,8 @@ def classify(store: TraceStore) -> Classification:
         return _kineto(store, roles)
     mode = "msprof" if HARDWARE in roles else "mindspore_legacy"
     if mode == "mindspore_legacy":
-        roles = _legacy_roles(store, roles)
+        if any(roles) or pids_may_tell_legacy(strings_used(store, store.slices.cat)):
+            roles = _legacy_roles(store, roles)  # another tool's trace keeps no role: read as nothing
         if not any(r.startswith("legacy_") for r in roles):
             mode = "none"
     else:  # MindSpore ≤ 2.1 labels cannot be inputs next to an Ascend Hardware process

@@ -70,3 +70,15 @@ def legacy_role_of_pid(pid: str) -> str:
     if pid in LEGACY_ROLE_BY_PID:
         return LEGACY_ROLE_BY_PID[pid]
     return LEGACY_DEVICE if pid.isdigit() and int(pid) < LEGACY_MAX_DEVICE_PID else UNKNOWN
+
+
+# MindSpore ≤ 2.1 timelines written without metadata are told by their pids alone; their slices carry no
+# ``cat`` (only the metadata's "__metadata"). A trace whose slices carry categories and whose processes
+# bear no Ascend name is another tool's, however small its pids: it is not read as MindSpore's.
+METADATA_CATEGORY = "__metadata"
+
+
+def pids_may_tell_legacy(categories: set[str]) -> bool:
+    """Whether a card with these slice categories and no Ascend process name may be read as MindSpore
+    ≤ 2.1 by its pids."""
+    return not (categories - {METADATA_CATEGORY, ""})

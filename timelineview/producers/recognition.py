@@ -38,7 +38,8 @@ def producer_of(store: TraceStore) -> str:
         return KINETO
     if named:
         return ASCEND
-    if any(ascend.legacy_role_of_pid(pid) for pid in procs.pid):
+    if any(ascend.legacy_role_of_pid(pid) for pid in procs.pid) and \
+            ascend.pids_may_tell_legacy(strings_used(store, store.slices.cat)):
         return MINDSPORE_LEGACY
     return UNRECOGNISED
 
