@@ -30,7 +30,7 @@ COPIES = [("Memcpy HtoD (Pageable -> Device)", "gpu_memcpy", 10, 80), ("Memset (
 STEPS = [(3, 0, 1000), (4, 1000, 1000)]  # (number, start, dur)
 
 
-def kineto_trace() -> dict:
+def kineto_trace(kernels: list[tuple[str, int, int, int]] = KERNELS) -> dict:
     events = [
         {"ph": "M", "name": "process_name", "pid": CPU_PID, "tid": 0, "args": {"name": "python3.10"}},
         {"ph": "M", "name": "process_labels", "pid": CPU_PID, "tid": 0, "args": {"labels": "CPU"}},
@@ -40,7 +40,7 @@ def kineto_trace() -> dict:
     for number, start, dur in STEPS:
         events.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{number}", "pid": CPU_PID,
                        "tid": CPU_PID, "ts": T0 + start, "dur": dur})
-    for k, (name, stream, start, dur) in enumerate(KERNELS):
+    for k, (name, stream, start, dur) in enumerate(kernels):
         corr = 100 + k
         launch = T0 + start - 40
         events += [
@@ -130,3 +130,30 @@ def test_a_folder_of_ranks_is_a_cluster(tmp_path):
     assert [s.rank for s in stores] == [0, 1]
     doc = stats_document(stores)
     assert [c["communication_us"] for c in doc["cards"]] == [pytest.approx(250)] * 2
+
+
+def test_findings_speak_of_gpus(tmp_path):
+    from timelineview.analysis.findings import evaluate_findings
+    from timelineview.analysis.session import AnalysisSession
+
+    # short kernels far apart in both steps: 700 of the 890 µs of forward/backward without a kernel
+    sparse = [("ampere_sgemm_128x64_tn", COMPUTE_STREAM, base + start, dur)
+              for base in (0, 1000) for start, dur in ((100, 50), (400, 50), (700, 50), (950, 40))]
+    path = tmp_path / "sparse.pt.trace.json"
+    path.write_text(json.dumps(kineto_trace(sparse)))
+    found = evaluate_findings(AnalysisSession(load(path)))
+    host_bound = [f for f in found if f.rule == "host_bound"]
+    assert host_bound
+    for f in found:
+        assert "AI Core" not in f.advice
+    assert "GPUs stand idle" in host_bound[0].advice
+
+
+def test_reword_keeps_the_ascend_words_for_ascend_cards():
+    from timelineview.producers import wording_of
+    from timelineview.producers.wording import ASCEND_WORDING, reword
+
+    text = "the AI Cores stand idle; idle AI Core gaps"
+    assert reword(text, wording_of("msprof")) == text
+    assert wording_of("mindspore_legacy") == ASCEND_WORDING
+    assert reword(text, wording_of("kineto")) == "the GPUs stand idle; idle GPU gaps"

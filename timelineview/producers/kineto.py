@@ -27,7 +27,7 @@ from timelineview.producers.wording import DeviceWording
 
 NAME = "PyTorch profiler (Kineto)"
 FILE_NAME = re.compile(r"^.+\.pt\.trace\.json(\.gz)?$")
-WORDING = DeviceWording(device="GPU", kernels="GPU kernels")
+WORDING = DeviceWording(device="GPU", unit="GPU", units="GPUs", kernels="GPU kernels")
 
 KERNEL = "kernel"
 COPY_CATEGORIES = frozenset({"gpu_memcpy", "gpu_memset"})
