@@ -13,3 +13,7 @@ _WORDING_BY_MODE = {"kineto": kineto.WORDING}
 def wording_of(mode: str) -> DeviceWording:
     """The device wording of a card classified as ``mode``."""
     return _WORDING_BY_MODE.get(mode, ASCEND_WORDING)
+
+
+# Framework operators (``cpu_op``: PyTorch's, on the GPU and on the NPU)
+FRAMEWORK_OPERATOR = kineto.FRAMEWORK_OPERATOR

@@ -35,6 +35,7 @@ LAUNCH_CATEGORIES = frozenset({"cuda_runtime", "cuda_driver"})
 FRAMEWORK_OPERATOR = "cpu_op"
 STEP_ANNOTATION = "user_annotation"
 LAUNCH_FLOW = "ac2g"
+CORRELATION = "correlation"  # the arg a launch shares with the kernel it queued
 # Categories only a CUDA-side Kineto trace writes: one of them, on a card no Ascend process names, is Kineto.
 GPU_CATEGORIES = frozenset({KERNEL, *COPY_CATEGORIES, *LAUNCH_CATEGORIES, "gpu_user_annotation", "cuda_sync",
                             "cuda_profiler_range", LAUNCH_FLOW})
@@ -181,3 +182,28 @@ def load_note(store: TraceStore, header: KinetoHeader | None = None) -> str:
                 f"no {WORDING.kernels} (compute and communication are 0)")
     return (f"read as a {NAME} trace{where}: {kernels:,} {WORDING.kernels} ({nccl:,} NCCL kernels counted "
             f"as communication, the others as compute), {copies:,} copies / memsets (neither)")
+
+
+def correlated_launches(store: TraceStore) -> tuple[np.ndarray, np.ndarray] | None:
+    """(launch slices, device slices) paired by their ``correlation`` arg: the runtime call that queued
+    each kernel, copy or memset. None on a card without Kineto launches."""
+    sl = store.slices
+    cat = sl.cat
+    launch = np.flatnonzero(string_flags(store, cat, lambda c: c in LAUNCH_CATEGORIES)[cat])
+    device = np.flatnonzero(string_flags(store, cat, lambda c: c == KERNEL or c in COPY_CATEGORIES)[cat])
+    if not len(launch) or not len(device):
+        return None
+
+    def correlation(slices: np.ndarray) -> np.ndarray:
+        ids = [(a or {}).get(CORRELATION) for a in store.args_many(slices)]
+        return np.array([i if isinstance(i, int) else -1 for i in ids], dtype=np.int64)
+
+    launch_ids, device_ids = correlation(launch), correlation(device)
+    keep = launch_ids >= 0
+    launch, launch_ids = launch[keep], launch_ids[keep]
+    order = np.argsort(launch_ids, kind="stable")
+    launch, launch_ids = launch[order], launch_ids[order]
+    at = np.searchsorted(launch_ids, device_ids)
+    found = (at < len(launch_ids)) & (device_ids >= 0)
+    found[found] = launch_ids[at[found]] == device_ids[found]
+    return launch[at[found]], device[found]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from timelineview.analysis.communication.names import operator_kind
+from timelineview.analysis.diff.framework_diff import FrameworkOperatorDelta, framework_operator_deltas
 from timelineview.analysis.diff.link_diff import LinkDelta, link_deltas
 from timelineview.analysis.diff.run_matching import BY_RANK, PAIRS_NAMED, match_cards, rank_renaming
 from timelineview.analysis.session import AnalysisSession
@@ -120,6 +121,7 @@ class RunDiff:
     links: list[LinkDelta] = field(default_factory=list)
     phase_keys: tuple[str, ...] = PHASE_KEYS  # the step phases of the cards, in order
     matched_by: str = BY_RANK  # one of MATCHINGS (run_matching)
+    framework_operators: list[FrameworkOperatorDelta] = field(default_factory=list)  # §13, by |Δ device time|
 
     def document(self) -> dict:
         """The ``diff --json`` document (metrics.md §9; its schema: ``timelineview/schemas/diff.schema.json``)."""
@@ -127,7 +129,8 @@ class RunDiff:
                 "cards": [c.document() for c in self.cards], "operators": [o.document() for o in self.operators],
                 "communication": [c.document() for c in self.communication],
                 "links": [x.document() for x in self.links], "matched_by": self.matched_by,
-                "notes": list(self.notes)}
+                "notes": list(self.notes),
+                "framework_operators": [f.document() for f in self.framework_operators]}
 
 
 def step_phase_keys(steps: list[dict]) -> list[str]:
@@ -238,4 +241,5 @@ def diff_runs(base: AnalysisSession, new: AnalysisSession) -> RunDiff:
         more = f", … ({len(renamed)} ranks)" if len(renamed) > PAIRS_NAMED else ""
         notes.append("links matched with the base run's ranks renamed as its cards were matched ("
                      + ", ".join(renamed[:PAIRS_NAMED]) + more + ")")
-    return RunDiff(_by_change(cards), operators, communication, notes, links, phases, match.by)
+    framework = framework_operator_deltas(base, new, matched_base, matched_new)
+    return RunDiff(_by_change(cards), operators, communication, notes, links, phases, match.by, framework)
