@@ -89,4 +89,9 @@ def test_diff_sets_the_operators_side_by_side(tmp_path):
     conv = by[("aten::conv2d", "[32, 3, 224, 224], [64, 3, 11, 11], [64]")]
     assert (conv["base_device_us"], conv["new_device_us"], conv["ratio"]) == (60, 120, 2)
     assert ("aten::add", "[32], [32]") not in by  # it launched nothing in either run
-    assert [abs(r["delta_us"]) for r in rows] == sorted((abs(r["delta_us"]) for r in rows), reverse=True)
+    # pairs with device time on both sides first, then one-sided rows, each by |delta| largest first
+    both = [r["base_device_us"] > 0 and r["new_device_us"] > 0 for r in rows]
+    assert both == sorted(both, reverse=True)
+    for group in (True, False):
+        deltas = [abs(r["delta_us"]) for r, b in zip(rows, both, strict=True) if b == group]
+        assert deltas == sorted(deltas, reverse=True)

@@ -50,7 +50,8 @@ def _totals(session: AnalysisSession, numbers: list[int]) -> dict[OperatorKey, O
 
 def framework_operator_deltas(base: AnalysisSession, new: AnalysisSession, base_cards: list[int],
                               new_cards: list[int]) -> list[FrameworkOperatorDelta]:
-    """Operators that launched device work in either run, the largest |Δ device time| first."""
+    """Operators that launched device work in either run: those with device time in both runs first (the
+    pairs to compare), then those of one run only, each group by |Δ device time|, largest first."""
     b, n = _totals(base, base_cards), _totals(new, new_cards)
     none = OperatorTotal()
     rows = []
@@ -59,5 +60,5 @@ def framework_operator_deltas(base: AnalysisSession, new: AnalysisSession, base_
         if bt.device_ns or nt.device_ns:
             rows.append(FrameworkOperatorDelta(key.name, key.input_shapes, bt.device_ns / NS_PER_US,
                                                nt.device_ns / NS_PER_US, bt.count, nt.count))
-    rows.sort(key=lambda r: (-abs(r.delta_us), r.name, r.input_shapes))
+    rows.sort(key=lambda r: (not (r.base_device_us and r.new_device_us), -abs(r.delta_us), r.name, r.input_shapes))
     return rows
