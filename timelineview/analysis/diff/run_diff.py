@@ -125,12 +125,14 @@ class RunDiff:
 
     def document(self) -> dict:
         """The ``diff --json`` document (metrics.md §9; its schema: ``timelineview/schemas/diff.schema.json``)."""
-        return {"schema": DIFF_SCHEMA,
-                "cards": [c.document() for c in self.cards], "operators": [o.document() for o in self.operators],
-                "communication": [c.document() for c in self.communication],
-                "links": [x.document() for x in self.links], "matched_by": self.matched_by,
-                "notes": list(self.notes),
-                "framework_operators": [f.document() for f in self.framework_operators]}
+        doc = {"schema": DIFF_SCHEMA,
+               "cards": [c.document() for c in self.cards], "operators": [o.document() for o in self.operators],
+               "communication": [c.document() for c in self.communication],
+               "links": [x.document() for x in self.links], "matched_by": self.matched_by,
+               "notes": list(self.notes)}
+        if self.framework_operators:  # runs of a framework (PyTorch) profiler: its operators side by side
+            doc["framework_operators"] = [f.document() for f in self.framework_operators]
+        return doc
 
 
 def step_phase_keys(steps: list[dict]) -> list[str]:
