@@ -7,8 +7,8 @@ import json
 
 import pytest
 
+from timelineview.analysis.diff.framework_operators import OperatorKey, framework_operators, input_shapes
 from timelineview.analysis.diff.run_diff import diff_runs
-from timelineview.analysis.framework_operators import OperatorKey, framework_operators, input_shapes
 from timelineview.analysis.session import AnalysisSession
 from timelineview.model import load
 

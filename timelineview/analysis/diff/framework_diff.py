@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from timelineview.analysis.framework_operators import OperatorKey, OperatorTotal, framework_operators
+from timelineview.analysis.diff.framework_operators import OperatorKey, OperatorTotal, framework_operators
 from timelineview.analysis.session import AnalysisSession
 
 NS_PER_US = 1000.0
