@@ -19,7 +19,6 @@ case-insensitively and ignoring a `` Rank<N>`` / ``_<N>`` suffix.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -46,53 +45,22 @@ from timelineview.producers.ascend import (
     pids_may_tell_legacy,
     role_of_process,
 )
+from timelineview.producers.ascend_lanes import (
+    COMM_OP_LANE,
+    COMM_OP_NAME,
+    COMM_OP_TID,
+    GPU_OPERATOR_TIDS,
+    LEGACY_EXCLUDED_LANE_NAMES,
+    LEGACY_EXCLUDED_TIDS,
+    LEGACY_STEPS_LANE_NAMES,
+    LEGACY_STEPS_TIDS,
+    OVERLAP_LANE_KIND,
+    OVERLAP_TID_KIND,
+)
 from timelineview.producers.slice_kinds import strings_used
 
 __all__ = ["Classification", "classify", "base_name", "TASK_TYPE_KIND"]
 
-# Steps, Scope Name, Host CPU Op: numeric tids on Ascend, named tids ("Steps", "Scope Name") on GPU
-LEGACY_EXCLUDED_TIDS = {"100000", "100001", "100003", "steps", "scope name"}
-LEGACY_STEPS_TIDS = {"100000", "steps"}
-LEGACY_EXCLUDED_LANE_NAMES = {"scope name", "thread scope name", "host cpu op"}
-LEGACY_STEPS_LANE_NAMES = {"steps", "thread steps"}
-# MindSpore's GPU timeline writes each operator on its operator lane and again, as the CUDA kernels it
-# launched, on stream lanes; the operator is the execution (the producer's summary counts it once).
-# The lane's tid is "Ops" up to MindSpore 1.x and "GpuOps" from 2.x, whose events carry the tid as text
-# while its thread names are written for the number the text maps to (100002): the events' lanes,
-# kernels included, reach the file without a thread name, so the lane is told by its tid, never by a
-# thread name (every MindSpore generation names its tid 0 "Ops", an Ascend stream there included), and
-# only when it holds slices (a thread name alone makes a lane).
-GPU_OPERATOR_TIDS = frozenset({"ops", "gpuops", "100002"})
-
-# Operator-level thread of the msprof communication process: "Group <g> Communication",
-# "Communication Kernel" (python msprof, tid 70000) or a copied plain "Communication".
-_COMM_OP_LANE = re.compile(r"^(group\b.*\bcommunication|communication kernel|communication)$")
-_COMM_OP_TID = "70000"
-# A MindSpore ≤ 2.1 operator whose name says it is a collective (``BroadcastTo`` is not).
-_COMM_OP_NAME = re.compile(
-    r"(?:^|[/_])(?:hcom_|(?:allreduce|allgather|reducescatter|alltoallv?|broadcast|send|receive)"
-    r"(?:-op|_|\d|$))",
-    re.IGNORECASE,
-)
-
-OVERLAP_LANE_KIND: dict[str, str] = {
-    "computing": "compute",
-    "merged computation op": "compute",
-    "computation_op": "compute",
-    "communication": "communication",
-    "merged communication op": "communication",
-    "communication(not overlapped)": "pure_communication",
-    "pure communication op": "pure_communication",
-    "communication_not_overlapped": "pure_communication",
-    "free": "free",
-    "free time": "free",
-    "free_time": "free",
-}
-# When the producer wrote no thread names: msprof tids 0..3, MindSpore ≤ 2.1 tids 7999..8002.
-OVERLAP_TID_KIND: dict[str, str] = {
-    "0": "compute", "1": "communication", "2": "pure_communication", "3": "free",
-    "7999": "compute", "8000": "pure_communication", "8001": "communication", "8002": "free",
-}
 
 @dataclass
 class Classification:
@@ -175,7 +143,7 @@ def classify(store: TraceStore) -> Classification:
         elif role == STEP_TRACE:
             step_trace[ln] = True
         elif role == COMMUNICATION:
-            is_comm[ln] = bool(_COMM_OP_LANE.match(lane_names[ln])) or tids[ln] == _COMM_OP_TID
+            is_comm[ln] = bool(COMM_OP_LANE.match(lane_names[ln])) or tids[ln] == COMM_OP_TID
         elif role == LEGACY_DEVICE:
             if tids_low[ln] in LEGACY_STEPS_TIDS or lane_names[ln] in LEGACY_STEPS_LANE_NAMES:
                 steps[ln] = True
@@ -198,7 +166,7 @@ def classify(store: TraceStore) -> Classification:
         seen = np.flatnonzero(np.bincount(tt[on_hw & (tt >= 0)], minlength=len(store.strings)))
         unknown = sorted(store.strings[i] for i in seen if not is_known_task_type(store.strings[i]))
     else:
-        comm_named = _string_flags(store, sl.name[on_hw], _COMM_OP_NAME.search)
+        comm_named = _string_flags(store, sl.name[on_hw], COMM_OP_NAME.search)
         compute = on_hw & ~comm_named[sl.name]
     communication = is_comm[sl.lane] if len(sl) else np.zeros(0, bool)
 
