@@ -178,8 +178,8 @@ def load_note(store: TraceStore, header: KinetoHeader | None = None) -> str:
         named = f" ({', '.join(names)})" if names else ""
     where = f" on GPU {', '.join(map(str, gpus))}{named}" if gpus else ""
     if not kernels and not copies:
-        return (f"read as a {NAME} trace with no GPU activity: framework operators only, "
-                f"no {WORDING.kernels} (compute and communication are 0)")
+        return (f"read as a {NAME} trace without GPU activity: no {WORDING.kernels} or copies recorded "
+                f"(compute and communication are 0)")
     return (f"read as a {NAME} trace{where}: {kernels:,} {WORDING.kernels} ({nccl:,} NCCL kernels counted "
             f"as communication, the others as compute), {copies:,} copies / memsets (neither)")
 
