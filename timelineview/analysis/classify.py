@@ -19,7 +19,6 @@ case-insensitively and ignoring a `` Rank<N>`` / ``_<N>`` suffix.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,106 +30,43 @@ from timelineview.analysis.task_types import (
     is_runtime_task_name,
 )
 from timelineview.model.store.trace_store import TraceStore
+from timelineview.producers import kineto
+from timelineview.producers.ascend import (
+    COMMUNICATION,
+    HARDWARE,
+    LEGACY_AICPU,
+    LEGACY_COMMUNICATION,
+    LEGACY_DEVICE,
+    OVERLAP,
+    STEP_TRACE,
+    UNKNOWN,
+    base_name,
+    legacy_role_of_pid,
+    pids_may_tell_legacy,
+    role_of_process,
+)
+from timelineview.producers.ascend_lanes import (
+    COMM_OP_LANE,
+    COMM_OP_NAME,
+    COMM_OP_TID,
+    GPU_OPERATOR_TIDS,
+    LEGACY_EXCLUDED_LANE_NAMES,
+    LEGACY_EXCLUDED_TIDS,
+    LEGACY_STEPS_LANE_NAMES,
+    LEGACY_STEPS_TIDS,
+    OVERLAP_LANE_KIND,
+    OVERLAP_TID_KIND,
+)
+from timelineview.producers.slice_kinds import strings_used
 
 __all__ = ["Classification", "classify", "base_name", "TASK_TYPE_KIND"]
-
-# Process roles
-HARDWARE = "hardware"
-COMMUNICATION = "communication"
-OVERLAP = "overlap"
-STEP_TRACE = "step_trace"
-LEGACY_DEVICE = "legacy_device"
-LEGACY_AICPU = "legacy_aicpu"
-LEGACY_COMMUNICATION = "legacy_communication"
-HOST = "host"
-UNKNOWN = ""
-
-PROCESS_ROLE_BY_NAME: dict[str, str] = {
-    "ascend hardware": HARDWARE,
-    "hccl": COMMUNICATION,
-    "communication": COMMUNICATION,
-    "overlap analysis": OVERLAP,
-    "op overlap analyse": OVERLAP,
-    "step trace": STEP_TRACE,
-    # MindSpore ≤ 2.1 writes only process_labels
-    "aicore op": LEGACY_DEVICE,
-    "ascend op": LEGACY_DEVICE,
-    "gpu op": LEGACY_DEVICE,
-    "aicpu op": LEGACY_AICPU,
-    "communication op": LEGACY_COMMUNICATION,
-    "host cpu op": HOST,
-    # host-side layers of newer producers: never device lanes, whatever their pid
-    "mindspore": HOST,
-    "cpu op": HOST,
-    "scope layer": HOST,
-    "python": HOST,
-    "cann": HOST,
-}
-LEGACY_ROLE_BY_PID: dict[str, str] = {
-    "9000": LEGACY_AICPU,
-    "10000": LEGACY_COMMUNICATION,
-    "11000": HOST,
-    "12000": OVERLAP,
-    "13000": HOST,  # GPU activity streams
-}
-LEGACY_MAX_DEVICE_PID = 9000  # MindSpore ≤ 2.1 uses the device id (0..7) as the pid
-# Steps, Scope Name, Host CPU Op: numeric tids on Ascend, named tids ("Steps", "Scope Name") on GPU
-LEGACY_EXCLUDED_TIDS = {"100000", "100001", "100003", "steps", "scope name"}
-LEGACY_STEPS_TIDS = {"100000", "steps"}
-LEGACY_EXCLUDED_LANE_NAMES = {"scope name", "thread scope name", "host cpu op"}
-LEGACY_STEPS_LANE_NAMES = {"steps", "thread steps"}
-# MindSpore's GPU timeline writes each operator on its operator lane and again, as the CUDA kernels it
-# launched, on stream lanes; the operator is the execution (the producer's summary counts it once).
-# The lane's tid is "Ops" up to MindSpore 1.x and "GpuOps" from 2.x, whose events carry the tid as text
-# while its thread names are written for the number the text maps to (100002): the events' lanes,
-# kernels included, reach the file without a thread name, so the lane is told by its tid, never by a
-# thread name (every MindSpore generation names its tid 0 "Ops", an Ascend stream there included), and
-# only when it holds slices (a thread name alone makes a lane).
-GPU_OPERATOR_TIDS = frozenset({"ops", "gpuops", "100002"})
-
-# Operator-level thread of the msprof communication process: "Group <g> Communication",
-# "Communication Kernel" (python msprof, tid 70000) or a copied plain "Communication".
-_COMM_OP_LANE = re.compile(r"^(group\b.*\bcommunication|communication kernel|communication)$")
-_COMM_OP_TID = "70000"
-# A MindSpore ≤ 2.1 operator whose name says it is a collective (``BroadcastTo`` is not).
-_COMM_OP_NAME = re.compile(
-    r"(?:^|[/_])(?:hcom_|(?:allreduce|allgather|reducescatter|alltoallv?|broadcast|send|receive)"
-    r"(?:-op|_|\d|$))",
-    re.IGNORECASE,
-)
-
-OVERLAP_LANE_KIND: dict[str, str] = {
-    "computing": "compute",
-    "merged computation op": "compute",
-    "computation_op": "compute",
-    "communication": "communication",
-    "merged communication op": "communication",
-    "communication(not overlapped)": "pure_communication",
-    "pure communication op": "pure_communication",
-    "communication_not_overlapped": "pure_communication",
-    "free": "free",
-    "free time": "free",
-    "free_time": "free",
-}
-# When the producer wrote no thread names: msprof tids 0..3, MindSpore ≤ 2.1 tids 7999..8002.
-OVERLAP_TID_KIND: dict[str, str] = {
-    "0": "compute", "1": "communication", "2": "pure_communication", "3": "free",
-    "7999": "compute", "8000": "pure_communication", "8001": "communication", "8002": "free",
-}
-
-_SUFFIX = re.compile(r"(\s+rank\s*\d+|_\d+)$")
-
-
-def base_name(name: str) -> str:
-    """Lower-case process name without a `` Rank<N>`` or ``_<N>`` rank suffix."""
-    return _SUFFIX.sub("", name.strip().lower()).strip()
 
 
 @dataclass
 class Classification:
     """Per-slice masks and per-lane roles of one card."""
 
-    mode: str  # "msprof", "mindspore_legacy" or "none"
+    mode: str  # "msprof", "mindspore_legacy", "kineto" or "none"
     compute: np.ndarray  # bool per slice
     communication: np.ndarray  # bool per slice: communication *operators*
     process_roles: list[str]  # role per process ("" when not an input)
@@ -140,31 +76,17 @@ class Classification:
     step_trace_lanes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     steps_lanes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     unknown_task_types: list[str] = field(default_factory=list)
+    copies: np.ndarray | None = None  # bool per slice: device copies / memsets (neither compute nor communication)
 
 
 def _process_roles(store: TraceStore) -> list[str]:
     procs = store.processes
-    roles = []
-    for name, label in zip(procs.name, procs.label, strict=True):
-        role = PROCESS_ROLE_BY_NAME.get(base_name(name), UNKNOWN)
-        if not role:
-            role = PROCESS_ROLE_BY_NAME.get(base_name(label), UNKNOWN)
-        roles.append(role)
-    return roles
+    return [role_of_process(name, label) for name, label in zip(procs.name, procs.label, strict=True)]
 
 
 def _legacy_roles(store: TraceStore, roles: list[str]) -> list[str]:
     """Fill in MindSpore ≤ 2.1 roles from pids where names and labels said nothing."""
-    out = list(roles)
-    for p, pid in enumerate(store.processes.pid):
-        if out[p]:
-            continue
-        pid = pid.strip()
-        if pid in LEGACY_ROLE_BY_PID:
-            out[p] = LEGACY_ROLE_BY_PID[pid]
-        elif pid.isdigit() and int(pid) < LEGACY_MAX_DEVICE_PID:
-            out[p] = LEGACY_DEVICE
-    return out
+    return [role or legacy_role_of_pid(pid) for role, pid in zip(roles, store.processes.pid, strict=True)]
 
 
 def _lanes_where(lane_ok: np.ndarray) -> np.ndarray:
@@ -185,9 +107,12 @@ def _string_flags(store: TraceStore, ids: np.ndarray, test) -> np.ndarray:
 def classify(store: TraceStore) -> Classification:
     """Classify every slice and lane of ``store`` by metrics.md §1."""
     roles = _process_roles(store)
+    if kineto.recognises(store, ascend_processes=any(roles)):
+        return _kineto(store, roles)
     mode = "msprof" if HARDWARE in roles else "mindspore_legacy"
     if mode == "mindspore_legacy":
-        roles = _legacy_roles(store, roles)
+        if any(roles) or pids_may_tell_legacy(strings_used(store, store.slices.cat)):
+            roles = _legacy_roles(store, roles)  # another tool's trace keeps no role: read as nothing
         if not any(r.startswith("legacy_") for r in roles):
             mode = "none"
     else:  # MindSpore ≤ 2.1 labels cannot be inputs next to an Ascend Hardware process
@@ -218,7 +143,7 @@ def classify(store: TraceStore) -> Classification:
         elif role == STEP_TRACE:
             step_trace[ln] = True
         elif role == COMMUNICATION:
-            is_comm[ln] = bool(_COMM_OP_LANE.match(lane_names[ln])) or tids[ln] == _COMM_OP_TID
+            is_comm[ln] = bool(COMM_OP_LANE.match(lane_names[ln])) or tids[ln] == COMM_OP_TID
         elif role == LEGACY_DEVICE:
             if tids_low[ln] in LEGACY_STEPS_TIDS or lane_names[ln] in LEGACY_STEPS_LANE_NAMES:
                 steps[ln] = True
@@ -241,7 +166,7 @@ def classify(store: TraceStore) -> Classification:
         seen = np.flatnonzero(np.bincount(tt[on_hw & (tt >= 0)], minlength=len(store.strings)))
         unknown = sorted(store.strings[i] for i in seen if not is_known_task_type(store.strings[i]))
     else:
-        comm_named = _string_flags(store, sl.name[on_hw], _COMM_OP_NAME.search)
+        comm_named = _string_flags(store, sl.name[on_hw], COMM_OP_NAME.search)
         compute = on_hw & ~comm_named[sl.name]
     communication = is_comm[sl.lane] if len(sl) else np.zeros(0, bool)
 
@@ -264,4 +189,19 @@ def classify(store: TraceStore) -> Classification:
         step_trace_lanes=_lanes_where(step_trace),
         steps_lanes=_lanes_where(steps),
         unknown_task_types=unknown,
+    )
+
+
+def _kineto(store: TraceStore, roles: list[str]) -> Classification:
+    """A PyTorch profiler (Kineto) card: the producer says which slices are what; steps come from its
+    ``ProfilerStep#N`` markers (no steps lane)."""
+    kinds = kineto.slice_kinds(store)
+    return Classification(
+        mode="kineto",
+        compute=kinds.compute,
+        communication=kinds.communication,
+        process_roles=roles,
+        hardware_lanes=kinds.device_lanes,
+        comm_lanes=kinds.comm_lanes,
+        copies=kinds.copies,
     )

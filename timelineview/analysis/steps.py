@@ -31,6 +31,7 @@ import numpy as np
 from timelineview.analysis.derived import DerivedIntervals
 from timelineview.analysis.window import framed_metrics
 from timelineview.model.store.trace_store import TraceStore
+from timelineview.producers.kineto import STEP_MARKER
 
 SOURCE_STEP_TRACE = "step_trace"
 SOURCE_STEPS_LANE = "steps_lane"
@@ -41,7 +42,7 @@ PHASE_KEYS = ("step_interval_us", "fp_bp_us", "tail_us")
 
 _ITERATION = re.compile(r"^(?:model \d+ )?iteration (\d+)$", re.IGNORECASE)
 _ITERATION_ID = re.compile(r"iteration id:\s*(\d+)", re.IGNORECASE)
-_PROFILER_STEP = re.compile(r"^ProfilerStep#(\d+)$")
+_PROFILER_STEP = STEP_MARKER  # the PyTorch profiler's (Kineto and torch_npu alike)
 _DATA_INPUT = ("getnext", "initdata")
 
 

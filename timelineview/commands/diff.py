@@ -147,6 +147,18 @@ def _link_rows(links: list[LinkDelta]) -> list[list]:
              _fmt(x.bandwidth_cost_us), _link_change(x, "bytes")] for x in links]
 
 
+FRAMEWORK_COLUMNS = ["operator", "input shapes", "base", "new", "delta", "ratio", "base n", "new n"]
+
+
+def _framework_table(diff: RunDiff) -> str:
+    """The framework operators whose device time changed most, by name and input shapes (metrics.md §13)."""
+    rows = [[r.name, r.input_shapes or "-", _fmt(r.base_device_us), _fmt(r.new_device_us), _fmt(r.delta_us),
+             "-" if r.ratio is None else f"{r.ratio:.2f}", r.base_count, r.new_count]
+            for r in diff.framework_operators[:TOP_CHANGES]]
+    return ("Framework operators: in both runs, then in one, each by |Δ device time| (µs of the work each "
+            "launched, over the matched cards)\n" + format_table(FRAMEWORK_COLUMNS, rows))
+
+
 def format_text(diff: RunDiff) -> str:
     """Readable tables: the cards whose own compute or step interval changed beyond the others' (verdicts),
     then per card (in the diff's order: by that change) its step phases, whole-card metrics and
@@ -187,6 +199,8 @@ def format_text(diff: RunDiff) -> str:
                                                              _link_rows(changed)))
         else:
             parts.append("Links: no change.")
+    if diff.framework_operators:
+        parts.append(_framework_table(diff))
     if diff.notes:
         parts.append("Differences in shape\n" + "\n".join(f"  {n}" for n in diff.notes))
     return "\n\n".join(parts) + "\n"

@@ -21,6 +21,7 @@ from timelineview.model.database import database_rank, is_database_source
 from timelineview.model.database.devices import database_devices
 from timelineview.model.legacy_formats import NOT_SUPPORTED, legacy_files, legacy_format, legacy_problems
 from timelineview.model.load.file_access import SIDE_FILE_BYTES, file_problem, read_head
+from timelineview.producers import kineto
 
 _KINDS = [  # (kind, pattern), most preferred first
     # the profiler database over the JSON of the same capture: exact integer ns, every table
@@ -28,6 +29,7 @@ _KINDS = [  # (kind, pattern), most preferred first
     ("trace_view", re.compile(r"^trace_view\.json(\.gz)?$")),
     ("timeline_display", re.compile(r"^(ascend_|gpu_|cpu_)?timeline_display_(\d+)\.json(\.gz)?$")),
     ("msprof", re.compile(r"^msprof(_slice_\d+)?(_\d+)*\.json(\.gz)?$")),
+    ("kineto", kineto.FILE_NAME),  # PyTorch profiler: its rank is in the file's header
 ]
 _TIMELINE_DISPLAY = dict(_KINDS)["timeline_display"]
 _DB_RANK = re.compile(r"^ascend_pytorch_profiler_(\d+)\.db$")
@@ -68,6 +70,8 @@ def _rank_from_name(path: Path) -> int | None:
     m = _TIMELINE_DISPLAY.match(path.name)
     if m:
         return int(m.group(2))
+    if trace_kind(path.name) == "kineto":
+        return kineto.read_header(path).rank
     if trace_kind(path.name) == "database":  # RANK_DEVICE_MAP, else ascend_pytorch_profiler_<rank>.db
         rank = database_rank(path)
         m = _DB_RANK.match(path.name)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from timelineview.analysis.communication.names import operator_kind
+from timelineview.analysis.diff.framework_diff import FrameworkOperatorDelta, framework_operator_deltas
 from timelineview.analysis.diff.link_diff import LinkDelta, link_deltas
 from timelineview.analysis.diff.op_type_diff import op_type_totals
 from timelineview.analysis.diff.run_matching import BY_RANK, PAIRS_NAMED, match_cards, rank_renaming
@@ -127,14 +128,18 @@ class RunDiff:
     matched_by: str = BY_RANK  # one of MATCHINGS (run_matching)
     changes: list[CardChange] = field(default_factory=list)  # per card of ``cards``: why it is where it is
     op_types: list[NameDelta] = field(default_factory=list)  # the compute operators by op type (§7.1)
+    framework_operators: list[FrameworkOperatorDelta] = field(default_factory=list)  # §13, by |Δ device time|
 
     def document(self) -> dict:
         """The ``diff --json`` document (metrics.md §9; its schema: ``timelineview/schemas/diff.schema.json``)."""
-        return {"schema": DIFF_SCHEMA,
-                "cards": [c.document() for c in self.cards], "operators": [o.document() for o in self.operators],
-                "communication": [c.document() for c in self.communication],
-                "links": [x.document() for x in self.links], "matched_by": self.matched_by,
-                "notes": list(self.notes), "op_types": [o.document() for o in self.op_types]}
+        doc = {"schema": DIFF_SCHEMA,
+               "cards": [c.document() for c in self.cards], "operators": [o.document() for o in self.operators],
+               "communication": [c.document() for c in self.communication],
+               "links": [x.document() for x in self.links], "matched_by": self.matched_by,
+               "notes": list(self.notes), "op_types": [o.document() for o in self.op_types]}
+        if self.framework_operators:  # runs of a framework (PyTorch) profiler: its operators side by side
+            doc["framework_operators"] = [f.document() for f in self.framework_operators]
+        return doc
 
 
 def step_phase_keys(steps: list[dict]) -> list[str]:
@@ -241,5 +246,6 @@ def diff_runs(base: AnalysisSession, new: AnalysisSession) -> RunDiff:
     changes = card_changes([base_docs[b] for b, _ in pairs], [new_docs[n] for _, n in pairs])
     order = change_order(changes)
     op_types = _name_deltas(op_type_totals(base, matched_base), op_type_totals(new, matched_new))
+    framework = framework_operator_deltas(base, new, matched_base, matched_new)
     return RunDiff([cards[i] for i in order], operators, communication, notes, links, phases, match.by,
-                   [changes[i] for i in order], op_types)
+                   [changes[i] for i in order], op_types, framework)

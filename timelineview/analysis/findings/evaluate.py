@@ -19,6 +19,8 @@ from timelineview.analysis.findings.signals import EVIDENCE_SPANS, CardSignals
 from timelineview.analysis.findings.step_excess import largest_phase_excess
 from timelineview.analysis.findings.step_verdicts import StepGrid, StepVerdict, slow_steps
 from timelineview.analysis.intervals import Intervals
+from timelineview.producers import wording_of
+from timelineview.producers.wording import reword
 
 NS_PER_US = 1000.0
 STEPS_LANE = "Steps"
@@ -291,4 +293,13 @@ def evaluate_findings(session) -> list[Finding]:
     grouped_found = [f for check in GROUPED_CHECKS for f in check(signals, slow)]
     grouped_found += collective_size_findings(signals)
     found += grouped(grouped_found, signals)
-    return order_findings(found)
+    return order_findings([in_device_words(f, signals) for f in found])
+
+
+def in_device_words(finding: Finding, signals: dict[str, CardSignals]) -> Finding:
+    """The finding's advice in its cards' device words when they all share a producer other than the
+    Ascend ones (a GPU card's compute units are not AI Cores)."""
+    modes = {getattr(signals[c].derived.classification, "mode", "") for c in finding.cards if c in signals}
+    if len(modes) != 1:
+        return finding
+    return replace(finding, advice=reword(finding.advice, wording_of(modes.pop())))

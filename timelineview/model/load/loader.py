@@ -44,6 +44,7 @@ from timelineview.model.load.worker_life import end_with_parent
 from timelineview.model.store.assemble import CardBuilder
 from timelineview.model.store.report import MAX_EXAMPLES, LoadReport
 from timelineview.model.store.trace_store import TraceStore
+from timelineview.producers.recognition import load_note
 
 Progress = Callable[[int, int], None]
 CardProgress = Callable[[int, int, int], None]  # card index, bytes done, bytes of that card
@@ -231,7 +232,17 @@ def load_cards(sources: list[CardSource], progress: Progress | None = None,
             cached[ci] = store
         for ci, source in enumerate(sources):  # after the cache: what lies beside a card's files may change
             cached[ci].report.warn_all(source.skipped)
+            if not is_database_source(source):  # a database is always an Ascend producer's
+                _note_producer(cached[ci])
         return [cached[ci] for ci in range(len(sources))]
+
+
+def _note_producer(store: TraceStore) -> None:
+    """Say in the card's load report how a trace no Ascend producer wrote was read (Kineto), or that it
+    was not read as any producer's (a trace of another tool)."""
+    note = load_note(store)
+    if note:
+        store.report.warn(note)
 
 
 def _load_databases(sources: list[CardSource], databases: list[int], cached: dict, progress: Progress | None,

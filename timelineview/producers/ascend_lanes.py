@@ -1,0 +1,50 @@
+"""The Ascend and MindSpore producers' lanes: which thread of a process holds what (metrics.md §1), by
+thread name or tid, and the operator names that say an operator is a collective."""
+
+from __future__ import annotations
+
+import re
+
+# Steps, Scope Name, Host CPU Op: numeric tids on Ascend, named tids ("Steps", "Scope Name") on GPU
+LEGACY_EXCLUDED_TIDS = {"100000", "100001", "100003", "steps", "scope name"}
+LEGACY_STEPS_TIDS = {"100000", "steps"}
+LEGACY_EXCLUDED_LANE_NAMES = {"scope name", "thread scope name", "host cpu op"}
+LEGACY_STEPS_LANE_NAMES = {"steps", "thread steps"}
+# MindSpore's GPU timeline writes each operator on its operator lane and again, as the CUDA kernels it
+# launched, on stream lanes; the operator is the execution (the producer's summary counts it once).
+# The lane's tid is "Ops" up to MindSpore 1.x and "GpuOps" from 2.x, whose events carry the tid as text
+# while its thread names are written for the number the text maps to (100002): the events' lanes,
+# kernels included, reach the file without a thread name, so the lane is told by its tid, never by a
+# thread name (every MindSpore generation names its tid 0 "Ops", an Ascend stream there included), and
+# only when it holds slices (a thread name alone makes a lane).
+GPU_OPERATOR_TIDS = frozenset({"ops", "gpuops", "100002"})
+
+# Operator-level thread of the msprof communication process: "Group <g> Communication",
+# "Communication Kernel" (python msprof, tid 70000) or a copied plain "Communication".
+COMM_OP_LANE = re.compile(r"^(group\b.*\bcommunication|communication kernel|communication)$")
+COMM_OP_TID = "70000"
+# A MindSpore ≤ 2.1 operator whose name says it is a collective (``BroadcastTo`` is not).
+COMM_OP_NAME = re.compile(
+    r"(?:^|[/_])(?:hcom_|(?:allreduce|allgather|reducescatter|alltoallv?|broadcast|send|receive)"
+    r"(?:-op|_|\d|$))",
+    re.IGNORECASE,
+)
+
+OVERLAP_LANE_KIND: dict[str, str] = {
+    "computing": "compute",
+    "merged computation op": "compute",
+    "computation_op": "compute",
+    "communication": "communication",
+    "merged communication op": "communication",
+    "communication(not overlapped)": "pure_communication",
+    "pure communication op": "pure_communication",
+    "communication_not_overlapped": "pure_communication",
+    "free": "free",
+    "free time": "free",
+    "free_time": "free",
+}
+# When the producer wrote no thread names: msprof tids 0..3, MindSpore ≤ 2.1 tids 7999..8002.
+OVERLAP_TID_KIND: dict[str, str] = {
+    "0": "compute", "1": "communication", "2": "pure_communication", "3": "free",
+    "7999": "compute", "8000": "pure_communication", "8001": "communication", "8002": "free",
+}
