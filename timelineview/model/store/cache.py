@@ -4,7 +4,7 @@ A card is keyed by its files' paths, identities and sampled content (``file_stam
 edited or replaced file is loaded again, even when its size and modification time were kept, and
 by the package version and the source of the code that builds a card (``provenance``), so an
 upgraded or edited install never serves what older code decoded. An entry is checked before use
-(its meta, every column's dtype, shape and CRC-32, then every reference between its tables:
+(its meta against its SHA-1, every column's dtype, shape and CRC-32, then every reference between its tables:
 ``entry_checks``); one that fails is deleted and the card loaded again. Nothing here raises into a load: a cache that
 cannot be written is only not written. Compressed (``.gz``) cards are not cached: their lazy
 args read a temporary copy that does not outlive the session.
@@ -46,6 +46,7 @@ from timelineview.model.store.columns_file import BadColumn, column_view, descri
 from timelineview.model.store.entry_checks import CorruptEntry, check_chunks, check_entry, check_ids
 from timelineview.model.store.file_stamp import FileStamp, file_stamp, sample_digest
 from timelineview.model.store.interval_index import IntervalIndex
+from timelineview.model.store.json_digest import digest_of, digest_path, matches
 from timelineview.model.store.report import LoadReport, Problem
 from timelineview.model.store.trace_store import (
     CounterTable,
@@ -203,6 +204,7 @@ def save(store: TraceStore, src: CardFiles, cache_dir: Path, key: str | None = N
         with open(tmp / COLUMNS_FILE, "wb") as f:
             write_arrays(f, arrays.values(), places(arrays.values()))
         (tmp / "meta.json").write_bytes(meta_bytes)
+        digest_path(tmp / "meta.json").write_bytes(digest_of(meta_bytes))
         final = cache_dir / key
         shutil.rmtree(final, ignore_errors=True)
         os.replace(tmp, final)
@@ -248,6 +250,8 @@ def load_cached(src: CardFiles, cache_dir: Path, key: str | None = None,
 
 def _open_entry(folder: Path, meta_bytes: bytes, key: str, src: CardFiles,
                 stamps: dict[str, FileStamp | None]) -> TraceStore:
+    if not matches(folder / "meta.json", meta_bytes):
+        raise CorruptEntry("meta: not the bytes written (its digest differs)")
     meta = _load_meta(meta_bytes)
     if (not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("key") != key
             or meta.get("code") != code_stamp(*CARD_CODE)):

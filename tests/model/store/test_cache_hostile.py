@@ -1,0 +1,123 @@
+"""A card cache entry edited or replaced by hand: a checksummed meta, kept results that are checked before they are
+printed, no blocking open of a FIFO, and the same output with and without the cache."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from timelineview.cli import stats_main
+from timelineview.synthetic import CardSpec, generate_card
+
+
+def _card(folder: Path) -> Path:
+    path = folder / "run" / "ascend_timeline_display_0.json"
+    path.parent.mkdir(parents=True)
+    generate_card(path, CardSpec(rank=0, steps=3, tasks_per_step=40), target_bytes=200_000)
+    return path.parent
+
+
+def _stats(capsys, *args: str) -> dict:
+    assert stats_main([*args, "--json", "--quiet"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _entry(cache: Path) -> Path:
+    [entry] = [p for p in cache.iterdir() if not p.name.startswith(".")]
+    return entry
+
+
+def _compute_values(tree) -> list:
+    """Every ``compute_us`` value in a JSON tree, in order."""
+    if isinstance(tree, dict):
+        own = [v for k, v in tree.items() if k == "compute_us"]
+        return own + [x for v in tree.values() for x in _compute_values(v)]
+    if isinstance(tree, list):
+        return [x for v in tree for x in _compute_values(v)]
+    return []
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("TIMELINEVIEW_CACHE", str(folder))
+    return folder
+
+
+def test_an_edited_kept_result_is_computed_again_not_printed(tmp_path, cache, capsys):
+    run = _card(tmp_path)
+    cold = _stats(capsys, str(run), "--no-cache")
+    assert _stats(capsys, str(run)) == cold  # fills the cache and keeps the analysis
+    assert _compute_values(cold), "the document has compute_us values"
+    edited = 0
+    for kept in _entry(cache).glob("analysis-*.json"):
+        text = kept.read_bytes()
+        if b"compute_us" in text:
+            # a digit changed in place: the file keeps its size, its JSON stays valid
+            kept.write_bytes(text.replace(b'"compute_us":', b'"compute_us":9', 1))
+            edited += 1
+    assert edited
+    assert _stats(capsys, str(run)) == cold
+
+
+def test_an_edited_meta_is_not_served(tmp_path, cache, capsys):
+    """The load report saved in the meta (its warnings are printed) is checked like the columns."""
+    run = _card(tmp_path)
+    cold = _stats(capsys, str(run), "--no-cache")
+    _stats(capsys, str(run))
+    meta = _entry(cache) / "meta.json"
+    doc = json.loads(meta.read_bytes())
+    doc["report"]["warnings"] = [*doc["report"]["warnings"], "planted by hand"]
+    meta.write_text(json.dumps(doc))
+    again = _stats(capsys, str(run))
+    assert "planted by hand" not in json.dumps(again)
+    assert again == cold
+
+
+def _with_dangling_flow(folder: Path) -> Path:
+    """A card whose trace has a flow start with no end (the load report warns of it)."""
+    run = _card(folder)
+    trace = run / "ascend_timeline_display_0.json"
+    events = json.loads(trace.read_bytes())
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    first = next(e for e in events if e.get("ph") == "X")
+    events.append({"ph": "s", "id": "lonely", "cat": "HostToDevice", "name": "flow", "pid": first["pid"],
+                   "tid": first["tid"], "ts": first["ts"]})
+    trace.write_text(json.dumps(events))
+    return run
+
+
+def test_stats_with_and_without_the_cache_are_the_same(tmp_path, cache, capsys):
+    run = _with_dangling_flow(tmp_path)
+    without = _stats(capsys, str(run), "--no-cache")
+    first = _stats(capsys, str(run))
+    second = _stats(capsys, str(run))
+    assert "flow point(s) have no other end" in json.dumps(first)  # the damage is said ...
+    assert without == first == second  # ... whichever way the card was read
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("name", ["meta.json", "columns.bin", "verified.json"])
+def test_a_fifo_in_an_entry_is_not_opened(tmp_path, cache, capsys, name):
+    """A FIFO where an entry's file should be: the entry is not used (a blocking open would wait forever)."""
+    run = _card(tmp_path)
+    cold = _stats(capsys, str(run), "--no-cache")
+    _stats(capsys, str(run))
+    target = _entry(cache) / name
+    target.unlink(missing_ok=True)
+    os.mkfifo(target)
+    assert _stats(capsys, str(run)) == cold
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_as_a_kept_result_is_not_opened(tmp_path, cache, capsys):
+    run = _card(tmp_path)
+    cold = _stats(capsys, str(run), "--no-cache")
+    _stats(capsys, str(run))
+    for kept in _entry(cache).glob("analysis-*"):
+        kept.unlink()
+        os.mkfifo(kept)
+    assert _stats(capsys, str(run)) == cold
