@@ -41,6 +41,7 @@ from timelineview.model.store import json_digest
 from timelineview.model.store.check_record import Check
 from timelineview.model.store.columns_file import BadColumn, column_view, describe, places, write_arrays
 from timelineview.model.store.file_stamp import file_stamp, sample_digest
+from timelineview.model.store.regular_file import open_regular, read_regular
 from timelineview.model.store.trace_store import TraceStore
 from timelineview.provenance import code_stamp
 
@@ -192,6 +193,12 @@ def _loads(data: bytes) -> Any:
         return json.loads(data)
 
 
+def _map_copy_on_write(path: Path) -> np.ndarray:
+    """The bytes of regular file ``path``, mapped copy on write."""
+    with open_regular(path) as f:
+        return np.memmap(f, dtype=np.uint8, mode="c").view(np.ndarray)
+
+
 class KeptResults:
     """The kept fields of one card's analysis, in its cache entry's folder ``entry``."""
 
@@ -218,7 +225,7 @@ class KeptResults:
         """Field ``name`` as kept, or ``MISSING``; ``field(other)`` gives a field it refers to (raising
         ``SiblingFailed`` when that fails). A kept field that fails its checks is removed."""
         try:
-            data = self._path(name, "json").read_bytes()
+            data = read_regular(self._path(name, "json"))  # a FIFO there is refused, never waited on
         except Exception:  # noqa: BLE001 - not kept (or no key: a card whose files cannot be stamped)
             return MISSING
         try:
@@ -243,8 +250,7 @@ class KeptResults:
             check = Check.of(self._path(name, COLUMNS))  # before reading: a change meanwhile is seen next time
             trusted = check.passed_before(self._path(name, CHECKED), against)
             # copy on write: a result's arrays stay writable, as computed; pages are read only when used
-            columns = (np.memmap(check.path, dtype=np.uint8, mode="c").view(np.ndarray) if check.size
-                       else np.zeros(0, np.uint8))
+            columns = _map_copy_on_write(check.path) if check.size else np.zeros(0, np.uint8)
             for i, desc in enumerate(described):
                 arrays.append(_column(columns, desc, f"{name}: column {i}", checksum=not trusted))
         pairs = _respellings(doc["paths"], _spelling(self.store))

@@ -47,6 +47,7 @@ from timelineview.model.store.entry_checks import CorruptEntry, check_chunks, ch
 from timelineview.model.store.file_stamp import FileStamp, file_stamp, sample_digest
 from timelineview.model.store.interval_index import IntervalIndex
 from timelineview.model.store.json_digest import digest_of, digest_path, matches
+from timelineview.model.store.regular_file import open_regular, read_regular
 from timelineview.model.store.report import LoadReport, Problem
 from timelineview.model.store.trace_store import (
     CounterTable,
@@ -233,7 +234,7 @@ def load_cached(src: CardFiles, cache_dir: Path, key: str | None = None,
         return None
     folder = cache_dir / key
     try:
-        data = (folder / "meta.json").read_bytes()
+        data = read_regular(folder / "meta.json")  # a FIFO there is refused, never waited on
     except OSError:
         return None  # not cached (or the cache cannot be read)
     try:
@@ -259,7 +260,7 @@ def _open_entry(folder: Path, meta_bytes: bytes, key: str, src: CardFiles,
     check = Check.of(folder / COLUMNS_FILE)  # before reading: a change during the check is seen next time
     against = hashlib.sha1(meta_bytes).hexdigest()
     trusted = check.passed_before(folder / VERIFIED, against)
-    data = np.memmap(check.path, dtype=np.uint8, mode="r") if check.size else np.zeros(0, np.uint8)
+    data = _map(check.path) if check.size else np.zeros(0, np.uint8)
     arrays = {name: _checked_array(data, name, desc, checksum=not trusted) for name, desc in meta["arrays"].items()}
     lists = meta["lists"]
     strings = meta["strings"]
@@ -301,6 +302,12 @@ def _open_entry(folder: Path, meta_bytes: bytes, key: str, src: CardFiles,
     if not trusted:
         check.passed(folder / VERIFIED, against)
     return store
+
+
+def _map(path: Path) -> np.ndarray:
+    """The bytes of regular file ``path``, memory-mapped read-only."""
+    with open_regular(path) as f:
+        return np.memmap(f, dtype=np.uint8, mode="r")
 
 
 def _checked_array(data: np.ndarray, name: str, desc: dict, checksum: bool = True) -> np.ndarray:
