@@ -7,6 +7,7 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 
+from timelineview.model.store.cache import CacheSettingError
 from timelineview.model.store.report import EMPTY_CAPTURE, card_line
 from timelineview.terminal_text import terminal_safe
 
@@ -56,6 +57,9 @@ def run_guarded(prog: str, main: Callable[[], int]) -> int:
         return main()
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except CacheSettingError as exc:
+        print(f"{prog}: {terminal_safe(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
     except MemoryError:
         print(f"{prog}: out of memory", file=sys.stderr)
         return EXIT_INTERNAL_ERROR

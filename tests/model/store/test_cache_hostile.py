@@ -165,3 +165,33 @@ def _numbers(card: dict) -> dict:
     """A card of ``stats --json`` without what its loads report (the warnings that name a file not read)."""
     memory = {k: v for k, v in card["memory"].items() if k != "load"}
     return {**{k: v for k, v in card.items() if k not in ("load", "memory")}, "memory": memory}
+
+
+def test_a_cache_size_that_is_not_a_number_is_one_line_and_exit_2(tmp_path, cache, capsys, monkeypatch):
+    run = _card(tmp_path)
+    monkeypatch.setenv("TIMELINEVIEW_CACHE_MB", "abc")
+    assert stats_main([str(run), "--json", "--quiet"]) == 2
+    said = capsys.readouterr().err.splitlines()
+    assert said == ["timelineview stats: TIMELINEVIEW_CACHE_MB='abc': not a whole number of MiB"]
+    assert stats_main([str(run), "--json", "--quiet", "--no-cache"]) == 0  # no cache: the setting is not used
+
+
+def test_a_disk_short_of_room_is_said_once(tmp_path, cache, capsys, monkeypatch):
+    """Less than the 1 GiB the cache leaves free: cards are not saved, and one line says why."""
+    import shutil as real_shutil
+
+    from timelineview.model.store import cache as cache_mod
+
+    run = _card(tmp_path)
+    usage = real_shutil.disk_usage(tmp_path)
+    short = type(usage)(usage.total, usage.total - (512 << 20), 512 << 20)
+    monkeypatch.setattr(cache_mod.shutil, "disk_usage", lambda _path: short)
+    cold = _stats(capsys, str(run), "--no-cache")
+    assert stats_main([str(run), "--json", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == cold
+    lines = [line for line in err.splitlines() if "no room" in line]
+    assert len(lines) == 1 and "0.50 GiB free" in lines[0] and "not saved" in lines[0]
+    assert not [p for p in cache.iterdir() if not p.name.startswith(".")]
+    assert stats_main([str(run), "--json", "--quiet"]) == 0
+    assert "no room" not in capsys.readouterr().err  # said once
