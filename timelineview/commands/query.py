@@ -21,6 +21,7 @@ from timelineview.commands.exit_codes import (
     run_guarded,
 )
 from timelineview.commands.gap_option import add_gap_option
+from timelineview.terminal_text import terminal_safe
 
 PROG = "timelineview query"
 WAIT_S = 0.1  # how often the main thread wakes while a query runs (Ctrl+C is seen between waits)
@@ -79,6 +80,9 @@ def _query(paths: list[str], sql: str, args: argparse.Namespace) -> int:
     try:
         session = open(paths, cache=not args.no_cache, min_gap_us=args.min_gap_us, progress=terminal.progress,
                        note=terminal.note)
+        if not terminal.enabled:  # else said by ``note`` already
+            for unread in session.unreadable:
+                print(f"{PROG}: {terminal_safe(unread.card)}: not read ({terminal_safe(unread.why)})", file=sys.stderr)
         engine = SqlEngine(session)
     except MissingExtra as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
