@@ -18,7 +18,9 @@ def format_cell(value: Any) -> str:
 
 
 def format_table(header: list[str], rows: list[list[Any]]) -> str:
-    """Columns padded to their widest cell; a rule under the header."""
+    """Columns padded to their widest cell; a rule under the header. The header is escaped as the cells are
+    (a query's column names may come from a trace: a ``PIVOT`` on names)."""
+    header = [terminal_safe(h) for h in header]
     cells = [[format_cell(v) for v in row] for row in rows]
     numeric = [all(isinstance(r[i], (int, float)) or r[i] is None for r in rows) if rows else False
                for i in range(len(header))]

@@ -8,6 +8,7 @@ that needs it is asked for; the slices, counters, flows and instants come from t
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -31,6 +32,13 @@ class CardInfo(NamedTuple):
     card: str
     rank: int | None
     path: str
+
+
+class UnreadCard(NamedTuple):
+    """A card of a summary folder that could not be read (the others are): its name and why."""
+
+    card: str
+    why: str
 
 
 CardSelector = CardInfo | str | int | None  # one of ``cards``, a card's name ("rank 0"), its rank, or None for all
@@ -62,6 +70,7 @@ class Session:
 
         self.stores = list(stores)
         self.summary = summary
+        self.unreadable: list[UnreadCard] = []  # a summary folder's cards that could not be read (``open``)
         self.min_gap_ns = min_gap_ns
         self.order = rank_order(self.stores)
         self._tables: dict[tuple[str, tuple[int, ...] | None], Any] = {}
@@ -219,10 +228,12 @@ def open(paths: str | os.PathLike | Sequence[str | os.PathLike], *, cache: bool 
     ``cache``: keep (and re-open) the cards from the card cache, as the window does (True: the default
     folder; a path: that folder; False: read the files). ``progress(done, total)``: bytes read so far;
     ``note(text)``: what the load does when that is unusual (a first run without the compiled reader).
-    Raises :class:`NothingReadable` when no card holds an event, and ``FileNotFoundError`` for a path that
+    A summary folder's card that cannot be read is left out, in ``unreadable`` (and said through ``note``, or
+    a warning). Raises :class:`NothingReadable` when no card holds an event, and ``FileNotFoundError`` for a path that
     does not exist.
     """
     from timelineview.analysis.summaries.summary_session import (
+        UNREADABLE,
         SummarySession,
         UnreadableSummary,
         looks_like_summary,
@@ -239,10 +250,23 @@ def open(paths: str | os.PathLike | Sequence[str | os.PathLike], *, cache: bool 
     min_gap_ns = int(round(min_gap_us * NS_PER_US))
     if len(listed) == 1 and looks_like_summary(listed[0]):
         try:
-            summary = SummarySession(listed[0], read_checked_index(listed[0]))
+            # tolerant and whole, as ``stats``: a card damaged anywhere is left out (and named), the others read
+            summary = SummarySession(listed[0], read_checked_index(listed[0]), tolerant=True, whole=True)
         except UnreadableSummary as exc:
             raise NothingReadable(str(exc)) from None
-        return Session(summary=summary, min_gap_ns=min_gap_ns)
+        unread = [UnreadCard(str(e.get("card", e.get("rank"))), str(e.get("error", ""))) for e in summary.failed
+                  if e.get("status") == UNREADABLE]
+        if not summary.cards:
+            reasons = "; ".join(f"{u.card}: {u.why}" for u in unread) or "no card was summarised"
+            raise NothingReadable(f"nothing readable: {reasons}")
+        for u in unread:
+            if note is not None:
+                note(f"{u.card}: not read ({u.why})")
+            else:
+                warnings.warn(f"{u.card}: not read ({u.why})", stacklevel=2)
+        session = Session(summary=summary, min_gap_ns=min_gap_ns)
+        session.unreadable = unread
+        return session
     try:
         stores = load(listed, progress=progress, cache=cache if cache else None, note=note)
     finally:

@@ -5,6 +5,8 @@ not compute the analysis."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from timelineview.api.extras import require
@@ -14,6 +16,7 @@ if TYPE_CHECKING:
     import pyarrow
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+BATCH_ROWS = 65_536  # rows of a query's result held at once when it is streamed
 SOURCE_LINE = "LINE "  # where DuckDB's message turns to quoting the query
 
 
@@ -105,6 +108,44 @@ class SqlEngine:
         columns = shown.column_names
         values = [shown.column(i).to_pylist() for i in range(len(columns))]
         return QueryRows(list(columns), list(zip(*values)), table.num_rows)
+
+    def batches(self, query: str, rows_per_batch: int = BATCH_ROWS) -> tuple[list[str], Iterator[list[tuple]]]:
+        """``query``'s column names and its rows, streamed ``rows_per_batch`` at a time (memory bounded by a batch,
+        not by the result: a result larger than memory is never built whole). Raises :class:`QueryError` or
+        :class:`QueryCancelled`, also while the batches are read."""
+        self._cancelled = False
+        self.register(tables_named(query))
+        if self._cancelled:
+            raise QueryCancelled()
+        with self._said_as_query_errors():
+            relation = self.connection.sql(query)
+            if relation is None:
+                return [], iter(())
+            reader = relation.fetch_record_batch(rows_per_batch)
+        columns = list(reader.schema.names)
+
+        def rows() -> Iterator[list[tuple]]:
+            while True:
+                with self._said_as_query_errors():
+                    try:
+                        batch = reader.read_next_batch()
+                    except StopIteration:
+                        return
+                values = [batch.column(i).to_pylist() for i in range(batch.num_columns)]
+                yield list(zip(*values))
+
+        return columns, rows()
+
+    @contextmanager
+    def _said_as_query_errors(self) -> Iterator[None]:
+        try:
+            yield
+        except self.duckdb.InterruptException:
+            raise QueryCancelled() from None
+        except self.duckdb.Error as exc:
+            if self._cancelled:
+                raise QueryCancelled() from None
+            raise QueryError(one_line(exc)) from None
 
     def close(self) -> None:
         """Close the connection (DuckDB's workers finish the tasks of an interrupted query first)."""

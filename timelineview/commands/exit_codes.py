@@ -7,6 +7,8 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 
+from timelineview.model.store.args_reader import TraceFileChanged
+from timelineview.model.store.cache import CacheSettingError
 from timelineview.model.store.report import EMPTY_CAPTURE, card_line
 from timelineview.terminal_text import terminal_safe
 
@@ -14,11 +16,12 @@ EXIT_OK = 0  # something was loaded (problems, if any, are reported on stderr)
 EXIT_NOTHING_READABLE = 1  # no event could be read from the input: one line on stderr says why
 EXIT_USAGE = 2  # wrong arguments (argparse's own code), or an extra the command needs is not installed
 EXIT_INTERNAL_ERROR = 3  # a defect in timelineview: one line on stderr, the traceback only on request
+EXIT_INPUT_CHANGED = 4  # an input file changed while it was read, twice in a row: one line names it
 EXIT_INTERRUPTED = 130  # Ctrl+C
 TRACEBACK_VARIABLE = "TIMELINEVIEW_TRACEBACK"  # set to 1 to see the traceback of an internal error
 EPILOG = ("Exit status: 0 something was loaded, 1 nothing readable (the reason on stderr), "
           "2 wrong arguments or a missing extra (the line says what to install), 3 internal error, "
-          "130 interrupted.")
+          "4 an input file changed while it was read (it is read again once first), 130 interrupted.")
 
 
 def holds_events(store) -> bool:
@@ -50,12 +53,30 @@ def nothing_readable_reason(stores: Sequence) -> str:
     return "; ".join(reasons) or "no input"
 
 
-def run_guarded(prog: str, main: Callable[[], int]) -> int:
-    """Run a subcommand; a defect prints one line (no traceback unless asked for) and exits 3."""
+def _once_more_if_changed(prog: str, main: Callable[[], int]) -> int:
+    """``main()``, run again once when a file it reads changed meanwhile (its new content is read: the card's
+    stamps and cache key are taken anew)."""
     try:
         return main()
+    except TraceFileChanged as exc:
+        print(f"{prog}: {terminal_safe(str(exc))}; reading it again", file=sys.stderr)
+    return main()
+
+
+def run_guarded(prog: str, main: Callable[[], int]) -> int:
+    """Run a subcommand; a defect prints one line (no traceback unless asked for) and exits 3. A trace file
+    changed under the run (copied over, touched) is read again once; changed again, one line names it (exit 4)."""
+    try:
+        return _once_more_if_changed(prog, main)
+    except TraceFileChanged as exc:
+        print(f"{prog}: {terminal_safe(str(exc))} (changed again while it was read; nothing printed)",
+              file=sys.stderr)
+        return EXIT_INPUT_CHANGED
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except CacheSettingError as exc:
+        print(f"{prog}: {terminal_safe(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
     except MemoryError:
         print(f"{prog}: out of memory", file=sys.stderr)
         return EXIT_INTERNAL_ERROR

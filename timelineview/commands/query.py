@@ -9,6 +9,7 @@ import decimal
 import os
 import sys
 import threading
+from collections.abc import Iterable
 
 import orjson
 
@@ -21,8 +22,10 @@ from timelineview.commands.exit_codes import (
     run_guarded,
 )
 from timelineview.commands.gap_option import add_gap_option
+from timelineview.terminal_text import terminal_safe
 
 PROG = "timelineview query"
+SHOWN_ROWS = 10_000  # the text table is aligned over its rows, so it holds them: the rest are counted, not shown
 WAIT_S = 0.1  # how often the main thread wakes while a query runs (Ctrl+C is seen between waits)
 
 
@@ -80,6 +83,9 @@ def _query(paths: list[str], sql: str, args: argparse.Namespace) -> int:
     try:
         session = open(paths, cache=not args.no_cache, min_gap_us=args.min_gap_us, progress=terminal.progress,
                        note=terminal.note)
+        if not terminal.enabled:  # else said by ``note`` already
+            for unread in session.unreadable:
+                print(f"{PROG}: {terminal_safe(unread.card)}: not read ({terminal_safe(unread.why)})", file=sys.stderr)
         engine = SqlEngine(session)
         say_skipped_captures(PROG, paths)
     except MissingExtra as exc:
@@ -90,9 +96,12 @@ def _query(paths: list[str], sql: str, args: argparse.Namespace) -> int:
         return EXIT_NOTHING_READABLE
     outcome: dict = {}
 
+    form = "csv" if args.csv else "json" if args.json else "text"
+
     def run() -> None:
         try:
-            outcome["rows"] = engine.rows(sql)
+            columns, batches = engine.batches(sql)
+            _write(columns, batches, form)
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which says what it was
             outcome["error"] = exc
 
@@ -118,8 +127,6 @@ def _query(paths: list[str], sql: str, args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     if error is not None:
         raise error
-    result = outcome["rows"]
-    _write(result.columns, result.rows, "csv" if args.csv else "json" if args.json else "text")
     return EXIT_OK
 
 
@@ -132,17 +139,39 @@ def plain(value):
     return value
 
 
-def _write(columns: list[str], rows: list[tuple], form: str) -> None:
+def _write(columns: list[str], batches: Iterable[list[tuple]], form: str) -> None:
+    """Print the rows as they come, a batch at a time (CSV, JSON), or the first ``SHOWN_ROWS`` as a text table
+    with how many there were in all."""
     if form == "csv":
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(columns)
-        writer.writerows([[plain(v) for v in row] for row in rows])
+        for rows in batches:
+            writer.writerows([[plain(v) for v in row] for row in rows])
     elif form == "json":
-        doc = [dict(zip(columns, (plain(v) for v in row), strict=True)) for row in rows]
-        sys.stdout.buffer.write(orjson.dumps(doc, default=str, option=orjson.OPT_INDENT_2))
-        sys.stdout.buffer.write(b"\n")
+        _write_json(columns, batches)
     else:
         from timelineview.analysis.text_table import format_table
 
-        print(format_table(columns, [[plain(v) for v in row] for row in rows]))
-        print(f"({len(rows):,} row{'s' if len(rows) != 1 else ''})")
+        shown: list[list] = []
+        total = 0
+        for rows in batches:
+            total += len(rows)
+            shown.extend([plain(v) for v in row] for row in rows[:max(0, SHOWN_ROWS - len(shown))])
+        print(format_table(columns, shown))
+        left_out = f"; the first {len(shown):,} shown, {total - len(shown):,} left out (--csv or --json print " \
+                   "them all)" if total > len(shown) else ""
+        print(f"({total:,} row{'s' if total != 1 else ''}{left_out})")
+
+
+def _write_json(columns: list[str], batches: Iterable[list[tuple]]) -> None:
+    """A JSON list of objects, written an object at a time."""
+    out = sys.stdout.buffer
+    first = True
+    for rows in batches:
+        for row in rows:
+            item = orjson.dumps(dict(zip(columns, (plain(v) for v in row), strict=True)), default=str,
+                                option=orjson.OPT_INDENT_2)
+            out.write(b"[\n  " if first else b",\n  ")
+            out.write(item.replace(b"\n", b"\n  "))
+            first = False
+    out.write(b"[]\n" if first else b"\n]\n")

@@ -3,6 +3,7 @@ of the cache's reader: the layout is its meta's dtype, shape and offset into ``c
 
 from __future__ import annotations
 
+import hashlib
 import zlib
 from pathlib import Path
 
@@ -11,6 +12,13 @@ import orjson
 
 COLUMNS = "columns.bin"
 ALIGN = 64
+
+
+def write_meta(entry: Path, meta: dict | bytes) -> None:
+    """Put ``meta`` as the entry's meta with the SHA-1 beside it that agrees (what a crafted entry holds)."""
+    data = meta if isinstance(meta, bytes) else orjson.dumps(meta)
+    (entry / "meta.json").write_bytes(data)
+    (entry / "meta.json.sha1").write_bytes(hashlib.sha1(data).hexdigest().encode("ascii"))
 
 
 def meta_of(entry: Path) -> dict:
@@ -44,7 +52,7 @@ def write_column(entry: Path, name: str, arr: np.ndarray) -> None:
         out.write(arr.tobytes())
     meta = meta_of(entry)
     meta["arrays"][name] = {"dtype": arr.dtype.str, "shape": list(arr.shape), "crc32": zlib.crc32(arr), "offset": at}
-    (entry / "meta.json").write_bytes(orjson.dumps(meta))
+    write_meta(entry, meta)
 
 
 def flip_byte(entry: Path, name: str, from_end: int = 3) -> None:

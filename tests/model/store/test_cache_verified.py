@@ -13,7 +13,7 @@ from timelineview.model import load
 from timelineview.model.store import cache as cache_mod
 from timelineview.model.store import check_record
 
-from .entry_files import flip_byte
+from .entry_files import flip_byte, write_meta
 from .test_cache_trust import CRAFTED, from_cache, rewrite_column, the_entry, write_trace
 
 pytestmark = []
@@ -112,7 +112,7 @@ def test_a_record_of_another_meta_is_not_trusted(tmp_path, full_checks):
     load(trace, cache=cache)
     entry = the_entry(cache)
     meta = entry / "meta.json"
-    meta.write_bytes(meta.read_bytes().replace(b'"crc32":', b'"crc32": ', 1))  # same meaning, other bytes
+    write_meta(entry, meta.read_bytes().replace(b'"crc32":', b'"crc32": ', 1))  # same meaning, other bytes
     [again] = load(trace, cache=cache)
     assert from_cache(again) and len(full_checks) == 2
 
@@ -133,7 +133,7 @@ def test_the_span_is_saved_with_the_columns_and_a_wrong_one_is_refused(tmp_path)
     assert meta["span"] == span
     [served] = load(trace, cache=cache)
     assert from_cache(served) and [served.t_origin, served.t_end] == span
-    (entry / "meta.json").write_bytes(orjson.dumps({**meta, "span": [span[0], span[1] + 1]}))
+    write_meta(entry, {**meta, "span": [span[0], span[1] + 1]})  # its digest agreeing: the span check refuses it
     [again] = load(trace, cache=cache)
     assert not from_cache(again) and [again.t_origin, again.t_end] == span
 

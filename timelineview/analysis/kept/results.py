@@ -4,7 +4,8 @@ A card re-opened from the card cache has its columns memory-mapped in a second; 
 interval sets, steps, operators, communication, memory, the §5 object) would still take as long as the first
 time. Each field computed is therefore written into the entry's folder, as ``analysis-<key>.<field>.json`` (the
 value's tree, :mod:`.encoding`) and ``analysis-<key>.<field>.columns`` (its arrays' bytes one after the other,
-each array's dtype, shape, place and CRC-32 in the JSON: mapped once, with no header to parse), and read
+each array's dtype, shape, place and CRC-32 in the JSON: mapped once, with no header to parse; the JSON's own
+SHA-1 beside it, ``json_digest``), and read
 back, field by field, when an analysis asks for it again. A columns file's CRC-32s are compared on its first
 read in a boot; after that, while the file keeps its identity, it is only mapped (``check_record``: why a
 changed file is still checked before use).
@@ -37,9 +38,11 @@ import orjson
 from timelineview.analysis.kept.encoding import BadTree, Decoder, Encoder
 from timelineview.analysis.kernels.kernel_details_source import kernel_details_file
 from timelineview.model.memory.load import memory_files
+from timelineview.model.store import json_digest
 from timelineview.model.store.check_record import Check
 from timelineview.model.store.columns_file import BadColumn, column_view, describe, places, write_arrays
 from timelineview.model.store.file_stamp import file_stamp, sample_digest
+from timelineview.model.store.regular_file import open_regular, read_regular
 from timelineview.model.store.trace_store import TraceStore
 from timelineview.provenance import code_stamp
 
@@ -193,6 +196,12 @@ def _loads(data: bytes) -> Any:
         return json.loads(data)
 
 
+def _map_copy_on_write(path: Path) -> np.ndarray:
+    """The bytes of regular file ``path``, mapped copy on write."""
+    with open_regular(path) as f:
+        return np.memmap(f, dtype=np.uint8, mode="c").view(np.ndarray)
+
+
 class KeptResults:
     """The kept fields of one card's analysis, in its cache entry's folder ``entry``."""
 
@@ -219,7 +228,7 @@ class KeptResults:
         """Field ``name`` as kept, or ``MISSING``; ``field(other)`` gives a field it refers to (raising
         ``SiblingFailed`` when that fails). A kept field that fails its checks is removed."""
         try:
-            data = self._path(name, "json").read_bytes()
+            data = read_regular(self._path(name, "json"))  # a FIFO there is refused, never waited on
         except Exception:  # noqa: BLE001 - not kept (or no key: a card whose files cannot be stamped)
             return MISSING
         try:
@@ -231,6 +240,8 @@ class KeptResults:
             return MISSING
 
     def _read(self, name: str, data: bytes, field: Callable[[str], Any]) -> Any:
+        if not json_digest.matches(self._path(name, "json"), data):
+            raise BadTree("not the bytes written (the digest differs)")
         doc = _loads(data)
         if (not isinstance(doc, dict) or doc.get("format") != KEPT_FORMAT or doc.get("key") != self.key
                 or doc.get("field") != name):
@@ -242,8 +253,7 @@ class KeptResults:
             check = Check.of(self._path(name, COLUMNS))  # before reading: a change meanwhile is seen next time
             trusted = check.passed_before(self._path(name, CHECKED), against)
             # copy on write: a result's arrays stay writable, as computed; pages are read only when used
-            columns = (np.memmap(check.path, dtype=np.uint8, mode="c").view(np.ndarray) if check.size
-                       else np.zeros(0, np.uint8))
+            columns = _map_copy_on_write(check.path) if check.size else np.zeros(0, np.uint8)
             for i, desc in enumerate(described):
                 arrays.append(_column(columns, desc, f"{name}: column {i}", checksum=not trusted))
         pairs = _respellings(doc["paths"], _spelling(self.store))
@@ -269,6 +279,7 @@ class KeptResults:
             self._clean_other_keys()
             if arrays:
                 self._write(self._path(name, COLUMNS), lambda f: write_arrays(f, arrays, offsets))
+            self._write(self._path(name, "json" + json_digest.SUFFIX), lambda f: f.write(json_digest.digest_of(data)))
             self._write(self._path(name, "json"), lambda f: f.write(data))  # last: the field is complete
         except Exception:  # noqa: BLE001 - no room, a read-only or removed entry: computed next time
             return False
@@ -285,7 +296,7 @@ class KeptResults:
             raise
 
     def _remove(self, name: str) -> None:
-        for suffix in ("json", COLUMNS, CHECKED):
+        for suffix in ("json", "json" + json_digest.SUFFIX, COLUMNS, CHECKED):
             self._path(name, suffix).unlink(missing_ok=True)
 
     def _clean_other_keys(self) -> None:

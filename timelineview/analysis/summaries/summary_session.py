@@ -27,6 +27,7 @@ from timelineview.analysis.summaries.card_summary import SummaryCard, read_index
 from timelineview.analysis.summaries.code_stamp import current_stamp
 from timelineview.model.summary.columns import ColumnReader
 from timelineview.model.summary.guarded_files import INDEX_MAX_BYTES, SummaryFileError, read_inside
+from timelineview.model.summary.json_weight import check_json_weight
 
 INDEX = "index.json"
 INDEX_KIND = "timelineview summary"
@@ -34,6 +35,9 @@ INDEX_FORMAT = 2  # 2: a run id and a state; per card the run that made it and i
 COMPLETE, INCOMPLETE = "complete", "incomplete"
 OK = "ok"
 UNREADABLE = "unreadable"  # the index says ok, but the card's manifest cannot be read (tolerant sessions)
+# an index holds a few hundred values per card and its cluster results (per step and pair of cards): this many is
+# far beyond a summary of thousands of cards, and parses in seconds
+INDEX_MAX_VALUES = 20_000_000
 TABLE_COLUMNS = ("comm.", "operators.")  # the column prefixes of a card's operator and communication tables
 
 Progress = Callable[[int, int], None]  # (cards done, cards in all); it may raise to stop the reading
@@ -65,7 +69,9 @@ def looks_like_summary(path: str | Path) -> bool:
 
 def read_index(folder: str | Path) -> dict:
     """The index of a summary folder (a regular file of bounded size; ``SummaryFileError`` otherwise)."""
-    return orjson.loads(read_inside(Path(folder), (INDEX,), INDEX_MAX_BYTES))
+    data = read_inside(Path(folder), (INDEX,), INDEX_MAX_BYTES)
+    check_json_weight(data, INDEX_MAX_VALUES, str(Path(folder) / INDEX))
+    return orjson.loads(data)
 
 
 class UnreadableSummary(ValueError):
@@ -98,7 +104,22 @@ def read_checked_index(folder: str | Path) -> dict:
     if bad or not isinstance(index.get("run"), str):
         raise UnreadableSummary(f"{folder} is not a readable summary folder (its index.json: "
                                 f"{bad or 'it names no run'})")
+    twice = _listed_twice(cards)
+    if twice:
+        raise UnreadableSummary(f"{folder} is not a readable summary folder (its index.json lists {twice}: "
+                                "it was edited or damaged; summarize it again)")
     return index
+
+
+def _listed_twice(cards: list[dict]) -> str:
+    """The first card name or card folder that ``cards`` lists twice, in words ("" when none is)."""
+    for key, what in (("card", "card"), ("dir", "card folder")):
+        seen: dict[str, int] = {}
+        for k, e in enumerate(cards):
+            if e[key] in seen:
+                return f"{what} {e[key]!r} twice (entries {seen[e[key]]} and {k})"
+            seen[e[key]] = k
+    return ""
 
 
 class _ColumnsReadOnce:

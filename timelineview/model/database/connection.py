@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from timelineview.model.load.file_access import file_problem, read_head
+from timelineview.model.store.regular_file import NotARegularFile, is_regular
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 HEADER_BYTES = 100  # the database header (sqlite.org/fileformat.html §1.3)
@@ -52,6 +53,8 @@ def _uri(path: str | os.PathLike, immutable: bool = True) -> str:
 def connect(path: str | os.PathLike) -> sqlite3.Connection:
     """A read-only, immutable connection (raises ``sqlite3.Error`` / ``OSError`` as SQLite does).
     Usable from any thread, one at a time."""
+    if not is_regular(path):  # SQLite's own open of a FIFO waits for a writer forever
+        raise NotARegularFile(f"{path}: not a regular file")
     conn = sqlite3.connect(_uri(path), uri=True, check_same_thread=False)
     conn.execute("pragma query_only = 1")
     return conn
@@ -102,6 +105,8 @@ def _check_length(path: str | os.PathLike, head: bytes, health: DatabaseHealth) 
 def _locked(path: str | os.PathLike) -> bool:
     """Whether another process holds a write lock. Asked through a plain read-only connection (no
     ``immutable``): it takes a shared lock for one statement and writes nothing."""
+    if not is_regular(path):
+        return False
     try:
         conn = sqlite3.connect(_uri(path, immutable=False), uri=True, timeout=0)
     except sqlite3.Error:

@@ -17,6 +17,8 @@ import re
 import sqlite3
 from dataclasses import dataclass
 
+from timelineview.model.store.regular_file import open_regular
+
 HEADER_BYTES = 100
 MIN_PAGE_SIZE = 512
 CATALOGUE, CATALOGUE_ROOT = "sqlite_master", 1  # the table of tables, rooted on the first page
@@ -61,7 +63,7 @@ def table_damage(path: str | os.PathLike, roots: dict[str, int]) -> dict[str, Ta
     """``TableDamage`` of each table of ``roots`` (``{table: root page}``) in the file at ``path``
     (empty when the file cannot be mapped)."""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             size = os.fstat(f.fileno()).st_size
             if size < HEADER_BYTES:
                 return {}

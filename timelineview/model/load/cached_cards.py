@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-import warnings
 from pathlib import Path
 
 from timelineview.model.discovery import CardSource
@@ -21,27 +20,27 @@ from timelineview.model.store.cache import (
     card_key,
     default_cache_dir,
     load_cached,
+    max_cache_bytes,
     remove_stale_partials,
     save,
     source_stamps,
 )
+from timelineview.model.store.cache_notice import say_once
 from timelineview.model.store.card_files import CardFiles
 from timelineview.model.store.trace_store import TraceStore
 
-_warned: set[str] = set()
-
 
 def _warn_once(folder: Path, what: str) -> None:
-    if str(folder) not in _warned:
-        _warned.add(str(folder))
-        warnings.warn(f"card cache {folder}: {what}", RuntimeWarning, stacklevel=4)
+    say_once(f"folder {folder}", f"card cache {folder}: {what}")
 
 
 def open_cache_dir(cache: bool | str | os.PathLike | None) -> tuple[Path | None, bool]:
-    """(the cache folder, whether cards can be saved in it); (None, False) when off or unusable."""
+    """(the cache folder, whether cards can be saved in it); (None, False) when off or unusable. Raises
+    ``CacheSettingError`` when ``$TIMELINEVIEW_CACHE_MB`` is not a size."""
     if not cache:
         return None, False
     folder = default_cache_dir() if cache is True else Path(cache)
+    max_cache_bytes()  # a size setting that is not a number stops here with its own message (CacheSettingError)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -40,6 +40,7 @@ from timelineview.model.memory.records import (
     concat,
     passing,
 )
+from timelineview.model.store.regular_file import open_regular
 
 MEMORY_RECORD_CSV = "memory_record.csv"
 OPERATOR_MEMORY_CSV = "operator_memory.csv"
@@ -329,7 +330,7 @@ def _chunks(path: Path, wanted: tuple[str, ...], needed: tuple[str, ...], report
     """The rows of ``path`` as chunks of the ``wanted`` columns (those the header has); nothing when a
     ``needed`` column is missing or the file cannot be read (a warning says which)."""
     try:
-        f = open(path, "rb")
+        f = open_regular(path)  # a FIFO named like a memory file is named, never waited on
     except OSError as exc:
         report.warn(f"{path}: cannot be read ({exc.strerror or exc})")
         return

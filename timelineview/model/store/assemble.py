@@ -272,8 +272,11 @@ class CardBuilder:
         )
         places, flows = self.places, self.flows
         store._string_ids = strings.ids
-        # linking and binding flows waits for the first look at them (a tenth of a large load)
-        store.flows = LazyFlowTable(lambda: _flow_table(_flow_edges(flows, to_display, report), store))
+        # linking flows is done now, so that their load report (points without another end) is the same whether
+        # anything looks at the flows or not (a card saved to the cache resolves them, one read without does not);
+        # binding them to slices waits for the first look (most of the cost)
+        edges = _flow_edges(flows, to_display, report)
+        store.flows = LazyFlowTable(lambda: _flow_table(edges, store))
         store._args_reader = ArgsReader(ChunkTable(
             path=[self.read_paths[p.file] for p in places],
             start=np.array([p.start for p in places], dtype=np.int64),

@@ -4,7 +4,7 @@ A card is keyed by its files' paths, identities and sampled content (``file_stam
 edited or replaced file is loaded again, even when its size and modification time were kept, and
 by the package version and the source of the code that builds a card (``provenance``), so an
 upgraded or edited install never serves what older code decoded. An entry is checked before use
-(its meta, every column's dtype, shape and CRC-32, then every reference between its tables:
+(its meta against its SHA-1, every column's dtype, shape and CRC-32, then every reference between its tables:
 ``entry_checks``); one that fails is deleted and the card loaded again. Nothing here raises into a load: a cache that
 cannot be written is only not written. Compressed (``.gz``) cards are not cached: their lazy
 args read a temporary copy that does not outlive the session.
@@ -40,12 +40,15 @@ import numpy as np
 import orjson
 
 from timelineview.model.store.args_reader import ArgsReader, ChunkTable
+from timelineview.model.store.cache_notice import say_once
 from timelineview.model.store.card_files import CardFiles
 from timelineview.model.store.check_record import Check
 from timelineview.model.store.columns_file import BadColumn, column_view, describe, places, write_arrays
 from timelineview.model.store.entry_checks import CorruptEntry, check_chunks, check_entry, check_ids
 from timelineview.model.store.file_stamp import FileStamp, file_stamp, sample_digest
 from timelineview.model.store.interval_index import IntervalIndex
+from timelineview.model.store.json_digest import digest_of, digest_path, matches
+from timelineview.model.store.regular_file import open_regular, read_regular
 from timelineview.model.store.report import LoadReport, Problem
 from timelineview.model.store.trace_store import (
     CounterTable,
@@ -63,7 +66,8 @@ FORMAT = "timelineview-cache-6"  # 3: content key, checked columns, chunks name 
 # file; 5: the slices' span in the meta; 6: the index without its times (read from the slices)
 COLUMNS_FILE = "columns.bin"  # every column of an entry (a columns file)
 CARD_CODE = ("model",)  # the sub-packages whose code decides what a cached card holds
-MAX_CACHE_BYTES = int(os.environ.get("TIMELINEVIEW_CACHE_MB", "20000")) << 20
+SIZE_VARIABLE = "TIMELINEVIEW_CACHE_MB"  # the most the cache may hold, in MiB
+DEFAULT_CACHE_MB = 20000
 MIN_FREE_BYTES = 1 << 30  # the cache never leaves less free on its disk than this ...
 MIN_FREE_FRACTION = 0.05  # ... or than this share of the disk
 STALE_PARTIAL_S = 600.0  # a save takes seconds: a ``.partial-*`` untouched this long was killed
@@ -74,6 +78,23 @@ _TEXT_OR_INT_COLUMNS = {"flows.flow_id"}
 VERIFIED = "verified.json"  # the record of the last full check (module docstring)
 _TABLES = (("slices", SliceColumns), ("lanes", LaneTable), ("processes", ProcessTable),
            ("counters", CounterTable), ("instants", InstantTable), ("index", IntervalIndex))
+
+
+class CacheSettingError(ValueError):
+    """A cache setting of the environment that is not usable (the message says which and why)."""
+
+
+def max_cache_bytes() -> int:
+    """The most the cache may hold: ``$TIMELINEVIEW_CACHE_MB`` MiB (default 20000); ``CacheSettingError`` when
+    that is not a whole number of MiB, 0 or more."""
+    text = os.environ.get(SIZE_VARIABLE, "").strip() or str(DEFAULT_CACHE_MB)
+    try:
+        mib = int(text)
+    except ValueError:
+        raise CacheSettingError(f"{SIZE_VARIABLE}={text!r}: not a whole number of MiB") from None
+    if mib < 0:
+        raise CacheSettingError(f"{SIZE_VARIABLE}={text!r}: a size cannot be negative")
+    return mib << 20
 
 
 def default_cache_dir() -> Path:
@@ -198,11 +219,13 @@ def save(store: TraceStore, src: CardFiles, cache_dir: Path, key: str | None = N
         meta_bytes = _dump_meta(meta)
         cache_dir.mkdir(parents=True, exist_ok=True)
         if not make_room(cache_dir, sum(a.nbytes for a in arrays.values()) + len(meta_bytes)):
+            _say_no_room(cache_dir)
             return None
         tmp = Path(tempfile.mkdtemp(prefix=PARTIAL_PREFIX, dir=cache_dir))
         with open(tmp / COLUMNS_FILE, "wb") as f:
             write_arrays(f, arrays.values(), places(arrays.values()))
         (tmp / "meta.json").write_bytes(meta_bytes)
+        digest_path(tmp / "meta.json").write_bytes(digest_of(meta_bytes))
         final = cache_dir / key
         shutil.rmtree(final, ignore_errors=True)
         os.replace(tmp, final)
@@ -231,7 +254,7 @@ def load_cached(src: CardFiles, cache_dir: Path, key: str | None = None,
         return None
     folder = cache_dir / key
     try:
-        data = (folder / "meta.json").read_bytes()
+        data = read_regular(folder / "meta.json")  # a FIFO there is refused, never waited on
     except OSError:
         return None  # not cached (or the cache cannot be read)
     try:
@@ -248,6 +271,8 @@ def load_cached(src: CardFiles, cache_dir: Path, key: str | None = None,
 
 def _open_entry(folder: Path, meta_bytes: bytes, key: str, src: CardFiles,
                 stamps: dict[str, FileStamp | None]) -> TraceStore:
+    if not matches(folder / "meta.json", meta_bytes):
+        raise CorruptEntry("meta: not the bytes written (its digest differs)")
     meta = _load_meta(meta_bytes)
     if (not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("key") != key
             or meta.get("code") != code_stamp(*CARD_CODE)):
@@ -255,7 +280,7 @@ def _open_entry(folder: Path, meta_bytes: bytes, key: str, src: CardFiles,
     check = Check.of(folder / COLUMNS_FILE)  # before reading: a change during the check is seen next time
     against = hashlib.sha1(meta_bytes).hexdigest()
     trusted = check.passed_before(folder / VERIFIED, against)
-    data = np.memmap(check.path, dtype=np.uint8, mode="r") if check.size else np.zeros(0, np.uint8)
+    data = _map(check.path) if check.size else np.zeros(0, np.uint8)
     arrays = {name: _checked_array(data, name, desc, checksum=not trusted) for name, desc in meta["arrays"].items()}
     lists = meta["lists"]
     strings = meta["strings"]
@@ -297,6 +322,12 @@ def _open_entry(folder: Path, meta_bytes: bytes, key: str, src: CardFiles,
     if not trusted:
         check.passed(folder / VERIFIED, against)
     return store
+
+
+def _map(path: Path) -> np.ndarray:
+    """The bytes of regular file ``path``, memory-mapped read-only."""
+    with open_regular(path) as f:
+        return np.memmap(f, dtype=np.uint8, mode="r")
 
 
 def _checked_array(data: np.ndarray, name: str, desc: dict, checksum: bool = True) -> np.ndarray:
@@ -388,6 +419,22 @@ def _room_limit(cache_dir: Path, total: int, max_bytes: int) -> int:
     return min(max_bytes, total + disk.free - reserve)
 
 
+def _say_no_room(cache_dir: Path) -> None:
+    """Once: a card was not saved for want of room (the size limit, or a disk short of free space)."""
+    try:
+        free = shutil.disk_usage(cache_dir).free
+    except OSError:
+        free = -1
+    try:
+        limit = max_cache_bytes()
+    except CacheSettingError:
+        limit = 0
+    why = (f"{free / (1 << 30):.2f} GiB free on its disk, it keeps at least {MIN_FREE_BYTES / (1 << 30):.0f} GiB "
+           f"(or {MIN_FREE_FRACTION:.0%} of the disk) free" if free >= 0 and limit > 0
+           else f"it may hold {limit >> 20} MiB ({SIZE_VARIABLE})")
+    say_once(f"room {cache_dir}", f"card cache {cache_dir}: no room ({why}); loaded cards are not saved")
+
+
 def make_room(cache_dir: Path, incoming: int = 0, keep: Path | None = None, max_bytes: int | None = None) -> bool:
     """Prune so that ``incoming`` more bytes fit; whether they do."""
     return _prune(cache_dir, incoming, keep, max_bytes)[1]
@@ -395,7 +442,7 @@ def make_room(cache_dir: Path, incoming: int = 0, keep: Path | None = None, max_
 
 def prune(cache_dir: Path, keep: Path | None = None, max_bytes: int | None = None) -> int:
     """Remove the leftovers of killed saves, then the least recently used cards until the cache
-    fits ``max_bytes`` (default ``MAX_CACHE_BYTES``) and leaves its disk enough free space;
+    fits ``max_bytes`` (default ``max_cache_bytes()``) and leaves its disk enough free space;
     returns how many cards were removed."""
     return _prune(cache_dir, 0, keep, max_bytes)[0]
 
@@ -405,7 +452,7 @@ def _prune(cache_dir: Path, incoming: int, keep: Path | None, max_bytes: int | N
     for folder in stale:
         shutil.rmtree(folder, ignore_errors=True)
     total = sum(e[1] for e in entries)
-    limit = _room_limit(cache_dir, total, MAX_CACHE_BYTES if max_bytes is None else max_bytes)
+    limit = _room_limit(cache_dir, total, max_cache_bytes() if max_bytes is None else max_bytes)
     removed = 0
     for _, size, folder in sorted(entries):
         if total + incoming <= limit:

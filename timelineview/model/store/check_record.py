@@ -16,6 +16,7 @@ not match or cannot be read only means the full check runs; one that cannot be w
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -23,8 +24,11 @@ from typing import NamedTuple
 
 import orjson
 
+from timelineview.model.store.regular_file import NotARegularFile, read_regular
+
 RECORD_FORMAT = "timelineview-checked-1"
 RACY_NS = 3_000_000_000  # files changed this recently are checked in full again (coarse file-system clocks)
+_RECORD_LIMIT = 1 << 16  # a record is a few hundred bytes: a larger file is not one
 BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 PARTIAL_PREFIX = ".partial-"  # a record being written (the cache's prefix: its cleaners remove leftovers)
 
@@ -50,6 +54,8 @@ class Check(NamedTuple):
         """Raises ``OSError`` when ``path`` cannot be stat-ed."""
         started = time.time_ns()
         st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block its reader (and has no bytes to check)
+            raise NotARegularFile(f"not a regular file: {path}")
         return cls(Path(path), (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns), boot_id(), started)
 
     @property
@@ -65,7 +71,7 @@ class Check(NamedTuple):
         if self.boot is None:
             return False
         try:
-            return record.read_bytes() == self._record(against)
+            return read_regular(record, limit=_RECORD_LIMIT) == self._record(against)
         except OSError:
             return False
 
