@@ -81,14 +81,14 @@ def _measure(path: Path, runs: int) -> dict:
 
 
 def _pages(conn: sqlite3.Connection) -> int:
-    from timelineview.model.database.pages import read_int_columns
-    from timelineview.model.database.tables import _database_file
+    from timelineview.model.database.sqlite.pages import read_int_columns
+    from timelineview.model.database.sqlite.tables import _database_file
     cols = read_int_columns(conn, _database_file(conn), "TASK", list(TASK_COLUMNS))
     return len(cols[0]) if cols is not None else 0
 
 
 def _group_concat(conn: sqlite3.Connection) -> int:
-    from timelineview.model.database.tables import _int_text_scan
+    from timelineview.model.database.sqlite.tables import _int_text_scan
     return len(_int_text_scan(conn, "TASK", list(TASK_COLUMNS), "")[0])
 
 

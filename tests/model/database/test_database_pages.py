@@ -7,9 +7,9 @@ import sqlite3
 import numpy as np
 import pytest
 
-from timelineview.model.database import pages
-from timelineview.model.database.connection import connect
-from timelineview.model.database.tables import _int_text_scan, read_columns
+from timelineview.model.database.sqlite import pages
+from timelineview.model.database.sqlite.connection import connect
+from timelineview.model.database.sqlite.tables import _int_text_scan, read_columns
 
 # values of every serial type an integer column can hold: 1..6-byte ints (both signs), the
 # constants 0 and 1, reals (cast truncates), decimal text (torch_npu's TEXT startNs), NULL
@@ -157,8 +157,8 @@ NINE_BYTE_SERIALS = {"huge": bytes([0x81] + [0x80] * 7 + [0x00]), "negative": by
 RECORD = b"\x0c\x04" + b"\x00" * 8 + b"\x01\x01" + b"\x11\x22\x33\x44"  # a: 4-byte int, p1..p8 NULL, b, c
 CRAFTED_READ = """
 import sys
-from timelineview.model.database import pages
-from timelineview.model.database.connection import connect
+from timelineview.model.database.sqlite import pages
+from timelineview.model.database.sqlite.connection import connect
 pages.MIN_ROWS = 0
 conn = connect(sys.argv[1])
 got = pages.read_int_columns(conn, sys.argv[1], "T", ["a", "p2"])
@@ -235,8 +235,8 @@ def test_an_interior_page_without_cells_gives_the_table_to_sqlite(tmp_path):
 
 CUT_WHILE_READ = """
 import os, sys
-from timelineview.model.database import pages
-from timelineview.model.database.connection import connect
+from timelineview.model.database.sqlite import pages
+from timelineview.model.database.sqlite.connection import connect
 pages.MIN_ROWS = 0
 pages.PART_BYTES = 8 * 4096  # parts of 8 pages: progress after each
 path = sys.argv[1]

@@ -9,7 +9,8 @@ import sqlite3
 import numpy as np
 import pytest
 
-from timelineview.model.database import table_columns, tables
+from timelineview.model.database import table_columns
+from timelineview.model.database.sqlite import tables
 from timelineview.model.database.strings import CardStrings
 
 BIG = 1736410576386409710  # a real ns timestamp: beyond float64's exact integers
@@ -152,8 +153,8 @@ def _one_bad_record(tmp_path, n=3000, bad=1500):
 
 
 def test_one_bad_record_on_an_intact_page_loses_only_itself(tmp_path):
-    from timelineview.model.database.connection import connect
-    from timelineview.model.database.tables import read_or_salvage
+    from timelineview.model.database.sqlite.connection import connect
+    from timelineview.model.database.sqlite.tables import read_or_salvage
 
     path = _one_bad_record(tmp_path)
     conn = connect(path)
@@ -166,8 +167,8 @@ def test_one_bad_record_on_an_intact_page_loses_only_itself(tmp_path):
 
 
 def test_a_table_with_far_apart_rowids_is_read_in_few_queries(tmp_path):
-    from timelineview.model.database.connection import connect
-    from timelineview.model.database.tables import _int_text_scan
+    from timelineview.model.database.sqlite.connection import connect
+    from timelineview.model.database.sqlite.tables import _int_text_scan
 
     path = tmp_path / "t.db"
     conn = sqlite3.connect(path)

@@ -37,7 +37,7 @@ jit._compile_main(sys.argv[1])
 READ_CHILD = """
 import json, sqlite3, sys
 from pathlib import Path
-from timelineview.model.database import pages
+from timelineview.model.database.sqlite import pages
 from timelineview.model.memory import csv_files, csv_kernels, load_memory
 
 pages.MIN_ROWS = 0
@@ -48,7 +48,7 @@ csv_files.COMPILED_MIN_BYTES = 0
 csv_files.CHUNK_BYTES = 64  # rows of several blocks merged: the loops also read merged (read-only) texts
 memory = load_memory([Path(sys.argv[2])])
 kernels = csv_kernels.compiled()
-dispatchers = {**dict(zip(("leaves", "decode"), pages._kernels)), **kernels._asdict()}
+dispatchers = {"decode": pages._kernels, **kernels._asdict()}
 print(json.dumps({"rows": len(read[0]), "memory_rows": memory.report.rows_read,
                   "stats": {name: [sum(d.stats.cache_hits.values()), sum(d.stats.cache_misses.values())]
                             for name, d in dispatchers.items()}}))

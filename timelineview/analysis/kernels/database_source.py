@@ -15,8 +15,8 @@ from timelineview.analysis.kernels.source_result import SourceResult, shape_text
 from timelineview.analysis.kernels.table import NO_VALUE, SOURCE_DATABASE, Interner
 from timelineview.model.database import slices as S
 from timelineview.model.database.args import PMU_TABLE, DatabaseArgs
-from timelineview.model.database.connection import connect
-from timelineview.model.database.tables import read_columns
+from timelineview.model.database.sqlite.connection import connect
+from timelineview.model.database.sqlite.tables import read_columns
 from timelineview.model.store.trace_store import TraceStore
 
 INFO_TABLE = "COMPUTE_TASK_INFO"

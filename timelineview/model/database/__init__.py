@@ -12,8 +12,8 @@ from timelineview.model.database.card import (
     load_database_card,
     load_database_source,
 )
-from timelineview.model.database.connection import is_database
-from timelineview.model.database.tables import table_columns
+from timelineview.model.database.sqlite.connection import is_database
+from timelineview.model.database.sqlite.tables import table_columns
 
 __all__ = ["database_bytes", "database_rank", "is_database", "is_database_source", "load_database_card",
            "load_database_source", "table_columns"]

@@ -18,9 +18,9 @@ import numpy as np
 
 from timelineview.model.database import layout as L
 from timelineview.model.database import slices as S
-from timelineview.model.database.connection import connect
+from timelineview.model.database.sqlite.connection import connect
+from timelineview.model.database.sqlite.tables import Schema
 from timelineview.model.database.strings import UNKNOWN_ID, CardStrings
-from timelineview.model.database.tables import Schema
 from timelineview.model.store.args_reader import CHANGED, REMOVED, TraceFileChanged
 from timelineview.model.store.file_stamp import FileStamp, file_stamp
 

@@ -18,9 +18,7 @@ import numpy as np
 
 from timelineview.model.database import layout as L
 from timelineview.model.database.args import DatabaseArgs
-from timelineview.model.database.connection import DatabaseHealth, check, connect, is_database
 from timelineview.model.database.counters import counter_table, read_counters
-from timelineview.model.database.damage import DAMAGE_NOTE, table_losses
 from timelineview.model.database.devices import DeviceScope, database_devices
 from timelineview.model.database.flows import CATS_TABLE, build_flows
 from timelineview.model.database.layout import COUNTERS
@@ -34,8 +32,10 @@ from timelineview.model.database.slices import (
     add_steps,
     renamed_copy,
 )
+from timelineview.model.database.sqlite.connection import DatabaseHealth, check, connect, is_database
+from timelineview.model.database.sqlite.damage import DAMAGE_NOTE, table_losses
+from timelineview.model.database.sqlite.tables import STRING_TABLE, Schema, read_schema
 from timelineview.model.database.strings import read_enums, read_strings
-from timelineview.model.database.tables import STRING_TABLE, Schema, read_schema
 from timelineview.model.store.file_stamp import file_stamp
 from timelineview.model.store.interval_index import build_index
 from timelineview.model.store.report import LoadReport

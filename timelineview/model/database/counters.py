@@ -11,8 +11,8 @@ from timelineview.model.database.devices import DEVICE_COLUMN
 from timelineview.model.database.lanes import LaneBook
 from timelineview.model.database.layout import COUNTERS, TEXT_SPELLING, CounterSpec
 from timelineview.model.database.progress import RowMeter
+from timelineview.model.database.sqlite.tables import Schema, read_or_salvage
 from timelineview.model.database.strings import CardStrings
-from timelineview.model.database.tables import Schema, read_or_salvage
 from timelineview.model.store.trace_store import CounterTable
 
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from timelineview.model.database import layout as L
-from timelineview.model.database.connection import connect
-from timelineview.model.database.tables import read_schema
+from timelineview.model.database.sqlite.connection import connect
+from timelineview.model.database.sqlite.tables import read_schema
 
 RANK_TABLE = "RANK_DEVICE_MAP"
 DEVICE_COLUMN = "deviceId"

@@ -15,10 +15,10 @@ from functools import partial
 import numpy as np
 
 from timelineview.model.database.keys import sorted_unique
-from timelineview.model.database.pages import narrowed
 from timelineview.model.database.slices import Endpoints, join_all
+from timelineview.model.database.sqlite.pages import narrowed
+from timelineview.model.database.sqlite.tables import Schema, read_columns
 from timelineview.model.database.strings import CardStrings
-from timelineview.model.database.tables import Schema, read_columns
 from timelineview.model.store.interval_index import slice_index_dtype
 from timelineview.model.store.trace_store import FlowTable, LazyFlowTable
 

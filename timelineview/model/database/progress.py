@@ -11,8 +11,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from timelineview.model.database.table_names import rowid_span
-from timelineview.model.database.tables import Schema
+from timelineview.model.database.sqlite.table_names import rowid_span
+from timelineview.model.database.sqlite.tables import Schema
 
 RowProgress = Callable[[int, int], None]  # (rows read, rows to read)
 

@@ -19,11 +19,11 @@ from timelineview.model.database.bare_numbers import bare_number_note
 from timelineview.model.database.devices import DEVICE_COLUMN, DeviceScope
 from timelineview.model.database.keys import sorted_unique, unique_inverse
 from timelineview.model.database.lanes import LaneBook
-from timelineview.model.database.pages import fits_int32
 from timelineview.model.database.progress import RowMeter
+from timelineview.model.database.sqlite.pages import fits_int32
+from timelineview.model.database.sqlite.table_names import ROWID
+from timelineview.model.database.sqlite.tables import Schema, find_sorted, read_or_salvage
 from timelineview.model.database.strings import UNKNOWN_ID, CardStrings
-from timelineview.model.database.table_names import ROWID
-from timelineview.model.database.tables import Schema, find_sorted, read_or_salvage
 from timelineview.model.database.transports import note_untransported
 from timelineview.model.store.interval_index import slice_index_dtype
 

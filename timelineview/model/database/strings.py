@@ -11,7 +11,7 @@ import sqlite3
 
 import numpy as np
 
-from timelineview.model.database.tables import STRING_TABLE, Schema, find_sorted, read_columns, read_or_salvage
+from timelineview.model.database.sqlite.tables import STRING_TABLE, Schema, find_sorted, read_columns, read_or_salvage
 
 ENUM_PREFIX = "ENUM_"
 UNKNOWN_ID = "(unknown name #{})"  # an id that STRING_IDS does not hold

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 
 from timelineview.model.database import layout as L
-from timelineview.model.database.tables import Schema
+from timelineview.model.database.sqlite.tables import Schema
 
 TABLE = "COMMUNICATION_TASK_INFO"
 ENUM = "ENUM_HCCL_TRANSPORT_TYPE"

@@ -55,7 +55,7 @@ SCANNER_KERNELS = ("timelineview.model.decode.scan.byte_scan", "timelineview.mod
                    "timelineview.model.store.stack_walk")
 # modules of the kernel sets compiled on their first use in a process (a ~3 s compile each when numba's cache
 # does not hold them): the background compile puts them in the cache (each has ``warm()``)
-ON_DEMAND_KERNELS = ("timelineview.model.database.pages", "timelineview.model.memory.csv_kernels")
+ON_DEMAND_KERNELS = ("timelineview.model.database.sqlite.pages", "timelineview.model.memory.csv_kernels")
 
 
 @functools.cache

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from timelineview.model.database.bare_numbers import bare_number_note
-from timelineview.model.database.connection import connect
-from timelineview.model.database.tables import STRING_TABLE
+from timelineview.model.database.sqlite.connection import connect
+from timelineview.model.database.sqlite.tables import STRING_TABLE
 from timelineview.model.memory.records import (
     BAD_NUMBER,
     EXAMPLES_PER_CHECK,

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from timelineview.model.database.connection import connect
-from timelineview.model.database.damage import table_damage, table_roots
-from timelineview.model.database.pages import narrowed, read_int_columns
-from timelineview.model.database.table_names import ROWID, quote_identifier
+from timelineview.model.database.sqlite.connection import connect
+from timelineview.model.database.sqlite.damage import table_damage, table_roots
+from timelineview.model.database.sqlite.pages import narrowed, read_int_columns
+from timelineview.model.database.sqlite.table_names import ROWID, quote_identifier
 
 INT_NONE = -1  # a NULL in an integer column
 _REAL_NULL_SQL = "-9e999"  # SQLite has no NaN literal: NULL reals come back as -inf, then NaN

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from timelineview.model.database.table_names import ROWID, quote_identifier, rowid_span
+from timelineview.model.database.sqlite.table_names import ROWID, quote_identifier, rowid_span
 from timelineview.model.load.jit import scanner_available
 
 HEADER_BYTES = 100
