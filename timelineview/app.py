@@ -77,7 +77,14 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Console entry point."""
+    """Console entry point: a Ctrl+C at any moment (imports included) ends it with exit 130, no traceback."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        return SIGNALLED_EXIT_BASE + signal.SIGINT
+
+
+def _main(argv: list[str] | None) -> int:
     from timelineview.model.load.jit import use_user_numba_cache
 
     use_user_numba_cache()
