@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
-    from timelineview.model.load.jit import use_user_numba_cache
+    from timelineview.numba_cache import use_user_numba_cache
 
     use_user_numba_cache()
     argv = sys.argv[1:] if argv is None else list(argv)

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from timelineview import provenance
 from timelineview.model.load.library_pages import drop_library_pages
+from timelineview.numba_cache import user_cache_root
 
 _warm = False
 _warm_lock = threading.Lock()
@@ -45,7 +46,6 @@ LAUNCHER_POLL_S = 0.5  # how often the compile looks whether its launcher is sti
 LAUNCHER_IDLE_SHARE = 0.2  # below this share of a core over a poll, the launcher counts as idle
 LAUNCHER_WAIT_S = 120.0  # the compile starts after this long even beside a launcher that stays busy
 CLOCK_TICKS = "SC_CLK_TCK"  # the unit of /proc/PID/stat's CPU times
-NUMBA_FOLDER = "numba"  # in the user's cache folder: where the commands keep numba's machine code
 _DECODE_DIR = Path(__file__).resolve().parents[1] / "decode"
 SCANNER_FOLDER = "scan"  # the decode package's folder of the scanner's kernels, where numba caches them
 BLAS_MODULE = "scipy.linalg.cython_blas"  # what numba imports to look for BLAS
@@ -134,20 +134,7 @@ def _cache_dir() -> Path:
     local = kernels / "__pycache__"
     if os.access(local if local.exists() else kernels, os.W_OK):
         return local
-    return _user_cache_root()
-
-
-def _user_cache_root() -> Path:
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "timelineview"
-
-
-def use_user_numba_cache() -> None:
-    """Keep numba's machine code in the user's cache folder rather than beside the package's sources, unless
-    ``NUMBA_CACHE_DIR`` says where: a compile that outlives a command must not write into a checkout (a
-    removal of the checkout meanwhile would fail on the files that keep appearing). For the commands'
-    processes only, before numba is imported: a library user's own numba functions keep their own cache."""
-    if "NUMBA_CACHE_DIR" not in os.environ and "numba" not in sys.modules:
-        os.environ["NUMBA_CACHE_DIR"] = str(_user_cache_root() / NUMBA_FOLDER)
+    return user_cache_root()
 
 
 def kernel_file(module: str) -> Path:
