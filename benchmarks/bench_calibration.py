@@ -48,10 +48,10 @@ from timelineview.analysis.findings.step_verdicts import StepGrid, slow_steps  #
 from timelineview.analysis.intervals import union  # noqa: E402
 from timelineview.analysis.worst_of_many import MAD_SCALE, required_z  # noqa: E402
 from timelineview.synthetic import cluster_specs  # noqa: E402
-from timelineview.synthetic.planes import PL_DATA, plane_rows  # noqa: E402
+from timelineview.synthetic.comm.planes import PL_DATA, plane_rows  # noqa: E402
+from timelineview.synthetic.comm.topology import peers  # noqa: E402
 from timelineview.synthetic.schedule import Schedule, build_schedule  # noqa: E402
 from timelineview.synthetic.spec import CardSpec  # noqa: E402
-from timelineview.synthetic.topology import peers  # noqa: E402
 from timelineview.synthetic.workload import KIND_BUCKET, StepLocal, draw_step, place_step  # noqa: E402
 
 SIZES = (8, 32, 64, 256, 1024)

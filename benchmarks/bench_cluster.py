@@ -94,7 +94,7 @@ def main() -> None:
     if a.child:
         print(json.dumps(child(a.child)))
         return
-    from timelineview.model.store.cache import cache_size
+    from timelineview.model.store.card_cache.cache import cache_size
 
     path = generate(a.cards, a.mb)
     data_mb = sum(f.stat().st_size for f in path.rglob("*.json")) / 1e6

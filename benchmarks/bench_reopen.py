@@ -157,7 +157,7 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the generated traces and the caches")
     ap.add_argument("--repeat", type=int, default=1, help="re-open this many times; the median is reported")
     a = ap.parse_args()
-    from timelineview.model.store.cache import cache_size
+    from timelineview.model.store.card_cache.cache import cache_size
 
     path = generate(a.cards, a.mb)
     data_mb = sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1e6

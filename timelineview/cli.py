@@ -52,7 +52,8 @@ def stats_main(argv: list[str]) -> int:
     add_gap_option(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     parser.add_argument("--peak-tflops", type=float, default=None,
-                        help="the chip's peak TFLOPS for MFU, instead of the package's table (docs/metrics.md §7.1)")
+                        help="the chip's peak TFLOPS for MFU, instead of the package's table "
+                             "(timelineview docs metrics, §7.1)")
     add_cache_option(parser)
     args = parser.parse_args(argv)
     return run_guarded("timelineview stats", lambda: _stats(args))

@@ -14,7 +14,7 @@ CARD_KEYS = [
     "card", "rank", "path", "events", "start_ns", "lanes", "span_us", "compute_us", "communication_us",
     "overlapped_us", "pure_communication_us", "free_us", "uncaptured_us", "overlap_ratio", "idle_gap_count",
     "idle_gap_total_us", "idle_gap_max_us", "idle_gap_communication_us", "idle_gap_free_us",
-    "clock_offset_us", "steps", "file_overlap", "load", "communication", "operators", "memory",
+    "clock_offset_us", "steps", "file_overlap", "load", "communication", "operators", "kernels", "memory",
 ]
 STEP_KEYS = [
     "step", "start_ns", "dur_us", "span_us", "compute_us", "communication_us", "overlapped_us",

@@ -46,7 +46,7 @@ def _rows(spec: TableSpec, rows: list[dict]):
     return pa.Table.from_pylist([{k: r.get(k) for k in names} for r in rows], schema=schema)
 
 
-def _per_card(section: Callable[[dict], list[dict]]) -> Callable[[TableSource], list[dict]]:
+def per_card(section: Callable[[dict], list[dict]]) -> Callable[[TableSource], list[dict]]:
     """The rows ``section(card document)`` of every card by rank, each with its card's name and rank."""
     def rows(source: TableSource) -> list[dict]:
         return [{"card": c["card"], "rank": c.get("rank"), **row}
@@ -54,28 +54,30 @@ def _per_card(section: Callable[[dict], list[dict]]) -> Callable[[TableSource], 
     return rows
 
 
-def _spec(name: str, doc: str, columns: tuple[Column, ...], rows: Callable[[TableSource], list[dict]]) -> TableSpec:
+def document_spec(name: str, doc: str, columns: tuple[Column, ...],
+                  rows: Callable[[TableSource], list[dict]]) -> TableSpec:
+    """A table of ``columns`` whose rows are ``rows(source)``, read from the stats document."""
     spec = TableSpec(name, doc, columns, lambda source: _rows(spec, rows(source)))  # ``spec`` is bound by then
     return spec
 
 
-CARDS = _spec("cards", "one row per card: its whole-run metrics (the card objects of stats --json)", (
+CARDS = document_spec("cards", "one row per card: its whole-run metrics (the card objects of stats --json)", (
     *CARD, Column("path", STRING, "the card's file or folder"), declared("events", INT64),
     declared("start_ns", INT64), declared("lanes", INT64), *_metric_columns(METRICS), declared("clock_offset_us")),
     lambda source: source.document()["cards"])
 
-STEPS = _spec("steps", "one row per step of each card (metrics.md §5)", (
+STEPS = document_spec("steps", "one row per step of each card (metrics.md §5)", (
     *CARD, Column("step", INT64, "the step's number"), declared("start_ns", INT64), declared("dur_us"),
     *_metric_columns(METRICS), *(declared(n) for n in STEP_EXTRA)),
-    _per_card(lambda c: c.get("steps")))
+    per_card(lambda c: c.get("steps")))
 
 _OP_STATS = (declared("count", INT64), *(declared(k) for k in ("total_us", "mean_us", "min_us", "max_us", "share")))
-OPERATORS = _spec("operators", "one row per compute operator name of each card (metrics.md §7)",
-                  (*CARD, Column("name", STRING, "operator name"), *_OP_STATS),
-                  _per_card(lambda c: (c.get("operators") or {}).get("by_name")))
-TASK_TYPES = _spec("task_types", "one row per task type of each card (metrics.md §7)",
-                   (*CARD, Column("task_type", STRING, "the Task Type of the device tasks"), *_OP_STATS),
-                   _per_card(lambda c: (c.get("operators") or {}).get("by_type")))
+OPERATORS = document_spec("operators", "one row per compute operator name of each card (metrics.md §7)",
+                          (*CARD, Column("name", STRING, "operator name"), *_OP_STATS),
+                          per_card(lambda c: (c.get("operators") or {}).get("by_name")))
+TASK_TYPES = document_spec("task_types", "one row per task type of each card (metrics.md §7)",
+                           (*CARD, Column("task_type", STRING, "the Task Type of the device tasks"), *_OP_STATS),
+                           per_card(lambda c: (c.get("operators") or {}).get("by_type")))
 
 COMM_FIGURES = ("transit_us", "wait_us", "synchronization_us", "idle_us", "wait_ratio")
 ALL_PLANES = "all_planes"
@@ -88,11 +90,11 @@ def _comm_op_row(op: dict) -> dict:
     return {**row, **{f"{ALL_PLANES}_{k}": union.get(k) for k in COMM_FIGURES}}
 
 
-COMM_OPS = _spec("comm_ops", "one row per collective communication operation of each card (metrics.md §6)", (
+COMM_OPS = document_spec("comm_ops", "one row per collective communication operation of each card (metrics.md §6)", (
     *CARD, Column("name", STRING, "the collective"), declared("start_ns", INT64), declared("elapse_us"),
     declared("plane", INT64),
     *(declared(key) for key in COMM_FIGURES), *(declared(f"{ALL_PLANES}_{key}") for key in COMM_FIGURES)),
-    _per_card(lambda c: [_comm_op_row(op) for op in (c.get("communication") or {}).get("comm_ops") or []]))
+    per_card(lambda c: [_comm_op_row(op) for op in (c.get("communication") or {}).get("comm_ops") or []]))
 
 
 def _bandwidth_rows(card: dict) -> list[dict]:
@@ -108,34 +110,34 @@ def _packet_rows(card: dict) -> list[dict]:
 
 _OP_KEY = (Column("name", STRING, "the collective"), declared("start_ns", INT64),
            Column("transport", STRING, "RDMA, a copy-engine link type (HCCS, PCIE, SIO) or SDMA (their sum)"))
-COMM_BANDWIDTH = _spec(
+COMM_BANDWIDTH = document_spec(
     "comm_bandwidth", "one row per transport of each collective of each card: the producer's bandwidth "
     "(CommAnalyzerBandwidth, metrics.md §6)", (
         *CARD, *_OP_KEY, declared("bytes", INT64), declared("transit_us"), declared("count", INT64),
         declared("bandwidth_gbps"),
         declared("large_packet_ratio")),
-    _per_card(_bandwidth_rows))
-COMM_PACKETS = _spec(
+    per_card(_bandwidth_rows))
+COMM_PACKETS = document_spec(
     "comm_packets", "one row per transfer size of each transport of each collective: the producer's size "
     "distribution (metrics.md §6)", (
         *CARD, *_OP_KEY, declared("size_bytes", INT64),
         declared("count", INT64), declared("transit_us")),
-    _per_card(_packet_rows))
+    per_card(_packet_rows))
 
-LINKS = _spec("links", "one row per link between two ranks, joined over the cards (metrics.md §6)", (
+LINKS = document_spec("links", "one row per link between two ranks, joined over the cards (metrics.md §6)", (
     Column("link", STRING, "\"src-dst\""), Column("src", INT64, "sending rank"), Column("dst", INT64, "receiving rank"),
     Column("transport", STRING, "SDMA, RDMA, …"), Column("link_type", STRING, "as the producer names it"),
     declared("bytes", INT64), declared("transit_us"), declared("count", INT64), declared("bandwidth_gbps"),
     Column("slow", BOOL, "a slow link of metrics.md §6")),
     lambda source: source.document().get("links") or [])
 
-LOCAL_LINKS = _spec("local_links", "one row per LOCAL link of each card: bytes moved on the card itself, the "
-                    "producer's src = dst links (metrics.md §6)", (
+LOCAL_LINKS = document_spec("local_links", "one row per LOCAL link of each card: bytes moved on the card itself, the "
+                            "producer's src = dst links (metrics.md §6)", (
     *CARD, Column("link", STRING, "\"src-src\""), Column("src", INT64, "the rank"),
     Column("dst", INT64, "the same rank"),
     Column("transport", STRING, "LOCAL"), Column("link_type", STRING, "as the producer names it (ON_CHIP)"),
     declared("bytes", INT64), declared("transit_us"), declared("count", INT64), declared("bandwidth_gbps")),
-    _per_card(lambda c: (c.get("communication") or {}).get("local_links")))
+    per_card(lambda c: (c.get("communication") or {}).get("local_links")))
 
 
 def _card_starts(source: TableSource) -> dict[str, int | None]:
@@ -155,7 +157,7 @@ def _finding_rows(source: TableSource) -> list[dict]:
             for f in source.document().get("findings") or []]
 
 
-FINDINGS = _spec("findings", "one row per finding (metrics.md §8): anomalies first, then by severity", (
+FINDINGS = document_spec("findings", "one row per finding (metrics.md §8): anomalies first, then by severity", (
     Column("rule", STRING, "the rule that fired"),
     Column("kind", STRING, "anomaly (names a card, a link or a step) or where the time goes (metrics.md §8)"),
     Column("severity", STRING, "high, medium or low"),
@@ -183,12 +185,12 @@ COMPONENTS = ("APP, PTA, GE or PTA+GE (memory_record.csv, MEMORY_RECORD); from t
               "process and the driver)")
 
 
-MEMORY = _spec("memory", "one row per memory component of each card: its peaks (metrics.md §11)", (
+MEMORY = document_spec("memory", "one row per memory component of each card: its peaks (metrics.md §11)", (
     *CARD, Column("component", STRING, COMPONENTS),
     declared("peak_allocated_mb"), declared("peak_allocated_at_ns", INT64), declared("peak_reserved_mb"),
     declared("peak_reserved_at_ns", INT64), declared("peak_active_mb"), declared("reserved_at_peak_mb"),
     declared("unallocated_at_peak_mb")),
-    _per_card(_memory_rows))
+    per_card(_memory_rows))
 
 
 def _allocation_rows(card: dict) -> list[dict]:
@@ -201,8 +203,8 @@ def _allocation_rows(card: dict) -> list[dict]:
             for a in memory.get("largest_allocations") or []]
 
 
-ALLOCATIONS = _spec("allocations", "the largest allocations of each card (metrics.md §11), by size", (
+ALLOCATIONS = document_spec("allocations", "the largest allocations of each card (metrics.md §11), by size", (
     *CARD, Column("name", STRING, "the operator that allocated it"), declared("size_mb"),
     declared("allocated_at_ns", INT64), declared("released_at_ns", INT64),
     Column("live_at_peak", BOOL, "alive at the allocated peak")),
-    _per_card(_allocation_rows))
+    per_card(_allocation_rows))

@@ -6,28 +6,27 @@ from __future__ import annotations
 import numpy as np
 
 from timelineview.api.document_tables import CARD as DOCUMENT_CARD
-from timelineview.api.document_tables import _per_card, _spec
+from timelineview.api.document_tables import declared, document_spec, per_card
+from timelineview.api.extras import require
 from timelineview.api.schema import DICT, DOUBLE, INT32, INT64, STRING, Column, TableSource, TableSpec
-from timelineview.api.store_tables import _pa, card_columns, dictionary
+from timelineview.api.store_tables import card_columns, dictionary
 
+# the group figures of metrics.md §7.1 (those of §7 per op type), defined by the vocabulary
 _ROW_STATS = (Column("op_type", STRING, "the producer's operator type (op_statistic.csv's OP Type)"),
               Column("core_type", STRING, "the unit its tasks run on (by shape: the units seen, joined by /)"),
-              Column("count", INT64, "tasks"), Column("total_us", DOUBLE, "their total duration"),
-              Column("min_us", DOUBLE, "shortest"), Column("mean_us", DOUBLE, "mean"),
-              Column("max_us", DOUBLE, "longest"), Column("share", DOUBLE, "total over the card's compute total"),
+              declared("count", INT64), *(declared(k) for k in ("total_us", "min_us", "mean_us", "max_us", "share")),
               Column("flops", DOUBLE, "floating-point operations of its tasks; null: a type no formula counts"),
               Column("tflops", DOUBLE, "achieved: flops / total time, 10¹² per second"),
               Column("mfu", DOUBLE, "tflops / the chip's peak; null without a known peak"))
 
-OP_TYPES = _spec("op_types", "one row per (op type, core type) of each card (metrics.md §7.1)",
-                 (*DOCUMENT_CARD, *_ROW_STATS), _per_card(lambda c: (c.get("kernels") or {}).get("by_op_type")))
-OP_SHAPES = _spec("op_shapes", "one row per (op type, input shapes) of each card, the top 50 (metrics.md §7.1)",
-                  (*DOCUMENT_CARD, *_ROW_STATS[:2],
-                   Column("input_shapes", STRING, "the shapes of its inputs, ';' between inputs"),
-                   Column("input_data_types", STRING, "the data types of its first task's inputs"),
-                   *_ROW_STATS[2:], Column("p50_us", DOUBLE, "median duration"),
-                   Column("p90_us", DOUBLE, "90th percentile of the durations")),
-                  _per_card(lambda c: (c.get("kernels") or {}).get("by_shape")))
+OP_TYPES = document_spec("op_types", "one row per (op type, core type) of each card (metrics.md §7.1)",
+                         (*DOCUMENT_CARD, *_ROW_STATS), per_card(lambda c: (c.get("kernels") or {}).get("by_op_type")))
+OP_SHAPES = document_spec("op_shapes", "one row per (op type, input shapes) of each card, the top 50 (metrics.md §7.1)",
+                          (*DOCUMENT_CARD, *_ROW_STATS[:2],
+                           Column("input_shapes", STRING, "the shapes of its inputs, ';' between inputs"),
+                           Column("input_data_types", STRING, "the data types of its first task's inputs"),
+                           *_ROW_STATS[2:], declared("p50_us"), declared("p90_us")),
+                          per_card(lambda c: (c.get("kernels") or {}).get("by_shape")))
 
 KERNEL_COLUMNS = (
     Column("card", DICT, "the card's name"), Column("rank", INT32, "the card's rank; null when unknown"),
@@ -45,7 +44,7 @@ def _kernels(spec: TableSpec, source: TableSource):
     from timelineview.analysis.classify import classify
     from timelineview.analysis.kernels import card_kernels
 
-    pa = _pa()
+    pa = require("pyarrow")
     schema = spec.arrow_schema()
     parts = []
     for i in source.order:

@@ -8,7 +8,7 @@ import traceback
 from collections.abc import Callable, Sequence
 
 from timelineview.model.store.args_reader import TraceFileChanged
-from timelineview.model.store.cache import CacheSettingError
+from timelineview.model.store.card_cache.cache import CacheSettingError
 from timelineview.model.store.report import EMPTY_CAPTURE, card_line
 from timelineview.terminal_text import terminal_safe
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from timelineview.synthetic.link_delay import slow_link_extra_ns
+from timelineview.synthetic.comm.link_delay import slow_link_extra_ns
 from timelineview.synthetic.spec import CardSpec
 from timelineview.synthetic.workload import (
     KIND_ALLGATHER,

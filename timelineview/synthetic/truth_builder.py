@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from timelineview.synthetic.comm_truth import CommTruth
+from timelineview.synthetic.comm.comm_truth import CommTruth
 from timelineview.synthetic.truth import CATEGORIES, PHASE_X, GroundTruth
 
 

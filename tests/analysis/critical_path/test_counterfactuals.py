@@ -4,6 +4,7 @@ is the truth the prediction must meet (metrics.md §12)."""
 from __future__ import annotations
 
 import numpy as np
+import orjson
 import pytest
 
 from timelineview.analysis.critical_path.cluster_graph import session_graph
@@ -103,6 +104,8 @@ def test_stats_document_follows_its_schema(sessions):
     schema = json.loads((Path(timelineview.__file__).parent / "schemas" / "stats.schema.json").read_text())
     doc = sessions["slow_card"].stats_document()
     jsonschema.validate(json.loads(json.dumps(doc)), schema)
+    # plain JSON types only: json takes numpy's float64 as a float, orjson without its numpy option does not
+    orjson.dumps(doc)
     answered = {(w["kind"], w["target"], w["finding"]) for w in doc["what_if"]}
     assert ("card_at_median", "rank 5", "slow_compute") in answered  # the slow card's finding, with its gain
     assert sum(w["kind"] == "op_type_faster" and w["finding"] is None for w in doc["what_if"]) == 3

@@ -330,7 +330,7 @@ def test_kept_columns_checked_once_are_only_mapped_after_and_a_change_is_still_s
     import time
     import zlib
 
-    from timelineview.model.store import check_record
+    from timelineview.model.store.card_cache import check_record
 
     if check_record.boot_id() is None:
         pytest.skip("no boot id on this system")

@@ -8,7 +8,7 @@ import os
 import numpy as np
 
 from timelineview.model import load
-from timelineview.model.store.cache import cache_size
+from timelineview.model.store.card_cache.cache import cache_size
 from timelineview.synthetic import CardSpec, generate_card
 
 from ..tracefile import slice_set
@@ -45,7 +45,7 @@ def test_cached_store_equals_the_loaded_one(tmp_path):
 def test_prune_drops_the_least_recently_used_cards(tmp_path):
     import time
 
-    from timelineview.model.store.cache import prune
+    from timelineview.model.store.card_cache.cache import prune
 
     cache = tmp_path / "cache"
     paths = []

@@ -180,7 +180,7 @@ def test_a_disk_short_of_room_is_said_once(tmp_path, cache, capsys, monkeypatch)
     """Less than the 1 GiB the cache leaves free: cards are not saved, and one line says why."""
     import shutil as real_shutil
 
-    from timelineview.model.store import cache as cache_mod
+    from timelineview.model.store.card_cache import cache as cache_mod
 
     run = _card(tmp_path)
     usage = real_shutil.disk_usage(tmp_path)

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from timelineview.model import load
-from timelineview.model.store import cache as cache_mod
 from timelineview.model.store.args_reader import CHANGED, TraceFileChanged
+from timelineview.model.store.card_cache import cache as cache_mod
 
 from ..tracefile import dump_events, slice_set, x_event
 from ..unprivileged import run_unprivileged, shared_dir

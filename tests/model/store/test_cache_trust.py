@@ -13,7 +13,7 @@ import pytest
 
 from timelineview import provenance
 from timelineview.model import load
-from timelineview.model.store import cache as cache_mod
+from timelineview.model.store.card_cache import cache as cache_mod
 
 from ..tracefile import dump_events, x_event
 from .entry_files import read_column, write_column, write_meta

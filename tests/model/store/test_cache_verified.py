@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from timelineview.model import load
-from timelineview.model.store import cache as cache_mod
-from timelineview.model.store import check_record
+from timelineview.model.store.card_cache import cache as cache_mod
+from timelineview.model.store.card_cache import check_record
 
 from .entry_files import flip_byte, write_meta
 from .test_cache_trust import CRAFTED, from_cache, rewrite_column, the_entry, write_trace

@@ -117,7 +117,7 @@ def step_document(g: StepGraph, path: StepPath, tl: Timeline, lookup: TypeLookup
         offset = int(g.offsets_ns[s.card]) if s.card >= 0 else 0
         segments.append({"card": card, "kind": s.kind, "name": s.name,
                          "start_ns": int(round(g.start_ns[k] + s.start + offset)),
-                         "dur_us": round(length / 1000.0, 3), "share": _share(length, step_ns)})
+                         "dur_us": round(float(length) / 1000.0, 3), "share": _share(length, step_ns)})
     cards = list(dict.fromkeys(seg["card"] for seg in segments if seg["card"] is not None))
     return {"step": int(g.steps[k]), "step_us": round(step_ns / 1000.0, 3), "cards": cards,
             "segments": segments, "share_by_card": _shares(by_card, step_ns),

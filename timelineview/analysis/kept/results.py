@@ -38,9 +38,9 @@ import orjson
 from timelineview.analysis.kept.encoding import BadTree, Decoder, Encoder
 from timelineview.analysis.kernels.kernel_details_source import kernel_details_file
 from timelineview.model.memory.load import memory_files
-from timelineview.model.store import json_digest
-from timelineview.model.store.check_record import Check
-from timelineview.model.store.columns_file import BadColumn, column_view, describe, places, write_arrays
+from timelineview.model.store.card_cache import json_digest
+from timelineview.model.store.card_cache.check_record import Check
+from timelineview.model.store.card_cache.columns_file import BadColumn, column_view, describe, places, write_arrays
 from timelineview.model.store.file_stamp import file_stamp, sample_digest
 from timelineview.model.store.regular_file import open_regular, read_regular
 from timelineview.model.store.trace_store import TraceStore

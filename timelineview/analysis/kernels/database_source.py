@@ -29,7 +29,7 @@ LOCATE_CHUNK = 1 << 20  # tasks located at once
 def database_descriptions(store: TraceStore, compute: np.ndarray, interner: Interner) -> SourceResult | None:
     """The descriptions of the ``compute`` slices of a database card; None for a card of another kind or
     a database without ``COMPUTE_TASK_INFO``."""
-    reader = store._args_reader  # noqa: SLF001 - where the card keeps each slice's info row
+    reader = store.args_reader  # a database card's reader locates each slice's info row
     if not isinstance(reader, DatabaseArgs):
         return None
     table = INFO_TABLE if INFO_TABLE in reader.schema.columns else S.renamed_copy(reader.schema, INFO_TABLE)

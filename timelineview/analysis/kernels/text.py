@@ -4,6 +4,7 @@ excess."""
 from __future__ import annotations
 
 from timelineview.analysis.text_table import format_table
+from timelineview.analysis.vocabulary import declared, quantity
 
 TEXT_ROWS = 10  # op types per card
 
@@ -31,7 +32,8 @@ def kernels_text(doc: dict, rows: int = TEXT_ROWS) -> str:
         if excess:
             table = [[r["op_type"], r["us_per_step"], r["median_us_per_step"], r["excess_us_per_step"],
                       _percent(r["share_of_excess"])] for r in excess]
-            parts.append(f"What {slow['card']} spends more on ({slow['metric']}), per step\n"
+            metric = quantity(slow["metric"]).label if declared(slow["metric"]) else slow["metric"]  # labels, not keys
+            parts.append(f"What {slow['card']} spends more on ({metric}), per step\n"
                          + format_table(["op type", "µs", "others' median µs", "excess µs", "of the excess"],
                                         table))
     return "\n\n".join(parts)

@@ -97,7 +97,7 @@ COMMUNICATION = (  # §6: communication operators and links
              section="§6"),
     Quantity("wait_ratio", "Wait ratio", RATIO, "wait / (wait + transit)", producer="Wait Ratio", section="§6"),
     Quantity("bytes", "Bytes", BYTES, "bytes moved by the link's transfer tasks", section="§6"),
-    Quantity("count", "Count", COUNT, "how many: slices of an operator or task type, transfers of a link",
+    Quantity("count", "Count", COUNT, "how many: slices of an operator, task type or op type, transfers of a link",
              section="§6"),
     Quantity("bandwidth_gbps", "Bandwidth", GIGABYTES_PER_SECOND, "bytes / transit (10⁹ bytes per second)",
              section="§6"),
@@ -135,6 +135,20 @@ OPERATORS = (  # §7: operators and task types
     Quantity("mean_total_us", "Mean total", US, "an operator's total per card, mean over cards", section="§7"),
     Quantity("min_total_us", "Min total", US, "an operator's smallest total on a card", section="§7"),
     Quantity("max_total_us", "Max total", US, "an operator's largest total on a card", section="§7"),
+)
+
+KERNELS = (  # §7.1: op types and input shapes
+    Quantity("p50_us", "Median", US, "median duration of the group's tasks (numpy's linear percentile)",
+             section="§7.1"),
+    Quantity("p90_us", "p90", US, "90th percentile of the durations of the group's tasks (numpy's "
+             "linear percentile)", section="§7.1"),
+)
+
+COSTS = (  # §12: critical path and what-if
+    Quantity("step_us", "Path step time", US, "the step's time on its dependency graph (the cards' median step "
+             "window): the critical path's segments tile it and their shares are of it", section="§12"),
+    Quantity("gain_us", "Gain", US, "mean step time the change would save: now − predicted (negative: it would "
+             "cost)", section="§12"),
 )
 
 MEMORY = (  # §11: memory (MB = 2^20 bytes, as the producer writes it)
@@ -182,6 +196,10 @@ DIFF = (  # §9: two runs
     Quantity("new_total_us", "New total", US, "an operator's total in the new run, over matched cards",
              section="§9"),
     Quantity("delta_us", "Change", US, "new total − base total", section="§9"),
+    Quantity("base_device_us", "Base device time", US, "device time of the work a framework operator launched "
+             "(inclusive: the kernels of the operators it calls) in the base run, over matched cards", section="§13"),
+    Quantity("new_device_us", "New device time", US, "device time of the work a framework operator launched "
+             "(inclusive: the kernels of the operators it calls) in the new run, over matched cards", section="§13"),
     Quantity("base_count", "Base count", COUNT, "its slices in the base run", section="§9"),
     Quantity("new_count", "New count", COUNT, "its slices in the new run", section="§9"),
 )
@@ -191,5 +209,5 @@ DIFF = (  # §9: two runs
 # producer's main-plane ones with a suffix
 QUALIFIERS: dict[str, tuple[str, str]] = {}
 
-QUANTITIES: tuple[Quantity, ...] = (*WINDOW, *CARD, *STEP, *PIPELINE, *COMMUNICATION, *ALL_PLANES, *OPERATORS, *MEMORY,
-                                    *FINDINGS, *DIFF)
+QUANTITIES: tuple[Quantity, ...] = (*WINDOW, *CARD, *STEP, *PIPELINE, *COMMUNICATION, *ALL_PLANES, *OPERATORS, *KERNELS,
+                                    *COSTS, *MEMORY, *FINDINGS, *DIFF)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from timelineview.model.discovery import CardSource
 from timelineview.model.store.args_reader import ArgsReader
-from timelineview.model.store.cache import (
+from timelineview.model.store.card_cache.cache import (
     PARTIAL_PREFIX,
     card_key,
     default_cache_dir,
@@ -25,7 +25,7 @@ from timelineview.model.store.cache import (
     save,
     source_stamps,
 )
-from timelineview.model.store.cache_notice import say_once
+from timelineview.model.store.card_cache.cache_notice import say_once
 from timelineview.model.store.card_files import CardFiles
 from timelineview.model.store.trace_store import TraceStore
 

@@ -204,6 +204,12 @@ class TraceStore:
     cache_entry: Path | None = field(default=None, repr=False, compare=False)  # its folder in the card cache
 
     @property
+    def args_reader(self) -> Callable[[np.ndarray], list[dict[str, Any] | None]] | None:
+        """What reads the card's ``args`` on demand (None: a card without them); its kind says where they
+        live (a database card's reader locates each slice's row of the producer's tables)."""
+        return self._args_reader
+
+    @property
     def t_origin(self) -> int:
         """First slice start (ns), or 0 for an empty card."""
         return self.span_ns()[0]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from timelineview.synthetic.planes import plane_rows
+from timelineview.synthetic.comm.planes import plane_rows
 from timelineview.synthetic.spec import CardSpec, WriteOptions
 from timelineview.synthetic.truth_builder import TruthBuilder
 from timelineview.synthetic.workload import KIND_RECEIVE, KIND_SEND, StepWork

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from timelineview.synthetic.comm.planes import PL_DATA, PL_LOCAL
 from timelineview.synthetic.layouts.common import CommTasks, is_p2p
-from timelineview.synthetic.planes import PL_DATA, PL_LOCAL
 from timelineview.synthetic.textfmt import us_num
 from timelineview.synthetic.workload import KIND_ALLGATHER, KIND_RECEIVE, KIND_SEND, StepWork
 

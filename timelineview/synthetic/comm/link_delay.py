@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from timelineview.synthetic import topology as topo
+from timelineview.synthetic.comm import topology as topo
 from timelineview.synthetic.spec import CardSpec
 from timelineview.synthetic.workload import KIND_RECEIVE, KIND_SEND
 

@@ -40,14 +40,14 @@ import numpy as np
 import orjson
 
 from timelineview.model.store.args_reader import ArgsReader, ChunkTable
-from timelineview.model.store.cache_notice import say_once
+from timelineview.model.store.card_cache.cache_notice import say_once
+from timelineview.model.store.card_cache.check_record import Check
+from timelineview.model.store.card_cache.columns_file import BadColumn, column_view, describe, places, write_arrays
+from timelineview.model.store.card_cache.entry_checks import CorruptEntry, check_chunks, check_entry, check_ids
+from timelineview.model.store.card_cache.json_digest import digest_of, digest_path, matches
 from timelineview.model.store.card_files import CardFiles
-from timelineview.model.store.check_record import Check
-from timelineview.model.store.columns_file import BadColumn, column_view, describe, places, write_arrays
-from timelineview.model.store.entry_checks import CorruptEntry, check_chunks, check_entry, check_ids
 from timelineview.model.store.file_stamp import FileStamp, file_stamp, sample_digest
 from timelineview.model.store.interval_index import IntervalIndex
-from timelineview.model.store.json_digest import digest_of, digest_path, matches
 from timelineview.model.store.regular_file import open_regular, read_regular
 from timelineview.model.store.report import LoadReport, Problem
 from timelineview.model.store.trace_store import (

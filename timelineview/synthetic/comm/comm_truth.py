@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from timelineview.synthetic.comm.planes import PL_DATA, PL_WAIT
 from timelineview.synthetic.intervals import union
-from timelineview.synthetic.planes import PL_DATA, PL_WAIT
 
 SDMA = "SDMA"  # the copy-engine transport, the only one whose transit the producer sums by duration
 

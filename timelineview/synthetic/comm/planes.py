@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from timelineview.synthetic import topology as topo
+from timelineview.synthetic.comm import topology as topo
 from timelineview.synthetic.spec import CardSpec
 from timelineview.synthetic.workload import KIND_RECEIVE, KIND_SEND, StepWork
 
