@@ -39,7 +39,7 @@ from timelineview.model.memory.load import memory_files
 from timelineview.model.store import background_writes
 from timelineview.model.store.check_record import Check
 from timelineview.model.store.columns_file import BadColumn, column_view, describe, places, write_arrays
-from timelineview.model.store.file_stamp import file_stamp, sample_digest
+from timelineview.model.store.file_stamp import file_stamp, open_regular, sample_digest
 from timelineview.model.store.trace_store import TraceStore
 from timelineview.provenance import code_stamp
 
@@ -50,6 +50,7 @@ PARTIAL = ".partial-"  # a write in progress (the cache's own prefix)
 STALE_PARTIAL_S = 600.0  # a write takes well under a second: one untouched this long was killed
 COLUMNS = "columns"  # suffix of a field's file of arrays
 CHECKED = "checked"  # suffix of the record of its columns' last full check (``check_record``)
+READ_WHOLE_BYTES = 1 << 20  # a columns file up to this size is read, not mapped (mapping costs ~0.3 ms)
 MISSING = object()  # ``restore``: nothing kept for that field
 
 
@@ -173,6 +174,20 @@ def _column(data: np.ndarray, desc: dict, what: str, checksum: bool = True) -> n
         raise BadTree(f"{what}: {exc}") from None
 
 
+def _columns_bytes(path: Path, size: int) -> np.ndarray:
+    """The bytes of a columns file, writable (a result's arrays stay writable, as computed): a small file read
+    at once (mapping it costs more than reading it), a large one mapped copy-on-write (pages read when used)."""
+    if not size:
+        return np.zeros(0, np.uint8)
+    if size <= READ_WHOLE_BYTES:
+        data = bytearray(size)
+        with os.fdopen(open_regular(path), "rb", buffering=0) as f:  # never a FIFO (it would wait)
+            if f.readinto(data) != size:
+                raise BadTree("columns: not the size checked")  # changed meanwhile: computed instead
+        return np.frombuffer(data, dtype=np.uint8)
+    return np.memmap(path, dtype=np.uint8, mode="c").view(np.ndarray)
+
+
 def _dumps(doc: dict) -> bytes:
     try:
         return orjson.dumps(doc)
@@ -240,9 +255,7 @@ class KeptResults:
         if described:
             check = Check.of(self._path(name, COLUMNS))  # before reading: a change meanwhile is seen next time
             trusted = check.passed_before(self._path(name, CHECKED), against)
-            # copy on write: a result's arrays stay writable, as computed; pages are read only when used
-            columns = (np.memmap(check.path, dtype=np.uint8, mode="c").view(np.ndarray) if check.size
-                       else np.zeros(0, np.uint8))
+            columns = _columns_bytes(check.path, check.size)
             for i, desc in enumerate(described):
                 arrays.append(_column(columns, desc, f"{name}: column {i}", checksum=not trusted))
         pairs = _respellings(doc["paths"], _spelling(self.store))
