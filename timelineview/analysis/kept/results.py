@@ -214,6 +214,7 @@ class KeptResults:
         self.entry = entry
         self.min_gap_ns = min_gap_ns
         self._cleaned = False
+        self._listed: set[str] | None = None  # the entry's file names when first asked (``_maybe_kept``)
 
     @classmethod
     def of(cls, store: TraceStore, min_gap_ns: int) -> KeptResults | None:
@@ -232,6 +233,8 @@ class KeptResults:
         """Field ``name`` as kept, or ``MISSING``; ``field(other)`` gives a field it refers to (raising
         ``SiblingFailed`` when that fails). A kept field that fails its checks is removed."""
         try:
+            if not self._maybe_kept(name):
+                return MISSING
             background_writes.settle([self._path(name, "json"), self._path(name, CHECKED)])  # this process's own
             data = self._path(name, "json").read_bytes()
         except Exception:  # noqa: BLE001 - not kept (or no key: a card whose files cannot be stamped)
@@ -243,6 +246,15 @@ class KeptResults:
         except Exception:  # noqa: BLE001 - whatever is wrong with a kept field, it is computed instead
             self._remove(name)
             return MISSING
+
+    def _maybe_kept(self, name: str) -> bool:
+        """Whether field ``name``'s JSON was in the entry when its first field was asked for. One listing per
+        card instead of a failed open per field: a card just saved has none (and a failed open in a busy
+        process cost up to a millisecond). A field written since, by another process, is only computed again."""
+        if self._listed is None:
+            background_writes.settle_under(self.entry)  # what this process queued for the entry is in it
+            self._listed = set(os.listdir(self.entry))
+        return self._path(name, "json").name in self._listed
 
     def _read(self, name: str, data: bytes, field: Callable[[str], Any]) -> Any:
         doc = _loads(data)

@@ -64,6 +64,14 @@ def settle(paths: Iterable[Path]) -> None:
         flush()
 
 
+def settle_under(folder: Path) -> None:
+    """Wait for the queued writes when one of them writes into ``folder``."""
+    with _lock:
+        waiting = any(p.parent == folder for p in _pending)
+    if waiting:
+        flush()
+
+
 def flush() -> None:
     """Wait until every queued write is done."""
     if _thread is not None:
