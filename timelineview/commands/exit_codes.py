@@ -7,7 +7,6 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 
-from timelineview.model.store import background_writes
 from timelineview.model.store.report import EMPTY_CAPTURE, card_line
 from timelineview.terminal_text import terminal_safe
 
@@ -52,15 +51,7 @@ def nothing_readable_reason(stores: Sequence) -> str:
 
 
 def run_guarded(prog: str, main: Callable[[], int]) -> int:
-    """Run a subcommand; a defect prints one line (no traceback unless asked for) and exits 3. The cache
-    files it queued (``background_writes``) are written when it returns."""
-    try:
-        return _guarded(prog, main)
-    finally:
-        background_writes.flush()
-
-
-def _guarded(prog: str, main: Callable[[], int]) -> int:
+    """Run a subcommand; a defect prints one line (no traceback unless asked for) and exits 3."""
     try:
         return main()
     except KeyboardInterrupt:

@@ -36,7 +36,6 @@ import orjson
 
 from timelineview.analysis.kept.encoding import BadTree, Decoder, Encoder
 from timelineview.model.memory.load import memory_files
-from timelineview.model.store import background_writes
 from timelineview.model.store.check_record import Check
 from timelineview.model.store.columns_file import BadColumn, column_view, describe, places, write_arrays
 from timelineview.model.store.file_stamp import file_stamp, open_regular, sample_digest
@@ -235,7 +234,6 @@ class KeptResults:
         try:
             if not self._maybe_kept(name):
                 return MISSING
-            background_writes.settle([self._path(name, "json"), self._path(name, CHECKED)])  # this process's own
             data = self._path(name, "json").read_bytes()
         except Exception:  # noqa: BLE001 - not kept (or no key: a card whose files cannot be stamped)
             return MISSING
@@ -252,7 +250,6 @@ class KeptResults:
         card instead of a failed open per field: a card just saved has none (and a failed open in a busy
         process cost up to a millisecond). A field written since, by another process, is only computed again."""
         if self._listed is None:
-            background_writes.settle_under(self.entry)  # what this process queued for the entry is in it
             self._listed = set(os.listdir(self.entry))
         return self._path(name, "json").name in self._listed
 
@@ -274,8 +271,7 @@ class KeptResults:
         tree = _respelled(doc["value"], pairs) if pairs else doc["value"]
         value = Decoder(arrays, field).decode(tree)
         if check is not None and not trusted:
-            record = self._path(name, CHECKED)
-            background_writes.submit(lambda: check.passed(record, against), [record])
+            check.passed(self._path(name, CHECKED), against)
         return value
 
     def keep(self, name: str, value: Any, siblings: dict[int, str]) -> bool:
@@ -290,16 +286,13 @@ class KeptResults:
             data = _dumps(doc)
         except Exception:  # noqa: BLE001 - NotKeepable, or a value the encoding cannot walk: computed each time
             return False
-        key = self.key  # computed above, in the field's document
-        columns, json_path = self._path(name, COLUMNS), self._path(name, "json")
-
-        def write() -> None:  # in the background (``background_writes``): bytes and checksums are taken now
-            self._clean_other_keys(key)
+        try:
+            self._clean_other_keys()
             if arrays:
-                self._write(columns, lambda f: write_arrays(f, arrays, offsets))
-            self._write(json_path, lambda f: f.write(data))  # last: the field is complete
-
-        background_writes.submit(write, [columns, json_path])  # no room, a read-only entry: computed next time
+                self._write(self._path(name, COLUMNS), lambda f: write_arrays(f, arrays, offsets))
+            self._write(self._path(name, "json"), lambda f: f.write(data))  # last: the field is complete
+        except Exception:  # noqa: BLE001 - no room, a read-only or removed entry: computed next time
+            return False
         return True
 
     def _write(self, final: Path, fill: Callable[[Any], Any]) -> None:
@@ -316,12 +309,12 @@ class KeptResults:
         for suffix in ("json", COLUMNS, CHECKED):
             self._path(name, suffix).unlink(missing_ok=True)
 
-    def _clean_other_keys(self, key: str) -> None:
+    def _clean_other_keys(self) -> None:
         """Remove the fields kept under other keys (older code, another gap threshold) once."""
         if self._cleaned:
             return
         self._cleaned = True
-        mine = f"{PREFIX}{key}."
+        mine = f"{PREFIX}{self.key}."
         now = time.time()
         for f in self.entry.iterdir():
             if f.name.startswith(PREFIX) and not f.name.startswith(mine):
