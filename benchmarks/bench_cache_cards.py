@@ -1,6 +1,6 @@
 """Does the card cache pay for itself on many small cards? ``stats`` without the cache, filling it, served by it.
 
-    python benchmarks/bench_cache_cards.py [--repeats 3] [--large] [--only 1024x0.35] [--keep]
+    python benchmarks/bench_cache_cards.py [--repeats 3] [--large] [--only 1024x0.35] [--keep] [--against DIR]
 
 For each cluster (generated once by ``timelineview.synthetic``, msprof layout, 4 steps, into
 ``.bench/cachecards<cards>x<mb>`` unless it is there): 256 cards of ~1.4 MB, 1024 cards of ~0.35 MB and, with
@@ -15,7 +15,9 @@ For each cluster (generated once by ``timelineview.synthetic``, msprof layout, 4
 
 It prints the median of each over the repeats and the ratios of the medians. The machine is shared: compare
 the ratios measured in one run, not seconds across runs. The OS page cache is not dropped (that needs root).
-The last line is JSON; ``--keep`` keeps the generated traces (default: deleted at the end).
+The last line is JSON; ``--keep`` keeps the generated traces (default: deleted at the end). ``--against DIR``
+(a checkout of another version, e.g. ``git worktree add DIR main``) measures that version too, its runs
+alternating with these in each repeat, so that both sets of ratios see the same load of the machine.
 """
 
 from __future__ import annotations
@@ -57,8 +59,10 @@ class Figures(NamedTuple):
         return self.served_s / self.no_cache_s
 
 
-def _env(cache: Path | None) -> dict[str, str]:
+def _env(cache: Path | None, code: Path | None = None) -> dict[str, str]:
     env = dict(os.environ)
+    if code is not None:  # another version's package first on the path
+        env["PYTHONPATH"] = os.pathsep.join([str(code), *filter(None, [env.get("PYTHONPATH")])])
     env.setdefault("NUMBA_CACHE_DIR", str(ROOT / ".bench" / "numba"))
     env["QT_QPA_PLATFORM"] = "offscreen"
     if cache is not None:
@@ -79,27 +83,32 @@ def generate(cards: int, mb: float) -> Path:
     return out
 
 
-def timed_stats(cluster: Path, cache: Path, no_cache: bool = False) -> float:
+def timed_stats(cluster: Path, cache: Path, no_cache: bool = False, code: Path | None = None) -> float:
     """Seconds one ``stats`` process takes, start to exit."""
     argv = [sys.executable, "-m", "timelineview", "stats", "--quiet", *(["--no-cache"] if no_cache else []),
             str(cluster)]
     t0 = time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=_env(cache))
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=_env(cache, code))
     return time.perf_counter() - t0
 
 
-def measure(cluster: Path, repeats: int) -> Figures:
-    """Median seconds of ``repeats`` runs of each kind; each repeat fills a new, empty cache."""
-    runs: dict[str, list[float]] = {"no_cache": [], "fill": [], "served": []}
-    with tempfile.TemporaryDirectory(prefix="cachecards-") as tmp:
-        timed_stats(cluster, Path(tmp), no_cache=True)  # untimed: compiles the decoder, reads the files once
-    for _ in range(repeats):
+def measure(cluster: Path, repeats: int, versions: dict[str, Path | None]) -> list[Figures]:
+    """Median seconds of ``repeats`` runs of each kind for each version (name -> its code, None: this one),
+    the versions alternating in each repeat; each run that fills does so in a new, empty cache."""
+    runs = {v: {"no_cache": [], "fill": [], "served": []} for v in versions}
+    for code in versions.values():
         with tempfile.TemporaryDirectory(prefix="cachecards-") as tmp:
-            cache = Path(tmp) / "cache"
-            runs["no_cache"].append(timed_stats(cluster, cache, no_cache=True))
-            runs["fill"].append(timed_stats(cluster, cache))
-            runs["served"].append(timed_stats(cluster, cache))
-    return Figures(cluster.name, *(statistics.median(runs[k]) for k in ("no_cache", "fill", "served")))
+            timed_stats(cluster, Path(tmp), no_cache=True, code=code)  # untimed: compiles the decoder, reads
+    for _ in range(repeats):
+        for v, code in versions.items():
+            with tempfile.TemporaryDirectory(prefix="cachecards-") as tmp:
+                cache = Path(tmp) / "cache"
+                runs[v]["no_cache"].append(timed_stats(cluster, cache, no_cache=True, code=code))
+                runs[v]["fill"].append(timed_stats(cluster, cache, code=code))
+                runs[v]["served"].append(timed_stats(cluster, cache, code=code))
+    return [Figures(f"{cluster.name}{'' if code is None else ' ' + v}",
+                    *(statistics.median(runs[v][k]) for k in ("no_cache", "fill", "served")))
+            for v, code in versions.items()]
 
 
 def main() -> None:
@@ -108,19 +117,23 @@ def main() -> None:
     ap.add_argument("--large", action="store_true", help="also 16 cards of 250 MB (4 GB of traces)")
     ap.add_argument("--only", help="one cluster, CARDSxMB (e.g. 1024x0.35)")
     ap.add_argument("--keep", action="store_true", help="keep the generated traces")
+    ap.add_argument("--against", type=Path, help="a checkout of another version to measure alongside")
     args = ap.parse_args()
     clusters = [*SMALL_CLUSTERS, *([LARGE_CLUSTER] if args.large else [])]
     if args.only:
         cards, mb = args.only.split("x")
         clusters = [(int(cards), float(mb))]
+    versions: dict[str, Path | None] = {"this": None}
+    if args.against:
+        versions[f"against {args.against}"] = args.against.resolve()
     results = []
     for cards, mb in clusters:
         folder = generate(cards, mb)
-        f = measure(folder, args.repeats)
-        results.append(f)
-        print(f"{cards:5d} x {mb:g} MB: no-cache {f.no_cache_s:6.2f} s  fill {f.fill_s:6.2f} s "
-              f"({f.fill_ratio:.2f}x, target {TARGET_FILL}x)  served {f.served_s:6.2f} s "
-              f"({f.served_ratio:.2f}x, target {TARGET_SERVED}x)  median of {args.repeats}", flush=True)
+        for f in measure(folder, args.repeats, versions):
+            results.append(f)
+            print(f"{f.cluster}: no-cache {f.no_cache_s:6.2f} s  fill {f.fill_s:6.2f} s "
+                  f"({f.fill_ratio:.2f}x, target {TARGET_FILL}x)  served {f.served_s:6.2f} s "
+                  f"({f.served_ratio:.2f}x, target {TARGET_SERVED}x)  median of {args.repeats}", flush=True)
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
     print(json.dumps([{**f._asdict(), "fill_ratio": round(f.fill_ratio, 3), "served_ratio": round(f.served_ratio, 3)}
