@@ -124,7 +124,7 @@ def _plain_object(v: Any) -> bool:
             and type(t) is type and not callable(v))
 
 
-_found: dict[str, type] = {}  # classes found by name: a field names the same few thousands of times
+_found: dict[str, type] = {}  # classes found by name: the kept fields name the same few thousands of times
 
 
 def _lookup(name: Any) -> type:

@@ -247,8 +247,8 @@ class KeptResults:
 
     def _maybe_kept(self, name: str) -> bool:
         """Whether field ``name``'s JSON was in the entry when its first field was asked for. One listing per
-        card instead of a failed open per field: a card just saved has none (and a failed open in a busy
-        process cost up to a millisecond). A field written since, by another process, is only computed again."""
+        card instead of a failed open per field (a card just saved has none). A field another process wrote
+        since is only computed again."""
         if self._listed is None:
             self._listed = set(os.listdir(self.entry))
         return self._path(name, "json").name in self._listed
