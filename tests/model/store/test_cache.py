@@ -60,3 +60,31 @@ def test_prune_drops_the_least_recently_used_cards(tmp_path):
     assert prune(cache, max_bytes=sum(sizes) - 1) == 1
     left = {json.loads((d / "meta.json").read_text())["rank"] for d in cache.iterdir()}
     assert left == {0, 2}
+
+
+def test_one_load_of_many_cards_keeps_the_cache_under_its_cap(tmp_path, monkeypatch):
+    """The saves of one load count their bytes instead of listing the cache each time; a save the count says
+    does not fit lists it again and prunes, so the cache ends under its cap all the same."""
+    from timelineview.model.store import cache as cache_mod
+
+    folder, cache = tmp_path / "job", tmp_path / "cache"
+    folder.mkdir()
+    for rank in range(6):
+        generate_card(folder / f"ascend_timeline_display_{rank}.json",
+                      CardSpec(seed=rank, rank=rank, steps=1, tasks_per_step=20), "msprof")
+    stores = load(folder, cache=cache)
+    assert len(stores) == 6 and len(list(cache.iterdir())) == 6  # no cap reached: every card saved
+    sizes = [cache_size(d) for d in cache.iterdir()]
+    cap = sum(sorted(sizes)[:3]) + min(sizes) // 2  # room for three cards at most, not four
+    for d in list(cache.iterdir()):
+        for f in d.iterdir():
+            f.unlink()
+        d.rmdir()
+    listings = []
+    real_entries = cache_mod._entries
+    monkeypatch.setattr(cache_mod, "_entries", lambda c: (listings.append(c), real_entries(c))[1])
+    monkeypatch.setattr(cache_mod, "MAX_CACHE_BYTES", cap)
+    again = load(folder, cache=cache)
+    assert [len(s.slices) for s in again] == [len(s.slices) for s in stores]
+    assert cache_size(cache) <= cap and len(list(cache.iterdir())) == 3
+    assert 1 < len(listings) < 6  # listed at the first save and when the count said a save would not fit

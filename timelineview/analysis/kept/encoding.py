@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import importlib
 import math
 from collections import Counter
@@ -123,7 +124,18 @@ def _plain_object(v: Any) -> bool:
             and type(t) is type and not callable(v))
 
 
+_found: dict[str, type] = {}  # classes found by name: the kept fields name the same few thousands of times
+
+
 def _lookup(name: Any) -> type:
+    if isinstance(name, str) and name in _found:
+        return _found[name]
+    cls = _find(name)
+    _found[name] = cls
+    return cls
+
+
+def _find(name: Any) -> type:
     if not isinstance(name, str) or not name.startswith(PACKAGE) or ":" not in name:
         raise BadTree(f"class {name!r}")
     module, _, qualname = name.partition(":")
@@ -136,6 +148,11 @@ def _lookup(name: Any) -> type:
     if not isinstance(obj, type):
         raise BadTree(f"{name!r} is not a class")
     return obj
+
+
+@functools.cache
+def _field_names(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls))
 
 
 class Decoder:
@@ -230,7 +247,7 @@ class Decoder:
         if not dataclasses.is_dataclass(cls):
             raise BadTree(f"{node['cls']} is not a dataclass")
         values = node["f"]
-        if {f.name for f in dataclasses.fields(cls)} != set(values):
+        if not isinstance(values, dict) or _field_names(cls) != values.keys():
             raise BadTree(f"{node['cls']}: other fields")
         obj = cls.__new__(cls)  # built field by field: no __init__ / __post_init__ runs again
         self._made_as(node, obj)

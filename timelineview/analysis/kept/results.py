@@ -53,6 +53,7 @@ PARTIAL = ".partial-"  # a write in progress (the cache's own prefix)
 STALE_PARTIAL_S = 600.0  # a write takes well under a second: one untouched this long was killed
 COLUMNS = "columns"  # suffix of a field's file of arrays
 CHECKED = "checked"  # suffix of the record of its columns' last full check (``check_record``)
+READ_WHOLE_BYTES = 1 << 20  # a columns file up to this size is read, not mapped (mapping costs ~0.3 ms)
 MISSING = object()  # ``restore``: nothing kept for that field
 
 
@@ -178,6 +179,20 @@ def _column(data: np.ndarray, desc: dict, what: str, checksum: bool = True) -> n
         raise BadTree(f"{what}: {exc}") from None
 
 
+def _columns_bytes(path: Path, size: int) -> np.ndarray:
+    """The bytes of a columns file, writable (a result's arrays stay writable, as computed): a small file read
+    at once (mapping it costs more than reading it), a large one mapped copy-on-write (pages read when used)."""
+    if not size:
+        return np.zeros(0, np.uint8)
+    if size <= READ_WHOLE_BYTES:
+        data = bytearray(size)
+        with open_regular(path) as f:  # never a FIFO (it would wait)
+            if f.readinto(data) != size:
+                raise BadTree("columns: not the size checked")  # changed meanwhile: computed instead
+        return np.frombuffer(data, dtype=np.uint8)
+    return _map_copy_on_write(path)
+
+
 def _dumps(doc: dict) -> bytes:
     try:
         return orjson.dumps(doc)
@@ -210,6 +225,7 @@ class KeptResults:
         self.entry = entry
         self.min_gap_ns = min_gap_ns
         self._cleaned = False
+        self._listed: set[str] | None = None  # the entry's file names when first asked (``_maybe_kept``)
 
     @classmethod
     def of(cls, store: TraceStore, min_gap_ns: int) -> KeptResults | None:
@@ -228,6 +244,8 @@ class KeptResults:
         """Field ``name`` as kept, or ``MISSING``; ``field(other)`` gives a field it refers to (raising
         ``SiblingFailed`` when that fails). A kept field that fails its checks is removed."""
         try:
+            if not self._maybe_kept(name):
+                return MISSING
             data = read_regular(self._path(name, "json"))  # a FIFO there is refused, never waited on
         except Exception:  # noqa: BLE001 - not kept (or no key: a card whose files cannot be stamped)
             return MISSING
@@ -238,6 +256,14 @@ class KeptResults:
         except Exception:  # noqa: BLE001 - whatever is wrong with a kept field, it is computed instead
             self._remove(name)
             return MISSING
+
+    def _maybe_kept(self, name: str) -> bool:
+        """Whether field ``name``'s JSON was in the entry when its first field was asked for. One listing per
+        card instead of a failed open per field (a card just saved has none). A field another process wrote
+        since is only computed again."""
+        if self._listed is None:
+            self._listed = set(os.listdir(self.entry))
+        return self._path(name, "json").name in self._listed
 
     def _read(self, name: str, data: bytes, field: Callable[[str], Any]) -> Any:
         if not json_digest.matches(self._path(name, "json"), data):
@@ -252,8 +278,7 @@ class KeptResults:
         if described:
             check = Check.of(self._path(name, COLUMNS))  # before reading: a change meanwhile is seen next time
             trusted = check.passed_before(self._path(name, CHECKED), against)
-            # copy on write: a result's arrays stay writable, as computed; pages are read only when used
-            columns = _map_copy_on_write(check.path) if check.size else np.zeros(0, np.uint8)
+            columns = _columns_bytes(check.path, check.size)
             for i, desc in enumerate(described):
                 arrays.append(_column(columns, desc, f"{name}: column {i}", checksum=not trusted))
         pairs = _respellings(doc["paths"], _spelling(self.store))

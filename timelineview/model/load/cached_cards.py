@@ -17,6 +17,7 @@ from timelineview.model.discovery import CardSource
 from timelineview.model.store.args_reader import ArgsReader
 from timelineview.model.store.card_cache.cache import (
     PARTIAL_PREFIX,
+    Room,
     card_key,
     default_cache_dir,
     load_cached,
@@ -67,6 +68,7 @@ class CachedCards:
         self.sources = [card_files(src) for src in sources]
         self.stamps = [source_stamps(src) for src in self.sources]
         self.folder, self.writable = open_cache_dir(cache)
+        self.room = Room(self.folder) if self.folder is not None else None  # listed once for all the saves
         self.keys = [card_key(src, st) if self.folder else None for src, st in zip(self.sources, self.stamps)]
 
     def lookup(self, ci: int) -> TraceStore | None:
@@ -85,4 +87,4 @@ class CachedCards:
             store._args_reader.pin(self.stamps[ci])
         key = self.keys[ci]
         if self.writable and key is not None and card_key(self.sources[ci]) == key:
-            store.cache_entry = save(store, self.sources[ci], self.folder, key)
+            store.cache_entry = save(store, self.sources[ci], self.folder, key, self.room)

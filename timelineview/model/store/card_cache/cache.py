@@ -200,9 +200,11 @@ def _columns(store: TraceStore, src: CardFiles) -> tuple[dict[str, np.ndarray], 
     return {k: np.ascontiguousarray(v) for k, v in arrays.items()}, lists
 
 
-def save(store: TraceStore, src: CardFiles, cache_dir: Path, key: str | None = None) -> Path | None:
+def save(store: TraceStore, src: CardFiles, cache_dir: Path, key: str | None = None,
+         room: Room | None = None) -> Path | None:
     """Write ``store`` under ``cache_dir`` as entry ``key`` (default: the files as they are now);
-    returns its folder, or None when it was not written (not cacheable, no room, an error)."""
+    returns its folder, or None when it was not written (not cacheable, no room, an error). ``room``:
+    the cache's size as counted through a load of many cards (default: the cache is listed for this save)."""
     key = card_key(src) if key is None else key
     if key is None or store.index is None or store.report.error:
         return None
@@ -218,7 +220,8 @@ def save(store: TraceStore, src: CardFiles, cache_dir: Path, key: str | None = N
                                            for (name, arr), at in zip(arrays.items(), places(arrays.values()))}}
         meta_bytes = _dump_meta(meta)
         cache_dir.mkdir(parents=True, exist_ok=True)
-        if not make_room(cache_dir, sum(a.nbytes for a in arrays.values()) + len(meta_bytes)):
+        incoming = sum(a.nbytes for a in arrays.values()) + len(meta_bytes)
+        if not (room.make(incoming) if room is not None else make_room(cache_dir, incoming)):
             _say_no_room(cache_dir)
             return None
         tmp = Path(tempfile.mkdtemp(prefix=PARTIAL_PREFIX, dir=cache_dir))
@@ -440,6 +443,30 @@ def make_room(cache_dir: Path, incoming: int = 0, keep: Path | None = None, max_
     return _prune(cache_dir, incoming, keep, max_bytes)[1]
 
 
+class Room:
+    """Room in the cache for the saves of one load. Listing the cache stats every file of every entry: done
+    for each save, a load of a thousand cards stats a million files (a quarter of a minute). The cache is
+    listed (and pruned) once, then each save adds its bytes to the count; it is listed again only when the
+    count says the next save does not fit. The disk's free space is still asked for on every save, so the
+    cache never leaves its disk short; only the cap on its own size relies on the count (what another
+    process saves meanwhile is counted at its next listing)."""
+
+    def __init__(self, cache_dir: Path, max_bytes: int | None = None) -> None:
+        self.cache_dir = cache_dir
+        self.max_bytes = max_bytes
+        self.total: int | None = None  # bytes the cache holds as counted; None: not listed yet
+
+    def make(self, incoming: int) -> bool:
+        """Whether ``incoming`` more bytes fit (pruning when the count says they may not); counts them if so."""
+        cap = max_cache_bytes() if self.max_bytes is None else self.max_bytes
+        if self.total is not None and self.total + incoming <= _room_limit(self.cache_dir, self.total, cap):
+            self.total += incoming
+            return True
+        _, fits, total = _prune_counted(self.cache_dir, incoming, None, self.max_bytes)
+        self.total = total + incoming if fits else total
+        return fits
+
+
 def prune(cache_dir: Path, keep: Path | None = None, max_bytes: int | None = None) -> int:
     """Remove the leftovers of killed saves, then the least recently used cards until the cache
     fits ``max_bytes`` (default ``max_cache_bytes()``) and leaves its disk enough free space;
@@ -448,6 +475,13 @@ def prune(cache_dir: Path, keep: Path | None = None, max_bytes: int | None = Non
 
 
 def _prune(cache_dir: Path, incoming: int, keep: Path | None, max_bytes: int | None) -> tuple[int, bool]:
+    removed, fits, _ = _prune_counted(cache_dir, incoming, keep, max_bytes)
+    return removed, fits
+
+
+def _prune_counted(cache_dir: Path, incoming: int, keep: Path | None,
+                   max_bytes: int | None) -> tuple[int, bool, int]:
+    """(entries removed, whether ``incoming`` fits, bytes the cache holds after pruning)."""
     entries, stale = _entries(cache_dir)
     for folder in stale:
         shutil.rmtree(folder, ignore_errors=True)
@@ -462,7 +496,7 @@ def _prune(cache_dir: Path, incoming: int, keep: Path | None, max_bytes: int | N
         shutil.rmtree(folder, ignore_errors=True)
         total -= size
         removed += 1
-    return removed, total + incoming <= limit
+    return removed, total + incoming <= limit, total
 
 
 def cache_size(cache_dir: Path) -> int:

@@ -33,12 +33,17 @@ BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 PARTIAL_PREFIX = ".partial-"  # a record being written (the cache's prefix: its cleaners remove leftovers)
 
 
+_boot_ids: dict[Path, str | None] = {}  # read once per process (no process outlives its boot)
+
+
 def boot_id() -> str | None:
     """This boot of the machine (Linux), None when unknown."""
-    try:
-        return BOOT_ID.read_text().strip() or None
-    except OSError:
-        return None
+    if BOOT_ID not in _boot_ids:  # every check of a file asks: read once, not once a file
+        try:
+            _boot_ids[BOOT_ID] = BOOT_ID.read_text().strip() or None
+        except OSError:
+            _boot_ids[BOOT_ID] = None
+    return _boot_ids[BOOT_ID]
 
 
 class Check(NamedTuple):

@@ -4,6 +4,7 @@ cache and the kept analysis results both store their arrays this way."""
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Iterable
 from typing import BinaryIO
@@ -44,7 +45,7 @@ def column_view(data: np.ndarray, desc: dict, dtype: np.dtype, checksum: bool = 
     shape = tuple(int(n) for n in desc["shape"])
     if any(n < 0 for n in shape):
         raise BadColumn("not a column")
-    at, nbytes = int(desc["offset"]), int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    at, nbytes = int(desc["offset"]), math.prod(shape) * dtype.itemsize  # exact (np.prod: 0.02 ms a call)
     if not nbytes:
         return np.zeros(shape, dtype)  # nothing written (an empty array, or a dtype of no bytes)
     if at < 0 or at + nbytes > len(data):
