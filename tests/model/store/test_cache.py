@@ -83,7 +83,7 @@ def test_one_load_of_many_cards_keeps_the_cache_under_its_cap(tmp_path, monkeypa
     listings = []
     real_entries = cache_mod._entries
     monkeypatch.setattr(cache_mod, "_entries", lambda c: (listings.append(c), real_entries(c))[1])
-    monkeypatch.setattr(cache_mod, "MAX_CACHE_BYTES", cap)
+    monkeypatch.setattr(cache_mod, "max_cache_bytes", lambda: cap)
     again = load(folder, cache=cache)
     assert [len(s.slices) for s in again] == [len(s.slices) for s in stores]
     assert cache_size(cache) <= cap and len(list(cache.iterdir())) == 3
