@@ -65,7 +65,7 @@ def test_prune_drops_the_least_recently_used_cards(tmp_path):
 def test_one_load_of_many_cards_keeps_the_cache_under_its_cap(tmp_path, monkeypatch):
     """The saves of one load count their bytes instead of listing the cache each time; a save the count says
     does not fit lists it again and prunes, so the cache ends under its cap all the same."""
-    from timelineview.model.store import cache as cache_mod
+    from timelineview.model.store.card_cache import cache as cache_mod
 
     folder, cache = tmp_path / "job", tmp_path / "cache"
     folder.mkdir()
