@@ -1,4 +1,5 @@
-"""Ctrl+1 … Ctrl+9 open the tabs in the order the tab bar shows them, and each tab's tooltip names its key."""
+"""Ctrl+1 … Ctrl+9 and Ctrl+0 open the tabs in the order the tab bar shows them, and each tab's tooltip names
+its key."""
 
 from __future__ import annotations
 
@@ -9,13 +10,13 @@ def test_each_ctrl_digit_opens_the_tab_at_that_place(qtbot, window):
     tabs = window.cluster.tabs
     titles = [tabs.tabText(i) for i in range(tabs.count())]
     assert titles[:3] == ["Timeline", "Cluster comparison", "Heat map"]
-    assert len(titles) <= 9  # every tab has a key
+    assert len(titles) <= 10  # every tab has a key (the tenth: Ctrl+0)
     window.activateWindow()
     for index in reversed(range(tabs.count())):  # from the last, so no key lands on the tab already shown
-        qtbot.keyClick(window, QtCore.Qt.Key(QtCore.Qt.Key.Key_1 + index), QtCore.Qt.KeyboardModifier.ControlModifier)
-        assert tabs.currentIndex() == index, f"Ctrl+{index + 1} opened {tabs.tabText(tabs.currentIndex())}"
-        assert tabs.tabToolTip(index).endswith(f"Ctrl+{index + 1}") or \
-            tabs.tabToolTip(index).endswith(f"(Ctrl+{index + 1})")
+        digit = (index + 1) % 10
+        qtbot.keyClick(window, QtCore.Qt.Key(QtCore.Qt.Key.Key_0 + digit), QtCore.Qt.KeyboardModifier.ControlModifier)
+        assert tabs.currentIndex() == index, f"Ctrl+{digit} opened {tabs.tabText(tabs.currentIndex())}"
+        assert tabs.tabToolTip(index).endswith(f"Ctrl+{digit}") or tabs.tabToolTip(index).endswith(f"(Ctrl+{digit})")
 
 
 def test_the_shortcut_sheet_names_the_heat_maps_key(qtbot, window):

@@ -1,15 +1,16 @@
-"""The window's tab keys: Ctrl+1 … Ctrl+9 open the first nine tabs in the order the tab bar shows them."""
+"""The window's tab keys: Ctrl+1 … Ctrl+9, then Ctrl+0, open the first ten tabs in the order the tab bar shows
+them (Ctrl+0 the tenth, as the digit row reads)."""
 
 from __future__ import annotations
 
 from PySide6 import QtGui, QtWidgets
 
-KEYED_TABS = 9  # Ctrl+1 … Ctrl+9
+KEYED_TABS = 10  # Ctrl+1 … Ctrl+9, Ctrl+0
 
 
 def tab_key(index: int) -> str:
     """The key of the tab at ``index`` of the tab bar ('' past the keyed ones)."""
-    return f"Ctrl+{index + 1}" if 0 <= index < KEYED_TABS else ""
+    return f"Ctrl+{(index + 1) % 10}" if 0 <= index < KEYED_TABS else ""
 
 
 def bind_tab_keys(window: QtWidgets.QWidget, tabs: QtWidgets.QTabWidget) -> list[QtGui.QShortcut]:

@@ -78,7 +78,7 @@ def test_a_job_step_finding_reads_all_cards_in_the_card_column(qtbot):
     from tests.analysis.findings.planted import StepShape, card
     from timelineview.analysis.findings.evaluate import evaluate_findings
     from timelineview.analysis.session import AnalysisSession
-    from timelineview.views.analysis_tabs.diagnosis_view import DiagnosisView
+    from timelineview.views.analysis_tabs.diagnosis_view import COLUMNS, DiagnosisView
 
     shapes = [StepShape()] * 4
     shapes[1] = StepShape(ops=30)
@@ -90,5 +90,6 @@ def test_a_job_step_finding_reads_all_cards_in_the_card_column(qtbot):
     view = DiagnosisView()
     qtbot.addWidget(view)
     view.set_findings(steps)
-    cells = {view.list.topLevelItem(k).text(2) for k in range(view.list.topLevelItemCount())}
+    where = COLUMNS.index("Where")
+    cells = {view.list.topLevelItem(k).text(where) for k in range(view.list.topLevelItemCount())}
     assert cells == {"all cards, step 2", "rank 2, step 4"}

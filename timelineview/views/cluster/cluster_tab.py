@@ -8,8 +8,11 @@ aligned by the cards' clock offsets.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from timelineview.analysis.summaries.card_summary import SummaryCard
 from timelineview.analysis.summaries.summary_session import SummarySession
 from timelineview.model.store.report import EMPTY_CAPTURE
 from timelineview.views.analysis_tabs.host import AnalysisTabsHost
@@ -35,6 +38,16 @@ from timelineview.viewstate.timeline.lane_filter import ALL
 from timelineview.viewstate.timeline.steps_on_screen import StepSpan, StepSpans
 
 LANE_FILTER_KEY = "Ctrl+L"
+
+
+class CardsOnTimeline(NamedTuple):
+    """What the strip says of the timeline's cards."""
+
+    titles: list[str]  # the cards shown
+    total: int  # of how many
+    source: str  # where they are drawn from when not from their traces' slices ("": from them)
+    card: SummaryCard | None  # a summary's card drilled into, its steps the strip's; None: loaded traces
+    side_by_side: bool  # 'all cards' and the lane filter apply (a summarised card's rows are its own, alone)
 
 
 class ClusterTab(QtCore.QObject):
@@ -272,34 +285,33 @@ class ClusterTab(QtCore.QObject):
     def show_comparison(self) -> None:
         self.tabs.setCurrentWidget(self.view)
 
-    def _summarised_card(self):
-        """The summary's card on the timeline (from its pyramid, or its trace loaded by zooming), else None."""
-        if self.summary is None or self.overview.number is None or self.overview.card is None:
-            return None
-        return self.overview.card
+    def _on_timeline(self) -> CardsOnTimeline:
+        """What the timeline shows now, for the strip: the one place that tells a summarised card drilled into
+        (from its pyramid, or its trace loaded by zooming) from loaded traces."""
+        card = self.overview.card if self.overview.number is not None else None
+        if self.summary is not None and card is not None:  # one card of the summary's, shown alone
+            source = "from its summary" if self.overview.showing_pyramid else "its trace"
+            return CardsOnTimeline([card.card], len(self.summary.cards), source, card, False)
+        numbers = {c.number for c in self.all_cards}
+        titles = [c.title for c in self.timeline.cards if c.number in numbers]
+        return CardsOnTimeline(titles, len(self.all_cards), "", None, True)
 
     def update_bar(self) -> None:
         """The strip says which cards the timeline shows, of how many, and the one step on screen."""
-        cards = self.timeline.cards
-        if not any(isinstance(c, RunCardView) for c in cards):
+        if not any(isinstance(c, RunCardView) for c in self.timeline.cards):
             self.bar.show_runs(None)
         self.shown_step = self._step_on_screen()
-        summarised = self._summarised_card()
-        if summarised is not None:  # a drill-down into a summary: one card of the summary's
-            source = "from its summary" if self.overview.showing_pyramid else "its trace"
-            self.bar.set_state([summarised.card], len(self.summary.cards), self.shown_step, source)
-            self.bar.all.setEnabled(False)  # the summary's cards have no slices to show side by side
-            return
-        numbers = {c.number for c in self.all_cards}
-        self.bar.set_state([c.title for c in cards if c.number in numbers], len(self.all_cards), self.shown_step)
+        on = self._on_timeline()
+        self.bar.set_state(on.titles, on.total, self.shown_step, on.source)
+        if not on.side_by_side:
+            self.bar.all.setEnabled(False)
 
     def _show_bar(self) -> None:
         """The strip over a timeline of several cards (or of one card of a summary of several), saying
         what it shows now."""
-        summarised = self._summarised_card()
-        many = len(self.summary.cards) > 1 if summarised is not None else len(self.all_cards) > 1
-        self.bar.setVisible(many)
-        self.bar.filter.setEnabled(summarised is None)  # a summarised card's rows are its own, unfiltered
+        on = self._on_timeline()
+        self.bar.setVisible(on.total > 1)
+        self.bar.filter.setEnabled(on.side_by_side)  # a summarised card's rows are its own, unfiltered
         self.update_bar()
 
     def show_step(self, step: int | None) -> None:
@@ -320,15 +332,15 @@ class ClusterTab(QtCore.QObject):
         """The steps of the cards on the timeline, on its clock; built again when the cards, their
         offsets or the comparison change."""
         ctx, cards = self.timeline.ctx, self.timeline.cards
-        summarised = self._summarised_card()
+        drilled = self._on_timeline().card
         cmp = self.view.comparison
-        key = (id(summarised), id(cmp), ctx.origin, tuple((c.number, c.offset_ns) for c in cards))
+        key = (id(drilled), id(cmp), ctx.origin, tuple((c.number, c.offset_ns) for c in cards))
         if self._step_spans is not None and self._step_spans[0] == key:
             return self._step_spans[1]
         spans = []
-        if summarised is not None and cards:
+        if drilled is not None and cards:
             spans = [StepSpan(int(s.step), ctx.rel(cards[0], s.start), ctx.rel(cards[0], s.end))
-                     for s in summarised.steps]
+                     for s in drilled.steps]
         elif cmp is not None:
             by_number = {c.number: c for c in cmp.cards}
             for card in cards:

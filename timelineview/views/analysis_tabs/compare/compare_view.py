@@ -43,7 +43,8 @@ HINT = ("Compare the run on screen with another: File ▸ Compare with… (or st
         "timelineview BASE --compare NEW).")
 COMPARE = "compare"  # the lane of the comparison's load
 BY_CHANGE, BY_RANK = "change", "rank"  # orders of the cards in the bars and the card table
-CARD_ORDERS = ((BY_CHANGE, "own compute / step interval change first"), (BY_RANK, "rank"))
+# short words: the controls' row sets the window's least width (its tooltip says what the change is)
+CARD_ORDERS = ((BY_CHANGE, "largest own change first"), (BY_RANK, "rank"))
 PART_TITLES = ("Step phases and cards", "Operators", "Communication", "Links")  # a comparison adds its counts
 
 
@@ -91,7 +92,8 @@ class CompareView(QtWidgets.QWidget):
         self.card_order = QtWidgets.QComboBox()
         for key, text in CARD_ORDERS:
             self.card_order.addItem(text, key)
-        self.card_order.setToolTip("The order of the cards in the bars and the card table")
+        self.card_order.setToolTip("The order of the cards in the bars and the card table: the card whose own "
+                                   "compute or step interval changed most first, or by rank")
         self.card_order.currentIndexChanged.connect(lambda *_: self._show_cards())
         controls = QtWidgets.QHBoxLayout()
         for w in (QtWidgets.QLabel("Cards:"), self.card_order, QtWidgets.QLabel("Align at"), self.step,
