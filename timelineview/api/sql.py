@@ -83,15 +83,9 @@ class SqlEngine:
         self.register(tables_named(query))
         if self._cancelled:  # while the tables were built: DuckDB had nothing to interrupt yet
             raise QueryCancelled()
-        try:
+        with self._said_as_query_errors():
             relation = self.connection.sql(query)
             return None if relation is None else relation.to_arrow_table()
-        except self.duckdb.InterruptException:
-            raise QueryCancelled() from None
-        except self.duckdb.Error as exc:
-            if self._cancelled:
-                raise QueryCancelled() from None
-            raise QueryError(one_line(exc)) from None
 
     def arrow(self, query: str) -> pyarrow.Table:
         """All rows of ``query`` as a pyarrow Table. Raises :class:`QueryError` or :class:`QueryCancelled`."""

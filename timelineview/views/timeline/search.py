@@ -56,23 +56,7 @@ class SearchMixin:
         mask = (s.name == sid) & (s.start < t1_abs) & (s.start + s.dur > t0_abs)
         if lanes is not None:
             mask &= np.isin(s.lane, lanes)
-        self._search_query = name
-        self._search_pos = None
-        ctx.matches, ctx.match_cum = {}, {}
-        self._set_matches(card, mask)
-        self.changed(Change.SEARCH)
-        idx = np.flatnonzero(mask)
-        if not len(idx):
-            return None
-        first = int(idx[np.argmin(s.start[idx])])
-        if not select:  # just before the first: Enter goes to it
-            self._search_pos = (ctx.rel(card, int(s.start[first])), -1, -1)
-            self.changed(Change.MATCH)
-            return SliceRef(card_no, first)
-        self._search_pos = (ctx.rel(card, int(s.start[first])), card_no, first)
-        self.select_slice(card_no, first, reveal=True)
-        self.changed(Change.MATCH)
-        return SliceRef(card_no, first)
+        return self._highlight_mask(card, mask, name, select)
 
     def highlight_slices(self, card_no: int, slice_indices: np.ndarray, label: str) -> SliceRef | None:
         """Highlight the slices ``slice_indices`` of one card (a group of tasks: an op type, a shape) and
@@ -84,6 +68,13 @@ class SearchMixin:
         s = card.store.slices
         mask = np.zeros(len(s), bool)
         mask[np.asarray(slice_indices, dtype=np.int64)] = True
+        return self._highlight_mask(card, mask, label, True)
+
+    def _highlight_mask(self, card, mask: np.ndarray, label: str, select: bool) -> SliceRef | None:
+        """Make the slices of ``mask`` (one card's) the search named ``label`` and select the first in time
+        (``select=False``: Enter goes to it); returns it."""
+        ctx = self.ctx
+        s = card.store.slices
         self._search_query = label
         self._search_pos = None
         ctx.matches, ctx.match_cum = {}, {}
@@ -93,10 +84,13 @@ class SearchMixin:
         if not len(idx):
             return None
         first = int(idx[np.argmin(s.start[idx])])
-        self._search_pos = (ctx.rel(card, int(s.start[first])), card_no, first)
-        self.select_slice(card_no, first, reveal=True)
+        if not select:  # just before the first: Enter goes to it
+            self._search_pos = (ctx.rel(card, int(s.start[first])), -1, -1)
+        else:
+            self._search_pos = (ctx.rel(card, int(s.start[first])), card.number, first)
+            self.select_slice(card.number, first, reveal=True)
         self.changed(Change.MATCH)
-        return SliceRef(card_no, first)
+        return SliceRef(card.number, first)
 
     def highlight_in_cards(self, name: str, spans: dict[int, tuple[int, int]]) -> int:
         """Highlight the slices named ``name`` of several cards at once, each inside its own span (card number
