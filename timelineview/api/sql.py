@@ -115,7 +115,8 @@ class SqlEngine:
             relation = self.connection.sql(query)
             if relation is None:
                 return [], iter(())
-            reader = relation.fetch_record_batch(rows_per_batch)
+            # to_arrow_reader where this DuckDB has it (fetch_record_batch is deprecated there)
+            reader = getattr(relation, "to_arrow_reader", relation.fetch_record_batch)(rows_per_batch)
         columns = list(reader.schema.names)
 
         def rows() -> Iterator[list[tuple]]:
