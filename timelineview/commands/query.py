@@ -25,6 +25,7 @@ from timelineview.commands.gap_option import add_gap_option
 from timelineview.terminal_text import terminal_safe
 
 PROG = "timelineview query"
+INTERRUPT_AGAIN_S = 0.2  # how often Ctrl+C's interrupt is sent again until the query has ended
 SHOWN_ROWS = 10_000  # the text table is aligned over its rows, so it holds them: the rest are counted, not shown
 WAIT_S = 0.1  # how often the main thread wakes while a query runs (Ctrl+C is seen between waits)
 
@@ -111,8 +112,11 @@ def _query(paths: list[str], sql: str, args: argparse.Namespace) -> int:
         while worker.is_alive():
             worker.join(WAIT_S)
     except KeyboardInterrupt:
-        engine.interrupt()
-        worker.join()
+        # again until the query ends: an interrupt that comes before DuckDB has begun the query (the tables
+        # still being built) finds nothing to stop, and the query would then run on
+        while worker.is_alive():
+            engine.interrupt()
+            worker.join(INTERRUPT_AGAIN_S)
         print(f"{PROG}: interrupted", file=sys.stderr)
         # DuckDB's threads may still unwind the interrupted query, and the interpreter's teardown under them
         # aborts the process: end it here, with nothing left to write
