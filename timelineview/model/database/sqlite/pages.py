@@ -31,6 +31,7 @@ import numpy as np
 
 from timelineview.model.database.sqlite.table_names import ROWID, quote_identifier, rowid_span
 from timelineview.model.load.jit import scanner_available
+from timelineview.model.store.regular_file import regular_fd
 
 HEADER_BYTES = 100
 LEAF_TABLE, INTERIOR_TABLE = 13, 5  # B-tree page types of a rowid table
@@ -296,10 +297,10 @@ class _DatabaseFile:
     """The database file open for reading, with the header's page geometry; pages come as copies."""
 
     def __init__(self, path: str) -> None:
-        self.fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO does not block
+        self.fd = regular_fd(path)  # a FIFO is refused (OSError), never waited on
         try:
             stat = os.fstat(self.fd)
-            head = os.pread(self.fd, HEADER_BYTES, 0) if _is_regular(stat.st_mode) else b""
+            head = os.pread(self.fd, HEADER_BYTES, 0)
         except OSError:
             os.close(self.fd)
             raise
@@ -350,12 +351,6 @@ class _DatabaseFile:
 
 def _identity(stat: os.stat_result) -> tuple[int, int, int, int]:
     return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns
-
-
-def _is_regular(mode: int) -> bool:
-    import stat
-
-    return stat.S_ISREG(mode)
 
 
 def _leaf_pages(db: _DatabaseFile, root: int) -> np.ndarray | None:
