@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 from typing import NamedTuple
+
+from timelineview.model.store.regular_file import regular_fd
 
 SAMPLE_BLOCKS = 16  # blocks spread between the head and the tail
 SAMPLE_BYTES = 64 << 10  # bytes of each block (and of the head and of the tail)
@@ -54,11 +55,7 @@ def open_regular(path: str | os.PathLike) -> int:
     """A read-only descriptor of ``path``, which must be a regular file: opened without blocking (a FIFO
     would wait for a writer) and refused when it is not one (a FIFO or a device would never end).
     Raises ``OSError``."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise OSError(f"{path}: not a regular file")
-    return fd
+    return regular_fd(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
 
 
 def sample_digest(path: str | os.PathLike, size: int, block: int = SAMPLE_BYTES) -> str:
