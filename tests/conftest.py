@@ -7,6 +7,7 @@ the compiled kernels are put there (at this run's priority: a compile left to th
 priority got nothing on a busy machine, and each test then saw a cold or a warm cache by chance). The cache
 lies outside the checkout, and nothing a test started outlives the run."""
 
+import contextlib
 import gc
 import os
 import subprocess
@@ -38,11 +39,31 @@ def _kernels_in_numbas_cache():
     own)."""
     from timelineview.model.load import jit
 
-    if jit.scanner_available() and not jit.scanner_cached():
-        code = "from timelineview.model.load import jit; jit.compile_kernels()"
-        subprocess.run([sys.executable, "-c", code], env=jit.compile_child_env(), check=True,
-                       timeout=KERNELS_COMPILE_TIMEOUT_S, stdin=subprocess.DEVNULL)
+    if jit.scanner_available() and not jit.kernels_cached():
+        with _held(Path(os.environ["NUMBA_CACHE_DIR"]) / "test-compile.lock"):
+            if not jit.kernels_cached():  # a parallel test process may have compiled it while this one waited
+                code = "from timelineview.model.load import jit; jit.compile_kernels()"
+                subprocess.run([sys.executable, "-c", code], env=jit.compile_child_env(), check=True,
+                               timeout=KERNELS_COMPILE_TIMEOUT_S, stdin=subprocess.DEVNULL)
     yield
+
+
+@contextlib.contextmanager
+def _held(lock: Path):
+    """Hold an exclusive advisory lock on ``lock`` (the test processes of one run share numba's cache: one
+    compiles, the others wait and then find the kernels there)."""
+    import fcntl
+
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        yield
+
+
+def _is_parallel_controller(config) -> bool:
+    """True in the process that hands tests to parallel test processes (pytest-xdist): its children are those
+    processes, which end on their own."""
+    return config.pluginmanager.has_plugin("dsession")
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -50,6 +71,8 @@ def pytest_sessionfinish(session, exitstatus):
     and say which: the run leaves no process behind."""
     import psutil
 
+    if _is_parallel_controller(session.config):
+        return
     left = psutil.Process().children(recursive=True)
     if not left:
         return

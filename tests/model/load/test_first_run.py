@@ -200,6 +200,46 @@ def test_one_background_compile_per_cache(tmp_path, monkeypatch):
     assert not jit._compile_lock().exists()  # a failed compile does not block the next one
 
 
+def test_the_scanner_is_marked_ready_before_the_other_kernel_sets_compile(tmp_path, monkeypatch):
+    """On a machine where the compile gets a small share of a core, JSON loads take the scanner as soon as it
+    is in the cache, not after every other kernel set; a compile that ends between the two leaves the rest to
+    the next one."""
+    if not jit.scanner_available():
+        pytest.skip("numba is not installed")
+    _freeze_kernels(tmp_path, monkeypatch)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    seen: list[tuple[str, bool, bool]] = []
+    monkeypatch.setattr(jit, "warm_scanner", lambda: seen.append(("scanner", jit.scanner_cached(),
+                                                                  jit.kernels_cached())))
+
+    def other_sets(modules):
+        seen.append(("others", jit.scanner_cached(), jit.kernels_cached()))
+        raise KeyboardInterrupt  # the compile ends here: killed, or its machine shut down
+
+    monkeypatch.setattr(jit, "_warm_sets", other_sets)
+    with pytest.raises(KeyboardInterrupt):
+        jit.compile_kernels()
+    assert seen == [("scanner", False, False), ("others", True, False)]
+    assert jit.scanner_cached() and not jit.kernels_cached()
+    monkeypatch.setattr(jit, "_compile_started", False)
+    launched: list[list[str]] = []
+
+    class FakePopen:
+        pid = 4321
+
+        def __init__(self, argv, **_kw) -> None:
+            launched.append(argv)
+
+        def wait(self) -> int:
+            return 0
+
+    monkeypatch.setattr(jit.subprocess, "Popen", FakePopen)
+    assert jit.compile_in_background() and len(launched) == 1  # the other sets are still to compile
+    jit._touch(jit._kernels_marker())
+    monkeypatch.setattr(jit, "_compile_started", False)
+    assert jit.kernels_cached() and not jit.compile_in_background() and len(launched) == 1
+
+
 def test_the_compile_waits_while_its_launcher_works(monkeypatch):
     monkeypatch.setattr(jit, "LAUNCHER_POLL_S", 0.001)
     parent = os.getppid()

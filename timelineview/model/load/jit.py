@@ -9,7 +9,9 @@ waits for that: ``scanner_cached`` says (without importing numba) whether the ca
 this scanner, and when it does not, ``compile_in_background`` compiles it in a separate
 process for the next load while this one uses the typed decode. That process
 compiles every other set of compiled loops too (``ON_DEMAND_KERNELS``: those a process
-compiles on their first use), so that their first use after an install finds them cached.
+compiles on their first use), so that their first use after an install finds them cached. The scanner
+comes first and is marked ready on its own (about half the compile's CPU time): on a machine loaded many
+times its cores, where the compile gets a small share of a core, JSON loads use it that much sooner.
 
 The compile waits until the process that launched it is done or idle (a compile beside the load that
 started it cost that load 1.3-1.9x), then runs at the launching session's normal priority: a low priority
@@ -51,11 +53,12 @@ SCANNER_FOLDER = "scan"  # the decode package's folder of the scanner's kernels,
 BLAS_MODULE = "scipy.linalg.cython_blas"  # what numba imports to look for BLAS
 COMPILE_MODULE = "timelineview.model.load.jit"  # this module, as ``-m`` runs it
 # modules of the kernel sets ``warm_scanner`` readies in a process before its loads (each has ``warm()``)
-SCANNER_KERNELS = ("timelineview.model.decode.scan.byte_scan", "timelineview.model.decode.damaged.stretch_walk",
-                   "timelineview.model.store.stack_walk")
+SCANNER_KERNELS = ("timelineview.model.decode.scan.byte_scan", "timelineview.model.store.stack_walk")
 # modules of the kernel sets compiled on their first use in a process (a ~3 s compile each when numba's cache
-# does not hold them): the background compile puts them in the cache (each has ``warm()``)
-ON_DEMAND_KERNELS = ("timelineview.model.database.sqlite.pages", "timelineview.model.memory.csv_kernels")
+# does not hold them): the background compile puts them in the cache after the scanner (each has ``warm()``);
+# the walk over a damaged file's stretches is among them: only a damaged JSON file needs it
+ON_DEMAND_KERNELS = ("timelineview.model.decode.damaged.stretch_walk", "timelineview.model.database.sqlite.pages",
+                     "timelineview.model.memory.csv_kernels")
 
 
 @functools.cache
@@ -87,13 +90,14 @@ def warm_scanner() -> None:
 
 
 def compile_kernels() -> None:
-    """Put every set of compiled loops in numba's cache (the scanner's, readied in this process too, and
-    ``ON_DEMAND_KERNELS``), then mark the cache as holding them (``scanner_cached``)."""
+    """Put every set of compiled loops in numba's cache: the scanner's first (readied in this process too),
+    marked as held at once (``scanner_cached``), then ``ON_DEMAND_KERNELS`` (``kernels_cached``)."""
     if not scanner_available():
         return
     warm_scanner()
+    _touch(_marker())
     _warm_sets(ON_DEMAND_KERNELS)
-    _mark_cached()
+    _touch(_kernels_marker())
 
 
 def _warm_sets(modules: tuple[str, ...]) -> None:
@@ -158,23 +162,40 @@ def _cache_key(folder: Path) -> str:
 
 
 def _marker() -> Path:
+    """The file that says numba's cache holds the scanner (``SCANNER_KERNELS``)."""
     folder = _cache_dir()
     return folder / f"timelineview-scanner-{_cache_key(folder)}.ready"
 
 
+def _kernels_marker() -> Path:
+    """The file that says numba's cache holds every other kernel set too (``ON_DEMAND_KERNELS``)."""
+    return _marker().with_name(_marker().name.replace("-scanner-", "-kernels-"))
+
+
 def scanner_cached() -> bool:
-    """True when an earlier ``compile_kernels`` left this scanner's machine code (and that of every other
-    kernel set) in numba's cache, so readying it costs ~0.5 s instead of a compile. Does not import numba."""
+    """True when an earlier ``compile_kernels`` left this scanner's machine code in numba's cache, so
+    readying it costs ~0.5 s instead of a compile. Does not import numba."""
     return scanner_available() and _marker().exists()
 
 
-def _mark_cached() -> None:
+def kernels_cached() -> bool:
+    """True when numba's cache holds every kernel set, the scanner's and ``ON_DEMAND_KERNELS``: nothing is
+    left for a compile to do. Does not import numba."""
+    return scanner_cached() and _kernels_marker().exists()
+
+
+def _touch(marker: Path) -> None:
     try:
-        marker = _marker()
         marker.parent.mkdir(parents=True, exist_ok=True)
         marker.touch()
     except OSError:  # a read-only install: each process then decides the scanner is cold
         pass
+
+
+def _mark_cached() -> None:
+    """Mark numba's cache as holding every kernel set."""
+    _touch(_marker())
+    _touch(_kernels_marker())
 
 
 def _compile_lock() -> Path:
@@ -186,7 +207,7 @@ def compile_in_background() -> bool:
     process of its own that waits for this one to be done or idle (it outlives a ``stats`` run, so the next
     run is fast). At most one such process per cache, whoever started it; returns whether one is under way."""
     global _compile_started
-    if not scanner_available() or scanner_cached():
+    if not scanner_available() or kernels_cached():
         return False
     if _compile_started:
         return True
