@@ -91,7 +91,7 @@ def session_anomalies(session) -> list[Change]:
            for f in session.slow_cards if f.metric in METRIC_CHANGE]
     comm = session.communication
     out += [Change(LINK_AT_MEDIAN, key, finding=SLOW_LINK_RULE) for key in (comm.slow_keys if comm is not None else [])]
-    if any(f.rule == DATA_BOUND_RULE for f in session.findings):
+    if any(f.rule == DATA_BOUND_RULE for f in session.rule_findings):
         out.append(Change(DATA_WAIT_REMOVED, finding=DATA_BOUND_RULE))
     return out
 
