@@ -35,8 +35,8 @@ def findings_text(findings: list[dict]) -> str:
             lines.append(KIND_HEADINGS.get(kind, ""))
         lines.append(f"{k}. [{f['severity']}] {f['rule']} — {_where(f)}")
         lines.extend(textwrap.wrap(f["advice"], WIDTH, initial_indent="   ", subsequent_indent="   "))
-        on_path = f.get("on_critical_path") or {}
-        cost = FindingCost(f.get("gain_us"), f.get("what_if", ""), on_path.get("steps"), on_path.get("of", 0)).words()
+        cost = FindingCost(f.get("gain_us"), f.get("what_if") or "", f.get("steps_on_critical_path"),
+                           f.get("steps_priced") or 0).words()
         if cost:  # what the critical path says it costs (metrics.md §12)
             lines.extend(textwrap.wrap(cost, WIDTH, initial_indent="   cost: ", subsequent_indent="   "))
         if f["evidence"]:

@@ -151,8 +151,8 @@ class DiagnosisView(QtWidgets.QWidget):
             named = f"{anomalies} anomal{'y' if anomalies == 1 else 'ies'}"
             self.summary.setText(f"{len(self.findings)} finding(s): {named} "
                                  "(a card, link or step that stands out; about 1 % of healthy runs name one by "
-                                 "chance) first, then where the time goes; in each, those a what-if prices by the step time fixing "
-                                 "them saves (largest first), then by severity. "
+                                 "chance) first, then where the time goes; in each, those a what-if prices by "
+                                 "the step time fixing them saves (largest first), then by severity. "
                                  f"Click one for its advice; click its evidence to {self.click_opens}.")
         self.advice.clear()
         self.evidence.clear()
