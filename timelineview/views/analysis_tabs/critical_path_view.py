@@ -9,7 +9,7 @@ segment shows it there. Every number comes from the session; the tab only displa
 
 from __future__ import annotations
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.critical_path.document import steps_on_path
 from timelineview.views.analysis_tabs.path_on_timeline import show_path
@@ -18,6 +18,8 @@ from timelineview.viewstate.jump_target import JumpTarget
 
 SEGMENT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 NS_PER_US = 1000
+CHANGE_ROWS_SHOWN = 10  # what-ifs in view before the list scrolls (the list is as tall as its rows up to this)
+STRIP_VIEW_H = 240  # px of the what-if strip in view before it scrolls
 
 
 class CriticalPathView(QtWidgets.QWidget):
@@ -64,13 +66,16 @@ class CriticalPathView(QtWidgets.QWidget):
         ll.addLayout(row)
         ll.addWidget(self.shares)
         ll.addWidget(self.path, 1)
-        strip_scroll = QtWidgets.QScrollArea()
-        strip_scroll.setWidget(self.strip)
-        strip_scroll.setWidgetResizable(True)
-        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        self.strip_scroll = QtWidgets.QScrollArea()
+        self.strip_scroll.setWidget(self.strip)
+        self.strip_scroll.setWidgetResizable(True)
+        self.split = split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         split.addWidget(self.changes)
-        split.addWidget(strip_scroll)
+        split.addWidget(self.strip_scroll)
         split.addWidget(lower)
+        split.setStretchFactor(0, 0)
+        split.setStretchFactor(1, 1)
+        split.setStretchFactor(2, 2)
         lay = QtWidgets.QVBoxLayout(self)
         lay.addWidget(self.summary)
         lay.addWidget(split, 1)
@@ -122,6 +127,7 @@ class CriticalPathView(QtWidgets.QWidget):
                 f"{w['gain_us'] / 1000:.3f}"]))
         for col in range(self.changes.columnCount()):
             self.changes.resizeColumnToContents(col)
+        self._share_height()
         self.step_choice.blockSignals(True)
         self.step_choice.clear()
         self.step_choice.addItems(["" for _ in self.steps])
@@ -169,6 +175,27 @@ class CriticalPathView(QtWidgets.QWidget):
         first = [g.cards.index(target)] if target in g.cards else []
         first += [g.cards.index(c) for c in self.steps[k]["cards"] if c in g.cards]
         self.strip.set_lanes(g.cards, result.step_lanes(k), result.step_lanes(k, w), self.what_if[w]["change"], first)
+        self._share_height()
+
+    def _changes_height(self) -> int:
+        """The what-if list's height for its rows, up to ``CHANGE_ROWS_SHOWN`` of them."""
+        rows = min(max(len(self.what_if), 1), CHANGE_ROWS_SHOWN)
+        row_h = self.changes.sizeHintForRow(0) if self.what_if else self.fontMetrics().height() + 4
+        return self.changes.header().sizeHint().height() + rows * row_h + 2 * self.changes.frameWidth() + 4
+
+    def _share_height(self) -> None:
+        """The what-ifs as tall as their rows, the strip as tall as its lanes (up to ``STRIP_VIEW_H``), the
+        path the rest."""
+        total = self.split.height()
+        if total <= 0:
+            return
+        list_h = self._changes_height()
+        strip_h = min(self.strip.sizeHint().height() + 4, STRIP_VIEW_H)
+        self.split.setSizes([list_h, strip_h, max(total - list_h - strip_h, 0)])
+
+    def showEvent(self, ev: QtGui.QShowEvent) -> None:
+        super().showEvent(ev)
+        self._share_height()  # (a hidden tab's height is not its own)
 
     def show_path(self, k: int, zoom: bool = False) -> None:
         """Outline step ``k``'s path on the timeline (``zoom``: and show the step there)."""

@@ -32,4 +32,8 @@ def show_path(cluster_tab, step: dict | None, zoom: bool = False) -> PathOnTimel
             cluster_tab.tabs.setCurrentIndex(0)
             timeline.set_range(timeline.ctx.rel(card, path.start_ns) - margin,
                                timeline.ctx.rel(card, path.end_ns) + margin)
+            most = max(path.slices, key=lambda n: len(path.slices[n]), default=path.first_card)
+            rows = timeline.ctx.layout.rows_of_card(most)
+            if rows:  # the card holding most of the path at the top of the timeline
+                timeline.set_scroll(int(rows[0].y))
     return path

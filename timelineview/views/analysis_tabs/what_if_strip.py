@@ -16,7 +16,8 @@ from timelineview.analysis.critical_path.step_lanes import COMPUTE, DATA_WAIT, I
 MAX_CARDS = 6  # card pairs drawn: the change's card and the path's first, then by rank
 LANE_H = 16
 PAIR_GAP = 6
-AXIS_H = 18
+HEADER_H = 18  # the legend and the two step ends, above the axis
+AXIS_H = HEADER_H + 18
 LABEL_W = 190
 RIGHT_PAD = 80  # room for the step end's label
 COLOURS = {DATA_WAIT: QtGui.QColor(236, 178, 46), COMPUTE: QtGui.QColor(66, 120, 200),
@@ -68,7 +69,7 @@ class WhatIfStrip(QtWidgets.QWidget):
 
     def _height(self) -> int:
         pairs = len(self.rows) // 2
-        return AXIS_H + pairs * (2 * LANE_H + PAIR_GAP) + 2 * AXIS_H
+        return AXIS_H + pairs * (2 * LANE_H + PAIR_GAP) + 4
 
     def sizeHint(self) -> QtCore.QSize:
         return QtCore.QSize(600, self._height())
@@ -109,19 +110,16 @@ class WhatIfStrip(QtWidgets.QWidget):
                 top = y + 1 + (half if kind == IN_COLLECTIVE else 0)
                 p.fillRect(QtCore.QRectF(x0, top, max(x1 - x0, 1.0), half), COLOURS[kind])
         bottom = self.lane_top(len(self.rows))
-        for lanes, colour, word in ((self.measured, MEASURED_END, "measured"), (self.predicted, PREDICTED_END,
-                                                                                  "predicted")):
+        for lanes, colour in ((self.measured, MEASURED_END), (self.predicted, PREDICTED_END)):
             x = self.x_of(lanes.step_ns)
             p.setPen(QtGui.QPen(colour, 2))
             p.drawLine(QtCore.QPointF(x, AXIS_H - 4), QtCore.QPointF(x, bottom))
-            p.drawText(QtCore.QPointF(x + 4, bottom + (12 if word == "measured" else 26)),
-                       f"{word} {lanes.step_ns / 1e6:.3f} ms")
-        self._paint_legend(p, bottom + 28)
+        self._paint_legend(p, HEADER_H - 5)
         p.end()
 
     def _paint_axis(self, p: QtGui.QPainter) -> None:
         p.setPen(self.palette().color(QtGui.QPalette.ColorRole.Text))
-        p.drawText(QtCore.QRectF(4, 0, LABEL_W, AXIS_H), QtCore.Qt.AlignmentFlag.AlignVCenter,
+        p.drawText(QtCore.QRectF(4, HEADER_H, LABEL_W, AXIS_H - HEADER_H), QtCore.Qt.AlignmentFlag.AlignVCenter,
                    f"step {self.measured.step}")
         span = self.span_ns()
         for f in (0.0, 0.25, 0.5, 0.75, 1.0):
@@ -130,12 +128,20 @@ class WhatIfStrip(QtWidgets.QWidget):
             p.drawText(QtCore.QPointF(x + 2, AXIS_H - 6), f"{span * f / 1e6:.2f} ms")
 
     def _paint_legend(self, p: QtGui.QPainter, y: float) -> None:
+        """The step's two ends (in their lines' colours), then what each colour of the lanes means."""
         x = 4.0
         fm = p.fontMetrics()
+        ends = ((MEASURED_END, f"measured {self.measured.step_ns / 1e6:.3f} ms"),
+                (PREDICTED_END, f"predicted {self.predicted.step_ns / 1e6:.3f} ms if {self.change}"))
+        for colour, text in ends:
+            p.fillRect(QtCore.QRectF(x, y - 9, 3, 12), colour)
+            p.setPen(self.palette().color(QtGui.QPalette.ColorRole.Text))
+            p.drawText(QtCore.QPointF(x + 7, y), text)
+            x += 7 + fm.horizontalAdvance(text) + 18
         for kind, word in LEGEND:
             p.fillRect(QtCore.QRectF(x, y - 9, 10, 10), COLOURS[kind])
             p.setPen(self.palette().color(QtGui.QPalette.ColorRole.Text))
             p.drawText(QtCore.QPointF(x + 14, y), word)
             x += 14 + fm.horizontalAdvance(word) + 14
         if self.note:
-            p.drawText(QtCore.QPointF(x, y), self.note)
+            p.drawText(QtCore.QPointF(x + 6, y), self.note)
