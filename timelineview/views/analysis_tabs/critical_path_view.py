@@ -92,8 +92,9 @@ class CriticalPathView(QtWidgets.QWidget):
             return
         self.result = result
         self.set_document(doc, predicted=[(w.predicted_step_ns / NS_PER_US).tolist() for w in result.what_if])
-        if self.what_if:  # the first what-if's predicted step is drawn beside the measured one at once
-            self.changes.setCurrentItem(self.changes.topLevelItem(0))
+        if self.what_if:  # the what-if that gains most is drawn beside the measured step at once
+            best = max(range(len(self.what_if)), key=lambda n: self.what_if[n]["gain_us"])
+            self.changes.setCurrentItem(self.changes.topLevelItem(best))
 
     def attach(self, cluster_tab) -> None:
         """Draw the chosen step's path on the timeline of the window ``cluster_tab`` belongs to."""
