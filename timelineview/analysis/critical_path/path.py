@@ -86,13 +86,17 @@ class TypeLookup:
         self.share = g.type_share
         self.busy = g.busy
         lt = g.links
-        self._links: dict[tuple[int, int], list[str]] = {}
-        for name, k, j in zip(lt.link, lt.step.tolist(), lt.op.tolist(), strict=True):
-            self._links.setdefault((k, j), []).append(name)
+        self._n_ops = max(g.n_ops, 1)
+        key = lt.step * self._n_ops + lt.op
+        self._order = np.argsort(key, kind="stable")
+        self._keys = key[self._order]
+        self._names = np.array(lt.link, dtype=object)[self._order] if len(lt.link) else np.zeros(0, object)
 
     def links_of(self, row: int, op: int) -> list[str]:
-        """The links ("src-dst") operator ``op`` of step row ``row`` moved data over."""
-        return self._links.get((row, op), [])
+        """The links ("src-dst") operator ``op`` of step row ``row`` moved data over (each once, sorted)."""
+        key = row * self._n_ops + op
+        a, b = np.searchsorted(self._keys, [key, key + 1])
+        return sorted(set(self._names[a:b].tolist()))
 
     def split(self, row: int, block: int, card: int) -> tuple[np.ndarray, np.ndarray]:
         """(type ids, busy ns) of one block."""
