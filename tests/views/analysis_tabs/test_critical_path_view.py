@@ -156,3 +156,20 @@ def test_the_what_if_panel_shows_the_predicted_step_beside_the_measured(opened):
         want = min(float(np.median(busy)), busy[slow]) + gaps[slow]
         assert strip.predicted.total(slow, "compute") == pytest.approx(want, rel=1e-6)
         assert strip.measured.total(slow, "compute") > strip.predicted.total(slow, "compute")
+
+
+def test_the_diagnosis_shows_what_each_finding_costs(opened):
+    from timelineview.views.analysis_tabs.diagnosis_view import COLUMNS
+
+    view = opened.cluster.analysis.widgets["diagnosis"]
+    doc = opened.cluster.shown.session.critical_path.document()
+    slow = next(w for w in doc["what_if"] if w["kind"] == "card_at_median")
+    k = next(i for i, f in enumerate(view.findings) if f.rule == "slow_compute")
+    row = view.list.topLevelItem(k)
+    assert row.text(COLUMNS.index("Saves a step")) == f"{slow['gain_us'] / 1000:.3f} ms"
+    view.list.setCurrentItem(row)
+    on_path = sum(f"rank {SLOW_CARD}" in s["cards"] for s in doc["critical_path"])
+    assert f"on the critical path in {on_path} of {len(doc['critical_path'])} steps" in view.advice.text()
+    # the priced anomalies come first, by what fixing them saves
+    gains = [f.cost.gain_us for f in view.findings if f.kind == "anomaly" and f.cost and (f.cost.gain_us or 0) > 0]
+    assert gains == sorted(gains, reverse=True)

@@ -30,8 +30,8 @@ CARDS_SHOWN = 4  # cards named in a finding's row; the rest are counted
 
 
 class DiagnosisView(QtWidgets.QWidget):
-    """Findings, anomalies first then by severity: a list on the left, the chosen one's advice and evidence
-    on the right."""
+    """Findings, anomalies first, then by the step time fixing them saves (metrics.md §12), then by severity:
+    a list on the left, the chosen one's advice, cost and evidence on the right."""
 
     jumpRequested = QtCore.Signal(object)  # JumpTarget
     countChanged = QtCore.Signal(int)
