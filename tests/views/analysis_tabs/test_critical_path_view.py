@@ -114,9 +114,13 @@ def test_choosing_a_step_outlines_exactly_its_paths_slices(opened, qtbot):
         in_view |= {(n, i) for i in v if s.start[i] < t1 and s.start[i] + s.dur[i] > t0
                     and slice_layout_rect(timeline.ctx, card, i) is not None}
     assert drawn and drawn == in_view
-    for n, i, r in path_outlines(timeline.ctx):
-        card = timeline.ctx.card_by_number(n)
-        assert r.left() <= timeline.ctx.scene_x_abs(card, int(card.store.slices.start[i])) + 1
+    ctx = timeline.ctx
+    for n, i, r in path_outlines(ctx):  # each box where the slice is drawn (its level of its lane, its span)
+        t0, t1, y, _h = slice_layout_rect(ctx, ctx.card_by_number(n), i)
+        clamp = lambda x: min(max(x, ctx.area.left - 4.0), ctx.area.right + 4.0)  # noqa: E731
+        assert r.left() == pytest.approx(clamp(ctx.scene_x(t0)), abs=1e-6)
+        assert r.right() == pytest.approx(max(clamp(ctx.scene_x(t1)), r.left() + 1.0), abs=1e-6)
+        assert r.top() == pytest.approx(ctx.scene_y(y))
     # the outline is painted: the path's colour along the top edge of the widest outlined slice on screen
     timeline.clear_selection()  # (its own outline would cover a selected slice's)
     area = timeline.ctx.area

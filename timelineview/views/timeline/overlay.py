@@ -8,12 +8,11 @@ from timelineview.views.timeline.view_context import ViewContext, qrect, qrectf
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.time_format import format_duration
 from timelineview.viewstate.timeline.lane_layout import LANE, LANE_PAD, SLICE_ROW_H
+from timelineview.viewstate.timeline.path_geometry import merged_boxes, path_boxes
 
 MAX_ARROWS = 200
 PATH_PEN = QtGui.QColor(225, 30, 140)  # the critical path's outline: reads on light and dark fills alike
 PATH_PEN_W = 2
-MERGE_PX = 1.0  # outlines of one row closer than this are drawn as one (a zoomed-out step's tasks) ...
-NARROW_PX = 4.0  # ... when one of them is narrower than this (wider slices keep their own outline)
 
 
 def level_y(ctx: ViewContext, card: CardView, lane: int, level: int) -> float | None:
@@ -41,37 +40,11 @@ def _clamped_x(ctx: ViewContext, t_rel: int) -> float:
 
 def path_outlines(ctx: ViewContext) -> list[tuple[int, int, QtCore.QRectF]]:
     """(card number, slice, scene rect) of each slice on the critical path shown (``ctx.path_slices``) that
-    meets the visible window on a shown lane, in card then slice order."""
-    out = []
-    for number, idx in ctx.path_slices.items():
-        card = ctx.card_by_number(number)
-        if card is None or not len(idx):
-            continue
-        s = card.store.slices
-        t0, t1 = ctx.abs_window(card)
-        visible = idx[(s.start[idx] < t1) & (s.start[idx] + s.dur[idx] > t0)]
-        for i in visible.tolist():
-            geo = slice_layout_rect(ctx, card, i)
-            if geo is None:
-                continue
-            a, b, y, h = geo
-            x0, x1 = _clamped_x(ctx, a), _clamped_x(ctx, b)
-            out.append((number, i, QtCore.QRectF(x0, ctx.scene_y(y), max(x1 - x0, 1.0), h)))
-    return out
-
-
-def merged_rects(rects: list[QtCore.QRectF]) -> list[QtCore.QRectF]:
-    """Rects of one row that touch (within ``MERGE_PX``), one of them narrow, joined into one, so that a
-    zoomed-out path reads as a band rather than thousands of overlapping outlines."""
-    out: list[QtCore.QRectF] = []
-    for r in sorted(rects, key=lambda r: (r.top(), r.left())):
-        last = out[-1] if out else None
-        if last is not None and last.top() == r.top() and r.left() <= last.right() + MERGE_PX and \
-                min(r.width(), last.width()) < NARROW_PX:
-            last.setRight(max(last.right(), r.right()))
-        else:
-            out.append(QtCore.QRectF(r))
-    return out
+    meets the visible window on a shown lane."""
+    b = path_boxes(ctx)
+    return [(int(n), int(i), QtCore.QRectF(x0, y, max(x1 - x0, 1.0), SLICE_ROW_H))
+            for n, i, x0, x1, y in zip(b.card.tolist(), b.index.tolist(), b.x0.tolist(), b.x1.tolist(),
+                                       b.y.tolist(), strict=True)]
 
 
 class OverlayItem(QtWidgets.QGraphicsObject):
@@ -108,8 +81,9 @@ class OverlayItem(QtWidgets.QGraphicsObject):
         if ctx.path_slices:
             p.setBrush(QtCore.Qt.BrushStyle.NoBrush)
             p.setPen(QtGui.QPen(PATH_PEN, PATH_PEN_W))
-            for r in merged_rects([r for _n, _i, r in path_outlines(ctx)]):
-                p.drawRect(r.adjusted(0.5, 0.5, -0.5, -0.5))
+            x0, x1, y = merged_boxes(path_boxes(ctx))
+            for a0, a1, top in zip(x0.tolist(), x1.tolist(), y.tolist(), strict=True):
+                p.drawRect(QtCore.QRectF(a0 + 0.5, top + 0.5, max(a1 - a0, 1.0) - 1.0, SLICE_ROW_H - 1.0))
         if ctx.selection is not None:
             self._paint_selection(p)
 
