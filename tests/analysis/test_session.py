@@ -17,6 +17,7 @@ from timelineview.analysis.communication.document import card_json as communicat
 from timelineview.analysis.communication.document import cluster_json
 from timelineview.analysis.critical_path.cluster_graph import session_graph
 from timelineview.analysis.critical_path.document import analyse_critical_path, session_anomalies
+from timelineview.analysis.critical_path.finding_gain import priced_findings
 from timelineview.analysis.derived import derive
 from timelineview.analysis.file_overlap import file_overlap
 from timelineview.analysis.findings import evaluate_findings
@@ -71,11 +72,14 @@ def reference_document(stores, min_gap_ns=1000) -> dict:
         cards.append(doc)
     for doc, off in zip(cards, clock_offsets(ordered, classes), strict=True):
         doc["clock_offset_us"] = float(off) / 1000.0
-    # findings are tested on their own (tests/analysis/findings); here: the document carries them
-    findings = [f.document() for f in evaluate_findings(AnalysisSession(stores, min_gap_ns))]
     # so is the critical path (tests/analysis/critical_path)
     fresh = AnalysisSession(stores, min_gap_ns)
-    critical = analyse_critical_path(session_graph(fresh), session_anomalies(fresh)).document()
+    result = analyse_critical_path(session_graph(fresh), session_anomalies(fresh))
+    critical = result.document()
+    # findings are tested on their own (tests/analysis/findings, their price tests/analysis/critical_path); here:
+    # the document carries them, priced by the critical path
+    findings = [f.document() for f in priced_findings(evaluate_findings(AnalysisSession(stores, min_gap_ns)), result,
+                                                       {s.card: s.rank for s in stores})]
     slow = with_op_type_excess([f.document() for f in slow_cards(cards)], cards)
     return {"schema": "timelineview.stats/2", "cards": cards, "slow_cards": slow,
             **cluster_json(analyse_cluster(comms)),

@@ -9,6 +9,7 @@ imbalance, the cluster comparison and the findings, each once, by the same code 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 from functools import cached_property
 from typing import Any
@@ -21,6 +22,7 @@ from timelineview.analysis.cluster.memory_peaks import peaks_imbalance
 from timelineview.analysis.cluster.slow_cards import SlowCard, median_step_time, slow_cards
 from timelineview.analysis.communication import ClusterCommunication, analyse_cluster
 from timelineview.analysis.critical_path.document import CriticalPathResult, session_critical_path
+from timelineview.analysis.critical_path.finding_gain import priced_findings
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS
 from timelineview.analysis.findings import Finding, evaluate_findings
 from timelineview.analysis.findings.evaluate import order_findings
@@ -29,6 +31,8 @@ from timelineview.analysis.operators import TOP_OPERATORS, OperatorAcrossCards, 
 from timelineview.analysis.sources import CardSource, TraceSource
 from timelineview.analysis.stats_document import stats_document
 from timelineview.model.store.trace_store import TraceStore
+
+log = logging.getLogger(__name__)
 
 # What the views need of every card; the rest (the §5 document) is computed when asked for.
 VIEW_FIELDS = ("derived", "steps", "comparison_steps")
@@ -142,9 +146,22 @@ class AnalysisSession:
         return self.operators_across_all_cards[:TOP_OPERATORS]
 
     @cached_property
-    def findings(self) -> list[Finding]:
+    def rule_findings(self) -> list[Finding]:
         """The findings of metrics.md §8 and §11, ordered by kind (anomalies first), severity, then excess."""
         return order_findings(evaluate_findings(self) + memory_findings(self.memory_cards, self.memory_imbalance))
+
+    @cached_property
+    def findings(self) -> list[Finding]:
+        """The findings priced by the critical path (§12): each with the step time the what-if answering it
+        would save and how often it is on the path, by kind, then by that gain, then as ``rule_findings``."""
+        try:
+            result = self.critical_path
+        except Exception:  # noqa: BLE001 - the findings stand without their price
+            if not self.tolerant:
+                raise
+            log.exception("the critical path could not price the findings")
+            return self.rule_findings
+        return priced_findings(self.rule_findings, result, {s.card: s.rank for s in self.sources})
 
     @cached_property
     def memory_cards(self) -> list[MemoryCard]:

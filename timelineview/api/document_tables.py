@@ -157,7 +157,8 @@ def _finding_rows(source: TableSource) -> list[dict]:
             for f in source.document().get("findings") or []]
 
 
-FINDINGS = document_spec("findings", "one row per finding (metrics.md §8): anomalies first, then by severity", (
+FINDINGS = document_spec("findings", "one row per finding (metrics.md §8): anomalies first, then by the gain "
+                         "of fixing them (§12), then by severity", (
     Column("rule", STRING, "the rule that fired"),
     Column("kind", STRING, "anomaly (names a card, a link or a step) or where the time goes (metrics.md §8)"),
     Column("severity", STRING, "high, medium or low"),
@@ -166,7 +167,11 @@ FINDINGS = document_spec("findings", "one row per finding (metrics.md §8): anom
     Column("metric", STRING, "the metric compared"), Column("value", DOUBLE, "its value"),
     Column("reference", DOUBLE, "what it is compared with"), Column("advice", STRING, "what to look at"),
     Column("method", STRING, "how it was decided"),
-    Column("evidence", STRING, "JSON list of {card, lane[, name], start_ns, end_ns} spans, ns on the card's clock")),
+    Column("evidence", STRING, "JSON list of {card, lane[, name], start_ns, end_ns} spans, ns on the card's clock"),
+    Column("gain_us", DOUBLE, "mean step time the what-if answering it saves (metrics.md §12); null: none does"),
+    Column("what_if", STRING, "that what-if's change"),
+    Column("steps_on_critical_path", INT64, "in how many steps its card, link or data wait is on the critical path"),
+    Column("steps_priced", INT64, "of how many steps (those the critical path covers)")),
     _finding_rows)
 
 

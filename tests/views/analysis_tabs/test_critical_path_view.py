@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
+from PySide6 import QtCore
 
 from tests.views.generated import generated_cluster
 from tests.views.main_window_fixture import open_and_wait
+from timelineview.views.timeline.overlay import PATH_PEN, path_outlines, slice_layout_rect
 from timelineview.viewstate.jump_target import JumpTarget
 
 SLOW_CARD = 2
@@ -66,3 +69,111 @@ def test_clicking_a_collective_on_the_path_shows_it(opened, qtbot):
     s = card.store.slices
     assert sel is not None and card.store.strings[s.name[sel.index]] == segments[j]["name"]
     assert target.start_ns <= s.end[sel.index] and s.start[sel.index] < target.end_ns
+
+
+def expected_path_slices(window, step: dict) -> dict[int, set[int]]:
+    """Per card number, the slices a step's path covers, by a plain loop over each card's slices: a compute
+    segment's compute tasks that meet it, a collective segment's operator slices of its name that meet it."""
+    cards = {c.store.card: c for c in window.cluster.all_cards}
+    out: dict[int, set[int]] = {}
+    for seg in step["segments"]:
+        if seg["kind"] not in ("compute", "collective") or seg["card"] not in cards:
+            continue
+        card = cards[seg["card"]]
+        cls, s, strings = card.analysis.classification, card.store.slices, card.store.strings
+        t0 = seg["start_ns"]
+        t1 = t0 + round(seg["dur_us"] * 1000)
+        for i in range(len(s)):
+            if not (s.start[i] < t1 and s.start[i] + s.dur[i] > t0):
+                continue
+            if seg["kind"] == "compute" and cls.compute[i]:
+                out.setdefault(card.number, set()).add(i)
+            elif seg["kind"] == "collective" and cls.communication[i] and strings[s.name[i]] == seg["name"]:
+                out.setdefault(card.number, set()).add(i)
+    return out
+
+
+def test_choosing_a_step_outlines_exactly_its_paths_slices(opened, qtbot):
+    view = opened.cluster.analysis.widgets["critical_path"]
+    timeline = opened.timeline
+    assert timeline.ctx.path_slices == {}  # nothing outlined before a step is chosen
+    k = len(view.steps) - 1
+    view.step_choice.setCurrentIndex(k)
+    view.on_timeline.click()  # outline the path and show the step
+    want = expected_path_slices(opened, view.steps[k])
+    assert want and sum(len(v) for v in want.values()) > 1
+    assert {n: set(v.tolist()) for n, v in timeline.ctx.path_slices.items()} == want
+    assert opened.cluster.tabs.currentIndex() == 0
+    # what the overlay draws: every path slice in the window on a shown lane, and nothing else
+    drawn = {(n, i) for n, i, _r in path_outlines(timeline.ctx)}
+    in_view = set()
+    for n, v in want.items():
+        card = timeline.ctx.card_by_number(n)
+        t0, t1 = timeline.ctx.abs_window(card)
+        s = card.store.slices
+        in_view |= {(n, i) for i in v if s.start[i] < t1 and s.start[i] + s.dur[i] > t0
+                    and slice_layout_rect(timeline.ctx, card, i) is not None}
+    assert drawn and drawn == in_view
+    ctx = timeline.ctx
+    for n, i, r in path_outlines(ctx):  # each box where the slice is drawn (its level of its lane, its span)
+        t0, t1, y, _h = slice_layout_rect(ctx, ctx.card_by_number(n), i)
+        clamp = lambda x: min(max(x, ctx.area.left - 4.0), ctx.area.right + 4.0)  # noqa: E731
+        assert r.left() == pytest.approx(clamp(ctx.scene_x(t0)), abs=1e-6)
+        assert r.right() == pytest.approx(max(clamp(ctx.scene_x(t1)), r.left() + 1.0), abs=1e-6)
+        assert r.top() == pytest.approx(ctx.scene_y(y))
+    # the outline is painted: the path's colour along the top edge of the widest outlined slice on screen
+    timeline.clear_selection()  # (its own outline would cover a selected slice's)
+    area = timeline.ctx.area
+    on_screen = [x for x in path_outlines(timeline.ctx) if area.top <= x[2].top() and x[2].bottom() <= area.bottom]
+    _n, _i, r = max(on_screen, key=lambda x: x[2].width())
+    image = timeline.canvas.grab().toImage()
+    at = timeline.canvas.mapFromScene(QtCore.QPointF(r.center().x(), r.top() + 1))
+    colour = image.pixelColor(at.x(), at.y())
+    assert (colour.red(), colour.green(), colour.blue()) == (PATH_PEN.red(), PATH_PEN.green(), PATH_PEN.blue())
+    # a new load (here: clearing the tab) takes the outline away
+    view.clear()
+    assert timeline.ctx.path_slices == {}
+
+
+def test_the_what_if_panel_shows_the_predicted_step_beside_the_measured(opened):
+    view = opened.cluster.analysis.widgets["critical_path"]
+    result = opened.cluster.shown.session.critical_path
+    w = next(i for i, x in enumerate(result.what_if) if x.change.kind == "card_at_median")
+    view.changes.setCurrentItem(view.changes.topLevelItem(w))
+    g = result.graph
+    slow = g.cards.index(f"rank {SLOW_CARD}")
+    for k in range(len(view.steps)):
+        view.step_choice.setCurrentIndex(k)
+        strip = view.strip
+        assert strip.rows[0].label == f"rank {SLOW_CARD} measured"  # the changed card first
+        assert strip.rows[1].label == f"rank {SLOW_CARD} predicted"
+        assert [r.predicted for r in strip.rows] == [False, True] * (len(strip.rows) // 2)
+        # the two step ends: as measured (the step's length on the path) and as the what-if predicts it
+        assert strip.measured.step_ns / 1000 == pytest.approx(view.steps[k]["step_us"], abs=0.01)
+        assert strip.predicted.step_ns == pytest.approx(result.what_if[w].predicted_step_ns[k])
+        assert strip.predicted.step_ns < strip.measured.step_ns
+        # the slow card computes at the median card's pace: its compute time is the median of the cards'
+        compute = [strip.measured.total(c, "compute") for c in range(len(g.cards))]
+        busy = g.busy[k].sum(axis=0)  # what the card's blocks computed (the rest of a block is dispatch gaps)
+        gaps = g.gap[k].sum(axis=0)
+        assert compute == pytest.approx((busy + gaps).tolist(), rel=1e-9, abs=1.0)
+        want = min(float(np.median(busy)), busy[slow]) + gaps[slow]
+        assert strip.predicted.total(slow, "compute") == pytest.approx(want, rel=1e-6)
+        assert strip.measured.total(slow, "compute") > strip.predicted.total(slow, "compute")
+
+
+def test_the_diagnosis_shows_what_each_finding_costs(opened):
+    from timelineview.views.analysis_tabs.diagnosis_view import COLUMNS
+
+    view = opened.cluster.analysis.widgets["diagnosis"]
+    doc = opened.cluster.shown.session.critical_path.document()
+    slow = next(w for w in doc["what_if"] if w["kind"] == "card_at_median")
+    k = next(i for i, f in enumerate(view.findings) if f.rule == "slow_compute")
+    row = view.list.topLevelItem(k)
+    assert row.text(COLUMNS.index("Saves a step")) == f"{slow['gain_us'] / 1000:.3f} ms"
+    view.list.setCurrentItem(row)
+    on_path = sum(f"rank {SLOW_CARD}" in s["cards"] for s in doc["critical_path"])
+    assert f"on the critical path in {on_path} of {len(doc['critical_path'])} steps" in view.advice.text()
+    # the priced anomalies come first, by what fixing them saves
+    gains = [f.cost.gain_us for f in view.findings if f.kind == "anomaly" and f.cost and (f.cost.gain_us or 0) > 0]
+    assert gains == sorted(gains, reverse=True)

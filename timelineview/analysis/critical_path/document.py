@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from timelineview.analysis.critical_path.cluster_graph import session_graph
 from timelineview.analysis.critical_path.graph import StepGraph
 from timelineview.analysis.critical_path.path import DISPATCH_GAP, TypeLookup, step_document, step_paths
-from timelineview.analysis.critical_path.replay import ReplayInputs, replay
+from timelineview.analysis.critical_path.replay import ReplayInputs, Timeline, replay
+from timelineview.analysis.critical_path.step_lanes import StepLanes, step_lanes
 from timelineview.analysis.critical_path.what_if import (
     CARD_AT_MEDIAN,
     DATA_WAIT_AT_MEDIAN,
@@ -18,6 +19,7 @@ from timelineview.analysis.critical_path.what_if import (
     OP_TYPE_FASTER,
     Change,
     WhatIf,
+    changed_inputs,
     predict,
 )
 
@@ -36,9 +38,22 @@ class CriticalPathResult:
     graph: StepGraph | None
     steps: list[dict]
     what_if: list[WhatIf]
+    _replays: dict[int, Timeline] = field(default_factory=dict, repr=False)
 
     def document(self) -> dict:
         return {"critical_path": self.steps, "what_if": [w.document() for w in self.what_if]}
+
+    def step_lanes(self, k: int, what_if: int | None = None) -> StepLanes | None:
+        """Step row ``k`` as lanes per card: as measured (``what_if`` None) or as what-if ``what_if`` predicts
+        it; None without a graph or outside it."""
+        g = self.graph
+        if g is None or not 0 <= k < len(g.steps) or (what_if is not None and not 0 <= what_if < len(self.what_if)):
+            return None
+        key = -1 if what_if is None else what_if
+        if key not in self._replays:
+            x = ReplayInputs.measured(g) if what_if is None else changed_inputs(g, self.what_if[what_if].change)
+            self._replays[key] = replay(g, x)
+        return step_lanes(g, self._replays[key], k)
 
 
 def analyse_critical_path(g: StepGraph | None, anomalies: list[Change]) -> CriticalPathResult:
@@ -76,7 +91,7 @@ def session_anomalies(session) -> list[Change]:
            for f in session.slow_cards if f.metric in METRIC_CHANGE]
     comm = session.communication
     out += [Change(LINK_AT_MEDIAN, key, finding=SLOW_LINK_RULE) for key in (comm.slow_keys if comm is not None else [])]
-    if any(f.rule == DATA_BOUND_RULE for f in session.findings):
+    if any(f.rule == DATA_BOUND_RULE for f in session.rule_findings):
         out.append(Change(DATA_WAIT_REMOVED, finding=DATA_BOUND_RULE))
     return out
 

@@ -25,6 +25,7 @@ class Segment:
     start: float
     end: float
     block: int = -1  # the compute block (COMPUTE only)
+    op: int = -1  # the operator's column (COLLECTIVE only)
 
 
 @dataclass
@@ -53,7 +54,7 @@ def _walk(g: StepGraph, tl: Timeline, k: int) -> list[Segment]:
         if node == "op":
             card = int(np.argmax(tl.arrival[k, i]))
             arrive = tl.arrival[k, i, card]
-            out.append(Segment(card, COLLECTIVE, g.op_names[k][i], arrive, tl.ends[k, i]))
+            out.append(Segment(card, COLLECTIVE, g.op_names[k][i], arrive, tl.ends[k, i], op=i))
             if tl.queued[k, i, card]:
                 out.append(Segment(card, LAUNCH, g.op_names[k][i], tl.ends[k, i - 1], arrive))
                 i -= 1
@@ -78,11 +79,24 @@ def _walk(g: StepGraph, tl: Timeline, k: int) -> list[Segment]:
 
 
 class TypeLookup:
-    """The op-type split of a block: its compute time in its card's step shares."""
+    """The op-type split of a block: its compute time in its card's step shares; the links a collective's
+    transfers took."""
 
     def __init__(self, g: StepGraph) -> None:
         self.share = g.type_share
         self.busy = g.busy
+        lt = g.links
+        self._n_ops = max(g.n_ops, 1)
+        key = lt.step * self._n_ops + lt.op
+        self._order = np.argsort(key, kind="stable")
+        self._keys = key[self._order]
+        self._names = np.array(lt.link, dtype=object)[self._order] if len(lt.link) else np.zeros(0, object)
+
+    def links_of(self, row: int, op: int) -> list[str]:
+        """The links ("src-dst") operator ``op`` of step row ``row`` moved data over (each once, sorted)."""
+        key = row * self._n_ops + op
+        a, b = np.searchsorted(self._keys, [key, key + 1])
+        return sorted(set(self._names[a:b].tolist()))
 
     def split(self, row: int, block: int, card: int) -> tuple[np.ndarray, np.ndarray]:
         """(type ids, busy ns) of one block."""
@@ -99,6 +113,7 @@ def step_document(g: StepGraph, path: StepPath, tl: Timeline, lookup: TypeLookup
     by_type: dict[str, float] = {}
     by_collective: dict[str, float] = {}
     segments = []
+    links: dict[str, None] = {}
     for s in path.segments:
         length = s.end - s.start
         card = g.cards[s.card] if s.card >= 0 else None
@@ -114,6 +129,7 @@ def step_document(g: StepGraph, path: StepPath, tl: Timeline, lookup: TypeLookup
                 by_type[DISPATCH_GAP] = by_type.get(DISPATCH_GAP, 0.0) + idle
         elif s.kind == COLLECTIVE:
             by_collective[s.name] = by_collective.get(s.name, 0.0) + length
+            links.update(dict.fromkeys(lookup.links_of(k, s.op)))
         offset = int(g.offsets_ns[s.card]) if s.card >= 0 else 0
         segments.append({"card": card, "kind": s.kind, "name": s.name,
                          "start_ns": int(round(g.start_ns[k] + s.start + offset)),
@@ -121,7 +137,8 @@ def step_document(g: StepGraph, path: StepPath, tl: Timeline, lookup: TypeLookup
     cards = list(dict.fromkeys(seg["card"] for seg in segments if seg["card"] is not None))
     return {"step": int(g.steps[k]), "step_us": round(step_ns / 1000.0, 3), "cards": cards,
             "segments": segments, "share_by_card": _shares(by_card, step_ns),
-            "share_by_op_type": _shares(by_type, step_ns), "share_by_collective": _shares(by_collective, step_ns)}
+            "share_by_op_type": _shares(by_type, step_ns), "share_by_collective": _shares(by_collective, step_ns),
+            "links": sorted(links)}
 
 
 def _share(length: float, step_ns: float) -> float:

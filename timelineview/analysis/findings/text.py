@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from timelineview.analysis.findings.records import cards_words
+from timelineview.analysis.findings.records import FindingCost, cards_words
 from timelineview.analysis.findings.rules import ANOMALY, WHERE_TIME_GOES
 from timelineview.analysis.vocabulary.number_text import format_number
 
@@ -35,6 +35,10 @@ def findings_text(findings: list[dict]) -> str:
             lines.append(KIND_HEADINGS.get(kind, ""))
         lines.append(f"{k}. [{f['severity']}] {f['rule']} — {_where(f)}")
         lines.extend(textwrap.wrap(f["advice"], WIDTH, initial_indent="   ", subsequent_indent="   "))
+        cost = FindingCost(f.get("gain_us"), f.get("what_if") or "", f.get("steps_on_critical_path"),
+                           f.get("steps_priced") or 0).words()
+        if cost:  # what the critical path says it costs (metrics.md §12)
+            lines.extend(textwrap.wrap(cost, WIDTH, initial_indent="   cost: ", subsequent_indent="   "))
         if f["evidence"]:
             e = f["evidence"][0]
             what = e.get("name") or e.get("lane") or ""

@@ -23,15 +23,15 @@ EVIDENCE_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 EVIDENCE = "Evidence, in time order (click to {click}{note}):"  # what a click does, as the data shown says
 # The value beside the finding's name: it is what a reader compares, so no width cuts it off; the method's
 # long step names come after it.
-COLUMNS = ("Severity", "Finding", "Value", "Where", "Method step", "Kind")
+COLUMNS = ("Severity", "Finding", "Value", "Saves a step", "Where", "Method step", "Kind")
 VALUE_COLUMN = COLUMNS.index("Value")
 LIST_SHARE = 0.6  # of the tab's width, for the findings (the advice wraps in what is left)
 CARDS_SHOWN = 4  # cards named in a finding's row; the rest are counted
 
 
 class DiagnosisView(QtWidgets.QWidget):
-    """Findings, anomalies first then by severity: a list on the left, the chosen one's advice and evidence
-    on the right."""
+    """Findings, anomalies first, then by the step time fixing them saves (metrics.md §12), then by severity:
+    a list on the left, the chosen one's advice, cost and evidence on the right."""
 
     jumpRequested = QtCore.Signal(object)  # JumpTarget
     countChanged = QtCore.Signal(int)
@@ -127,7 +127,12 @@ class DiagnosisView(QtWidgets.QWidget):
         for f in self.findings:
             where = cards_words(f.cards, CARDS_SHOWN) + (f", step {f.step}" if f.step is not None else "")
             value = finding_value_text(f.metric, f.value, f.reference)
-            item = QtWidgets.QTreeWidgetItem([f.severity, f.rule.replace("_", " "), value, where, f.method, f.kind])
+            gain = f.cost.gain_us if f.cost is not None else None  # what the what-if answering it saves
+            saves = f"{gain / 1000:.3f} ms" if gain is not None else ""
+            item = QtWidgets.QTreeWidgetItem([f.severity, f.rule.replace("_", " "), value, saves, where, f.method,
+                                              f.kind])
+            if f.cost is not None and f.cost.words():
+                item.setToolTip(COLUMNS.index("Saves a step"), f.cost.words())
             item.setToolTip(VALUE_COLUMN, value)
             item.setForeground(0, QtGui.QBrush(QtGui.QColor(SEVERITY_COLOURS.get(f.severity, "#000"))))
             if f.kind == ANOMALY:  # the rule's name in bold: a card, a link or a step that stands out
@@ -146,7 +151,8 @@ class DiagnosisView(QtWidgets.QWidget):
             named = f"{anomalies} anomal{'y' if anomalies == 1 else 'ies'}"
             self.summary.setText(f"{len(self.findings)} finding(s): {named} "
                                  "(a card, link or step that stands out; about 1 % of healthy runs name one by "
-                                 "chance) first, then where the time goes, each by severity. "
+                                 "chance) first, then where the time goes; in each, those a what-if prices by "
+                                 "the step time fixing them saves (largest first), then by severity. "
                                  f"Click one for its advice; click its evidence to {self.click_opens}.")
         self.advice.clear()
         self.evidence.clear()
@@ -164,7 +170,9 @@ class DiagnosisView(QtWidgets.QWidget):
             self.advice.clear()
             return
         f = self.findings[k]
-        self.advice.setText(f"{f.rule.replace('_', ' ')} — {f.method}\n\n{f.advice}")
+        cost = f.cost.words() if f.cost is not None else ""
+        self.advice.setText(f"{f.rule.replace('_', ' ')} — {f.method}\n\n{f.advice}"
+                            + (f"\n\nWhat it costs: {cost}." if cost else ""))
         order = {card: i for i, card in enumerate(f.cards)}
         shown = sorted(range(len(f.evidence)),  # by card, then in time order (the finding lists the worst first)
                        key=lambda j: (order.get(f.evidence[j].card, len(order)), f.evidence[j].card,

@@ -96,6 +96,8 @@ class ClusterTab(QtCore.QObject):
         self.analysis = AnalysisTabsHost(self.window, self.tabs, lambda target: jump_to(self, target))
         if "compare" in self.analysis.widgets:  # shows both runs on this timeline
             self.analysis.widgets["compare"].attach(self)
+        if "critical_path" in self.analysis.widgets:  # outlines a step's path on this timeline
+            self.analysis.widgets["critical_path"].attach(self)
         bind_tab_keys(self.window, self.tabs)
         return self.tabs
 

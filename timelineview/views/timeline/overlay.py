@@ -8,8 +8,11 @@ from timelineview.views.timeline.view_context import ViewContext, qrect, qrectf
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.time_format import format_duration
 from timelineview.viewstate.timeline.lane_layout import LANE, LANE_PAD, SLICE_ROW_H
+from timelineview.viewstate.timeline.path_geometry import merged_boxes, path_boxes
 
 MAX_ARROWS = 200
+PATH_PEN = QtGui.QColor(225, 30, 140)  # the critical path's outline: reads on light and dark fills alike
+PATH_PEN_W = 2
 
 
 def level_y(ctx: ViewContext, card: CardView, lane: int, level: int) -> float | None:
@@ -35,8 +38,17 @@ def _clamped_x(ctx: ViewContext, t_rel: int) -> float:
     return min(max(ctx.scene_x(t_rel), a.left - 4.0), a.right + 4.0)
 
 
+def path_outlines(ctx: ViewContext) -> list[tuple[int, int, QtCore.QRectF]]:
+    """(card number, slice, scene rect) of each slice on the critical path shown (``ctx.path_slices``) that
+    meets the visible window on a shown lane."""
+    b = path_boxes(ctx)
+    return [(int(n), int(i), QtCore.QRectF(x0, y, max(x1 - x0, 1.0), SLICE_ROW_H))
+            for n, i, x0, x1, y in zip(b.card.tolist(), b.index.tolist(), b.x0.tolist(), b.x1.tolist(),
+                                       b.y.tolist(), strict=True)]
+
+
 class OverlayItem(QtWidgets.QGraphicsObject):
-    """Marks, the area selection, the selected slice's outline and its flow arrows."""
+    """Marks, the area selection, the critical path's outlines, the selected slice's outline and its flows."""
 
     def __init__(self, ctx: ViewContext) -> None:
         super().__init__()
@@ -66,6 +78,12 @@ class OverlayItem(QtWidgets.QGraphicsObject):
             p.setPen(QtGui.QPen(theme.area_edge, 1))
             p.setBrush(QtCore.Qt.BrushStyle.NoBrush)
             p.drawRect(r)
+        if ctx.path_slices:
+            p.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+            p.setPen(QtGui.QPen(PATH_PEN, PATH_PEN_W))
+            x0, x1, y = merged_boxes(path_boxes(ctx))
+            for a0, a1, top in zip(x0.tolist(), x1.tolist(), y.tolist(), strict=True):
+                p.drawRect(QtCore.QRectF(a0 + 0.5, top + 0.5, max(a1 - a0, 1.0) - 1.0, SLICE_ROW_H - 1.0))
         if ctx.selection is not None:
             self._paint_selection(p)
 

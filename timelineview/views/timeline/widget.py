@@ -205,6 +205,11 @@ class TimelineWidget(HeldKeyEvents, NavigationMixin, SearchMixin, QtWidgets.QWid
         card.coverage_note = text
         self.changed(Change.OVERLAY)
 
+    def show_path(self, slices: dict[int, np.ndarray]) -> None:
+        """Outline a critical path's slices (card number -> slice indices; empty: none)."""
+        self.ctx.path_slices = {int(k): np.asarray(v, np.int64) for k, v in slices.items()}
+        self.changed(Change.OVERLAY)
+
     def set_empty_hint(self, text: str) -> None:
         """What the canvas says while it shows no card ("": how to open a trace)."""
         self.ctx.empty_hint = text

@@ -113,6 +113,8 @@ class ViewState:
         self.instant_selection: InstantRef | None = None
         self.area_selection: AreaSelection | None = None
         self.marks: list[tuple[int, int]] = []
+        # a step's critical path shown on the timeline: card number -> its slices on the path (outlined)
+        self.path_slices: dict[int, np.ndarray] = {}
         self.cursor_t: int | None = None
         self.loading = ""  # what is being opened ("" when nothing is): the empty canvas says so
         self.empty_hint = ""  # what the empty canvas says instead of how to open a trace ("": that)

@@ -1,0 +1,147 @@
+"""WhatIfStrip: one step as measured and as a change predicts it, two lanes per card on one time axis.
+
+Each card gets a measured lane and, under it, the replayed lane of the chosen what-if: its data wait, compute
+blocks and waits for a launch in the upper half, its time in each collective in the lower half, and a line
+where each step ends. Every interval comes from the session's replay (``CriticalPathResult.step_lanes``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from timelineview.analysis.critical_path.step_lanes import COMPUTE, DATA_WAIT, IN_COLLECTIVE, LAUNCH_WAIT, StepLanes
+
+MAX_CARDS = 6  # card pairs drawn: the change's card and the path's first, then by rank
+LANE_H = 16
+PAIR_GAP = 6
+HEADER_H = 18  # the legend and the two step ends, above the axis
+AXIS_H = HEADER_H + 18
+LABEL_W = 190
+RIGHT_PAD = 80  # room for the step end's label
+COLOURS = {DATA_WAIT: QtGui.QColor(236, 178, 46), COMPUTE: QtGui.QColor(66, 120, 200),
+           LAUNCH_WAIT: QtGui.QColor(170, 170, 178), IN_COLLECTIVE: QtGui.QColor(222, 110, 60)}
+LEGEND = ((COMPUTE, "compute"), (IN_COLLECTIVE, "in a collective"), (LAUNCH_WAIT, "waits to launch"),
+          (DATA_WAIT, "data wait"))
+PREDICTED_END = QtGui.QColor(30, 150, 80)
+MEASURED_END = QtGui.QColor(200, 40, 40)
+
+
+@dataclass(frozen=True)
+class StripRow:
+    """One drawn lane: its label, the card column and which replay it shows."""
+
+    label: str
+    card: int
+    predicted: bool
+
+
+class WhatIfStrip(QtWidgets.QWidget):
+    """The measured step and the predicted one, lane pairs per card."""
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.measured: StepLanes | None = None
+        self.predicted: StepLanes | None = None
+        self.cards: list[str] = []
+        self.change = ""
+        self.rows: list[StripRow] = []
+        self.note = "Pick a what-if above: the chosen step as measured and as it predicts, card by card."
+        self.setMinimumHeight(AXIS_H + 2 * LANE_H + 40)
+
+    def set_lanes(self, cards: list[str], measured: StepLanes | None, predicted: StepLanes | None, change: str,
+                  first: list[int]) -> None:
+        """Show ``measured`` and ``predicted`` (None: only a note) for the card columns ``first`` first, then
+        the others in order, up to ``MAX_CARDS``."""
+        self.cards, self.measured, self.predicted, self.change = cards, measured, predicted, change
+        order = list(dict.fromkeys([c for c in first if 0 <= c < len(cards)] + list(range(len(cards)))))
+        shown = order[:MAX_CARDS] if measured is not None and predicted is not None else []
+        self.rows = [r for c in shown for r in (StripRow(f"{cards[c]} measured", c, False),
+                                                 StripRow(f"{cards[c]} predicted", c, True))]
+        more = len(cards) - len(shown)
+        self.note = "" if shown else self.note
+        if shown and more > 0:
+            self.note = f"{more} more card(s) not drawn"
+        self.setMinimumHeight(self._height())
+        self.updateGeometry()
+        self.update()
+
+    def _height(self) -> int:
+        pairs = len(self.rows) // 2
+        return AXIS_H + pairs * (2 * LANE_H + PAIR_GAP) + 4
+
+    def sizeHint(self) -> QtCore.QSize:
+        return QtCore.QSize(600, self._height())
+
+    def span_ns(self) -> float:
+        """The time axis: up to the later of the two step ends."""
+        ends = [x.step_ns for x in (self.measured, self.predicted) if x is not None]
+        return max(ends + [1.0])
+
+    def x_of(self, t: float) -> float:
+        width = max(self.width() - LABEL_W - RIGHT_PAD, 10)
+        return LABEL_W + width * t / self.span_ns()
+
+    def lane_top(self, j: int) -> float:
+        """y of drawn row ``j``."""
+        return AXIS_H + (j // 2) * (2 * LANE_H + PAIR_GAP) + (j % 2) * LANE_H
+
+    def paintEvent(self, _ev: QtGui.QPaintEvent) -> None:
+        p = QtGui.QPainter(self)
+        pal = self.palette()
+        p.fillRect(self.rect(), pal.color(QtGui.QPalette.ColorRole.Base))
+        p.setPen(pal.color(QtGui.QPalette.ColorRole.Text))
+        if not self.rows:
+            p.drawText(self.rect().adjusted(8, 0, -8, 0), QtCore.Qt.AlignmentFlag.AlignVCenter, self.note)
+            return
+        self._paint_axis(p)
+        for j, row in enumerate(self.rows):
+            lanes = self.predicted if row.predicted else self.measured
+            y = self.lane_top(j)
+            if row.predicted:
+                p.fillRect(QtCore.QRectF(0, y, self.width(), LANE_H), pal.color(QtGui.QPalette.ColorRole.AlternateBase))
+            p.setPen(pal.color(QtGui.QPalette.ColorRole.Text))
+            p.drawText(QtCore.QRectF(4, y, LABEL_W - 8, LANE_H), QtCore.Qt.AlignmentFlag.AlignVCenter, row.label)
+            for i in lanes.of_card(row.card).tolist():
+                kind = lanes.kind[i]
+                x0, x1 = self.x_of(lanes.start[i]), self.x_of(lanes.end[i])
+                half = LANE_H / 2 - 1
+                top = y + 1 + (half if kind == IN_COLLECTIVE else 0)
+                p.fillRect(QtCore.QRectF(x0, top, max(x1 - x0, 1.0), half), COLOURS[kind])
+        bottom = self.lane_top(len(self.rows))
+        for lanes, colour in ((self.measured, MEASURED_END), (self.predicted, PREDICTED_END)):
+            x = self.x_of(lanes.step_ns)
+            p.setPen(QtGui.QPen(colour, 2))
+            p.drawLine(QtCore.QPointF(x, AXIS_H - 4), QtCore.QPointF(x, bottom))
+        self._paint_legend(p, HEADER_H - 5)
+        p.end()
+
+    def _paint_axis(self, p: QtGui.QPainter) -> None:
+        p.setPen(self.palette().color(QtGui.QPalette.ColorRole.Text))
+        p.drawText(QtCore.QRectF(4, HEADER_H, LABEL_W, AXIS_H - HEADER_H), QtCore.Qt.AlignmentFlag.AlignVCenter,
+                   f"step {self.measured.step}")
+        span = self.span_ns()
+        for f in (0.0, 0.25, 0.5, 0.75, 1.0):
+            x = self.x_of(span * f)
+            p.drawLine(QtCore.QPointF(x, AXIS_H - 4), QtCore.QPointF(x, AXIS_H))
+            p.drawText(QtCore.QPointF(x + 2, AXIS_H - 6), f"{span * f / 1e6:.2f} ms")
+
+    def _paint_legend(self, p: QtGui.QPainter, y: float) -> None:
+        """The step's two ends (in their lines' colours), then what each colour of the lanes means."""
+        x = 4.0
+        fm = p.fontMetrics()
+        ends = ((MEASURED_END, f"measured {self.measured.step_ns / 1e6:.3f} ms"),
+                (PREDICTED_END, f"predicted {self.predicted.step_ns / 1e6:.3f} ms if {self.change}"))
+        for colour, text in ends:
+            p.fillRect(QtCore.QRectF(x, y - 9, 3, 12), colour)
+            p.setPen(self.palette().color(QtGui.QPalette.ColorRole.Text))
+            p.drawText(QtCore.QPointF(x + 7, y), text)
+            x += 7 + fm.horizontalAdvance(text) + 18
+        for kind, word in LEGEND:
+            p.fillRect(QtCore.QRectF(x, y - 9, 10, 10), COLOURS[kind])
+            p.setPen(self.palette().color(QtGui.QPalette.ColorRole.Text))
+            p.drawText(QtCore.QPointF(x + 14, y), word)
+            x += 14 + fm.horizontalAdvance(word) + 14
+        if self.note:
+            p.drawText(QtCore.QPointF(x + 6, y), self.note)
