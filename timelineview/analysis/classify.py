@@ -30,7 +30,7 @@ from timelineview.analysis.task_types import (
     is_runtime_task_name,
 )
 from timelineview.model.store.trace_store import TraceStore
-from timelineview.producers import kineto
+from timelineview.producers import kineto, msprof
 from timelineview.producers.ascend import (
     COMMUNICATION,
     HARDWARE,
@@ -109,7 +109,7 @@ def classify(store: TraceStore) -> Classification:
     roles = _process_roles(store)
     if kineto.recognises(store, ascend_processes=any(roles)):
         return _kineto(store, roles)
-    mode = "msprof" if HARDWARE in roles else "mindspore_legacy"
+    mode = msprof.KIND if HARDWARE in roles else "mindspore_legacy"
     if mode == "mindspore_legacy":
         if any(roles) or pids_may_tell_legacy(strings_used(store, store.slices.cat)):
             roles = _legacy_roles(store, roles)  # another tool's trace keeps no role: read as nothing
@@ -136,7 +136,7 @@ def classify(store: TraceStore) -> Classification:
     for ln in range(n_lanes):
         role = lane_role[ln]
         if role == HARDWARE:
-            if lane_names[ln].startswith("step trace"):
+            if lane_names[ln].startswith(msprof.STEP_TRACE_LANE_PREFIX):
                 step_trace[ln] = True
             else:
                 is_hw[ln] = True
@@ -158,7 +158,7 @@ def classify(store: TraceStore) -> Classification:
 
     unknown: list[str] = []
     on_hw = is_hw[sl.lane] if len(sl) else np.zeros(0, bool)
-    if mode == "msprof":
+    if mode == msprof.KIND:
         tt = sl.task_type
         compute_type = _string_flags(store, tt[on_hw], is_compute_task_type)
         runtime_named = _string_flags(store, sl.name[on_hw], is_runtime_task_name)
@@ -197,7 +197,7 @@ def _kineto(store: TraceStore, roles: list[str]) -> Classification:
     ``ProfilerStep#N`` markers (no steps lane)."""
     kinds = kineto.slice_kinds(store)
     return Classification(
-        mode="kineto",
+        mode=kineto.KIND,
         compute=kinds.compute,
         communication=kinds.communication,
         process_roles=roles,

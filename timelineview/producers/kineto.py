@@ -17,17 +17,21 @@ import re
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from timelineview.model.load.file_access import SIDE_FILE_BYTES, file_problem
-from timelineview.model.store.trace_store import TraceStore
 from timelineview.producers.slice_kinds import lanes_holding, string_flags, strings_used
 from timelineview.producers.wording import DeviceWording
 
+if TYPE_CHECKING:
+    from timelineview.model.store.trace_store import TraceStore
+
 NAME = "PyTorch profiler (Kineto)"
+KIND = "kineto"  # discovery's kind of a card read from these files, and the classification's mode
 FILE_NAME = re.compile(r"^.+\.pt\.trace\.json(\.gz)?$")
-WORDING = DeviceWording(device="GPU", unit="GPU", units="GPUs", kernels="GPU kernels")
+WORDING = DeviceWording(device="GPU", unit="GPU", units="GPUs", kernels="GPU kernels",
+                        compute_work="GPU kernels other than NCCL's")
 
 KERNEL = "kernel"
 COPY_CATEGORIES = frozenset({"gpu_memcpy", "gpu_memset"})
@@ -78,6 +82,9 @@ def is_trace_file(name: str) -> bool:
 
 def _head(path: Path, limit: int) -> bytes:
     """The first ``limit`` bytes of the file's text (gunzipped when it is gzip)."""
+    # imported here: the model's package asks this module how Kineto files are named when it loads
+    from timelineview.model.load.file_access import file_problem
+
     if file_problem(path):
         return b""
     try:
@@ -92,9 +99,12 @@ def _head(path: Path, limit: int) -> bytes:
         return b""
 
 
-def read_header(path: Path, limit: int = SIDE_FILE_BYTES) -> KinetoHeader:
-    """The header of a Kineto file (read from its first ``limit`` bytes); the rank falls back to a
-    ``rank<N>`` / ``rank-<N>`` in the file name when the header gives none."""
+def read_header(path: Path, limit: int | None = None) -> KinetoHeader:
+    """The header of a Kineto file (read from its first ``limit`` bytes, by default as much as a side
+    file's); the rank falls back to a ``rank<N>`` / ``rank-<N>`` in the file name when the header gives none."""
+    if limit is None:
+        from timelineview.model.load.file_access import SIDE_FILE_BYTES
+        limit = SIDE_FILE_BYTES
     head = _head(path, limit)
     rank = world = None
     backend = ""
