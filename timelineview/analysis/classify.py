@@ -49,7 +49,6 @@ from timelineview.producers.ascend_lanes import (
     COMM_OP_LANE,
     COMM_OP_NAME,
     COMM_OP_TID,
-    GPU_OPERATOR_TIDS,
     LEGACY_EXCLUDED_LANE_NAMES,
     LEGACY_EXCLUDED_TIDS,
     LEGACY_STEPS_LANE_NAMES,
@@ -57,6 +56,7 @@ from timelineview.producers.ascend_lanes import (
     OVERLAP_LANE_KIND,
     OVERLAP_TID_KIND,
 )
+from timelineview.producers.mindspore_gpu import GPU_OPERATOR_TIDS
 from timelineview.producers.slice_kinds import strings_used
 
 __all__ = ["Classification", "classify", "base_name", "TASK_TYPE_KIND"]
