@@ -175,6 +175,17 @@ def gpu_of_lanes(store: TraceStore, lanes: np.ndarray) -> list[int]:
     return sorted(out)
 
 
+def device_name(store: TraceStore) -> str:
+    """The name the header's ``deviceProperties`` gives the GPU holding the card's kernels and copies
+    ("" when it names none, or several different ones)."""
+    if not store.paths:
+        return ""
+    gpus = gpu_of_lanes(store, slice_kinds(store).device_lanes)
+    devices = read_header(store.paths[0]).devices
+    names = {devices.get(g, "") for g in gpus} - {""}
+    return names.pop() if len(names) == 1 else ""
+
+
 def load_note(store: TraceStore, header: KinetoHeader | None = None) -> str:
     """The load report's line saying how the card was read."""
     kinds = slice_kinds(store)
