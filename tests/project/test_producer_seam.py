@@ -23,7 +23,8 @@ PRODUCER_NAMES = re.compile(
     r"^(?:100000|100001|100002|100003|70000|7999|8000|8001|8002|9000|10000|11000|12000|13000)$|"
     r"msprof|trace_view|timeline_display|ascend_pytorch|profiler_info|prof_|info\.json|"
     r"async_npu|ac2g|^cpu_op$|^kernel$|gpu_mem|cuda_runtime|cuda_driver|user_annotation|profilerstep|"
-    r"nccl|hcom|receive-op|ai_core|ai_vector|notify.wait|notify.record|plane\\s|memcpy_async|sdma",
+    r"nccl|hcom|receive-op|ai_core|ai_vector|notify.wait|notify.record|plane\\s|memcpy_async|sdma|"
+    r"kernel_details|memory_record\.csv|operator_memory\.csv|npu_module_mem\.csv|^input dims$|^input type$",
     re.IGNORECASE,
 )
 
@@ -55,8 +56,8 @@ def test_the_scan_finds_producer_names(tmp_path):
     module.write_text('"""Reads the Ascend Hardware process."""\n'
                       'A = "ascend hardware"\nB = re.compile(r"^msprof_(\\d+)\\.json$")\nC = "100000"\n'
                       'D = "a long sentence for the user that happens to mention the Ascend Hardware process"\n'
-                      'E = "compute"\n', encoding="utf-8")
-    assert [f.split(":")[0] for f in producer_names_in(module)] == ["2", "3", "4"]
+                      'E = "compute"\nF = "memory_record.csv"\nG = "MEMORY_RECORD"\n', encoding="utf-8")
+    assert [f.split(":")[0] for f in producer_names_in(module)] == ["2", "3", "4", "7"]
 
 
 def test_producer_names_stay_behind_the_seam():
