@@ -20,6 +20,7 @@ case-insensitively and ignoring a `` Rank<N>`` / ``_<N>`` suffix.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import ModuleType
 
 import numpy as np
 
@@ -30,7 +31,7 @@ from timelineview.analysis.task_types import (
     is_runtime_task_name,
 )
 from timelineview.model.store.trace_store import TraceStore
-from timelineview.producers import kineto, msprof
+from timelineview.producers import SLICE_KIND_PRODUCERS, msprof
 from timelineview.producers.ascend import (
     COMMUNICATION,
     HARDWARE,
@@ -107,8 +108,9 @@ def _string_flags(store: TraceStore, ids: np.ndarray, test) -> np.ndarray:
 def classify(store: TraceStore) -> Classification:
     """Classify every slice and lane of ``store`` by metrics.md §1."""
     roles = _process_roles(store)
-    if kineto.recognises(store, ascend_processes=any(roles)):
-        return _kineto(store, roles)
+    producer = next((p for p in SLICE_KIND_PRODUCERS if p.recognises(store, ascend_processes=any(roles))), None)
+    if producer is not None:
+        return _by_slice_kinds(store, roles, producer)
     mode = msprof.KIND if HARDWARE in roles else "mindspore_legacy"
     if mode == "mindspore_legacy":
         if any(roles) or pids_may_tell_legacy(strings_used(store, store.slices.cat)):
@@ -192,12 +194,12 @@ def classify(store: TraceStore) -> Classification:
     )
 
 
-def _kineto(store: TraceStore, roles: list[str]) -> Classification:
-    """A PyTorch profiler (Kineto) card: the producer says which slices are what; steps come from its
-    ``ProfilerStep#N`` markers (no steps lane)."""
-    kinds = kineto.slice_kinds(store)
+def _by_slice_kinds(store: TraceStore, roles: list[str], producer: ModuleType) -> Classification:
+    """A card of a producer whose slices say what they are (a PyTorch profiler (Kineto) card): the producer
+    says which slices are what; steps come from its ``ProfilerStep#N`` markers (no steps lane)."""
+    kinds = producer.slice_kinds(store)
     return Classification(
-        mode=kineto.KIND,
+        mode=producer.KIND,
         compute=kinds.compute,
         communication=kinds.communication,
         process_roles=roles,

@@ -22,17 +22,11 @@ from timelineview.model.database.card import DATABASE_KIND
 from timelineview.model.database.devices import database_devices
 from timelineview.model.legacy_formats import NOT_SUPPORTED, legacy_files, legacy_format, legacy_problems
 from timelineview.model.load.file_access import SIDE_FILE_BYTES, file_problem, read_head
-from timelineview.producers import kineto, mindspore, msprof, torch_npu
+from timelineview.producers import RANK_IN_FILE, TRACE_FILE_KINDS, is_database_file, mindspore, msprof, torch_npu
 
-_DATABASES = (torch_npu.DATABASE, msprof.DATABASE)
-_KINDS = [  # (kind, whether a file name is of it), most preferred first
-    # the profiler database over the JSON of the same capture: exact integer ns, every table
-    (DATABASE_KIND, lambda name: any(p.match(name) for p in _DATABASES)),
-    (torch_npu.KIND, torch_npu.FILE_NAME.match),
-    (mindspore.KIND, mindspore.FILE_NAME.match),
-    (msprof.KIND, msprof.FILE_NAME.match),
-    (kineto.KIND, kineto.FILE_NAME.match),  # PyTorch profiler: its rank is in the file's header
-]
+# (kind, whether a file name is of it), most preferred first: the profiler database over the JSON of the
+# same capture (exact integer ns, every table), then the producers' JSON files in their order
+_KINDS = [(DATABASE_KIND, is_database_file), *TRACE_FILE_KINDS]
 _ITER = msprof.ITERATION_FILE
 _SLICE = msprof.SLICE_FILE
 _RANK_DIRS = [
@@ -70,8 +64,9 @@ def _rank_from_name(path: Path) -> int | None:
     m = mindspore.FILE_NAME.match(path.name)
     if m:
         return int(m.group(mindspore.FILE_RANK_GROUP))
-    if trace_kind(path.name) == kineto.KIND:
-        return kineto.read_header(path).rank
+    kind = trace_kind(path.name)
+    if kind in RANK_IN_FILE:
+        return RANK_IN_FILE[kind](path)
     if trace_kind(path.name) == DATABASE_KIND:  # RANK_DEVICE_MAP, else ascend_pytorch_profiler_<rank>.db
         rank = database_rank(path)
         m = torch_npu.DATABASE_WITH_RANK.match(path.name)

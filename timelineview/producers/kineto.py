@@ -207,6 +207,11 @@ def load_note(store: TraceStore, header: KinetoHeader | None = None) -> str:
             f"as communication, the others as compute), {copies:,} copies / memsets (neither)")
 
 
+def card_note(store: TraceStore) -> str:
+    """The load report's line for a card of this producer (its header read from its first file)."""
+    return load_note(store, read_header(store.paths[0]) if store.paths else None)
+
+
 def correlated_launches(store: TraceStore) -> tuple[np.ndarray, np.ndarray] | None:
     """(launch slices, device slices) paired by their ``correlation`` arg: the runtime call that queued
     each kernel, copy or memset. None on a card without Kineto launches."""
