@@ -94,6 +94,11 @@ def test_both_runs_on_one_timeline_each_in_its_words(qtbot, window, runs):
     assert len(cards) == 2 and cards[1].title.startswith("new · ")
     titles = [{d.key: d.title for d in c.derived_lanes} for c in cards]
     assert titles[0]["idle_gaps"] == "Idle AI Core gaps" and titles[1]["idle_gaps"] == "Idle GPU gaps"
+    # lane by lane, the GPU card's derived lane follows the NPU card's of the same key, whatever its words
+    assert view.lane_by_lane.isChecked()
+    rows = window.timeline.ctx.layout.rows
+    at = next(i for i, r in enumerate(rows) if r.title == "Idle AI Core gaps")
+    assert (rows[at + 1].card, rows[at + 1].title) == (cards[1].number, "new · Idle GPU gaps")
 
 
 def test_an_ascend_comparison_has_no_framework_page(qtbot, window, runs):

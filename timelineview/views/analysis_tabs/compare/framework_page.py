@@ -64,13 +64,10 @@ class FrameworkPage(QtWidgets.QWidget):
         self.breakdown_table = self._table(self.breakdown_model)
         self.operators_table = self._table(self.operators_model)
         self.operators_table.setSortingEnabled(True)
-        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        split.addWidget(self.breakdown_table)
-        split.addWidget(self.operators_table)
-        split.setStretchFactor(1, 3)
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(split)
+        lay.addWidget(self.breakdown_table)
+        lay.addWidget(self.operators_table, 1)
 
     @staticmethod
     def _table(model: DeltaTableModel) -> QtWidgets.QTableView:
@@ -89,3 +86,6 @@ class FrameworkPage(QtWidgets.QWidget):
         for table in (self.breakdown_table, self.operators_table):
             table.horizontalHeader().setSortIndicator(-1, QtCore.Qt.SortOrder.DescendingOrder)  # as given
             table.resizeColumnsToContents()
+        # the breakdown's few rows whole, the operators below them take the rest
+        rows = self.breakdown_table.verticalHeader().length() + self.breakdown_table.horizontalHeader().height()
+        self.breakdown_table.setMaximumHeight(rows + 2 * self.breakdown_table.frameWidth())
