@@ -20,6 +20,7 @@ case-insensitively and ignoring a `` Rank<N>`` / ``_<N>`` suffix.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import ModuleType
 
 import numpy as np
 
@@ -30,7 +31,7 @@ from timelineview.analysis.task_types import (
     is_runtime_task_name,
 )
 from timelineview.model.store.trace_store import TraceStore
-from timelineview.producers import kineto
+from timelineview.producers import SLICE_KIND_PRODUCERS, msprof
 from timelineview.producers.ascend import (
     COMMUNICATION,
     HARDWARE,
@@ -49,7 +50,6 @@ from timelineview.producers.ascend_lanes import (
     COMM_OP_LANE,
     COMM_OP_NAME,
     COMM_OP_TID,
-    GPU_OPERATOR_TIDS,
     LEGACY_EXCLUDED_LANE_NAMES,
     LEGACY_EXCLUDED_TIDS,
     LEGACY_STEPS_LANE_NAMES,
@@ -57,6 +57,7 @@ from timelineview.producers.ascend_lanes import (
     OVERLAP_LANE_KIND,
     OVERLAP_TID_KIND,
 )
+from timelineview.producers.mindspore_gpu import GPU_OPERATOR_TIDS
 from timelineview.producers.slice_kinds import strings_used
 
 __all__ = ["Classification", "classify", "base_name", "TASK_TYPE_KIND"]
@@ -107,9 +108,10 @@ def _string_flags(store: TraceStore, ids: np.ndarray, test) -> np.ndarray:
 def classify(store: TraceStore) -> Classification:
     """Classify every slice and lane of ``store`` by metrics.md §1."""
     roles = _process_roles(store)
-    if kineto.recognises(store, ascend_processes=any(roles)):
-        return _kineto(store, roles)
-    mode = "msprof" if HARDWARE in roles else "mindspore_legacy"
+    producer = next((p for p in SLICE_KIND_PRODUCERS if p.recognises(store, ascend_processes=any(roles))), None)
+    if producer is not None:
+        return _by_slice_kinds(store, roles, producer)
+    mode = msprof.KIND if HARDWARE in roles else "mindspore_legacy"
     if mode == "mindspore_legacy":
         if any(roles) or pids_may_tell_legacy(strings_used(store, store.slices.cat)):
             roles = _legacy_roles(store, roles)  # another tool's trace keeps no role: read as nothing
@@ -136,7 +138,7 @@ def classify(store: TraceStore) -> Classification:
     for ln in range(n_lanes):
         role = lane_role[ln]
         if role == HARDWARE:
-            if lane_names[ln].startswith("step trace"):
+            if lane_names[ln].startswith(msprof.STEP_TRACE_LANE_PREFIX):
                 step_trace[ln] = True
             else:
                 is_hw[ln] = True
@@ -158,7 +160,7 @@ def classify(store: TraceStore) -> Classification:
 
     unknown: list[str] = []
     on_hw = is_hw[sl.lane] if len(sl) else np.zeros(0, bool)
-    if mode == "msprof":
+    if mode == msprof.KIND:
         tt = sl.task_type
         compute_type = _string_flags(store, tt[on_hw], is_compute_task_type)
         runtime_named = _string_flags(store, sl.name[on_hw], is_runtime_task_name)
@@ -192,12 +194,12 @@ def classify(store: TraceStore) -> Classification:
     )
 
 
-def _kineto(store: TraceStore, roles: list[str]) -> Classification:
-    """A PyTorch profiler (Kineto) card: the producer says which slices are what; steps come from its
-    ``ProfilerStep#N`` markers (no steps lane)."""
-    kinds = kineto.slice_kinds(store)
+def _by_slice_kinds(store: TraceStore, roles: list[str], producer: ModuleType) -> Classification:
+    """A card of a producer whose slices say what they are (a PyTorch profiler (Kineto) card): the producer
+    says which slices are what; steps come from its ``ProfilerStep#N`` markers (no steps lane)."""
+    kinds = producer.slice_kinds(store)
     return Classification(
-        mode="kineto",
+        mode=producer.KIND,
         compute=kinds.compute,
         communication=kinds.communication,
         process_roles=roles,

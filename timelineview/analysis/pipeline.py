@@ -22,8 +22,11 @@ import numpy as np
 from timelineview.analysis.derived import DerivedIntervals
 from timelineview.analysis.intervals import Intervals, complement, intersect, merge, union
 from timelineview.model.store.trace_store import TraceStore
+from timelineview.producers import mindspore, msprof
 
-RECEIVE_NAME = re.compile(r"hcom_receive|receive-op|(?:^|[/_])receive(?:$|[-_\d])", re.IGNORECASE)
+# msprof's and MindSpore's spellings of a receive operator, or "receive" as a whole word of the name
+RECEIVE_NAME = re.compile(rf"{msprof.RECEIVE_OPERATOR}|{mindspore.RECEIVE_OPERATOR}|(?:^|[/_])receive(?:$|[-_\d])",
+                          re.IGNORECASE)
 
 
 @dataclass

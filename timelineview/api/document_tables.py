@@ -9,6 +9,7 @@ import orjson
 
 from timelineview.analysis.vocabulary import quantity
 from timelineview.api.schema import BOOL, DOUBLE, INT32, INT64, STRING, STRINGS, Column, TableSource, TableSpec
+from timelineview.producers import hccl
 
 CARD = (Column("card", STRING, "the card's name"), Column("rank", INT32, "its rank; null when unknown"))
 # the whole-card and per-step metrics of metrics.md §5 (µs unless the name says otherwise)
@@ -126,7 +127,8 @@ COMM_PACKETS = document_spec(
 
 LINKS = document_spec("links", "one row per link between two ranks, joined over the cards (metrics.md §6)", (
     Column("link", STRING, "\"src-dst\""), Column("src", INT64, "sending rank"), Column("dst", INT64, "receiving rank"),
-    Column("transport", STRING, "SDMA, RDMA, …"), Column("link_type", STRING, "as the producer names it"),
+    Column("transport", STRING, f"{hccl.TRANSPORT_SDMA}, {hccl.TRANSPORT_RDMA}, …"),
+    Column("link_type", STRING, "as the producer names it"),
     declared("bytes", INT64), declared("transit_us"), declared("count", INT64), declared("bandwidth_gbps"),
     Column("slow", BOOL, "a slow link of metrics.md §6")),
     lambda source: source.document().get("links") or [])

@@ -159,6 +159,18 @@ def _framework_table(diff: RunDiff) -> str:
             "launched, over the matched cards)\n" + format_table(FRAMEWORK_COLUMNS, rows))
 
 
+BREAKDOWN_COLUMNS = ["", "computation", "communication", "free", "host launch overhead"]
+
+
+def _breakdown_table(diff: RunDiff) -> str:
+    """The mean step of both runs broken down as msprof-analyze's compare does (metrics.md §13)."""
+    bd = diff.step_breakdown
+    rows = [[side, *(_fmt(v) for v in values.values())]
+            for side, values in (("base", bd.base.document()), ("new", bd.new.document()), ("delta", bd.delta))]
+    return ("Step breakdown, mean step (µs; communication not hidden by computation; host launch overhead: the "
+            "free time the device waited for a launch)\n" + format_table(BREAKDOWN_COLUMNS, rows))
+
+
 def format_text(diff: RunDiff) -> str:
     """Readable tables: the cards whose own compute or step interval changed beyond the others' (verdicts),
     then per card (in the diff's order: by that change) its step phases, whole-card metrics and
@@ -199,6 +211,8 @@ def format_text(diff: RunDiff) -> str:
                                                              _link_rows(changed)))
         else:
             parts.append("Links: no change.")
+    if diff.step_breakdown is not None:
+        parts.append(_breakdown_table(diff))
     if diff.framework_operators:
         parts.append(_framework_table(diff))
     if diff.notes:

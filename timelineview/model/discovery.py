@@ -18,32 +18,26 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from timelineview.model.database import database_rank, is_database_source
+from timelineview.model.database.card import DATABASE_KIND
 from timelineview.model.database.devices import database_devices
 from timelineview.model.legacy_formats import NOT_SUPPORTED, legacy_files, legacy_format, legacy_problems
 from timelineview.model.load.file_access import SIDE_FILE_BYTES, file_problem, read_head
-from timelineview.producers import kineto
+from timelineview.producers import RANK_IN_FILE, TRACE_FILE_KINDS, is_database_file, mindspore, msprof, torch_npu
 
-_KINDS = [  # (kind, pattern), most preferred first
-    # the profiler database over the JSON of the same capture: exact integer ns, every table
-    ("database", re.compile(r"^(ascend_pytorch_profiler(_\d+)?|msprof_\d+)\.db$")),
-    ("trace_view", re.compile(r"^trace_view\.json(\.gz)?$")),
-    ("timeline_display", re.compile(r"^(ascend_|gpu_|cpu_)?timeline_display_(\d+)\.json(\.gz)?$")),
-    ("msprof", re.compile(r"^msprof(_slice_\d+)?(_\d+)*\.json(\.gz)?$")),
-    ("kineto", kineto.FILE_NAME),  # PyTorch profiler: its rank is in the file's header
-]
-_TIMELINE_DISPLAY = dict(_KINDS)["timeline_display"]
-_DB_RANK = re.compile(r"^ascend_pytorch_profiler_(\d+)\.db$")
-_ITER = re.compile(r"^msprof_(\d+)_(\d+)_(\d+)\.json")
-_SLICE = re.compile(r"^msprof_slice_(\d+)_")
+# (kind, whether a file name is of it), most preferred first: the profiler database over the JSON of the
+# same capture (exact integer ns, every table), then the producers' JSON files in their order
+_KINDS = [(DATABASE_KIND, is_database_file), *TRACE_FILE_KINDS]
+_ITER = msprof.ITERATION_FILE
+_SLICE = msprof.SLICE_FILE
 _RANK_DIRS = [
     re.compile(r"^rank_(\d+)$"),
     re.compile(r"^rank-(\d+)_"),
     re.compile(r"^rank(\d+)_"),
     re.compile(r"^rank(\d+)$"),
-    re.compile(r"^device_(\d+)$"),
+    msprof.DEVICE_FOLDER,
 ]
-_PROFILER_INFO = re.compile(r"^profiler_info_(\d+)\.json$")
-_PROF_DIR = re.compile(r"^PROF_\d+_(\d+)_")
+_PROFILER_INFO = torch_npu.PROFILER_INFO
+_PROF_DIR = msprof.CAPTURE_FOLDER
 
 
 @dataclass
@@ -60,21 +54,22 @@ class CardSource:
 
 
 def trace_kind(name: str) -> str | None:
-    for kind, pattern in _KINDS:
-        if pattern.match(name):
+    for kind, matches in _KINDS:
+        if matches(name):
             return kind
     return None
 
 
 def _rank_from_name(path: Path) -> int | None:
-    m = _TIMELINE_DISPLAY.match(path.name)
+    m = mindspore.FILE_NAME.match(path.name)
     if m:
-        return int(m.group(2))
-    if trace_kind(path.name) == "kineto":
-        return kineto.read_header(path).rank
-    if trace_kind(path.name) == "database":  # RANK_DEVICE_MAP, else ascend_pytorch_profiler_<rank>.db
+        return int(m.group(mindspore.FILE_RANK_GROUP))
+    kind = trace_kind(path.name)
+    if kind in RANK_IN_FILE:
+        return RANK_IN_FILE[kind](path)
+    if trace_kind(path.name) == DATABASE_KIND:  # RANK_DEVICE_MAP, else ascend_pytorch_profiler_<rank>.db
         rank = database_rank(path)
-        m = _DB_RANK.match(path.name)
+        m = torch_npu.DATABASE_WITH_RANK.match(path.name)
         return rank if rank is not None else int(m.group(1)) if m else None
     return None
 
@@ -88,7 +83,7 @@ def _rank_from_folders(path: Path, root: Path, notes: list[str]) -> int | None:
                 m = _PROFILER_INFO.match(entry)
                 if m:
                     return int(m.group(1))
-                if entry.startswith("info.json."):
+                if entry.startswith(msprof.DEVICE_INFO_PREFIX):
                     rank = _rank_from_info(folder / entry, notes)
                     if rank is not None:
                         return rank
@@ -247,12 +242,12 @@ def _per_device(card: CardSource) -> list[CardSource]:
 def _why_skipped(path: Path, chosen: Path, label: str) -> str:
     """Why ``path`` is not read beside ``chosen``, the card's first file."""
     kind, chosen_kind = trace_kind(path.name), trace_kind(chosen.name)
-    if chosen_kind == "database" and kind != "database":
+    if chosen_kind == DATABASE_KIND and kind != DATABASE_KIND:
         return f"not read: the database {chosen.name} of the same capture is read instead (exact integer ns times)"
     if kind != chosen_kind:
         return (f"skipped: {label} is read from {chosen.name} (one kind of trace file per card: trace_view.json, "
                 f"then *timeline_display_*.json, then msprof_*.json)")
-    if kind == "msprof" and _prof_stamp(path) != _prof_stamp(chosen):
+    if kind == msprof.KIND and _prof_stamp(path) != _prof_stamp(chosen):
         return f"skipped: {label} is read from the newest capture, {chosen}"
     return f"skipped: {label} is read from {chosen} (one capture per card: the first by path)"
 
@@ -263,14 +258,14 @@ def _choose_files(group: list[Path]) -> list[Path]:
         of_kind = [f for f in group if trace_kind(f.name) == kind]
         if not of_kind:
             continue
-        if kind == "msprof":
+        if kind == msprof.KIND:
             newest = max(_prof_stamp(f) for f in of_kind)
             of_kind = [f for f in of_kind if _prof_stamp(f) == newest]
             pieces = [f for f in of_kind if _ITER.match(f.name) or _SLICE.match(f.name)]
             if pieces:
                 return sorted(pieces, key=_file_order)
             return [sorted(of_kind, key=lambda f: f.name)[-1]]  # newest timestamped export
-        if kind == "database":  # torch_npu's (framework and device) over msprof's, the newest msprof
-            return [max(of_kind, key=lambda f: (f.name.startswith("ascend_pytorch"), _prof_stamp(f), f.name))]
+        if kind == DATABASE_KIND:  # torch_npu's (framework and device) over msprof's, the newest msprof
+            return [max(of_kind, key=lambda f: (torch_npu.is_database(f.name), _prof_stamp(f), f.name))]
         return [sorted(of_kind)[0]]  # one capture per card: the first by path
     return group[:1]

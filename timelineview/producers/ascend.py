@@ -83,6 +83,3 @@ def pids_may_tell_legacy(categories: set[str]) -> bool:
     ≤ 2.1 by its pids."""
     return not (categories - {METADATA_CATEGORY, ""})
 
-
-# torch_npu's flow from a framework operator's launch to the device task it queued
-LAUNCH_FLOW = "async_npu"

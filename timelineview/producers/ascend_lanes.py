@@ -10,14 +10,6 @@ LEGACY_EXCLUDED_TIDS = {"100000", "100001", "100003", "steps", "scope name"}
 LEGACY_STEPS_TIDS = {"100000", "steps"}
 LEGACY_EXCLUDED_LANE_NAMES = {"scope name", "thread scope name", "host cpu op"}
 LEGACY_STEPS_LANE_NAMES = {"steps", "thread steps"}
-# MindSpore's GPU timeline writes each operator on its operator lane and again, as the CUDA kernels it
-# launched, on stream lanes; the operator is the execution (the producer's summary counts it once).
-# The lane's tid is "Ops" up to MindSpore 1.x and "GpuOps" from 2.x, whose events carry the tid as text
-# while its thread names are written for the number the text maps to (100002): the events' lanes,
-# kernels included, reach the file without a thread name, so the lane is told by its tid, never by a
-# thread name (every MindSpore generation names its tid 0 "Ops", an Ascend stream there included), and
-# only when it holds slices (a thread name alone makes a lane).
-GPU_OPERATOR_TIDS = frozenset({"ops", "gpuops", "100002"})
 
 # Operator-level thread of the msprof communication process: "Group <g> Communication",
 # "Communication Kernel" (python msprof, tid 70000) or a copied plain "Communication".

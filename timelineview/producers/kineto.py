@@ -17,17 +17,21 @@ import re
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from timelineview.model.load.file_access import SIDE_FILE_BYTES, file_problem
-from timelineview.model.store.trace_store import TraceStore
 from timelineview.producers.slice_kinds import lanes_holding, string_flags, strings_used
 from timelineview.producers.wording import DeviceWording
 
+if TYPE_CHECKING:
+    from timelineview.model.store.trace_store import TraceStore
+
 NAME = "PyTorch profiler (Kineto)"
+KIND = "kineto"  # discovery's kind of a card read from these files, and the classification's mode
 FILE_NAME = re.compile(r"^.+\.pt\.trace\.json(\.gz)?$")
-WORDING = DeviceWording(device="GPU", unit="GPU", units="GPUs", kernels="GPU kernels")
+WORDING = DeviceWording(device="GPU", unit="GPU", units="GPUs", kernels="GPU kernels",
+                        compute_work="GPU kernels other than NCCL's")
 
 KERNEL = "kernel"
 COPY_CATEGORIES = frozenset({"gpu_memcpy", "gpu_memset"})
@@ -35,6 +39,8 @@ LAUNCH_CATEGORIES = frozenset({"cuda_runtime", "cuda_driver"})
 FRAMEWORK_OPERATOR = "cpu_op"
 STEP_ANNOTATION = "user_annotation"
 LAUNCH_FLOW = "ac2g"
+# A framework operator's args: its inputs' shapes and data types, when shapes were recorded (torch_npu too)
+INPUT_DIMS, INPUT_TYPES = "Input Dims", "Input type"
 CORRELATION = "correlation"  # the arg a launch shares with the kernel it queued
 # Categories only a CUDA-side Kineto trace writes: one of them, on a card no Ascend process names, is Kineto.
 GPU_CATEGORIES = frozenset({KERNEL, *COPY_CATEGORIES, *LAUNCH_CATEGORIES, "gpu_user_annotation", "cuda_sync",
@@ -78,6 +84,9 @@ def is_trace_file(name: str) -> bool:
 
 def _head(path: Path, limit: int) -> bytes:
     """The first ``limit`` bytes of the file's text (gunzipped when it is gzip)."""
+    # imported here: the model's package asks this module how Kineto files are named when it loads
+    from timelineview.model.load.file_access import file_problem
+
     if file_problem(path):
         return b""
     try:
@@ -92,9 +101,12 @@ def _head(path: Path, limit: int) -> bytes:
         return b""
 
 
-def read_header(path: Path, limit: int = SIDE_FILE_BYTES) -> KinetoHeader:
-    """The header of a Kineto file (read from its first ``limit`` bytes); the rank falls back to a
-    ``rank<N>`` / ``rank-<N>`` in the file name when the header gives none."""
+def read_header(path: Path, limit: int | None = None) -> KinetoHeader:
+    """The header of a Kineto file (read from its first ``limit`` bytes, by default as much as a side
+    file's); the rank falls back to a ``rank<N>`` / ``rank-<N>`` in the file name when the header gives none."""
+    if limit is None:
+        from timelineview.model.load.file_access import SIDE_FILE_BYTES
+        limit = SIDE_FILE_BYTES
     head = _head(path, limit)
     rank = world = None
     backend = ""
@@ -165,6 +177,17 @@ def gpu_of_lanes(store: TraceStore, lanes: np.ndarray) -> list[int]:
     return sorted(out)
 
 
+def device_name(store: TraceStore) -> str:
+    """The name the header's ``deviceProperties`` gives the GPU holding the card's kernels and copies
+    ("" when it names none, or several different ones)."""
+    if not store.paths:
+        return ""
+    gpus = gpu_of_lanes(store, slice_kinds(store).device_lanes)
+    devices = read_header(store.paths[0]).devices
+    names = {devices.get(g, "") for g in gpus} - {""}
+    return names.pop() if len(names) == 1 else ""
+
+
 def load_note(store: TraceStore, header: KinetoHeader | None = None) -> str:
     """The load report's line saying how the card was read."""
     kinds = slice_kinds(store)
@@ -182,6 +205,11 @@ def load_note(store: TraceStore, header: KinetoHeader | None = None) -> str:
                 f"(compute and communication are 0)")
     return (f"read as a {NAME} trace{where}: {kernels:,} {WORDING.kernels} ({nccl:,} NCCL kernels counted "
             f"as communication, the others as compute), {copies:,} copies / memsets (neither)")
+
+
+def card_note(store: TraceStore) -> str:
+    """The load report's line for a card of this producer (its header read from its first file)."""
+    return load_note(store, read_header(store.paths[0]) if store.paths else None)
 
 
 def correlated_launches(store: TraceStore) -> tuple[np.ndarray, np.ndarray] | None:

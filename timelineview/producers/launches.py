@@ -8,11 +8,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from timelineview.model.store.trace_store import TraceStore
-from timelineview.producers import ascend, kineto
+from timelineview.producers import kineto, torch_npu
 from timelineview.producers.slice_kinds import string_flags
 
 # Kineto's ``ac2g``, torch_npu's ``async_npu``: a flow from the launch to the device work
-LAUNCH_FLOWS = frozenset({kineto.LAUNCH_FLOW, ascend.LAUNCH_FLOW})
+LAUNCH_FLOWS = frozenset({kineto.LAUNCH_FLOW, torch_npu.LAUNCH_FLOW})
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ else is named for what it looks like, and said not to be read as either: never a
 from __future__ import annotations
 
 from collections import Counter
+from types import ModuleType
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from timelineview.model.store.trace_store import TraceStore
 from timelineview.producers import ascend, kineto
 from timelineview.producers.slice_kinds import strings_used
 
-KINETO = "kineto"
+KINETO = kineto.KIND
 ASCEND = "ascend"
 MINDSPORE_LEGACY = "mindspore_legacy"
 UNRECOGNISED = "unrecognised"
@@ -30,12 +31,26 @@ _LOOKS_LIKE_BY_CATEGORY = (
 _LOOKS_LIKE_BY_PROCESS = (("/device:", _TENSORFLOW), ("/host:", _TENSORFLOW))
 
 
-def producer_of(store: TraceStore) -> str:
-    """``KINETO``, ``ASCEND``, ``MINDSPORE_LEGACY`` or ``UNRECOGNISED`` (as the classification reads it)."""
+def _slice_kind_producer(store: TraceStore, named: bool) -> ModuleType | None:
+    # imported here: the package's tables import this folder's modules
+    from timelineview.producers import SLICE_KIND_PRODUCERS
+
+    return next((p for p in SLICE_KIND_PRODUCERS if p.recognises(store, ascend_processes=named)), None)
+
+
+def _ascend_named(store: TraceStore) -> bool:
     procs = store.processes
-    named = any(ascend.role_of_process(n, lb) for n, lb in zip(procs.name, procs.label, strict=True))
-    if kineto.recognises(store, ascend_processes=named):
-        return KINETO
+    return any(ascend.role_of_process(n, lb) for n, lb in zip(procs.name, procs.label, strict=True))
+
+
+def producer_of(store: TraceStore) -> str:
+    """``KINETO`` (or another producer whose slices say what they are: its ``KIND``), ``ASCEND``,
+    ``MINDSPORE_LEGACY`` or ``UNRECOGNISED`` (as the classification reads it)."""
+    procs = store.processes
+    named = _ascend_named(store)
+    producer = _slice_kind_producer(store, named)
+    if producer is not None:
+        return producer.KIND
     if named:
         return ASCEND
     if any(ascend.legacy_role_of_pid(pid) for pid in procs.pid) and \
@@ -76,10 +91,9 @@ def load_note(store: TraceStore) -> str:
     """The line a card's load report carries about its producer ("" for the Ascend generations)."""
     if not len(store.slices):
         return ""
-    producer = producer_of(store)
-    if producer == KINETO:
-        header = kineto.read_header(store.paths[0]) if store.paths else None
-        return kineto.load_note(store, header)
-    if producer == UNRECOGNISED:
+    producer = _slice_kind_producer(store, _ascend_named(store))
+    if producer is not None:
+        return producer.card_note(store)
+    if producer_of(store) == UNRECOGNISED:
         return unrecognised_note(store)
     return ""

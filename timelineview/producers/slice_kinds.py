@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from timelineview.model.store.trace_store import TraceStore
+if TYPE_CHECKING:
+    from timelineview.model.store.trace_store import TraceStore
+
 
 
 def string_flags(store: TraceStore, ids: np.ndarray, test: Callable[[str], object]) -> np.ndarray:

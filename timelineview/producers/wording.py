@@ -8,15 +8,18 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class DeviceWording:
     """The words for one producer's device: ``device`` ("NPU", "GPU"), one compute unit (``unit``:
-    "AI Core", "GPU") and several (``units``), and its compute units' work (``kernels``)."""
+    "AI Core", "GPU") and several (``units``), its compute units' work (``kernels``), and what its
+    compute is made of (``compute_work``)."""
 
     device: str
     unit: str
     units: str
     kernels: str
+    compute_work: str
 
 
-ASCEND_WORDING = DeviceWording(device="NPU", unit="AI Core", units="AI Cores", kernels="AI Core tasks")
+ASCEND_WORDING = DeviceWording(device="NPU", unit="AI Core", units="AI Cores", kernels="AI Core tasks",
+                               compute_work="AI Core / Vector / CPU tasks")
 
 
 def reword(text: str, wording: DeviceWording) -> str:

@@ -18,6 +18,8 @@ from timelineview.analysis.card_analysis import CardAnalysis, analyse_card, ensu
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS, DerivedIntervals
 from timelineview.analysis.session import VIEW_FIELDS
 from timelineview.model.store.trace_store import TraceStore
+from timelineview.producers import wording_of
+from timelineview.producers.wording import ASCEND_WORDING, reword
 from timelineview.viewstate.palette import name_colours
 from timelineview.viewstate.timeline.lod import RowSummary, build_row_summary, prefix_lengths
 from timelineview.viewstate.timeline.search import NameSearch
@@ -144,7 +146,7 @@ class CardView:
 
 _SELECTS = {"idle_gaps": "idle_gaps"}  # derived lane key -> the interval set a click on it selects
 _DERIVED_LANES = (
-    ("compute", "Computing", [("compute", "compute")], "AI Core / Vector / CPU tasks (union)"),
+    ("compute", "Computing", [("compute", "compute")], f"{ASCEND_WORDING.compute_work} (union)"),
     ("communication", "Communication", [("communication", "communication")], "communication operators"),
     ("pure_communication", "Pure communication", [("pure_communication", "pure_communication")],
      "communication that no computation hides"),
@@ -156,9 +158,14 @@ _DERIVED_LANES = (
 
 
 def derived_lanes_of(derived: Any) -> list[DerivedLane]:
-    """The derived lanes drawn under each card header, from analysis ``DerivedIntervals``."""
+    """The derived lanes drawn under each card header, from analysis ``DerivedIntervals``, in the words
+    of the card's producer (a GPU card's compute is its GPU kernels, its gaps idle GPU gaps)."""
+    classification = getattr(derived, "classification", None)
+    wording = wording_of(classification.mode) if classification is not None else ASCEND_WORDING
     lanes = []
-    for key, title, parts, tip in _DERIVED_LANES:
+    for key, plain_title, parts, plain_tip in _DERIVED_LANES:
+        title = reword(plain_title, wording)
+        tip = reword(plain_tip.replace(ASCEND_WORDING.compute_work, wording.compute_work), wording)
         arrays = []
         for colour, attr in parts:
             iv = getattr(derived, attr, None)

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from timelineview.model.store.trace_store import TraceStore
-from timelineview.producers import FRAMEWORK_OPERATOR
+from timelineview.producers import FRAMEWORK_OPERATOR, kineto
 from timelineview.producers.launches import launch_edges
 from timelineview.producers.slice_kinds import string_flags
 
-INPUT_DIMS = "Input Dims"
+INPUT_DIMS = kineto.INPUT_DIMS
 
 
 @dataclass(frozen=True)

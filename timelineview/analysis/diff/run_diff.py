@@ -23,6 +23,7 @@ from timelineview.analysis.diff.framework_diff import FrameworkOperatorDelta, fr
 from timelineview.analysis.diff.link_diff import LinkDelta, link_deltas
 from timelineview.analysis.diff.op_type_diff import op_type_totals
 from timelineview.analysis.diff.run_matching import BY_RANK, PAIRS_NAMED, match_cards, rank_renaming
+from timelineview.analysis.diff.step_breakdown import StepBreakdownDiff, step_breakdown_diff
 from timelineview.analysis.findings.marks import CardChange, card_changes, change_order
 from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.steps import PHASE_KEYS as STEP_PHASE_KEYS
@@ -129,6 +130,7 @@ class RunDiff:
     changes: list[CardChange] = field(default_factory=list)  # per card of ``cards``: why it is where it is
     op_types: list[NameDelta] = field(default_factory=list)  # the compute operators by op type (§7.1)
     framework_operators: list[FrameworkOperatorDelta] = field(default_factory=list)  # §13, by |Δ device time|
+    step_breakdown: StepBreakdownDiff | None = None  # §13: the mean step of both runs, as compare breaks it down
 
     def document(self) -> dict:
         """The ``diff --json`` document (metrics.md §9; its schema: ``timelineview/schemas/diff.schema.json``)."""
@@ -139,6 +141,8 @@ class RunDiff:
                "notes": list(self.notes), "op_types": [o.document() for o in self.op_types]}
         if self.framework_operators:  # runs of a framework (PyTorch) profiler: its operators side by side
             doc["framework_operators"] = [f.document() for f in self.framework_operators]
+        if self.step_breakdown is not None:
+            doc["step_breakdown"] = self.step_breakdown.document()
         return doc
 
 
@@ -247,5 +251,7 @@ def diff_runs(base: AnalysisSession, new: AnalysisSession) -> RunDiff:
     order = change_order(changes)
     op_types = _name_deltas(op_type_totals(base, matched_base), op_type_totals(new, matched_new))
     framework = framework_operator_deltas(base, new, matched_base, matched_new)
+    # the step as compare breaks it down, beside the framework operators: runs of a framework profiler
+    breakdown = step_breakdown_diff(base, new, matched_base, matched_new) if framework else None
     return RunDiff([cards[i] for i in order], operators, communication, notes, links, phases, match.by,
-                   [changes[i] for i in order], op_types, framework)
+                   [changes[i] for i in order], op_types, framework, breakdown)

@@ -21,6 +21,7 @@ from timelineview.analysis.kernels.source_result import SourceResult
 from timelineview.analysis.kernels.table import NO_VALUE, SOURCE_NAME, Interner, KernelGroups, KernelTable
 from timelineview.analysis.operators import UNTYPED
 from timelineview.model.store.trace_store import TraceStore
+from timelineview.producers import device_name
 
 
 def card_kernels(store: TraceStore, classification: Classification) -> KernelTable:
@@ -51,7 +52,8 @@ def card_kernels(store: TraceStore, classification: Classification) -> KernelTab
                           out_shapes=d.out_shapes[first], flops=flops)
     return KernelTable(source=found.source, slices=compute.astype(np.int64), group=group,
                        block_dim=found.block_dim.astype(np.int32), groups=groups,
-                       described=described, pmu=found.pmu, device=found.device)
+                       described=described, pmu=found.pmu,
+                       device=found.device or device_name(store, classification.mode))
 
 
 def _fill_from_names(store: TraceStore, compute: np.ndarray, found: SourceResult) -> None:

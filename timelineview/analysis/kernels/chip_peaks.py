@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from timelineview.analysis.kernels.gpu_peaks import gpu_part
+
 
 @dataclass(frozen=True)
 class ChipPeak:
@@ -45,7 +47,8 @@ def _key(name: str) -> str:
 
 
 def chip_peak(device: str) -> Peak | None:
-    """The peak of the chip named ``device`` (an exact name, else the longest known name it starts with)."""
+    """The peak of the chip named ``device`` (an exact name, else the longest known name it starts with),
+    else of the GPU part it names (``gpu_peaks``)."""
     key = _key(device)
     if not key:
         return None
@@ -57,4 +60,7 @@ def chip_peak(device: str) -> Peak | None:
                 return Peak(chip.tflops, f"{device}: {chip.source}")
             if key.startswith(n) and (best is None or len(n) > best[0]):
                 best = (len(n), chip)
-    return Peak(best[1].tflops, f"{device}: {best[1].source}") if best else None
+    if best:
+        return Peak(best[1].tflops, f"{device}: {best[1].source}")
+    gpu = gpu_part(device)  # a GPU baseline's card names its GPU
+    return Peak(gpu.tflops, f"{device}: {gpu.source}") if gpu else None

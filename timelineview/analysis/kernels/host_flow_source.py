@@ -13,11 +13,12 @@ import numpy as np
 from timelineview.analysis.kernels.source_result import SourceResult
 from timelineview.analysis.kernels.table import NO_VALUE, Interner
 from timelineview.model.store.trace_store import TraceStore
+from timelineview.producers import kineto, torch_npu
 
 SOURCE_HOST_FLOWS = "host operator (flows)"
-LAUNCH_FLOW = "async_npu"  # the flow category from a framework launch to its kernel
-HOST_OPERATOR = "cpu_op"  # the category of the framework's operators, which carry the input shapes
-DIMS_KEY, TYPES_KEY = "Input Dims", "Input type"
+LAUNCH_FLOW = torch_npu.LAUNCH_FLOW  # the flow category from a framework launch to its kernel
+HOST_OPERATOR = torch_npu.FRAMEWORK_OPERATOR  # the framework's operators, which carry the input shapes
+DIMS_KEY, TYPES_KEY = kineto.INPUT_DIMS, kineto.INPUT_TYPES
 ARG_SEPARATOR = ";\r\n"
 ATEN_PREFIX = "aten::"
 PROBED = 64  # host operators read to learn whether shapes were recorded

@@ -9,7 +9,6 @@ start alone tells the tasks of one stream apart, so no task's args need reading.
 from __future__ import annotations
 
 import csv
-import re
 from pathlib import Path
 
 import numpy as np
@@ -17,14 +16,13 @@ import numpy as np
 from timelineview.analysis.kernels.source_result import SourceResult, shape_text
 from timelineview.analysis.kernels.table import NO_VALUE, SOURCE_KERNEL_DETAILS, Interner
 from timelineview.model.store.trace_store import TraceStore
+from timelineview.producers import torch_npu
 
-FILE_PATTERN = "kernel_details*.csv"
+FILE_PATTERN = torch_npu.KERNEL_DETAILS_FILES
 MATCH_TOLERANCE_NS = 1000  # a row's start and its task's, both written from one clock, differ by rounding only
-PMU_COLUMN = re.compile(r"^(aic_|aiv_|aicore_|cube_)")  # the PMU figures the table carries per task
+PMU_COLUMN = torch_npu.KERNEL_DETAILS_PMU_COLUMN  # the PMU figures the table carries per task
 MISSING_TEXT = ("", "N/A")
-COLUMNS = {"stream": "Stream ID", "start": "Start Time(us)", "op_type": "Type", "core": "Accelerator Core",
-           "block_dim": "Block Dim", "shapes": "Input Shapes", "dtypes": "Input Data Types",
-           "formats": "Input Formats", "out_shapes": "Output Shapes"}
+COLUMNS = torch_npu.KERNEL_DETAILS_COLUMNS
 
 
 def kernel_details_file(store: TraceStore) -> Path | None:

@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from timelineview.analysis.kernels.dense_ids import distinct_inverse, first_positions
+from timelineview.producers import torch_npu
 
 NO_VALUE = -1  # a string id or block dim that the source does not give
 
 SOURCE_DATABASE = "database"  # COMPUTE_TASK_INFO (+ TASK_PMU_INFO) of a profiler database
-SOURCE_KERNEL_DETAILS = "kernel_details.csv"  # the producer's kernel table beside a JSON trace
+SOURCE_KERNEL_DETAILS = torch_npu.KERNEL_DETAILS  # the producer's kernel table beside a JSON trace
 SOURCE_NAME = "name"  # the op type read off the operator's name; no shapes
 
 

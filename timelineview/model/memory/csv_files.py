@@ -41,10 +41,11 @@ from timelineview.model.memory.records import (
     passing,
 )
 from timelineview.model.store.regular_file import open_regular
+from timelineview.producers import torch_npu
 
-MEMORY_RECORD_CSV = "memory_record.csv"
-OPERATOR_MEMORY_CSV = "operator_memory.csv"
-MODULE_MEMORY_CSV = "npu_module_mem.csv"
+MEMORY_RECORD_CSV = torch_npu.MEMORY_RECORD_CSV
+OPERATOR_MEMORY_CSV = torch_npu.OPERATOR_MEMORY_CSV
+MODULE_MEMORY_CSV = torch_npu.MODULE_MEMORY_CSV
 CSV_FILES = (MEMORY_RECORD_CSV, OPERATOR_MEMORY_CSV, MODULE_MEMORY_CSV)
 CHUNK_BYTES = 16 << 20  # text parsed at a time (bounds the memory of a million-row file)
 LINE_END_SEARCH = 1 << 16  # the last line end of a block is looked for in its last bytes first

@@ -9,7 +9,6 @@ is the ``.db``) has its memory read from that file. When a folder has both, the 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,8 +24,9 @@ from timelineview.model.memory.csv_files import (
 )
 from timelineview.model.memory.database import read_database_memory
 from timelineview.model.memory.records import MemoryRecords
+from timelineview.producers import torch_npu
 
-PROFILER_DB = re.compile(r"^ascend_pytorch_profiler(_\d+)?\.db$")
+PROFILER_DB = torch_npu.DATABASE
 
 
 def memory_files(paths: Sequence[str | Path]) -> tuple[dict[str, Path], list[Path]]:

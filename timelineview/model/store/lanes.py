@@ -13,17 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from timelineview.model.decode.chunk_result import token_text
-
-FIXED_PIDS = {
-    "9000": "AICPU OP",
-    "10000": "Communication Op",
-    "11000": "Host CPU OP",
-    "12000": "Op Overlap Analyse",
-    "13000": "Activity Op",
-}
-FIXED_TIDS = {"100000": "Steps", "100001": "Scope Name"}
-DEVICE_PID_MAX = 64  # MindSpore ≤ 2.1 uses the device id (0–7, sometimes the rank) as the pid
-STREAM_PIDS = {"9000", "10000"}
+from timelineview.producers.generations import generation_of
+from timelineview.producers.mindspore import DEVICE_PID_MAX, FIXED_PIDS, FIXED_TIDS, STREAM_PIDS
 
 
 @dataclass
@@ -202,18 +193,5 @@ def layout_lanes(lane_keys: list[tuple[str, str]], extra_pids: list[str], md: Me
 
 def detect_generation(md: Metadata, process_names: list[str]) -> str:
     """Best guess of the producer (docs/trace-format.md §9 item 4), for labels and reports."""
-    labels = set(md.process_label.values())
-    names = set(process_names)
-    if not md.process_name and not md.process_label and not md.thread_name:
-        return "mindspore-1.0-1.2"
-    if labels & {"AICORE OP", "Ascend Op", "AICPU OP", "Communication Op", "Op Overlap Analyse"}:
-        return "mindspore-1.3-2.1"
-    if any(n.rsplit(" ", 1)[-1].startswith("Rank") for n in names):
-        return "mindspore-2.2" if "Ascend Hardware" not in names else "mindinsight-merged"
-    if "Python" in names:
-        return "torch_npu"
-    if "MindSpore" in names or "Scope Layer" in names:
-        return "mindspore-2.3+"
-    if "Ascend Hardware" in names:
-        return "msprof"
-    return "chrome-trace"
+    has_metadata = bool(md.process_name or md.process_label or md.thread_name)
+    return generation_of(set(md.process_label.values()), set(process_names), has_metadata)

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.tabs.run_alignment import NEW_RUN_PREFIX, CardPair, RunCardView
 from timelineview.viewstate.timeline.lane_layout import (
     CARD,
+    DERIVED,
     OVERVIEW,
     PROCESS,
     LaneLayout,
@@ -23,13 +25,17 @@ from timelineview.viewstate.timeline.lane_layout import (
 )
 
 
-def _match_keys(rows: list[Row]) -> list[tuple | None]:
-    """Per row: (group title, kind, title) for a lane, None for a group header."""
+def _match_keys(rows: list[Row], card: CardView) -> list[tuple | None]:
+    """Per row: (group title, kind, title) for a lane, None for a group header. A derived lane is told
+    by its key, not its title: each card words it in its own device's words ("Idle AI Core gaps" on an
+    NPU card is "Idle GPU gaps" on a GPU one)."""
     keys, group = [], ""
     for r in rows:
         if r.is_group:
             group = r.title if r.kind in (OVERVIEW, PROCESS) else ""
             keys.append(None)
+        elif r.kind == DERIVED and 0 <= r.derived < len(card.derived_lanes):
+            keys.append((group, r.kind, card.derived_lanes[r.derived].key))
         else:
             keys.append((group, r.kind, r.title))
     return keys
@@ -74,11 +80,11 @@ def lane_by_lane_layout(pairs: list[CardPair], unmatched: list[RunCardView], col
             add(base_rows[0])
             continue
         laid = build_layout([pair.new], _mirrored(pair, collapsed), sources).rows
-        keyed = [(k, r) for k, r in zip(_match_keys(laid), laid, strict=True) if k is not None]
+        keyed = [(k, r) for k, r in zip(_match_keys(laid, pair.new), laid, strict=True) if k is not None]
         new_rows = [r for _, r in keyed]
         new_by_key = {k: r for k, r in reversed(keyed)}  # the first of equal keys
         used: set[int] = set()
-        for row, key in zip(base_rows, _match_keys(base_rows), strict=True):
+        for row, key in zip(base_rows, _match_keys(base_rows, pair.base), strict=True):
             add(row)
             partner = new_by_key.get(key) if key is not None else None
             if partner is not None and id(partner) not in used:

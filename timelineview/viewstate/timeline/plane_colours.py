@@ -11,6 +11,7 @@ import zlib
 
 import numpy as np
 
+from timelineview.producers import hccl
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.palette import SLICE_COLOURS
 from timelineview.viewstate.tabs.comm_matrix import format_bytes
@@ -19,8 +20,10 @@ from timelineview.viewstate.time_format import format_duration
 KEEP = -1  # not a plane task: the name's colour
 # Palette ids (viewstate.palette.SLICE_COLOURS) of the usual (transport, link type) pairs.
 PAIR_COLOURS: dict[tuple[str, str], int] = {
-    ("SDMA", "HCCS"): 0, ("SDMA", "PCIE"): 5, ("SDMA", "SIO"): 4, ("SDMA", "ON_CHIP"): 8,
-    ("RDMA", "ROCE"): 7, ("RDMA", "HCCS"): 9, ("RDMA", "PCIE"): 12, ("LOCAL", "ON_CHIP"): 1,
+    (hccl.TRANSPORT_SDMA, hccl.LINK_HCCS): 0, (hccl.TRANSPORT_SDMA, hccl.LINK_PCIE): 5,
+    (hccl.TRANSPORT_SDMA, hccl.LINK_SIO): 4, (hccl.TRANSPORT_SDMA, hccl.LINK_ON_CHIP): 8,
+    (hccl.TRANSPORT_RDMA, hccl.LINK_ROCE): 7, (hccl.TRANSPORT_RDMA, hccl.LINK_HCCS): 9,
+    (hccl.TRANSPORT_RDMA, hccl.LINK_PCIE): 12, (hccl.TRANSPORT_LOCAL, hccl.LINK_ON_CHIP): 1,
 }
 WAIT_COLOUR = 2  # the palette's grey-blue: waiting, not moving data
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from timelineview.analysis.summaries.card_summary import DERIVED_TITLES
+from timelineview.producers.kineto import WORDING as GPU_WORDING
+from timelineview.producers.wording import ASCEND_WORDING, reword
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.counter_units import counter_unit
 from timelineview.viewstate.timeline.lane_layout import (
@@ -114,7 +116,8 @@ def steps_filter_row(card: CardView, key: str) -> Row | None:
 
 # a coverage row titled as a derived set is drawn in that derived lane's colour; a lane in the busy strip's
 COVERAGE_COLOURS = {title: name for name, title in DERIVED_TITLES.items()}
-COVERAGE_COLOURS["Idle AI Core gaps"] = "idle_gap_free"  # the derived lanes' colour for gaps where nothing ran
+# the derived lanes' colour for gaps where nothing ran, in every producer's words
+COVERAGE_COLOURS.update({reword("Idle AI Core gaps", w): "idle_gap_free" for w in (ASCEND_WORDING, GPU_WORDING)})
 
 
 def coverage_rows(card: CardView, process: int) -> list[Row]:

@@ -28,6 +28,8 @@ from timelineview.views.analysis_tabs.compare.delta_tables import (
     link_records,
     name_records,
 )
+from timelineview.views.analysis_tabs.compare.framework_page import TITLE as FRAMEWORK_TITLE
+from timelineview.views.analysis_tabs.compare.framework_page import FrameworkPage
 from timelineview.views.analysis_tabs.compare.phase_bars import PhaseBars
 from timelineview.views.jobs.compare_job import ComparedRun, compare_job
 from timelineview.views.jobs.job import Failure, Progress
@@ -122,6 +124,7 @@ class CompareView(QtWidgets.QWidget):
         self.links_table = self._table(self.links_model)
         self.links_table.setToolTip("Per link (src-dst ranks, the cluster's links of §6): bytes, transit and "
                                     "bandwidth in both runs, the link whose bandwidth change costs most first")
+        self.framework = FrameworkPage()  # a page of the comparison of two PyTorch runs only (NPU vs GPU)
         self.parts = QtWidgets.QTabWidget()
         for page, title in zip((phases, self.operators_table, self.communication_table, self.links_table),
                                PART_TITLES, strict=True):
@@ -274,6 +277,22 @@ class CompareView(QtWidgets.QWidget):
         self.parts.setTabText(1, f"Operators ({sum(1 for o in diff.operators if o.changed)} changed)")
         self.parts.setTabText(2, f"Communication ({sum(1 for o in diff.communication if o.changed)} changed)")
         self.parts.setTabText(3, f"Links ({sum(1 for x in diff.links if x.changed)} changed)")
+        self._show_framework(diff)
+
+    def _show_framework(self, diff: RunDiff | None) -> None:
+        """The Framework operators page, there only when the runs have framework operators (PyTorch's)."""
+        shown = self.parts.indexOf(self.framework)
+        if diff is None or not diff.framework_operators:
+            if shown >= 0:
+                self.parts.removeTab(shown)
+            self.framework.show_diff(None)
+            return
+        self.framework.show_diff(diff)
+        title = f"{FRAMEWORK_TITLE} ({len(diff.framework_operators)})"
+        if shown < 0:
+            self.parts.addTab(self.framework, title)
+        else:
+            self.parts.setTabText(shown, title)
 
     def ordered_cards(self) -> list[CardDelta]:
         """The matched cards in the chosen order: the diff's (the card whose own compute or step
@@ -308,6 +327,7 @@ class CompareView(QtWidgets.QWidget):
             model.set_rows([])
         for k, title in enumerate(PART_TITLES):  # the counts were the dropped comparison's
             self.parts.setTabText(k, title)
+        self._show_framework(None)
         self.step.clear()
         self._set_enabled(False)
 

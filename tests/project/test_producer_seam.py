@@ -1,0 +1,72 @@
+"""The producers' seam: what a producer names (its processes, lanes, tids, files, categories, flows,
+operator and task names) is written in the producers' folder and the database reader only; the rest of
+the package asks them."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import timelineview
+
+PACKAGE = Path(timelineview.__file__).parent
+# The producers, the database reader, and the synthetic traces (which write each producer's format
+# to test the reader against: a stand-in for the producers themselves, never read by the package).
+ALLOWED = ("producers/", "model/database/", "synthetic/")
+# Longer text is a sentence for the user (its wording is the producers' too, but asked elsewhere);
+# a regular expression is a rule, whatever its length.
+NAME_LENGTH = 60
+PRODUCER_NAMES = re.compile(
+    r"ascend hardware|^hccl$|overlap analys|step trace|aicore op|ascend op|aicpu op|^communication op$|"
+    r"host cpu op|activity op|scope name|gpuops|"
+    r"^(?:100000|100001|100002|100003|70000|7999|8000|8001|8002|9000|10000|11000|12000|13000)$|"
+    r"msprof|trace_view|timeline_display|ascend_pytorch|profiler_info|prof_|info\.json|"
+    r"async_npu|ac2g|^cpu_op$|^kernel$|gpu_mem|cuda_runtime|cuda_driver|user_annotation|profilerstep|"
+    r"nccl|hcom|receive-op|ai_core|ai_vector|notify.wait|notify.record|plane\\s|memcpy_async|sdma|"
+    r"kernel_details|memory_record\.csv|operator_memory\.csv|npu_module_mem\.csv|^input dims$|^input type$",
+    re.IGNORECASE,
+)
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    kinds = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, kinds) and node.body and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)}
+
+
+def producer_names_in(path: Path) -> list[str]:
+    """The string constants of a module (docstrings aside) that name a producer's thing."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = _docstrings(tree)
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)) or id(node) in docs:
+            continue
+        text = node.value
+        if (len(text) <= NAME_LENGTH or text.startswith("^")) and PRODUCER_NAMES.search(text):
+            found.append((node.lineno, f"{node.lineno}: {text!r}"))
+    return [text for _, text in sorted(found)]
+
+
+def test_the_scan_finds_producer_names(tmp_path):
+    """The scan itself: names in code are found, the same words in a docstring or a sentence are not."""
+    module = tmp_path / "m.py"
+    module.write_text('"""Reads the Ascend Hardware process."""\n'
+                      'A = "ascend hardware"\nB = re.compile(r"^msprof_(\\d+)\\.json$")\nC = "100000"\n'
+                      'D = "a long sentence for the user that happens to mention the Ascend Hardware process"\n'
+                      'E = "compute"\nF = "memory_record.csv"\nG = "MEMORY_RECORD"\n', encoding="utf-8")
+    assert [f.split(":")[0] for f in producer_names_in(module)] == ["2", "3", "4", "7"]
+
+
+def test_producer_names_stay_behind_the_seam():
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel.startswith(ALLOWED):
+            continue
+        names = producer_names_in(path)
+        if names:
+            found[rel] = names
+    assert found == {}

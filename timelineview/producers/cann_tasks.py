@@ -1,0 +1,62 @@
+"""CANN's hardware task types (the ``Task Type`` of the Ascend Hardware process's tasks, metrics.md §1)
+and the names of its runtime and collective tasks: what msprof, torch_npu and MindSpore ≥ 2.2 write
+through CANN. Add new task types here and nowhere else; lookups (``analysis.task_types``) ignore case.
+"""
+
+from __future__ import annotations
+
+COMPUTE = "compute"
+SYNC = "sync"  # notify / event / barrier tasks
+MEMORY = "memory"  # copies and DMA
+REDUCE = "reduce"  # on-chip reduction done by the copy engines for collectives
+OTHER = "other"
+
+TASK_TYPE_KIND: dict[str, str] = {
+    # compute units
+    "AI_CORE": COMPUTE,
+    "AI_VECTOR_CORE": COMPUTE,
+    "AIV": COMPUTE,
+    "MIX_AIC": COMPUTE,
+    "MIX_AIV": COMPUTE,
+    "AI_CPU": COMPUTE,
+    "FFTS_PLUS": COMPUTE,
+    "DSA_SQE": COMPUTE,
+    "OTHER": COMPUTE,  # older CANN writes operator kernels as "Other"
+    # synchronisation
+    "NOTIFY_WAIT": SYNC,
+    "NOTIFY_RECORD": SYNC,
+    "NOTIFY WAIT": SYNC,
+    "NOTIFY RECORD": SYNC,
+    "EVENT_RECORD": SYNC,
+    "EVENT_WAIT": SYNC,
+    "EVENT_RESET": SYNC,
+    "EVENT_RECORD_SQE": SYNC,
+    "EVENT_WAIT_SQE": SYNC,
+    "WRITE VALUE": SYNC,
+    "WRITE_VALUE": SYNC,
+    "PLACE_HOLDER_SQE": SYNC,
+    # data movement
+    "SDMA": MEMORY,
+    "SDMA_SQE": MEMORY,
+    "MEMCPY_ASYNC": MEMORY,
+    "MEMCPY_ASYNC_V2": MEMORY,
+    "PCIE_DMA_SQE": MEMORY,
+    # collective helpers on the copy engines
+    "REDUCE_ASYNC": REDUCE,
+    "REDUCE_ASYNC_V2": REDUCE,
+    "REDUCE_INLINE": REDUCE,
+}
+
+
+# Names of runtime and collective tasks on the hardware streams (metrics.md §1). Some CANN 7 /
+# torch_npu 2024 traces type *every* hardware task ``Other``, so for them the name is the only
+# witness; such a name is never compute, whatever its Task Type. ``Other`` alone is the placeholder
+# those traces give tasks without an operator name. Compared after ``_name_key`` folding.
+RUNTIME_TASK_NAMES: frozenset[str] = frozenset({
+    "OTHER",
+    "MEMCOPYASYNC",  # torch_npu's spelling, typed "other"
+    "MEMCPY",
+    "MEMCPYASYNC",
+    "RDMASEND",
+    "STREAMWAITEVENT",
+})

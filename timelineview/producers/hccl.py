@@ -1,0 +1,43 @@
+"""HCCL's spellings (metrics.md §6): the ``Plane N`` threads of the ``HCCL`` / ``Communication`` process,
+the ``args`` of their per-link tasks, the wait and copy task names, transports and link types, as CANN
+writes them for msprof, torch_npu and MindSpore ≥ 2.2. Add producer spellings here and nowhere else."""
+
+from __future__ import annotations
+
+import re
+
+# A rank field holding this value names no rank (an on-chip reduce, a local notify).
+INVALID_RANK = 4294967295
+
+# Keys of a plane task's ``args`` (docs/trace-format.md §3.2).
+ARG_TASK_TYPE = "task type"
+ARG_SRC_RANK = "src rank"
+ARG_DST_RANK = "dst rank"
+ARG_TRANSPORT = "transport type"
+ARG_LINK_TYPE = "link type"
+ARG_SIZE = "size(Byte)"
+ARG_BANDWIDTH = "bandwidth(GB/s)"
+
+# Wait tasks: a plane task whose name or task type is one of these (normalised by ``task_key``).
+WAIT_TASKS = frozenset({"notify wait"})
+# Copy tasks: the SDMA tasks that move a collective's data (the producer's transit tasks).
+COPY_TASKS = frozenset({"memcpy", "reduce inline"})
+
+# Transport types (``transport type``) and what they carry.
+TRANSPORT_SDMA = "SDMA"  # copy engine, within a node (HCCS, PCIe, SIO)
+TRANSPORT_RDMA = "RDMA"  # network, across nodes (RoCE)
+TRANSPORT_LOCAL = "LOCAL"  # on the card itself (notifies)
+UNKNOWN = ""  # a missing or non-text transport / link type
+# What names no transport: a task moving bytes over none of them is in no link (its bandwidth would be
+# a link's that does not exist; the producer's matrix leaves it out).
+NO_TRANSPORT = frozenset({UNKNOWN, "N/A", "INVALID_TYPE"})
+LINK_ON_CHIP = "ON_CHIP"  # link type of a copy that stays on the chip (a local reduce or copy)
+
+# Plane threads: "Plane 0" .. "Plane 7" (any number).
+PLANE_LANE = re.compile(r"^plane\s*\d+$", re.IGNORECASE)
+
+# Link types (``link type``) of the usual transports
+LINK_HCCS = "HCCS"  # the chips' own interconnect
+LINK_PCIE = "PCIE"
+LINK_SIO = "SIO"
+LINK_ROCE = "ROCE"  # RDMA over converged Ethernet, across nodes

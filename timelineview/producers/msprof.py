@@ -1,0 +1,23 @@
+"""msprof / CANN exports (``msprof_*.json``, per-iteration and slice files, ``msprof_<n>.db``): how their
+files are named and grouped, and the hardware task types and communication spellings CANN writes (which
+torch_npu and MindSpore ≥ 2.2 carry too, being written through CANN)."""
+
+from __future__ import annotations
+
+import re
+
+KIND = "msprof"  # discovery's kind of a card read from these files, and the classification's mode
+FILE_NAME = re.compile(r"^msprof(_slice_\d+)?(_\d+)*\.json(\.gz)?$")
+DATABASE = re.compile(r"^msprof_\d+\.db$")
+# Per-iteration exports (``msprof_<pid>_<iteration>_<piece>.json``) and slices of one big export:
+# the pieces of one capture, merged in this order.
+ITERATION_FILE = re.compile(r"^msprof_(\d+)_(\d+)_(\d+)\.json")
+SLICE_FILE = re.compile(r"^msprof_slice_(\d+)_")
+CAPTURE_FOLDER = re.compile(r"^PROF_\d+_(\d+)_")  # PROF_<n>_<timestamp>_…: the newest capture wins
+DEVICE_FOLDER = re.compile(r"^device_(\d+)$")
+DEVICE_INFO_PREFIX = "info.json."  # info.json.<device>, whose rank_id is the card's rank
+
+# The hardware process's ``Step Trace`` lane (a marker lane, not compute)
+STEP_TRACE_LANE_PREFIX = "step trace"
+# A pipeline stage's receive operator as msprof names it
+RECEIVE_OPERATOR = r"hcom_receive"
