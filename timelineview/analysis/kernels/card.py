@@ -51,7 +51,8 @@ def card_kernels(store: TraceStore, classification: Classification) -> KernelTab
                           out_shapes=d.out_shapes[first], flops=flops)
     return KernelTable(source=found.source, slices=compute.astype(np.int64), group=group,
                        block_dim=found.block_dim.astype(np.int32), groups=groups,
-                       described=described, pmu=found.pmu, device=found.device)
+                       described=described, pmu=found.pmu, device=found.device,
+                       dynamic=found.dynamic)
 
 
 def _fill_from_names(store: TraceStore, compute: np.ndarray, found: SourceResult) -> None:

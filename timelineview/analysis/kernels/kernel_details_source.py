@@ -24,7 +24,8 @@ PMU_COLUMN = re.compile(r"^(aic_|aiv_|aicore_|cube_)")  # the PMU figures the ta
 MISSING_TEXT = ("", "N/A")
 COLUMNS = {"stream": "Stream ID", "start": "Start Time(us)", "op_type": "Type", "core": "Accelerator Core",
            "block_dim": "Block Dim", "shapes": "Input Shapes", "dtypes": "Input Data Types",
-           "formats": "Input Formats", "out_shapes": "Output Shapes"}
+           "formats": "Input Formats", "out_shapes": "Output Shapes", "op_state": "OP State"}
+DYNAMIC_STATE = "dynamic"  # the OP State of a task compiled for dynamic shapes
 
 
 def kernel_details_file(store: TraceStore) -> Path | None:
@@ -62,6 +63,9 @@ def kernel_details_descriptions(store: TraceStore, compute: np.ndarray, interner
             column = header[key]
             texts = [_text(r[column], key in ("shapes", "out_shapes")) for r in picked]
             getattr(result.found, target)[tasks] = interner.ids(texts)
+    if "op_state" in header:
+        result.dynamic = np.zeros(len(compute), bool)
+        result.dynamic[tasks] = [r[header["op_state"]].strip().lower() == DYNAMIC_STATE for r in picked]
     if "block_dim" in header:
         result.block_dim[tasks] = [_int(r[header["block_dim"]]) for r in picked]
     for name, column in header.items():

@@ -1,0 +1,54 @@
+"""Operators compiled for dynamic shapes: the tasks whose ``OP State`` is dynamic (``kernel_details.csv``), per op
+type with the distinct input shapes it ran with (each new shape of a dynamic operator may be compiled again)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from timelineview.analysis.advisor.tasks import Tasks
+
+TOP_TYPES = 3  # op types the finding names
+
+
+@dataclass(frozen=True)
+class DynamicType:
+    op_type: str
+    count: int
+    total_ns: int
+    shapes: int  # distinct input shapes
+
+
+@dataclass(frozen=True)
+class DynamicShapes:
+    """The dynamic tasks of a card: how many, their time against all compute, the op types that carry most of
+    it and the longest tasks (positions in ``Tasks``)."""
+
+    tasks: int
+    dynamic_tasks: int
+    dynamic_ns: int
+    compute_ns: int
+    top: list[DynamicType]
+    longest: np.ndarray
+
+    @property
+    def share(self) -> float:
+        return self.dynamic_ns / self.compute_ns if self.compute_ns else 0.0
+
+
+def dynamic_shapes(tasks: Tasks, longest: int) -> DynamicShapes | None:
+    """None when the capture does not say which tasks are dynamic (a database, a trace without the table)."""
+    if tasks.dynamic is None:
+        return None
+    dyn = np.flatnonzero(tasks.dynamic)
+    top = []
+    if len(dyn):
+        types, inverse = np.unique(tasks.op_type[dyn], return_inverse=True)
+        totals = np.bincount(inverse, weights=tasks.dur[dyn], minlength=len(types))
+        counts = np.bincount(inverse, minlength=len(types))
+        for k in np.argsort(-totals, kind="stable")[:TOP_TYPES].tolist():
+            shapes = len(np.unique(tasks.shapes[dyn[inverse == k]]))
+            top.append(DynamicType(tasks.text(int(types[k])), int(counts[k]), int(totals[k]), shapes))
+    order = dyn[np.argsort(-tasks.dur[dyn], kind="stable")[:longest]]
+    return DynamicShapes(len(tasks), len(dyn), int(tasks.dur[dyn].sum()), int(tasks.dur.sum()), top, order)

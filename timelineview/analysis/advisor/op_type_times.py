@@ -1,0 +1,43 @@
+"""Each card's op types and (op type, input shapes) with their task counts and total times, and the longest tasks
+of each op type: what the slow-operator verdict reads of a card
+(:mod:`~timelineview.analysis.findings.slow_operators`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from timelineview.analysis.advisor.tasks import Tasks
+
+NS_PER_US = 1000.0
+MAX_SHAPES = 200  # (op type, shapes) rows kept per card, by total time: the ones that can carry an excess
+
+
+def _grouped(keys: np.ndarray, dur: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(distinct rows of ``keys``, each task's row, counts, totals ns)."""
+    uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    return uniq, inverse, np.bincount(inverse, minlength=len(uniq)), np.bincount(inverse, weights=dur,
+                                                                                 minlength=len(uniq))
+
+
+def op_type_times(tasks: Tasks, longest: int) -> dict:
+    """{"by_op_type": [[op type, count, total µs]], "by_shape": [[op type, shapes, count, total µs]] (the
+    ``MAX_SHAPES`` longest, rows with shapes only), "longest": {op type: [task positions, longest first]}}."""
+    if not len(tasks):
+        return {"by_op_type": [], "by_shape": [], "longest": {}}
+    types, row, counts, totals = _grouped(tasks.op_type[:, None], tasks.dur)
+    by_type = [[tasks.text(int(t)), int(c), float(v) / NS_PER_US]
+               for t, c, v in zip(types[:, 0].tolist(), counts.tolist(), totals.tolist(), strict=True)]
+    order = np.lexsort((-tasks.dur, row))
+    bounds = np.searchsorted(row[order], np.arange(len(types) + 1))
+    top = {by_type[k][0]: order[bounds[k]:min(bounds[k] + longest, bounds[k + 1])].tolist()
+           for k in range(len(types))}
+    shaped = np.flatnonzero(tasks.shapes >= 0)
+    by_shape = []
+    if len(shaped):
+        keys, _, counts, totals = _grouped(np.stack([tasks.op_type[shaped], tasks.shapes[shaped]], axis=1),
+                                           tasks.dur[shaped])
+        for k in np.argsort(-totals, kind="stable")[:MAX_SHAPES].tolist():
+            by_shape.append([tasks.text(int(keys[k, 0])), tasks.text(int(keys[k, 1])), int(counts[k]),
+                             float(totals[k]) / NS_PER_US])
+    return {"by_op_type": by_type, "by_shape": by_shape, "longest": top}
