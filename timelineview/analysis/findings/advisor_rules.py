@@ -58,7 +58,7 @@ def _how_sure(v: OperatorVerdict, what: str) -> str:
 def _operator_finding(v: OperatorVerdict, facts: dict, shapes: list[OperatorVerdict]) -> Finding:
     rule = RULE_BY_NAME["slow_operator"]
     op_type, shape = (v.key, None) if isinstance(v.key, str) else v.key
-    name = op_type if shape is None else f"{op_type} [{shape}]"
+    name = operator_name(v.key)
     factor = (f", after {v.card}'s common factor of {v.card_factor:.2f}× over all its op types is divided out"
               if abs(v.card_factor - 1.0) >= 0.01 else "")
     shape_words = ""
@@ -73,15 +73,23 @@ def _operator_finding(v: OperatorVerdict, facts: dict, shapes: list[OperatorVerd
                         factor=factor, shapes=shape_words)
 
 
+def operator_verdicts(signals: dict[str, CardSignals]) -> tuple[list[OperatorVerdict], list[OperatorVerdict]]:
+    """(the op-type verdicts, the (op type, shapes) verdicts) over the cards' facts."""
+    facts = _facts(signals)
+    step_us = median_step_us({c: signals[c] for c in facts})
+    return slow_operators(op_times(facts, False), step_us), slow_operators(op_times(facts, True), step_us)
+
+
+def operator_name(key) -> str:
+    """'MatMulV2', or 'MatMulV2 [32,64;64,128]' for an (op type, input shapes) key."""
+    return key if isinstance(key, str) else f"{key[0]} [{key[1]}]"
+
+
 def slow_operator_findings(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
     """One finding per op type slow on a card (its slow shapes in its words), and per slow shape of an op type
     not named on that card."""
     facts = _facts(signals)
-    if len(facts) < 3:
-        return []
-    step_us = median_step_us({c: signals[c] for c in facts})
-    by_type = slow_operators(op_times(facts, False), step_us)
-    all_shapes = slow_operators(op_times(facts, True), step_us)
+    by_type, all_shapes = operator_verdicts(signals)
     named = {(v.key, v.card) for v in by_type}
     out = []
     for v in by_type:

@@ -279,15 +279,21 @@ def order_findings(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (KIND_ORDER[f.kind], SEVERITY_ORDER[f.severity], -f.excess))
 
 
-def evaluate_findings(session) -> list[Finding]:
-    """Every finding of the session's cards, ordered by kind (anomalies first), severity, then excess.
-    What the rules read of each card comes from its source (``CardSource.signals``): a trace's slices and
-    interval sets, or what a summary kept of them; a card whose source gives none is not judged."""
+def session_signals(session) -> dict[str, CardSignals]:
+    """What the rules read of each card of ``session`` (by rank); a card whose source gives none is left out."""
     signals = {}
     for k, i in enumerate(session.order):
         sig = session.sources[i].signals(k)
         if sig is not None:
             signals[sig.card] = sig
+    return signals
+
+
+def evaluate_findings(session) -> list[Finding]:
+    """Every finding of the session's cards, ordered by kind (anomalies first), severity, then excess.
+    What the rules read of each card comes from its source (``CardSource.signals``): a trace's slices and
+    interval sets, or what a summary kept of them; a card whose source gives none is not judged."""
+    signals = session_signals(session)
     slow = list(session.slow_cards)
     found = [f for check in PER_CARD_CHECKS for f in check(signals, slow)]
     found += slow_link_findings(session, signals)

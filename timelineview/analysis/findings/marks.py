@@ -41,6 +41,7 @@ WAITED_FOR_SURFACE = "communication.waited_for"  # a collective's "Waited for" c
 HEADLINE_SURFACE = "communication.headline"  # "the others wait for rank N"
 HEAT_MAP_SURFACE = "heat_map"  # a framed heat-map cell
 DIFF_SURFACE = "diff"  # a card diff lists first: its own compute or step interval changed
+SLOW_OPERATOR_SURFACE = "findings.slow_operator"  # an op type (or shape) named slow on one card
 
 LATENESS = "lateness_us"  # per card and step: how much less it waited than the typical card, summed
 HEAT_MAP_METRICS = SLOW_CARD_METRICS  # the metrics whose cells can be marked: the ones that flag a card
@@ -403,12 +404,26 @@ def _heat_map_marks(session: Any) -> list[Mark]:
     return out
 
 
+def _slow_operator_marks(session: Any) -> list[Mark]:
+    from timelineview.analysis.findings.advisor_rules import operator_name, operator_verdicts
+    from timelineview.analysis.findings.evaluate import session_signals
+
+    by_type, shapes = operator_verdicts(session_signals(session))
+    named = {(v.key, v.card) for v in by_type}
+    shown = by_type + [v for v in shapes if (v.key[0], v.card) not in named]
+    return [Mark(SLOW_OPERATOR_SURFACE, f"{operator_name(v.key)} on {v.card}", v.us_per_step, v.reference_us_per_step,
+                 f"{v.mean_us:.3f} µs per task against {v.median_mean_us * v.card_factor:.3f} µs at the other "
+                 f"cards' pace, z {v.z:.1f} (needs {v.z_required:.1f})" if v.z is not None else
+                 "the other cards all equal") for v in shown]
+
+
 def session_marks(session: Any) -> list[Mark]:
     """Every mark the surfaces of ``session`` (an ``AnalysisSession``) show: the slow cards and memory
     flags of the comparison table, the operator comparison's red cells, the communication headline and
-    its "Waited for" cells, and the heat map's framed cells of every metric that can mark."""
+    its "Waited for" cells, the heat map's framed cells of every metric that can mark, and the op types (shapes)
+    named slow on one card (``slow_operator``)."""
     return (_slow_card_marks(session) + _memory_marks(session) + _operator_marks(session)
-            + _communication_marks(session) + _heat_map_marks(session))
+            + _communication_marks(session) + _heat_map_marks(session) + _slow_operator_marks(session))
 
 
 def diff_marks(diff: Any) -> list[Mark]:
