@@ -8,7 +8,7 @@ drop makes every operator 1.3× slower) is the slow-card verdict's (``slow_compu
 the median over its op types of their ratios to the cards' median, is divided out first, so an op type is named
 only when it is slower than the rest of that card's operators are.
 
-What stands out is decided as for slow cards (:func:`~timelineview.analysis.findings.marks.stand_out`): the
+What stands out is decided as for slow cards (:func:`~timelineview.analysis.findings.standing.stand_out`): the
 relative excess must pass a robust z-score of z_N for N = op types × cards (the spread pooled over all of them, or
 the op type's own spread over the cards when larger) and the practical floor — 5 % of the cards' median, and an
 excess per step of at least 1 % of the median step time. The same rule judges (op type, input shapes) rows among
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from timelineview.analysis.cluster.slow_cards import MIN_CARDS_FOR_SLOW, MIN_RELATIVE_EXCESS, MIN_STEP_SHARE_EXCESS
-from timelineview.analysis.findings.marks import stand_out
+from timelineview.analysis.findings.standing import stand_out
 from timelineview.analysis.worst_of_many import median_and_sigma
 
 MIN_TYPES_FOR_CARD_FACTOR = 3  # fewer op types on a card: its common factor is not measured (taken as 1)
