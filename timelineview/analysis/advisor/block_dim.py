@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from timelineview.analysis.advisor.device_info import DeviceInfo
+from timelineview.analysis.advisor.task_groups import group_rows, longest_of
 from timelineview.analysis.advisor.tasks import Tasks
 from timelineview.analysis.findings.rules import RULE_BY_NAME
 
@@ -58,16 +59,14 @@ def low_block_dim(tasks: Tasks, device: DeviceInfo, longest: int) -> LowBlockDim
     hit = np.flatnonzero(low)
     top = []
     if len(hit):
-        key = np.stack([tasks.op_type[hit], tasks.core_type[hit]], axis=1)
-        keys, inverse = np.unique(key, axis=0, return_inverse=True)
-        inverse = inverse.reshape(-1)
-        totals = np.bincount(inverse, weights=tasks.dur[hit], minlength=len(keys))
-        counts = np.bincount(inverse, minlength=len(keys))
+        group, first = group_rows(tasks.op_type[hit], tasks.core_type[hit])
+        totals = np.bincount(group, weights=tasks.dur[hit], minlength=len(first))
+        counts = np.bincount(group, minlength=len(first))
         for k in np.argsort(-totals, kind="stable")[:TOP_TYPES].tolist():
-            dims = tasks.block_dim[hit[inverse == k]]
-            values, times = np.unique(dims, return_counts=True)
-            top.append(LowBlockType(tasks.text(int(keys[k, 0])), tasks.text(int(keys[k, 1])),
-                                    int(values[np.argmax(times)]), int(cores[hit[inverse == k][0]]),
-                                    int(counts[k]), int(totals[k])))
-    order = hit[np.argsort(-tasks.dur[hit], kind="stable")[:longest]]
+            mine = hit[group == k]
+            values, times = np.unique(tasks.block_dim[mine], return_counts=True)
+            f = int(hit[first[k]])
+            top.append(LowBlockType(tasks.text(int(tasks.op_type[f])), tasks.text(int(tasks.core_type[f])),
+                                    int(values[np.argmax(times)]), int(cores[f]), int(counts[k]), int(totals[k])))
+    order = hit[longest_of(tasks.dur[hit], longest)]
     return LowBlockDim(len(hit), int(tasks.dur[hit].sum()), int(tasks.dur.sum()), top, order)

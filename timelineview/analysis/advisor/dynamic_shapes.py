@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from timelineview.analysis.advisor.task_groups import group_rows, longest_of
 from timelineview.analysis.advisor.tasks import Tasks
 
 TOP_TYPES = 3  # op types the finding names
@@ -44,11 +45,13 @@ def dynamic_shapes(tasks: Tasks, longest: int) -> DynamicShapes | None:
     dyn = np.flatnonzero(tasks.dynamic)
     top = []
     if len(dyn):
-        types, inverse = np.unique(tasks.op_type[dyn], return_inverse=True)
-        totals = np.bincount(inverse, weights=tasks.dur[dyn], minlength=len(types))
-        counts = np.bincount(inverse, minlength=len(types))
+        group, first = group_rows(tasks.op_type[dyn])
+        totals = np.bincount(group, weights=tasks.dur[dyn], minlength=len(first))
+        counts = np.bincount(group, minlength=len(first))
+        pair, pair_first = group_rows(group, tasks.shapes[dyn])  # distinct (op type, shapes) pairs
+        shapes = np.bincount(group[pair_first], minlength=len(first))
         for k in np.argsort(-totals, kind="stable")[:TOP_TYPES].tolist():
-            shapes = len(np.unique(tasks.shapes[dyn[inverse == k]]))
-            top.append(DynamicType(tasks.text(int(types[k])), int(counts[k]), int(totals[k]), shapes))
-    order = dyn[np.argsort(-tasks.dur[dyn], kind="stable")[:longest]]
+            top.append(DynamicType(tasks.text(int(tasks.op_type[dyn[first[k]]])), int(counts[k]), int(totals[k]),
+                                   int(shapes[k])))
+    order = dyn[longest_of(tasks.dur[dyn], longest)]
     return DynamicShapes(len(tasks), len(dyn), int(tasks.dur[dyn].sum()), int(tasks.dur.sum()), top, order)

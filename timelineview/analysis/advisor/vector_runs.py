@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from timelineview.analysis.advisor.task_groups import group_rows, longest_of, stream_order
 from timelineview.analysis.advisor.tasks import Tasks
 from timelineview.analysis.findings.rules import RULE_BY_NAME
 
@@ -52,7 +53,7 @@ class VectorRuns:
 
 def _pieces(tasks: Tasks) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(tasks in stream order, the piece of each (-1: not in a run), its position in its piece)."""
-    order = np.lexsort((tasks.start, tasks.lane))
+    order = stream_order(tasks.lane, tasks.start)
     core_ids = np.unique(tasks.core_type)
     vector_id = np.array([tasks.text(int(c)).strip().upper() in VECTOR_CORE_TYPES for c in core_ids.tolist()])
     vector = vector_id[np.searchsorted(core_ids, tasks.core_type)]
@@ -82,8 +83,8 @@ def vector_runs(tasks: Tasks, longest: int) -> VectorRuns:
     kept = np.flatnonzero(length >= MIN_SEQUENCE)
     if not len(kept):
         return VectorRuns([], 0, compute_ns)
-    seqs, which = np.unique(matrix[kept], axis=0, return_inverse=True)
-    which = which.reshape(-1)
+    which, first_of = group_rows(*matrix[kept].T)
+    seqs = matrix[kept][first_of]
     piece_ns = np.bincount(piece[inside], weights=tasks.dur[order[inside]], minlength=n_pieces)[kept]
     counts = np.bincount(which, minlength=len(seqs))
     totals = np.bincount(which, weights=piece_ns, minlength=len(seqs))
@@ -99,7 +100,7 @@ def vector_runs(tasks: Tasks, longest: int) -> VectorRuns:
     for k in repeated[np.argsort(-totals[repeated], kind="stable")][:TOP_SEQUENCES].tolist():
         mine = kept[which == k]
         spans = tasks.end[last_task[mine]] - tasks.start[first_task[mine]]
-        best = mine[np.argsort(-spans, kind="stable")[:longest]]
+        best = mine[longest_of(spans, longest)]
         names = tuple(tasks.text(int(t)) for t in seqs[k] if t != -2)
         out.append(VectorSequence(names, int(counts[k]), int(totals[k]),
                                   [(int(first_task[p]), int(last_task[p])) for p in best.tolist()]))
