@@ -84,3 +84,17 @@ def test_a_long_run_is_cut_into_pieces_of_the_longest_sequence():
     rows = [(0, k * 3, 2, op, v, "", 48) for k, op in enumerate(ops)]
     runs = vector_runs(tasks(rows), longest=3)
     assert [(s.op_types, s.count, s.total_ns) for s in runs.sequences] == [(("Mul", "Add") * 4, 3, 24 * 2 * US)]
+
+
+def test_op_type_tables_and_their_longest_tasks():
+    from timelineview.analysis.advisor.op_type_times import op_type_times
+
+    t = tasks([(0, 0, 10, "MatMul", "AI_CORE", "2,3", 24), (0, 20, 30, "MatMul", "AI_CORE", "4,3", 24),
+               (0, 60, 5, "Add", "AI_VECTOR_CORE", "", 48), (1, 0, 30, "MatMul", "AI_CORE", "2,3", 24),
+               (1, 40, 7, "Add", "AI_VECTOR_CORE", "", 48), (1, 50, 12, "MatMul", "AI_CORE", "2,3", 24)])
+    got = op_type_times(t, longest=2)
+    assert sorted(got["by_op_type"]) == [["Add", 2, 12.0], ["MatMul", 4, 82.0]]
+    # only rows with shapes, most time first: MatMul [2,3] 10 + 30 + 12, then MatMul [4,3] 30
+    assert got["by_shape"] == [["MatMul", "2,3", 3, 52.0], ["MatMul", "4,3", 1, 30.0]]
+    # the two longest of each op type, longest first; MatMul's two of 30 µs: the earlier first
+    assert got["longest"] == {"MatMul": [1, 3], "Add": [4, 2]}

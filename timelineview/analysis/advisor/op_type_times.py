@@ -37,20 +37,4 @@ def op_type_times(tasks: Tasks, longest: int) -> dict:
             f = int(shaped[first[k]])
             by_shape.append([tasks.text(int(tasks.op_type[f])), tasks.text(int(tasks.shapes[f])), int(counts[k]),
                              float(totals[k]) / NS_PER_US])
-    return {"by_op_type": [], "by_shape": [], "longest": {}}
-    types, row, counts, totals = _grouped(tasks.op_type[:, None], tasks.dur)
-    by_type = [[tasks.text(int(t)), int(c), float(v) / NS_PER_US]
-               for t, c, v in zip(types[:, 0].tolist(), counts.tolist(), totals.tolist(), strict=True)]
-    order = np.lexsort((-tasks.dur, row))
-    bounds = np.searchsorted(row[order], np.arange(len(types) + 1))
-    top = {by_type[k][0]: order[bounds[k]:min(bounds[k] + longest, bounds[k + 1])].tolist()
-           for k in range(len(types))}
-    shaped = np.flatnonzero(tasks.shapes >= 0)
-    by_shape = []
-    if len(shaped):
-        keys, _, counts, totals = _grouped(np.stack([tasks.op_type[shaped], tasks.shapes[shaped]], axis=1),
-                                           tasks.dur[shaped])
-        for k in np.argsort(-totals, kind="stable")[:MAX_SHAPES].tolist():
-            by_shape.append([tasks.text(int(keys[k, 0])), tasks.text(int(keys[k, 1])), int(counts[k]),
-                             float(totals[k]) / NS_PER_US])
     return {"by_op_type": by_type, "by_shape": by_shape, "longest": top}
