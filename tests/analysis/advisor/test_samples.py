@@ -99,3 +99,19 @@ def test_database_frequency_table(path):
     assert advisor["frequency"]["lowest_mhz"] == min(freq) and advisor["frequency"]["nominal_mhz"] == max(freq)
     assert advisor["dynamic"] is None  # the database writes no OP State
     assert advisor["block_dim"] is None  # "Ascend910B" names no one part: its core count is not known
+
+
+CANN = SAMPLES / "cann_per_iteration"
+
+
+@pytest.mark.skipif(not CANN.is_dir(), reason="CANN sample absent")
+def test_cann_device_description():
+    info = next(CANN.glob("PROF_*/device_0/info.json.0"))
+    device = orjson.loads(info.read_bytes())["DeviceInfo"][0]
+    session = AnalysisSession(load(CANN, cache=False))
+    advisor = _advisor(session, 0)
+    assert advisor["device"]["ai_cores"] == int(device["ai_core_num"])
+    assert advisor["device"]["vector_cores"] == int(device["aiv_num"])
+    assert advisor["device"]["nominal_mhz"] == float(device["aic_frequency"])
+    assert advisor["frequency"] is None  # this export has no AI Core Freq counter
+    assert advisor["block_dim"] is None  # nor block dims: the cores are known, the launches are not

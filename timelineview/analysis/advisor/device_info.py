@@ -17,7 +17,9 @@ import orjson
 from timelineview.model.store.regular_file import read_regular
 
 INFO_PATTERNS = ("info.json*", "device_*/info.json*", "PROF_*/device_*/info.json*")
-LEVELS_UP = 3  # ASCEND_PROFILER_OUTPUT/trace_view.json → rank0_ascend_pt → its PROF_* folder
+# ASCEND_PROFILER_OUTPUT/trace_view.json → rank0_ascend_pt (its PROF_* folder), timeline/ → device_0: no higher,
+# where another card's description lies
+LEVELS_UP = 1
 MAX_INFO_BYTES = 1 << 20  # a device description is a few kilobytes
 
 
