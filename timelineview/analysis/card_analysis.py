@@ -127,7 +127,7 @@ CARD_STAGES: dict[str, CardStage] = {
     "communication": CardStage(lambda store, a: analyse_communication(store, a.classification, a.steps),
                                ("classification", "steps")),
     "memory": CardStage(lambda store, a: card_memory(store, a.steps), ("steps",)),
-    "finding_facts": CardStage(signal_facts, ("derived", "steps", "operators", "communication")),
+    "finding_facts": CardStage(signal_facts, ("derived", "steps", "operators", "communication", "kernels")),
     "collectives": CardStage(lambda store, a: collective_ends(store, a.classification), ("classification",)),
     "document": CardStage(_document, ("derived", "step_stats", "file_overlap", "communication", "operators",
                                       "memory", "kernels")),

@@ -16,7 +16,9 @@ KERNEL_DETAILS = "kernel_details.csv"
 KERNEL_DETAILS_FILES = "kernel_details*.csv"  # kernel_details.csv, or one per slice of a long capture
 KERNEL_DETAILS_COLUMNS = {"stream": "Stream ID", "start": "Start Time(us)", "op_type": "Type",
                           "core": "Accelerator Core", "block_dim": "Block Dim", "shapes": "Input Shapes",
-                          "dtypes": "Input Data Types", "formats": "Input Formats", "out_shapes": "Output Shapes"}
+                          "dtypes": "Input Data Types", "formats": "Input Formats", "out_shapes": "Output Shapes",
+                          "op_state": "OP State"}
+KERNEL_DETAILS_DYNAMIC_STATE = "dynamic"  # the OP State of a task compiled for dynamic shapes
 KERNEL_DETAILS_PMU_COLUMN = re.compile(r"^(aic_|aiv_|aicore_|cube_)")  # the PMU figures it carries per task
 MEMORY_RECORD_CSV = "memory_record.csv"
 OPERATOR_MEMORY_CSV = "operator_memory.csv"

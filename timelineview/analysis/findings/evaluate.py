@@ -12,6 +12,7 @@ from dataclasses import replace
 import numpy as np
 
 from timelineview.analysis.cluster.slow_cards import SlowCard
+from timelineview.analysis.findings.advisor_rules import ADVISOR_GROUPED_CHECKS, slow_operator_findings
 from timelineview.analysis.findings.links import collective_size_findings, slow_link_findings
 from timelineview.analysis.findings.records import ALL_CARDS, Evidence, Finding, fmt_us, make_finding
 from timelineview.analysis.findings.rules import KIND_ORDER, RULE_BY_NAME, SEVERITY_ORDER, Rule
@@ -267,9 +268,9 @@ RuleCheck = Callable[[dict[str, CardSignals], list[SlowCard]], list[Finding]]
 # Per-card checks (a finding names one card) and checks whose cards are grouped into one finding.
 # ``_slow_steps`` groups its own cards: a job step names none.
 PER_CARD_CHECKS: tuple[RuleCheck, ...] = (_slow_card_findings, _data_bound, _pipeline_imbalance, _long_tail,
-                                          _slow_steps)
+                                          _slow_steps, slow_operator_findings)
 GROUPED_CHECKS: tuple[RuleCheck, ...] = (_pure_communication, _host_bound, _aicpu_heavy, _device_sync,
-                                         _small_operators)
+                                         _small_operators, *ADVISOR_GROUPED_CHECKS)
 
 
 def order_findings(findings: list[Finding]) -> list[Finding]:
@@ -278,15 +279,21 @@ def order_findings(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (KIND_ORDER[f.kind], SEVERITY_ORDER[f.severity], -f.excess))
 
 
-def evaluate_findings(session) -> list[Finding]:
-    """Every finding of the session's cards, ordered by kind (anomalies first), severity, then excess.
-    What the rules read of each card comes from its source (``CardSource.signals``): a trace's slices and
-    interval sets, or what a summary kept of them; a card whose source gives none is not judged."""
+def session_signals(session) -> dict[str, CardSignals]:
+    """What the rules read of each card of ``session`` (by rank); a card whose source gives none is left out."""
     signals = {}
     for k, i in enumerate(session.order):
         sig = session.sources[i].signals(k)
         if sig is not None:
             signals[sig.card] = sig
+    return signals
+
+
+def evaluate_findings(session) -> list[Finding]:
+    """Every finding of the session's cards, ordered by kind (anomalies first), severity, then excess.
+    What the rules read of each card comes from its source (``CardSource.signals``): a trace's slices and
+    interval sets, or what a summary kept of them; a card whose source gives none is not judged."""
+    signals = session_signals(session)
     slow = list(session.slow_cards)
     found = [f for check in PER_CARD_CHECKS for f in check(signals, slow)]
     found += slow_link_findings(session, signals)

@@ -30,7 +30,8 @@ from timelineview.analysis.cluster.slow_cards import (
     step_values,
     typical,
 )
-from timelineview.analysis.worst_of_many import median_and_sigma, required_z, robust_z, z_threshold
+from timelineview.analysis.findings.standing import Standing, single_out, stand_out  # noqa: F401 (Standing: of marks too)
+from timelineview.analysis.worst_of_many import median_and_sigma
 
 NS_PER_US = 1000.0
 # the surfaces that mark, as named in each Mark
@@ -41,6 +42,7 @@ WAITED_FOR_SURFACE = "communication.waited_for"  # a collective's "Waited for" c
 HEADLINE_SURFACE = "communication.headline"  # "the others wait for rank N"
 HEAT_MAP_SURFACE = "heat_map"  # a framed heat-map cell
 DIFF_SURFACE = "diff"  # a card diff lists first: its own compute or step interval changed
+SLOW_OPERATOR_SURFACE = "findings.slow_operator"  # an op type (or shape) named slow on one card
 
 LATENESS = "lateness_us"  # per card and step: how much less it waited than the typical card, summed
 HEAT_MAP_METRICS = SLOW_CARD_METRICS  # the metrics whose cells can be marked: the ones that flag a card
@@ -60,48 +62,6 @@ class Mark:
 
 
 # ------------------------------------------------------------------------------------------------ machinery
-@dataclass(frozen=True)
-class Standing:
-    """Values judged against their median: which stand out above it (``passes``), their robust z, and the
-    median, the spread, the z asked for and the practical floor."""
-
-    passes: np.ndarray  # bool per value
-    z: np.ndarray  # float per value (±inf when sigma is 0)
-    median: float
-    sigma: float
-    z_required: float
-    practical: float
-
-
-def stand_out(values: np.ndarray, practical: float, compared: int | None = None,
-              sigma_floor: float = 0.0) -> Standing:
-    """Which of ``values`` (NaN: absent) stand out *above* the others: at least ``practical`` above their
-    median and a robust z above z_N for N = ``compared`` (default: the values). The spread is 1.4826 × the
-    MAD of these values, or ``sigma_floor`` where larger: a spread measured on many more values (pooled
-    over steps, operators or runs). Without such a floor z_N is widened for a MAD of few values. With a
-    spread of 0, the practical floor alone decides (§4)."""
-    values = np.asarray(values, dtype=np.float64)
-    finite = np.isfinite(values)
-    n = int(finite.sum())
-    if n < MIN_CARDS_FOR_SLOW:
-        return Standing(np.zeros(len(values), bool), np.zeros(len(values)), float("nan"), 0.0, float("inf"),
-                        practical)
-    median, sigma = median_and_sigma(values[finite])
-    sigma = max(sigma, sigma_floor)
-    # a MAD of 8 values can be half the true spread: without a steadier floor z_N is widened for it
-    z_req = z_threshold(compared or n) if sigma_floor > 0 else required_z(compared or n, n)
-    z = robust_z(np.where(finite, values, median), median, sigma)
-    above = np.where(finite, values - median, -np.inf)
-    passes = finite & (above > 0) & (above >= practical) & ((sigma == 0) | (z > z_req))
-    return Standing(passes, z, median, sigma, z_req, practical)
-
-
-def single_out(standing: Standing) -> int | None:
-    """The one value that stands out, or None when none or several do (ties are never credited)."""
-    hits = np.flatnonzero(standing.passes)
-    return int(hits[0]) if len(hits) == 1 else None
-
-
 def _floor(median: float, median_step: float) -> float:
     """§4's practical size: 5 % of the median, 1 % of the median step time (same unit)."""
     return max(MIN_RELATIVE_EXCESS * abs(median), MIN_STEP_SHARE_EXCESS * abs(median_step))
@@ -403,12 +363,26 @@ def _heat_map_marks(session: Any) -> list[Mark]:
     return out
 
 
+def _slow_operator_marks(session: Any) -> list[Mark]:
+    from timelineview.analysis.findings.advisor_rules import operator_name, operator_verdicts
+    from timelineview.analysis.findings.evaluate import session_signals
+
+    by_type, shapes = operator_verdicts(session_signals(session))
+    named = {(v.key, v.card) for v in by_type}
+    shown = by_type + [v for v in shapes if (v.key[0], v.card) not in named]
+    return [Mark(SLOW_OPERATOR_SURFACE, f"{operator_name(v.key)} on {v.card}", v.us_per_step, v.reference_us_per_step,
+                 f"{v.mean_us:.3f} µs per task against {v.median_mean_us * v.card_factor:.3f} µs at the other "
+                 f"cards' pace, z {v.z:.1f} (needs {v.z_required:.1f})" if v.z is not None else
+                 "the other cards all equal") for v in shown]
+
+
 def session_marks(session: Any) -> list[Mark]:
     """Every mark the surfaces of ``session`` (an ``AnalysisSession``) show: the slow cards and memory
     flags of the comparison table, the operator comparison's red cells, the communication headline and
-    its "Waited for" cells, and the heat map's framed cells of every metric that can mark."""
+    its "Waited for" cells, the heat map's framed cells of every metric that can mark, and the op types (shapes)
+    named slow on one card (``slow_operator``)."""
     return (_slow_card_marks(session) + _memory_marks(session) + _operator_marks(session)
-            + _communication_marks(session) + _heat_map_marks(session))
+            + _communication_marks(session) + _heat_map_marks(session) + _slow_operator_marks(session))
 
 
 def diff_marks(diff: Any) -> list[Mark]:

@@ -131,6 +131,49 @@ RULES: tuple[Rule, ...] = (
          {"min_step_ratio": 2.0, "min_steps": 3}, kind=ANOMALY),
 )
 
+# What the trace shows that the producer's advisor checks (metrics.md §7.1, §8); evaluated by
+# ``findings.advisor_rules`` from each card's advisor facts (``analysis.advisor``).
+ADVISOR_RULES: tuple[Rule, ...] = (
+    Rule("slow_operator", MEDIUM, METHOD_CLUSTER,
+         "an op type, or an (op type, input shapes), whose mean task time on one card stands above the other "
+         "cards' by the rule of metrics.md §4 (z_N for N = op types × cards, 5 % and 1 % of the step as "
+         "practical floor), once the card's common factor over its op types is divided out",
+         "{operator} runs slower on {card}: {value} per step against {reference} at the other cards' pace{how_sure}. "
+         "Its mean task takes {mean} there against a median of {median_mean} over the cards{factor}.{shapes} Compare "
+         "it with a healthy card's: its input shapes and formats, its block dim and PMU figures, the kernel chosen "
+         "for it, and that card's AI Core frequency.", kind=ANOMALY),
+    Rule("ai_core_frequency_low", MEDIUM, METHOD_FORWARD_BACKWARD,
+         "the AI Core Freq counter reads below the nominal frequency for ≥ 5 % of the steps' time",
+         "Where the time goes: the AI Cores ran below their nominal {nominal} for {value} ({share} of the steps' "
+         "time; the threshold is {reference}), down to {lowest}; the nominal figure is {nominal_source}. Every "
+         "operator runs slower while the frequency is down: check the card's temperature and power draw and its "
+         "power-saving settings.",
+         {"share_of_step": 0.05}),
+    Rule("dynamic_shapes", LOW, METHOD_FORWARD_BACKWARD,
+         "tasks whose OP State is dynamic hold ≥ 10 % of compute",
+         "Where the time goes: {count} of {tasks} tasks ({share} of compute, {value}; the threshold is {reference}) "
+         "run operators compiled for dynamic shapes: {top}. A dynamic operator may be compiled again for each new "
+         "shape (recompiles on the host) and runs a generic kernel: keep the shapes static (pad inputs to a few "
+         "sizes) so that static kernels are built once, or use the prebuilt binary kernels for shapes that must vary.",
+         {"share_of_compute": 0.10}),
+    Rule("low_block_dim", LOW, METHOD_FORWARD_BACKWARD,
+         "operators of at least 20 µs launched on fewer blocks than the chip has cores for their core type hold "
+         "≥ 5 % of compute",
+         "Where the time goes: {count} tasks of at least {long} ({share} of compute, {value}; the threshold is "
+         "{reference}) run on fewer blocks than the chip's cores ({cores_source}): {top}. The other cores stay idle "
+         "while they run: a tiling that splits the work over every core (or larger batches) would use them.",
+         {"share_of_compute": 0.05, "long_task_us": 20.0}),
+    Rule("fusable_vector_runs", LOW, METHOD_FORWARD_BACKWARD,
+         "runs of ≥ 2 consecutive vector operators of at most 20 µs each, with the same op types repeated ≥ 3 "
+         "times, hold ≥ 5 % of compute",
+         "Where the time goes: repeated runs of small vector operators take {value} ({share} of compute; the "
+         "threshold is {reference}); the most frequent: {top}. Each is several launches and several passes over "
+         "memory that one fused operator would do at once: use the framework's fused operator for the pattern, "
+         "graph-mode fusion, or a custom fused kernel.",
+         {"share_of_compute": 0.05, "small_task_us": 20.0, "min_repeats": 3}),
+)
+RULES = RULES + ADVISOR_RULES
+
 # Memory (metrics.md §11); evaluated by ``analysis.memory.findings``.
 METHOD_MEMORY = "Memory: peaks, large blocks, fragmentation"
 METHOD_ORDER = METHOD_ORDER + (METHOD_MEMORY,)

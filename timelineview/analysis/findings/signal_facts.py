@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from timelineview.analysis.advisor.facts import advisor_facts
 from timelineview.analysis.findings.records import Evidence
 from timelineview.analysis.findings.rules import RULE_BY_NAME
 from timelineview.analysis.findings.signals import EVIDENCE_SPANS, CardSignals, SyncCalls, TransferSignals
@@ -39,7 +40,8 @@ def intervals(pairs: list[list[int]]) -> Intervals:
 
 def signal_facts(store: TraceStore, a) -> dict | None:
     """What the findings read of the slices and interval sets of a card with analysis ``a`` (a
-    ``CardAnalysis`` with derived, steps, operators and communication computed); None when there is none."""
+    ``CardAnalysis`` with derived, steps, operators, communication and kernels computed); None when there is
+    none."""
     if a.error or a.derived is None or not a.steps or a.operators is None:
         return None
     sig = CardSignals(card=a.card, order=0, store=store, derived=a.derived, steps=list(a.steps),
@@ -61,6 +63,7 @@ def signal_facts(store: TraceStore, a) -> dict | None:
         "small_operators": {"gap_over_duration": gap_rule, "share": followed, "longest_gaps": longest(gaps)},
         "pure_communication_longest": longest(a.derived.pure_communication),
         "free_gaps_in_fp_bp_longest": longest(sig.free_gaps_in_fp_bp()),
+        "advisor": advisor_facts(store, a, EVIDENCE_SPANS),
     }
 
 
@@ -114,6 +117,9 @@ class FactSignals(CardSignals):
     def free_gaps_in_fp_bp(self) -> Intervals:
         """The longest ``EVIDENCE_SPANS`` of it: all the rules take."""
         return intervals(self.facts["free_gaps_in_fp_bp_longest"])
+
+    def advisor(self) -> dict | None:
+        return self.facts.get("advisor")  # absent from facts kept before the advisor's checks
 
 
 def fact_signals(sig: CardSignals | None, facts: dict | None) -> CardSignals | None:

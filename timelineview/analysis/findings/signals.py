@@ -181,6 +181,10 @@ class CardSignals:
                                float(odd.mean()) if len(transfer) else 0.0,
                                float((t.end - t.start)[odd_rows].sum()) / NS_PER_US, evidence(odd_rows))
 
+    def advisor(self) -> dict | None:
+        """The advisor's facts of the card (``advisor.facts``); None when its facts were not computed."""
+        return None
+
     def pure_communication_spans(self) -> Intervals:
         """The pure communication the rules show as evidence (its longest spans are taken)."""
         return self.derived.pure_communication

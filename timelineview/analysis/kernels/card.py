@@ -53,7 +53,7 @@ def card_kernels(store: TraceStore, classification: Classification) -> KernelTab
     return KernelTable(source=found.source, slices=compute.astype(np.int64), group=group,
                        block_dim=found.block_dim.astype(np.int32), groups=groups,
                        described=described, pmu=found.pmu,
-                       device=found.device or device_name(store, classification.mode))
+                       device=found.device or device_name(store, classification.mode), dynamic=found.dynamic)
 
 
 def _fill_from_names(store: TraceStore, compute: np.ndarray, found: SourceResult) -> None:

@@ -23,6 +23,7 @@ MATCH_TOLERANCE_NS = 1000  # a row's start and its task's, both written from one
 PMU_COLUMN = torch_npu.KERNEL_DETAILS_PMU_COLUMN  # the PMU figures the table carries per task
 MISSING_TEXT = ("", "N/A")
 COLUMNS = torch_npu.KERNEL_DETAILS_COLUMNS
+DYNAMIC_STATE = torch_npu.KERNEL_DETAILS_DYNAMIC_STATE  # the OP State of a task compiled for dynamic shapes
 
 
 def kernel_details_file(store: TraceStore) -> Path | None:
@@ -60,6 +61,9 @@ def kernel_details_descriptions(store: TraceStore, compute: np.ndarray, interner
             column = header[key]
             texts = [_text(r[column], key in ("shapes", "out_shapes")) for r in picked]
             getattr(result.found, target)[tasks] = interner.ids(texts)
+    if "op_state" in header:
+        result.dynamic = np.zeros(len(compute), bool)
+        result.dynamic[tasks] = [r[header["op_state"]].strip().lower() == DYNAMIC_STATE for r in picked]
     if "block_dim" in header:
         result.block_dim[tasks] = [_int(r[header["block_dim"]]) for r in picked]
     for name, column in header.items():

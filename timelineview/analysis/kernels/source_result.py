@@ -23,6 +23,7 @@ class SourceResult:
     block_dim: np.ndarray  # int32
     pmu: dict[str, np.ndarray] = field(default_factory=dict)
     device: str = ""
+    dynamic: np.ndarray | None = None  # bool per task: its OP State is dynamic (None: the source does not say)
 
     @classmethod
     def empty(cls, source: str, interner: Interner, n: int) -> SourceResult:

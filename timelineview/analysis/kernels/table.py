@@ -58,6 +58,7 @@ class KernelTable:
     described: int
     pmu: dict[str, np.ndarray] = field(default_factory=dict)  # PMU figure name -> float32 per task (NaN: none)
     device: str = ""  # the chip the capture names ("Ascend910B"), "" when it names none
+    dynamic: np.ndarray | None = None  # bool per task: compiled for dynamic shapes (None: the source does not say)
 
     def __len__(self) -> int:
         return len(self.slices)

@@ -1,0 +1,72 @@
+"""Long operators launched on fewer blocks than the chip has cores: a task of at least ``LONG_TASK_US`` whose
+block dim is below the cores its core type can use leaves the other cores idle while it runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from timelineview.analysis.advisor.device_info import DeviceInfo
+from timelineview.analysis.advisor.task_groups import group_rows, longest_of
+from timelineview.analysis.advisor.tasks import Tasks
+from timelineview.analysis.findings.rules import RULE_BY_NAME
+
+# shorter tasks are bound by their launch, not by the cores they use
+LONG_TASK_US = float(RULE_BY_NAME["low_block_dim"].thresholds["long_task_us"])
+NS_PER_US = 1000
+CORE_TYPES = ("AI_CORE", "AI_VECTOR_CORE", "AIV", "AIC", "MIX_AIC", "MIX_AIV")  # tasks that spread over cores
+TOP_TYPES = 3
+
+
+@dataclass(frozen=True)
+class LowBlockType:
+    op_type: str
+    core_type: str
+    block_dim: int  # the most frequent block dim of its low tasks
+    cores: int
+    count: int
+    total_ns: int
+
+
+@dataclass(frozen=True)
+class LowBlockDim:
+    """The long tasks launched on fewer blocks than cores: count, time, all compute time, the op types carrying
+    most of it and the longest tasks (positions in ``Tasks``)."""
+
+    count: int
+    total_ns: int
+    compute_ns: int
+    top: list[LowBlockType]
+    longest: np.ndarray
+
+    @property
+    def share(self) -> float:
+        return self.total_ns / self.compute_ns if self.compute_ns else 0.0
+
+
+def low_block_dim(tasks: Tasks, device: DeviceInfo, longest: int) -> LowBlockDim | None:
+    """None when the chip's core counts are not known or no task has a block dim."""
+    if not device.ai_cores or not len(tasks) or not (tasks.block_dim > 0).any():
+        return None
+    core_ids = np.unique(tasks.core_type)
+    cores_of = np.zeros(len(core_ids), np.int64)
+    for k, cid in enumerate(core_ids.tolist()):
+        name = tasks.text(cid).strip().upper()
+        cores_of[k] = device.cores_for(name) if name in CORE_TYPES else 0
+    cores = cores_of[np.searchsorted(core_ids, tasks.core_type)]
+    low = (tasks.block_dim > 0) & (tasks.block_dim < cores) & (tasks.dur >= LONG_TASK_US * NS_PER_US)
+    hit = np.flatnonzero(low)
+    top = []
+    if len(hit):
+        group, first = group_rows(tasks.op_type[hit], tasks.core_type[hit])
+        totals = np.bincount(group, weights=tasks.dur[hit], minlength=len(first))
+        counts = np.bincount(group, minlength=len(first))
+        for k in np.argsort(-totals, kind="stable")[:TOP_TYPES].tolist():
+            mine = hit[group == k]
+            values, times = np.unique(tasks.block_dim[mine], return_counts=True)
+            f = int(hit[first[k]])
+            top.append(LowBlockType(tasks.text(int(tasks.op_type[f])), tasks.text(int(tasks.core_type[f])),
+                                    int(values[np.argmax(times)]), int(cores[f]), int(counts[k]), int(totals[k])))
+    order = hit[longest_of(tasks.dur[hit], longest)]
+    return LowBlockDim(len(hit), int(tasks.dur[hit].sum()), int(tasks.dur.sum()), top, order)
