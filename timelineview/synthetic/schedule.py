@@ -2,7 +2,8 @@
 
 A collective ends when its slowest member has arrived plus the transfer time, so it ends at
 the same true instant on every card. Fast cards therefore show long operators (they wait),
-and the cards' clock offsets can be recovered from the operator ends (metrics.md §4).
+and the cards' clock offsets can be recovered from the operator ends (metrics.md §4). In a pipeline of
+stages a receive and its sender's send end together instead, one pair after the other in rank order.
 """
 
 from __future__ import annotations
@@ -46,9 +47,10 @@ class Schedule:
     step_end: np.ndarray  # (steps,)
     t0: np.ndarray  # (steps, cards) compute origin of each card
     op_start: np.ndarray  # (steps, ops, cards)
-    op_end: np.ndarray  # (steps, ops), common to all cards
+    op_end: np.ndarray  # (steps, ops, cards): the same on every card but a pipeline stage's send/receive
     op_xfer: np.ndarray  # (steps, ops)
     marker_shift: np.ndarray  # (steps, cards): how much later a host bubble writes the card's step start marker
+    present: np.ndarray  # (ops, cards) bool: the card runs the operator (a pipeline's ends lack one)
 
     def card_bounds(self, step: int, card: int) -> tuple[int, int]:
         """[start, end) of step number ``step`` (0-based) as card ``card``'s step markers say."""
@@ -66,26 +68,36 @@ def build_schedule(specs: Sequence[CardSpec], cluster_seed: int | None = None,
     already drawn (``draws[k][card]`` = ``draw_step(specs[card], k + 1)``), to reuse them."""
     specs = list(specs)
     steps = specs[0].steps
-    if any(s.steps != steps or s.pipeline != specs[0].pipeline for s in specs):
+    if any(s.steps != steps or (s.pipeline, s.pipeline_stages) != (specs[0].pipeline, specs[0].pipeline_stages)
+           for s in specs):
         raise ValueError("all cards of a cluster need the same steps and pipeline setting")
+    stages = specs[0].pipeline_stages and len(specs) > 1
     seed = specs[0].seed if cluster_seed is None else cluster_seed
     kinds = comm_kinds(specs[0].pipeline)
     n_ops, n_cards = len(kinds), len(specs)
     size = max(1.0, (max(s.tasks_per_step for s in specs) / 400.0) ** 0.5)
     sched = Schedule(kinds, np.zeros(steps, np.int64), np.zeros(steps, np.int64),
                      np.zeros((steps, n_cards), np.int64), np.zeros((steps, n_ops, n_cards), np.int64),
-                     np.zeros((steps, n_ops), np.int64), np.zeros((steps, n_ops), np.int64),
-                     np.zeros((steps, n_cards), np.int64))
+                     np.zeros((steps, n_ops, n_cards), np.int64), np.zeros((steps, n_ops), np.int64),
+                     np.zeros((steps, n_cards), np.int64), _present(kinds, n_cards, stages))
     start = TRUE_START_NS
     for k in range(steps):
         locs = list(draws[k]) if draws is not None else [draw_step(s, k + 1) for s in specs]
         rng = np.random.default_rng([seed, k + 1, 23])
         t0 = np.array([start + loc.wait for loc in locs], np.int64)
-        prev_end = None
-        for j, kind in enumerate(kinds):
+        xfers = []
+        for kind in kinds:
             lo, hi = _XFER_US[kind]
             xfer = int(rng.uniform(lo, hi) * 1000 * size)
-            xfer += slow_link_extra_ns(specs, kind, xfer)
+            xfers.append(xfer + slow_link_extra_ns(specs, kind, xfer))
+        sched.op_xfer[k] = xfers
+        prev_end = None
+        first = 0
+        if stages:
+            t0, prev_end = _stage_pairs(sched, k, t0, locs, kinds)
+            first = 2
+        for j in range(first, n_ops):
+            kind, xfer = kinds[j], xfers[j]
             if kind == KIND_RECEIVE:
                 ready = t0.copy()  # activations are awaited right after the data wait
             else:
@@ -93,15 +105,15 @@ def build_schedule(specs: Sequence[CardSpec], cluster_seed: int | None = None,
             if prev_end is not None:
                 ready = np.maximum(ready, prev_end + _LAUNCH_GAP_NS)
             end = int(ready.max()) + xfer
-            sched.op_start[k, j], sched.op_end[k, j], sched.op_xfer[k, j] = ready, end, xfer
+            sched.op_start[k, j], sched.op_end[k, j] = ready, end
             if kind == KIND_RECEIVE:
                 t0 = np.full(n_cards, end + _LAUNCH_GAP_NS, np.int64)  # forward waits for them
             prev_end = end
         stall = _shared_stall(specs[0], seed, k + 1, prev_end - start)
         if stall:  # every card's compute and collectives start that much later
             t0 = t0 + stall
-            sched.op_start[k] += stall
-            sched.op_end[k] += stall
+            sched.op_start[k][sched.present] += stall
+            sched.op_end[k][sched.present] += stall
             prev_end += stall
         sched.t0[k] = t0
         sched.step_start[k] = start
@@ -110,6 +122,44 @@ def build_schedule(specs: Sequence[CardSpec], cluster_seed: int | None = None,
         start = prev_end + int(rng.uniform(3_000, 10_000))
         sched.step_end[k] = start
     return sched
+
+
+def _present(kinds: list[int], n_cards: int, stages: bool) -> np.ndarray:
+    """(ops, cards): which card runs which operator. In a pipeline of stages the first stage receives
+    nothing and the last sends nothing (no ring back from the last rank to the first)."""
+    out = np.ones((len(kinds), n_cards), bool)
+    if stages:
+        out[kinds.index(KIND_RECEIVE), 0] = False
+        out[kinds.index(KIND_SEND), n_cards - 1] = False
+    return out
+
+
+def _stage_pairs(sched: Schedule, k: int, t0: np.ndarray, locs: Sequence[StepLocal],
+                 kinds: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Place step ``k``'s receives and sends of a pipeline of stages, in rank order: a stage awaits its
+    activations right after its data wait, the pair ends when both its receive and the previous stage's
+    send have been launched plus the transfer, and the stage's forward (whose end launches its own send)
+    starts after its receive. Returns each card's compute origin and its last operator's end."""
+    recv, send = kinds.index(KIND_RECEIVE), kinds.index(KIND_SEND)
+    sched.op_xfer[k, recv] = sched.op_xfer[k, send]  # one transfer ends both
+    origin = t0.copy()
+    last_end = np.zeros(len(t0), np.int64)
+    sent = 0
+    for c in range(len(t0)):
+        if c:
+            sched.op_start[k, recv, c] = t0[c]
+            end = max(int(t0[c]), sent) + int(sched.op_xfer[k, send])
+            sched.op_end[k, recv, c] = sched.op_end[k, send, c - 1] = end
+            last_end[c - 1] = max(last_end[c - 1], end)
+            last_end[c] = end
+            origin[c] = end + _LAUNCH_GAP_NS
+        if c + 1 < len(t0):
+            sent = int(origin[c]) + int(locs[c].ready[send])
+            sched.op_start[k, send, c] = sent
+    absent = ~sched.present
+    sched.op_start[k][absent] = -1
+    sched.op_end[k][absent] = -1
+    return origin, last_end
 
 
 def _shared_stall(spec: CardSpec, seed: int, step: int, step_ns: int) -> int:
@@ -140,11 +190,13 @@ def card_steps(spec: CardSpec, sched: Schedule, card: int) -> Iterator[StepWork]
     """The placed steps of card number ``card`` of the schedule, one at a time (the work where the cluster
     schedule puts it, the step markers where the card's host wrote them)."""
     n_ops = len(sched.kinds)
+    mine = np.flatnonzero(sched.present[:, card])
+    kinds = [sched.kinds[j] for j in mine.tolist()]
     for k in range(sched.steps):
         placed = place_step(
             draw_step(spec, k + 1), k + 1, int(sched.step_start[k]), int(sched.step_end[k]),
-            int(sched.t0[k, card]), sched.op_start[k, :, card], sched.op_end[k], sched.op_xfer[k],
-            sched.kinds, k * n_ops,
+            int(sched.t0[k, card]), sched.op_start[k, mine, card], sched.op_end[k, mine, card],
+            sched.op_xfer[k, mine], kinds, (k * n_ops + mine).tolist(),
         )
         start, end = sched.card_bounds(k, card)
         yield placed if (start, end) == (placed.start, placed.end) else replace(placed, start=start, end=end)

@@ -23,6 +23,10 @@ class CardSpec:
     writes them); with ``slow_link_delays`` its collectives take longer by the extra transfer time
     (the same bytes as on a healthy link), else the same time with fewer bytes. A slow card
     (``compute_scale`` > 1) is the card the others wait for.
+    ``pipeline_stages`` (with ``pipeline``) makes the ranks the stages of one pipeline: rank r receives
+    its activations from rank r − 1's send (rank 0 receives nothing, the last rank sends nothing), each
+    receive ends with its sender's send, and each card's forward starts after its own receive, so the
+    stages start one after the other; without it every card's receive and send end together.
     ``memory_scale`` multiplies the device memory the trace's ``NPU MEM`` counters give (a card that
     holds more memory, as the trace alone tells it).
 
@@ -44,6 +48,7 @@ class CardSpec:
     data_wait_us: float = 2000.0
     clock_offset_ns: int = 0
     pipeline: bool = False
+    pipeline_stages: bool = False  # ranks are successive stages: send/receive joined pair by pair
     with_duplicates: bool = False
     with_overlaps: bool = False
     planes: int = 4  # HCCL link planes per communication group
@@ -73,6 +78,8 @@ class CardSpec:
             raise ValueError("planes must be in 1..8")
         if self.slow_link_factor <= 0:
             raise ValueError("slow_link_factor must be > 0")
+        if self.pipeline_stages and not self.pipeline:
+            raise ValueError("pipeline_stages needs pipeline")
         if self.memory_scale <= 0:
             raise ValueError("memory_scale must be > 0")
         if not (0 <= self.step_stall_share <= 1 and 0 <= self.host_bubble_share <= 1):

@@ -160,8 +160,9 @@ class StepWork:
 
 
 def place_step(local: StepLocal, index: int, start: int, end: int, t0: int, op_start: np.ndarray,
-               op_end: np.ndarray, op_xfer: np.ndarray, op_kind: list[int], first_seq: int) -> StepWork:
-    """Put a drawn step at compute origin ``t0`` with the operator times from the schedule."""
+               op_end: np.ndarray, op_xfer: np.ndarray, op_kind: list[int], op_seq: list[int]) -> StepWork:
+    """Put a drawn step at compute origin ``t0`` with the operator times from the schedule; ``op_seq``:
+    the operators' running numbers (the same on every card that runs them)."""
     s = local.rel_start + t0
     keep = ~local.other | (s + local.dur < int(op_start[-1]))  # chores never outlive the step
     s, d = s[keep], local.dur[keep]
@@ -173,7 +174,7 @@ def place_step(local: StepLocal, index: int, start: int, end: int, t0: int, op_s
     return StepWork(
         index=index, start=start, end=end, fp=fp, bp=bp, item_start=s, item_dur=d, stream=stream,
         other=other, kind=kind, forward=local.forward[keep], duplicate=local.duplicate[keep],
-        op_kind=op_kind, op_seq=list(range(first_seq, first_seq + len(op_kind))),
+        op_kind=op_kind, op_seq=list(op_seq),
         op_start=op_start, op_end=op_end, op_xfer=op_xfer,
         memcpy_start=memcpy_start, memcpy_dur=local.memcpy_dur,
         launch_idx=idx, host_start=hs, host_dur=hd,

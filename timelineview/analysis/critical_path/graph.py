@@ -16,6 +16,7 @@ the same number of operators are left out (``skipped_steps``).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -182,11 +183,8 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
         total = _busy_until(us, ue, cum, e0) - done0
         with np.errstate(invalid="ignore", divide="ignore"):
             share = (_busy_until(us, ue, cum, abs_arrival[:, :, c]) - done0[:, None]) / total[:, None]
-        progress[:, :, c] = np.where(queued[:, :, c] | ~(total[:, None] > 0), np.nan, share)
-    # A queued launch says nothing of when its card was ready: the card was ready at the same share of
-    # its step's compute as the cards that launched as soon as they were ready.
-    with np.errstate(all="ignore"):
-        launch_share = np.nanmedian(np.where(np.isnan(progress).all(axis=2, keepdims=True), 1.0, progress), axis=2)
+        progress[:, :, c] = np.where(total[:, None] > 0, share, np.nan)
+    launch_share = _launch_share(progress, queued)
     for c, (us, ue, cum) in enumerate(unions):
         a = abs_arrival[:, :, c]
         origin = origins[:, c]
@@ -226,6 +224,25 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
         blocked=blocked, lead=lead, own_slack=own_slack, prev_slack=prev_slack, transit=transit, tail=tail,
         type_share=_type_share([c.step_type_ns[r] for c, r in zip(cards, rows, strict=True)]),
         links=_links(cards, first, n_ops), type_names=list(type_names), skipped_steps=skipped)
+
+
+def _launch_share(progress: np.ndarray, queued: np.ndarray) -> np.ndarray:
+    """(K, J): the share of its step's compute at which a card was ready to launch operator j, from each
+    card's ``progress`` (K, J, C) at its launch (NaN: the card computed nothing in the step) and whether
+    the launch was ``queued`` behind the previous operator.
+
+    A queued launch says nothing of when its card was ready, only that it was ready by then: the cards
+    run the same work, so a card was ready at the share the cards that launched as soon as they were
+    ready launched at. When every card's launch was queued (a slow link holding back the operator before
+    it), each queued card's progress still bounds the share from above, and the lowest bound is the
+    nearest the step tells; only a step whose cards computed nothing takes the launch instant (share 1).
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices are what the fallbacks are for
+        unqueued = np.nanmedian(np.where(queued, np.nan, progress), axis=2)
+        bound = np.nanmin(progress, axis=2)
+    share = np.where(np.isnan(unqueued), bound, unqueued)
+    return np.where(np.isnan(share), 1.0, share)
 
 
 def _type_share(step_type_ns: list[np.ndarray]) -> np.ndarray:

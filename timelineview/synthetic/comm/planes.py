@@ -85,7 +85,7 @@ def _operator(rows: PlaneRows, j: int, kind: int, a: int, b: int, wait_end: int,
     size = _bytes(mine, speed, xfer_from, xfer_to, len(xfer_names))
     for q in range(n_planes):
         t0 = a + q * PLANE_STAGGER_NS
-        first = mine[q][0].rank if mine[q] else topo.INVALID_RANK
+        first = topo.notify_peer(kind, r, mine[q], spec.pipeline_stages)
         rows.add(t0, RECORD_NS, q, j, PL_RECORD, "Notify_Record", r, first, "SDMA", "INVALID_TYPE", 0)
         if q == 0 and not _is_p2p(kind):
             t = rows.add(t0 + RECORD_NS + 100, LOCAL_REDUCE_NS, q, j, PL_LOCAL, "Reduce_Inline", r,
