@@ -106,8 +106,12 @@ def timed(side: Side, path: Path) -> Run:
 
 
 def warm(side: Side, path: Path) -> None:
-    """Ready the side's compiled scanner in its numba cache (a compile in the foreground the first time),
-    then one untimed ``stats`` for the kernels a load compiles on first use."""
+    """Byte-compile the side's modules (an installed package has them; with PYTHONDONTWRITEBYTECODE set
+    every run would compile its sources again), ready its compiled scanner in its numba cache (a compile
+    in the foreground the first time), then one untimed ``stats`` for the kernels a load compiles on
+    first use."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(side.source / "timelineview")], check=True,
+                   stdout=subprocess.DEVNULL)
     subprocess.run([sys.executable, "-c", WARM_SCANNER], env=side.env(), check=True, cwd=tempfile.gettempdir())
     timed(side, path)
 
