@@ -2,6 +2,7 @@
 
     python benchmarks/bench_against_commit.py PATH [--commit SHA] [--runs 5]
     python benchmarks/bench_against_commit.py --generate 355 [--runs 5]   # .bench/msprof_355MB.json first
+    python benchmarks/bench_against_commit.py PATH --new-source DIR   # another checkout's sources as the new side
 
 The older commit (``BASELINE_COMMIT`` unless ``--commit``) is exported with ``git archive`` into
 ``.bench/commit-SHA`` and run with this interpreter and ``PYTHONPATH`` pointing at it, so both sides use the
@@ -122,12 +123,14 @@ def main() -> None:
     ap.add_argument("--generate", type=int, metavar="MB", help="time a generated msprof trace of MB")
     ap.add_argument("--commit", default=BASELINE_COMMIT, help=f"the older commit (default {BASELINE_COMMIT})")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--new-source", type=Path, default=ROOT,
+                    help="the sources to time as the new side (a folder holding timelineview/; default this checkout)")
     args = ap.parse_args()
     path = args.path or generate(args.generate or 355)
     size_mb = path.stat().st_size / 1e6
     label = f"commit {args.commit}"
     sides = [Side(label, export_commit(args.commit), BENCH / "home-old", ()),
-             Side("this checkout", ROOT, BENCH / "home-new", ())]
+             Side("this checkout", args.new_source.resolve(), BENCH / "home-new", ())]
     for side in sides:
         side.home.mkdir(parents=True, exist_ok=True)
     sides = [Side(s.name, s.source, s.home, ("--no-cache",) if has_option(s, "--no-cache") else ())
