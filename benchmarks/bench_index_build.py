@@ -15,9 +15,9 @@ Two variants, each measured in a fresh process with its inputs (start, dur, lane
 
 Peak extra memory is the process's ``VmHWM`` after the build minus its ``VmRSS`` before (the peak is
 reset before the build where the kernel allows it): it includes the build's outputs, the index's ``order``
-(4 bytes a slice) and the slices' ``depth`` (2). The heap is set up as a load sets it (a fixed mmap
-threshold, free pages handed back before the build). Both variants must give the same index (checked by a
-digest of every output). CPU seconds are printed too: wall time says little on a busy machine.
+(4 bytes a slice) and the slices' ``depth`` (2). The heap is set up as a database load sets it (a fixed
+mmap threshold, free pages handed back before the build). Both variants must give the same index (checked
+by a digest of every output). CPU seconds are printed too: wall time says little on a busy machine.
 
 Run: ``python benchmarks/bench_index_build.py [--slices 20000000] [--runs 3]``. Prints medians.
 """
@@ -131,7 +131,7 @@ def child(folder: str, variant: str) -> None:
     from timelineview.model.load import heap
     from timelineview.model.store.interval_index import build_index, lane_time_order
 
-    heap.fixed_mmap_threshold()  # as a load sets it
+    heap.fixed_mmap_threshold()  # as a database load sets it
 
     cols = {c: np.load(Path(folder) / f"{c}.npy") for c in COLUMNS}
     start, dur, lane, src = (cols[c] for c in COLUMNS)

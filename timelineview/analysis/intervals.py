@@ -91,7 +91,9 @@ def union(starts: np.ndarray, ends: np.ndarray) -> Intervals:
     np.subtract(ends, base, out=keys[n:])
     keys <<= 1
     keys[n:] |= 1
-    keys.sort()
+    # a merge sort: traces list each lane's slices nearly in time order, so the keys are a few long
+    # sorted runs, which it merges 5-30x faster than the default quicksort sorts them
+    keys.sort(kind="stable")
     is_end = (keys & 1).astype(np.int8)
     depth = np.cumsum(1 - 2 * is_end, dtype=np.int32)
     closing = np.flatnonzero(depth == 0)

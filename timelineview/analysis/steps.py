@@ -168,9 +168,10 @@ def _phase_points(store: TraceStore, derived: DerivedIntervals, s: np.ndarray,
         data_input[i] = any(tag in low for tag in _DATA_INPUT)
     real = compute.copy()
     real[compute] = ~data_input[name_ids]
-    fp_starts = np.sort(sl.start[real])
-    compute_ends = np.sort(sl.end[compute])
-    comm_starts = np.sort(sl.start[cls.communication])
+    # merge sorts: each lane's tasks come nearly in time order, a few long sorted runs
+    fp_starts = np.sort(sl.start[real], kind="stable")
+    compute_ends = np.sort(sl.end[compute], kind="stable")
+    comm_starts = np.sort(sl.start[cls.communication], kind="stable")
 
     k = np.searchsorted(fp_starts, s, side="left")
     first = fp_starts[np.minimum(k, len(fp_starts) - 1)] if len(fp_starts) else s

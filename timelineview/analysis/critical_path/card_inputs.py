@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from timelineview.analysis.critical_path.op_types import op_type_of
+from timelineview.analysis.kernels.dense_ids import distinct_inverse
 
 KEY = "critical_path_inputs"  # where a card summary keeps them
 
@@ -67,7 +68,7 @@ def card_path_inputs(store, classification, steps, communication) -> CardPathInp
     ops = ops[np.lexsort((sl.end[ops], sl.start[ops]))]
 
     comp = np.flatnonzero(classification.compute)
-    uniq, inverse = np.unique(sl.name[comp], return_inverse=True)
+    uniq, inverse = distinct_inverse(sl.name[comp])  # string ids: a presence table, not a sort of every task
     type_of_name = [op_type_of(names[i] if i >= 0 else "") for i in uniq.tolist()]
     type_names = sorted(set(type_of_name))
     type_id = np.array([type_names.index(t) for t in type_of_name], np.int64)[inverse] if len(comp) \

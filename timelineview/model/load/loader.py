@@ -8,6 +8,7 @@ out not to be a real boundary is decoded again from the right place.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import itertools
 import os
@@ -215,9 +216,11 @@ def load_cards(sources: list[CardSource], progress: Progress | None = None,
     without the compiled scanner). ``partial(stores)`` receives, every second or so, stores
     of what has been decoded so far (see ``PartialLoad``), for showing a load in progress.
     """
-    with heap.load_mmap_threshold():  # the load's blocks given back as freed; what follows as glibc serves it
+    with contextlib.ExitStack() as heap_settings:
         cards = CachedCards(sources, cache)  # the files' stamps, taken before anything reads them
         databases = {ci for ci, src in enumerate(sources) if is_database_source(src)}  # read as fast as the cache
+        if databases:  # their column-sized blocks given back as freed (a JSON load keeps glibc's own thresholds)
+            heap_settings.enter_context(heap.load_mmap_threshold())
         cached = {ci: None if ci in databases else cards.lookup(ci) for ci in range(len(sources))}
         _load_databases(sources, sorted(databases), cached, progress, cancel, card_progress)
         todo = [ci for ci in range(len(sources)) if cached[ci] is None]

@@ -76,7 +76,14 @@ class SliceColumns:
 
     @property
     def end(self) -> np.ndarray:
-        return self.start + self.dur
+        """``start + dur``, computed once for these two columns (the analyses of one card ask for it
+        about twenty times) and read-only, since every caller shares it."""
+        kept = self.__dict__.get("_end")
+        if kept is None or kept[0] is not self.start or kept[1] is not self.dur:
+            end = self.start + self.dur
+            end.setflags(write=False)
+            kept = self.__dict__["_end"] = (self.start, self.dur, end)
+        return kept[2]
 
 
 @dataclass
