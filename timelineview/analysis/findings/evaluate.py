@@ -23,6 +23,7 @@ from timelineview.producers import wording_of
 from timelineview.producers.wording import reword
 
 NS_PER_US = 1000.0
+TERA = 1e12
 STEPS_LANE = "Steps"
 PURE_COMMUNICATION_LANE = "Pure communication"
 IDLE_GAPS_LANE = "Idle AI Core gaps"
@@ -175,6 +176,27 @@ def _pipeline_imbalance(signals: dict[str, CardSignals], slow: list[SlowCard]) -
                   reference=fmt_us(fastest.stage_us))]
 
 
+def fmt_tflop(flops: float) -> str:
+    """FLOPs as the findings say them: in TFLOP (10^12), three significant digits."""
+    return f"{flops / TERA:.3g} TFLOP"
+
+
+def _flops_imbalance(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
+    """The stage with the most FLOPs per step against the one with the fewest (each card is one stage's
+    member; data-parallel replicas of a stage compute the same, so the extremes are the stages')."""
+    rule = RULE_BY_NAME["flops_imbalance"]
+    staged = sorted((s for s in signals.values() if s.stage_flops), key=lambda s: s.order)
+    if len(staged) < 2:
+        return []
+    most = max(staged, key=lambda s: s.stage_flops)
+    fewest = min(staged, key=lambda s: s.stage_flops)
+    if most.stage_flops < (1 + rule.thresholds["excess_over_fewest"]) * fewest.stage_flops:
+        return []
+    return [make_finding(rule, [most.card], "stage_flops", most.stage_flops, fewest.stage_flops,
+                         step_phase_spans(most, "step"), value=fmt_tflop(most.stage_flops),
+                         reference=fmt_tflop(fewest.stage_flops), fewest=fewest.card)]
+
+
 def _device_sync(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
     rule = RULE_BY_NAME["device_sync"]
     out = []
@@ -266,8 +288,8 @@ RuleCheck = Callable[[dict[str, CardSignals], list[SlowCard]], list[Finding]]
 # Each check evaluates the rules of the table it names; a new rule is a row there and a check here.
 # Per-card checks (a finding names one card) and checks whose cards are grouped into one finding.
 # ``_slow_steps`` groups its own cards: a job step names none.
-PER_CARD_CHECKS: tuple[RuleCheck, ...] = (_slow_card_findings, _data_bound, _pipeline_imbalance, _long_tail,
-                                          _slow_steps)
+PER_CARD_CHECKS: tuple[RuleCheck, ...] = (_slow_card_findings, _data_bound, _pipeline_imbalance, _flops_imbalance,
+                                          _long_tail, _slow_steps)
 GROUPED_CHECKS: tuple[RuleCheck, ...] = (_pure_communication, _host_bound, _aicpu_heavy, _device_sync,
                                          _small_operators)
 

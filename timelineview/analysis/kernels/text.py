@@ -1,5 +1,5 @@
-"""The readable output of §7.1: each card's top op types with FLOPs and MFU, and what carries each slow card's
-excess."""
+"""The readable output of §7.1: each card's top op types with FLOPs and MFU, what carries each slow card's
+excess, and the FLOPs of each pipeline stage."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from timelineview.analysis.text_table import format_table
 from timelineview.analysis.vocabulary import declared, quantity
 
 TEXT_ROWS = 10  # op types per card
+TERA = 1e12  # FLOPs are read in TFLOP
 
 
 def _percent(x: float | None) -> str | None:
@@ -37,3 +38,12 @@ def kernels_text(doc: dict, rows: int = TEXT_ROWS) -> str:
                          + format_table(["op type", "µs", "others' median µs", "excess µs", "of the excess"],
                                         table))
     return "\n\n".join(parts)
+
+
+def pipeline_stages_text(stages: list[dict]) -> str:
+    """The table of ``pipeline_stages``: each stage card's FLOPs per step (TFLOP) and MFU ('' without one)."""
+    if not stages:
+        return ""
+    rows = [[s["card"], None if s["flops_per_step"] is None else round(s["flops_per_step"] / TERA, 3),
+             _percent(s["mfu"])] for s in stages]
+    return "FLOPs per pipeline stage (mean per step)\n" + format_table(["card", "TFLOP per step", "MFU"], rows)

@@ -142,6 +142,10 @@ KERNELS = (  # §7.1: op types and input shapes
              section="§7.1"),
     Quantity("p90_us", "p90", US, "90th percentile of the durations of the group's tasks (numpy's "
              "linear percentile)", section="§7.1"),
+    Quantity("flops", "FLOPs", COUNT, "floating-point operations of the compute tasks that start in the step, from "
+             "their shapes (matrix products, convolutions, attention; other types count 0)", section="§7.1"),
+    Quantity("mfu", "MFU", RATIO, "the step's FLOPs / (step time × the chip's peak); null without a known peak",
+             section="§7.1"),
 )
 
 COSTS = (  # §12: critical path and what-if
