@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from timelineview.analysis.classify import classify
+from timelineview.analysis.derived import derive
 from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.steps import find_steps
-from timelineview.analysis.derived import derive
 from timelineview.model import load
 from timelineview.synthetic import cluster_specs, generate_cluster
 from timelineview.viewstate.tabs.heat_map import heat_matrix
