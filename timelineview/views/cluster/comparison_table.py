@@ -10,6 +10,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.cluster.comparison import (
     COUNT,
+    FLOPS,
     MB,
     OFFSET,
     RATIO,
@@ -28,6 +29,7 @@ SLOW_TEXT_DARK = QtGui.QColor(245, 110, 95)  # the same red, readable on a dark 
 SLOW_CELL = QtGui.QColor(225, 85, 70, 80)  # translucent: readable on light and dark bases
 SLOW_ROW = QtGui.QColor(225, 85, 70, 22)
 ROLE = QtCore.Qt.ItemDataRole
+TERA = 1e12  # FLOPs are shown in TFLOP
 
 
 def slow_text_colour(palette: QtGui.QPalette | None = None) -> QtGui.QColor:
@@ -54,6 +56,8 @@ def cell_text(col: Column, value, div: float, per_step: bool) -> str:
         return format_number(int(round(value))) if per_step else format_number(value)
     if col.kind == MB:
         return format_number(value)
+    if col.kind == FLOPS:
+        return format_number(value / TERA)
     return str(value)
 
 
@@ -103,7 +107,8 @@ class ComparisonTableModel(QtCore.QAbstractTableModel):
             return None
         col = self.columns[section]
         if role == ROLE.DisplayRole:
-            return header_text(col, {TIME: self.unit, OFFSET: "µs", COUNT: "per step", MB: "MB"}.get(col.kind, ""))
+            return header_text(col, {TIME: self.unit, OFFSET: "µs", COUNT: "per step", MB: "MB",
+                                      FLOPS: "TFLOP"}.get(col.kind, ""))
         if role == ROLE.ToolTipRole:
             return col.tooltip
         if role == ROLE.TextAlignmentRole:
@@ -155,7 +160,8 @@ class ComparisonTableModel(QtCore.QAbstractTableModel):
         value = r.get(col.key)
         text = f"{col.title}: " + ("—" if value is None else
                                    f"{value:.3f} µs" if col.kind in (TIME, OFFSET) else
-                                   f"{value:.3f} MB" if col.kind == MB else f"{value:.4g}")
+                                   f"{value:.3f} MB" if col.kind == MB else
+                                   f"{value / TERA:.6g} TFLOP" if col.kind == FLOPS else f"{value:.4g}")
         flags = [f"slow — {slow_text(f)}" for f in r["slow"] if f["metric"] == col.key]
         flags += [f"memory — {memory_flag_text(f)}" for f in r.get("memory_flags", []) if f["metric"] == col.key]
         return "\n".join([text, *flags])

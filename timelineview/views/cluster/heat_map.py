@@ -19,6 +19,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.cluster.comparison import (
     COLUMNS,
+    FLOPS,
+    KERNEL_COLUMNS,
     MEMORY_COLUMNS,
     OFFSET,
     PIPELINE_COLUMNS,
@@ -57,9 +59,11 @@ def tick_stride(count: int, cell_px: float, label_px: float) -> int:
         scale *= 10
 
 
-METRIC_TITLES = {c.key: c.title for c in COLUMNS + PIPELINE_COLUMNS}  # as the comparison table's headers
+METRIC_TITLES = {c.key: c.title for c in COLUMNS + PIPELINE_COLUMNS + KERNEL_COLUMNS}  # as the table's headers
 METRIC_TITLES.update({c.key: f"{c.title} (MB)" for c in MEMORY_COLUMNS})
-METRIC_KINDS = {c.key: c.kind for c in COLUMNS + PIPELINE_COLUMNS + MEMORY_COLUMNS}
+METRIC_TITLES.update({c.key: f"{c.title} (TFLOP)" for c in KERNEL_COLUMNS if c.kind == FLOPS})
+METRIC_KINDS = {c.key: c.kind for c in COLUMNS + PIPELINE_COLUMNS + KERNEL_COLUMNS + MEMORY_COLUMNS}
+TERA = 1e12  # FLOPs are shown in TFLOP
 
 
 def row_ticks(comparison: ClusterComparison, matrix: HeatMatrix) -> list[str]:
@@ -121,11 +125,12 @@ class HeatCanvas(QtWidgets.QWidget):
         self.setMinimumSize(200, 120)
 
     def set_matrix(self, matrix: HeatMatrix, time_metric: bool, title: str = "", ticks: list[str] | None = None,
-                   row_axis: str = RANK_AXIS) -> None:
-        """Show ``matrix``; ``title``: the metric's display name, ``ticks``: each row's number (else its label)."""
+                   row_axis: str = RANK_AXIS, flops_metric: bool = False) -> None:
+        """Show ``matrix``; ``title``: the metric's display name, ``ticks``: each row's number (else its label);
+        a time metric is shown in ms, FLOPs in TFLOP."""
         self.matrix = matrix
         self.image = colour_image(matrix, self.lut) if matrix.values.size else None
-        self.unit_div, self.unit = (1000.0, "ms") if time_metric else (1.0, "")
+        self.unit_div, self.unit = (1000.0, "ms") if time_metric else (TERA, "TFLOP") if flops_metric else (1.0, "")
         self.title = title or matrix.metric
         self.row_ticks = list(ticks) if ticks is not None else list(matrix.row_labels)
         self.row_axis = row_axis
@@ -315,7 +320,8 @@ class HeatMapView(QtWidgets.QWidget):
         kind = METRIC_KINDS.get(key)
         grouped = any(len(n) > 1 for n in matrix.row_cards)
         self.canvas.set_matrix(matrix, kind == TIME or key.endswith("_us"), METRIC_TITLES.get(key, key),
-                               row_ticks(self.comparison, matrix), NODE_AXIS if grouped else RANK_AXIS)
+                               row_ticks(self.comparison, matrix), NODE_AXIS if grouped else RANK_AXIS,
+                               flops_metric=kind == FLOPS)
         framed = int(matrix.marked.sum()) if matrix.marked is not None else 0
         self.note.setText(f"{len(matrix.row_labels)} rows × {len(matrix.steps)} steps"
                           + (f", {framed} framed in red (a card flagged slow on it)" if framed else ""))
