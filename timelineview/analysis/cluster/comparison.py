@@ -73,9 +73,10 @@ COLUMNS = (
 )
 PIPELINE_COLUMNS = tuple(declared_column(k, TIME) for k in ("pipeline_stage_us", "receive_only_us",
                                                             "other_pure_communication_us"))
-FLOPS = "flops"  # a column kind: floating-point operations, shown in TFLOP
+FLOPS = "flops"  # a column kind: floating-point operations (the view picks the decimal prefix)
 # shown when some card's compute tasks have FLOPs (shapes the formulas of metrics.md §7.1 count)
-KERNEL_COLUMNS = (declared_column("flops", FLOPS, "per step, shown in TFLOP (10^12)"), declared_column("mfu", RATIO))
+KERNEL_COLUMNS = (declared_column("flops", FLOPS, "per step; the header gives the unit (GFLOP = 10^9, TFLOP = 10^12)"),
+                  declared_column("mfu", RATIO))
 # shown when some card has memory records (metrics.md §11); the mean row shows the whole run's peaks
 MEMORY_COLUMNS = (
     declared_column(PEAK_ALLOCATED, MB, "of the component the peak is judged on (PTA's when present, else "

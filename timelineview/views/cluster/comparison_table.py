@@ -23,13 +23,13 @@ from timelineview.analysis.cluster.comparison import (
 )
 from timelineview.analysis.vocabulary.number_text import format_number
 from timelineview.views.sort_arrows import conventional_sort_arrows
+from timelineview.viewstate.flops_units import flops_unit
 
 SLOW_TEXT = QtGui.QColor(200, 45, 40)
 SLOW_TEXT_DARK = QtGui.QColor(245, 110, 95)  # the same red, readable on a dark base
 SLOW_CELL = QtGui.QColor(225, 85, 70, 80)  # translucent: readable on light and dark bases
 SLOW_ROW = QtGui.QColor(225, 85, 70, 22)
 ROLE = QtCore.Qt.ItemDataRole
-TERA = 1e12  # FLOPs are shown in TFLOP
 
 
 def slow_text_colour(palette: QtGui.QPalette | None = None) -> QtGui.QColor:
@@ -43,7 +43,7 @@ def time_unit(rows: list[dict]) -> tuple[float, str]:
     return (1000.0, "ms") if steps and steps[len(steps) // 2] >= 1000.0 else (1.0, "µs")
 
 
-def cell_text(col: Column, value, div: float, per_step: bool) -> str:
+def cell_text(col: Column, value, div: float, per_step: bool, flops_div: float = 1e12) -> str:
     if value is None:
         return "—"
     if col.kind == TIME:  # the window's one number format (grouped digits, three decimals), in ms or µs
@@ -57,7 +57,7 @@ def cell_text(col: Column, value, div: float, per_step: bool) -> str:
     if col.kind == MB:
         return format_number(value)
     if col.kind == FLOPS:
-        return format_number(value / TERA)
+        return format_number(value / flops_div)
     return str(value)
 
 
@@ -79,6 +79,7 @@ class ComparisonTableModel(QtCore.QAbstractTableModel):
         self.rows: list[dict] = []
         self.columns: tuple[Column, ...] = ()
         self.div, self.unit = 1000.0, "ms"
+        self.flops_div, self.flops_unit = flops_unit(())
         self.sort_key = "card"
         self.descending = False
 
@@ -86,6 +87,7 @@ class ComparisonTableModel(QtCore.QAbstractTableModel):
         self.beginResetModel()
         self.columns = columns
         self.div, self.unit = time_unit(rows)
+        self.flops_div, self.flops_unit = flops_unit(r.get("flops") for r in rows)
         self.rows = sort_rows(rows, self.sort_key, self.descending)
         self.endResetModel()
 
@@ -108,7 +110,7 @@ class ComparisonTableModel(QtCore.QAbstractTableModel):
         col = self.columns[section]
         if role == ROLE.DisplayRole:
             return header_text(col, {TIME: self.unit, OFFSET: "µs", COUNT: "per step", MB: "MB",
-                                      FLOPS: "TFLOP"}.get(col.kind, ""))
+                                      FLOPS: self.flops_unit}.get(col.kind, ""))
         if role == ROLE.ToolTipRole:
             return col.tooltip
         if role == ROLE.TextAlignmentRole:
@@ -125,7 +127,8 @@ class ComparisonTableModel(QtCore.QAbstractTableModel):
         if role == ROLE.DisplayRole:
             if col.key == "card":
                 return r["card"] + ("  ▲" if r["slow"] else "") + ("  (no data)" if r["error"] else "")
-            return cell_text(col, r.get(col.key), self.div, r["step"] is not None or bool(r.get("window")))
+            return cell_text(col, r.get(col.key), self.div, r["step"] is not None or bool(r.get("window")),
+                             self.flops_div)
         if role == ROLE.ToolTipRole:
             return self._tooltip(r, col)
         if role == ROLE.ForegroundRole:
@@ -161,7 +164,8 @@ class ComparisonTableModel(QtCore.QAbstractTableModel):
         text = f"{col.title}: " + ("—" if value is None else
                                    f"{value:.3f} µs" if col.kind in (TIME, OFFSET) else
                                    f"{value:.3f} MB" if col.kind == MB else
-                                   f"{value / TERA:.6g} TFLOP" if col.kind == FLOPS else f"{value:.4g}")
+                                   f"{value / self.flops_div:.6g} {self.flops_unit}" if col.kind == FLOPS else
+                                   f"{value:.4g}")
         flags = [f"slow — {slow_text(f)}" for f in r["slow"] if f["metric"] == col.key]
         flags += [f"memory — {memory_flag_text(f)}" for f in r.get("memory_flags", []) if f["metric"] == col.key]
         return "\n".join([text, *flags])
