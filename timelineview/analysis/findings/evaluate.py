@@ -19,11 +19,11 @@ from timelineview.analysis.findings.signals import EVIDENCE_SPANS, CardSignals
 from timelineview.analysis.findings.step_excess import largest_phase_excess
 from timelineview.analysis.findings.step_verdicts import StepGrid, StepVerdict, slow_steps
 from timelineview.analysis.intervals import Intervals
+from timelineview.analysis.vocabulary.flops_units import flops_text, flops_unit
 from timelineview.producers import wording_of
 from timelineview.producers.wording import reword
 
 NS_PER_US = 1000.0
-TERA = 1e12
 STEPS_LANE = "Steps"
 PURE_COMMUNICATION_LANE = "Pure communication"
 IDLE_GAPS_LANE = "Idle AI Core gaps"
@@ -176,11 +176,6 @@ def _pipeline_imbalance(signals: dict[str, CardSignals], slow: list[SlowCard]) -
                   reference=fmt_us(fastest.stage_us))]
 
 
-def fmt_tflop(flops: float) -> str:
-    """FLOPs as the findings say them: in TFLOP (10^12), three significant digits."""
-    return f"{flops / TERA:.3g} TFLOP"
-
-
 def _flops_imbalance(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
     """The stage with the most FLOPs per step against the one with the fewest (each card is one stage's
     member; data-parallel replicas of a stage compute the same, so the extremes are the stages')."""
@@ -192,9 +187,10 @@ def _flops_imbalance(signals: dict[str, CardSignals], slow: list[SlowCard]) -> l
     fewest = min(staged, key=lambda s: s.stage_flops)
     if most.stage_flops < (1 + rule.thresholds["excess_over_fewest"]) * fewest.stage_flops:
         return []
+    unit = flops_unit([most.stage_flops])  # both figures in one unit
     return [make_finding(rule, [most.card], "stage_flops", most.stage_flops, fewest.stage_flops,
-                         step_phase_spans(most, "step"), value=fmt_tflop(most.stage_flops),
-                         reference=fmt_tflop(fewest.stage_flops), fewest=fewest.card)]
+                         step_phase_spans(most, "step"), value=flops_text(most.stage_flops, unit),
+                         reference=flops_text(fewest.stage_flops, unit), fewest=fewest.card)]
 
 
 def _device_sync(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:

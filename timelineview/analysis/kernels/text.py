@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from timelineview.analysis.text_table import format_table
 from timelineview.analysis.vocabulary import declared, quantity
+from timelineview.analysis.vocabulary.flops_units import flops_unit
 
 TEXT_ROWS = 10  # op types per card
-TERA = 1e12  # FLOPs are read in TFLOP
 
 
 def _percent(x: float | None) -> str | None:
@@ -44,6 +44,7 @@ def pipeline_stages_text(stages: list[dict]) -> str:
     """The table of ``pipeline_stages``: each stage card's FLOPs per step (TFLOP) and MFU ('' without one)."""
     if not stages:
         return ""
-    rows = [[s["card"], None if s["flops_per_step"] is None else round(s["flops_per_step"] / TERA, 3),
+    size, unit = flops_unit(s["flops_per_step"] for s in stages)
+    rows = [[s["card"], None if s["flops_per_step"] is None else round(s["flops_per_step"] / size, 3),
              _percent(s["mfu"])] for s in stages]
-    return "FLOPs per pipeline stage (mean per step)\n" + format_table(["card", "TFLOP per step", "MFU"], rows)
+    return "FLOPs per pipeline stage (mean per step)\n" + format_table(["card", f"{unit} per step", "MFU"], rows)

@@ -21,9 +21,9 @@ from timelineview.analysis.cluster.comparison import (
     slow_text,
     sort_rows,
 )
+from timelineview.analysis.vocabulary.flops_units import flops_unit
 from timelineview.analysis.vocabulary.number_text import format_number
 from timelineview.views.sort_arrows import conventional_sort_arrows
-from timelineview.viewstate.flops_units import flops_unit
 
 SLOW_TEXT = QtGui.QColor(200, 45, 40)
 SLOW_TEXT_DARK = QtGui.QColor(245, 110, 95)  # the same red, readable on a dark base

@@ -29,8 +29,8 @@ from timelineview.analysis.cluster.comparison import (
     ClusterComparison,
     rank_runs,
 )
+from timelineview.analysis.vocabulary.flops_units import flops_unit
 from timelineview.analysis.vocabulary.number_text import format_number
-from timelineview.viewstate.flops_units import flops_unit
 from timelineview.viewstate.tabs.heat_map import CARDS_PER_NODE, HeatMatrix, heat_matrix
 
 LUT_SIZE = 256

@@ -1,6 +1,6 @@
 """The unit FLOPs are shown in: the largest decimal prefix that leaves the largest value at 1 or more."""
 
-from timelineview.viewstate.flops_units import flops_unit
+from timelineview.analysis.vocabulary.flops_units import flops_unit
 
 
 def test_the_prefix_follows_the_largest_value():
@@ -13,3 +13,10 @@ def test_the_prefix_follows_the_largest_value():
 
 def test_without_a_value_it_is_tflop():
     assert flops_unit([]) == (1e12, "TFLOP") and flops_unit([None, 0.0]) == (1e12, "TFLOP")
+
+
+def test_text_in_a_given_unit_or_its_own():
+    from timelineview.analysis.vocabulary.flops_units import flops_text
+
+    assert flops_text(1.59384e8) == "159.384 MFLOP"
+    assert flops_text(1.06e8, (1e6, "MFLOP")) == "106.000 MFLOP" and flops_text(2.5e12) == "2.500 TFLOP"

@@ -1,5 +1,6 @@
-"""The unit FLOPs are shown in (no Qt): the largest decimal prefix that leaves the largest value at 1 or more,
-so a step's FLOPs read as "1.920 TFLOP" on a real model and "16.8 GFLOP" on a small one."""
+"""The unit FLOPs are shown in: the largest decimal prefix that leaves the largest value at 1 or more, so a
+step's FLOPs read as "1.920 TFLOP" on a real model and "16.8 GFLOP" on a small one (the window, the findings and
+the text tables alike)."""
 
 from __future__ import annotations
 
@@ -18,3 +19,9 @@ def flops_unit(values: Iterable[float | None]) -> tuple[float, str]:
         if largest >= size:
             return size, name
     return 1.0, "FLOP"
+
+
+def flops_text(flops: float, unit: tuple[float, str] | None = None) -> str:
+    """``flops`` in ``unit`` (default: the unit of that value alone), three decimals: "159.384 MFLOP"."""
+    size, name = unit or flops_unit([flops])
+    return f"{flops / size:.3f} {name}"
