@@ -66,11 +66,12 @@ def _cluster(folder: Path, m_of_rank: dict[int, int], pipeline: bool = True):
 @pytest.fixture(scope="module")
 def heavy(tmp_path_factory):
     """Rank 2's stage multiplies matrices 1.5 times as tall: 50 % more FLOPs than the others."""
-    return _cluster(tmp_path_factory.mktemp("stage_flops"), {2: BASE_M * 3 // 2})
+    folder = tmp_path_factory.mktemp("stage_flops")
+    return (*_cluster(folder, {2: BASE_M * 3 // 2}), folder)
 
 
 def test_flops_per_stage_are_the_sums_of_the_shapes(heavy):
-    session, expected = heavy
+    session, expected, _ = heavy
     doc = session.stats_document()
     stages = {s["card"]: s for s in doc["pipeline_stages"]}
     assert set(stages) == set(expected)
@@ -84,7 +85,7 @@ def test_flops_per_stage_are_the_sums_of_the_shapes(heavy):
 
 
 def test_the_heaviest_stage_is_an_anomaly_with_its_steps_as_evidence(heavy):
-    session, expected = heavy
+    session, expected, _ = heavy
     [finding] = [f for f in session.findings if f.rule == "flops_imbalance"]
     means = {card: sum(v.values()) / len(v) for card, v in expected.items()}
     assert finding.cards == ["rank 2"]
@@ -97,7 +98,7 @@ def test_the_heaviest_stage_is_an_anomaly_with_its_steps_as_evidence(heavy):
 
 
 def test_the_heat_map_shows_flops_per_stage_and_step(heavy):
-    session, expected = heavy
+    session, expected, _ = heavy
     comparison = session.comparison
     assert {"flops", "mfu"} <= {c.key for c in comparison.columns}
     matrix = heat_matrix(comparison, "flops")
@@ -119,3 +120,25 @@ def test_without_a_pipeline_there_are_no_stages(tmp_path):
     session, _ = _cluster(tmp_path, {2: BASE_M * 2}, pipeline=False)
     assert session.stats_document()["pipeline_stages"] == []
     assert not [f for f in session.findings if f.rule == "flops_imbalance"]
+
+
+def test_a_summary_folder_gives_the_same_stages_and_finding(heavy, tmp_path):
+    from timelineview.analysis.summaries.summary_session import SummarySession
+    from timelineview.distributed.summarize import local_client, summarize
+
+    session, _, folder = heavy
+    client = local_client(1)
+    try:
+        summarize(folder, tmp_path / "summary", client=client, progress=None)
+    finally:
+        cluster = client.cluster
+        client.close()
+        cluster.close()
+    summary = SummarySession(tmp_path / "summary")
+    assert summary.stats_document()["pipeline_stages"] == session.stats_document()["pipeline_stages"]
+    [kept] = [f for f in summary.findings if f.rule == "flops_imbalance"]
+    [traced] = [f for f in session.findings if f.rule == "flops_imbalance"]
+    assert (kept.cards, kept.value, kept.reference, kept.advice) == (traced.cards, traced.value, traced.reference,
+                                                                     traced.advice)
+    assert [(e.start_us, e.end_us) for e in kept.evidence] == pytest.approx([(e.start_us, e.end_us)
+                                                                             for e in traced.evidence])
