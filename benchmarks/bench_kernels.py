@@ -67,7 +67,8 @@ ANALYSIS_WITHOUT_KERNELS = ("derived", "step_stats", "file_overlap", "communicat
 
 
 def whole_child(path: str, with_kernels: bool) -> None:
-    """Load and the card's analysis, with or without the kernels stage and its tables; time and peak."""
+    """Load and the card's analysis as a first open (no card cache), with or without the kernels stage and its
+    tables; time and peak."""
     from bench_database import _vm_hwm_mb
 
     sys.path.insert(0, str(ROOT))
@@ -76,7 +77,8 @@ def whole_child(path: str, with_kernels: bool) -> None:
     from timelineview.model.load.loader import load, shutdown_pool
 
     t0 = time.perf_counter()
-    [store] = load(path)
+    # a first open: no card cache, so neither the columns nor the analysis kept by an earlier run are read back
+    [store] = load(path, cache=False)
     shutdown_pool()
     fields = ANALYSIS_WITHOUT_KERNELS + (("kernels",) if with_kernels else ())
     a = analyse_card(store, fields)
