@@ -72,7 +72,7 @@ def test_mismatched_runs_are_reported_not_raised():
     assert [c.card for c in d.cards] == ["rank 0", "rank 1"]
     doc = d.document()
     assert set(doc) == {"schema", "cards", "operators", "communication", "links", "matched_by", "notes",
-                        "op_types"}  # op_types: the operators by op type (metrics.md §9)
+                        "op_types", "op_shapes"}  # the operators by op type, and by op type and shapes (§9)
     assert doc["matched_by"] == "rank"
     assert set(doc["cards"][0]) == {"card", "new_card", "base", "new", "delta"}
 

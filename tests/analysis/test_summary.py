@@ -70,7 +70,7 @@ def test_stats_document_and_text():
     stores = make_cluster(3, compute_us=[1000, 1000, 1500], offsets_ns=[0, 2000, 0])
     doc = stats_document(stores, min_gap_ns=1000)
     assert list(doc) == ["schema", "cards", "slow_cards", "links", "slow_links", "operators_across_cards",
-                         "memory_imbalance", "findings", "critical_path", "what_if"]
+                         "pipeline_stages", "memory_imbalance", "findings", "critical_path", "what_if"]
     json.dumps(doc)
     text = format_text(doc)
     assert text.index("Cards") < text.index("Steps of rank 0") < text.index("Slow cards")
@@ -90,7 +90,8 @@ def test_text_with_fewer_than_three_cards():
 def test_empty_stats():
     assert stats_document([]) == {"schema": "timelineview.stats/2", "cards": [], "slow_cards": [], "links": [],
                                   "slow_links": [],
-                                  "operators_across_cards": [], "memory_imbalance": [], "findings": [],
+                                  "operators_across_cards": [], "pipeline_stages": [], "memory_imbalance": [],
+                                  "findings": [],
                                   "critical_path": [], "what_if": []}
 
 

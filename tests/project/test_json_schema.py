@@ -98,7 +98,7 @@ def test_the_diff_schema_lists_every_status_and_matching_the_code_writes(generat
     """A name's ``status`` and the document's ``matched_by`` take the values the diff's named constants allow, and
     real documents with every status follow the schema."""
     statuses = _properties_named(schema("diff"), "status")
-    assert len(statuses) == 3  # the operators' rows, the op types' rows and the collectives' rows
+    assert len(statuses) == 4  # the rows of the operators, the op types, the (op type, shapes) and the collectives
     for node in statuses:
         assert set(node["enum"]) == set(NAME_STATUSES)
     [matched_by] = _properties_named(schema("diff"), "matched_by")

@@ -26,7 +26,7 @@ from timelineview.analysis.file_overlap import file_overlap
 from timelineview.analysis.findings.signal_facts import signal_facts
 from timelineview.analysis.kept.results import MISSING, KeptResults, SiblingFailed
 from timelineview.analysis.kernels import KernelTable, card_kernels
-from timelineview.analysis.kernels.document import kernels_document
+from timelineview.analysis.kernels.document import card_peak, kernels_document, step_kernel_rows
 from timelineview.analysis.memory.card import CardMemory
 from timelineview.analysis.memory.stage import card_memory
 from timelineview.analysis.operators import CardOperators, card_operators
@@ -112,6 +112,11 @@ def _document(store: TraceStore, a: CardAnalysis) -> dict:
     return doc
 
 
+def _comparison_steps(store: TraceStore, a: CardAnalysis) -> list[dict]:
+    kernel_steps = step_kernel_rows(store, a.kernels, a.steps, card_peak(a.kernels))
+    return step_rows(a.derived, a.steps, a.step_stats, a.pipeline, kernel_steps)
+
+
 CARD_STAGES: dict[str, CardStage] = {
     "classification": CardStage(lambda store, a: classify(store)),
     "derived": CardStage(lambda store, a: derive(store, a.min_gap_ns, a.classification), ("classification",)),
@@ -119,8 +124,7 @@ CARD_STAGES: dict[str, CardStage] = {
     "step_stats": CardStage(lambda store, a: [step_metrics(store, a.derived, s) for s in a.steps],
                             ("derived", "steps")),
     "pipeline": CardStage(lambda store, a: derive_pipeline(store, a.derived), ("derived",)),
-    "comparison_steps": CardStage(lambda store, a: step_rows(a.derived, a.steps, a.step_stats, a.pipeline),
-                                  ("derived", "steps", "step_stats", "pipeline")),
+    "comparison_steps": CardStage(_comparison_steps, ("derived", "steps", "step_stats", "pipeline", "kernels")),
     "file_overlap": CardStage(lambda store, a: file_overlap(store, a.classification), ("classification",)),
     "operators": CardStage(lambda store, a: card_operators(store, a.classification), ("classification",)),
     "kernels": CardStage(lambda store, a: card_kernels(store, a.classification), ("classification",)),

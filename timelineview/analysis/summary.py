@@ -7,7 +7,7 @@ from timelineview.analysis.communication.document import format_text as communic
 from timelineview.analysis.critical_path.text import critical_path_text
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS, DerivedIntervals
 from timelineview.analysis.findings.text import findings_text
-from timelineview.analysis.kernels.text import kernels_text
+from timelineview.analysis.kernels.text import kernels_text, pipeline_stages_text
 from timelineview.analysis.memory.text import memory_text
 from timelineview.analysis.operators import operators_text
 from timelineview.analysis.session import STATS_FIELDS, AnalysisSession
@@ -93,7 +93,7 @@ def format_text(doc: dict) -> str:
     if communication:
         parts.append(communication)
     parts += [t for t in (operators_text(c["card"], c.get("operators")) for c in cards) if t]  # §7
-    parts += [t for t in (kernels_text(doc),) if t]  # §7.1
+    parts += [t for t in (kernels_text(doc), pipeline_stages_text(doc.get("pipeline_stages") or [])) if t]  # §7.1
     parts += [t for t in (memory_text(doc),) if t]  # §11
     parts += [t for t in (critical_path_text(doc),) if t]  # §12
     if "findings" in doc:  # §8, in words, first

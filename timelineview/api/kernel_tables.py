@@ -15,9 +15,8 @@ from timelineview.api.store_tables import card_columns, dictionary
 _ROW_STATS = (Column("op_type", STRING, "the producer's operator type (op_statistic.csv's OP Type)"),
               Column("core_type", STRING, "the unit its tasks run on (by shape: the units seen, joined by /)"),
               declared("count", INT64), *(declared(k) for k in ("total_us", "min_us", "mean_us", "max_us", "share")),
-              Column("flops", DOUBLE, "floating-point operations of its tasks; null: a type no formula counts"),
-              Column("tflops", DOUBLE, "achieved: flops / total time, 10¹² per second"),
-              Column("mfu", DOUBLE, "tflops / the chip's peak; null without a known peak"))
+              declared("flops", DOUBLE), Column("tflops", DOUBLE, "achieved: flops / total time, 10¹² per second"),
+              declared("mfu", DOUBLE))
 
 OP_TYPES = document_spec("op_types", "one row per (op type, core type) of each card (metrics.md §7.1)",
                          (*DOCUMENT_CARD, *_ROW_STATS), per_card(lambda c: (c.get("kernels") or {}).get("by_op_type")))
@@ -36,7 +35,7 @@ KERNEL_COLUMNS = (
     Column("input_data_types", DICT, "the data types of its inputs"),
     Column("input_formats", DICT, "the formats of its inputs"),
     Column("block_dim", INT32, "the blocks it was launched with; null when unknown"),
-    Column("flops", DOUBLE, "its floating-point operations; null: a type no formula counts"),
+    declared("flops", DOUBLE),
     Column("source", DICT, "where its card's descriptions came from (metrics.md §7.1)"))
 
 

@@ -194,13 +194,18 @@ def format_text(diff: RunDiff) -> str:
             rows = [[_pair_label(c.card, c.new_card),
                      *(_change(c.base.get(k), c.new.get(k), _unit(k)) for k, _ in columns)] for c in diff.cards]
             parts.append(title + "\n" + format_table(["card", *(t for _, t in columns)], rows))
-    for title, rows in (("Operators", diff.operators), ("Communication", diff.communication)):
+    # by op type and by (op type, input shapes) first: node names change between graph builds, op types do not
+    named = (("Op types", diff.op_types), ("Op types by input shapes", diff.op_shapes),
+             ("Operators", diff.operators), ("Communication", diff.communication))
+    for title, rows in named:
+        if not rows and title.startswith("Op types"):
+            continue  # cards without kernel descriptions (summaries written before them)
         changed = [r for r in rows if r.changed][:TOP_CHANGES]
         if not changed:
             parts.append(f"{title}: no change.")
             continue
-        table = [[r.name, _fmt(r.base_total_us), _fmt(r.new_total_us), _fmt(r.delta_us), _fmt(r.base_count, COUNT),
-                  _fmt(r.new_count, COUNT), r.status] for r in changed]
+        table = [[_delta_name(r), _fmt(r.base_total_us), _fmt(r.new_total_us), _fmt(r.delta_us),
+                  _fmt(r.base_count, COUNT), _fmt(r.new_count, COUNT), r.status] for r in changed]
         parts.append(f"{title}, largest changes first (total µs over the matched cards)\n"
                      + format_table(["name", *(label(k) for k in TOTAL_KEYS), ""], table))
     if diff.links:
@@ -218,6 +223,11 @@ def format_text(diff: RunDiff) -> str:
     if diff.notes:
         parts.append("Differences in shape\n" + "\n".join(f"  {n}" for n in diff.notes))
     return "\n\n".join(parts) + "\n"
+
+
+def _delta_name(row) -> str:
+    """A row's name; an (op type, input shapes) row's op type with its shapes."""
+    return row.name if row.shapes is None else f"{row.name} [{row.shapes or 'no shapes'}]"
 
 
 def diff_main(argv: list[str]) -> int:

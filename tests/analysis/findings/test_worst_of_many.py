@@ -49,8 +49,8 @@ def finding(rule: str, severity: str, kind: str, value: float = 2.0, reference: 
 def test_every_rule_says_whether_it_is_an_anomaly():
     kinds = {r.name: r.kind for r in RULES}
     assert {n for n, k in kinds.items() if k == ANOMALY} == {
-        "slow_data", "slow_compute", "slow_link", "slow_step", "pipeline_stage_imbalance", "memory_imbalance",
-        "slow_operator"}
+        "slow_data", "slow_compute", "slow_link", "slow_step", "pipeline_stage_imbalance", "flops_imbalance",
+        "memory_imbalance", "slow_operator"}
     assert set(kinds.values()) == {ANOMALY, WHERE_TIME_GOES}
     for r in RULES:
         if r.kind == WHERE_TIME_GOES:  # a share of the job's time, or of a card's memory (§11)

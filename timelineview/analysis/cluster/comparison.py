@@ -73,6 +73,10 @@ COLUMNS = (
 )
 PIPELINE_COLUMNS = tuple(declared_column(k, TIME) for k in ("pipeline_stage_us", "receive_only_us",
                                                             "other_pure_communication_us"))
+FLOPS = "flops"  # a column kind: floating-point operations (the view picks the decimal prefix)
+# shown when some card's compute tasks have FLOPs (shapes the formulas of metrics.md §7.1 count)
+KERNEL_COLUMNS = (declared_column("flops", FLOPS, "per step; the header gives the unit (GFLOP = 10^9, TFLOP = 10^12)"),
+                  declared_column("mfu", RATIO))
 # shown when some card has memory records (metrics.md §11); the mean row shows the whole run's peaks
 MEMORY_COLUMNS = (
     declared_column(PEAK_ALLOCATED, MB, "of the component the peak is judged on (PTA's when present, else "
@@ -89,6 +93,8 @@ _STEP_KEYS = ("step_time_us", "step_interval_us", "fp_bp_us", "tail_us", "comput
               "overlapped_us", "pure_communication_us", "free_us", "stage_us", "window_free_us", "idle_gap_count",
               "idle_gap_total_us")
 _PIPELINE_KEYS = ("pipeline_stage_us", "receive_only_us", "other_pure_communication_us")
+# FLOPs and MFU per step (metrics.md §7.1): the heat map's FLOPs of each pipeline stage
+KERNEL_KEYS = ("flops", "mfu")
 
 
 @dataclass
@@ -109,13 +115,16 @@ class CardComparison:
 
 
 def step_rows(derived: DerivedIntervals, steps: list[StepWindow], step_stats: list[dict],
-              pipeline: PipelineIntervals | None) -> list[dict]:
+              pipeline: PipelineIntervals | None, kernel_steps: list[dict] | None = None) -> list[dict]:
     """Indicators of each step of one card (its own clock), with bar parts and pipeline metrics, from
     its analysis: the steps, their ``step_metrics`` (not changed) and its pipeline intervals (None:
-    no pipeline parallelism)."""
+    no pipeline parallelism); ``kernel_steps``: each step's FLOPs and MFU (``step_kernel_rows``, §7.1),
+    the same order as ``steps``."""
     out = []
-    for s, stats in zip(steps, step_stats, strict=True):
+    for k, (s, stats) in enumerate(zip(steps, step_stats, strict=True)):
         m = dict(stats)
+        if kernel_steps is not None:
+            m.update({key: kernel_steps[k][key] for key in KERNEL_KEYS})
         m["step_time_us"] = m["span_us"]
         after = window_metrics(derived, s.fp, s.end)  # a window without phases has fp = its start
         m["bar"] = {"step_interval_us": m["step_interval_us"] or 0.0, "compute_us": after["compute_us"],
@@ -166,8 +175,14 @@ class ClusterComparison:
         return any(s.get("pipeline") for c in self.cards for s in c.steps)
 
     @property
+    def flops(self) -> bool:
+        """Whether some card's steps count FLOPs (compute tasks with shapes the formulas know)."""
+        return any(s.get("flops") for c in self.cards for s in c.steps)
+
+    @property
     def columns(self) -> tuple[Column, ...]:
-        return (COLUMNS + (PIPELINE_COLUMNS if self.pipeline else ()) + (MEMORY_COLUMNS if self.memory else ()))
+        return (COLUMNS + (PIPELINE_COLUMNS if self.pipeline else ()) + (KERNEL_COLUMNS if self.flops else ())
+                + (MEMORY_COLUMNS if self.memory else ()))
 
     @property
     def whole_trace_only(self) -> bool:
@@ -217,11 +232,11 @@ def _row(c: CardComparison, step: int | None, flags: list[dict], memory_flags: l
         row.update({k: chosen[0].get(k) if chosen else None for k in _NO_MEMORY})
     row["steps"] = len(chosen)
     if not chosen:
-        row.update(dict.fromkeys(_STEP_KEYS + _PIPELINE_KEYS + ("overlap_ratio",)))
+        row.update(dict.fromkeys(_STEP_KEYS + _PIPELINE_KEYS + KERNEL_KEYS + ("overlap_ratio",)))
         if not c.error and step is not None:
             row["error"] = f"no step {step} on this card"
         return row
-    for key in _STEP_KEYS + _PIPELINE_KEYS:
+    for key in _STEP_KEYS + _PIPELINE_KEYS + KERNEL_KEYS:
         row[key] = _mean(chosen, key)
     row["window"] = chosen[0].get("window") if len(chosen) == 1 else None
     comm = sum(s["communication_us"] for s in chosen)

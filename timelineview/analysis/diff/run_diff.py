@@ -54,6 +54,7 @@ class NameDelta:
     new_total_us: float
     base_count: int
     new_count: int
+    shapes: str | None = None  # the input shapes of an (op type, input shapes) row; None for any other row
 
     @property
     def delta_us(self) -> float:
@@ -74,9 +75,12 @@ class NameDelta:
         return self.status != UNCHANGED
 
     def document(self) -> dict:
-        return {"name": self.name, "base_total_us": self.base_total_us, "new_total_us": self.new_total_us,
-                "delta_us": self.delta_us, "base_count": self.base_count, "new_count": self.new_count,
-                "status": self.status}
+        doc = {"name": self.name, "base_total_us": self.base_total_us, "new_total_us": self.new_total_us,
+               "delta_us": self.delta_us, "base_count": self.base_count, "new_count": self.new_count,
+               "status": self.status}
+        if self.shapes is not None:
+            doc["input_shapes"] = self.shapes
+        return doc
 
 
 @dataclass
@@ -129,6 +133,7 @@ class RunDiff:
     matched_by: str = BY_RANK  # one of MATCHINGS (run_matching)
     changes: list[CardChange] = field(default_factory=list)  # per card of ``cards``: why it is where it is
     op_types: list[NameDelta] = field(default_factory=list)  # the compute operators by op type (§7.1)
+    op_shapes: list[NameDelta] = field(default_factory=list)  # by (op type, input shapes): ``shapes`` set
     framework_operators: list[FrameworkOperatorDelta] = field(default_factory=list)  # §13, by |Δ device time|
     step_breakdown: StepBreakdownDiff | None = None  # §13: the mean step of both runs, as compare breaks it down
 
@@ -138,7 +143,8 @@ class RunDiff:
                "cards": [c.document() for c in self.cards], "operators": [o.document() for o in self.operators],
                "communication": [c.document() for c in self.communication],
                "links": [x.document() for x in self.links], "matched_by": self.matched_by,
-               "notes": list(self.notes), "op_types": [o.document() for o in self.op_types]}
+               "notes": list(self.notes), "op_types": [o.document() for o in self.op_types],
+               "op_shapes": [o.document() for o in self.op_shapes]}
         if self.framework_operators:  # runs of a framework (PyTorch) profiler: its operators side by side
             doc["framework_operators"] = [f.document() for f in self.framework_operators]
         if self.step_breakdown is not None:
@@ -214,12 +220,14 @@ def _name_totals(session: AnalysisSession, numbers: list[int], communication: bo
     return out
 
 
-def _name_deltas(base: dict[str, list[int]], new: dict[str, list[int]]) -> list[NameDelta]:
+def _name_deltas(base: dict, new: dict) -> list[NameDelta]:
+    """The rows of two {key: [total ns, count]}; a key is a name, or (op type, input shapes)."""
     rows = []
-    for name in base.keys() | new.keys():
-        b, n = base.get(name, [0, 0]), new.get(name, [0, 0])
-        rows.append(NameDelta(name, b[0] / NS_PER_US, n[0] / NS_PER_US, b[1], n[1]))
-    rows.sort(key=lambda r: (-abs(r.delta_us), r.name))
+    for key in base.keys() | new.keys():
+        b, n = base.get(key, [0, 0]), new.get(key, [0, 0])
+        name, shapes = key if isinstance(key, tuple) else (key, None)
+        rows.append(NameDelta(name, b[0] / NS_PER_US, n[0] / NS_PER_US, b[1], n[1], shapes))
+    rows.sort(key=lambda r: (-abs(r.delta_us), r.name, r.shapes or ""))
     return rows
 
 
@@ -250,8 +258,10 @@ def diff_runs(base: AnalysisSession, new: AnalysisSession) -> RunDiff:
     changes = card_changes([base_docs[b] for b, _ in pairs], [new_docs[n] for _, n in pairs])
     order = change_order(changes)
     op_types = _name_deltas(op_type_totals(base, matched_base), op_type_totals(new, matched_new))
+    op_shapes = _name_deltas(op_type_totals(base, matched_base, by_shape=True),
+                             op_type_totals(new, matched_new, by_shape=True))
     framework = framework_operator_deltas(base, new, matched_base, matched_new)
     # the step as compare breaks it down, beside the framework operators: runs of a framework profiler
     breakdown = step_breakdown_diff(base, new, matched_base, matched_new) if framework else None
     return RunDiff([cards[i] for i in order], operators, communication, notes, links, phases, match.by,
-                   [changes[i] for i in order], op_types, framework, breakdown)
+                   [changes[i] for i in order], op_types, op_shapes, framework, breakdown)

@@ -20,6 +20,7 @@ from timelineview.analysis.findings.signals import EVIDENCE_SPANS, CardSignals
 from timelineview.analysis.findings.step_excess import largest_phase_excess
 from timelineview.analysis.findings.step_verdicts import StepGrid, StepVerdict, slow_steps
 from timelineview.analysis.intervals import Intervals
+from timelineview.analysis.vocabulary.flops_units import flops_text, flops_unit
 from timelineview.producers import wording_of
 from timelineview.producers.wording import reword
 
@@ -176,6 +177,23 @@ def _pipeline_imbalance(signals: dict[str, CardSignals], slow: list[SlowCard]) -
                   reference=fmt_us(fastest.stage_us))]
 
 
+def _flops_imbalance(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
+    """The stage with the most FLOPs per step against the one with the fewest (each card is one stage's
+    member; data-parallel replicas of a stage compute the same, so the extremes are the stages')."""
+    rule = RULE_BY_NAME["flops_imbalance"]
+    staged = sorted((s for s in signals.values() if s.stage_flops), key=lambda s: s.order)
+    if len(staged) < 2:
+        return []
+    most = max(staged, key=lambda s: s.stage_flops)
+    fewest = min(staged, key=lambda s: s.stage_flops)
+    if most.stage_flops < (1 + rule.thresholds["excess_over_fewest"]) * fewest.stage_flops:
+        return []
+    unit = flops_unit([most.stage_flops])  # both figures in one unit
+    return [make_finding(rule, [most.card], "stage_flops", most.stage_flops, fewest.stage_flops,
+                         step_phase_spans(most, "step"), value=flops_text(most.stage_flops, unit),
+                         reference=flops_text(fewest.stage_flops, unit), fewest=fewest.card)]
+
+
 def _device_sync(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
     rule = RULE_BY_NAME["device_sync"]
     out = []
@@ -267,8 +285,8 @@ RuleCheck = Callable[[dict[str, CardSignals], list[SlowCard]], list[Finding]]
 # Each check evaluates the rules of the table it names; a new rule is a row there and a check here.
 # Per-card checks (a finding names one card) and checks whose cards are grouped into one finding.
 # ``_slow_steps`` groups its own cards: a job step names none.
-PER_CARD_CHECKS: tuple[RuleCheck, ...] = (_slow_card_findings, _data_bound, _pipeline_imbalance, _long_tail,
-                                          _slow_steps, slow_operator_findings)
+PER_CARD_CHECKS: tuple[RuleCheck, ...] = (_slow_card_findings, _data_bound, _pipeline_imbalance, _flops_imbalance,
+                                          _long_tail, _slow_steps, slow_operator_findings)
 GROUPED_CHECKS: tuple[RuleCheck, ...] = (_pure_communication, _host_bound, _aicpu_heavy, _device_sync,
                                          _small_operators, *ADVISOR_GROUPED_CHECKS)
 

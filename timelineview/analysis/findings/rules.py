@@ -71,6 +71,13 @@ RULES: tuple[Rule, ...] = (
          "The pipeline stage on {card} takes {value} per step against {reference} for the fastest stage: "
          "rebalance the layers across the stages.",
          {"excess_over_fastest": 0.10}, kind=ANOMALY),
+    Rule("flops_imbalance", MEDIUM, METHOD_CLUSTER,
+         "with pipeline parallelism, the stage with the most FLOPs per step has ≥ 10 % more than the one with the "
+         "fewest (metrics.md §7.1)",
+         "The pipeline stage on {card} computes {value} per step against {reference} on {fewest}: the layers "
+         "split the work unevenly across the stages. Move layers (or their share of the model) from this stage "
+         "to the lighter ones so that every stage computes about the same.",
+         {"excess_over_fewest": 0.10}, kind=ANOMALY),
     Rule("pure_communication_high", MEDIUM, METHOD_CLUSTER,
          "pure communication ≥ 20 % of the step time",
          "Where the time goes: {value} per step is communication that no computation hides ({share} of the step; the "

@@ -81,6 +81,7 @@ class CardSignals:
     stage_us: float | None  # mean stage time with pipeline parallelism, else None
     communication: object = None  # the card's CardCommunication (§6), None without plane tasks
     rank: int | None = None
+    stage_flops: float | None = None  # mean FLOPs per step with pipeline parallelism and counted FLOPs, else None
 
     @property
     def has_phases(self) -> bool:
@@ -222,15 +223,17 @@ def _mean(steps: list[dict], key: str) -> float:
 
 def step_means(step_stats: list[dict], comparison_rows: list[dict]) -> dict:
     """The means over a card's steps that :class:`CardSignals` keeps, from its step metrics and its
-    comparison rows (stage time only with pipeline parallelism)."""
+    comparison rows (stage time and FLOPs only with pipeline parallelism, FLOPs only when some are counted)."""
     pipeline = any(r.get("pipeline") for r in comparison_rows)
+    flops = [r["flops"] for r in comparison_rows if r.get("flops") is not None]
     return dict(step_time_us=_mean(step_stats, "span_us"), step_interval_us=_mean(step_stats, "step_interval_us"),
                 fp_bp_us=_mean(step_stats, "fp_bp_us"), tail_us=_mean(step_stats, "tail_us"),
                 compute_us=_mean(step_stats, "compute_us"),
                 pure_communication_us=_mean(step_stats, "pure_communication_us"),
                 idle_gap_free_us=_mean(step_stats, "idle_gap_free_us"),
                 total_step_time_us=float(sum(s["span_us"] for s in step_stats)),
-                stage_us=_mean(comparison_rows, "pipeline_stage_us") if pipeline else None)
+                stage_us=_mean(comparison_rows, "pipeline_stage_us") if pipeline else None,
+                stage_flops=float(np.mean(flops)) if pipeline and any(flops) else None)
 
 
 def card_signals(store: TraceStore, a, order: int) -> CardSignals | None:

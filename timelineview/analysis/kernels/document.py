@@ -64,19 +64,33 @@ def step_flops(table: KernelTable, starts: np.ndarray, steps: Sequence[StepWindo
     return out
 
 
-def kernels_document(store: TraceStore, table: KernelTable, steps: Sequence[StepWindow],
-                     peak_tflops: float | None = None) -> dict:
-    """The ``kernels`` object of a card; ``peak_tflops`` (``--peak-tflops``) wins over the chip's table peak."""
-    peak = Peak(peak_tflops, OVERRIDE_SOURCE) if peak_tflops else chip_peak(table.device)
-    durations = store.slices.dur[table.slices].astype(np.int64)
-    by_type = kernel_rows(table, durations, by_shape=False)
-    by_shape = kernel_rows(table, durations, by_shape=True)
+def card_peak(table: KernelTable, peak_tflops: float | None = None) -> Peak | None:
+    """The peak MFU is measured against: ``peak_tflops`` (``--peak-tflops``) when given, else the chip's."""
+    return Peak(peak_tflops, OVERRIDE_SOURCE) if peak_tflops else chip_peak(table.device)
+
+
+def step_kernel_rows(store: TraceStore, table: KernelTable, steps: Sequence[StepWindow],
+                     peak: Peak | None) -> list[dict]:
+    """Per step window: ``step``, ``flops`` (Σ over the tasks starting in it), achieved ``tflops`` over the
+    window and ``mfu`` against ``peak``."""
     per_step = step_flops(table, store.slices.start[table.slices], steps)
-    step_rows = []
+    rows = []
     for w, flops in zip(steps, per_step.tolist(), strict=True):
         dur = w.end - w.start
         t = flops / dur / FLOPS_PER_TFLOP_NS if dur > 0 else None
-        step_rows.append({"step": w.step, "flops": flops, "tflops": t, "mfu": _mfu(t, peak)})
+        rows.append({"step": w.step, "flops": flops, "tflops": t, "mfu": _mfu(t, peak)})
+    return rows
+
+
+def kernels_document(store: TraceStore, table: KernelTable, steps: Sequence[StepWindow],
+                     peak_tflops: float | None = None) -> dict:
+    """The ``kernels`` object of a card; ``peak_tflops`` (``--peak-tflops``) wins over the chip's table peak."""
+    peak = card_peak(table, peak_tflops)
+    durations = store.slices.dur[table.slices].astype(np.int64)
+    by_type = kernel_rows(table, durations, by_shape=False)
+    by_shape = kernel_rows(table, durations, by_shape=True)
+    step_rows = step_kernel_rows(store, table, steps, peak)
+    per_step = np.array([r["flops"] for r in step_rows], np.float64)
     total_flops = float(np.nansum(table.task_flops))
     step_time = sum(w.end - w.start for w in steps)
     card_tflops = float(per_step.sum()) / step_time / FLOPS_PER_TFLOP_NS if step_time > 0 else None

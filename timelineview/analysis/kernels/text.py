@@ -1,10 +1,11 @@
-"""The readable output of §7.1: each card's top op types with FLOPs and MFU, and what carries each slow card's
-excess."""
+"""The readable output of §7.1: each card's top op types with FLOPs and MFU, what carries each slow card's
+excess, and the FLOPs of each pipeline stage."""
 
 from __future__ import annotations
 
 from timelineview.analysis.text_table import format_table
 from timelineview.analysis.vocabulary import declared, quantity
+from timelineview.analysis.vocabulary.flops_units import flops_unit
 
 TEXT_ROWS = 10  # op types per card
 
@@ -37,3 +38,13 @@ def kernels_text(doc: dict, rows: int = TEXT_ROWS) -> str:
                          + format_table(["op type", "µs", "others' median µs", "excess µs", "of the excess"],
                                         table))
     return "\n\n".join(parts)
+
+
+def pipeline_stages_text(stages: list[dict]) -> str:
+    """The table of ``pipeline_stages``: each stage card's FLOPs per step (TFLOP) and MFU ('' without one)."""
+    if not stages:
+        return ""
+    size, unit = flops_unit(s["flops_per_step"] for s in stages)
+    rows = [[s["card"], None if s["flops_per_step"] is None else round(s["flops_per_step"] / size, 3),
+             _percent(s["mfu"])] for s in stages]
+    return "FLOPs per pipeline stage (mean per step)\n" + format_table(["card", f"{unit} per step", "MFU"], rows)

@@ -142,6 +142,11 @@ KERNELS = (  # §7.1: op types and input shapes
              section="§7.1"),
     Quantity("p90_us", "p90", US, "90th percentile of the durations of the group's tasks (numpy's "
              "linear percentile)", section="§7.1"),
+    Quantity("flops", "FLOPs", COUNT, "floating-point operations from the tasks' shapes (matrix products, "
+             "convolutions, attention): a task's, or the sum over a group's or a step's tasks (those starting in "
+             "it); null: a type no formula counts", section="§7.1"),
+    Quantity("mfu", "MFU", RATIO, "achieved TFLOPS / the chip's peak (a step: its FLOPs / (step time × peak)); "
+             "null without a known peak", section="§7.1"),
 )
 
 COSTS = (  # §12: critical path and what-if

@@ -10,6 +10,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.cluster.comparison import (
     COUNT,
+    FLOPS,
     MB,
     OFFSET,
     RATIO,
@@ -20,6 +21,7 @@ from timelineview.analysis.cluster.comparison import (
     slow_text,
     sort_rows,
 )
+from timelineview.analysis.vocabulary.flops_units import flops_unit
 from timelineview.analysis.vocabulary.number_text import format_number
 from timelineview.views.sort_arrows import conventional_sort_arrows
 
@@ -41,7 +43,7 @@ def time_unit(rows: list[dict]) -> tuple[float, str]:
     return (1000.0, "ms") if steps and steps[len(steps) // 2] >= 1000.0 else (1.0, "µs")
 
 
-def cell_text(col: Column, value, div: float, per_step: bool) -> str:
+def cell_text(col: Column, value, div: float, per_step: bool, flops_div: float = 1e12) -> str:
     if value is None:
         return "—"
     if col.kind == TIME:  # the window's one number format (grouped digits, three decimals), in ms or µs
@@ -54,6 +56,8 @@ def cell_text(col: Column, value, div: float, per_step: bool) -> str:
         return format_number(int(round(value))) if per_step else format_number(value)
     if col.kind == MB:
         return format_number(value)
+    if col.kind == FLOPS:
+        return format_number(value / flops_div)
     return str(value)
 
 
@@ -75,6 +79,7 @@ class ComparisonTableModel(QtCore.QAbstractTableModel):
         self.rows: list[dict] = []
         self.columns: tuple[Column, ...] = ()
         self.div, self.unit = 1000.0, "ms"
+        self.flops_div, self.flops_unit = flops_unit(())
         self.sort_key = "card"
         self.descending = False
 
@@ -82,6 +87,7 @@ class ComparisonTableModel(QtCore.QAbstractTableModel):
         self.beginResetModel()
         self.columns = columns
         self.div, self.unit = time_unit(rows)
+        self.flops_div, self.flops_unit = flops_unit(r.get("flops") for r in rows)
         self.rows = sort_rows(rows, self.sort_key, self.descending)
         self.endResetModel()
 
@@ -103,7 +109,8 @@ class ComparisonTableModel(QtCore.QAbstractTableModel):
             return None
         col = self.columns[section]
         if role == ROLE.DisplayRole:
-            return header_text(col, {TIME: self.unit, OFFSET: "µs", COUNT: "per step", MB: "MB"}.get(col.kind, ""))
+            return header_text(col, {TIME: self.unit, OFFSET: "µs", COUNT: "per step", MB: "MB",
+                                      FLOPS: self.flops_unit}.get(col.kind, ""))
         if role == ROLE.ToolTipRole:
             return col.tooltip
         if role == ROLE.TextAlignmentRole:
@@ -120,7 +127,8 @@ class ComparisonTableModel(QtCore.QAbstractTableModel):
         if role == ROLE.DisplayRole:
             if col.key == "card":
                 return r["card"] + ("  ▲" if r["slow"] else "") + ("  (no data)" if r["error"] else "")
-            return cell_text(col, r.get(col.key), self.div, r["step"] is not None or bool(r.get("window")))
+            return cell_text(col, r.get(col.key), self.div, r["step"] is not None or bool(r.get("window")),
+                             self.flops_div)
         if role == ROLE.ToolTipRole:
             return self._tooltip(r, col)
         if role == ROLE.ForegroundRole:
@@ -155,7 +163,9 @@ class ComparisonTableModel(QtCore.QAbstractTableModel):
         value = r.get(col.key)
         text = f"{col.title}: " + ("—" if value is None else
                                    f"{value:.3f} µs" if col.kind in (TIME, OFFSET) else
-                                   f"{value:.3f} MB" if col.kind == MB else f"{value:.4g}")
+                                   f"{value:.3f} MB" if col.kind == MB else
+                                   f"{value / self.flops_div:.6g} {self.flops_unit}" if col.kind == FLOPS else
+                                   f"{value:.4g}")
         flags = [f"slow — {slow_text(f)}" for f in r["slow"] if f["metric"] == col.key]
         flags += [f"memory — {memory_flag_text(f)}" for f in r.get("memory_flags", []) if f["metric"] == col.key]
         return "\n".join([text, *flags])

@@ -19,6 +19,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.cluster.comparison import (
     COLUMNS,
+    FLOPS,
+    KERNEL_COLUMNS,
     MEMORY_COLUMNS,
     OFFSET,
     PIPELINE_COLUMNS,
@@ -27,6 +29,7 @@ from timelineview.analysis.cluster.comparison import (
     ClusterComparison,
     rank_runs,
 )
+from timelineview.analysis.vocabulary.flops_units import flops_unit
 from timelineview.analysis.vocabulary.number_text import format_number
 from timelineview.viewstate.tabs.heat_map import CARDS_PER_NODE, HeatMatrix, heat_matrix
 
@@ -57,9 +60,10 @@ def tick_stride(count: int, cell_px: float, label_px: float) -> int:
         scale *= 10
 
 
-METRIC_TITLES = {c.key: c.title for c in COLUMNS + PIPELINE_COLUMNS}  # as the comparison table's headers
+METRIC_TITLES = {c.key: c.title for c in COLUMNS + PIPELINE_COLUMNS + KERNEL_COLUMNS}  # as the table's headers
 METRIC_TITLES.update({c.key: f"{c.title} (MB)" for c in MEMORY_COLUMNS})
-METRIC_KINDS = {c.key: c.kind for c in COLUMNS + PIPELINE_COLUMNS + MEMORY_COLUMNS}
+METRIC_KINDS = {c.key: c.kind for c in COLUMNS + PIPELINE_COLUMNS + KERNEL_COLUMNS + MEMORY_COLUMNS}
+
 
 
 def row_ticks(comparison: ClusterComparison, matrix: HeatMatrix) -> list[str]:
@@ -121,11 +125,17 @@ class HeatCanvas(QtWidgets.QWidget):
         self.setMinimumSize(200, 120)
 
     def set_matrix(self, matrix: HeatMatrix, time_metric: bool, title: str = "", ticks: list[str] | None = None,
-                   row_axis: str = RANK_AXIS) -> None:
-        """Show ``matrix``; ``title``: the metric's display name, ``ticks``: each row's number (else its label)."""
+                   row_axis: str = RANK_AXIS, flops_metric: bool = False) -> None:
+        """Show ``matrix``; ``title``: the metric's display name, ``ticks``: each row's number (else its label);
+        a time metric is shown in ms, FLOPs with the prefix that suits their size (GFLOP, TFLOP, …)."""
         self.matrix = matrix
         self.image = colour_image(matrix, self.lut) if matrix.values.size else None
-        self.unit_div, self.unit = (1000.0, "ms") if time_metric else (1.0, "")
+        if time_metric:
+            self.unit_div, self.unit = 1000.0, "ms"
+        elif flops_metric:
+            self.unit_div, self.unit = flops_unit(np.abs(matrix.values[np.isfinite(matrix.values)]).tolist())
+        else:
+            self.unit_div, self.unit = 1.0, ""
         self.title = title or matrix.metric
         self.row_ticks = list(ticks) if ticks is not None else list(matrix.row_labels)
         self.row_axis = row_axis
@@ -147,9 +157,17 @@ class HeatCanvas(QtWidgets.QWidget):
         """The matrix: right of the rank axis (its title and numbers), above the step axis."""
         line = self.fontMetrics().height()
         left = PAD + line + TICK_GAP + self._tick_width() + TICK_GAP
-        width = self.width() - left - 2 * PAD - COLOUR_BAR_W - LABEL_ROOM
+        width = self.width() - left - 2 * PAD - COLOUR_BAR_W - self._label_room()
         height = self.height() - 2 * PAD - 2 * line - TICK_GAP
         return QtCore.QRectF(left, PAD, max(width, 10), max(height, 10))
+
+    def _label_room(self) -> int:
+        """Room right of the colour bar for its min and max: their text (a unit such as "GFLOP" is long)."""
+        if self.matrix is None:
+            return LABEL_ROOM
+        fm = self.fontMetrics()
+        widest = max(fm.horizontalAdvance(self._fmt(v)) for v in self.matrix.value_range())
+        return max(LABEL_ROOM, widest + 2 * TICK_GAP)
 
     def row_tick_stride(self) -> int:
         """Every how many rows the rank axis is numbered at the current size."""
@@ -315,7 +333,8 @@ class HeatMapView(QtWidgets.QWidget):
         kind = METRIC_KINDS.get(key)
         grouped = any(len(n) > 1 for n in matrix.row_cards)
         self.canvas.set_matrix(matrix, kind == TIME or key.endswith("_us"), METRIC_TITLES.get(key, key),
-                               row_ticks(self.comparison, matrix), NODE_AXIS if grouped else RANK_AXIS)
+                               row_ticks(self.comparison, matrix), NODE_AXIS if grouped else RANK_AXIS,
+                               flops_metric=kind == FLOPS)
         framed = int(matrix.marked.sum()) if matrix.marked is not None else 0
         self.note.setText(f"{len(matrix.row_labels)} rows × {len(matrix.steps)} steps"
                           + (f", {framed} framed in red (a card flagged slow on it)" if framed else ""))

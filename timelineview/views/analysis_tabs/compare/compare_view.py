@@ -1,7 +1,8 @@
 """CompareView: what changed between the run on screen (base) and a second run (new), metrics.md §9.
 
 The per-step phases of each card as paired bars and the per-card deltas (the card whose step time
-changed most first, or by rank), the operators, the collectives and the links whose time changed most
+changed most first, or by rank), the operators (by op type or by op type and input shapes, and by node name as a
+detail), the collectives and the links whose time changed most
 (sortable; red slower, green faster), and differences in shape in words. Everything shown is the
 ``RunDiff`` of ``analysis.diff.run_diff``, the one ``timelineview diff`` prints. A step selector puts both
 runs on the timeline aligned at that step; double-clicking an operator shows its slices in both runs.
@@ -30,6 +31,7 @@ from timelineview.views.analysis_tabs.compare.delta_tables import (
 )
 from timelineview.views.analysis_tabs.compare.framework_page import TITLE as FRAMEWORK_TITLE
 from timelineview.views.analysis_tabs.compare.framework_page import FrameworkPage
+from timelineview.views.analysis_tabs.compare.operators_page import OperatorsPage
 from timelineview.views.analysis_tabs.compare.phase_bars import PhaseBars
 from timelineview.views.jobs.compare_job import ComparedRun, compare_job
 from timelineview.views.jobs.job import Failure, Progress
@@ -118,6 +120,7 @@ class CompareView(QtWidgets.QWidget):
         self.operators_table = self._table(self.operators_model)
         self.operators_table.doubleClicked.connect(lambda index: self.open_operator(index.row()))
         self.operators_table.setToolTip("Double-click an operator to see its slices in both runs")
+        self.operators_page = OperatorsPage(self.operators_table, self._table)
         self.communication_model = DeltaTableModel(NAME_COLUMNS, self)
         self.communication_table = self._table(self.communication_model)
         self.links_model = DeltaTableModel(LINK_COLUMNS, self)
@@ -126,7 +129,7 @@ class CompareView(QtWidgets.QWidget):
                                     "bandwidth in both runs, the link whose bandwidth change costs most first")
         self.framework = FrameworkPage()  # a page of the comparison of two PyTorch runs only (NPU vs GPU)
         self.parts = QtWidgets.QTabWidget()
-        for page, title in zip((phases, self.operators_table, self.communication_table, self.links_table),
+        for page, title in zip((phases, self.operators_page, self.communication_table, self.links_table),
                                PART_TITLES, strict=True):
             self.parts.addTab(page, title)
         lay = QtWidgets.QVBoxLayout(self)
@@ -264,6 +267,7 @@ class CompareView(QtWidgets.QWidget):
         self.notes.setVisible(bool(notes))
         self._show_cards()
         self.operators_model.set_rows(name_records(diff.operators))
+        self.operators_page.set_diff(diff)
         self.communication_model.set_rows(name_records(diff.communication))
         self.links_model.set_rows(link_records(diff.links))
         for table in (self.operators_table, self.communication_table, self.links_table):
@@ -325,6 +329,7 @@ class CompareView(QtWidgets.QWidget):
         self.bars.set_rows([])
         for model in (self.cards_model, self.operators_model, self.communication_model, self.links_model):
             model.set_rows([])
+        self.operators_page.set_diff(None)
         for k, title in enumerate(PART_TITLES):  # the counts were the dropped comparison's
             self.parts.setTabText(k, title)
         self._show_framework(None)

@@ -35,6 +35,13 @@ NAME_COLUMNS = (
                  "runs, the same total and count; added: only in the new run; removed: only in the base run"),
 )
 
+# by op type (§7.1): the op type in ``name``; by (op type, input shapes): the shapes beside it
+OP_TYPE_COLUMNS = (RecordColumn("name", "Op type", TEXT, "the compute tasks' op type"), *NAME_COLUMNS[1:])
+OP_SHAPE_COLUMNS = (OP_TYPE_COLUMNS[0],
+                    RecordColumn("input_shapes", "Input shapes", TEXT, "the tasks' input shapes (empty: the "
+                                 "capture gives none)"),
+                    *NAME_COLUMNS[1:])
+
 # (key of CardDelta.base/new/delta, column title) of the whole-run columns; the step phases come first
 WHOLE_RUN_METRICS = tuple((k, label(k)) for k in ("compute_us", "communication_us", "pure_communication_us",
                                                    "free_us", "idle_gap_total_us"))
