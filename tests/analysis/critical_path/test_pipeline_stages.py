@@ -9,7 +9,14 @@ import pytest
 
 from timelineview.analysis.critical_path.cluster_graph import session_graph
 from timelineview.analysis.critical_path.replay import ReplayInputs, replay
-from timelineview.analysis.critical_path.slots import COLLECTIVE, RECEIVE, SEND, step_slots
+from timelineview.analysis.critical_path.slots import (
+    COLLECTIVE,
+    RECEIVE,
+    SEND,
+    SlotLayout,
+    run_levels,
+    step_slots,
+)
 from timelineview.analysis.critical_path.what_if import CARD_AT_MEDIAN, Change, predict
 from timelineview.analysis.session import AnalysisSession
 from timelineview.model import load
@@ -128,3 +135,26 @@ def test_slots_refuse_what_cannot_pair():
     assert step_slots(kinds, [_kinds(1, -1), _kinds(-1)], {0: 0, 1: 1}) is None  # a send nobody receives
     kinds = [_kinds(COLLECTIVE, COLLECTIVE), _kinds(COLLECTIVE)]
     assert step_slots(kinds, [_kinds(-1, -1), _kinds(-1)], {0: 0, 1: 1}) is None  # collectives differ
+
+
+def test_a_pairing_that_waits_in_a_circle_has_no_order():
+    """Two cards that each receive from the other before sending to it wait for each other forever;
+    a chain of three stages has an order in which each receive follows its peer's launch."""
+    circle = SlotLayout(np.array([RECEIVE, SEND]), np.ones((2, 2), bool), np.array([[1, 1], [0, 0]]),
+                        np.array([[1, 0], [1, 0]]))
+    assert run_levels(circle) is None
+    kinds = [_kinds(SEND), _kinds(RECEIVE, SEND), _kinds(RECEIVE)]
+    found = step_slots(kinds, [_kinds(1), _kinds(0, 2), _kinds(1)], {0: 0, 1: 1, 2: 2})
+    _, present, peer_slot, peer_card = found.key
+    n = found.rows.shape
+    chain = SlotLayout(np.array(found.key[0]), np.frombuffer(present, bool).reshape(n),
+                       np.frombuffer(peer_slot, np.int64).reshape(n), np.frombuffer(peer_card, np.int64).reshape(n))
+    runs = run_levels(chain)
+    assert runs is not None and len(runs) == 1
+    level_of = {}
+    for lv, (nodes, slots, cards) in enumerate(runs[0].levels):
+        for t, j, c in zip(nodes.tolist(), slots.tolist(), cards.tolist(), strict=True):
+            level_of[(t, j, c)] = lv
+    # card 2's receive (slot 0) ends after card 1 launched its send (slot 1), which follows card 1's
+    # receive's end, which follows card 0's send launch
+    assert level_of[(1, 0, 2)] > level_of[(0, 1, 1)] > level_of[(1, 0, 1)] > level_of[(0, 1, 0)]
