@@ -29,14 +29,18 @@ PROBLEMS = {"healthy": {}, "slow_card": {"slow_card": SLOW, "slow_factor": 1.3}}
 
 
 @pytest.fixture(scope="module")
-def sessions(tmp_path_factory):
+def folders(tmp_path_factory):
     out = {}
     for name, extra in PROBLEMS.items():
-        folder = tmp_path_factory.mktemp(f"stages_{name}")
-        generate_cluster(folder, cluster_specs(CARDS, **BASE, **extra), "msprof",
+        out[name] = tmp_path_factory.mktemp(f"stages_{name}")
+        generate_cluster(out[name], cluster_specs(CARDS, **BASE, **extra), "msprof",
                          options=WriteOptions(step_trace=True))
-        out[name] = AnalysisSession(load(folder))
     return out
+
+
+@pytest.fixture(scope="module")
+def sessions(folders):
+    return {name: AnalysisSession(load(folder)) for name, folder in folders.items()}
 
 
 def measured_steps_us(session) -> np.ndarray:
@@ -113,6 +117,24 @@ def test_card_at_median_meets_the_counterfactual(sessions):
     w = predict(session_graph(sessions["slow_card"]), Change(CARD_AT_MEDIAN, f"rank {SLOW}"))
     assert w.step_us_now == pytest.approx(now, abs=0.5)
     assert abs(w.step_us_predicted - truth) <= max(0.005 * truth, 0.2 * true_gain)
+
+
+def test_a_summary_folder_gives_the_same_path_and_what_ifs(folders, sessions, tmp_path):
+    """A summary keeps each operator's peer, so the pairs are rebuilt from it as from the traces."""
+    pytest.importorskip("distributed")
+    from timelineview.analysis.summaries.summary_session import SummarySession, read_checked_index
+    from timelineview.distributed.summarize import summarize
+
+    out = tmp_path / "summary"
+    summarize(folders["slow_card"], out, workers=1, progress=None, note=None)
+    kept = SummarySession(out, read_checked_index(out), tolerant=True, whole=True).stats_document()
+    loaded = sessions["slow_card"].stats_document()
+    assert len(kept["critical_path"]) == BASE["steps"]
+    for a, b in zip(kept["critical_path"], loaded["critical_path"], strict=True):
+        assert a["step_us"] == pytest.approx(b["step_us"]) and a["cards"] == b["cards"]
+        assert a["share_by_card"] == pytest.approx(b["share_by_card"])
+    assert [(w["kind"], w["target"], w["gain_us"]) for w in kept["what_if"]] == \
+        [(w["kind"], w["target"], w["gain_us"]) for w in loaded["what_if"]]
 
 
 def _kinds(*seq: int) -> np.ndarray:
