@@ -180,3 +180,27 @@ def test_a_pairing_that_waits_in_a_circle_has_no_order():
     # card 2's receive (slot 0) ends after card 1 launched its send (slot 1), which follows card 1's
     # receive's end, which follows card 0's send launch
     assert level_of[(1, 0, 2)] > level_of[(0, 1, 1)] > level_of[(1, 0, 1)] > level_of[(0, 1, 0)]
+
+
+def test_lanes_show_each_cards_own_end_of_a_pair(sessions):
+    """In the lanes a card is in a receive until its own pair ends, and a card that does not run the
+    slot is never in it."""
+    from timelineview.analysis.critical_path.document import analyse_critical_path
+    from timelineview.analysis.critical_path.step_lanes import IN_COLLECTIVE
+
+    g = session_graph(sessions["healthy"])
+    result = analyse_critical_path(g, [])
+    tl = replay(g, ReplayInputs.measured(g))
+    recv = int(np.flatnonzero(g.layout.kind == RECEIVE)[0])
+    name = g.op_names[0][recv]
+    lanes = result.step_lanes(0)
+    for c in range(CARDS):
+        rows = [i for i in lanes.of_card(c).tolist() if lanes.kind[i] == IN_COLLECTIVE and lanes.name[i] == name]
+        if c == 0:
+            assert not rows  # the first stage receives nothing
+            continue
+        assert len(rows) == 1
+        assert lanes.start[rows[0]] == pytest.approx(tl.arrival[0, recv, c])
+        assert lanes.end[rows[0]] == pytest.approx(tl.ends[0, recv, c])
+    # the stages' receives end one after another, not together as a collective would
+    assert np.all(np.diff(tl.ends[0, recv, 1:]) > 0)
