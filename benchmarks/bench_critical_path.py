@@ -32,6 +32,10 @@ from timelineview.model import load
 from timelineview.synthetic import WriteOptions, cluster_specs, generate_cluster
 from timelineview.synthetic.names import POOL
 from timelineview.synthetic.schedule import build_schedule, card_steps
+from timelineview.synthetic.workload import KIND_RECEIVE, KIND_SEND
+
+P2P_NAME = {KIND_SEND: "hcom_send", KIND_RECEIVE: "hcom_receive"}
+P2P_PEER = {KIND_SEND: 1, KIND_RECEIVE: -1}
 
 
 def timelines(specs) -> tuple[list[CardTimeline], list[str]]:
@@ -39,7 +43,7 @@ def timelines(specs) -> tuple[list[CardTimeline], list[str]]:
     types = OpTypeTable()
     out = []
     for card, spec in enumerate(specs):
-        cs, ce, kinds, os_, oe, names, ss, se = [], [], [], [], [], [], [], []
+        cs, ce, kinds, os_, oe, names, peers, ss, se = [], [], [], [], [], [], [], [], []
         for st in card_steps(spec, sched, card):
             m = ~st.other
             cs.append(st.item_start[m])
@@ -47,7 +51,9 @@ def timelines(specs) -> tuple[list[CardTimeline], list[str]]:
             kinds.append(st.kind[m])
             os_.append(st.op_start)
             oe.append(st.op_end)
-            names += [f"op{j}" for j in range(len(st.op_start))]
+            names += [P2P_NAME.get(kind, f"op{j}") for j, kind in enumerate(st.op_kind)]
+            # a stage sends to the next rank and receives from the one before (as the files' tasks say)
+            peers += [spec.rank + P2P_PEER[kind] if kind in P2P_PEER else -1 for kind in st.op_kind]
             ss.append(st.start)
             se.append(st.end)
         u = union(np.concatenate(cs), np.concatenate(ce))
@@ -58,12 +64,15 @@ def timelines(specs) -> tuple[list[CardTimeline], list[str]]:
             types.id_of(f"type{kind}")
         out.append(CardTimeline(
             f"rank {spec.rank}", spec.rank, 0, np.arange(1, len(ss) + 1), np.array(ss), np.array(se),
-            u.starts, u.ends, step_type, np.concatenate(os_), np.concatenate(oe), names, empty_transfers()))
+            u.starts, u.ends, step_type, np.concatenate(os_), np.concatenate(oe), names, empty_transfers(),
+            np.array(peers, np.int64) if spec.pipeline_stages else None))
     return out, types.names
 
 
-def counterfactual_row(cards: int, problem: str, steps: int = 5, tasks: int = 200) -> str:
+def counterfactual_row(cards: int, problem: str, steps: int = 5, tasks: int = 200, stages: bool = False) -> str:
     base = {"seed": 11, "steps": steps, "tasks_per_step": tasks}
+    if stages:  # a pipeline of stages: rank r receives from r - 1 and sends to r + 1
+        base.update(pipeline=True, pipeline_stages=True)
     extra, change = {
         "slow_card": ({"slow_card": 1, "slow_factor": 1.3}, Change(CARD_AT_MEDIAN, "rank 1")),
         "data_wait": ({"slow_data_card": 1, "slow_data_us": 3000.0}, Change(DATA_WAIT_AT_MEDIAN, "rank 1")),
@@ -75,7 +84,9 @@ def counterfactual_row(cards: int, problem: str, steps: int = 5, tasks: int = 20
     gain = w.step_us_now - truth
     err = abs(w.step_us_predicted - truth)
     ok = err <= max(0.005 * truth, 0.2 * gain)
-    return (f"{cards:>6} {problem:>10} {w.step_us_now:>10.1f} {truth:>10.1f} {w.step_us_predicted:>10.1f} "
+    if stages:
+        problem = f"{problem}/stages"
+    return (f"{cards:>6} {problem:>16} {w.step_us_now:>10.1f} {truth:>10.1f} {w.step_us_predicted:>10.1f} "
             f"{gain:>9.1f} {w.gain_us:>9.1f} {err:>8.1f} {'ok' if ok else 'MISS':>5}")
 
 
@@ -125,26 +136,30 @@ def main() -> None:
     ap.add_argument("--sizes", default="8,64,256")
     ap.add_argument("--file-cards", type=int, default=8, help="cards of the written clusters (0: none)")
     args = ap.parse_args()
-    print(f"{'cards':>6} {'problem':>10} {'now_us':>10} {'true_us':>10} {'pred_us':>10} {'gain':>9} "
+    print(f"{'cards':>6} {'problem':>16} {'now_us':>10} {'true_us':>10} {'pred_us':>10} {'gain':>9} "
           f"{'pred_gain':>9} {'err_us':>8} {'check':>5}")
     for n in (int(x) for x in args.sizes.split(",")):
-        for problem in ("slow_card", "data_wait"):
-            print(counterfactual_row(n, problem), flush=True)
+        for stages in (False, True):
+            for problem in ("slow_card", "data_wait"):
+                print(counterfactual_row(n, problem, stages=stages), flush=True)
     if args.file_cards:
         print(f"\n{'cards':>6} {'layout':>22} {'problem':>10} {'now_us':>10} {'true_us':>10} {'pred_us':>10} "
               f"{'gain':>9} {'pred_gain':>9} {'err_us':>8} {'check':>5}")
         file_rows(args.file_cards)
-    specs = cluster_specs(args.big_cards, seed=3, steps=args.big_steps, tasks_per_step=100, slow_card=7,
-                          slow_factor=1.3)
-    cards, names = timelines(specs)
-    t0 = time.perf_counter()
-    g = build_graph(cards, names)
-    t1 = time.perf_counter()
-    result = analyse_critical_path(g, [Change(CARD_AT_MEDIAN, "rank 7")])
-    t2 = time.perf_counter()
-    tasks = len(specs) * args.big_steps * specs[0].tasks_per_step
-    print(f"\n{args.big_cards} cards x {args.big_steps} steps ({tasks} compute tasks): "
-          f"graph {t1 - t0:.2f} s, paths + {len(result.what_if)} what-ifs {t2 - t1:.2f} s, total {t2 - t0:.2f} s")
+    for stages in (False, True):
+        extra = {"pipeline": True, "pipeline_stages": True} if stages else {}
+        specs = cluster_specs(args.big_cards, seed=3, steps=args.big_steps, tasks_per_step=100, slow_card=7,
+                              slow_factor=1.3, **extra)
+        cards, names = timelines(specs)
+        t0 = time.perf_counter()
+        g = build_graph(cards, names)
+        t1 = time.perf_counter()
+        result = analyse_critical_path(g, [Change(CARD_AT_MEDIAN, "rank 7")])
+        t2 = time.perf_counter()
+        tasks = len(specs) * args.big_steps * specs[0].tasks_per_step
+        print(f"\n{args.big_cards} cards x {args.big_steps} steps ({tasks} compute tasks"
+              f"{', a pipeline of stages' if stages else ''}): graph {t1 - t0:.2f} s, "
+              f"paths + {len(result.what_if)} what-ifs {t2 - t1:.2f} s, total {t2 - t0:.2f} s")
 
 
 if __name__ == "__main__":

@@ -35,11 +35,21 @@ def test_a_summary_gives_back_what_the_card_kept():
     assert back.op_name == ["a", "b"] and back.type_names == ["Add", "MatMul"] and back.transfer_link == ["0-1"]
 
 
+def test_a_summary_keeps_each_operators_peer():
+    kept = inputs()
+    kept.op_peer = np.array([-1, 3], np.int64)  # a collective, then a send to rank 3
+    np.testing.assert_array_equal(CardPathInputs.from_document(kept.document()).op_peer, [-1, 3])
+    older = kept.document()
+    del older["op_peer"]  # a summary written before peers were kept: no operator has one
+    np.testing.assert_array_equal(CardPathInputs.from_document(older).op_peer, [-1, -1])
+
+
 @pytest.mark.parametrize("damage", [
     lambda d: d.pop("op_end"),
     lambda d: d.update(op_end=[40]),
     lambda d: d.update(transfer_op=[5]),  # a transfer of an operator the card does not have
     lambda d: d.update(type_ns=[[1.0]]),
+    lambda d: d.update(op_peer=[1]),
 ])
 def test_damaged_inputs_are_refused(damage):
     doc = inputs().document()

@@ -8,10 +8,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from timelineview.analysis.communication.names import POINT_TO_POINT
 from timelineview.analysis.critical_path.op_types import op_type_of
 from timelineview.analysis.kernels.dense_ids import distinct_inverse
 
 KEY = "critical_path_inputs"  # where a card summary keeps them
+NO_RANK = 0xFFFF_FFFF  # what a notification names when it names no rank (an unsigned −1)
 
 
 @dataclass
@@ -29,6 +31,11 @@ class CardPathInputs:
     transfer_transport: list[str]
     transfer_bytes: np.ndarray  # float64
     transfer_ns: np.ndarray  # float64, Σ durations
+    op_peer: np.ndarray | None = None  # int64 per operator: a send's or receive's peer rank (-1: none)
+
+    def __post_init__(self) -> None:
+        if self.op_peer is None:
+            self.op_peer = np.full(len(self.op_start), -1, np.int64)
 
     def document(self) -> dict:
         """A JSON object of lists."""
@@ -36,7 +43,8 @@ class CardPathInputs:
                 "step_number": self.step_number.tolist(), "type_names": self.type_names,
                 "type_ns": self.type_ns.tolist(), "transfer_op": self.transfer_op.tolist(),
                 "transfer_link": self.transfer_link, "transfer_transport": self.transfer_transport,
-                "transfer_bytes": self.transfer_bytes.tolist(), "transfer_ns": self.transfer_ns.tolist()}
+                "transfer_bytes": self.transfer_bytes.tolist(), "transfer_ns": self.transfer_ns.tolist(),
+                "op_peer": self.op_peer.tolist()}
 
     @classmethod
     def from_document(cls, d: dict) -> CardPathInputs:
@@ -48,11 +56,12 @@ class CardPathInputs:
                       np.asarray(d["type_ns"], np.float64).reshape(len(d["step_number"]), len(d["type_names"])),
                       np.asarray(d["transfer_op"], np.int64), [str(x) for x in d["transfer_link"]],
                       [str(x) for x in d["transfer_transport"]], np.asarray(d["transfer_bytes"], np.float64),
-                      np.asarray(d["transfer_ns"], np.float64))
+                      np.asarray(d["transfer_ns"], np.float64),
+                      np.asarray(d["op_peer"], np.int64) if "op_peer" in d else None)
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"not critical path inputs: {exc}") from exc
         n_ops, n_rows = len(out.op_start), len(out.transfer_op)
-        if len(out.op_end) != n_ops or len(out.op_name) != n_ops or not (
+        if len(out.op_end) != n_ops or len(out.op_name) != n_ops or len(out.op_peer) != n_ops or not (
                 len(out.transfer_link) == len(out.transfer_transport) == len(out.transfer_bytes)
                 == len(out.transfer_ns) == n_rows) or (n_rows and (out.transfer_op.min() < 0
                                                                     or out.transfer_op.max() >= n_ops)):
@@ -85,7 +94,32 @@ def card_path_inputs(store, classification, steps, communication) -> CardPathInp
         op_start=sl.start[ops].astype(np.int64), op_end=sl.end[ops].astype(np.int64),
         op_name=[names[i] if i >= 0 else "" for i in sl.name[ops].tolist()],
         step_number=np.array([w.step for w in steps], np.int64), type_names=type_names or [""],
-        type_ns=type_ns, **_transfers(communication, ops))
+        type_ns=type_ns, **_transfers(communication, ops), op_peer=_peers(communication, ops))
+
+
+def _peers(comm, op_slices: np.ndarray) -> np.ndarray:
+    """Per operator among ``op_slices``, the rank a point-to-point operator exchanges with: where a
+    send's transfers go, or whom a receive's notifications wait for (its sender reports the transfer);
+    -1 for a collective or when the trace does not tell."""
+    out = np.full(len(op_slices), -1, np.int64)
+    if comm is None or not len(comm.tasks) or not len(op_slices):
+        return out
+    tasks = comm.tasks
+    p2p = np.array([bool(POINT_TO_POINT.search(n)) for n in comm.ops.name] + [False], bool)  # last: op -1
+    cand = np.flatnonzero(p2p[comm.task_op] & (tasks.transfer | tasks.wait) & (tasks.dst >= 0)
+                          & (tasks.dst < NO_RANK)
+                          & (tasks.dst != (comm.rank if comm.rank is not None else -1)))
+    if not len(cand):
+        return out
+    # a send's transfers first, else a receive's waits; the first such task of each operator names the peer
+    cand = cand[np.lexsort((tasks.start[cand], ~tasks.transfer[cand], comm.task_op[cand]))]
+    ops, first = np.unique(comm.task_op[cand], return_index=True)
+    order = np.argsort(op_slices)
+    op_slice = comm.ops.slice[ops]
+    pos = np.minimum(np.searchsorted(op_slices[order], op_slice), len(order) - 1)
+    found = op_slices[order][pos] == op_slice
+    out[order[pos[found]]] = tasks.dst[cand[first]][found]
+    return out
 
 
 def _transfers(comm, op_slices: np.ndarray) -> dict:

@@ -10,8 +10,11 @@ the gradients); a launch waits for the previous operator when it came within ``B
 end although the compute was ready before. Every duration is what the trace measured; ``replay``
 recomputes the ends from them, so a change to one input moves everything that depends on it.
 
-Operators are matched across cards by their position in the step; steps where the cards do not hold
-the same number of operators are left out (``skipped_steps``).
+Collectives are matched across cards by their position in the step. Sends and receives take slots
+(``slots``): a card's slot it does not run is absent (zero-length, never waited for) and a pair ends
+at max(both launches) + its transit on each side (transit = measured end − max(own launch, peer's
+launch)); ends are therefore per card. Steps whose cards do not fit one layout, or whose layout differs
+from the most common one, are left out (``skipped_steps``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from timelineview.analysis.critical_path.inputs import CardTimeline
+from timelineview.analysis.critical_path.slots import COLLECTIVE, SlotLayout, op_kinds, run_levels, step_slots
 
 BOUND_LAUNCH_NS = 10_000  # a launch this close after the previous operator's end was queued behind it
 _NEVER = np.inf
@@ -36,6 +40,7 @@ class LinkTransit:
     transport: list[str]
     step: np.ndarray  # int64
     op: np.ndarray  # int64
+    card: np.ndarray  # int64 column of the card that reported the transfer
     size: np.ndarray  # float64 bytes
     dur: np.ndarray  # float64 ns
 
@@ -57,12 +62,13 @@ class StepGraph:
     lead: np.ndarray  # (K, J+1, C) from that operator's end to the block's first compute
     own_slack: np.ndarray  # (K, J, C) from compute ready to the launch
     prev_slack: np.ndarray  # (K, J, C) from the previous operator's end to the launch (−inf: not queued)
-    transit: np.ndarray  # (K, J)
+    transit: np.ndarray  # (K, J, C) from the last member's (a pair's later) launch to the card's end
     tail: np.ndarray  # (K,) from the last end to the step's end
     type_share: np.ndarray  # (K, C, T) share of each op type in the card's compute of the step
     links: LinkTransit
     type_names: list[str]
     skipped_steps: list[int]
+    layout: SlotLayout | None = None  # None: every slot a collective present on every card
 
     @property
     def n_ops(self) -> int:
@@ -138,30 +144,56 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
     start, end = np.round(start).astype(np.int64), np.round(end).astype(np.int64)
     first = np.stack([np.searchsorted(c.op_start, start, "left") for c in cards], axis=1)  # (K, C)
     last = np.stack([np.searchsorted(c.op_start, end, "left") for c in cards], axis=1)
-    counts = last - first
-    values, freq = np.unique(counts, return_counts=True)
-    n_ops = int(values[np.argmax(freq)])
-    keep = np.all(counts == n_ops, axis=1)
-    if n_ops == 0 or not keep.any():
-        return None
+    kinds = [op_kinds(c.op_name, c.op_peer) for c in cards]
+    # sends and receives that pair up take slots; when they do not (a trace that names no peers), every
+    # operator is matched by its position, as collectives are
+    found = _slot_steps(cards, kinds, first, last) if any((k != COLLECTIVE).any() for k in kinds) else None
+    if found is not None:
+        keep, pos, layout = found
+    else:
+        counts = last - first
+        values, freq = np.unique(counts, return_counts=True)
+        n_ops = int(values[np.argmax(freq)])
+        keep = np.all(counts == n_ops, axis=1)
+        if n_ops == 0 or not keep.any():
+            return None
+        pos = first[keep][:, None, :] + np.arange(n_ops)[None, :, None]  # (K, J, C)
+        layout = SlotLayout(np.zeros(n_ops, np.int64), np.ones((n_ops, len(cards)), bool),
+                            np.full((n_ops, len(cards)), -1, np.int64), np.full((n_ops, len(cards)), -1, np.int64))
     skipped = numbers[~keep].tolist()
-    numbers, start, end, first = numbers[keep], start[keep], end[keep], first[keep]
+    numbers, start, end = numbers[keep], start[keep], end[keep]
     rows = [r[keep] for r in rows]
     k_steps, n_cards = len(numbers), len(cards)
+    n_ops = pos.shape[1]
+    present = layout.present
+    collective = layout.kind == COLLECTIVE
 
-    pos = first[:, None, :] + np.arange(n_ops)[None, :, None]  # (K, J, C)
     arrival = np.empty((k_steps, n_ops, n_cards), np.float64)
     op_end = np.empty_like(arrival)
     for c, card in enumerate(cards):
-        arrival[:, :, c] = card.op_start[pos[:, :, c]]
-        op_end[:, :, c] = card.op_end[pos[:, :, c]]
+        p = np.maximum(pos[:, :, c], 0)
+        arrival[:, :, c] = card.op_start[p] if len(card.op_start) else 0
+        op_end[:, :, c] = card.op_end[p] if len(card.op_end) else 0
     s0 = start.astype(np.float64)[:, None]
     e0 = end.astype(np.float64)
     arrival -= s0[:, :, None]
     op_end -= s0[:, :, None]
-    ends = np.median(op_end, axis=2)  # (K, J): a collective ends at one instant on every member
-    transit = np.maximum(ends - arrival.max(axis=2), 0.0)
-
+    # an absent slot is placed at the card's next launch (or the step's end): its compute is the next's
+    nxt = np.broadcast_to((e0 - start)[:, None], (k_steps, n_cards)).copy()
+    for j in range(n_ops - 1, -1, -1):
+        here = present[j][None, :]
+        arrival[:, j] = np.where(here, arrival[:, j], nxt)
+        op_end[:, j] = np.where(here, op_end[:, j], arrival[:, j])
+        nxt = arrival[:, j]
+    ends = np.where(collective[None, :, None], np.median(op_end, axis=2, keepdims=True), op_end)  # (K, J, C)
+    last_arrival = arrival.max(axis=2, keepdims=True)
+    if layout.has_p2p:
+        ps, pc = np.maximum(layout.peer_slot, 0), np.maximum(layout.peer_card, 0)
+        peer_arrival = arrival[:, ps, pc]
+        last_arrival = np.where(collective[None, :, None], last_arrival, np.maximum(arrival, peer_arrival))
+    transit = np.where(present[None], np.maximum(ends - last_arrival, 0.0), 0.0)
+    # a launch or block waits on the card's previous slot only when the card ran it
+    prev_present = np.concatenate((np.zeros((1, n_cards), bool), present), axis=0)  # (J+1, C)
     shape = (k_steps, n_ops + 1, n_cards)
     wait = np.zeros((k_steps, n_cards))
     busy, gap, lead = np.zeros(shape), np.zeros(shape), np.zeros(shape)
@@ -171,9 +203,11 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
     prev_slack = np.full((k_steps, n_ops, n_cards), -np.inf)
     unions = [_compute_union(card) for card in cards]
     abs_arrival = arrival + s0[:, :, None]
-    prev_end = np.concatenate((np.full((k_steps, 1), -np.inf), ends + s0), axis=1)  # (K, J+1)
-    since_prev = abs_arrival - prev_end[:, :n_ops, None]
-    queued = (since_prev >= 0) & (since_prev <= BOUND_LAUNCH_NS)
+    # (K, J+1, C): the end of the card's previous slot, −inf where there is none or the card did not run it
+    prev_end = np.concatenate((np.full((k_steps, 1, n_cards), -np.inf), ends + s0[:, :, None]), axis=1)
+    prev_end = np.where(prev_present[None], prev_end, -np.inf)
+    since_prev = abs_arrival - prev_end[:, :n_ops]
+    queued = (since_prev >= 0) & (since_prev <= BOUND_LAUNCH_NS) & present[None]
     origins = np.empty((k_steps, n_cards))
     progress = np.full((k_steps, n_ops, n_cards), np.nan)
     for c, (us, ue, cum) in enumerate(unions):
@@ -183,10 +217,11 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
         total = _busy_until(us, ue, cum, e0) - done0
         with np.errstate(invalid="ignore", divide="ignore"):
             share = (_busy_until(us, ue, cum, abs_arrival[:, :, c]) - done0[:, None]) / total[:, None]
-        progress[:, :, c] = np.where(total[:, None] > 0, share, np.nan)
+        progress[:, :, c] = np.where((total[:, None] > 0) & present[None, :, c], share, np.nan)
     launch_share = _launch_share(progress, queued)
     for c, (us, ue, cum) in enumerate(unions):
         a = abs_arrival[:, :, c]
+        pe = prev_end[:, :, c]
         origin = origins[:, c]
         wait[:, c] = origin - start
         r = np.empty((k_steps, n_ops + 1))
@@ -199,31 +234,30 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
         r = np.maximum.accumulate(np.maximum(r, origin[:, None]), axis=1)
         block_start = np.concatenate((origin[:, None], r[:, :-1]), axis=1)
         prev_arr = np.concatenate((np.full((k_steps, 1), np.inf), a), axis=1)
-        finite_prev = np.where(np.isfinite(prev_end), prev_end, 0.0)
+        finite_prev = np.where(np.isfinite(pe), pe, 0.0)
         resume = _next_start(us, ue, finite_prev)
         idle_while = _busy_until(us, ue, cum, finite_prev) - \
             _busy_until(us, ue, cum, np.where(np.isfinite(prev_arr), prev_arr, 0.0))
-        blk = np.isfinite(prev_end) & (idle_while <= 0) & (resume <= r) & (r > block_start) & \
-            (block_start <= prev_end)
+        blk = np.isfinite(pe) & (idle_while <= 0) & (resume <= r) & (r > block_start) & (block_start <= pe)
         bs = np.where(blk, resume, block_start)
         b = _busy_until(us, ue, cum, r) - _busy_until(us, ue, cum, bs)
         busy[:, :, c] = np.maximum(b, 0.0)
         gap[:, :, c] = np.maximum(r - bs - b, 0.0)
         blocked[:, :, c] = blk
-        lead[:, :, c] = np.where(blk, resume - prev_end, 0.0)
+        lead[:, :, c] = np.where(blk, resume - pe, 0.0)
         ready[:, :, c] = r - s0
         q = queued[:, :, c]
-        own_slack[:, :, c] = np.where(q, 0.0, a - r[:, :n_ops])
+        own_slack[:, :, c] = np.where(q | ~present[None, :, c], 0.0, a - r[:, :n_ops])
         prev_slack[:, :, c] = np.where(q, since_prev[:, :, c], -np.inf)
-    top = np.maximum(ends[:, -1], ready[:, -1, :].max(axis=1))
+    top = np.maximum(ends[:, -1].max(axis=1), ready[:, -1, :].max(axis=1))
     tail = np.maximum((e0 - start) - top, 0.0)
-    names = [cards[0].op_name[int(p):int(p) + n_ops] for p in first[:, 0]]
+    names = _slot_names(cards, pos)
     return StepGraph(
         cards=[c.card for c in cards], offsets_ns=np.array([c.offset_ns for c in cards], np.int64),
         steps=numbers, start_ns=start, end_ns=end, op_names=names, wait=wait, busy=busy, gap=gap,
         blocked=blocked, lead=lead, own_slack=own_slack, prev_slack=prev_slack, transit=transit, tail=tail,
         type_share=_type_share([c.step_type_ns[r] for c, r in zip(cards, rows, strict=True)]),
-        links=_links(cards, first, n_ops), type_names=list(type_names), skipped_steps=skipped)
+        links=_links(cards, pos), type_names=list(type_names), skipped_steps=skipped, layout=layout)
 
 
 def _launch_share(progress: np.ndarray, queued: np.ndarray) -> np.ndarray:
@@ -254,26 +288,81 @@ def _type_share(step_type_ns: list[np.ndarray]) -> np.ndarray:
         return np.where(total > 0, table / total, 0.0)
 
 
-def _links(cards: Sequence[CardTimeline], first: np.ndarray, n_ops: int) -> LinkTransit:
-    """Each card's transfers placed at (step row, operator) of the graph."""
-    link, transport, step, op, size, dur = [], [], [], [], [], []
+def _slot_names(cards: Sequence[CardTimeline], pos: np.ndarray) -> list[list[str]]:
+    """Per step, each slot's operator name on the first card that runs it."""
+    out = []
+    for k in range(pos.shape[0]):
+        row = []
+        for j in range(pos.shape[1]):
+            c = int(np.argmax(pos[k, j] >= 0))
+            row.append(cards[c].op_name[int(pos[k, j, c])] if pos[k, j, c] >= 0 else "")
+        out.append(row)
+    return out
+
+
+def _slot_steps(cards: Sequence[CardTimeline], kinds: list[np.ndarray], first: np.ndarray, last: np.ndarray):
+    """(kept steps mask, (K', J, C) operator row per slot with −1 absent, layout) for cards with sends and
+    receives: the most common layout over the steps; None when no step fits one."""
+    card_of_rank = {int(c.rank): i for i, c in enumerate(cards) if c.rank is not None}
+    found = []
+    for k in range(first.shape[0]):
+        sk = step_slots([kinds[c][first[k, c]:last[k, c]] for c in range(len(cards))],
+                        [cards[c].op_peer[first[k, c]:last[k, c]] for c in range(len(cards))], card_of_rank)
+        found.append(sk)
+    keys = [f.key for f in found if f is not None]
+    if not keys:
+        return None
+    counts: dict[tuple, int] = {}
+    for key in keys:
+        counts[key] = counts.get(key, 0) + 1
+    best = max(counts, key=counts.get)
+    keep = np.array([f is not None and f.key == best for f in found], bool)
+    if not len(best[0]):
+        return None
+    kept = [f for f in found if f is not None and f.key == best]
+    rel = np.stack([f.rows for f in kept])  # (K', J, C) rows within the step
+    starts = first[keep][:, None, :]
+    pos = np.where(rel >= 0, rel + starts, -1)
+    sample = kept[0]
+    n_slots, n_cards = sample.rows.shape
+    kind = np.array(best[0], np.int64)
+    present = sample.rows >= 0
+    peer_slot = np.frombuffer(best[2], np.int64).reshape(n_slots, n_cards).copy()
+    peer_card = np.frombuffer(best[3], np.int64).reshape(n_slots, n_cards).copy()
+    layout = SlotLayout(kind, present, peer_slot, peer_card)
+    runs = run_levels(layout)
+    if runs is None:
+        return None
+    layout.runs = runs
+    return keep, pos, layout
+
+
+def _links(cards: Sequence[CardTimeline], pos: np.ndarray) -> LinkTransit:
+    """Each card's transfers placed at (step row, slot) of the graph."""
+    link, transport, step, op, card_col, size, dur = [], [], [], [], [], [], []
     for c, card in enumerate(cards):
         tr = card.transfers
         if tr is None or not len(tr.op):
             continue
-        k = np.searchsorted(first[:, c], tr.op, "right") - 1
-        j = tr.op - first[np.maximum(k, 0), c]
-        ok = (k >= 0) & (j >= 0) & (j < n_ops)
+        rows = pos[:, :, c].ravel()
+        ok_rows = rows >= 0
+        order = np.argsort(rows[ok_rows])
+        flat = np.flatnonzero(ok_rows)[order]
+        sorted_rows = rows[ok_rows][order]
+        at = np.minimum(np.searchsorted(sorted_rows, tr.op), max(len(sorted_rows) - 1, 0))
+        ok = (sorted_rows[at] == tr.op) if len(sorted_rows) else np.zeros(len(tr.op), bool)
+        k, j = np.divmod(flat[at[ok]], pos.shape[1]) if len(sorted_rows) else (np.zeros(0, np.int64),) * 2
         idx = np.flatnonzero(ok)
         link += [tr.link[i] for i in idx.tolist()]
         transport += [tr.transport[i] for i in idx.tolist()]
-        step.append(k[ok])
-        op.append(j[ok])
+        step.append(k)
+        op.append(j)
+        card_col.append(np.full(len(idx), c, np.int64))
         size.append(tr.size[ok].astype(np.float64))
         dur.append(tr.dur[ok].astype(np.float64))
 
     def cat(parts, dtype):
         return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)
 
-    return LinkTransit(link, transport, cat(step, np.int64), cat(op, np.int64), cat(size, np.float64),
-                       cat(dur, np.float64))
+    return LinkTransit(link, transport, cat(step, np.int64), cat(op, np.int64), cat(card_col, np.int64),
+                       cat(size, np.float64), cat(dur, np.float64))

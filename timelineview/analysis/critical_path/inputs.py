@@ -40,6 +40,11 @@ class CardTimeline:
     op_end: np.ndarray
     op_name: list[str]
     transfers: Transfers
+    op_peer: np.ndarray | None = None  # int64 per operator: a send's or receive's peer rank (-1: a collective)
+
+    def __post_init__(self) -> None:
+        if self.op_peer is None:
+            self.op_peer = np.full(len(self.op_start), -1, np.int64)
 
 
 def empty_transfers() -> Transfers:
@@ -65,4 +70,5 @@ def card_timeline(card: str, rank: int | None, offset_ns: int, inputs: CardPathI
         compute_start=compute.starts - offset_ns, compute_end=compute.ends - offset_ns, step_type_ns=step_type,
         op_start=inputs.op_start - offset_ns, op_end=inputs.op_end - offset_ns, op_name=list(inputs.op_name),
         transfers=Transfers(inputs.transfer_op, list(inputs.transfer_link), list(inputs.transfer_transport),
-                            inputs.transfer_bytes, inputs.transfer_ns))
+                            inputs.transfer_bytes, inputs.transfer_ns),
+        op_peer=inputs.op_peer)

@@ -10,6 +10,7 @@ import numpy as np
 
 from timelineview.analysis.critical_path.graph import StepGraph
 from timelineview.analysis.critical_path.replay import Timeline
+from timelineview.analysis.critical_path.slots import COLLECTIVE as COLLECTIVE_SLOT
 
 COMPUTE, COLLECTIVE, LAUNCH, DATA_WAIT, TAIL = "compute", "collective", "launch", "data_wait", "tail"
 DISPATCH_GAP = "dispatch gap"  # the part of a compute block where the card computed nothing
@@ -43,20 +44,31 @@ def step_paths(g: StepGraph, tl: Timeline) -> list[StepPath]:
 
 def _walk(g: StepGraph, tl: Timeline, k: int) -> list[Segment]:
     n_ops = g.n_ops
+    lay = g.layout
     out: list[Segment] = []
     last_card = int(np.argmax(tl.ready[k, n_ops]))
     top_block = tl.ready[k, n_ops, last_card]
-    top = max(tl.ends[k, -1], top_block)
+    last_end = tl.ends[k, -1].max() if n_ops else -np.inf
+    top = max(last_end, top_block)
     if tl.step[k] > top:
         out.append(Segment(-1, TAIL, "", top, tl.step[k]))
-    node, card, i = ("block", last_card, n_ops) if top_block > tl.ends[k, -1] else ("op", -1, n_ops - 1)
+    if top_block > last_end:
+        node, card, i = "block", last_card, n_ops
+    else:
+        node, card, i = "op", int(np.argmax(tl.ends[k, -1])), n_ops - 1
     while True:
         if node == "op":
-            card = int(np.argmax(tl.arrival[k, i]))
+            if lay is None or lay.kind[i] == COLLECTIVE_SLOT:
+                card = int(np.argmax(tl.arrival[k, i]))
+            end = tl.ends[k, i, card]
+            if lay is not None and lay.present[i, card] and lay.peer_slot[i, card] >= 0:
+                ps, pc = int(lay.peer_slot[i, card]), int(lay.peer_card[i, card])
+                if tl.arrival[k, ps, pc] > tl.arrival[k, i, card]:  # the peer launched last: its block leads
+                    i, card = ps, pc
             arrive = tl.arrival[k, i, card]
-            out.append(Segment(card, COLLECTIVE, g.op_names[k][i], arrive, tl.ends[k, i], op=i))
+            out.append(Segment(card, COLLECTIVE, g.op_names[k][i], arrive, end, op=i))
             if tl.queued[k, i, card]:
-                out.append(Segment(card, LAUNCH, g.op_names[k][i], tl.ends[k, i - 1], arrive))
+                out.append(Segment(card, LAUNCH, g.op_names[k][i], tl.ends[k, i - 1, card], arrive))
                 i -= 1
                 continue
             if arrive > tl.ready[k, i, card]:
@@ -67,7 +79,7 @@ def _walk(g: StepGraph, tl: Timeline, k: int) -> list[Segment]:
         if ready > start:
             out.append(Segment(card, COMPUTE, "", start, ready, i))
         if tl.resumed[k, i, card]:
-            out.append(Segment(card, LAUNCH, "", tl.ends[k, i - 1], start))
+            out.append(Segment(card, LAUNCH, "", tl.ends[k, i - 1, card], start))
             node, i = "op", i - 1
         elif i > 0:
             i -= 1

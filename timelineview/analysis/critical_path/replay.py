@@ -1,5 +1,7 @@
-"""Replay a step graph: recompute every launch, collective end and step end from the graph's durations,
-for all steps and cards at once (a loop over the operators of a step only)."""
+"""Replay a step graph: recompute every launch, operator end and step end from the graph's durations,
+for all steps at once. A collective is evaluated for all cards together; a run of sends and receives
+card by card in the order its pairs wait for each other (a receive ends at max(own launch, the peer
+send's launch) + transit)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from timelineview.analysis.critical_path.graph import StepGraph
+from timelineview.analysis.critical_path.slots import LAUNCH_NODE
 
 
 @dataclass
@@ -17,7 +20,7 @@ class ReplayInputs:
     wait: np.ndarray  # (K, C)
     busy: np.ndarray  # (K, J+1, C)
     gap: np.ndarray  # (K, J+1, C)
-    transit: np.ndarray  # (K, J)
+    transit: np.ndarray  # (K, J, C)
 
     @classmethod
     def measured(cls, g: StepGraph) -> ReplayInputs:
@@ -33,7 +36,7 @@ class Timeline:
     arrival: np.ndarray  # (K, J, C)
     queued: np.ndarray  # (K, J, C) bool: the launch waited for the previous operator
     resumed: np.ndarray  # (K, J+1, C) bool: the block waited for the previous operator
-    ends: np.ndarray  # (K, J)
+    ends: np.ndarray  # (K, J, C) each card's end of each slot (a collective's the same on every card)
     step: np.ndarray  # (K,) step time
 
 
@@ -41,31 +44,62 @@ def replay(g: StepGraph, x: ReplayInputs) -> Timeline:
     """Every instant of every step, from ``x`` and the graph's dependencies."""
     k_steps, n_blocks, n_cards = x.busy.shape
     n_ops = n_blocks - 1
-    block_start = np.empty_like(x.busy)
-    ready = np.empty_like(x.busy)
-    resumed = np.zeros(x.busy.shape, bool)
     arrival = np.empty((k_steps, n_ops, n_cards))
-    queued = np.zeros(arrival.shape, bool)
-    ends = np.empty((k_steps, n_ops))
-    prev_ready = x.wait
-    for i in range(n_blocks):
-        start = prev_ready
-        if i:
-            after = ends[:, i - 1, None] + g.lead[:, i]
-            wait_op = g.blocked[:, i] & (after > prev_ready)
-            start = np.where(wait_op, after, prev_ready)
-            resumed[:, i] = wait_op
-        block_start[:, i] = start
-        ready[:, i] = start + x.busy[:, i] + x.gap[:, i]
-        prev_ready = ready[:, i]
-        if i == n_ops:
-            break
-        own = ready[:, i] + g.own_slack[:, i]
-        if i:
-            behind = ends[:, i - 1, None] + g.prev_slack[:, i]
-            queued[:, i] = behind > own
-            own = np.maximum(own, behind)
-        arrival[:, i] = own
-        ends[:, i] = own.max(axis=1) + x.transit[:, i]
-    top = np.maximum(ends[:, -1], ready[:, -1].max(axis=1))
-    return Timeline(block_start, ready, arrival, queued, resumed, ends, top + g.tail)
+    tl = Timeline(block_start=np.empty_like(x.busy), ready=np.empty_like(x.busy), arrival=arrival,
+                  queued=np.zeros(arrival.shape, bool), resumed=np.zeros(x.busy.shape, bool),
+                  ends=np.empty_like(arrival), step=np.zeros(k_steps))
+    runs = {r.first: r for r in g.layout.runs} if g.layout is not None else {}
+    all_cards = np.arange(n_cards)
+    i = 0
+    while i < n_ops:
+        run = runs.get(i)
+        if run is None:
+            _launch(g, x, tl, np.full(n_cards, i), all_cards)
+            tl.ends[:, i] = (tl.arrival[:, i].max(axis=1) + x.transit[:, i].max(axis=1))[:, None]
+            i += 1
+            continue
+        for nodes, slots, cards in run.levels:
+            launch = nodes == LAUNCH_NODE
+            if launch.any():
+                _launch(g, x, tl, slots[launch], cards[launch])
+            if (~launch).any():
+                _end_pairs(g, x, tl, slots[~launch], cards[~launch])
+        i = run.stop
+    _blocks(g, x, tl, np.full(n_cards, n_ops), all_cards)
+    top = np.maximum(tl.ends[:, -1].max(axis=1), tl.ready[:, -1].max(axis=1)) if n_ops else \
+        tl.ready[:, -1].max(axis=1)
+    tl.step[:] = top + g.tail
+    return tl
+
+
+def _blocks(g: StepGraph, x: ReplayInputs, tl: Timeline, js: np.ndarray, cs: np.ndarray) -> None:
+    """Block js[n] of card cs[n]: after the card's previous block, or after its previous slot's end
+    when the block waited for it."""
+    prev = np.where(js > 0, js - 1, 0)
+    prev_ready = np.where(js[None] > 0, tl.ready[:, prev, cs], x.wait[:, cs])
+    after = tl.ends[:, prev, cs] + g.lead[:, js, cs]
+    wait_op = (js[None] > 0) & g.blocked[:, js, cs] & (after > prev_ready)
+    start = np.where(wait_op, after, prev_ready)
+    tl.resumed[:, js, cs] = wait_op
+    tl.block_start[:, js, cs] = start
+    tl.ready[:, js, cs] = start + x.busy[:, js, cs] + x.gap[:, js, cs]
+
+
+def _launch(g: StepGraph, x: ReplayInputs, tl: Timeline, js: np.ndarray, cs: np.ndarray) -> None:
+    """Block js[n] of card cs[n] and the card's launch of slot js[n] after it."""
+    _blocks(g, x, tl, js, cs)
+    own = tl.ready[:, js, cs] + g.own_slack[:, js, cs]
+    prev = np.where(js > 0, js - 1, 0)
+    behind = np.where(js[None] > 0, tl.ends[:, prev, cs] + g.prev_slack[:, js, cs], -np.inf)
+    tl.queued[:, js, cs] = behind > own
+    tl.arrival[:, js, cs] = np.maximum(own, behind)
+
+
+def _end_pairs(g: StepGraph, x: ReplayInputs, tl: Timeline, js: np.ndarray, cs: np.ndarray) -> None:
+    """Slot js[n] of card cs[n] ends at the later launch of its pair plus its transit (absent: at its launch)."""
+    lay = g.layout
+    ps, pc = lay.peer_slot[js, cs], lay.peer_card[js, cs]
+    paired = lay.present[js, cs] & (ps >= 0)
+    peer = tl.arrival[:, np.maximum(ps, 0), np.maximum(pc, 0)]
+    own = tl.arrival[:, js, cs]
+    tl.ends[:, js, cs] = np.where(paired[None], np.maximum(own, peer) + x.transit[:, js, cs], own)

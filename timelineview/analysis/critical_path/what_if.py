@@ -8,6 +8,7 @@ import numpy as np
 
 from timelineview.analysis.critical_path.graph import StepGraph
 from timelineview.analysis.critical_path.replay import ReplayInputs, replay
+from timelineview.analysis.critical_path.slots import COLLECTIVE, SEND
 
 CARD_AT_MEDIAN = "card_at_median"  # the card computes like the cluster's median card
 LINK_AT_MEDIAN = "link_at_median"  # the link moves data at its transport's median bandwidth
@@ -87,7 +88,8 @@ def changed_inputs(g: StepGraph, change: Change) -> ReplayInputs:
 
 
 def link_saving(g: StepGraph, link: str) -> np.ndarray:
-    """(K, J) transfer time the link would not take at its transport's median bandwidth."""
+    """(K, J, C) transfer time the link would not take at its transport's median bandwidth: on every
+    member of a collective, on both sides of a send/receive pair."""
     lt = g.links
     out = np.zeros_like(g.transit)
     rows = np.array([k == link for k in lt.link], bool)
@@ -98,7 +100,15 @@ def link_saving(g: StepGraph, link: str) -> np.ndarray:
     if not median > 0:
         return out
     cut = np.maximum(lt.dur[rows] - lt.size[rows] / median, 0.0)
-    np.add.at(out, (lt.step[rows], lt.op[rows]), cut)
+    np.add.at(out, (lt.step[rows], lt.op[rows], lt.card[rows]), cut)
+    lay = g.layout
+    if lay is None:
+        return np.broadcast_to(out.sum(axis=2, keepdims=True), out.shape).copy()
+    collective = lay.kind == COLLECTIVE
+    out[:, collective] = out[:, collective].sum(axis=2, keepdims=True)
+    j, c = np.nonzero(lay.peer_slot >= 0)
+    if len(j):
+        out[:, lay.peer_slot[j, c], lay.peer_card[j, c]] += out[:, j, c] * (lay.kind[j] == SEND)[None]
     return out
 
 
