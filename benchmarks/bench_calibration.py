@@ -179,7 +179,7 @@ def card_transfers(spec: CardSpec, sched: Schedule, card: int, draws: list[list[
     rows = []
     for k in range(sched.steps):
         st = place_step(draws[k][card], k + 1, int(sched.step_start[k]), int(sched.step_end[k]), int(sched.t0[k, card]),
-                        sched.op_start[k, :, card], sched.op_end[k, :, card], sched.op_xfer[k], sched.kinds,
+                        sched.op_start[k, :, card], sched.op_end[k, :, card], sched.op_xfer[k, :, card], sched.kinds,
                         list(range(k * len(sched.kinds), (k + 1) * len(sched.kinds))))
         pl = plane_rows(st, spec, len(sched.t0[k]))
         rows += [(pl.src[i], pl.dst[i], pl.transport[i] == "SDMA", pl.size[i], pl.dur[i])

@@ -28,7 +28,7 @@ def test_each_receive_ends_with_the_previous_stages_send():
             end = int(sched.op_end[k, recv, c])
             assert end == int(sched.op_end[k, send, c - 1])
             launched = max(int(sched.op_start[k, recv, c]), int(sched.op_start[k, send, c - 1]))
-            assert end == launched + int(sched.op_xfer[k, send])
+            assert end == launched + int(sched.op_xfer[k, send, c - 1]) == launched + int(sched.op_xfer[k, recv, c])
             # the stage waits for its data, then for its activations; its forward ends before its send
             assert int(sched.op_start[k, recv, c]) == start + draw_step(specs[c], k + 1).wait
             assert sched.t0[k, c] > end

@@ -3,7 +3,8 @@
 A collective ends when its slowest member has arrived plus the transfer time, so it ends at
 the same true instant on every card. Fast cards therefore show long operators (they wait),
 and the cards' clock offsets can be recovered from the operator ends (metrics.md §4). In a pipeline of
-stages a receive and its sender's send end together instead, one pair after the other in rank order.
+stages a receive and its sender's send end together instead, one pair after the other in rank order, each
+pair with its own transfer time (a slow link slows its own pair only).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from timelineview.synthetic.comm.link_delay import slow_link_extra_ns
+from timelineview.synthetic.comm.link_delay import pair_extra_ns, slow_link_extra_ns
 from timelineview.synthetic.spec import CardSpec
 from timelineview.synthetic.workload import (
     KIND_ALLGATHER,
@@ -48,7 +49,7 @@ class Schedule:
     t0: np.ndarray  # (steps, cards) compute origin of each card
     op_start: np.ndarray  # (steps, ops, cards)
     op_end: np.ndarray  # (steps, ops, cards): the same on every card but a pipeline stage's send/receive
-    op_xfer: np.ndarray  # (steps, ops)
+    op_xfer: np.ndarray  # (steps, ops, cards): transfer part of each operator (-1 where the card lacks it)
     marker_shift: np.ndarray  # (steps, cards): how much later a host bubble writes the card's step start marker
     present: np.ndarray  # (ops, cards) bool: the card runs the operator (a pipeline's ends lack one)
 
@@ -78,23 +79,24 @@ def build_schedule(specs: Sequence[CardSpec], cluster_seed: int | None = None,
     size = max(1.0, (max(s.tasks_per_step for s in specs) / 400.0) ** 0.5)
     sched = Schedule(kinds, np.zeros(steps, np.int64), np.zeros(steps, np.int64),
                      np.zeros((steps, n_cards), np.int64), np.zeros((steps, n_ops, n_cards), np.int64),
-                     np.zeros((steps, n_ops, n_cards), np.int64), np.zeros((steps, n_ops), np.int64),
+                     np.zeros((steps, n_ops, n_cards), np.int64), np.zeros((steps, n_ops, n_cards), np.int64),
                      np.zeros((steps, n_cards), np.int64), _present(kinds, n_cards, stages))
     start = TRUE_START_NS
     for k in range(steps):
         locs = list(draws[k]) if draws is not None else [draw_step(s, k + 1) for s in specs]
         rng = np.random.default_rng([seed, k + 1, 23])
         t0 = np.array([start + loc.wait for loc in locs], np.int64)
-        xfers = []
+        drawn = []
         for kind in kinds:
             lo, hi = _XFER_US[kind]
-            xfer = int(rng.uniform(lo, hi) * 1000 * size)
-            xfers.append(xfer + slow_link_extra_ns(specs, kind, xfer))
-        sched.op_xfer[k] = xfers
+            drawn.append(int(rng.uniform(lo, hi) * 1000 * size))
+        xfers = [x + slow_link_extra_ns(specs, kind, x) for kind, x in zip(kinds, drawn, strict=True)]
+        sched.op_xfer[k] = np.array(xfers, np.int64)[:, None]  # a collective's transfer ends it on every card
         prev_end = None
         first = 0
         if stages:
-            t0, prev_end = _stage_pairs(sched, k, t0, locs, kinds)
+            pair_xfer = _pair_xfers(specs, drawn[kinds.index(KIND_SEND)])
+            t0, prev_end = _stage_pairs(sched, k, t0, locs, kinds, pair_xfer)
             first = 2
         for j in range(first, n_ops):
             kind, xfer = kinds[j], xfers[j]
@@ -134,21 +136,30 @@ def _present(kinds: list[int], n_cards: int, stages: bool) -> np.ndarray:
     return out
 
 
+def _pair_xfers(specs: Sequence[CardSpec], send_xfer: int) -> np.ndarray:
+    """(cards - 1,): the transfer time of each pair of a pipeline of stages (pair c: rank c → c + 1), the
+    healthy ``send_xfer`` plus, on the planted slow link's pair only, the slow link's extra."""
+    return np.array([send_xfer + pair_extra_ns(specs, c, c + 1, send_xfer) for c in range(len(specs) - 1)],
+                    np.int64)
+
+
 def _stage_pairs(sched: Schedule, k: int, t0: np.ndarray, locs: Sequence[StepLocal],
-                 kinds: list[int]) -> tuple[np.ndarray, np.ndarray]:
+                 kinds: list[int], pair_xfer: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Place step ``k``'s receives and sends of a pipeline of stages, in rank order: a stage awaits its
     activations right after its data wait, the pair ends when both its receive and the previous stage's
-    send have been launched plus the transfer, and the stage's forward (whose end launches its own send)
-    starts after its receive. Returns each card's compute origin and its last operator's end."""
+    send have been launched plus the pair's transfer ``pair_xfer[c - 1]``, and the stage's forward (whose end
+    launches its own send) starts after its receive. Returns each card's compute origin and its last
+    operator's end."""
     recv, send = kinds.index(KIND_RECEIVE), kinds.index(KIND_SEND)
-    sched.op_xfer[k, recv] = sched.op_xfer[k, send]  # one transfer ends both
     origin = t0.copy()
     last_end = np.zeros(len(t0), np.int64)
     sent = 0
     for c in range(len(t0)):
         if c:
             sched.op_start[k, recv, c] = t0[c]
-            end = max(int(t0[c]), sent) + int(sched.op_xfer[k, send])
+            xfer = int(pair_xfer[c - 1])
+            sched.op_xfer[k, recv, c] = sched.op_xfer[k, send, c - 1] = xfer  # one transfer ends both sides
+            end = max(int(t0[c]), sent) + xfer
             sched.op_end[k, recv, c] = sched.op_end[k, send, c - 1] = end
             last_end[c - 1] = max(last_end[c - 1], end)
             last_end[c] = end
@@ -159,6 +170,7 @@ def _stage_pairs(sched: Schedule, k: int, t0: np.ndarray, locs: Sequence[StepLoc
     absent = ~sched.present
     sched.op_start[k][absent] = -1
     sched.op_end[k][absent] = -1
+    sched.op_xfer[k][absent] = -1
     return origin, last_end
 
 
@@ -196,7 +208,7 @@ def card_steps(spec: CardSpec, sched: Schedule, card: int) -> Iterator[StepWork]
         placed = place_step(
             draw_step(spec, k + 1), k + 1, int(sched.step_start[k]), int(sched.step_end[k]),
             int(sched.t0[k, card]), sched.op_start[k, mine, card], sched.op_end[k, mine, card],
-            sched.op_xfer[k, mine], kinds, (k * n_ops + mine).tolist(),
+            sched.op_xfer[k, mine, card], kinds, (k * n_ops + mine).tolist(),
         )
         start, end = sched.card_bounds(k, card)
         yield placed if (start, end) == (placed.start, placed.end) else replace(placed, start=start, end=end)

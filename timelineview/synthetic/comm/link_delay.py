@@ -36,3 +36,11 @@ def slow_link_extra_ns(specs: Sequence[CardSpec], kind: int, xfer_ns: int) -> in
     inverse = sum(per_peer / p.gbps for p in plane)
     size = FIT_MARGIN * xfer_ns / inverse  # bytes of each transfer, as the healthy plane fits them
     return int(round(size * per_peer * (spec.slow_link_factor - 1.0) / peers[at].gbps))
+
+
+def pair_extra_ns(specs: Sequence[CardSpec], src: int, dst: int, xfer_ns: int) -> int:
+    """Extra ns the send of rank ``src`` to rank ``dst`` (one pair of a pipeline of stages) takes when
+    ``src``→``dst`` is the planted slow link: only that pair is slower, the other pairs keep ``xfer_ns``."""
+    if not any(s.slow_link == (src, dst) for s in specs):
+        return 0
+    return slow_link_extra_ns(specs, KIND_SEND, xfer_ns)
