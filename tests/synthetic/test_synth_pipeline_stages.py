@@ -9,6 +9,7 @@ import pytest
 from timelineview.analysis.session import AnalysisSession
 from timelineview.model import load
 from timelineview.synthetic import WriteOptions, cluster_specs, generate_cluster
+from timelineview.synthetic.comm.link_delay import FIT_MARGIN
 from timelineview.synthetic.schedule import build_schedule, card_steps
 from timelineview.synthetic.workload import KIND_RECEIVE, KIND_SEND, draw_step
 
@@ -59,6 +60,50 @@ def test_without_stages_the_pipeline_is_as_before():
     sched = build_schedule(specs)
     assert sched.present.all()
     assert np.all(sched.op_end == sched.op_end[:, :, :1])  # every operator ends together on every card
+
+
+SLOW_LINK = {"slow_link": (1, 2), "slow_link_factor": 3.0, "slow_link_delays": True}
+
+
+def test_a_slow_link_slows_only_its_own_pair():
+    """The same seed with and without a slow link 1→2: only pair 1→2's transfer is longer, by the time the
+    slower link needs for the bytes the healthy one moves in its window (FIT_MARGIN of it, (factor − 1)
+    times over); every other pair keeps its transfer."""
+    good = build_schedule(cluster_specs(CARDS, **BASE))
+    bad = build_schedule(cluster_specs(CARDS, **BASE, **SLOW_LINK))
+    recv, send = good.kinds.index(KIND_RECEIVE), good.kinds.index(KIND_SEND)
+    src, dst = SLOW_LINK["slow_link"]
+    for k in range(good.steps):
+        healthy = good.op_xfer[k, send, :-1]
+        assert np.all(healthy == healthy[0])  # every pair moves the same bytes over the same kind of link
+        np.testing.assert_array_equal(good.op_xfer[k, recv, 1:], healthy)  # one transfer ends both sides
+        extra = bad.op_xfer[k, send, :-1] - healthy
+        want = round(FIT_MARGIN * int(healthy[0]) * (SLOW_LINK["slow_link_factor"] - 1.0))
+        assert abs(int(extra[src]) - want) <= 1
+        assert np.count_nonzero(extra) == 1
+        np.testing.assert_array_equal(bad.op_xfer[k, recv, 1:], bad.op_xfer[k, send, :-1])
+        # from the step's start (the collectives over the slow link lengthen the steps before), the pairs
+        # before the slow one end as without it, and the slow pair's receive ends that much later
+        bad_end = bad.op_end[k, recv] - bad.step_start[k]
+        good_end = good.op_end[k, recv] - good.step_start[k]
+        np.testing.assert_array_equal(bad_end[1:dst], good_end[1:dst])
+        assert bad_end[dst] - good_end[dst] == extra[src]
+        assert bad.op_xfer[k, recv, 0] == bad.op_xfer[k, send, -1] == -1  # the operators the ends lack
+
+
+@pytest.mark.parametrize("extra", [{}, {"pipeline": True}, SLOW_LINK, {"pipeline": True, **SLOW_LINK},
+                                   {"step_stall_share": 0.5, "host_bubble_share": 0.5}])
+def test_without_stages_every_operator_is_one_transfer_after_its_last_member(extra):
+    """Without stages the cards' operators are collectives (a ring pipeline's sends and receives too):
+    on every card an operator ends its one transfer after the last member was launched."""
+    sched = build_schedule(cluster_specs(CARDS, **{"seed": 5, "steps": 3, "tasks_per_step": 120, **extra}))
+    assert sched.present.all()
+    assert np.all(sched.op_xfer == sched.op_xfer[:, :, :1]) and np.all(sched.op_xfer > 0)
+    np.testing.assert_array_equal(sched.op_end, sched.op_start.max(axis=2, keepdims=True) + sched.op_xfer)
+    specs = cluster_specs(CARDS, **{"seed": 5, "steps": 3, "tasks_per_step": 120, **extra})
+    for c, spec in enumerate(specs):
+        for k, step in enumerate(card_steps(spec, sched, c)):
+            np.testing.assert_array_equal(step.op_xfer, sched.op_xfer[k, :, c])
 
 
 @pytest.fixture(scope="module")
