@@ -17,7 +17,7 @@ from timelineview.analysis.critical_path.slots import (
     run_levels,
     step_slots,
 )
-from timelineview.analysis.critical_path.what_if import CARD_AT_MEDIAN, Change, predict
+from timelineview.analysis.critical_path.what_if import CARD_AT_MEDIAN, LINK_AT_MEDIAN, Change, predict
 from timelineview.analysis.session import AnalysisSession
 from timelineview.model import load
 from timelineview.synthetic import WriteOptions, cluster_specs, generate_cluster
@@ -25,7 +25,9 @@ from timelineview.synthetic import WriteOptions, cluster_specs, generate_cluster
 CARDS = 8
 SLOW = 5
 BASE = {"seed": 7, "steps": 3, "tasks_per_step": 160, "pipeline": True, "pipeline_stages": True}
-PROBLEMS = {"healthy": {}, "slow_card": {"slow_card": SLOW, "slow_factor": 1.3}}
+SLOW_LINK = (2, 3)  # the pair of stages 2 → 3 (and the collectives' link between them)
+PROBLEMS = {"healthy": {}, "slow_card": {"slow_card": SLOW, "slow_factor": 1.3},
+            "slow_link": {"slow_link": SLOW_LINK, "slow_link_factor": 3.0, "slow_link_delays": True}}
 
 
 @pytest.fixture(scope="module")
@@ -109,12 +111,17 @@ def test_path_segments_tile_the_step(sessions):
             assert abs(a + s["dur_us"] * 1000 - b) <= 2  # each segment starts where the previous ended
 
 
-def test_card_at_median_meets_the_counterfactual(sessions):
-    now = measured_steps_us(sessions["slow_card"]).mean()
+@pytest.mark.parametrize(("problem", "change"), [
+    ("slow_card", Change(CARD_AT_MEDIAN, f"rank {SLOW}")),
+    # the slow link slows its own pair of stages (and the collectives over it), not every pair
+    ("slow_link", Change(LINK_AT_MEDIAN, f"{SLOW_LINK[0]}-{SLOW_LINK[1]}")),
+])
+def test_the_what_if_meets_the_counterfactual(sessions, problem, change):
+    now = measured_steps_us(sessions[problem]).mean()
     truth = measured_steps_us(sessions["healthy"]).mean()
     true_gain = now - truth
     assert true_gain > 0.01 * now  # the planted problem costs time, else the check says nothing
-    w = predict(session_graph(sessions["slow_card"]), Change(CARD_AT_MEDIAN, f"rank {SLOW}"))
+    w = predict(session_graph(sessions[problem]), change)
     assert w.step_us_now == pytest.approx(now, abs=0.5)
     assert abs(w.step_us_predicted - truth) <= max(0.005 * truth, 0.2 * true_gain)
 
