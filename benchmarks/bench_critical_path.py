@@ -1,7 +1,8 @@
 """Critical path and what-if: counterfactual table over sizes and problems, and the time of 1024 cards x 20 steps.
 
 Cards are built in memory from the generator's schedule (the same times the files would hold, true clock,
-no transfers: the slow-link row needs files and is covered by the tests), so the timing is the analysis's.
+no transfers: the slow-link rows need files, written and loaded in the second table, also on a pipeline of
+stages), so the timing is the analysis's.
 Run: python benchmarks/bench_critical_path.py [--big-cards 1024 --big-steps 20]
 """
 
@@ -105,26 +106,35 @@ def file_graph(root: Path, layout: str, specs):
     return session_graph(AnalysisSession(load(root)))
 
 
+STAGES = {"pipeline": True, "pipeline_stages": True}  # rank r receives from r - 1 and sends to r + 1
+# (layout, base, problems): every layout on the plain cluster; the pipeline of stages in msprof (its slow
+# link slows its own pair of stages and the collectives over the link, not every pair)
+FILE_CASES = [(layout, {}, tuple(FILE_PROBLEMS)) for layout in FILE_LAYOUTS] + \
+    [("msprof", STAGES, ("slow_link",))]
+
+
 def file_rows(cards: int, steps: int = 4, tasks: int = 160) -> None:
     """The counterfactual table on written and loaded clusters, per layout and problem."""
-    base = {"seed": 13, "steps": steps, "tasks_per_step": tasks}
     with tempfile.TemporaryDirectory() as tmp:
-        for layout in FILE_LAYOUTS:
-            good = file_graph(Path(tmp) / f"{layout}_good", layout, cluster_specs(cards, **base))
-            for problem, (extra, change) in FILE_PROBLEMS.items():
-                bad = file_graph(Path(tmp) / f"{layout}_{problem}", layout, cluster_specs(cards, **base, **extra))
+        for layout, extra_base, problems in FILE_CASES:
+            base = {"seed": 13, "steps": steps, "tasks_per_step": tasks, **extra_base}
+            label = f"{layout}/stages" if extra_base else layout
+            good = file_graph(Path(tmp) / f"{label}_good", layout, cluster_specs(cards, **base))
+            for problem in problems:
+                extra, change = FILE_PROBLEMS[problem]
+                bad = file_graph(Path(tmp) / f"{label}_{problem}", layout, cluster_specs(cards, **base, **extra))
                 if bad is None or good is None:
-                    print(f"{cards:>6} {layout:>22} {problem:>10}  no graph (no steps or collectives)")
+                    print(f"{cards:>6} {label:>22} {problem:>10}  no graph (no steps or collectives)")
                     continue
                 if change.kind == LINK_AT_MEDIAN and not len(bad.links.dur):
-                    print(f"{cards:>6} {layout:>22} {problem:>10}  n/a: the layout writes no link tasks")
+                    print(f"{cards:>6} {label:>22} {problem:>10}  n/a: the layout writes no link tasks")
                     continue
                 w = predict(bad, change)
                 truth = float(good.step_ns.mean()) / 1000
                 gain = w.step_us_now - truth
                 err = abs(w.step_us_predicted - truth)
                 ok = err <= max(0.005 * truth, 0.2 * gain)
-                print(f"{cards:>6} {layout:>22} {problem:>10} {w.step_us_now:>10.1f} {truth:>10.1f} "
+                print(f"{cards:>6} {label:>22} {problem:>10} {w.step_us_now:>10.1f} {truth:>10.1f} "
                       f"{w.step_us_predicted:>10.1f} {gain:>9.1f} {w.gain_us:>9.1f} {err:>8.1f} "
                       f"{'ok' if ok else 'MISS':>5}", flush=True)
 
