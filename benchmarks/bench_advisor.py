@@ -22,7 +22,8 @@ from timelineview.analysis.advisor.block_dim import low_block_dim  # noqa: E402
 from timelineview.analysis.advisor.device_info import DeviceInfo  # noqa: E402
 from timelineview.analysis.advisor.dynamic_shapes import dynamic_shapes  # noqa: E402
 from timelineview.analysis.advisor.op_type_times import op_type_times  # noqa: E402
-from timelineview.analysis.advisor.tasks import Tasks  # noqa: E402
+from timelineview.analysis.advisor.task_groups import group_rows  # noqa: E402
+from timelineview.analysis.advisor.tasks import TaskKinds, Tasks  # noqa: E402
 from timelineview.analysis.advisor.vector_runs import vector_runs  # noqa: E402
 
 OP_TYPES, SHAPES, STREAMS = 300, 2000, 4
@@ -30,7 +31,8 @@ EVIDENCE = 3
 
 
 def synthetic_tasks(n: int, seed: int = 1) -> Tasks:
-    """``n`` tasks in stream order: random op types (one in three on the vector cores), shapes, 1–50 µs."""
+    """``n`` tasks in stream order: random op types (one in three on the vector cores), shapes, 1–50 µs; their
+    kinds given, as the kernel table's groups give them to a loaded card."""
     rng = np.random.default_rng(seed)
     strings = [f"Op{i}" for i in range(OP_TYPES)] + ["AI_CORE", "AI_VECTOR_CORE"] + [f"{i},16" for i in range(SHAPES)]
     op = rng.integers(0, OP_TYPES, n).astype(np.int32)
@@ -38,8 +40,10 @@ def synthetic_tasks(n: int, seed: int = 1) -> Tasks:
     shapes = (OP_TYPES + 2 + (op * 7 + rng.integers(0, 5, n)) % SHAPES).astype(np.int32)
     lane = np.sort(rng.integers(0, STREAMS, n))
     start = np.cumsum(rng.integers(1_000, 60_000, n))
+    kind, first = group_rows(op, core, shapes)  # the kernel table's groups, as a loaded card has them
+    kinds = TaskKinds(kind, op[first], core[first], shapes[first])
     return Tasks(strings, np.arange(n), lane, start, rng.integers(1_000, 50_000, n), op, core, shapes,
-                 rng.integers(1, 48, n).astype(np.int32), rng.random(n) < 0.5)
+                 rng.integers(1, 48, n).astype(np.int32), rng.random(n) < 0.5, kinds)
 
 
 def main() -> None:

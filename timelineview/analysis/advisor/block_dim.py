@@ -49,12 +49,13 @@ def low_block_dim(tasks: Tasks, device: DeviceInfo, longest: int) -> LowBlockDim
     """None when the chip's core counts are not known or no task has a block dim."""
     if not device.ai_cores or not len(tasks) or not (tasks.block_dim > 0).any():
         return None
-    core_ids = np.unique(tasks.core_type)
+    kinds = tasks.kinds()  # the cores of each core type, judged once per distinct core type
+    core_ids = np.unique(kinds.core_type)
     cores_of = np.zeros(len(core_ids), np.int64)
     for k, cid in enumerate(core_ids.tolist()):
         name = tasks.text(cid).strip().upper()
         cores_of[k] = device.cores_for(name) if name in CORE_TYPES else 0
-    cores = cores_of[np.searchsorted(core_ids, tasks.core_type)]
+    cores = cores_of[np.searchsorted(core_ids, kinds.core_type)][kinds.of_task]
     low = (tasks.block_dim > 0) & (tasks.block_dim < cores) & (tasks.dur >= LONG_TASK_US * NS_PER_US)
     hit = np.flatnonzero(low)
     top = []
