@@ -10,18 +10,41 @@ from __future__ import annotations
 import numpy as np
 
 from timelineview.analysis.advisor.task_groups import group_rows, longest_per_group
-from timelineview.analysis.advisor.tasks import Tasks
+from timelineview.analysis.advisor.tasks import StepWindows, Tasks
 from timelineview.analysis.kernels.dense_ids import distinct_inverse
 
 NS_PER_US = 1000.0
 MAX_SHAPES = 200  # (op type, shapes) rows kept per card, by total time: the ones that can carry an excess
 
 
-def op_type_times(tasks: Tasks, longest: int) -> dict:
+def _step_of_task(tasks: Tasks, steps: StepWindows | None) -> np.ndarray | None:
+    """Each task's step (-1: in none) by its start, or None without steps."""
+    if steps is None or not len(steps.starts):
+        return None
+    step = np.searchsorted(steps.starts, tasks.start, side="right") - 1
+    inside = (step >= 0) & (tasks.start < steps.ends[np.maximum(step, 0)])
+    return np.where(inside, step, -1)
+
+
+def _per_step(row: np.ndarray, step: np.ndarray, dur: np.ndarray, n_rows: int, n_steps: int) -> list[list[list]]:
+    """Per row, [[tasks per step], [µs per step]] of the tasks' rows (-1: none): summed per (row, step) in one
+    pass."""
+    inside = (step >= 0) & (row >= 0)
+    cell = row[inside] * n_steps + step[inside]
+    counts = np.bincount(cell, minlength=n_rows * n_steps).reshape(n_rows, n_steps)
+    totals = np.bincount(cell, weights=dur[inside], minlength=n_rows * n_steps).reshape(n_rows, n_steps)
+    return [[c, (t / NS_PER_US).tolist()] for c, t in zip(counts.tolist(), totals, strict=True)]
+
+
+def op_type_times(tasks: Tasks, longest: int, steps: StepWindows | None = None) -> dict:
     """{"by_op_type": [[op type, count, total µs]], "by_shape": [[op type, shapes, count, total µs]] (the
-    ``MAX_SHAPES`` longest, rows with shapes only), "longest": {op type: [task positions, longest first]}}."""
+    ``MAX_SHAPES`` longest, rows with shapes only), "longest": {op type: [task positions, longest first]}}; with
+    ``steps``, also "by_op_type_steps" and "by_shape_steps": per row of those tables, [[tasks per step], [µs per
+    step]] (a task in a step by its start)."""
     if not len(tasks):
-        return {"by_op_type": [], "by_shape": [], "longest": {}}
+        return {"by_op_type": [], "by_shape": [], "longest": {}, "by_op_type_steps": [], "by_shape_steps": []}
+    step = _step_of_task(tasks, steps)
+    n_steps = len(steps.starts) if step is not None else 0
     kinds = tasks.kinds()
     n_kinds = len(kinds)
     kind_counts = np.bincount(kinds.of_task, minlength=n_kinds)
@@ -38,12 +61,22 @@ def op_type_times(tasks: Tasks, longest: int) -> dict:
     top = {by_type[g][0]: p.tolist() for g, p in enumerate(longest_per_group(row, tasks.dur, len(types), longest))}
     shaped = used[kinds.shapes[used] >= 0]
     by_shape = []
+    shape_of_kind = np.full(n_kinds, -1, np.int64)
     if len(shaped):
         pair, first = group_rows(kinds.op_type[shaped], kinds.shapes[shaped])
         pair_counts = np.bincount(pair, weights=kind_counts[shaped], minlength=len(first))
         pair_ns = np.bincount(pair, weights=kind_ns[shaped], minlength=len(first))
-        for k in np.argsort(-pair_ns, kind="stable")[:MAX_SHAPES].tolist():
+        kept = np.argsort(-pair_ns, kind="stable")[:MAX_SHAPES]
+        row_of_pair = np.full(len(first), -1, np.int64)
+        row_of_pair[kept] = np.arange(len(kept))
+        shape_of_kind[shaped] = row_of_pair[pair]
+        for k in kept.tolist():
             f = int(shaped[first[k]])
             by_shape.append([tasks.text(int(kinds.op_type[f])), tasks.text(int(kinds.shapes[f])),
                              int(pair_counts[k]), float(pair_ns[k]) / NS_PER_US])
-    return {"by_op_type": by_type, "by_shape": by_shape, "longest": top}
+    out = {"by_op_type": by_type, "by_shape": by_shape, "longest": top, "by_op_type_steps": [], "by_shape_steps": []}
+    if step is not None:
+        out["by_op_type_steps"] = _per_step(row, step, tasks.dur, len(types), n_steps)
+        out["by_shape_steps"] = _per_step(shape_of_kind[kinds.of_task], step, tasks.dur, len(by_shape),
+                                          n_steps)
+    return out

@@ -5,12 +5,20 @@ works on a few thousand descriptions instead of ten million tasks."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from timelineview.analysis.advisor.task_groups import group_rows
 from timelineview.analysis.kernels.table import KernelTable
 from timelineview.model.store.trace_store import TraceStore
+
+
+class StepWindows(NamedTuple):
+    """A card's steps on its own clock (ns), ascending and apart."""
+
+    starts: np.ndarray
+    ends: np.ndarray
 
 
 @dataclass(frozen=True)
