@@ -9,31 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from timelineview.analysis.advisor.step_split import split_by_step
 from timelineview.analysis.advisor.task_groups import group_rows, longest_per_group
 from timelineview.analysis.advisor.tasks import StepWindows, Tasks
 from timelineview.analysis.kernels.dense_ids import distinct_inverse
 
 NS_PER_US = 1000.0
 MAX_SHAPES = 200  # (op type, shapes) rows kept per card, by total time: the ones that can carry an excess
-
-
-def _step_of_task(tasks: Tasks, steps: StepWindows | None) -> np.ndarray | None:
-    """Each task's step (-1: in none) by its start, or None without steps."""
-    if steps is None or not len(steps.starts):
-        return None
-    step = np.searchsorted(steps.starts, tasks.start, side="right") - 1
-    inside = (step >= 0) & (tasks.start < steps.ends[np.maximum(step, 0)])
-    return np.where(inside, step, -1)
-
-
-def _per_step(row: np.ndarray, step: np.ndarray, dur: np.ndarray, n_rows: int, n_steps: int) -> list[list[list]]:
-    """Per row, [[tasks per step], [µs per step]] of the tasks' rows (-1: none): summed per (row, step) in one
-    pass."""
-    inside = (step >= 0) & (row >= 0)
-    cell = row[inside] * n_steps + step[inside]
-    counts = np.bincount(cell, minlength=n_rows * n_steps).reshape(n_rows, n_steps)
-    totals = np.bincount(cell, weights=dur[inside], minlength=n_rows * n_steps).reshape(n_rows, n_steps)
-    return [[c, (t / NS_PER_US).tolist()] for c, t in zip(counts.tolist(), totals, strict=True)]
 
 
 def op_type_times(tasks: Tasks, longest: int, steps: StepWindows | None = None) -> dict:
@@ -43,8 +25,6 @@ def op_type_times(tasks: Tasks, longest: int, steps: StepWindows | None = None) 
     step]] (a task in a step by its start)."""
     if not len(tasks):
         return {"by_op_type": [], "by_shape": [], "longest": {}, "by_op_type_steps": [], "by_shape_steps": []}
-    step = _step_of_task(tasks, steps)
-    n_steps = len(steps.starts) if step is not None else 0
     kinds = tasks.kinds()
     n_kinds = len(kinds)
     kind_counts = np.bincount(kinds.of_task, minlength=n_kinds)
@@ -75,8 +55,8 @@ def op_type_times(tasks: Tasks, longest: int, steps: StepWindows | None = None) 
             by_shape.append([tasks.text(int(kinds.op_type[f])), tasks.text(int(kinds.shapes[f])),
                              int(pair_counts[k]), float(pair_ns[k]) / NS_PER_US])
     out = {"by_op_type": by_type, "by_shape": by_shape, "longest": top, "by_op_type_steps": [], "by_shape_steps": []}
-    if step is not None:
-        out["by_op_type_steps"] = _per_step(row, step, tasks.dur, len(types), n_steps)
-        out["by_shape_steps"] = _per_step(shape_of_kind[kinds.of_task], step, tasks.dur, len(by_shape),
-                                          n_steps)
+    if steps is not None and len(steps.starts):
+        out["by_op_type_steps"], out["by_shape_steps"] = split_by_step(
+            kinds.of_task, n_kinds, tasks.start, tasks.dur, steps,
+            [(type_of_every_kind, len(types)), (shape_of_kind, len(by_shape))])
     return out
