@@ -1,5 +1,6 @@
-"""What the advisor's checks cost on a large card: the op-type tables of the slow-operator verdict, dynamic shapes,
-low block dims and repeated small vector runs over N synthetic compute tasks (300 op types, 2000 shapes, 4 streams).
+"""What the advisor's checks cost on a large card: the op-type tables of the slow-operator verdict (whole run, and
+split over 20 steps), dynamic shapes, low block dims and repeated small vector runs over N synthetic compute tasks
+(300 op types, 2000 shapes, 4 streams).
 
     python benchmarks/bench_advisor.py [--tasks 10000000]
 
@@ -22,15 +23,18 @@ from timelineview.analysis.advisor.block_dim import low_block_dim  # noqa: E402
 from timelineview.analysis.advisor.device_info import DeviceInfo  # noqa: E402
 from timelineview.analysis.advisor.dynamic_shapes import dynamic_shapes  # noqa: E402
 from timelineview.analysis.advisor.op_type_times import op_type_times  # noqa: E402
-from timelineview.analysis.advisor.tasks import Tasks  # noqa: E402
+from timelineview.analysis.advisor.task_groups import group_rows  # noqa: E402
+from timelineview.analysis.advisor.tasks import StepWindows, TaskKinds, Tasks  # noqa: E402
 from timelineview.analysis.advisor.vector_runs import vector_runs  # noqa: E402
 
 OP_TYPES, SHAPES, STREAMS = 300, 2000, 4
+STEPS = 20
 EVIDENCE = 3
 
 
 def synthetic_tasks(n: int, seed: int = 1) -> Tasks:
-    """``n`` tasks in stream order: random op types (one in three on the vector cores), shapes, 1–50 µs."""
+    """``n`` tasks in stream order: random op types (one in three on the vector cores), shapes, 1–50 µs; their
+    kinds given, as the kernel table's groups give them to a loaded card."""
     rng = np.random.default_rng(seed)
     strings = [f"Op{i}" for i in range(OP_TYPES)] + ["AI_CORE", "AI_VECTOR_CORE"] + [f"{i},16" for i in range(SHAPES)]
     op = rng.integers(0, OP_TYPES, n).astype(np.int32)
@@ -38,8 +42,10 @@ def synthetic_tasks(n: int, seed: int = 1) -> Tasks:
     shapes = (OP_TYPES + 2 + (op * 7 + rng.integers(0, 5, n)) % SHAPES).astype(np.int32)
     lane = np.sort(rng.integers(0, STREAMS, n))
     start = np.cumsum(rng.integers(1_000, 60_000, n))
+    kind, first = group_rows(op, core, shapes)  # the kernel table's groups, as a loaded card has them
+    kinds = TaskKinds(kind, op[first], core[first], shapes[first])
     return Tasks(strings, np.arange(n), lane, start, rng.integers(1_000, 50_000, n), op, core, shapes,
-                 rng.integers(1, 48, n).astype(np.int32), rng.random(n) < 0.5)
+                 rng.integers(1, 48, n).astype(np.int32), rng.random(n) < 0.5, kinds)
 
 
 def main() -> None:
@@ -48,7 +54,11 @@ def main() -> None:
     args = ap.parse_args()
     tasks = synthetic_tasks(args.tasks)
     device = DeviceInfo(24, 48, 1800.0, "benchmark")
+    span = int(tasks.end.max()) + 1
+    bounds = np.linspace(0, span, STEPS + 1).astype(np.int64)
+    steps = StepWindows(bounds[:-1], bounds[1:])
     checks = {"op_type_times": lambda: op_type_times(tasks, EVIDENCE),
+              "op_type_times_by_step": lambda: op_type_times(tasks, EVIDENCE, steps),
               "dynamic_shapes": lambda: dynamic_shapes(tasks, EVIDENCE),
               "low_block_dim": lambda: low_block_dim(tasks, device, EVIDENCE),
               "vector_runs": lambda: vector_runs(tasks, EVIDENCE)}
@@ -57,7 +67,7 @@ def main() -> None:
         t = time.perf_counter()
         check()
         seconds[name] = time.perf_counter() - t
-        print(f"{name:15} {seconds[name]:6.2f} s on {args.tasks:,} tasks", flush=True)
+        print(f"{name:22} {seconds[name]:6.2f} s on {args.tasks:,} tasks", flush=True)
     print(json.dumps({"tasks": args.tasks, "seconds": seconds, "total": sum(seconds.values())}))
 
 

@@ -51,6 +51,7 @@ CARD_FACTOR = 1.3
 MIN_PLANT_SHARE = 0.04  # of the median step: its 1.5× excess (2 %) is twice the practical floor (1 %)
 HEALTHY, PLANTED, MARGIN, SLOW_CARD = "healthy", "op type 1.5x", "op type 2x", "slow card 1.3x"
 NS_PER_US = 1000.0
+WHOLE_RUN_ONLY = False  # --whole-run: the verdict before its per-step check, for comparison
 BASE = np.asarray(POOL.base)
 
 
@@ -60,6 +61,7 @@ def op_tables(specs, draws) -> tuple[list[CardOpTimes], float]:
     cards, typical_steps = [], []
     for c, s in enumerate(specs):
         rows: dict[str, list[float]] = {}
+        split: dict[str, tuple[list[int], list[float]]] = {}  # per op type: tasks and µs per step
         spans = []
         for k in range(sched.steps):
             loc = draws[k][c]
@@ -72,9 +74,12 @@ def op_tables(specs, draws) -> tuple[list[CardOpTimes], float]:
                 row = rows.setdefault(name, [0, 0.0])
                 row[0] += n
                 row[1] += v
+                counts_of, us_of = split.setdefault(name, ([0] * sched.steps, [0.0] * sched.steps))
+                counts_of[k], us_of[k] = n, v
             start, end = sched.card_bounds(k, c)
             spans.append((end - start) / NS_PER_US)
-        cards.append(CardOpTimes(f"rank {s.rank}", sched.steps, {k: (int(n), v) for k, (n, v) in rows.items()}))
+        cards.append(CardOpTimes(f"rank {s.rank}", sched.steps, {k: (int(n), v) for k, (n, v) in rows.items()},
+                                 {} if WHOLE_RUN_ONLY else split))
         typical_steps.append(typical(spans))
     return cards, float(np.median(typical_steps))
 
@@ -165,7 +170,10 @@ def main() -> None:
     ap.add_argument("--runs", type=int)
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)))
     ap.add_argument("--verify", action="store_true")
+    ap.add_argument("--whole-run", action="store_true", help="judge the run's totals alone (no per-step check)")
     args = ap.parse_args()
+    global WHOLE_RUN_ONLY
+    WHOLE_RUN_ONLY = args.whole_run
     t0 = time.perf_counter()
     verified = verify() if args.verify else None
     results = []

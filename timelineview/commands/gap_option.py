@@ -23,4 +23,5 @@ def gap_us(text: str) -> float:
 def add_gap_option(parser: argparse.ArgumentParser) -> None:
     """Add ``--min-gap-us`` to ``parser``."""
     parser.add_argument("--min-gap-us", type=gap_us, default=DEFAULT_MIN_GAP_US,
-                        help=f"idle AI Core gap threshold (µs, 0 or more; default {DEFAULT_MIN_GAP_US:g})")
+                        help=f"idle device compute gap threshold (AI Core gaps on Ascend, GPU gaps on a GPU; µs, 0 or "
+                             f"more; default {DEFAULT_MIN_GAP_US:g})")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -20,6 +21,21 @@ class DeviceWording:
 
 ASCEND_WORDING = DeviceWording(device="NPU", unit="AI Core", units="AI Cores", kernels="AI Core tasks",
                                compute_work="AI Core / Vector / CPU tasks")
+
+
+# Text about no one card (a comparison of an NPU run with a GPU run, a metric's definition, a command's help): the
+# device's compute in words that hold for every producer
+NEUTRAL_WORDING = DeviceWording(device="device", unit="device compute", units="device compute units",
+                                kernels="device compute tasks", compute_work="device compute tasks")
+
+
+def shared_wording(wordings: Iterable[DeviceWording]) -> DeviceWording:
+    """The wording of a set of cards: theirs when they all share one (the Ascend one when there are none), the
+    device-neutral one when they differ."""
+    distinct = set(wordings)
+    if len(distinct) == 1:
+        return distinct.pop()
+    return NEUTRAL_WORDING if distinct else ASCEND_WORDING
 
 
 def reword(text: str, wording: DeviceWording) -> str:

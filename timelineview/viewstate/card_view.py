@@ -19,7 +19,7 @@ from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS, DerivedIntervals
 from timelineview.analysis.session import VIEW_FIELDS
 from timelineview.model.store.trace_store import TraceStore
 from timelineview.producers import wording_of
-from timelineview.producers.wording import ASCEND_WORDING, reword
+from timelineview.producers.wording import ASCEND_WORDING, DeviceWording, reword
 from timelineview.viewstate.palette import name_colours
 from timelineview.viewstate.timeline.lod import RowSummary, build_row_summary, prefix_lengths
 from timelineview.viewstate.timeline.search import NameSearch
@@ -87,6 +87,11 @@ class CardView:
     @property
     def title(self) -> str:
         return self.store.card
+
+    @property
+    def wording(self) -> DeviceWording:
+        """The words of the card's producer for its device ("AI Core" on Ascend, "GPU" on a Kineto card)."""
+        return wording_of_derived(getattr(self.analysis, "derived", None))
 
     @property
     def drawable(self) -> bool:
@@ -157,11 +162,17 @@ _DERIVED_LANES = (
 )
 
 
+def wording_of_derived(derived: Any) -> DeviceWording:
+    """The words of the producer of the card whose analysis ``DerivedIntervals`` are ``derived`` (the Ascend
+    ones when it does not say)."""
+    classification = getattr(derived, "classification", None)
+    return wording_of(classification.mode) if classification is not None else ASCEND_WORDING
+
+
 def derived_lanes_of(derived: Any) -> list[DerivedLane]:
     """The derived lanes drawn under each card header, from analysis ``DerivedIntervals``, in the words
     of the card's producer (a GPU card's compute is its GPU kernels, its gaps idle GPU gaps)."""
-    classification = getattr(derived, "classification", None)
-    wording = wording_of(classification.mode) if classification is not None else ASCEND_WORDING
+    wording = wording_of_derived(derived)
     lanes = []
     for key, plain_title, parts, plain_tip in _DERIVED_LANES:
         title = reword(plain_title, wording)

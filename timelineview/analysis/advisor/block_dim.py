@@ -49,24 +49,34 @@ def low_block_dim(tasks: Tasks, device: DeviceInfo, longest: int) -> LowBlockDim
     """None when the chip's core counts are not known or no task has a block dim."""
     if not device.ai_cores or not len(tasks) or not (tasks.block_dim > 0).any():
         return None
-    core_ids = np.unique(tasks.core_type)
+    kinds = tasks.kinds()  # the cores of each core type, judged once per distinct core type
+    core_ids = np.unique(kinds.core_type)
     cores_of = np.zeros(len(core_ids), np.int64)
     for k, cid in enumerate(core_ids.tolist()):
         name = tasks.text(cid).strip().upper()
         cores_of[k] = device.cores_for(name) if name in CORE_TYPES else 0
-    cores = cores_of[np.searchsorted(core_ids, tasks.core_type)]
-    low = (tasks.block_dim > 0) & (tasks.block_dim < cores) & (tasks.dur >= LONG_TASK_US * NS_PER_US)
+    cores_of_kind = cores_of[np.searchsorted(core_ids, kinds.core_type)]
+    low = (tasks.dur >= LONG_TASK_US * NS_PER_US) & (tasks.block_dim > 0)
+    long_ones = np.flatnonzero(low)
+    low[long_ones] = tasks.block_dim[long_ones] < cores_of_kind[kinds.of_task[long_ones]]
     hit = np.flatnonzero(low)
     top = []
-    if len(hit):
-        group, first = group_rows(tasks.op_type[hit], tasks.core_type[hit])
-        totals = np.bincount(group, weights=tasks.dur[hit], minlength=len(first))
-        counts = np.bincount(group, minlength=len(first))
+    if len(hit):  # summed per kind of task, then per (op type, core type)
+        kind_of_hit = kinds.of_task[hit]
+        kind_counts = np.bincount(kind_of_hit, minlength=len(kinds))
+        kind_ns = np.bincount(kind_of_hit, weights=tasks.dur[hit], minlength=len(kinds))
+        used = np.flatnonzero(kind_counts)
+        row, first = group_rows(kinds.op_type[used], kinds.core_type[used])
+        totals = np.bincount(row, weights=kind_ns[used], minlength=len(first))
+        counts = np.bincount(row, weights=kind_counts[used], minlength=len(first))
+        row_of_kind = np.full(len(kinds), -1, np.int64)
+        row_of_kind[used] = row
+        row_of_hit = row_of_kind[kind_of_hit]
         for k in np.argsort(-totals, kind="stable")[:TOP_TYPES].tolist():
-            mine = hit[group == k]
-            values, times = np.unique(tasks.block_dim[mine], return_counts=True)
-            f = int(hit[first[k]])
-            top.append(LowBlockType(tasks.text(int(tasks.op_type[f])), tasks.text(int(tasks.core_type[f])),
-                                    int(values[np.argmax(times)]), int(cores[f]), int(counts[k]), int(totals[k])))
+            times = np.bincount(tasks.block_dim[hit[row_of_hit == k]])  # block dims are below the cores: small
+            f = int(used[first[k]])
+            top.append(LowBlockType(tasks.text(int(kinds.op_type[f])), tasks.text(int(kinds.core_type[f])),
+                                    int(np.argmax(times)), int(cores_of_kind[f]), int(counts[k]),
+                                    int(totals[k])))
     order = hit[longest_of(tasks.dur[hit], longest)]
     return LowBlockDim(len(hit), int(tasks.dur[hit].sum()), int(tasks.dur.sum()), top, order)

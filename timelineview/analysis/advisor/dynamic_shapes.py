@@ -9,6 +9,7 @@ import numpy as np
 
 from timelineview.analysis.advisor.task_groups import group_rows, longest_of
 from timelineview.analysis.advisor.tasks import Tasks
+from timelineview.analysis.kernels.dense_ids import distinct_inverse
 
 TOP_TYPES = 3  # op types the finding names
 
@@ -44,14 +45,17 @@ def dynamic_shapes(tasks: Tasks, longest: int) -> DynamicShapes | None:
         return None
     dyn = np.flatnonzero(tasks.dynamic)
     top = []
-    if len(dyn):
-        group, first = group_rows(tasks.op_type[dyn])
-        totals = np.bincount(group, weights=tasks.dur[dyn], minlength=len(first))
-        counts = np.bincount(group, minlength=len(first))
-        pair, pair_first = group_rows(group, tasks.shapes[dyn])  # distinct (op type, shapes) pairs
-        shapes = np.bincount(group[pair_first], minlength=len(first))
+    if len(dyn):  # summed per kind of task, then per op type
+        kinds = tasks.kinds()
+        kind_counts = np.bincount(kinds.of_task[dyn], minlength=len(kinds))
+        kind_ns = np.bincount(kinds.of_task[dyn], weights=tasks.dur[dyn], minlength=len(kinds))
+        used = np.flatnonzero(kind_counts)
+        types, type_of = distinct_inverse(kinds.op_type[used])
+        totals = np.bincount(type_of, weights=kind_ns[used], minlength=len(types))
+        counts = np.bincount(type_of, weights=kind_counts[used], minlength=len(types))
+        _, pair_first = group_rows(type_of, kinds.shapes[used])  # distinct (op type, shapes) pairs
+        shapes = np.bincount(type_of[pair_first], minlength=len(types))
         for k in np.argsort(-totals, kind="stable")[:TOP_TYPES].tolist():
-            top.append(DynamicType(tasks.text(int(tasks.op_type[dyn[first[k]]])), int(counts[k]), int(totals[k]),
-                                   int(shapes[k])))
+            top.append(DynamicType(tasks.text(int(types[k])), int(counts[k]), int(totals[k]), int(shapes[k])))
     order = dyn[longest_of(tasks.dur[dyn], longest)]
     return DynamicShapes(len(tasks), len(dyn), int(tasks.dur[dyn].sum()), int(tasks.dur.sum()), top, order)

@@ -10,7 +10,7 @@ from timelineview.analysis.advisor.device_info import device_info
 from timelineview.analysis.advisor.dynamic_shapes import dynamic_shapes
 from timelineview.analysis.advisor.frequency import FREQUENCY_COUNTER, frequency_drops
 from timelineview.analysis.advisor.op_type_times import op_type_times
-from timelineview.analysis.advisor.tasks import Tasks, card_tasks
+from timelineview.analysis.advisor.tasks import StepWindows, Tasks, card_tasks
 from timelineview.analysis.advisor.vector_runs import vector_runs
 from timelineview.analysis.findings.records import Evidence
 from timelineview.model.store.trace_store import TraceStore
@@ -52,10 +52,13 @@ def advisor_facts(store: TraceStore, a, evidence: int) -> dict | None:
     tasks = card_tasks(store, table)
     spans = _Spans(store, tasks, a.card)
     device = device_info(list(store.paths), table.device)
-    times = op_type_times(tasks, evidence)
+    windows = sorted(a.steps or [], key=lambda w: w.start)
+    steps = StepWindows(np.array([w.start for w in windows], np.int64), np.array([w.end for w in windows], np.int64))
+    times = op_type_times(tasks, evidence, steps)
     out: dict = {
         "steps": len(a.steps or []),
         "op_types": {"by_op_type": times["by_op_type"], "by_shape": times["by_shape"],
+                     "by_op_type_steps": times["by_op_type_steps"], "by_shape_steps": times["by_shape_steps"],
                      "longest": {k: spans.tasks_of(v) for k, v in times["longest"].items()}},
         "device": {"ai_cores": device.ai_cores, "vector_cores": device.vector_cores,
                    "nominal_mhz": device.nominal_mhz, "source": device.source},

@@ -42,17 +42,23 @@ def op_times(facts: dict[str, dict], shapes: bool) -> list[CardOpTimes]:
     for card, f in facts.items():
         table = f["op_types"]
         if shapes:
+            keys = [(t, s) for t, s, _, _ in table["by_shape"]]
             rows = {(t, s): (c, v) for t, s, c, v in table["by_shape"] if s}  # no shapes: the op type again
+            split = table.get("by_shape_steps") or []  # a summary written before the split has none
         else:
+            keys = [t for t, _, _ in table["by_op_type"]]
             rows = {t: (c, v) for t, c, v in table["by_op_type"]}
-        out.append(CardOpTimes(card, f["steps"], rows))
+            split = table.get("by_op_type_steps") or []
+        per_step = {k: (c, v) for k, (c, v) in zip(keys, split, strict=True) if k in rows} if split else {}
+        out.append(CardOpTimes(card, f["steps"], rows, per_step))
     return out
 
 
 def _how_sure(v: OperatorVerdict, what: str) -> str:
+    steps = f", in {v.steps_above} of its {v.steps_judged} steps" if v.steps_above is not None else ""
     if v.z is None:
-        return " (the other cards all equal)"
-    return f" (z {v.z:.1f} against {v.z_required:.1f} needed among {v.compared} {what} × cards)"
+        return f" (the other cards all equal{steps})"
+    return f" (z {v.z:.1f} against {v.z_required:.1f} needed among {v.compared} {what} × cards{steps})"
 
 
 def _operator_finding(v: OperatorVerdict, facts: dict, shapes: list[OperatorVerdict]) -> Finding:

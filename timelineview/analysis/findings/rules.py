@@ -144,7 +144,8 @@ ADVISOR_RULES: tuple[Rule, ...] = (
     Rule("slow_operator", MEDIUM, METHOD_CLUSTER,
          "an op type, or an (op type, input shapes), whose mean task time on one card stands above the other "
          "cards' by the rule of metrics.md §4 (z_N for N = op types × cards, 5 % and 1 % of the step as "
-         "practical floor), once the card's common factor over its op types is divided out",
+         "practical floor), once the card's common factor over its op types is divided out, and in at least "
+         "half of the steps in which the card runs it",
          "{operator} runs slower on {card}: {value} per step against {reference} at the other cards' pace{how_sure}. "
          "Its mean task takes {mean} there against a median of {median_mean} over the cards{factor}.{shapes} Compare "
          "it with a healthy card's: its input shapes and formats, its block dim and PMU figures, the kernel chosen "

@@ -15,17 +15,27 @@ excess per step of at least 1 % of the median step time. The same rule judges (o
 shapes × cards; a shape row of an op type already named on that card is part of that verdict, not another one.
 The values are read off each card's op-type table (totals and counts), so a session over traces and one over
 summaries judge the same figures.
+
+Where the card's table is also split by step, the verdict must hold in at least half of the steps in which the
+card runs the key (§4's consistency): the key's mean task time in each such step, against the same reference (the
+cards' median mean × the card's factor), must clear the practical floor (the whole run passed the statistical
+test). One stalled step that lifts a run's mean does not make an operator slow.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from timelineview.analysis.cluster.slow_cards import MIN_CARDS_FOR_SLOW, MIN_RELATIVE_EXCESS, MIN_STEP_SHARE_EXCESS
-from timelineview.analysis.findings.standing import stand_out
+from timelineview.analysis.cluster.slow_cards import (
+    MIN_CARDS_FOR_SLOW,
+    MIN_RELATIVE_EXCESS,
+    MIN_SHARE_OF_STEPS_ABOVE,
+    MIN_STEP_SHARE_EXCESS,
+)
+from timelineview.analysis.findings.standing import Standing, stand_out
 from timelineview.analysis.worst_of_many import median_and_sigma
 
 MIN_TYPES_FOR_CARD_FACTOR = 3  # fewer op types on a card: its common factor is not measured (taken as 1)
@@ -34,11 +44,13 @@ MIN_TYPES_FOR_CARD_FACTOR = 3  # fewer op types on a card: its common factor is 
 @dataclass(frozen=True)
 class CardOpTimes:
     """One card's operator table as the rule reads it: per key (an op type, or (op type, input shapes)) its task
-    count and total time (µs), and the card's number of steps."""
+    count and total time (µs), and the card's number of steps; ``per_step``, when the card's table is split by
+    step, per key its (tasks per step, µs per step)."""
 
     card: str
     steps: int
     rows: dict[Hashable, tuple[int, float]]
+    per_step: dict[Hashable, tuple[Sequence[int], Sequence[float]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -57,6 +69,8 @@ class OperatorVerdict:
     z: float | None  # None when the spread is 0 (the practical floor alone decided)
     z_required: float
     compared: int  # N: op types (shapes) × cards judged
+    steps_above: int | None = None  # steps in which the key's mean clears the level (None: no per-step table)
+    steps_judged: int = 0  # steps in which the card runs the key
 
     @property
     def excess_us_per_step(self) -> float:
@@ -76,6 +90,27 @@ def _grid(cards: Sequence[CardOpTimes]) -> tuple[list[Hashable], np.ndarray, np.
                 mean[i, column[k]] = total / count
                 per_step[i, column[k]] = total / steps
     return keys, mean, per_step
+
+
+def _steps_above(card: CardOpTimes, key: Hashable, reference_mean: float, level: float) -> tuple[int, int] | None:
+    """(steps in which the key's mean task time is at least ``level`` relative excess over ``reference_mean``,
+    steps in which the card runs the key), or None without a per-step table of the key."""
+    split = card.per_step.get(key)
+    if split is None:
+        return None
+    counts, totals = np.asarray(split[0], np.float64), np.asarray(split[1], np.float64)
+    runs = counts > 0
+    if not runs.any():
+        return None
+    relative = totals[runs] / counts[runs] / reference_mean - 1.0
+    return int((relative >= level).sum()), int(runs.sum())
+
+
+def _step_level(s: Standing) -> float:
+    """The relative excess a step must reach: the practical floor over the median. The spread behind the z-score
+    is the run's (means over all steps); a step's mean is noisier, so the z part would reject true verdicts on
+    ordinary step-to-step noise (it dropped 1 in 20 planted 1.5× op types in the calibration)."""
+    return s.median + s.practical
 
 
 def slow_operators(cards: Sequence[CardOpTimes], median_step_us: float) -> list[OperatorVerdict]:
@@ -109,9 +144,13 @@ def slow_operators(cards: Sequence[CardOpTimes], median_step_us: float) -> list[
             if median_step[j] > 0 else np.inf
         s = stand_out(relative[:, j], practical, compared, pooled)
         for i in np.flatnonzero(s.passes).tolist():
+            consistent = _steps_above(cards[i], keys[j], float(median_mean[j] * factor[i]), _step_level(s))
+            above, judged_steps = consistent if consistent is not None else (None, 0)
+            if above is not None and above < np.ceil(MIN_SHARE_OF_STEPS_ABOVE * judged_steps):
+                continue  # a step or two, not the card's operator
             reference = per_step[i, j] / (1.0 + relative[i, j])
             out.append(OperatorVerdict(keys[j], cards[i].card, float(per_step[i, j]), float(reference),
                                        float(mean[i, j]), float(median_mean[j]), float(factor[i]),
                                        float(relative[i, j]), float(s.z[i]) if s.sigma > 0 else None, s.z_required,
-                                       compared))
+                                       compared, above, judged_steps))
     return sorted(out, key=lambda v: (-v.excess_us_per_step, v.card, repr(v.key)))

@@ -48,6 +48,8 @@ from timelineview.model.summary.guarded_files import (
     digest,
     read_inside,
 )
+from timelineview.producers import wording_of
+from timelineview.producers.wording import ASCEND_WORDING, reword
 
 FORMAT = 2  # 2: version, code stamp, digests and checked column layouts (a format-1 card is made again)
 MANIFEST = "card.json"  # what the comparison of thousands of cards reads: small
@@ -213,7 +215,10 @@ def _signals(store: TraceStore, a: CardAnalysis) -> dict | None:
 
 def pyramid_rows(store: TraceStore, derived: DerivedIntervals | None) -> list[tuple[str, Intervals]]:
     """The rows a card's overview draws: its derived sets, then each lane holding slices."""
-    rows = [(title, getattr(derived, name)) for name, title in DERIVED_TITLES.items()] if derived else []
+    classification = getattr(derived, "classification", None)  # the card's own words for its derived sets
+    wording = wording_of(classification.mode) if classification is not None else ASCEND_WORDING
+    rows = [(reword(title, wording), getattr(derived, name)) for name, title in DERIVED_TITLES.items()] \
+        if derived else []
     sl = store.slices
     per_lane = lane_intervals(sl.lane, sl.start, sl.end, len(store.lanes))
     rows += [(store.lane_full_name(k), iv) for k, iv in enumerate(per_lane) if len(iv)]

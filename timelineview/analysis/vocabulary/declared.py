@@ -23,7 +23,8 @@ FROM_CARD_START = "µs after the card's start_ns"
 WINDOW = (  # §2: over a window, the whole card or one step
     Quantity("span_us", "Span", US, "length of the window: the whole card's first start to last end, or the step",
              section="§2"),
-    Quantity("compute_us", "Compute", US, "|U(compute)|: time some AI Core / AI Vector / AI CPU task runs",
+    Quantity("compute_us", "Compute", US, "|U(compute)|: time some device compute task runs (AI Core / AI Vector / "
+             "AI CPU tasks on Ascend, GPU kernels other than NCCL's on a GPU)",
              section="§2"),
     Quantity("communication_us", "Communication", US, "|U(communication)|: time some communication operator runs",
              section="§2"),

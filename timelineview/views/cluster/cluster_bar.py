@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from timelineview.viewstate.timeline.lane_filter import ALL, LANE_FILTERS
+from timelineview.producers.wording import ASCEND_WORDING, DeviceWording
+from timelineview.viewstate.timeline.lane_filter import ALL, lane_filters
 
 
 class ClusterBar(QtWidgets.QFrame):
@@ -31,7 +32,7 @@ class ClusterBar(QtWidgets.QFrame):
         self.filter = QtWidgets.QComboBox()
         self.filter.setToolTip("Keep one kind of lane across all cards: with one lane per card, "
                                "rows shrink so every card fits on the screen (Ctrl+L)")
-        for key, title in LANE_FILTERS:
+        for key, title in lane_filters(ASCEND_WORDING):
             self.filter.addItem(title, key)
         self.filter.currentIndexChanged.connect(lambda i: self.filterChanged.emit(self.filter.itemData(i)))
         lay.addWidget(self.back)
@@ -63,6 +64,11 @@ class ClusterBar(QtWidgets.QFrame):
     def show_runs(self, text: str | None) -> None:
         """Both runs of a comparison are on the timeline (``text`` says which); None: one run again."""
         self.runs_text = text
+
+    def set_wording(self, wording: DeviceWording) -> None:
+        """Title the filters in the shown cards' words (``shared_wording``: a GPU run's gaps are idle GPU gaps)."""
+        for i, (_, title) in enumerate(lane_filters(wording)):
+            self.filter.setItemText(i, title)
 
     def lane_filter(self) -> str:
         return self.filter.currentData() or ALL

@@ -15,6 +15,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from timelineview.analysis.summaries.card_summary import SummaryCard
 from timelineview.analysis.summaries.summary_session import SummarySession
 from timelineview.model.store.report import EMPTY_CAPTURE
+from timelineview.producers.wording import shared_wording
 from timelineview.views.analysis_tabs.host import AnalysisTabsHost
 from timelineview.views.analysis_tabs.jump import jump_to
 from timelineview.views.cluster.card_overview import STEP_MARGIN, CardOverview
@@ -305,6 +306,7 @@ class ClusterTab(QtCore.QObject):
         self.shown_step = self._step_on_screen()
         on = self._on_timeline()
         self.bar.set_state(on.titles, on.total, self.shown_step, on.source)
+        self.bar.set_wording(shared_wording(c.wording for c in self.timeline.cards))
         if not on.side_by_side:
             self.bar.all.setEnabled(False)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from timelineview.producers.wording import ASCEND_WORDING, DeviceWording, reword
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.tabs.run_alignment import RunCardView
 from timelineview.viewstate.timeline.lane_layout import (
@@ -28,7 +29,8 @@ from timelineview.viewstate.timeline.lane_layout import (
 from timelineview.viewstate.timeline.track_rows import STEPS_FILTER_KEY
 
 ALL, DERIVED_ONLY, STEPS_ONLY = "all", "derived", STEPS_FILTER_KEY
-# (key, menu title); single derived kinds are keyed by DerivedLane.key
+# (key, menu title in the Ascend producers' words: ``lane_filters`` rewords them); single derived kinds are keyed by
+# DerivedLane.key
 LANE_FILTERS = (
     (ALL, "All lanes"),
     (DERIVED_ONLY, "Derived lanes of each card"),
@@ -57,8 +59,13 @@ def fitted_row_height(n_rows: int, visible_px: int, max_h: int) -> int:
     return int(max(MIN_ROW_H, min(max_h, visible_px // n_rows)))
 
 
-def filter_title(choice: str) -> str:
-    return dict(LANE_FILTERS).get(choice, choice)
+def lane_filters(wording: DeviceWording = ASCEND_WORDING) -> list[tuple[str, str]]:
+    """The filters with their titles in ``wording`` (the shown cards' shared wording: ``shared_wording``)."""
+    return [(key, reword(title, wording)) for key, title in LANE_FILTERS]
+
+
+def filter_title(choice: str, wording: DeviceWording = ASCEND_WORDING) -> str:
+    return dict(lane_filters(wording)).get(choice, choice)
 
 
 class FilterSource(RowSource, Protocol):
@@ -88,10 +95,9 @@ def build_filtered_layout(cards: list[CardView], choice: str, collapsed: set[tup
     if not found:
         return LaneLayout()
     h = fitted_row_height(len(found), visible_px, found[0][2])
-    title = filter_title(choice).removesuffix(" only")
     rows: list[Row] = []
     for y, (c, row, _) in enumerate(found):
-        tip = f"{c.title} — {title}"
+        tip = f"{c.title} — {filter_title(choice, c.wording).removesuffix(' only')}"
         if c.offset_ns:
             tip += f"; clock offset {c.offset_ns / 1000:+.3f} µs applied"
         row.y, row.height, row.indent = y * h, h, 0

@@ -48,8 +48,8 @@ WHOLE_RUN_METRICS = tuple((k, label(k)) for k in ("compute_us", "communication_u
 COMM_METRICS = tuple((k, label(k)) for k in COMM_KEYS)
 MEMORY_TITLES = {k: label(k) for k in ("memory_peak_allocated_mb", "memory_peak_reserved_mb")}
 TOOLTIPS = {
-    "idle_gap_total_us": "new − base of the total length of the idle AI Core gaps over the whole run (a time, "
-                         "not a count)",
+    "idle_gap_total_us": "new − base of the total length of the idle device compute gaps (AI Core gaps on Ascend, GPU "
+                         "gaps on a GPU) over the whole run (a time, not a count)",
     "transit_us": "new − base of the producer's transit (each collective's main plane), whole run (§6)",
     "wait_us": "new − base of the producer's wait (each collective's main plane), whole run (§6)",
     "synchronization_us": "new − base of the producer's synchronisation: the waits before each collective's first "
