@@ -37,7 +37,9 @@ def test_readme_has_the_two_set_up_commands():
     assert len(commands) == 2
     assert commands[0].endswith(".venv/bin/timelineview")
     assert 'pip install -e ".[api]"' in commands[0]  # the Query tab's SQL engine: every tab works
-    assert 'pip install -e ".[test]"' in commands[1] and commands[1].endswith("-m pytest")
+    assert 'pip install -e ".[test]"' in commands[1] and commands[1].endswith("-m pytest -n auto")
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "-m pytest -n auto " in ci and 'install -q -e ".[test]"' in ci  # CI runs the README's command
 
 
 @pytest.mark.parametrize("command", [[], ["stats"], ["diff"], ["summarize"]])
