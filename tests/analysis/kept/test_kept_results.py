@@ -66,13 +66,13 @@ def _kept_files(cache: Path) -> list[Path]:
 
 def _records(pack: Path) -> dict[str, tuple[int, dict, int]]:
     """Each field's record in ``pack`` (read here by its layout: a 64-byte header of magic, JSON length, columns
-    length and SHA-1, the JSON and the columns, each padded to 64 bytes): field -> (where its JSON starts, its
-    JSON, where its columns start)."""
+    length, the JSON's SHA-1 and the columns' CRC-32, the JSON and the columns, each padded to 64 bytes):
+    field -> (where its JSON starts, its JSON, where its columns start)."""
     import struct
 
     data, out, at = pack.read_bytes(), {}, 0
     while at < len(data):
-        magic, json_len, columns_len, _ = struct.unpack_from("<8sQQ20s", data, at)
+        magic, json_len, columns_len, _, _ = struct.unpack_from("<8sQQ20sI", data, at)
         assert magic == b"TLVKEPT3"
         doc = json.loads(data[at + 64:at + 64 + json_len])
         columns_at = at + 64 + -(-json_len // 64) * 64

@@ -3,8 +3,8 @@
 A card re-opened from the card cache has its columns memory-mapped in a second; its analysis (classification,
 interval sets, steps, operators, communication, memory, the §5 object) would still take as long as the first
 time. Each field computed is therefore kept in the entry's folder, all of a card's fields in one file,
-``analysis-<key>.pack``: one record per field, each a header (its JSON's length and SHA-1, its columns' length),
-the value's tree as JSON (:mod:`.encoding`; each array's dtype, shape, place and CRC-32 in it) and its arrays'
+``analysis-<key>.pack``: one record per field, each a header (its JSON's length and SHA-1, its columns' length and
+CRC-32), the value's tree as JSON (:mod:`.encoding`; each array's dtype, shape and place in it) and its arrays'
 bytes one after the other. A file per field (its JSON, its digest, its columns, its check record) cost about 25
 files created per card and 20 opened per re-open, half a millisecond each: on a thousand small cards more than
 the analysis they saved. The fields computed during one ``ensure`` are written together at its end
@@ -34,6 +34,7 @@ import os
 import struct
 import tempfile
 import time
+import zlib
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
@@ -46,7 +47,7 @@ from timelineview.analysis.kept.encoding import BadTree, Decoder, Encoder
 from timelineview.analysis.kernels.kernel_details_source import kernel_details_file
 from timelineview.model.memory.load import memory_files
 from timelineview.model.store.card_cache.check_record import Check
-from timelineview.model.store.card_cache.columns_file import ALIGN, BadColumn, column_view, describe, places
+from timelineview.model.store.card_cache.columns_file import ALIGN, BadColumn, column_view, places
 from timelineview.model.store.file_stamp import file_stamp, sample_digest
 from timelineview.model.store.regular_file import open_regular
 from timelineview.model.store.trace_store import TraceStore
@@ -61,7 +62,7 @@ PACK = "pack"  # suffix of the file of a card's kept fields
 CHECKED = "checked"  # suffix of the record of the pack's last full check (``check_record``)
 READ_WHOLE_BYTES = 1 << 20  # a pack up to this size is read, not mapped (mapping costs ~0.3 ms)
 RECORD_MAGIC = b"TLVKEPT3"
-_HEADER = struct.Struct("<8sQQ20s")  # magic, JSON bytes, columns bytes, SHA-1 of the JSON
+_HEADER = struct.Struct("<8sQQ20sI")  # magic, JSON bytes, columns bytes, SHA-1 of the JSON, CRC-32 of the columns
 HEADER_BYTES = ALIGN  # the header, padded
 MISSING = object()  # ``restore``: nothing kept for that field
 
@@ -176,14 +177,13 @@ def _respelled(tree: Any, pairs: list[tuple[str, str]]) -> Any:
     return tree
 
 
-def _column(data: np.ndarray, desc: dict, what: str, checksum: bool = True) -> np.ndarray:
-    """The array ``desc`` describes in the columns file's bytes ``data``, if it is the one written (its CRC-32
-    compared unless ``checksum`` is False: a file that passed that check before, unchanged since)."""
+def _column(data: np.ndarray, desc: dict, what: str) -> np.ndarray:
+    """The array ``desc`` describes in a record's column bytes ``data`` (checked with the record's CRC-32)."""
     dtype = np.dtype(desc["dtype"])
     if dtype.hasobject or dtype.fields is not None:
         raise BadTree(f"{what}: not a column")
     try:
-        return column_view(data, desc, dtype, checksum)
+        return column_view(data, desc, dtype, checksum=False)
     except BadColumn as exc:
         raise BadTree(f"{what}: {exc}") from None
 
@@ -244,12 +244,13 @@ def encode_record(doc: dict, arrays: list[np.ndarray], offsets: list[int]) -> by
     data = _dumps(doc)
     columns = offsets[-1] + arrays[-1].nbytes if arrays else 0
     out = bytearray(HEADER_BYTES + _padded(len(data)) + _padded(columns))
-    _HEADER.pack_into(out, 0, RECORD_MAGIC, len(data), columns, hashlib.sha1(data).digest())
     out[HEADER_BYTES:HEADER_BYTES + len(data)] = data
     base = HEADER_BYTES + _padded(len(data))
     for a, at in zip(arrays, offsets, strict=True):
         if a.nbytes:
             out[base + at:base + at + a.nbytes] = a.reshape(-1).view(np.uint8).data
+    crc = zlib.crc32(memoryview(out)[base:base + columns])
+    _HEADER.pack_into(out, 0, RECORD_MAGIC, len(data), columns, hashlib.sha1(data).digest(), crc)
     return bytes(out)
 
 
@@ -261,14 +262,15 @@ class ReadPack(NamedTuple):
 
 
 def read_records(data: np.ndarray, key: str, checksum: bool) -> ReadPack:
-    """The records of a pack's bytes ``data`` written under ``key`` (the columns' CRC-32 compared with
-    ``checksum``). A record that fails is left out; one whose header is not a header ends the reading."""
+    """The records of a pack's bytes ``data`` written under ``key`` (with ``checksum``, each record's columns
+    compared with their CRC-32: one pass over the record's columns, not one per column). A record that fails is
+    left out; one whose header is not a header ends the reading."""
     records: dict[str, PackRecord] = {}
     damaged, at, size = False, 0, len(data)
     while at < size:
         if size - at < HEADER_BYTES:
             return ReadPack(records, True)
-        magic, json_bytes, columns, sha1 = _HEADER.unpack_from(data, at)
+        magic, json_bytes, columns, sha1, crc = _HEADER.unpack_from(data, at)
         end = at + HEADER_BYTES + _padded(json_bytes) + _padded(columns)
         if magic != RECORD_MAGIC or end > size:
             return ReadPack(records, True)  # not a record's header, or cut short: nothing after it is framed
@@ -280,10 +282,8 @@ def read_records(data: np.ndarray, key: str, checksum: bool) -> ReadPack:
             if not isinstance(doc, dict) or doc.get("format") != KEPT_FORMAT or doc.get("key") != key:
                 raise BadTree("not a kept field of this format and key")
             columns_at = at + HEADER_BYTES + _padded(json_bytes)
-            if checksum:
-                block = data[columns_at:columns_at + columns]
-                for i, desc in enumerate(doc["arrays"]):
-                    _column(block, desc, f"{doc['field']}: column {i}")
+            if checksum and zlib.crc32(data[columns_at:columns_at + columns]) != crc:
+                raise BadTree("columns: not the ones written (their CRC-32 differs)")
             name = doc["field"]
             if not isinstance(name, str):
                 raise BadTree("a field without a name")
@@ -357,8 +357,7 @@ class KeptResults:
         doc = record.doc
         described = doc["arrays"]
         block = self._data[record.columns_at:record.columns_at + record.columns]
-        arrays = [_column(block, desc, f"{doc['field']}: column {i}", checksum=False)  # checked on reading
-                  for i, desc in enumerate(described)]
+        arrays = [_column(block, desc, f"{doc['field']}: column {i}") for i, desc in enumerate(described)]
         pairs = _respellings(doc["paths"], _spelling(self.store))
         tree = _respelled(doc["value"], pairs) if pairs else doc["value"]
         return Decoder(arrays, field).decode(tree)
@@ -377,8 +376,10 @@ class KeptResults:
             tree = encoder.encode(value)
             arrays = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in encoder.arrays]
             offsets = places(arrays)
+            described = [{"dtype": a.dtype.str, "shape": list(a.shape), "offset": at}  # checked by the record's CRC
+                         for a, at in zip(arrays, offsets, strict=True)]
             doc = {"format": KEPT_FORMAT, "key": self.key, "field": name, "paths": _spelling(self.store), "value": tree,
-                   "arrays": [describe(a, at) for a, at in zip(arrays, offsets, strict=True)]}
+                   "arrays": described}
             self._pending.append(encode_record(doc, arrays, offsets))
         except Exception:  # noqa: BLE001 - NotKeepable, or a value the encoding cannot walk: computed each time
             return False
