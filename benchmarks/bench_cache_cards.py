@@ -102,6 +102,8 @@ class Figures(NamedTuple):
 
 
 def _env(cache: Path | None, code: Path | None = None) -> dict[str, str]:
+    """The environment of a run; ``code``: another version's checkout, first on the path (the run starts in that
+    folder too: ``python -m`` puts the working folder before ``PYTHONPATH``)."""
     env = dict(os.environ)
     if code is not None:  # another version's package first on the path
         env["PYTHONPATH"] = os.pathsep.join([str(code), *filter(None, [env.get("PYTHONPATH")])])
@@ -131,14 +133,14 @@ def timed_stats(cluster: Path, cache: Path, no_cache: bool = False, code: Path |
     argv = [sys.executable, "-m", "timelineview", "stats", "--quiet", *(["--no-cache"] if no_cache else []),
             str(cluster)]
     t0 = time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=_env(cache, code))
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=_env(cache, code), cwd=code or ROOT)
     return time.perf_counter() - t0
 
 
 def timed_window(cluster: Path, cache: Path, code: Path | None = None) -> tuple[float, float]:
     """(the window's start, seconds from ``open_paths`` to ``loadFinished``) of one window process."""
     done = subprocess.run([sys.executable, "-c", WINDOW_CHILD, str(cluster)], check=True, capture_output=True,
-                          env=_env(cache, code))
+                          env=_env(cache, code), cwd=code or ROOT)
     figures = json.loads(done.stdout.decode().strip().splitlines()[-1])
     return figures["start_s"], figures["loaded_s"]
 

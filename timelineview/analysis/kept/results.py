@@ -49,7 +49,7 @@ from timelineview.model.memory.load import memory_files
 from timelineview.model.store.card_cache.check_record import Check
 from timelineview.model.store.card_cache.columns_file import ALIGN, BadColumn, column_view, places
 from timelineview.model.store.file_stamp import file_stamp, sample_digest
-from timelineview.model.store.regular_file import open_regular
+from timelineview.model.store.regular_file import open_regular, regular_fd
 from timelineview.model.store.trace_store import TraceStore
 from timelineview.provenance import code_stamp
 
@@ -405,9 +405,12 @@ class KeptResults:
             return False
         return True
 
-    @staticmethod
-    def _append(path: Path, data: bytes) -> None:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
+    def _append(self, path: Path, data: bytes) -> None:
+        try:  # a pack that is there, and a regular file (a FIFO's open would wait for a reader)
+            fd = regular_fd(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
+        except OSError:  # none yet (or not a file): a new pack of these records, put in place whole
+            self._replace(path, data)
+            return
         try:
             view = memoryview(data)
             while view:  # a short write leaves a record cut short: the next reader writes the pack anew
