@@ -23,9 +23,10 @@ The last line is JSON; ``--keep`` keeps the generated traces (default: deleted a
 (a checkout of another version, e.g. ``git worktree add DIR main``) measures that version too, its runs
 alternating with these in each repeat, so that both sets of ratios see the same load of the machine.
 
-Measured on the shared 2-core VM (load average 4-6), 1024 x 0.35 MB, ``--against`` the version before the
-Room and the kept-results changes, median of 2: fill 34.9 s against 37.3 s, served 9.7 s against 11.8 s
-(no-cache 21.9 s and 16.6 s in the same runs: the no-cache figure alone moves by a third with the load).
+Measured on the shared 2-core VM (load average 11-15: every figure moves by half with the load; compare the
+ratios of one run), 1024 x 0.35 MB, one repeat, ``--against`` main without the kept pack (kept results as four
+files per field): fill 0.94 x no-cache against 1.15 x, served 0.39 x against 0.91 x (22.3 s against 40.8 s,
+run next to each other), the window's re-open 0.43 x + a 3.2 s start against 0.59 x + 2.7 s.
 """
 
 from __future__ import annotations
