@@ -432,3 +432,21 @@ def test_a_string_that_only_equals_a_folder_spelling_is_not_respelled():
     tree = {"card": "job", "path": "job/trace_view.json", "memory": "job/memory.csv", "line": "job/x.json: 3"}
     assert results._respelled(tree, pairs) == {"card": "job", "path": "/r/job/trace_view.json",
                                                "memory": "/r/job/memory.csv", "line": "/r/job/x.json: 3"}
+
+
+def test_records_written_piece_by_piece_read_back_the_same(cluster, tmp_path, monkeypatch):
+    """A large card's records are appended a piece at a time (its arrays written from where they lie, not
+    copied): they read back as the values kept, as the records joined in one write do."""
+    monkeypatch.setattr(results, "JOIN_BYTES", 0)
+    store = load(cluster)[0]
+    store.cache_entry = tmp_path
+    values = {"first": {"a": np.arange(1000, dtype=np.int64), "b": np.array([1.5, -0.0]), "none": np.zeros(0)},
+              "second": [np.arange(7, dtype=np.uint8), np.array([True]), (1, "x")]}
+    for round_ in range(2):  # a new pack, then an append to it
+        kept = results.KeptResults.of(store, 0)
+        name = list(values)[round_]
+        assert kept.restore(name, lambda n: None) is results.MISSING
+        assert kept.keep(name, values[name], {}) and kept.flush()
+    again = results.KeptResults.of(store, 0)
+    for name, value in values.items():
+        _same(value, again.restore(name, lambda n: None), name)

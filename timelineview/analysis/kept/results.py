@@ -64,6 +64,7 @@ READ_WHOLE_BYTES = 1 << 20  # a pack up to this size is read, not mapped (mappin
 RECORD_MAGIC = b"TLVKEPT3"
 _HEADER = struct.Struct("<8sQQ20sI")  # magic, JSON bytes, columns bytes, SHA-1 of the JSON, CRC-32 of the columns
 HEADER_BYTES = ALIGN  # the header, padded
+JOIN_BYTES = 8 << 20  # records up to this size in all are joined and appended in one write
 MISSING = object()  # ``restore``: nothing kept for that field
 
 
@@ -236,22 +237,30 @@ class PackRecord(NamedTuple):
     doc: dict
     columns_at: int
     columns: int  # bytes of its columns
-    raw: bytes  # the whole record, as written (copied into a pack written anew)
+    start: int  # where the record starts in the pack (copied from there into a pack written anew)
+    end: int
 
 
-def encode_record(doc: dict, arrays: list[np.ndarray], offsets: list[int]) -> bytes:
-    """A pack record: the header, ``doc`` as JSON and the arrays at their ``offsets`` (each padded to ``ALIGN``)."""
+def encode_record(doc: dict, arrays: list[np.ndarray], offsets: list[int]) -> list[memoryview]:
+    """A pack record as the pieces to write one after the other: the header and ``doc`` as JSON, then each array
+    at its offset (each padded to ``ALIGN``). The arrays are not copied: a large card's are written from where
+    they lie."""
     data = _dumps(doc)
-    columns = offsets[-1] + arrays[-1].nbytes if arrays else 0
-    out = bytearray(HEADER_BYTES + _padded(len(data)) + _padded(columns))
-    out[HEADER_BYTES:HEADER_BYTES + len(data)] = data
-    base = HEADER_BYTES + _padded(len(data))
+    head = bytearray(HEADER_BYTES + _padded(len(data)))
+    head[HEADER_BYTES:HEADER_BYTES + len(data)] = data
+    pieces: list[memoryview] = [memoryview(head)]
+    written, crc = 0, 0
     for a, at in zip(arrays, offsets, strict=True):
-        if a.nbytes:
-            out[base + at:base + at + a.nbytes] = a.reshape(-1).view(np.uint8).data
-    crc = zlib.crc32(memoryview(out)[base:base + columns])
-    _HEADER.pack_into(out, 0, RECORD_MAGIC, len(data), columns, hashlib.sha1(data).digest(), crc)
-    return bytes(out)
+        if not a.nbytes:
+            continue
+        gap = memoryview(bytes(at - written))
+        body = memoryview(a.reshape(-1).view(np.uint8))
+        pieces += [gap, body]
+        crc = zlib.crc32(body, zlib.crc32(gap, crc))
+        written = at + a.nbytes
+    pieces.append(memoryview(bytes(_padded(written) - written)))
+    _HEADER.pack_into(head, 0, RECORD_MAGIC, len(data), written, hashlib.sha1(data).digest(), crc)
+    return pieces
 
 
 class ReadPack(NamedTuple):
@@ -287,7 +296,7 @@ def read_records(data: np.ndarray, key: str, checksum: bool) -> ReadPack:
             name = doc["field"]
             if not isinstance(name, str):
                 raise BadTree("a field without a name")
-            records.setdefault(name, PackRecord(doc, columns_at, columns, bytes(data[at:end])))
+            records.setdefault(name, PackRecord(doc, columns_at, columns, at, end))
         except Exception:  # noqa: BLE001 - whatever is wrong with a record, its field is computed instead
             damaged = True
         at = end
@@ -304,7 +313,7 @@ class KeptResults:
         self._cleaned = False
         self._read: ReadPack | None = None  # the pack as read at the first field asked for
         self._data: np.ndarray | None = None  # its bytes
-        self._pending: list[bytes] = []  # records of fields computed since the last flush
+        self._pending: list[memoryview] = []  # records of fields computed since the last flush, in pieces
 
     @classmethod
     def of(cls, store: TraceStore, min_gap_ns: int) -> KeptResults | None:
@@ -380,7 +389,7 @@ class KeptResults:
                          for a, at in zip(arrays, offsets, strict=True)]
             doc = {"format": KEPT_FORMAT, "key": self.key, "field": name, "paths": _spelling(self.store), "value": tree,
                    "arrays": described}
-            self._pending.append(encode_record(doc, arrays, offsets))
+            self._pending += encode_record(doc, arrays, offsets)
         except Exception:  # noqa: BLE001 - NotKeepable, or a value the encoding cannot walk: computed each time
             return False
         return True
@@ -391,13 +400,13 @@ class KeptResults:
         were written. Nothing raises: a field not written is computed next time."""
         if not self._pending:
             return True
-        pending, self._pending = b"".join(self._pending), []
+        pending, self._pending = self._pending, []
         try:
             self._clean_other_keys()
             read = self._read
             if read is not None and read.damaged:
-                good = b"".join(r.raw for r in read.records.values())
-                self._replace(self._path(PACK), good + pending)
+                good = [memoryview(self._data[r.start:r.end]) for r in read.records.values()]
+                self._replace(self._path(PACK), [*good, *pending])
                 self._read = ReadPack(read.records, False)
             else:
                 self._append(self._path(PACK), pending)
@@ -405,24 +414,26 @@ class KeptResults:
             return False
         return True
 
-    def _append(self, path: Path, data: bytes) -> None:
+    def _append(self, path: Path, pieces: list[memoryview]) -> None:
         try:  # a pack that is there, and a regular file (a FIFO's open would wait for a reader)
             fd = regular_fd(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
         except OSError:  # none yet (or not a file): a new pack of these records, put in place whole
-            self._replace(path, data)
+            self._replace(path, pieces)
             return
-        try:
-            view = memoryview(data)
-            while view:  # a short write leaves a record cut short: the next reader writes the pack anew
-                view = view[os.write(fd, view):]
+        try:  # small records in one write; a piece at a time past JOIN_BYTES (a large card's arrays, not copied)
+            small = sum(p.nbytes for p in pieces) <= JOIN_BYTES
+            for piece in [memoryview(b"".join(pieces))] if small else pieces:
+                while piece:  # a short write leaves a record cut short: the next reader writes the pack anew
+                    piece = piece[os.write(fd, piece):]
         finally:
             os.close(fd)
 
-    def _replace(self, final: Path, data: bytes) -> None:
+    def _replace(self, final: Path, pieces: list[memoryview]) -> None:
         fd, tmp = tempfile.mkstemp(prefix=PARTIAL, dir=self.entry)
         try:
             with os.fdopen(fd, "wb") as f:
-                f.write(data)
+                for piece in pieces:
+                    f.write(piece)
             os.replace(tmp, final)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
