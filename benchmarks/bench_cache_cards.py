@@ -26,7 +26,10 @@ alternating with these in each repeat, so that both sets of ratios see the same 
 Measured on the shared 2-core VM (load average 11-15: every figure moves by half with the load; compare the
 ratios of one run), 1024 x 0.35 MB, one repeat, ``--against`` main without the kept pack (kept results as four
 files per field): fill 0.94 x no-cache against 1.15 x, served 0.39 x against 0.91 x (22.3 s against 40.8 s,
-run next to each other), the window's re-open 0.43 x + a 3.2 s start against 0.59 x + 2.7 s.
+run next to each other), the window's re-open 0.43 x + a 3.2 s start against 0.59 x + 2.7 s. The same runs
+timed by CPU (user + sys, alternating, less moved by the load): no-cache 20.9 s against 21.5 s, fill 29.4 s against
+30.2 s, served 10.5 s against 12.4 s, served again 9.9 s against 10.4 s: what is left of served is mostly stats'
+own work (its text tables, the cluster's analysis, the imports), of fill the columns' save and the key's sample.
 """
 
 from __future__ import annotations
