@@ -144,14 +144,18 @@ def ensure(store: TraceStore, analysis: CardAnalysis, fields: Iterable[str], tol
     ``tolerant``: a failing stage does not raise; its message goes to ``analysis.error`` and nothing
     more is computed for that card (what was computed before stays).
     """
-    for name in fields:
-        if analysis.error:
-            break
-        try:
-            _compute(store, analysis, name)
-        except Exception:
-            if not tolerant:
-                raise
+    try:
+        for name in fields:
+            if analysis.error:
+                break
+            try:
+                _compute(store, analysis, name)
+            except Exception:
+                if not tolerant:
+                    raise
+    finally:
+        if analysis.kept is not None:  # the fields computed here, written together (one write per card)
+            analysis.kept.flush()
     return analysis
 
 

@@ -64,6 +64,32 @@ def _kept_files(cache: Path) -> list[Path]:
                   if p.name.startswith(results.PREFIX))
 
 
+def _records(pack: Path) -> dict[str, tuple[int, dict, int]]:
+    """Each field's record in ``pack`` (read here by its layout: a 64-byte header of magic, JSON length, columns
+    length, the JSON's SHA-1 and the columns' CRC-32, the JSON and the columns, each padded to 64 bytes):
+    field -> (where its JSON starts, its JSON, where its columns start)."""
+    import struct
+
+    data, out, at = pack.read_bytes(), {}, 0
+    while at < len(data):
+        magic, json_len, columns_len, _, _ = struct.unpack_from("<8sQQ20sI", data, at)
+        assert magic == b"TLVKEPT3"
+        doc = json.loads(data[at + 64:at + 64 + json_len])
+        columns_at = at + 64 + -(-json_len // 64) * 64
+        out.setdefault(doc["field"], (at + 64, doc, columns_at))
+        at = columns_at + -(-columns_len // 64) * 64
+    return out
+
+
+def _damage_column(pack: Path, field: str) -> None:
+    """Flip the first byte of the first non-empty column of ``field``'s record (its JSON untouched)."""
+    _, doc, columns_at = _records(pack)[field]
+    at = columns_at + next(d["offset"] for d in doc["arrays"] if np.prod(d["shape"]))
+    data = bytearray(pack.read_bytes())
+    data[at] ^= 0xFF  # a column that is not the one written: its CRC says so
+    pack.write_bytes(bytes(data))
+
+
 def test_stats_from_kept_results_is_byte_for_byte_a_cold_run(cluster, cache, computed, capsysbinary):
     cold = _stats(capsysbinary, str(cluster), "--no-cache")
     assert not cache.exists() or not any(cache.iterdir())
@@ -119,20 +145,37 @@ def test_another_gap_threshold_is_not_served_the_kept_results(cluster, cache, co
 def test_a_damaged_kept_file_is_computed_again(cluster, cache, computed, capsysbinary):
     cold = _stats(capsysbinary, str(cluster), "--no-cache")
     _stats(capsysbinary, str(cluster))
-    columns = [p for p in _kept_files(cache) if p.name.endswith(".derived.columns")]
-    assert len(columns) == 2
-    described = json.loads(columns[0].with_suffix(".json").read_bytes())["arrays"]
-    at = next(d["offset"] for d in described if np.prod(d["shape"]))
-    data = bytearray(columns[0].read_bytes())
-    data[at] ^= 0xFF  # a column that is not the one written: its CRC says so
-    columns[0].write_bytes(bytes(data))
-    (next(p for p in _kept_files(cache) if p.name.endswith(".steps.json"))).write_text("{not json")
+    packs = [p for p in _kept_files(cache) if p.suffix == ".pack"]
+    assert len(packs) == 2  # one file of kept fields per card
+    _damage_column(packs[0], "derived")
+    json_at, _, _ = _records(packs[1])["steps"]
+    data = bytearray(packs[1].read_bytes())
+    data[json_at] = ord("[")  # the JSON no longer the bytes written: its SHA-1 says so
+    packs[1].write_bytes(bytes(data))
     computed.clear()
     assert _stats(capsysbinary, str(cluster)) == cold
     assert computed["derived"] == 1 and computed["steps"] == 1  # the damaged fields only, on their card
+    assert computed["classification"] == 0 and computed["document"] == 0
     computed.clear()
     assert _stats(capsysbinary, str(cluster)) == cold
     assert not computed  # and kept again
+
+
+def test_a_pack_cut_short_keeps_its_whole_records(cluster, cache, computed, capsysbinary):
+    """A pack cut inside a record (a write that did not end): the records before the cut are served, the rest
+    computed, and the pack written anew whole."""
+    cold = _stats(capsysbinary, str(cluster), "--no-cache")
+    _stats(capsysbinary, str(cluster))
+    pack = next(p for p in _kept_files(cache) if p.suffix == ".pack")
+    records = _records(pack)
+    last = max(records, key=lambda name: records[name][0])
+    pack.write_bytes(pack.read_bytes()[:records[last][0] + 10])  # inside the last record's JSON
+    computed.clear()
+    assert _stats(capsysbinary, str(cluster)) == cold
+    assert computed == Counter({last: 1})
+    computed.clear()
+    assert _stats(capsysbinary, str(cluster)) == cold
+    assert not computed
 
 
 def test_a_changed_memory_file_computes_the_memory_again(cluster, tmp_path, cache, computed, capsysbinary):
@@ -215,12 +258,13 @@ def test_every_field_comes_back_through_its_files(cluster, tmp_path):
     for name in EVERY_FIELD:
         siblings = {id(getattr(a, other)): other for other in a.done if other != name}
         assert kept.keep(name, getattr(a, name), siblings), name
+    assert kept.flush()  # the fields kept are written together
     other = results.KeptResults.of(store, a.min_gap_ns)  # as the next open reads them
     for name in EVERY_FIELD:
         _same(getattr(a, name), other.restore(name, lambda n: getattr(a, n)), name)
     odd = {"scalar": np.array(3.5), "empty": np.zeros((0, 3), np.int32), "text": np.array(["ab", "c"]),
            "flags": np.array([True, False]), "strided": np.arange(10)[::3], "ns": np.array([1, 2], "M8[ns]")}
-    assert kept.keep("odd", odd, {})
+    assert kept.keep("odd", odd, {}) and kept.flush()
     _same(odd, results.KeptResults.of(store, a.min_gap_ns).restore("odd", lambda n: None))
 
 
@@ -338,8 +382,8 @@ def test_kept_columns_checked_once_are_only_mapped_after_and_a_change_is_still_s
     cold = _stats(capsysbinary, str(cluster), "--no-cache")
     _stats(capsysbinary, str(cluster))  # computes and keeps
     assert _stats(capsysbinary, str(cluster)) == cold  # reads back, checks in full, records the checks
-    columns = [p for p in _kept_files(cache) if p.name.endswith(".columns")]
-    assert {p.with_suffix(".checked") for p in columns} == {p for p in _kept_files(cache) if p.suffix == ".checked"}
+    packs = [p for p in _kept_files(cache) if p.suffix == ".pack"]
+    assert {p.with_suffix(".checked") for p in packs} == {p for p in _kept_files(cache) if p.suffix == ".checked"}
     crcs = []
     real_crc32 = zlib.crc32
     monkeypatch.setattr(zlib, "crc32", lambda *a: (crcs.append(1), real_crc32(*a))[1])
@@ -347,12 +391,7 @@ def test_kept_columns_checked_once_are_only_mapped_after_and_a_change_is_still_s
     assert _stats(capsysbinary, str(cluster)) == cold
     assert not computed and not crcs  # nothing computed, nothing read to be checked
     time.sleep(0.05)  # past a tick of the file system's clock
-    derived = next(p for p in columns if p.name.endswith(".derived.columns"))
-    described = json.loads(derived.with_suffix(".json").read_bytes())["arrays"]
-    at = next(d["offset"] for d in described if np.prod(d["shape"]))
-    data = bytearray(derived.read_bytes())
-    data[at] ^= 0xFF
-    derived.write_bytes(bytes(data))
+    _damage_column(packs[0], "derived")
     assert _stats(capsysbinary, str(cluster)) == cold
     assert computed["derived"] == 1 and crcs  # checked again, found damaged, computed
 
@@ -393,3 +432,21 @@ def test_a_string_that_only_equals_a_folder_spelling_is_not_respelled():
     tree = {"card": "job", "path": "job/trace_view.json", "memory": "job/memory.csv", "line": "job/x.json: 3"}
     assert results._respelled(tree, pairs) == {"card": "job", "path": "/r/job/trace_view.json",
                                                "memory": "/r/job/memory.csv", "line": "/r/job/x.json: 3"}
+
+
+def test_records_written_piece_by_piece_read_back_the_same(cluster, tmp_path, monkeypatch):
+    """A large card's records are appended a piece at a time (its arrays written from where they lie, not
+    copied): they read back as the values kept, as the records joined in one write do."""
+    monkeypatch.setattr(results, "JOIN_BYTES", 0)
+    store = load(cluster)[0]
+    store.cache_entry = tmp_path
+    values = {"first": {"a": np.arange(1000, dtype=np.int64), "b": np.array([1.5, -0.0]), "none": np.zeros(0)},
+              "second": [np.arange(7, dtype=np.uint8), np.array([True]), (1, "x")]}
+    for round_ in range(2):  # a new pack, then an append to it
+        kept = results.KeptResults.of(store, 0)
+        name = list(values)[round_]
+        assert kept.restore(name, lambda n: None) is results.MISSING
+        assert kept.keep(name, values[name], {}) and kept.flush()
+    again = results.KeptResults.of(store, 0)
+    for name, value in values.items():
+        _same(value, again.restore(name, lambda n: None), name)
