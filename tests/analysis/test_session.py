@@ -77,7 +77,7 @@ def reference_document(stores, min_gap_ns=1000) -> dict:
     fresh = AnalysisSession(stores, min_gap_ns)
     critical = analyse_critical_path(session_graph(fresh), session_anomalies(fresh)).document()
     slow = with_op_type_excess([f.document() for f in slow_cards(cards)], cards)
-    return {"schema": "timelineview.stats/2", "cards": cards, "slow_cards": slow,
+    return {"schema": "timelineview.stats/3", "cards": cards, "slow_cards": slow,
             **cluster_json(analyse_cluster(comms)),
             "operators_across_cards": [o.document() for o in operators_across_cards(ops)],
             "memory_imbalance": cards_imbalance(memory), "findings": findings, **critical}

@@ -88,7 +88,7 @@ def test_text_with_fewer_than_three_cards():
 
 
 def test_empty_stats():
-    assert stats_document([]) == {"schema": "timelineview.stats/2", "cards": [], "slow_cards": [], "links": [],
+    assert stats_document([]) == {"schema": "timelineview.stats/3", "cards": [], "slow_cards": [], "links": [],
                                   "slow_links": [],
                                   "operators_across_cards": [], "memory_imbalance": [], "findings": [],
                                   "critical_path": [], "what_if": []}

@@ -48,6 +48,11 @@ def step_free_note(keys: tuple[str, ...]) -> str:
     return "\n".join(f"{label(k)}: {quantity(k).tooltip}." for k in _FREE_KEYS if k in keys)
 
 
+def card_starts(doc: dict) -> dict[str, int]:
+    """Each card's ``start_ns`` of a stats document: what its instants are read after."""
+    return {c["card"]: c["start_ns"] for c in doc.get("cards", []) if c.get("start_ns") is not None}
+
+
 def format_text(doc: dict) -> str:
     """Readable tables: per card (metrics as rows), per step of each card, then slow cards."""
     cards = doc.get("cards", [])
@@ -97,7 +102,7 @@ def format_text(doc: dict) -> str:
     parts += [t for t in (memory_text(doc),) if t]  # §11
     parts += [t for t in (critical_path_text(doc),) if t]  # §12
     if "findings" in doc:  # §8, in words, first
-        parts.insert(0, findings_text(doc["findings"]))
+        parts.insert(0, findings_text(doc["findings"], card_starts(doc)))
     if doc.get("notes"):  # empty captures, trace files left aside: before the numbers they qualify
         parts.insert(0, "Notes\n" + "\n".join(f"  {terminal_safe(n)}" for n in doc["notes"]))
     return terminal_safe("\n\n".join(parts) + "\n", lines=True)  # the sections of other modules too

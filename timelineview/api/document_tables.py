@@ -17,7 +17,6 @@ METRICS = ("span_us", "compute_us", "communication_us", "overlapped_us", "pure_c
            "idle_gap_communication_us", "idle_gap_free_us")
 COUNTS = {"idle_gap_count"}
 STEP_EXTRA = ("stage_us", "window_free_us", "step_interval_us", "fp_bp_us", "tail_us")
-NS_PER_US = 1000
 
 
 def declared(key: str, type_: str = DOUBLE) -> Column:
@@ -27,13 +26,6 @@ def declared(key: str, type_: str = DOUBLE) -> Column:
 
 def _metric_columns(names: Iterable[str]) -> tuple[Column, ...]:
     return tuple(declared(n, INT64 if n in COUNTS else DOUBLE) for n in names)
-
-
-def instant_ns(card_start_ns: int | None, offset_us: float | None) -> int | None:
-    """An instant the document gives as µs after its card's start, as ns on the card's clock (the slices' base)."""
-    if card_start_ns is None or offset_us is None:
-        return None
-    return int(card_start_ns) + int(round(float(offset_us) * NS_PER_US))
 
 
 def _rows(spec: TableSpec, rows: list[dict]):
@@ -140,20 +132,8 @@ LOCAL_LINKS = document_spec("local_links", "one row per LOCAL link of each card:
     per_card(lambda c: (c.get("communication") or {}).get("local_links")))
 
 
-def _card_starts(source: TableSource) -> dict[str, int | None]:
-    return {c["card"]: c.get("start_ns") for c in source.document()["cards"]}
-
-
-def _evidence_ns(span: dict, starts: dict[str, int | None]) -> dict:
-    """An evidence span with its instants as ns on its card's clock, as every other table gives them."""
-    start = starts.get(span.get("card"))
-    out = {k: v for k, v in span.items() if k not in ("start_us", "end_us")}
-    return {**out, "start_ns": instant_ns(start, span.get("start_us")), "end_ns": instant_ns(start, span.get("end_us"))}
-
-
 def _finding_rows(source: TableSource) -> list[dict]:
-    starts = _card_starts(source)
-    return [{**f, "evidence": orjson.dumps([_evidence_ns(e, starts) for e in f.get("evidence") or []]).decode()}
+    return [{**f, "evidence": orjson.dumps(f.get("evidence") or []).decode()}
             for f in source.document().get("findings") or []]
 
 
@@ -172,11 +152,7 @@ FINDINGS = document_spec("findings", "one row per finding (metrics.md §8): anom
 
 def _memory_rows(card: dict) -> list[dict]:
     memory = card.get("memory") or {}
-    start = card.get("start_ns")
-    return [{"component": name, **peaks,
-             "peak_allocated_at_ns": instant_ns(start, peaks.get("peak_allocated_at_us")),
-             "peak_reserved_at_ns": instant_ns(start, peaks.get("peak_reserved_at_us"))}
-            for name, peaks in (memory.get("components") or {}).items()]
+    return [{"component": name, **peaks} for name, peaks in (memory.get("components") or {}).items()]
 
 
 # the components: memory_record.csv's (and the database's MEMORY_RECORD), or the memory counters' owners
@@ -195,11 +171,8 @@ MEMORY = document_spec("memory", "one row per memory component of each card: its
 
 def _allocation_rows(card: dict) -> list[dict]:
     memory = card.get("memory") or {}
-    start = card.get("start_ns")
-    live = {(a.get("name"), a.get("allocated_at_us")) for a in memory.get("live_at_peak") or []}
-    return [{**a, "live_at_peak": (a.get("name"), a.get("allocated_at_us")) in live,
-             "allocated_at_ns": instant_ns(start, a.get("allocated_at_us")),
-             "released_at_ns": instant_ns(start, a.get("released_at_us"))}
+    live = {(a.get("name"), a.get("allocated_at_ns")) for a in memory.get("live_at_peak") or []}
+    return [{**a, "live_at_peak": (a.get("name"), a.get("allocated_at_ns")) in live}
             for a in memory.get("largest_allocations") or []]
 
 

@@ -22,16 +22,17 @@ def cards_words(cards: list[str], shown: int, more: str = " +{n}") -> str:
 
 @dataclass(frozen=True)
 class Evidence:
-    """A span of one card that shows the finding (µs from the card's trace start)."""
+    """A span of one card that shows the finding: its instants in ns on the card's own clock, as its slices
+    carry them (the one time base of every document, metrics.md §5)."""
 
     card: str
-    start_us: float
-    end_us: float
+    start_ns: int
+    end_ns: int
     lane: str | None = None  # "<process>/<lane>" of a trace lane, or the title of a derived lane
     name: str | None = None  # the operator, when the span is one of its slices
 
     def document(self) -> dict:
-        doc = {"card": self.card, "start_us": self.start_us, "end_us": self.end_us}
+        doc = {"card": self.card, "start_ns": self.start_ns, "end_ns": self.end_ns}
         if self.lane is not None:
             doc["lane"] = self.lane
         if self.name is not None:

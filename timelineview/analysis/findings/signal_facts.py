@@ -72,9 +72,7 @@ class FactSignals(CardSignals):
     facts: dict
 
     def evidence(self, start_ns: int, end_ns: int, lane: str | None = None, name: str | None = None) -> Evidence:
-        origin = self.facts["t_origin"]
-        return Evidence(self.card, (int(start_ns) - origin) / NS_PER_US, (int(end_ns) - origin) / NS_PER_US,
-                        lane, name)
+        return Evidence(self.card, int(start_ns), int(end_ns), lane, name)
 
     def top_operator_slices(self, n: int) -> list:
         if n > EVIDENCE_SPANS and self.store is not None:

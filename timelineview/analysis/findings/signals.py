@@ -93,9 +93,7 @@ class CardSignals:
         return self.fp_bp_us if self.has_phases else self.step_time_us
 
     def evidence(self, start_ns: int, end_ns: int, lane: str | None = None, name: str | None = None):
-        origin = self.store.t_origin
-        return Evidence(self.card, (int(start_ns) - origin) / NS_PER_US, (int(end_ns) - origin) / NS_PER_US,
-                        lane, name)
+        return Evidence(self.card, int(start_ns), int(end_ns), lane, name)
 
     def lane_title(self, lane: int) -> str:
         lanes = self.store.lanes

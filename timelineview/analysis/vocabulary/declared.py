@@ -18,7 +18,6 @@ from timelineview.analysis.vocabulary.quantity import (
 
 US, NS, MB = MICROSECONDS, NANOSECONDS, MEGABYTES
 CLOCK = "ns on the card's own clock since the Unix epoch, as its slices carry them"
-FROM_CARD_START = "µs after the card's start_ns"
 
 WINDOW = (  # §2: over a window, the whole card or one step
     Quantity("span_us", "Span", US, "length of the window: the whole card's first start to last end, or the step",
@@ -49,8 +48,9 @@ WINDOW = (  # §2: over a window, the whole card or one step
 )
 
 CARD = (  # §4, §5: one card
-    Quantity("start_ns", "Start", NS, f"the start of the row's card, step or operator, {CLOCK}", section="§5"),
-    Quantity("end_ns", "End", NS, f"the end of the row's step or span, {CLOCK}", section="§5"),
+    Quantity("start_ns", "Start", NS, f"the start of the row's card, step, operator or evidence span, {CLOCK}",
+             section="§5"),
+    Quantity("end_ns", "End", NS, f"the end of the row's step or evidence span, {CLOCK}", section="§5"),
     Quantity("events", "Events", COUNT, "the card's slices after merging its files and dropping exact duplicates",
              section="§5"),
     Quantity("lanes", "Lanes", COUNT, "lanes that hold slices", section="§5"),
@@ -171,23 +171,9 @@ MEMORY = (  # §11: memory (MB = 2^20 bytes, as the producer writes it)
     Quantity("allocated_at_ns", "Allocated at", NS, f"when the allocation was made, {CLOCK}", section="§11"),
     Quantity("released_at_ns", "Released at", NS, f"when it was released, {CLOCK}; null when never",
              section="§11"),
-    # the stats document gives these instants as offsets from the card's start (its ``start_ns``)
-    Quantity("peak_allocated_at_us", "Peak allocated at", US, f"when the allocated peak happened, {FROM_CARD_START}",
+    Quantity("peak_at_ns", "Peak at", NS, f"when a driver module's reserved peak happened, {CLOCK}", section="§11"),
+    Quantity("live_at_peak_at_ns", "Peak at", NS, f"the allocated peak the live allocations are taken at, {CLOCK}",
              section="§11"),
-    Quantity("peak_reserved_at_us", "Peak reserved at", US, f"when the reserved peak happened, {FROM_CARD_START}",
-             section="§11"),
-    Quantity("peak_at_us", "Peak at", US, f"when the peak happened, {FROM_CARD_START}", section="§11"),
-    Quantity("allocated_at_us", "Allocated at", US, f"when the allocation was made, {FROM_CARD_START}",
-             section="§11"),
-    Quantity("released_at_us", "Released at", US, f"when it was released, {FROM_CARD_START}; null when never",
-             section="§11"),
-    Quantity("live_at_peak_at_us", "Peak at", US, f"the allocated peak the live allocations are taken at, "
-             f"{FROM_CARD_START}", section="§11"),
-)
-
-FINDINGS = (  # §8: a finding's evidence span
-    Quantity("start_us", "Start", US, f"a finding's evidence span starts, {FROM_CARD_START}", section="§8"),
-    Quantity("end_us", "End", US, f"a finding's evidence span ends, {FROM_CARD_START}", section="§8"),
 )
 
 DIFF = (  # §9: two runs
@@ -210,4 +196,4 @@ DIFF = (  # §9: two runs
 QUALIFIERS: dict[str, tuple[str, str]] = {}
 
 QUANTITIES: tuple[Quantity, ...] = (*WINDOW, *CARD, *STEP, *PIPELINE, *COMMUNICATION, *ALL_PLANES, *OPERATORS, *KERNELS,
-                                    *COSTS, *MEMORY, *FINDINGS, *DIFF)
+                                    *COSTS, *MEMORY, *DIFF)
