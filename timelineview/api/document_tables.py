@@ -10,7 +10,7 @@ import orjson
 from timelineview.analysis.vocabulary import quantity
 from timelineview.api.schema import BOOL, DOUBLE, INT32, INT64, STRING, STRINGS, Column, TableSource, TableSpec
 
-CARD = (Column("card", STRING, "the card's name"), Column("rank", INT32, "its rank; null when unknown"))
+CARD = (Column("card", STRING, "the card's name"), Column("rank", INT32, quantity("rank").tooltip))
 # the whole-card and per-step metrics of metrics.md §5 (µs unless the name says otherwise)
 METRICS = ("span_us", "compute_us", "communication_us", "overlapped_us", "pure_communication_us", "free_us",
            "uncaptured_us", "overlap_ratio", "idle_gap_count", "idle_gap_total_us", "idle_gap_max_us",
@@ -59,7 +59,7 @@ CARDS = document_spec("cards", "one row per card: its whole-run metrics (the car
     lambda source: source.document()["cards"])
 
 STEPS = document_spec("steps", "one row per step of each card (metrics.md §5)", (
-    *CARD, Column("step", INT64, "the step's number"), declared("start_ns", INT64), declared("dur_us"),
+    *CARD, declared("step", INT64), declared("start_ns", INT64), declared("dur_us"),
     *_metric_columns(METRICS), *(declared(n) for n in STEP_EXTRA)),
     per_card(lambda c: c.get("steps")))
 
@@ -117,7 +117,7 @@ COMM_PACKETS = document_spec(
     per_card(_packet_rows))
 
 LINKS = document_spec("links", "one row per link between two ranks, joined over the cards (metrics.md §6)", (
-    Column("link", STRING, "\"src-dst\""), Column("src", INT64, "sending rank"), Column("dst", INT64, "receiving rank"),
+    Column("link", STRING, "\"src-dst\""), declared("src", INT64), declared("dst", INT64),
     Column("transport", STRING, "SDMA, RDMA, …"), Column("link_type", STRING, "as the producer names it"),
     declared("bytes", INT64), declared("transit_us"), declared("count", INT64), declared("bandwidth_gbps"),
     Column("slow", BOOL, "a slow link of metrics.md §6")),
@@ -125,8 +125,7 @@ LINKS = document_spec("links", "one row per link between two ranks, joined over 
 
 LOCAL_LINKS = document_spec("local_links", "one row per LOCAL link of each card: bytes moved on the card itself, the "
                             "producer's src = dst links (metrics.md §6)", (
-    *CARD, Column("link", STRING, "\"src-src\""), Column("src", INT64, "the rank"),
-    Column("dst", INT64, "the same rank"),
+    *CARD, Column("link", STRING, "\"src-src\""), declared("src", INT64), declared("dst", INT64),
     Column("transport", STRING, "LOCAL"), Column("link_type", STRING, "as the producer names it (ON_CHIP)"),
     declared("bytes", INT64), declared("transit_us"), declared("count", INT64), declared("bandwidth_gbps")),
     per_card(lambda c: (c.get("communication") or {}).get("local_links")))
@@ -141,10 +140,9 @@ FINDINGS = document_spec("findings", "one row per finding (metrics.md §8): anom
     Column("rule", STRING, "the rule that fired"),
     Column("kind", STRING, "anomaly (names a card, a link or a step) or where the time goes (metrics.md §8)"),
     Column("severity", STRING, "high, medium or low"),
-    Column("cards", STRINGS, "the cards it names (empty: a step slow for the whole job)"),
-    Column("step", INT64, "the step; null for the whole run"),
-    Column("metric", STRING, "the metric compared"), Column("value", DOUBLE, "its value"),
-    Column("reference", DOUBLE, "what it is compared with"), Column("advice", STRING, "what to look at"),
+    Column("cards", STRINGS, quantity("cards").tooltip), declared("step", INT64),
+    Column("metric", STRING, "the metric compared"), declared("value"), declared("reference"),
+    Column("advice", STRING, "what to look at"),
     Column("method", STRING, "how it was decided"),
     Column("evidence", STRING, "JSON list of {card, lane[, name], start_ns, end_ns} spans, ns on the card's clock")),
     _finding_rows)
