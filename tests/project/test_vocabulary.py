@@ -133,6 +133,7 @@ def test_the_stats_text_heads_every_quantity_with_its_label(tmp_path):
     cells = re.split(r"\s{2,}", step_header.strip())[1:]
     labels = {q.label: key for key, q in VOCABULARY.items()}
     assert cells and all(c in labels for c in cells), [c for c in cells if c not in labels]
+    assert cells[0] == quantity("step_time_us").label  # a step's length: the word diff and the window use
     card_table = text.split("Cards\n")[1].split("\n\n")[0].splitlines()[2:]
     headers = {q.header for q in VOCABULARY.values()} | set(labels)
     titles = [re.split(r"\s{2,}", row.strip())[0].removeprefix("file: ") for row in card_table]
