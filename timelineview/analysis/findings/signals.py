@@ -45,9 +45,11 @@ class TransferSignals:
                 "odd_longest": [e.document() for e in self.odd_longest]}
 
     @classmethod
-    def from_document(cls, doc: dict) -> TransferSignals:
-        return cls({k: [Evidence(**e) for e in v] for k, v in doc["by_link"].items()}, doc["count"],
-                   doc["odd_count"], doc["odd_share"], doc["odd_us"], [Evidence(**e) for e in doc["odd_longest"]])
+    def from_document(cls, doc: dict, origin_ns: int) -> TransferSignals:
+        """As ``document`` wrote it (``origin_ns``: the card's start, for spans an earlier version kept)."""
+        return cls({k: [Evidence.from_document(e, origin_ns) for e in v] for k, v in doc["by_link"].items()},
+                   doc["count"], doc["odd_count"], doc["odd_share"], doc["odd_us"],
+                   [Evidence.from_document(e, origin_ns) for e in doc["odd_longest"]])
 
 
 @dataclass

@@ -26,7 +26,7 @@ def card_memory_text(card: str, memory: dict | None, start_ns: int = 0) -> str:
     lines = [f"Memory of {card} (MB; times in µs from the trace start)"]
     comps = memory.get("components") or {}
     if comps:
-        rows = [[name, c["peak_allocated_mb"], _since(c["peak_allocated_at_ns"], start_ns), c["peak_reserved_mb"],
+        rows = [[name, c["peak_allocated_mb"], _since(c.get("peak_allocated_at_ns"), start_ns), c["peak_reserved_mb"],
                  c["peak_active_mb"], c["unallocated_at_peak_mb"]] for name, c in comps.items()]
         lines.append(format_table(["component", *(label(k) for k in ("peak_allocated_mb", "peak_allocated_at_ns",
                                    "peak_reserved_mb", "peak_active_mb", "unallocated_at_peak_mb"))], rows))
@@ -34,11 +34,11 @@ def card_memory_text(card: str, memory: dict | None, start_ns: int = 0) -> str:
     if largest:
         a = largest[0]
         lines.append(f"largest block: {a['name']} {format_number(a['size_mb'])} MB, allocated at "
-                     f"{format_number(_since(a['allocated_at_ns'], start_ns))} µs, "
-                     f"{_when(_since(a['released_at_ns'], start_ns))}")
+                     f"{format_number(_since(a.get('allocated_at_ns'), start_ns))} µs, "
+                     f"{_when(_since(a.get('released_at_ns'), start_ns))}")
     if memory.get("live_at_peak_component"):
         lines.append(f"alive at {memory['live_at_peak_component']}'s allocated peak "
-                     f"({format_number(_since(memory['live_at_peak_at_ns'], start_ns))} µs): "
+                     f"({format_number(_since(memory.get('live_at_peak_at_ns'), start_ns))} µs): "
                      f"{memory['live_at_peak_count']} blocks, "
                      f"{format_number(memory['live_at_peak_mb'])} MB")
     load = memory.get("load") or {}
