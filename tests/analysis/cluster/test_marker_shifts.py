@@ -58,3 +58,16 @@ def test_the_slow_data_card_is_named_though_its_markers_moved():
 def test_a_card_whose_marker_moved_is_not_slow():
     assert slow_cards(_docs({(SHIFTED, 1): BUBBLE_US, (SHIFTED, 2): -BUBBLE_US})) == [
         f for f in slow_cards(_docs({})) if f.card != f"rank {SHIFTED}"]
+
+
+def test_many_shifts_of_any_size_are_each_put_back():
+    """Markers moved by amounts a float sum does not bring back to exactly 0 (1081.3 − 1081.3 + …), some on
+    neighbouring boundaries: each run of deviations that comes back within a ns is a shift, found to the ns."""
+    steps = 17
+    true = np.zeros((CARDS, steps))
+    for c in range(CARDS):  # two moved markers per card, a few cards per step (the cards' median is on time)
+        true[c, 1 + c % 16] = 200.0 + 73.37 * c
+        true[c, 1 + (c + 1 + c % 3) % 16] = 1081.3 - 11.11 * c
+    end = np.concatenate([true[:, 1:], np.zeros((CARDS, 1))], axis=1)  # a step ends at the next one's marker
+    spans = 10_000.0 + end - true
+    assert marker_shifts(spans) == pytest.approx(true, abs=1e-6)

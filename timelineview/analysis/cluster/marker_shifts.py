@@ -19,6 +19,7 @@ from timelineview.analysis.worst_of_many import median_and_sigma
 # (in lockstep that sigma is about 0 and every shift passes; among cards that run apart, only the clear
 # outliers are netted)
 SHIFT_Z = 5.0
+BACK_ON_TIME_US = 0.001  # a run of deviations that sums to within 1 ns of 0 has come back (float sums)
 
 
 def _deviation_sigma(dev: np.ndarray) -> float:
@@ -40,13 +41,14 @@ def marker_shifts(spans: np.ndarray, floor: float = 0.0) -> np.ndarray:
         return shifts
     with np.errstate(all="ignore"):
         dev = spans - np.nanmedian(spans, axis=0)
-    bound = np.array([max(floor, SHIFT_Z * _deviation_sigma(dev[:, k])) for k in range(spans.shape[1])])
+    bound = np.array([max(floor, BACK_ON_TIME_US, SHIFT_Z * _deviation_sigma(dev[:, k]))
+                      for k in range(spans.shape[1])])
     counted = np.where(np.isfinite(dev) & (np.abs(dev) > bound), dev, 0.0)
     for c in np.flatnonzero(counted.any(axis=1)).tolist():
         moved, start = 0.0, None
         for k in range(1, spans.shape[1]):
             moved += counted[c, k - 1]
-            if start is None and moved != 0.0:
+            if start is None and abs(moved) > bound[k - 1]:
                 start = k
             shifts[c, k] = moved
             if start is not None and abs(moved) <= bound[k - 1]:  # back on time: the run is a shift
