@@ -56,7 +56,7 @@ def test_the_slow_data_card_is_named_though_its_markers_moved():
 
 
 def test_a_card_whose_marker_moved_is_not_slow():
-    assert slow_cards(_docs({(SHIFTED, 1): BUBBLE_US, (SHIFTED, 2): -BUBBLE_US})) == [
+    assert slow_cards(_docs({(SHIFTED, 1): BUBBLE_US, (SHIFTED, 2): 2 * BUBBLE_US})) == [
         f for f in slow_cards(_docs({})) if f.card != f"rank {SHIFTED}"]
 
 
@@ -71,3 +71,10 @@ def test_many_shifts_of_any_size_are_each_put_back():
     end = np.concatenate([true[:, 1:], np.zeros((CARDS, 1))], axis=1)  # a step ends at the next one's marker
     spans = 10_000.0 + end - true
     assert marker_shifts(spans) == pytest.approx(true, abs=1e-6)
+
+
+def test_a_marker_written_early_is_no_host_bubble():
+    """The host can be late to write a marker, never early: a short step followed by a long one is left alone."""
+    spans = np.full((CARDS, 4), STEP_US)
+    spans[SHIFTED, 1], spans[SHIFTED, 2] = STEP_US - BUBBLE_US, STEP_US + BUBBLE_US
+    assert not marker_shifts(spans).any()

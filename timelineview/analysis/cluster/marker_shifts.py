@@ -52,8 +52,20 @@ def marker_shifts(spans: np.ndarray, floor: float = 0.0) -> np.ndarray:
                 start = k
             shifts[c, k] = moved
             if start is not None and abs(moved) <= bound[k - 1]:  # back on time: the run is a shift
-                shifts[c, k], moved, start = 0.0, 0.0, None
+                shifts[c, k] = 0.0
+                _keep_late(shifts[c], start, k)
+                moved, start = 0.0, None
         last = spans.shape[1] - 1
-        if start is not None and abs(moved + counted[c, last]) > bound[last]:
-            shifts[c, start:] = 0.0  # never came back: a long (or short) step, not a moved marker
+        if start is not None:
+            if abs(moved + counted[c, last]) > bound[last]:
+                shifts[c, start:] = 0.0  # never came back: a long (or short) step, not a moved marker
+            else:
+                _keep_late(shifts[c], start, last + 1)
     return shifts
+
+
+def _keep_late(row: np.ndarray, start: int, stop: int) -> None:
+    """A run of markers is a host bubble's only when every one came late: the host can delay writing a marker,
+    not write it early. A run with an early one (the cards' median itself moved, or noise) is dropped."""
+    if (row[start:stop] <= 0).any():
+        row[start:stop] = 0.0
