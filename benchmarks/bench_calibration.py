@@ -11,12 +11,17 @@ calibration lacked: step-to-step noise shared by every card with a heavy tail (o
 with a random number of operators, a healthy one with 200, and three planted variants of the latter
 (same seed): one card computing 1.3× slower, one card with a 1.3× data wait, one link 1.5× slower.
 
-Every run counts every finding that names an anomaly: ``slow_compute``, ``slow_data`` (§4's slow
-cards), ``slow_step`` (the job's and the card-local ones) and ``slow_link``. A healthy run is a false
-mark when any of them names anything; a planted run is detected when its rule names the planted card
-(or link) and nothing else is marked. The per-card step metrics and links come from the generator's
-own draws and schedule (what the analysis of the written trace measures; ``--verify`` checks this on
-small clusters in two layouts), so a 1024-card cluster takes seconds, not minutes.
+Every run counts every mark a surface shows: the findings that name an anomaly (``slow_compute``,
+``slow_data`` — §4's slow cards —, ``slow_step``, the job's and the card-local ones, and ``slow_link``)
+and every mark of ``findings.marks.session_marks``: the comparison table's slow cards and memory flags,
+the operator comparison's red cells, the communication headline and its "Waited for" cells, the heat
+map's framed cells. A healthy run is a false mark when anything anywhere is marked; a planted run is
+detected when its rule names the planted card (or link) and every other mark is about that very card
+(its operator cells, its heat-map cells, the others waiting for it) — for a link, nothing else at all.
+The per-card step metrics, operator totals, collective waits and links come from the generator's own
+draws and schedule (what the analysis of the written trace measures; ``--verify`` checks the documents
+and every mark against ``session_marks`` of the loaded traces on small clusters in two layouts), so a
+1024-card cluster takes seconds, not minutes.
 
 Printed per size: the false-mark rate and each detection rate under the former rules (slow steps before
 metrics.md §4's revision: each card's steps against its own median, +20 %; slow cards with the bare share
@@ -28,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 import time
@@ -42,17 +48,28 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from timelineview.analysis.cluster import slow_cards as slow_card_rule  # noqa: E402
-from timelineview.analysis.cluster.slow_cards import slow_cards  # noqa: E402
+from timelineview.analysis.cluster.comparison import CardComparison, ClusterComparison  # noqa: E402
+from timelineview.analysis.cluster.slow_cards import median_step_time, slow_cards  # noqa: E402
 from timelineview.analysis.communication.links import Links, slow_links  # noqa: E402
+from timelineview.analysis.communication.waits import CollectiveWaits  # noqa: E402
+from timelineview.analysis.findings.marks import session_marks, wait_verdict  # noqa: E402
 from timelineview.analysis.findings.step_verdicts import StepGrid, slow_steps  # noqa: E402
 from timelineview.analysis.intervals import union  # noqa: E402
 from timelineview.analysis.worst_of_many import MAD_SCALE, required_z  # noqa: E402
 from timelineview.synthetic import cluster_specs  # noqa: E402
-from timelineview.synthetic.comm.planes import PL_DATA, plane_rows  # noqa: E402
+from timelineview.synthetic.comm.planes import PL_DATA, WAIT_AFTER_NS, plane_rows  # noqa: E402
 from timelineview.synthetic.comm.topology import peers  # noqa: E402
+from timelineview.synthetic.names import POOL  # noqa: E402
 from timelineview.synthetic.schedule import Schedule, build_schedule  # noqa: E402
 from timelineview.synthetic.spec import CardSpec  # noqa: E402
-from timelineview.synthetic.workload import KIND_BUCKET, StepLocal, draw_step, place_step  # noqa: E402
+from timelineview.synthetic.workload import (  # noqa: E402
+    KIND_BUCKET,
+    KIND_RECEIVE,
+    KIND_SEND,
+    StepLocal,
+    draw_step,
+    place_step,
+)
 
 SIZES = (8, 32, 64, 256, 1024)
 FAST_RUNS = {8: 30, 32: 20, 64: 20, 256: 6, 1024: 2}
@@ -69,8 +86,13 @@ FALSE_MARK_TARGET = 0.01
 DETECTION_TARGET = 0.95
 NS_PER_US = 1000.0
 HEALTHY, SLOW_COMPUTE, SLOW_DATA, SLOW_LINK = "healthy", "slow_compute", "slow_data", "slow_link"
-MARKS = ("slow_compute", "slow_data", "slow_step", "slow_link")
+FINDING_MARKS = ("slow_compute", "slow_data", "slow_step", "slow_link")
+SURFACES = ("cluster.slow_card", "cluster.memory", "operators", "communication.headline",
+            "communication.waited_for", "heat_map")  # findings.marks' surfaces
+MARKS = (*FINDING_MARKS, *SURFACES)
 PLANTED = (SLOW_COMPUTE, SLOW_DATA, SLOW_LINK)
+FORMER_OPERATOR_SPREAD = 1.2  # the former operator cell: its max at least 1.2x the mean over the cards
+FIRST_WAIT_MIN_NS = 20  # the generator's least first wait of a plane
 
 
 @dataclass
@@ -79,6 +101,43 @@ class Cluster:
 
     docs: list[dict]  # {"card", "steps": [{"step", "span_us", "compute_us", "step_interval_us"}]}
     links: Links
+    op_totals: np.ndarray  # ns, (operator kinds, cards): each operator's total on each card
+    waits: np.ndarray  # ns, (collectives, cards): each card's wait in each collective, as its main plane says
+    wait_step: np.ndarray  # the step of each collective
+    span_ns: np.ndarray  # each card's span
+
+
+@dataclass
+class DrawnSession:
+    """What ``session_marks`` reads of a session, from a cluster's draws: the slow cards, no memory (the
+    generator writes none), per card its span, the operators over the cards, the collectives' waits and
+    the comparison of the cards' steps."""
+
+    slow_cards: list
+    memory_imbalance: list
+    sources: list
+    operators_across_all_cards: list
+    communication: object
+    comparison: ClusterComparison
+
+
+@dataclass
+class DrawnSource:
+    span: tuple[int, int]
+
+
+@dataclass
+class DrawnOperator:
+    name: str
+    per_card_ns: np.ndarray
+    max_total_ns: float
+    max_card: str
+    mean_total_ns: float
+
+
+@dataclass
+class DrawnCommunication:
+    waits: CollectiveWaits
 
 
 Marks = dict[str, set[str]]  # per mark, what it names (cards, "step k", "rank r step k", links "src-dst")
@@ -134,17 +193,60 @@ def _grid(docs: list[dict]) -> StepGrid:
     return StepGrid.from_cards([{s["step"]: s["span_us"] for s in c["steps"]} for c in docs])
 
 
+def drawn_session(cluster: Cluster) -> DrawnSession:
+    """The session ``session_marks`` reads, made of the cluster's draws with the package's own verdicts."""
+    cards = [d["card"] for d in cluster.docs]
+    operators = []
+    for k in np.flatnonzero(cluster.op_totals.sum(axis=1) > 0).tolist():
+        totals = cluster.op_totals[k]
+        top = int(np.argmax(totals))
+        operators.append(DrawnOperator(f"operator {k}", totals, float(totals[top]), cards[top], float(totals.mean())))
+    step_us = median_step_time(cluster.docs)
+    verdict = wait_verdict(cards, cluster.waits, cluster.wait_step, step_us)
+    waits = CollectiveWaits(cards, [f"collective {r}" for r in range(len(cluster.waits))],
+                            np.zeros(len(cluster.waits), np.int64), cluster.waits, verdict.waited_for,
+                            cluster.wait_step, verdict.flags)
+    comparison = ClusterComparison([CardComparison(c, d["card"], c, 0.0, d["steps"])
+                                    for c, d in enumerate(cluster.docs)], [])
+    return DrawnSession(slow_cards(cluster.docs), [], [DrawnSource((0, int(s))) for s in cluster.span_ns], operators,
+                        DrawnCommunication(waits), comparison)
+
+
+def _surface_marks(session) -> Marks:
+    out: Marks = {s: set() for s in SURFACES}
+    for m in session_marks(session):
+        out[m.surface].add(m.item)
+    return out
+
+
+def _former_surface_marks(session: DrawnSession) -> Marks:
+    """The surfaces before metrics.md §4's revision: an operator cell red at max ≥ 1.2× the mean, the headline
+    naming the card with the most least-wait collectives (ties to the lowest rank), the heat map framing
+    nothing; the comparison table's slow cards are the slow-card rule's (counted with the findings)."""
+    ops = {f"{o.name} on {o.max_card}" for o in session.operators_across_all_cards
+           if o.mean_total_ns and o.max_total_ns >= FORMER_OPERATOR_SPREAD * o.mean_total_ns}
+    waits = session.communication.waits
+    headline = set()
+    if len(waits):
+        least = np.nanargmin(waits.wait, axis=1)
+        spread = np.nanmax(waits.wait, axis=1) - np.nanmin(waits.wait, axis=1)
+        counts = np.bincount(least[spread >= 1000], minlength=len(waits.cards))
+        if counts.max() > 0:
+            headline = {waits.cards[int(np.argmax(counts))]}
+    return {**{s: set() for s in SURFACES}, "operators": ops, "communication.headline": headline}
+
+
 def current_marks(cluster: Cluster) -> Marks:
-    """What the package marks today."""
+    """What the package marks today, on every surface."""
     return {**_card_marks(cluster.docs), "slow_step": _step_marks(_grid(cluster.docs)),
-            "slow_link": _link_marks(cluster.links)}
+            "slow_link": _link_marks(cluster.links), **_surface_marks(drawn_session(cluster))}
 
 
 def former_marks(cluster: Cluster) -> Marks:
-    """What the package marked before metrics.md §4's revision: slow steps per card, and the slow-card
-    rule's by-chance check on the bare share (links: the same rule)."""
+    """What the package marked before metrics.md §4's revision: slow steps per card, the slow-card rule's
+    by-chance check on the bare share (links: the same rule), and the former surfaces."""
     return {**_card_marks(cluster.docs, former=True), "slow_step": _former_step_marks(_grid(cluster.docs)),
-            "slow_link": _link_marks(cluster.links)}
+            "slow_link": _link_marks(cluster.links), **_former_surface_marks(drawn_session(cluster))}
 
 
 RULES: dict[str, Callable[[Cluster], Marks]] = {"former": former_marks, "current": current_marks}
@@ -172,6 +274,35 @@ def card_documents(specs: list[CardSpec], draws: list[list[StepLocal]], sched: S
                 "step": k + 1, "span_us": (end - start) / NS_PER_US, "compute_us": union(cs, ce).total() / NS_PER_US,
                 "step_interval_us": (int(cs.min()) - start) / NS_PER_US})
     return docs
+
+
+def operator_totals(draws: list[list[StepLocal]]) -> np.ndarray:
+    """ns, (operator kinds, cards): each compute operator's total on each card (its slices' durations)."""
+    kinds = len(POOL.mean_ns)
+    out = np.zeros((kinds, len(draws[0])))
+    for step in draws:
+        for c, loc in enumerate(step):
+            compute = ~loc.other
+            out[:, c] += np.bincount(loc.kind[compute], weights=loc.dur[compute], minlength=kinds)
+    return out
+
+
+def collective_waits(sched: Schedule) -> tuple[np.ndarray, np.ndarray]:
+    """ns, (collectives, cards), and each collective's step: a card's first wait on its main plane (plane 0),
+    from its record until every card has arrived (the generator's ``max(end − transfer, start)``), at least
+    ``FIRST_WAIT_MIN_NS``; the per-peer waits after it are the same on every card and left out.
+    Point-to-point operators are not collectives (the analysis leaves them out too)."""
+    rows, steps = [], []
+    for k in range(sched.steps):
+        for j, kind in enumerate(sched.kinds):
+            if kind in (KIND_SEND, KIND_RECEIVE):
+                continue
+            a = sched.op_start[k, j].astype(np.int64)
+            w0 = a + WAIT_AFTER_NS
+            wait_end = np.maximum(int(sched.op_end[k, j]) - int(sched.op_xfer[k, j]), a)
+            rows.append(np.maximum(wait_end, w0 + FIRST_WAIT_MIN_NS) - w0)
+            steps.append(k + 1)
+    return np.array(rows, dtype=np.float64).reshape(-1, sched.t0.shape[1]), np.array(steps, dtype=np.int64)
 
 
 def card_transfers(spec: CardSpec, sched: Schedule, card: int, draws: list[list[StepLocal]]) -> np.ndarray:
@@ -219,7 +350,10 @@ def measured(specs: list[CardSpec], draws: list[list[StepLocal]], transfers: lis
     else:
         transfers = list(transfers)
         transfers[changed] = card_transfers(specs[changed], sched, changed, draws)
-    return Measured(Cluster(card_documents(specs, draws, sched), cluster_links(transfers)), transfers)
+    waits, wait_step = collective_waits(sched)
+    span = np.array([sched.card_bounds(sched.steps - 1, c)[1] - sched.card_bounds(0, c)[0] for c in range(len(specs))])
+    return Measured(Cluster(card_documents(specs, draws, sched), cluster_links(transfers), operator_totals(draws),
+                            waits, wait_step, span), transfers)
 
 
 def planted(base: Measured, specs: list[CardSpec], draws: list[list[StepLocal]], card: int, **change) -> Cluster:
@@ -259,9 +393,18 @@ def variants(size: int, seed: int):
 
 
 # ------------------------------------------------------------------------- the rates
+def _about(item: str, name: str) -> bool:
+    """Whether a mark's item is about ``name`` (a card: "rank 5", "X on rank 5", "c #1: rank 5", "compute_us of
+    rank 5 in step 2"; a link: "5-6" only)."""
+    return re.search(rf"(^|\s){re.escape(name)}($|[^\d-])", item) is not None
+
+
 def named_alone(marks: Marks, rule: str, name: str) -> bool:
-    """The rule names ``name`` and no mark names anything else."""
-    return marks[rule] == {name} and all(not v for r, v in marks.items() if r != rule)
+    """The rule names ``name`` and every other mark is about it (a link: nothing else is marked)."""
+    if marks[rule] != {name}:
+        return False
+    others = [item for r, items in marks.items() if r != rule for item in items]
+    return all(_about(item, name) for item in others) if not re.fullmatch(r"\d+-\d+", name) else not others
 
 
 def run_size(size: int, runs: int) -> dict:
@@ -310,8 +453,25 @@ def meets_targets(results: list[dict]) -> bool:
 
 
 # ------------------------------------------------------------------------- the check against written traces
+def _card_of(item: str) -> str:
+    """The card a surface's mark names ("X on rank 5", "c #1: rank 5", "m of rank 5 in step 2", "rank 5"):
+    what the draws and the loaded traces can be compared on (their operators and collectives are named
+    differently)."""
+    for sep in (" on ", ": "):
+        if sep in item:
+            return item.rsplit(sep, 1)[1]
+    if " of " in item:
+        return item.split(" of ", 1)[1]
+    return item
+
+
+def _by_card(marks: Marks) -> Marks:
+    return {k: ({_card_of(i) for i in v} if k in SURFACES else v) for k, v in marks.items()}
+
+
 def _session_marks(session) -> Marks:
-    marks: Marks = {m: set() for m in MARKS}
+    marks: Marks = {m: set() for m in FINDING_MARKS}
+    marks.update(_surface_marks(session))
     for f in session.findings:
         if f.rule == "slow_step":
             marks["slow_step"] |= {f"step {f.step}"} if not f.cards else {f"{c} step {f.step}" for c in f.cards}
@@ -345,9 +505,9 @@ def verify(seeds: int = 2, size: int = 8, layouts: tuple[str, ...] = ("msprof", 
                 worst = max(abs(sa[key] - sb[key]) for a, b in zip(cluster.docs, loaded, strict=True)
                             for sa, sb in zip(a["steps"], b["steps"], strict=True)
                             for key in ("span_us", "compute_us", "step_interval_us"))
-                mine, theirs = current_marks(cluster), _session_marks(session)
+                mine, theirs = _by_card(current_marks(cluster)), _by_card(_session_marks(session))
                 if not len(session.communication.links):  # a layout without plane tasks (MindSpore <= 2.1)
-                    mine["slow_link"] = set()
+                    mine["slow_link"] = mine["communication.headline"] = mine["communication.waited_for"] = set()
                 agree = worst < 0.01 and mine == theirs
                 same &= agree
                 print(f"verify seed {seed} {layout:16}: {'agree' if agree else 'DIFFER'} (largest step metric "

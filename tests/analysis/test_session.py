@@ -81,7 +81,7 @@ def reference_document(stores, min_gap_ns=1000) -> dict:
     findings = [f.document() for f in priced_findings(evaluate_findings(AnalysisSession(stores, min_gap_ns)), result,
                                                        {s.card: s.rank for s in stores})]
     slow = with_op_type_excess([f.document() for f in slow_cards(cards)], cards)
-    return {"schema": "timelineview.stats/2", "cards": cards, "slow_cards": slow,
+    return {"schema": "timelineview.stats/3", "cards": cards, "slow_cards": slow,
             **cluster_json(analyse_cluster(comms)),
             "operators_across_cards": [o.document() for o in operators_across_cards(ops)],
             "memory_imbalance": cards_imbalance(memory), "findings": findings, **critical}

@@ -88,7 +88,7 @@ def test_text_with_fewer_than_three_cards():
 
 
 def test_empty_stats():
-    assert stats_document([]) == {"schema": "timelineview.stats/2", "cards": [], "slow_cards": [], "links": [],
+    assert stats_document([]) == {"schema": "timelineview.stats/3", "cards": [], "slow_cards": [], "links": [],
                                   "slow_links": [],
                                   "operators_across_cards": [], "pipeline_stages": [], "memory_imbalance": [],
                                   "findings": [],
@@ -100,10 +100,11 @@ def test_text_says_which_free_each_column_is():
     text = format_text(doc)
     steps_header = next(line for line in text.splitlines() if line.startswith("Step "))
     # each column is headed by its quantity's label ("Free" is only the producer's Free; the step window's free
-    # time has its own name), and the note under the table says which Free each is
+    # time has its own name; a step's length is the "Step time" of diff and the window), and the note under the
+    # table says which Free each is
     assert re.split(r"\s{2,}", steps_header.strip()) == ["Step", *(label(k) for k in (
-        "dur_us", "compute_us", "communication_us", "overlapped_us", "pure_communication_us", "stage_us", "free_us",
-        "window_free_us", "idle_gap_count", "idle_gap_total_us", "step_interval_us", "fp_bp_us", "tail_us"))]
+        "step_time_us", "compute_us", "communication_us", "overlapped_us", "pure_communication_us", "stage_us",
+        "free_us", "window_free_us", "idle_gap_count", "idle_gap_total_us", "step_interval_us", "fp_bp_us", "tail_us"))]
     assert label("free_us") == "Free" and label("window_free_us") == "Window free"
     assert "Free: time inside the Stage" in text and "(the producer's Free)" in text
     assert "Stage: first task start to last task end inside the step (the producer's Stage)" in text

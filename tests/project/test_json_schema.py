@@ -33,7 +33,8 @@ def schema(kind: str) -> dict:
 
 def check(kind: str, document: dict) -> None:
     document = json.loads(json.dumps(document))  # as printed: tuples are lists, keys are text
-    assert document["schema"] == f"timelineview.{kind}/2"  # 2: the producer's words mean its figures
+    # 2: the producer's words mean its figures; stats 3: every instant is ns on the card's clock (metrics.md §5)
+    assert document["schema"] == {"stats": "timelineview.stats/3", "diff": "timelineview.diff/2"}[kind]
     errors = list(jsonschema.Draft202012Validator(schema(kind)).iter_errors(document))
     assert not errors, [f"{'/'.join(map(str, e.absolute_path))}: {e.message[:300]}" for e in errors[:5]]
 

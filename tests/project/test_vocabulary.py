@@ -12,11 +12,13 @@ from pathlib import Path
 import pytest
 
 from timelineview.analysis.vocabulary import UNIT_SUFFIX, VOCABULARY, declared, quantity
+from timelineview.analysis.vocabulary.quantity import key_unit
 from timelineview.api.schema import INT64
 from timelineview.api.tables import TABLES
 
 ROOT = Path(__file__).resolve().parents[2]
-UNIT_KEY = re.compile(r".*(" + "|".join(UNIT_SUFFIX.values()) + r")$")
+UNIT_KEY = re.compile(r"(^|.*_)(" + "|".join(s[1:] for s in UNIT_SUFFIX.values()) + r")(_.*|$)")  # a part names it
+NUMBER_TYPES = {"number", "integer"}
 INSTANT = re.compile(r"(^|_)(start|end|at)_(us|ns)$")
 LOADED = {name for name, spec in TABLES.items() if not spec.needs_analysis}
 
@@ -31,18 +33,44 @@ def _schema_keys(node: dict, out: set[str]) -> set[str]:
     return out
 
 
+def _schema(kind: str) -> dict:
+    return json.loads(resources.files("timelineview").joinpath("schemas", f"{kind}.schema.json").read_text())
+
+
+def _number_keys(node: dict, out: set[str]) -> set[str]:
+    """The keys of the schema's objects whose value may be a number: each is a quantity a document gives (a map
+    from names to numbers, ``counts_by_ph``, has names for keys: not walked as keys)."""
+    for key, value in node.get("properties", {}).items():
+        types = value.get("type", [])
+        if NUMBER_TYPES & set(types if isinstance(types, list) else [types]):
+            out.add(key)
+        _number_keys(value, out)
+    for child in (node.get("items"), node.get("additionalProperties")):
+        if isinstance(child, dict):
+            _number_keys(child, out)
+    return out
+
+
 @pytest.mark.parametrize("kind", ["stats", "diff"])
 def test_every_json_key_with_a_unit_is_a_declared_quantity(kind):
-    schema = json.loads(resources.files("timelineview").joinpath("schemas", f"{kind}.schema.json").read_text())
-    keys = _schema_keys(schema, set())
+    keys = _schema_keys(_schema(kind), set())
     assert sorted(k for k in keys if UNIT_KEY.match(k) and not declared(k)) == []
 
 
+@pytest.mark.parametrize("kind", ["stats", "diff"])
+def test_every_number_of_the_json_documents_is_a_declared_quantity(kind):
+    """Every key whose value is a number in the stats and diff documents (their schemas, which admit no other
+    key) is declared: a figure a surface prints has its label, unit and definition in one place."""
+    keys = _number_keys(_schema(kind), set())
+    assert len(keys) > 20 and sorted(k for k in keys if not declared(k)) == []
+
+
 def test_the_unit_a_key_says_is_the_unit_declared():
+    """A key names its unit as one of its parts (``compute_us``, ``step_us_now``, ``us_per_step``), and no other."""
     for q in VOCABULARY.values():
-        suffix = UNIT_SUFFIX.get(q.unit)
-        named = next((u for u, s in UNIT_SUFFIX.items() if q.key.endswith(s)), None)
-        assert named == (q.unit if suffix else None), q.key
+        named = {u for u, s in UNIT_SUFFIX.items() if s[1:] in q.key.split("_")}
+        assert named == ({q.unit} if q.unit in UNIT_SUFFIX else set()), q.key
+    assert key_unit("step_us_now") == key_unit("us_per_step") == "µs" and key_unit("mfu") is None
 
 
 def test_every_sql_column_of_a_quantity_carries_its_declared_definition():
@@ -105,6 +133,7 @@ def test_the_stats_text_heads_every_quantity_with_its_label(tmp_path):
     cells = re.split(r"\s{2,}", step_header.strip())[1:]
     labels = {q.label: key for key, q in VOCABULARY.items()}
     assert cells and all(c in labels for c in cells), [c for c in cells if c not in labels]
+    assert cells[0] == quantity("step_time_us").label  # a step's length: the word diff and the window use
     card_table = text.split("Cards\n")[1].split("\n\n")[0].splitlines()[2:]
     headers = {q.header for q in VOCABULARY.values()} | set(labels)
     titles = [re.split(r"\s{2,}", row.strip())[0].removeprefix("file: ") for row in card_table]
@@ -153,10 +182,8 @@ def test_the_windows_headers_and_tooltips_are_the_vocabularys():
     assert checked > 30
 
 
-# one figure in two forms share a label: an instant as ns on the card's clock and as µs after the card's start
-SAME_FIGURE = ({"start_ns", "start_us"}, {"end_ns", "end_us"}, {"peak_allocated_at_ns", "peak_allocated_at_us"},
-               {"peak_reserved_at_ns", "peak_reserved_at_us"}, {"allocated_at_ns", "allocated_at_us"},
-               {"released_at_ns", "released_at_us"}, {"peak_at_us", "live_at_peak_at_us"})
+# one figure of two things shares a label: the instant of a peak (a driver module's, the allocated one)
+SAME_FIGURE = ({"peak_at_ns", "live_at_peak_at_ns"},)
 
 
 def test_no_two_quantities_share_a_label():

@@ -10,7 +10,7 @@ from timelineview.analysis.communication.document import cluster_json
 from timelineview.analysis.kernels.slow_card_excess import with_op_type_excess
 from timelineview.analysis.kernels.stage_flops import pipeline_stages
 
-STATS_SCHEMA = "timelineview.stats/2"  # the document's format: raised when a key changes meaning or goes
+STATS_SCHEMA = "timelineview.stats/3"  # the document's format: raised when a key changes meaning or goes
 
 
 class StatsParts(Protocol):

@@ -39,6 +39,8 @@ _CARD_ROWS = (*METRIC_KEYS, "clock_offset_us")
 _STEP_KEYS = ("dur_us", "compute_us", "communication_us", "overlapped_us", "pure_communication_us", "stage_us",
               "free_us", "window_free_us", "idle_gap_count", "idle_gap_total_us", "step_interval_us", "fp_bp_us",
               "tail_us")
+# a step's window length is the step time diff, the window and the comparison show: one name for it
+STEP_LABEL_KEY = {"dur_us": "step_time_us"}
 # which Free is which (metrics.md §3): the note under the step table says it in the vocabulary's words
 _FREE_KEYS = ("stage_us", "free_us", "window_free_us")
 
@@ -46,6 +48,11 @@ _FREE_KEYS = ("stage_us", "free_us", "window_free_us")
 def step_free_note(keys: tuple[str, ...]) -> str:
     """What each Free (and the Stage) of the step table is, from the vocabulary, for the ``keys`` shown."""
     return "\n".join(f"{label(k)}: {quantity(k).tooltip}." for k in _FREE_KEYS if k in keys)
+
+
+def card_starts(doc: dict) -> dict[str, int]:
+    """Each card's ``start_ns`` of a stats document: what its instants are read after."""
+    return {c["card"]: c["start_ns"] for c in doc.get("cards", []) if c.get("start_ns") is not None}
 
 
 def format_text(doc: dict) -> str:
@@ -75,7 +82,7 @@ def format_text(doc: dict) -> str:
         # a trace without step markers: one window named "whole trace", phases "-" (never measured)
         rows = [[s.get("window") or s.get("step"), *(s.get(key) for key in shown)] for s in steps]
         parts.append(f"Steps of {terminal_safe(c['card'])} (µs)\n"
-                     + format_table(["Step", *(label(k) for k in shown)], rows))
+                     + format_table(["Step", *(label(STEP_LABEL_KEY.get(k, k)) for k in shown)], rows))
     if any(c.get("steps") for c in cards):
         parts.append(step_free_note(shown))
     slow = doc.get("slow_cards", [])
@@ -97,7 +104,7 @@ def format_text(doc: dict) -> str:
     parts += [t for t in (memory_text(doc),) if t]  # §11
     parts += [t for t in (critical_path_text(doc),) if t]  # §12
     if "findings" in doc:  # §8, in words, first
-        parts.insert(0, findings_text(doc["findings"]))
+        parts.insert(0, findings_text(doc["findings"], card_starts(doc)))
     if doc.get("notes"):  # empty captures, trace files left aside: before the numbers they qualify
         parts.insert(0, "Notes\n" + "\n".join(f"  {terminal_safe(n)}" for n in doc["notes"]))
     return terminal_safe("\n\n".join(parts) + "\n", lines=True)  # the sections of other modules too

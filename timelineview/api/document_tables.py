@@ -11,14 +11,13 @@ from timelineview.analysis.vocabulary import quantity
 from timelineview.api.schema import BOOL, DOUBLE, INT32, INT64, STRING, STRINGS, Column, TableSource, TableSpec
 from timelineview.producers import hccl
 
-CARD = (Column("card", STRING, "the card's name"), Column("rank", INT32, "its rank; null when unknown"))
+CARD = (Column("card", STRING, "the card's name"), Column("rank", INT32, quantity("rank").tooltip))
 # the whole-card and per-step metrics of metrics.md §5 (µs unless the name says otherwise)
 METRICS = ("span_us", "compute_us", "communication_us", "overlapped_us", "pure_communication_us", "free_us",
            "uncaptured_us", "overlap_ratio", "idle_gap_count", "idle_gap_total_us", "idle_gap_max_us",
            "idle_gap_communication_us", "idle_gap_free_us")
 COUNTS = {"idle_gap_count"}
 STEP_EXTRA = ("stage_us", "window_free_us", "step_interval_us", "fp_bp_us", "tail_us")
-NS_PER_US = 1000
 
 
 def declared(key: str, type_: str = DOUBLE) -> Column:
@@ -28,13 +27,6 @@ def declared(key: str, type_: str = DOUBLE) -> Column:
 
 def _metric_columns(names: Iterable[str]) -> tuple[Column, ...]:
     return tuple(declared(n, INT64 if n in COUNTS else DOUBLE) for n in names)
-
-
-def instant_ns(card_start_ns: int | None, offset_us: float | None) -> int | None:
-    """An instant the document gives as µs after its card's start, as ns on the card's clock (the slices' base)."""
-    if card_start_ns is None or offset_us is None:
-        return None
-    return int(card_start_ns) + int(round(float(offset_us) * NS_PER_US))
 
 
 def _rows(spec: TableSpec, rows: list[dict]):
@@ -68,7 +60,7 @@ CARDS = document_spec("cards", "one row per card: its whole-run metrics (the car
     lambda source: source.document()["cards"])
 
 STEPS = document_spec("steps", "one row per step of each card (metrics.md §5)", (
-    *CARD, Column("step", INT64, "the step's number"), declared("start_ns", INT64), declared("dur_us"),
+    *CARD, declared("step", INT64), declared("start_ns", INT64), declared("dur_us"),
     *_metric_columns(METRICS), *(declared(n) for n in STEP_EXTRA)),
     per_card(lambda c: c.get("steps")))
 
@@ -126,7 +118,7 @@ COMM_PACKETS = document_spec(
     per_card(_packet_rows))
 
 LINKS = document_spec("links", "one row per link between two ranks, joined over the cards (metrics.md §6)", (
-    Column("link", STRING, "\"src-dst\""), Column("src", INT64, "sending rank"), Column("dst", INT64, "receiving rank"),
+    Column("link", STRING, "\"src-dst\""), declared("src", INT64), declared("dst", INT64),
     Column("transport", STRING, f"{hccl.TRANSPORT_SDMA}, {hccl.TRANSPORT_RDMA}, …"),
     Column("link_type", STRING, "as the producer names it"),
     declared("bytes", INT64), declared("transit_us"), declared("count", INT64), declared("bandwidth_gbps"),
@@ -135,27 +127,14 @@ LINKS = document_spec("links", "one row per link between two ranks, joined over 
 
 LOCAL_LINKS = document_spec("local_links", "one row per LOCAL link of each card: bytes moved on the card itself, the "
                             "producer's src = dst links (metrics.md §6)", (
-    *CARD, Column("link", STRING, "\"src-src\""), Column("src", INT64, "the rank"),
-    Column("dst", INT64, "the same rank"),
+    *CARD, Column("link", STRING, "\"src-src\""), declared("src", INT64), declared("dst", INT64),
     Column("transport", STRING, "LOCAL"), Column("link_type", STRING, "as the producer names it (ON_CHIP)"),
     declared("bytes", INT64), declared("transit_us"), declared("count", INT64), declared("bandwidth_gbps")),
     per_card(lambda c: (c.get("communication") or {}).get("local_links")))
 
 
-def _card_starts(source: TableSource) -> dict[str, int | None]:
-    return {c["card"]: c.get("start_ns") for c in source.document()["cards"]}
-
-
-def _evidence_ns(span: dict, starts: dict[str, int | None]) -> dict:
-    """An evidence span with its instants as ns on its card's clock, as every other table gives them."""
-    start = starts.get(span.get("card"))
-    out = {k: v for k, v in span.items() if k not in ("start_us", "end_us")}
-    return {**out, "start_ns": instant_ns(start, span.get("start_us")), "end_ns": instant_ns(start, span.get("end_us"))}
-
-
 def _finding_rows(source: TableSource) -> list[dict]:
-    starts = _card_starts(source)
-    return [{**f, "evidence": orjson.dumps([_evidence_ns(e, starts) for e in f.get("evidence") or []]).decode()}
+    return [{**f, "evidence": orjson.dumps(f.get("evidence") or []).decode()}
             for f in source.document().get("findings") or []]
 
 
@@ -164,13 +143,12 @@ FINDINGS = document_spec("findings", "one row per finding (metrics.md §8): anom
     Column("rule", STRING, "the rule that fired"),
     Column("kind", STRING, "anomaly (names a card, a link or a step) or where the time goes (metrics.md §8)"),
     Column("severity", STRING, "high, medium or low"),
-    Column("cards", STRINGS, "the cards it names (empty: a step slow for the whole job)"),
-    Column("step", INT64, "the step; null for the whole run"),
-    Column("metric", STRING, "the metric compared"), Column("value", DOUBLE, "its value"),
-    Column("reference", DOUBLE, "what it is compared with"), Column("advice", STRING, "what to look at"),
+    Column("cards", STRINGS, quantity("cards").tooltip), declared("step", INT64),
+    Column("metric", STRING, "the metric compared"), declared("value"), declared("reference"),
+    Column("advice", STRING, "what to look at"),
     Column("method", STRING, "how it was decided"),
     Column("evidence", STRING, "JSON list of {card, lane[, name], start_ns, end_ns} spans, ns on the card's clock"),
-    Column("gain_us", DOUBLE, "mean step time the what-if answering it saves (metrics.md §12); null: none does"),
+    declared("gain_us"),
     Column("what_if", STRING, "that what-if's change"),
     Column("steps_on_critical_path", INT64, "in how many steps its card, link or data wait is on the critical path"),
     Column("steps_priced", INT64, "of how many steps (those the critical path covers)")),
@@ -179,11 +157,7 @@ FINDINGS = document_spec("findings", "one row per finding (metrics.md §8): anom
 
 def _memory_rows(card: dict) -> list[dict]:
     memory = card.get("memory") or {}
-    start = card.get("start_ns")
-    return [{"component": name, **peaks,
-             "peak_allocated_at_ns": instant_ns(start, peaks.get("peak_allocated_at_us")),
-             "peak_reserved_at_ns": instant_ns(start, peaks.get("peak_reserved_at_us"))}
-            for name, peaks in (memory.get("components") or {}).items()]
+    return [{"component": name, **peaks} for name, peaks in (memory.get("components") or {}).items()]
 
 
 # the components: memory_record.csv's (and the database's MEMORY_RECORD), or the memory counters' owners
@@ -202,11 +176,8 @@ MEMORY = document_spec("memory", "one row per memory component of each card: its
 
 def _allocation_rows(card: dict) -> list[dict]:
     memory = card.get("memory") or {}
-    start = card.get("start_ns")
-    live = {(a.get("name"), a.get("allocated_at_us")) for a in memory.get("live_at_peak") or []}
-    return [{**a, "live_at_peak": (a.get("name"), a.get("allocated_at_us")) in live,
-             "allocated_at_ns": instant_ns(start, a.get("allocated_at_us")),
-             "released_at_ns": instant_ns(start, a.get("released_at_us"))}
+    live = {(a.get("name"), a.get("allocated_at_ns")) for a in memory.get("live_at_peak") or []}
+    return [{**a, "live_at_peak": (a.get("name"), a.get("allocated_at_ns")) in live}
             for a in memory.get("largest_allocations") or []]
 
 

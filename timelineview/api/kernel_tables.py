@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from timelineview.analysis.vocabulary import quantity
 from timelineview.api.document_tables import CARD as DOCUMENT_CARD
 from timelineview.api.document_tables import declared, document_spec, per_card
 from timelineview.api.extras import require
-from timelineview.api.schema import DICT, DOUBLE, INT32, INT64, STRING, Column, TableSource, TableSpec
+from timelineview.api.schema import DICT, INT32, INT64, STRING, Column, TableSource, TableSpec
 from timelineview.api.store_tables import card_columns, dictionary
 
 # the group figures of metrics.md §7.1 (those of §7 per op type), defined by the vocabulary
 _ROW_STATS = (Column("op_type", STRING, "the producer's operator type (op_statistic.csv's OP Type)"),
               Column("core_type", STRING, "the unit its tasks run on (by shape: the units seen, joined by /)"),
               declared("count", INT64), *(declared(k) for k in ("total_us", "min_us", "mean_us", "max_us", "share")),
-              declared("flops", DOUBLE), Column("tflops", DOUBLE, "achieved: flops / total time, 10¹² per second"),
-              declared("mfu", DOUBLE))
+              declared("flops"), declared("tflops"), declared("mfu"))
 
 OP_TYPES = document_spec("op_types", "one row per (op type, core type) of each card (metrics.md §7.1)",
                          (*DOCUMENT_CARD, *_ROW_STATS), per_card(lambda c: (c.get("kernels") or {}).get("by_op_type")))
@@ -28,14 +28,14 @@ OP_SHAPES = document_spec("op_shapes", "one row per (op type, input shapes) of e
                           per_card(lambda c: (c.get("kernels") or {}).get("by_shape")))
 
 KERNEL_COLUMNS = (
-    Column("card", DICT, "the card's name"), Column("rank", INT32, "the card's rank; null when unknown"),
+    Column("card", DICT, "the card's name"), Column("rank", INT32, quantity("rank").tooltip),
     Column("id", INT64, "the task's slice: (card, id) joins the slices table"),
     Column("op_type", DICT, "its operator type"), Column("core_type", DICT, "the unit it ran on"),
     Column("input_shapes", DICT, "the shapes of its inputs; null when the source gives none"),
     Column("input_data_types", DICT, "the data types of its inputs"),
     Column("input_formats", DICT, "the formats of its inputs"),
     Column("block_dim", INT32, "the blocks it was launched with; null when unknown"),
-    declared("flops", DOUBLE),
+    declared("flops"),
     Column("source", DICT, "where its card's descriptions came from (metrics.md §7.1)"))
 
 

@@ -155,6 +155,7 @@ def _write(columns: list[str], batches: Iterable[list[tuple]], form: str) -> Non
         _write_json(columns, batches)
     else:
         from timelineview.analysis.text_table import format_table
+        from timelineview.analysis.vocabulary.number_text import format_number
 
         shown: list[list] = []
         total = 0
@@ -162,9 +163,10 @@ def _write(columns: list[str], batches: Iterable[list[tuple]], form: str) -> Non
             total += len(rows)
             shown.extend([plain(v) for v in row] for row in rows[:max(0, SHOWN_ROWS - len(shown))])
         print(format_table(columns, shown))
-        left_out = f"; the first {len(shown):,} shown, {total - len(shown):,} left out (--csv or --json print " \
-                   "them all)" if total > len(shown) else ""
-        print(f"({total:,} row{'s' if total != 1 else ''}{left_out})")
+        # the footer's counts through the table's one formatter: digits grouped as in the cells above
+        left_out = f"; the first {format_number(len(shown))} shown, {format_number(total - len(shown))} left out " \
+                   "(--csv or --json print them all)" if total > len(shown) else ""
+        print(f"({format_number(total)} row{'s' if total != 1 else ''}{left_out})")
 
 
 def _write_json(columns: list[str], batches: Iterable[list[tuple]]) -> None:

@@ -10,8 +10,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-NS_PER_US = 1000
-
 
 @dataclass(frozen=True)
 class JumpTarget:
@@ -29,9 +27,8 @@ class JumpTarget:
 
     @classmethod
     def from_evidence(cls, card: int, t_origin_ns: int, evidence: dict) -> JumpTarget:
-        """From a finding's evidence (µs from the card's trace start)."""
-        start = t_origin_ns + int(round(float(evidence["start_us"]) * NS_PER_US))
-        end = t_origin_ns + int(round(float(evidence["end_us"]) * NS_PER_US))
+        """From a finding's evidence (its instants in ns on the card's clock)."""
+        start, end = int(evidence["start_ns"]), int(evidence["end_ns"])
         return cls(card, start, max(end, start + 1), evidence.get("lane"), evidence.get("name"))
 
 

@@ -23,8 +23,8 @@ def test_slow_data_lists_a_span_for_each_step_it_counts(tmp_path):
     assert steps == STEPS and above > 3  # more steps than the usual three spans
     assert len(finding.evidence) == above
     # each span is one step's interval of that card: distinct, and none holds another's start
-    starts = sorted(e.start_us for e in finding.evidence)
+    starts = sorted(e.start_ns for e in finding.evidence)
     assert len(set(starts)) == above
     assert all(e.card == f"rank {SLOW_DATA_CARD}" for e in finding.evidence)
-    spans = sorted((e.start_us, e.end_us) for e in finding.evidence)
+    spans = sorted((e.start_ns, e.end_ns) for e in finding.evidence)
     assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:]))

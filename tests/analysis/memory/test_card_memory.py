@@ -46,14 +46,17 @@ def test_component_peaks(memory):
     doc = memory.document()
     assert list(doc["components"]) == ["APP", "PTA", "GE"]
     pta = doc["components"]["PTA"]
-    assert pta == {"peak_allocated_mb": 30.0, "peak_allocated_at_us": 100.0, "peak_reserved_mb": 50.0,
-                   "peak_reserved_at_us": 200.0, "peak_active_mb": 30.0, "reserved_at_peak_mb": 40.0,
+    # instants in ns on the card's clock (µs after its start T0 before the one time base of metrics.md §5)
+    assert pta == {"peak_allocated_mb": 30.0, "peak_allocated_at_ns": T0 + 100 * US, "peak_reserved_mb": 50.0,
+                   "peak_reserved_at_ns": T0 + 200 * US, "peak_active_mb": 30.0, "reserved_at_peak_mb": 40.0,
                    "unallocated_at_peak_mb": 10.0}
     ge = doc["components"]["GE"]
-    assert ge["peak_allocated_mb"] == 3.0 and ge["peak_allocated_at_us"] == 250.0 and ge["peak_reserved_mb"] == 4.0
+    assert ge["peak_allocated_mb"] == 3.0 and ge["peak_allocated_at_ns"] == T0 + 250 * US
+    assert ge["peak_reserved_mb"] == 4.0
     assert ge["peak_active_mb"] is None and ge["unallocated_at_peak_mb"] == 0.5
     app = doc["components"]["APP"]
-    assert app["peak_allocated_mb"] is None and app["peak_reserved_mb"] == 120.0 and app["peak_reserved_at_us"] == 350.0
+    assert app["peak_allocated_mb"] is None and app["peak_reserved_mb"] == 120.0
+    assert app["peak_reserved_at_ns"] == T0 + 350 * US
     assert doc["peak_reserved_mb"] == 50.0 and doc["peak_reserved_component"] == "PTA"  # no PTA+GE here
 
 
@@ -74,9 +77,9 @@ def test_largest_and_alive_at_peak(memory):
     assert [(r["name"], r["size_mb"]) for r in doc["largest_allocations"]] == [
         ("op_a", 8.0), ("op_e", 4.0), ("op_c", 2.0), ("op_b", 1.0), ("cann::x", 0.25)]
     a = doc["largest_allocations"][0]
-    assert a["allocated_at_us"] == 50.0 and a["released_at_us"] == 150.0 and a["component"] == "PTA"
-    assert doc["largest_allocations"][3]["released_at_us"] is None
-    assert doc["live_at_peak_component"] == "PTA" and doc["live_at_peak_at_us"] == 100.0
+    assert a["allocated_at_ns"] == T0 + 50 * US and a["released_at_ns"] == T0 + 150 * US and a["component"] == "PTA"
+    assert doc["largest_allocations"][3]["released_at_ns"] is None
+    assert doc["live_at_peak_component"] == "PTA" and doc["live_at_peak_at_ns"] == T0 + 100 * US
     assert [r["name"] for r in doc["live_at_peak"]] == ["op_a", "op_b", "cann::x"]
     assert doc["live_at_peak_count"] == 3 and doc["live_at_peak_mb"] == 9.25
     # the interval index gives the same blocks at every instant
@@ -85,8 +88,8 @@ def test_largest_and_alive_at_peak(memory):
 
 
 def test_modules(memory):
-    assert memory.document()["modules"] == [{"name": "HCCL", "peak_reserved_mb": 20.0, "peak_at_us": 30.0},
-                                            {"name": "RUNTIME", "peak_reserved_mb": 5.0, "peak_at_us": 0.0}]
+    assert memory.document()["modules"] == [{"name": "HCCL", "peak_reserved_mb": 20.0, "peak_at_ns": T0 + 30 * US},
+                                            {"name": "RUNTIME", "peak_reserved_mb": 5.0, "peak_at_ns": T0}]
 
 
 def test_large_allocation_and_fragmentation(memory):
@@ -95,11 +98,11 @@ def test_large_allocation_and_fragmentation(memory):
     assert set(found) == {"large_allocation", "fragmentation"}  # GE: 0.25 of 3 MB, 0.5 of 3.5 MB: below
     big = found["large_allocation"]
     assert big.value == 8.0 and big.reference == pytest.approx(3.0) and big.cards == ["rank 0"]
-    assert [(e.start_us, e.end_us, e.name) for e in big.evidence] == [(50.0, 150.0, "op_a")]
+    assert [(e.start_ns, e.end_ns, e.name) for e in big.evidence] == [(T0 + 50 * US, T0 + 150 * US, "op_a")]
     assert "op_a" in big.advice and "recomputation" in big.advice
     frag = found["fragmentation"]
     assert frag.value == 10.0 and frag.reference == pytest.approx(8.0)  # 20 % of the 40 MB reserved at the peak
-    assert [(e.start_us, e.end_us) for e in frag.evidence] == [(0.0, 150.0)]  # the step holding the peak
+    assert [(e.start_ns, e.end_ns) for e in frag.evidence] == [(T0, T0 + 150 * US)]  # the step holding the peak
 
 
 def test_no_records_no_memory(tmp_path):

@@ -2,15 +2,19 @@
 
 from timelineview.analysis.memory.text import memory_text
 
+START_NS = 1_700_000_000_000_000_000  # the cards' start on their clock: the text reads instants after it
+
 
 def card(name, memory):
-    return {"card": name, "memory": memory}
+    return {"card": name, "start_ns": START_NS, "memory": memory}
 
 
-MEMORY = {"components": {"PTA": {"peak_allocated_mb": 30.0, "peak_allocated_at_us": 100.0, "peak_reserved_mb": 50.0,
+MEMORY = {"components": {"PTA": {"peak_allocated_mb": 30.0, "peak_allocated_at_ns": START_NS + 100_000,
+                                 "peak_reserved_mb": 50.0,
                                  "peak_active_mb": 30.0, "unallocated_at_peak_mb": 10.0}},
-          "largest_allocations": [{"name": "op_a", "size_mb": 8.0, "allocated_at_us": 50.0, "released_at_us": None}],
-          "live_at_peak_component": "PTA", "live_at_peak_at_us": 100.0, "live_at_peak_count": 3,
+          "largest_allocations": [{"name": "op_a", "size_mb": 8.0, "allocated_at_ns": START_NS + 50_000,
+                                  "released_at_ns": None}],
+          "live_at_peak_component": "PTA", "live_at_peak_at_ns": START_NS + 100_000, "live_at_peak_count": 3,
           "live_at_peak_mb": 9.25,
           "load": {"dropped_rows": 2, "dropped_by_reason": {"bad time": 2}, "warnings": ["x.csv: no column Name"]}}
 

@@ -10,17 +10,19 @@ from timelineview.analysis.findings.rules import ANOMALY, LOW, MEDIUM, WHERE_TIM
 
 METHOD = "Forward/backward: operators and dispatch"  # the longest method names sit in the list too
 LONG_METHOD = "Cluster: slow card, slow link, parallel strategy"
+START_37 = 1_700_000_000_000_000_000  # rank 37's first slice on its clock: evidence reads from there
 
 
 def _findings() -> list[Finding]:
     large = Finding("large_allocation", LOW, "Memory: peaks, large blocks, fragmentation", ["rank 0", "rank 1"],
                     None, "allocation_mb", 49.1, 7.31, "trans_TransData_0 allocates 49.1 MB at once",
-                    [Evidence("rank 0", 29_116.0, 29_234.0, None, "trans_TransData_0")], WHERE_TIME_GOES)
+                    [Evidence("rank 0", 29_116_000, 29_234_000, None, "trans_TransData_0")], WHERE_TIME_GOES)
     slow = Finding("slow_data", MEDIUM, LONG_METHOD, ["rank 37"], None, "step_interval_us", 6_040_000.0, 2_000.0,
                    "rank 37 waits for its input data",
                    # the rule lists the longest first; a reader walks them in time order
-                   [Evidence("rank 37", 66_300.0, 87_221.0, "Steps"), Evidence("rank 37", 0.0, 21_135.0, "Steps"),
-                    Evidence("rank 37", 44_036.0, 64_550.0, "Steps")], ANOMALY)
+                   [Evidence("rank 37", START_37 + 66_300_000, START_37 + 87_221_000, "Steps"),
+                    Evidence("rank 37", START_37, START_37 + 21_135_000, "Steps"),
+                    Evidence("rank 37", START_37 + 44_036_000, START_37 + 64_550_000, "Steps")], ANOMALY)
     return [slow, large]
 
 
@@ -35,7 +37,7 @@ def view(qtbot):
 
     w = DiagnosisView()
     qtbot.addWidget(w)
-    w._cards = {"rank 0": (0, 0), "rank 1": (1, 0), "rank 37": (37, 0)}
+    w._cards = {"rank 0": (0, 0), "rank 1": (1, 0), "rank 37": (37, START_37)}
     return w
 
 
@@ -71,7 +73,8 @@ def test_evidence_in_time_order_and_each_row_opens_its_own_span(view, qtbot):
                     "rank 37: 66.300 – 87.221 ms  (Steps)"]
     with qtbot.waitSignal(view.jumpRequested) as sent:
         view._evidence_activated(view.evidence.item(0))
-    assert sent.args[0].start_ns == 0 and sent.args[0].end_ns == 21_135_000  # the first row's span
+    # the first row's span, on the card's clock
+    assert sent.args[0].start_ns == START_37 and sent.args[0].end_ns == START_37 + 21_135_000
 
 
 @pytest.fixture(scope="module")

@@ -44,7 +44,7 @@ def test_alive_at_the_peak_first_then_at_any_instant(view):
 
 def test_sortable_and_jump(view, qtbot):
     view.model.sort(3, QtCore.Qt.SortOrder.AscendingOrder)  # by allocation time
-    times = [r["allocated_at_us"] for r in view.model.rows]
+    times = [r["allocated_at_ns"] for r in view.model.rows]
     assert times == sorted(times)
     with qtbot.waitSignal(view.jumpRequested, timeout=5_000) as got:
         target = view.open_row(0)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from timelineview.analysis.cluster.marker_shifts import marker_shifts
 from timelineview.analysis.worst_of_many import (
     FALSE_ALARM_RATE,
     binomial_tail,
@@ -29,6 +30,7 @@ from timelineview.analysis.worst_of_many import (
 
 SLOW_CARD_METRICS = ("compute_us", "step_interval_us")  # the metrics that can flag a card
 STEP_TIME_KEY = "span_us"  # a step's length in the step documents
+STEP_INTERVAL_KEY = "step_interval_us"
 MIN_CARDS_FOR_SLOW = 3
 MIN_STEPS_FOR_MEDIAN = 3  # fewer steps: their mean
 MIN_RELATIVE_EXCESS = 0.05
@@ -119,6 +121,22 @@ class MetricVerdict:
         return max(self.practical, self.z_required * self.sigma)
 
 
+def _step_order(key) -> tuple:
+    """Steps in time order: by number (a card without steps has the one key 0)."""
+    return (0, float(key), "") if isinstance(key, (int, float)) else (1, 0.0, str(key))
+
+
+def _grid(per_card: list[dict], keys: list) -> np.ndarray:
+    """Cards × steps (``keys``, in order) of the cards' values by step, NaN where a card lacks one."""
+    index = {k: j for j, k in enumerate(keys)}
+    grid = np.full((len(per_card), len(keys)), np.nan)
+    for i, v in enumerate(per_card):
+        for k, x in v.items():
+            if k in index:
+                grid[i, index[k]] = x
+    return grid
+
+
 def judge_metric(card_docs: list[dict], metric: str, median_step_us: float) -> MetricVerdict | None:
     """Each card's value, its excess over the cluster step by step and the threshold (None below 3 cards).
 
@@ -127,15 +145,15 @@ def judge_metric(card_docs: list[dict], metric: str, median_step_us: float) -> M
     minus the cards' median in step k, and its typical excess the median of those. The spread is the
     larger of 1.4826 × the MAD of the cards' typical excesses and what step-to-step noise alone gives
     them: with few cards a MAD is unsteady, and the second one, measured on every card's steps, is not.
+    A card's step interval is judged with its moved step markers put back (``marker_shifts``).
     """
     per_card = [step_values(c, metric) for c in card_docs]
-    keys = sorted({k for v in per_card for k in v}, key=str)
-    index = {k: j for j, k in enumerate(keys)}
-    grid = np.full((len(card_docs), len(keys)), np.nan)
-    for i, v in enumerate(per_card):
-        for k, x in v.items():
-            grid[i, index[k]] = x
-    values = np.array([typical(list(v.values())) for v in per_card])
+    keys = sorted({k for v in per_card for k in v}, key=_step_order)
+    grid = _grid(per_card, keys)
+    if metric == STEP_INTERVAL_KEY and len(keys) > 1:
+        # a host bubble that moved a card's step marker shortened its step interval by as much: put back
+        grid = grid + marker_shifts(_grid([step_values(c, STEP_TIME_KEY) for c in card_docs], keys))
+    values = np.array([typical(row[np.isfinite(row)]) for row in grid])
     have = np.isfinite(values)
     if have.sum() < MIN_CARDS_FOR_SLOW:
         return None

@@ -143,7 +143,7 @@ def format_text(doc: dict) -> str:
     if per_op:
         parts.append("Bandwidth per operator and transport (the producer's; SDMA: its link types together)\n"
                      + format_table(["card", "operator", "transport", *(header(k) for k in LINK_FIGURES),
-                                     "large packets", "sizes"], per_op))
+                                     label("large_packet_ratio"), "Transfer sizes"], per_op))
     slow = doc.get("slow_links") or []
     parts.append("Slow links: " + (", ".join(slow) if slow else "none."))
     return "\n\n".join(parts)

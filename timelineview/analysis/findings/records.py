@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from timelineview.analysis.findings.rules import WHERE_TIME_GOES, Rule
 
+NS_PER_US = 1000
 # Who a finding without a card list is about: a step of the job, slow on most or all cards (metrics.md §4).
 ALL_CARDS = "all cards"
 
@@ -22,16 +23,27 @@ def cards_words(cards: list[str], shown: int, more: str = " +{n}") -> str:
 
 @dataclass(frozen=True)
 class Evidence:
-    """A span of one card that shows the finding (µs from the card's trace start)."""
+    """A span of one card that shows the finding: its instants in ns on the card's own clock, as its slices
+    carry them (the one time base of every document, metrics.md §5)."""
 
     card: str
-    start_us: float
-    end_us: float
+    start_ns: int
+    end_ns: int
     lane: str | None = None  # "<process>/<lane>" of a trace lane, or the title of a derived lane
     name: str | None = None  # the operator, when the span is one of its slices
 
+    @classmethod
+    def from_document(cls, doc: dict, origin_ns: int) -> Evidence:
+        """A span as ``document`` wrote it; one kept by an earlier version gave µs after the card's start
+        ``origin_ns`` (``start_us``, ``end_us``), read as the same instants."""
+        if "start_ns" in doc:
+            start, end = int(doc["start_ns"]), int(doc["end_ns"])
+        else:
+            start, end = (origin_ns + int(round(float(doc[k]) * NS_PER_US)) for k in ("start_us", "end_us"))
+        return cls(doc["card"], start, end, doc.get("lane"), doc.get("name"))
+
     def document(self) -> dict:
-        doc = {"card": self.card, "start_us": self.start_us, "end_us": self.end_us}
+        doc = {"card": self.card, "start_ns": self.start_ns, "end_ns": self.end_ns}
         if self.lane is not None:
             doc["lane"] = self.lane
         if self.name is not None:

@@ -75,19 +75,17 @@ class FactSignals(CardSignals):
     facts: dict
 
     def evidence(self, start_ns: int, end_ns: int, lane: str | None = None, name: str | None = None) -> Evidence:
-        origin = self.facts["t_origin"]
-        return Evidence(self.card, (int(start_ns) - origin) / NS_PER_US, (int(end_ns) - origin) / NS_PER_US,
-                        lane, name)
+        return Evidence(self.card, int(start_ns), int(end_ns), lane, name)
 
     def top_operator_slices(self, n: int) -> list:
         if n > EVIDENCE_SPANS and self.store is not None:
             return super().top_operator_slices(n)
-        return [Evidence(**e) for e in self.facts["top_operator_slices"][:n]]
+        return [Evidence.from_document(e, self.facts["t_origin"]) for e in self.facts["top_operator_slices"][:n]]
 
     def operator_slices(self, name: str | None, n: int) -> list:
         aicpu = self.facts["aicpu"]
         if name is not None and name == aicpu["top"] and (n <= EVIDENCE_SPANS or self.store is None):
-            return [Evidence(**e) for e in aicpu["slices"][:n]]
+            return [Evidence.from_document(e, self.facts["t_origin"]) for e in aicpu["slices"][:n]]
         return super().operator_slices(name, n) if self.store is not None else []
 
     def aicpu_share(self) -> tuple[float, float, str | None]:
@@ -96,11 +94,12 @@ class FactSignals(CardSignals):
 
     def sync_calls(self) -> SyncCalls:
         s = self.facts["sync_calls"]
-        return SyncCalls(s["count"], s["total_us"], list(s["names"]), [Evidence(**e) for e in s["evidence"]])
+        return SyncCalls(s["count"], s["total_us"], list(s["names"]),
+                         [Evidence.from_document(e, self.facts["t_origin"]) for e in s["evidence"]])
 
     def transfers(self) -> TransferSignals | None:
         kept = self.facts.get("transfers")
-        return TransferSignals.from_document(kept) if kept else None
+        return TransferSignals.from_document(kept, self.facts["t_origin"]) if kept else None
 
     def operators_followed_by_gaps(self, gap_over_duration: float) -> tuple[float, Intervals]:
         s = self.facts["small_operators"]

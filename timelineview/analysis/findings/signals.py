@@ -45,9 +45,11 @@ class TransferSignals:
                 "odd_longest": [e.document() for e in self.odd_longest]}
 
     @classmethod
-    def from_document(cls, doc: dict) -> TransferSignals:
-        return cls({k: [Evidence(**e) for e in v] for k, v in doc["by_link"].items()}, doc["count"],
-                   doc["odd_count"], doc["odd_share"], doc["odd_us"], [Evidence(**e) for e in doc["odd_longest"]])
+    def from_document(cls, doc: dict, origin_ns: int) -> TransferSignals:
+        """As ``document`` wrote it (``origin_ns``: the card's start, for spans an earlier version kept)."""
+        return cls({k: [Evidence.from_document(e, origin_ns) for e in v] for k, v in doc["by_link"].items()},
+                   doc["count"], doc["odd_count"], doc["odd_share"], doc["odd_us"],
+                   [Evidence.from_document(e, origin_ns) for e in doc["odd_longest"]])
 
 
 @dataclass
@@ -94,9 +96,7 @@ class CardSignals:
         return self.fp_bp_us if self.has_phases else self.step_time_us
 
     def evidence(self, start_ns: int, end_ns: int, lane: str | None = None, name: str | None = None):
-        origin = self.store.t_origin
-        return Evidence(self.card, (int(start_ns) - origin) / NS_PER_US, (int(end_ns) - origin) / NS_PER_US,
-                        lane, name)
+        return Evidence(self.card, int(start_ns), int(end_ns), lane, name)
 
     def lane_title(self, lane: int) -> str:
         lanes = self.store.lanes

@@ -9,6 +9,7 @@ from timelineview.analysis.findings.rules import ANOMALY, WHERE_TIME_GOES
 from timelineview.analysis.vocabulary.number_text import format_number
 
 WIDTH = 100
+NS_PER_US = 1000.0
 KIND_HEADINGS = {
     ANOMALY: "Anomalies: a card, a link or a step that stands out from its peers (about 1 % of healthy runs "
              "name one by chance)",
@@ -23,8 +24,14 @@ def _where(finding: dict) -> str:
     return where
 
 
-def findings_text(findings: list[dict]) -> str:
-    """One paragraph per finding (severity, rule, where, advice, first evidence span)."""
+def _since_start(at_ns: int, card_start_ns: int | None) -> str:
+    """An evidence instant (ns on the card's clock) as a reader finds it: µs after the card's start."""
+    return format_number((at_ns - (card_start_ns or 0)) / NS_PER_US)
+
+
+def findings_text(findings: list[dict], card_starts: dict[str, int] | None = None) -> str:
+    """One paragraph per finding (severity, rule, where, advice, first evidence span, in µs after its card's
+    start: ``card_starts``, each card's ``start_ns``; without it, the instants on the card's clock)."""
     if not findings:
         return "Findings: none — no rule of the tuning method fired."
     lines = [f"Findings ({len(findings)})"]
@@ -42,7 +49,8 @@ def findings_text(findings: list[dict]) -> str:
         if f["evidence"]:
             e = f["evidence"][0]
             what = e.get("name") or e.get("lane") or ""
-            lines.append(f"   evidence: {e['card']} {format_number(e['start_us'])}–{format_number(e['end_us'])} µs "
-                         "from its start"
-                         + (f" ({what})" if what else ""))
+            start = (card_starts or {}).get(e["card"])
+            when = (f"{_since_start(e['start_ns'], start)}–{_since_start(e['end_ns'], start)} µs from its start"
+                    if start is not None else f"{format_number(e['start_ns'])}–{format_number(e['end_ns'])} ns")
+            lines.append(f"   evidence: {e['card']} {when}" + (f" ({what})" if what else ""))
     return "\n".join(lines)

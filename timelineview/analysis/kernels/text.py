@@ -4,7 +4,7 @@ excess, and the FLOPs of each pipeline stage."""
 from __future__ import annotations
 
 from timelineview.analysis.text_table import format_table
-from timelineview.analysis.vocabulary import declared, quantity
+from timelineview.analysis.vocabulary import declared, header, label, quantity
 from timelineview.analysis.vocabulary.flops_units import flops_unit
 
 TEXT_ROWS = 10  # op types per card
@@ -27,7 +27,8 @@ def kernels_text(doc: dict, rows: int = TEXT_ROWS) -> str:
         peak = (f"peak {kernels['peak_tflops']:g} TFLOPS, MFU {_percent(kernels['mfu'])}"
                 if kernels.get("peak_tflops") else kernels.get("note") or "")
         parts.append(f"Top op types of {card['card']} (from {kernels['source']}; {peak})\n"
-                     + format_table(["op type", "core", "count", "total µs", "share", "TFLOPS", "MFU"], table))
+                     + format_table(["op type", "core", label("count"), header("total_us"), label("share"),
+                                                   label("tflops"), label("mfu")], table))
     for slow in doc.get("slow_cards", []):
         excess = slow.get("by_op_type")
         if excess:

@@ -1,8 +1,8 @@
 """Where one card's device memory goes (metrics.md §11): peaks per component, per step, the largest
 blocks, the blocks alive at the peak, reserved but unallocated memory, per driver module.
 
-Times are reported in µs from the card's trace start (``TraceStore.t_origin``), as every other time of
-a card, so that the viewer can go there; a record before the first slice has a negative time.
+Instants are reported in ns on the card's own clock, as its slices carry them (the one time base of
+every document, metrics.md §5), so that the viewer can go there; a record may come before the first slice.
 """
 
 from __future__ import annotations
@@ -139,8 +139,10 @@ class CardMemory:
                 return c
         return None
 
-    def us(self, t_ns: int) -> float:
-        return (t_ns - self.t_origin_ns) / NS_PER_US
+    @staticmethod
+    def at(t_ns: int | None) -> int | None:
+        """An instant of the document: ns on the card's clock (None stays None)."""
+        return None if t_ns is None else int(t_ns)
 
     @cached_property
     def curves(self) -> list[ComponentCurve]:
@@ -198,14 +200,14 @@ class CardMemory:
         a = self.records.allocations
         released = int(a.released_ns[k])
         return {"name": self.records.name(int(a.name[k])), "component": self.records.name(int(a.component[k])),
-                "size_mb": mb(a.size[k]), "allocated_at_us": self.us(int(a.allocated_ns[k])),
-                "released_at_us": None if released == NEVER else self.us(released)}
+                "size_mb": mb(a.size[k]), "allocated_at_ns": self.at(int(a.allocated_ns[k])),
+                "released_at_ns": None if released == NEVER else self.at(released)}
 
     def _component_doc(self, c: ComponentPeaks) -> dict:
         return {"peak_allocated_mb": opt_mb(c.peak_allocated),
-                "peak_allocated_at_us": None if c.peak_allocated_ns is None else self.us(c.peak_allocated_ns),
+                "peak_allocated_at_ns": self.at(c.peak_allocated_ns),
                 "peak_reserved_mb": opt_mb(c.peak_reserved),
-                "peak_reserved_at_us": None if c.peak_reserved_ns is None else self.us(c.peak_reserved_ns),
+                "peak_reserved_at_ns": self.at(c.peak_reserved_ns),
                 "peak_active_mb": opt_mb(c.peak_active),
                 "reserved_at_peak_mb": opt_mb(c.reserved_at_peak),
                 "unallocated_at_peak_mb": opt_mb(c.unallocated_at_peak)}
@@ -220,7 +222,7 @@ class CardMemory:
         return {
             "largest_allocations": [self.allocation_row(int(k)) for k in self.largest] if has_allocations else None,
             "live_at_peak_component": None if peak is None else peak.name,
-            "live_at_peak_at_us": None if peak is None else self.us(peak.peak_allocated_ns),
+            "live_at_peak_at_ns": None if peak is None else self.at(peak.peak_allocated_ns),
             "live_at_peak_count": None if live is None else len(live),
             "live_at_peak_mb": None if live is None else mb(int(sizes[live].sum())),
             "live_at_peak": None if live is None else [self.allocation_row(int(k)) for k in live[:LIVE_LISTED]],
@@ -239,7 +241,7 @@ class CardMemory:
                                                               "peak_reserved_mb": opt_mb(s.reserved[n])}
                                                           for n in s.allocated}}
                          for s in self.per_step],
-            "modules": [{"name": m.name, "peak_reserved_mb": mb(m.peak_reserved), "peak_at_us": self.us(m.peak_ns)}
+            "modules": [{"name": m.name, "peak_reserved_mb": mb(m.peak_reserved), "peak_at_ns": self.at(m.peak_ns)}
                         for m in self.modules],
             "sources": list(self.records.sources),
             "load": self.records.report.to_json(),

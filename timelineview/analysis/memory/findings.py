@@ -33,11 +33,10 @@ class MemoryCard:
     steps: tuple[tuple[int, int], ...] = ()
 
     def evidence(self, start_ns: int, end_ns: int, name: str | None = None) -> Evidence:
-        """A span clipped to the card's trace, in µs from its start."""
+        """A span clipped to the card's trace (ns on its clock)."""
         lo = min(max(start_ns, self.t_origin_ns), self.t_end_ns)
         hi = min(max(end_ns, lo), self.t_end_ns)
-        return Evidence(self.card, (lo - self.t_origin_ns) / NS_PER_US, (hi - self.t_origin_ns) / NS_PER_US,
-                        None, name)
+        return Evidence(self.card, int(lo), int(hi), None, name)
 
     def around(self, t_ns: int, until_ns: int | None) -> Evidence:
         """The step holding instant ``t_ns``, else [t, the next record)."""

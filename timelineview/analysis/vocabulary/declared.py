@@ -4,6 +4,7 @@ take their keys, labels, units and definitions from here (docs/metrics.md §5, v
 from __future__ import annotations
 
 from timelineview.analysis.vocabulary.quantity import (
+    AS_METRIC,
     BYTES,
     COUNT,
     GIGABYTES_PER_SECOND,
@@ -13,12 +14,13 @@ from timelineview.analysis.vocabulary.quantity import (
     NANOSECONDS,
     RATIO,
     SHARE,
+    TFLOPS,
+    Z_SCORE,
     Quantity,
 )
 
 US, NS, MB = MICROSECONDS, NANOSECONDS, MEGABYTES
 CLOCK = "ns on the card's own clock since the Unix epoch, as its slices carry them"
-FROM_CARD_START = "µs after the card's start_ns"
 
 WINDOW = (  # §2: over a window, the whole card or one step
     Quantity("span_us", "Span", US, "length of the window: the whole card's first start to last end, or the step",
@@ -50,11 +52,28 @@ WINDOW = (  # §2: over a window, the whole card or one step
 )
 
 CARD = (  # §4, §5: one card
-    Quantity("start_ns", "Start", NS, f"the start of the row's card, step or operator, {CLOCK}", section="§5"),
-    Quantity("end_ns", "End", NS, f"the end of the row's step or span, {CLOCK}", section="§5"),
+    Quantity("start_ns", "Start", NS, f"the start of the row's card, step, operator or evidence span, {CLOCK}",
+             section="§5"),
+    Quantity("end_ns", "End", NS, f"the end of the row's step or evidence span, {CLOCK}", section="§5"),
     Quantity("events", "Events", COUNT, "the card's slices after merging its files and dropping exact duplicates",
              section="§5"),
     Quantity("lanes", "Lanes", COUNT, "lanes that hold slices", section="§5"),
+    Quantity("rank", "Rank", INDEX, "its rank; null when unknown", section="§5"),
+    Quantity("step", "Step", INDEX, "the step's number; null for the whole run", section="§3"),
+    Quantity("steps", "Steps", COUNT, "how many steps: those a slow-card flag judged, or a card's in a diff",
+             section="§4"),
+    Quantity("cards", "Cards", COUNT, "the cards: how many ran an operator (operators_across_cards), those a finding "
+             "names (findings; empty: a step slow for the whole job)", section="§7"),
+    Quantity("dropped_events", "Dropped events", COUNT, "events of the card's files that could not be read",
+             section="§5"),
+    Quantity("duplicates_dropped", "Duplicates dropped", COUNT, "exact duplicate slices dropped (same pid, tid, "
+             "ts, dur, name)", section="§5"),
+    Quantity("overlapping_slices", "Overlapping slices", COUNT, "slices of one lane that overlap without nesting "
+             "(drawn on extra rows)", section="§5"),
+    Quantity("open_slices", "Open slices", COUNT, "B events never closed (drawn to the end of the trace)",
+             section="§5"),
+    Quantity("truncated_offset", "Readable up to", BYTES, "the byte where readable data ends in a file cut short; "
+             "null otherwise", section="§5"),
     Quantity("clock_offset_us", "Clock offset", US, "subtracted from the card's times to align it with the "
              "first card (a card whose clock runs ahead has a positive offset)", section="§4"),
 )
@@ -102,6 +121,8 @@ COMMUNICATION = (  # §6: communication operators and links
              section="§6"),
     Quantity("bandwidth_gbps", "Bandwidth", GIGABYTES_PER_SECOND, "bytes / transit (10⁹ bytes per second)",
              section="§6"),
+    Quantity("src", "Source rank", INDEX, "the sending rank (a LOCAL link: the card's own)", section="§6"),
+    Quantity("dst", "Destination rank", INDEX, "the receiving rank (a LOCAL link: the same rank)", section="§6"),
     Quantity("plane", "Plane", INDEX, "N of the operator's main Plane N (the lowest plane holding a wait), where the "
              "producer measures it; null, and its figures too, when it has no wait task", section="§6"),
     Quantity("measured_operators", "Measured operators", COUNT, "the card's operators that have the producer's "
@@ -139,6 +160,21 @@ OPERATORS = (  # §7: operators and task types
 )
 
 KERNELS = (  # §7.1: op types and input shapes
+    Quantity("tasks", "Tasks", COUNT, "how many tasks: the card's compute tasks (op types), an operator's plane "
+             "tasks (the window's Communication tab)", section="§7.1"),
+    Quantity("described", "Described tasks", COUNT, "the compute tasks whose op type the source gave",
+             section="§7.1"),
+    Quantity("tflops", "TFLOPS", TFLOPS, "achieved: flops / total time, 10¹² per second", section="§7.1"),
+    Quantity("peak_tflops", "Peak TFLOPS", TFLOPS, "the chip's peak (from the device the source names, or as "
+             "told)", section="§7.1"),
+    Quantity("us_per_step", "Time per step", US, "an op type's total on the slow card over its steps",
+             section="§7.1"),
+    Quantity("median_us_per_step", "Other cards' time per step", US, "the median over the other cards of the op "
+             "type's time per step (0 on a card that never runs it)", section="§7.1"),
+    Quantity("excess_us_per_step", "Excess per step", US, "time per step − the other cards' median",
+             section="§7.1"),
+    Quantity("share_of_excess", "Share of the excess", SHARE, "the op type's part of the sum of the positive "
+             "excesses", section="§7.1"),
     Quantity("p50_us", "Median", US, "median duration of the group's tasks (numpy's linear percentile)",
              section="§7.1"),
     Quantity("p90_us", "p90", US, "90th percentile of the durations of the group's tasks (numpy's "
@@ -153,6 +189,10 @@ KERNELS = (  # §7.1: op types and input shapes
 COSTS = (  # §12: critical path and what-if
     Quantity("step_us", "Path step time", US, "the step's time on its dependency graph (the cards' median step "
              "window): the critical path's segments tile it and their shares are of it", section="§12"),
+    Quantity("factor", "Factor", RATIO, "what a what-if multiplies its target's time by", section="§12"),
+    Quantity("step_us_now", "Step time now", US, "the replay's mean step time as captured", section="§12"),
+    Quantity("step_us_predicted", "Predicted step time", US, "the replay's mean step time with the change",
+             section="§12"),
     Quantity("gain_us", "Gain", US, "mean step time the change would save: now − predicted (negative: it would "
              "cost)", section="§12"),
 )
@@ -177,26 +217,32 @@ MEMORY = (  # §11: memory (MB = 2^20 bytes, as the producer writes it)
     Quantity("allocated_at_ns", "Allocated at", NS, f"when the allocation was made, {CLOCK}", section="§11"),
     Quantity("released_at_ns", "Released at", NS, f"when it was released, {CLOCK}; null when never",
              section="§11"),
-    # the stats document gives these instants as offsets from the card's start (its ``start_ns``)
-    Quantity("peak_allocated_at_us", "Peak allocated at", US, f"when the allocated peak happened, {FROM_CARD_START}",
+    Quantity("allocations", "Allocations", COUNT, "how many allocation records were read", section="§11"),
+    Quantity("live_at_peak_count", "Allocations alive at peak", COUNT, "how many allocations were alive at the "
+             "allocated peak", section="§11"),
+    Quantity("rows_read", "Rows read", COUNT, "memory rows read", section="§11"),
+    Quantity("dropped_rows", "Dropped rows", COUNT, "memory rows that could not be read, counted by reason",
              section="§11"),
-    Quantity("peak_reserved_at_us", "Peak reserved at", US, f"when the reserved peak happened, {FROM_CARD_START}",
+    Quantity("peak_at_ns", "Peak at", NS, f"when a driver module's reserved peak happened, {CLOCK}", section="§11"),
+    Quantity("live_at_peak_at_ns", "Peak at", NS, f"the allocated peak the live allocations are taken at, {CLOCK}",
              section="§11"),
-    Quantity("peak_at_us", "Peak at", US, f"when the peak happened, {FROM_CARD_START}", section="§11"),
-    Quantity("allocated_at_us", "Allocated at", US, f"when the allocation was made, {FROM_CARD_START}",
-             section="§11"),
-    Quantity("released_at_us", "Released at", US, f"when it was released, {FROM_CARD_START}; null when never",
-             section="§11"),
-    Quantity("live_at_peak_at_us", "Peak at", US, f"the allocated peak the live allocations are taken at, "
-             f"{FROM_CARD_START}", section="§11"),
 )
 
-FINDINGS = (  # §8: a finding's evidence span
-    Quantity("start_us", "Start", US, f"a finding's evidence span starts, {FROM_CARD_START}", section="§8"),
-    Quantity("end_us", "End", US, f"a finding's evidence span ends, {FROM_CARD_START}", section="§8"),
+VERDICTS = (  # §4, §8: a slow-card flag, a memory flag, a finding
+    Quantity("value", "Value", AS_METRIC, "the figure judged: the metric of the card, link or step named",
+             section="§4"),
+    Quantity("reference", "Reference", AS_METRIC, "what a finding's value is judged against", section="§8"),
+    Quantity("median", "Cards' median", AS_METRIC, "the cards' median of the metric", section="§4"),
+    Quantity("threshold", "Threshold", AS_METRIC, "median + max(practical size, z_N × σ): what a flagged value "
+             "passes", section="§4"),
+    Quantity("z", "z", Z_SCORE, "(value − median) / σ, σ = 1.4826 × the MAD; null when σ is 0", section="§4"),
+    Quantity("z_required", "z required", Z_SCORE, "the z a value must pass among N compared: z_N", section="§4"),
+    Quantity("steps_above", "Steps above", COUNT, "the flagged card's steps above the threshold", section="§4"),
 )
 
 DIFF = (  # §9: two runs
+    Quantity("ratio", "New / base", RATIO, "a framework operator's device time, new / base; null when the base "
+             "gave none", section="§13"),
     Quantity("base_total_us", "Base total", US, "an operator's total in the base run, over matched cards",
              section="§9"),
     Quantity("new_total_us", "New total", US, "an operator's total in the new run, over matched cards",
@@ -216,4 +262,4 @@ DIFF = (  # §9: two runs
 QUALIFIERS: dict[str, tuple[str, str]] = {}
 
 QUANTITIES: tuple[Quantity, ...] = (*WINDOW, *CARD, *STEP, *PIPELINE, *COMMUNICATION, *ALL_PLANES, *OPERATORS, *KERNELS,
-                                    *COSTS, *MEMORY, *FINDINGS, *DIFF)
+                                    *COSTS, *MEMORY, *VERDICTS, *DIFF)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from numbers import Integral
 
 from timelineview.analysis.vocabulary.quantity import (
+    AS_METRIC,
     BYTES,
     COUNT,
     GIGABYTES_PER_SECOND,
@@ -16,13 +17,15 @@ from timelineview.analysis.vocabulary.quantity import (
     NANOSECONDS,
     RATIO,
     SHARE,
+    TFLOPS,
+    Z_SCORE,
 )
 
 GROUP = " "  # the thousands separator: a space (ISO 80000), never a comma or a point, so no locale misreads it
 DEFAULT_DECIMALS = 3  # µs with three decimals is exact to the ns the times are computed in
 # the same precision everywhere a unit is printed: whole units for what is counted, three decimals otherwise
 DECIMALS = {MICROSECONDS: 3, NANOSECONDS: 0, MEGABYTES: 3, GIGABYTES_PER_SECOND: 3, BYTES: 0, COUNT: 0,
-            INDEX: 0, RATIO: 3, SHARE: 3}
+            INDEX: 0, RATIO: 3, SHARE: 3, AS_METRIC: 3, Z_SCORE: 1, TFLOPS: 3}
 MISSING = "—"
 
 

@@ -9,7 +9,17 @@ from dataclasses import dataclass
 MICROSECONDS, NANOSECONDS, MEGABYTES, GIGABYTES_PER_SECOND = "µs", "ns", "MB", "GB/s"
 BYTES, COUNT, RATIO, SHARE = "bytes", "count", "ratio", "share"
 INDEX = "index"  # a number that names (a plane), neither counted nor measured
+AS_METRIC = "the metric's unit"  # a verdict's figures: in the unit of the metric judged (µs for times)
+Z_SCORE = "z-score"  # robust standard deviations (1.4826 × MAD)
+TFLOPS = "TFLOPS"  # 10¹² floating-point operations per second
 UNIT_SUFFIX = {MICROSECONDS: "_us", NANOSECONDS: "_ns", MEGABYTES: "_mb", GIGABYTES_PER_SECOND: "_gbps"}
+
+
+def key_unit(key: str) -> str | None:
+    """The unit a key says: one of its ``_``-separated parts is the unit's (``_us``: ``compute_us``,
+    ``step_us_now``, ``us_per_step``); None when none is."""
+    parts = key.split("_")
+    return next((unit for unit, suffix in UNIT_SUFFIX.items() if suffix[1:] in parts), None)
 
 
 @dataclass(frozen=True)
@@ -29,9 +39,9 @@ class Quantity:
     section: str = ""  # where docs/metrics.md defines it
 
     def __post_init__(self) -> None:
-        suffix = UNIT_SUFFIX.get(self.unit)
-        if suffix is not None and not self.key.endswith(suffix):
-            raise ValueError(f"{self.key}: a quantity in {self.unit} says so in its key ({suffix})")
+        if key_unit(self.key) != (self.unit if self.unit in UNIT_SUFFIX else None):
+            raise ValueError(f"{self.key}: a key names its unit ({UNIT_SUFFIX.get(self.unit, 'none')}), and only its "
+                             f"unit ({self.unit})")
 
     @property
     def header(self) -> str:

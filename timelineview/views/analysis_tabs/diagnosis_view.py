@@ -18,6 +18,8 @@ from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession
 from timelineview.viewstate.jump_target import JumpTarget
 from timelineview.viewstate.tabs.finding_value import finding_value_text
 
+NS_PER_MS = 1e6
+
 SEVERITY_COLOURS = {HIGH: "#c0392b", MEDIUM: "#d68910", LOW: "#7f8c8d"}
 EVIDENCE_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 EVIDENCE = "Evidence, in time order (click to {click}{note}):"  # what a click does, as the data shown says
@@ -176,11 +178,13 @@ class DiagnosisView(QtWidgets.QWidget):
         order = {card: i for i, card in enumerate(f.cards)}
         shown = sorted(range(len(f.evidence)),  # by card, then in time order (the finding lists the worst first)
                        key=lambda j: (order.get(f.evidence[j].card, len(order)), f.evidence[j].card,
-                                      f.evidence[j].start_us))
+                                      f.evidence[j].start_ns))
         for j in shown:
             e = f.evidence[j]
             what = e.name or e.lane or ""
-            text = f"{e.card}: {e.start_us / 1000:.3f} – {e.end_us / 1000:.3f} ms" + (f"  ({what})" if what else "")
+            origin = self._cards[e.card][1] if e.card in self._cards else 0  # shown from the card's start
+            text = (f"{e.card}: {(e.start_ns - origin) / NS_PER_MS:.3f} – {(e.end_ns - origin) / NS_PER_MS:.3f} ms"
+                    + (f"  ({what})" if what else ""))
             row = QtWidgets.QListWidgetItem(text)
             row.setData(EVIDENCE_ROLE, (k, j))
             self.evidence.addItem(row)

@@ -22,7 +22,6 @@ from timelineview.analysis.vocabulary.number_text import format_number
 from timelineview.model.memory.records import NEVER
 from timelineview.views.analysis_tabs.record_table import (
     TEXT,
-    TIME_US,
     RecordColumn,
     RecordTableModel,
     ask_and_export_csv,
@@ -34,6 +33,9 @@ from timelineview.views.analysis_tabs.tab_inputs import TabCard
 from timelineview.views.timeline.tracks.memory_track import COLOURS, OTHER_COLOUR
 from timelineview.viewstate.jump_target import JumpTarget
 from timelineview.viewstate.tabs.memory_alive import NS_PER_MS, alive_at, alive_text
+from timelineview.viewstate.time_format import format_duration
+
+NS_PER_US = 1000.0
 
 NO_TRACE = "No trace open."
 NO_RECORDS_IN_SUMMARY = ("A summary keeps each card's memory peaks (the Cluster comparison's Peak allocated and Peak "
@@ -41,6 +43,7 @@ NO_RECORDS_IN_SUMMARY = ("A summary keeps each card's memory peaks (the Cluster 
                          "to see them here.")
 
 MB_KIND = "mb"
+SINCE_START = "since_start"  # an instant on the card's clock (ns), shown as the time after the card's start
 SMALL_MB = 0.01
 LISTED = 5000  # alive allocations listed at once (all are counted)
 # The legend's place in the plot's grid: right of the view box (row 2: view box, column 3: past the right axis).
@@ -53,8 +56,8 @@ COLUMNS = (
     RecordColumn("size_mb", "Size (MB)", MB_KIND, "Size of the allocation, MB = 2^20 bytes"),
     RecordColumn("name", "Operator", TEXT, "The operator that allocated it"),
     RecordColumn("component", "Component", TEXT, "PTA: the framework's caching allocator; GE: CANN's graph engine"),
-    RecordColumn("allocated_at_us", "Allocated at", TIME_US, "From the card's trace start"),
-    RecordColumn("released_at_us", "Released at", TIME_US, "From the card's trace start; — when never released"),
+    RecordColumn("allocated_at_ns", "Allocated at", SINCE_START, "From the card's trace start"),
+    RecordColumn("released_at_ns", "Released at", SINCE_START, "From the card's trace start; — when never released"),
 )
 
 COUNTERS_ONLY_NOTE = ("Reserved memory from the trace's NPU MEM counters; no allocation records to list (torch_npu "
@@ -62,9 +65,21 @@ COUNTERS_ONLY_NOTE = ("Reserved memory from the trace's NPU MEM counters; no all
 
 
 class _MemoryTableModel(RecordTableModel):
-    """Sizes shown in MB with three decimals; the rest as every analysis table shows it."""
+    """Sizes shown in MB with three decimals, instants as the time after the card's start ``origin_ns``; the
+    rest as every analysis table shows it."""
+
+    origin_ns = 0
 
     def data(self, index: QtCore.QModelIndex, role: int = 0):
+        if (role in (QtCore.Qt.ItemDataRole.DisplayRole, QtCore.Qt.ItemDataRole.ToolTipRole) and index.isValid()
+                and self.columns[index.column()].kind == SINCE_START):
+            value = self.rows[index.row()].get(self.columns[index.column()].key)
+            if value is None:
+                return super().data(index, role)
+            since_ns = value - self.origin_ns
+            if role == QtCore.Qt.ItemDataRole.DisplayRole:
+                return format_duration(since_ns)
+            return f"{since_ns / NS_PER_US:.3f} µs after the card's start"
         if (role == QtCore.Qt.ItemDataRole.DisplayRole and index.isValid()
                 and self.columns[index.column()].kind == MB_KIND):
             value = self.rows[index.row()].get(self.columns[index.column()].key)
@@ -273,6 +288,7 @@ class MemoryView(QtWidgets.QWidget):
         listed = "" if len(rows) <= LISTED else f" (the {LISTED} largest listed)"
         self.alive_label.setText(alive_text(alive_at(m, t_ns, rows), m.t_origin_ns, listed))
         self.cursor.setValue(self._ms(t_ns))
+        self.model.origin_ns = m.t_origin_ns
         self.model.set_rows([dict(m.allocation_row(int(k)), row=int(k)) for k in rows[:LISTED]])
         fit_columns(self.table)
 

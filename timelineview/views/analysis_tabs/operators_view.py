@@ -20,6 +20,7 @@ from timelineview.analysis.findings.marks import (
 from timelineview.analysis.kernels.chip_peaks import chip_peak
 from timelineview.analysis.kernels.view_rows import SLICES, kernel_view_rows
 from timelineview.analysis.operators import OperatorAcrossCards, operators_across_cards
+from timelineview.analysis.vocabulary.number_text import format_number
 from timelineview.views.analysis_tabs.record_table import (
     COUNT,
     MARK_REASON,
@@ -207,8 +208,9 @@ class OperatorsView(QtWidgets.QWidget):
         self.model.set_rows(rows, SHAPE_COLUMNS if by_shape else OP_TYPE_COLUMNS)
         peak = chip_peak(table.device)
         what = "shapes" if by_shape else "op types"
-        self.note.setText(f"{len(rows)} {what} over {len(table):,} compute tasks, described by "
-                          f"{table.source} ({table.described:,} of them; the others by name); "
+        self.note.setText(f"{format_number(len(rows))} {what} over {format_number(len(table))} compute tasks, "
+                          f"described by {table.source} ({format_number(table.described)} of them; the others by "
+                          "name); "
                           + (f"MFU against {table.device}'s {peak.tflops:g} TFLOPS" if peak
                              else "no known peak for this chip: no MFU") + ". " + self._open_hint(""))
 

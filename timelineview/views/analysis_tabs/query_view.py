@@ -234,8 +234,8 @@ class QueryView(QtWidgets.QWidget):
             self.model.set_result(outcome.columns, outcome.rows)
             self.table.horizontalHeader().setSortIndicator(-1, QtCore.Qt.SortOrder.AscendingOrder)
             shown = len(outcome.rows)
-            count = f"{outcome.total:,} row{'s' if outcome.total != 1 else ''}"
-            text = count if shown == outcome.total else f"{count}, the first {shown:,} shown"
+            count = f"{format_number(outcome.total)} row{'s' if outcome.total != 1 else ''}"
+            text = count if shown == outcome.total else f"{count}, the first {format_number(shown)} shown"
             if not outcome.total and self.summarised:
                 text += f". {SUMMARY_TABLES}"
             elif ID_COLUMN in outcome.columns and CARD_COLUMN in outcome.columns:

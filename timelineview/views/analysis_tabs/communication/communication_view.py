@@ -88,7 +88,7 @@ CARD_COLUMNS = (
                  "neither transfer nor wait on any plane", "All-planes\nidle"),
     RecordColumn(all_planes_key("wait_ratio"), label("all_planes_wait_ratio"), SHARE,
                  "All-planes wait / (All-planes wait + All-planes transit)", "All-planes\nwait ratio"),
-    RecordColumn("tasks", "Plane tasks", COUNT, "tasks on its plane lanes", "Plane\ntasks"),
+    RecordColumn("tasks", "Tasks", COUNT, "tasks on its plane lanes", "Plane\ntasks"),
 )
 # The producer's columns of CARD_COLUMNS, empty when no operator has a main plane.
 MAIN_KEYS = frozenset(PRODUCER_KEYS)
