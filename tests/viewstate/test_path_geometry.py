@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from timelineview.viewstate.timeline.path_geometry import NARROW_PX, PathBoxes, merged_boxes
+from timelineview.viewstate.timeline.critical_path.path_geometry import NARROW_PX, PathBoxes, merged_boxes
 
 
 def boxes(rows: list[tuple[float, float, float]]) -> PathBoxes:

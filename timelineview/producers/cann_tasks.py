@@ -47,6 +47,12 @@ TASK_TYPE_KIND: dict[str, str] = {
     "REDUCE_INLINE": REDUCE,
 }
 
+# Task types whose operator spreads over the chip's cores (its block dim against their count)
+CORE_SPREAD_TASK_TYPES = ("AI_CORE", "AI_VECTOR_CORE", "AIV", "AIC", "MIX_AIC", "MIX_AIV")
+# Task types that run on the vector cores alone, and those that count the vector cores as theirs
+VECTOR_TASK_TYPES = ("AI_VECTOR_CORE", "AIV")
+VECTOR_CORE_TASK_TYPES = (*VECTOR_TASK_TYPES, "MIX_AIV")
+
 
 # Names of runtime and collective tasks on the hardware streams (metrics.md §1). Some CANN 7 /
 # torch_npu 2024 traces type *every* hardware task ``Other``, so for them the name is the only

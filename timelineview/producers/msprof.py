@@ -16,6 +16,15 @@ SLICE_FILE = re.compile(r"^msprof_slice_(\d+)_")
 CAPTURE_FOLDER = re.compile(r"^PROF_\d+_(\d+)_")  # PROF_<n>_<timestamp>_…: the newest capture wins
 DEVICE_FOLDER = re.compile(r"^device_(\d+)$")
 DEVICE_INFO_PREFIX = "info.json."  # info.json.<device>, whose rank_id is the card's rank
+# Where a card's device description lies from its data's folder (the folder itself, a device folder, a capture
+# folder), and its fields: the chip's AI Core and vector core counts and nominal AI Core frequency (MHz)
+DEVICE_INFO_PATTERNS = ("info.json*", "device_*/info.json*", "PROF_*/device_*/info.json*")
+DEVICE_INFO_LIST = "DeviceInfo"
+DEVICE_INFO_AI_CORES = "ai_core_num"
+DEVICE_INFO_VECTOR_CORES = "aiv_num"
+DEVICE_INFO_AI_CORE_MHZ = "aic_frequency"
+# The finding on the ``AI Core Freq`` counter msprof writes, named after it
+FREQUENCY_RULE = "ai_core_frequency_low"
 
 # The hardware process's ``Step Trace`` lane (a marker lane, not compute)
 STEP_TRACE_LANE_PREFIX = "step trace"

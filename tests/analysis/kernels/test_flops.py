@@ -4,9 +4,9 @@ import math
 
 import pytest
 
-from timelineview.analysis.kernels.chip_peaks import chip_peak
 from timelineview.analysis.kernels.flops import task_flops
 from timelineview.analysis.kernels.op_type_names import op_type_of_name
+from timelineview.analysis.kernels.peaks.chip_peaks import chip_peak
 
 
 @pytest.mark.parametrize("shapes", ["8,64,32;8,32,16", "8,32,64;8,32,16", "8,64,32;8,16,32", "8,32,64;8,16,32"])

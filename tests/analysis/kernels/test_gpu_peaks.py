@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.producers.test_kineto_trace import kineto_trace
-from timelineview.analysis.kernels.chip_peaks import chip_peak
+from timelineview.analysis.kernels.peaks.chip_peaks import chip_peak
 from timelineview.cli import stats_main
 
 

@@ -11,11 +11,12 @@ from timelineview.analysis.advisor.device_info import DeviceInfo
 from timelineview.analysis.advisor.task_groups import group_rows, longest_of
 from timelineview.analysis.advisor.tasks import Tasks
 from timelineview.analysis.findings.rules import RULE_BY_NAME
+from timelineview.producers.cann_tasks import CORE_SPREAD_TASK_TYPES
 
 # shorter tasks are bound by their launch, not by the cores they use
 LONG_TASK_US = float(RULE_BY_NAME["low_block_dim"].thresholds["long_task_us"])
 NS_PER_US = 1000
-CORE_TYPES = ("AI_CORE", "AI_VECTOR_CORE", "AIV", "AIC", "MIX_AIC", "MIX_AIV")  # tasks that spread over cores
+CORE_TYPES = CORE_SPREAD_TASK_TYPES  # tasks that spread over cores
 TOP_TYPES = 3
 
 

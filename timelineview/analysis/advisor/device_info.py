@@ -15,8 +15,9 @@ from pathlib import Path
 import orjson
 
 from timelineview.model.store.regular_file import read_regular
+from timelineview.producers import cann_tasks, msprof
 
-INFO_PATTERNS = ("info.json*", "device_*/info.json*", "PROF_*/device_*/info.json*")
+INFO_PATTERNS = msprof.DEVICE_INFO_PATTERNS
 # ASCEND_PROFILER_OUTPUT/trace_view.json → rank0_ascend_pt (its PROF_* folder), timeline/ → device_0: no higher,
 # where another card's description lies
 LEVELS_UP = 1
@@ -55,7 +56,7 @@ class DeviceInfo:
     def cores_for(self, core_type: str) -> int:
         """The cores a task of ``core_type`` can spread over (0: unknown): the vector cores for a vector task
         (the AI Cores on a chip without separate vector cores), the AI Cores otherwise."""
-        vector = core_type.upper() in ("AI_VECTOR_CORE", "AIV", "MIX_AIV")
+        vector = core_type.upper() in cann_tasks.VECTOR_CORE_TASK_TYPES
         if vector:
             return self.vector_cores or self.ai_cores
         return self.ai_cores
@@ -73,12 +74,13 @@ def _described(path: Path) -> DeviceInfo | None:
         doc = orjson.loads(read_regular(path, MAX_INFO_BYTES))
     except (OSError, ValueError):
         return None
-    devices = doc.get("DeviceInfo") if isinstance(doc, dict) else None
+    devices = doc.get(msprof.DEVICE_INFO_LIST) if isinstance(doc, dict) else None
     if not isinstance(devices, list) or not devices or not isinstance(devices[0], dict):
         return None
     d = devices[0]
-    return DeviceInfo(int(_number(d.get("ai_core_num"))), int(_number(d.get("aiv_num"))),
-                      _number(d.get("aic_frequency")), f"the capture's device description ({path.name})")
+    return DeviceInfo(int(_number(d.get(msprof.DEVICE_INFO_AI_CORES))),
+                      int(_number(d.get(msprof.DEVICE_INFO_VECTOR_CORES))),
+                      _number(d.get(msprof.DEVICE_INFO_AI_CORE_MHZ)), f"the capture's device description ({path.name})")
 
 
 def info_files(paths: list[Path]) -> list[Path]:

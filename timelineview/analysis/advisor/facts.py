@@ -3,6 +3,8 @@ them (a summary keeps them too): each check's figures and its evidence as spans 
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import numpy as np
 
 from timelineview.analysis.advisor.block_dim import low_block_dim
@@ -60,8 +62,7 @@ def advisor_facts(store: TraceStore, a, evidence: int) -> dict | None:
         "op_types": {"by_op_type": times["by_op_type"], "by_shape": times["by_shape"],
                      "by_op_type_steps": times["by_op_type_steps"], "by_shape_steps": times["by_shape_steps"],
                      "longest": {k: spans.tasks_of(v) for k, v in times["longest"].items()}},
-        "device": {"ai_cores": device.ai_cores, "vector_cores": device.vector_cores,
-                   "nominal_mhz": device.nominal_mhz, "source": device.source},
+        "device": asdict(device),
         "frequency": None, "dynamic": None, "block_dim": None, "vector_runs": None,
     }
     drops = frequency_drops(store, list(a.steps or []), device.nominal_mhz, device.source)

@@ -17,10 +17,11 @@ from timelineview.analysis.advisor.task_groups import group_rows, longest_of, st
 from timelineview.analysis.advisor.tasks import Tasks
 from timelineview.analysis.findings.rules import RULE_BY_NAME
 from timelineview.analysis.kernels.dense_ids import distinct_inverse
+from timelineview.producers.cann_tasks import VECTOR_TASK_TYPES
 
 _THRESHOLDS = RULE_BY_NAME["fusable_vector_runs"].thresholds
 SMALL_TASK_US = float(_THRESHOLDS["small_task_us"])
-VECTOR_CORE_TYPES = ("AI_VECTOR_CORE", "AIV")
+VECTOR_CORE_TYPES = VECTOR_TASK_TYPES
 MIN_SEQUENCE = 2  # a single task is no fusion
 MAX_SEQUENCE = 8
 MIN_REPEATS = int(_THRESHOLDS["min_repeats"])  # a sequence seen fewer times is not a pattern

@@ -11,6 +11,7 @@ from timelineview.analysis.findings.records import Evidence, Finding, fmt_us, ma
 from timelineview.analysis.findings.rules import RULE_BY_NAME
 from timelineview.analysis.findings.signals import CardSignals
 from timelineview.analysis.findings.slow_operators import CardOpTimes, OperatorVerdict, slow_operators
+from timelineview.producers.msprof import FREQUENCY_RULE
 
 NS_PER_US = 1000.0
 SHAPES_NAMED = 3  # shapes of a slow op type named in its advice
@@ -112,7 +113,7 @@ def _mhz(x: float) -> str:
 
 def frequency_findings(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
     """A card whose AI Core frequency is below its nominal for at least the rule's share of its steps' time."""
-    rule = RULE_BY_NAME["ai_core_frequency_low"]
+    rule = RULE_BY_NAME[FREQUENCY_RULE]
     threshold = rule.thresholds["share_of_step"]
     out = []
     for card, f in _facts(signals).items():

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from timelineview.producers.msprof import FREQUENCY_RULE
+
 HIGH, MEDIUM, LOW = "high", "medium", "low"
 SEVERITY_ORDER = {HIGH: 0, MEDIUM: 1, LOW: 2}
 ANOMALY, WHERE_TIME_GOES = "anomaly", "where the time goes"
@@ -150,7 +152,7 @@ ADVISOR_RULES: tuple[Rule, ...] = (
          "Its mean task takes {mean} there against a median of {median_mean} over the cards{factor}.{shapes} Compare "
          "it with a healthy card's: its input shapes and formats, its block dim and PMU figures, the kernel chosen "
          "for it, and that card's AI Core frequency.", kind=ANOMALY),
-    Rule("ai_core_frequency_low", MEDIUM, METHOD_FORWARD_BACKWARD,
+    Rule(FREQUENCY_RULE, MEDIUM, METHOD_FORWARD_BACKWARD,
          "the AI Core Freq counter reads below the nominal frequency for ≥ 5 % of the steps' time",
          "Where the time goes: the AI Cores ran below their nominal {nominal} for {value} ({share} of the steps' "
          "time; the threshold is {reference}), down to {lowest}; the nominal figure is {nominal_source}. Every "

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from timelineview.analysis.kernels.chip_peaks import OVERRIDE_SOURCE, UNKNOWN_PEAK_NOTE, Peak, chip_peak
 from timelineview.analysis.kernels.grouping import FLOPS_PER_TFLOP_NS, NS_PER_US, KernelRows, kernel_rows
+from timelineview.analysis.kernels.peaks.chip_peaks import OVERRIDE_SOURCE, UNKNOWN_PEAK_NOTE, Peak, chip_peak
 from timelineview.analysis.kernels.table import KernelTable
 from timelineview.analysis.steps import StepWindow
 from timelineview.model.store.trace_store import TraceStore

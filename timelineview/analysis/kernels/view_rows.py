@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from timelineview.analysis.kernels.chip_peaks import chip_peak
 from timelineview.analysis.kernels.document import kernel_records
 from timelineview.analysis.kernels.grouping import kernel_rows
+from timelineview.analysis.kernels.peaks.chip_peaks import chip_peak
 from timelineview.analysis.kernels.table import KernelTable
 from timelineview.model.store.trace_store import TraceStore
 

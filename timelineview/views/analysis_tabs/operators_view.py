@@ -17,7 +17,7 @@ from timelineview.analysis.findings.marks import (
     operator_reason,
     operator_verdicts,
 )
-from timelineview.analysis.kernels.chip_peaks import chip_peak
+from timelineview.analysis.kernels.peaks.chip_peaks import chip_peak
 from timelineview.analysis.kernels.view_rows import SLICES, kernel_view_rows
 from timelineview.analysis.operators import OperatorAcrossCards, operators_across_cards
 from timelineview.analysis.vocabulary.number_text import format_number

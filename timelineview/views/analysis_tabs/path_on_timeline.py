@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from timelineview.viewstate.timeline.path_slices import PathOnTimeline, path_on_timeline
+from timelineview.viewstate.timeline.critical_path.path_slices import PathOnTimeline, path_on_timeline
 
 STEP_MARGIN = 0.03  # of the step, either side, when the timeline zooms to it
 

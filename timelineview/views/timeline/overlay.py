@@ -7,8 +7,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from timelineview.views.timeline.view_context import ViewContext, qrect, qrectf
 from timelineview.viewstate.card_view import CardView
 from timelineview.viewstate.time_format import format_duration
+from timelineview.viewstate.timeline.critical_path.path_geometry import merged_boxes, path_boxes
 from timelineview.viewstate.timeline.lane_layout import LANE, LANE_PAD, SLICE_ROW_H
-from timelineview.viewstate.timeline.path_geometry import merged_boxes, path_boxes
 
 MAX_ARROWS = 200
 PATH_PEN = QtGui.QColor(225, 30, 140)  # the critical path's outline: reads on light and dark fills alike

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from timelineview.analysis.kernels.gpu_peaks import gpu_part
+from timelineview.analysis.kernels.peaks.gpu_peaks import gpu_part
 
 
 @dataclass(frozen=True)

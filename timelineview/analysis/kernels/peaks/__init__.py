@@ -1,0 +1,1 @@
+"""The chips' peak compute figures (Ascend parts and GPU parts) that MFU is measured against. No Qt."""
