@@ -29,12 +29,15 @@ def card_kernels(store: TraceStore, classification: Classification) -> KernelTab
     dim and PMU figures (metrics.md §7.1)."""
     compute = np.flatnonzero(classification.compute)
     interner = Interner()
-    found = SourceResult.empty(SOURCE_NAME, interner, len(compute))
+    found = None  # the names' empty result is made only when no source describes a task: not held meanwhile
     for source in (database_descriptions, kernel_details_descriptions, host_flow_descriptions):
         result = source(store, compute, interner)
         if result is not None and result.described.any():  # level0 databases write only N/A
             found = result
             break
+        del result
+    if found is None:
+        found = SourceResult.empty(SOURCE_NAME, interner, len(compute))
     described = int(np.count_nonzero(found.described))
     _fill_from_names(store, compute, found)
     group, first = found.found.grouped()
@@ -50,8 +53,8 @@ def card_kernels(store: TraceStore, classification: Classification) -> KernelTab
     groups = KernelGroups(strings=texts, op_type=d.op_type[first], core_type=d.core_type[first],
                           shapes=d.shapes[first], dtypes=d.dtypes[first], formats=d.formats[first],
                           out_shapes=d.out_shapes[first], flops=flops)
-    return KernelTable(source=found.source, slices=compute.astype(np.int64), group=group,
-                       block_dim=found.block_dim.astype(np.int32), groups=groups,
+    return KernelTable(source=found.source, slices=compute.astype(np.int64, copy=False), group=group,
+                       block_dim=found.block_dim.astype(np.int32, copy=False), groups=groups,
                        described=described, pmu=found.pmu,
                        device=found.device or device_name(store, classification.mode), dynamic=found.dynamic)
 

@@ -95,33 +95,42 @@ def _gather(values: np.ndarray, row: np.ndarray, out: np.ndarray) -> np.ndarray:
 def _described(conn: sqlite3.Connection, store: TraceStore, reader: DatabaseArgs, table: str,
                compute: np.ndarray, interner: Interner) -> SourceResult:
     """The descriptions of the ``compute`` tasks. The table is read one column at a time (each scan is fast)
-    and each gathered into the tasks' result before the next: a ten-million-row table is never held whole."""
+    and each gathered into the tasks' result before the next: a ten-million-row table is never held whole.
+    A scan's buffers are its peak, so each result array is made only once its column is read (those of the
+    columns the table lacks last)."""
     row = _table_rows(conn, store, reader, table, compute)
     n = len(row)
 
     def column(name: str) -> np.ndarray:
         return read_columns(conn, table, {name: "int"}, narrow=(name,))[name]
 
-    result = SourceResult.empty(SOURCE_DATABASE, interner, n)
+    got: dict[str, np.ndarray] = {}
     for name, target in zip(TEXT_COLUMNS, ("op_type", "shapes", "dtypes", "formats", "out_shapes"), strict=True):
         if reader.schema.has(table, name):
             values = column(name)
-            out = getattr(result.found, target)
             if values.dtype == np.int32:  # the ids fit the result: gathered into it and turned there
-                _gather(values, row, out)
+                out = got[target] = _gather(values, row, np.empty(n, np.int32))
                 del values
                 _texts_in_place(reader, out, interner, name in SHAPE_COLUMNS)
             else:
                 wide = _gather(values, row, np.empty(n, values.dtype))
                 del values
-                out[:] = _texts(reader, wide, interner, name in SHAPE_COLUMNS)
-    result.described = (row >= 0) & ((result.found.op_type != NO_VALUE) | (result.found.shapes != NO_VALUE))
-    if reader.schema.has(table, "blockDim"):
-        _gather(column("blockDim"), row, result.block_dim)
+                got[target] = _texts(reader, wide, interner, name in SHAPE_COLUMNS)
+                del wide
+    block_dim = _gather(column("blockDim"), row, np.empty(n, np.int32)) if reader.schema.has(table, "blockDim") \
+        else None
+    task_ids = None
     if reader.schema.has(table, "globalTaskId") and reader.schema.has(PMU_TABLE, "globalTaskId", "name", "value"):
         values = column("globalTaskId")
         task_ids = _gather(values, row, np.empty(n, values.dtype))
-        del values, row
+        del values
+    result = SourceResult.empty(SOURCE_DATABASE, interner, 0)
+    for target in ("op_type", "core_type", "shapes", "dtypes", "formats", "out_shapes"):
+        setattr(result.found, target, got.pop(target) if target in got else np.full(n, NO_VALUE, np.int32))
+    result.block_dim = block_dim if block_dim is not None else np.full(n, NO_VALUE, np.int32)
+    result.described = (row >= 0) & ((result.found.op_type != NO_VALUE) | (result.found.shapes != NO_VALUE))
+    del row
+    if task_ids is not None:
         result.pmu = _pmu(conn, reader, task_ids, result.described)
     return result
 
