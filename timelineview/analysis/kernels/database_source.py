@@ -15,7 +15,7 @@ import sqlite3
 
 import numpy as np
 
-from timelineview.analysis.kernels.dense_ids import MAX_TABLE_PER_VALUE, distinct_inverse
+from timelineview.analysis.kernels.dense_ids import distinct_inverse, turn_distinct_in_place
 from timelineview.analysis.kernels.source_result import SourceResult, shape_text
 from timelineview.analysis.kernels.table import NO_VALUE, SOURCE_DATABASE, Interner
 from timelineview.model.database import slices as S
@@ -151,26 +151,9 @@ def _texts(reader: DatabaseArgs, db_ids: np.ndarray, interner: Interner, shapes:
 
 
 def _texts_in_place(reader: DatabaseArgs, ids: np.ndarray, interner: Interner, shapes: bool) -> None:
-    """``ids`` (int32 database string ids, NO_VALUE for none) turned in place into ids of ``interner``.
-
-    The distinct ids are interned in ascending order, as ``_texts`` does (so the interner's ids are the
-    same), through a presence table and a lookup table over the ids' range, a chunk at a time."""
-    if not len(ids):
-        return
-    low, high = int(ids.min()), int(ids.max())
-    span = high - low + 1
-    if span > MAX_TABLE_PER_VALUE * len(ids) + 1024:  # ids too sparse for a table over their range
-        ids[:] = _texts(reader, ids, interner, shapes)
-        return
-    present = np.zeros(span, bool)
-    for a in range(0, len(ids), LOCATE_CHUNK):
-        present[ids[a:a + LOCATE_CHUNK] - low] = True
-    used = np.flatnonzero(present)
-    del present
-    lookup = np.full(span, NO_VALUE, np.int32)
-    lookup[used] = [_text_id(reader, u + low, interner, shapes) for u in used.tolist()]
-    for a in range(0, len(ids), LOCATE_CHUNK):
-        ids[a:a + LOCATE_CHUNK] = lookup[ids[a:a + LOCATE_CHUNK] - low]
+    """``ids`` (int32 database string ids, NO_VALUE for none) turned in place into ids of ``interner``, the
+    distinct ids interned in ascending order as ``_texts`` does (so the interner's ids are the same)."""
+    turn_distinct_in_place(ids, lambda db_id: _text_id(reader, db_id, interner, shapes))
 
 
 def _device(conn: sqlite3.Connection, reader: DatabaseArgs) -> str:

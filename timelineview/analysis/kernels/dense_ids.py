@@ -4,6 +4,8 @@ million values takes a second; this takes tens of milliseconds."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 MAX_TABLE_PER_VALUE = 4  # a presence table larger than this many entries per value costs more than a sort
@@ -33,3 +35,29 @@ def first_positions(inverse: np.ndarray, n_distinct: int) -> np.ndarray:
     first = np.full(n_distinct, len(inverse), np.int64)
     np.minimum.at(first, inverse, np.arange(len(inverse), dtype=np.int64))
     return first
+
+
+CHUNK = 1 << 18  # values marked or turned at once: each step's temporaries are a few MB
+
+
+def turn_distinct_in_place(values: np.ndarray, turn: Callable[[int], int]) -> None:
+    """``values`` (int32) each replaced by ``turn(value)``, called once per distinct value in ascending order
+    (as over ``distinct_inverse``'s values), through a presence table and a lookup table over the values'
+    range a chunk at a time: no temporary as long as ``values``."""
+    if not len(values):
+        return
+    low, high = int(values.min()), int(values.max())
+    span = high - low + 1
+    if span > MAX_TABLE_PER_VALUE * len(values) + 1024:  # too sparse for a table over their range
+        uniq, inverse = distinct_inverse(values)
+        values[:] = np.array([turn(u) for u in uniq.tolist()], np.int32)[inverse]
+        return
+    present = np.zeros(span, bool)
+    for a in range(0, len(values), CHUNK):
+        present[values[a:a + CHUNK] - low] = True
+    used = np.flatnonzero(present)
+    del present
+    lookup = np.zeros(span, np.int32)
+    lookup[used] = [turn(u + low) for u in used.tolist()]
+    for a in range(0, len(values), CHUNK):
+        values[a:a + CHUNK] = lookup[values[a:a + CHUNK] - low]

@@ -123,6 +123,8 @@ def _packed(columns: list[np.ndarray]) -> np.ndarray | None:
     if sum(widths) > 63:
         return None
     key = np.zeros(len(columns[0]), np.int64)
-    for column, width in zip(columns, widths, strict=True):
-        key = (key << width) | (column.astype(np.int64) + 1)
+    for column, width in zip(columns, widths, strict=True):  # in place: (key << width) | (column + 1)
+        key <<= width
+        key += column
+        key += 1
     return key
