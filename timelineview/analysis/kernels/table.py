@@ -111,9 +111,10 @@ class Descriptions:
             key = np.stack(columns, axis=1)
             _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
         else:
-            uniq, inverse = distinct_inverse(key)
+            uniq, inverse = distinct_inverse(key, np.int32 if len(key) < 2**31 else np.int64)
+            del key
             first = first_positions(inverse, len(uniq))
-        return inverse.reshape(-1).astype(np.int32), first.astype(np.int64)
+        return inverse.reshape(-1).astype(np.int32, copy=False), first.astype(np.int64, copy=False)
 
 
 def _packed(columns: list[np.ndarray]) -> np.ndarray | None:
