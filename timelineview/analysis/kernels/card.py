@@ -12,7 +12,7 @@ import numpy as np
 
 from timelineview.analysis.classify import Classification
 from timelineview.analysis.kernels.database_source import database_descriptions
-from timelineview.analysis.kernels.dense_ids import distinct_inverse
+from timelineview.analysis.kernels.dense_ids import turn_distinct_in_place
 from timelineview.analysis.kernels.flops import task_flops
 from timelineview.analysis.kernels.host_flow_source import host_flow_descriptions
 from timelineview.analysis.kernels.kernel_details_source import kernel_details_descriptions
@@ -29,12 +29,15 @@ def card_kernels(store: TraceStore, classification: Classification) -> KernelTab
     dim and PMU figures (metrics.md §7.1)."""
     compute = np.flatnonzero(classification.compute)
     interner = Interner()
-    found = SourceResult.empty(SOURCE_NAME, interner, len(compute))
+    found = None  # the names' empty result is made only when no source describes a task: not held meanwhile
     for source in (database_descriptions, kernel_details_descriptions, host_flow_descriptions):
         result = source(store, compute, interner)
         if result is not None and result.described.any():  # level0 databases write only N/A
             found = result
             break
+        del result
+    if found is None:
+        found = SourceResult.empty(SOURCE_NAME, interner, len(compute))
     described = int(np.count_nonzero(found.described))
     _fill_from_names(store, compute, found)
     group, first = found.found.grouped()
@@ -50,24 +53,31 @@ def card_kernels(store: TraceStore, classification: Classification) -> KernelTab
     groups = KernelGroups(strings=texts, op_type=d.op_type[first], core_type=d.core_type[first],
                           shapes=d.shapes[first], dtypes=d.dtypes[first], formats=d.formats[first],
                           out_shapes=d.out_shapes[first], flops=flops)
-    return KernelTable(source=found.source, slices=compute.astype(np.int64), group=group,
-                       block_dim=found.block_dim.astype(np.int32), groups=groups,
+    return KernelTable(source=found.source, slices=compute.astype(np.int64, copy=False), group=group,
+                       block_dim=found.block_dim.astype(np.int32, copy=False), groups=groups,
                        described=described, pmu=found.pmu,
                        device=found.device or device_name(store, classification.mode), dynamic=found.dynamic)
 
 
 def _fill_from_names(store: TraceStore, compute: np.ndarray, found: SourceResult) -> None:
     """Op type from the name and core type from the task's ``Task Type`` wherever the source gave none.
-    Each distinct name and task type is read once."""
+    Each distinct name and task type is read once, in place over the tasks' ids (no per-task int64 index when
+    every task misses one: the database gives no core type)."""
     sl, d = store.slices, found.found
     for target, column, of_text in (("op_type", sl.name, op_type_of_name), ("core_type", sl.task_type, _core_type)):
         ids = getattr(d, target)
-        missing = np.flatnonzero(ids == NO_VALUE)
-        if not len(missing):
+        missing = ids == NO_VALUE
+        if not missing.any():
             continue
-        uniq, inverse = distinct_inverse(column[compute[missing]])
-        mapped = [found.interner.id(of_text(store.strings[u] if u >= 0 else "")) for u in uniq.tolist()]
-        ids[missing] = np.array(mapped, np.int32)[inverse]
+        every = bool(missing.all())
+        values = column[compute] if every else column[compute[missing]]
+        values = values.astype(np.int32, copy=False)
+        turn_distinct_in_place(values, lambda u, of_text=of_text: found.interner.id(
+            of_text(store.strings[u] if u >= 0 else "")))
+        if every:
+            ids[:] = values
+        else:
+            ids[missing] = values
 
 
 def _core_type(task_type: str) -> str:

@@ -15,6 +15,7 @@ from timelineview.analysis.steps import StepWindow
 from timelineview.model.store.trace_store import TraceStore
 
 TOP_SHAPES = 50  # rows of ``by_shape`` in the document (``by_op_type`` gives every type)
+TASK_CHUNK = 1 << 18  # tasks summed into the steps at once
 
 
 def _number(x: float) -> float | None:
@@ -49,16 +50,22 @@ def kernel_records(rows: KernelRows, peak: Peak | None, by_shape: bool, limit: i
     return out
 
 
-def step_flops(table: KernelTable, starts: np.ndarray, steps: Sequence[StepWindow]) -> np.ndarray:
-    """Σ FLOPs of the tasks starting in each step window."""
+def step_flops(table: KernelTable, slice_start: np.ndarray, steps: Sequence[StepWindow]) -> np.ndarray:
+    """Σ FLOPs of the tasks starting in each step window (``slice_start``: the card's slices' starts). The
+    tasks are taken a chunk at a time, summed in task order as one ``bincount`` would (the same figures):
+    the per-task temporaries of ten million tasks would pass the kept table itself."""
     if not steps:
         return np.zeros(0)
     order = sorted(range(len(steps)), key=lambda k: steps[k].start)
     step_start = np.array([steps[k].start for k in order], np.int64)
     step_end = np.array([steps[k].end for k in order], np.int64)
-    at = np.searchsorted(step_start, starts, side="right") - 1
-    inside = (at >= 0) & (starts < step_end[np.maximum(at, 0)])
-    sums = np.bincount(at[inside], weights=table.task_flops[inside], minlength=len(steps))
+    per_group = np.nan_to_num(table.groups.flops, nan=0.0)  # as ``task_flops``
+    sums = np.zeros(len(steps))
+    for a in range(0, len(table.slices), TASK_CHUNK):
+        starts = slice_start[table.slices[a:a + TASK_CHUNK]]
+        at = np.searchsorted(step_start, starts, side="right") - 1
+        inside = (at >= 0) & (starts < step_end[np.maximum(at, 0)])
+        np.add.at(sums, at[inside], per_group[table.group[a:a + TASK_CHUNK][inside]])
     out = np.zeros(len(steps))
     out[order] = sums
     return out
@@ -73,7 +80,7 @@ def step_kernel_rows(store: TraceStore, table: KernelTable, steps: Sequence[Step
                      peak: Peak | None) -> list[dict]:
     """Per step window: ``step``, ``flops`` (Σ over the tasks starting in it), achieved ``tflops`` over the
     window and ``mfu`` against ``peak``."""
-    per_step = step_flops(table, store.slices.start[table.slices], steps)
+    per_step = step_flops(table, store.slices.start, steps)
     rows = []
     for w, flops in zip(steps, per_step.tolist(), strict=True):
         dur = w.end - w.start

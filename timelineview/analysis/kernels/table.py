@@ -111,9 +111,10 @@ class Descriptions:
             key = np.stack(columns, axis=1)
             _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
         else:
-            uniq, inverse = distinct_inverse(key)
+            uniq, inverse = distinct_inverse(key, np.int32 if len(key) < 2**31 else np.int64)
+            del key
             first = first_positions(inverse, len(uniq))
-        return inverse.reshape(-1).astype(np.int32), first.astype(np.int64)
+        return inverse.reshape(-1).astype(np.int32, copy=False), first.astype(np.int64, copy=False)
 
 
 def _packed(columns: list[np.ndarray]) -> np.ndarray | None:
@@ -123,6 +124,8 @@ def _packed(columns: list[np.ndarray]) -> np.ndarray | None:
     if sum(widths) > 63:
         return None
     key = np.zeros(len(columns[0]), np.int64)
-    for column, width in zip(columns, widths, strict=True):
-        key = (key << width) | (column.astype(np.int64) + 1)
+    for column, width in zip(columns, widths, strict=True):  # in place: (key << width) | (column + 1)
+        key <<= width
+        key += column
+        key += 1
     return key
