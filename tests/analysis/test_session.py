@@ -24,6 +24,7 @@ from timelineview.analysis.findings import evaluate_findings
 from timelineview.analysis.kernels import card_kernels
 from timelineview.analysis.kernels.document import kernels_document
 from timelineview.analysis.kernels.slow_card_excess import with_op_type_excess
+from timelineview.analysis.kernels.stage_flops import pipeline_stages
 from timelineview.analysis.memory.findings import MemoryCard, cards_imbalance
 from timelineview.analysis.memory.stage import card_memory
 from timelineview.analysis.operators import card_operators, operators_across_cards
@@ -84,6 +85,8 @@ def reference_document(stores, min_gap_ns=1000) -> dict:
     return {"schema": "timelineview.stats/3", "cards": cards, "slow_cards": slow,
             **cluster_json(analyse_cluster(comms)),
             "operators_across_cards": [o.document() for o in operators_across_cards(ops)],
+            # the FLOPs per pipeline stage are tested on their own (tests/analysis/kernels/test_stage_flops.py)
+            "pipeline_stages": pipeline_stages(fresh.comparison),
             "memory_imbalance": cards_imbalance(memory), "findings": findings, **critical}
 
 

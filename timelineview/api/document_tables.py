@@ -150,8 +150,7 @@ FINDINGS = document_spec("findings", "one row per finding (metrics.md §8): anom
     Column("evidence", STRING, "JSON list of {card, lane[, name], start_ns, end_ns} spans, ns on the card's clock"),
     declared("gain_us"),
     Column("what_if", STRING, "that what-if's change"),
-    Column("steps_on_critical_path", INT64, "in how many steps its card, link or data wait is on the critical path"),
-    Column("steps_priced", INT64, "of how many steps (those the critical path covers)")),
+    declared("steps_on_critical_path", INT64), declared("steps_priced", INT64)),
     _finding_rows)
 
 

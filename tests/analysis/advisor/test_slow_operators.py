@@ -106,8 +106,9 @@ def test_a_generated_op_type_slowed_on_one_card_is_a_finding_with_its_tasks(plan
     [f] = found
     assert f.kind == "anomaly" and f.value > f.reference
     store = planted_session.stores[[s.card for s in planted_session.stores].index("rank 4")]
-    span_us = (store.t_end - store.t_origin) / 1000
-    assert f.evidence and all(e.card == "rank 4" and 0 <= e.start_us < e.end_us <= span_us for e in f.evidence)
+    # evidence instants: ns on the card's clock (metrics.md §5)
+    assert f.evidence and all(e.card == "rank 4" and store.t_origin <= e.start_ns < e.end_ns <= store.t_end
+                              for e in f.evidence)
     assert all("MatMulV2" in e.name for e in f.evidence)
     marked = [m for m in session_marks(planted_session) if m.surface == "findings.slow_operator"]
     assert [m.item for m in marked] == ["MatMulV2 on rank 4"]

@@ -43,7 +43,9 @@ def test_the_frequency_finding_and_its_evidence():
     store = with_frequency(card([StepShape()] * 4), [(0, 1800), (1000, 1200), (1500, 1800), (3000, 1500), (3100, 1800)])
     [f] = [f for f in AnalysisSession([store]).findings if f.rule == "ai_core_frequency_low"]
     assert f.value == pytest.approx(600 / (4 * STEP_US)) and f.reference == 0.05
-    assert [(e.start_us, e.end_us) for e in f.evidence] == [(1000.0, 1500.0), (3000.0, 3100.0)]
+    # evidence instants: ns on the card's clock (metrics.md §5)
+    assert [(e.start_ns - store.t_origin, e.end_ns - store.t_origin) for e in f.evidence] == [
+        (1000 * US, 1500 * US), (3000 * US, 3100 * US)]
     assert "1.2e+03" not in f.advice and "1200 MHz" in f.advice
     # a drop for under 5 % of the steps' time is no finding
     short = with_frequency(card([StepShape()] * 4), [(0, 1800), (1000, 1200), (1100, 1800)])
@@ -98,7 +100,7 @@ def test_dynamic_shapes_and_low_block_dims_from_the_kernel_table(described):
         f = found[rule]
         assert f.cards == ["rank 0"] and f.evidence
         store = session.stores[0]
-        assert all(e.card == "rank 0" and 0 <= e.start_us < e.end_us <= (store.t_end - store.t_origin) / 1000
+        assert all(e.card == "rank 0" and store.t_origin <= e.start_ns < e.end_ns <= store.t_end
                    for e in f.evidence)
     others = [s for s in session.stores if s.card != "rank 0"]
     assert others and all(session.analyse(session.stores.index(s), ("finding_facts",)).finding_facts["advisor"]

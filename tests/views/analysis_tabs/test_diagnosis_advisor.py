@@ -71,7 +71,6 @@ def test_the_advisor_findings_are_listed_and_their_evidence_opens(opened, qtbot)
     target: JumpTarget = sent.args[0]
     card = opened.timeline.ctx.card_by_number(target.card)
     assert card is not None and card.store.card == f"rank {SLOW}" and SLOWED in e.name
-    t0 = card.store.t_origin + round(e.start_us * 1000)
-    t1 = card.store.t_origin + round(e.end_us * 1000)
+    t0, t1 = e.start_ns, e.end_ns  # ns on the card's clock
     v0, v1 = opened.timeline.ctx.abs_window(card)
     assert v0 <= t0 and t1 <= v1

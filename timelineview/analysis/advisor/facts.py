@@ -21,15 +21,13 @@ NS_PER_US = 1000.0
 
 
 class _Spans:
-    """Evidence documents of a card's tasks and spans (µs from its trace start)."""
+    """Evidence documents of a card's tasks and spans (ns on the card's clock, as its slices carry them)."""
 
     def __init__(self, store: TraceStore, tasks: Tasks, card: str) -> None:
         self.store, self.tasks, self.card = store, tasks, card
-        self.origin = store.t_origin
 
     def span(self, start_ns: int, end_ns: int, lane: str | None, name: str | None = None) -> dict:
-        return Evidence(self.card, (int(start_ns) - self.origin) / NS_PER_US, (int(end_ns) - self.origin) / NS_PER_US,
-                        lane, name).document()
+        return Evidence(self.card, int(start_ns), int(end_ns), lane, name).document()
 
     def lane(self, k: int) -> str:
         lanes = self.store.lanes

@@ -175,6 +175,8 @@ KERNELS = (  # §7.1: op types and input shapes
              section="§7.1"),
     Quantity("share_of_excess", "Share of the excess", SHARE, "the op type's part of the sum of the positive "
              "excesses", section="§7.1"),
+    Quantity("flops_per_step", "FLOPs per step", COUNT, "a pipeline stage member's FLOPs per step: the mean over "
+             "its steps of each step's flops", section="§7.1"),
     Quantity("p50_us", "Median", US, "median duration of the group's tasks (numpy's linear percentile)",
              section="§7.1"),
     Quantity("p90_us", "p90", US, "90th percentile of the durations of the group's tasks (numpy's "
@@ -192,6 +194,10 @@ COSTS = (  # §12: critical path and what-if
     Quantity("factor", "Factor", RATIO, "what a what-if multiplies its target's time by", section="§12"),
     Quantity("step_us_now", "Step time now", US, "the replay's mean step time as captured", section="§12"),
     Quantity("step_us_predicted", "Predicted step time", US, "the replay's mean step time with the change",
+             section="§12"),
+    Quantity("steps_on_critical_path", "Steps on the path", COUNT, "in how many steps a finding's card, link or "
+             "data wait is on the critical path", section="§12"),
+    Quantity("steps_priced", "Steps priced", COUNT, "of how many steps: those the critical path covers",
              section="§12"),
     Quantity("gain_us", "Gain", US, "mean step time the change would save: now − predicted (negative: it would "
              "cost)", section="§12"),
@@ -254,6 +260,11 @@ DIFF = (  # §9: two runs
              "(inclusive: the kernels of the operators it calls) in the new run, over matched cards", section="§13"),
     Quantity("base_count", "Base count", COUNT, "its slices in the base run", section="§9"),
     Quantity("new_count", "New count", COUNT, "its slices in the new run", section="§9"),
+    Quantity("computation_us", "Computation", US, "a run's mean step as compare breaks it down: time some compute "
+             "task or kernel runs (the step window's compute_us)", section="§13"),
+    Quantity("host_launch_overhead_us", "Host launch overhead", US, "the part of free time the device waited for "
+             "the host: free intervals that end where device work starts that was launched after they began",
+             section="§13"),
 )
 
 # a declared quantity measured another way, said by a prefix of its key: prefix -> (label suffix, how); none

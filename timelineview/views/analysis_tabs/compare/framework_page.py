@@ -10,6 +10,7 @@ from PySide6 import QtCore, QtWidgets
 from timelineview.analysis.diff.framework_diff import FrameworkOperatorDelta
 from timelineview.analysis.diff.run_diff import RunDiff
 from timelineview.analysis.diff.step_breakdown import BREAKDOWN_KEYS, StepBreakdownDiff
+from timelineview.analysis.vocabulary import label, quantity
 from timelineview.views.analysis_tabs.compare.delta_tables import DeltaTableModel
 from timelineview.views.analysis_tabs.record_table import COUNT, NUMBER, TEXT, TIME_US, RecordColumn
 
@@ -31,9 +32,9 @@ OPERATOR_COLUMNS = (
     RecordColumn("delta_us", "Change", TIME_US, CHANGE_TIP + ", device time over the matched cards"),
     RecordColumn("base_us", "Base device time", TIME_US, "the work it launched in the base run"),
     RecordColumn("new_us", "New device time", TIME_US, "the work it launched in the new run"),
-    RecordColumn("ratio", "New ÷ base", NUMBER, "new device time over base (— when the base run gave none)"),
-    RecordColumn("base_count", "Base calls", COUNT),
-    RecordColumn("new_count", "New calls", COUNT),
+    RecordColumn("ratio", label("ratio"), NUMBER, quantity("ratio").tooltip),
+    RecordColumn("base_count", label("base_count"), COUNT, "its calls in the base run"),
+    RecordColumn("new_count", label("new_count"), COUNT, "its calls in the new run"),
 )
 
 
