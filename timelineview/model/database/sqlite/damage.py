@@ -36,11 +36,16 @@ class TableDamage:
     rows_on_pages: int  # rows on the table's leaf pages that the file holds intact
     pages_missing: int  # pages the tree points to that are past the file's end or do not parse
     resume: tuple[int, ...] = ()  # ascending: the first rowid past each missing page (its bound + 1)
+    # leaves with a cell that runs off the page: SQLite reads such a cell's rowid from the bytes past the
+    # page in its cache, which differ from one read to the next (its seeks on the leaf with them), so a
+    # read must not enter one; their rows are counted lost, and each one's (lowest, highest) rowid bound
+    rows_on_bad_leaves: int = 0
+    bad_leaves: tuple[tuple[int, int | None], ...] = ()
 
     def rows_lost(self, rows_read: int) -> int:
-        """Rows of the table not read: those on intact leaves beyond what was read, and at least one a
-        missing page (a lower bound: a missing page held one row or more)."""
-        return max(self.rows_on_pages - rows_read, 0) + self.pages_missing
+        """Rows of the table not read: those on intact leaves beyond what was read, those on leaves not to
+        be read, and at least one a missing page (a lower bound: a missing page held one row or more)."""
+        return max(self.rows_on_pages - rows_read, 0) + self.rows_on_bad_leaves + self.pages_missing
 
 
 def table_roots(conn: sqlite3.Connection) -> dict[str, int]:
@@ -77,13 +82,16 @@ def table_damage(path: str | os.PathLike, roots: dict[str, int]) -> dict[str, Ta
 
 
 def _walk(buf, page_size: int, n_pages: int, root: int) -> TableDamage:
-    rows = missing = 0
+    rows = missing = bad_rows = 0
     resume: list[int] = []
+    bad: list[tuple[int, int | None]] = []
     seen: set[int] = set()
-    stack: list[tuple[int, int | None]] = [(root, None)]  # (page, the largest rowid its subtree may hold)
+    # (page, the smallest and the largest rowid its subtree may hold)
+    stack: list[tuple[int, int, int | None]] = [(root, -(1 << 63), None)]
     while stack:
-        page, upper = stack.pop()
-        if page in seen or page < 1 or page > n_pages:  # a loop in a damaged tree, or past the file
+        page, lower, upper = stack.pop()
+        # a loop in a damaged tree, past the file, or the catalogue's own page in another table's tree
+        if page in seen or page < 1 or page > n_pages or (page == CATALOGUE_ROOT and root != CATALOGUE_ROOT):
             missing += 1
             _resume_past(resume, upper)
             continue
@@ -94,7 +102,12 @@ def _walk(buf, page_size: int, n_pages: int, root: int) -> TableDamage:
         cells = int.from_bytes(buf[head + 3:head + 5], "big")
         children = None
         if kind == LEAF_TABLE and head + LEAF_HEADER + 2 * cells <= base + page_size:
-            rows += cells
+            if _cells_whole(buf, base, head, page_size, cells):
+                rows += cells
+            else:
+                bad_rows += cells
+                bad.append((lower, upper))
+                _resume_past(resume, upper)
             continue
         if kind == INTERIOR_TABLE and head + INTERIOR_HEADER + 2 * cells <= base + page_size:
             children = _children(buf, base, head, page_size, cells, upper)
@@ -102,8 +115,38 @@ def _walk(buf, page_size: int, n_pages: int, root: int) -> TableDamage:
             missing += 1
             _resume_past(resume, upper)
         else:
-            stack.extend(reversed(children))
-    return TableDamage(rows, missing, tuple(sorted(resume)))
+            lowers = [lower] + [key + 1 for _child, key in children[:-1]]
+            stack.extend(reversed([(child, low, key) for (child, key), low in zip(children, lowers, strict=True)]))
+    return TableDamage(rows, missing, tuple(sorted(resume)), bad_rows, tuple(sorted(bad, key=lambda b: b[0])))
+
+
+CELL_VARINTS_MAX = 18  # a leaf cell's payload size and rowid varints: 9 bytes each at most
+
+
+def _cells_whole(buf, base: int, head: int, page_size: int, cells: int) -> bool:
+    """Whether each cell of a leaf starts after the cell pointers and its two varints end on the page
+    (those near the page's end are decoded; the rest cannot run off it)."""
+    end = base + page_size
+    first = head + LEAF_HEADER
+    pointers = [base + int.from_bytes(buf[first + 2 * k:first + 2 * k + 2], "big") for k in range(cells)]
+    for ptr in pointers:
+        if ptr < first + 2 * cells or ptr >= end:
+            return False
+        if ptr + CELL_VARINTS_MAX > end:
+            size_end = _varint_end(buf, ptr, end)
+            if size_end is None or _varint_end(buf, size_end, end) is None:
+                return False
+    return True
+
+
+def _varint_end(buf, at: int, end: int) -> int | None:
+    """Where the varint at ``at`` ends (None when it runs past ``end``)."""
+    for k in range(9):
+        if at + k >= end:
+            return None
+        if k == 8 or buf[at + k] < 0x80:
+            return at + k + 1
+    return None
 
 
 def _resume_past(resume: list[int], upper: int | None) -> None:
