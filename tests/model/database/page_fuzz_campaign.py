@@ -40,6 +40,7 @@ ROWS = 3000
 TABLE = "T"
 NAMES = ["rowid", "a", "b", "c"]
 TIMEOUT_S = 60.0  # one input in a worker (the first one compiles the reader)
+QUICK_INPUTS = 40  # the sample the test suite runs
 BATCH = 40  # inputs per worker process (a dead or hung worker's later inputs go to a new one)
 FAILURES = ("mismatch", "silent loss", "unsteady", "crash", "hang")
 VERDICTS = ("agreed", "fell back", "damage reported", "unnoticed") + FAILURES
@@ -344,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         worker(args.worker[0], args.worker[1], int(args.worker[2]))
         return 0
-    inputs = 40 if args.quick else args.inputs
+    inputs = QUICK_INPUTS if args.quick else args.inputs
     with tempfile.TemporaryDirectory(prefix="page-fuzz-") as tmp:
         work = Path(args.work) if args.work else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
