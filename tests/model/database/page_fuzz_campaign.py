@@ -29,11 +29,12 @@ import json
 import os
 import random
 import sqlite3
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import NamedTuple
+
+from tests.campaign_workers import judge_in_workers, work_through
 
 PAGE_SIZE = 512
 ROWS = 3000
@@ -247,64 +248,6 @@ def judge(path: str, built: int) -> Outcome:
     return Outcome(name, "agreed" if got is not None else "fell back", "")
 
 
-def worker(listing: str, results: str, built: int) -> None:
-    """Judge each file of ``listing`` (one a line), appending 'start NAME' then the outcome to ``results``."""
-    with open(results, "a") as out:
-        for path in Path(listing).read_text().split("\n"):
-            if not path:
-                continue
-            out.write(json.dumps({"start": Path(path).name}) + "\n")
-            out.flush()
-            try:
-                outcome = judge(path, built)
-            except Exception as exc:  # noqa: BLE001 - a traceback is a verdict here
-                outcome = Outcome(Path(path).name, "crash", f"{type(exc).__name__}: {exc}")
-            out.write(json.dumps(outcome._asdict()) + "\n")
-            out.flush()
-
-
-def _run_batch(paths: list[str], work: Path, built: int, timeout: float) -> list[Outcome]:
-    """Outcomes of ``paths`` in worker processes: a worker that dies or hangs names its input, the rest go on."""
-    outcomes: list[Outcome] = []
-    todo = list(paths)
-    k = 0
-    while todo:
-        k += 1
-        listing, results = work / f"batch{k}.txt", work / f"results{k}.jsonl"
-        listing.write_text("\n".join(todo))
-        results.write_text("")
-        why = ""
-        try:
-            proc = subprocess.run([sys.executable, "-m", __spec__.name if __spec__ else "page_fuzz_campaign",
-                                   "--worker", str(listing), str(results), str(built)],
-                                  capture_output=True, text=True, timeout=timeout * len(todo),
-                                  cwd=Path(__file__).resolve().parents[3])
-            if proc.returncode:
-                why = f"exit {proc.returncode}: {proc.stderr.strip()[-200:]}"
-        except subprocess.TimeoutExpired:
-            why = "timeout"
-        done, started = [], None
-        for line in results.read_text().splitlines():
-            record = json.loads(line)
-            if "start" in record:
-                started = record["start"]
-            else:
-                done.append(Outcome(**record))
-                started = None
-        outcomes.extend(done)
-        names = {o.name for o in done}
-        todo = [p for p in todo if Path(p).name not in names]
-        if started is not None:
-            outcomes.append(Outcome(started, "hang" if why == "timeout" else "crash", why or "worker died"))
-            todo = [p for p in todo if Path(p).name != started]
-        elif todo and not why:
-            why = "worker stopped early"
-        if todo and why and started is None:  # died before it started any: do not loop
-            outcomes.extend(Outcome(Path(p).name, "crash", why) for p in todo)
-            todo = []
-    return outcomes
-
-
 def run(inputs: int, seed: int, work: Path, timeout: float = TIMEOUT_S) -> list[Outcome]:
     """Make ``inputs`` mutated copies of the valid database under ``work`` and judge each."""
     base = work / "valid.db"
@@ -319,10 +262,9 @@ def run(inputs: int, seed: int, work: Path, timeout: float = TIMEOUT_S) -> list[
         path.write_bytes(bytes(data))
         (work / f"m{i:04d}.txt").write_text("; ".join(names))
         paths.append(str(path))
-    outcomes = []
-    for a in range(0, len(paths), BATCH):
-        outcomes.extend(_run_batch(paths[a:a + BATCH], work, built, timeout))
-    return outcomes
+    got = judge_in_workers(__spec__.name if __spec__ else "tests.model.database.page_fuzz_campaign", paths, work,
+                           [str(built)], timeout, BATCH)
+    return [Outcome(**o) for o in got]
 
 
 def table(outcomes: list[Outcome]) -> dict[str, int]:
@@ -343,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        worker(args.worker[0], args.worker[1], int(args.worker[2]))
+        work_through(args.worker[0], args.worker[1], lambda path: judge(path, int(args.worker[2]))._asdict())
         return 0
     inputs = QUICK_INPUTS if args.quick else args.inputs
     with tempfile.TemporaryDirectory(prefix="page-fuzz-") as tmp:
