@@ -96,3 +96,34 @@ def test_a_child_pointing_at_the_catalogue_page_is_a_missing_page(valid, tmp_pat
     rowids, losses, _notes = _read(path)
     [loss] = [loss for loss in losses if loss.table == TABLE]
     assert loss.pages_missing == 1 and loss.rows_lost >= 1
+
+
+def _children(data: bytes, page: int) -> list[int]:
+    """An interior page's child pages, read by hand (each cell's 4-byte pointer, then the right-most)."""
+    base = (page - 1) * PAGE_SIZE
+    cells = int.from_bytes(data[base + 3:base + 5], "big")
+    out = []
+    for k in range(cells):
+        ptr = base + int.from_bytes(data[base + 12 + 2 * k:base + 14 + 2 * k], "big")
+        out.append(int.from_bytes(data[ptr:ptr + 4], "big"))
+    return out + [int.from_bytes(data[base + 8:base + 12], "big")]
+
+
+def test_an_overwritten_interior_page_counts_the_rows_of_the_leaves_below_it(valid, tmp_path):
+    """The leaves below a lost interior page are still in the file: their rows are the loss, not "1"."""
+    data = bytearray(valid.read_bytes())
+    inner = [p for p in _pages(data, INTERIOR) if data[(_children(data, p)[0] - 1) * PAGE_SIZE] == LEAF]
+    assert len(inner) >= 3, "a tree of three levels"
+    lost_page = inner[1]  # not the first: rows before it are read
+    below = sum(len(_leaf_rowids(data, leaf)) for leaf in _children(data, lost_page))
+    base = (lost_page - 1) * PAGE_SIZE
+    data[base:base + PAGE_SIZE] = bytes(PAGE_SIZE)
+    path = tmp_path / "t.db"
+    path.write_bytes(bytes(data))
+    conn = sqlite3.connect(valid)
+    built = conn.execute(f"select count(*) from {TABLE}").fetchone()[0]
+    conn.close()
+    rowids, losses, notes = _read(path)
+    [loss] = [loss for loss in losses if loss.table == TABLE]
+    assert notes and loss.pages_missing == 1
+    assert loss.rows_lost == below and len(rowids) + loss.rows_lost == built
