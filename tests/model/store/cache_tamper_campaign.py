@@ -57,6 +57,7 @@ def _replace(path: Path, make: Callable[[Path], None]) -> None:
     make(path)
 
 
+FOLDER_MUTATIONS = ("removed", "fifo", "dev zero", "link loop", "unreadable")  # of the entry's folder itself
 MUTATIONS: dict[str, Callable[[Path], None]] = {
     "flip": _flip,
     "digit": _digit,
@@ -96,7 +97,7 @@ def judge(run: Path, cache: Path, want: str) -> tuple[str, str]:
     return ("differs", said[:120]) if said else ("lied", "output differs, nothing said")
 
 
-def run(work: Path, quick: bool, jobs: int, seed: int = 1) -> list[dict]:
+def run(work: Path, quick: bool, jobs: int, seed: int = 1, limit: int = 0) -> list[dict]:
     from timelineview.synthetic import CardSpec, generate_card
 
     card = work / "run" / "ascend_timeline_display_0.json"
@@ -109,15 +110,17 @@ def run(work: Path, quick: bool, jobs: int, seed: int = 1) -> list[dict]:
     assert code == 0 and warm == want, err
     [entry] = [p for p in pristine.iterdir() if not p.name.startswith(".")]
     targets = sorted(p.name for p in entry.iterdir()) + ["."]
-    cases = [(target, name) for target in targets for name in MUTATIONS if not (target == "." and name == "digit")]
-    if quick:
-        cases = random.Random(seed).sample(cases, QUICK_INPUTS)
+    cases = [(target, name) for target in targets for name in MUTATIONS
+             if target != "." or name in FOLDER_MUTATIONS]
+    if quick or limit:
+        cases = random.Random(seed).sample(cases, min(len(cases), limit or QUICK_INPUTS))
 
     def one(k: int, target: str, name: str) -> dict:
         cache = work / f"c{k:04d}"
         shutil.copytree(pristine, cache, symlinks=True)
         MUTATIONS[name](cache / entry.name / target if target != "." else cache / entry.name)
         verdict, detail = judge(card.parent, cache, want)
+        print(json.dumps({"name": f"{target}: {name}", "verdict": verdict}), file=sys.stderr, flush=True)
         for folder, _dirs, _files in os.walk(cache):  # what was made unreadable can be removed again
             os.chmod(folder, 0o755)
         return {"name": f"{target}: {name}", "verdict": verdict, "detail": detail}
@@ -136,9 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help=f"a sample of {QUICK_INPUTS} inputs")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--limit", type=int, default=0, help="a sample of this many inputs")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="cache-tamper-") as tmp:
-        outcomes = run(Path(tmp), args.quick, args.jobs, args.seed)
+        outcomes = run(Path(tmp), args.quick, args.jobs, args.seed, args.limit)
         for root, dirs, _files in os.walk(tmp):
             for d in dirs:
                 os.chmod(os.path.join(root, d), 0o755)
