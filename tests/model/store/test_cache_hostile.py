@@ -195,3 +195,17 @@ def test_a_disk_short_of_room_is_said_once(tmp_path, cache, capsys, monkeypatch)
     assert not [p for p in cache.iterdir() if not p.name.startswith(".")]
     assert stats_main([str(run), "--json", "--quiet"]) == 0
     assert "no room" not in capsys.readouterr().err  # said once
+
+
+def test_a_folder_in_place_of_a_kept_results_digest_is_computed_again(tmp_path, cache, capsys):
+    """The kept result no longer matches its digest and cannot be removed: it is computed, not an internal
+    error."""
+    run = _card(tmp_path)
+    cold = _stats(capsys, str(run), "--no-cache")
+    _stats(capsys, str(run))
+    digests = sorted(_entry(cache).glob("analysis-*.json.sha1"))
+    assert digests
+    for digest in digests:
+        digest.unlink()
+        digest.mkdir()
+    assert _stats(capsys, str(run)) == cold

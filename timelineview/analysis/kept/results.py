@@ -322,7 +322,10 @@ class KeptResults:
 
     def _remove(self, name: str) -> None:
         for suffix in ("json", "json" + json_digest.SUFFIX, COLUMNS, CHECKED):
-            self._path(name, suffix).unlink(missing_ok=True)
+            try:
+                self._path(name, suffix).unlink(missing_ok=True)
+            except OSError:  # a folder put in its place, a read-only entry: the field is computed each time
+                pass
 
     def _clean_other_keys(self) -> None:
         """Remove the fields kept under other keys (older code, another gap threshold) once."""
