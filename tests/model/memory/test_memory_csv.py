@@ -209,3 +209,16 @@ def test_a_file_whose_lines_end_with_a_lone_carriage_return(tmp_path):
     m = load_memory(card(tmp_path))
     assert [m.name(k) for k in m.curves.component] == ["PTA", "GE"] and not m.report.warnings
     assert m.curves.time_ns.tolist() == [10000, 11000] and m.curves.allocated.tolist() == [MB, 3 * MB]
+
+
+def test_a_short_name_at_the_end_of_a_file_beside_a_long_one_reads(tmp_path):
+    """Names are compared eight bytes at a time up to the longest name's length: a short name near the end
+    of the file must not be read past the file's buffer (it raised IndexError)."""
+    long_name = "L" * 200  # longer than the buffer's padding, shorter than a name read apart
+    rows = [f"{long_name},1736408883573957.920\t,1.0,2.0,1.0,,NPU:0"]
+    rows += [f"PT{k % 3},17364088835739{k + 60}.000\t,1.0,2.0,1.0,,NPU:0" for k in range(5)]
+    rows.append("G,1736408883573999.000\t,1.0,2.0,1.0,,N")
+    write(tmp_path, "memory_record.csv", RECORD_HEADER, rows, end="\n")
+    m = load_memory(card(tmp_path))
+    assert m.report.rows_read == 7 and m.report.dropped_rows == 0
+    assert [m.name(k) for k in m.curves.component] == [long_name, "PT0", "PT1", "PT2", "PT0", "PT1", "G"]

@@ -197,3 +197,18 @@ def test_a_disk_short_of_room_is_said_once(tmp_path, cache, capsys, monkeypatch)
     assert not [p for p in cache.iterdir() if not p.name.startswith(".")]
     assert stats_main([str(run), "--json", "--quiet"]) == 0
     assert "no room" not in capsys.readouterr().err  # said once
+
+
+def test_a_folder_in_place_of_a_kept_results_pack_is_computed_again(tmp_path, cache, capsys):
+    """The kept results cannot be read or replaced (a folder where the card's pack was): they are computed,
+    not an internal error."""
+    run = _card(tmp_path)
+    cold = _stats(capsys, str(run), "--no-cache")
+    _stats(capsys, str(run))
+    packs = sorted(_entry(cache).glob("analysis-*.pack"))
+    assert packs
+    for pack in packs:
+        pack.unlink()
+        pack.mkdir()
+    assert _stats(capsys, str(run)) == cold
+    assert _stats(capsys, str(run)) == cold  # and again, with the folder still there

@@ -323,7 +323,9 @@ def _distinct(f: Fields) -> tuple[np.ndarray, np.ndarray]:
     words = []
     for k in range(max(1, -(-int(length.max()) // 8))):
         high = np.clip(length - 8 * k, 0, 8)
-        words.append(f.text.word(f.start + 8 * k) & _LOW_BYTES[high])
+        # a field already ended reads its own start (masked to nothing): 8 k past it may be past the buffer's
+        # padding, where a longer field of the column sets k (a name near the end of a file)
+        words.append(f.text.word(np.where(high > 0, f.start + 8 * k, f.start)) & _LOW_BYTES[high])
     h = length.astype(np.uint64)
     for w in words:
         h = (h ^ w) * _HASH_PRIME

@@ -15,7 +15,7 @@ import mmap
 import os
 import re
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from timelineview.model.store.regular_file import open_regular
 
@@ -36,11 +36,24 @@ class TableDamage:
     rows_on_pages: int  # rows on the table's leaf pages that the file holds intact
     pages_missing: int  # pages the tree points to that are past the file's end or do not parse
     resume: tuple[int, ...] = ()  # ascending: the first rowid past each missing page (its bound + 1)
+    # leaves with a cell that runs off the page: SQLite reads such a cell's rowid from the bytes past the
+    # page in its cache, which differ from one read to the next (its seeks on the leaf with them), so a
+    # read must not enter one; their rows are counted lost, and each one's (lowest, highest) rowid bound
+    rows_on_bad_leaves: int = 0
+    bad_leaves: tuple[tuple[int, int | None], ...] = ()
+    # (lowest, highest or None) rowid bound of each missing page; the rows on intact leaves no tree reaches
+    # whose rowids lie within a missing page's bound (the leaves of a lost interior page), and how many of
+    # the missing pages such leaves were found for
+    missing_spans: tuple[tuple[int, int | None], ...] = ()
+    rows_on_orphan_leaves: int = 0
+    spans_with_orphans: int = 0
 
     def rows_lost(self, rows_read: int) -> int:
-        """Rows of the table not read: those on intact leaves beyond what was read, and at least one a
-        missing page (a lower bound: a missing page held one row or more)."""
-        return max(self.rows_on_pages - rows_read, 0) + self.pages_missing
+        """Rows of the table not read: those on intact leaves beyond what was read, those on leaves not to
+        be read, the rows on the leaves below a missing page where the file still holds them, and at
+        least one for each other missing page (a lower bound: a missing page held one row or more)."""
+        return (max(self.rows_on_pages - rows_read, 0) + self.rows_on_bad_leaves + self.rows_on_orphan_leaves
+                + self.pages_missing - self.spans_with_orphans)
 
 
 def table_roots(conn: sqlite3.Connection) -> dict[str, int]:
@@ -59,9 +72,11 @@ def page_geometry(size: int, head: bytes) -> tuple[int, int]:
     return page_size, (size // page_size if page_size >= MIN_PAGE_SIZE else 0)
 
 
-def table_damage(path: str | os.PathLike, roots: dict[str, int]) -> dict[str, TableDamage]:
+def table_damage(path: str | os.PathLike, roots: dict[str, int],
+                 every_root: dict[str, int] | None = None) -> dict[str, TableDamage]:
     """``TableDamage`` of each table of ``roots`` (``{table: root page}``) in the file at ``path``
-    (empty when the file cannot be mapped)."""
+    (empty when the file cannot be mapped). With ``every_root`` (every table's root: their trees tell which
+    leaves no tree reaches), the rows below a missing page that the file still holds are counted."""
     try:
         with open_regular(path) as f:
             size = os.fstat(f.fileno()).st_size
@@ -71,20 +86,28 @@ def table_damage(path: str | os.PathLike, roots: dict[str, int]) -> dict[str, Ta
                 page_size, n_pages = page_geometry(size, buf[:HEADER_BYTES])
                 if page_size < MIN_PAGE_SIZE:
                     return {}
-                return {table: _walk(buf, page_size, n_pages, root) for table, root in roots.items()}
+                found = {table: _walk(buf, page_size, n_pages, root) for table, root in roots.items()}
+                if any(d.missing_spans for d in found.values()):
+                    found = _with_orphans(buf, page_size, n_pages, found, every_root)
+                return found
     except (OSError, ValueError):
         return {}
 
 
-def _walk(buf, page_size: int, n_pages: int, root: int) -> TableDamage:
-    rows = missing = 0
+def _walk(buf, page_size: int, n_pages: int, root: int, seen: set[int] | None = None) -> TableDamage:
+    rows = missing = bad_rows = 0
     resume: list[int] = []
-    seen: set[int] = set()
-    stack: list[tuple[int, int | None]] = [(root, None)]  # (page, the largest rowid its subtree may hold)
+    spans: list[tuple[int, int | None]] = []
+    bad: list[tuple[int, int | None]] = []
+    seen = set() if seen is None else seen
+    # (page, the smallest and the largest rowid its subtree may hold)
+    stack: list[tuple[int, int, int | None]] = [(root, -(1 << 63), None)]
     while stack:
-        page, upper = stack.pop()
-        if page in seen or page < 1 or page > n_pages:  # a loop in a damaged tree, or past the file
+        page, lower, upper = stack.pop()
+        # a loop in a damaged tree, past the file, or the catalogue's own page in another table's tree
+        if page in seen or page < 1 or page > n_pages or (page == CATALOGUE_ROOT and root != CATALOGUE_ROOT):
             missing += 1
+            spans.append((lower, upper))
             _resume_past(resume, upper)
             continue
         seen.add(page)
@@ -94,16 +117,121 @@ def _walk(buf, page_size: int, n_pages: int, root: int) -> TableDamage:
         cells = int.from_bytes(buf[head + 3:head + 5], "big")
         children = None
         if kind == LEAF_TABLE and head + LEAF_HEADER + 2 * cells <= base + page_size:
-            rows += cells
+            if _cells_whole(buf, base, head, page_size, cells):
+                rows += cells
+            else:
+                bad_rows += cells
+                bad.append((lower, upper))
+                _resume_past(resume, upper)
             continue
         if kind == INTERIOR_TABLE and head + INTERIOR_HEADER + 2 * cells <= base + page_size:
             children = _children(buf, base, head, page_size, cells, upper)
         if children is None:
             missing += 1
+            spans.append((lower, upper))
             _resume_past(resume, upper)
         else:
-            stack.extend(reversed(children))
-    return TableDamage(rows, missing, tuple(sorted(resume)))
+            lowers = [lower] + [key + 1 for _child, key in children[:-1]]
+            stack.extend(reversed([(child, low, key) for (child, key), low in zip(children, lowers, strict=True)]))
+    return TableDamage(rows, missing, tuple(sorted(resume)), bad_rows, tuple(sorted(bad, key=lambda b: b[0])),
+                       tuple(spans))
+
+
+def _with_orphans(buf, page_size: int, n_pages: int, found: dict[str, TableDamage],
+                  every_root: dict[str, int] | None) -> dict[str, TableDamage]:
+    """``found`` with the rows of the intact leaves that no table's tree reaches (nor the free list holds)
+    counted for the missing page whose rowid bound holds all their rowids; a leaf whose rowids lie in
+    the bounds of more than one table's missing pages is counted for none (a lower bound stays)."""
+    if every_root is None:
+        return found
+    reached: set[int] = set()
+    for root in every_root.values():
+        _walk(buf, page_size, n_pages, root, reached)
+    reached |= _free_pages(buf, page_size, n_pages)
+    orphans = []
+    for page in range(2, n_pages + 1):
+        base = (page - 1) * page_size
+        if page in reached or buf[base] != LEAF_TABLE:
+            continue
+        cells = int.from_bytes(buf[base + 3:base + 5], "big")
+        rowids = _leaf_rowids(buf, base, page_size, cells)
+        if rowids:
+            orphans.append((min(rowids), max(rowids), len(rowids)))
+    claims: dict[int, list[tuple[str, int]]] = {}
+    for table, damage in found.items():
+        for k, (lower, upper) in enumerate(damage.missing_spans):
+            for o, (low, high, _n) in enumerate(orphans):
+                if lower <= low and (upper is None or high <= upper):
+                    claims.setdefault(o, []).append((table, k))
+    rows: dict[str, int] = {}
+    spans: dict[str, set[int]] = {}
+    for o, owners in claims.items():
+        if len({table for table, _k in owners}) == 1 and len(owners) == 1:
+            table, k = owners[0]
+            rows[table] = rows.get(table, 0) + orphans[o][2]
+            spans.setdefault(table, set()).add(k)
+    return {table: replace(damage, rows_on_orphan_leaves=rows.get(table, 0),
+                           spans_with_orphans=len(spans.get(table, ()))) for table, damage in found.items()}
+
+
+def _leaf_rowids(buf, base: int, page_size: int, cells: int) -> list[int]:
+    """The rowids of the cells of a leaf that lie whole on it (none when its header does not fit)."""
+    end = base + page_size
+    first = base + LEAF_HEADER
+    if first + 2 * cells > end:
+        return []
+    out = []
+    for k in range(cells):
+        ptr = base + int.from_bytes(buf[first + 2 * k:first + 2 * k + 2], "big")
+        if ptr < first + 2 * cells or ptr >= end:
+            continue
+        after = _varint_end(buf, ptr, end)
+        rowid = None if after is None else _varint(buf, after, end)
+        if rowid is not None:
+            out.append(rowid)
+    return out
+
+
+def _free_pages(buf, page_size: int, n_pages: int) -> set[int]:
+    """The pages on the file's free list (trunk pages and the leaves they list)."""
+    free: set[int] = set()
+    trunk = int.from_bytes(buf[32:36], "big")
+    while 1 < trunk <= n_pages and trunk not in free:
+        free.add(trunk)
+        base = (trunk - 1) * page_size
+        count = min(int.from_bytes(buf[base + 4:base + 8], "big"), (page_size - 8) // 4)
+        free.update(int.from_bytes(buf[base + 8 + 4 * k:base + 12 + 4 * k], "big") for k in range(count))
+        trunk = int.from_bytes(buf[base:base + 4], "big")
+    return free
+
+
+CELL_VARINTS_MAX = 18  # a leaf cell's payload size and rowid varints: 9 bytes each at most
+
+
+def _cells_whole(buf, base: int, head: int, page_size: int, cells: int) -> bool:
+    """Whether each cell of a leaf starts after the cell pointers and its two varints end on the page
+    (those near the page's end are decoded; the rest cannot run off it)."""
+    end = base + page_size
+    first = head + LEAF_HEADER
+    pointers = [base + int.from_bytes(buf[first + 2 * k:first + 2 * k + 2], "big") for k in range(cells)]
+    for ptr in pointers:
+        if ptr < first + 2 * cells or ptr >= end:
+            return False
+        if ptr + CELL_VARINTS_MAX > end:
+            size_end = _varint_end(buf, ptr, end)
+            if size_end is None or _varint_end(buf, size_end, end) is None:
+                return False
+    return True
+
+
+def _varint_end(buf, at: int, end: int) -> int | None:
+    """Where the varint at ``at`` ends (None when it runs past ``end``)."""
+    for k in range(9):
+        if at + k >= end:
+            return None
+        if k == 8 or buf[at + k] < 0x80:
+            return at + k + 1
+    return None
 
 
 def _resume_past(resume: list[int], upper: int | None) -> None:
@@ -180,7 +308,7 @@ def table_losses(conn: sqlite3.Connection, path: str | os.PathLike, tables: list
     wanted = {t: roots[t] for t in tables if t in roots}
     wanted[CATALOGUE] = CATALOGUE_ROOT  # entries lost there are tables lost whole
     out = []
-    for table, damage in table_damage(path, wanted).items():
+    for table, damage in table_damage(path, wanted, {**roots, CATALOGUE: CATALOGUE_ROOT}).items():
         if table in salvaged:
             rows = salvaged[table]
         elif table in read and rows_exact:

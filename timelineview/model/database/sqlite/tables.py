@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from timelineview.model.database.sqlite.connection import connect
-from timelineview.model.database.sqlite.damage import table_damage, table_roots
+from timelineview.model.database.sqlite.damage import TableDamage, table_damage, table_roots
 from timelineview.model.database.sqlite.pages import narrowed, read_int_columns
 from timelineview.model.database.sqlite.table_names import ROWID, quote_identifier
 
@@ -117,20 +117,35 @@ def read_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str], 
 
 
 def salvage_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str],
-                    with_rowid: bool = False, resume: Sequence[int] = ()) -> dict[str, np.ndarray]:
+                    with_rowid: bool = False, resume: Sequence[int] = (),
+                    avoid: Sequence[tuple[int, int | None]] = ()) -> dict[str, np.ndarray]:
     """``read_columns`` of a damaged table: every row SQLite can still reach (a full read raises at
     the damage and would give none). Read in rowid order, a batch at a time, the batch halved down to
     one row where it fails (the cursor reads a row ahead: a row just before the damage is read
     alone); past a damaged stretch the read goes on at the next of ``resume`` (rowids where the
-    table's intact pages start again), and SQLite's own row order when the table has no rowid."""
+    table's intact pages start again), and SQLite's own row order when the table has no rowid. The rowid
+    spans of ``avoid`` (lowest, highest or None: leaves whose cells SQLite reads from past their page,
+    differently at each read) are never entered: each read stops before the next one."""
     names = list(columns)
     exprs = ", ".join(_expr(c, columns[c]) for c in names)
     sql = f"select rowid, {exprs} from {quote_identifier(table)} where rowid >= ? order by rowid limit ?"
+    bounded = (f"select rowid, {exprs} from {quote_identifier(table)} where rowid >= ? and rowid < ? "
+               f"order by rowid limit ?")
     rows: list[tuple] = []
-    at, limit, ahead = _MIN_ROWID, SALVAGE_ROWS, sorted(resume)
+    at, limit, ahead, spans = _MIN_ROWID, SALVAGE_ROWS, sorted(resume), sorted(avoid, key=lambda span: span[0])
     while True:
+        inside = next((hi for lo, hi in spans if lo <= at and (hi is None or at <= hi)), False)
+        if inside is not False:  # a leaf not to read: on past it
+            if inside is None:
+                break
+            at = inside + 1
+            continue
+        bound = min((lo for lo, _hi in spans if lo > at), default=None)
         try:
-            batch = conn.execute(sql, (at, limit)).fetchall()
+            if bound is None:
+                batch = conn.execute(sql, (at, limit)).fetchall()
+            else:
+                batch = [r for r in conn.execute(bounded, (at, bound, limit)).fetchall() if r[0] < bound]
         except sqlite3.OperationalError as exc:
             if "no such column" in str(exc):  # a table without rowids: its rows in SQLite's order
                 return _salvage_in_order(conn, table, columns, with_rowid)
@@ -145,7 +160,7 @@ def salvage_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str
                 continue
             bad = _rowid_from(conn, table, at)  # one record is bad: its cell's rowid may still be read
             if bad is not None:
-                at, limit = bad + 1, SALVAGE_ROWS
+                at, limit = (bad + 1 if bound is None else min(bad + 1, bound)), SALVAGE_ROWS
                 continue
             at = next((k for k in ahead if k > at), None)
             if at is None:
@@ -153,7 +168,10 @@ def salvage_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str
             limit = SALVAGE_ROWS
             continue
         if not batch:
-            break
+            if bound is None:
+                break
+            at, limit = bound, SALVAGE_ROWS  # nothing more before the leaf not to read: on past it
+            continue
         rows.extend(r for r in batch if r[0] >= at)  # in order: a damaged page's stray rowids left out
         at, limit = batch[-1][0] + 1, SALVAGE_ROWS
     out: dict[str, np.ndarray] = {}
@@ -382,7 +400,9 @@ def read_or_salvage(conn: sqlite3.Connection, table: str, columns: dict[str, str
         return read_columns(conn, table, columns, with_rowid=with_rowid, progress=progress, narrow=narrow)
     except sqlite3.DatabaseError as exc:
         try:
-            got = salvage_columns(conn, table, columns, with_rowid=with_rowid, resume=_resume_keys(conn, table))
+            found = _pages_of(conn, table)
+            got = salvage_columns(conn, table, columns, with_rowid=with_rowid,
+                                  resume=found.resume if found else (), avoid=found.bad_leaves if found else ())
         except sqlite3.DatabaseError:
             got = None
         if got:
@@ -395,11 +415,11 @@ def read_or_salvage(conn: sqlite3.Connection, table: str, columns: dict[str, str
         return got
 
 
-def _resume_keys(conn: sqlite3.Connection, table: str) -> tuple[int, ...]:
-    """Where ``table``'s intact pages start again past each damaged stretch (``damage``)."""
+def _pages_of(conn: sqlite3.Connection, table: str) -> TableDamage | None:
+    """``table``'s pages as the file holds them (``damage``): where its intact pages start again past each
+    damaged stretch, and the leaves a read must not enter."""
     root = table_roots(conn).get(table)
     path = _database_file(conn)
     if root is None or not path:
-        return ()
-    found = table_damage(path, {table: root}).get(table)
-    return found.resume if found is not None else ()
+        return None
+    return table_damage(path, {table: root}).get(table)
