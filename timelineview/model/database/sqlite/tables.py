@@ -23,6 +23,7 @@ import numpy as np
 
 from timelineview.model.database.sqlite.connection import connect
 from timelineview.model.database.sqlite.damage import TableDamage, table_damage, table_roots
+from timelineview.model.database.sqlite.leaf_cells import has_cell_off_page
 from timelineview.model.database.sqlite.pages import narrowed, read_int_columns
 from timelineview.model.database.sqlite.table_names import ROWID, quote_identifier
 
@@ -41,6 +42,7 @@ _MIN_ROWID = -(1 << 63)
 _INT_TYPES = ("INT",)
 # what ``read_or_salvage`` notes of a damaged table (``damage`` counts the rows lost from them)
 DAMAGED_NOTE = "table {table} damaged ({why}): {rows:,} rows could be read (what is lost is counted apart)"
+CELL_OFF_PAGE = "a leaf cell runs off its page"  # why a table is not trusted to a full SQLite read
 UNREADABLE_NOTE = "table {table} unreadable ({why}): not read"
 _REAL_TYPES = ("REAL", "FLOA", "DOUB", "NUMERIC", "DECIMAL")
 
@@ -107,8 +109,16 @@ def read_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str], 
     """
     by_kind = _by_kind(columns, with_rowid)
     out: dict[str, np.ndarray] = {}
+    checked = False
     for kind, names in by_kind.items():
-        cols = _scan(conn, table, kind, names, where, progress=progress, narrow=narrow)
+        cols = None
+        if kind == "int" and not where:
+            cols = read_int_columns(conn, _database_file(conn), table, names, progress, narrow)
+        if cols is None:
+            if not checked:  # the page reader checks every cell it reads; SQLite does not, once per table
+                _refuse_cells_off_page(conn, table)
+                checked = True
+            cols = _scan(conn, table, kind, names, where, progress=progress)
         out.update(zip(names, (narrowed(c) if name in narrow else c for name, c in zip(names, cols, strict=True)),
                        strict=True))
     if progress is not None and out:
@@ -300,15 +310,20 @@ def _int_text_pages(conn: sqlite3.Connection, table: str, names: list[str], wher
     return [np.concatenate([p[i] for p in parts]) for i in range(len(names))]
 
 
+def _refuse_cells_off_page(conn: sqlite3.Connection, table: str) -> None:
+    """Raise ``sqlite3.DatabaseError`` when a leaf of ``table`` has a cell that runs off its page: SQLite
+    would read that cell's rowid from whatever bytes follow the page, raising at some reads and returning
+    rows at others (``read_or_salvage`` then reads the table around that leaf, the same at every read)."""
+    path = _database_file(conn)
+    root = table_roots(conn).get(table) if path else None
+    if root is not None and has_cell_off_page(path, root):
+        raise sqlite3.DatabaseError(CELL_OFF_PAGE)
+
+
 def _scan(conn: sqlite3.Connection, table: str, kind: str, names: list[str], where: str,
-          one_by_one: bool = False, progress: Callable[[int], None] | None = None,
-          narrow: Collection[str] = ()) -> list[np.ndarray]:
-    """The columns ``names`` (all of one kind) of ``table``: integers from the file's pages when the
-    page reader can (``pages``; it narrows the ``narrow`` ones as it reads), else from SQLite."""
-    if kind == "int" and not one_by_one and not where:
-        cols = read_int_columns(conn, _database_file(conn), table, names, progress, narrow)
-        if cols is not None:
-            return cols
+          one_by_one: bool = False, progress: Callable[[int], None] | None = None) -> list[np.ndarray]:
+    """The columns ``names`` (all of one kind) of ``table`` read by SQLite (integers as its decimal
+    text when it can, ``_int_text_scan``)."""
     if kind == "int" and not one_by_one:
         cols = _int_text_scan(conn, table, names, where)
         if cols is not None:
