@@ -89,8 +89,11 @@ def _launch(g: StepGraph, x: ReplayInputs, tl: Timeline, js: np.ndarray, cs: np.
     """Block js[n] of card cs[n] and the card's launch of slot js[n] after it."""
     _blocks(g, x, tl, js, cs)
     own = tl.ready[:, js, cs] + g.own_slack[:, js, cs]
-    prev = np.where(js > 0, js - 1, 0)
-    behind = np.where(js[None] > 0, tl.ends[:, prev, cs] + g.prev_slack[:, js, cs], -np.inf)
+    # a first slot has no previous operator to wait for; only the others read their previous slot's end
+    # (the first's would be an unwritten end plus an infinite slack)
+    behind = np.full(own.shape, -np.inf)
+    later = js > 0
+    behind[:, later] = tl.ends[:, js[later] - 1, cs[later]] + g.prev_slack[:, js[later], cs[later]]
     tl.queued[:, js, cs] = behind > own
     tl.arrival[:, js, cs] = np.maximum(own, behind)
 
