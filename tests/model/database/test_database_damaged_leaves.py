@@ -11,7 +11,8 @@ import pytest
 
 from tests.model.database.page_fuzz_campaign import PAGE_SIZE, TABLE, build
 from timelineview.model.database.sqlite.connection import connect
-from timelineview.model.database.sqlite.damage import table_losses
+from timelineview.model.database.sqlite.damage import table_losses, table_roots
+from timelineview.model.database.sqlite.leaf_cells import has_cell_off_page
 from timelineview.model.database.sqlite.tables import read_or_salvage
 
 LEAF, INTERIOR = 13, 5
@@ -85,6 +86,42 @@ def test_a_cell_running_off_its_leaf_gives_the_same_rows_at_every_read_and_count
         assert loss.rows_lost == len(on_leaf) and len(rowids) + loss.rows_lost == len(every)
 
 
+def _root(path) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return table_roots(conn)[TABLE]
+    finally:
+        conn.close()
+
+
+def _with_last_pointer(data: bytes, leaf: int, pointer: int, tmp_path) -> str:
+    """The file with the last cell pointer of ``leaf`` set to ``pointer`` (an offset in the page)."""
+    changed = bytearray(data)
+    base = (leaf - 1) * PAGE_SIZE
+    last = int.from_bytes(changed[base + 3:base + 5], "big") - 1
+    changed[base + 8 + 2 * last:base + 10 + 2 * last] = pointer.to_bytes(2, "big")
+    path = tmp_path / f"t{leaf}_{pointer}.db"
+    path.write_bytes(bytes(changed))
+    return str(path)
+
+
+def test_the_leaf_check_finds_a_cell_off_its_page_and_nothing_on_an_intact_table(valid, tmp_path):
+    data = valid.read_bytes()
+    root = _root(valid)
+    assert not has_cell_off_page(str(valid), root)
+    leaf = _pages(data, LEAF)[len(_pages(data, LEAF)) // 2]
+    base = (leaf - 1) * PAGE_SIZE
+    cells = int.from_bytes(data[base + 3:base + 5], "big")
+    # the page's very last byte: the payload size varint ends there (below 0x80) or runs off (0x80 and above);
+    # the rowid varint after it is off the page either way
+    assert has_cell_off_page(_with_last_pointer(data, leaf, PAGE_SIZE - 1, tmp_path), root)
+    assert has_cell_off_page(_with_last_pointer(data, leaf, PAGE_SIZE, tmp_path), root)  # past the page
+    assert has_cell_off_page(_with_last_pointer(data, leaf, 8 + 2 * cells - 1, tmp_path), root)  # on the pointers
+    # another cell of the same page, whole on it: the table stays trusted
+    first_ptr = int.from_bytes(data[base + 8:base + 10], "big")
+    assert not has_cell_off_page(_with_last_pointer(data, leaf, first_ptr, tmp_path), root)
+
+
 def test_a_child_pointing_at_the_catalogue_page_is_a_missing_page(valid, tmp_path):
     data = bytearray(valid.read_bytes())
     inner = _pages(data, INTERIOR)[0]
@@ -127,3 +164,22 @@ def test_an_overwritten_interior_page_counts_the_rows_of_the_leaves_below_it(val
     [loss] = [loss for loss in losses if loss.table == TABLE]
     assert notes and loss.pages_missing == 1
     assert loss.rows_lost == below and len(rowids) + loss.rows_lost == built
+
+
+def test_cells_of_a_few_bytes_ending_at_their_page_end_are_whole(tmp_path):
+    """Cells shorter than two varints of nine bytes at a page's end are decoded, and found whole."""
+    path = tmp_path / "small.db"
+    conn = sqlite3.connect(path)
+    conn.execute(f"pragma page_size = {PAGE_SIZE}")
+    conn.execute("create table S (id INTEGER PRIMARY KEY, v INTEGER)")
+    conn.executemany("insert into S (v) values (?)", [(k % 7,) for k in range(5000)])
+    conn.commit()
+    conn.close()
+    data = path.read_bytes()
+    ends = [p for p in _pages(data, LEAF)
+            if PAGE_SIZE - int.from_bytes(data[(p - 1) * PAGE_SIZE + 8:(p - 1) * PAGE_SIZE + 10], "big") < 18]
+    assert ends, "a leaf whose first cell starts within 18 bytes of its end"
+    conn = sqlite3.connect(path)
+    root = table_roots(conn)["S"]
+    conn.close()
+    assert not has_cell_off_page(str(path), root)
