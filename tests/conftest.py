@@ -39,13 +39,23 @@ def _kernels_in_numbas_cache():
     own)."""
     from timelineview.model.load import jit
 
-    if jit.scanner_available() and not jit.kernels_cached():
-        with _held(Path(os.environ["NUMBA_CACHE_DIR"]) / "test-compile.lock"):
-            if not jit.kernels_cached():  # a parallel test process may have compiled it while this one waited
-                code = "from timelineview.model.load import jit; jit.compile_kernels()"
-                subprocess.run([sys.executable, "-c", code], env=jit.compile_child_env(), check=True,
-                               timeout=KERNELS_COMPILE_TIMEOUT_S, stdin=subprocess.DEVNULL)
+    parts = [("scanner", jit.scanner_cached), ("on_demand", jit.on_demand_cached)]
+    if _worker_number() % 2:  # parallel test processes compile the two parts side by side
+        parts.reverse()
+    for part, cached in parts:
+        if jit.scanner_available() and not cached():
+            with _held(Path(os.environ["NUMBA_CACHE_DIR"]) / f"test-compile-{part}.lock"):
+                if not cached():  # a parallel test process may have compiled it while this one waited
+                    code = f"from timelineview.model.load import jit; jit.compile_{part}()"
+                    subprocess.run([sys.executable, "-c", code], env=jit.compile_child_env(), check=True,
+                                   timeout=KERNELS_COMPILE_TIMEOUT_S, stdin=subprocess.DEVNULL)
     yield
+
+
+def _worker_number() -> int:
+    """This test process's number among parallel ones (pytest-xdist's gw0, gw1, ...); 0 when it is alone."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    return int(worker[2:]) if worker[2:].isdigit() else 0
 
 
 @contextlib.contextmanager

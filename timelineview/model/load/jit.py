@@ -94,10 +94,23 @@ def compile_kernels() -> None:
     marked as held at once (``scanner_cached``), then ``ON_DEMAND_KERNELS`` (``kernels_cached``)."""
     if not scanner_available():
         return
-    warm_scanner()
-    _touch(_marker())
-    _warm_sets(ON_DEMAND_KERNELS)
-    _touch(_kernels_marker())
+    compile_scanner()
+    compile_on_demand()
+
+
+def compile_scanner() -> None:
+    """Put the scanner's kernel sets in numba's cache (readied in this process too) and mark them held."""
+    if scanner_available():
+        warm_scanner()
+        _touch(_marker())
+
+
+def compile_on_demand() -> None:
+    """Put ``ON_DEMAND_KERNELS`` in numba's cache and mark them held (apart from the scanner: two processes
+    may compile the two parts side by side)."""
+    if scanner_available():
+        _warm_sets(ON_DEMAND_KERNELS)
+        _touch(_kernels_marker())
 
 
 def _warm_sets(modules: tuple[str, ...]) -> None:
@@ -176,6 +189,11 @@ def scanner_cached() -> bool:
     """True when an earlier ``compile_kernels`` left this scanner's machine code in numba's cache, so
     readying it costs ~0.5 s instead of a compile. Does not import numba."""
     return scanner_available() and _marker().exists()
+
+
+def on_demand_cached() -> bool:
+    """True when numba's cache holds ``ON_DEMAND_KERNELS`` (whatever it holds of the scanner)."""
+    return scanner_available() and _kernels_marker().exists()
 
 
 def kernels_cached() -> bool:
