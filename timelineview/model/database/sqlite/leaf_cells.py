@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from timelineview.model.database.sqlite.pages import LEAF_TABLE, _DatabaseFile, _leaf_pages
+from timelineview.model.database.sqlite.pages import LEAF_TABLE, DatabaseFile, leaf_pages
 
 LEAF_HEADER = 8  # bytes of a leaf page's header before its cell pointers
 VARINT_MAX = 9
@@ -26,10 +26,10 @@ def has_cell_off_page(path: str, root: int) -> bool:
     ``damage.table_damage`` marks a bad leaf). False when the tree cannot be walked here (SQLite says
     what is wrong with it) or the file cannot be read."""
     try:
-        with _DatabaseFile(path) as db:
+        with DatabaseFile(path) as db:
             if not db.whole:
                 return False
-            leaves = _leaf_pages(db, root)
+            leaves = leaf_pages(db, root)
             if leaves is None or (leaves == 1).any():  # page 1's header comes after the file's: the catalogue
                 return False
             per_part = max(1, PART_BYTES // db.page_size)

@@ -92,7 +92,7 @@ def warm() -> None:
         if plan is None:  # pragma: no cover - the table above is always readable
             return
         root, columns, alias = plan
-        with _DatabaseFile(path) as db:
+        with DatabaseFile(path) as db:
             _read(db, root, columns, alias, None, [False, True])
 
 
@@ -293,7 +293,7 @@ def _decode(buf, page_size, usable, leaves, columns, alias, text_ok, none, out, 
 
 
 
-class _DatabaseFile:
+class DatabaseFile:
     """The database file open for reading, with the header's page geometry; pages come as copies."""
 
     def __init__(self, path: str) -> None:
@@ -316,7 +316,7 @@ class _DatabaseFile:
         self.whole = bool(self.page_size >= 512 and valid and self.n_pages
                           and self.size >= self.n_pages * self.page_size)
 
-    def __enter__(self) -> _DatabaseFile:
+    def __enter__(self) -> DatabaseFile:
         return self
 
     def __exit__(self, *_exc) -> None:
@@ -353,7 +353,7 @@ def _identity(stat: os.stat_result) -> tuple[int, int, int, int]:
     return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
-def _leaf_pages(db: _DatabaseFile, root: int) -> np.ndarray | None:
+def leaf_pages(db: DatabaseFile, root: int) -> np.ndarray | None:
     """The table's leaf pages in key order, level by level from ``root`` (a B-tree's leaves are all at
     one depth: a level's first page says whether the level is of leaves; each leaf is checked again when
     it is decoded); None when the tree does not parse or loops."""
@@ -415,7 +415,7 @@ def read_int_columns(conn: sqlite3.Connection, path: str, table: str, names: lis
         return None
     root, columns, alias = plan
     try:
-        with _DatabaseFile(path) as db:
+        with DatabaseFile(path) as db:
             got = _read(db, root, columns, alias, progress, [name in narrow for name in names])
             return got if got is not None and db.unchanged() else None
     except OSError:
@@ -446,11 +446,11 @@ def _plan(conn: sqlite3.Connection, table: str, names: list[str]) -> tuple[int, 
     return row[0], np.array(columns, np.int64), alias
 
 
-def _read(db: _DatabaseFile, root: int, columns: np.ndarray, alias: int, progress: Progress | None,
+def _read(db: DatabaseFile, root: int, columns: np.ndarray, alias: int, progress: Progress | None,
           narrow: list[bool]) -> list[np.ndarray] | None:
     if not db.whole:
         return None
-    leaves = _leaf_pages(db, root)
+    leaves = leaf_pages(db, root)
     if leaves is None:
         return None
     if len(leaves) == 1 and leaves[0] != 1:  # a table of one page: it may be empty, and is small
