@@ -119,6 +119,9 @@ class DrawnSession:
     operators_across_all_cards: list
     communication: object
     comparison: ClusterComparison
+    # no card's signals: the op-type tables ``slow_operator`` judges are not drawn here; that rule has its own
+    # calibration (bench_slow_operator.py, the same generator)
+    order: tuple = ()
 
 
 @dataclass
@@ -299,7 +302,8 @@ def collective_waits(sched: Schedule) -> tuple[np.ndarray, np.ndarray]:
                 continue
             a = sched.op_start[k, j].astype(np.int64)
             w0 = a + WAIT_AFTER_NS
-            wait_end = np.maximum(int(sched.op_end[k, j]) - int(sched.op_xfer[k, j]), a)
+            # per card (a collective's end and transfer are the same on every card)
+            wait_end = np.maximum(sched.op_end[k, j].astype(np.int64) - sched.op_xfer[k, j].astype(np.int64), a)
             rows.append(np.maximum(wait_end, w0 + FIRST_WAIT_MIN_NS) - w0)
             steps.append(k + 1)
     return np.array(rows, dtype=np.float64).reshape(-1, sched.t0.shape[1]), np.array(steps, dtype=np.int64)
