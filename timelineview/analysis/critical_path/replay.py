@@ -77,7 +77,7 @@ def _blocks(g: StepGraph, x: ReplayInputs, tl: Timeline, js: np.ndarray, cs: np.
     when the block waited for it."""
     prev = np.where(js > 0, js - 1, 0)
     prev_ready = np.where(js[None] > 0, tl.ready[:, prev, cs], x.wait[:, cs])
-    after = tl.ends[:, prev, cs] + g.lead[:, js, cs]
+    after = _after_previous_end(tl, g.lead[:, js, cs], js, cs)
     wait_op = (js[None] > 0) & g.blocked[:, js, cs] & (after > prev_ready)
     start = np.where(wait_op, after, prev_ready)
     tl.resumed[:, js, cs] = wait_op
@@ -89,13 +89,19 @@ def _launch(g: StepGraph, x: ReplayInputs, tl: Timeline, js: np.ndarray, cs: np.
     """Block js[n] of card cs[n] and the card's launch of slot js[n] after it."""
     _blocks(g, x, tl, js, cs)
     own = tl.ready[:, js, cs] + g.own_slack[:, js, cs]
-    # a first slot has no previous operator to wait for; only the others read their previous slot's end
-    # (the first's would be an unwritten end plus an infinite slack)
-    behind = np.full(own.shape, -np.inf)
-    later = js > 0
-    behind[:, later] = tl.ends[:, js[later] - 1, cs[later]] + g.prev_slack[:, js[later], cs[later]]
+    behind = _after_previous_end(tl, g.prev_slack[:, js, cs], js, cs)
     tl.queued[:, js, cs] = behind > own
     tl.arrival[:, js, cs] = np.maximum(own, behind)
+
+
+def _after_previous_end(tl: Timeline, extra: np.ndarray, js: np.ndarray, cs: np.ndarray) -> np.ndarray:
+    """For slot js[n] of card cs[n], the end of the card's previous slot plus ``extra`` (steps × n); -inf for a
+    first slot, which has no previous operator to wait for (its would be an unwritten end, plus an infinite
+    slack)."""
+    out = np.full(extra.shape, -np.inf)
+    later = js > 0
+    out[:, later] = tl.ends[:, js[later] - 1, cs[later]] + extra[:, later]
+    return out
 
 
 def _end_pairs(g: StepGraph, x: ReplayInputs, tl: Timeline, js: np.ndarray, cs: np.ndarray) -> None:
