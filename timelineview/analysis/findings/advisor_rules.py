@@ -4,6 +4,8 @@ drops, dynamic shapes, low block dims and fusable runs of small vector operators
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from timelineview.analysis.cluster.slow_cards import SlowCard, typical
@@ -111,73 +113,66 @@ def _mhz(x: float) -> str:
     return f"{x:g} MHz"
 
 
+def _share_findings(signals: dict[str, CardSignals], rule_name: str, threshold_key: str, fact: str, metric: str,
+                    evidence: Callable[[dict], list], words: Callable[[dict, dict], dict[str, str]],
+                    applies: Callable[[dict], bool] = lambda found: True) -> list[Finding]:
+    """One finding per card whose ``fact`` (of its advisor facts) ``applies`` and holds a ``share`` of at least
+    the rule's ``threshold_key``: its evidence and advice words from the fact (``words(fact, card's facts)``)."""
+    rule = RULE_BY_NAME[rule_name]
+    threshold = rule.thresholds[threshold_key]
+    out = []
+    for card, facts in _facts(signals).items():
+        found = facts.get(fact)
+        if not found or not applies(found) or found["share"] < threshold:
+            continue
+        out.append(make_finding(rule, [card], metric, found["share"], threshold, _evidence(evidence(found)),
+                                share=_pct(found["share"]), reference=_pct(threshold),
+                                **words(found, facts)))
+    return out
+
+
 def frequency_findings(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
     """A card whose AI Core frequency is below its nominal for at least the rule's share of its steps' time."""
-    rule = RULE_BY_NAME[FREQUENCY_RULE]
-    threshold = rule.thresholds["share_of_step"]
-    out = []
-    for card, f in _facts(signals).items():
-        freq = f.get("frequency")
-        if not freq or freq["steps_us"] <= 0 or freq["share"] < threshold:
-            continue
-        out.append(make_finding(rule, [card], "frequency_below_nominal_share", freq["share"], threshold,
-                                _evidence(freq["evidence"]), value=fmt_us(freq["below_us"]), share=_pct(freq["share"]),
-                                reference=_pct(threshold), nominal=_mhz(freq["nominal_mhz"]),
-                                lowest=_mhz(freq["lowest_mhz"]), nominal_source=freq["nominal_source"]))
-    return out
+    return _share_findings(
+        signals, FREQUENCY_RULE, "share_of_step", "frequency", "frequency_below_nominal_share",
+        lambda freq: freq["evidence"],
+        lambda freq, _facts: {"value": fmt_us(freq["below_us"]), "nominal": _mhz(freq["nominal_mhz"]),
+                                  "lowest": _mhz(freq["lowest_mhz"]), "nominal_source": freq["nominal_source"]},
+        applies=lambda freq: freq["steps_us"] > 0)
 
 
 def dynamic_findings(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
     """A card whose tasks compiled for dynamic shapes hold at least the rule's share of its compute."""
-    rule = RULE_BY_NAME["dynamic_shapes"]
-    threshold = rule.thresholds["share_of_compute"]
-    out = []
-    for card, f in _facts(signals).items():
-        dyn = f.get("dynamic")
-        if not dyn or dyn["share"] < threshold:
-            continue
-        top = ", ".join(f"{t} ({c} tasks, {fmt_us(us)}, {n} shape{'s' if n != 1 else ''})"
-                        for t, c, us, n in dyn["top"])
-        out.append(make_finding(rule, [card], "dynamic_share", dyn["share"], threshold, _evidence(dyn["evidence"]),
-                                value=fmt_us(dyn["dynamic_us"]), share=_pct(dyn["share"]), reference=_pct(threshold),
-                                count=str(dyn["dynamic_tasks"]), tasks=str(dyn["tasks"]), top=top))
-    return out
+    return _share_findings(
+        signals, "dynamic_shapes", "share_of_compute", "dynamic", "dynamic_share", lambda dyn: dyn["evidence"],
+        lambda dyn, _facts: {
+            "value": fmt_us(dyn["dynamic_us"]), "count": str(dyn["dynamic_tasks"]), "tasks": str(dyn["tasks"]),
+            "top": ", ".join(f"{t} ({c} tasks, {fmt_us(us)}, {n} shape{'s' if n != 1 else ''})"
+                             for t, c, us, n in dyn["top"])})
 
 
 def block_dim_findings(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
     """A card whose long tasks launched on fewer blocks than cores hold at least the rule's share of compute."""
-    rule = RULE_BY_NAME["low_block_dim"]
-    threshold = rule.thresholds["share_of_compute"]
-    out = []
-    for card, f in _facts(signals).items():
-        low = f.get("block_dim")
-        if not low or low["share"] < threshold:
-            continue
-        top = ", ".join(f"{t} ({core}, block dim {dim} of {cores} cores, {n} tasks, {fmt_us(us)})"
-                        for t, core, dim, cores, n, us in low["top"])
-        out.append(make_finding(rule, [card], "low_block_dim_share", low["share"], threshold,
-                                _evidence(low["evidence"]), value=fmt_us(low["total_us"]), share=_pct(low["share"]),
-                                reference=_pct(threshold), count=str(low["count"]),
-                                long=fmt_us(rule.thresholds["long_task_us"]), top=top,
-                                cores_source=f["device"]["source"]))
-    return out
+    long_task = fmt_us(RULE_BY_NAME["low_block_dim"].thresholds["long_task_us"])
+    return _share_findings(
+        signals, "low_block_dim", "share_of_compute", "block_dim", "low_block_dim_share", lambda low: low["evidence"],
+        lambda low, facts: {
+            "value": fmt_us(low["total_us"]), "count": str(low["count"]), "long": long_task,
+            "cores_source": facts["device"]["source"],
+            "top": ", ".join(f"{t} ({core}, block dim {dim} of {cores} cores, {n} tasks, {fmt_us(us)})"
+                             for t, core, dim, cores, n, us in low["top"])})
 
 
 def vector_run_findings(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
     """A card whose repeated runs of small vector operators hold at least the rule's share of its compute."""
-    rule = RULE_BY_NAME["fusable_vector_runs"]
-    threshold = rule.thresholds["share_of_compute"]
-    out = []
-    for card, f in _facts(signals).items():
-        runs = f.get("vector_runs")
-        if not runs or not runs["sequences"] or runs["share"] < threshold:
-            continue
-        top = "; ".join(f"{' → '.join(s['op_types'])} (×{s['count']}, {fmt_us(s['total_us'])})"
-                        for s in runs["sequences"])
-        out.append(make_finding(rule, [card], "fusable_share", runs["share"], threshold,
-                                _evidence(runs["sequences"][0]["evidence"]), value=fmt_us(runs["repeated_us"]),
-                                share=_pct(runs["share"]), reference=_pct(threshold), top=top))
-    return out
+    return _share_findings(
+        signals, "fusable_vector_runs", "share_of_compute", "vector_runs", "fusable_share",
+        lambda runs: runs["sequences"][0]["evidence"],
+        lambda runs, _facts: {
+            "value": fmt_us(runs["repeated_us"]),
+            "top": "; ".join(f"{' → '.join(s['op_types'])} (×{s['count']}, {fmt_us(s['total_us'])})"
+                             for s in runs["sequences"])},
+        applies=lambda runs: bool(runs["sequences"]))
 
 
 # grouped over cards like the other where-the-time-goes rules (one finding per rule, the worst card's words)
