@@ -6,11 +6,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.cluster.comparison import CardComparison, ClusterComparison
-from timelineview.views.cluster.heat_map import HeatMapView, tick_stride
+from timelineview.views.cluster.heat_map import tick_stride
 
 
 def _comparison(cards: int, steps: int) -> ClusterComparison:
@@ -21,16 +20,6 @@ def _comparison(cards: int, steps: int) -> ClusterComparison:
                 for s in range(1, steps + 1)]
         out.append(CardComparison(r, f"rank {r}", r, steps=rows))
     return ClusterComparison(out)
-
-
-@pytest.fixture
-def heat(qtbot):
-    view = HeatMapView()
-    qtbot.addWidget(view)
-    view.resize(900, 500)
-    view.show()
-    qtbot.waitExposed(view)
-    return view
 
 
 def _hover(qtbot, canvas, row: int, col: int) -> str:

@@ -7,7 +7,6 @@ import pytest
 
 from timelineview.analysis.cluster.comparison import BAR_PARTS, CardComparison, ClusterComparison
 from timelineview.views.cluster.comparison_table import ComparisonTableModel
-from timelineview.views.cluster.heat_map import HeatMapView
 
 STAGE_TFLOP = (1.0, 1.0, 1.6, 1.0)  # per card: TFLOP per step; card 2 the heavy stage
 STEPS = 3
@@ -32,16 +31,6 @@ def _comparison(flops: bool, scale: float = 1.0) -> ClusterComparison:
             rows.append(row)
         cards.append(CardComparison(r, f"rank {r}", r, steps=rows))
     return ClusterComparison(cards)
-
-
-@pytest.fixture
-def heat(qtbot):
-    view = HeatMapView()
-    qtbot.addWidget(view)
-    view.resize(900, 500)
-    view.show()
-    qtbot.waitExposed(view)
-    return view
 
 
 def _choices(view) -> dict[str, str]:

@@ -4,11 +4,10 @@ metric shown; a healthy cluster and a metric that flags nobody (step time) show 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from PySide6 import QtGui
 
 from timelineview.analysis.cluster.comparison import CardComparison, ClusterComparison
-from timelineview.views.cluster.heat_map import MARK_COLOUR, HeatMapView
+from timelineview.views.cluster.heat_map import MARK_COLOUR
 
 CARDS, STEPS, SLOW = 16, 6, 5
 
@@ -28,16 +27,6 @@ def _comparison(slow_factor: float, seed: int = 0) -> ClusterComparison:
                          "step_interval_us": 500.0 * (1 + 0.02 * rng.standard_normal())})
         cards.append(CardComparison(r, f"rank {r}", r, steps=rows))
     return ClusterComparison(cards)
-
-
-@pytest.fixture
-def heat(qtbot):
-    view = HeatMapView()
-    qtbot.addWidget(view)
-    view.resize(900, 500)
-    view.show()
-    qtbot.waitExposed(view)
-    return view
 
 
 def _red_rows(canvas) -> set[int]:
