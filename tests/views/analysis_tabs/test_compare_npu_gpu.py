@@ -111,3 +111,28 @@ def test_an_ascend_comparison_has_no_framework_page(qtbot, window, runs):
         window.open_paths([npu], remember=False)
         assert open_comparison(window, [npu])
     assert view.parts.indexOf(view.framework) < 0 and view.parts.count() == 4
+
+
+LONG_NAME = "autograd::engine::evaluate_function: " + "VeryLongBackward0 " * 12  # as PyTorch names some
+
+
+def test_a_long_operator_name_leaves_the_figures_on_the_page(qtbot):
+    """A 1000 px window: the name column elides a long name instead of pushing every figure off the page."""
+    from timelineview.views.analysis_tabs.compare.framework_page import TEXT_WIDEST, FrameworkPage
+
+    page = FrameworkPage()
+    qtbot.addWidget(page)
+    page.resize(980, 500)
+    page.show()
+    qtbot.waitExposed(page)
+    page.operators_model.set_rows([{"name": LONG_NAME, "input_shapes": "[32, 64], [64, 16]", "delta_us": 12.5,
+                                    "base_us": 100.0, "new_us": 112.5, "ratio": 1.125, "base_count": 3,
+                                    "new_count": 3}])
+    page._fit_operators()
+    table, header = page.operators_table, page.operators_table.horizontalHeader()
+    name_px = header.fontMetrics().horizontalAdvance(LONG_NAME)
+    assert name_px > table.viewport().width()  # the name alone is wider than the page
+    assert header.sectionSize(0) <= TEXT_WIDEST
+    ends = [header.sectionPosition(c) + header.sectionSize(c) for c in range(header.count())]
+    assert max(ends) <= table.viewport().width()  # every figure in sight, none scrolled off
+    assert table.model().data(table.model().index(0, 0), 0x03) == LONG_NAME  # the tooltip holds it whole

@@ -12,11 +12,22 @@ from timelineview.analysis.diff.run_diff import RunDiff
 from timelineview.analysis.diff.step_breakdown import BREAKDOWN_KEYS, StepBreakdownDiff
 from timelineview.analysis.vocabulary import label, quantity
 from timelineview.views.analysis_tabs.compare.delta_tables import DeltaTableModel
-from timelineview.views.analysis_tabs.record_table import COUNT, NUMBER, TEXT, TIME_US, RecordColumn
+from timelineview.views.analysis_tabs.record_table import (
+    COUNT,
+    NUMBER,
+    TEXT,
+    TIME_US,
+    RecordColumn,
+    RefitOnResize,
+    fit_columns,
+)
 
 TITLE = "Framework operators"
 BREAKDOWN_TITLES = {"computation_us": "Computation", "communication_us": "Communication (not hidden)",
                     "free_us": "Free", "host_launch_overhead_us": "Host launch overhead"}
+# px of the name and shapes columns: a framework operator's name can run to hundreds of characters and would push
+# every figure off the page; a longer one elides (its tooltip holds it whole)
+TEXT_WIDEST = 320
 CHANGE_TIP = "new − base (red: the new run takes longer, green: less)"
 BREAKDOWN_COLUMNS = (
     RecordColumn("name", "Mean step", TEXT, "the mean step of each run (over a card's steps, then its cards): "
@@ -69,6 +80,7 @@ class FrameworkPage(QtWidgets.QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.breakdown_table)
         lay.addWidget(self.operators_table, 1)
+        RefitOnResize(self.operators_table, self._fit_operators)
 
     @staticmethod
     def _table(model: DeltaTableModel) -> QtWidgets.QTableView:
@@ -86,7 +98,11 @@ class FrameworkPage(QtWidgets.QWidget):
         self.operators_model.set_rows(operator_records(diff.framework_operators if diff else []))
         for table in (self.breakdown_table, self.operators_table):
             table.horizontalHeader().setSortIndicator(-1, QtCore.Qt.SortOrder.DescendingOrder)  # as given
-            table.resizeColumnsToContents()
+        self.breakdown_table.resizeColumnsToContents()
+        self._fit_operators()
         # the breakdown's few rows whole, the operators below them take the rest
         rows = self.breakdown_table.verticalHeader().length() + self.breakdown_table.horizontalHeader().height()
         self.breakdown_table.setMaximumHeight(rows + 2 * self.breakdown_table.frameWidth())
+
+    def _fit_operators(self) -> None:
+        fit_columns(self.operators_table, widest=TEXT_WIDEST)
