@@ -146,7 +146,10 @@ def test_findings_speak_of_gpus(tmp_path):
     assert host_bound
     for f in found:
         assert "AI Core" not in f.advice
+        assert not any("AI Core" in (e.lane or "") for e in f.evidence)
     assert "GPUs stand idle" in host_bound[0].advice
+    # the evidence names the lane as the GPU card's timeline titles it
+    assert {e.lane for e in host_bound[0].evidence} == {"Idle GPU gaps"}
 
 
 def test_reword_keeps_the_ascend_words_for_ascend_cards():

@@ -323,8 +323,15 @@ def evaluate_findings(session) -> list[Finding]:
 
 def in_device_words(finding: Finding, signals: dict[str, CardSignals]) -> Finding:
     """The finding's advice in its cards' device words when they all share a producer other than the
-    Ascend ones (a GPU card's compute units are not AI Cores)."""
-    modes = {getattr(signals[c].derived.classification, "mode", "") for c in finding.cards if c in signals}
+    Ascend ones (a GPU card's compute units are not AI Cores), and each evidence's derived lane in its own
+    card's words (the lane's title on that card's timeline)."""
+    def mode(card: str) -> str:
+        return getattr(signals[card].derived.classification, "mode", "") if card in signals else ""
+
+    evidence = [replace(e, lane=reword(e.lane, wording_of(mode(e.card)))) if e.lane else e
+                for e in finding.evidence]
+    finding = replace(finding, evidence=evidence)
+    modes = {mode(c) for c in finding.cards if c in signals}
     if len(modes) != 1:
         return finding
     return replace(finding, advice=reword(finding.advice, wording_of(modes.pop())))
