@@ -469,3 +469,17 @@ def test_one_slowed_operator_counts_one_changed(qtbot):
     view = shown_diff(qtbot, diff_runs(factory_run({"MatMul": 300, "Add": 100}),
                                        factory_run({"MatMul": 300, "Add": 130})))
     assert view.parts.tabText(1) == "Operators (1 changed)" and view.parts.tabText(2) == "Communication (0 changed)"
+
+
+def test_before_a_comparison_only_the_hint_shows(qtbot, window, runs):
+    """No comparison yet: the pages (empty tables whose headers a narrow window cuts) are hidden; they show
+    with the comparison, and hide again when it cannot be made."""
+    view = compare_view(window)
+    window.resize(1000, 700)
+    window.show()
+    window.cluster.tabs.setCurrentWidget(view)
+    assert view.header.isVisible() and not view.parts.isVisible()
+    with qtbot.waitSignal(view.comparisonReady, timeout=120_000) as ready:
+        window.open_paths([runs["base"][0]], remember=False)
+        assert open_comparison(window, [runs["slow_card"][0]])
+    assert ready.args == [True] and view.parts.isVisible()

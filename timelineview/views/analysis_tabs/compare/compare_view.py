@@ -153,8 +153,11 @@ class CompareView(QtWidgets.QWidget):
         return table
 
     def _set_enabled(self, on: bool) -> None:
+        """The controls and pages work only on a comparison; without one the pages (empty tables whose headers
+        the width cuts) are hidden and the header says how to start one."""
         for w in (self.card_order, self.step, self.lane_by_lane, self.show_button, self.parts):
             w.setEnabled(on)
+        self.parts.setVisible(on)
 
     def attach(self, cluster_tab) -> None:
         """The window's cluster tab (its timeline, tabs and cards): where both runs are shown."""
