@@ -12,7 +12,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.findings import Finding
-from timelineview.analysis.findings.records import cards_words
+from timelineview.analysis.findings.records import cards_words, fmt_us
 from timelineview.analysis.findings.rules import ANOMALY, HIGH, LOW, MEDIUM
 from timelineview.views.analysis_tabs.tab_inputs import TabCard, TabSession
 from timelineview.viewstate.jump_target import JumpTarget
@@ -130,7 +130,7 @@ class DiagnosisView(QtWidgets.QWidget):
             where = cards_words(f.cards, CARDS_SHOWN) + (f", step {f.step}" if f.step is not None else "")
             value = finding_value_text(f.metric, f.value, f.reference)
             gain = f.cost.gain_us if f.cost is not None else None  # what the what-if answering it saves
-            saves = f"{gain / 1000:.3f} ms" if gain is not None else ""
+            saves = fmt_us(gain) if gain is not None else ""  # as the advice words it: "saves 16.8 ms"
             item = QtWidgets.QTreeWidgetItem([f.severity, f.rule.replace("_", " "), value, saves, where, f.method,
                                               f.kind])
             if f.cost is not None and f.cost.words():
