@@ -86,9 +86,11 @@ class CardAnalysis:
             setattr(self, name, value)
         self.done.add(name)
 
-    def value(self, name: str) -> Any:
-        """The value of field or declared result ``name`` (None until computed)."""
-        return self.results.get(name) if name in CARD_RESULTS else getattr(self, name)
+    def __getattr__(self, name: str) -> Any:
+        """A declared result reads as a field: its rows, None until computed."""
+        if name in CARD_RESULTS:
+            return self.__dict__.get("results", {}).get(name)
+        raise AttributeError(name)
 
 
 @dataclass(frozen=True)
@@ -217,7 +219,7 @@ def _compute(store: TraceStore, analysis: CardAnalysis, name: str) -> None:
             if declared.kept:
                 analysis.kept.keep(name, kept_form(declared, value), {})  # its own columns, no other field
             return
-        siblings = {id(analysis.value(other)): other for other in analysis.done if other != name}
+        siblings = {id(getattr(analysis, other)): other for other in analysis.done if other != name}
         analysis.kept.keep(name, value, siblings)
 
 
@@ -234,7 +236,7 @@ def _restore(store: TraceStore, analysis: CardAnalysis, name: str) -> bool:
             _compute(store, analysis, other)
         except Exception as exc:
             raise SiblingFailed(exc) from exc
-        return analysis.value(other)
+        return getattr(analysis, other)
 
     try:
         value = analysis.kept.restore(name, sibling)
