@@ -2,8 +2,9 @@
 
 A :class:`CardAnalysis` has one field per result; :data:`CARD_STAGES` names the function that fills
 each field and the fields it needs. :func:`ensure` fills the fields asked for (and what they need)
-from the card's store alone, so cards can be analysed one by one, on any worker. A new per-card
-analysis is one field here and one stage. No Qt.
+from the card's store alone, so cards can be analysed one by one, on any worker. A per-card result of
+rows is declared once (``analysis/card_results``): its stage here, its value in ``results``, its kept
+encoding and its place in the card object are derived from the declaration. No Qt.
 """
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from timelineview.analysis.card_results.declaration import CardResult, checked_rows
+from timelineview.analysis.card_results.kept_columns import kept_form, rows_of
+from timelineview.analysis.card_results.registry import CARD_RESULTS, placed_results, when_declared
+from timelineview.analysis.card_results.section import place
 from timelineview.analysis.classify import Classification, classify
 from timelineview.analysis.cluster.clock_offsets import collective_ends
 from timelineview.analysis.cluster.comparison import step_rows
@@ -26,7 +31,8 @@ from timelineview.analysis.file_overlap import file_overlap
 from timelineview.analysis.findings.signal_facts import signal_facts
 from timelineview.analysis.kept.results import MISSING, KeptResults, SiblingFailed
 from timelineview.analysis.kernels import KernelTable, card_kernels
-from timelineview.analysis.kernels.document import card_peak, kernels_document, step_kernel_rows
+from timelineview.analysis.kernels.declared_results import BY_OP_TYPE, STEP_FLOPS
+from timelineview.analysis.kernels.document import kernels_header
 from timelineview.analysis.memory.card import CardMemory
 from timelineview.analysis.memory.stage import card_memory
 from timelineview.analysis.operators import CardOperators, card_operators
@@ -62,6 +68,7 @@ class CardAnalysis:
     document: dict | None = None  # the §5 card object (``clock_offset_us`` 0 until a cluster sets it)
     finding_facts: dict | None = None  # what the finding rules read of the slices (``signal_facts``)
     collectives: tuple[list[str], np.ndarray] | None = None  # names and ends of its collectives (clock offsets)
+    results: dict[str, list[dict]] = field(default_factory=dict)  # the rows of each declared result computed
     done: set[str] = field(default_factory=set)
     error: str = ""
     kept: KeptResults | None = field(default=None, repr=False, compare=False)  # fields kept by an earlier open
@@ -73,8 +80,17 @@ class CardAnalysis:
 
     def set(self, name: str, value: Any) -> None:
         """Record a result computed elsewhere (it is not computed again)."""
-        setattr(self, name, value)
+        if name in CARD_RESULTS:
+            self.results[name] = value
+        else:
+            setattr(self, name, value)
         self.done.add(name)
+
+    def __getattr__(self, name: str) -> Any:
+        """A declared result reads as a field: its rows, None until computed."""
+        if name in CARD_RESULTS:
+            return self.__dict__.get("results", {}).get(name)
+        raise AttributeError(name)
 
 
 @dataclass(frozen=True)
@@ -107,14 +123,16 @@ def _document(store: TraceStore, a: CardAnalysis) -> dict:
     doc["load"] = store.report.to_json()
     doc["communication"] = communication_json(a.communication)
     doc["operators"] = a.operators.document()
-    doc["kernels"] = kernels_document(store, a.kernels, a.steps)
+    doc["kernels"] = kernels_header(store, a.kernels, a.steps, a.results[BY_OP_TYPE.name],
+                                    a.results[STEP_FLOPS.name])
     doc["memory"] = a.memory.document() if a.memory is not None else None
+    for result in placed_results():  # a list of its own: the card object stays plain JSON when kept
+        place(doc, result, list(a.results[result.name]))
     return doc
 
 
 def _comparison_steps(store: TraceStore, a: CardAnalysis) -> list[dict]:
-    kernel_steps = step_kernel_rows(store, a.kernels, a.steps, card_peak(a.kernels))
-    return step_rows(a.derived, a.steps, a.step_stats, a.pipeline, kernel_steps)
+    return step_rows(a.derived, a.steps, a.step_stats, a.pipeline, a.results[STEP_FLOPS.name])
 
 
 CARD_STAGES: dict[str, CardStage] = {
@@ -124,7 +142,8 @@ CARD_STAGES: dict[str, CardStage] = {
     "step_stats": CardStage(lambda store, a: [step_metrics(store, a.derived, s) for s in a.steps],
                             ("derived", "steps")),
     "pipeline": CardStage(lambda store, a: derive_pipeline(store, a.derived), ("derived",)),
-    "comparison_steps": CardStage(_comparison_steps, ("derived", "steps", "step_stats", "pipeline", "kernels")),
+    "comparison_steps": CardStage(_comparison_steps, ("derived", "steps", "step_stats", "pipeline",
+                                                     STEP_FLOPS.name)),
     "file_overlap": CardStage(lambda store, a: file_overlap(store, a.classification), ("classification",)),
     "operators": CardStage(lambda store, a: card_operators(store, a.classification), ("classification",)),
     "kernels": CardStage(lambda store, a: card_kernels(store, a.classification), ("classification",)),
@@ -133,9 +152,30 @@ CARD_STAGES: dict[str, CardStage] = {
     "memory": CardStage(lambda store, a: card_memory(store, a.steps), ("steps",)),
     "finding_facts": CardStage(signal_facts, ("derived", "steps", "operators", "communication", "kernels")),
     "collectives": CardStage(lambda store, a: collective_ends(store, a.classification), ("classification",)),
-    "document": CardStage(_document, ("derived", "step_stats", "file_overlap", "communication", "operators",
-                                      "memory", "kernels")),
 }
+DOCUMENT_NEEDS = ("derived", "step_stats", "file_overlap", "communication", "operators", "memory", "kernels")
+
+
+def _document_stage() -> CardStage:
+    """The card object's stage: it needs every result placed in it."""
+    return CardStage(_document, (*DOCUMENT_NEEDS, *(r.name for r in placed_results())))
+
+
+def _result_stage(result: CardResult) -> CardStage:
+    return CardStage(lambda store, a: checked_rows(result, result.compute(store, a)), result.needs)
+
+
+def _declared(result: CardResult) -> None:
+    CARD_STAGES[result.name] = _result_stage(result)
+    CARD_STAGES["document"] = _document_stage()
+
+
+def _withdrawn(result: CardResult) -> None:
+    CARD_STAGES.pop(result.name, None)
+    CARD_STAGES["document"] = _document_stage()
+
+
+when_declared(_declared, _withdrawn)
 
 
 def ensure(store: TraceStore, analysis: CardAnalysis, fields: Iterable[str], tolerant: bool = False) -> CardAnalysis:
@@ -174,6 +214,11 @@ def _compute(store: TraceStore, analysis: CardAnalysis, name: str) -> None:
         raise
     analysis.set(name, value)
     if analysis.kept is not None:
+        declared = CARD_RESULTS.get(name)
+        if declared is not None:
+            if declared.kept:
+                analysis.kept.keep(name, kept_form(declared, value), {})  # its own columns, no other field
+            return
         siblings = {id(getattr(analysis, other)): other for other in analysis.done if other != name}
         analysis.kept.keep(name, value, siblings)
 
@@ -181,6 +226,9 @@ def _compute(store: TraceStore, analysis: CardAnalysis, name: str) -> None:
 def _restore(store: TraceStore, analysis: CardAnalysis, name: str) -> bool:
     """Whether field ``name`` was read back from what an earlier open kept."""
     if analysis.kept is None:
+        return False
+    declared = CARD_RESULTS.get(name)
+    if declared is not None and not declared.kept:
         return False
 
     def sibling(other: str) -> Any:
@@ -196,6 +244,11 @@ def _restore(store: TraceStore, analysis: CardAnalysis, name: str) -> bool:
         raise failed.cause from None
     if value is MISSING:
         return False
+    if declared is not None:
+        try:
+            value = rows_of(declared, value)
+        except (ValueError, TypeError, KeyError):  # kept under another declaration: computed instead
+            return False
     analysis.set(name, value)
     return True
 

@@ -1,31 +1,16 @@
-"""The tables of metrics.md §7.1: ``kernels`` (one row per compute task with its description), and ``op_types``
-/ ``op_shapes`` (the card documents' ``kernels.by_op_type`` and ``kernels.by_shape``)."""
+"""The ``kernels`` table of metrics.md §7.1: one row per compute task with its description. (``op_types`` and
+``op_shapes``, the card documents' ``kernels.by_op_type`` and ``kernels.by_shape``, are the tables of declared
+results: ``analysis/kernels/declared_results``.)"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from timelineview.analysis.vocabulary import quantity
-from timelineview.api.document_tables import CARD as DOCUMENT_CARD
-from timelineview.api.document_tables import declared, document_spec, per_card
+from timelineview.api.document_tables import declared
 from timelineview.api.extras import require
-from timelineview.api.schema import DICT, INT32, INT64, STRING, Column, TableSource, TableSpec
+from timelineview.api.schema import DICT, INT32, INT64, Column, TableSource, TableSpec
 from timelineview.api.store_tables import card_columns, dictionary
-
-# the group figures of metrics.md §7.1 (those of §7 per op type), defined by the vocabulary
-_ROW_STATS = (Column("op_type", STRING, "the producer's operator type (op_statistic.csv's OP Type)"),
-              Column("core_type", STRING, "the unit its tasks run on (by shape: the units seen, joined by /)"),
-              declared("count", INT64), *(declared(k) for k in ("total_us", "min_us", "mean_us", "max_us", "share")),
-              declared("flops"), declared("tflops"), declared("mfu"))
-
-OP_TYPES = document_spec("op_types", "one row per (op type, core type) of each card (metrics.md §7.1)",
-                         (*DOCUMENT_CARD, *_ROW_STATS), per_card(lambda c: (c.get("kernels") or {}).get("by_op_type")))
-OP_SHAPES = document_spec("op_shapes", "one row per (op type, input shapes) of each card, the top 50 (metrics.md §7.1)",
-                          (*DOCUMENT_CARD, *_ROW_STATS[:2],
-                           Column("input_shapes", STRING, "the shapes of its inputs, ';' between inputs"),
-                           Column("input_data_types", STRING, "the data types of its first task's inputs"),
-                           *_ROW_STATS[2:], declared("p50_us"), declared("p90_us")),
-                          per_card(lambda c: (c.get("kernels") or {}).get("by_shape")))
 
 KERNEL_COLUMNS = (
     Column("card", DICT, "the card's name"), Column("rank", INT32, quantity("rank").tooltip),

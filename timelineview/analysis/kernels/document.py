@@ -89,27 +89,33 @@ def step_kernel_rows(store: TraceStore, table: KernelTable, steps: Sequence[Step
     return rows
 
 
+def kernels_header(store: TraceStore, table: KernelTable, steps: Sequence[StepWindow], by_op_type: list[dict],
+                   step_rows: list[dict], peak_tflops: float | None = None) -> dict:
+    """The ``kernels`` object of a card but its rows (``by_op_type``, ``by_shape``, ``steps``: declared results,
+    put after these keys); its totals read the rows by op type and by step."""
+    peak = card_peak(table, peak_tflops)
+    per_step = np.array([r["flops"] for r in step_rows], np.float64)
+    total_flops = float(np.nansum(table.task_flops))
+    step_time = sum(w.end - w.start for w in steps)
+    card_tflops = float(per_step.sum()) / step_time / FLOPS_PER_TFLOP_NS if step_time > 0 else None
+    not_counted = [r["op_type"] for r in by_op_type if r["flops"] is None]  # None: no finite FLOPs
+    return {"source": table.source, "tasks": len(table), "described": table.described, "device": table.device or None,
+            "peak_tflops": peak.tflops if peak else None, "peak_source": peak.source if peak else None,
+            "note": None if peak else UNKNOWN_PEAK_NOTE,
+            "flops": total_flops, "tflops": card_tflops, "mfu": _mfu(card_tflops, peak),
+            "not_counted": list(dict.fromkeys(not_counted))}
+
+
 def kernels_document(store: TraceStore, table: KernelTable, steps: Sequence[StepWindow],
                      peak_tflops: float | None = None) -> dict:
     """The ``kernels`` object of a card; ``peak_tflops`` (``--peak-tflops``) wins over the chip's table peak."""
     peak = card_peak(table, peak_tflops)
     durations = store.slices.dur[table.slices].astype(np.int64)
-    by_type = kernel_rows(table, durations, by_shape=False)
-    by_shape = kernel_rows(table, durations, by_shape=True)
+    by_type = kernel_records(kernel_rows(table, durations, by_shape=False), peak, False, None)
+    by_shape = kernel_records(kernel_rows(table, durations, by_shape=True), peak, True, TOP_SHAPES)
     step_rows = step_kernel_rows(store, table, steps, peak)
-    per_step = np.array([r["flops"] for r in step_rows], np.float64)
-    total_flops = float(np.nansum(table.task_flops))
-    step_time = sum(w.end - w.start for w in steps)
-    card_tflops = float(per_step.sum()) / step_time / FLOPS_PER_TFLOP_NS if step_time > 0 else None
-    not_counted = [r for k, r in enumerate(by_type.op_type) if math.isnan(by_type.flops[k])]
-    return {"source": table.source, "tasks": len(table), "described": table.described, "device": table.device or None,
-            "peak_tflops": peak.tflops if peak else None, "peak_source": peak.source if peak else None,
-            "note": None if peak else UNKNOWN_PEAK_NOTE,
-            "flops": total_flops, "tflops": card_tflops, "mfu": _mfu(card_tflops, peak),
-            "not_counted": list(dict.fromkeys(not_counted)),
-            "by_op_type": kernel_records(by_type, peak, False, None),
-            "by_shape": kernel_records(by_shape, peak, True, TOP_SHAPES),
-            "steps": step_rows}
+    return {**kernels_header(store, table, steps, by_type, step_rows, peak_tflops),
+            "by_op_type": by_type, "by_shape": by_shape, "steps": step_rows}
 
 
 def with_peak(kernels: dict | None, peak_tflops: float) -> dict | None:

@@ -107,6 +107,10 @@ class CardSource(Protocol):
     def error(self) -> str:
         """Why the card's analysis stopped ("" when it did not)."""
 
+    def result(self, name: str) -> list[dict] | None:
+        """The rows of the declared per-card result ``name`` (``analysis/card_results``); None when the card
+        has none (its analysis failed, or a summary made before the result was declared)."""
+
     def signals(self, order: int) -> CardSignals | None:
         """What the finding rules read of the card (``order``: its position by rank); None when its
         analysis failed or it has no steps."""

@@ -96,5 +96,8 @@ class SummarySource:
     def error(self) -> str:
         return self.summary.manifest.get("error") or ""
 
+    def result(self, name: str) -> list[dict] | None:
+        return self.summary.result(name)
+
     def signals(self, order: int) -> CardSignals | None:
         return summary_signals(self.summary, order)

@@ -100,6 +100,9 @@ class TraceSource:
     def error(self) -> str:
         return self._analysis.error
 
+    def result(self, name: str) -> list[dict] | None:
+        return self.analyse((name,)).results.get(name)
+
     def signals(self, order: int) -> CardSignals | None:
         """What the rules read of the card; its slice lookups from its ``finding_facts`` (kept with the
         card's other results, so a re-open does not pass over its slices again)."""

@@ -23,6 +23,8 @@ import numpy as np
 import orjson
 
 from timelineview.analysis.card_analysis import CardAnalysis
+from timelineview.analysis.card_results.registry import CARD_RESULTS
+from timelineview.analysis.card_results.section import rows_in
 from timelineview.analysis.cluster.clock_offsets import collective_ends
 from timelineview.analysis.communication import CardCommunication, CommOps, Links, MainPlane
 from timelineview.analysis.communication.bandwidth import OperatorBandwidth, PacketSizes
@@ -150,6 +152,10 @@ class SummaryCard:
         """The §5 card object (``clock_offset_us`` 0 until a cluster sets it)."""
         return self.details["document"]
 
+    def result(self, name: str) -> list[dict] | None:
+        """The rows of declared result ``name`` as summarised (in the card object; checked when read), None
+        when the summary holds none."""
+        return rows_in(self.document, CARD_RESULTS[name])
 
     @property
     def collectives(self) -> tuple[list[str], np.ndarray]:

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from timelineview.analysis.card_results.registry import placed_results
+from timelineview.analysis.card_results.section import rows_in
+
 Check = Callable[[object], bool]
 
 
@@ -87,5 +90,13 @@ def manifest_problem(m: dict) -> str:
 
 
 def details_problem(d: dict) -> str:
-    """Why ``d`` is not a ``details.json`` ``write_card_summary`` writes ("" when it is one)."""
-    return _fields_problem(d, DETAILS_FIELDS)
+    """Why ``d`` is not a ``details.json`` ``write_card_summary`` writes ("" when it is one): its fields, and
+    the rows of each declared result its card object holds (a summary made before a result was declared has
+    none of it)."""
+    if problem := _fields_problem(d, DETAILS_FIELDS):
+        return problem
+    for result in placed_results():
+        rows = rows_in(d["document"], result)
+        if rows is not None and (problem := result.rows_problem(rows, printed=True)):
+            return f"its card object's {problem}"
+    return ""
