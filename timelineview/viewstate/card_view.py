@@ -165,8 +165,7 @@ _DERIVED_LANES = (
 def wording_of_derived(derived: Any) -> DeviceWording:
     """The words of the producer of the card whose analysis ``DerivedIntervals`` are ``derived`` (the Ascend
     ones when it does not say)."""
-    classification = getattr(derived, "classification", None)
-    return wording_of(classification.mode) if classification is not None else ASCEND_WORDING
+    return wording_of(derived.mode) if derived is not None else ASCEND_WORDING
 
 
 def derived_lanes_of(derived: Any) -> list[DerivedLane]:
