@@ -1,15 +1,15 @@
 """Our figures of PyTorch profiler (Kineto) traces against Holistic Trace Analysis' (HTA), per file (one rank
 each): a cross-check of metrics.md §13, printed as a table with the relative difference.
 
-    python benchmarks/crosscheck_hta.py [FILES or FOLDERS …] [--hta-python PY] [--ours-python PY] [--json]
+    python benchmarks/crosscheck_hta.py FILES or FOLDERS … [--hta-python PY] [--ours-python PY] [--json]
 
 HTA is not a dependency: install it in a venv of its own (``python3 -m venv /tmp/hta-venv &&
 /tmp/hta-venv/bin/pip install holistictraceanalysis``) and name that venv's interpreter with ``--hta-python``
 (default: the interpreter running this script). When it cannot import ``hta`` the script says so and exits 0.
 Our side is ``timelineview stats FILE --json`` run by ``--ours-python`` (default: this checkout's ``.venv``
 interpreter when there is one, else the one running the script) with this checkout on ``PYTHONPATH``. Each side
-runs in a process of its own, so neither imports the other's packages. Without paths: the Kineto samples
-(``../shared/samples/kineto``).
+runs in a process of its own, so neither imports the other's packages. A folder stands for the Kineto traces
+in it (``*.pt.trace.json[.gz]``).
 
 HTA is run with ``include_last_profiler_step=True``: its default drops the kernels launched from the last
 profiler step on, ours covers the whole trace. Compared, all in µs of device time:
@@ -39,7 +39,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = ROOT.parent / "shared" / "samples" / "kineto"
 TRACE_SUFFIXES = (".pt.trace.json", ".pt.trace.json.gz")
 NO_HTA_EXIT = 0  # a missing HTA is a skip, not a failure
 ALL_KERNELS = 10**9  # HTA's per-kernel table keeps every kernel (no "others" row)
@@ -182,14 +181,14 @@ def print_table(results: list[dict]) -> None:
 
 def trace_files(paths: list[str]) -> list[Path]:
     found: list[Path] = []
-    for p in map(Path, paths or [str(SAMPLES)]):
+    for p in map(Path, paths):
         found += sorted(f for f in p.iterdir() if f.name.endswith(TRACE_SUFFIXES)) if p.is_dir() else [p]
     return found
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("paths", nargs="*", help="Kineto trace files or folders (default: the Kineto samples)")
+    ap.add_argument("paths", nargs="+", help="Kineto trace files or folders holding them")
     ap.add_argument("--hta-python", default=sys.executable, help="an interpreter that imports hta")
     venv = ROOT / ".venv" / "bin" / "python"
     ap.add_argument("--ours-python", default=str(venv) if venv.exists() else sys.executable,
@@ -206,7 +205,7 @@ def main() -> int:
         return NO_HTA_EXIT
     files = trace_files(args.paths)
     if not files:
-        print("skipped: no Kineto trace to compare (the samples are absent)", file=sys.stderr)
+        print("skipped: no Kineto trace to compare", file=sys.stderr)
         return 0
     results = []
     for f in files:
