@@ -188,7 +188,7 @@ def trace_files(paths: list[str]) -> list[Path]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("paths", nargs="+", help="Kineto trace files or folders holding them")
+    ap.add_argument("paths", nargs="*", help="Kineto trace files or folders holding them")
     ap.add_argument("--hta-python", default=sys.executable, help="an interpreter that imports hta")
     venv = ROOT / ".venv" / "bin" / "python"
     ap.add_argument("--ours-python", default=str(venv) if venv.exists() else sys.executable,
@@ -199,6 +199,8 @@ def main() -> int:
     if args.hta_child:
         print(json.dumps(hta_figures(args.hta_child)))
         return 0
+    if not args.paths:
+        ap.error("name the Kineto traces to compare (files or folders)")
     if not hta_available(args.hta_python):
         print(f"skipped: Holistic Trace Analysis cannot be imported by {args.hta_python}; install it in a venv of "
               f"its own and pass its python with --hta-python", file=sys.stderr)
