@@ -14,7 +14,7 @@ from tests.producers.test_kineto_trace import COMPUTE_STREAM, KERNELS, NCCL_STRE
 from timelineview.analysis.summaries.summary_session import SummarySession, read_checked_index
 from timelineview.producers import kineto
 from timelineview.producers.wording import ASCEND_WORDING
-from timelineview.viewstate.card_view import derived_lanes_of, wording_of_derived
+from timelineview.viewstate.card_view import derived_lanes_of, summary_card, wording_of_derived
 from timelineview.viewstate.timeline.lane_filter import lane_filters
 
 pytest.importorskip("distributed")
@@ -54,6 +54,8 @@ def test_the_summary_keeps_the_producer(summary):
     assert card.derived.mode == kineto.KIND
     # the views' words for the card: its lanes, the lane filters, the coverage rows its summary draws
     assert wording_of_derived(card.derived) == kineto.WORDING
+    # the card drawn from its pyramid (the summary's timeline): no analysis, its producer from the summary
+    assert summary_card(0, card.pyramid(), card.card, card.producer).wording == kineto.WORDING
     titles = [lane.title for lane in derived_lanes_of(card.derived)] + [t for _, t in lane_filters(
         wording_of_derived(card.derived))] + card.manifest["pyramid"]["rows"]
     assert "Idle GPU gaps" in titles
