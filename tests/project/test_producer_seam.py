@@ -24,7 +24,12 @@ PRODUCER_NAMES = re.compile(
     r"msprof|trace_view|timeline_display|ascend_pytorch|profiler_info|prof_|info\.json|"
     r"async_npu|ac2g|^cpu_op$|^kernel$|gpu_mem|cuda_runtime|cuda_driver|user_annotation|profilerstep|"
     r"nccl|hcom|receive-op|ai_core|ai_vector|notify.wait|notify.record|plane\\s|memcpy_async|sdma|"
-    r"kernel_details|memory_record\.csv|operator_memory\.csv|npu_module_mem\.csv|^input dims$|^input type$",
+    r"kernel_details|memory_record\.csv|operator_memory\.csv|npu_module_mem\.csv|^input dims$|^input type$|"
+    # the producers' argument names (args keys): spelled as written, so that a column title of ours that
+    # reads the same words ("Task type") is not one; "link type" and "transport type" are also our tables'
+    # column titles, left out
+    r"(?-i:^Task Type$|^task type$|^src rank$|^dst rank$|^size\(Byte\)$|"
+    r"^bandwidth\(GB/s\)$|^correlation$|^External id$)",
     re.IGNORECASE,
 )
 
@@ -37,14 +42,15 @@ def _docstrings(tree: ast.AST) -> set[int]:
 
 
 def producer_names_in(path: Path) -> list[str]:
-    """The string constants of a module (docstrings aside) that name a producer's thing."""
+    """The string and bytes constants of a module (docstrings aside) that name a producer's thing."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     docs = _docstrings(tree)
     found = []
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)) or id(node) in docs:
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))) or id(node) in docs:
             continue
-        text = node.value
+        # bytes are the names a byte scanner looks for in the file
+        text = node.value.decode("latin-1") if isinstance(node.value, bytes) else node.value
         if (len(text) <= NAME_LENGTH or text.startswith("^")) and PRODUCER_NAMES.search(text):
             found.append((node.lineno, f"{node.lineno}: {text!r}"))
     return [text for _, text in sorted(found)]
@@ -56,8 +62,10 @@ def test_the_scan_finds_producer_names(tmp_path):
     module.write_text('"""Reads the Ascend Hardware process."""\n'
                       'A = "ascend hardware"\nB = re.compile(r"^msprof_(\\d+)\\.json$")\nC = "100000"\n'
                       'D = "a long sentence for the user that happens to mention the Ascend Hardware process"\n'
-                      'E = "compute"\nF = "memory_record.csv"\nG = "MEMORY_RECORD"\n', encoding="utf-8")
-    assert [f.split(":")[0] for f in producer_names_in(module)] == ["2", "3", "4", "7"]
+                      'E = "compute"\nF = "memory_record.csv"\nG = "MEMORY_RECORD"\n'
+                      'H = b"Task Type"\nI = {"Task Type": 1}\nJ = ("Task type", "task type")\n', encoding="utf-8")
+    # line 10: an args key of the producers; the column title "Task type" beside it is ours
+    assert [f.split(":")[0] for f in producer_names_in(module)] == ["2", "3", "4", "7", "9", "10", "11"]
 
 
 def test_producer_names_stay_behind_the_seam():

@@ -44,6 +44,14 @@ class DerivedIntervals:
     min_gap_ns: int = DEFAULT_MIN_GAP_NS
     classification: Classification | None = None
     uncaptured: Intervals = field(default_factory=Intervals.empty)  # inside span, between the files' spans
+    # the classification's mode where the classification itself is not kept (a card read from its summary)
+    producer: str = ""
+
+    @property
+    def mode(self) -> str:
+        """The card's producer as the classification names it ("kineto", "msprof", …; "" when not known):
+        the words of its device depend on it."""
+        return self.classification.mode if self.classification is not None else self.producer
 
     @cached_property
     def gap_lengths(self) -> np.ndarray:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from timelineview.producers import kineto, mindspore, msprof, torch_npu
+from timelineview.producers import cann_tasks, kineto, mindspore, msprof, torch_npu
 from timelineview.producers.wording import ASCEND_WORDING, DeviceWording
 
 if TYPE_CHECKING:
@@ -49,6 +49,9 @@ def is_database_file(name: str) -> bool:
     """Whether a file name is one of the producers' profiler databases'."""
     return any(p.match(name) for p in DATABASE_FILES)
 
+
+# The args key of a hardware task's type: the one args member the decode reads while loading
+TASK_TYPE_ARG = cann_tasks.TASK_TYPE_ARG
 
 # Framework operators (``cpu_op``: PyTorch's, on the GPU and on the NPU)
 FRAMEWORK_OPERATOR = kineto.FRAMEWORK_OPERATOR

@@ -11,6 +11,9 @@ MEMORY = "memory"  # copies and DMA
 REDUCE = "reduce"  # on-chip reduction done by the copy engines for collectives
 OTHER = "other"
 
+# The args key under which a hardware task carries its task type (msprof, torch_npu, MindSpore traces)
+TASK_TYPE_ARG = "Task Type"
+
 TASK_TYPE_KIND: dict[str, str] = {
     # compute units
     "AI_CORE": COMPUTE,

@@ -83,6 +83,7 @@ class CardView:
     # the store is empty
     coverage_source: WindowSource | None = None
     coverage_note: str = ""  # what its header adds (the trace loading, not on this machine, …)
+    producer: str = ""  # a summarised card's producer as its summary keeps it (a loaded card's: its analysis')
 
     @property
     def title(self) -> str:
@@ -91,7 +92,8 @@ class CardView:
     @property
     def wording(self) -> DeviceWording:
         """The words of the card's producer for its device ("AI Core" on Ascend, "GPU" on a Kineto card)."""
-        return wording_of_derived(getattr(self.analysis, "derived", None))
+        derived = getattr(self.analysis, "derived", None)
+        return wording_of_derived(derived) if derived is not None else wording_of(self.producer)
 
     @property
     def drawable(self) -> bool:
@@ -165,8 +167,7 @@ _DERIVED_LANES = (
 def wording_of_derived(derived: Any) -> DeviceWording:
     """The words of the producer of the card whose analysis ``DerivedIntervals`` are ``derived`` (the Ascend
     ones when it does not say)."""
-    classification = getattr(derived, "classification", None)
-    return wording_of(classification.mode) if classification is not None else ASCEND_WORDING
+    return wording_of(derived.mode) if derived is not None else ASCEND_WORDING
 
 
 def derived_lanes_of(derived: Any) -> list[DerivedLane]:
@@ -241,9 +242,10 @@ def align_clocks(cards: list[CardView], offsets_ns: Sequence[int]) -> None:
         card.estimated_offset_ns = card.offset_ns = int(offsets_ns[card.number])
 
 
-def summary_card(number: int, pyramid, title: str) -> CardView:
+def summary_card(number: int, pyramid, title: str, producer: str = "") -> CardView:
     """A card of a summary folder whose trace is not loaded: its pyramid's rows as coverage lanes
-    (``PyramidSource``) under a card header titled ``title``, over an empty store."""
+    (``PyramidSource``) under a card header titled ``title``, over an empty store, worded as its ``producer``'s
+    (``SummaryCard.producer``)."""
     from timelineview.model.store.store_factory import store_from_columns
     from timelineview.model.store.trace_store import LaneTable, ProcessTable
 
@@ -252,5 +254,5 @@ def summary_card(number: int, pyramid, title: str) -> CardView:
                                ProcessTable(pid=[], name=[], label=[], sort_index=none64),
                                LaneTable(process=none32, tid=[], name=[], sort_index=none64),
                                card=title, rank=None, paths=[], generation="summary")
-    return CardView(number=number, store=store, coverage_source=PyramidSource(pyramid),
+    return CardView(number=number, store=store, coverage_source=PyramidSource(pyramid), producer=producer,
                     colours=name_colours(store.strings), search=NameSearch(store.strings))  # a search finds nothing

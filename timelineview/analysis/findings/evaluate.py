@@ -321,17 +321,19 @@ def evaluate_findings(session) -> list[Finding]:
     return order_findings([in_device_words(f, signals) for f in found])
 
 
+def _derived_lane(lane: str | None) -> bool:
+    """Whether an evidence lane is a derived lane's title (a trace lane is "<process>/<lane>", as its producer
+    named it: never reworded)."""
+    return bool(lane) and "/" not in lane
+
+
 def in_device_words(finding: Finding, signals: dict[str, CardSignals]) -> Finding:
     """The finding's advice in its cards' device words when they all share a producer other than the
-    Ascend ones (a GPU card's compute units are not AI Cores), and each evidence's derived lane in its own
-    card's words (the lane's title on that card's timeline)."""
-    def mode(card: str) -> str:
-        return getattr(signals[card].derived.classification, "mode", "") if card in signals else ""
-
-    evidence = [replace(e, lane=reword(e.lane, wording_of(mode(e.card)))) if e.lane else e
-                for e in finding.evidence]
-    finding = replace(finding, evidence=evidence)
-    modes = {mode(c) for c in finding.cards if c in signals}
+    Ascend ones (a GPU card's compute units are not AI Cores), and each evidence span's derived lane in its
+    own card's words (the title its card draws it under: "Idle GPU gaps" on a GPU card)."""
+    modes = {signals[c].derived.mode for c in finding.cards if c in signals}
+    evidence = [replace(e, lane=reword(e.lane, wording_of(signals[e.card].derived.mode)))
+                if _derived_lane(e.lane) and e.card in signals else e for e in finding.evidence]
     if len(modes) != 1:
-        return finding
-    return replace(finding, advice=reword(finding.advice, wording_of(modes.pop())))
+        return replace(finding, evidence=evidence)
+    return replace(finding, advice=reword(finding.advice, wording_of(modes.pop())), evidence=evidence)

@@ -17,13 +17,14 @@ from timelineview.analysis.intervals import Intervals
 from timelineview.analysis.summaries.card_summary import SummaryCard
 
 
-def _rule_sets(kept: dict) -> DerivedIntervals:
+def _rule_sets(kept: dict, producer: str) -> DerivedIntervals:
     """The interval sets as the rules read them: only the longest pure-communication spans (the rest is
-    empty: no rule reads it from a summary)."""
+    empty: no rule reads it from a summary), and the card's producer (the findings' words)."""
     empty = Intervals.empty()
     return DerivedIntervals(compute=empty, communication=empty, overlapped=empty,
                             pure_communication=intervals(kept["pure_communication_longest"]), free=empty,
-                            idle_gaps=empty, idle_gap_communication=empty, idle_gap_free=empty, span=(0, 0))
+                            idle_gaps=empty, idle_gap_communication=empty, idle_gap_free=empty, span=(0, 0),
+                            producer=producer)
 
 
 def summary_signals(card: SummaryCard, order: int) -> FactSignals | None:
@@ -33,8 +34,8 @@ def summary_signals(card: SummaryCard, order: int) -> FactSignals | None:
     kept = card.details.get("signals")
     if kept is None or m.get("error") or "derived" not in m or not card.steps:
         return None
-    sig = FactSignals(card=card.card, order=order, store=None, derived=_rule_sets(kept), steps=list(card.steps),
-                      operators=card.operators, rank=card.rank,
+    sig = FactSignals(card=card.card, order=order, store=None, derived=_rule_sets(kept, card.producer),
+                      steps=list(card.steps), operators=card.operators, rank=card.rank,
                       **step_means(card.document["steps"], m.get("comparison_steps") or []))
     sig.facts = kept
     return sig

@@ -68,6 +68,7 @@ BANDWIDTH_COLUMNS = ("op", "bytes", "transit", "count", "large")  # OperatorBand
 PACKET_COLUMNS = ("row", "size", "count", "transit")  # OperatorBandwidth.packets
 TABLE_COLUMNS = ("ids", "count", "total_ns", "min_ns", "max_ns")  # OperatorTable
 JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY
+PRODUCER_KEY = "producer"  # the manifest's field naming the card's producer (its classification's mode)
 
 
 @dataclass
@@ -90,7 +91,14 @@ class SummaryCard:
             if starts.dtype != np.int64 or ends.dtype != np.int64 or starts.ndim != 1 or starts.shape != ends.shape:
                 raise SummaryFileError(f"{self.folder}: derived.{n} is not two int64 columns of one length")
         sets = {n: Intervals(cols[f"derived.{n}.starts"], cols[f"derived.{n}.ends"]) for n in DERIVED_SETS}
-        return DerivedIntervals(span=tuple(m["derived"]["span"]), min_gap_ns=m["derived"]["min_gap_ns"], **sets)
+        return DerivedIntervals(span=tuple(m["derived"]["span"]), min_gap_ns=m["derived"]["min_gap_ns"],
+                                producer=self.producer, **sets)
+
+    @property
+    def producer(self) -> str:
+        """The card's producer as its classification named it ("" in a summary made before it was kept: the
+        Ascend words)."""
+        return self.manifest.get(PRODUCER_KEY) or ""
 
     @cached_property
     def steps(self) -> list[StepWindow]:
@@ -221,8 +229,7 @@ def _signals(store: TraceStore, a: CardAnalysis) -> dict | None:
 
 def pyramid_rows(store: TraceStore, derived: DerivedIntervals | None) -> list[tuple[str, Intervals]]:
     """The rows a card's overview draws: its derived sets, then each lane holding slices."""
-    classification = getattr(derived, "classification", None)  # the card's own words for its derived sets
-    wording = wording_of(classification.mode) if classification is not None else ASCEND_WORDING
+    wording = wording_of(derived.mode) if derived is not None else ASCEND_WORDING  # the card's own words
     rows = [(reword(title, wording), getattr(derived, name)) for name, title in DERIVED_TITLES.items()] \
         if derived else []
     sl = store.slices
@@ -251,6 +258,7 @@ def write_card_summary(folder: Path, store: TraceStore, a: CardAnalysis, compari
             _put_intervals(w, f"derived.{name}", getattr(d, name))
         manifest["derived"] = {"span": list(d.span), "min_gap_ns": d.min_gap_ns}
     if a.classification is not None:
+        manifest[PRODUCER_KEY] = a.classification.mode  # the device's words of a card read from its summary
         names, ends = collective_ends(store, a.classification)
         manifest["collective_names"] = names  # with their ends: clock offsets need no column file
         manifest["collective_ends"] = ends.tolist()

@@ -54,6 +54,7 @@ MANIFEST_FIELDS: dict[str, Check] = {
 OPTIONAL_FIELDS: dict[str, Check] = {
     "derived": _dict({"span": _list(_int), "min_gap_ns": _int}),
     "collective_names": _list(_str), "collective_ends": _list(_int),
+    "producer": _str,  # summaries made before the producer was kept have none (read as the Ascend words)
     "load_report": lambda v: isinstance(v, dict),  # summaries made before the load report was kept have none
 }
 _TABLE = _dict({"labels": _list(_str), "compute_total_ns": _int})

@@ -34,6 +34,7 @@ from timelineview.model.decode.damaged.tolerant import UNREADABLE, parse_object
 from timelineview.model.decode.scan.scan_codes import LOOK
 from timelineview.model.decode.typed_columns import columnarise
 from timelineview.model.store import file_digest
+from timelineview.producers import TASK_TYPE_ARG
 
 EXTRA_BYTES = 64 << 10  # read past a range's end for its last element (4x more each time it is not enough);
 # whoever splits a tolerant range again reads this much past its end, with the end as ``stop``
@@ -451,7 +452,7 @@ def event_from_dict(d: object) -> tuple[object, str]:
     if "args" in fields:
         args = d.get("args")
         if cls is ev.XEvent:
-            kw["args"] = ev.XArgs(task_type=args.get("Task Type")) if isinstance(args, dict) else None
+            kw["args"] = ev.XArgs(task_type=args.get(TASK_TYPE_ARG)) if isinstance(args, dict) else None
         else:
             kw["args"] = args
     return cls(**kw), ""

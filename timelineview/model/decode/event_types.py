@@ -12,6 +12,8 @@ from typing import Any, Union
 
 import msgspec
 
+from timelineview.producers import TASK_TYPE_ARG
+
 Number = Union[float, str, None]
 Token = Union[int, str, None]
 
@@ -19,7 +21,7 @@ Token = Union[int, str, None]
 class XArgs(msgspec.Struct, gc=False):
     """The only args key read at load time: the hardware task type."""
 
-    task_type: Any = msgspec.field(default=None, name="Task Type")
+    task_type: Any = msgspec.field(default=None, name=TASK_TYPE_ARG)
 
 
 class _Event(msgspec.Struct, gc=False, tag_field="ph"):

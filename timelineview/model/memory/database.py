@@ -1,24 +1,43 @@
-"""The memory tables of a torch_npu profiler database (``ascend_pytorch_profiler_<rank>.db``), read-only.
+"""The memory of a torch_npu profiler database (``ascend_pytorch_profiler_<rank>.db``), from its tables as the
+database reader gives them (``model.database.memory_tables``).
 
 ``MEMORY_RECORD`` and ``NPU_MEM`` -> :class:`MemoryCurves`, ``OP_MEMORY`` (or, without it, the
 allocate / release pairs of ``NPU_OP_MEM``) -> :class:`Allocations`, ``NPU_MODULE_MEM`` ->
 :class:`ModuleMemory`. Sizes are bytes and times ns already; names are ids into ``STRING_IDS``
-(modules into ``ENUM_MODULE``). Only the standard library's ``sqlite3``, the file opened immutable
-and read-only: a capture is never written to. A missing table or column, a NULL or a text where a
-number belongs, a name id no table resolves: only those rows are lost, counted in the report.
+(modules into ``ENUM_MODULE``). A missing table or column, a NULL or a text where a number belongs,
+a name id no table resolves: only those rows are lost, counted in the report.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from timelineview.model.database.bare_numbers import bare_number_note
-from timelineview.model.database.sqlite.connection import connect
-from timelineview.model.database.sqlite.tables import STRING_TABLE
+from timelineview.model.database.memory_tables import (
+    ALLOCATE,
+    BAD_CELL,
+    EXPECTED_TABLES,
+    MEMORY_RECORD,
+    MEMORY_RECORD_COLUMNS,
+    MEMORY_TABLES,
+    NPU_MEM,
+    NPU_MEM_COLUMNS,
+    NPU_MODULE_MEM,
+    NPU_MODULE_MEM_COLUMNS,
+    NPU_OP_MEM,
+    NPU_OP_MEM_COLUMNS,
+    NULL_CELL,
+    OP_MEMORY,
+    OP_MEMORY_COLUMNS,
+    RELEASE,
+    MemoryTables,
+    NumericRows,
+    TableColumns,
+    UnreadableDatabase,
+)
 from timelineview.model.memory.records import (
     BAD_NUMBER,
     EXAMPLES_PER_CHECK,
@@ -36,83 +55,32 @@ from timelineview.model.memory.records import (
     passing,
 )
 
-MODULE_TABLE = "ENUM_MODULE"
-MEMORY_TABLES = ("MEMORY_RECORD", "OP_MEMORY", "NPU_OP_MEM", "NPU_MODULE_MEM", "NPU_MEM")
-_NULL, _BAD = -2, -1  # what a numeric column reads as when NULL / not a number ≥ 0
 NO_VALUE = "no value"
 UNKNOWN_NAME = "unknown name id"
-ALLOCATE, RELEASE = "allocate", "release"  # NPU_OP_MEM's event types
-NPU_OP_MEM = "NPU_OP_MEM"
-
-
-def table_columns(db: sqlite3.Connection) -> dict[str, set[str]]:
-    """Each table of the database and its columns."""
-    tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-    return {t: {r[1] for r in db.execute(f'PRAGMA table_info("{t}")')} for t in tables}
-
-
-def id_names(db: sqlite3.Connection, table: str, schema: dict[str, set[str]]) -> dict[int, str]:
-    """An id -> text table (``STRING_IDS``, ``ENUM_MODULE``); empty when absent."""
-    cols = schema.get(table, set())
-    value = "value" if "value" in cols else "name" if "name" in cols else None
-    if "id" not in cols or value is None:
-        return {}
-    return {int(k): str(v) for k, v in db.execute(f'SELECT id, "{value}" FROM "{table}"') if k is not None}
-
-
-def _number(column: str) -> str:
-    """SQL reading ``column`` as a whole number ≥ 0, ``_NULL`` for NULL, ``_BAD`` for anything else."""
-    c = f'"{column}"'
-    return (f"CASE WHEN typeof({c})='integer' AND {c} >= 0 THEN {c} "
-            f"WHEN typeof({c})='real' AND {c} >= 0 AND {c} < 9.2e18 THEN CAST(round({c}) AS INTEGER) "
-            f"WHEN {c} IS NULL THEN {_NULL} ELSE {_BAD} END")
-
-
-@dataclass
-class _Rows:
-    """The numeric columns of a table (int64, with _NULL / _BAD) and each row's rowid."""
-
-    table: str
-    rowid: np.ndarray
-    columns: dict[str, np.ndarray]
-
-    def __len__(self) -> int:
-        return len(self.rowid)
 
 
 class _Reader:
-    def __init__(self, db: sqlite3.Connection, path: Path, report: MemoryReport) -> None:
-        self.db = db
-        self.path = path
+    """The checks on a database's memory rows: the rows dropped and why go to the report."""
+
+    def __init__(self, tables: MemoryTables, report: MemoryReport) -> None:
+        self.tables = tables
+        self.path = tables.path
         self.report = report
-        self.schema = table_columns(db)
-        self.strings = id_names(db, STRING_TABLE, self.schema)
+        self.strings = tables.strings
 
-    def rows(self, table: str, needed: tuple[str, ...], optional: tuple[str, ...] = ()) -> _Rows | None:
-        """The table's ``needed`` and present ``optional`` columns, or None (with a warning) when the
-        table or a needed column is missing."""
-        cols = self.schema.get(table)
-        if cols is None:
-            return None
-        missing = [c for c in needed if c not in cols]
-        if missing:
-            self.report.warn(f"{self.path.name}: table {table} has no column {', '.join(missing)}; not read")
-            return None
-        names = list(needed) + [c for c in optional if c in cols]
-        sql = f'SELECT rowid, {", ".join(_number(c) for c in names)} FROM "{table}"'
-        try:
-            data = np.array(self.db.execute(sql).fetchall(), dtype=np.int64).reshape(-1, len(names) + 1)
-        except sqlite3.Error as exc:
-            self.report.warn(f"{self.path.name}: table {table} cannot be read ({exc})")
-            return None
-        return _Rows(table, data[:, 0], {c: data[:, k + 1] for k, c in enumerate(names)})
+    def rows(self, table: str, columns: TableColumns) -> NumericRows | None:
+        """The table's rows (``MemoryTables.read``), or None with its problem in the report."""
+        got = self.tables.read(table, columns)
+        if got.problem:
+            self.report.warn(f"{self.path.name}: {got.problem}")
+        return got.rows
 
-    def keep(self, rows: _Rows, checks: list[tuple[np.ndarray, str]]) -> np.ndarray:
+    def keep(self, rows: NumericRows, checks: list[tuple[np.ndarray, str]]) -> np.ndarray:
         keep = passing(checks, len(rows), lambda bad, reason: self._drop(rows, bad, reason))
         self.report.rows_read += int(keep.sum())
         return keep
 
-    def _drop(self, rows: _Rows, bad: np.ndarray, reason: str) -> None:
+    def _drop(self, rows: NumericRows, bad: np.ndarray, reason: str) -> None:
         where = f"{self.path.name} {rows.table}"
         first = rows.rowid[bad][:EXAMPLES_PER_CHECK]
         self.report.drop_rows(reason, [f"{where} row {int(r)}" for r in first], int(bad.sum()) - len(first), where)
@@ -138,10 +106,10 @@ class _Reader:
             self.report.warn(f"{self.path.name}: {note}")
 
     def no_value(self, *cols: np.ndarray) -> np.ndarray:
-        return np.any([c == _NULL for c in cols], axis=0) if cols else np.zeros(0, bool)
+        return np.any([c == NULL_CELL for c in cols], axis=0) if cols else np.zeros(0, bool)
 
     def bad(self, *cols: np.ndarray) -> np.ndarray:
-        return np.any([c == _BAD for c in cols], axis=0)
+        return np.any([c == BAD_CELL for c in cols], axis=0)
 
 
 def _sizes(col: np.ndarray) -> np.ndarray:
@@ -149,11 +117,11 @@ def _sizes(col: np.ndarray) -> np.ndarray:
 
 
 def _memory_record(r: _Reader, names: Names) -> MemoryCurves:
-    rows = r.rows("MEMORY_RECORD", ("component", "timestamp"), ("totalAllocated", "totalReserved", "totalActive"))
+    rows = r.rows(MEMORY_RECORD, MEMORY_RECORD_COLUMNS)
     if rows is None:
         return MemoryCurves()
     c = rows.columns
-    blank = np.full(len(rows), _NULL, dtype=np.int64)
+    blank = np.full(len(rows), NULL_CELL, dtype=np.int64)
     sizes = [c.get(k, blank) for k in ("totalAllocated", "totalReserved", "totalActive")]
     comp, unknown = r.name_ids(c["component"], names)
     keep = r.keep(rows, [(r.no_value(c["component"], c["timestamp"]), NO_VALUE),
@@ -163,7 +131,7 @@ def _memory_record(r: _Reader, names: Names) -> MemoryCurves:
 
 def _npu_mem(r: _Reader, names: Names) -> MemoryCurves:
     """``NPU_MEM``: the device's (or the application's) reserved ddr + hbm over time, one curve per type."""
-    rows = r.rows("NPU_MEM", ("type", "timestampNs"), ("ddr", "hbm"))
+    rows = r.rows(NPU_MEM, NPU_MEM_COLUMNS)
     if rows is None:
         return MemoryCurves()
     c = rows.columns
@@ -178,26 +146,26 @@ def _npu_mem(r: _Reader, names: Names) -> MemoryCurves:
 
 
 def _op_memory(r: _Reader, names: Names) -> Allocations:
-    rows = r.rows("OP_MEMORY", ("name", "size", "allocationTime"), ("releaseTime", "streamPtr"))
+    rows = r.rows(OP_MEMORY, OP_MEMORY_COLUMNS)
     if rows is None:
         return Allocations()
     c = rows.columns
-    nulls = np.full(len(rows), _NULL, dtype=np.int64)
+    nulls = np.full(len(rows), NULL_CELL, dtype=np.int64)
     release, stream = c.get("releaseTime", nulls), c.get("streamPtr", nulls)
     name, unknown = r.name_ids(c["name"], names)
-    t1 = np.where(release == _NULL, NEVER, release)
+    t1 = np.where(release == NULL_CELL, NEVER, release)
     keep = r.keep(rows, [(r.no_value(c["name"], c["size"], c["allocationTime"]), NO_VALUE),
                          (r.bad(c["name"], c["size"], c["allocationTime"], release), BAD_NUMBER),
                          (unknown, UNKNOWN_NAME), (t1 < c["allocationTime"], RELEASE_BEFORE_ALLOCATION)])
-    r.say_bare_numbers(name[keep], names, "OP_MEMORY")
+    r.say_bare_numbers(name[keep], names, OP_MEMORY)
     # blocks without a stream of the caching allocator are CANN graph-engine blocks (as in the CSV)
-    component = np.where(stream == _NULL, names.id(GE), names.id(PTA)).astype(np.int32)
+    component = np.where(stream == NULL_CELL, names.id(GE), names.id(PTA)).astype(np.int32)
     return Allocations(name[keep], component[keep], c["size"][keep], c["allocationTime"][keep], t1[keep])
 
 
 def _npu_op_mem(r: _Reader, names: Names) -> Allocations:
     """Allocations from ``NPU_OP_MEM``'s events: each allocate paired with the next release of its address."""
-    rows = r.rows("NPU_OP_MEM", ("operatorName", "addr", "type", "size", "timestampNs"), ("component",))
+    rows = r.rows(NPU_OP_MEM, NPU_OP_MEM_COLUMNS)
     if rows is None:
         return Allocations()
     c = rows.columns
@@ -221,31 +189,17 @@ def _npu_op_mem(r: _Reader, names: Names) -> Allocations:
         comp_ids = np.where(comp_ids < 0, ge, comp_ids).astype(np.int32)
     else:
         comp_ids = np.full(len(alloc), ge, dtype=np.int32)
-    r.say_bare_numbers(name[order][alloc], names, "NPU_OP_MEM")
+    r.say_bare_numbers(name[order][alloc], names, NPU_OP_MEM)
     return Allocations(name[order][alloc], comp_ids, c["size"][order][alloc], t[alloc], released)
-
-
-def _count(r: _Reader, sql: str) -> int | None:
-    try:
-        return int(r.db.execute(sql).fetchone()[0])
-    except sqlite3.Error:
-        return None
 
 
 def _say_npu_op_mem_unread(r: _Reader) -> None:
     """``NPU_OP_MEM`` is not read beside ``OP_MEMORY`` (its allocations would count twice): the report says
     so, with its rows and allocations against ``OP_MEMORY``'s rows without a stream (the same blocks,
     as torch_npu writes them), so that a difference shows."""
-    if "NPU_OP_MEM" not in r.schema:
-        return
-    rows = _count(r, 'SELECT count(*) FROM "NPU_OP_MEM"')
+    rows, allocs, streamless = r.tables.npu_op_mem_counts()
     if not rows:
         return
-    allocate = [k for k, v in r.strings.items() if v == ALLOCATE]
-    allocs = _count(r, f'SELECT count(*) FROM "NPU_OP_MEM" WHERE "type" IN ({",".join(map(str, allocate))})') \
-        if allocate and "type" in r.schema["NPU_OP_MEM"] else None
-    streamless = _count(r, 'SELECT count(*) FROM "OP_MEMORY" WHERE "streamPtr" IS NULL') \
-        if "streamPtr" in r.schema["OP_MEMORY"] else None
     held = f" ({allocs:,} allocations" + (f" against OP_MEMORY's {streamless:,} without a stream)" if
                                          streamless is not None else ")") if allocs is not None else ""
     r.report.warn(f"{r.path.name}: table {NPU_OP_MEM} not read, {rows:,} rows{held}: the allocations are "
@@ -253,11 +207,11 @@ def _say_npu_op_mem_unread(r: _Reader) -> None:
 
 
 def _modules(r: _Reader, names: Names) -> ModuleMemory:
-    rows = r.rows("NPU_MODULE_MEM", ("moduleId", "timestampNs", "totalReserved"))
+    rows = r.rows(NPU_MODULE_MEM, NPU_MODULE_MEM_COLUMNS)
     if rows is None:
         return ModuleMemory()
     c = rows.columns
-    modules = id_names(r.db, MODULE_TABLE, r.schema)
+    modules = r.tables.modules()
     module, unknown = r.name_ids(c["moduleId"], names, modules)
     cols = [c["moduleId"], c["timestampNs"], c["totalReserved"]]
     keep = r.keep(rows, [(r.no_value(*cols), NO_VALUE), (r.bad(*cols), BAD_NUMBER), (unknown, UNKNOWN_NAME)])
@@ -277,24 +231,20 @@ def read_database_memory(path: str | Path, names: Names, report: MemoryReport) -
     """Every memory table of the database at ``path`` (empty tables when it holds none)."""
     path = Path(path)
     try:
-        db = connect(path)
-        try:
-            r = _Reader(db, path, report)
-            present = [t for t in MEMORY_TABLES if t in r.schema]
-            if not present:
+        with MemoryTables(path) as tables:
+            if not any(tables.has(t) for t in MEMORY_TABLES):
                 return DatabaseMemory(MemoryCurves(), Allocations(), ModuleMemory())
-            for t in ("MEMORY_RECORD", "OP_MEMORY", "NPU_MODULE_MEM"):
-                if t not in r.schema:
+            for t in EXPECTED_TABLES:
+                if not tables.has(t):
                     report.warn(f"{path.name}: no table {t}")
+            r = _Reader(tables, report)
             curves = concat([_memory_record(r, names), _npu_mem(r, names)], MemoryCurves)
-            if "OP_MEMORY" in r.schema:
+            if tables.has(OP_MEMORY):
                 allocations = _op_memory(r, names)
                 _say_npu_op_mem_unread(r)
             else:
                 allocations = _npu_op_mem(r, names)
             return DatabaseMemory(curves, allocations, _modules(r, names))
-        finally:
-            db.close()
-    except sqlite3.Error as exc:
+    except UnreadableDatabase as exc:
         report.warn(f"{path}: cannot be read as a database ({exc})")
         return DatabaseMemory(MemoryCurves(), Allocations(), ModuleMemory())

@@ -60,7 +60,7 @@ class SliceColumns:
     lane: np.ndarray  # int32 into LaneTable
     name: np.ndarray  # int32 into strings
     cat: np.ndarray  # int32 into strings, -1 when absent
-    task_type: np.ndarray  # int32 into strings (args["Task Type"]), -1 when absent
+    task_type: np.ndarray  # int32 into strings (the hardware task type in args), -1 when absent
     depth: np.ndarray  # int16 row within the lane (nesting depth, then extra rows)
     src: np.ndarray | None  # int64 ordinal of the event in the card's files (for lazy args); None where that
     # is the slice's own number (a database card, whose args are found by slice)

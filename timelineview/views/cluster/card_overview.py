@@ -123,7 +123,7 @@ class CardOverview(QtCore.QObject):
             if s.step == step:
                 margin = int((s.end - s.start) * STEP_MARGIN)
                 window = (s.start - margin, s.end + margin)
-        view = summary_card(number, pyramid, f"{card.card}  (summary)")
+        view = summary_card(number, pyramid, f"{card.card}  (summary)", card.producer)
         view.coverage_note = self._note(number, card)
         if self.timeline.lane_filter != ALL:  # a cluster's lane filter keeps none of a summarised card's rows
             self.timeline.set_lane_filter(ALL)

@@ -373,7 +373,7 @@ def _scan(buf, starts, ends, pow10, at, ranges, elements, strings, lanes, sample
                         else:
                             bad_flow = bad_flow or c != NULL_START
                             i = skip_value(buf, i, end, work.stack)
-                    else:  # args: an object (its "Task Type" string is kept) or null
+                    else:  # args: an object (its task type string is kept) or null
                         if c == OPEN_OBJECT:
                             args_a = i
                             i, a, b, fl, got = skip(buf, i, end, work.stack, True)

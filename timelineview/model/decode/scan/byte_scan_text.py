@@ -86,10 +86,11 @@ from timelineview.model.decode.scan.scan_columns import (
     MEMBER_VALUE,
 )
 from timelineview.model.decode.scan.scan_jit import byte_at, jit
+from timelineview.producers import TASK_TYPE_ARG
 
-TASK_TYPE, TRUE, FALSE, NULL = (np.frombuffer(w, dtype=np.uint8).copy() for w in (b"Task Type", b"true", b"false",
-                                                                                   b"null"))
-# "Task Type" in an object ``skip`` watches: not there, read, or left to the typed path
+TASK_TYPE, TRUE, FALSE, NULL = (np.frombuffer(w, dtype=np.uint8).copy()
+                                 for w in (TASK_TYPE_ARG.encode(), b"true", b"false", b"null"))
+# The task type's key in an object ``skip`` watches: not there, read, or left to the typed path
 WATCH_NONE, WATCH_FOUND, WATCH_DECLINED = 0, 1, 2
 IN_OBJECT, IN_ARRAY = 0, 1  # ``skip``'s stack of open containers
 ESCAPE_LEN, UNICODE_ESCAPE_LEN = 2, 6  # bytes of \n and of \uXXXX
@@ -248,7 +249,7 @@ def member_key(buf, i, end):
 
 @jit
 def watch_key(buf, ka, kb, kfl, got):
-    """(is this member key "Task Type", got): an escaped key might spell it, so it leaves
+    """(is this member key the task type's, got): an escaped key might spell it, so it leaves
     the element to the typed path (got WATCH_DECLINED)."""
     if kfl & HAS_ESCAPES:
         return False, WATCH_DECLINED
@@ -258,7 +259,7 @@ def watch_key(buf, ka, kb, kfl, got):
 @jit
 def skip(buf, i, end, stack, watch):
     """End of the JSON value at i (validated), or -1; with ``watch``, for an object, also
-    its "Task Type" member: (end, a, b, flags, got) where [a, b) is the content of that
+    its task type member: (end, a, b, flags, got) where [a, b) is the content of that
     string (got WATCH_FOUND), got WATCH_NONE without one, WATCH_DECLINED when the key is
     repeated or its value is neither a string nor null (left to the typed path)."""
     depth = 0

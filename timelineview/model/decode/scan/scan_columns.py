@@ -75,7 +75,7 @@ SCAN_ARRAYS = (
     ScanArray("lane", np.int32, ELEMENTS, doc="row of lane_rows, -1 for none"),
     ScanArray("name", np.int32, ELEMENTS, doc="string ids (rows of spans), -1 absent"),
     ScanArray("cat", np.int32, ELEMENTS),
-    ScanArray("task", np.int32, ELEMENTS, doc='args "Task Type"'),
+    ScanArray("task", np.int32, ELEMENTS, doc="args: the hardware task type"),
     ScanArray("id_k", np.int8, ELEMENTS, doc="flow id: TOK_* kind (-1 none) and value (a string id for TOK_STR)"),
     ScanArray("id_v", np.int64, ELEMENTS),
     ScanArray("bp_e", np.bool_, ELEMENTS, doc='"bp": "e"'),
