@@ -14,7 +14,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from timelineview.analysis.critical_path.step_lanes import COMPUTE, DATA_WAIT, IN_COLLECTIVE, LAUNCH_WAIT, StepLanes
 
 MAX_CARDS = 6  # card pairs drawn: the change's card and the path's first, then by rank
-LANE_H = 16
+LANE_H = 16  # the least height of a lane; lanes grow to fill the strip's height
 PAIR_GAP = 6
 HEADER_H = 18  # the legend and the two step ends, above the axis
 AXIS_H = HEADER_H + 18
@@ -68,8 +68,18 @@ class WhatIfStrip(QtWidgets.QWidget):
         self.update()
 
     def _height(self) -> int:
+        """The height the lanes need at their least height."""
         pairs = len(self.rows) // 2
         return AXIS_H + pairs * (2 * LANE_H + PAIR_GAP) + 4
+
+    def lane_h(self) -> float:
+        """Height of each lane: the strip's height shared by its lanes (a taller window draws taller lanes
+        instead of leaving the space under them empty), never under ``LANE_H``."""
+        pairs = len(self.rows) // 2
+        if not pairs:
+            return float(LANE_H)
+        room = self.height() - AXIS_H - 4 - pairs * PAIR_GAP
+        return max(float(LANE_H), room / (2 * pairs))
 
     def sizeHint(self) -> QtCore.QSize:
         return QtCore.QSize(600, self._height())
@@ -85,7 +95,8 @@ class WhatIfStrip(QtWidgets.QWidget):
 
     def lane_top(self, j: int) -> float:
         """y of drawn row ``j``."""
-        return AXIS_H + (j // 2) * (2 * LANE_H + PAIR_GAP) + (j % 2) * LANE_H
+        h = self.lane_h()
+        return AXIS_H + (j // 2) * (2 * h + PAIR_GAP) + (j % 2) * h
 
     def paintEvent(self, _ev: QtGui.QPaintEvent) -> None:
         p = QtGui.QPainter(self)
@@ -96,17 +107,18 @@ class WhatIfStrip(QtWidgets.QWidget):
             p.drawText(self.rect().adjusted(8, 0, -8, 0), QtCore.Qt.AlignmentFlag.AlignVCenter, self.note)
             return
         self._paint_axis(p)
+        lane_h = self.lane_h()
         for j, row in enumerate(self.rows):
             lanes = self.predicted if row.predicted else self.measured
             y = self.lane_top(j)
             if row.predicted:
-                p.fillRect(QtCore.QRectF(0, y, self.width(), LANE_H), pal.color(QtGui.QPalette.ColorRole.AlternateBase))
+                p.fillRect(QtCore.QRectF(0, y, self.width(), lane_h), pal.color(QtGui.QPalette.ColorRole.AlternateBase))
             p.setPen(pal.color(QtGui.QPalette.ColorRole.Text))
-            p.drawText(QtCore.QRectF(4, y, LABEL_W - 8, LANE_H), QtCore.Qt.AlignmentFlag.AlignVCenter, row.label)
+            p.drawText(QtCore.QRectF(4, y, LABEL_W - 8, lane_h), QtCore.Qt.AlignmentFlag.AlignVCenter, row.label)
             for i in lanes.of_card(row.card).tolist():
                 kind = lanes.kind[i]
                 x0, x1 = self.x_of(lanes.start[i]), self.x_of(lanes.end[i])
-                half = LANE_H / 2 - 1
+                half = lane_h / 2 - 1
                 top = y + 1 + (half if kind == IN_COLLECTIVE else 0)
                 p.fillRect(QtCore.QRectF(x0, top, max(x1 - x0, 1.0), half), COLOURS[kind])
         bottom = self.lane_top(len(self.rows))
