@@ -66,14 +66,19 @@ def plane_rows(step: StepWork, spec: CardSpec, n_cards: int) -> PlaneRows:
     rows = PlaneRows()
     for j, kind in enumerate(step.op_kind):
         a, b, x = int(step.op_start[j]), int(step.op_end[j]), int(step.op_xfer[j])
-        _operator(rows, j, kind, a, b, max(b - x, a), spec, world, rng)
+        peer = int(step.op_peer[j]) if step.op_peer is not None else -1
+        _operator(rows, j, kind, a, b, max(b - x, a), spec, world, rng, peer)
     return rows
 
 
 def _operator(rows: PlaneRows, j: int, kind: int, a: int, b: int, wait_end: int, spec: CardSpec,
-              world: int, rng: np.random.Generator) -> None:
+              world: int, rng: np.random.Generator, peer: int = -1) -> None:
+    """The plane tasks of operator ``j``; ``peer``: a send's or receive's other rank (-1: the default)."""
     r = spec.rank
-    peers = topo.peers(kind, r, world)
+    if _is_p2p(kind) and peer >= 0:
+        peers = [topo.link(r, peer)] if kind == KIND_SEND else []
+    else:
+        peers = topo.peers(kind, r, world)
     n_planes = 1 if _is_p2p(kind) else max(1, min(spec.planes, len(peers)))
     mine = [[p for i, p in enumerate(peers) if i % n_planes == q] for q in range(n_planes)]
     xfer_names = ("Reduce_Inline", "Memcpy") if kind not in (KIND_SEND, KIND_RECEIVE) and len(peers) > 1 \
@@ -85,7 +90,7 @@ def _operator(rows: PlaneRows, j: int, kind: int, a: int, b: int, wait_end: int,
     size = _bytes(mine, speed, xfer_from, xfer_to, len(xfer_names))
     for q in range(n_planes):
         t0 = a + q * PLANE_STAGGER_NS
-        first = topo.notify_peer(kind, r, mine[q], spec.pipeline_stages)
+        first = topo.notify_peer(kind, r, mine[q], spec.pipeline_stages, peer)
         rows.add(t0, RECORD_NS, q, j, PL_RECORD, "Notify_Record", r, first, "SDMA", "INVALID_TYPE", 0)
         if q == 0 and not _is_p2p(kind):
             t = rows.add(t0 + RECORD_NS + 100, LOCAL_REDUCE_NS, q, j, PL_LOCAL, "Reduce_Inline", r,
