@@ -10,6 +10,7 @@ from timelineview.analysis.session import AnalysisSession
 from timelineview.model import load
 from timelineview.synthetic import WriteOptions, cluster_specs, generate_cluster
 from timelineview.synthetic.comm.link_delay import FIT_MARGIN
+from timelineview.synthetic.comm.planes import EDGE_NS, GAP_NS, PEER_WAIT_NS, WAIT_AFTER_NS
 from timelineview.synthetic.schedule import build_schedule, card_steps
 from timelineview.synthetic.workload import KIND_RECEIVE, KIND_SEND, draw_step
 
@@ -67,8 +68,9 @@ SLOW_LINK = {"slow_link": (1, 2), "slow_link_factor": 3.0, "slow_link_delays": T
 
 def test_a_slow_link_slows_only_its_own_pair():
     """The same seed with and without a slow link 1→2: only pair 1→2's transfer is longer, by the time the
-    slower link needs for the bytes the healthy one moves in its window (FIT_MARGIN of it, (factor − 1)
-    times over); every other pair keeps its transfer."""
+    slower link needs for the bytes the healthy one moves in its window ((factor − 1) times FIT_MARGIN of what
+    the window's edges, its gaps and, when the sender was launched last, its opening wait leave, as the
+    planes lay them out); every other pair keeps its transfer."""
     good = build_schedule(cluster_specs(CARDS, **BASE))
     bad = build_schedule(cluster_specs(CARDS, **BASE, **SLOW_LINK))
     recv, send = good.kinds.index(KIND_RECEIVE), good.kinds.index(KIND_SEND)
@@ -78,8 +80,12 @@ def test_a_slow_link_slows_only_its_own_pair():
         assert np.all(healthy == healthy[0])  # every pair moves the same bytes over the same kind of link
         np.testing.assert_array_equal(good.op_xfer[k, recv, 1:], healthy)  # one transfer ends both sides
         extra = bad.op_xfer[k, send, :-1] - healthy
-        want = round(FIT_MARGIN * int(healthy[0]) * (SLOW_LINK["slow_link_factor"] - 1.0))
-        assert abs(int(extra[src]) - want) <= 1
+        lead = int(bad.op_start[k, recv, dst]) - int(bad.op_start[k, send, src])  # the sender this much earlier
+        opening = max(0, WAIT_AFTER_NS + 20 - max(lead, 0))
+        room = int(healthy[0]) - 2 * EDGE_NS - opening - (PEER_WAIT_NS + GAP_NS) - GAP_NS
+        want = round(FIT_MARGIN * room * (SLOW_LINK["slow_link_factor"] - 1.0))
+        assert abs(int(extra[src]) - want) <= 2
+        assert int(bad.op_extra[k, send, src]) == int(bad.op_extra[k, recv, dst]) == int(extra[src])
         assert np.count_nonzero(extra) == 1
         np.testing.assert_array_equal(bad.op_xfer[k, recv, 1:], bad.op_xfer[k, send, :-1])
         # from the step's start (the collectives over the slow link lengthen the steps before), the pairs

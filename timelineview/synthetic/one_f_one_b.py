@@ -140,11 +140,11 @@ class PipelineTimes:
 
 
 def place_pipeline(orders: Sequence[Sequence[Event]], first_at: np.ndarray, spans: Sequence[np.ndarray],
-                   microbatches: int, xfer_ns: Callable[[int, int], int], gap_ns: int) -> PipelineTimes:
+                   microbatches: int, xfer_ns: Callable[[int, int, int], int], gap_ns: int) -> PipelineTimes:
     """Run every stage's order: a compute starts when its card is free and lasts its chunk's span
     (``spans[card][chunk]``); a transfer is launched when its card is free and ends, on both sides, at the
-    later launch plus ``xfer_ns(src, dst)``; the card is free ``gap_ns`` after. ``first_at``: when each card
-    starts (after its data wait)."""
+    later launch plus ``xfer_ns(src, dst, lead)`` (``lead``: how long before the later launch the sender was
+    launched); the card is free ``gap_ns`` after. ``first_at``: when each card starts (after its data wait)."""
     n = len(orders)
     free = [int(t) for t in first_at]
     at = [0] * n
@@ -173,8 +173,10 @@ def place_pipeline(orders: Sequence[Sequence[Event]], first_at: np.ndarray, span
                     waiting[key] = (c, len(times.op_start[c]) - 1)
                     break
                 p, op = peer
-                xfer = int(xfer_ns(src, dst))
-                end = max(free[c], times.op_start[p][op]) + xfer
+                later = max(free[c], times.op_start[p][op])
+                sent = free[c] if c == src else times.op_start[p][op]
+                xfer = int(xfer_ns(src, dst, later - sent))
+                end = later + xfer
                 times.op_end[c].append(end)
                 times.op_xfer[c].append(xfer)
                 times.op_end[p].append(end)
