@@ -140,3 +140,27 @@ def test_the_trace_names_each_pairs_peer(stages_session):
             mine = np.flatnonzero((comm.task_op == k) & tasks.wait)
             assert len(mine) and set(tasks.dst[mine].tolist()) == {rank - 1}
             assert not ((comm.task_op == k) & tasks.transfer).any()  # its sender reports the transfer
+
+
+@pytest.mark.parametrize("extra", [{}, {"microbatches": 3}])
+def test_a_delaying_slow_link_moves_the_healthy_bytes_more_slowly(tmp_path, extra):
+    """Same seed with and without the slow link 1→2 (its delays on): the slow link moves the bytes the
+    healthy run moves over it, in (factor ± jitter) times the time; so removing the slow link's extra time
+    is removing the time those bytes took beyond the healthy speed (what the link what-if replays). (Bytes
+    follow each operator's window, which a card's opening wait shortens when it arrives last; the slow link
+    changes who arrives last at a few operators, hence 1 %, well under the ~7 % the slow link once lost.)"""
+    runs = {}
+    for name, slow in (("healthy", {}), ("slow", SLOW_LINK)):
+        truths = generate_cluster(tmp_path / name, cluster_specs(CARDS, **BASE, **extra, **slow), "msprof")
+        runs[name] = {(r["src"], r["dst"]): r for t in truths for r in t.links}
+    src, dst = SLOW_LINK["slow_link"]
+    assert runs["healthy"].keys() == runs["slow"].keys()
+    for key, healthy in runs["healthy"].items():
+        slow = runs["slow"][key]
+        assert slow["count"] == healthy["count"]
+        assert slow["bytes"] == pytest.approx(healthy["bytes"], rel=0.01)
+        if key == (src, dst):
+            ratio = slow["transit_ns"] / healthy["transit_ns"]
+            assert SLOW_LINK["slow_link_factor"] * 0.9 < ratio < SLOW_LINK["slow_link_factor"] * 1.1
+        else:
+            assert slow["transit_ns"] == pytest.approx(healthy["transit_ns"], rel=0.01)
