@@ -105,15 +105,20 @@ def _one_stage(s: int, stages: int, microbatches: int, down: deque[Transfer]) ->
 
 
 def microbatch_chunks(local: StepLocal, microbatches: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Split a drawn step into ``microbatches`` forward and as many backward chunks (by item order): per item
-    its chunk (forwards 0..M−1, backwards M..2M−1), and per chunk its first start and last end (relative to
-    the step's compute origin; an empty chunk spans nothing)."""
-    n = len(local.rel_start)
-    idx = np.arange(n)
-    n_fwd = int(local.forward.sum())
-    fwd_part = np.minimum(idx * microbatches // max(n_fwd, 1), microbatches - 1)
-    bwd_part = np.minimum((idx - n_fwd) * microbatches // max(n - n_fwd, 1), microbatches - 1)
-    chunk = np.where(local.forward, fwd_part, microbatches + bwd_part).astype(np.int64)
+    """Split a drawn step into ``microbatches`` forward and as many backward chunks, each an equal slice of
+    the forward's (backward's) time by the items' starts, so that a chunk holds what all streams ran together
+    then (a split by item order would pair a secondary stream's items with primary ones of another time and
+    open idle stretches that grow with the card's compute). Per item its chunk (forwards 0..M−1, backwards
+    M..2M−1), and per chunk its first start and last end (relative to the step's compute origin; an empty
+    chunk spans nothing)."""
+    chunk = np.zeros(len(local.rel_start), np.int64)
+    for first, mine in ((0, local.forward), (microbatches, ~local.forward)):
+        if not mine.any():
+            continue
+        starts = local.rel_start[mine]
+        lo, hi = int(starts.min()), int(starts.max()) + 1
+        part = (starts - lo) * microbatches // (hi - lo)
+        chunk[mine] = first + np.minimum(part, microbatches - 1)
     end = local.rel_start + local.dur
     lo = np.zeros(2 * microbatches, np.int64)
     hi = np.zeros(2 * microbatches, np.int64)

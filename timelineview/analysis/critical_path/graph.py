@@ -193,7 +193,7 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
         last_arrival = np.where(collective[None, :, None], last_arrival, np.maximum(arrival, peer_arrival))
     transit = np.where(present[None], np.maximum(ends - last_arrival, 0.0), 0.0)
     # a launch or block waits on the card's previous slot only when the card ran it
-    prev_present = np.concatenate((np.zeros((1, n_cards), bool), present), axis=0)  # (J+1, C)
+    before = layout.previous_run  # (J+1, C): the card's previous operator's slot (-1: none)
     shape = (k_steps, n_ops + 1, n_cards)
     wait = np.zeros((k_steps, n_cards))
     busy, gap, lead = np.zeros(shape), np.zeros(shape), np.zeros(shape)
@@ -204,8 +204,8 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
     unions = [_compute_union(card) for card in cards]
     abs_arrival = arrival + s0[:, :, None]
     # (K, J+1, C): the end of the card's previous slot, −inf where there is none or the card did not run it
-    prev_end = np.concatenate((np.full((k_steps, 1, n_cards), -np.inf), ends + s0[:, :, None]), axis=1)
-    prev_end = np.where(prev_present[None], prev_end, -np.inf)
+    abs_ends = ends + s0[:, :, None]
+    prev_end = np.where(before[None] >= 0, abs_ends[:, np.maximum(before, 0), np.arange(n_cards)[None, :]], -np.inf)
     since_prev = abs_arrival - prev_end[:, :n_ops]
     queued = (since_prev >= 0) & (since_prev <= BOUND_LAUNCH_NS) & present[None]
     origins = np.empty((k_steps, n_cards))

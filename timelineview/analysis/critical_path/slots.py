@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -55,6 +56,17 @@ class SlotLayout:
     @property
     def has_p2p(self) -> bool:
         return bool((self.kind != COLLECTIVE).any())
+
+    @cached_property
+    def previous_run(self) -> np.ndarray:
+        """(J+1, C): for each slot (and the step's last block, J), the card's latest slot before it that the
+        card runs (-1: none). A card's operator follows the card's previous operator, however many slots of
+        other cards' sends and receives lie between them in the layout (a 1F1B stage's)."""
+        n_slots, n_cards = self.present.shape
+        out = np.full((n_slots + 1, n_cards), -1, np.int64)
+        for j in range(n_slots):
+            out[j + 1] = np.where(self.present[j], j, out[j])
+        return out
 
 
 @dataclass(frozen=True)
