@@ -15,42 +15,39 @@ from timelineview.analysis.session import AnalysisSession
 from timelineview.model import load
 from timelineview.synthetic import WriteOptions, cluster_specs, generate_cluster
 
-# (stages, microbatches, seed): sizes and layouts of the pipeline
-CASES = [(4, 2, 7), (8, 4, 3), (16, 3, 5)]
+# (stages, microbatches, seed, slow stage): sizes and layouts of the pipeline; a slow stage near the start
+# holds many transfers in a row (its previous operator several slots back)
+CASES = [(4, 2, 7, 3), (8, 4, 3, 5), (16, 3, 5, 9), (4, 4, 11, 1)]
 SLOW_FACTOR = 1.3
 LINK_FACTOR = 3.0
 
 
-def slow_stage(stages: int) -> int:
-    return stages // 2 + 1
-
-
-def problems(stages: int) -> dict[str, dict]:
-    """The planted problems: a slow middle stage, a slow link on the forward direction 2 → 3 and one on the
+def problems(slow: int) -> dict[str, dict]:
+    """The planted problems: a slow stage, a slow link on the forward direction 2 → 3 and one on the
     backward direction 3 → 2 (each slows only the transfers that go its way)."""
-    return {"slow_card": {"slow_card": slow_stage(stages), "slow_factor": SLOW_FACTOR},
+    return {"slow_card": {"slow_card": slow, "slow_factor": SLOW_FACTOR},
             "slow_forward_link": {"slow_link": (2, 3), "slow_link_factor": LINK_FACTOR, "slow_link_delays": True},
             "slow_backward_link": {"slow_link": (3, 2), "slow_link_factor": LINK_FACTOR, "slow_link_delays": True}}
 
 
-def changes(stages: int) -> dict[str, Change]:
-    return {"slow_card": Change(CARD_AT_MEDIAN, f"rank {slow_stage(stages)}"),
+def changes(slow: int) -> dict[str, Change]:
+    return {"slow_card": Change(CARD_AT_MEDIAN, f"rank {slow}"),
             "slow_forward_link": Change(LINK_AT_MEDIAN, "2-3"), "slow_backward_link": Change(LINK_AT_MEDIAN, "3-2")}
 
 
-@pytest.fixture(scope="module", params=CASES, ids=lambda c: f"{c[0]}stages_{c[1]}micro_seed{c[2]}")
+@pytest.fixture(scope="module", params=CASES, ids=lambda c: f"{c[0]}stages_{c[1]}micro_seed{c[2]}_slow{c[3]}")
 def pipeline(request, tmp_path_factory):
     """Per case, the sessions of the healthy pipeline and of each planted problem (same seed)."""
-    stages, micro, seed = request.param
+    stages, micro, seed, slow = request.param
     base = {"seed": seed, "steps": 3, "tasks_per_step": 160, "pipeline": True, "pipeline_stages": True,
             "microbatches": micro}
     out = {}
-    for name, extra in {"healthy": {}, **problems(stages)}.items():
+    for name, extra in {"healthy": {}, **problems(slow)}.items():
         folder = tmp_path_factory.mktemp(f"1f1b_{stages}_{micro}_{name}")
         generate_cluster(folder, cluster_specs(stages, **base, **extra), "msprof",
                          options=WriteOptions(step_trace=True))
         out[name] = AnalysisSession(load(folder))
-    return stages, micro, out
+    return stages, micro, out, slow
 
 
 def measured_steps_us(session) -> np.ndarray:
@@ -61,7 +58,7 @@ def measured_steps_us(session) -> np.ndarray:
 def test_the_graph_pairs_transfers_both_ways(pipeline):
     """Each stage but the ends holds 2 × microbatches receives and as many sends, half each way, and each
     pairs with its peer's opposite operator."""
-    stages, micro, sessions = pipeline
+    stages, micro, sessions, _ = pipeline
     g = session_graph(sessions["healthy"])
     assert g is not None and not g.skipped_steps and len(g.steps) == 3
     lay = g.layout
@@ -86,13 +83,13 @@ def test_replay_without_change_gives_the_measured_steps(pipeline):
 
 
 def test_a_slow_stage_is_on_the_path_of_its_lengthened_steps(pipeline):
-    stages, _, sessions = pipeline
+    _, _, sessions, slow = pipeline
     bad, good = measured_steps_us(sessions["slow_card"]), measured_steps_us(sessions["healthy"])
     longer = [k for k in range(len(bad)) if bad[k] > good[k] * 1.005]
     assert longer
     path = sessions["slow_card"].stats_document()["critical_path"]
     healthy = sessions["healthy"].stats_document()["critical_path"]
-    card = f"rank {slow_stage(stages)}"
+    card = f"rank {slow}"
     for k in longer:
         assert card in path[k]["cards"]
         # its compute is what lengthened the step: the path holds more of it than in the healthy step
@@ -103,11 +100,11 @@ def test_a_slow_stage_is_on_the_path_of_its_lengthened_steps(pipeline):
 
 @pytest.mark.parametrize("problem", ["slow_card", "slow_forward_link", "slow_backward_link"])
 def test_the_what_if_meets_the_counterfactual(pipeline, problem):
-    stages, _, sessions = pipeline
+    _, _, sessions, slow = pipeline
     now = measured_steps_us(sessions[problem]).mean()
     truth = measured_steps_us(sessions["healthy"]).mean()
     true_gain = now - truth
     assert true_gain > 0.01 * now  # the planted problem costs time, else the check says nothing
-    w = predict(session_graph(sessions[problem]), changes(stages)[problem])
+    w = predict(session_graph(sessions[problem]), changes(slow)[problem])
     assert w.step_us_now == pytest.approx(now, abs=0.5)
     assert abs(w.step_us_predicted - truth) <= max(0.005 * truth, 0.2 * true_gain)
