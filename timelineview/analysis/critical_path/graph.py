@@ -268,14 +268,19 @@ def _launch_share(progress: np.ndarray, queued: np.ndarray) -> np.ndarray:
     A queued launch says nothing of when its card was ready, only that it was ready by then: the cards
     run the same work, so a card was ready at the share the cards that launched as soon as they were
     ready launched at. When every card's launch was queued (a slow link holding back the operator before
-    it), each queued card's progress still bounds the share from above, and the lowest bound is the
-    nearest the step tells; only a step whose cards computed nothing takes the launch instant (share 1).
+    it), the steps run the same work too: the share the unqueued launches of the operator in the other
+    steps were ready at, unless the step's own bound says earlier. Each queued card's progress bounds the
+    share from above, and with no unqueued launch of the operator in any step the lowest bound is the
+    nearest the steps tell; only a step whose cards computed nothing takes the launch instant (share 1).
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices are what the fallbacks are for
-        unqueued = np.nanmedian(np.where(queued, np.nan, progress), axis=2)
+        free = np.where(queued, np.nan, progress)
+        unqueued = np.nanmedian(free, axis=2)
+        other_steps = np.nanmedian(free.transpose(1, 0, 2).reshape(free.shape[1], -1), axis=1)  # (J,)
         bound = np.nanmin(progress, axis=2)
-    share = np.where(np.isnan(unqueued), bound, unqueued)
+    from_steps = np.where(np.isnan(other_steps)[None], bound, np.fmin(bound, other_steps[None]))
+    share = np.where(np.isnan(unqueued), from_steps, unqueued)
     return np.where(np.isnan(share), 1.0, share)
 
 
