@@ -108,3 +108,23 @@ def test_the_what_if_meets_the_counterfactual(pipeline, problem):
     w = predict(session_graph(sessions[problem]), changes(slow)[problem])
     assert w.step_us_now == pytest.approx(now, abs=0.5)
     assert abs(w.step_us_predicted - truth) <= max(0.005 * truth, 0.2 * true_gain)
+
+
+def test_path_segments_name_each_cards_own_operator(pipeline):
+    """A 1F1B slot holds a different operator on each card (each stage's own send or receive): a segment on
+    the path names the operator its card ran, as the card's trace names it, so clicking it finds it."""
+    _, _, sessions, _ = pipeline
+    session = sessions["slow_card"]
+    names = {}
+    for i in session.order:
+        source = session.sources[i]
+        comm = source.analyse(("communication",)).communication
+        strings, name_of = source.store.strings, source.store.slices.name
+        names[f"rank {source.rank}"] = {strings[name_of[x]] for x in comm.ops.slice.tolist()}
+    checked = 0
+    for step in session.stats_document()["critical_path"]:
+        for seg in step["segments"]:
+            if seg["kind"] in ("collective", "launch") and seg["name"]:
+                assert seg["name"] in names[seg["card"]], seg
+                checked += 1
+    assert checked

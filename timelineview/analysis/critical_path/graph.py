@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -69,6 +69,12 @@ class StepGraph:
     type_names: list[str]
     skipped_steps: list[int]
     layout: SlotLayout | None = None  # None: every slot a collective present on every card
+    own_names: dict[tuple[int, int, int], str] = field(default_factory=dict)  # (step, slot, card) → a send's or
+    # receive's own name where it is not the slot's (a 1F1B slot holds each card's own operator)
+
+    def op_name(self, k: int, j: int, c: int) -> str:
+        """The name of card column ``c``'s operator in slot ``j`` of step row ``k``."""
+        return self.own_names.get((k, j, c), self.op_names[k][j])
 
     @property
     def n_ops(self) -> int:
@@ -257,7 +263,8 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
         steps=numbers, start_ns=start, end_ns=end, op_names=names, wait=wait, busy=busy, gap=gap,
         blocked=blocked, lead=lead, own_slack=own_slack, prev_slack=prev_slack, transit=transit, tail=tail,
         type_share=_type_share([c.step_type_ns[r] for c, r in zip(cards, rows, strict=True)]),
-        links=_links(cards, pos), type_names=list(type_names), skipped_steps=skipped, layout=layout)
+        links=_links(cards, pos), type_names=list(type_names), skipped_steps=skipped, layout=layout,
+        own_names=_own_names(cards, pos, names, layout))
 
 
 def _launch_share(progress: np.ndarray, queued: np.ndarray) -> np.ndarray:
@@ -302,6 +309,18 @@ def _slot_names(cards: Sequence[CardTimeline], pos: np.ndarray) -> list[list[str
             c = int(np.argmax(pos[k, j] >= 0))
             row.append(cards[c].op_name[int(pos[k, j, c])] if pos[k, j, c] >= 0 else "")
         out.append(row)
+    return out
+
+
+def _own_names(cards: Sequence[CardTimeline], pos: np.ndarray, names: list[list[str]],
+               layout: SlotLayout) -> dict[tuple[int, int, int], str]:
+    """(step, slot, card) → the card's own name of its send or receive where it is not the slot's name."""
+    out = {}
+    for j in np.flatnonzero(layout.kind != COLLECTIVE).tolist():
+        for k, c in zip(*np.nonzero(pos[:, j] >= 0), strict=True):
+            name = cards[c].op_name[int(pos[k, j, c])]
+            if name != names[k][j]:
+                out[(int(k), j, int(c))] = name
     return out
 
 
