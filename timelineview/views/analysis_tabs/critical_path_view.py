@@ -84,9 +84,11 @@ class CriticalPathView(QtWidgets.QWidget):
         split.addWidget(self.changes)
         split.addWidget(self.strip_scroll)
         split.addWidget(lower)
+        # a resized window grows or shrinks the path table: the strip keeps the height its lanes were given
+        # (it was squeezed under its second card's predicted lane when the window got smaller)
         split.setStretchFactor(0, 0)
-        split.setStretchFactor(1, 1)
-        split.setStretchFactor(2, 2)
+        split.setStretchFactor(1, 0)
+        split.setStretchFactor(2, 1)
         lay = QtWidgets.QVBoxLayout(self)
         lay.addWidget(self.summary)
         lay.addWidget(split, 1)
