@@ -146,3 +146,18 @@ def test_the_trace_names_each_transfers_peer_both_ways(loaded):
                 assert len(mine) and len(set(tasks.dst[mine].tolist())) == 1
                 peers.append(int(tasks.dst[mine][0]))
             assert {p: peers.count(p) for p in set(peers)} == {p: steps * micro for p in neighbours}
+
+
+def test_the_command_line_writes_a_1f1b_pipeline(tmp_path):
+    """``--microbatches N`` alone makes the ranks a 1F1B pipeline: a middle stage sends to both neighbours."""
+    from timelineview.synthetic.__main__ import main as synth_main
+
+    out = tmp_path / "cli"
+    assert synth_main([str(out), "--cards", "3", "--microbatches", "2", "--steps", "1", "--tasks-per-step", "60"]) == 0
+    session = AnalysisSession(load(out))
+    source = next(session.sources[i] for i in session.order if session.sources[i].rank == 1)
+    comm = source.analyse(("communication",)).communication
+    names = [source.store.strings[source.store.slices.name[x]] for x in comm.ops.slice.tolist()]
+    sends = [k for k, n in enumerate(names) if n.startswith("hcom_send")]
+    dst = [int(comm.tasks.dst[(comm.task_op == k) & comm.tasks.transfer][0]) for k in sends]
+    assert sorted(dst) == [0, 0, 2, 2]  # 2 microbatches: activations forward, gradients back
