@@ -96,6 +96,26 @@ def counterfactual_row(cards: int, problem: str, steps: int = 5, tasks: int = 20
             f"{gain:>9.1f} {w.gain_us:>9.1f} {err:>8.1f} {'ok' if ok else 'MISS':>5}")
 
 
+def one_f_one_b_sweep(seeds: int, steps: int = 4, tasks: int = 160) -> None:
+    """Per 1F1B size, over ``seeds`` seeds (a different slow stage each): how many slow-card what-ifs meet their
+    counterfactual and the largest share of the tolerance one uses."""
+    print(f"\n{'stages':>6} {'micro':>5} {'cases':>5} {'ok':>4} {'worst share of tolerance':>25}")
+    for stages in (4, 8, 16):
+        for micro in (2, 3, 4):
+            used = []
+            for seed in range(1, seeds + 1):
+                slow = (7 * seed + stages) % stages
+                base = {"seed": seed, "steps": steps, "tasks_per_step": tasks, "pipeline": True,
+                        "pipeline_stages": True, "microbatches": micro}
+                bad = build_graph(*timelines(cluster_specs(stages, **base, slow_card=slow, slow_factor=1.3)))
+                good = build_graph(*timelines(cluster_specs(stages, **base)))
+                w = predict(bad, Change(CARD_AT_MEDIAN, f"rank {slow}"))
+                truth = float(good.step_ns.mean()) / 1000
+                used.append(abs(w.step_us_predicted - truth) / max(0.005 * truth, 0.2 * (w.step_us_now - truth)))
+            print(f"{stages:>6} {micro:>5} {len(used):>5} {sum(u <= 1 for u in used):>4} {max(used):>25.2f}",
+                  flush=True)
+
+
 FILE_LAYOUTS = ("msprof", "msprof_per_iteration", "mindspore_gen_c")
 FILE_PROBLEMS = {
     "slow_card": ({"slow_card": 1, "slow_factor": 1.3}, Change(CARD_AT_MEDIAN, "rank 1")),
@@ -156,6 +176,7 @@ def main() -> None:
     ap.add_argument("--big-steps", type=int, default=20)
     ap.add_argument("--sizes", default="8,64,256")
     ap.add_argument("--stage-sizes", default="4,8,16", help="stages of the 1F1B pipelines")
+    ap.add_argument("--seeds", type=int, default=6, help="seeds of the 1F1B slow-card sweep (0: none)")
     ap.add_argument("--file-cards", type=int, default=8, help="cards of the written clusters (0: none)")
     args = ap.parse_args()
     print(f"{'cards':>6} {'problem':>22} {'now_us':>10} {'true_us':>10} {'pred_us':>10} {'gain':>9} "
@@ -168,6 +189,8 @@ def main() -> None:
         for micro in (2, 4):
             for problem in ("slow_card", "data_wait"):
                 print(counterfactual_row(n, problem, stages=True, micro=micro), flush=True)
+    if args.seeds:
+        one_f_one_b_sweep(args.seeds)
     if args.file_cards:
         print(f"\n{'cards':>6} {'layout':>22} {'problem':>18} {'now_us':>10} {'true_us':>10} {'pred_us':>10} "
               f"{'gain':>9} {'pred_gain':>9} {'err_us':>8} {'check':>5}")
