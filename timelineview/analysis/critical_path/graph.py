@@ -316,11 +316,18 @@ def _own_names(cards: Sequence[CardTimeline], pos: np.ndarray, names: list[list[
                layout: SlotLayout) -> dict[tuple[int, int, int], str]:
     """(step, slot, card) → the card's own name of its send or receive where it is not the slot's name."""
     out = {}
-    for j in np.flatnonzero(layout.kind != COLLECTIVE).tolist():
-        for k, c in zip(*np.nonzero(pos[:, j] >= 0), strict=True):
-            name = cards[c].op_name[int(pos[k, j, c])]
-            if name != names[k][j]:
-                out[(int(k), j, int(c))] = name
+    p2p = np.flatnonzero(layout.kind != COLLECTIVE)
+    if not len(p2p):
+        return out
+    slot_names = np.array([[row[j] for j in p2p.tolist()] for row in names], dtype=object)  # (K, P)
+    for c, card in enumerate(cards):
+        rows = pos[:, p2p, c]  # (K, P)
+        here = rows >= 0
+        if not here.any():
+            continue
+        own = np.array(card.op_name, dtype=object)[np.where(here, rows, 0)]
+        for k, i in zip(*np.nonzero(here & (own != slot_names)), strict=True):
+            out[(int(k), int(p2p[i]), c)] = own[k, i]
     return out
 
 
