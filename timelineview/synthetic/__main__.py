@@ -35,6 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--pipeline", action="store_true", help="add hcom_receive/hcom_send operators")
     p.add_argument("--pipeline-stages", action="store_true",
                    help="with --pipeline: the ranks are successive stages (rank r receives from rank r-1)")
+    p.add_argument("--microbatches", type=int, default=0,
+                   help="with --pipeline-stages: a one-forward-one-backward pipeline of N microbatches per step")
     p.add_argument("--duplicates", action="store_true", help="write some X events twice")
     p.add_argument("--overlaps", action="store_true", help="add a lane of partially overlapping slices")
     p.add_argument("--be-events", action="store_true")
@@ -76,8 +78,10 @@ def main(argv: list[str] | None = None) -> int:
                           tasks_per_step=a.tasks_per_step,
                           data_wait_us=a.data_wait_us, slow_card=a.slow_card, slow_factor=a.slow_factor,
                           slow_data_card=a.slow_data_card, slow_data_us=a.slow_data_us,
-                          clock_skew_us=a.clock_skew_us, pipeline=a.pipeline or a.pipeline_stages,
-                          pipeline_stages=a.pipeline_stages, with_duplicates=a.duplicates,
+                          clock_skew_us=a.clock_skew_us,
+                          pipeline=a.pipeline or a.pipeline_stages or a.microbatches > 0,
+                          pipeline_stages=a.pipeline_stages or a.microbatches > 0, microbatches=a.microbatches,
+                          with_duplicates=a.duplicates,
                           with_overlaps=a.overlaps, slow_link=a.slow_link,
                           slow_link_factor=a.slow_link_factor if a.slow_link else 1.0)
     target = int(a.target_mb * 1e6) if a.target_mb else None

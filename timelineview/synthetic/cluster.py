@@ -23,10 +23,11 @@ def cluster_specs(cards: int, *, seed: int = 0, steps: int = 10, streams: int = 
                   with_overlaps: bool = False, planes: int = 4, slow_link: tuple[int, int] | None = None,
                   slow_link_factor: float = 1.0, step_stall_share: float = 0.0,
                   host_bubble_share: float = 0.0, slow_link_delays: bool = False,
-                  pipeline_stages: bool = False) -> list[CardSpec]:
+                  pipeline_stages: bool = False, microbatches: int = 0) -> list[CardSpec]:
     """Specs for ranks 0..cards-1: one slow card (the one the others wait for), one slow data
     pipeline, one slow link (src, dst), random clock offsets; with ``pipeline_stages`` the ranks are the
-    successive stages of one pipeline (``CardSpec.pipeline_stages``); shared data-loader hiccups and per-card
+    successive stages of one pipeline (``CardSpec.pipeline_stages``), with ``microbatches`` a 1F1B one;
+    shared data-loader hiccups and per-card
     host bubbles that move step markers (``CardSpec.step_stall_share``, ``host_bubble_share``).
 
     Rank 0 keeps offset 0; the others get a whole-ns offset uniform in +-``clock_skew_us``.
@@ -43,7 +44,7 @@ def cluster_specs(cards: int, *, seed: int = 0, steps: int = 10, streams: int = 
             clock_offset_ns=int(offsets[r]), pipeline=pipeline, with_duplicates=with_duplicates,
             with_overlaps=with_overlaps, planes=planes, slow_link=slow_link, slow_link_factor=slow_link_factor,
             step_stall_share=step_stall_share, host_bubble_share=host_bubble_share,
-            slow_link_delays=slow_link_delays, pipeline_stages=pipeline_stages))
+            slow_link_delays=slow_link_delays, pipeline_stages=pipeline_stages, microbatches=microbatches))
     return specs
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 LAYOUTS = ("msprof", "msprof_per_iteration", "mindspore_gen_c", "mindspore_gen_b", "object")
 TASK_TYPES = ("real", "other")  # WriteOptions.task_types
 OTHER_TYPE_LAYOUTS = ("msprof", "object")  # layouts that can write every task type as "Other"
+MAX_MICROBATCHES = 16
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,9 @@ class CardSpec:
     its activations from rank r − 1's send (rank 0 receives nothing, the last rank sends nothing), each
     receive ends with its sender's send, and each card's forward starts after its own receive, so the
     stages start one after the other; without it every card's receive and send end together.
+    ``microbatches`` (with ``pipeline_stages``, 0: off) runs each step as a one-forward-one-backward pipeline
+    of that many microbatches: forwards send activations to the next stage, backwards send gradients to the
+    previous one, pair by pair (``one_f_one_b``), and the collectives follow the pipeline's last backward.
     ``memory_scale`` multiplies the device memory the trace's ``NPU MEM`` counters give (a card that
     holds more memory, as the trace alone tells it).
 
@@ -49,6 +53,7 @@ class CardSpec:
     clock_offset_ns: int = 0
     pipeline: bool = False
     pipeline_stages: bool = False  # ranks are successive stages: send/receive joined pair by pair
+    microbatches: int = 0  # with pipeline_stages: a 1F1B pipeline of this many microbatches per step
     with_duplicates: bool = False
     with_overlaps: bool = False
     planes: int = 4  # HCCL link planes per communication group
@@ -80,6 +85,8 @@ class CardSpec:
             raise ValueError("slow_link_factor must be > 0")
         if self.pipeline_stages and not self.pipeline:
             raise ValueError("pipeline_stages needs pipeline")
+        if self.microbatches and not (self.pipeline_stages and 1 <= self.microbatches <= MAX_MICROBATCHES):
+            raise ValueError(f"microbatches needs pipeline_stages and must be in 1..{MAX_MICROBATCHES}")
         if self.memory_scale <= 0:
             raise ValueError("memory_scale must be > 0")
         if not (0 <= self.step_stall_share <= 1 and 0 <= self.host_bubble_share <= 1):

@@ -157,13 +157,20 @@ class StepWork:
     launch_idx: np.ndarray  # items launched from the host, in device start order
     host_start: np.ndarray
     host_dur: np.ndarray
+    op_peer: np.ndarray | None = None  # per operator, a send's or receive's peer rank (None: the default peers)
+    op_extra: np.ndarray | None = None  # per operator, the part of its transfer the planted slow link added
 
 
 def place_step(local: StepLocal, index: int, start: int, end: int, t0: int, op_start: np.ndarray,
-               op_end: np.ndarray, op_xfer: np.ndarray, op_kind: list[int], op_seq: list[int]) -> StepWork:
+               op_end: np.ndarray, op_xfer: np.ndarray, op_kind: list[int], op_seq: list[int],
+               op_peer: np.ndarray | None = None, item_shift: np.ndarray | None = None,
+               op_extra: np.ndarray | None = None) -> StepWork:
     """Put a drawn step at compute origin ``t0`` with the operator times from the schedule; ``op_seq``:
-    the operators' running numbers (the same on every card that runs them)."""
-    s = local.rel_start + t0
+    the operators' running numbers (the same on every card that runs them); ``op_peer``: each send's and
+    receive's peer rank; ``item_shift``: how much later than ``t0`` each drawn item goes (a 1F1B stage's
+    microbatch chunks each start where the schedule puts them); ``op_extra``: the part of each operator's
+    transfer the planted slow link added."""
+    s = local.rel_start + t0 + (item_shift if item_shift is not None else 0)
     keep = ~local.other | (s + local.dur < int(op_start[-1]))  # chores never outlive the step
     s, d = s[keep], local.dur[keep]
     other, kind, stream = local.other[keep], local.kind[keep], local.stream[keep]
@@ -177,7 +184,7 @@ def place_step(local: StepLocal, index: int, start: int, end: int, t0: int, op_s
         op_kind=op_kind, op_seq=list(op_seq),
         op_start=op_start, op_end=op_end, op_xfer=op_xfer,
         memcpy_start=memcpy_start, memcpy_dur=local.memcpy_dur,
-        launch_idx=idx, host_start=hs, host_dur=hd,
+        launch_idx=idx, host_start=hs, host_dur=hd, op_peer=op_peer, op_extra=op_extra,
     )
 
 

@@ -211,3 +211,26 @@ def test_lanes_show_each_cards_own_end_of_a_pair(sessions):
         assert lanes.end[rows[0]] == pytest.approx(tl.ends[0, recv, c])
     # the stages' receives end one after another, not together as a collective would
     assert np.all(np.diff(tl.ends[0, recv, 1:]) > 0)
+
+
+def test_slots_refuse_a_pair_across_a_collective():
+    """A step window that holds the previous step's last collective on some cards only (as per-iteration
+    files can cut them) would pair a receive with a send before another collective; the step does not fit
+    (the replay's levels ran past the run and raised IndexError)."""
+    kinds = [_kinds(SEND, COLLECTIVE, COLLECTIVE), _kinds(COLLECTIVE, RECEIVE, COLLECTIVE)]
+    peers = [_kinds(1, -1, -1), _kinds(-1, 0, -1)]
+    assert step_slots(kinds, peers, {0: 0, 1: 1}) is None
+    # the same cards with the pair between the same collectives fit
+    kinds = [_kinds(SEND, COLLECTIVE, COLLECTIVE), _kinds(RECEIVE, COLLECTIVE, COLLECTIVE)]
+    assert step_slots(kinds, [_kinds(1, -1, -1), _kinds(0, -1, -1)], {0: 0, 1: 1}) is not None
+
+
+def test_a_per_iteration_pipeline_of_stages_gives_a_graph(tmp_path):
+    """Per-iteration files of a pipeline of stages cut some collectives into the next step's window: the graph
+    keeps the steps whose cards agree instead of failing."""
+    generate_cluster(tmp_path, cluster_specs(4, seed=3, steps=2, tasks_per_step=100, pipeline=True,
+                                             pipeline_stages=True), "msprof_per_iteration")
+    g = session_graph(AnalysisSession(load(tmp_path)))
+    assert g is not None and len(g.steps) >= 1
+    tl = replay(g, ReplayInputs.measured(g))
+    np.testing.assert_allclose(tl.step, g.step_ns, atol=500.0)

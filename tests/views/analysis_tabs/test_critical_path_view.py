@@ -182,3 +182,23 @@ def test_the_diagnosis_shows_what_each_finding_costs(opened):
     # the priced anomalies come first, by what fixing them saves
     gains = [f.cost.gain_us for f in view.findings if f.kind == "anomaly" and f.cost and (f.cost.gain_us or 0) > 0]
     assert gains == sorted(gains, reverse=True)
+
+
+def test_a_smaller_window_keeps_the_strips_lanes_in_view(opened, qtbot):
+    """Shrinking the window took height from the what-if strip (cutting its lanes under a scroll bar) while
+    the path table below kept empty rows: the table gives up the height now, the strip keeps its lanes."""
+    from timelineview.views.analysis_tabs.critical_path_view import STRIP_VIEW_H
+
+    view = opened.cluster.analysis.widgets["critical_path"]
+    opened.cluster.analysis.show_tab("critical_path")
+    opened.resize(1600, 900)
+    qtbot.waitUntil(lambda: view.isVisible() and view.strip.rows and view.height() > 700)
+    tall = view.height()
+    need = min(view.strip.sizeHint().height(), STRIP_VIEW_H)
+    view._share_height()  # as after choosing a what-if
+    qtbot.wait(50)
+    assert view.strip_scroll.viewport().height() >= need
+    opened.resize(1000, 700)
+    qtbot.waitUntil(lambda: view.height() <= tall - 150)
+    assert view.strip_scroll.viewport().height() >= need
+    assert view.path.height() > 0

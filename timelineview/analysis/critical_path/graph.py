@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -69,6 +69,12 @@ class StepGraph:
     type_names: list[str]
     skipped_steps: list[int]
     layout: SlotLayout | None = None  # None: every slot a collective present on every card
+    own_names: dict[tuple[int, int, int], str] = field(default_factory=dict)  # (step, slot, card) → a send's or
+    # receive's own name where it is not the slot's (a 1F1B slot holds each card's own operator)
+
+    def op_name(self, k: int, j: int, c: int) -> str:
+        """The name of card column ``c``'s operator in slot ``j`` of step row ``k``."""
+        return self.own_names.get((k, j, c), self.op_names[k][j])
 
     @property
     def n_ops(self) -> int:
@@ -193,7 +199,7 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
         last_arrival = np.where(collective[None, :, None], last_arrival, np.maximum(arrival, peer_arrival))
     transit = np.where(present[None], np.maximum(ends - last_arrival, 0.0), 0.0)
     # a launch or block waits on the card's previous slot only when the card ran it
-    prev_present = np.concatenate((np.zeros((1, n_cards), bool), present), axis=0)  # (J+1, C)
+    before = layout.previous_run  # (J+1, C): the card's previous operator's slot (-1: none)
     shape = (k_steps, n_ops + 1, n_cards)
     wait = np.zeros((k_steps, n_cards))
     busy, gap, lead = np.zeros(shape), np.zeros(shape), np.zeros(shape)
@@ -204,8 +210,8 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
     unions = [_compute_union(card) for card in cards]
     abs_arrival = arrival + s0[:, :, None]
     # (K, J+1, C): the end of the card's previous slot, −inf where there is none or the card did not run it
-    prev_end = np.concatenate((np.full((k_steps, 1, n_cards), -np.inf), ends + s0[:, :, None]), axis=1)
-    prev_end = np.where(prev_present[None], prev_end, -np.inf)
+    abs_ends = ends + s0[:, :, None]
+    prev_end = np.where(before[None] >= 0, abs_ends[:, np.maximum(before, 0), np.arange(n_cards)[None, :]], -np.inf)
     since_prev = abs_arrival - prev_end[:, :n_ops]
     queued = (since_prev >= 0) & (since_prev <= BOUND_LAUNCH_NS) & present[None]
     origins = np.empty((k_steps, n_cards))
@@ -257,7 +263,8 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
         steps=numbers, start_ns=start, end_ns=end, op_names=names, wait=wait, busy=busy, gap=gap,
         blocked=blocked, lead=lead, own_slack=own_slack, prev_slack=prev_slack, transit=transit, tail=tail,
         type_share=_type_share([c.step_type_ns[r] for c, r in zip(cards, rows, strict=True)]),
-        links=_links(cards, pos), type_names=list(type_names), skipped_steps=skipped, layout=layout)
+        links=_links(cards, pos), type_names=list(type_names), skipped_steps=skipped, layout=layout,
+        own_names=_own_names(cards, pos, names, layout))
 
 
 def _launch_share(progress: np.ndarray, queued: np.ndarray) -> np.ndarray:
@@ -268,14 +275,19 @@ def _launch_share(progress: np.ndarray, queued: np.ndarray) -> np.ndarray:
     A queued launch says nothing of when its card was ready, only that it was ready by then: the cards
     run the same work, so a card was ready at the share the cards that launched as soon as they were
     ready launched at. When every card's launch was queued (a slow link holding back the operator before
-    it), each queued card's progress still bounds the share from above, and the lowest bound is the
-    nearest the step tells; only a step whose cards computed nothing takes the launch instant (share 1).
+    it), the steps run the same work too: the share the unqueued launches of the operator in the other
+    steps were ready at, unless the step's own bound says earlier. Each queued card's progress bounds the
+    share from above, and with no unqueued launch of the operator in any step the lowest bound is the
+    nearest the steps tell; only a step whose cards computed nothing takes the launch instant (share 1).
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices are what the fallbacks are for
-        unqueued = np.nanmedian(np.where(queued, np.nan, progress), axis=2)
+        free = np.where(queued, np.nan, progress)
+        unqueued = np.nanmedian(free, axis=2)
+        other_steps = np.nanmedian(free.transpose(1, 0, 2).reshape(free.shape[1], -1), axis=1)  # (J,)
         bound = np.nanmin(progress, axis=2)
-    share = np.where(np.isnan(unqueued), bound, unqueued)
+    from_steps = np.where(np.isnan(other_steps)[None], bound, np.fmin(bound, other_steps[None]))
+    share = np.where(np.isnan(unqueued), from_steps, unqueued)
     return np.where(np.isnan(share), 1.0, share)
 
 
@@ -297,6 +309,25 @@ def _slot_names(cards: Sequence[CardTimeline], pos: np.ndarray) -> list[list[str
             c = int(np.argmax(pos[k, j] >= 0))
             row.append(cards[c].op_name[int(pos[k, j, c])] if pos[k, j, c] >= 0 else "")
         out.append(row)
+    return out
+
+
+def _own_names(cards: Sequence[CardTimeline], pos: np.ndarray, names: list[list[str]],
+               layout: SlotLayout) -> dict[tuple[int, int, int], str]:
+    """(step, slot, card) → the card's own name of its send or receive where it is not the slot's name."""
+    out = {}
+    p2p = np.flatnonzero(layout.kind != COLLECTIVE)
+    if not len(p2p):
+        return out
+    slot_names = np.array([[row[j] for j in p2p.tolist()] for row in names], dtype=object)  # (K, P)
+    for c, card in enumerate(cards):
+        rows = pos[:, p2p, c]  # (K, P)
+        here = rows >= 0
+        if not here.any():
+            continue
+        own = np.array(card.op_name, dtype=object)[np.where(here, rows, 0)]
+        for k, i in zip(*np.nonzero(here & (own != slot_names)), strict=True):
+            out[(int(k), int(p2p[i]), c)] = own[k, i]
     return out
 
 

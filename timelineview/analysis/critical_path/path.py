@@ -66,21 +66,24 @@ def _walk(g: StepGraph, tl: Timeline, k: int) -> list[Segment]:
                 if tl.arrival[k, ps, pc] > tl.arrival[k, i, card]:  # the peer launched last: its block leads
                     i, card = ps, pc
             arrive = tl.arrival[k, i, card]
-            out.append(Segment(card, COLLECTIVE, g.op_names[k][i], arrive, end, op=i))
-            if tl.queued[k, i, card]:
-                out.append(Segment(card, LAUNCH, g.op_names[k][i], tl.ends[k, i - 1, card], arrive))
-                i -= 1
+            name = g.op_name(k, i, card)
+            out.append(Segment(card, COLLECTIVE, name, arrive, end, op=i))
+            prev = _previous(g, i, card)
+            if tl.queued[k, i, card] and prev >= 0:  # behind the card's previous operator
+                out.append(Segment(card, LAUNCH, name, tl.ends[k, prev, card], arrive))
+                i = prev
                 continue
             if arrive > tl.ready[k, i, card]:
-                out.append(Segment(card, LAUNCH, g.op_names[k][i], tl.ready[k, i, card], arrive))
+                out.append(Segment(card, LAUNCH, name, tl.ready[k, i, card], arrive))
             node = "block"
             continue
         start, ready = tl.block_start[k, i, card], tl.ready[k, i, card]
         if ready > start:
             out.append(Segment(card, COMPUTE, "", start, ready, i))
-        if tl.resumed[k, i, card]:
-            out.append(Segment(card, LAUNCH, "", tl.ends[k, i - 1, card], start))
-            node, i = "op", i - 1
+        if tl.resumed[k, i, card] and _previous(g, i, card) >= 0:
+            prev = _previous(g, i, card)
+            out.append(Segment(card, LAUNCH, "", tl.ends[k, prev, card], start))
+            node, i = "op", prev
         elif i > 0:
             i -= 1
         else:
@@ -88,6 +91,12 @@ def _walk(g: StepGraph, tl: Timeline, k: int) -> list[Segment]:
                 out.append(Segment(card, DATA_WAIT, "", 0.0, start))
             break
     return [s for s in reversed(out) if s.end > s.start]
+
+
+def _previous(g: StepGraph, i: int, card: int) -> int:
+    """The slot of the card's operator before slot (or last block) ``i``: the one just before unless slots of
+    other cards' sends and receives lie between (-1: none)."""
+    return int(g.layout.previous_run[i, card]) if g.layout is not None else i - 1
 
 
 class TypeLookup:

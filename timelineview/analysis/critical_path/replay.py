@@ -77,7 +77,7 @@ def _blocks(g: StepGraph, x: ReplayInputs, tl: Timeline, js: np.ndarray, cs: np.
     when the block waited for it."""
     prev = np.where(js > 0, js - 1, 0)
     prev_ready = np.where(js[None] > 0, tl.ready[:, prev, cs], x.wait[:, cs])
-    after = _after_previous_end(tl, g.lead[:, js, cs], js, cs)
+    after = _after_previous_end(g, tl, g.lead[:, js, cs], js, cs)
     wait_op = (js[None] > 0) & g.blocked[:, js, cs] & (after > prev_ready)
     start = np.where(wait_op, after, prev_ready)
     tl.resumed[:, js, cs] = wait_op
@@ -89,18 +89,19 @@ def _launch(g: StepGraph, x: ReplayInputs, tl: Timeline, js: np.ndarray, cs: np.
     """Block js[n] of card cs[n] and the card's launch of slot js[n] after it."""
     _blocks(g, x, tl, js, cs)
     own = tl.ready[:, js, cs] + g.own_slack[:, js, cs]
-    behind = _after_previous_end(tl, g.prev_slack[:, js, cs], js, cs)
+    behind = _after_previous_end(g, tl, g.prev_slack[:, js, cs], js, cs)
     tl.queued[:, js, cs] = behind > own
     tl.arrival[:, js, cs] = np.maximum(own, behind)
 
 
-def _after_previous_end(tl: Timeline, extra: np.ndarray, js: np.ndarray, cs: np.ndarray) -> np.ndarray:
+def _after_previous_end(g: StepGraph, tl: Timeline, extra: np.ndarray, js: np.ndarray, cs: np.ndarray) -> np.ndarray:
     """For slot js[n] of card cs[n], the end of the card's previous slot plus ``extra`` (steps × n); -inf for a
     first slot, which has no previous operator to wait for (its would be an unwritten end, plus an infinite
     slack)."""
     out = np.full(extra.shape, -np.inf)
-    later = js > 0
-    out[:, later] = tl.ends[:, js[later] - 1, cs[later]] + extra[:, later]
+    prev = g.layout.previous_run[js, cs] if g.layout is not None else js - 1
+    later = prev >= 0
+    out[:, later] = tl.ends[:, prev[later], cs[later]] + extra[:, later]
     return out
 
 

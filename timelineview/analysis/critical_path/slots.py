@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -55,6 +56,17 @@ class SlotLayout:
     @property
     def has_p2p(self) -> bool:
         return bool((self.kind != COLLECTIVE).any())
+
+    @cached_property
+    def previous_run(self) -> np.ndarray:
+        """(J+1, C): for each slot (and the step's last block, J), the card's latest slot before it that the
+        card runs (-1: none). A card's operator follows the card's previous operator, however many slots of
+        other cards' sends and receives lie between them in the layout (a 1F1B stage's)."""
+        n_slots, n_cards = self.present.shape
+        out = np.full((n_slots + 1, n_cards), -1, np.int64)
+        for j in range(n_slots):
+            out[j + 1] = np.where(self.present[j], j, out[j])
+        return out
 
 
 @dataclass(frozen=True)
@@ -141,8 +153,11 @@ def step_slots(kinds: list[np.ndarray], peers: list[np.ndarray], card_of_rank: d
 
 
 def _pairs(layout, rows, kinds, peers, card_of_rank):
-    """(peer slot, peer card), each (J, C): the n-th receive on c from p with the n-th send on p to c."""
+    """(peer slot, peer card), each (J, C): the n-th receive on c from p with the n-th send on p to c; None when
+    a receive would pair with a send across a collective (the cards' collectives then are not the same ones:
+    a step window that holds another step's collective on some cards)."""
     n_slots, n_cards = rows.shape
+    run = np.cumsum(layout == COLLECTIVE)  # slots between the same two collectives share a run number
     peer_slot = np.full(rows.shape, -1, np.int64)
     peer_card = np.full(rows.shape, -1, np.int64)
     queues: dict[tuple[int, int, int], list[int]] = {}  # (kind, from card, to card) → slots in order
@@ -156,7 +171,7 @@ def _pairs(layout, rows, kinds, peers, card_of_rank):
         if kind != RECEIVE:
             continue
         sends = queues.get((SEND, p, c), [])
-        if len(sends) != len(slots):
+        if len(sends) != len(slots) or np.any(run[sends] != run[slots]):
             return None
         peer_slot[slots, c], peer_card[slots, c] = sends, p
         peer_slot[sends, p], peer_card[sends, p] = slots, c

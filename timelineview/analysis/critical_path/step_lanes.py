@@ -56,6 +56,6 @@ def step_lanes(g: StepGraph, tl: Timeline, k: int) -> StepLanes:
                 add(c, LAUNCH_WAIT, float(tl.ready[k, i - 1, c]), float(tl.block_start[k, i, c]))
             add(c, COMPUTE, float(tl.block_start[k, i, c]), float(tl.ready[k, i, c]))
             if i < n_ops:
-                add(c, IN_COLLECTIVE, float(tl.arrival[k, i, c]), float(tl.ends[k, i, c]), g.op_names[k][i])
+                add(c, IN_COLLECTIVE, float(tl.arrival[k, i, c]), float(tl.ends[k, i, c]), g.op_name(k, i, c))
     return StepLanes(int(g.steps[k]), float(tl.step[k]), np.array(card, np.int64), kind, name,
                      np.array(start, np.float64), np.array(end, np.float64))

@@ -7,7 +7,9 @@ each peer of the plane a short ``Notify_Wait`` (not before the first) and its tr
 (``Reduce_Inline`` then ``Memcpy`` for an all-reduce, one ``Memcpy`` otherwise). Every transfer of
 an operator moves the same bytes, chosen so the slowest plane just fits its window; a transfer's
 time is bytes / (nominal bandwidth of its link, with a ±5 % jitter, divided by the slow-link factor
-on the planted slow link). Tasks never overlap on a plane and stay inside their operator.
+on the planted slow link). Tasks never overlap on a plane and stay inside their operator. When the slow link
+lengthens its operator (``StepWork.op_extra``), the bytes are those a healthy link fits in the window without
+that extra, so the slow link moves what the healthy run moves and only takes longer.
 """
 
 from __future__ import annotations
@@ -59,6 +61,27 @@ def _is_p2p(kind: int) -> bool:
     return kind in (KIND_RECEIVE, KIND_SEND)
 
 
+def transfer_window_ns(xfer_ns: int, lead_ns: int, plane: int) -> int:
+    """How long plane ``plane``'s transfers of an operator may take: its transfer part ``xfer_ns`` less the
+    edges and the plane's stagger, and less what the plane's first wait still takes when the card arrived
+    under ``WAIT_AFTER_NS`` before the operator's transfer part began (``lead_ns``: how long before; 0 for
+    the member that arrived last)."""
+    late = max(0, plane * PLANE_STAGGER_NS + WAIT_AFTER_NS + 20 - lead_ns)
+    return xfer_ns - plane * PLANE_STAGGER_NS - 2 * EDGE_NS - late
+
+
+def fit_bytes(planes: list[list[float]], windows: list[int], per_peer: int, margin: float = FIT_MARGIN) -> int:
+    """The bytes of every transfer of an operator: the most that fits each plane's window (``planes``: per
+    plane the bandwidths of its peers' links, bytes/ns), ``margin`` of what its waits between peers leave."""
+    fits = []
+    for gbps, window in zip(planes, windows, strict=True):
+        if not gbps:
+            continue
+        fixed = len(gbps) * (PEER_WAIT_NS + GAP_NS) + len(gbps) * per_peer * GAP_NS
+        fits.append((window - fixed) * margin / sum(per_peer / g for g in gbps))
+    return max(int(min(fits)) if fits else MIN_BYTES, MIN_BYTES)
+
+
 def plane_rows(step: StepWork, spec: CardSpec, n_cards: int) -> PlaneRows:
     """The plane tasks of every operator of ``step`` on card ``spec.rank``."""
     rng = np.random.default_rng([spec.seed, spec.rank, step.index, 31])
@@ -66,26 +89,40 @@ def plane_rows(step: StepWork, spec: CardSpec, n_cards: int) -> PlaneRows:
     rows = PlaneRows()
     for j, kind in enumerate(step.op_kind):
         a, b, x = int(step.op_start[j]), int(step.op_end[j]), int(step.op_xfer[j])
-        _operator(rows, j, kind, a, b, max(b - x, a), spec, world, rng)
+        peer = int(step.op_peer[j]) if step.op_peer is not None else -1
+        extra = int(step.op_extra[j]) if step.op_extra is not None else 0
+        _operator(rows, j, kind, a, b, max(b - x, a), spec, world, rng, peer, extra)
     return rows
 
 
 def _operator(rows: PlaneRows, j: int, kind: int, a: int, b: int, wait_end: int, spec: CardSpec,
-              world: int, rng: np.random.Generator) -> None:
+              world: int, rng: np.random.Generator, peer: int = -1, extra: int = 0) -> None:
+    """The plane tasks of operator ``j``; ``peer``: a send's or receive's other rank (-1: the default);
+    ``extra``: how much longer the slow link made the operator."""
     r = spec.rank
-    peers = topo.peers(kind, r, world)
+    if _is_p2p(kind) and peer >= 0:
+        peers = [topo.link(r, peer)] if kind == KIND_SEND else []
+    else:
+        peers = topo.peers(kind, r, world)
     n_planes = 1 if _is_p2p(kind) else max(1, min(spec.planes, len(peers)))
     mine = [[p for i, p in enumerate(peers) if i % n_planes == q] for q in range(n_planes)]
     xfer_names = ("Reduce_Inline", "Memcpy") if kind not in (KIND_SEND, KIND_RECEIVE) and len(peers) > 1 \
         else ("Memcpy",)
-    speed = [[p.gbps * rng.uniform(1 - JITTER, 1 + JITTER) / _slow(spec, r, p.rank) for p in m] for m in mine]
+    healthy = [[p.gbps * rng.uniform(1 - JITTER, 1 + JITTER) for p in m] for m in mine]
+    speed = [[g / _slow(spec, r, p.rank) for p, g in zip(m, gs, strict=True)]
+             for m, gs in zip(mine, healthy, strict=True)]
     first_wait = [a + q * PLANE_STAGGER_NS + WAIT_AFTER_NS for q in range(n_planes)]
     xfer_from = [max(wait_end, w + 20) + EDGE_NS for w in first_wait]
     xfer_to = [b - EDGE_NS - q * PLANE_STAGGER_NS for q in range(n_planes)]
-    size = _bytes(mine, speed, xfer_from, xfer_to, len(xfer_names))
+    windows = [e - s for s, e in zip(xfer_from, xfer_to, strict=True)]
+    if extra > 0:  # what a healthy link fits without the extra (never more than the slow one's window holds)
+        size = min(fit_bytes(healthy, [w - extra for w in windows], len(xfer_names)),
+                   fit_bytes(speed, windows, len(xfer_names), margin=1.0))
+    else:
+        size = fit_bytes(speed, windows, len(xfer_names))
     for q in range(n_planes):
         t0 = a + q * PLANE_STAGGER_NS
-        first = topo.notify_peer(kind, r, mine[q], spec.pipeline_stages)
+        first = topo.notify_peer(kind, r, mine[q], spec.pipeline_stages, peer)
         rows.add(t0, RECORD_NS, q, j, PL_RECORD, "Notify_Record", r, first, "SDMA", "INVALID_TYPE", 0)
         if q == 0 and not _is_p2p(kind):
             t = rows.add(t0 + RECORD_NS + 100, LOCAL_REDUCE_NS, q, j, PL_LOCAL, "Reduce_Inline", r,
@@ -109,13 +146,3 @@ def _slow(spec: CardSpec, src: int, dst: int) -> float:
     return spec.slow_link_factor if spec.slow_link == (src, dst) else 1.0
 
 
-def _bytes(mine: list, speed: list, start: list[int], end: list[int], per_peer: int) -> int:
-    """The bytes of every transfer of the operator: the most that fits each plane's window."""
-    fits = []
-    for q, (peers, gbps) in enumerate(zip(mine, speed, strict=True)):
-        if not peers:
-            continue
-        fixed = len(peers) * (PEER_WAIT_NS + GAP_NS) + len(peers) * per_peer * GAP_NS
-        room = (end[q] - start[q] - fixed) * FIT_MARGIN
-        fits.append(room / sum(per_peer / g for g in gbps))
-    return max(int(min(fits)) if fits else MIN_BYTES, MIN_BYTES)

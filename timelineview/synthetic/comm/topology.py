@@ -40,11 +40,13 @@ def link(src: int, dst: int) -> Peer:
     return Peer(dst, "RDMA", "ROCE", ROCE_GBPS)
 
 
-def notify_peer(kind: int, rank: int, peers_: list[Peer], stages: bool) -> int:
+def notify_peer(kind: int, rank: int, peers_: list[Peer], stages: bool, sender: int = -1) -> int:
     """The rank a plane's first notify names: its first peer; a pipeline stage's receive names its sender
-    (the previous stage), which is how the trace pairs a receive with a send."""
+    (``sender``, by default the previous stage), which is how the trace pairs a receive with a send."""
     if peers_:
         return peers_[0].rank
+    if kind == KIND_RECEIVE and sender >= 0:
+        return sender
     if stages and kind == KIND_RECEIVE and rank > 0:
         return rank - 1
     return INVALID_RANK

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from timelineview.analysis.communication.names import POINT_TO_POINT
 from timelineview.analysis.critical_path.document import steps_on_path
+from timelineview.analysis.pipeline import RECEIVE_NAME
 from timelineview.views.analysis_tabs.path_on_timeline import show_path
 from timelineview.views.analysis_tabs.what_if_strip import WhatIfStrip
 from timelineview.viewstate.jump_target import JumpTarget
@@ -20,6 +22,15 @@ SEGMENT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 NS_PER_US = 1000
 CHANGE_ROWS_SHOWN = 10  # what-ifs in view before the list scrolls (the list is as tall as its rows up to this)
 STRIP_VIEW_H = 240  # px of the what-if strip in view before it scrolls
+
+
+def kind_label(segment: dict) -> str:
+    """How the path table names a segment's kind: a pipeline's send or receive is not a collective (the path
+    counts it with them: an operator that ends when its members, here its pair, have arrived)."""
+    name = segment.get("name") or ""
+    if segment["kind"] == "collective" and POINT_TO_POINT.search(name):
+        return "receive" if RECEIVE_NAME.search(name) else "send"
+    return segment["kind"].replace("_", " ")
 
 
 class CriticalPathView(QtWidgets.QWidget):
@@ -73,9 +84,11 @@ class CriticalPathView(QtWidgets.QWidget):
         split.addWidget(self.changes)
         split.addWidget(self.strip_scroll)
         split.addWidget(lower)
+        # a resized window grows or shrinks the path table: the strip keeps the height its lanes were given
+        # (it was squeezed under its second card's predicted lane when the window got smaller)
         split.setStretchFactor(0, 0)
-        split.setStretchFactor(1, 1)
-        split.setStretchFactor(2, 2)
+        split.setStretchFactor(1, 0)
+        split.setStretchFactor(2, 1)
         lay = QtWidgets.QVBoxLayout(self)
         lay.addWidget(self.summary)
         lay.addWidget(split, 1)
@@ -221,7 +234,7 @@ class CriticalPathView(QtWidgets.QWidget):
         since_start_us = 0.0  # the segments tile the step, each on its own card's clock: count from the start
         for seg in s["segments"]:
             self.path.addTopLevelItem(QtWidgets.QTreeWidgetItem([
-                seg["card"] or "", seg["kind"].replace("_", " "), seg["name"],
+                seg["card"] or "", kind_label(seg), seg["name"],
                 f"{since_start_us / 1000:.3f}", f"{seg['dur_us'] / 1000:.3f}", f"{100 * seg['share']:.1f} %"]))
             since_start_us += seg["dur_us"]
         for col in range(self.path.columnCount()):
