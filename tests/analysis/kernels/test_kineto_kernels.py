@@ -1,0 +1,145 @@
+"""A hand-built PyTorch profiler (Kineto) trace: each GPU kernel's op type is the innermost framework operator
+that launched it, its shapes and data types that operator's ``Input Dims`` / ``Input type``; FLOPs of the
+matrix products by hand (2·m·n·k); NCCL kernels are not in the table; a kernel no operator launched is named
+by its function (metrics.md §7.1, §13)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from timelineview.analysis.classify import classify
+from timelineview.analysis.kernels import card_kernels
+from timelineview.analysis.kernels.host_flow_source import SOURCE_LAUNCHING_OPERATORS
+from timelineview.analysis.summary import stats_document
+from timelineview.model import load
+from timelineview.producers.kineto import readable_kernel_name
+
+T0 = 1_700_000_000_000  # µs, an epoch time as Kineto writes them
+CPU_PID, GPU, STREAM, NCCL_STREAM = 4242, 0, 7, 20
+SMALL, LARGE = ((32, 64), (64, 16)), ((128, 256), (256, 512))  # (A [m, k], B [k, n]) of the two aten::mm
+CUTLASS = ("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align1>"
+           "(cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align1::Params)")
+NCCL = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"
+# (operators holding the launch, outermost first, as (name, Input Dims, Input type); kernel name, start, dur) µs
+LAUNCHES = [
+    ([("aten::matmul", [list(SMALL[0]), list(SMALL[1])], ["float", "float"]),
+      ("aten::mm", [list(SMALL[0]), list(SMALL[1])], ["float", "float"])], "ampere_sgemm_32x32_nn", 100, 40),
+    ([("aten::mm", [list(LARGE[0]), list(LARGE[1])], ["c10::Half", "c10::Half"])], "ampere_sgemm_128x64_nn", 300, 90),
+    ([("aten::add", [[1024], [1024], []], ["float", "float", "Scalar"])],
+     "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float> >(int, float*)", 500, 7),
+    ([], CUTLASS, 700, 25),  # launched outside any framework operator
+    ([("nccl:all_reduce", [[1024]], ["float"])], NCCL, 900, 60),
+]
+
+
+def _kineto_trace(with_flows: bool) -> dict:
+    events = [{"ph": "M", "name": "process_labels", "pid": GPU, "tid": 0, "args": {"labels": f"GPU {GPU}"}}]
+    for k, (operators, kernel, start, dur) in enumerate(LAUNCHES):
+        corr, launch = 100 + k, T0 + start - 50
+        for depth, (name, dims, types) in enumerate(operators):  # each inside the one before it
+            events.append({"ph": "X", "cat": "cpu_op", "name": name, "pid": CPU_PID, "tid": CPU_PID,
+                           "ts": launch - 10 + depth, "dur": 30 - 2 * depth,
+                           "args": {"Input Dims": dims, "Input type": types}})
+        events += [
+            {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": CPU_PID, "tid": CPU_PID,
+             "ts": launch, "dur": 5, "args": {"correlation": corr}},
+            {"ph": "X", "cat": "kernel", "name": kernel, "pid": GPU, "tid": NCCL_STREAM if kernel == NCCL else STREAM,
+             "ts": T0 + start, "dur": dur, "args": {"correlation": corr, "device": GPU}},
+        ]
+        if with_flows:
+            events += [
+                {"ph": "s", "cat": "ac2g", "name": "ac2g", "id": corr, "pid": CPU_PID, "tid": CPU_PID, "ts": launch},
+                {"ph": "f", "cat": "ac2g", "name": "ac2g", "id": corr, "pid": GPU,
+                 "tid": NCCL_STREAM if kernel == NCCL else STREAM, "ts": T0 + start, "bp": "e"},
+            ]
+    # a sibling aten::mm that ended before the add's launch: the innermost holder is not the latest started
+    events.append({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": CPU_PID, "tid": CPU_PID,
+                   "ts": T0 + 445, "dur": 2, "args": {"Input Dims": [[2, 2], [2, 2]]}})
+    return {"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 2},
+            "deviceProperties": [{"id": GPU, "name": "NVIDIA A100-SXM4-80GB"}], "traceEvents": events}
+
+
+def _card(tmp_path: Path, with_flows: bool):
+    path = tmp_path / f"host_1.{int(with_flows)}.pt.trace.json"
+    path.write_text(json.dumps(_kineto_trace(with_flows)))
+    (store,) = load(path)
+    return store
+
+
+def _mm_flops(shapes) -> float:
+    (m, k), (_, n) = shapes
+    return 2.0 * m * n * k
+
+
+@pytest.mark.parametrize("with_flows", [True, False], ids=["ac2g flows", "correlation ids"])
+def test_op_types_and_shapes_come_from_the_launching_operator(tmp_path, with_flows):
+    store = _card(tmp_path, with_flows)
+    table = card_kernels(store, classify(store))
+    assert table.source == SOURCE_LAUNCHING_OPERATORS
+    assert len(table) == 4 and table.described == 3  # the NCCL kernel is communication; cutlass unlaunched
+    kernels = stats_document([store])["cards"][0]["kernels"]
+    assert kernels["source"] == SOURCE_LAUNCHING_OPERATORS
+    by_type = {r["op_type"]: r for r in kernels["by_op_type"]}
+    assert set(by_type) == {"aten::mm", "aten::add", "cutlass::Kernel"}
+    assert by_type["aten::mm"]["count"] == 2 and by_type["aten::mm"]["total_us"] == pytest.approx(40 + 90)
+    assert by_type["aten::mm"]["flops"] == pytest.approx(_mm_flops(SMALL) + _mm_flops(LARGE))
+    assert by_type["aten::add"]["count"] == 1 and by_type["aten::add"]["total_us"] == pytest.approx(7)
+    assert by_type["aten::add"]["flops"] is None and by_type["cutlass::Kernel"]["flops"] is None
+    assert by_type["cutlass::Kernel"]["total_us"] == pytest.approx(25)
+    assert set(kernels["not_counted"]) == {"aten::add", "cutlass::Kernel"}
+    by_shape = {(r["op_type"], r["input_shapes"]): r for r in kernels["by_shape"]}
+    small = by_shape[("aten::mm", "32,64;64,16")]
+    large = by_shape[("aten::mm", "128,256;256,512")]
+    assert (small["count"], small["total_us"], small["input_data_types"]) == (1, pytest.approx(40), "float;float")
+    assert (large["count"], large["total_us"], large["input_data_types"]) == (1, pytest.approx(90),
+                                                                             "c10::Half;c10::Half")
+    assert small["flops"] == pytest.approx(2 * 32 * 16 * 64)
+    assert large["flops"] == pytest.approx(2 * 128 * 512 * 256)
+    assert by_shape[("aten::add", "1024;1024")]["input_data_types"] == "float;float;Scalar"
+    # TFLOPS and MFU against the A100's peak from the header's device name
+    assert large["tflops"] == pytest.approx(_mm_flops(LARGE) / 90e-6 / 1e12)
+    assert kernels["peak_tflops"] and large["mfu"] == pytest.approx(large["tflops"] / kernels["peak_tflops"])
+
+
+@pytest.mark.parametrize(("name", "readable"), [
+    (CUTLASS, "cutlass::Kernel"),
+    ("void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned int, 3, 128, 1>"
+     "(float*, at::native::(anonymous namespace)::CatArrInputTensorMetadata<float, unsigned int, 128, 1>, int)",
+     "at::native::(anonymous namespace)::CatArrayBatchedCopy"),
+    ("ampere_sgemm_128x64_tn", "ampere_sgemm_128x64_tn"),
+    ("void foo<(bar)3>(int (*)(int))", "foo"),
+])
+def test_readable_kernel_names(name, readable):
+    assert readable_kernel_name(name) == readable
+
+
+SAMPLES = Path("/work/shared/samples/kineto")
+
+
+@pytest.mark.skipif(not SAMPLES.is_dir(), reason="the shared Kineto samples are absent")
+@pytest.mark.parametrize("name", ["sampled_rank-0.pt.trace.json.gz", "simple_add.pt.trace.json.gz"])
+def test_sample_op_types_are_operators_or_readable_names(name):
+    path = SAMPLES / name
+    if not path.is_file():
+        pytest.skip(f"{name} absent")
+    (store,) = load(path)
+    table = card_kernels(store, classify(store))
+    assert table.source == SOURCE_LAUNCHING_OPERATORS and table.described > 0
+    cpu_ops = {e["name"] for e in _events(path) if e.get("cat") == "cpu_op"}
+    types = table.groups.text(table.groups.op_type)
+    assert not [t for t in types if "Params)" in t or t.startswith("void ")]
+    # the op types named by a kernel are its readable name; the others are framework operators' names
+    kernel_names = {readable_kernel_name(store.strings[i]) for i in np.unique(store.slices.name[table.slices]).tolist()}
+    task_types = table.groups.text(table.groups.op_type[table.group])
+    assert all(t in cpu_ops or t in kernel_names for t in task_types)
+    assert sum(t in cpu_ops for t in task_types) >= table.described
+
+
+def _events(path: Path) -> list[dict]:
+    with gzip.open(path, "rt") as f:
+        return json.load(f)["traceEvents"]
