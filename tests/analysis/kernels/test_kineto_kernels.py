@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 
 from timelineview.analysis.classify import classify
+from timelineview.analysis.critical_path.card_inputs import card_path_inputs
 from timelineview.analysis.kernels import card_kernels
 from timelineview.analysis.kernels.host_flow_source import SOURCE_LAUNCHING_OPERATORS
+from timelineview.analysis.steps import StepWindow
 from timelineview.analysis.summary import stats_document
 from timelineview.model import load
 from timelineview.producers.kineto import readable_kernel_name
@@ -143,3 +145,16 @@ def test_sample_op_types_are_operators_or_readable_names(name):
 def _events(path: Path) -> list[dict]:
     with gzip.open(path, "rt") as f:
         return json.load(f)["traceEvents"]
+
+
+def test_critical_path_types_read_kernel_names_by_the_producers_rule(tmp_path):
+    """The critical path groups compute by a type read off each kernel's name: on a GPU trace the readable
+    name, never a fragment of the signature."""
+    store = _card(tmp_path, with_flows=True)
+    classification = classify(store)
+    window = StepWindow(0, int(store.slices.start.min()), int(store.slices.end.max()) + 1, 0, 0, "whole trace")
+    inputs = card_path_inputs(store, classification, [window], None)
+    compute_names = [name for _, name, _, _ in LAUNCHES[:4]]
+    assert sorted(inputs.type_names) == sorted({readable_kernel_name(n) for n in compute_names})
+    assert "cutlass::Kernel" in inputs.type_names
+    assert float(inputs.type_ns.sum()) == pytest.approx(1000 * sum(d for _, _, _, d in LAUNCHES[:4]))
