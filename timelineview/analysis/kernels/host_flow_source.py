@@ -40,7 +40,8 @@ def host_flow_descriptions(store: TraceStore, compute: np.ndarray, interner: Int
     with one is described, shapes recorded or not); else only the shapes and data types of its outermost
     ATen launching operator are taken, and only when the capture recorded shapes."""
     op_cat = store.string_id(FRAMEWORK_OPERATOR)
-    if op_cat < 0 or not (op_type_from_operator or _shapes_recorded(store, op_cat)):
+    recorded = op_cat >= 0 and _shapes_recorded(store, op_cat)
+    if op_cat < 0 or not (op_type_from_operator or recorded):
         return None
     edges = launch_edges(store)  # binds the flows to the slices: only once they can be of use
     position = np.full(len(store.slices), -1, np.int64)
@@ -60,7 +61,7 @@ def host_flow_descriptions(store: TraceStore, compute: np.ndarray, interner: Int
     if not len(uniq) or len(uniq) > MAX_HOST_OPERATORS:
         return None
     inverse = inverse.reshape(-1)
-    args = store.args_many(uniq)
+    args = store.args_many(uniq) if recorded else [None] * len(uniq)  # no shapes recorded: no args to read
     dims = interner.ids([_shapes(a.get(DIMS_KEY)) if isinstance(a, dict) else None for a in args])
     types = interner.ids([_shapes(a.get(TYPES_KEY)) if isinstance(a, dict) else None for a in args])
     source = SOURCE_LAUNCHING_OPERATORS if op_type_from_operator else SOURCE_HOST_FLOWS
