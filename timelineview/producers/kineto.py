@@ -41,6 +41,8 @@ STEP_ANNOTATION = "user_annotation"
 LAUNCH_FLOW = "ac2g"
 # A framework operator's args: its inputs' shapes and data types, when shapes were recorded (torch_npu too)
 INPUT_DIMS, INPUT_TYPES = "Input Dims", "Input type"
+# The values of its non-tensor inputs (strides, paddings, flags) as text, in the same order (PyTorch ≥ 2.1)
+CONCRETE_INPUTS = "Concrete Inputs"
 CORRELATION = "correlation"  # the arg a launch shares with the kernel it queued
 # Categories only a CUDA-side Kineto trace writes: one of them, on a card no Ascend process names, is Kineto.
 GPU_CATEGORIES = frozenset({KERNEL, *COPY_CATEGORIES, *LAUNCH_CATEGORIES, "gpu_user_annotation", "cuda_sync",

@@ -15,6 +15,7 @@ import pytest
 from timelineview.analysis.classify import classify
 from timelineview.analysis.critical_path.card_inputs import card_path_inputs
 from timelineview.analysis.kernels import card_kernels
+from timelineview.analysis.kernels.convolution_output import convolution_output_shape
 from timelineview.analysis.kernels.host_flow_source import SOURCE_LAUNCHING_OPERATORS
 from timelineview.analysis.steps import StepWindow
 from timelineview.analysis.summary import stats_document
@@ -39,14 +40,16 @@ LAUNCHES = [
 ]
 
 
-def _kineto_trace(with_flows: bool) -> dict:
+def _kineto_trace(with_flows: bool, launches=LAUNCHES) -> dict:
     events = [{"ph": "M", "name": "process_labels", "pid": GPU, "tid": 0, "args": {"labels": f"GPU {GPU}"}}]
-    for k, (operators, kernel, start, dur) in enumerate(LAUNCHES):
+    for k, (operators, kernel, start, dur) in enumerate(launches):
         corr, launch = 100 + k, T0 + start - 50
-        for depth, (name, dims, types) in enumerate(operators):  # each inside the one before it
+        for depth, (name, dims, types, *values) in enumerate(operators):  # each inside the one before it
+            args = {"Input Dims": dims, "Input type": types}
+            if values:
+                args["Concrete Inputs"] = values[0]
             events.append({"ph": "X", "cat": "cpu_op", "name": name, "pid": CPU_PID, "tid": CPU_PID,
-                           "ts": launch - 10 + depth, "dur": 30 - 2 * depth,
-                           "args": {"Input Dims": dims, "Input type": types}})
+                           "ts": launch - 10 + depth, "dur": 30 - 2 * depth, "args": args})
         events += [
             {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": CPU_PID, "tid": CPU_PID,
              "ts": launch, "dur": 5, "args": {"correlation": corr}},
@@ -66,9 +69,9 @@ def _kineto_trace(with_flows: bool) -> dict:
             "deviceProperties": [{"id": GPU, "name": "NVIDIA A100-SXM4-80GB"}], "traceEvents": events}
 
 
-def _card(tmp_path: Path, with_flows: bool):
+def _card(tmp_path: Path, with_flows: bool, launches=LAUNCHES):
     path = tmp_path / f"host_1.{int(with_flows)}.pt.trace.json"
-    path.write_text(json.dumps(_kineto_trace(with_flows)))
+    path.write_text(json.dumps(_kineto_trace(with_flows, launches)))
     (store,) = load(path)
     return store
 
@@ -106,6 +109,48 @@ def test_op_types_and_shapes_come_from_the_launching_operator(tmp_path, with_flo
     # TFLOPS and MFU against the A100's peak from the header's device name
     assert large["tflops"] == pytest.approx(_mm_flops(LARGE) / 90e-6 / 1e12)
     assert kernels["peak_tflops"] and large["mfu"] == pytest.approx(large["tflops"] / kernels["peak_tflops"])
+
+
+CONV_INPUT, CONV_WEIGHT = [8, 3, 32, 32], [16, 3, 5, 5]
+CONV_DIMS = [CONV_INPUT, CONV_WEIGHT, [16], [], [], [], [], [], []]
+CONV_TYPES = ["float", "float", "float", "ScalarList", "ScalarList", "ScalarList", "Scalar", "Scalar", "Scalar"]
+# cudnn_convolution(self, weight, padding, stride, dilation, groups, benchmark, deterministic, allow_tf32)
+CUDNN_VALUES = ["", "", "[1, 1]", "[2, 2]", "[1, 1]", "1", "False", "False", "True"]
+CONV_LAUNCHES = [
+    ([("aten::conv2d", CONV_DIMS[:3], CONV_TYPES[:3]), ("aten::convolution", CONV_DIMS, CONV_TYPES),
+      ("aten::cudnn_convolution", [CONV_INPUT, CONV_WEIGHT, [], [], [], [], [], [], []], CONV_TYPES, CUDNN_VALUES)],
+     "void cudnn::cnn::implicit_convolve_sgemm<float, float, 1024, 5, 5, 3, 3, 3, 1, false, false, true>(int)",
+     100, 80),
+    ([("aten::convolution", CONV_DIMS, CONV_TYPES)], "void cudnn::winograd_nonfused::kernel<float>(int)", 300, 20),
+]
+
+
+def test_convolution_flops_from_the_recorded_argument_values(tmp_path):
+    """The innermost operator, ``aten::cudnn_convolution``, recorded its padding 1, stride 2, dilation 1: a
+    32×32 input under a 5×5 kernel gives a 15×15 output (⌊(32 + 2 − 4 − 1) / 2⌋ + 1); the convolution whose
+    argument values were not recorded counts 0 FLOPs (its output's positions unknown)."""
+    store = _card(tmp_path, with_flows=True, launches=CONV_LAUNCHES)
+    kernels = stats_document([store])["cards"][0]["kernels"]
+    by_type = {r["op_type"]: r for r in kernels["by_op_type"]}
+    assert set(by_type) == {"aten::cudnn_convolution", "aten::convolution"}
+    n, c_out, h_out, w_out, c_in, k_h, k_w = 8, 16, 15, 15, 3, 5, 5
+    expected = 2 * n * c_out * h_out * w_out * c_in * k_h * k_w
+    assert by_type["aten::cudnn_convolution"]["flops"] == pytest.approx(expected)
+    assert by_type["aten::convolution"]["flops"] == 0
+
+
+@pytest.mark.parametrize(("operator", "values", "expected"), [
+    ("aten::conv2d", ["", "", "", "[1, 1]", "[0, 0]", "[1, 1]", "1"], (8, 16, 28, 28)),
+    ("aten::_convolution", ["", "", "", "[2, 2]", "[2, 2]", "[1, 1]", "False", "[0, 0]", "1"], (8, 16, 16, 16)),
+    ("aten::convolution", ["", "", "", "[1, 1]", "[0, 0]", "[2, 2]", "False", "[0, 0]", "1"], (8, 16, 24, 24)),
+    ("aten::convolution", ["", "", "", "[1, 1]", "[0, 0]", "[1, 1]", "True", "[0, 0]", "1"], None),  # transposed
+    ("aten::conv2d", ["", "", "", "2", "0", "1", "1"], (8, 16, 14, 14)),  # one value for both dimensions
+    ("aten::conv2d", ["", "", ""], None),  # values not recorded
+    ("aten::mm", ["", ""], None),
+])
+def test_convolution_output_shape(operator, values, expected):
+    inputs = [tuple(CONV_INPUT), tuple(CONV_WEIGHT)]  # 32×32 input, 5×5 kernel
+    assert convolution_output_shape(operator, inputs, values) == expected
 
 
 @pytest.mark.parametrize(("name", "readable"), [

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from timelineview.analysis.kernels.convolution_output import convolution_output_shape
+from timelineview.analysis.kernels.flops import parse_shapes
 from timelineview.analysis.kernels.source_result import SourceResult
 from timelineview.analysis.kernels.table import NO_VALUE, Interner
 from timelineview.model.store.trace_store import TraceStore
@@ -25,7 +27,7 @@ from timelineview.producers.launches import LaunchEdges, launch_edges, launching
 
 SOURCE_HOST_FLOWS = "host operator (flows)"  # shapes from the launching operator, op type from the name
 SOURCE_LAUNCHING_OPERATORS = "host operators through launch flows"  # op type and shapes from the operator
-DIMS_KEY, TYPES_KEY = kineto.INPUT_DIMS, kineto.INPUT_TYPES
+DIMS_KEY, TYPES_KEY, VALUES_KEY = kineto.INPUT_DIMS, kineto.INPUT_TYPES, kineto.CONCRETE_INPUTS
 ARG_SEPARATOR = ";\r\n"
 ATEN_PREFIX = "aten::"
 PROBED = 64  # host operators read to learn whether shapes were recorded
@@ -69,13 +71,24 @@ def host_flow_descriptions(store: TraceStore, compute: np.ndarray, interner: Int
     result.found.shapes[tasks] = dims[inverse]
     result.found.dtypes[tasks] = types[inverse]
     if op_type_from_operator:
-        names = sl.name[uniq]
-        result.found.op_type[tasks] = interner.ids([store.strings[n] if n >= 0 else None
-                                                    for n in names.tolist()])[inverse]
+        names = [store.strings[n] if n >= 0 else None for n in sl.name[uniq].tolist()]
+        result.found.op_type[tasks] = interner.ids(names)[inverse]
+        outputs = interner.ids([_convolution_output(n, a) for n, a in zip(names, args, strict=True)])
+        result.found.out_shapes[tasks] = outputs[inverse]
         result.described[tasks] = result.found.op_type[tasks] != NO_VALUE
     else:
         result.described[tasks] = result.found.shapes[tasks] != NO_VALUE
     return result
+
+
+def _convolution_output(operator: str | None, args: object) -> str | None:
+    """A convolution operator's output shape from its input shapes and recorded argument values (its FLOPs
+    count the output's positions); None for other operators or when the values were not recorded."""
+    if not operator or not isinstance(args, dict) or not isinstance(args.get(VALUES_KEY), list):
+        return None
+    inputs = parse_shapes(_shapes(args.get(DIMS_KEY)) or "")
+    shape = convolution_output_shape(operator, inputs, [str(v) for v in args[VALUES_KEY]])
+    return ",".join(map(str, shape)) if shape else None
 
 
 def _shapes_recorded(store: TraceStore, op_cat: int) -> bool:
