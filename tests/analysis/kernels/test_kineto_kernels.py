@@ -40,12 +40,12 @@ LAUNCHES = [
 ]
 
 
-def _kineto_trace(with_flows: bool, launches=LAUNCHES) -> dict:
+def _kineto_trace(with_flows: bool, launches=LAUNCHES, record_shapes: bool = True) -> dict:
     events = [{"ph": "M", "name": "process_labels", "pid": GPU, "tid": 0, "args": {"labels": f"GPU {GPU}"}}]
     for k, (operators, kernel, start, dur) in enumerate(launches):
         corr, launch = 100 + k, T0 + start - 50
         for depth, (name, dims, types, *values) in enumerate(operators):  # each inside the one before it
-            args = {"Input Dims": dims, "Input type": types}
+            args = {"Input Dims": dims, "Input type": types} if record_shapes else {}
             if values:
                 args["Concrete Inputs"] = values[0]
             events.append({"ph": "X", "cat": "cpu_op", "name": name, "pid": CPU_PID, "tid": CPU_PID,
@@ -69,9 +69,9 @@ def _kineto_trace(with_flows: bool, launches=LAUNCHES) -> dict:
             "deviceProperties": [{"id": GPU, "name": "NVIDIA A100-SXM4-80GB"}], "traceEvents": events}
 
 
-def _card(tmp_path: Path, with_flows: bool, launches=LAUNCHES):
+def _card(tmp_path: Path, with_flows: bool, launches=LAUNCHES, record_shapes: bool = True):
     path = tmp_path / f"host_1.{int(with_flows)}.pt.trace.json"
-    path.write_text(json.dumps(_kineto_trace(with_flows, launches)))
+    path.write_text(json.dumps(_kineto_trace(with_flows, launches, record_shapes)))
     (store,) = load(path)
     return store
 
@@ -109,6 +109,18 @@ def test_op_types_and_shapes_come_from_the_launching_operator(tmp_path, with_flo
     # TFLOPS and MFU against the A100's peak from the header's device name
     assert large["tflops"] == pytest.approx(_mm_flops(LARGE) / 90e-6 / 1e12)
     assert kernels["peak_tflops"] and large["mfu"] == pytest.approx(large["tflops"] / kernels["peak_tflops"])
+
+
+def test_without_recorded_shapes_op_types_still_come_from_the_operators(tmp_path):
+    """A capture without ``record_shapes``: the operators' names still give the op types; no shapes, so the
+    matrix products count 0 FLOPs (their formula applies, their shapes do not fit)."""
+    store = _card(tmp_path, with_flows=True, record_shapes=False)
+    kernels = stats_document([store])["cards"][0]["kernels"]
+    assert (kernels["source"], kernels["tasks"], kernels["described"]) == (SOURCE_LAUNCHING_OPERATORS, 4, 3)
+    by_type = {r["op_type"]: r for r in kernels["by_op_type"]}
+    assert set(by_type) == {"aten::mm", "aten::add", "cutlass::Kernel"}
+    assert by_type["aten::mm"]["count"] == 2 and by_type["aten::mm"]["flops"] == 0
+    assert {r["input_shapes"] for r in kernels["by_shape"]} == {""}
 
 
 CONV_INPUT, CONV_WEIGHT = [8, 3, 32, 32], [16, 3, 5, 5]
