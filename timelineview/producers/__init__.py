@@ -33,7 +33,8 @@ DATABASE_FILES = (torch_npu.DATABASE, msprof.DATABASE)
 RANK_IN_FILE: dict[str, Callable[[Path], int | None]] = {kineto.KIND: lambda path: kineto.read_header(path).rank}
 
 # Producers whose slices say what they are: each module has KIND, WORDING, recognises(store,
-# ascend_processes), slice_kinds(store), device_name(store) and card_note(store).
+# ascend_processes), slice_kinds(store), device_name(store), card_note(store), readable_kernel_name(name)
+# and OP_TYPE_FROM_LAUNCHING_OPERATOR.
 SLICE_KIND_PRODUCERS = (kineto,)
 
 # The classification's mode of a card -> its producer's words (the Ascend generations' otherwise)
@@ -55,6 +56,18 @@ TASK_TYPE_ARG = cann_tasks.TASK_TYPE_ARG
 
 # Framework operators (``cpu_op``: PyTorch's, on the GPU and on the NPU)
 FRAMEWORK_OPERATOR = kineto.FRAMEWORK_OPERATOR
+
+
+def kernel_op_type_rule(mode: str) -> Callable[[str], str] | None:
+    """How a producer whose slices say what they are reads a kernel's op type off its name (None: the
+    Ascend generations' rule applies)."""
+    return next((p.readable_kernel_name for p in SLICE_KIND_PRODUCERS if p.KIND == mode), None)
+
+
+def op_type_from_launching_operator(mode: str) -> bool:
+    """Whether a card classified as ``mode`` takes each kernel's op type from the host operator that launched
+    it (a GPU kernel's name is its code's, not an operator type's)."""
+    return any(p.OP_TYPE_FROM_LAUNCHING_OPERATOR for p in SLICE_KIND_PRODUCERS if p.KIND == mode)
 
 
 def device_name(store: TraceStore, mode: str) -> str:

@@ -41,6 +41,8 @@ STEP_ANNOTATION = "user_annotation"
 LAUNCH_FLOW = "ac2g"
 # A framework operator's args: its inputs' shapes and data types, when shapes were recorded (torch_npu too)
 INPUT_DIMS, INPUT_TYPES = "Input Dims", "Input type"
+# The values of its non-tensor inputs (strides, paddings, flags) as text, in the same order (PyTorch ≥ 2.1)
+CONCRETE_INPUTS = "Concrete Inputs"
 CORRELATION = "correlation"  # the arg a launch shares with the kernel it queued
 # Categories only a CUDA-side Kineto trace writes: one of them, on a card no Ascend process names, is Kineto.
 GPU_CATEGORIES = frozenset({KERNEL, *COPY_CATEGORIES, *LAUNCH_CATEGORIES, "gpu_user_annotation", "cuda_sync",
@@ -51,6 +53,9 @@ FRAMEWORK_CATEGORIES = frozenset({FRAMEWORK_OPERATOR, STEP_ANNOTATION, "python_f
 NCCL_KERNEL = re.compile(r"^(?:void\s+)?nccl(?:Dev)?Kernel", re.IGNORECASE)
 STEP_MARKER = re.compile(r"^ProfilerStep#(\d+)$")
 GPU_PROCESS_LABEL = re.compile(r"^GPU (\d+)$")
+# A kernel's op type is the framework operator that launched it (its name is the code's, not an op's)
+OP_TYPE_FROM_LAUNCHING_OPERATOR = True
+_RETURN_TYPE = "void "
 _RANK_IN_NAME = re.compile(r"rank[-_]?(\d+)", re.IGNORECASE)
 _DISTRIBUTED_INFO = re.compile(rb'"distributedInfo"\s*:\s*(\{[^{}]*\})')
 _DEVICE_PROPERTIES = re.compile(rb'"deviceProperties"\s*:\s*(\[[^\[\]]*\])')
@@ -235,3 +240,38 @@ def correlated_launches(store: TraceStore) -> tuple[np.ndarray, np.ndarray] | No
     found = (at < len(launch_ids)) & (device_ids >= 0)
     found[found] = launch_ids[at[found]] == device_ids[found]
     return launch[at[found]], device[found]
+
+
+def _without_bracketed(text: str, opening: str, closing: str) -> str:
+    """``text`` without its top-level ``opening``…``closing`` groups (nested ones go with them)."""
+    out, depth = [], 0
+    for ch in text:
+        if ch == opening:
+            depth += 1
+        elif ch == closing and depth:
+            depth -= 1
+        elif not depth:
+            out.append(ch)
+    return "".join(out)
+
+
+def readable_kernel_name(name: str) -> str:
+    """A GPU kernel's name as a reader names the code: ``void cutlass::Kernel<…>(…::Params)`` → ``cutlass::Kernel``.
+
+    CUDA kernel names are demangled C++ signatures: a return type, template arguments that spell tile sizes
+    and functors, a parameter list. The Ascend rule (the name's last ``_`` component) cuts inside them
+    (``align1::Params)``), so the kernel's op type, when no launching operator is found, is its function's
+    qualified name: the return type, the template arguments and the trailing parameter list dropped (a
+    ``(anonymous namespace)`` inside the qualified name stays)."""
+    text = name.strip()
+    if text.startswith(_RETURN_TYPE):
+        text = text[len(_RETURN_TYPE):]
+    text = _without_bracketed(text, "<", ">").strip()
+    if text.endswith(")"):  # the parameter list: from the "(" matching the last ")"
+        depth = 0
+        for i in range(len(text) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(text[i], 0)
+            if not depth:
+                text = text[:i].strip()
+                break
+    return text or name

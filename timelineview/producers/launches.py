@@ -53,3 +53,35 @@ def launch_edges(store: TraceStore) -> LaunchEdges:
     launch, device = pairs
     sl = store.slices
     return LaunchEdges(sl.lane[launch], sl.start[launch], device)
+
+
+def launching_operators(store: TraceStore, edges: LaunchEdges, operators: np.ndarray, innermost: bool) -> np.ndarray:
+    """Per launch edge, the slice of ``operators`` (host operators, e.g. the ``cpu_op`` slices) on the launch's
+    lane that holds the launch instant, -1 where none does: the innermost one (``aten::addmm`` inside
+    ``aten::linear``: the operator that really queued the work) or the outermost one (the call the user made).
+
+    Host operators nest properly on their thread, so they are peeled in levels: level 0 are those that start
+    after every earlier one ended, level 1 the same among the rest, and so on; the innermost holder is the one
+    found at the deepest level."""
+    sl = store.slices
+    out = np.full(len(edges), -1, np.int64)
+    lanes, ts = np.asarray(edges.src_lane), np.asarray(edges.src_ts)
+    for lane in np.unique(lanes).tolist():
+        here = np.flatnonzero(lanes == lane)
+        ops = operators[sl.lane[operators] == lane]
+        if not len(ops):
+            continue
+        ops = ops[np.lexsort((-sl.dur[ops], sl.start[ops]))]  # by start, the enclosing one first at a tie
+        at_ts = ts[here]
+        while len(ops):
+            starts, ends = sl.start[ops], sl.start[ops] + sl.dur[ops]
+            ended_before = np.concatenate([[np.iinfo(np.int64).min], np.maximum.accumulate(ends)[:-1]])
+            level = starts >= ended_before  # none of these overlap: a sorted search finds the holder
+            lv_ops, lv_starts, lv_ends = ops[level], starts[level], ends[level]
+            at = np.searchsorted(lv_starts, at_ts, side="right") - 1
+            found = (at >= 0) & (lv_ends[np.maximum(at, 0)] >= at_ts)
+            out[here[found]] = lv_ops[at[found]]
+            if not innermost or not found.any():
+                break
+            ops = ops[~level]
+    return out

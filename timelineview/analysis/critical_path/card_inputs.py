@@ -11,6 +11,7 @@ import numpy as np
 from timelineview.analysis.communication.names import POINT_TO_POINT
 from timelineview.analysis.critical_path.op_types import op_type_of
 from timelineview.analysis.kernels.dense_ids import distinct_inverse
+from timelineview.producers import kernel_op_type_rule
 
 KEY = "critical_path_inputs"  # where a card summary keeps them
 NO_RANK = 0xFFFF_FFFF  # what a notification names when it names no rank (an unsigned −1)
@@ -78,7 +79,9 @@ def card_path_inputs(store, classification, steps, communication) -> CardPathInp
 
     comp = np.flatnonzero(classification.compute)
     uniq, inverse = distinct_inverse(sl.name[comp])  # string ids: a presence table, not a sort of every task
-    type_of_name = [op_type_of(names[i] if i >= 0 else "") for i in uniq.tolist()]
+    # a GPU kernel's name is a C++ signature: its producer says how to read a type off it
+    type_rule = kernel_op_type_rule(classification.mode) or op_type_of
+    type_of_name = [type_rule(names[i] if i >= 0 else "") for i in uniq.tolist()]
     type_names = sorted(set(type_of_name))
     type_id = np.array([type_names.index(t) for t in type_of_name], np.int64)[inverse] if len(comp) \
         else np.zeros(0, np.int64)

@@ -1,12 +1,16 @@
 """A card's :class:`KernelTable`: its compute tasks described by the best source its capture has.
 
 Sources in order: the database's ``COMPUTE_TASK_INFO`` (a database card), ``kernel_details.csv`` beside a
-JSON trace, the host operator that launched each task (its input shapes, through the trace's flows), and each
-task's name (the op type). A task that the chosen source does not describe falls
-back to its name, so every compute task has an op type; ``KernelTable.described`` says how many did not.
+JSON trace, the host operator that launched each task (its input shapes, through the trace's flows; on a GPU
+trace its name is the op type too), and each task's name (the op type, read by the producer's rule). A task
+that the chosen source does not describe falls back to its name, so every compute task has an op type;
+``KernelTable.described`` says how many did not.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
@@ -21,7 +25,7 @@ from timelineview.analysis.kernels.source_result import SourceResult
 from timelineview.analysis.kernels.table import NO_VALUE, SOURCE_NAME, Interner, KernelGroups, KernelTable
 from timelineview.analysis.operators import UNTYPED
 from timelineview.model.store.trace_store import TraceStore
-from timelineview.producers import device_name
+from timelineview.producers import device_name, kernel_op_type_rule, op_type_from_launching_operator
 
 
 def card_kernels(store: TraceStore, classification: Classification) -> KernelTable:
@@ -30,7 +34,9 @@ def card_kernels(store: TraceStore, classification: Classification) -> KernelTab
     compute = np.flatnonzero(classification.compute)
     interner = Interner()
     found = None  # the names' empty result is made only when no source describes a task: not held meanwhile
-    for source in (database_descriptions, kernel_details_descriptions, host_flow_descriptions):
+    host_flows = partial(host_flow_descriptions,
+                         op_type_from_operator=op_type_from_launching_operator(classification.mode))
+    for source in (database_descriptions, kernel_details_descriptions, host_flows):
         result = source(store, compute, interner)
         if result is not None and result.described.any():  # level0 databases write only N/A
             found = result
@@ -39,7 +45,7 @@ def card_kernels(store: TraceStore, classification: Classification) -> KernelTab
     if found is None:
         found = SourceResult.empty(SOURCE_NAME, interner, len(compute))
     described = int(np.count_nonzero(found.described))
-    _fill_from_names(store, compute, found)
+    _fill_from_names(store, compute, found, kernel_op_type_rule(classification.mode) or op_type_of_name)
     group, first = found.found.grouped()
     d = found.found
     texts = interner.strings
@@ -59,12 +65,13 @@ def card_kernels(store: TraceStore, classification: Classification) -> KernelTab
                        device=found.device or device_name(store, classification.mode), dynamic=found.dynamic)
 
 
-def _fill_from_names(store: TraceStore, compute: np.ndarray, found: SourceResult) -> None:
-    """Op type from the name and core type from the task's ``Task Type`` wherever the source gave none.
-    Each distinct name and task type is read once, in place over the tasks' ids (no per-task int64 index when
-    every task misses one: the database gives no core type)."""
+def _fill_from_names(store: TraceStore, compute: np.ndarray, found: SourceResult,
+                     op_type_of: Callable[[str], str]) -> None:
+    """Op type from the name (read by ``op_type_of``, the producer's rule) and core type from the task's
+    ``Task Type`` wherever the source gave none. Each distinct name and task type is read once, in place over
+    the tasks' ids (no per-task int64 index when every task misses one: the database gives no core type)."""
     sl, d = store.slices, found.found
-    for target, column, of_text in (("op_type", sl.name, op_type_of_name), ("core_type", sl.task_type, _core_type)):
+    for target, column, of_text in (("op_type", sl.name, op_type_of), ("core_type", sl.task_type, _core_type)):
         ids = getattr(d, target)
         missing = ids == NO_VALUE
         if not missing.any():

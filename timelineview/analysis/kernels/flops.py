@@ -12,11 +12,20 @@ from collections.abc import Sequence
 
 NOT_COUNTED = math.nan  # the FLOPs of an op type no formula covers
 
-MATRIX_PRODUCT_TYPES = ("matmul", "batchmatmul", "gemm", "addmm", "baddbmm", "bmm", "linear", "quantbatchmatmul",
-                        "weightquantbatchmatmul", "groupedmatmul")
-CONVOLUTION_TYPES = ("conv2d", "conv3d", "convolution")
-FLASH_ATTENTION_FORWARD = ("flashattentionscore", "fusedinferattentionscore", "promptflashattention", "flashattention")
-FLASH_ATTENTION_BACKWARD = ("flashattentionscoregrad", "flashattentiongrad")
+# Op types by formula, as the NPU's graph names them and as PyTorch names its operators (``aten::mm`` is read
+# as ``mm``, ``aten::_convolution`` as ``convolution``: the namespace and leading underscores dropped)
+MATRIX_PRODUCT_TYPES = ("matmul", "batchmatmul", "gemm", "addmm", "baddbmm", "addbmm", "bmm", "mm", "linear",
+                        "quantbatchmatmul", "weightquantbatchmatmul", "groupedmatmul")
+# Matrix products that add their first input to the product (``addmm(bias, A, B)``): A and B follow it
+ACCUMULATING_PRODUCT_TYPES = ("addmm", "baddbmm", "addbmm")
+CONVOLUTION_TYPES = ("conv2d", "conv3d", "convolution", "cudnn_convolution")
+FLASH_ATTENTION_FORWARD = ("flashattentionscore", "fusedinferattentionscore", "promptflashattention", "flashattention",
+                           "scaled_dot_product_flash_attention", "scaled_dot_product_efficient_attention",
+                           "scaled_dot_product_cudnn_attention", "flash_attention_forward")
+FLASH_ATTENTION_BACKWARD = ("flashattentionscoregrad", "flashattentiongrad",
+                            "scaled_dot_product_flash_attention_backward",
+                            "scaled_dot_product_efficient_attention_backward", "flash_attention_backward")
+NAMESPACE = "::"
 BACKWARD_FACTOR = 2.5  # a FlashAttention backward pass against its forward pass
 FRACTAL_Z = "FRACTAL_Z"  # a convolution weight in the cube's layout: (C1·Kh·Kw, Cout blocks, 16, C0)
 
@@ -32,8 +41,14 @@ def parse_shapes(text: str) -> list[tuple[int, ...]]:
     return out
 
 
+def _type_key(op_type: str) -> str:
+    """``MatMulV2`` → ``matmul``; ``aten::_convolution`` → ``convolution``."""
+    t = op_type.rsplit(NAMESPACE, 1)[-1].lstrip("_").lower()
+    return t.rstrip("0123456789").removesuffix("v")  # MatMulV2, MatMulV3 -> matmul
+
+
 def _kind(op_type: str) -> str:
-    t = op_type.lower().rstrip("0123456789").removesuffix("v")  # MatMulV2, MatMulV3 -> matmul
+    t = _type_key(op_type)
     if t in FLASH_ATTENTION_BACKWARD:
         return "attention_backward"
     if t in FLASH_ATTENTION_FORWARD:
@@ -57,6 +72,8 @@ def task_flops(op_type: str, shapes: str, formats: str = "", output_shapes: str 
         return NOT_COUNTED
     inputs = parse_shapes(shapes)
     if kind == "matrix":
+        if _type_key(op_type) in ACCUMULATING_PRODUCT_TYPES and len(inputs) >= 3:
+            inputs = inputs[1:]
         return matrix_product_flops(inputs, parse_shapes(output_shapes))
     if kind == "convolution":
         return convolution_flops(inputs, formats.split(";"), parse_shapes(output_shapes))

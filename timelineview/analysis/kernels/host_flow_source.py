@@ -1,57 +1,94 @@
-"""Input shapes and data types of a JSON trace's compute tasks from the host operator that launched each one.
+"""Compute tasks described by the host operator that launched each one, reached through the trace's launch
+records (metrics.md §7.1, §13).
 
-torch_npu draws an ``async_npu`` flow from the Python lane, at the instant the framework launched a kernel,
-to that kernel's hardware task. The launching operator is the innermost host operator (``cpu_op``) that
-holds the flow's start; its ``Input Dims`` / ``Input type`` args (``32,3,224,224;\\r\\n64;\\r\\n…``) are the
-logical shapes of its inputs (not the device's padded formats). The op type stays the kernel's name's.
+Both PyTorch producers tie a launch on a host thread to the device work it queued: torch_npu by an
+``async_npu`` flow, Kineto by an ``ac2g`` flow or, without flows, the ``correlation`` id the launch and the
+kernel share (:func:`~timelineview.producers.launches.launch_edges`, the join ``diff NPU GPU`` uses too). The
+host operator holding the launch carries ``Input Dims`` / ``Input type`` args: the logical shapes and data
+types of its inputs (``"32,3,224,224;\\r\\n64;\\r\\n…"`` from torch_npu, lists of lists from Kineto).
+
+On the NPU the kernel's name says its op type (``…_MatMulV2``) and the outermost ATen operator gives the
+shapes. A GPU kernel's name is its code's (``void cutlass::Kernel<…>``), so on those producers the op type is
+the innermost host operator that launched it (``aten::mm``, or an outer module's operator when that is the
+only one), its shapes and data types that operator's.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from timelineview.analysis.kernels.convolution_output import convolution_output_shape
+from timelineview.analysis.kernels.flops import parse_shapes
 from timelineview.analysis.kernels.source_result import SourceResult
 from timelineview.analysis.kernels.table import NO_VALUE, Interner
 from timelineview.model.store.trace_store import TraceStore
-from timelineview.producers import kineto, torch_npu
+from timelineview.producers import FRAMEWORK_OPERATOR, kineto
+from timelineview.producers.launches import LaunchEdges, launch_edges, launching_operators
 
-SOURCE_HOST_FLOWS = "host operator (flows)"
-LAUNCH_FLOW = torch_npu.LAUNCH_FLOW  # the flow category from a framework launch to its kernel
-HOST_OPERATOR = torch_npu.FRAMEWORK_OPERATOR  # the framework's operators, which carry the input shapes
-DIMS_KEY, TYPES_KEY = kineto.INPUT_DIMS, kineto.INPUT_TYPES
+SOURCE_HOST_FLOWS = "host operator (flows)"  # shapes from the launching operator, op type from the name
+SOURCE_LAUNCHING_OPERATORS = "host operators through launch flows"  # op type and shapes from the operator
+DIMS_KEY, TYPES_KEY, VALUES_KEY = kineto.INPUT_DIMS, kineto.INPUT_TYPES, kineto.CONCRETE_INPUTS
 ARG_SEPARATOR = ";\r\n"
 ATEN_PREFIX = "aten::"
 PROBED = 64  # host operators read to learn whether shapes were recorded
 MAX_HOST_OPERATORS = 1_000_000  # args read at most (each is a read of the file)
 
 
-def host_flow_descriptions(store: TraceStore, compute: np.ndarray, interner: Interner) -> SourceResult | None:
-    """Shapes and data types of the ``compute`` slices launched through ``async_npu`` flows; None without them."""
-    flow_cat, op_cat = store.string_id(LAUNCH_FLOW), store.string_id(HOST_OPERATOR)
-    if flow_cat < 0 or op_cat < 0 or not _shapes_recorded(store, op_cat):
+def host_flow_descriptions(store: TraceStore, compute: np.ndarray, interner: Interner,
+                           op_type_from_operator: bool = False) -> SourceResult | None:
+    """The ``compute`` slices described by the host operators that launched them; None without launches.
+
+    ``op_type_from_operator``: each task's op type is its innermost launching operator's name (every task
+    with one is described, shapes recorded or not); else only the shapes and data types of its outermost
+    ATen launching operator are taken, and only when the capture recorded shapes."""
+    op_cat = store.string_id(FRAMEWORK_OPERATOR)
+    recorded = op_cat >= 0 and _shapes_recorded(store, op_cat)
+    if op_cat < 0 or not (op_type_from_operator or recorded):
         return None
-    flows = store.flows  # bound to the slices on first use: only once shapes are known to be there
-    cat, dst = np.asarray(flows.cat), np.asarray(flows.dst_slice, dtype=np.int64)
+    edges = launch_edges(store)  # binds the flows to the slices: only once they can be of use
     position = np.full(len(store.slices), -1, np.int64)
     position[compute] = np.arange(len(compute))
-    edges = np.flatnonzero((cat == flow_cat) & (dst >= 0))
-    edges = edges[position[dst[edges]] >= 0]
-    if not len(edges):
+    keep = position[edges.device_slice] >= 0
+    if not keep.any():
         return None
-    host = _launching_operator(store, op_cat, np.asarray(flows.src_lane)[edges], np.asarray(flows.src_ts)[edges])
-    edges, host = edges[host >= 0], host[host >= 0]
+    edges = LaunchEdges(edges.src_lane[keep], edges.src_ts[keep], edges.device_slice[keep])
+    sl = store.slices
+    operators = np.flatnonzero(sl.cat == op_cat)
+    if not op_type_from_operator:
+        aten_name = np.array([s.startswith(ATEN_PREFIX) for s in store.strings] + [False], bool)  # [-1]: none
+        operators = operators[aten_name[sl.name[operators]]]
+    host = launching_operators(store, edges, operators, innermost=op_type_from_operator)
+    tasks, host = position[edges.device_slice[host >= 0]], host[host >= 0]
     uniq, inverse = np.unique(host, return_inverse=True)
     if not len(uniq) or len(uniq) > MAX_HOST_OPERATORS:
         return None
-    args = store.args_many(uniq)
+    inverse = inverse.reshape(-1)
+    args = store.args_many(uniq) if recorded else [None] * len(uniq)  # no shapes recorded: no args to read
     dims = interner.ids([_shapes(a.get(DIMS_KEY)) if isinstance(a, dict) else None for a in args])
     types = interner.ids([_shapes(a.get(TYPES_KEY)) if isinstance(a, dict) else None for a in args])
-    result = SourceResult.empty(SOURCE_HOST_FLOWS, interner, len(compute))
-    tasks = position[dst[edges]]
-    result.found.shapes[tasks] = dims[inverse.reshape(-1)]
-    result.found.dtypes[tasks] = types[inverse.reshape(-1)]
-    result.described[tasks] = result.found.shapes[tasks] != NO_VALUE
+    source = SOURCE_LAUNCHING_OPERATORS if op_type_from_operator else SOURCE_HOST_FLOWS
+    result = SourceResult.empty(source, interner, len(compute))
+    result.found.shapes[tasks] = dims[inverse]
+    result.found.dtypes[tasks] = types[inverse]
+    if op_type_from_operator:
+        names = [store.strings[n] if n >= 0 else None for n in sl.name[uniq].tolist()]
+        result.found.op_type[tasks] = interner.ids(names)[inverse]
+        outputs = interner.ids([_convolution_output(n, a) for n, a in zip(names, args, strict=True)])
+        result.found.out_shapes[tasks] = outputs[inverse]
+        result.described[tasks] = result.found.op_type[tasks] != NO_VALUE
+    else:
+        result.described[tasks] = result.found.shapes[tasks] != NO_VALUE
     return result
+
+
+def _convolution_output(operator: str | None, args: object) -> str | None:
+    """A convolution operator's output shape from its input shapes and recorded argument values (its FLOPs
+    count the output's positions); None for other operators or when the values were not recorded."""
+    if not operator or not isinstance(args, dict) or not isinstance(args.get(VALUES_KEY), list):
+        return None
+    inputs = parse_shapes(_shapes(args.get(DIMS_KEY)) or "")
+    shape = convolution_output_shape(operator, inputs, [str(v) for v in args[VALUES_KEY]])
+    return ",".join(map(str, shape)) if shape else None
 
 
 def _shapes_recorded(store: TraceStore, op_cat: int) -> bool:
@@ -64,33 +101,18 @@ def _shapes_recorded(store: TraceStore, op_cat: int) -> bool:
     return any(isinstance(a, dict) and a.get(DIMS_KEY) for a in store.args_many(probe))
 
 
-def _launching_operator(store: TraceStore, op_cat: int, lanes: np.ndarray, ts: np.ndarray) -> np.ndarray:
-    """Per launch instant, the outermost ATen operator on its lane that holds it (-1: none)."""
-    sl = store.slices
-    aten_name = np.array([s.startswith(ATEN_PREFIX) for s in store.strings] + [False], bool)  # [-1]: no name
-    out = np.full(len(ts), -1, np.int64)
-    for lane in np.unique(lanes).tolist():
-        ops = np.flatnonzero((sl.lane == lane) & (sl.cat == op_cat))
-        ops = ops[aten_name[sl.name[ops]]]
-        here = np.flatnonzero(lanes == lane)
-        if not len(ops):
-            continue
-        ops = ops[np.lexsort((-sl.dur[ops], sl.start[ops]))]  # by start, the enclosing one first at a tie
-        starts, ends = sl.start[ops], sl.start[ops] + sl.dur[ops]
-        # the outermost operators: those that start after every earlier one has ended; they do not overlap
-        ended_before = np.concatenate([[np.iinfo(np.int64).min], np.maximum.accumulate(ends)[:-1]])
-        top = starts >= ended_before
-        ops, starts, ends = ops[top], starts[top], ends[top]
-        at = np.searchsorted(starts, ts[here], side="right") - 1
-        found = (at >= 0) & (ends[np.maximum(at, 0)] >= ts[here])
-        out[here[found]] = ops[at[found]]
-    return out
-
-
-def _shapes(text: object) -> str | None:
-    """``"32,3,224,224;\\r\\n64;\\r\\n"`` → ``"32,3,224,224;64;"`` (an input without dims stays empty)."""
-    if not isinstance(text, str):
+def _shapes(value: object) -> str | None:
+    """``"32,3,224,224;\\r\\n64;\\r\\n"`` (torch_npu) → ``"32,3,224,224;64;"`` (an input without dims stays
+    empty); Kineto's ``[[64], [32, 64], [], []]`` → ``"64;32,64"`` and its ``["float", "float"]`` →
+    ``"float;float"``."""
+    if isinstance(value, list):
+        parts = [",".join(str(d) for d in p) if isinstance(p, list) else str(p) for p in value]
+        while parts and not parts[-1]:  # trailing scalars (``alpha``, ``beta``): no shape
+            parts.pop()
+        joined = ";".join(parts)
+    elif isinstance(value, str):
+        parts = value.split(ARG_SEPARATOR) if ARG_SEPARATOR in value else value.split(";")
+        joined = ";".join(p.strip() for p in parts)
+    else:
         return None
-    parts = text.split(ARG_SEPARATOR) if ARG_SEPARATOR in text else text.split(";")
-    joined = ";".join(p.strip() for p in parts)
     return joined if joined.strip(";") else None
