@@ -32,8 +32,9 @@ LABEL_W = 190
 RIGHT_PAD = 80  # room for the step end's label
 COLOURS = {DATA_WAIT: QtGui.QColor(236, 178, 46), COMPUTE: QtGui.QColor(66, 120, 200),
            LAUNCH_WAIT: QtGui.QColor(170, 170, 178), IN_COLLECTIVE: QtGui.QColor(222, 110, 60)}
-COLOURS[DISPATCH_GAP] = COLOURS[LAUNCH_WAIT]  # a dispatch gap is the card waiting for a launch too
-LEGEND = ((COMPUTE, "compute"), (IN_COLLECTIVE, "communicating"), (LAUNCH_WAIT, "waits to launch, dispatch gaps"),
+# a dispatch gap is the card waiting for the host to launch its next task: one colour, one word for both
+COLOURS[DISPATCH_GAP] = COLOURS[LAUNCH_WAIT]
+LEGEND = ((COMPUTE, "compute"), (IN_COLLECTIVE, "communicating"), (LAUNCH_WAIT, "waits to launch"),
           (DATA_WAIT, "data wait"))
 PREDICTED_END = QtGui.QColor(30, 150, 80)
 MEASURED_END = QtGui.QColor(200, 40, 40)
