@@ -206,3 +206,30 @@ def test_a_smaller_window_keeps_the_strips_lanes_in_view(opened, qtbot):
     qtbot.waitUntil(lambda: view.height() <= tall - 150)
     assert view.strip_scroll.viewport().height() >= need
     assert view.path.height() > 0
+
+
+def test_the_path_table_says_how_much_of_a_block_was_dispatch_gaps(qtbot):
+    from timelineview.views.analysis_tabs.critical_path_view import PATH_COLUMNS, CriticalPathView
+
+    view = CriticalPathView()
+    qtbot.addWidget(view)
+    block = {"card": "rank 0", "kind": "compute", "name": "", "start_ns": 0}
+    segments = [
+        {**block, "dur_us": 1000.0, "share": 0.4, "compute_us": 900.0, "dispatch_gap_us": 100.0},
+        {"card": "rank 0", "kind": "collective", "name": "hcom_allReduce_1", "start_ns": 1_000_000,
+         "dur_us": 500.0, "share": 0.2},
+        {**block, "start_ns": 1_500_000, "dur_us": 1000.0, "share": 0.4, "compute_us": 80.0,
+         "dispatch_gap_us": 920.0},
+    ]
+    step = {"step": 7, "step_us": 2500.0, "cards": ["rank 0"], "segments": segments,
+            "share_by_card": {"rank 0": 1.0}, "share_by_op_type": {"dispatch gap": 0.408, "MatMul": 0.392},
+            "share_by_collective": {"hcom_allReduce_1": 0.2}, "links": []}
+    view.set_document({"critical_path": [step], "what_if": []})
+    col = {name: i for i, name in enumerate(PATH_COLUMNS)}
+    rows = [view.path.topLevelItem(i) for i in range(view.path.topLevelItemCount())]
+    # a block mostly computing stays "compute"; one mostly waiting for launches is named for its gaps
+    assert [r.text(col["Kind"]) for r in rows] == ["compute", "collective", "dispatch gaps"]
+    assert [r.text(col["Computing (ms)"]) for r in rows] == ["0.900", "", "0.080"]
+    assert [r.text(col["Dispatch gaps (ms)"]) for r in rows] == ["0.100", "", "0.920"]
+    # by hand: 900 + 80 µs computed, 100 + 920 µs of gaps
+    assert "computing 0.980 ms, dispatch gaps 1.020 ms" in view.shares.text()
