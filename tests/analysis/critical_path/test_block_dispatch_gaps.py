@@ -24,12 +24,13 @@ EARLY_TASKS = [(0, 150), (650, 700)]
 EARLY_OP = (200, 600)
 
 
-def card(name: str, tasks: list[tuple[int, int]], op: tuple[int, int]) -> CardTimeline:
-    starts = np.array([a for a, _ in tasks], np.int64)
-    ends = np.array([b for _, b in tasks], np.int64)
+def card(name: str, tasks: list[tuple[int, int]], op: tuple[int, int], at: int = 0) -> CardTimeline:
+    """A card of one step whose times are ``at`` ns later than written."""
+    starts = np.array([a for a, _ in tasks], np.int64) + at
+    ends = np.array([b for _, b in tasks], np.int64) + at
     busy = float((ends - starts).sum())
-    return CardTimeline(name, None, 0, np.array([1]), np.array([STEP[0]]), np.array([STEP[1]]), starts, ends,
-                        np.array([[busy]]), np.array([op[0]], np.int64), np.array([op[1]], np.int64),
+    return CardTimeline(name, None, 0, np.array([1]), np.array([STEP[0] + at]), np.array([STEP[1] + at]), starts,
+                        ends, np.array([[busy]]), np.array([op[0] + at], np.int64), np.array([op[1] + at], np.int64),
                         ["hcom_allReduce_1"], empty_transfers())
 
 
@@ -64,6 +65,19 @@ def test_each_block_on_the_path_splits_into_its_compute_and_its_gaps(graph):
     split = block_split(doc["segments"])
     assert split.compute_us * 1000 <= in_window(LATE_TASKS, *STEP)
     assert split.dispatch_gap_us / doc["step_us"] == pytest.approx(doc["share_by_op_type"]["dispatch gap"], abs=1e-4)
+
+
+def test_times_since_the_epoch_give_the_same_path_to_the_ns():
+    """A real trace's ns since the epoch (~1.7e18) are float64 in steps of 256 ns: the path is the same as
+    at 0, its compute exact and its segments' starts the tasks' own instants."""
+    at = 1_736_408_883_687_808_123
+    g = build_graph([card("late", LATE_TASKS, LATE_OP, at), card("early", EARLY_TASKS, EARLY_OP, at)], ["MatMul"])
+    doc = analyse_critical_path(g, []).document()["critical_path"][0]
+    blocks = [s for s in doc["segments"] if s["kind"] == "compute"]
+    assert [s["start_ns"] - at for s in blocks] == [0, 610]
+    assert [s["compute_us"] for s in blocks] == [0.25, 0.19]
+    assert [s["dispatch_gap_us"] for s in blocks] == [0.25, 0.15]
+    assert doc["step_us"] == 1.0
 
 
 def test_the_text_prints_a_paths_compute_and_gaps(graph):
