@@ -153,12 +153,16 @@ def test_the_what_if_panel_shows_the_predicted_step_beside_the_measured(opened):
         assert strip.predicted.step_ns == pytest.approx(result.what_if[w].predicted_step_ns[k])
         assert strip.predicted.step_ns < strip.measured.step_ns
         # the slow card computes at the median card's pace: its compute time is the median of the cards'
+        # a block is drawn as its compute, then its dispatch gaps (in the grey of a wait to launch)
         compute = [strip.measured.total(c, "compute") for c in range(len(g.cards))]
+        gap_lanes = [strip.measured.total(c, "dispatch_gap") for c in range(len(g.cards))]
         busy = g.busy[k].sum(axis=0)  # what the card's blocks computed (the rest of a block is dispatch gaps)
         gaps = g.gap[k].sum(axis=0)
-        assert compute == pytest.approx((busy + gaps).tolist(), rel=1e-9, abs=1.0)
-        want = min(float(np.median(busy)), busy[slow]) + gaps[slow]
+        assert compute == pytest.approx(busy.tolist(), rel=1e-9, abs=1.0)
+        assert gap_lanes == pytest.approx(gaps.tolist(), rel=1e-9, abs=1.0)
+        want = min(float(np.median(busy)), busy[slow])
         assert strip.predicted.total(slow, "compute") == pytest.approx(want, rel=1e-6)
+        assert strip.predicted.total(slow, "dispatch_gap") == pytest.approx(gaps[slow], rel=1e-6, abs=1.0)
         assert strip.measured.total(slow, "compute") > strip.predicted.total(slow, "compute")
 
 
@@ -202,3 +206,30 @@ def test_a_smaller_window_keeps_the_strips_lanes_in_view(opened, qtbot):
     qtbot.waitUntil(lambda: view.height() <= tall - 150)
     assert view.strip_scroll.viewport().height() >= need
     assert view.path.height() > 0
+
+
+def test_the_path_table_says_how_much_of_a_block_was_dispatch_gaps(qtbot):
+    from timelineview.views.analysis_tabs.critical_path_view import PATH_COLUMNS, CriticalPathView
+
+    view = CriticalPathView()
+    qtbot.addWidget(view)
+    block = {"card": "rank 0", "kind": "compute", "name": "", "start_ns": 0}
+    segments = [
+        {**block, "dur_us": 1000.0, "share": 0.4, "compute_us": 900.0, "dispatch_gap_us": 100.0},
+        {"card": "rank 0", "kind": "collective", "name": "hcom_allReduce_1", "start_ns": 1_000_000,
+         "dur_us": 500.0, "share": 0.2},
+        {**block, "start_ns": 1_500_000, "dur_us": 1000.0, "share": 0.4, "compute_us": 80.0,
+         "dispatch_gap_us": 920.0},
+    ]
+    step = {"step": 7, "step_us": 2500.0, "cards": ["rank 0"], "segments": segments,
+            "share_by_card": {"rank 0": 1.0}, "share_by_op_type": {"dispatch gap": 0.408, "MatMul": 0.392},
+            "share_by_collective": {"hcom_allReduce_1": 0.2}, "links": []}
+    view.set_document({"critical_path": [step], "what_if": []})
+    col = {name: i for i, name in enumerate(PATH_COLUMNS)}
+    rows = [view.path.topLevelItem(i) for i in range(view.path.topLevelItemCount())]
+    # a block mostly computing stays "compute"; one mostly waiting for launches is named for its gaps
+    assert [r.text(col["Kind"]) for r in rows] == ["compute", "collective", "dispatch gaps"]
+    assert [r.text(col["Computing (ms)"]) for r in rows] == ["0.900", "", "0.080"]
+    assert [r.text(col["Dispatch gaps (ms)"]) for r in rows] == ["0.100", "", "0.920"]
+    # by hand: 900 + 80 µs computed, 100 + 920 µs of gaps
+    assert "computing 0.980 ms, dispatch gaps 1.020 ms" in view.shares.text()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from timelineview.analysis.critical_path.cluster_graph import session_graph
 from timelineview.analysis.critical_path.graph import StepGraph
@@ -94,6 +95,19 @@ def session_anomalies(session) -> list[Change]:
     if any(f.rule == DATA_BOUND_RULE for f in session.rule_findings):
         out.append(Change(DATA_WAIT_REMOVED, finding=DATA_BOUND_RULE))
     return out
+
+
+class BlockSplit(NamedTuple):
+    """The compute blocks of a path: µs the cards computed in them and µs of dispatch gaps."""
+
+    compute_us: float
+    dispatch_gap_us: float
+
+
+def block_split(segments: list[dict]) -> BlockSplit:
+    """How much of a step's path's compute blocks (its ``segments``) was compute and how much dispatch gaps."""
+    blocks = [seg for seg in segments if "compute_us" in seg]
+    return BlockSplit(sum(seg["compute_us"] for seg in blocks), sum(seg["dispatch_gap_us"] for seg in blocks))
 
 
 def steps_on_path(steps: list[dict]) -> dict[str, int]:

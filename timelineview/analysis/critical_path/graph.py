@@ -113,9 +113,9 @@ def _next_start(starts: np.ndarray, ends: np.ndarray, t: np.ndarray) -> np.ndarr
     return np.where(running, t, after)
 
 
-def _compute_union(card: CardTimeline) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The card's U(compute) as float starts, ends and the busy time before each interval."""
-    us, ue = card.compute_start.astype(np.float64), card.compute_end.astype(np.float64)
+def _compute_union(card: CardTimeline, base: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The card's U(compute) as float starts, ends (ns after ``base``) and the busy time before each interval."""
+    us, ue = (card.compute_start - base).astype(np.float64), (card.compute_end - base).astype(np.float64)
     cum = np.concatenate(([0.0], np.cumsum(ue - us)))[:-1] if len(us) else np.zeros(0)
     return us, ue, cum
 
@@ -127,6 +127,13 @@ def _instant_of_busy(starts: np.ndarray, cum: np.ndarray, done: np.ndarray) -> n
     i = np.searchsorted(cum, done, "right") - 1
     ic = np.clip(i, 0, len(starts) - 1)
     return np.where(i >= 0, starts[ic] + (done - cum[ic]), starts[0])
+
+
+def _median_ns(values: np.ndarray) -> np.ndarray:
+    """The median over the cards (axis 0) of int64 ns, to the ns (taken from the first card's before it is
+    float: ns since the epoch are float64 in steps of 256 ns)."""
+    ref = values[0]
+    return ref + np.round(np.median(values - ref[None], axis=0)).astype(np.int64)
 
 
 def common_steps(cards: Sequence[CardTimeline]) -> np.ndarray:
@@ -145,9 +152,8 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
     if not len(numbers):
         return None
     rows = [np.searchsorted(c.step_number, numbers) for c in cards]
-    start = np.median(np.stack([c.step_start[r] for c, r in zip(cards, rows, strict=True)]), axis=0)
-    end = np.median(np.stack([c.step_end[r] for c, r in zip(cards, rows, strict=True)]), axis=0)
-    start, end = np.round(start).astype(np.int64), np.round(end).astype(np.int64)
+    start = _median_ns(np.stack([c.step_start[r] for c, r in zip(cards, rows, strict=True)]))
+    end = _median_ns(np.stack([c.step_end[r] for c, r in zip(cards, rows, strict=True)]))
     first = np.stack([np.searchsorted(c.op_start, start, "left") for c in cards], axis=1)  # (K, C)
     last = np.stack([np.searchsorted(c.op_start, end, "left") for c in cards], axis=1)
     kinds = [op_kinds(c.op_name, c.op_peer) for c in cards]
@@ -169,6 +175,9 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
     skipped = numbers[~keep].tolist()
     numbers, start, end = numbers[keep], start[keep], end[keep]
     rows = [r[keep] for r in rows]
+    # times are taken from the first step's start before they become float: absolute ns (~1.7e18) are
+    # float64 in steps of 256 ns, which put a block's compute up to a µs off the card's (on a real trace)
+    base = int(start[0])
     k_steps, n_cards = len(numbers), len(cards)
     n_ops = pos.shape[1]
     present = layout.present
@@ -178,14 +187,15 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
     op_end = np.empty_like(arrival)
     for c, card in enumerate(cards):
         p = np.maximum(pos[:, :, c], 0)
-        arrival[:, :, c] = card.op_start[p] if len(card.op_start) else 0
-        op_end[:, :, c] = card.op_end[p] if len(card.op_end) else 0
-    s0 = start.astype(np.float64)[:, None]
-    e0 = end.astype(np.float64)
+        arrival[:, :, c] = card.op_start[p] - base if len(card.op_start) else 0
+        op_end[:, :, c] = card.op_end[p] - base if len(card.op_end) else 0
+    s0 = (start - base).astype(np.float64)[:, None]
+    e0 = (end - base).astype(np.float64)
+    step_len = (end - start).astype(np.float64)
     arrival -= s0[:, :, None]
     op_end -= s0[:, :, None]
     # an absent slot is placed at the card's next launch (or the step's end): its compute is the next's
-    nxt = np.broadcast_to((e0 - start)[:, None], (k_steps, n_cards)).copy()
+    nxt = np.broadcast_to(step_len[:, None], (k_steps, n_cards)).copy()
     for j in range(n_ops - 1, -1, -1):
         here = present[j][None, :]
         arrival[:, j] = np.where(here, arrival[:, j], nxt)
@@ -207,8 +217,8 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
     ready = np.zeros(shape)
     own_slack = np.zeros((k_steps, n_ops, n_cards))
     prev_slack = np.full((k_steps, n_ops, n_cards), -np.inf)
-    unions = [_compute_union(card) for card in cards]
-    abs_arrival = arrival + s0[:, :, None]
+    unions = [_compute_union(card, base) for card in cards]
+    abs_arrival = arrival + s0[:, :, None]  # "abs": ns after ``base``, as the unions are, not after the step start
     # (K, J+1, C): the end of the card's previous slot, −inf where there is none or the card did not run it
     abs_ends = ends + s0[:, :, None]
     prev_end = np.where(before[None] >= 0, abs_ends[:, np.maximum(before, 0), np.arange(n_cards)[None, :]], -np.inf)
@@ -217,7 +227,7 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
     origins = np.empty((k_steps, n_cards))
     progress = np.full((k_steps, n_ops, n_cards), np.nan)
     for c, (us, ue, cum) in enumerate(unions):
-        first_work = np.minimum(_next_start(us, ue, start.astype(np.float64)), abs_arrival[:, 0, c])
+        first_work = np.minimum(_next_start(us, ue, s0[:, 0]), abs_arrival[:, 0, c])
         origins[:, c] = np.minimum(first_work, e0)
         done0 = _busy_until(us, ue, cum, origins[:, c])
         total = _busy_until(us, ue, cum, e0) - done0
@@ -229,7 +239,7 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
         a = abs_arrival[:, :, c]
         pe = prev_end[:, :, c]
         origin = origins[:, c]
-        wait[:, c] = origin - start
+        wait[:, c] = origin - s0[:, 0]
         r = np.empty((k_steps, n_ops + 1))
         r[:, :n_ops] = _ready_at(us, ue, a)
         done0 = _busy_until(us, ue, cum, origin)
@@ -256,7 +266,7 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
         own_slack[:, :, c] = np.where(q | ~present[None, :, c], 0.0, a - r[:, :n_ops])
         prev_slack[:, :, c] = np.where(q, since_prev[:, :, c], -np.inf)
     top = np.maximum(ends[:, -1].max(axis=1), ready[:, -1, :].max(axis=1))
-    tail = np.maximum((e0 - start) - top, 0.0)
+    tail = np.maximum(step_len - top, 0.0)
     names = _slot_names(cards, pos)
     return StepGraph(
         cards=[c.card for c in cards], offsets_ns=np.array([c.offset_ns for c in cards], np.int64),

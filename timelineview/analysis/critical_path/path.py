@@ -27,6 +27,12 @@ class Segment:
     end: float
     block: int = -1  # the compute block (COMPUTE only)
     op: int = -1  # the operator's column (COLLECTIVE only)
+    compute: float = 0.0  # ns the card computed in it (COMPUTE only: a block also holds its dispatch gaps)
+
+    @property
+    def dispatch_gap(self) -> float:
+        """ns of a compute block in which the card computed nothing (0 for the other kinds)."""
+        return self.end - self.start - self.compute if self.kind == COMPUTE else 0.0
 
 
 @dataclass
@@ -79,7 +85,8 @@ def _walk(g: StepGraph, tl: Timeline, k: int) -> list[Segment]:
             continue
         start, ready = tl.block_start[k, i, card], tl.ready[k, i, card]
         if ready > start:
-            out.append(Segment(card, COMPUTE, "", start, ready, i))
+            busy = min(float(tl.busy[k, i, card]), float(ready - start))
+            out.append(Segment(card, COMPUTE, "", start, ready, i, compute=busy))
         if tl.resumed[k, i, card] and _previous(g, i, card) >= 0:
             prev = _previous(g, i, card)
             out.append(Segment(card, LAUNCH, "", tl.ends[k, prev, card], start))
@@ -152,9 +159,15 @@ def step_document(g: StepGraph, path: StepPath, tl: Timeline, lookup: TypeLookup
             by_collective[s.name] = by_collective.get(s.name, 0.0) + length
             links.update(dict.fromkeys(lookup.links_of(k, s.op)))
         offset = int(g.offsets_ns[s.card]) if s.card >= 0 else 0
-        segments.append({"card": card, "kind": s.kind, "name": s.name,
-                         "start_ns": int(round(g.start_ns[k] + s.start + offset)),
-                         "dur_us": round(float(length) / 1000.0, 3), "share": _share(length, step_ns)})
+        # the step's start stays int: as float64, ns since the epoch are rounded to 256 ns
+        start_ns = int(g.start_ns[k]) + int(round(s.start)) + offset
+        seg = {"card": card, "kind": s.kind, "name": s.name, "start_ns": start_ns,
+               "dur_us": round(float(length) / 1000.0, 3), "share": _share(length, step_ns)}
+        if s.kind == COMPUTE:
+            # a block is its compute and the dispatch gaps between it: a reader must see both, not one "compute"
+            seg["compute_us"] = round(s.compute / 1000.0, 3)
+            seg["dispatch_gap_us"] = round(seg["dur_us"] - seg["compute_us"], 3)
+        segments.append(seg)
     cards = list(dict.fromkeys(seg["card"] for seg in segments if seg["card"] is not None))
     return {"step": int(g.steps[k]), "step_us": round(step_ns / 1000.0, 3), "cards": cards,
             "segments": segments, "share_by_card": _shares(by_card, step_ns),

@@ -33,6 +33,7 @@ class Timeline:
 
     block_start: np.ndarray  # (K, J+1, C)
     ready: np.ndarray  # (K, J+1, C) end of each block
+    busy: np.ndarray  # (K, J+1, C) the compute time of each block (the rest of the block: its dispatch gaps)
     arrival: np.ndarray  # (K, J, C)
     queued: np.ndarray  # (K, J, C) bool: the launch waited for the previous operator
     resumed: np.ndarray  # (K, J+1, C) bool: the block waited for the previous operator
@@ -45,7 +46,7 @@ def replay(g: StepGraph, x: ReplayInputs) -> Timeline:
     k_steps, n_blocks, n_cards = x.busy.shape
     n_ops = n_blocks - 1
     arrival = np.empty((k_steps, n_ops, n_cards))
-    tl = Timeline(block_start=np.empty_like(x.busy), ready=np.empty_like(x.busy), arrival=arrival,
+    tl = Timeline(block_start=np.empty_like(x.busy), ready=np.empty_like(x.busy), busy=x.busy, arrival=arrival,
                   queued=np.zeros(arrival.shape, bool), resumed=np.zeros(x.busy.shape, bool),
                   ends=np.empty_like(arrival), step=np.zeros(k_steps))
     runs = {r.first: r for r in g.layout.runs} if g.layout is not None else {}

@@ -1,6 +1,7 @@
-"""One step of a replayed graph as lanes, one per card: the data wait, the compute blocks, the waits for a
-launch and the time in each collective (ns from the step's start). The what-if panel draws the measured
-step and the step a change predicts this way, one above the other."""
+"""One step of a replayed graph as lanes, one per card: the data wait, the compute blocks (each as its
+compute, then its dispatch gaps), the waits for a launch and the time in each collective (ns from the
+step's start). The what-if panel draws the measured step and the step a change predicts this way, one
+above the other."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from timelineview.analysis.critical_path.graph import StepGraph
 from timelineview.analysis.critical_path.replay import Timeline
 
 DATA_WAIT, COMPUTE, LAUNCH_WAIT, IN_COLLECTIVE = "data_wait", "compute", "launch_wait", "collective"
+DISPATCH_GAP = "dispatch_gap"  # the part of a block in which the card computed nothing
 
 
 @dataclass
@@ -54,7 +56,11 @@ def step_lanes(g: StepGraph, tl: Timeline, k: int) -> StepLanes:
         for i in range(n_ops + 1):
             if i and tl.block_start[k, i, c] > tl.ready[k, i - 1, c]:  # waited for the previous collective
                 add(c, LAUNCH_WAIT, float(tl.ready[k, i - 1, c]), float(tl.block_start[k, i, c]))
-            add(c, COMPUTE, float(tl.block_start[k, i, c]), float(tl.ready[k, i, c]))
+            # the replay knows how much of a block is gaps, not where they fell: its compute is drawn first
+            begun, ready = float(tl.block_start[k, i, c]), float(tl.ready[k, i, c])
+            computed = min(begun + float(tl.busy[k, i, c]), ready)
+            add(c, COMPUTE, begun, computed)
+            add(c, DISPATCH_GAP, computed, ready)
             if i < n_ops:
                 add(c, IN_COLLECTIVE, float(tl.arrival[k, i, c]), float(tl.ends[k, i, c]), g.op_name(k, i, c))
     return StepLanes(int(g.steps[k]), float(tl.step[k]), np.array(card, np.int64), kind, name,

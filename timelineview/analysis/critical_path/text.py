@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from timelineview.analysis.critical_path.document import steps_on_path
+from timelineview.analysis.critical_path.document import block_split, steps_on_path
 from timelineview.analysis.text_table import format_table
 
 TOP_SHARES = 3  # op types and collectives named per step
@@ -10,7 +10,8 @@ TOP_SHARES = 3  # op types and collectives named per step
 
 def critical_path_text(doc: dict) -> str:
     """'What it costs' (metrics.md §12): the what-ifs, then per step the cards and the largest shares on
-    its path; "" when the document has no critical path."""
+    its path, and how much of its compute blocks the cards computed and how much were dispatch gaps; "" when
+    the document has no critical path."""
     steps = doc.get("critical_path") or []
     if not steps:
         return ""
@@ -23,7 +24,10 @@ def critical_path_text(doc: dict) -> str:
     for s in steps:
         top = list(s["share_by_op_type"].items())[:TOP_SHARES] + list(s["share_by_collective"].items())[:TOP_SHARES]
         cards = ", ".join(f"{c} {100 * v:.0f} %" for c, v in s["share_by_card"].items())
+        split = block_split(s["segments"])
         lines.append(f"  step {s['step']} ({s['step_us']:.1f} µs): {cards}; "
-                     + ", ".join(f"{name} {100 * v:.0f} %" for name, v in top))
+                     + ", ".join(f"{name} {100 * v:.0f} %" for name, v in top)
+                     + f"; its compute blocks: computing {split.compute_us:.1f} µs, "
+                       f"dispatch gaps {split.dispatch_gap_us:.1f} µs")
     parts.append("\n".join(lines))
     return "\n\n".join(parts)

@@ -191,6 +191,8 @@ KERNELS = (  # §7.1: op types and input shapes
 COSTS = (  # §12: critical path and what-if
     Quantity("step_us", "Path step time", US, "the step's time on its dependency graph (the cards' median step "
              "window): the critical path's segments tile it and their shares are of it", section="§12"),
+    Quantity("dispatch_gap_us", "Dispatch gaps", US, "of a compute block on the critical path: the time in it "
+             "the card computed nothing (the block's length minus its compute_us)", section="§12"),
     Quantity("factor", "Factor", RATIO, "what a what-if multiplies its target's time by", section="§12"),
     Quantity("step_us_now", "Step time now", US, "the replay's mean step time as captured", section="§12"),
     Quantity("step_us_predicted", "Predicted step time", US, "the replay's mean step time with the change",

@@ -3,7 +3,8 @@
 Top: the what-ifs the session computed (one per anomaly, the top op types), with the mean step time now,
 predicted, and the gain. Under them, the chosen step as measured and as the chosen what-if predicts it,
 two lanes per card. Below: the step's critical path, its segments in time order (card, kind, operator,
-start, length, share of the step); choosing a step outlines its path's slices on the timeline, clicking a
+start, length, share of the step, and of a compute block how much the card computed and how much were
+dispatch gaps); choosing a step outlines its path's slices on the timeline, clicking a
 segment shows it there. Every number comes from the session; the tab only displays.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from timelineview.analysis.communication.names import POINT_TO_POINT
-from timelineview.analysis.critical_path.document import steps_on_path
+from timelineview.analysis.critical_path.document import block_split, steps_on_path
 from timelineview.analysis.pipeline import RECEIVE_NAME
 from timelineview.views.analysis_tabs.path_on_timeline import show_path
 from timelineview.views.analysis_tabs.what_if_strip import WhatIfStrip
@@ -22,15 +23,35 @@ SEGMENT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 NS_PER_US = 1000
 CHANGE_ROWS_SHOWN = 10  # what-ifs in view before the list scrolls (the list is as tall as its rows up to this)
 STRIP_VIEW_H = 240  # px of the what-if strip in view before it scrolls
+DISPATCH_GAPS_WORD = "dispatch gaps"
+PATH_COLUMNS = ["Card", "Kind", "Operator", "From step start (ms)", "Length (ms)", "Share", "Computing (ms)",
+                "Dispatch gaps (ms)"]
 
 
 def kind_label(segment: dict) -> str:
     """How the path table names a segment's kind: a pipeline's send or receive is not a collective (the path
-    counts it with them: an operator that ends when its members, here its pair, have arrived)."""
+    counts it with them: an operator that ends when its members, here its pair, have arrived); a compute
+    block that is mostly dispatch gaps is named for them (the card mostly waited for launches there)."""
     name = segment.get("name") or ""
     if segment["kind"] == "collective" and POINT_TO_POINT.search(name):
         return "receive" if RECEIVE_NAME.search(name) else "send"
+    if segment["kind"] == "compute" and segment.get("dispatch_gap_us", 0.0) > segment.get("compute_us", 0.0):
+        return DISPATCH_GAPS_WORD
     return segment["kind"].replace("_", " ")
+
+
+def block_cells(segment: dict) -> tuple[str, str]:
+    """The table's "Computing" and "Dispatch gaps" cells (ms) of a compute block; blank for other kinds."""
+    if segment["kind"] != "compute" or "compute_us" not in segment:
+        return "", ""
+    return f"{segment['compute_us'] / 1000:.3f}", f"{segment['dispatch_gap_us'] / 1000:.3f}"
+
+
+def path_split_text(segments: list[dict]) -> str:
+    """How much of a path's compute blocks the cards computed and how much were dispatch gaps (ms)."""
+    split = block_split(segments)
+    return (f"Compute blocks on the path: computing {split.compute_us / 1000:.3f} ms, "
+            f"dispatch gaps {split.dispatch_gap_us / 1000:.3f} ms")
 
 
 class CriticalPathView(QtWidgets.QWidget):
@@ -63,7 +84,7 @@ class CriticalPathView(QtWidgets.QWidget):
         self.shares = QtWidgets.QLabel()
         self.shares.setWordWrap(True)
         self.path = QtWidgets.QTreeWidget()
-        self.path.setHeaderLabels(["Card", "Kind", "Operator", "From step start (ms)", "Length (ms)", "Share"])
+        self.path.setHeaderLabels(PATH_COLUMNS)
         self.path.setRootIsDecorated(False)
         self.path.itemActivated.connect(lambda item, _col: self.open_segment(self.path.indexOfTopLevelItem(item)))
         self.path.itemClicked.connect(lambda item, _col: self.open_segment(self.path.indexOfTopLevelItem(item)))
@@ -230,12 +251,14 @@ class CriticalPathView(QtWidgets.QWidget):
         s = self.steps[k]
         top = ", ".join(f"{name} {100 * v:.0f} %" for name, v in list(s["share_by_op_type"].items())[:5])
         cards = ", ".join(f"{name} {100 * v:.0f} %" for name, v in s["share_by_card"].items())
-        self.shares.setText(f"Cards on the path: {cards}\nOp types on the path: {top}")
+        self.shares.setText(f"Cards on the path: {cards}\nOp types on the path: {top}\n"
+                            f"{path_split_text(s['segments'])}")
         since_start_us = 0.0  # the segments tile the step, each on its own card's clock: count from the start
         for seg in s["segments"]:
             self.path.addTopLevelItem(QtWidgets.QTreeWidgetItem([
                 seg["card"] or "", kind_label(seg), seg["name"],
-                f"{since_start_us / 1000:.3f}", f"{seg['dur_us'] / 1000:.3f}", f"{100 * seg['share']:.1f} %"]))
+                f"{since_start_us / 1000:.3f}", f"{seg['dur_us'] / 1000:.3f}", f"{100 * seg['share']:.1f} %",
+                *block_cells(seg)]))
             since_start_us += seg["dur_us"]
         for col in range(self.path.columnCount()):
             self.path.resizeColumnToContents(col)

@@ -1,8 +1,10 @@
 """WhatIfStrip: one step as measured and as a change predicts it, two lanes per card on one time axis.
 
 Each card gets a measured lane and, under it, the replayed lane of the chosen what-if: its data wait, compute
-blocks and waits for a launch in the upper half, its time in each collective in the lower half, and a line
-where each step ends. Every interval comes from the session's replay (``CriticalPathResult.step_lanes``).
+blocks (a block's dispatch gaps, where the card computed nothing, in the grey of the waits to launch: it
+waited for the host to launch work) and waits for a launch in the upper half, its time in each collective
+in the lower half, and a line where each step ends. Every interval comes from the session's replay
+(``CriticalPathResult.step_lanes``).
 """
 
 from __future__ import annotations
@@ -11,7 +13,14 @@ from dataclasses import dataclass
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.analysis.critical_path.step_lanes import COMPUTE, DATA_WAIT, IN_COLLECTIVE, LAUNCH_WAIT, StepLanes
+from timelineview.analysis.critical_path.step_lanes import (
+    COMPUTE,
+    DATA_WAIT,
+    DISPATCH_GAP,
+    IN_COLLECTIVE,
+    LAUNCH_WAIT,
+    StepLanes,
+)
 
 MAX_CARDS = 6  # card pairs drawn: the change's card and the path's first, then by rank
 LANE_H = 16  # the least height of a lane; lanes grow to fill the strip's height
@@ -23,6 +32,8 @@ LABEL_W = 190
 RIGHT_PAD = 80  # room for the step end's label
 COLOURS = {DATA_WAIT: QtGui.QColor(236, 178, 46), COMPUTE: QtGui.QColor(66, 120, 200),
            LAUNCH_WAIT: QtGui.QColor(170, 170, 178), IN_COLLECTIVE: QtGui.QColor(222, 110, 60)}
+# a dispatch gap is the card waiting for the host to launch its next task: one colour, one word for both
+COLOURS[DISPATCH_GAP] = COLOURS[LAUNCH_WAIT]
 LEGEND = ((COMPUTE, "compute"), (IN_COLLECTIVE, "communicating"), (LAUNCH_WAIT, "waits to launch"),
           (DATA_WAIT, "data wait"))
 PREDICTED_END = QtGui.QColor(30, 150, 80)
