@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from timelineview.analysis.kernels.flops import task_flops
+from timelineview.analysis.kernels.flops_of_shapes.formulas import task_flops
 from timelineview.analysis.kernels.op_type_names import op_type_of_name
 from timelineview.analysis.kernels.peaks.chip_peaks import chip_peak
 

@@ -15,7 +15,7 @@ import pytest
 from timelineview.analysis.classify import classify
 from timelineview.analysis.critical_path.card_inputs import card_path_inputs
 from timelineview.analysis.kernels import card_kernels
-from timelineview.analysis.kernels.convolution_output import convolution_output_shape
+from timelineview.analysis.kernels.flops_of_shapes.convolution_output import convolution_output_shape
 from timelineview.analysis.kernels.host_flow_source import SOURCE_LAUNCHING_OPERATORS
 from timelineview.analysis.steps import StepWindow
 from timelineview.analysis.summary import stats_document

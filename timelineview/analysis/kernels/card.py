@@ -17,7 +17,7 @@ import numpy as np
 from timelineview.analysis.classify import Classification
 from timelineview.analysis.kernels.database_source import database_descriptions
 from timelineview.analysis.kernels.dense_ids import turn_distinct_in_place
-from timelineview.analysis.kernels.flops import task_flops
+from timelineview.analysis.kernels.flops_of_shapes.formulas import task_flops
 from timelineview.analysis.kernels.host_flow_source import host_flow_descriptions
 from timelineview.analysis.kernels.kernel_details_source import kernel_details_descriptions
 from timelineview.analysis.kernels.op_type_names import op_type_of_name

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from timelineview.analysis.kernels.convolution_output import convolution_output_shape
-from timelineview.analysis.kernels.flops import parse_shapes
+from timelineview.analysis.kernels.flops_of_shapes.convolution_output import convolution_output_shape
+from timelineview.analysis.kernels.flops_of_shapes.formulas import parse_shapes
 from timelineview.analysis.kernels.source_result import SourceResult
 from timelineview.analysis.kernels.table import NO_VALUE, Interner
 from timelineview.model.store.trace_store import TraceStore
