@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from timelineview.analysis.kernels.dense_ids import distinct_inverse, turn_distinct_in_place
-from timelineview.analysis.kernels.source_result import SourceResult, shape_text
+from timelineview.analysis.kernels.source_result import SourceResult, no_values, shape_text
 from timelineview.analysis.kernels.table import NO_VALUE, SOURCE_DATABASE, Interner
 from timelineview.model.database.compute_info import ComputeTaskColumns, compute_task_columns, compute_task_pmu
 from timelineview.model.store.trace_store import TraceStore
@@ -40,7 +40,8 @@ def database_descriptions(store: TraceStore, compute: np.ndarray, interner: Inte
     result = SourceResult.empty(SOURCE_DATABASE, interner, 0)
     for target in ("op_type", "core_type", "shapes", "dtypes", "formats", "out_shapes"):
         got = getattr(columns, target, None)
-        setattr(result.found, target, got if got is not None else np.full(n, NO_VALUE, np.int32))
+        # a column the table lacks is NO_VALUE throughout: a read-only view of one value, no bytes per task
+        setattr(result.found, target, got if got is not None else no_values(n))
         if got is not None:
             setattr(columns, target, None)  # the result owns it now
     result.block_dim = columns.block_dim if columns.block_dim is not None else np.full(n, NO_VALUE, np.int32)

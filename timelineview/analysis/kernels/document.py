@@ -93,12 +93,13 @@ def kernels_document(store: TraceStore, table: KernelTable, steps: Sequence[Step
                      peak_tflops: float | None = None) -> dict:
     """The ``kernels`` object of a card; ``peak_tflops`` (``--peak-tflops``) wins over the chip's table peak."""
     peak = card_peak(table, peak_tflops)
-    durations = store.slices.dur[table.slices].astype(np.int64)
+    total_flops = float(np.nansum(table.task_flops))  # before the durations: not two per-task arrays at once
+    durations = store.slices.dur[table.slices].astype(np.int64, copy=False)  # the index made a copy already
     by_type = kernel_rows(table, durations, by_shape=False)
     by_shape = kernel_rows(table, durations, by_shape=True)
+    del durations
     step_rows = step_kernel_rows(store, table, steps, peak)
     per_step = np.array([r["flops"] for r in step_rows], np.float64)
-    total_flops = float(np.nansum(table.task_flops))
     step_time = sum(w.end - w.start for w in steps)
     card_tflops = float(per_step.sum()) / step_time / FLOPS_PER_TFLOP_NS if step_time > 0 else None
     not_counted = [r for k, r in enumerate(by_type.op_type) if math.isnan(by_type.flops[k])]

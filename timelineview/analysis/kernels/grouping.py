@@ -62,7 +62,8 @@ def kernel_rows(table: KernelTable, durations: np.ndarray, by_shape: bool) -> Ke
     row_keys, row_of_group = np.unique(keys, axis=0, return_inverse=True)
     row_of_group = row_of_group.reshape(-1)
     n_rows = len(row_keys)
-    row = row_of_group[table.group] if len(table.group) else np.zeros(0, np.int64)
+    # int32 (a row per distinct key): the per-task row array is the largest here besides the durations
+    row = row_of_group.astype(np.int32)[table.group] if len(table.group) else np.zeros(0, np.int32)
     count = np.bincount(row, minlength=n_rows).astype(np.int64)
     total = np.bincount(row, weights=durations, minlength=n_rows) if len(row) else np.zeros(n_rows)
     total = np.zeros(n_rows, np.int64) + np.asarray(total).round().astype(np.int64)
@@ -108,9 +109,10 @@ def _members(row_of_group: np.ndarray, n_rows: int) -> list[np.ndarray]:
 
 def _sorted_by_row(row: np.ndarray, durations: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     """(where each row starts among the tasks sorted by (row, duration), then the end; the durations in that
-    order as float64): one sort of a packed int64 key (row, duration) where it fits, which is several times
-    faster than sorting indices by two keys. The key is built and sorted in place and the rows' starts are
-    found in it, so ten million tasks hold two arrays of theirs here, not five."""
+    order): one sort of a packed int64 key (row, duration) where it fits, which is several times
+    faster than sorting indices by two keys. The key is built and sorted in place, the rows' starts are
+    found in it and it is turned into the durations in place, so ten million tasks hold one array of theirs
+    here besides the caller's."""
     top = int(durations.max()) + 1 if len(durations) else 1
     if len(row) and int(row.max()) < np.iinfo(np.int64).max // top - 1 and int(durations.min()) >= 0:
         key = row.astype(np.int64)
@@ -118,16 +120,16 @@ def _sorted_by_row(row: np.ndarray, durations: np.ndarray, n_rows: int) -> tuple
         key += durations
         key.sort()
         bounds = np.searchsorted(key, np.arange(n_rows + 1, dtype=np.int64) * top)
-        d = np.empty(len(key), np.float64)
-        np.remainder(key, top, out=d)
-        return bounds, d
+        np.remainder(key, top, out=key)
+        return bounds, key
     order = np.lexsort((durations, row))
     return np.searchsorted(row[order], np.arange(n_rows + 1)), durations[order].astype(np.float64)
 
 
 def _percentiles(row: np.ndarray, durations: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     """Median and 90th percentile of each row's durations (linear between the closest ranks, as numpy's
-    default), from one sort of the tasks by (row, duration)."""
+    default), from one sort of the tasks by (row, duration). The sorted durations may be int64 (exact below
+    2**53 ns, as float64 holds them): the closest ranks' difference is taken before the float product."""
     bounds, d = _sorted_by_row(row, durations, n_rows)
     out = []
     for q in (0.5, 0.9):

@@ -32,6 +32,10 @@ TEXT_COLUMNS = {"op_type": "opType", "shapes": "inputShapes", "dtypes": "inputDa
                 "out_shapes": "outputShapes"}
 LOCATE_CHUNK = 1 << 18  # tasks located, joined to the table or gathered at once: each step's temporaries are a few MB
 INT32_MAX = np.iinfo(np.int32).max
+# file pages the page reader decodes at once for one column: with its few parts in flight and their int64
+# decodings, a few MB (the load's default, sized for a table of many columns, held more than a 2 M-row
+# column's whole result)
+COLUMN_PART_BYTES = 2 << 20
 NO_ID = -1  # no row, or NULL in the row: as the page reader writes NULL
 
 
@@ -88,7 +92,7 @@ def _columns(conn: sqlite3.Connection, store: TraceStore, reader: DatabaseArgs, 
     def gathered(name: str) -> np.ndarray | None:
         if not schema.has(table, name):
             return None
-        values = read_columns(conn, table, {name: "int"}, narrow=(name,))[name]
+        values = read_columns(conn, table, {name: "int"}, narrow=(name,), part_bytes=COLUMN_PART_BYTES)[name]
         return _gather(values, row, np.empty(len(row), np.int32 if values.dtype == np.int32 else values.dtype))
 
     texts = {target: gathered(name) for target, name in TEXT_COLUMNS.items()}
@@ -107,7 +111,8 @@ def _table_rows(conn: sqlite3.Connection, store: TraceStore, reader: DatabaseArg
     The locator gives each task's info rowid (-1: none, or a slice that is not a hardware task); the join to
     the table's rowids is a binary search, both done a chunk of tasks at a time (locating builds several
     int64 arrays per task)."""
-    rowids = read_columns(conn, table, {}, with_rowid=True, narrow=("rowid",))["rowid"]
+    rowids = read_columns(conn, table, {}, with_rowid=True, narrow=("rowid",),
+                          part_bytes=COLUMN_PART_BYTES)["rowid"]
     n = len(rowids)
     row = np.full(len(compute), -1, np.int32 if n < INT32_MAX else np.int64)
     if not n:
@@ -159,7 +164,7 @@ def compute_task_pmu(columns: ComputeTaskColumns, wanted: np.ndarray) -> dict[st
         return {}
     try:
         got = read_columns(conn, PMU_TABLE, {"globalTaskId": "int", "name": "int", "value": "real"},
-                           narrow=("globalTaskId", "name"))
+                           narrow=("globalTaskId", "name"), part_bytes=COLUMN_PART_BYTES)
     except sqlite3.DatabaseError:
         return {}
     finally:
