@@ -6,7 +6,8 @@ Uses the generated job of ``bench_database.py`` (its JSON card and the same card
 once per size in ``--inputs`` (default ``.bench/``). For the "within 10 %" check, each card's whole analysis
 (load and every per-card result the document needs, as a first open: no card cache) runs with and without the
 ``kernels`` stage and its tables, each in a fresh process, alternating, ``--runs`` times each: the medians of
-their time and peak resident memory (``VmHWM`` of the analysing process) and their ratio (with / without),
+their wall time, CPU time (the process's and its decode workers': on a shared machine wall time is mostly
+waiting) and peak resident memory (``VmHWM`` of the analysing process) and their ratios (with / without),
 printed as one table of tasks x source. The runs with the stage also time its by-shape table
 (``kernel_rows(by_shape=True)``) and its FLOPs (the tasks' total and the per-step sums) alone.
 With ``--details``, per card first the load's time and peak, then what ``card_kernels`` and
@@ -70,14 +71,14 @@ ANALYSIS_WITHOUT_KERNELS = ("derived", "step_stats", "file_overlap", "communicat
 def whole_child(path: str, with_kernels: bool) -> None:
     """Load and the card's analysis as a first open (no card cache), with or without the kernels stage and its
     tables; time and peak."""
-    from bench_database import _vm_hwm_mb
+    from bench_database import _cpu_s, _vm_hwm_mb
 
     sys.path.insert(0, str(ROOT))
     from timelineview.analysis.card_analysis import analyse_card
     from timelineview.analysis.kernels.document import kernels_document
     from timelineview.model.load.loader import load, shutdown_pool
 
-    t0 = time.perf_counter()
+    c0, t0 = _cpu_s(), time.perf_counter()
     # a first open: no card cache, so neither the columns nor the analysis kept by an earlier run are read back
     [store] = load(path, cache=False)
     shutdown_pool()
@@ -85,7 +86,8 @@ def whole_child(path: str, with_kernels: bool) -> None:
     a = analyse_card(store, fields)
     if with_kernels:
         kernels_document(store, a.kernels, a.steps)
-    out = {"total_s": round(time.perf_counter() - t0, 3), "peak_mb": round(_vm_hwm_mb(), 1)}
+    out = {"total_s": round(time.perf_counter() - t0, 3), "cpu_s": round(_cpu_s() - c0, 3),
+           "peak_mb": round(_vm_hwm_mb(), 1)}
     if with_kernels:  # after the figures above: the tables again, each alone
         out.update(_table_times(store, a.kernels, a.steps))
     print(json.dumps(out))
@@ -115,6 +117,7 @@ def _run_child(*args: str) -> dict:
 def _median(runs: list[dict]) -> dict:
     """The median time and peak of the runs, and each run's time (on a shared machine the others wait for CPU)."""
     out = {"total_s": statistics.median(r["total_s"] for r in runs),
+           "cpu_s": statistics.median(r["cpu_s"] for r in runs),
            "peak_mb": statistics.median(r["peak_mb"] for r in runs),
            "runs_s": [r["total_s"] for r in runs], "runs_mb": [r["peak_mb"] for r in runs]}
     for key in ("tasks", "by_shape_s", "flops_s"):
@@ -132,10 +135,12 @@ def with_and_without(path: Path, runs: int) -> dict:
         with_.append(_run_child("--whole", str(path)))
     a, b = _median(without), _median(with_)
     return {"without": a, "with": b, "time_ratio": round(b["total_s"] / a["total_s"], 3),
+            "cpu_ratio": round(b["cpu_s"] / a["cpu_s"], 3),
             "peak_ratio": round(b["peak_mb"] / a["peak_mb"], 3)}
 
 
 TABLE_HEAD = (f"{'tasks':>11} {'source':9} {'runs':>4} {'without s':>10} {'with s':>8} {'x time':>7} "
+              f"{'without CPU s':>14} {'with CPU s':>11} {'x CPU':>6} "
               f"{'without MB':>11} {'with MB':>8} {'x peak':>7} {'by_shape s':>11} {'FLOPs s':>8}")
 
 
@@ -143,6 +148,7 @@ def table_line(tasks: int, source: str, runs: int, r: dict) -> str:
     """One row of the printed table: a card's medians without and with the kernels stage, and their ratios."""
     a, b = r["without"], r["with"]
     return (f"{tasks:>11,} {source:9} {runs:>4} {a['total_s']:>10.2f} {b['total_s']:>8.2f} {r['time_ratio']:>7.3f} "
+            f"{a['cpu_s']:>14.2f} {b['cpu_s']:>11.2f} {r['cpu_ratio']:>6.3f} "
             f"{a['peak_mb']:>11,.0f} {b['peak_mb']:>8,.0f} {r['peak_ratio']:>7.3f} {b.get('by_shape_s', 0):>11.2f} "
             f"{b.get('flops_s', 0):>8.2f}")
 
