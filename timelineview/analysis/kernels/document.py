@@ -8,7 +8,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from timelineview.analysis.kernels.grouping import FLOPS_PER_TFLOP_NS, NS_PER_US, KernelRows, kernel_rows
+from timelineview.analysis.kernels.grouping import (
+    FLOPS_PER_TFLOP_NS,
+    NS_PER_US,
+    KernelRows,
+    group_stats,
+    kernel_rows,
+)
 from timelineview.analysis.kernels.peaks.chip_peaks import OVERRIDE_SOURCE, UNKNOWN_PEAK_NOTE, Peak, chip_peak
 from timelineview.analysis.kernels.table import KernelTable
 from timelineview.analysis.steps import StepWindow
@@ -95,8 +101,9 @@ def kernels_document(store: TraceStore, table: KernelTable, steps: Sequence[Step
     peak = card_peak(table, peak_tflops)
     total_flops = float(np.nansum(table.task_flops))  # before the durations: not two per-task arrays at once
     durations = store.slices.dur[table.slices].astype(np.int64, copy=False)  # the index made a copy already
-    by_type = kernel_rows(table, durations, by_shape=False)
-    by_shape = kernel_rows(table, durations, by_shape=True)
+    stats = group_stats(table, durations)  # one pass over the tasks for both tables
+    by_type = kernel_rows(table, durations, by_shape=False, stats=stats)
+    by_shape = kernel_rows(table, durations, by_shape=True, stats=stats)
     del durations
     step_rows = step_kernel_rows(store, table, steps, peak)
     per_step = np.array([r["flops"] for r in step_rows], np.float64)

@@ -2,14 +2,14 @@
 figures and ``NPU_INFO``'s chip, as columns over the tasks asked (their slices in the caller's order).
 
 The card keeps, per slice, the rowid of its ``COMPUTE_TASK_INFO`` row (for its lazy args); this reads that
-table's columns once each and gathers them into the tasks' order. Text columns stay database string ids (the
+table's columns, a few per scan, and gathers them into the tasks' order. Text columns stay database string ids (the
 caller turns only the distinct ones into text, through ``ComputeTaskColumns.text``).
 
 Memory: a card's compute tasks number in the millions, so nothing here holds more than a chunk of tasks in a
 temporary. The tasks' info rows are located and joined to the table a chunk at a time into one int32 array of
-table positions; each column is read narrow (int32 when its values fit), through the page reader in small
-parts (a table is a few bytes a row: the load's larger read-ahead would hold more pages than its result), and
-gathered into its result array a chunk at a time before the next column is read.
+table positions; the columns are read narrow (int32 when their values fit), a few per scan, through the page
+reader in small parts (a table is a few bytes a row: the load's larger read-ahead would hold more pages than
+the columns), and gathered into their result arrays a chunk at a time before the next scan.
 """
 
 from __future__ import annotations
@@ -36,6 +36,9 @@ INT32_MAX = np.iinfo(np.int32).max
 # decodings, a few MB (the load's default, sized for a table of many columns, held more than a 2 M-row
 # column's whole result)
 COLUMN_PART_BYTES = 2 << 20
+# columns read by one scan of the table: a scan costs the same for one column or several, and the columns it
+# holds at once (int32 each) are a few bytes a task
+COLUMNS_PER_SCAN = 3
 NO_ID = -1  # no row, or NULL in the row: as the page reader writes NULL
 
 
@@ -84,35 +87,40 @@ def compute_task_columns(store: TraceStore, compute: np.ndarray) -> ComputeTaskC
 
 def _columns(conn: sqlite3.Connection, store: TraceStore, reader: DatabaseArgs, table: str,
              compute: np.ndarray) -> ComputeTaskColumns:
-    """The table read one column at a time (each scan is fast), each gathered into the tasks' order before the
-    next: a ten-million-row table is never held whole."""
-    row = _table_rows(conn, store, reader, table, compute)
+    """The table read ``COLUMNS_PER_SCAN`` columns at a time (the rowids with the first), each gathered into the
+    tasks' order before the next scan: a ten-million-row table is never held whole, and a scan, which decodes
+    every record whatever it keeps, serves several columns."""
     schema = reader.schema
-
-    def gathered(name: str) -> np.ndarray | None:
-        if not schema.has(table, name):
-            return None
-        values = read_columns(conn, table, {name: "int"}, narrow=(name,), part_bytes=COLUMN_PART_BYTES)[name]
-        return _gather(values, row, np.empty(len(row), np.int32 if values.dtype == np.int32 else values.dtype))
-
-    texts = {target: gathered(name) for target, name in TEXT_COLUMNS.items()}
-    block_dim = gathered("blockDim")
+    wanted = [name for name in (*TEXT_COLUMNS.values(), "blockDim") if schema.has(table, name)]
+    if schema.has(table, "globalTaskId") and schema.has(PMU_TABLE, "globalTaskId", "name", "value"):
+        wanted.append("globalTaskId")
+    got: dict[str, np.ndarray | None] = dict.fromkeys(wanted)
+    row = np.zeros(0, np.int32)
+    for a in range(0, max(len(wanted), 1), COLUMNS_PER_SCAN):
+        names = wanted[a:a + COLUMNS_PER_SCAN]
+        values = read_columns(conn, table, dict.fromkeys(names, "int"), with_rowid=a == 0, narrow=(*names, "rowid"),
+                              part_bytes=COLUMN_PART_BYTES)
+        if a == 0:
+            row = _table_rows(store, reader, values.pop("rowid"), compute)
+        for name in names:
+            column = values.pop(name)
+            got[name] = _gather(column, row, np.empty(len(row), np.int32 if column.dtype == np.int32 else column.dtype))
+            del column
+    block_dim = got.get("blockDim")
     if block_dim is not None and block_dim.dtype != np.int32:
         block_dim = block_dim.astype(np.int32)  # a block dim past 32 bits is no block dim: as ``astype`` casts it
-    task_ids = gathered("globalTaskId") if schema.has(PMU_TABLE, "globalTaskId", "name", "value") else None
-    return ComputeTaskColumns(has_row=row >= 0, **texts, block_dim=block_dim, global_task_id=task_ids,
+    texts = {target: got.get(name) for target, name in TEXT_COLUMNS.items()}
+    return ComputeTaskColumns(has_row=row >= 0, **texts, block_dim=block_dim, global_task_id=got.get("globalTaskId"),
                               device=_device(conn, reader), reader=reader)
 
 
-def _table_rows(conn: sqlite3.Connection, store: TraceStore, reader: DatabaseArgs, table: str,
-                compute: np.ndarray) -> np.ndarray:
-    """Each task's position among ``table``'s rows in scan order (-1: none), int32 when the table's rows allow.
+def _table_rows(store: TraceStore, reader: DatabaseArgs, rowids: np.ndarray, compute: np.ndarray) -> np.ndarray:
+    """Each task's position among the table's rows (``rowids``, in scan order; -1: none), int32 when the table's
+    rows allow.
 
     The locator gives each task's info rowid (-1: none, or a slice that is not a hardware task); the join to
     the table's rowids is a binary search, both done a chunk of tasks at a time (locating builds several
     int64 arrays per task)."""
-    rowids = read_columns(conn, table, {}, with_rowid=True, narrow=("rowid",),
-                          part_bytes=COLUMN_PART_BYTES)["rowid"]
     n = len(rowids)
     row = np.full(len(compute), -1, np.int32 if n < INT32_MAX else np.int64)
     if not n:
