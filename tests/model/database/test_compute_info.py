@@ -7,6 +7,7 @@ import random
 import sqlite3
 
 import numpy as np
+import pytest
 
 from tests.model.database.crafted import CraftedDatabase
 from timelineview.analysis.classify import classify
@@ -19,16 +20,17 @@ US = 1000  # ns
 OPS = ("MatMul", "Add", "TransData")
 
 
-def _database(path):
-    """Kernels of three op types (one without its info row), a collective's plane task (no info row) and
-    an NPU_INFO naming the chip."""
+def _database(path, drop_row: bool = True):
+    """Kernels of three op types (one without its info row unless not ``drop_row``: a gap among the rowids), a
+    collective's plane task (no info row) and an NPU_INFO naming the chip."""
     rng = random.Random(11)
     db = CraftedDatabase(extra_tables={"NPU_INFO": "id INTEGER, name TEXT"})
     for k in range(60):
         db.kernel(k * 10 * US, (k * 10 + 3) * US, f"{rng.choice(OPS)}_{k}")
     db.plane_task(700 * US, 705 * US, "Reduce_Inline", 0, 1, 64, 0)
     db.collective(700 * US, 706 * US, "hcom_allReduce__1_0_1")
-    db.rows["COMPUTE_TASK_INFO"] = [r for r in db.rows["COMPUTE_TASK_INFO"] if r[1] != 5]  # task 5: no row
+    if drop_row:
+        db.rows["COMPUTE_TASK_INFO"] = [r for r in db.rows["COMPUTE_TASK_INFO"] if r[1] != 5]  # task 5: no row
     db.rows["NPU_INFO"] = [(0, " Ascend910B3 ")]
     return db.write(path)
 
@@ -51,8 +53,9 @@ def _task_ids(path) -> dict[int, int]:
         conn.close()
 
 
-def test_columns_follow_the_tasks_asked_in_their_order(tmp_path, monkeypatch):
-    path = _database(tmp_path / "ascend_pytorch_profiler_0.db")
+@pytest.mark.parametrize("drop_row", [True, False])  # rowids with a gap (searched) and without (offsets)
+def test_columns_follow_the_tasks_asked_in_their_order(tmp_path, monkeypatch, drop_row):
+    path = _database(tmp_path / "ascend_pytorch_profiler_0.db", drop_row)
     [store] = load(path, cache=False)
     sl = store.slices
     starts = _task_ids(path)
@@ -66,7 +69,7 @@ def test_columns_follow_the_tasks_asked_in_their_order(tmp_path, monkeypatch):
     assert got.global_task_id is None  # no PMU table to join on it
     expected_row = [starts[int(sl.start[i])] in plain for i in asked.tolist()]
     assert got.has_row.tolist() == expected_row
-    assert 0 < sum(expected_row) < len(asked)  # task 5 and the plane task have no row
+    assert sum(expected_row) == 60 - drop_row < len(asked)  # the 60 kernels but task 5 when dropped; no plane task
     for k, i in enumerate(asked.tolist()):
         op, block = plain.get(starts[int(sl.start[i])], (compute_info.NO_ID, compute_info.NO_ID))
         assert (int(got.op_type[k]), int(got.block_dim[k])) == (op, block)

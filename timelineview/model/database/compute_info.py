@@ -126,14 +126,21 @@ def _table_rows(store: TraceStore, reader: DatabaseArgs, rowids: np.ndarray, com
     if not n:
         return row
     ascending = n < 2 or bool((rowids[1:] > rowids[:-1]).all())  # as a table scan gives them
+    # rowids that run on without a gap (as a table only ever appended to has them): a row's position is its
+    # rowid's distance from the first, no search of ten million keys
+    first = int(rowids[0]) if ascending and int(rowids[-1]) - int(rowids[0]) == n - 1 else None
     order = None if ascending else np.argsort(rowids, kind="stable")
     keys = rowids if order is None else rowids[order]
     for a in range(0, len(compute), LOCATE_CHUNK):
         places = reader.locator.locate(store.slices.ordinals(compute[a:a + LOCATE_CHUNK]))
         info = np.where(places.kind == S.KIND_HARDWARE, places.info, S.NO_ROW)
         del places
-        pos = np.minimum(np.searchsorted(keys, info), n - 1)
-        hit = (info >= 0) & (keys[pos] == info)
+        if first is not None:
+            pos = info - first
+            hit = (info >= 0) & (pos >= 0) & (pos < n)
+        else:
+            pos = np.minimum(np.searchsorted(keys, info), n - 1)
+            hit = (info >= 0) & (keys[pos] == info)
         row[a:a + LOCATE_CHUNK] = np.where(hit, pos if order is None else order[pos], -1)
     return row
 
