@@ -130,16 +130,16 @@ def reader_variants(path: Path) -> dict:
     return out
 
 
-def prepare(tasks: int) -> tuple[Path, Path]:
-    """The JSON card and its database, made once per size."""
+def prepare(tasks: int, folder: Path = BENCH) -> tuple[Path, Path]:
+    """The JSON card and its database, made once per size in ``folder``."""
     sys.path.insert(0, str(ROOT))
     from timelineview.model.load.loader import load
     from timelineview.synthetic import CardSpec, generate_card
     from timelineview.synthetic.database import write_database
 
-    BENCH.mkdir(exist_ok=True)
-    json_path = BENCH / f"db_job_{tasks}" / "trace_view.json"
-    db_path = BENCH / f"db_job_{tasks}_db" / "ascend_pytorch_profiler_0.db"
+    folder.mkdir(parents=True, exist_ok=True)
+    json_path = folder / f"db_job_{tasks}" / "trace_view.json"
+    db_path = folder / f"db_job_{tasks}_db" / "ascend_pytorch_profiler_0.db"
     if not json_path.exists():
         json_path.parent.mkdir(parents=True, exist_ok=True)
         generate_card(json_path, CardSpec(steps=SPEC_STEPS, tasks_per_step=max(8, tasks // SPEC_STEPS)), "msprof")

@@ -16,6 +16,7 @@ from timelineview.analysis.classify import classify
 from timelineview.analysis.kernels import database_source
 from timelineview.analysis.kernels.table import NO_VALUE, Interner
 from timelineview.model import load
+from timelineview.model.database import compute_info
 
 US = 1000  # ns
 KERNELS = 120
@@ -90,7 +91,7 @@ def _reference(path: Path) -> tuple[list[dict], dict[str, dict[int, float]]]:
 @pytest.mark.parametrize("chunk", [None, 7])
 def test_descriptions_equal_a_plain_reading_of_the_tables(tmp_path, monkeypatch, chunk):
     if chunk is not None:
-        monkeypatch.setattr(database_source, "LOCATE_CHUNK", chunk)
+        monkeypatch.setattr(compute_info, "LOCATE_CHUNK", chunk)
     path = _generated(tmp_path / "ascend_pytorch_profiler_0.db")
     [store] = load(path, cache=False)
     compute = np.flatnonzero(classify(store).compute)

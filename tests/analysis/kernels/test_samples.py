@@ -100,8 +100,8 @@ def test_without_the_kernel_table_shapes_come_from_the_launching_host_operators(
 
 
 def test_locating_the_tasks_a_chunk_at_a_time_changes_nothing(monkeypatch):
-    from timelineview.analysis.kernels import database_source
+    from timelineview.model.database import compute_info
 
     whole = _kernels(_database("level1"))
-    monkeypatch.setattr(database_source, "LOCATE_CHUNK", 50)  # 187 tasks: four chunks
+    monkeypatch.setattr(compute_info, "LOCATE_CHUNK", 50)  # 187 tasks: four chunks
     assert _kernels(_database("level1")) == whole

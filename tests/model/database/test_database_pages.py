@@ -265,3 +265,21 @@ def test_a_file_cut_while_it_is_read_goes_to_sqlite_not_to_a_signal(tmp_path):
                          timeout=300)
     assert out.returncode == 0, (out.returncode, out.stderr[-2000:])  # SIGBUS: -7
     assert out.stdout.split() == ["none"]
+
+
+def test_parts_of_a_given_size_read_the_same_columns(db):
+    """``part_bytes`` (parts of one page, of three) changes what is read at once, not what is read."""
+    conn = connect(db)
+    try:
+        whole = pages.read_int_columns(conn, str(db), "T", ["rowid", "a"], narrow={"a"})
+        assert whole is not None
+        progress: list[int] = []
+        for part_bytes in (4096, 3 * 4096):
+            got = pages.read_int_columns(conn, str(db), "T", ["rowid", "a"], progress.append, narrow={"a"},
+                                         part_bytes=part_bytes)
+            assert [c.dtype for c in got] == [c.dtype for c in whole]
+            for mine, theirs in zip(got, whole, strict=True):
+                np.testing.assert_array_equal(mine, theirs)
+        assert len(progress) > 2  # the small parts were parts: progress after each
+    finally:
+        conn.close()

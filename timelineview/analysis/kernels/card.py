@@ -43,7 +43,7 @@ def card_kernels(store: TraceStore, classification: Classification) -> KernelTab
             break
         del result
     if found is None:
-        found = SourceResult.empty(SOURCE_NAME, interner, len(compute))
+        found = SourceResult.nothing_found(SOURCE_NAME, interner, len(compute))
     described = int(np.count_nonzero(found.described))
     _fill_from_names(store, compute, found, kernel_op_type_rule(classification.mode) or op_type_of_name)
     group, first = found.found.grouped()
@@ -69,7 +69,8 @@ def _fill_from_names(store: TraceStore, compute: np.ndarray, found: SourceResult
                      op_type_of: Callable[[str], str]) -> None:
     """Op type from the name (read by ``op_type_of``, the producer's rule) and core type from the task's
     ``Task Type`` wherever the source gave none. Each distinct name and task type is read once, in place over
-    the tasks' ids (no per-task int64 index when every task misses one: the database gives no core type)."""
+    the tasks' ids (no per-task int64 index when every task misses one: the database gives no core type; that
+    column is then replaced, not written: it may be a read-only view)."""
     sl, d = store.slices, found.found
     for target, column, of_text in (("op_type", sl.name, op_type_of), ("core_type", sl.task_type, _core_type)):
         ids = getattr(d, target)
@@ -82,7 +83,7 @@ def _fill_from_names(store: TraceStore, compute: np.ndarray, found: SourceResult
         turn_distinct_in_place(values, lambda u, of_text=of_text: found.interner.id(
             of_text(store.strings[u] if u >= 0 else "")))
         if every:
-            ids[:] = values
+            setattr(d, target, values)  # a fresh array (an index of the column), turned above
         else:
             ids[missing] = values
 

@@ -13,7 +13,9 @@ from timelineview.analysis.kernels.table import NO_VALUE, Descriptions, Interner
 class SourceResult:
     """Per compute task (the card's compute slices in slice order) what a source says; ids into ``interner``.
 
-    ``described`` marks the tasks the source described; the others keep ``NO_VALUE`` everywhere.
+    ``described`` marks the tasks the source described; the others keep ``NO_VALUE`` everywhere. A column
+    of ``found`` that is ``NO_VALUE`` throughout may be a read-only ``no_values`` view: it is replaced, never
+    written into.
     """
 
     source: str
@@ -32,6 +34,17 @@ class SourceResult:
 
         found = Descriptions(none(), none(), none(), none(), none(), none())
         return cls(source, interner, found, np.zeros(n, bool), none())
+
+    @classmethod
+    def nothing_found(cls, source: str, interner: Interner, n: int) -> SourceResult:
+        """``empty``, its descriptions read-only ``no_values`` views (for a result that is never written into)."""
+        found = Descriptions(*(no_values(n) for _ in range(6)))
+        return cls(source, interner, found, np.zeros(n, bool), np.full(n, NO_VALUE, np.int32))
+
+
+def no_values(n: int) -> np.ndarray:
+    """``n`` ids that are all ``NO_VALUE``, as a read-only view of one value (no bytes per task)."""
+    return np.broadcast_to(np.int32(NO_VALUE), (n,))
 
 
 def shape_text(text: str | None) -> str:

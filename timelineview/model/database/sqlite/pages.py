@@ -404,10 +404,13 @@ def _sidecars(path: str) -> bool:
 
 
 def read_int_columns(conn: sqlite3.Connection, path: str, table: str, names: list[str],
-                     progress: Progress | None = None, narrow: Collection[str] = ()) -> list[np.ndarray] | None:
+                     progress: Progress | None = None, narrow: Collection[str] = (),
+                     part_bytes: int | None = None) -> list[np.ndarray] | None:
     """The integer columns ``names`` (``rowid`` for the rowid) of ``table`` in rowid order, or None
     when this reader gives the table to SQLite (see the module's docstring). The columns named in
-    ``narrow`` come as int32 when every value fits (``narrowed``), as int64 otherwise."""
+    ``narrow`` come as int32 when every value fits (``narrowed``), as int64 otherwise. ``part_bytes``
+    (default ``PART_BYTES``) bounds the pages read at once: the pages in flight are a few parts, so a
+    reader of one narrow column, whose result is a few bytes a row, asks for small parts."""
     if not path or not scanner_available() or _sidecars(path):
         return None
     plan = _plan(conn, table, names)
@@ -416,7 +419,8 @@ def read_int_columns(conn: sqlite3.Connection, path: str, table: str, names: lis
     root, columns, alias = plan
     try:
         with DatabaseFile(path) as db:
-            got = _read(db, root, columns, alias, progress, [name in narrow for name in names])
+            got = _read(db, root, columns, alias, progress, [name in narrow for name in names],
+                        PART_BYTES if part_bytes is None else part_bytes)
             return got if got is not None and db.unchanged() else None
     except OSError:
         return None
@@ -447,7 +451,7 @@ def _plan(conn: sqlite3.Connection, table: str, names: list[str]) -> tuple[int, 
 
 
 def _read(db: DatabaseFile, root: int, columns: np.ndarray, alias: int, progress: Progress | None,
-          narrow: list[bool]) -> list[np.ndarray] | None:
+          narrow: list[bool], part_bytes: int = PART_BYTES) -> list[np.ndarray] | None:
     if not db.whole:
         return None
     leaves = leaf_pages(db, root)
@@ -460,7 +464,7 @@ def _read(db: DatabaseFile, root: int, columns: np.ndarray, alias: int, progress
     if (leaves == 1).any():
         return None
     decode = _compile()
-    per_part = max(1, PART_BYTES // db.page_size)
+    per_part = max(1, part_bytes // db.page_size)
     parts = [leaves[a:a + per_part] for a in range(0, len(leaves), per_part)]
     rows = 0
     for part in parts:  # the rows to expect (a first pass over the pages: their cell counts)

@@ -98,14 +98,15 @@ def _by_kind(columns: dict[str, str], with_rowid: bool) -> dict[str, list[str]]:
 
 def read_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str], where: str = "",
                  with_rowid: bool = False, progress: Callable[[int], None] | None = None,
-                 narrow: Collection[str] = ()) -> dict[str, np.ndarray]:
+                 narrow: Collection[str] = (), part_bytes: int | None = None) -> dict[str, np.ndarray]:
     """``{column: array}`` for ``columns`` = ``{name: "int" | "real" | "text"}`` of ``table``.
 
     ints come as int64 (NULL → ``INT_NONE``, TEXT digits cast exactly), reals as float64 (NULL →
     NaN), text as object arrays (NULL → ""). With ``with_rowid`` also ``"rowid"``. The int columns
     named in ``narrow`` (ids, counts: ``rowid`` too) come as int32 when every value fits: half the
     memory of the tables a load holds at once. One scan of the table per kind of column;
-    ``progress(rows)`` is told the rows read so far of the integer scan.
+    ``progress(rows)`` is told the rows read so far of the integer scan. ``part_bytes`` bounds the
+    file pages the page reader holds at once (``pages.read_int_columns``).
     """
     by_kind = _by_kind(columns, with_rowid)
     out: dict[str, np.ndarray] = {}
@@ -113,7 +114,7 @@ def read_columns(conn: sqlite3.Connection, table: str, columns: dict[str, str], 
     for kind, names in by_kind.items():
         cols = None
         if kind == "int" and not where:
-            cols = read_int_columns(conn, _database_file(conn), table, names, progress, narrow)
+            cols = read_int_columns(conn, _database_file(conn), table, names, progress, narrow, part_bytes)
         if cols is None:
             if not checked:  # the page reader checks every cell it reads; SQLite does not, once per table
                 _refuse_cells_off_page(conn, table)
