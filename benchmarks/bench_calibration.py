@@ -522,6 +522,7 @@ def verify(seeds: int = 2, size: int = 8, layouts: tuple[str, ...] = ("msprof", 
 
 
 def main() -> None:
+    global STEPS  # --steps sets the draw every run reads
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--full", action="store_true", help="the calibration's run counts (slow: tens of minutes)")
     ap.add_argument("--runs", type=int, help="seeds per size (default: fast or --full counts)")
@@ -531,7 +532,6 @@ def main() -> None:
                     f"(default {STEPS[0]}-{STEPS[1]})")
     args = ap.parse_args()
     if args.steps:
-        global STEPS
         low, _, high = args.steps.partition("-")
         STEPS = (int(low), int(high or low))
     t0 = time.perf_counter()
