@@ -263,9 +263,9 @@ DIFF = (  # §9: two runs
              "(inclusive: the kernels of the operators it calls) in the new run, over matched cards", section="§13"),
     Quantity("base_count", "Base count", COUNT, "its slices in the base run", section="§9"),
     Quantity("new_count", "New count", COUNT, "its slices in the new run", section="§9"),
-    Quantity("status", "Status", CATEGORY, "where a name is: changed (in both runs, another total or count), "
-             "unchanged (in both, the same total and count), added (only in the new run), removed (only in the base "
-             "run)", section="§9"),
+    Quantity("status", "Status", CATEGORY, "where a name is. changed: in both runs, another total or count; "
+             "unchanged: in both runs, the same total and count; added: only in the new run; removed: only in the "
+             "base run", section="§9"),
     Quantity("computation_us", "Computation", US, "a run's mean step as compare breaks it down: time some compute "
              "task or kernel runs (the step window's compute_us)", section="§13"),
     Quantity("host_launch_overhead_us", "Host launch overhead", US, "the part of free time the device waited for "
