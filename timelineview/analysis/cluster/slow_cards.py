@@ -10,7 +10,9 @@ not make a card slow. A card is flagged when (1) it exceeds the cluster median b
 max(5 % of the median, 1 % of the median step time); (2) its robust z-score passes z_N (the
 correction for N cards of :mod:`~timelineview.analysis.worst_of_many`: about 1 % of healthy clusters
 name anyone, whatever N); (3) it is above that threshold in at least half of its steps, more often
-than the other cards' steps make likely by chance.
+than the other cards' steps make likely by chance, and with its steps holding more of the cluster's
+highest than chance gives a card like the others (the z-score's normal model of a median fails with few
+steps of heavy-tailed noise; ranks need no model).
 """
 
 from __future__ import annotations
