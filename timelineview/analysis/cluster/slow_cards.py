@@ -200,29 +200,34 @@ def _by_chance(steps: np.ndarray, needed: int, pooled: np.ndarray) -> float:
     return binomial_tail(len(steps), needed, _share_reaching(reach_all - int((steps >= level).sum()), others))
 
 
-def _by_rank(steps: np.ndarray, above: int, pooled: np.ndarray) -> float:
-    """The chance that a card like the others holds as many of the cluster's highest steps as this one: that
-    ``above`` of its steps (the ones the rule counted past its threshold) reach its ``above``-th highest
-    step, when its steps are any of the cluster's ``pooled`` steps (hypergeometric).
+def _by_rank(steps: np.ndarray, needed: int, pooled: np.ndarray) -> float:
+    """The chance that a card like the others holds as many of the cluster's highest steps as this one:
+    for each m from ``needed`` to all its steps, the chance that m of its steps reach its m-th highest
+    (hypergeometric: a healthy card's steps are any of the cluster's ``pooled`` steps), the least of them
+    times their number (they are several looks at one card).
 
     :func:`_by_chance` counts the other steps that reach the card's level, and where none does the count
-    says p = 0, which M steps cannot show: their ranks alone give a card at least a chance of
+    says p = 0, which M steps cannot show: their ranks alone give a card at most a chance of
     C(steps, m) / C(M, m). With 3 steps the z-score's normal model of a median fails first (a median of 3
     passes a level when 2 steps do, and heavy-tailed noise — stalls, kernels running several times their
     length — puts two steps of some card above the others now and then): two steps of 3 at the top among
     32 cards are a 1-in-1,500 event per card, and named a card in 4 of 60 healthy generated clusters. This
     chance needs no model of the noise, so with few steps a card is named only when enough of them stand
-    out (3 of 3 at the top among 32 cards: 1 in 140,000)."""
-    level = float(np.sort(steps)[-above])
-    reach = len(pooled) - int(np.searchsorted(pooled, level, side="left"))
-    return hypergeometric_tail(len(pooled), reach, len(steps), above)
+    out (3 of 3 at the top among 32 cards: 1 in 70,000 with the two looks)."""
+    order = np.sort(steps)[::-1]
+    looks = range(needed, len(steps) + 1)
+    least = 1.0
+    for m in looks:
+        reach = len(pooled) - int(np.searchsorted(pooled, float(order[m - 1]), side="left"))
+        least = min(least, hypergeometric_tail(len(pooled), reach, len(steps), m))
+    return min(least * len(looks), 1.0)
 
 
-def _ranks_can_judge(steps: int, pooled: int, allowed: float) -> bool:
-    """Whether :func:`_by_rank` of a card's ``steps`` among ``pooled`` steps could pass ``allowed`` at all (all
-    its steps at the top): with fewer (one step per card, 8 cards of 2 steps) the ranks cannot tell a heavy
-    tail from a slow card, and the z-score and :func:`_by_chance` decide alone."""
-    return hypergeometric_tail(pooled, steps, steps, steps) <= allowed
+def _ranks_can_judge(steps: int, needed: int, pooled: int, allowed: float) -> bool:
+    """Whether :func:`_by_rank` of a card's ``steps`` among ``pooled`` steps could pass ``allowed`` at all
+    (all its steps at the top): with fewer (one step per card, 8 cards of 2 steps) the ranks cannot tell a
+    heavy tail from a slow card, and the z-score and :func:`_by_chance` decide alone."""
+    return (steps - needed + 1) * hypergeometric_tail(pooled, steps, steps, steps) <= allowed
 
 
 def flag_metric(card_docs: list[dict], metric: str, median_step_us: float) -> list[SlowCard]:
@@ -246,7 +251,7 @@ def flag_metric(card_docs: list[dict], metric: str, median_step_us: float) -> li
             continue  # a stall or two, not a slow card
         if _by_chance(steps, needed, pooled) > allowed:
             continue  # the other cards' steps reach this card's level often enough to make it chance
-        if _ranks_can_judge(len(steps), len(pooled), allowed) and _by_rank(steps, above, pooled) > allowed:
+        if _ranks_can_judge(len(steps), needed, len(pooled), allowed) and _by_rank(steps, needed, pooled) > allowed:
             continue  # its steps do not hold enough of the cluster's highest to rule out chance
         out.append(SlowCard(card_docs[k]["card"], metric, float(v.values[k]), v.median,
                             float(z[k]) if v.sigma > 0 else None, above, len(steps),
