@@ -3,6 +3,7 @@
     python benchmarks/bench_calibration.py            # fast: a few runs per size
     python benchmarks/bench_calibration.py --full     # the calibration: hundreds of runs per size
     python benchmarks/bench_calibration.py --verify   # first check the documents against written traces
+    python benchmarks/bench_calibration.py --steps 3 --sizes 8,32,64 --runs 30   # every run 3 steps long
 
 Each run draws a cluster from the project's generator with what real clusters have and its former
 calibration lacked: step-to-step noise shared by every card with a heavy tail (one step in ten is
@@ -25,7 +26,7 @@ and every mark against ``session_marks`` of the loaded traces on small clusters 
 
 Printed per size: the false-mark rate and each detection rate under the former rules (slow steps before
 metrics.md §4's revision: each card's steps against its own median, +20 %; slow cards with the bare share
-in their by-chance check) and the current ones.
+in their by-chance check and no rank check) and the current ones.
 Targets: ≤ 1 % false marks, ≥ 95 % detection. The last line is JSON.
 """
 
@@ -183,8 +184,9 @@ def _former_share_reaching(count: int, others: int) -> float:
 
 
 def _card_marks(docs: list[dict], former: bool = False) -> Marks:
-    if former:  # the same rule with the former by-chance share
-        with patch.object(slow_card_rule, "_share_reaching", _former_share_reaching):
+    if former:  # the same rule with the former by-chance share, and without the rank check
+        with (patch.object(slow_card_rule, "_share_reaching", _former_share_reaching),
+              patch.object(slow_card_rule, "_ranks_can_judge", lambda *_: False)):
             flags = slow_cards(docs)
     else:
         flags = slow_cards(docs)
@@ -520,12 +522,18 @@ def verify(seeds: int = 2, size: int = 8, layouts: tuple[str, ...] = ("msprof", 
 
 
 def main() -> None:
+    global STEPS  # --steps sets the draw every run reads
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--full", action="store_true", help="the calibration's run counts (slow: tens of minutes)")
     ap.add_argument("--runs", type=int, help="seeds per size (default: fast or --full counts)")
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)))
     ap.add_argument("--verify", action="store_true", help="first check the documents against written traces")
+    ap.add_argument("--steps", help="steps per run: N, or LOW-HIGH drawn uniformly "
+                    f"(default {STEPS[0]}-{STEPS[1]})")
     args = ap.parse_args()
+    if args.steps:
+        low, _, high = args.steps.partition("-")
+        STEPS = (int(low), int(high or low))
     t0 = time.perf_counter()
     verified = verify() if args.verify else None
     results = []

@@ -141,17 +141,21 @@ def test_the_stats_text_heads_every_quantity_with_its_label(tmp_path):
     assert not re.search(r"\b\w+_(us|ns|mb)\b", text.split("Files")[0] + step_header)  # no key as a header
     # the communication table: the producer's figures under the producer's words, the union under its own name
     comm_header = text.split("Communication (µs)\n")[1].splitlines()[0]
-    cells = re.split(r"\s{2,}", comm_header.strip())[2:]
-    assert cells == [quantity(k).label for k in ("measured_operators", "transit_us", "wait_us", "synchronization_us",
-                                                 "idle_us", "all_planes_wait_us")]
+    cells = re.split(r"\s{2,}", comm_header.strip())[1:]  # after the card's name, every column a quantity
+    assert cells == [quantity(k).label for k in ("communication_operators", "measured_operators", "transit_us",
+                                                 "wait_us", "synchronization_us", "idle_us", "all_planes_wait_us")]
     assert quantity("wait_us").producer == "Wait Time" and not quantity("all_planes_wait_us").producer
 
 
 def test_the_diff_text_heads_every_quantity_with_its_label():
+    from timelineview.analysis.diff.run_diff import NAME_STATUSES
     from timelineview.commands import diff
 
     for key, title in (*diff.CARD_COLUMNS, *diff.COMM_COLUMNS, *diff.MEMORY_COLUMNS):
         assert title == quantity(key).label, key
+    # an operator's row: its figures and its status, each headed (the status column had no header)
+    assert all(declared(k) for k in diff.NAME_KEYS) and diff.NAME_KEYS[-1] == "status"
+    assert all(status in quantity("status").definition for status in NAME_STATUSES)
     assert all(diff._phase_title(k) == quantity(k).label for k in ("step_time_us", "step_interval_us", "fp_bp_us",
                                                                    "tail_us", "stage_us", "window_free_us"))
 

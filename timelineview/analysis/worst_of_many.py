@@ -65,3 +65,17 @@ def binomial_tail(n: int, k: int, p: float) -> float:
     """P(at least ``k`` of ``n`` independent trials succeed), each with probability ``p``."""
     p = min(max(p, 0.0), 1.0)
     return float(sum(comb(n, j) * p ** j * (1 - p) ** (n - j) for j in range(max(k, 0), n + 1)))
+
+
+def hypergeometric_tail(population: int, successes: int, draws: int, k: int) -> float:
+    """P(at least ``k`` of ``draws`` values taken at random, without replacement, from ``population`` values
+    of which ``successes`` reach a level, reach it): how likely a card's own steps are to hold that many of
+    the cluster's highest when the card is like the others."""
+    if k <= 0:
+        return 1.0
+    if draws > population or successes > population:
+        return 0.0
+    total = comb(population, draws)
+    hits = sum(comb(successes, j) * comb(population - successes, draws - j)
+               for j in range(k, min(draws, successes) + 1))
+    return hits / total if total else 0.0

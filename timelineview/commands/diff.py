@@ -109,7 +109,8 @@ CARD_COLUMNS = tuple((k, label(k)) for k in ("compute_us", "communication_us", "
                                              "idle_gap_total_us"))
 MEMORY_COLUMNS = tuple((k, label(k)) for k in ("memory_peak_allocated_mb", "memory_peak_reserved_mb"))
 COMM_COLUMNS = tuple((k, label(k)) for k in ("transit_us", "wait_us", "synchronization_us", "idle_us"))
-TOTAL_KEYS = ("base_total_us", "new_total_us", "delta_us", "base_count", "new_count")  # an operator's row
+TOTAL_KEYS = ("base_total_us", "new_total_us", "delta_us", "base_count", "new_count")  # an operator's figures
+NAME_KEYS = (*TOTAL_KEYS, "status")  # an operator's row after its name
 LINK_COLUMNS = ("bandwidth_gbps", "transit_us", "bandwidth_cost_us", "bytes")
 
 
@@ -207,7 +208,7 @@ def format_text(diff: RunDiff) -> str:
         table = [[_delta_name(r), _fmt(r.base_total_us), _fmt(r.new_total_us), _fmt(r.delta_us),
                   _fmt(r.base_count, COUNT), _fmt(r.new_count, COUNT), r.status] for r in changed]
         parts.append(f"{title}, largest changes first (total µs over the matched cards)\n"
-                     + format_table(["name", *(label(k) for k in TOTAL_KEYS), ""], table))
+                     + format_table(["name", *(label(k) for k in NAME_KEYS)], table))
     if diff.links:
         changed = [x for x in diff.links if x.changed][:TOP_CHANGES]
         if changed:

@@ -135,3 +135,42 @@ def test_two_stalls_as_large_as_a_rare_other_one_do_not_name_one_of_many_cards()
     # slow in every step, beyond every other card's stall: named
     cards[-1] = doc("rank 255", [1400.0, 1400.0, 1400.0])
     assert [(f.card, f.steps_above) for f in slow_cards(cards)] == [("rank 255", 3)]
+
+
+def _three_step_cards(n: int, spread: float = 10.0) -> list[dict]:
+    # n cards, 3 steps of about 1000 µs: each step's values spread evenly over ±spread µs (card i is i-th
+    # in step 1, in another order in the other steps), so no healthy card sits on top of every step
+    cards = []
+    for i in range(n):
+        compute = [1000.0 + spread * (2 * ((i * m) % n) / (n - 1) - 1) for m in (1, 3, 5)]
+        cards.append(doc(f"rank {i}", compute))
+    return cards
+
+
+def test_two_stalls_of_three_steps_at_the_top_do_not_name_one_of_32_cards():
+    # Card 31 stalls 300 µs in 2 of its 3 steps; no other step comes near. Its median (1300) passes the
+    # practical size (50 µs) and, against a spread of a few µs, any z; no other step reaches its level, so a
+    # count of them says p = 0. But if card 31 were like the others, its 3 steps would be any 3 of the 96:
+    # the chance that 2 of them are the 2 highest is C(3, 2) / C(96, 2) = 3 / 4560 = 6.6e-4, and some card
+    # of 32 has that about 2 % of the time: above 0.01 / 32 = 3.1e-4 per card, whatever the noise's tail.
+    cards = _three_step_cards(32)
+    cards[31] = doc("rank 31", [1300.0, 1300.0, 1000.0])
+    assert 3 / 4560 > 0.01 / 32
+    assert slow_cards(cards) == []
+    # slow in all 3 steps: the 3 highest of 96, C(3, 3) / C(96, 3) = 1 / 142,880 (twice that for the two
+    # looks at the card, 2 or 3 of its steps): far below 3.1e-4, named
+    cards[31] = doc("rank 31", [1300.0, 1300.0, 1300.0])
+    assert 2 / 142_880 < 0.01 / 32
+    assert [(f.card, f.steps_above) for f in slow_cards(cards)] == [("rank 31", 3)]
+
+
+def test_a_card_slow_in_all_three_steps_is_named_among_eight():
+    # 8 cards x 3 steps = 24 steps: all 3 of the card's at the top, C(3, 3) / C(24, 3) = 1 / 2024, twice that
+    # for the two looks = 9.9e-4 < 0.01 / 8 = 1.25e-3: the fewest steps at which 8 cards can name anyone on
+    # ranks; with 2 of 3 at the top (3 / C(24, 2) = 0.011) the ranks say chance.
+    cards = _three_step_cards(8)
+    cards[7] = doc("rank 7", [1300.0, 1300.0, 1300.0])
+    assert 2 / 2024 < 0.01 / 8
+    assert [f.card for f in slow_cards(cards)] == ["rank 7"]
+    cards[7] = doc("rank 7", [1300.0, 1300.0, 1000.0])
+    assert slow_cards(cards) == []

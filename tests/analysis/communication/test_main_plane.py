@@ -124,7 +124,7 @@ def test_the_text_shows_the_producers_figures_and_the_all_planes_wait() -> None:
     text = format_text(stats_document([_store()]))
     header, _rule, row = text.split("Communication (µs)\n")[1].splitlines()[:3]
     # headed by the vocabulary's labels: the producer's words for the producer's figures, the union named apart
-    assert re.split(r"\s{2,}", header.strip()) == ["card", "operators", "Measured operators", "Transit", "Wait",
+    assert re.split(r"\s{2,}", header.strip()) == ["card", "Operators", "Measured operators", "Transit", "Wait",
                                                    "Synchronization", "Idle", "All-planes wait"]
     assert "Wait: time waiting on the main plane, transfers excluded (the producer's Wait Time)." in text
     cells = row.split()

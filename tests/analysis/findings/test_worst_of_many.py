@@ -74,3 +74,16 @@ def test_the_text_heads_anomalies_and_where_the_time_goes():
     text = findings_text([f.document() for f in found])
     assert text.index("Anomalies") < text.index("slow_step") < text.index("Where the time goes") \
         < text.index("data_bound")
+
+
+@pytest.mark.parametrize(("population", "successes", "draws", "k"), [(12, 4, 3, 2), (10, 3, 5, 1), (9, 9, 3, 3),
+                                                                      (24, 3, 3, 3), (8, 2, 4, 3)])
+def test_hypergeometric_tail_counts_the_draws_that_hold_k_successes(population, successes, draws, k):
+    from itertools import combinations
+
+    from timelineview.analysis.worst_of_many import hypergeometric_tail
+
+    # every draw of ``draws`` of the values 0..population-1, the first ``successes`` of them successes
+    draws_all = list(combinations(range(population), draws))
+    holding = sum(sum(v < successes for v in d) >= k for d in draws_all)
+    assert hypergeometric_tail(population, successes, draws, k) == pytest.approx(holding / len(draws_all))

@@ -123,10 +123,8 @@ def format_text(doc: dict) -> str:
                  *(c["communication"].get(k) for k in PRODUCER_FIGURES), c["communication"]["all_planes"]["wait_us"]]
                 for c in cards]
         note = "\n".join(f"{label(k)}: {quantity(k).tooltip}." for k in (*PRODUCER_FIGURES, "all_planes_wait_us"))
-        parts.append("Communication (µs)\n"
-                     + format_table(["card", "operators", *(label(k) for k in ("measured_operators", *PRODUCER_FIGURES,
-                                                                               "all_planes_wait_us"))], rows)
-                     + "\n" + note)
+        columns = ("communication_operators", "measured_operators", *PRODUCER_FIGURES, "all_planes_wait_us")
+        parts.append("Communication (µs)\n" + format_table(["card", *(label(k) for k in columns)], rows) + "\n" + note)
     if links:
         rows = [[x["link"], x["transport"], x["link_type"], x["bytes"], x["transit_us"], x["count"],
                  x["bandwidth_gbps"], "yes" if x.get("slow") else ""] for x in links]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from timelineview.analysis.vocabulary.quantity import (
     AS_METRIC,
     BYTES,
+    CATEGORY,
     COUNT,
     GIGABYTES_PER_SECOND,
     INDEX,
@@ -125,6 +126,8 @@ COMMUNICATION = (  # §6: communication operators and links
     Quantity("dst", "Destination rank", INDEX, "the receiving rank (a LOCAL link: the same rank)", section="§6"),
     Quantity("plane", "Plane", INDEX, "N of the operator's main Plane N (the lowest plane holding a wait), where the "
              "producer measures it; null, and its figures too, when it has no wait task", section="§6"),
+    Quantity("communication_operators", "Operators", COUNT, "the card's communication operators (each plane task "
+             "belongs to the one that contains its start)", section="§6"),
     Quantity("measured_operators", "Measured operators", COUNT, "the card's operators that have the producer's "
              "figures (a main plane): its transit, wait, synchronization and idle are summed over these",
              section="§6"),
@@ -262,6 +265,9 @@ DIFF = (  # §9: two runs
              "(inclusive: the kernels of the operators it calls) in the new run, over matched cards", section="§13"),
     Quantity("base_count", "Base count", COUNT, "its slices in the base run", section="§9"),
     Quantity("new_count", "New count", COUNT, "its slices in the new run", section="§9"),
+    Quantity("status", "Status", CATEGORY, "where a name is. changed: in both runs, another total or count; "
+             "unchanged: in both runs, the same total and count; added: only in the new run; removed: only in the "
+             "base run", section="§9"),
     Quantity("computation_us", "Computation", US, "a run's mean step as compare breaks it down: time some compute "
              "task or kernel runs (the step window's compute_us)", section="§13"),
     Quantity("host_launch_overhead_us", "Host launch overhead", US, "the part of free time the device waited for "

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 MICROSECONDS, NANOSECONDS, MEGABYTES, GIGABYTES_PER_SECOND = "µs", "ns", "MB", "GB/s"
 BYTES, COUNT, RATIO, SHARE = "bytes", "count", "ratio", "share"
 INDEX = "index"  # a number that names (a plane), neither counted nor measured
+CATEGORY = "category"  # one word out of a fixed few (a name's status in a diff), no number
 AS_METRIC = "the metric's unit"  # a verdict's figures: in the unit of the metric judged (µs for times)
 Z_SCORE = "z-score"  # robust standard deviations (1.4826 × MAD)
 TFLOPS = "TFLOPS"  # 10¹² floating-point operations per second

@@ -8,7 +8,7 @@ from PySide6 import QtCore, QtGui
 
 from timelineview.analysis.diff.link_diff import LinkDelta
 from timelineview.analysis.diff.run_diff import COMM_KEYS, MEMORY_KEYS, PHASE_KEYS, CardDelta, NameDelta
-from timelineview.analysis.vocabulary import label
+from timelineview.analysis.vocabulary import label, quantity
 from timelineview.analysis.vocabulary.number_text import DEFAULT_DECIMALS, format_number
 from timelineview.views.analysis_tabs.compare.phase_bars import CHANGE_SHARE, FASTER_COLOUR, SLOWER_COLOUR
 from timelineview.views.analysis_tabs.record_table import COUNT, TEXT, TIME_US, RecordColumn, RecordTableModel
@@ -31,8 +31,7 @@ NAME_COLUMNS = (
     RecordColumn("delta_us", "Change", TIME_US, "new − base total over the matched cards (red: slower, green: faster)"),
     *base_and_new("total_us", "total", TIME_US),
     *base_and_new("count", "count", COUNT),
-    RecordColumn("status", "In", TEXT, "changed: in both runs, another total or count (see Change); unchanged: in both "
-                 "runs, the same total and count; added: only in the new run; removed: only in the base run"),
+    RecordColumn("status", label("status"), TEXT, quantity("status").tooltip),
 )
 
 # by op type (§7.1): the op type in ``name``; by (op type, input shapes): the shapes beside it
