@@ -120,12 +120,15 @@ def test_slow_step_names_the_step():
 
 
 def test_pipeline_stage_imbalance():
-    # stage = step - receive-only; rank 1 computes 2x as long before its receive
+    # the verdict judges a stage's own time, step - pure communication (here its data wait, compute and tail
+    # pad: the receive runs after compute), not MindSpore's stage time step - receive-only (the same here);
+    # rank 1 computes 2x as long before its receive
     shapes = [StepShape(comm_name="hcom_receive__{k}")]
     stores = [card(shapes * 3, "rank 0", 0), card([StepShape(ops=20, comm_name="hcom_receive__{k}")] * 3, "rank 1", 1)]
     [f] = by_rule(findings_of(stores))["pipeline_stage_imbalance"]
-    assert f.cards == ["rank 1"]
+    assert f.cards == ["rank 1"] and f.metric == "stage_own_us"
     assert f.value == pytest.approx(50 + 2000 + 20) and f.reference == pytest.approx(50 + 1000 + 20)
+    assert "step time less pure communication" in f.advice
 
 
 def test_findings_are_ordered_by_kind_then_severity_then_excess():
