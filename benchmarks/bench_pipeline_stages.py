@@ -24,7 +24,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from timelineview.analysis.findings.evaluate import session_signals, stage_own_us  # noqa: E402
+from timelineview.analysis.findings.evaluate import session_signals  # noqa: E402
 from timelineview.analysis.session import AnalysisSession  # noqa: E402
 from timelineview.model import load  # noqa: E402
 from timelineview.synthetic import cluster_specs, generate_cluster  # noqa: E402
@@ -50,7 +50,7 @@ def run(stages: int, microbatches: int, seed: int, slow: int | None) -> dict:
         generate_cluster(folder, specs, "msprof")
         session = AnalysisSession(load(folder))
         found = session.findings
-        own = np.array([stage_own_us(s) for s in session_signals(session).values() if s.stage_us is not None])
+        own = np.array([s.stage_own_us for s in session_signals(session).values() if s.stage_own_us is not None])
     top = int(np.argmax(own))
     out = {rule: [f.cards for f in found if f.rule == rule] for rule in RULES}
     out["ratio"] = float(own[top] / np.median(np.delete(own, top)))

@@ -128,7 +128,7 @@ def test_pipeline_stage_imbalance():
     [f] = by_rule(findings_of(stores))["pipeline_stage_imbalance"]
     assert f.cards == ["rank 1"] and f.metric == "stage_own_us"
     assert f.value == pytest.approx(50 + 2000 + 20) and f.reference == pytest.approx(50 + 1000 + 20)
-    assert "step time less pure communication" in f.advice
+    assert "time less pure communication" in f.advice
 
 
 def test_findings_are_ordered_by_kind_then_severity_then_excess():

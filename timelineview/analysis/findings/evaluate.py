@@ -163,24 +163,15 @@ def _aicpu_heavy(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[
     return out
 
 
-def stage_own_us(sig: CardSignals) -> float:
-    """What a pipeline stage itself costs per step (``stage_own_us``, metrics.md §8): its step time less its
-    pure communication. A stage also waits inside its sends (a send ends with its peer's receive), at the
-    pipeline's fill and drain, and in the collectives that follow the last backward while the other stages
-    finish; those waits are the pipeline's, so MindSpore's stage time (|W| − receive-only) grows along the
-    stages of a healthy one. Left: its compute and its own free time (its data wait, its host gaps)."""
-    return sig.step_time_us - sig.pure_communication_us
-
-
 def _pipeline_imbalance(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
-    """The stage whose own cost (``stage_own_us``) is the highest, against the median of the other stages:
-    the extremes of many stages drift apart by chance (16 healthy stages: up to 11 % between the fastest and
-    the slowest), their median does not."""
+    """The stage whose own time (``CardSignals.stage_own_us``) is the highest, against the median of the other
+    stages': the extremes of many stages drift apart by chance (16 healthy stages: up to 11 % between the
+    fastest and the slowest), their median does not."""
     rule = RULE_BY_NAME["pipeline_stage_imbalance"]
-    staged = sorted((s for s in signals.values() if s.stage_us is not None), key=lambda s: s.order)
+    staged = sorted((s for s in signals.values() if s.stage_own_us is not None), key=lambda s: s.order)
     if len(staged) < 2:
         return []
-    own = np.array([stage_own_us(s) for s in staged])
+    own = np.array([s.stage_own_us for s in staged])
     worst = int(np.argmax(own))
     reference = float(np.median(np.delete(own, worst)))
     if reference <= 0 or own[worst] < (1 + rule.thresholds["excess_over_others"]) * reference:

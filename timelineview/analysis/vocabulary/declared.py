@@ -102,9 +102,10 @@ PIPELINE = (  # §4: pipeline parallelism
              section="§4"),
     Quantity("other_pure_communication_us", "Other pure communication", US, "pure communication that is not "
              "receive-only", section="§4"),
-    Quantity("stage_own_us", "Stage's own time", US, "what a pipeline stage itself costs per step: step time minus "
-             "pure communication (its compute and its own free time; its waits in sends, receives and collectives "
-             "are the pipeline's); what pipeline_stage_imbalance compares", section="§8"),
+    Quantity("stage_own_us", "Stage's own time", US, "what a pipeline stage itself costs per step: over its "
+             "steps, the median of step time minus pure communication (its compute and its own free time; its "
+             "waits in sends, receives and collectives are the pipeline's); what pipeline_stage_imbalance compares",
+             section="§8"),
 )
 
 COMMUNICATION = (  # §6: communication operators and links
