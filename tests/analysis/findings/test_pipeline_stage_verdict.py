@@ -41,13 +41,12 @@ def test_a_healthy_pipeline_has_no_stage_imbalance(tmp_path, microbatches):
 def test_a_slow_stage_is_named_alone(tmp_path, microbatches):
     session = _session(tmp_path, microbatches=microbatches, slow_card=SLOW_STAGE, slow_factor=SLOW_FACTOR)
     [finding] = _stage_findings(session)
-    assert finding.cards == [f"rank {SLOW_STAGE}"] and finding.metric == "stage_own_us"
-    # its own time: over its steps, the median of step time - pure communication, from the comparison's
-    # per-step rows independently of the rule; the reference is the median of the other stages'
-    own = {c.card: float(np.median([s["step_time_us"] - s["pure_communication_us"] for s in c.steps]))
-           for c in session.comparison.cards}
-    assert finding.value == pytest.approx(own[f"rank {SLOW_STAGE}"], rel=1e-6)
+    assert finding.cards == [f"rank {SLOW_STAGE}"] and finding.metric == "compute_us"
+    # its compute per step: the mean over its steps of the comparison's per-step rows, independently of the
+    # rule; the reference is the median of the other stages'
+    compute = {c.card: float(np.mean([s["compute_us"] for s in c.steps])) for c in session.comparison.cards}
+    assert finding.value == pytest.approx(compute[f"rank {SLOW_STAGE}"], rel=1e-6)
     # a chain pipeline's first stage receives nothing: it has no stage time and is not compared
-    others = [v for card, v in own.items() if card != f"rank {SLOW_STAGE}" and (microbatches or card != "rank 0")]
+    others = [v for card, v in compute.items() if card != f"rank {SLOW_STAGE}" and (microbatches or card != "rank 0")]
     assert finding.reference == pytest.approx(float(np.median(others)), rel=1e-6)
     assert finding.value >= 1.1 * finding.reference

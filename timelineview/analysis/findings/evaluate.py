@@ -164,22 +164,28 @@ def _aicpu_heavy(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[
 
 
 def _pipeline_imbalance(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
-    """The stage whose own time (``CardSignals.stage_own_us``) is the highest, against the median of the other
-    stages': the extremes of many stages drift apart by chance (16 healthy stages: up to 11 % between the
-    fastest and the slowest), their median does not."""
+    """The stage that computes the longest per step (``compute_us``), against the median of the other stages.
+
+    What a stage itself costs is its compute: it also waits inside its sends (a send ends with its peer's
+    receive), at the pipeline's fill and drain, and in the collectives after the last backward while the
+    other stages finish, so MindSpore's stage time (|W| − receive-only) grows along the stages of a healthy
+    pipeline; step time less pure communication keeps the data wait, whose share moves with every host
+    bubble that shifts a step marker. The median, not the fastest: the extremes of many stages drift apart
+    by chance, their median does not."""
     rule = RULE_BY_NAME["pipeline_stage_imbalance"]
-    staged = sorted((s for s in signals.values() if s.stage_own_us is not None), key=lambda s: s.order)
+    staged = sorted((s for s in signals.values() if s.stage_us is not None), key=lambda s: s.order)
     if len(staged) < 2:
         return []
-    own = np.array([s.stage_own_us for s in staged])
-    worst = int(np.argmax(own))
-    reference = float(np.median(np.delete(own, worst)))
-    if reference <= 0 or own[worst] < (1 + rule.thresholds["excess_over_others"]) * reference:
+    compute = np.array([s.compute_us for s in staged])
+    worst = int(np.argmax(compute))
+    reference = float(np.median(np.delete(compute, worst)))
+    if reference <= 0 or compute[worst] < (1 + rule.thresholds["excess_over_others"]) * reference:
         return []
     slowest = staged[worst]
-    return [make_finding(rule, [slowest.card], "stage_own_us", float(own[worst]), reference,
-                         step_phase_spans(slowest, "step"), value=fmt_us(float(own[worst])),
-                         reference=fmt_us(reference), stage_time=fmt_us(slowest.stage_us))]
+    return [make_finding(rule, [slowest.card], "compute_us", float(compute[worst]), reference,
+                         step_phase_spans(slowest, "fp_bp", 2) + slowest.top_operator_slices(2),
+                         value=fmt_us(float(compute[worst])), reference=fmt_us(reference),
+                         stage_time=fmt_us(slowest.stage_us))]
 
 
 def _flops_imbalance(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:

@@ -69,12 +69,11 @@ RULES: tuple[Rule, ...] = (
          "data sinking, or lighter preprocessing.",
          {"share_of_step": 0.10}),
     Rule("pipeline_stage_imbalance", MEDIUM, METHOD_CLUSTER,
-         "with pipeline parallelism, one stage's own time (over its steps, the median of step time − pure "
-         "communication) is ≥ 10 % above the median of the other stages'",
-         "The pipeline stage on {card} costs {value} per step of its own (over its steps, the median of step "
-         "time less pure communication: its compute and its own free time; its waits in sends, receives and "
-         "collectives are left out) against {reference} for the median of the other stages (its stage time, "
-         "step − receive-only: {stage_time}): rebalance the layers across the stages.",
+         "with pipeline parallelism, one stage's compute per step is ≥ 10 % above the median of the other stages'",
+         "The pipeline stage on {card} computes {value} per step against {reference} for the median of the other "
+         "stages (compute, what a stage itself costs: its waits in sends, receives and collectives are the "
+         "pipeline's; its stage time, step − receive-only, is {stage_time}): rebalance the layers across the "
+         "stages.",
          {"excess_over_others": 0.10}, kind=ANOMALY),
     Rule("flops_imbalance", MEDIUM, METHOD_CLUSTER,
          "with pipeline parallelism, the stage with the most FLOPs per step has ≥ 10 % more than the one with the "

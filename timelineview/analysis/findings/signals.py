@@ -84,7 +84,6 @@ class CardSignals:
     communication: object = None  # the card's CardCommunication (§6), None without plane tasks
     rank: int | None = None
     stage_flops: float | None = None  # mean FLOPs per step with pipeline parallelism and counted FLOPs, else None
-    stage_own_us: float | None = None  # with pipeline parallelism, the median step's own time (step_means), else None
 
     @property
     def has_phases(self) -> bool:
@@ -222,23 +221,9 @@ def _mean(steps: list[dict], key: str) -> float:
     return float(np.mean(values)) if values else 0.0
 
 
-def stage_own_us(comparison_rows: list[dict]) -> float:
-    """What a pipeline stage itself costs per step (``stage_own_us``, metrics.md §8): over its steps, the median
-    of step time less pure communication. A stage also waits inside its sends (a send ends with its peer's
-    receive), at the pipeline's fill and drain, and in the collectives after the last backward while the other
-    stages finish; those waits are the pipeline's, so MindSpore's stage time (|W| − receive-only) grows along
-    the stages of a healthy pipeline. Left: its compute and its own free time (its data wait, its host gaps).
-    The median, not the mean: a host bubble moves a step marker into the next step's data wait, and at the
-    window's edge the step that would make up for it is not there (a mean over 3 steps moves by ~8 %)."""
-    own = [r["step_time_us"] - r["pure_communication_us"] for r in comparison_rows
-           if r.get("step_time_us") is not None and r.get("pure_communication_us") is not None]
-    return float(np.median(own)) if own else 0.0
-
-
 def step_means(step_stats: list[dict], comparison_rows: list[dict]) -> dict:
     """The means over a card's steps that :class:`CardSignals` keeps, from its step metrics and its
-    comparison rows (stage time and FLOPs only with pipeline parallelism, FLOPs only when some are counted;
-    a stage's own time is the median over its steps, ``stage_own_us``)."""
+    comparison rows (stage time and FLOPs only with pipeline parallelism, FLOPs only when some are counted)."""
     pipeline = any(r.get("pipeline") for r in comparison_rows)
     flops = [r["flops"] for r in comparison_rows if r.get("flops") is not None]
     return dict(step_time_us=_mean(step_stats, "span_us"), step_interval_us=_mean(step_stats, "step_interval_us"),
@@ -248,8 +233,7 @@ def step_means(step_stats: list[dict], comparison_rows: list[dict]) -> dict:
                 idle_gap_free_us=_mean(step_stats, "idle_gap_free_us"),
                 total_step_time_us=float(sum(s["span_us"] for s in step_stats)),
                 stage_us=_mean(comparison_rows, "pipeline_stage_us") if pipeline else None,
-                stage_flops=float(np.mean(flops)) if pipeline and any(flops) else None,
-                stage_own_us=stage_own_us(comparison_rows) if pipeline else None)
+                stage_flops=float(np.mean(flops)) if pipeline and any(flops) else None)
 
 
 def card_signals(store: TraceStore, a, order: int) -> CardSignals | None:
