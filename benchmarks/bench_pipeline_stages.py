@@ -41,7 +41,7 @@ RULES = ("pipeline_stage_imbalance", "flops_imbalance")
 
 def run(stages: int, microbatches: int, seed: int, slow: int | None) -> dict:
     """The cards each of ``RULES`` names on one generated pipeline (a list per finding), and under ``ratio``
-    the highest stage's own time over the median of the other stages' (what the rule compares to 1.10)."""
+    the highest stage's compute per step over the median of the other stages' (what the rule compares to 1.10)."""
     steps = int(np.random.default_rng([seed, stages, microbatches]).integers(STEPS[0], STEPS[1] + 1))
     specs = cluster_specs(stages, seed=seed, steps=steps, tasks_per_step=TASKS_PER_STEP, pipeline=True,
                           pipeline_stages=True, microbatches=microbatches, slow_card=slow, slow_factor=SLOW_FACTOR,
@@ -50,10 +50,10 @@ def run(stages: int, microbatches: int, seed: int, slow: int | None) -> dict:
         generate_cluster(folder, specs, "msprof")
         session = AnalysisSession(load(folder))
         found = session.findings
-        own = np.array([s.stage_own_us for s in session_signals(session).values() if s.stage_own_us is not None])
-    top = int(np.argmax(own))
+        compute = np.array([s.compute_us for s in session_signals(session).values() if s.stage_us is not None])
+    top = int(np.argmax(compute))
     out = {rule: [f.cards for f in found if f.rule == rule] for rule in RULES}
-    out["ratio"] = float(own[top] / np.median(np.delete(own, top)))
+    out["ratio"] = float(compute[top] / np.median(np.delete(compute, top)))
     return out
 
 
