@@ -61,15 +61,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=3, help="seeds per (stages, microbatches)")
     ap.add_argument("--stages", default=",".join(map(str, STAGES)))
+    ap.add_argument("--microbatches", default=",".join(map(str, MICROBATCHES)), help="0: a chain pipeline")
+    ap.add_argument("--first-seed", type=int, default=0)
     args = ap.parse_args()
     print(f"{'stages':>6} {'micro':>5} {'runs':>4} {'healthy stage %':>15} {'healthy flops %':>15} "
           f"{'detected %':>10} {'healthy max ratio':>17} {'planted min ratio':>17}")
     results = []
     for stages in map(int, args.stages.split(",")):
-        for micro in MICROBATCHES:
+        for micro in map(int, args.microbatches.split(",")):
             false_stage = false_flops = detected = 0
             healthy_ratios, planted_ratios = [], []
-            for seed in range(args.seeds):
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
                 healthy = run(stages, micro, seed, None)
                 false_stage += bool(healthy["pipeline_stage_imbalance"])
                 false_flops += bool(healthy["flops_imbalance"])
