@@ -164,17 +164,28 @@ def _aicpu_heavy(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[
 
 
 def _pipeline_imbalance(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
+    """The stage that computes the longest per step (``compute_us``), against the median of the other stages.
+
+    What a stage itself costs is its compute: it also waits inside its sends (a send ends with its peer's
+    receive), at the pipeline's fill and drain, and in the collectives after the last backward while the
+    other stages finish, so MindSpore's stage time (|W| − receive-only) grows along the stages of a healthy
+    pipeline; step time less pure communication keeps the data wait, whose share moves with every host
+    bubble that shifts a step marker. The median, not the fastest: the extremes of many stages drift apart
+    by chance, their median does not."""
     rule = RULE_BY_NAME["pipeline_stage_imbalance"]
-    staged = {c: s for c, s in signals.items() if s.stage_us is not None}
+    staged = sorted((s for s in signals.values() if s.stage_us is not None), key=lambda s: s.order)
     if len(staged) < 2:
         return []
-    slowest = max(staged.values(), key=lambda s: s.stage_us)
-    fastest = min(staged.values(), key=lambda s: s.stage_us)
-    if fastest.stage_us <= 0 or slowest.stage_us < (1 + rule.thresholds["excess_over_fastest"]) * fastest.stage_us:
+    compute = np.array([s.compute_us for s in staged])
+    worst = int(np.argmax(compute))
+    reference = float(np.median(np.delete(compute, worst)))
+    if reference <= 0 or compute[worst] < (1 + rule.thresholds["excess_over_others"]) * reference:
         return []
-    return [make_finding(rule, [slowest.card], "stage_us", slowest.stage_us, fastest.stage_us,
-                  step_phase_spans(slowest, "step"), value=fmt_us(slowest.stage_us),
-                  reference=fmt_us(fastest.stage_us))]
+    slowest = staged[worst]
+    return [make_finding(rule, [slowest.card], "compute_us", float(compute[worst]), reference,
+                         step_phase_spans(slowest, "fp_bp", 2) + slowest.top_operator_slices(2),
+                         value=fmt_us(float(compute[worst])), reference=fmt_us(reference),
+                         stage_time=fmt_us(slowest.stage_us))]
 
 
 def _flops_imbalance(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:

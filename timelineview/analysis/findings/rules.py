@@ -69,10 +69,12 @@ RULES: tuple[Rule, ...] = (
          "data sinking, or lighter preprocessing.",
          {"share_of_step": 0.10}),
     Rule("pipeline_stage_imbalance", MEDIUM, METHOD_CLUSTER,
-         "with pipeline parallelism, the slowest stage is ≥ 10 % slower than the fastest",
-         "The pipeline stage on {card} takes {value} per step against {reference} for the fastest stage: "
-         "rebalance the layers across the stages.",
-         {"excess_over_fastest": 0.10}, kind=ANOMALY),
+         "with pipeline parallelism, one stage's compute per step is ≥ 10 % above the median of the other stages'",
+         "The pipeline stage on {card} computes {value} per step against {reference} for the median of the other "
+         "stages (compute, what a stage itself costs: its waits in sends, receives and collectives are the "
+         "pipeline's; its stage time, step − receive-only, is {stage_time}): rebalance the layers across the "
+         "stages.",
+         {"excess_over_others": 0.10}, kind=ANOMALY),
     Rule("flops_imbalance", MEDIUM, METHOD_CLUSTER,
          "with pipeline parallelism, the stage with the most FLOPs per step has ≥ 10 % more than the one with the "
          "fewest (metrics.md §7.1)",

@@ -98,7 +98,8 @@ STEP = (  # §3: one step
 
 PIPELINE = (  # §4: pipeline parallelism
     Quantity("pipeline_stage_us", "Pipeline stage", US, "step time minus receive-only communication (not the "
-             "producer's Stage, which is the busy part of the step)", section="§4"),
+             "producer's Stage, which is the busy part of the step; not what pipeline_stage_imbalance judges: a "
+             "stage's compute)", section="§4"),
     Quantity("receive_only_us", "Receive only", US, "time spent only receiving from the previous pipeline stage",
              section="§4"),
     Quantity("other_pure_communication_us", "Other pure communication", US, "pure communication that is not "
