@@ -77,11 +77,15 @@ def _print_tables() -> int:
 
 def _query(paths: list[str], sql: str, args: argparse.Namespace) -> int:
     from timelineview.api import MissingExtra, NothingReadable, QueryCancelled, QueryError, SqlEngine, open
+    from timelineview.api.extras import require
     from timelineview.commands.skipped_captures import say_skipped_captures
     from timelineview.commands.terminal_lines import TerminalLines
 
     terminal = TerminalLines(sys.stderr.isatty(), "query")  # the load's progress, as stats shows it
     try:
+        # the query engine before the run: a missing extra is said before a long load, and a Ctrl+C during the
+        # load cannot land inside the engine's import (a half-imported extension aborts the interpreter's exit)
+        require("duckdb")
         session = open(paths, cache=not args.no_cache, min_gap_us=args.min_gap_us, progress=terminal.progress,
                        note=terminal.note)
         if not terminal.enabled:  # else said by ``note`` already
