@@ -48,7 +48,7 @@ from timelineview.analysis.kept.encoding import BadTree, Decoder, Encoder
 from timelineview.analysis.kernels.kernel_details_source import kernel_details_file
 from timelineview.model.memory.load import memory_files
 from timelineview.model.store.card_cache.check_record import Check
-from timelineview.model.store.card_cache.columns_file import ALIGN, BadColumn, column_view, places
+from timelineview.model.store.card_cache.columns_file import ALIGN, BadColumn, column_view, dtype_of, places
 from timelineview.model.store.file_stamp import file_stamp, sample_digest
 from timelineview.model.store.regular_file import open_regular, regular_fd
 from timelineview.model.store.trace_store import TraceStore
@@ -181,7 +181,7 @@ def _respelled(tree: Any, pairs: list[tuple[str, str]]) -> Any:
 
 def _column(data: np.ndarray, desc: dict, what: str) -> np.ndarray:
     """The array ``desc`` describes in a record's column bytes ``data`` (checked with the record's CRC-32)."""
-    dtype = np.dtype(desc["dtype"])
+    dtype = dtype_of(desc["dtype"])
     if dtype.hasobject or dtype.fields is not None:
         raise BadTree(f"{what}: not a column")
     try:
