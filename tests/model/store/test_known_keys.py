@@ -139,3 +139,27 @@ def test_another_set_of_cards_has_its_own_record(tmp_path, samples):
     samples.clear()
     [again] = load(root / "rank0", cache=cache)
     assert samples == [] and from_cache(again) and _names(again) == _names(one)
+
+
+@pytest.mark.parametrize("atomic", [True, False], ids=["renamed over", "in place"])
+def test_a_settled_file_changed_during_the_load_is_not_cached(tmp_path, samples, monkeypatch, atomic):
+    """A card whose files were settled is compared by identity after its load, not sampled again: a change made
+    while it was decoded (same size, modification time put back) still shows, and the card is not saved."""
+    from timelineview.model.load import loader
+
+    from .test_cache_reliability import N_EVENTS as EVENTS
+    from .test_cache_reliability import entries, rewrite_same_size_same_mtime, write_trace
+
+    trace = write_trace(tmp_path / "ascend_timeline_display_0.json")
+    cache = tmp_path / "cache"
+    real = loader._load_fresh
+
+    def load_then_edit(*args, **kwargs):
+        stores = real(*args, **kwargs)
+        rewrite_same_size_same_mtime(trace, list(range(EVENTS))[::-1], atomic=atomic)
+        return stores
+
+    monkeypatch.setattr(loader, "_load_fresh", load_then_edit)
+    load(trace, cache=cache)
+    assert len(samples) == 1  # sampled for its key before the load only
+    assert entries(cache) == []
