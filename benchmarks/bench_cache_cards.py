@@ -30,6 +30,17 @@ run next to each other), the window's re-open 0.43 x + a 3.2 s start against 0.5
 timed by CPU (user + sys, alternating, less moved by the load): no-cache 20.9 s against 21.5 s, fill 29.4 s against
 30.2 s, served 10.5 s against 12.4 s, served again 9.9 s against 10.4 s: what is left of served is mostly stats'
 own work (its text tables, the cluster's analysis, the imports), of fill the columns' save and the key's sample.
+
+Then (load average 8-11), 1024 x 0.35 MB, one repeat, ``--against`` main with one pack per card: fill 1.30 x
+no-cache against 1.85 x, served 0.48 x against 0.68 x, the window's re-open 0.27 x + a 2.1 s start against
+0.39 x + 5.4 s, after three changes: the keys of a load of settled files are recorded once and taken from there
+(no sample of each file on a re-open; ``known_keys``), a trusted kept pack's JSON is not hashed again and the
+column views lost their per-call overheads, and a load makes Python's full collections rarer (``collector``:
+eleven full collections over the cards' results cost 2.7-3.5 s CPU of a served ``stats``, two now). CPU (user +
+sys) of the same version then: no-cache 28.0 s, fill 26.2 s, served 10.6 s (0.38 x; the first served run checks
+every entry in full and writes the records of the checks), served again 8.9 s (0.32 x). 16 x 250 MB, alone:
+fill 1.02 x no-cache, served 0.14 x no-cache (0.14 x the fill), the window's re-open 7.1 s + a 6.8 s start
+under that load (the target's 2 s re-open is a figure of an idle machine).
 """
 
 from __future__ import annotations
