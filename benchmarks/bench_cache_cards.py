@@ -37,8 +37,9 @@ no-cache against 1.85 x, served 0.48 x against 0.68 x, the window's re-open 0.27
 (no sample of each file on a re-open; ``known_keys``), a trusted kept pack's JSON is not hashed again and the
 column views lost their per-call overheads, and a load makes Python's full collections rarer (``collector``:
 eleven full collections over the cards' results cost 2.7-3.5 s CPU of a served ``stats``, two now). CPU (user +
-sys) of the same version then: no-cache 28.0 s, fill 26.2 s, served 10.6 s (0.38 x; the first served run checks
-every entry in full and writes the records of the checks), served again 8.9 s (0.32 x). 16 x 250 MB, alone:
+sys, children included; main's runs after these): no-cache 28.0 s against 24.5 s (the same path; the load moved
+it), fill 26.2 s against 32.1 s, served 10.6 s against 14.3 s (the first served run checks every entry in full
+and writes the records of the checks), served again 8.9 s against 12.0 s. 16 x 250 MB, alone:
 fill 1.02 x no-cache, served 0.14 x no-cache (0.14 x the fill), the window's re-open 7.1 s + a 6.8 s start
 under that load (the target's 2 s re-open is a figure of an idle machine).
 """
