@@ -39,9 +39,10 @@ column views lost their per-call overheads, and a load makes Python's full colle
 eleven full collections over the cards' results cost 2.7-3.5 s CPU of a served ``stats``, two now). CPU (user +
 sys, children included; main's runs after these): no-cache 28.0 s against 24.5 s (the same path; the load moved
 it), fill 26.2 s against 32.1 s, served 10.6 s against 14.3 s (the first served run checks every entry in full
-and writes the records of the checks), served again 8.9 s against 12.0 s. 16 x 250 MB, alone:
-fill 1.02 x no-cache, served 0.14 x no-cache (0.14 x the fill), the window's re-open 7.1 s + a 6.8 s start
-under that load (the target's 2 s re-open is a figure of an idle machine).
+and writes the records of the checks), served again 8.9 s against 12.0 s. 16 x 250 MB, ``--against``
+main, one repeat (load average 7): served 1.58 s, 0.08 x the fill's 20.7 s, against 1.98 s, 0.09 x of 23.2 s; the
+window's re-open 1.22 s + a 0.87 s start against 1.52 s + 1.35 s (no-cache 31.1 s against 16.1 s: one run each,
+moved by the load).
 """
 
 from __future__ import annotations
