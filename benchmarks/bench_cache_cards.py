@@ -30,6 +30,19 @@ run next to each other), the window's re-open 0.43 x + a 3.2 s start against 0.5
 timed by CPU (user + sys, alternating, less moved by the load): no-cache 20.9 s against 21.5 s, fill 29.4 s against
 30.2 s, served 10.5 s against 12.4 s, served again 9.9 s against 10.4 s: what is left of served is mostly stats'
 own work (its text tables, the cluster's analysis, the imports), of fill the columns' save and the key's sample.
+
+Then (load average 8-11), 1024 x 0.35 MB, one repeat, ``--against`` main with one pack per card: fill 1.30 x
+no-cache against 1.85 x, served 0.48 x against 0.68 x, the window's re-open 0.27 x + a 2.1 s start against
+0.39 x + 5.4 s, after three changes: the keys of a load of settled files are recorded once and taken from there
+(no sample of each file on a re-open; ``known_keys``), a trusted kept pack's JSON is not hashed again and the
+column views lost their per-call overheads, and a load makes Python's full collections rarer (``collector``:
+eleven full collections over the cards' results cost 2.7-3.5 s CPU of a served ``stats``, two now). CPU (user +
+sys, children included; main's runs after these): no-cache 28.0 s against 24.5 s (the same path; the load moved
+it), fill 26.2 s against 32.1 s, served 10.6 s against 14.3 s (the first served run checks every entry in full
+and writes the records of the checks), served again 8.9 s against 12.0 s. 16 x 250 MB, ``--against``
+main, one repeat (load average 7): served 1.58 s, 0.08 x the fill's 20.7 s, against 1.98 s, 0.09 x of 23.2 s; the
+window's re-open 1.22 s + a 0.87 s start against 1.52 s + 1.35 s (no-cache 31.1 s against 16.1 s: one run each,
+moved by the load).
 """
 
 from __future__ import annotations

@@ -74,7 +74,8 @@ def test_a_card_task_reads_and_fills_the_card_cache(job, tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     monkeypatch.setenv("TIMELINEVIEW_CACHE", str(cache))
     _summarise(job, tmp_path / "s", "card")
-    [entry] = list(cache.iterdir())  # the card went into the card cache, its analysis beside it
+    [entry] = [d for d in cache.iterdir() if not d.name.startswith(".")]  # the card went into the card cache,
+    # its analysis beside it (beside the entries: the record of the load's keys, ``.known-keys``)
     assert (entry / "meta.json").exists() and any(p.name.startswith(results.PREFIX) for p in entry.iterdir())
     used = (entry / "meta.json").stat().st_mtime_ns
     # another gap threshold: no summary to reuse; the columns come from the cache, the file is read for the key

@@ -396,6 +396,39 @@ def test_kept_columns_checked_once_are_only_mapped_after_and_a_change_is_still_s
     assert computed["derived"] == 1 and crcs  # checked again, found damaged, computed
 
 
+def _change_a_json_number(pack: Path, field: str) -> None:
+    """Change one digit of a number in ``field``'s JSON (still JSON, same length, its SHA-1 left as written)."""
+    start, doc, _ = _records(pack)[field]
+    data = bytearray(pack.read_bytes())
+    text = data[start:start + len(json.dumps(doc))]
+    digit = next(i for i in range(text.index(b'"value"'), len(text)) if chr(text[i]).isdigit() and chr(text[i]) != "9")
+    data[start + digit] += 1
+    pack.write_bytes(bytes(data))
+
+
+def test_a_kept_json_changed_after_its_check_is_checked_again_and_computed(cluster, cache, computed, capsysbinary,
+                                                                          monkeypatch):
+    """A trusted pack's JSON is parsed without its SHA-1; once the pack changes (its identity), every record's
+    JSON is compared with its SHA-1 again: a number changed in one is not served, its field is computed."""
+    import time
+
+    from timelineview.model.store.card_cache import check_record
+
+    if check_record.boot_id() is None:
+        pytest.skip("no boot id on this system")
+    monkeypatch.setattr(check_record, "RACY_NS", -3600 * 10**9)  # the files count as written long ago
+    cold = _stats(capsysbinary, str(cluster), "--no-cache")
+    _stats(capsysbinary, str(cluster))  # computes and keeps
+    assert _stats(capsysbinary, str(cluster)) == cold  # checks in full, records the checks
+    packs = [p for p in _kept_files(cache) if p.suffix == ".pack"]
+    assert packs and all(p.with_suffix(".checked").exists() for p in packs)
+    time.sleep(0.05)  # past a tick of the file system's clock
+    _change_a_json_number(packs[0], "document")
+    computed.clear()
+    assert _stats(capsysbinary, str(cluster)) == cold
+    assert computed["document"] == 1 and sum(computed.values()) == 1  # only the changed field, computed
+
+
 def test_files_in_folders_with_nothing_in_common_respell_only_their_own_paths():
     """A card whose files lie in two relative folders with no common part (opened from the folder above
     them), read back under absolute paths: paths under those folders are respelled, and nothing else (an

@@ -10,11 +10,12 @@ files created per card and 20 opened per re-open, half a millisecond each: on a 
 the analysis they saved. The fields computed during one ``ensure`` are written together at its end
 (``flush``), appended in one write; records are whole multiples of ``ALIGN`` bytes, so every array lies aligned.
 
-A re-open reads the pack once (mapped when large) and checks every record: its JSON against its SHA-1 and, on
-the first read in a boot, every column's CRC-32; after that, while the pack keeps its identity, the columns are
-only mapped (``check_record``, ``analysis-<key>.checked``: why a changed file is still checked before use). A
-record that fails is not served (its field is computed and kept again); a pack holding one, or cut short, is
-written anew, without it, at the next flush.
+A re-open reads the pack once (mapped when large) and, on the first read in a boot, checks every record: its JSON
+against its SHA-1 and its columns against their CRC-32; after that, while the pack keeps its identity, the JSON is
+only parsed and the columns only mapped (``check_record``, ``analysis-<key>.checked``: why a changed file is still
+checked before use). A record that fails is not served (its field is computed and kept again); a pack holding one,
+or cut short, is written anew, without it, at the next flush. A field's parsed JSON is let go once it is decoded:
+held for every card, a thousand cards' trees made each of Python's full collections slower.
 
 The key is the entry's own key (the card's files and the code that loaded them), the stamp of the analysis code,
 the gap threshold, the card's files by their real paths (a folder opened by another spelling, a symlink or a
@@ -47,7 +48,7 @@ from timelineview.analysis.kept.encoding import BadTree, Decoder, Encoder
 from timelineview.analysis.kernels.kernel_details_source import kernel_details_file
 from timelineview.model.memory.load import memory_files
 from timelineview.model.store.card_cache.check_record import Check
-from timelineview.model.store.card_cache.columns_file import ALIGN, BadColumn, column_view, places
+from timelineview.model.store.card_cache.columns_file import ALIGN, BadColumn, column_view, dtype_of, places
 from timelineview.model.store.file_stamp import file_stamp, sample_digest
 from timelineview.model.store.regular_file import open_regular, regular_fd
 from timelineview.model.store.trace_store import TraceStore
@@ -180,7 +181,7 @@ def _respelled(tree: Any, pairs: list[tuple[str, str]]) -> Any:
 
 def _column(data: np.ndarray, desc: dict, what: str) -> np.ndarray:
     """The array ``desc`` describes in a record's column bytes ``data`` (checked with the record's CRC-32)."""
-    dtype = np.dtype(desc["dtype"])
+    dtype = dtype_of(desc["dtype"])
     if dtype.hasobject or dtype.fields is not None:
         raise BadTree(f"{what}: not a column")
     try:
@@ -234,7 +235,7 @@ def _padded(n: int) -> int:
 class PackRecord(NamedTuple):
     """One field's record in a pack: its parsed JSON and where its columns start in the pack's bytes."""
 
-    doc: dict
+    doc: dict | None  # None once decoded
     columns_at: int
     columns: int  # bytes of its columns
     start: int  # where the record starts in the pack (copied from there into a pack written anew)
@@ -271,9 +272,9 @@ class ReadPack(NamedTuple):
 
 
 def read_records(data: np.ndarray, key: str, checksum: bool) -> ReadPack:
-    """The records of a pack's bytes ``data`` written under ``key`` (with ``checksum``, each record's columns
-    compared with their CRC-32: one pass over the record's columns, not one per column). A record that fails is
-    left out; one whose header is not a header ends the reading."""
+    """The records of a pack's bytes ``data`` written under ``key`` (with ``checksum``, each record's JSON
+    compared with its SHA-1 and its columns with their CRC-32: one pass over the record's columns, not one per
+    column). A record that fails is left out; one whose header is not a header ends the reading."""
     records: dict[str, PackRecord] = {}
     damaged, at, size = False, 0, len(data)
     while at < size:
@@ -285,7 +286,7 @@ def read_records(data: np.ndarray, key: str, checksum: bool) -> ReadPack:
             return ReadPack(records, True)  # not a record's header, or cut short: nothing after it is framed
         try:
             text = bytes(data[at + HEADER_BYTES:at + HEADER_BYTES + json_bytes])
-            if hashlib.sha1(text).digest() != sha1:
+            if checksum and hashlib.sha1(text).digest() != sha1:
                 raise BadTree("not the bytes written (the digest differs)")
             doc = _loads(text)
             if not isinstance(doc, dict) or doc.get("format") != KEPT_FORMAT or doc.get("key") != key:
@@ -335,7 +336,7 @@ class KeptResults:
             record = self._pack().records.get(name)
         except Exception:  # noqa: BLE001 - not kept (or no key: a card whose files cannot be stamped)
             return MISSING
-        if record is None:
+        if record is None or record.doc is None:  # not kept, or decoded already (an analysis asks once a field)
             return MISSING
         try:
             return self._decode(record, field)
@@ -344,6 +345,8 @@ class KeptResults:
         except Exception:  # noqa: BLE001 - whatever is wrong with a kept field, it is computed instead
             self._drop(name)
             return MISSING
+        finally:  # its parsed JSON is not held for the card's life (a thousand cards' trees slow every collection)
+            self._forget_tree(name)
 
     def _pack(self) -> ReadPack:
         """The pack as it was when its first field was asked for: read once per card (a card just saved has
@@ -361,6 +364,13 @@ class KeptResults:
             if not trusted and not self._read.damaged:
                 check.passed(self._path(CHECKED), self.key)
         return self._read
+
+    def _forget_tree(self, name: str) -> None:
+        """Field ``name`` was decoded (or failed): its record keeps where it lies in the pack, not its tree."""
+        read = self._read
+        record = None if read is None else read.records.get(name)
+        if record is not None and record.doc is not None:
+            read.records[name] = record._replace(doc=None)
 
     def _decode(self, record: PackRecord, field: Callable[[str], Any]) -> Any:
         doc = record.doc

@@ -32,6 +32,7 @@ from timelineview.model.decode.scan.scan_decode import decode_group
 from timelineview.model.discovery import CardSource, find_cards
 from timelineview.model.load import gunzip, heap
 from timelineview.model.load.cached_cards import CachedCards
+from timelineview.model.load.collector import fewer_full_collections
 from timelineview.model.load.file_access import file_problem
 from timelineview.model.load.jit import (
     compile_in_background,
@@ -216,6 +217,7 @@ def load_cards(sources: list[CardSource], progress: Progress | None = None,
     without the compiled scanner). ``partial(stores)`` receives, every second or so, stores
     of what has been decoded so far (see ``PartialLoad``), for showing a load in progress.
     """
+    fewer_full_collections()  # many cards' results are about to live in this process
     with contextlib.ExitStack() as heap_settings:
         cards = CachedCards(sources, cache)  # the files' stamps, taken before anything reads them
         databases = {ci for ci, src in enumerate(sources) if is_database_source(src)}  # read as fast as the cache

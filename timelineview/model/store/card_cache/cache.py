@@ -42,7 +42,14 @@ import orjson
 from timelineview.model.store.args_reader import ArgsReader, ChunkTable
 from timelineview.model.store.card_cache.cache_notice import say_once
 from timelineview.model.store.card_cache.check_record import Check
-from timelineview.model.store.card_cache.columns_file import BadColumn, column_view, describe, places, write_arrays
+from timelineview.model.store.card_cache.columns_file import (
+    BadColumn,
+    column_view,
+    describe,
+    dtype_of,
+    places,
+    write_arrays,
+)
 from timelineview.model.store.card_cache.entry_checks import CorruptEntry, check_chunks, check_entry, check_ids
 from timelineview.model.store.card_cache.json_digest import digest_of, digest_path, matches
 from timelineview.model.store.card_files import CardFiles
@@ -336,7 +343,7 @@ def _map(path: Path) -> np.ndarray:
 def _checked_array(data: np.ndarray, name: str, desc: dict, checksum: bool = True) -> np.ndarray:
     """Column ``name``: a view of the columns file's map ``data``, if it is a column of a kind this name may
     have, inside the file and (``checksum``) of the CRC-32 saved."""
-    dtype = np.dtype(desc["dtype"])
+    dtype = dtype_of(desc["dtype"])
     allowed = "f" if name in _FLOAT_COLUMNS else "iuU" if name in _TEXT_OR_INT_COLUMNS else "iub"
     if dtype.kind not in allowed or dtype.fields is not None or dtype.subdtype is not None:
         raise CorruptEntry(f"{name}: not a column of this name")
