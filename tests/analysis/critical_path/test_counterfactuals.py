@@ -7,6 +7,7 @@ import numpy as np
 import orjson
 import pytest
 
+from tests.analysis.critical_path.path_checks import measured_steps_us
 from timelineview.analysis.critical_path.cluster_graph import session_graph
 from timelineview.analysis.critical_path.replay import ReplayInputs, replay
 from timelineview.analysis.critical_path.what_if import (
@@ -41,10 +42,6 @@ def sessions(tmp_path_factory):
         out[name] = AnalysisSession(load(folder))
     return out
 
-
-def measured_steps_us(session) -> np.ndarray:
-    """Each step's duration, the median over the cards of their step windows (independent of the graph)."""
-    return np.median([[s["dur_us"] for s in card["steps"]] for card in session.card_documents], axis=0)
 
 
 def test_replay_without_change_gives_the_measured_steps(sessions):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.analysis.critical_path.path_checks import assert_slow_card_holds_its_lengthened_steps, measured_steps_us
 from timelineview.analysis.critical_path.cluster_graph import session_graph
 from timelineview.analysis.critical_path.replay import ReplayInputs, replay
 from timelineview.analysis.critical_path.slots import RECEIVE, SEND
@@ -50,10 +51,6 @@ def pipeline(request, tmp_path_factory):
     return stages, micro, out, slow
 
 
-def measured_steps_us(session) -> np.ndarray:
-    """Each step's duration, the median over the cards of their step windows (independent of the graph)."""
-    return np.median([[s["dur_us"] for s in card["steps"]] for card in session.card_documents], axis=0)
-
 
 def test_the_graph_pairs_transfers_both_ways(pipeline):
     """Each stage but the ends holds 2 × microbatches receives and as many sends, half each way, and each
@@ -84,18 +81,7 @@ def test_replay_without_change_gives_the_measured_steps(pipeline):
 
 def test_a_slow_stage_is_on_the_path_of_its_lengthened_steps(pipeline):
     _, _, sessions, slow = pipeline
-    bad, good = measured_steps_us(sessions["slow_card"]), measured_steps_us(sessions["healthy"])
-    longer = [k for k in range(len(bad)) if bad[k] > good[k] * 1.005]
-    assert longer
-    path = sessions["slow_card"].stats_document()["critical_path"]
-    healthy = sessions["healthy"].stats_document()["critical_path"]
-    card = f"rank {slow}"
-    for k in longer:
-        assert card in path[k]["cards"]
-        # its compute is what lengthened the step: the path holds more of it than in the healthy step
-        held = path[k]["share_by_card"][card] * path[k]["step_us"]
-        was = healthy[k]["share_by_card"].get(card, 0.0) * healthy[k]["step_us"]
-        assert held - was >= 0.5 * (bad[k] - good[k])
+    assert_slow_card_holds_its_lengthened_steps(sessions["slow_card"], sessions["healthy"], f"rank {slow}")
 
 
 @pytest.mark.parametrize("problem", ["slow_card", "slow_forward_link", "slow_backward_link"])

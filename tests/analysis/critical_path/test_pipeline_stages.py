@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.analysis.critical_path.path_checks import assert_slow_card_holds_its_lengthened_steps, measured_steps_us
 from timelineview.analysis.critical_path.cluster_graph import session_graph
 from timelineview.analysis.critical_path.replay import ReplayInputs, replay
 from timelineview.analysis.critical_path.slots import (
@@ -45,10 +46,6 @@ def sessions(folders):
     return {name: AnalysisSession(load(folder)) for name, folder in folders.items()}
 
 
-def measured_steps_us(session) -> np.ndarray:
-    """Each step's duration, the median over the cards of their step windows (independent of the graph)."""
-    return np.median([[s["dur_us"] for s in card["steps"]] for card in session.card_documents], axis=0)
-
 
 def test_the_graph_pairs_each_receive_with_the_previous_stages_send(sessions):
     g = session_graph(sessions["healthy"])
@@ -86,18 +83,7 @@ def test_a_receive_ends_with_its_peers_send(sessions):
 
 
 def test_a_slow_stage_is_on_the_path_of_its_lengthened_steps(sessions):
-    slow = sessions["slow_card"].stats_document()["critical_path"]
-    healthy = sessions["healthy"].stats_document()["critical_path"]
-    bad, good = measured_steps_us(sessions["slow_card"]), measured_steps_us(sessions["healthy"])
-    longer = [k for k in range(len(bad)) if bad[k] > good[k] * 1.005]
-    assert longer
-    card = f"rank {SLOW}"
-    for k in longer:
-        assert card in slow[k]["cards"]
-        # its compute is what lengthened the step: the path holds more of it than in the healthy step
-        held = slow[k]["share_by_card"][card] * slow[k]["step_us"]
-        was = healthy[k]["share_by_card"].get(card, 0.0) * healthy[k]["step_us"]
-        assert held - was >= 0.5 * (bad[k] - good[k])
+    assert_slow_card_holds_its_lengthened_steps(sessions["slow_card"], sessions["healthy"], f"rank {SLOW}")
 
 
 def test_path_segments_tile_the_step(sessions):
