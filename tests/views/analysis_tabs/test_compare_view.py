@@ -479,6 +479,9 @@ def test_before_a_comparison_only_the_hint_shows(qtbot, window, runs):
     window.show()
     window.cluster.tabs.setCurrentWidget(view)
     assert view.header.isVisible() and not view.parts.isVisible()
+    qtbot.waitUntil(lambda: view.height() > 400)
+    # the hint and the controls at the top of the page, not spread down an empty page
+    assert view.header.geometry().bottom() < 80 and view.show_button.geometry().bottom() < 120
     with qtbot.waitSignal(view.comparisonReady, timeout=120_000) as ready:
         window.open_paths([runs["base"][0]], remember=False)
         assert open_comparison(window, [runs["slow_card"][0]])

@@ -137,6 +137,7 @@ class CompareView(QtWidgets.QWidget):
         lay.addWidget(self.notes)
         lay.addLayout(controls)
         lay.addWidget(self.parts, 1)
+        lay.addStretch(0)  # takes the room while the pages are hidden: the hint and controls stay at the top
         self._set_enabled(False)
 
     @staticmethod
