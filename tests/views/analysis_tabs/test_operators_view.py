@@ -192,3 +192,30 @@ def test_by_op_type_and_shape_views_match_a_plain_count_and_highlight_the_tasks(
     view.grouping.setCurrentIndex(view.grouping.findData(BY_SHAPE))
     assert sum(r["count"] for r in view.model.rows) == sum(c for c, _ in expected.values())
     assert "p90_us" in [c.key for c in view.model.columns]
+
+
+def test_a_wide_window_gives_the_names_their_room(qtbot):
+    """Width to spare goes to the operator names (CUDA kernel names run long), not to the last column; a
+    narrow window still elides them at the fitted width."""
+    from timelineview.views.analysis_tabs.operators_view import CARD_COLUMNS, NAME_WIDEST
+    from timelineview.views.analysis_tabs.record_table import RecordTableModel, fit_columns, sortable_table
+
+    long_name = "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>(Params)"
+    rows = [{"name": long_name, "count": 8, "total_us": 6409.0, "mean_us": 801.1, "min_us": 301.0,
+             "max_us": 1388.0, "share": 0.03}]
+    model = RecordTableModel(CARD_COLUMNS, None)
+    proxy, table = sortable_table(model, None)
+    qtbot.addWidget(table)
+    table.horizontalHeader().setStretchLastSection(True)
+    model.set_rows(rows, CARD_COLUMNS)
+    text_px = table.fontMetrics().horizontalAdvance(long_name)
+    header = table.horizontalHeader()
+    for width, whole in ((1500, True), (600, False)):
+        table.resize(width, 300)
+        table.show()
+        qtbot.waitExposed(table)
+        fit_columns(table, widest=NAME_WIDEST, name_column=0)
+        assert (header.sectionSize(0) >= text_px) == whole, width
+        assert header.sectionSize(0) >= min(NAME_WIDEST, text_px)
+        ends = [header.sectionPosition(c) + header.sectionSize(c) for c in range(header.count())]
+        assert max(ends) <= table.viewport().width() or not whole  # wide: every column in sight

@@ -32,6 +32,7 @@ from timelineview.views.analysis_tabs.record_table import (
     TIME_US,
     RecordColumn,
     RecordTableModel,
+    RefitOnResize,
     ask_and_export_csv,
     fit_columns,
     refill,
@@ -129,6 +130,7 @@ class OperatorsView(QtWidgets.QWidget):
         self.model = RecordTableModel(CARD_COLUMNS, self)
         self.proxy, self.table = sortable_table(self.model, self)
         self.table.horizontalHeader().setStretchLastSection(True)
+        RefitOnResize(self.table, self._fit_columns)
         self.table.doubleClicked.connect(lambda index: self.open_row(self.proxy.mapToSource(index).row()))
         self.scope.currentIndexChanged.connect(self.refresh)
         self.grouping.currentIndexChanged.connect(self.refresh)
@@ -194,7 +196,11 @@ class OperatorsView(QtWidgets.QWidget):
         keys = [c.key for c in self.model.columns]
         by_total = keys.index("total_us") if "total_us" in keys else (1 if number == ACROSS else 2)
         self.table.sortByColumn(by_total, QtCore.Qt.SortOrder.DescendingOrder)
-        fit_columns(self.table, widest=NAME_WIDEST)  # a narrow window still shows why a cell is marked
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        # a narrow window still shows why a cell is marked; a wide one gives the names their room
+        fit_columns(self.table, widest=NAME_WIDEST, name_column=0)
 
     def _show_kernels(self, number: int, by_shape: bool) -> None:
         """The card's compute tasks by op type or by shape (metrics.md §7.1), with FLOPs, TFLOPS and MFU."""

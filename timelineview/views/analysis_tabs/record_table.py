@@ -185,10 +185,11 @@ def _make_room_for_arrow(table: QtWidgets.QTableView, section: int) -> None:
 
 
 def fit_columns(table: QtWidgets.QTableView, alike_from: int | None = None, widest: int | None = None,
-                spread: int = 0) -> None:
+                spread: int = 0, name_column: int | None = None) -> None:
     """Fit the columns to their header and first rows (at most ``widest`` px each); columns from ``alike_from``
     on (many columns of one kind, e.g. one per card) all take the width fitted for the first of them. Up to
-    ``spread`` px more each where the view has width to spare: room between the figures."""
+    ``spread`` px more each where the view has width to spare: room between the figures. Width to spare goes
+    first to ``name_column`` (the names a user reads), up to what its whole names need."""
     header = table.horizontalHeader()
     count = header.count()
     last = count if alike_from is None else min(alike_from + 1, count)
@@ -199,11 +200,26 @@ def fit_columns(table: QtWidgets.QTableView, alike_from: int | None = None, wide
         for c in range(alike_from + 1, count):
             header.resizeSection(c, width)
     shown = [c for c in range(count) if not header.isSectionHidden(c)]
+    if name_column is not None and name_column in shown:
+        _widen_names(table, shown, name_column)
     spare = table.viewport().width() - sum(header.sectionSize(c) for c in shown)
     if spread > 0 and shown and spare > 0:
         more = min(spread, spare // len(shown))
         for c in shown:
             header.resizeSection(c, header.sectionSize(c) + more)
+
+
+def _widen_names(table: QtWidgets.QTableView, shown: list[int], column: int) -> None:
+    """Give ``column`` the width the view has to spare, up to its whole names' (a stretched last section counts
+    at its fitted width: the width it stretches over is the spare)."""
+    header = table.horizontalHeader()
+    last = shown[-1]
+    stretched = header.stretchLastSection() and last != column
+    used = sum(fitted_width(table, c) if stretched and c == last else header.sectionSize(c) for c in shown)
+    spare = table.viewport().width() - used
+    if spare > 0:
+        whole = fitted_width(table, column)
+        header.resizeSection(column, max(header.sectionSize(column), min(whole, header.sectionSize(column) + spare)))
 
 
 class RefitOnResize(QtCore.QObject):

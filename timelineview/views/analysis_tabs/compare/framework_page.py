@@ -105,4 +105,4 @@ class FrameworkPage(QtWidgets.QWidget):
         self.breakdown_table.setMaximumHeight(rows + 2 * self.breakdown_table.frameWidth())
 
     def _fit_operators(self) -> None:
-        fit_columns(self.operators_table, widest=TEXT_WIDEST)
+        fit_columns(self.operators_table, widest=TEXT_WIDEST, name_column=0)
