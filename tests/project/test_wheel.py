@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -13,14 +14,24 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+WHEEL_SOURCES = ("pyproject.toml", "README.md", "LICENSE", "timelineview")  # what the wheel is built from
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> Path:
     """The project built as a wheel and installed (not editable) into a folder of its own."""
     out = tmp_path_factory.mktemp("wheel")
+    # built from a copy: a build writes into its source folder (build/, *.egg-info), and the suite's parallel
+    # workers each build this module's fixture, which collided in one checkout
+    source = out / "source"
+    source.mkdir()
+    for name in WHEEL_SOURCES:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(ROOT / name, source / name)
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out / "dist"),
-                            str(ROOT)], capture_output=True, text=True, timeout=600)
+                            str(source)], capture_output=True, text=True, timeout=600)
     if built.returncode != 0:
         pytest.fail(f"the wheel did not build: {built.stderr[-2000:]}")
     [wheel] = (out / "dist").glob("timelineview-*.whl")
