@@ -84,7 +84,12 @@ def test_the_text_prints_a_paths_compute_and_gaps(graph):
     doc = analyse_critical_path(graph, []).document()
     split = block_split(doc["critical_path"][0]["segments"])
     text = critical_path_text(doc)
-    assert f"computing {split.compute_us:.1f} µs, dispatch gaps {split.dispatch_gap_us:.1f} µs" in text
+    def grouped(us: float) -> str:  # the text tables' spelling: digits grouped with a space, three decimals
+        return f"{us:,.3f}".replace(",", " ")
+
+    assert f"computing {grouped(split.compute_us)} µs, dispatch gaps {grouped(split.dispatch_gap_us)} µs" in text
+    step = doc["critical_path"][0]
+    assert f"step {step['step']} ({grouped(step['step_us'])} µs)" in text
 
 
 def test_the_lanes_draw_a_blocks_gaps_apart_from_its_compute(graph):

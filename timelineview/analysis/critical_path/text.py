@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from timelineview.analysis.critical_path.document import block_split, steps_on_path
 from timelineview.analysis.text_table import format_table
+from timelineview.analysis.vocabulary.number_text import DECIMALS, format_number
+from timelineview.analysis.vocabulary.quantity import MICROSECONDS
 
 TOP_SHARES = 3  # op types and collectives named per step
 
@@ -25,9 +27,14 @@ def critical_path_text(doc: dict) -> str:
         top = list(s["share_by_op_type"].items())[:TOP_SHARES] + list(s["share_by_collective"].items())[:TOP_SHARES]
         cards = ", ".join(f"{c} {100 * v:.0f} %" for c, v in s["share_by_card"].items())
         split = block_split(s["segments"])
-        lines.append(f"  step {s['step']} ({s['step_us']:.1f} µs): {cards}; "
+        lines.append(f"  step {s['step']} ({_us(s['step_us'])} µs): {cards}; "
                      + ", ".join(f"{name} {100 * v:.0f} %" for name, v in top)
-                     + f"; its compute blocks: computing {split.compute_us:.1f} µs, "
-                       f"dispatch gaps {split.dispatch_gap_us:.1f} µs")
+                     + f"; its compute blocks: computing {_us(split.compute_us)} µs, "
+                       f"dispatch gaps {_us(split.dispatch_gap_us)} µs")
     parts.append("\n".join(lines))
     return "\n\n".join(parts)
+
+
+def _us(value: float) -> str:
+    """µs as every text table prints them: digits grouped, three decimals."""
+    return format_number(value, DECIMALS[MICROSECONDS])
