@@ -3,13 +3,11 @@ is the truth the prediction must meet (metrics.md §12)."""
 
 from __future__ import annotations
 
-import numpy as np
 import orjson
 import pytest
 
-from tests.analysis.critical_path.path_checks import measured_steps_us
+from tests.analysis.critical_path.path_checks import assert_replay_gives_the_measured_steps, measured_steps_us
 from timelineview.analysis.critical_path.cluster_graph import session_graph
-from timelineview.analysis.critical_path.replay import ReplayInputs, replay
 from timelineview.analysis.critical_path.what_if import (
     CARD_AT_MEDIAN,
     DATA_WAIT_AT_MEDIAN,
@@ -45,13 +43,7 @@ def sessions(tmp_path_factory):
 
 
 def test_replay_without_change_gives_the_measured_steps(sessions):
-    for session in sessions.values():
-        g = session_graph(session)
-        assert g is not None and not g.skipped_steps
-        tl = replay(g, ReplayInputs.measured(g))
-        # The graph frames a step by the median start and end over the cards, the reference by the median
-        # duration: they differ by the trace timestamps' rounding only.
-        np.testing.assert_allclose(tl.step / 1000.0, measured_steps_us(session), atol=0.5)
+    assert_replay_gives_the_measured_steps(sessions.values())
 
 
 @pytest.mark.parametrize(("problem", "healthy", "change"), [
