@@ -29,11 +29,6 @@ class Segment:
     op: int = -1  # the operator's column (COLLECTIVE only)
     compute: float = 0.0  # ns the card computed in it (COMPUTE only: a block also holds its dispatch gaps)
 
-    @property
-    def dispatch_gap(self) -> float:
-        """ns of a compute block in which the card computed nothing (0 for the other kinds)."""
-        return self.end - self.start - self.compute if self.kind == COMPUTE else 0.0
-
 
 @dataclass
 class StepPath:

@@ -203,12 +203,16 @@ def _pivot(columns: ComputeTaskColumns, got: dict[str, np.ndarray], task_ids: np
     names, inverse = np.unique(got["name"][hit], return_inverse=True)
     tasks, values = order[pos[hit]], got["value"][hit]
     del got, pos, hit, order
+    # the rows grouped by name once (a stable sort: a task's later row of a name still wins), not a pass over
+    # every row per name
+    by_name = np.argsort(inverse.reshape(-1), kind="stable")
+    bounds = np.searchsorted(inverse.reshape(-1)[by_name], np.arange(len(names) + 1))
     for k, name_id in enumerate(names.tolist()):
         name = columns.text(name_id)
         if not isinstance(name, str):
             continue
         column = np.full(len(task_ids), np.nan, np.float32)
-        here = inverse.reshape(-1) == k
+        here = by_name[bounds[k]:bounds[k + 1]]
         column[tasks[here]] = values[here]
         out[name] = column
     return out

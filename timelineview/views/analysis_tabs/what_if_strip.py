@@ -141,8 +141,7 @@ class WhatIfStrip(QtWidgets.QWidget):
 
     def lane_top(self, j: int) -> float:
         """y of drawn row ``j``."""
-        h = self.lane_h()
-        return self.axis_h() + (j // 2) * (2 * h + PAIR_GAP) + (j % 2) * h
+        return _row_top(j, self.axis_h(), self.lane_h())
 
     def paintEvent(self, _ev: QtGui.QPaintEvent) -> None:
         p = QtGui.QPainter(self)
@@ -152,11 +151,12 @@ class WhatIfStrip(QtWidgets.QWidget):
         if not self.rows:
             p.drawText(self.rect().adjusted(8, 0, -8, 0), QtCore.Qt.AlignmentFlag.AlignVCenter, self.note)
             return
-        self._paint_axis(p)
-        lane_h = self.lane_h()
+        # the legend's layout decides the axis height: measured once a paint, not once a row
+        axis_h, lane_h = self.axis_h(), self.lane_h()
+        self._paint_axis(p, axis_h)
         for j, row in enumerate(self.rows):
             lanes = self.predicted if row.predicted else self.measured
-            y = self.lane_top(j)
+            y = _row_top(j, axis_h, lane_h)
             if row.predicted:
                 p.fillRect(QtCore.QRectF(0, y, self.width(), lane_h), pal.color(QtGui.QPalette.ColorRole.AlternateBase))
             p.setPen(pal.color(QtGui.QPalette.ColorRole.Text))
@@ -167,17 +167,16 @@ class WhatIfStrip(QtWidgets.QWidget):
                 half = lane_h / 2 - 1
                 top = y + 1 + (half if kind == IN_COLLECTIVE else 0)
                 p.fillRect(QtCore.QRectF(x0, top, max(x1 - x0, 1.0), half), COLOURS[kind])
-        bottom = self.lane_top(len(self.rows))
+        bottom = _row_top(len(self.rows), axis_h, lane_h)
         for lanes, colour in ((self.measured, MEASURED_END), (self.predicted, PREDICTED_END)):
             x = self.x_of(lanes.step_ns)
             p.setPen(QtGui.QPen(colour, 2))
-            p.drawLine(QtCore.QPointF(x, self.axis_h() - 4), QtCore.QPointF(x, bottom))
+            p.drawLine(QtCore.QPointF(x, axis_h - 4), QtCore.QPointF(x, bottom))
         self._paint_legend(p)
         p.end()
 
-    def _paint_axis(self, p: QtGui.QPainter) -> None:
+    def _paint_axis(self, p: QtGui.QPainter, axis: float) -> None:
         p.setPen(self.palette().color(QtGui.QPalette.ColorRole.Text))
-        axis = self.axis_h()
         p.drawText(QtCore.QRectF(4, axis - (AXIS_H - HEADER_H), LABEL_W, AXIS_H - HEADER_H),
                    QtCore.Qt.AlignmentFlag.AlignVCenter, f"step {self.measured.step}")
         span = self.span_ns()
@@ -198,3 +197,8 @@ class WhatIfStrip(QtWidgets.QWidget):
                            item.colour)
             p.setPen(text)
             p.drawText(QtCore.QPointF(box.left() + item.swatch_w + 4, base), item.text)
+
+
+def _row_top(j: int, axis_h: float, lane_h: float) -> float:
+    """y of drawn row ``j`` below an axis ``axis_h`` tall: rows in pairs (measured, predicted), a gap between pairs."""
+    return axis_h + (j // 2) * (2 * lane_h + PAIR_GAP) + (j % 2) * lane_h

@@ -30,13 +30,14 @@ from pathlib import Path
 import orjson
 
 from timelineview.model.store.card_cache import check_record
+from timelineview.model.store.card_cache.json_digest import digest_of
 from timelineview.model.store.card_files import CardFiles
 from timelineview.model.store.file_stamp import FileStamp, file_stamp
 from timelineview.model.store.regular_file import read_regular
 
 KNOWN_FORMAT = "timelineview-known-keys-1"
 FOLDER = ".known-keys"  # under the cache folder (not named like an entry: never taken for one)
-PARTIAL_PREFIX = ".partial-"
+PARTIAL_PREFIX = check_record.PARTIAL_PREFIX
 KEEP_RECORDS = 64  # the most recently written records kept; older ones are removed at a write
 STALE_PARTIAL_S = 600.0  # a record is written in a millisecond: a leftover this old was a killed write
 _RECORD_LIMIT = 1 << 24  # a record of 100k cards is ~5 MB: anything larger is not one
@@ -81,7 +82,7 @@ def read_keys(cache_dir: Path, name: str, cards: int) -> list[str | None] | None
     except OSError:
         return None
     digest, body = data[:_DIGEST_BYTES], data[_DIGEST_BYTES + 1:]
-    if hashlib.sha1(body).hexdigest().encode("ascii") != digest:
+    if digest_of(body) != digest:
         return None
     try:
         doc = orjson.loads(body)
@@ -107,7 +108,7 @@ def write_keys(cache_dir: Path, name: str, keys: Sequence[str | None]) -> None:
         fd, tmp = tempfile.mkstemp(prefix=PARTIAL_PREFIX, dir=folder)
         try:
             with os.fdopen(fd, "wb") as f:
-                f.write(hashlib.sha1(body).hexdigest().encode("ascii") + b"\n" + body)
+                f.write(digest_of(body) + b"\n" + body)
             os.replace(tmp, folder / name)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
