@@ -78,4 +78,4 @@ def hypergeometric_tail(population: int, successes: int, draws: int, k: int) -> 
     total = comb(population, draws)
     hits = sum(comb(successes, j) * comb(population - successes, draws - j)
                for j in range(k, min(draws, successes) + 1))
-    return hits / total if total else 0.0
+    return hits / total  # draws ≤ population here: total ≥ 1

@@ -42,7 +42,7 @@ def when_declared(added: Callable[[CardResult], None], removed: Callable[[CardRe
 
 def placed_results() -> list[CardResult]:
     """The results that are part of the card object, in declaration order."""
-    return [r for r in CARD_RESULTS.values() if r.section is not None]
+    return [r for r in CARD_RESULTS.values() if r.summarised]
 
 
 for _result in KERNEL_RESULTS:

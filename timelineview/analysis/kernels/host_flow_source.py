@@ -24,6 +24,7 @@ from timelineview.analysis.kernels.table import NO_VALUE, Interner
 from timelineview.model.store.trace_store import TraceStore
 from timelineview.producers import FRAMEWORK_OPERATOR, kineto
 from timelineview.producers.launches import LaunchEdges, launch_edges, launching_operators
+from timelineview.producers.slice_kinds import string_flags
 
 SOURCE_HOST_FLOWS = "host operator (flows)"  # shapes from the launching operator, op type from the name
 SOURCE_LAUNCHING_OPERATORS = "host operators through launch flows"  # op type and shapes from the operator
@@ -55,7 +56,7 @@ def host_flow_descriptions(store: TraceStore, compute: np.ndarray, interner: Int
     sl = store.slices
     operators = np.flatnonzero(sl.cat == op_cat)
     if not op_type_from_operator:
-        aten_name = np.array([s.startswith(ATEN_PREFIX) for s in store.strings] + [False], bool)  # [-1]: none
+        aten_name = string_flags(store, sl.name[operators], lambda s: s.startswith(ATEN_PREFIX))
         operators = operators[aten_name[sl.name[operators]]]
     host = launching_operators(store, edges, operators, innermost=op_type_from_operator)
     tasks, host = position[edges.device_slice[host >= 0]], host[host >= 0]

@@ -23,11 +23,12 @@ from timelineview.model.database.sqlite.tables import Schema
 from timelineview.model.database.strings import UNKNOWN_ID, CardStrings
 from timelineview.model.store.args_reader import CHANGED, REMOVED, TraceFileChanged
 from timelineview.model.store.file_stamp import FileStamp, file_stamp
+from timelineview.producers import TASK_TYPE_ARG
 
 IN_LIST = 20_000  # rowids per query
 _INT64_LIMIT = float(1 << 63)  # a real id at or past it is no integer id SQLite could hold
 PMU_TABLE = "TASK_PMU_INFO"
-ARG_TASK_TYPE = "Task Type"
+ARG_TASK_TYPE = TASK_TYPE_ARG  # the trace argument the decoder reads: a task row gives it the same name
 _TABLES = {  # kind -> (table of row, its args, table of info row, its args)
     S.KIND_HARDWARE: ("TASK", L.HARDWARE_ARGS + (("globalTaskId", ""),), "COMPUTE_TASK_INFO", L.COMPUTE_ARGS),
     S.KIND_PLANE: ("TASK", L.HARDWARE_ARGS, "COMMUNICATION_TASK_INFO", L.PLANE_ARGS),
