@@ -61,6 +61,25 @@ def test_data_bound_single_card():
     assert_evidence_inside(f, [store])
 
 
+def test_data_bound_on_every_card_says_whose_figures_it_quotes():
+    """Grouped over cards, the finding quotes its worst card: the advice says so and gives the least card's
+    figure, and the evidence reaches every card (not the worst card's alone)."""
+    # intervals 400 and 300 µs of 1520 and 1420 µs steps: 26 % and 21 %, both >= 10 %
+    stores = [card([StepShape(interval_us=400)] * 4, "rank 0", 0), card([StepShape(interval_us=300)] * 4, "rank 1", 1)]
+    [f] = by_rule(findings_of(stores))["data_bound"]
+    assert f.cards == ["rank 0", "rank 1"] and f.value == pytest.approx(400.0)
+    assert "each step waits 400 µs for data" in f.advice
+    assert "These figures are rank 0's, the most of the 2 cards; the least is rank 1's: 300 µs." in f.advice
+    assert {e.card for e in f.evidence} == {"rank 0", "rank 1"}
+    assert_evidence_inside(f, stores)
+
+
+def test_a_grouped_finding_equal_on_every_card_says_so():
+    stores = [card([StepShape(interval_us=400)] * 4, f"rank {i}", i) for i in range(3)]
+    [f] = by_rule(findings_of(stores))["data_bound"]
+    assert f.advice.endswith(" Each of the 3 cards shows these figures.")
+
+
 def test_long_tail_on_most_cards():
     # tail = comm 400 + pad 30 of a 50 + 1000 + 430 = 1480 µs step: 29 % >= 20 %
     stores = [card([StepShape(comm_us=400, tail_pad_us=30)] * 3, f"rank {i}", i) for i in range(4)]

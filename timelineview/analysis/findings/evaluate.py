@@ -14,7 +14,7 @@ import numpy as np
 from timelineview.analysis.cluster.slow_cards import SlowCard
 from timelineview.analysis.findings.advisor_rules import ADVISOR_GROUPED_CHECKS, slow_operator_findings
 from timelineview.analysis.findings.links import collective_size_findings, slow_link_findings
-from timelineview.analysis.findings.records import ALL_CARDS, Evidence, Finding, fmt_us, make_finding
+from timelineview.analysis.findings.records import ALL_CARDS, Evidence, Finding, figure_text, fmt_us, make_finding
 from timelineview.analysis.findings.rules import KIND_ORDER, RULE_BY_NAME, SEVERITY_ORDER, Rule
 from timelineview.analysis.findings.signals import EVIDENCE_SPANS, CardSignals
 from timelineview.analysis.findings.step_excess import largest_phase_excess
@@ -101,19 +101,22 @@ def _share_rule(rule: Rule, signals: dict[str, CardSignals], metric: str, of: Ca
 
 
 def _data_bound(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
+    """One finding per card whose steps wait for data, when every card does (or there is one card); the
+    findings are grouped into one."""
     rule = RULE_BY_NAME["data_bound"]
     share = rule.thresholds["share_of_step"]
     hit = {c: s for c, s in signals.items() if s.step_time_us > 0 and s.step_interval_us >= share * s.step_time_us}
     if not hit or (len(signals) > 1 and len(hit) < len(signals)):
         return []  # on some cards only, it is a slow card's data pipeline (slow_data)
-    worst = max(hit.values(), key=lambda s: s.step_interval_us / s.step_time_us)
-    value, whole = worst.step_interval_us, worst.step_time_us
-    return [make_finding(rule, sorted(hit, key=lambda c: signals[c].order), "step_interval_us", value, share * whole,
-                  step_phase_spans(worst, "interval"), value=fmt_us(value), reference=fmt_us(share * whole),
-                  share=_pct(value / whole))]
+    return [make_finding(rule, [card], "step_interval_us", s.step_interval_us, share * s.step_time_us,
+                         step_phase_spans(s, "interval"), value=fmt_us(s.step_interval_us),
+                         reference=fmt_us(share * s.step_time_us), share=_pct(s.step_interval_us / s.step_time_us))
+            for card, s in hit.items()]
 
 
 def _long_tail(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Finding]:
+    """One finding per card with a long tail, when most cards have one and no card is slow; the findings are
+    grouped into one."""
     rule = RULE_BY_NAME["long_tail"]
     share = rule.thresholds["share_of_step"]
     if slow:
@@ -121,12 +124,15 @@ def _long_tail(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Fi
     hit = {c: s for c, s in signals.items() if s.step_time_us > 0 and s.tail_us >= share * s.step_time_us}
     if not hit or len(hit) <= rule.thresholds["share_of_cards"] * len(signals):
         return []
-    worst = max(hit.values(), key=lambda s: s.tail_us / s.step_time_us)
-    return [make_finding(rule, sorted(hit, key=lambda c: signals[c].order), "tail_us", worst.tail_us,
-                  share * worst.step_time_us, step_phase_spans(worst, "tail"), value=fmt_us(worst.tail_us),
-                  reference=fmt_us(share * worst.step_time_us), share=_pct(worst.tail_us / worst.step_time_us))]
+    return [make_finding(rule, [card], "tail_us", s.tail_us, share * s.step_time_us, step_phase_spans(s, "tail"),
+                         value=fmt_us(s.tail_us), reference=fmt_us(share * s.step_time_us),
+                         share=_pct(s.tail_us / s.step_time_us))
+            for card, s in hit.items()]
 
 
+# A grouped finding's advice quotes its worst card: said so, with the least card's figure beside it.
+SPREAD_WORDS = " These figures are {worst}'s, the most of the {count} cards; the least is {least}'s: {least_value}."
+SAME_WORDS = " Each of the {count} cards shows these figures."
 WAITING_FOR_SLOW = (" While {slow} {verb} the others back, much of this is the others waiting in the "
                     "collectives: look at the slow cards first.")
 
@@ -278,17 +284,30 @@ def _slow_steps(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[F
 
 
 def grouped(findings: list[Finding], signals: dict[str, CardSignals]) -> list[Finding]:
-    """One finding per rule (and step): the cards that meet it (by rank), with the value, reference,
-    evidence and advice of the card that exceeds it most. A cluster of thousands of cards then reads
-    as one line."""
+    """One finding per rule (and step): the cards that meet it (by rank), with the value, reference and
+    advice of the card that exceeds it most. A cluster of thousands of cards then reads as one line; when
+    several cards meet it, the advice says whose figures it quotes and the least card's, and the evidence
+    holds the worst card's spans and one span of each next card (up to ``EVIDENCE_SPANS`` more)."""
     by_rule: dict[tuple[str, int | None], list[Finding]] = {}
     for f in findings:
         by_rule.setdefault((f.rule, f.step), []).append(f)
     out = []
     for same in by_rule.values():
-        worst = max(same, key=lambda f: f.excess)
+        by_excess = sorted(same, key=lambda f: -f.excess)
+        worst = by_excess[0]
         cards = sorted({c for f in same for c in f.cards}, key=lambda c: signals[c].order)
-        out.append(replace(worst, cards=cards))
+        if len(same) == 1:
+            out.append(replace(worst, cards=cards))
+            continue
+        least = by_excess[-1]
+        least_value = figure_text(least.metric, least.value)
+        if least_value == figure_text(worst.metric, worst.value):
+            advice = worst.advice + SAME_WORDS.format(count=len(same))
+        else:
+            advice = worst.advice + SPREAD_WORDS.format(worst=", ".join(worst.cards), count=len(same),
+                                                        least=", ".join(least.cards), least_value=least_value)
+        more = [f.evidence[0] for f in by_excess[1:EVIDENCE_SPANS + 1] if f.evidence]
+        out.append(replace(worst, cards=cards, advice=advice, evidence=worst.evidence + more))
     return out
 
 
@@ -296,10 +315,10 @@ RuleCheck = Callable[[dict[str, CardSignals], list[SlowCard]], list[Finding]]
 # Each check evaluates the rules of the table it names; a new rule is a row there and a check here.
 # Per-card checks (a finding names one card) and checks whose cards are grouped into one finding.
 # ``_slow_steps`` groups its own cards: a job step names none.
-PER_CARD_CHECKS: tuple[RuleCheck, ...] = (_slow_card_findings, _data_bound, _pipeline_imbalance, _flops_imbalance,
-                                          _long_tail, _slow_steps, slow_operator_findings)
-GROUPED_CHECKS: tuple[RuleCheck, ...] = (_pure_communication, _host_bound, _aicpu_heavy, _device_sync,
-                                         _small_operators, *ADVISOR_GROUPED_CHECKS)
+PER_CARD_CHECKS: tuple[RuleCheck, ...] = (_slow_card_findings, _pipeline_imbalance, _flops_imbalance,
+                                          _slow_steps, slow_operator_findings)
+GROUPED_CHECKS: tuple[RuleCheck, ...] = (_data_bound, _long_tail, _pure_communication, _host_bound, _aicpu_heavy,
+                                         _device_sync, _small_operators, *ADVISOR_GROUPED_CHECKS)
 
 
 def order_findings(findings: list[Finding]) -> list[Finding]:

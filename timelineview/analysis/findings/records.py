@@ -106,6 +106,31 @@ class Finding:
                 "method": self.method, "kind": self.kind, **(self.cost or FindingCost()).document()}
 
 
+DURATION, SIZE, BANDWIDTH, SHARE = "us", "mb", "gbps", "share"
+MB_PER_GB = 1024.0  # the memory records' MB is 2^20 bytes, their GB 2^30
+
+
+def metric_unit(metric: str) -> str:
+    """The unit a finding's ``metric`` is in, named by its suffix: ``_us`` a duration (µs), ``_mb`` a size
+    (MB), ``_gbps`` a bandwidth (GB/s); any other metric is a share (0.25 = 25 %)."""
+    for unit in (DURATION, SIZE, BANDWIDTH):
+        if metric.endswith("_" + unit):
+            return unit
+    return SHARE
+
+
+def figure_text(metric: str, value: float) -> str:
+    """One figure of a finding's ``metric`` for advice text, three significant digits in its unit."""
+    unit = metric_unit(metric)
+    if unit == DURATION:
+        return fmt_us(value)
+    if unit == SIZE:
+        return f"{value / MB_PER_GB:.3g} GB" if abs(value) >= MB_PER_GB else f"{value:.3g} MB"
+    if unit == BANDWIDTH:
+        return f"{value:.3g} GB/s"
+    return f"{100 * value:.0f} %"
+
+
 def fmt_us(us: float) -> str:
     """A duration for advice text: µs, ms or s with three significant digits."""
     if abs(us) >= 1e6:

@@ -1,15 +1,15 @@
 """A finding's value against its reference as the Diagnosis tab shows it, in the unit of its metric (no Qt).
 
-A finding's ``metric`` names its unit by its suffix: ``_us`` a duration, ``_mb`` a size (MB = 2^20 bytes,
-as the memory records count), ``_gbps`` a bandwidth; any other metric is a share (0.25 = 25 %).
+A finding's ``metric`` names its unit (``metric_unit``): a duration, a size (MB = 2^20 bytes, as the memory
+records count), a bandwidth or a share.
 """
 
 from __future__ import annotations
 
+from timelineview.analysis.findings.records import BANDWIDTH, DURATION, MB_PER_GB, SIZE, metric_unit
 from timelineview.viewstate.time_format import format_duration
 
 NS_PER_US = 1000.0
-MB_PER_GB = 1024.0  # the producer's GB is 2^30 bytes, its MB 2^20
 SIGNIFICANT = 3  # digits a value keeps: enough to compare it with its reference
 
 
@@ -50,11 +50,12 @@ def _significant(value: float) -> str:
 
 def metric_text(metric: str, value: float) -> str:
     """One figure of ``metric`` in its unit."""
-    if metric.endswith("_us"):
+    unit = metric_unit(metric)
+    if unit == DURATION:
         return duration_text(value)
-    if metric.endswith("_mb"):
+    if unit == SIZE:
         return size_text(value)
-    if metric.endswith("_gbps"):
+    if unit == BANDWIDTH:
         return f"{_significant(value)} GB/s"
     return share_text(value)
 
