@@ -1,22 +1,39 @@
-"""What a card keeps for the critical path: op types from names, a summary's round trip, damage refused."""
+"""What a card keeps for the critical path: the card's own op types, a summary's round trip, damage refused."""
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pytest
 
-from timelineview.analysis.critical_path.card_inputs import CardPathInputs
-from timelineview.analysis.critical_path.op_types import op_type_of
+from timelineview.analysis.classify import classify
+from timelineview.analysis.critical_path.card_inputs import CardPathInputs, card_path_inputs
+from timelineview.analysis.kernels import card_kernels
+from timelineview.analysis.steps import StepWindow
+from timelineview.model import load
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("aclnnMm_MatMulCommon_MatMulV2", "MatMulV2"),
-    ("Default/network/MatMul-op12", "MatMul"),
-    ("Gradients/Default/TransData-op3", "TransData"),
-    ("Cast", "Cast"),
-])
-def test_op_type_is_the_names_last_component(name, expected):
-    assert op_type_of(name) == expected
+def test_op_types_are_the_cards_own(tmp_path):
+    """A card's compute is grouped by the op types its operator tables show (``Conv2D1`` and ``Conv2D2`` are
+    one ``Conv2D``; ``trans_TransData_3`` is ``TransData``), each type's time its tasks' in the step."""
+    durations = {"Conv2D1": 30, "Conv2D2": 50, "trans_TransData_3": 7, "aclnnMm_MatMulCommon_MatMulV2": 11}
+    events = [{"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "Ascend Hardware"}},
+              {"ph": "M", "name": "thread_name", "pid": 1, "tid": 2, "args": {"name": "Stream 2"}}]
+    t = 0
+    for name, dur in durations.items():
+        events.append({"ph": "X", "name": name, "pid": 1, "tid": 2, "ts": t, "dur": dur,
+                       "args": {"Task Type": "AI_CORE"}})
+        t += dur + 5
+    path = tmp_path / "trace_view.json"
+    path.write_text(json.dumps(events))
+    [store] = load(path)
+    classification = classify(store)
+    table = card_kernels(store, classification)
+    window = StepWindow(0, int(store.slices.start.min()), int(store.slices.end.max()) + 1, 0, 0, "whole trace")
+    got = card_path_inputs(store, classification, [window], None, table)
+    assert dict(zip(got.type_names, (got.type_ns[0] / 1000).tolist())) == {
+        "Conv2D": 80.0, "TransData": 7.0, "MatMulV2": 11.0}
 
 
 def inputs() -> CardPathInputs:

@@ -204,14 +204,14 @@ def _events(path: Path) -> list[dict]:
         return json.load(f)["traceEvents"]
 
 
-def test_critical_path_types_read_kernel_names_by_the_producers_rule(tmp_path):
-    """The critical path groups compute by a type read off each kernel's name: on a GPU trace the readable
-    name, never a fragment of the signature."""
+def test_critical_path_types_are_the_cards_op_types(tmp_path):
+    """The critical path groups compute by the card's own op types (metrics.md §7.1): on a GPU trace the
+    framework operator that launched each kernel, as the Operators tab shows them, never a fragment of the
+    signature."""
     store = _card(tmp_path, with_flows=True)
     classification = classify(store)
+    table = card_kernels(store, classification)
     window = StepWindow(0, int(store.slices.start.min()), int(store.slices.end.max()) + 1, 0, 0, "whole trace")
-    inputs = card_path_inputs(store, classification, [window], None)
-    compute_names = [name for _, name, _, _ in LAUNCHES[:4]]
-    assert sorted(inputs.type_names) == sorted({readable_kernel_name(n) for n in compute_names})
-    assert "cutlass::Kernel" in inputs.type_names
+    inputs = card_path_inputs(store, classification, [window], None, table)
+    assert sorted(inputs.type_names) == sorted(set(table.groups.text(table.groups.op_type[table.group])))
     assert float(inputs.type_ns.sum()) == pytest.approx(1000 * sum(d for _, _, _, d in LAUNCHES[:4]))

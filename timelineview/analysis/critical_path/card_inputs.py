@@ -9,9 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from timelineview.analysis.communication.names import POINT_TO_POINT
-from timelineview.analysis.critical_path.op_types import op_type_of
+from timelineview.analysis.kernels import KernelTable
 from timelineview.analysis.kernels.dense_ids import distinct_inverse
-from timelineview.producers import kernel_op_type_rule
 
 KEY = "critical_path_inputs"  # where a card summary keeps them
 NO_RANK = 0xFFFF_FFFF  # what a notification names when it names no rank (an unsigned −1)
@@ -70,20 +69,20 @@ class CardPathInputs:
         return out
 
 
-def card_path_inputs(store, classification, steps, communication) -> CardPathInputs:
-    """The inputs of one loaded card (its classification, step windows and communication analysis)."""
+def card_path_inputs(store, classification, steps, communication, kernels: KernelTable) -> CardPathInputs:
+    """The inputs of one loaded card (its classification, step windows, communication analysis and compute
+    tasks described): the op types are the card's own (metrics.md §7.1), those its operator tables show."""
     sl = store.slices
     names = store.strings
     ops = np.flatnonzero(classification.communication)
     ops = ops[np.lexsort((sl.end[ops], sl.start[ops]))]
 
-    comp = np.flatnonzero(classification.compute)
-    uniq, inverse = distinct_inverse(sl.name[comp])  # string ids: a presence table, not a sort of every task
-    # a GPU kernel's name is a C++ signature: its producer says how to read a type off it
-    type_rule = kernel_op_type_rule(classification.mode) or op_type_of
-    type_of_name = [type_rule(names[i] if i >= 0 else "") for i in uniq.tolist()]
-    type_names = sorted(set(type_of_name))
-    type_id = np.array([type_names.index(t) for t in type_of_name], np.int64)[inverse] if len(comp) \
+    comp = kernels.slices
+    type_text = kernels.groups.op_type[kernels.group]  # each task's op type, an id into the table's strings
+    uniq, inverse = distinct_inverse(type_text)
+    type_of_id = kernels.groups.text(uniq)
+    type_names = sorted(set(type_of_id))
+    type_id = np.array([type_names.index(t) for t in type_of_id], np.int64)[inverse] if len(comp) \
         else np.zeros(0, np.int64)
     starts = np.array([w.start for w in steps], np.int64)
     ends = np.array([w.end for w in steps], np.int64)

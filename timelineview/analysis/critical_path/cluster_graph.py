@@ -9,7 +9,7 @@ from timelineview.analysis.critical_path.graph import StepGraph, build_graph
 from timelineview.analysis.critical_path.inputs import card_timeline
 from timelineview.analysis.critical_path.op_types import OpTypeTable
 
-NEEDED_FIELDS = ("classification", "derived", "steps", "communication")
+NEEDED_FIELDS = ("classification", "derived", "steps", "communication", "kernels")
 
 
 def source_path_inputs(source) -> CardPathInputs | None:
@@ -18,7 +18,7 @@ def source_path_inputs(source) -> CardPathInputs | None:
     store = getattr(source, "store", None)
     if store is not None:
         a = source.analyse(NEEDED_FIELDS)
-        return card_path_inputs(store, a.classification, a.steps or [], a.communication)
+        return card_path_inputs(store, a.classification, a.steps or [], a.communication, a.kernels)
     kept = source.analysis.details.get(KEY) if hasattr(source.analysis, "details") else None
     if not isinstance(kept, dict):
         return None

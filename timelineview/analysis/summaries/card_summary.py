@@ -270,7 +270,7 @@ def write_card_summary(folder: Path, store: TraceStore, a: CardAnalysis, compari
     details["signals"] = _signals(store, a)
     if a.classification is not None:  # what the critical path needs beyond U(compute) (metrics.md §12)
         details[PATH_INPUTS_KEY] = card_path_inputs(store, a.classification, a.steps or [],
-                                                     a.communication).document()
+                                                     a.communication, a.kernels).document()
     pyr = build_pyramid(pyramid_rows(store, d), store.t_origin, max(store.t_end, store.t_origin + 1))
     for k, level in enumerate(pyr.levels):
         w.put(f"pyramid.{k}", level)
