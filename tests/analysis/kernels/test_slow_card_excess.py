@@ -53,3 +53,14 @@ def test_the_readable_output_names_the_slowed_op_types(session):
     first_rows = "\n".join(section.splitlines()[3:5])
     assert all(op in first_rows for op in SLOWED)
     assert "Top op types of rank 0 (from name;" in text
+
+
+def test_the_slow_cards_advice_names_the_slowed_op_types_first(session):
+    """The finding a user reads says where to look: the op types with the largest excess, with their time
+    per step against the other cards' median."""
+    doc = session.stats_document()
+    [finding] = [f for f in doc["findings"] if f["rule"] == "slow_compute"]
+    [slow] = [s for s in doc["slow_cards"] if s["card"] == f"rank {SLOW}"]
+    named = finding["advice"].split("Its excess per step is most in ")[1]
+    op_types = [part.split(" (")[0] for part in named.split("), ")]
+    assert op_types[:2] == [r["op_type"] for r in slow["by_op_type"][:2]] and set(op_types[:2]) == set(SLOWED)

@@ -20,6 +20,7 @@ from timelineview.analysis.findings.signals import EVIDENCE_SPANS, CardSignals
 from timelineview.analysis.findings.step_excess import largest_phase_excess
 from timelineview.analysis.findings.step_verdicts import StepGrid, StepVerdict, slow_steps
 from timelineview.analysis.intervals import Intervals
+from timelineview.analysis.kernels.slow_card_excess import op_type_excess
 from timelineview.analysis.vocabulary.flops_units import flops_text, flops_unit
 from timelineview.producers import wording_of
 from timelineview.producers.wording import reword
@@ -348,7 +349,26 @@ def evaluate_findings(session) -> list[Finding]:
     grouped_found = [f for check in GROUPED_CHECKS for f in check(signals, slow)]
     grouped_found += collective_size_findings(signals)
     found += grouped(grouped_found, signals)
+    found = [with_op_type_excess_words(f, session) for f in found]
     return order_findings([in_device_words(f, signals) for f in found])
+
+
+OP_TYPES_NAMED = 3  # the op types a slow card's advice names, largest excess first
+EXCESS_WORDS = " Its excess per step is most in {op_types}."
+
+
+def with_op_type_excess_words(f: Finding, session) -> Finding:
+    """A ``slow_compute`` finding whose advice names the op types that carry the card's excess (µs per step
+    against the other cards' median, metrics.md §7.1): where to look first. Other findings as they are."""
+    if f.rule != "slow_compute" or len(f.cards) != 1:
+        return f
+    rows = op_type_excess(session.card_documents, f.cards[0], OP_TYPES_NAMED)
+    if not rows:
+        return f
+    named = ", ".join(f"{r['op_type']} ({fmt_us(r['us_per_step'])} against {fmt_us(r['median_us_per_step'])}, "
+                      f"+{fmt_us(r['excess_us_per_step'])})"
+                      for r in rows)
+    return replace(f, advice=f.advice + EXCESS_WORDS.format(op_types=named))
 
 
 def _derived_lane(lane: str | None) -> bool:
