@@ -69,7 +69,7 @@ def test_op_type_rows_are_the_sessions_and_only_its_verdict_is_marked(view, wind
     assert marked == [(SLOWED, f"rank {SLOW}")]
     shown = [view.proxy.index(r, 2).data(role.UserRole) for r in range(view.proxy.rowCount())]
     assert shown == sorted(shown, reverse=True)  # by mean total
-    assert f"{len(expected)} op types over 4 cards" in view.note.text() and "1 run slower" in view.note.text()
+    assert f"{len(expected)} op types over 4 cards" in view.note.text() and "1 runs slower" in view.note.text()
 
 
 def test_double_click_highlights_the_op_types_tasks_on_the_card_with_the_max(view, window):

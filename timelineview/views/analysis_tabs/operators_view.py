@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
+from timelineview.analysis.cluster.slow_cards import MIN_CARDS_FOR_SLOW
 from timelineview.analysis.findings.marks import (
     OperatorVerdict,
     median_span_ns,
@@ -51,6 +52,8 @@ from timelineview.viewstate.jump_target import JumpTarget
 
 ACROSS = -1  # the scope that compares the cards
 NAME_WIDEST = 320  # px of the operator column; a longer name elides (its tooltip holds it whole)
+SHAPES_WIDEST = 200  # px of each column by shape until the window has width to spare for the shapes
+SHAPES = "input_shapes"
 BY_NAME, BY_TYPE = "name", "task_type"
 BY_OP_TYPE, BY_SHAPE = "op_type", "shape"  # metrics.md §7.1: the producer's op types, and their input shapes
 CARD_COLUMNS = (
@@ -209,8 +212,13 @@ class OperatorsView(QtWidgets.QWidget):
         self._fit_columns()
 
     def _fit_columns(self) -> None:
-        # a narrow window still shows why a cell is marked; a wide one gives the names their room
-        fit_columns(self.table, widest=NAME_WIDEST, name_column=0)
+        # a narrow window still shows why a cell is marked; a wide one gives the names their room (by shape: the
+        # shapes, which run longer than the op types beside them)
+        keys = [c.key for c in self.model.columns]
+        if SHAPES in keys:
+            fit_columns(self.table, widest=SHAPES_WIDEST, name_column=keys.index(SHAPES))
+        else:
+            fit_columns(self.table, widest=NAME_WIDEST, name_column=0)
 
     def _offer_task_types(self, offered: bool) -> None:
         """Task types are a card's hardware queues, not compared across cards: their choice is offered for one
@@ -233,11 +241,16 @@ class OperatorsView(QtWidgets.QWidget):
         what = "shapes (op type, input shapes)" if by_shape else "op types"
         cut = (" A shape beyond a card's top rows is not known there and is left out of its mean and min."
                if by_shape else "")
+        if compared < MIN_CARDS_FOR_SLOW:
+            verdicts = (f"with {compared} cards none can be named slow on one: the slow_operator rule needs "
+                        f"{MIN_CARDS_FOR_SLOW}")
+        else:
+            verdicts = (f"{marked or 'none'} {'runs' if marked == 1 else 'run'} slower on one card by the "
+                        "slow_operator rule (mean task time against the other cards', the card's common factor "
+                        "divided out), marked in red")
         self.note.setText(
             f"{format_number(len(rows))} {what} over {compared} cards, compared by their total on each card (every "
-            f"node name of a type summed); {marked} run slower on one card by the slow_operator rule (mean task "
-            f"time against the other cards', the card's common factor divided out), marked in red.{cut} "
-            + self._open_hint("on the card with the max"))
+            f"node name of a type summed); {verdicts}.{cut} " + self._open_hint("on the card with the max"))
 
     def _show_kernels(self, number: int, by_shape: bool) -> None:
         """The card's compute tasks by op type or by shape (metrics.md §7.1), with FLOPs, TFLOPS and MFU."""
