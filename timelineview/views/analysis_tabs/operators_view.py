@@ -114,7 +114,8 @@ def across_row(o: OperatorAcrossCards, verdict: OperatorVerdict | None) -> dict:
 
 
 class OperatorsView(QtWidgets.QWidget):
-    """Scope (a card, or across cards), grouping (by name or by task type), a name filter and the table."""
+    """Scope (a card, or across cards), grouping (by name, task type, op type or shape; across the cards every one
+    but task type), a name filter and the table."""
 
     jumpRequested = QtCore.Signal(object)  # JumpTarget
 
