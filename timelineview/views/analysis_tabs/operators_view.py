@@ -322,8 +322,9 @@ class OperatorsView(QtWidgets.QWidget):
         if card is None:
             return None
         by_shape = record.get("input_shapes") is not None
-        table = getattr(self.session.analyse(card.number, ("kernels",)), "kernels", None)
-        if card.store is None or table is None:  # a summarised card: open it, no slices to show
+        kernels = None if card.store is None else self.session.analyse(card.number, ("kernels",))
+        table = getattr(kernels, "kernels", None)
+        if table is None:  # a summarised card: open it, no slices to show
             target = JumpTarget(card.number, card.t_origin, max(card.t_end, card.t_origin + 1),
                                 name=record["op_type"])
             self.jumpRequested.emit(target)
