@@ -25,9 +25,17 @@ from timelineview.analysis.critical_path.document import CriticalPathResult, ses
 from timelineview.analysis.critical_path.finding_gain import priced_findings
 from timelineview.analysis.derived import DEFAULT_MIN_GAP_NS
 from timelineview.analysis.findings import Finding, evaluate_findings
-from timelineview.analysis.findings.evaluate import order_findings
+from timelineview.analysis.findings.advisor_rules import operator_verdicts
+from timelineview.analysis.findings.evaluate import order_findings, session_signals
+from timelineview.analysis.findings.slow_operators import OperatorVerdict
 from timelineview.analysis.memory import MemoryCard, memory_findings
 from timelineview.analysis.operators import TOP_OPERATORS, OperatorAcrossCards, operators_across_cards
+from timelineview.analysis.operators_across import (
+    OP_TYPE_RESULT,
+    SHAPE_RESULT,
+    OpTypeAcrossCards,
+    op_types_across_cards,
+)
 from timelineview.analysis.sources import CardSource, TraceSource
 from timelineview.analysis.stats_document import stats_document
 from timelineview.model.store.trace_store import TraceStore
@@ -144,6 +152,24 @@ class AnalysisSession:
     def operators_across_cards(self) -> list[OperatorAcrossCards]:
         """The top operators across the cards: mean, min and max total, the card with the max (§7)."""
         return self.operators_across_all_cards[:TOP_OPERATORS]
+
+    @cached_property
+    def slow_operator_verdicts(self) -> tuple[list[OperatorVerdict], list[OperatorVerdict]]:
+        """(the op types, the (op type, input shapes)) the ``slow_operator`` rule names slow on one card (§7.1)."""
+        return operator_verdicts(session_signals(self))
+
+    def _across_results(self, name: str) -> list[tuple[str, list[dict]]]:
+        return [(s.card, rows) for s in self._by_rank() if (rows := s.result(name)) is not None]
+
+    @cached_property
+    def op_types_across_cards(self) -> list[OpTypeAcrossCards]:
+        """Every op type across the cards by rank: its total per card compared, with its slow_operator verdicts."""
+        return op_types_across_cards(self._across_results(OP_TYPE_RESULT), False, self.slow_operator_verdicts[0])
+
+    @cached_property
+    def shapes_across_cards(self) -> list[OpTypeAcrossCards]:
+        """Every (op type, input shapes) of the cards' by-shape tables across the cards by rank, likewise."""
+        return op_types_across_cards(self._across_results(SHAPE_RESULT), True, self.slow_operator_verdicts[1])
 
     @cached_property
     def rule_findings(self) -> list[Finding]:

@@ -17,6 +17,7 @@ from timelineview.model import load
 from timelineview.views.analysis_tabs.communication.communication_view import ACROSS as COMM_ACROSS
 from timelineview.views.analysis_tabs.memory_view import NO_RECORDS_IN_SUMMARY
 from timelineview.views.analysis_tabs.operators_view import ACROSS as OPS_ACROSS
+from timelineview.views.analysis_tabs.operators_view import BY_OP_TYPE
 from timelineview.viewstate.tabs.comm_rows import waited_for_note
 
 from .conftest import FAILED_RANK
@@ -158,6 +159,14 @@ def test_the_tabs_hold_what_stats_prints(qtbot, window, summaries, on_traces, mo
     assert to_collective.card == number[SLOW_CARD] and to_collective.name == op["name"]
     assert (to_collective.end_ns - to_collective.start_ns) / 1000.0 == pytest.approx(op["elapse_us"], abs=1e-3)
     assert drills == [[t.card] for t in (to_operator, to_evidence, to_collective)]
+    # across the cards by op type: the session's rows (read off each card's kept by-op-type table), and a
+    # double-click opens the card with the max from its summary
+    ops.scope.setCurrentIndex(ops.scope.findData(OPS_ACROSS))
+    ops.grouping.setCurrentIndex(ops.grouping.findData(BY_OP_TYPE))
+    assert [r["op_type"] for r in ops.model.rows] == [o.op_type for o in session.op_types_across_cards]
+    to_op_type = ops.open_row(0)
+    assert to_op_type.card == number[ops.model.rows[0]["max_card_name"]] and to_op_type.slices is None
+    assert drills[-1] == [to_op_type.card]
 
 
 def test_a_summary_with_a_failed_card_still_opens(qtbot, window, summaries):

@@ -158,8 +158,11 @@ OPERATORS = (  # §7: operators and task types
     Quantity("min_us", "Min", US, "shortest duration", section="§7"),
     Quantity("max_us", "Max", US, "longest duration", section="§7"),
     Quantity("share", "Share", SHARE, "the group's total over the card's compute total", section="§7"),
-    Quantity("mean_total_us", "Mean total", US, "an operator's total per card, mean over cards", section="§7"),
-    Quantity("min_total_us", "Min total", US, "an operator's smallest total on a card", section="§7"),
+    Quantity("mean_total_us", "Mean total", US, "an operator's (a name's, an op type's, a shape's) total per card, "
+             "mean over the cards: 0 where it is absent; a shape beyond a card's top rows is left out",
+             section="§7"),
+    Quantity("min_total_us", "Min total", US, "an operator's smallest total on a card (0: a card never runs it)",
+             section="§7"),
     Quantity("max_total_us", "Max total", US, "an operator's largest total on a card", section="§7"),
 )
 

@@ -1,7 +1,8 @@
-"""OperatorsView: the operator tables of one card or across the cards (docs/metrics.md §7).
+"""OperatorsView: the operator tables of one card or across the cards (docs/metrics.md §7, §7.1).
 
 Sortable, filterable by name, exported as CSV; double-clicking an operator highlights its slices
 on that card's timeline (the card with the largest total, across cards) and Enter steps through them.
+Across the cards, operators compare by name, by op type or by shape (the session's tables).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
+from timelineview.analysis.cluster.slow_cards import MIN_CARDS_FOR_SLOW
 from timelineview.analysis.findings.marks import (
     OperatorVerdict,
     median_span_ns,
@@ -20,7 +22,14 @@ from timelineview.analysis.findings.marks import (
 from timelineview.analysis.kernels.peaks.chip_peaks import chip_peak
 from timelineview.analysis.kernels.view_rows import SLICES, kernel_view_rows
 from timelineview.analysis.operators import OperatorAcrossCards, operators_across_cards
+from timelineview.analysis.operators_across import OpTypeAcrossCards
 from timelineview.analysis.vocabulary.number_text import format_number
+from timelineview.views.analysis_tabs.op_types_across_rows import (
+    MAX_CELLS,
+    OP_TYPE_ACROSS_COLUMNS,
+    SHAPE_ACROSS_COLUMNS,
+    kind_row,
+)
 from timelineview.views.analysis_tabs.record_table import (
     COUNT,
     MARK_REASON,
@@ -43,7 +52,8 @@ from timelineview.viewstate.jump_target import JumpTarget
 
 ACROSS = -1  # the scope that compares the cards
 NAME_WIDEST = 320  # px of the operator column; a longer name elides (its tooltip holds it whole)
-MAX_CELLS = frozenset({"max_total_us", "max_card", "spread"})  # the cells that mark the card with the max
+SHAPES_WIDEST = 200  # px of each column by shape until the window has width to spare for the shapes
+SHAPES = "input_shapes"
 BY_NAME, BY_TYPE = "name", "task_type"
 BY_OP_TYPE, BY_SHAPE = "op_type", "shape"  # metrics.md §7.1: the producer's op types, and their input shapes
 CARD_COLUMNS = (
@@ -104,7 +114,8 @@ def across_row(o: OperatorAcrossCards, verdict: OperatorVerdict | None) -> dict:
 
 
 class OperatorsView(QtWidgets.QWidget):
-    """Scope (a card, or across cards), grouping (by name or by task type), a name filter and the table."""
+    """Scope (a card, or across cards), grouping (by name, task type, op type or shape; across the cards every one
+    but task type), a name filter and the table."""
 
     jumpRequested = QtCore.Signal(object)  # JumpTarget
 
@@ -114,6 +125,7 @@ class OperatorsView(QtWidgets.QWidget):
         self.cards: list[TabCard] = []
         self.across: list[OperatorAcrossCards] | None = None  # every operator across the cards, once a session
         self.data = None  # the ShownData: whether there are slices to highlight
+        self._kind_rows_of: dict[tuple[int, bool], list[dict]] = {}  # per (card, by shape): its rows with tasks
         self.scope = QtWidgets.QComboBox()
         self.grouping = QtWidgets.QComboBox()
         self.grouping.addItem("by name", BY_NAME)
@@ -151,6 +163,7 @@ class OperatorsView(QtWidgets.QWidget):
         and each card's tables."""
         self.data = data
         self.session, self.cards = data.session, data.cards
+        self._kind_rows_of = {}
         self.across = data.operators_across() if data.operators_across is not None else None
         refill(self.scope, scope_items(self.cards, "all cards (compared)", ACROSS))
         self.refresh()
@@ -160,6 +173,7 @@ class OperatorsView(QtWidgets.QWidget):
 
     def clear(self) -> None:
         self.session, self.cards, self.across = None, [], None
+        self._kind_rows_of = {}
         self.scope.clear()
         self.model.set_rows([])
         self.note.setText("No trace open.")
@@ -169,8 +183,10 @@ class OperatorsView(QtWidgets.QWidget):
         if self.session is None or self.scope.count() == 0:
             return
         number = self.scope.currentData()
-        if number == ACROSS:
-            self.grouping.setEnabled(False)
+        self._offer_task_types(number != ACROSS)
+        if number == ACROSS and self.grouping.currentData() in (BY_OP_TYPE, BY_SHAPE):
+            self._show_across_kinds(self.grouping.currentData() == BY_SHAPE)
+        elif number == ACROSS:
             across = self._across()
             verdicts = operator_verdicts(across, self._median_span_ns())
             rows = [across_row(o, verdicts.get(o.name)) for o in across]
@@ -181,10 +197,8 @@ class OperatorsView(QtWidgets.QWidget):
                               "gives so many operators and cards, marked in red. "
                               + self._open_hint("on the card with the max"))
         elif self.grouping.currentData() in (BY_OP_TYPE, BY_SHAPE):
-            self.grouping.setEnabled(True)
             self._show_kernels(number, self.grouping.currentData() == BY_SHAPE)
         else:
-            self.grouping.setEnabled(True)
             ops = self._operators(number)
             by_type = self.grouping.currentData() == BY_TYPE
             table = None if ops is None else (ops.by_type if by_type else ops.by_name)
@@ -194,13 +208,50 @@ class OperatorsView(QtWidgets.QWidget):
             self.note.setText(f"{len(rows)} {'task types' if by_type else 'operators'}, {total:.3f} ms of compute"
                               + ("" if by_type else ". " + self._open_hint("")))
         keys = [c.key for c in self.model.columns]
-        by_total = keys.index("total_us") if "total_us" in keys else (1 if number == ACROSS else 2)
+        by_total = next((keys.index(k) for k in ("total_us", "mean_total_us") if k in keys), 2)
         self.table.sortByColumn(by_total, QtCore.Qt.SortOrder.DescendingOrder)
         self._fit_columns()
 
     def _fit_columns(self) -> None:
-        # a narrow window still shows why a cell is marked; a wide one gives the names their room
-        fit_columns(self.table, widest=NAME_WIDEST, name_column=0)
+        # a narrow window still shows why a cell is marked; a wide one gives the names their room (by shape: the
+        # shapes, which run longer than the op types beside them)
+        keys = [c.key for c in self.model.columns]
+        if SHAPES in keys:
+            fit_columns(self.table, widest=SHAPES_WIDEST, name_column=keys.index(SHAPES))
+        else:
+            fit_columns(self.table, widest=NAME_WIDEST, name_column=0)
+
+    def _offer_task_types(self, offered: bool) -> None:
+        """Task types are a card's hardware queues, not compared across cards: their choice is offered for one
+        card only (picked when the scope changes to all cards, it becomes "by name")."""
+        item = self.grouping.model().item(self.grouping.findData(BY_TYPE))
+        item.setEnabled(offered)
+        if not offered and self.grouping.currentData() == BY_TYPE:
+            self.grouping.blockSignals(True)
+            self.grouping.setCurrentIndex(self.grouping.findData(BY_NAME))
+            self.grouping.blockSignals(False)
+
+    def _show_across_kinds(self, by_shape: bool) -> None:
+        """Op types (or shapes) across the cards, as the session compares them, its slow_operator verdicts marked."""
+        across: list[OpTypeAcrossCards] = (self.session.shapes_across_cards if by_shape
+                                           else self.session.op_types_across_cards)
+        rows = [kind_row(o) for o in across]
+        self.model.set_rows(rows, SHAPE_ACROSS_COLUMNS if by_shape else OP_TYPE_ACROSS_COLUMNS)
+        marked = sum(bool(o.verdicts) for o in across)
+        compared = max((len(o.per_card_us) for o in across), default=0)
+        what = "shapes (op type, input shapes)" if by_shape else "op types"
+        cut = (" A shape beyond a card's top rows is not known there and is left out of its mean and min."
+               if by_shape else "")
+        if compared < MIN_CARDS_FOR_SLOW:
+            verdicts = (f"with {compared} cards none can be named slow on one: the slow_operator rule needs "
+                        f"{MIN_CARDS_FOR_SLOW}")
+        else:
+            verdicts = (f"{marked or 'none'} {'runs' if marked == 1 else 'run'} slower on one card by the "
+                        "slow_operator rule (mean task time against the other cards', the card's common factor "
+                        "divided out), marked in red")
+        self.note.setText(
+            f"{format_number(len(rows))} {what} over {compared} cards, compared by their total on each card (every "
+            f"node name of a type summed); {verdicts}.{cut} " + self._open_hint("on the card with the max"))
 
     def _show_kernels(self, number: int, by_shape: bool) -> None:
         """The card's compute tasks by op type or by shape (metrics.md §7.1), with FLOPs, TFLOPS and MFU."""
@@ -251,6 +302,8 @@ class OperatorsView(QtWidgets.QWidget):
         number = self.scope.currentData()
         if record.get(SLICES) is not None:  # an op type or a shape: its tasks
             return self._open_tasks(number, record)
+        if number == ACROSS and "op_type" in record:  # an op type or a shape across the cards
+            return self._open_across_kind(record)
         if name is None:  # task types are no operator to find
             return None
         if number == ACROSS:
@@ -261,6 +314,32 @@ class OperatorsView(QtWidgets.QWidget):
         target = JumpTarget(card.number, card.t_origin, max(card.t_end, card.t_origin + 1), name=name)
         self.jumpRequested.emit(target)
         return target
+
+    def _open_across_kind(self, record: dict) -> JumpTarget | None:
+        """The tasks of an op type (or shape) on the card with its max: that card's by-op-type (by-shape) rows of
+        the key gathered (an op type runs on several core types)."""
+        card = next((c for c in self.cards if c.card == record["max_card_name"]), None)
+        if card is None:
+            return None
+        by_shape = record.get("input_shapes") is not None
+        kernels = None if card.store is None else self.session.analyse(card.number, ("kernels",))
+        table = getattr(kernels, "kernels", None)
+        if table is None:  # a summarised card: open it, no slices to show
+            target = JumpTarget(card.number, card.t_origin, max(card.t_end, card.t_origin + 1),
+                                name=record["op_type"])
+            self.jumpRequested.emit(target)
+            return target
+        rows = [r for r in self._kind_rows(card, table, by_shape) if r["op_type"] == record["op_type"]
+                and (not by_shape or r["input_shapes"] == record["input_shapes"])]
+        slices = np.sort(np.concatenate([r[SLICES] for r in rows])) if rows else np.zeros(0, np.int64)
+        return self._open_tasks(card.number, {**record, SLICES: slices})
+
+    def _kind_rows(self, card: TabCard, table, by_shape: bool) -> list[dict]:
+        """The card's rows by op type (by shape) with their tasks, once per card and grouping."""
+        key = (card.number, by_shape)
+        if key not in self._kind_rows_of:
+            self._kind_rows_of[key] = kernel_view_rows(card.store, table, by_shape)
+        return self._kind_rows_of[key]
 
     def _open_tasks(self, number: int, record: dict) -> JumpTarget | None:
         card = next((c for c in self.cards if c.number == number), None)

@@ -15,6 +15,7 @@ from typing import Protocol
 from timelineview.analysis.communication import CardCommunication, ClusterCommunication
 from timelineview.analysis.findings import Finding
 from timelineview.analysis.operators import CardOperators
+from timelineview.analysis.operators_across import OpTypeAcrossCards
 from timelineview.model.store.trace_store import TraceStore
 
 
@@ -30,6 +31,8 @@ class TabSession(Protocol):
 
     findings: list[Finding]
     communication: ClusterCommunication
+    op_types_across_cards: list[OpTypeAcrossCards]  # the Operators tab across the cards, by op type
+    shapes_across_cards: list[OpTypeAcrossCards]  # and by (op type, input shapes)
 
     def analyse(self, number: int, fields: Iterable[str] = ...) -> CardTables: ...
 
