@@ -95,3 +95,27 @@ def test_diff_sets_the_operators_side_by_side(tmp_path):
     for group in (True, False):
         deltas = [abs(r["delta_us"]) for r, b in zip(rows, both, strict=True) if b == group]
         assert deltas == sorted(deltas, reverse=True)
+
+
+def _synchronise(ts, corr, wait_ts, wait_dur):
+    """A cudaStreamSynchronize with Kineto's ac2g flow to the GPU's ``cuda_sync`` wait (as PyTorch ≥ 2.1 writes)."""
+    return [
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": CPU, "tid": CPU, "ts": T0 + ts,
+         "dur": wait_dur + 5, "args": {"correlation": corr}},
+        {"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": GPU, "tid": 7, "ts": T0 + wait_ts,
+         "dur": wait_dur, "args": {"correlation": corr, "stream": 7}},
+        {"ph": "s", "cat": "ac2g", "name": "ac2g", "id": corr, "pid": CPU, "tid": CPU, "ts": T0 + ts},
+        {"ph": "f", "cat": "ac2g", "name": "ac2g", "id": corr, "pid": GPU, "tid": 7, "ts": T0 + wait_ts, "bp": "e"},
+    ]
+
+
+def test_a_synchronisation_is_no_device_work_of_the_operator(tmp_path):
+    """aten::copy_ copies host → device (34 µs) then waits for the stream (9 µs): only the copy is its device
+    time, though a launch flow leads to the wait as well."""
+    events = [_op("aten::copy_", 0, 100, [[32, 3], [32, 3]]),
+              *_launch(10, 1, 20, 34, name="Memcpy HtoD (Pageable -> Device)"),
+              *_synchronise(50, 2, 54, 9)]
+    events[2]["cat"] = "gpu_memcpy"  # the launched slice is a copy, not a kernel
+    (store,) = load(_write(tmp_path, "sync.pt.trace.json", {"traceEvents": events}))
+    ops = framework_operators(store)
+    assert ops[OperatorKey("aten::copy_", "[32, 3], [32, 3]")].device_ns == 34_000
