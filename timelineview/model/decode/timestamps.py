@@ -10,7 +10,6 @@ integer, since ``x * 1000`` in float64 would round it to a multiple of 256 ns.
 
 from __future__ import annotations
 
-import math
 import re
 
 import numpy as np
@@ -139,10 +138,14 @@ def strings_to_ns(values: list[str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def float_us_to_ns(values: np.ndarray) -> np.ndarray:
-    """int64 ns of finite float µs values below 9.2e15 in magnitude: the whole µs scaled as integers (exact),
-    the fraction (``x - floor(x)``, itself exact) rounded to the ns."""
-    whole = np.floor(values)
-    return whole.astype(np.int64) * 1000 + np.rint((values - whole) * 1000.0).astype(np.int64)
+    """int64 ns of finite float µs values below 9.2e15 in magnitude: ``rint(x * 1000)`` below 2^42 µs; above,
+    the whole µs scaled as integers (exact) and the fraction (``x - floor(x)``, itself exact) rounded to the ns."""
+    out = np.rint(values * 1000.0).astype(np.int64)
+    big = np.flatnonzero(np.abs(values) >= FLOAT_EXACT_LIMIT_US)
+    if len(big):
+        whole = np.floor(values[big])
+        out[big] = whole.astype(np.int64) * 1000 + np.rint((values[big] - whole) * 1000.0).astype(np.int64)
+    return out
 
 
 def floats_to_ns(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -183,8 +186,7 @@ def tokens_to_ns(tokens: list) -> tuple[np.ndarray, np.ndarray, bool]:
         kind = type(t)
         if kind is float:
             if t == t and abs(t) < 9.2e15:
-                whole = math.floor(t)
-                out[i] = whole * 1000 + round((t - whole) * 1000.0)
+                out[i] = float_us_to_ns(np.array([t]))[0]
                 ok[i] = True
                 lossy |= abs(t) >= FLOAT_EXACT_LIMIT_US
         elif kind is int and -(2**63) <= t * 1000 < 2**63:  # Python ints: exact at any size
