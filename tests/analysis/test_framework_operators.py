@@ -176,3 +176,14 @@ def test_a_name_pairs_by_shapes_first_then_its_rest_by_name(tmp_path):
                for r in rows]
     assert summary == [("[32, 64], [64, 16]", "[32, 64], [64, 16]", 50, 70, "name_and_shapes"),
                        ("[32, 8], [8, 8]", "[16, 64], [64, 16]", 30, 20, "name")]
+
+
+def test_a_run_without_step_markers_against_one_with_them_is_noted(tmp_path):
+    """Its one "step" is its whole trace (warm-up and set-up idle time included): the notes say so, once."""
+    marked = gpu_run(300, (40, 20))
+    marked["traceEvents"].append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": CPU,
+                                  "tid": CPU, "ts": T0, "dur": 3500})
+    base = AnalysisSession(load(_write(tmp_path, "base.pt.trace.json", marked)))
+    new = AnalysisSession(load(_write(tmp_path, "new.pt.trace.json", gpu_run(150, (40, 80)))))
+    assert diff_runs(base, new).notes == ["rank 0: the new run marks no steps; its step is its whole trace"]
+    assert diff_runs(new, new).notes == []  # neither marks steps: like against like
