@@ -156,7 +156,7 @@ def test_operators_whose_shapes_differ_pair_by_name(tmp_path, differ):
     addmm = by["aten::addmm"]
     assert (addmm["base_device_us"], addmm["new_device_us"], addmm["ratio"]) == (300, 150, 0.5)
     [row] = [r for r in diff_runs(base, new).framework_operators if r.name == "aten::conv2d"]
-    assert row.shapes_text(compact=True).endswith("(paired by name)")
+    assert row.shapes_text(compact=True).startswith("by name: [32, 3, 224, 224], [64, 3, 11, 11], [64] ≠ ")
     assert ("no shapes" in row.shapes_text()) == (differ == "no shapes")
 
 
@@ -187,3 +187,12 @@ def test_a_run_without_step_markers_against_one_with_them_is_noted(tmp_path):
     new = AnalysisSession(load(_write(tmp_path, "new.pt.trace.json", gpu_run(150, (40, 80)))))
     assert diff_runs(base, new).notes == ["rank 0: the new run marks no steps; its step is its whole trace"]
     assert diff_runs(new, new).notes == []  # neither marks steps: like against like
+
+
+def test_a_step_marker_written_as_a_cpu_op_is_no_operator(tmp_path):
+    """torch_npu writes ProfilerStep#N with cat cpu_op: it holds every operator's work, and is not one."""
+    trace = gpu_run(300, (40, 20))
+    trace["traceEvents"].append({**_op("ProfilerStep#7", -5, 3500)})
+    (store,) = load(_write(tmp_path, "a.pt.trace.json", trace))
+    names = {k.name for k in framework_operators(store)}
+    assert "ProfilerStep#7" not in names and "aten::addmm" in names

@@ -48,11 +48,11 @@ class FrameworkOperatorDelta:
 
     def shapes_text(self, compact: bool = False) -> str:
         """The shapes as a reader sees them: the matched shapes, or for a row matched by name both runs'
-        (``base ≠ new``; ``compact``: a run with several shape sets as their count)."""
+        (``by name: base ≠ new``; ``compact``: a run with several shape sets as their count)."""
         if self.paired_by != PAIRED_BY_NAME:
             return self.input_shapes
-        return (f"{_shape_sets_text(self.input_shapes, compact)} ≠ {_shape_sets_text(self.new_shapes, compact)}"
-                " (paired by name)")
+        # the mark first: a long list of shapes is elided at its end in a narrow column
+        return f"by name: {_shape_sets_text(self.input_shapes, compact)} ≠ {_shape_sets_text(self.new_shapes, compact)}"
 
     @property
     def delta_us(self) -> float:

@@ -41,7 +41,7 @@ OPERATOR_COLUMNS = (
     RecordColumn("name", "Operator", TEXT),
     RecordColumn("input_shapes", "Input shapes", TEXT, "the shapes of its inputs: operators match by name and shapes; "
                  "those whose shapes find no partner (another batch size, or a run without shapes) by name, "
-                 "'base ≠ new'"),
+                 "'by name: base ≠ new'"),
     RecordColumn("delta_us", "Change", TIME_US, CHANGE_TIP + ", device time over the matched cards"),
     RecordColumn("base_us", "Base device time", TIME_US, "the work it launched in the base run"),
     RecordColumn("new_us", "New device time", TIME_US, "the work it launched in the new run"),
