@@ -92,7 +92,7 @@ def _stats(args: argparse.Namespace) -> int:
     notes = [card_line(s.card, EMPTY_CAPTURE) for s in stores if empty_capture(s)]
     notes += [card_line(src.label, skipped) for src in sources for skipped in src.skipped]
     if notes:  # metrics.md §5: what a reader of the numbers should know (empty captures, files left aside)
-        doc["notes"] = notes
+        doc["notes"] = notes + doc.get("notes", [])
     _print(doc, args.json)
     say_skipped_captures("timelineview stats", args.paths)
     for store in stores:

@@ -95,3 +95,104 @@ def test_diff_sets_the_operators_side_by_side(tmp_path):
     for group in (True, False):
         deltas = [abs(r["delta_us"]) for r, b in zip(rows, both, strict=True) if b == group]
         assert deltas == sorted(deltas, reverse=True)
+
+
+def _synchronise(ts, corr, wait_ts, wait_dur):
+    """A cudaStreamSynchronize with Kineto's ac2g flow to the GPU's ``cuda_sync`` wait (as PyTorch ≥ 2.1 writes)."""
+    return [
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": CPU, "tid": CPU, "ts": T0 + ts,
+         "dur": wait_dur + 5, "args": {"correlation": corr}},
+        {"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": GPU, "tid": 7, "ts": T0 + wait_ts,
+         "dur": wait_dur, "args": {"correlation": corr, "stream": 7}},
+        {"ph": "s", "cat": "ac2g", "name": "ac2g", "id": corr, "pid": CPU, "tid": CPU, "ts": T0 + ts},
+        {"ph": "f", "cat": "ac2g", "name": "ac2g", "id": corr, "pid": GPU, "tid": 7, "ts": T0 + wait_ts, "bp": "e"},
+    ]
+
+
+def test_a_synchronisation_is_no_device_work_of_the_operator(tmp_path):
+    """aten::copy_ copies host → device (34 µs) then waits for the stream (9 µs): only the copy is its device
+    time, though a launch flow leads to the wait as well."""
+    events = [_op("aten::copy_", 0, 100, [[32, 3], [32, 3]]),
+              *_launch(10, 1, 20, 34, name="Memcpy HtoD (Pageable -> Device)"),
+              *_synchronise(50, 2, 54, 9)]
+    events[2]["cat"] = "gpu_memcpy"  # the launched slice is a copy, not a kernel
+    (store,) = load(_write(tmp_path, "sync.pt.trace.json", {"traceEvents": events}))
+    ops = framework_operators(store)
+    assert ops[OperatorKey("aten::copy_", "[32, 3], [32, 3]")].device_ns == 34_000
+
+
+def _without_shapes(trace: dict) -> dict:
+    """The trace as Kineto writes it without ``record_shapes``: no ``Input Dims``."""
+    events = [{**e, "args": {k: v for k, v in e.get("args", {}).items() if k != "Input Dims"}}
+              for e in trace["traceEvents"]]
+    return {**trace, "traceEvents": events}
+
+
+def _batch(trace: dict, batch: int) -> dict:
+    """The trace with every input's leading dimension 32 (the batch) made ``batch``."""
+    def rebatch(dims):
+        return [[batch, *d[1:]] if d and d[0] == 32 else d for d in dims]
+    events = [{**e, "args": {**e["args"], "Input Dims": rebatch(e["args"]["Input Dims"])}}
+              if "Input Dims" in e.get("args", {}) else e for e in trace["traceEvents"]]
+    return {**trace, "traceEvents": events}
+
+
+@pytest.mark.parametrize("differ", ["no shapes", "another batch"])
+def test_operators_whose_shapes_differ_pair_by_name(tmp_path, differ):
+    """A GPU run without recorded shapes, or with batch 64 against 32: each operator pairs by name, with
+    device time on both sides and both runs' shapes, marked as matched by name; nothing is left one-sided."""
+    other = _without_shapes(gpu_run(150, (40, 80))) if differ == "no shapes" else _batch(gpu_run(150, (40, 80)), 64)
+    base = AnalysisSession(load(_write(tmp_path, "base.pt.trace.json", gpu_run(300, (40, 20)))))
+    new = AnalysisSession(load(_write(tmp_path, "new.pt.trace.json", other)))
+    rows = diff_runs(base, new).document()["framework_operators"]
+    by = {r["name"]: r for r in rows}
+    assert sorted(by) == ["aten::addmm", "aten::conv2d", "aten::convolution", "aten::linear"]
+    assert len(rows) == 4  # one row per name: no one-sided leftovers beside it
+    new_conv = "" if differ == "no shapes" else "[64, 3, 224, 224], [64, 3, 11, 11], [64]"
+    conv = by["aten::conv2d"]
+    assert (conv["base_device_us"], conv["new_device_us"], conv["base_count"], conv["new_count"]) == (60, 120, 1, 1)
+    assert conv["input_shapes"] == "[32, 3, 224, 224], [64, 3, 11, 11], [64]"
+    assert (conv["new_input_shapes"], conv["paired_by"]) == (new_conv, "name")
+    addmm = by["aten::addmm"]
+    assert (addmm["base_device_us"], addmm["new_device_us"], addmm["ratio"]) == (300, 150, 0.5)
+    [row] = [r for r in diff_runs(base, new).framework_operators if r.name == "aten::conv2d"]
+    assert row.shapes_text(compact=True).startswith("by name: [32, 3, 224, 224], [64, 3, 11, 11], [64] ≠ ")
+    assert ("no shapes" in row.shapes_text()) == (differ == "no shapes")
+
+
+def test_a_name_pairs_by_shapes_first_then_its_rest_by_name(tmp_path):
+    """Two aten::mm shapes in the base run, one of them and a third in the new: the common shape pairs
+    exactly; the base's other shape and the new's third pair by name, both sets of shapes shown."""
+    def run(shapes_and_us):
+        events = []
+        for k, (dims, us) in enumerate(shapes_and_us):
+            events += [_op("aten::mm", 1000 * k, 100, dims), *_launch(1000 * k + 10, k + 1, 1000 * k + 200, us)]
+        return {"traceEvents": events}
+    common, only_base, only_new = [[32, 64], [64, 16]], [[32, 8], [8, 8]], [[16, 64], [64, 16]]
+    base = AnalysisSession(load(_write(tmp_path, "b.pt.trace.json", run([(common, 50), (only_base, 30)]))))
+    new = AnalysisSession(load(_write(tmp_path, "n.pt.trace.json", run([(common, 70), (only_new, 20)]))))
+    rows = diff_runs(base, new).document()["framework_operators"]
+    summary = [(r["input_shapes"], r["new_input_shapes"], r["base_device_us"], r["new_device_us"], r["paired_by"])
+               for r in rows]
+    assert summary == [("[32, 64], [64, 16]", "[32, 64], [64, 16]", 50, 70, "name_and_shapes"),
+                       ("[32, 8], [8, 8]", "[16, 64], [64, 16]", 30, 20, "name")]
+
+
+def test_a_run_without_step_markers_against_one_with_them_is_noted(tmp_path):
+    """Its one "step" is its whole trace (warm-up and set-up idle time included): the notes say so, once."""
+    marked = gpu_run(300, (40, 20))
+    marked["traceEvents"].append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": CPU,
+                                  "tid": CPU, "ts": T0, "dur": 3500})
+    base = AnalysisSession(load(_write(tmp_path, "base.pt.trace.json", marked)))
+    new = AnalysisSession(load(_write(tmp_path, "new.pt.trace.json", gpu_run(150, (40, 80)))))
+    assert diff_runs(base, new).notes == ["rank 0: the new run marks no steps; its step is its whole trace"]
+    assert diff_runs(new, new).notes == []  # neither marks steps: like against like
+
+
+def test_a_step_marker_written_as_a_cpu_op_is_no_operator(tmp_path):
+    """torch_npu writes ProfilerStep#N with cat cpu_op: it holds every operator's work, and is not one."""
+    trace = gpu_run(300, (40, 20))
+    trace["traceEvents"].append({**_op("ProfilerStep#7", -5, 3500)})
+    (store,) = load(_write(tmp_path, "a.pt.trace.json", trace))
+    names = {k.name for k in framework_operators(store)}
+    assert "ProfilerStep#7" not in names and "aten::addmm" in names

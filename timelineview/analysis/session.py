@@ -16,7 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from timelineview.analysis.cluster.clock_offsets import offsets_from_ends
+from timelineview.analysis.cluster.clock_offsets import (
+    SEPARATE_RUN_GAP_NS,
+    ClockAlignment,
+    offsets_from_ends,
+    separate_runs,
+)
 from timelineview.analysis.cluster.comparison import CardComparison, ClusterComparison
 from timelineview.analysis.cluster.memory_peaks import peaks_imbalance
 from timelineview.analysis.cluster.slow_cards import SlowCard, median_step_time, slow_cards
@@ -41,6 +46,7 @@ from timelineview.analysis.stats_document import stats_document
 from timelineview.model.store.trace_store import TraceStore
 
 log = logging.getLogger(__name__)
+HOUR_NS = 3_600_000_000_000
 
 # What the views need of every card; the rest (the §5 document) is computed when asked for.
 VIEW_FIELDS = ("derived", "steps", "comparison_steps")
@@ -87,21 +93,44 @@ class AnalysisSession:
         return [self.sources[i] for i in self.order]
 
     @cached_property
-    def clock_offsets_ns(self) -> np.ndarray:
-        """Per card (its number), ns to subtract from its times to align it with the first card by rank
-        (metrics.md §4), from each card's collective ends. Tolerant sessions leave every clock as recorded
-        (zeros) when that fails."""
-        out = np.zeros(len(self.sources), dtype=np.int64)
-        if not self.sources:
-            return out
+    def clock_alignment(self) -> ClockAlignment:
+        """Per card by rank, ns to subtract from its times to align it with the first card by rank (metrics.md
+        §4), from each card's collective ends; cards far from the first's run on its clock (another job)
+        aligned at their own start. Tolerant sessions leave every clock as recorded (zeros) when that fails."""
+        by_rank = self._by_rank()
         try:
-            offsets = offsets_from_ends([s.collectives for s in self._by_rank()])
+            offsets = offsets_from_ends([s.collectives for s in by_rank])
+            return separate_runs(offsets, [tuple(s.span) for s in by_rank])
         except Exception:  # no classification, no collectives kept: a viewer still opens the cards
             if not self.tolerant:
                 raise
-            return out
-        out[self.order] = offsets
+            return ClockAlignment(np.zeros(len(by_rank), dtype=np.int64), [])
+
+    @cached_property
+    def clock_offsets_ns(self) -> np.ndarray:
+        """Per card (its number), ns to subtract from its times to align it with the first card by rank
+        (:attr:`clock_alignment`)."""
+        out = np.zeros(len(self.sources), dtype=np.int64)
+        if self.sources:
+            out[self.order] = self.clock_alignment.offsets_ns
         return out
+
+    @property
+    def separate_run_cards(self) -> list[str]:
+        """The cards (names, by rank) taken as runs apart from the first card's, each aligned at its own start."""
+        by_rank = self._by_rank()
+        return [by_rank[i].card for i in self.clock_alignment.own_start]
+
+    @property
+    def clock_note(self) -> str:
+        """What a reader of the times should know of their alignment: cards taken as separate runs ("" when
+        every card is on one clock with the first)."""
+        apart = self.separate_run_cards
+        if not apart:
+            return ""
+        hours = SEPARATE_RUN_GAP_NS // HOUR_NS
+        return (f"{', '.join(apart)}: captured more than {hours} h away from {self._by_rank()[0].card}'s run, "
+                "no collective tying them: separate runs, each aligned at its own start")
 
     @cached_property
     def comparison(self) -> ClusterComparison:
@@ -209,5 +238,8 @@ class AnalysisSession:
         return session_critical_path(self)
 
     def stats_document(self) -> dict:
-        """The ``stats --json`` document (``analysis.stats_document``)."""
-        return stats_document(self)
+        """The ``stats --json`` document (``analysis.stats_document``), with the clocks' note."""
+        doc = stats_document(self)
+        if self.clock_note:
+            doc["notes"] = [self.clock_note]
+        return doc

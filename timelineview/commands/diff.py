@@ -152,9 +152,10 @@ FRAMEWORK_COLUMNS = ["operator", "input shapes", "base", "new", "delta", "ratio"
 
 
 def _framework_table(diff: RunDiff) -> str:
-    """The framework operators whose device time changed most, by name and input shapes (metrics.md §13)."""
-    rows = [[r.name, r.input_shapes or "-", _fmt(r.base_device_us), _fmt(r.new_device_us), _fmt(r.delta_us),
-             "-" if r.ratio is None else f"{r.ratio:.2f}", r.base_count, r.new_count]
+    """The framework operators whose device time changed most, by name and input shapes, or by name where the
+    shapes differ between the runs (metrics.md §13)."""
+    rows = [[r.name, r.shapes_text(compact=True) or "-", _fmt(r.base_device_us), _fmt(r.new_device_us),
+             _fmt(r.delta_us), "-" if r.ratio is None else f"{r.ratio:.2f}", r.base_count, r.new_count]
             for r in diff.framework_operators[:TOP_CHANGES]]
     return ("Framework operators: in both runs, then in one, each by |Δ device time| (µs of the work each "
             "launched, over the matched cards)\n" + format_table(FRAMEWORK_COLUMNS, rows))

@@ -39,13 +39,16 @@ LAUNCH_CATEGORIES = frozenset({"cuda_runtime", "cuda_driver"})
 FRAMEWORK_OPERATOR = "cpu_op"
 STEP_ANNOTATION = "user_annotation"
 LAUNCH_FLOW = "ac2g"
+# The GPU waiting (stream, event or context synchronisation): an ac2g flow leads to it from the host's
+# synchronise call, but it is no work that call queued
+SYNC_CATEGORY = "cuda_sync"
 # A framework operator's args: its inputs' shapes and data types, when shapes were recorded (torch_npu too)
 INPUT_DIMS, INPUT_TYPES = "Input Dims", "Input type"
 # The values of its non-tensor inputs (strides, paddings, flags) as text, in the same order (PyTorch ≥ 2.1)
 CONCRETE_INPUTS = "Concrete Inputs"
 CORRELATION = "correlation"  # the arg a launch shares with the kernel it queued
 # Categories only a CUDA-side Kineto trace writes: one of them, on a card no Ascend process names, is Kineto.
-GPU_CATEGORIES = frozenset({KERNEL, *COPY_CATEGORIES, *LAUNCH_CATEGORIES, "gpu_user_annotation", "cuda_sync",
+GPU_CATEGORIES = frozenset({KERNEL, *COPY_CATEGORIES, *LAUNCH_CATEGORIES, "gpu_user_annotation", SYNC_CATEGORY,
                             "cuda_profiler_range", LAUNCH_FLOW})
 # A CPU-only Kineto trace (no GPU activity recorded) still writes its framework categories.
 FRAMEWORK_CATEGORIES = frozenset({FRAMEWORK_OPERATOR, STEP_ANNOTATION, "python_function"})

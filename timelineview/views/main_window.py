@@ -305,7 +305,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _show_loaded(self, job: JobHandle, run: LoadedRun) -> None:
         names = ", ".join(p.name for p in run.paths)
-        outcome = load_outcome(run.cards, names, self.analysis_failures)
+        outcome = load_outcome(run.cards, names, self.analysis_failures, run.session.clock_note)
         if outcome.shown:
             if not self.cluster.card_trace_running:  # a summarised card's trace: the cluster tab shows it (or not)
                 self.timeline.set_cards(outcome.shown, keep_view=self._partial_shown)

@@ -136,3 +136,16 @@ def test_a_long_operator_name_leaves_the_figures_on_the_page(qtbot):
     ends = [header.sectionPosition(c) + header.sectionSize(c) for c in range(header.count())]
     assert max(ends) <= table.viewport().width()  # every figure in sight, none scrolled off
     assert table.model().data(table.model().index(0, 0), 0x03) == LONG_NAME  # the tooltip holds it whole
+
+
+def test_a_gpu_run_without_shapes_pairs_its_operators_by_name(qtbot, window, runs):
+    """A GPU baseline captured without record_shapes: aten::mm still pairs, by name, with both device times."""
+    gpu = runs[1] / "host_1.1700000000.pt.trace.json"
+    trace = json.loads(gpu.read_text())
+    for e in trace["traceEvents"]:
+        e.get("args", {}).pop("Input Dims", None)
+    gpu.write_text(json.dumps(trace))
+    page = _compared(qtbot, window, runs).framework
+    [mm] = [r for r in page.operators_model.rows if r["name"] == "aten::mm"]
+    assert mm["input_shapes"] == "by name: [32, 64], [64, 16] ≠ no shapes"
+    assert (mm["base_us"], mm["new_us"]) == pytest.approx((NPU_MM_US, GPU_MM_US))

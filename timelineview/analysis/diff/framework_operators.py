@@ -77,6 +77,8 @@ def framework_operators(store: TraceStore) -> dict[OperatorKey, OperatorTotal]:
     """Every framework operator of the card by name and input shapes, with its calls and device time."""
     sl = store.slices
     ops = np.flatnonzero(string_flags(store, sl.cat, lambda c: c == FRAMEWORK_OPERATOR)[sl.cat])
+    # torch_npu writes its ProfilerStep#N as a cpu_op too: a step, holding every operator's work, not one of them
+    ops = ops[~string_flags(store, sl.name[ops], lambda n: kineto.STEP_MARKER.match(n))[sl.name[ops]]]
     out: dict[OperatorKey, OperatorTotal] = {}
     if not len(ops):
         return out

@@ -27,6 +27,7 @@ from timelineview.analysis.diff.step_breakdown import StepBreakdownDiff, step_br
 from timelineview.analysis.findings.marks import CardChange, card_changes, change_order
 from timelineview.analysis.session import AnalysisSession
 from timelineview.analysis.steps import PHASE_KEYS as STEP_PHASE_KEYS
+from timelineview.analysis.steps import WHOLE_TRACE
 from timelineview.analysis.window import METRIC_KEYS
 
 NS_PER_US = 1000.0
@@ -231,6 +232,12 @@ def _name_deltas(base: dict, new: dict) -> list[NameDelta]:
     return rows
 
 
+def _marks_no_steps(doc: dict) -> bool:
+    """Whether the card's one step is the whole trace (no step markers)."""
+    steps = doc.get("steps") or []
+    return len(steps) == 1 and steps[0].get("window") == WHOLE_TRACE
+
+
 def diff_runs(base: AnalysisSession, new: AnalysisSession) -> RunDiff:
     """What changed from ``base`` to ``new`` (metrics.md §9)."""
     match = match_cards(base, new)
@@ -242,6 +249,10 @@ def diff_runs(base: AnalysisSession, new: AnalysisSession) -> RunDiff:
         bm, nm = _card_metrics(base_docs[b]), _card_metrics(new_docs[n])
         if bm["steps"] != nm["steps"]:
             notes.append(f"{base_docs[b]['card']}: {bm['steps']} step(s) in the base run, {nm['steps']} in the new")
+        unmarked = [side for side, doc in (("base", base_docs[b]), ("new", new_docs[n])) if _marks_no_steps(doc)]
+        if len(unmarked) == 1:  # its "step" holds its warm-up and set-up idle time too, the other's does not
+            notes.append(f"{new_docs[n]['card'] if unmarked[0] == 'new' else base_docs[b]['card']}: the "
+                         f"{unmarked[0]} run marks no steps; its step is its whole trace")
         cards.append(CardDelta(base_docs[b]["card"], b, n, bm, nm, new_docs[n]["card"]))
     steps = [d.get("steps") or [] for b, n in pairs for d in (base_docs[b], new_docs[n])]
     phases = tuple(dict.fromkeys(k for s in steps for k in step_phase_keys(s))) or PHASE_KEYS

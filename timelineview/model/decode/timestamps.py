@@ -3,7 +3,9 @@
 A float64 holding epoch microseconds (~1.7e15) has a 0.25 µs ulp, so strings such as
 ``"1736412474721123.620"`` are parsed as decimal text, never through float.
 Numbers are decoded as float64 by the JSON decoder; below 2^42 µs (about 50 days of
-monotonic time) ``rint(x * 1000)`` recovers the written nanoseconds exactly.
+monotonic time) the written nanoseconds are recovered exactly, and a whole number of µs (Kineto's
+epoch timestamps, ~1.7e15) exactly at any size float64 holds: its whole part is scaled as an
+integer, since ``x * 1000`` in float64 would round it to a multiple of 256 ns.
 """
 
 from __future__ import annotations
@@ -135,12 +137,23 @@ def strings_to_ns(values: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return out, ok
 
 
+def float_us_to_ns(values: np.ndarray) -> np.ndarray:
+    """int64 ns of finite float µs values below 9.2e15 in magnitude: ``rint(x * 1000)`` below 2^42 µs; above,
+    the whole µs scaled as integers (exact) and the fraction (``x - floor(x)``, itself exact) rounded to the ns."""
+    out = np.rint(values * 1000.0).astype(np.int64)
+    big = np.flatnonzero(np.abs(values) >= FLOAT_EXACT_LIMIT_US)
+    if len(big):
+        whole = np.floor(values[big])
+        out[big] = whole.astype(np.int64) * 1000 + np.rint((values[big] - whole) * 1000.0).astype(np.int64)
+    return out
+
+
 def floats_to_ns(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """ns for float µs values, with a validity mask (finite and within int64)."""
     values = np.asarray(values, dtype=np.float64)
     ok = np.isfinite(values) & (np.abs(values) < 9.2e15)
     out = np.zeros(len(values), dtype=np.int64)
-    out[ok] = np.rint(values[ok] * 1000.0).astype(np.int64)
+    out[ok] = float_us_to_ns(values[ok])
     return out, ok
 
 
@@ -173,7 +186,7 @@ def tokens_to_ns(tokens: list) -> tuple[np.ndarray, np.ndarray, bool]:
         kind = type(t)
         if kind is float:
             if t == t and abs(t) < 9.2e15:
-                out[i] = round(t * 1000.0)
+                out[i] = float_us_to_ns(np.array([t]))[0]
                 ok[i] = True
                 lossy |= abs(t) >= FLOAT_EXACT_LIMIT_US
         elif kind is int and -(2**63) <= t * 1000 < 2**63:  # Python ints: exact at any size

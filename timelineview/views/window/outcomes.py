@@ -59,9 +59,10 @@ def problems_text(cards, notes: bool = False) -> str:
     return "\n\n".join(parts)
 
 
-def load_outcome(cards, names: str, failures: list[str]) -> LoadOutcome:
+def load_outcome(cards, names: str, failures: list[str], clock_note: str = "") -> LoadOutcome:
     """The outcome of a load of ``names`` that read ``cards`` (drawable or not); ``failures``: the parts of
-    the analysis that failed, one line each."""
+    the analysis that failed, one line each; ``clock_note``: how the cards' clocks were aligned when that is
+    not one clock (``AnalysisSession.clock_note``)."""
     shown = [c for c in cards if c.drawable]
     problems = problems_text(cards)
     if not shown and cards and all(c.store.report.read_whole_capture for c in cards):  # valid, and empty
@@ -72,7 +73,7 @@ def load_outcome(cards, names: str, failures: list[str]) -> LoadOutcome:
         why = first_problem(cards)
         return LoadOutcome([], "", Message("Nothing to show", f"No slices could be read from {names}"
                                            + (f": {why}." if why else "."), problems))
-    remarks = []  # the counts of what is shown stay on the status line's right (shown_counts)
+    remarks = [clock_note] if clock_note else []  # the counts of what is shown stay on the line's right (shown_counts)
     errors = [c.analysis_error for c in shown if c.analysis_error]
     if errors:
         remarks.append(errors[0])

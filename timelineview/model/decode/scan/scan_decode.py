@@ -28,7 +28,7 @@ from timelineview.model.decode.chunk_result import (
 from timelineview.model.decode.scan import scan_codes as codes
 from timelineview.model.decode.scan import scan_columns as cols
 from timelineview.model.decode.scan.scan_columns import Scan
-from timelineview.model.decode.timestamps import FLOAT_EXACT_LIMIT_US
+from timelineview.model.decode.timestamps import FLOAT_EXACT_LIMIT_US, float_us_to_ns
 from timelineview.model.decode.typed_columns import other_events
 
 _floats = msgspec.json.Decoder(list[float])
@@ -142,7 +142,7 @@ def _times(data: memoryview, values: np.ndarray, states: np.ndarray) -> tuple[np
     good = np.isfinite(x) & (np.abs(x) < 9.2e15) & ~refused[floats]
     out = values.copy()
     out[floats] = 0
-    out[floats[good]] = np.rint(x[good] * 1000.0).astype(np.int64)
+    out[floats[good]] = float_us_to_ns(x[good])
     ok[floats] = good
     lossy[floats] = good & (np.abs(x) >= FLOAT_EXACT_LIMIT_US)
     return out, ok, lossy, refused

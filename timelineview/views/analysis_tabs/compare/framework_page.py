@@ -39,7 +39,9 @@ BREAKDOWN_COLUMNS = (
 )
 OPERATOR_COLUMNS = (
     RecordColumn("name", "Operator", TEXT),
-    RecordColumn("input_shapes", "Input shapes", TEXT, "the shapes of its inputs: operators match by name and shapes"),
+    RecordColumn("input_shapes", "Input shapes", TEXT, "the shapes of its inputs: operators match by name and shapes; "
+                 "those whose shapes find no partner (another batch size, or a run without shapes) by name, "
+                 "'by name: base ≠ new'"),
     RecordColumn("delta_us", "Change", TIME_US, CHANGE_TIP + ", device time over the matched cards"),
     RecordColumn("base_us", "Base device time", TIME_US, "the work it launched in the base run"),
     RecordColumn("new_us", "New device time", TIME_US, "the work it launched in the new run"),
@@ -61,7 +63,7 @@ def breakdown_records(breakdown: StepBreakdownDiff | None) -> list[dict]:
 
 def operator_records(rows: list[FrameworkOperatorDelta]) -> list[dict]:
     """One record per framework operator, in the diff's order (in both runs first, by |change|)."""
-    return [{"name": r.name, "input_shapes": r.input_shapes, "delta_us": r.delta_us, "base_us": r.base_device_us,
+    return [{"name": r.name, "input_shapes": r.shapes_text(), "delta_us": r.delta_us, "base_us": r.base_device_us,
              "new_us": r.new_device_us, "ratio": r.ratio, "base_count": r.base_count, "new_count": r.new_count}
             for r in rows]
 
