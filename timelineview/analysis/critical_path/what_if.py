@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,7 +11,7 @@ from timelineview.analysis.critical_path.graph import StepGraph
 from timelineview.analysis.critical_path.replay import ReplayInputs, replay
 from timelineview.analysis.critical_path.slots import COLLECTIVE, SEND
 
-CARD_AT_MEDIAN = "card_at_median"  # the card computes like the cluster's median card
+CARD_AT_MEDIAN = "card_at_median"  # each of the card's op types at the other cards' median time per task
 LINK_AT_MEDIAN = "link_at_median"  # the link moves data at its transport's median bandwidth
 DATA_WAIT_AT_MEDIAN = "data_wait_at_median"  # the card waits for data like the median card
 DATA_WAIT_REMOVED = "data_wait_removed"  # no card waits for data
@@ -32,7 +33,7 @@ class Change:
     def label(self) -> str:
         """How a user reads the change."""
         return {
-            CARD_AT_MEDIAN: f"{self.target} computes at the cluster median",
+            CARD_AT_MEDIAN: f"{self.target} computes each op type at the other cards' median per task",
             LINK_AT_MEDIAN: f"link {self.target} at its transport's median bandwidth",
             DATA_WAIT_AT_MEDIAN: f"{self.target} waits for data like the median card",
             DATA_WAIT_REMOVED: "no data wait",
@@ -64,11 +65,7 @@ def changed_inputs(g: StepGraph, change: Change) -> ReplayInputs:
     """The graph's measured durations with ``change`` applied."""
     x = ReplayInputs.measured(g)
     if change.kind == CARD_AT_MEDIAN:
-        c = g.cards.index(change.target)
-        total = x.busy.sum(axis=1)  # (K, C)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ratio = np.where(total[:, c] > 0, np.median(total, axis=1) / total[:, c], 1.0)
-        x.busy[:, :, c] *= np.minimum(ratio, 1.0)[:, None]
+        x.busy[:, :, g.cards.index(change.target)] *= compute_ratio_at_peers(g, g.cards.index(change.target))[:, None]
     elif change.kind == DATA_WAIT_AT_MEDIAN:
         c = g.cards.index(change.target)
         x.wait[:, c] = np.minimum(x.wait[:, c], np.median(x.wait, axis=1))
@@ -85,6 +82,28 @@ def changed_inputs(g: StepGraph, change: Change) -> ReplayInputs:
     else:
         raise ValueError(f"unknown change {change.kind!r}")
     return x
+
+
+def compute_ratio_at_peers(g: StepGraph, c: int) -> np.ndarray:
+    """(K,) how much of card column ``c``'s compute time per step would remain if each of its tasks took the
+    median time per task of its op type on the other cards (at most 1: the change never slows a card).
+
+    Per operator, not per card: a pipeline's stages run different work (their totals differ with no card
+    slow), but the same layers, so a type's time per task says how fast a card computes wherever it runs
+    the type. A type no other card runs keeps its measured time. Without task counts (a summary written
+    before they were kept) a type's time stands for one task: its total against the others'."""
+    own_ns = g.type_ns[:, c]  # (K, T)
+    count = g.type_count if g.type_count is not None else (g.type_ns > 0).astype(np.int64)
+    others = np.delete(np.arange(len(g.cards)), c)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_task = np.where(count[:, others] > 0, g.type_ns[:, others] / count[:, others], np.nan)  # (K, C-1, T)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a type no other card runs: all NaN
+            peer = np.nanmedian(per_task, axis=1) if len(others) else np.full(own_ns.shape, np.nan)
+        at_peers = np.where(np.isfinite(peer) & (count[:, c] > 0), count[:, c] * peer, own_ns)
+        total = own_ns.sum(axis=1)
+        ratio = np.where(total > 0, at_peers.sum(axis=1) / total, 1.0)
+    return np.minimum(ratio, 1.0)
 
 
 def link_saving(g: StepGraph, link: str) -> np.ndarray:
