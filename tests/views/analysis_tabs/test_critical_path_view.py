@@ -233,3 +233,18 @@ def test_the_path_table_says_how_much_of_a_block_was_dispatch_gaps(qtbot):
     assert [r.text(col["Dispatch gaps (ms)"]) for r in rows] == ["0.100", "", "0.920"]
     # by hand: 900 + 80 µs computed, 100 + 920 µs of gaps
     assert "computing 0.980 ms, dispatch gaps 1.020 ms" in view.shares.text()
+
+
+@pytest.mark.parametrize(("name", "word"), [
+    ("hcom_send__123_1", "send"),
+    ("hcom_receive__123_2", "receive"),
+    ("Default/network/Receive-op7", "receive"),
+    ("hcom_allReduce__123_3", "collective"),
+])
+def test_the_path_table_names_a_pair_as_the_graph_slots_it(name, word):
+    """The table's Kind of a send or receive is the kind the graph gave its slot: one rule for both."""
+    from timelineview.analysis.critical_path.slots import KIND_WORDS, op_kinds
+    from timelineview.views.analysis_tabs.critical_path_view import kind_label
+
+    assert kind_label({"kind": "collective", "name": name}) == word
+    assert KIND_WORDS[int(op_kinds([name], np.array([1]))[0])] == word  # with its peer known
