@@ -77,3 +77,23 @@ def test_without_task_counts_a_types_total_stands_for_one_task():
     assert ratio(g, "slow") == pytest.approx(440 / 572)
     # deep: MatMul 400, 520, 360 (400), Add 40, 52, 36 (40): its extra layers read as slowness
     assert ratio(g, "deep") == pytest.approx(440 / 660)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_ratio_matches_a_type_by_type_reference(seed):
+    """Random tables, an even number of peers, types some cards do not run: against a plain loop."""
+    rng = np.random.default_rng(seed)
+    n_cards, n_types = 5, 6
+    count = rng.integers(0, 4, (n_cards, n_types)) * (rng.random((n_cards, n_types)) < 0.7)
+    per = rng.uniform(50.0, 150.0, (n_cards, n_types))
+    names = [f"card{i}" for i in range(n_cards)]
+    g = build_graph([card(names[i], list(zip(count[i].tolist(), per[i].tolist(), strict=True)))
+                     for i in range(n_cards)], [f"T{t}" for t in range(n_types)])
+    for c in range(n_cards):
+        own = count[c] * per[c]
+        priced = 0.0
+        for t in range(n_types):
+            peers = [per[o, t] for o in range(n_cards) if o != c and count[o, t] > 0]
+            priced += count[c, t] * float(np.median(peers)) if peers and count[c, t] else own[t]
+        expected = min(priced / own.sum(), 1.0) if own.sum() > 0 else 1.0
+        assert ratio(g, names[c]) == pytest.approx(expected)

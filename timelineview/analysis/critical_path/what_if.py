@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,18 +91,29 @@ def compute_ratio_at_peers(g: StepGraph, c: int) -> np.ndarray:
     slow), but the same layers, so a type's time per task says how fast a card computes wherever it runs
     the type. A type no other card runs keeps its measured time. Without task counts (a summary written
     before they were kept) a type's time stands for one task: its total against the others'."""
-    own_ns = g.type_ns[:, c]  # (K, T)
     count = g.type_count if g.type_count is not None else (g.type_ns > 0).astype(np.int64)
-    others = np.delete(np.arange(len(g.cards)), c)
+    runs = np.flatnonzero((count[:, c] > 0).any(axis=0))  # only the types the card runs are priced
+    ns = g.type_ns[:, :, runs].transpose(0, 2, 1)  # (K, T', C): the cards last, for one sort along them
+    n = count[:, :, runs].transpose(0, 2, 1)
+    per_task = np.divide(ns, n, out=np.full(ns.shape, np.nan), where=n > 0)
+    per_task[:, :, c] = np.nan  # the card itself is not its own peer
+    peer = _median_of_rows(per_task)
+    with np.errstate(invalid="ignore"):
+        at_peers = np.where(np.isfinite(peer) & (n[:, :, c] > 0), n[:, :, c] * peer, ns[:, :, c])
+    total = g.type_ns[:, c].sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        per_task = np.where(count[:, others] > 0, g.type_ns[:, others] / count[:, others], np.nan)  # (K, C-1, T)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a type no other card runs: all NaN
-            peer = np.nanmedian(per_task, axis=1) if len(others) else np.full(own_ns.shape, np.nan)
-        at_peers = np.where(np.isfinite(peer) & (count[:, c] > 0), count[:, c] * peer, own_ns)
-        total = own_ns.sum(axis=1)
-        ratio = np.where(total > 0, at_peers.sum(axis=1) / total, 1.0)
+        ratio = np.where(total > 0, (at_peers.sum(axis=1) + total - ns[:, :, c].sum(axis=1)) / total, 1.0)
     return np.minimum(ratio, 1.0)
+
+
+def _median_of_rows(values: np.ndarray) -> np.ndarray:
+    """The median along the last axis ignoring NaN (NaN where all are), sorting ``values`` in place: one
+    sort, where ``np.nanmedian`` takes a Python call per row."""
+    values.sort(axis=-1)  # NaN last
+    n = (~np.isnan(values)).sum(axis=-1, keepdims=True)
+    lo = np.take_along_axis(values, np.maximum((n - 1) // 2, 0), axis=-1)
+    hi = np.take_along_axis(values, np.maximum(n // 2 - (n == 0), 0), axis=-1)
+    return np.where(n > 0, (lo + hi) / 2, np.nan)[..., 0]
 
 
 def link_saving(g: StepGraph, link: str) -> np.ndarray:
