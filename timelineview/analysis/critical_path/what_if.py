@@ -64,7 +64,8 @@ def changed_inputs(g: StepGraph, change: Change) -> ReplayInputs:
     """The graph's measured durations with ``change`` applied."""
     x = ReplayInputs.measured(g)
     if change.kind == CARD_AT_MEDIAN:
-        x.busy[:, :, g.cards.index(change.target)] *= compute_ratio_at_peers(g, g.cards.index(change.target))[:, None]
+        c = g.cards.index(change.target)
+        x.busy[:, :, c] *= compute_ratio_at_peers(g, c)[:, None]
     elif change.kind == DATA_WAIT_AT_MEDIAN:
         c = g.cards.index(change.target)
         x.wait[:, c] = np.minimum(x.wait[:, c], np.median(x.wait, axis=1))
@@ -98,11 +99,10 @@ def compute_ratio_at_peers(g: StepGraph, c: int) -> np.ndarray:
     per_task = np.divide(ns, n, out=np.full(ns.shape, np.nan), where=n > 0)
     per_task[:, :, c] = np.nan  # the card itself is not its own peer
     peer = _median_of_rows(per_task)
-    with np.errstate(invalid="ignore"):
-        at_peers = np.where(np.isfinite(peer) & (n[:, :, c] > 0), n[:, :, c] * peer, ns[:, :, c])
-    total = g.type_ns[:, c].sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = np.where(total > 0, (at_peers.sum(axis=1) + total - ns[:, :, c].sum(axis=1)) / total, 1.0)
+    own_ns, own_n = ns[:, :, c], n[:, :, c]  # (K, T'): the types it does not run took no time
+    at_peers = np.where(np.isfinite(peer) & (own_n > 0), own_n * np.nan_to_num(peer), own_ns).sum(axis=1)
+    total = own_ns.sum(axis=1)
+    ratio = np.divide(at_peers, total, out=np.ones(len(total)), where=total > 0)
     return np.minimum(ratio, 1.0)
 
 
