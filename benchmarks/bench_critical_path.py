@@ -63,14 +63,16 @@ def timelines(specs) -> tuple[list[CardTimeline], list[str]]:
             se.append(st.end)
         u = union(np.concatenate(cs), np.concatenate(ce))
         step_type = np.zeros((len(ss), len(POOL.mean_ns)))
+        step_count = np.zeros(step_type.shape, np.int64)
         for k, (a, b, kind) in enumerate(zip(cs, ce, kinds, strict=True)):
             np.add.at(step_type[k], kind, (b - a).astype(np.float64))
+            np.add.at(step_count[k], kind, 1)
         for kind in range(len(POOL.mean_ns)):
             types.id_of(f"type{kind}")
         out.append(CardTimeline(
             f"rank {spec.rank}", spec.rank, 0, np.arange(1, len(ss) + 1), np.array(ss), np.array(se),
             u.starts, u.ends, step_type, np.concatenate(os_), np.concatenate(oe), names, empty_transfers(),
-            np.array(peers, np.int64) if spec.pipeline_stages else None))
+            np.array(peers, np.int64) if spec.pipeline_stages else None, step_count))
     return out, types.names
 
 

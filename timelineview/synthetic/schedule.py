@@ -219,7 +219,7 @@ def _one_f_one_b(sched: Schedule, k: int, t0: np.ndarray, locs: Sequence[StepLoc
     times = place_pipeline(orders, t0, spans, micro, xfer, _LAUNCH_GAP_NS)
     owner = np.flatnonzero((sched.op_peer >= 0).any(axis=1))  # the pipeline's slots, each on its own card
     origin = np.empty(len(t0), np.int64)
-    last = np.zeros(len(t0), np.int64)
+    last = times.last_end()  # then the later of that and its last chunk's end
     for c, order in enumerate(orders):
         mine = owner[sched.present[owner, c]]
         sched.op_start[k, mine, c] = times.op_start[c]
@@ -235,8 +235,7 @@ def _one_f_one_b(sched: Schedule, k: int, t0: np.ndarray, locs: Sequence[StepLoc
             starts[ev.chunk(micro)] = at
         origin[c] = times.compute_start[c][0]
         sched.item_shift[(k, c)] = starts[chunk] - lo[chunk] - origin[c]
-        ends = starts + spans[c]
-        last[c] = max(int(ends.max()), max(times.op_end[c], default=0))
+        last[c] = max(int(last[c]), int((starts + spans[c]).max()))
     absent = ~sched.present
     sched.op_start[k][absent] = -1
     sched.op_end[k][absent] = -1

@@ -61,12 +61,22 @@ def test_a_summary_keeps_each_operators_peer():
     np.testing.assert_array_equal(CardPathInputs.from_document(older).op_peer, [-1, -1])
 
 
+def test_a_summary_keeps_each_types_task_count():
+    kept = inputs()
+    kept.type_count = np.array([[3, 1], [2, 5]], np.int64)
+    np.testing.assert_array_equal(CardPathInputs.from_document(kept.document()).type_count, [[3, 1], [2, 5]])
+    older = kept.document()
+    del older["type_count"]  # a summary written before the counts were kept: none, not zeros
+    assert CardPathInputs.from_document(older).type_count is None
+
+
 @pytest.mark.parametrize("damage", [
     lambda d: d.pop("op_end"),
     lambda d: d.update(op_end=[40]),
     lambda d: d.update(transfer_op=[5]),  # a transfer of an operator the card does not have
     lambda d: d.update(type_ns=[[1.0]]),
     lambda d: d.update(op_peer=[1]),
+    lambda d: d.update(type_count=[[1, 2]]),  # counts of one step of two
 ])
 def test_damaged_inputs_are_refused(damage):
     doc = inputs().document()

@@ -24,6 +24,7 @@ from timelineview.synthetic import WriteOptions, cluster_specs, generate_cluster
 CASES = [(4, 2, 7, 3), (8, 4, 3, 5), (16, 3, 5, 9), (4, 4, 11, 1)]
 SLOW_FACTOR = 1.3
 LINK_FACTOR = 3.0
+TASKS_PER_STEP = 160
 
 
 def problems(slow: int) -> dict[str, dict]:
@@ -43,7 +44,7 @@ def changes(slow: int) -> dict[str, Change]:
 def pipeline(request, tmp_path_factory):
     """Per case, the sessions of the healthy pipeline and of each planted problem (same seed)."""
     stages, micro, seed, slow = request.param
-    base = {"seed": seed, "steps": 3, "tasks_per_step": 160, "pipeline": True, "pipeline_stages": True,
+    base = {"seed": seed, "steps": 3, "tasks_per_step": TASKS_PER_STEP, "pipeline": True, "pipeline_stages": True,
             "microbatches": micro}
     out = {}
     for name, extra in {"healthy": {}, **problems(slow)}.items():
@@ -72,6 +73,15 @@ def test_the_graph_pairs_transfers_both_ways(pipeline):
             back = lay.peer_slot[slots, c]
             assert np.all(lay.kind[back] == (RECEIVE if kind == SEND else SEND))
             assert np.all(lay.peer_card[back, peers] == c)
+
+
+def test_each_stage_counts_the_compute_tasks_of_its_steps(pipeline):
+    """What the what-if of a slow stage prices its operators by: every stage runs the step's drawn compute
+    tasks (``tasks_per_step`` of them, chores aside), whatever its place in the pipeline."""
+    stages, _, sessions, _ = pipeline
+    g = session_graph(sessions["healthy"])
+    assert g.type_count is not None
+    np.testing.assert_array_equal(g.type_count.sum(axis=2), np.full((len(g.steps), stages), TASKS_PER_STEP))
 
 
 def test_replay_without_change_gives_the_measured_steps(pipeline):

@@ -121,8 +121,13 @@ def test_a_summary_folder_gives_the_same_path_and_what_ifs(folders, sessions, tm
 
     out = tmp_path / "summary"
     summarize(folders["slow_card"], out, workers=1, progress=None, note=None)
-    kept = SummarySession(out, read_checked_index(out), tolerant=True, whole=True).stats_document()
+    summary = SummarySession(out, read_checked_index(out), tolerant=True, whole=True)
+    kept = summary.stats_document()
     loaded = sessions["slow_card"].stats_document()
+    # the task counts the slow card's what-if prices its operators by come back from the summary
+    counts = session_graph(summary).type_count
+    assert counts is not None
+    np.testing.assert_array_equal(counts, session_graph(sessions["slow_card"]).type_count)
     assert len(kept["critical_path"]) == BASE["steps"]
     for a, b in zip(kept["critical_path"], loaded["critical_path"], strict=True):
         assert a["step_us"] == pytest.approx(b["step_us"]) and a["cards"] == b["cards"]

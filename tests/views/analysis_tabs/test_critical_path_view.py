@@ -135,6 +135,18 @@ def test_choosing_a_step_outlines_exactly_its_paths_slices(opened, qtbot):
     assert timeline.ctx.path_slices == {}
 
 
+def at_peers_ratio(g, k: int, c: int) -> float:
+    """The reference of card_at_median's scale, type by type: each type the card runs at the median time per
+    task of the other cards that run it (its own time when none does), over its own time, at most 1."""
+    own = g.type_ns[k, c]
+    priced = 0.0
+    for t in range(len(g.type_names)):
+        peers = [g.type_ns[k, o, t] / g.type_count[k, o, t] for o in range(len(g.cards))
+                 if o != c and g.type_count[k, o, t] > 0]
+        priced += g.type_count[k, c, t] * float(np.median(peers)) if peers and g.type_count[k, c, t] else own[t]
+    return min(priced / own.sum(), 1.0)
+
+
 def test_the_what_if_panel_shows_the_predicted_step_beside_the_measured(opened):
     view = opened.cluster.analysis.widgets["critical_path"]
     result = opened.cluster.shown.session.critical_path
@@ -152,7 +164,8 @@ def test_the_what_if_panel_shows_the_predicted_step_beside_the_measured(opened):
         assert strip.measured.step_ns / 1000 == pytest.approx(view.steps[k]["step_us"], abs=0.01)
         assert strip.predicted.step_ns == pytest.approx(result.what_if[w].predicted_step_ns[k])
         assert strip.predicted.step_ns < strip.measured.step_ns
-        # the slow card computes at the median card's pace: its compute time is the median of the cards'
+        # the slow card computes each op type at the other cards' median time per task: its compute scaled
+        # by what its tasks would take so over what they took
         # a block is drawn as its compute, then its dispatch gaps (in the grey of a wait to launch)
         compute = [strip.measured.total(c, "compute") for c in range(len(g.cards))]
         gap_lanes = [strip.measured.total(c, "dispatch_gap") for c in range(len(g.cards))]
@@ -160,7 +173,7 @@ def test_the_what_if_panel_shows_the_predicted_step_beside_the_measured(opened):
         gaps = g.gap[k].sum(axis=0)
         assert compute == pytest.approx(busy.tolist(), rel=1e-9, abs=1.0)
         assert gap_lanes == pytest.approx(gaps.tolist(), rel=1e-9, abs=1.0)
-        want = min(float(np.median(busy)), busy[slow])
+        want = busy[slow] * at_peers_ratio(g, k, slow)
         assert strip.predicted.total(slow, "compute") == pytest.approx(want, rel=1e-6)
         assert strip.predicted.total(slow, "dispatch_gap") == pytest.approx(gaps[slow], rel=1e-6, abs=1.0)
         assert strip.measured.total(slow, "compute") > strip.predicted.total(slow, "compute")
@@ -233,3 +246,18 @@ def test_the_path_table_says_how_much_of_a_block_was_dispatch_gaps(qtbot):
     assert [r.text(col["Dispatch gaps (ms)"]) for r in rows] == ["0.100", "", "0.920"]
     # by hand: 900 + 80 µs computed, 100 + 920 µs of gaps
     assert "computing 0.980 ms, dispatch gaps 1.020 ms" in view.shares.text()
+
+
+@pytest.mark.parametrize(("name", "word"), [
+    ("hcom_send__123_1", "send"),
+    ("hcom_receive__123_2", "receive"),
+    ("Default/network/Receive-op7", "receive"),
+    ("hcom_allReduce__123_3", "collective"),
+])
+def test_the_path_table_names_a_pair_as_the_graph_slots_it(name, word):
+    """The table's Kind of a send or receive is the kind the graph gave its slot: one rule for both."""
+    from timelineview.analysis.critical_path.slots import KIND_WORDS, op_kinds
+    from timelineview.views.analysis_tabs.critical_path_view import kind_label
+
+    assert kind_label({"kind": "collective", "name": name}) == word
+    assert KIND_WORDS[int(op_kinds([name], np.array([1]))[0])] == word  # with its peer known

@@ -1,5 +1,6 @@
 """What the critical path keeps of one card, small enough for a summary (metrics.md §10, §12): its
-communication operators, its compute time per step and op type, and its transfers per operator and link.
+communication operators, its compute time and task count per step and op type, and its transfers per
+operator and link.
 The card's compute itself is its U(compute), which every card analysis and summary already keeps."""
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ class CardPathInputs:
     transfer_bytes: np.ndarray  # float64
     transfer_ns: np.ndarray  # float64, Σ durations
     op_peer: np.ndarray | None = None  # int64 per operator: a send's or receive's peer rank (-1: none)
+    type_count: np.ndarray | None = None  # int64 (steps, types): how many compute tasks ``type_ns`` sums (None:
+    # a summary written before it was kept)
 
     def __post_init__(self) -> None:
         if self.op_peer is None:
@@ -44,7 +47,8 @@ class CardPathInputs:
                 "type_ns": self.type_ns.tolist(), "transfer_op": self.transfer_op.tolist(),
                 "transfer_link": self.transfer_link, "transfer_transport": self.transfer_transport,
                 "transfer_bytes": self.transfer_bytes.tolist(), "transfer_ns": self.transfer_ns.tolist(),
-                "op_peer": self.op_peer.tolist()}
+                "op_peer": self.op_peer.tolist(),
+                **({"type_count": self.type_count.tolist()} if self.type_count is not None else {})}
 
     @classmethod
     def from_document(cls, d: dict) -> CardPathInputs:
@@ -57,7 +61,9 @@ class CardPathInputs:
                       np.asarray(d["transfer_op"], np.int64), [str(x) for x in d["transfer_link"]],
                       [str(x) for x in d["transfer_transport"]], np.asarray(d["transfer_bytes"], np.float64),
                       np.asarray(d["transfer_ns"], np.float64),
-                      np.asarray(d["op_peer"], np.int64) if "op_peer" in d else None)
+                      np.asarray(d["op_peer"], np.int64) if "op_peer" in d else None,
+                      np.asarray(d["type_count"], np.int64).reshape(len(d["step_number"]), len(d["type_names"]))
+                      if "type_count" in d else None)
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"not critical path inputs: {exc}") from exc
         n_ops, n_rows = len(out.op_start), len(out.transfer_op)
@@ -90,13 +96,15 @@ def card_path_inputs(store, classification, steps, communication, kernels: Kerne
     row = np.searchsorted(starts, task_end, "left") - 1  # a task ending at a boundary belongs to the step before
     ok = (row >= 0) & (task_end <= ends[np.maximum(row, 0)]) if len(starts) else np.zeros(len(comp), bool)
     dur = (sl.end[comp] - sl.start[comp]).astype(np.float64)
-    type_ns = np.bincount(row[ok] * max(len(type_names), 1) + type_id[ok], dur[ok],
-                          minlength=len(starts) * max(len(type_names), 1)).reshape(len(starts), max(len(type_names), 1))
+    cell = row[ok] * max(len(type_names), 1) + type_id[ok]
+    table_shape = (len(starts), max(len(type_names), 1))
+    type_ns = np.bincount(cell, dur[ok], minlength=table_shape[0] * table_shape[1]).reshape(table_shape)
+    type_count = np.bincount(cell, minlength=table_shape[0] * table_shape[1]).reshape(table_shape).astype(np.int64)
     return CardPathInputs(
         op_start=sl.start[ops].astype(np.int64), op_end=sl.end[ops].astype(np.int64),
         op_name=[names[i] if i >= 0 else "" for i in sl.name[ops].tolist()],
         step_number=np.array([w.step for w in steps], np.int64), type_names=type_names or [""],
-        type_ns=type_ns, **_transfers(communication, ops), op_peer=_peers(communication, ops))
+        type_ns=type_ns, **_transfers(communication, ops), op_peer=_peers(communication, ops), type_count=type_count)
 
 
 def _peers(comm, op_slices: np.ndarray) -> np.ndarray:

@@ -46,10 +46,12 @@ def session_graph(session) -> StepGraph | None:
     for c in cards:  # the table grew while the cards were read
         if c.step_type_ns.shape[1] < n_types:
             c.step_type_ns = _widen(c.step_type_ns, n_types)
+            if c.step_type_count is not None:
+                c.step_type_count = _widen(c.step_type_count, n_types)
     return build_graph(cards, types.names)
 
 
 def _widen(table: np.ndarray, n_types: int) -> np.ndarray:
-    out = np.zeros((table.shape[0], n_types))
+    out = np.zeros((table.shape[0], n_types), table.dtype)
     out[:, :table.shape[1]] = table
     return out

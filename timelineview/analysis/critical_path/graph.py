@@ -65,12 +65,14 @@ class StepGraph:
     transit: np.ndarray  # (K, J, C) from the last member's (a pair's later) launch to the card's end
     tail: np.ndarray  # (K,) from the last end to the step's end
     type_share: np.ndarray  # (K, C, T) share of each op type in the card's compute of the step
+    type_ns: np.ndarray  # (K, C, T) the card's compute task time of each op type in the step
     links: LinkTransit
     type_names: list[str]
     skipped_steps: list[int]
     layout: SlotLayout | None = None  # None: every slot a collective present on every card
     own_names: dict[tuple[int, int, int], str] = field(default_factory=dict)  # (step, slot, card) → a send's or
     # receive's own name where it is not the slot's (a 1F1B slot holds each card's own operator)
+    type_count: np.ndarray | None = None  # (K, C, T) how many tasks ``type_ns`` sums (None: a card did not keep it)
 
     def op_name(self, k: int, j: int, c: int) -> str:
         """The name of card column ``c``'s operator in slot ``j`` of step row ``k``."""
@@ -268,11 +270,15 @@ def build_graph(cards: Sequence[CardTimeline], type_names: list[str]) -> StepGra
     top = np.maximum(ends[:, -1].max(axis=1), ready[:, -1, :].max(axis=1))
     tail = np.maximum(step_len - top, 0.0)
     names = _slot_names(cards, pos)
+    type_ns = np.stack([c.step_type_ns[r] for c, r in zip(cards, rows, strict=True)], axis=1)
+    counted = all(c.step_type_count is not None for c in cards)
     return StepGraph(
         cards=[c.card for c in cards], offsets_ns=np.array([c.offset_ns for c in cards], np.int64),
         steps=numbers, start_ns=start, end_ns=end, op_names=names, wait=wait, busy=busy, gap=gap,
         blocked=blocked, lead=lead, own_slack=own_slack, prev_slack=prev_slack, transit=transit, tail=tail,
-        type_share=_type_share([c.step_type_ns[r] for c, r in zip(cards, rows, strict=True)]),
+        type_share=_type_share(type_ns), type_ns=type_ns,
+        type_count=np.stack([c.step_type_count[r] for c, r in zip(cards, rows, strict=True)], axis=1)
+        if counted else None,
         links=_links(cards, pos), type_names=list(type_names), skipped_steps=skipped, layout=layout,
         own_names=_own_names(cards, pos, names, layout))
 
@@ -301,10 +307,9 @@ def _launch_share(progress: np.ndarray, queued: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(share), 1.0, share)
 
 
-def _type_share(step_type_ns: list[np.ndarray]) -> np.ndarray:
-    """(K, C, T): each card's compute time per op type in each step, as shares of its compute. A block's
-    compute is split by op type in these proportions."""
-    table = np.stack(step_type_ns, axis=1)
+def _type_share(table: np.ndarray) -> np.ndarray:
+    """(K, C, T): each card's compute time per op type in each step (``table``), as shares of its compute. A
+    block's compute is split by op type in these proportions."""
     total = table.sum(axis=2, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(total > 0, table / total, 0.0)

@@ -41,6 +41,8 @@ class CardTimeline:
     op_name: list[str]
     transfers: Transfers
     op_peer: np.ndarray | None = None  # int64 per operator: a send's or receive's peer rank (-1: a collective)
+    step_type_count: np.ndarray | None = None  # int64 (steps, op types): the tasks ``step_type_ns`` sums (None:
+    # not kept)
 
     def __post_init__(self) -> None:
         if self.op_peer is None:
@@ -59,9 +61,13 @@ def card_timeline(card: str, rank: int | None, offset_ns: int, inputs: CardPathI
     ids = np.array([types.id_of(t) for t in inputs.type_names], np.int64)
     rows = {int(n): i for i, n in enumerate(inputs.step_number.tolist())}
     step_type = np.zeros((len(steps), len(types.names)))
+    counted = inputs.type_count is not None
+    step_count = np.zeros(step_type.shape, np.int64) if counted else None
     for k, w in enumerate(steps):
         if (i := rows.get(int(w.step))) is not None:
             np.add.at(step_type[k], ids, inputs.type_ns[i])
+            if counted:
+                np.add.at(step_count[k], ids, inputs.type_count[i])
     return CardTimeline(
         card=card, rank=rank, offset_ns=int(offset_ns),
         step_number=np.array([w.step for w in steps], np.int64),
@@ -71,4 +77,4 @@ def card_timeline(card: str, rank: int | None, offset_ns: int, inputs: CardPathI
         op_start=inputs.op_start - offset_ns, op_end=inputs.op_end - offset_ns, op_name=list(inputs.op_name),
         transfers=Transfers(inputs.transfer_op, list(inputs.transfer_link), list(inputs.transfer_transport),
                             inputs.transfer_bytes, inputs.transfer_ns),
-        op_peer=inputs.op_peer)
+        op_peer=inputs.op_peer, step_type_count=step_count)

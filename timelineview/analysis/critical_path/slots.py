@@ -23,12 +23,19 @@ COLLECTIVE, SEND, RECEIVE = 0, 1, 2
 LAUNCH_NODE, END_NODE = 0, 1  # a block and its launch of the slot's operator; the operator's end on a card
 
 
+KIND_WORDS = {COLLECTIVE: "collective", SEND: "send", RECEIVE: "receive"}
+
+
+def kind_of_name(name: str) -> int:
+    """What an operator's name says it is: RECEIVE, SEND (point-to-point and not a receive) or COLLECTIVE."""
+    return RECEIVE if RECEIVE_NAME.search(name) else SEND if POINT_TO_POINT.search(name) else COLLECTIVE
+
+
 def op_kinds(names: Sequence[str], peers: np.ndarray) -> np.ndarray:
     """Per operator its kind: a send or receive when its name says so and its peer is known, else a
     collective."""
     uniq, inverse = np.unique(np.array(list(names) or [""], dtype=object), return_inverse=True)
-    by_name = np.array([RECEIVE if RECEIVE_NAME.search(n) else SEND if POINT_TO_POINT.search(n) else COLLECTIVE
-                        for n in uniq.tolist()], np.int64)
+    by_name = np.array([kind_of_name(n) for n in uniq.tolist()], np.int64)
     kinds = by_name[inverse.ravel()][:len(names)]
     return np.where(peers >= 0, kinds, COLLECTIVE)
 

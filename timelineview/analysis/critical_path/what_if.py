@@ -10,7 +10,7 @@ from timelineview.analysis.critical_path.graph import StepGraph
 from timelineview.analysis.critical_path.replay import ReplayInputs, replay
 from timelineview.analysis.critical_path.slots import COLLECTIVE, SEND
 
-CARD_AT_MEDIAN = "card_at_median"  # the card computes like the cluster's median card
+CARD_AT_MEDIAN = "card_at_median"  # each of the card's op types at the other cards' median time per task
 LINK_AT_MEDIAN = "link_at_median"  # the link moves data at its transport's median bandwidth
 DATA_WAIT_AT_MEDIAN = "data_wait_at_median"  # the card waits for data like the median card
 DATA_WAIT_REMOVED = "data_wait_removed"  # no card waits for data
@@ -32,7 +32,7 @@ class Change:
     def label(self) -> str:
         """How a user reads the change."""
         return {
-            CARD_AT_MEDIAN: f"{self.target} computes at the cluster median",
+            CARD_AT_MEDIAN: f"{self.target} computes each op type at the other cards' median per task",
             LINK_AT_MEDIAN: f"link {self.target} at its transport's median bandwidth",
             DATA_WAIT_AT_MEDIAN: f"{self.target} waits for data like the median card",
             DATA_WAIT_REMOVED: "no data wait",
@@ -65,10 +65,7 @@ def changed_inputs(g: StepGraph, change: Change) -> ReplayInputs:
     x = ReplayInputs.measured(g)
     if change.kind == CARD_AT_MEDIAN:
         c = g.cards.index(change.target)
-        total = x.busy.sum(axis=1)  # (K, C)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ratio = np.where(total[:, c] > 0, np.median(total, axis=1) / total[:, c], 1.0)
-        x.busy[:, :, c] *= np.minimum(ratio, 1.0)[:, None]
+        x.busy[:, :, c] *= compute_ratio_at_peers(g, c)[:, None]
     elif change.kind == DATA_WAIT_AT_MEDIAN:
         c = g.cards.index(change.target)
         x.wait[:, c] = np.minimum(x.wait[:, c], np.median(x.wait, axis=1))
@@ -85,6 +82,38 @@ def changed_inputs(g: StepGraph, change: Change) -> ReplayInputs:
     else:
         raise ValueError(f"unknown change {change.kind!r}")
     return x
+
+
+def compute_ratio_at_peers(g: StepGraph, c: int) -> np.ndarray:
+    """(K,) how much of card column ``c``'s compute time per step would remain if each of its tasks took the
+    median time per task of its op type on the other cards (at most 1: the change never slows a card).
+
+    Per operator, not per card: a pipeline's stages run different work (their totals differ with no card
+    slow), but the same layers, so a type's time per task says how fast a card computes wherever it runs
+    the type. A type no other card runs keeps its measured time. Without task counts (a summary written
+    before they were kept) a type's time stands for one task: its total against the others'."""
+    count = g.type_count if g.type_count is not None else (g.type_ns > 0).astype(np.int64)
+    runs = np.flatnonzero((count[:, c] > 0).any(axis=0))  # only the types the card runs are priced
+    ns = g.type_ns[:, :, runs].transpose(0, 2, 1)  # (K, T', C): the cards last, for one sort along them
+    n = count[:, :, runs].transpose(0, 2, 1)
+    per_task = np.divide(ns, n, out=np.full(ns.shape, np.nan), where=n > 0)
+    per_task[:, :, c] = np.nan  # the card itself is not its own peer
+    peer = _median_of_rows(per_task)
+    own_ns, own_n = ns[:, :, c], n[:, :, c]  # (K, T'): the types it does not run took no time
+    at_peers = np.where(np.isfinite(peer) & (own_n > 0), own_n * np.nan_to_num(peer), own_ns).sum(axis=1)
+    total = own_ns.sum(axis=1)
+    ratio = np.divide(at_peers, total, out=np.ones(len(total)), where=total > 0)
+    return np.minimum(ratio, 1.0)
+
+
+def _median_of_rows(values: np.ndarray) -> np.ndarray:
+    """The median along the last axis ignoring NaN (NaN where all are), sorting ``values`` in place: one
+    sort, where ``np.nanmedian`` takes a Python call per row."""
+    values.sort(axis=-1)  # NaN last
+    n = (~np.isnan(values)).sum(axis=-1, keepdims=True)
+    lo = np.take_along_axis(values, np.maximum((n - 1) // 2, 0), axis=-1)
+    hi = np.take_along_axis(values, np.maximum(n // 2 - (n == 0), 0), axis=-1)
+    return np.where(n > 0, (lo + hi) / 2, np.nan)[..., 0]
 
 
 def link_saving(g: StepGraph, link: str) -> np.ndarray:

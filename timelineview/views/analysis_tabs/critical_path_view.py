@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from timelineview.analysis.communication.names import POINT_TO_POINT
 from timelineview.analysis.critical_path.document import block_split, steps_on_path
-from timelineview.analysis.pipeline import RECEIVE_NAME
+from timelineview.analysis.critical_path.slots import KIND_WORDS, kind_of_name
 from timelineview.views.analysis_tabs.path_on_timeline import show_path
 from timelineview.views.analysis_tabs.what_if_strip import WhatIfStrip
 from timelineview.viewstate.jump_target import JumpTarget
@@ -32,9 +31,8 @@ def kind_label(segment: dict) -> str:
     """How the path table names a segment's kind: a pipeline's send or receive is not a collective (the path
     counts it with them: an operator that ends when its members, here its pair, have arrived); a compute
     block that is mostly dispatch gaps is named for them (the card mostly waited for launches there)."""
-    name = segment.get("name") or ""
-    if segment["kind"] == "collective" and POINT_TO_POINT.search(name):
-        return "receive" if RECEIVE_NAME.search(name) else "send"
+    if segment["kind"] == "collective":
+        return KIND_WORDS[kind_of_name(segment.get("name") or "")]
     if segment["kind"] == "compute" and segment.get("dispatch_gap_us", 0.0) > segment.get("compute_us", 0.0):
         return DISPATCH_GAPS_WORD
     return segment["kind"].replace("_", " ")
