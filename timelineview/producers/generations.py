@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from timelineview.producers import mindspore, msprof
+from timelineview.producers import ascend, mindspore, msprof
 
-HARDWARE_PROCESS = "Ascend Hardware"
+HARDWARE_PROCESS = ascend.HARDWARE_PROCESS
 
 
 def generation_of(labels: Collection[str], names: Collection[str], has_metadata: bool) -> str:
