@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from timelineview.producers import ascend, mindspore, msprof
+from timelineview.producers import ascend, mindspore, msprof, torch_npu
 
 HARDWARE_PROCESS = ascend.HARDWARE_PROCESS
 
@@ -19,7 +19,7 @@ def generation_of(labels: Collection[str], names: Collection[str], has_metadata:
         return "mindspore-1.3-2.1"
     if any(n.rsplit(" ", 1)[-1].startswith("Rank") for n in names):
         return "mindspore-2.2" if HARDWARE_PROCESS not in names else "mindinsight-merged"
-    if "Python" in names:
+    if torch_npu.PYTHON_PROCESS in names:
         return "torch_npu"
     if "MindSpore" in names or "Scope Layer" in names:
         return "mindspore-2.3+"

@@ -31,6 +31,7 @@ MODULE_MEMORY_CSV = "npu_module_mem.csv"
 
 LAUNCH_FLOW = "async_npu"  # the flow category from a framework launch to its kernel
 FRAMEWORK_OPERATOR = "cpu_op"  # the framework's operators, which carry the input shapes
+PYTHON_PROCESS = "Python"  # the framework's process (its operators, steps and launches)
 STEP_MARKER_NAME = "ProfilerStep#{}"  # the framework's step range, by step number
 
 

@@ -22,7 +22,7 @@ from timelineview.analysis.communication.plane_args import read_plane_args
 from timelineview.analysis.task_types import is_compute_task_type
 from timelineview.model.store.trace_store import TraceStore
 from timelineview.producers import hccl, torch_npu
-from timelineview.producers.ascend import COMMUNICATION_PROCESS, HARDWARE_PROCESS, OVERLAP_PROCESS
+from timelineview.producers.ascend import CANN_PROCESS, COMMUNICATION_PROCESS, HARDWARE_PROCESS, OVERLAP_PROCESS
 
 SCHEMA = "1.0.0"
 NONE = 4294967295
@@ -264,7 +264,7 @@ def _lane_tids(store: TraceStore, signed: bool) -> np.ndarray:
 
 def _write_host(conn, store: TraceStore, connection: np.ndarray, sid) -> None:
     sl = store.slices
-    cann = np.flatnonzero(np.isin(sl.lane, _lanes_of(store, "CANN")))
+    cann = np.flatnonzero(np.isin(sl.lane, _lanes_of(store, CANN_PROCESS)))
     distinct, which = np.unique(sl.name[cann], return_inverse=True)  # each name's prefix read once
     type_of, name_of = np.empty(len(distinct), np.int64), np.empty(len(distinct), np.int64)
     for k, i in enumerate(distinct.tolist()):
@@ -276,7 +276,7 @@ def _write_host(conn, store: TraceStore, connection: np.ndarray, sid) -> None:
     tids = _lane_tids(store, signed=True)[sl.lane[cann]]
     _insert(conn, "CANN_API", [sl.start[cann], sl.start[cann] + sl.dur[cann], types, tids, connection[cann],
                                names, sl.depth[cann].astype(np.int64)])
-    torch = np.flatnonzero(np.isin(sl.lane, _lanes_of(store, "Python")))
+    torch = np.flatnonzero(np.isin(sl.lane, _lanes_of(store, torch_npu.PYTHON_PROCESS)))
     cats = [CAT_TYPE.get(store.strings[c], 50001) if c >= 0 else 50001 for c in sl.cat[torch].tolist()]
     tids = _lane_tids(store, signed=False)[sl.lane[torch]]
     ends = sl.start[torch] + sl.dur[torch]

@@ -13,8 +13,17 @@ import numpy as np
 
 from timelineview.producers import cann_tasks as cann
 from timelineview.producers import torch_npu
-from timelineview.producers.ascend import COMMUNICATION_PROCESS, HARDWARE_PROCESS, OVERLAP_PROCESS
+from timelineview.producers.ascend import (
+    CANN_PROCESS,
+    COMMUNICATION_PROCESS,
+    FREQUENCY_PROCESS,
+    HARDWARE_PROCESS,
+    HBM_PROCESS,
+    MEMORY_PROCESS,
+    OVERLAP_PROCESS,
+)
 from timelineview.producers.msprof import STEP_TRACE_LANE
+from timelineview.producers.torch_npu import PYTHON_PROCESS
 from timelineview.synthetic.intervals import CannOverlap, union
 from timelineview.synthetic.layouts import hccl
 from timelineview.synthetic.layouts import msprof_events as ev
@@ -46,16 +55,16 @@ _HW_COMM = ((cann.NOTIFY_WAIT_TASK, cann.NOTIFY_WAIT_TASK), (cann.SDMA, cann.SDM
 _HW_COMM_OTHER = ((cann.NOTIFY_WAIT, cann.OTHER_TASK), (cann.REDUCE_ASYNC_V2, cann.OTHER_TASK),
                   (cann.OTHER_TASK, cann.OTHER_TASK))  # task_types="other"
 _OTHER = cann.OTHER_TASK
-_NPU_MEM = "NPU MEM"
+_NPU_MEM = MEMORY_PROCESS
 # the NPU MEM counters give the application's device memory (APP) and the whole device's (Device: APP's and
 # what the driver and other processes hold), in KB
 APP_MEMORY_KB, MEMORY_STEP_KB, MEMORY_STEPS = 2160232.0, 4096.0, 16
 DEVICE_EXTRA_KB = 251904.0
-_COUNTERS = (("AI Core Freq", "AI Core Freq", "MHz"), (_NPU_MEM, "APP/HBM", "KB"),
-             (_NPU_MEM, "Device/HBM", "KB"), ("HBM", "HBM 0/Read", "Read(MB/s)"),
-             ("HBM", "HBM 0/Write", "Write(MB/s)"))
-_SORT = {"Python": 0, "CANN": 7, HARDWARE_PROCESS: 13, "AI Core Freq": 14, COMMUNICATION_PROCESS: 15, "HBM": 17,
-         "NPU MEM": 19, OVERLAP_PROCESS: 23}
+_COUNTERS = ((FREQUENCY_PROCESS, "AI Core Freq", "MHz"), (_NPU_MEM, "APP/HBM", "KB"),
+             (_NPU_MEM, "Device/HBM", "KB"), (HBM_PROCESS, "HBM 0/Read", "Read(MB/s)"),
+             (HBM_PROCESS, "HBM 0/Write", "Write(MB/s)"))
+_SORT = {PYTHON_PROCESS: 0, CANN_PROCESS: 7, HARDWARE_PROCESS: 13, FREQUENCY_PROCESS: 14, COMMUNICATION_PROCESS: 15,
+         HBM_PROCESS: 17, MEMORY_PROCESS: 19, OVERLAP_PROCESS: 23}
 MODEL_ID = 2  # of the Step Trace lane
 
 
@@ -66,7 +75,7 @@ class MsprofWriter(CardWriter):
         sp, t = self.spec, self.truth
         self.host = HOST_PID_BASE + 131 * sp.rank
         self.pid = {name: (self.host << 10) | (sort << 5) | sp.device for name, sort in _SORT.items()}
-        self.pid["Python"] = self.host
+        self.pid[PYTHON_PROCESS] = self.host
         self.streams = COMPUTE_STREAMS[: sp.streams]
         self._all_other = self.opts.task_types == "other"
         if self._all_other:
@@ -98,13 +107,13 @@ class MsprofWriter(CardWriter):
 
     def _declare_lanes(self) -> None:
         h, P = self.host, self.spec.planes
-        self._lane("py", "Python", h, f"Thread {h}", h)
+        self._lane("py", PYTHON_PROCESS, h, f"Thread {h}", h)
         if self.opts.be_events:
-            self._lane("be", "Python", h + 3, f"Thread {h + 3}", h + 3)
-        self._lane("cann", "CANN", h, f"Thread {h}", h)
-        self._lane("cann_copy", "CANN", h + 1, f"Thread {h + 1}", h + 1)
+            self._lane("be", PYTHON_PROCESS, h + 3, f"Thread {h + 3}", h + 3)
+        self._lane("cann", CANN_PROCESS, h, f"Thread {h}", h)
+        self._lane("cann_copy", CANN_PROCESS, h + 1, f"Thread {h + 1}", h + 1)
         if self.spec.with_overlaps:
-            self._lane("cann_ovl", "CANN", h + 2, f"Thread {h + 2}", h + 2)
+            self._lane("cann_ovl", CANN_PROCESS, h + 2, f"Thread {h + 2}", h + 2)
         for i, s in enumerate(self.streams + (COMM_STREAM,)):
             self._lane(f"s{i}", HARDWARE_PROCESS, s, f"Stream {s}", s)
         if self.opts.step_trace:
@@ -127,9 +136,9 @@ class MsprofWriter(CardWriter):
         for name, sort in _SORT.items():
             if name == _NPU_MEM and not self.opts.memory_counters:
                 continue
-            pid, label = self.pid[name], "CPU" if name in ("Python", "CANN") else "NPU"
-            if name == "Python":
-                out += [ev.python_meta("process_name", pid, "name", '"Python"'),
+            pid, label = self.pid[name], "CPU" if name in (PYTHON_PROCESS, CANN_PROCESS) else "NPU"
+            if name == PYTHON_PROCESS:
+                out += [ev.python_meta("process_name", pid, "name", f'"{PYTHON_PROCESS}"'),
                         ev.python_meta("process_labels", pid, "labels", '"CPU"'),
                         ev.python_meta("process_sort_index", pid, "sort_index", "0")]
             else:
@@ -177,7 +186,7 @@ class MsprofWriter(CardWriter):
     def _launches(self, st: StepWork, lines: list[str]) -> np.ndarray:
         """``ProfilerStep#N`` and the host side of launched tasks; returns their connection ids."""
         t, sh, h = self.truth, self.shift, self.host
-        py, cann, hw = self.pid["Python"], self.pid["CANN"], self.pid[HARDWARE_PROCESS]
+        py, cann, hw = self.pid[PYTHON_PROCESS], self.pid[CANN_PROCESS], self.pid[HARDWARE_PROCESS]
         step = torch_npu.STEP_MARKER_NAME.format(st.index)
         lines.append(f'{{"ph": "X", "name": "{step}", "pid": {py}, "tid": {h}, '
                      f'"ts": "{us_str1(st.start + sh)}", "dur": {us_num1(st.end - st.start)}, '
@@ -231,7 +240,7 @@ class MsprofWriter(CardWriter):
         a, d = st.memcpy_start + sh, st.memcpy_dur
         ha = st.start + sh + 500
         hd = max(min(30_000, (a - ha) // 2), 8)
-        lines += ev.memcpy(self.pid[HARDWARE_PROCESS], self.pid["CANN"], self.streams[0], h + 1, us_str1(a),
+        lines += ev.memcpy(self.pid[HARDWARE_PROCESS], self.pid[CANN_PROCESS], self.streams[0], h + 1, us_str1(a),
                            us_num1(d), us_str1(ha), us_num1(hd), cid, self._copy_type)
         t.add(self.stream_lane[0], [a], [d], cann.MEMCPY_ASYNC, "other_hw", t.task_type(self._copy_type))
         t.add(self._lanes["cann_copy"], [ha], [hd], "AscendCL@aclrtMemcpyAsync", "host")
@@ -303,7 +312,7 @@ class MsprofWriter(CardWriter):
 
     def _extras(self, st: StepWork, last: bool, lines: list[str]) -> None:
         t, sh, h = self.truth, self.shift, self.host
-        py, cann = self.pid["Python"], self.pid["CANN"]
+        py, cann = self.pid[PYTHON_PROCESS], self.pid[CANN_PROCESS]
         if self.spec.with_overlaps:
             s, d = overlapping_host(st)
             ts, du = us_str(s + sh), us_num(d)

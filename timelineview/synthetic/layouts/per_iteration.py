@@ -19,6 +19,7 @@ import orjson
 from timelineview.producers import cann_tasks as cann
 from timelineview.producers import msprof
 from timelineview.producers.ascend import (
+    CANN_PROCESS,
     COMMUNICATION_PROCESS,
     HARDWARE_PROCESS,
     OVERLAP_PROCESS,
@@ -54,7 +55,7 @@ COMPUTE_STREAMS = (2, 3, 10, 12)
 COMM_STREAM = 13
 KERNEL_TID = 70000
 _OP_NAME = {KIND_RECEIVE: "Receive", KIND_SEND: "Send", KIND_ALLGATHER: "AllGather"}
-_SORT = {"CANN": 2, HARDWARE_PROCESS: 3, COMMUNICATION_PROCESS: 11, OVERLAP_PROCESS: 12}
+_SORT = {CANN_PROCESS: 2, HARDWARE_PROCESS: 3, COMMUNICATION_PROCESS: 11, OVERLAP_PROCESS: 12}
 _STEP_TRACE_LANE = msprof.STEP_TRACE_LANE.format(MODEL_ID)
 
 
@@ -69,8 +70,8 @@ class PerIterationWriter(CardWriter):
     def begin(self, first: StepWork) -> None:
         sp, t = self.spec, self.truth
         self.host = HOST_PID_BASE + 17 * sp.rank
-        self.pid = {HARDWARE_PROCESS: 3, "CANN": int(f"{self.host}02"), COMMUNICATION_PROCESS: int(f"{self.host}11"),
-                    OVERLAP_PROCESS: int(f"{self.host}12")}
+        self.pid = {HARDWARE_PROCESS: 3, CANN_PROCESS: int(f"{self.host}02"),
+                    COMMUNICATION_PROCESS: int(f"{self.host}11"), OVERLAP_PROCESS: int(f"{self.host}12")}
         self.streams = COMPUTE_STREAMS[: sp.streams]
         self.shift = MONO_BASE_NS + sp.clock_offset_ns
         names = POOL.full_names() + [o[2] for o in OTHER_TASKS]
@@ -98,11 +99,11 @@ class PerIterationWriter(CardWriter):
         self.stream_lane = np.array([t.lane(hw, s, HARDWARE_PROCESS, f"Stream {s}", 3, s)
                                      for s in self.streams + (COMM_STREAM,)], np.int32)
         self.trace_lane = t.lane(hw, h, HARDWARE_PROCESS, _STEP_TRACE_LANE, 3, 70002)
-        cann = self.pid["CANN"]
+        cann = self.pid[CANN_PROCESS]
         self.cann_threads = (h + 6, h + 7)
-        self.cann_lanes = [t.lane(cann, x, "CANN", f"Thread {x}", 2, x) for x in self.cann_threads]
-        self.ovl_lane = t.lane(cann, h, "CANN", f"Thread {h}", 2, h)
-        self.be_lane = t.lane(cann, h + 3, "CANN", f"Thread {h + 3}", 2, h + 3)
+        self.cann_lanes = [t.lane(cann, x, CANN_PROCESS, f"Thread {x}", 2, x) for x in self.cann_threads]
+        self.ovl_lane = t.lane(cann, h, CANN_PROCESS, f"Thread {h}", 2, h)
+        self.be_lane = t.lane(cann, h + 3, CANN_PROCESS, f"Thread {h + 3}", 2, h + 3)
         hp = self.pid[COMMUNICATION_PROCESS]
         self.kernel_lane = t.lane(hp, KERNEL_TID, COMMUNICATION_PROCESS, COMM_KERNEL_LANE, 11, 0)
         self.plane_lane = np.array([t.lane(hp, p, COMMUNICATION_PROCESS, f"Plane {p}", 11, 70000 + p)
@@ -112,7 +113,7 @@ class PerIterationWriter(CardWriter):
 
     def _metadata(self) -> tuple[list[str], list[str], list[str]]:
         """Metadata of the msprof file, the task_time file and the hccl file."""
-        h, hw, cann, hp = self.host, 3, self.pid["CANN"], self.pid[COMMUNICATION_PROCESS]
+        h, hw, cann, hp = self.host, 3, self.pid[CANN_PROCESS], self.pid[COMMUNICATION_PROCESS]
         ov = self.pid[OVERLAP_PROCESS]
         P = self.spec.planes
         streams = [_m("thread_name", hw, s, "name", f'"Stream {s}"') for s in self.streams + (COMM_STREAM,)]
@@ -122,7 +123,7 @@ class PerIterationWriter(CardWriter):
                      _m("thread_name", hp, KERNEL_TID, "name", f'"{COMM_KERNEL_LANE}"')]
         main = [*hw_head, _m("thread_name", hw, h, "name", f'"{_STEP_TRACE_LANE}"'),
                 _m("thread_sort_index", hw, h, "sort_index", "70002"), *_proc(hw, "NPU", 3),
-                _m("process_name", cann, 0, "name", '"CANN"')]
+                _m("process_name", cann, 0, "name", f'"{CANN_PROCESS}"')]
         for x in (*self.cann_threads, h) + ((h + 3,) if self.opts.be_events else ()):
             main += [_m("thread_name", cann, x, "name", f'"Thread {x}"'),
                      _m("thread_sort_index", cann, x, "sort_index", str(x))]
@@ -263,21 +264,21 @@ class PerIterationWriter(CardWriter):
         t, sh = self.truth, self.shift
         x = self.cann_threads[st.index % 2]
         a, d = st.start + sh + 100, st.end - st.start - 200
-        out = [(a, f'{{"name": "GE@Infer", "pid": {self.pid["CANN"]}, "tid": {x}, "ts": {us_num1(a)}, '
+        out = [(a, f'{{"name": "GE@Infer", "pid": {self.pid[CANN_PROCESS]}, "tid": {x}, "ts": {us_num1(a)}, '
                    f'"dur": {us_num1(d)}, "args": {{"Model Name": null, "Model Id": {MODEL_ID}}}, '
                    f'"ph": "X"}}')]
         t.add(self.cann_lanes[st.index % 2], [a], [d], "GE@Infer", "host")
         if self.spec.with_overlaps:
             s, dd = overlapping_host(st)
             ts, du = us_num(s + sh), us_num(dd)
-            out += [(int(s[i]) + sh, f'{{"name": "{OVERLAP_NAMES[i]}", "pid": {self.pid["CANN"]}, '
+            out += [(int(s[i]) + sh, f'{{"name": "{OVERLAP_NAMES[i]}", "pid": {self.pid[CANN_PROCESS]}, '
                                      f'"tid": {self.host}, "ts": {ts[i]}, "dur": {du[i]}, "ph": "X"}}')
                     for i in range(len(s))]
             t.add(self.ovl_lane, s + sh, dd, t.intern(OVERLAP_NAMES), "host")
         return out + self._be_and_instants(st, last, x)
 
     def _be_and_instants(self, st: StepWork, last: bool, thread: int) -> list[tuple[int, str]]:
-        t, sh, cann, h = self.truth, self.shift, self.pid["CANN"], self.host
+        t, sh, cann, h = self.truth, self.shift, self.pid[CANN_PROCESS], self.host
         out = []
         if self.opts.be_events:
             pairs, open_b = be_pairs(st, last)
