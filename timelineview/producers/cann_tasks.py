@@ -93,5 +93,5 @@ RUNTIME_TASK_NAMES: frozenset[str] = frozenset({
 NOTIFY_WAIT_TASK = "Notify Wait"  # CANN 8 msprof's name and task type of a notify wait
 WRITE_VALUE_TASK = "Write Value"  # CANN 8 msprof's name and task type of a notify record
 OTHER_TASK = "Other"  # the task type, and placeholder name, of CANN 7 / torch_npu 2024 traces that type all "Other"
-OTHER_TASK_LOWER = "other"  # the task type those traces give torch_npu's copies (MEMCOPY_ASYNC_TASK)
+COPY_OTHER_TYPE = "other"  # the task type those traces give torch_npu's copies (MEMCOPY_ASYNC_TASK)
 MEMCOPY_ASYNC_TASK = "MemcopyAsync"  # torch_npu's spelling of a copy task's name

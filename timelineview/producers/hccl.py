@@ -18,7 +18,7 @@ ARG_LINK_TYPE = "link type"
 ARG_SIZE = "size(Byte)"
 ARG_BANDWIDTH = "bandwidth(GB/s)"
 
-# Plane tasks' names as written (the sets below hold them normalised)
+# Plane tasks' names as written (WAIT_TASKS and COPY_TASKS below hold them normalised)
 NOTIFY_RECORD_TASK = "Notify_Record"
 NOTIFY_WAIT_TASK = "Notify_Wait"
 REDUCE_INLINE_TASK = "Reduce_Inline"
@@ -28,7 +28,7 @@ OPERATOR_PREFIX = "hcom_"
 # ENUM_API_TYPE's name of HCCL's host calls in the profiler databases
 DATABASE_API_TYPE = "hccl"
 
-# Wait tasks: a plane task whose name or task type is one of these (normalised: lower case, spaces).
+# Wait tasks: a plane task whose name or task type is one of these (normalised by ``task_key``).
 WAIT_TASKS = frozenset({"notify wait"})
 # Copy tasks: the SDMA tasks that move a collective's data (the producer's transit tasks).
 COPY_TASKS = frozenset({"memcpy", "reduce inline"})
@@ -38,7 +38,7 @@ TRANSPORT_SDMA = "SDMA"  # copy engine, within a node (HCCS, PCIe, SIO)
 TRANSPORT_RDMA = "RDMA"  # network, across nodes (RoCE)
 TRANSPORT_LOCAL = "LOCAL"  # on the card itself (notifies)
 UNKNOWN = ""  # a missing or non-text transport / link type
-NOT_APPLICABLE, INVALID_TYPE = "N/A", "INVALID_TYPE"
+NOT_APPLICABLE, INVALID_TYPE = "N/A", "INVALID_TYPE"  # as written where a task has no transport / link type
 # What names no transport: a task moving bytes over none of them is in no link (its bandwidth would be
 # a link's that does not exist; the producer's matrix leaves it out).
 NO_TRANSPORT = frozenset({UNKNOWN, NOT_APPLICABLE, INVALID_TYPE})

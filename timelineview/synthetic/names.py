@@ -86,7 +86,7 @@ OTHER_TYPED_TASKS = [
     (cann.EVENT_WAIT, cann.OTHER_TASK),
     (cann.NOTIFY_WAIT, cann.OTHER_TASK),
     (cann.NOTIFY_RECORD, cann.OTHER_TASK),
-    (cann.MEMCOPY_ASYNC_TASK, cann.OTHER_TASK_LOWER),
+    (cann.MEMCOPY_ASYNC_TASK, cann.COPY_OTHER_TYPE),
     (cann.OTHER_TASK, cann.OTHER_TASK),
 ]
 
