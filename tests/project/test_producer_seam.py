@@ -1,6 +1,6 @@
 """The producers' seam: what a producer names (its processes, lanes, tids, files, categories, flows,
 operator and task names) is written in the producers' folder and the database reader only; the rest of
-the package asks them."""
+the package, the synthetic trace generator included, asks them."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from pathlib import Path
 import timelineview
 
 PACKAGE = Path(timelineview.__file__).parent
-# The producers, the database reader, and the synthetic traces (which write each producer's format
-# to test the reader against: a stand-in for the producers themselves, never read by the package).
-ALLOWED = ("producers/", "model/database/", "synthetic/")
+# The producers and the database reader. The synthetic traces, which write each producer's format, ask
+# the producers' modules too (real samples, not they, check those names against the producers' files).
+ALLOWED = ("producers/", "model/database/")
 # Longer text is a sentence for the user (its wording is the producers' too, but asked elsewhere);
 # a regular expression is a rule, whatever its length.
 NAME_LENGTH = 60

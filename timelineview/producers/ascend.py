@@ -21,6 +21,15 @@ LEGACY_COMMUNICATION = "legacy_communication"
 HOST = "host"
 UNKNOWN = ""
 
+# The processes' display names as the producers write them (PROCESS_ROLE_BY_NAME's keys are these folded)
+HARDWARE_PROCESS = "Ascend Hardware"
+COMMUNICATION_PROCESS = "HCCL"
+OVERLAP_PROCESS = "Overlap Analysis"
+STEP_TRACE_PROCESS = "Step Trace"  # python msprof's step_trace_* files re-home the step-trace lane to it
+CANN_PROCESS = "CANN"  # CANN's host API calls
+# The device's counter processes (msprof, torch_npu): AI Core frequency, HBM bandwidth, device memory
+FREQUENCY_PROCESS, HBM_PROCESS, MEMORY_PROCESS = "AI Core Freq", "HBM", "NPU MEM"
+
 PROCESS_ROLE_BY_NAME: dict[str, str] = {
     "ascend hardware": HARDWARE,
     "hccl": COMMUNICATION,

@@ -15,6 +15,7 @@ LEGACY_STEPS_LANE_NAMES = {"steps", "thread steps"}
 # "Communication Kernel" (python msprof, tid 70000) or a copied plain "Communication".
 COMM_OP_LANE = re.compile(r"^(group\b.*\bcommunication|communication kernel|communication)$")
 COMM_OP_TID = "70000"
+COMM_KERNEL_LANE = "Communication Kernel"  # python msprof's operator thread, as written
 # A MindSpore ≤ 2.1 operator whose name says it is a collective (``BroadcastTo`` is not).
 COMM_OP_NAME = re.compile(
     r"(?:^|[/_])(?:hcom_|(?:allreduce|allgather|reducescatter|alltoallv?|broadcast|send|receive)"

@@ -14,47 +14,65 @@ OTHER = "other"
 # The args key under which a hardware task carries its task type (msprof, torch_npu, MindSpore traces)
 TASK_TYPE_ARG = "Task Type"
 
+# Task types as CANN spells them (the keys below; a lookup folds case)
+AI_CORE = "AI_CORE"
+MIX_AIV = "MIX_AIV"
+AI_CPU = "AI_CPU"
+NOTIFY_WAIT = "NOTIFY_WAIT"
+NOTIFY_RECORD = "NOTIFY_RECORD"
+EVENT_RECORD = "EVENT_RECORD"
+EVENT_WAIT = "EVENT_WAIT"
+EVENT_RESET = "EVENT_RESET"
+EVENT_RECORD_SQE = "EVENT_RECORD_SQE"
+EVENT_WAIT_SQE = "EVENT_WAIT_SQE"
+PLACE_HOLDER_SQE = "PLACE_HOLDER_SQE"
+SDMA = "SDMA"
+SDMA_SQE = "SDMA_SQE"
+MEMCPY_ASYNC = "MEMCPY_ASYNC"
+PCIE_DMA_SQE = "PCIE_DMA_SQE"
+REDUCE_ASYNC_V2 = "REDUCE_ASYNC_V2"
+
 TASK_TYPE_KIND: dict[str, str] = {
     # compute units
-    "AI_CORE": COMPUTE,
+    AI_CORE: COMPUTE,
     "AI_VECTOR_CORE": COMPUTE,
     "AIV": COMPUTE,
     "MIX_AIC": COMPUTE,
-    "MIX_AIV": COMPUTE,
-    "AI_CPU": COMPUTE,
+    MIX_AIV: COMPUTE,
+    AI_CPU: COMPUTE,
     "FFTS_PLUS": COMPUTE,
     "DSA_SQE": COMPUTE,
     "OTHER": COMPUTE,  # older CANN writes operator kernels as "Other"
     # synchronisation
-    "NOTIFY_WAIT": SYNC,
-    "NOTIFY_RECORD": SYNC,
+    NOTIFY_WAIT: SYNC,
+    NOTIFY_RECORD: SYNC,
     "NOTIFY WAIT": SYNC,
     "NOTIFY RECORD": SYNC,
-    "EVENT_RECORD": SYNC,
-    "EVENT_WAIT": SYNC,
-    "EVENT_RESET": SYNC,
-    "EVENT_RECORD_SQE": SYNC,
-    "EVENT_WAIT_SQE": SYNC,
+    EVENT_RECORD: SYNC,
+    EVENT_WAIT: SYNC,
+    EVENT_RESET: SYNC,
+    EVENT_RECORD_SQE: SYNC,
+    EVENT_WAIT_SQE: SYNC,
     "WRITE VALUE": SYNC,
     "WRITE_VALUE": SYNC,
-    "PLACE_HOLDER_SQE": SYNC,
+    PLACE_HOLDER_SQE: SYNC,
     # data movement
-    "SDMA": MEMORY,
-    "SDMA_SQE": MEMORY,
-    "MEMCPY_ASYNC": MEMORY,
+    SDMA: MEMORY,
+    SDMA_SQE: MEMORY,
+    MEMCPY_ASYNC: MEMORY,
     "MEMCPY_ASYNC_V2": MEMORY,
-    "PCIE_DMA_SQE": MEMORY,
+    PCIE_DMA_SQE: MEMORY,
     # collective helpers on the copy engines
     "REDUCE_ASYNC": REDUCE,
-    "REDUCE_ASYNC_V2": REDUCE,
+    REDUCE_ASYNC_V2: REDUCE,
     "REDUCE_INLINE": REDUCE,
 }
 
 # Task types whose operator spreads over the chip's cores (its block dim against their count)
-CORE_SPREAD_TASK_TYPES = ("AI_CORE", "AI_VECTOR_CORE", "AIV", "AIC", "MIX_AIC", "MIX_AIV")
+CORE_SPREAD_TASK_TYPES = (AI_CORE, "AI_VECTOR_CORE", "AIV", "AIC", "MIX_AIC", MIX_AIV)
 # Task types that run on the vector cores alone, and those that count the vector cores as theirs
 VECTOR_TASK_TYPES = ("AI_VECTOR_CORE", "AIV")
-VECTOR_CORE_TASK_TYPES = (*VECTOR_TASK_TYPES, "MIX_AIV")
+VECTOR_CORE_TASK_TYPES = (*VECTOR_TASK_TYPES, MIX_AIV)
 
 
 # Names of runtime and collective tasks on the hardware streams (metrics.md §1). Some CANN 7 /
@@ -69,3 +87,11 @@ RUNTIME_TASK_NAMES: frozenset[str] = frozenset({
     "RDMASEND",
     "STREAMWAITEVENT",
 })
+
+# How the producers write some of these when writing (the lookups above fold case and spaces; the
+# synthetic traces write them as the producers do)
+NOTIFY_WAIT_TASK = "Notify Wait"  # CANN 8 msprof's name and task type of a notify wait
+WRITE_VALUE_TASK = "Write Value"  # CANN 8 msprof's name and task type of a notify record
+OTHER_TASK = "Other"  # the task type, and placeholder name, of CANN 7 / torch_npu 2024 traces that type all "Other"
+COPY_OTHER_TYPE = "other"  # the task type those traces give torch_npu's copies (MEMCOPY_ASYNC_TASK)
+MEMCOPY_ASYNC_TASK = "MemcopyAsync"  # torch_npu's spelling of a copy task's name

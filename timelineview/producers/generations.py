@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from timelineview.producers import mindspore, msprof
-
-HARDWARE_PROCESS = "Ascend Hardware"
+from timelineview.producers import ascend, mindspore, msprof, torch_npu
 
 
 def generation_of(labels: Collection[str], names: Collection[str], has_metadata: bool) -> str:
@@ -18,11 +16,11 @@ def generation_of(labels: Collection[str], names: Collection[str], has_metadata:
     if set(labels) & mindspore.LEGACY_LABELS:
         return "mindspore-1.3-2.1"
     if any(n.rsplit(" ", 1)[-1].startswith("Rank") for n in names):
-        return "mindspore-2.2" if HARDWARE_PROCESS not in names else "mindinsight-merged"
-    if "Python" in names:
+        return "mindspore-2.2" if ascend.HARDWARE_PROCESS not in names else "mindinsight-merged"
+    if torch_npu.PYTHON_PROCESS in names:
         return "torch_npu"
     if "MindSpore" in names or "Scope Layer" in names:
         return "mindspore-2.3+"
-    if HARDWARE_PROCESS in names:
+    if ascend.HARDWARE_PROCESS in names:
         return msprof.KIND
     return "chrome-trace"

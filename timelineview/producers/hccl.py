@@ -18,6 +18,16 @@ ARG_LINK_TYPE = "link type"
 ARG_SIZE = "size(Byte)"
 ARG_BANDWIDTH = "bandwidth(GB/s)"
 
+# Plane tasks' names as written (WAIT_TASKS and COPY_TASKS below hold them normalised)
+NOTIFY_RECORD_TASK = "Notify_Record"
+NOTIFY_WAIT_TASK = "Notify_Wait"
+REDUCE_INLINE_TASK = "Reduce_Inline"
+MEMCPY_TASK = "Memcpy"
+# HCCL's collective operators are named hcom_<collective>_… (torch_npu, msprof)
+OPERATOR_PREFIX = "hcom_"
+# ENUM_API_TYPE's name of HCCL's host calls in the profiler databases
+DATABASE_API_TYPE = "hccl"
+
 # Wait tasks: a plane task whose name or task type is one of these (normalised by ``task_key``).
 WAIT_TASKS = frozenset({"notify wait"})
 # Copy tasks: the SDMA tasks that move a collective's data (the producer's transit tasks).
@@ -28,9 +38,10 @@ TRANSPORT_SDMA = "SDMA"  # copy engine, within a node (HCCS, PCIe, SIO)
 TRANSPORT_RDMA = "RDMA"  # network, across nodes (RoCE)
 TRANSPORT_LOCAL = "LOCAL"  # on the card itself (notifies)
 UNKNOWN = ""  # a missing or non-text transport / link type
+NOT_APPLICABLE, INVALID_TYPE = "N/A", "INVALID_TYPE"  # as written where a task has no transport / link type
 # What names no transport: a task moving bytes over none of them is in no link (its bandwidth would be
 # a link's that does not exist; the producer's matrix leaves it out).
-NO_TRANSPORT = frozenset({UNKNOWN, "N/A", "INVALID_TYPE"})
+NO_TRANSPORT = frozenset({UNKNOWN, NOT_APPLICABLE, INVALID_TYPE})
 LINK_ON_CHIP = "ON_CHIP"  # link type of a copy that stays on the chip (a local reduce or copy)
 
 # Plane threads: "Plane 0" .. "Plane 7" (any number).

@@ -7,6 +7,10 @@ from __future__ import annotations
 import re
 
 KIND = "msprof"  # discovery's kind of a card read from these files, and the classification's mode
+# Our ids of the two formats (the synthetic generator's layouts): CANN 8 / torch_npu's one file per card,
+# and python msprof's per-iteration export
+FORMAT_ID = "msprof"
+PER_ITERATION_FORMAT_ID = "msprof_per_iteration"
 FILE_NAME = re.compile(r"^msprof(_slice_\d+)?(_\d+)*\.json(\.gz)?$")
 DATABASE = re.compile(r"^msprof_\d+\.db$")
 # Per-iteration exports (``msprof_<pid>_<iteration>_<piece>.json``) and slices of one big export:
@@ -15,6 +19,11 @@ ITERATION_FILE = re.compile(r"^msprof_(\d+)_(\d+)_(\d+)\.json")
 SLICE_FILE = re.compile(r"^msprof_slice_(\d+)_")
 CAPTURE_FOLDER = re.compile(r"^PROF_\d+_(\d+)_")  # PROF_<n>_<timestamp>_…: the newest capture wins
 DEVICE_FOLDER = re.compile(r"^device_(\d+)$")
+CAPTURE_FOLDER_NAME = "PROF_{number:06d}_{stamp}_{tag}"  # as written: <stamp> the capture's start
+DEVICE_FOLDER_NAME = "device_{}"
+# The per-iteration export's files, ``<name>_<device>_<model id>_<iteration>.json`` in the device folder's
+# ``timeline``: the whole iteration, and its subsets (hardware streams, HCCL, the step-trace lane)
+ITERATION_EXPORT, TASK_TIME_EXPORT, HCCL_EXPORT, STEP_TRACE_EXPORT = "msprof", "task_time", "hccl", "step_trace"
 DEVICE_INFO_PREFIX = "info.json."  # info.json.<device>, whose rank_id is the card's rank
 # Where a card's device description lies from its data's folder (the folder itself, a device folder, a capture
 # folder), and its fields: the chip's AI Core and vector core counts and nominal AI Core frequency (MHz)
@@ -28,5 +37,6 @@ FREQUENCY_RULE = "ai_core_frequency_low"
 
 # The hardware process's ``Step Trace`` lane (a marker lane, not compute)
 STEP_TRACE_LANE_PREFIX = "step trace"
+STEP_TRACE_LANE = "Step Trace(Model ID:{})"  # as written, by model id
 # A pipeline stage's receive operator as msprof names it
 RECEIVE_OPERATOR = r"hcom_receive"

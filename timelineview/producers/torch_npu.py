@@ -7,9 +7,14 @@ import re
 
 KIND = "trace_view"  # discovery's kind of a card read from trace_view.json
 FILE_NAME = re.compile(r"^trace_view\.json(\.gz)?$")
+TRACE_FILE = "trace_view.json"  # as written
+# Where torch_npu writes a run: <worker>_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json
+RUN_FOLDER_SUFFIX = "_ascend_pt"
+OUTPUT_FOLDER = "ASCEND_PROFILER_OUTPUT"
 DATABASE = re.compile(r"^ascend_pytorch_profiler(_\d+)?\.db$")
 DATABASE_WITH_RANK = re.compile(r"^ascend_pytorch_profiler_(\d+)\.db$")
 PROFILER_INFO = re.compile(r"^profiler_info_(\d+)\.json$")  # profiler_info_<rank>.json beside the trace
+PROFILER_INFO_NAME = "profiler_info_{}.json"  # as written, by rank
 
 # The tables torch_npu writes beside trace_view.json (ASCEND_PROFILER_OUTPUT)
 KERNEL_DETAILS = "kernel_details.csv"
@@ -26,6 +31,8 @@ MODULE_MEMORY_CSV = "npu_module_mem.csv"
 
 LAUNCH_FLOW = "async_npu"  # the flow category from a framework launch to its kernel
 FRAMEWORK_OPERATOR = "cpu_op"  # the framework's operators, which carry the input shapes
+PYTHON_PROCESS = "Python"  # the framework's process (its operators, steps and launches)
+STEP_MARKER_NAME = "ProfilerStep#{}"  # the framework's step range, by step number
 
 
 def is_database(name: str) -> bool:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from timelineview.synthetic.cluster import STRUCTURES, cluster_specs, generate_cluster
 from timelineview.synthetic.generate import generate_card
-from timelineview.synthetic.spec import LAYOUTS, TASK_TYPES, WriteOptions
+from timelineview.synthetic.spec import LAYOUTS, MSPROF_LAYOUT, TASK_TYPES, WriteOptions
 from timelineview.synthetic.truth import GroundTruth
 
 
@@ -17,7 +17,7 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m timelineview.synthetic",
                                 description="Write synthetic Ascend profiler traces with ground truth.")
     p.add_argument("out", help="trace file (1 card) or cluster folder; per-iteration: a folder")
-    p.add_argument("--layout", choices=LAYOUTS, default="msprof")
+    p.add_argument("--layout", choices=LAYOUTS, default=MSPROF_LAYOUT)
     p.add_argument("--cards", type=int, default=1)
     p.add_argument("--target-mb", type=float, help="approximate size of each card's output, MB (1e6 bytes)")
     p.add_argument("--steps", type=int, default=10)
@@ -32,7 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--slow-data-us", type=float, default=20000.0)
     p.add_argument("--data-wait-us", type=float, default=2000.0)
     p.add_argument("--clock-skew-us", type=float, default=500.0, help="max |clock offset| of ranks > 0")
-    p.add_argument("--pipeline", action="store_true", help="add hcom_receive/hcom_send operators")
+    p.add_argument("--pipeline", action="store_true", help="add the pipeline's receive and send operators")
     p.add_argument("--pipeline-stages", action="store_true",
                    help="with --pipeline: the ranks are successive stages (rank r receives from rank r-1)")
     p.add_argument("--microbatches", type=int, default=0,
@@ -41,7 +41,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--overlaps", action="store_true", help="add a lane of partially overlapping slices")
     p.add_argument("--be-events", action="store_true")
     p.add_argument("--instants", action="store_true")
-    p.add_argument("--step-trace", action="store_true", help="msprof: add the Step Trace thread")
+    p.add_argument("--step-trace", action="store_true", help=f"{MSPROF_LAYOUT} layouts: add the step-trace thread")
     p.add_argument("--pretty", action="store_true")
     p.add_argument("--task-types", choices=TASK_TYPES, default="real",
                    help='"other": every hardware task typed "Other" (CANN 7 / torch_npu 2024), msprof layouts')

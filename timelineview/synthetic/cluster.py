@@ -1,4 +1,8 @@
-"""Multi-card folders: N ranks sharing one schedule, with planted anomalies."""
+"""Multi-card folders: N ranks sharing one schedule, with planted anomalies.
+
+Files and folders are named as the producers name them (their modules' names, which discovery reads them
+by); the real-sample tests check those against real files.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,18 @@ from pathlib import Path
 import numpy as np
 import orjson
 
+from timelineview.producers import mindspore, torch_npu
 from timelineview.synthetic.generate import fit_to_size, write_card
 from timelineview.synthetic.schedule import build_schedule
-from timelineview.synthetic.spec import CardSpec, WriteOptions
+from timelineview.synthetic.spec import (
+    GEN_B_LAYOUT,
+    GEN_C_LAYOUT,
+    MSPROF_LAYOUT,
+    OBJECT_LAYOUT,
+    PER_ITERATION_LAYOUT,
+    CardSpec,
+    WriteOptions,
+)
 from timelineview.synthetic.truth import GroundTruth
 
 STRUCTURES = ("auto", "rank_dirs")
@@ -52,18 +65,24 @@ def card_relpath(layout: str, rank: int, structure: str = "auto") -> str:
     """Where a rank's trace goes inside the cluster folder (per-iteration: its PROF_* parent)."""
     if structure not in STRUCTURES:
         raise ValueError(f"structure must be one of {STRUCTURES}")
+    mindspore_file = mindspore.ASCEND_FILE_NAME.format(rank)
     if structure == "rank_dirs":
-        name = {"msprof_per_iteration": "", "mindspore_gen_c": f"ascend_timeline_display_{rank}.json",
-                "mindspore_gen_b": f"ascend_timeline_display_{rank}.json"}.get(layout, "trace_view.json")
+        name = {PER_ITERATION_LAYOUT: "", GEN_C_LAYOUT: mindspore_file,
+                GEN_B_LAYOUT: mindspore_file}.get(layout, torch_npu.TRACE_FILE)
         return f"rank_{rank}/{name}".rstrip("/")
-    if layout in ("msprof", "object"):
-        return f"rank{rank}_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json"
-    if layout == "msprof_per_iteration":
+    if layout in (MSPROF_LAYOUT, OBJECT_LAYOUT):
+        return f"{_run_folder(rank)}/{torch_npu.OUTPUT_FOLDER}/{torch_npu.TRACE_FILE}"
+    if layout == PER_ITERATION_LAYOUT:
         return ""
-    return f"ascend_timeline_display_{rank}.json"
+    return mindspore_file
 
 
-def generate_cluster(out_dir: str | Path, specs: Sequence[CardSpec], layout: str = "msprof", *,
+def _run_folder(rank: int) -> str:
+    """torch_npu's folder of one rank's run (``<worker>_ascend_pt``, the worker named by its rank)."""
+    return f"rank{rank}{torch_npu.RUN_FOLDER_SUFFIX}"
+
+
+def generate_cluster(out_dir: str | Path, specs: Sequence[CardSpec], layout: str = MSPROF_LAYOUT, *,
                      target_bytes: int | None = None, options: WriteOptions | None = None,
                      structure: str = "auto", cluster_seed: int | None = None,
                      progress: Callable[[GroundTruth], None] | None = None) -> list[GroundTruth]:
@@ -84,8 +103,8 @@ def generate_cluster(out_dir: str | Path, specs: Sequence[CardSpec], layout: str
     for card, spec in enumerate(specs):
         rel = card_relpath(layout, spec.rank, structure)
         truth = write_card(out, rel, spec, layout, opts, sched, card, len(specs))
-        if layout in ("msprof", "object") and structure == "auto":
-            _profiler_info(out / f"rank{spec.rank}_ascend_pt", spec, truth)
+        if layout in (MSPROF_LAYOUT, OBJECT_LAYOUT) and structure == "auto":
+            _profiler_info(out / _run_folder(spec.rank), spec, truth)
         truths.append(truth)
         if progress is not None:
             progress(truth)
@@ -104,4 +123,4 @@ def _profiler_info(folder: Path, spec: CardSpec, truth: GroundTruth) -> None:
         "end_info": {"collectionTimeEnd": end_ns // 1000, "MonotonicTimeEnd": end_ns - truth.time_base_ns},
         "torch_npu_version": "2.1.0", "rank_id": spec.rank,
     }
-    (folder / f"profiler_info_{spec.rank}.json").write_bytes(orjson.dumps(info))
+    (folder / torch_npu.PROFILER_INFO_NAME.format(spec.rank)).write_bytes(orjson.dumps(info))

@@ -6,7 +6,8 @@ name through ``STRING_IDS``, enumerations in ``ENUM_*`` tables, integer ns times
 ``PYTORCH_API``, as torch_npu writes them), flows as connection ids. Reading it back gives the
 same lanes, names and analysis as the JSON (the plane tasks' hardware rows are the stream tasks
 they coincide with; any without one are added to their stream). ``generate_database`` does both
-steps for a ``CardSpec``.
+steps for a ``CardSpec``. The producers' names it writes (processes read back, enumerations, categories)
+are the producers' modules'; the real-sample tests check those against real files.
 """
 
 from __future__ import annotations
@@ -20,17 +21,20 @@ import numpy as np
 from timelineview.analysis.communication.plane_args import read_plane_args
 from timelineview.analysis.task_types import is_compute_task_type
 from timelineview.model.store.trace_store import TraceStore
+from timelineview.producers import hccl, torch_npu
+from timelineview.producers.ascend import CANN_PROCESS, COMMUNICATION_PROCESS, HARDWARE_PROCESS, OVERLAP_PROCESS
 
 SCHEMA = "1.0.0"
 NONE = 4294967295
 ROWS = 200_000  # rows per executemany batch
-API_TYPES = {5000: "runtime", 5500: "hccl", 10000: "node", 15000: "model", 20000: "acl", 50001: "op",
+API_TYPES = {5000: "runtime", 5500: hccl.DATABASE_API_TYPE, 10000: "node", 15000: "model", 20000: "acl", 50001: "op",
              50002: "queue", 50003: "trace", 50004: "mstx"}
 PREFIX_TYPE = {"AscendCL@": 20000, "Runtime@": 5000, "Node@": 10000, "Model@": 15000, "Communication@": 5500}
-CAT_TYPE = {"cpu_op": 50001, "python_function": 50003, "enqueue": 50002, "dequeue": 50002}
-TRANSPORT = {0: "SDMA", 1: "RDMA", 2: "LOCAL", 65534: "N/A", 65535: "INVALID_TYPE"}
-LINK = {0: "ON_CHIP", 1: "HCCS", 2: "PCIE", 3: "ROCE", 4: "SIO", 5: "HCCS_SW", 6: "STANDARD_ROCE", 7: "RESERVED",
-        65534: "N/A", 65535: "INVALID_TYPE"}
+CAT_TYPE = {torch_npu.FRAMEWORK_OPERATOR: 50001, "python_function": 50003, "enqueue": 50002, "dequeue": 50002}
+TRANSPORT = {0: hccl.TRANSPORT_SDMA, 1: hccl.TRANSPORT_RDMA, 2: hccl.TRANSPORT_LOCAL, 65534: hccl.NOT_APPLICABLE,
+             65535: hccl.INVALID_TYPE}
+LINK = {0: hccl.LINK_ON_CHIP, 1: hccl.LINK_HCCS, 2: hccl.LINK_PCIE, 3: hccl.LINK_ROCE, 4: hccl.LINK_SIO, 5: "HCCS_SW",
+        6: "STANDARD_ROCE", 7: "RESERVED", 65534: hccl.NOT_APPLICABLE, 65535: hccl.INVALID_TYPE}
 OVERLAP_TYPE = {"Computing": 0, "Communication": 1, "Communication(Not Overlapped)": 2, "Free": 3}
 TABLES = {
     "META_DATA": "name TEXT, value TEXT",
@@ -118,7 +122,7 @@ def _write(conn: sqlite3.Connection, store: TraceStore, rank: int, device: int) 
     connection = _connection_ids(store)
 
     # device: stream tasks, compute info, plane tasks (their hardware rows), collectives
-    hw = np.flatnonzero(np.isin(sl.lane, _lanes_of(store, "Ascend Hardware")))
+    hw = np.flatnonzero(np.isin(sl.lane, _lanes_of(store, HARDWARE_PROCESS)))
     hw = hw[np.argsort(sl.start[hw], kind="stable")]
     stream_of_lane = np.zeros(len(store.lanes), dtype=np.int64)  # per lane, then gathered per task
     for ln in np.unique(sl.lane[hw]).tolist():
@@ -128,8 +132,8 @@ def _write(conn: sqlite3.Connection, store: TraceStore, rank: int, device: int) 
     compute_flag = np.array([is_compute_task_type(s) for s in strings] + [False], dtype=bool)
     is_compute = compute_flag[tt] & (tt >= 0)
     task_type = np.where(is_compute, -1, sl.name[hw])  # a stream task is named by its type in the database
-    plane_lanes = [ln for ln in _lanes_of(store, "HCCL").tolist() + _lanes_of(store, "Communication").tolist()
-                   if store.lanes.name[ln].lower().startswith("plane")]
+    communication = _lanes_of(store, COMMUNICATION_PROCESS).tolist() + _lanes_of(store, "Communication").tolist()
+    plane_lanes = [ln for ln in communication if store.lanes.name[ln].lower().startswith("plane")]
     planes = np.flatnonzero(np.isin(sl.lane, plane_lanes))
     args = read_plane_args(store, planes) if len(planes) else []
     # a plane task's hardware row: the non-compute stream task starting at the same ns, once (else
@@ -260,7 +264,7 @@ def _lane_tids(store: TraceStore, signed: bool) -> np.ndarray:
 
 def _write_host(conn, store: TraceStore, connection: np.ndarray, sid) -> None:
     sl = store.slices
-    cann = np.flatnonzero(np.isin(sl.lane, _lanes_of(store, "CANN")))
+    cann = np.flatnonzero(np.isin(sl.lane, _lanes_of(store, CANN_PROCESS)))
     distinct, which = np.unique(sl.name[cann], return_inverse=True)  # each name's prefix read once
     type_of, name_of = np.empty(len(distinct), np.int64), np.empty(len(distinct), np.int64)
     for k, i in enumerate(distinct.tolist()):
@@ -272,7 +276,7 @@ def _write_host(conn, store: TraceStore, connection: np.ndarray, sid) -> None:
     tids = _lane_tids(store, signed=True)[sl.lane[cann]]
     _insert(conn, "CANN_API", [sl.start[cann], sl.start[cann] + sl.dur[cann], types, tids, connection[cann],
                                names, sl.depth[cann].astype(np.int64)])
-    torch = np.flatnonzero(np.isin(sl.lane, _lanes_of(store, "Python")))
+    torch = np.flatnonzero(np.isin(sl.lane, _lanes_of(store, torch_npu.PYTHON_PROCESS)))
     cats = [CAT_TYPE.get(store.strings[c], 50001) if c >= 0 else 50001 for c in sl.cat[torch].tolist()]
     tids = _lane_tids(store, signed=False)[sl.lane[torch]]
     ends = sl.start[torch] + sl.dur[torch]
@@ -292,7 +296,7 @@ def _write_host(conn, store: TraceStore, connection: np.ndarray, sid) -> None:
 
 def _write_overlap(conn, store: TraceStore, device: int) -> None:
     sl = store.slices
-    for ln in _lanes_of(store, "Overlap Analysis").tolist():
+    for ln in _lanes_of(store, OVERLAP_PROCESS).tolist():
         kind = OVERLAP_TYPE.get(store.lanes.name[ln])
         if kind is None:
             continue
@@ -360,11 +364,11 @@ def generate_database(path: str | Path, spec=None, **kwargs) -> tuple:
     folder), load it and write it as a database at ``path``: (ground truth, store, TASK rows)."""
     from timelineview.model.load.loader import load
     from timelineview.synthetic.generate import generate_card
-    from timelineview.synthetic.spec import CardSpec
+    from timelineview.synthetic.spec import MSPROF_LAYOUT, CardSpec
 
     with tempfile.TemporaryDirectory(dir=Path(path).parent) as tmp:
-        json_path = Path(tmp) / "trace_view.json"
-        truth = generate_card(json_path, spec or CardSpec(), "msprof", **kwargs)
+        json_path = Path(tmp) / torch_npu.TRACE_FILE
+        truth = generate_card(json_path, spec or CardSpec(), MSPROF_LAYOUT, **kwargs)
         [store] = load(json_path)
         n = write_database(store, path)
     return truth, store, n

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from timelineview.synthetic.layouts import WRITERS
 from timelineview.synthetic.schedule import Schedule, build_schedule, card_steps
-from timelineview.synthetic.spec import LAYOUTS, CardSpec, WriteOptions
+from timelineview.synthetic.spec import LAYOUTS, MSPROF_LAYOUT, PER_ITERATION_LAYOUT, CardSpec, WriteOptions
 from timelineview.synthetic.truth import GroundTruth
 from timelineview.synthetic.truth_builder import TruthBuilder
 from timelineview.synthetic.writer import Sink
@@ -39,7 +39,7 @@ def write_card(root: Path | None, relpath: str, spec: CardSpec, layout: str, opt
                         seconds=time.perf_counter() - t0, slow_link=slow, **meta)
 
 
-def generate_card(path: str | Path, spec: CardSpec | None = None, layout: str = "msprof", *,
+def generate_card(path: str | Path, spec: CardSpec | None = None, layout: str = MSPROF_LAYOUT, *,
                   target_bytes: int | None = None, options: WriteOptions | None = None) -> GroundTruth:
     """Write a single card to ``path`` and return its ground truth.
 
@@ -52,13 +52,13 @@ def generate_card(path: str | Path, spec: CardSpec | None = None, layout: str = 
     if target_bytes:
         spec = fit_to_size([spec], layout, opts, target_bytes)[0]
     path = Path(path)
-    root, rel = (path, "") if layout == "msprof_per_iteration" else (path.parent, path.name)
+    root, rel = (path, "") if layout == PER_ITERATION_LAYOUT else (path.parent, path.name)
     return write_card(root, rel, spec, layout, opts, build_schedule([spec]), 0, 1)
 
 
 def measure_bytes(spec: CardSpec, layout: str, opts: WriteOptions, n_cards: int = 1) -> int:
     """Bytes a card would take, without writing anything."""
-    rel = "" if layout == "msprof_per_iteration" else "probe.json"
+    rel = "" if layout == PER_ITERATION_LAYOUT else "probe.json"
     truth = write_card(None, rel, spec, layout, opts, build_schedule([spec]), 0, n_cards)
     return truth.bytes_written
 

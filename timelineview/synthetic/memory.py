@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from timelineview.producers.torch_npu import MEMORY_RECORD_CSV, OPERATOR_MEMORY_CSV
 from timelineview.synthetic.truth import GroundTruth
 
 MB = 1 << 20
@@ -113,7 +114,7 @@ def write_card_memory(truth: GroundTruth, spec: MemorySpec) -> MemoryTruth:
     t, allocated, reserved = _curve(size, alloc, release)
     at = np.searchsorted(t, alloc, side="right") - 1  # the totals right after each allocation
     eol = "\r\n"
-    with open(folder / "operator_memory.csv", "w", encoding="utf-8", newline="") as f:
+    with open(folder / OPERATOR_MEMORY_CSV, "w", encoding="utf-8", newline="") as f:
         f.write(OPERATOR_HEADER + eol)
         rel = [s if r >= 0 else "" for s, r in zip(_us(np.maximum(release, 0)), release.tolist(), strict=True)]
         kb = [f"{v / 1024:.1f}" for v in size.tolist()]
@@ -122,7 +123,7 @@ def write_card_memory(truth: GroundTruth, spec: MemorySpec) -> MemoryTruth:
             f.write(f"{OPERATORS[ops[k]]},{kb[k]},{_us(alloc[k:k + 1])[0]},{rel[k]},,,,{a_mb[k]},{r_mb[k]},"
                     f"{a_mb[k]},,,,{STREAM},NPU:0{eol}")
     ge_t = int(t[0]) if len(t) else 0
-    with open(folder / "memory_record.csv", "w", encoding="utf-8", newline="") as f:
+    with open(folder / MEMORY_RECORD_CSV, "w", encoding="utf-8", newline="") as f:
         f.write(RECORD_HEADER + eol)
         f.write(f"GE,{_us(np.array([ge_t]))[0]},{GE_ALLOCATED / MB!r},{GE_RESERVED / MB!r},,,NPU:0{eol}")
         ts, am, rm = _us(t), _mb(allocated), _mb(reserved)

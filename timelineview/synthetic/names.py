@@ -4,6 +4,10 @@ One pool entry is an operator *kind* (base op, variant, task type, typical durat
 layout renders it in its producer's naming style (torch_npu kernel names, MindSpore scope
 paths, MindSpore short op names). The pool is the same for every card, so all ranks of a
 cluster run the same operators.
+
+Task types and chore names are the producers' (``producers.cann_tasks``, the constants the reader
+classifies by): the generator writes what the reader expects, so the real-sample tests, which check
+the reader's names against real files, are what keeps those names true.
 """
 
 from __future__ import annotations
@@ -12,52 +16,54 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from timelineview.producers import cann_tasks as cann
+
 # (base op, task type, mean duration in us, aclnn api, implementation, forward?)
 _BASES = [
-    ("MatMulV2", "AI_CORE", 60.0, "aclnnMm", "MatMulCommon", True),
-    ("BatchMatMulV2", "AI_CORE", 85.0, "aclnnBatchMatMul", "BatchMatMulCommon", True),
-    ("Conv2D", "AI_CORE", 45.0, "aclnnConvolution", "Conv2DCommon", True),
-    ("TransData", "AI_CORE", 8.0, "trans", "TransData", True),
-    ("Cast", "AI_CORE", 4.0, "aclnnCast", "CastAiCore", True),
-    ("Add", "AI_CORE", 5.0, "aclnnAdd", "AddAiCore", True),
-    ("Mul", "AI_CORE", 5.0, "aclnnMuls", "MulAiCore", True),
-    ("Transpose", "AI_CORE", 9.0, "aclnnPermute", "TransposeAiCore", True),
-    ("SoftmaxV2", "AI_CORE", 14.0, "aclnnSoftmax", "SoftmaxV2AiCore", True),
-    ("LayerNormV3", "AI_CORE", 12.0, "aclnnLayerNorm", "LayerNormV3AiCore", True),
-    ("RmsNorm", "AI_CORE", 10.0, "aclnnRmsNorm", "RmsNormAiCore", True),
-    ("GeLU", "AI_CORE", 7.0, "aclnnGelu", "GeLUAiCore", True),
-    ("Relu", "AI_CORE", 3.0, "aclnnInplaceRelu", "Relu", True),
-    ("FlashAttentionScore", "MIX_AIV", 140.0, "aclnnFlashAttentionScore", "FlashAttentionScore", True),
-    ("ReduceSum", "MIX_AIV", 9.0, "aclnnReduceSum", "ReduceSumOpAiCore", True),
-    ("SwiGlu", "AI_CORE", 11.0, "aclnnSwiGlu", "SwiGluAiCore", True),
-    ("DropOutDoMask", "AI_CORE", 6.0, "aclnnDropoutDoMask", "DropoutDoMaskAiCore", True),
-    ("MaxPoolWithArgmaxV1", "AI_CORE", 16.0, "aclnnMaxPool2dWithMask", "MaxPoolWithArgmaxV1AiCore", True),
-    ("ConcatD", "AI_CORE", 6.0, "aclnnCat", "ConcatDAiCore", True),
-    ("GatherV2", "AI_CORE", 7.0, "aclnnIndexSelect", "GatherV2AiCore", True),
-    ("TensorMove", "AI_CORE", 3.0, "aclnnInplaceCopy", "TensorMoveAiCore", True),
-    ("MemSet", "AI_CORE", 2.0, "aclnnMm", "MatMulCommon", True),
-    ("DropoutGenMask", "AI_CPU", 120.0, "aclnnDropoutGenMask", "DropoutGenMask", True),
-    ("MatMulV2", "AI_CORE", 70.0, "aclnnAddmm", "MatMulCommon", False),
-    ("Conv2DBackpropInput", "AI_CORE", 55.0, "aclnnConvolutionBackward", "Conv2DBackpropInput", False),
-    ("Conv2DBackpropFilter", "AI_CORE", 65.0, "aclnnConvolutionBackward", "Conv2DBackpropFilter", False),
-    ("SoftmaxGrad", "AI_CORE", 15.0, "aclnnSoftmaxBackward", "SoftmaxGradAiCore", False),
-    ("LayerNormGrad", "AI_CORE", 18.0, "aclnnLayerNormBackward", "LayerNormGradAiCore", False),
-    ("RmsNormGrad", "AI_CORE", 14.0, "aclnnRmsNormGrad", "RmsNormGradAiCore", False),
-    ("GeLUGrad", "AI_CORE", 9.0, "aclnnGeluBackward", "GeLUGradAiCore", False),
-    ("ReluGrad", "AI_CORE", 4.0, "aclnnThresholdBackward", "ReluGrad", False),
-    ("FlashAttentionScoreGrad", "MIX_AIV", 260.0, "aclnnFlashAttentionScoreGrad",
+    ("MatMulV2", cann.AI_CORE, 60.0, "aclnnMm", "MatMulCommon", True),
+    ("BatchMatMulV2", cann.AI_CORE, 85.0, "aclnnBatchMatMul", "BatchMatMulCommon", True),
+    ("Conv2D", cann.AI_CORE, 45.0, "aclnnConvolution", "Conv2DCommon", True),
+    ("TransData", cann.AI_CORE, 8.0, "trans", "TransData", True),
+    ("Cast", cann.AI_CORE, 4.0, "aclnnCast", "CastAiCore", True),
+    ("Add", cann.AI_CORE, 5.0, "aclnnAdd", "AddAiCore", True),
+    ("Mul", cann.AI_CORE, 5.0, "aclnnMuls", "MulAiCore", True),
+    ("Transpose", cann.AI_CORE, 9.0, "aclnnPermute", "TransposeAiCore", True),
+    ("SoftmaxV2", cann.AI_CORE, 14.0, "aclnnSoftmax", "SoftmaxV2AiCore", True),
+    ("LayerNormV3", cann.AI_CORE, 12.0, "aclnnLayerNorm", "LayerNormV3AiCore", True),
+    ("RmsNorm", cann.AI_CORE, 10.0, "aclnnRmsNorm", "RmsNormAiCore", True),
+    ("GeLU", cann.AI_CORE, 7.0, "aclnnGelu", "GeLUAiCore", True),
+    ("Relu", cann.AI_CORE, 3.0, "aclnnInplaceRelu", "Relu", True),
+    ("FlashAttentionScore", cann.MIX_AIV, 140.0, "aclnnFlashAttentionScore", "FlashAttentionScore", True),
+    ("ReduceSum", cann.MIX_AIV, 9.0, "aclnnReduceSum", "ReduceSumOpAiCore", True),
+    ("SwiGlu", cann.AI_CORE, 11.0, "aclnnSwiGlu", "SwiGluAiCore", True),
+    ("DropOutDoMask", cann.AI_CORE, 6.0, "aclnnDropoutDoMask", "DropoutDoMaskAiCore", True),
+    ("MaxPoolWithArgmaxV1", cann.AI_CORE, 16.0, "aclnnMaxPool2dWithMask", "MaxPoolWithArgmaxV1AiCore", True),
+    ("ConcatD", cann.AI_CORE, 6.0, "aclnnCat", "ConcatDAiCore", True),
+    ("GatherV2", cann.AI_CORE, 7.0, "aclnnIndexSelect", "GatherV2AiCore", True),
+    ("TensorMove", cann.AI_CORE, 3.0, "aclnnInplaceCopy", "TensorMoveAiCore", True),
+    ("MemSet", cann.AI_CORE, 2.0, "aclnnMm", "MatMulCommon", True),
+    ("DropoutGenMask", cann.AI_CPU, 120.0, "aclnnDropoutGenMask", "DropoutGenMask", True),
+    ("MatMulV2", cann.AI_CORE, 70.0, "aclnnAddmm", "MatMulCommon", False),
+    ("Conv2DBackpropInput", cann.AI_CORE, 55.0, "aclnnConvolutionBackward", "Conv2DBackpropInput", False),
+    ("Conv2DBackpropFilter", cann.AI_CORE, 65.0, "aclnnConvolutionBackward", "Conv2DBackpropFilter", False),
+    ("SoftmaxGrad", cann.AI_CORE, 15.0, "aclnnSoftmaxBackward", "SoftmaxGradAiCore", False),
+    ("LayerNormGrad", cann.AI_CORE, 18.0, "aclnnLayerNormBackward", "LayerNormGradAiCore", False),
+    ("RmsNormGrad", cann.AI_CORE, 14.0, "aclnnRmsNormGrad", "RmsNormGradAiCore", False),
+    ("GeLUGrad", cann.AI_CORE, 9.0, "aclnnGeluBackward", "GeLUGradAiCore", False),
+    ("ReluGrad", cann.AI_CORE, 4.0, "aclnnThresholdBackward", "ReluGrad", False),
+    ("FlashAttentionScoreGrad", cann.MIX_AIV, 260.0, "aclnnFlashAttentionScoreGrad",
      "FlashAttentionScoreGrad", False),
-    ("MaxPoolGradWithArgmaxV1", "AI_CORE", 20.0, "aclnnMaxPool2dWithMaskBackward",
+    ("MaxPoolGradWithArgmaxV1", cann.AI_CORE, 20.0, "aclnnMaxPool2dWithMaskBackward",
      "MaxPoolGradWithArgmaxV1AiCore", False),
-    ("SwiGluGrad", "AI_CORE", 13.0, "aclnnSwiGluGrad", "SwiGluGradAiCore", False),
-    ("ReduceSum", "MIX_AIV", 10.0, "aclnnReduceSum", "ReduceSumOpAiCore", False),
-    ("ApplyAdamW", "AI_CORE", 25.0, "aclnnApplyAdamW", "ApplyAdamWAiCore", False),
-    ("ForeachAddList", "AI_CORE", 12.0, "aclnnForeachAddListV2", "ForeachAddListV2", False),
-    ("TransData", "AI_CORE", 8.0, "trans", "TransData", False),
-    ("Cast", "AI_CORE", 4.0, "aclnnCast", "CastAiCore", False),
-    ("Add", "AI_CORE", 5.0, "aclnnAdd", "AddAiCore", False),
-    ("Mul", "AI_CORE", 5.0, "aclnnMul", "MulAiCore", False),
-    ("DropOutDoMask", "AI_CORE", 6.0, "aclnnDropoutBackward", "DropoutDoMaskAiCore", False),
+    ("SwiGluGrad", cann.AI_CORE, 13.0, "aclnnSwiGluGrad", "SwiGluGradAiCore", False),
+    ("ReduceSum", cann.MIX_AIV, 10.0, "aclnnReduceSum", "ReduceSumOpAiCore", False),
+    ("ApplyAdamW", cann.AI_CORE, 25.0, "aclnnApplyAdamW", "ApplyAdamWAiCore", False),
+    ("ForeachAddList", cann.AI_CORE, 12.0, "aclnnForeachAddListV2", "ForeachAddListV2", False),
+    ("TransData", cann.AI_CORE, 8.0, "trans", "TransData", False),
+    ("Cast", cann.AI_CORE, 4.0, "aclnnCast", "CastAiCore", False),
+    ("Add", cann.AI_CORE, 5.0, "aclnnAdd", "AddAiCore", False),
+    ("Mul", cann.AI_CORE, 5.0, "aclnnMul", "MulAiCore", False),
+    ("DropOutDoMask", cann.AI_CORE, 6.0, "aclnnDropoutBackward", "DropoutDoMaskAiCore", False),
 ]
 _VARIANTS = 7  # 42 bases x 7 variants = 294 operator kinds
 _ZIPF_EXPONENT = 1.1
@@ -65,23 +71,23 @@ _ZIPF_EXPONENT = 1.1
 # Non-compute work on the hardware streams: (msprof name, msprof task type,
 # per-iteration name, per-iteration task type, mean duration in us)
 OTHER_TASKS = [
-    ("EVENT_RECORD", "EVENT_RECORD_SQE", "EVENT_RECORD", "EVENT_RECORD", 0.8),
-    ("EVENT_WAIT", "EVENT_WAIT_SQE", "EVENT_WAIT", "EVENT_WAIT", 6.0),
-    ("Notify Wait", "Notify Wait", "NOTIFY_WAIT", "NOTIFY_WAIT", 3.0),
-    ("Write Value", "Write Value", "NOTIFY_RECORD", "NOTIFY_RECORD", 0.7),
-    ("MEMCPY_ASYNC", "SDMA_SQE", "MEMCPY_ASYNC", "MEMCPY_ASYNC", 9.0),
-    ("EVENT_RECORD", "PLACE_HOLDER_SQE", "EVENT_RESET", "EVENT_RESET", 0.5),
+    (cann.EVENT_RECORD, cann.EVENT_RECORD_SQE, cann.EVENT_RECORD, cann.EVENT_RECORD, 0.8),
+    (cann.EVENT_WAIT, cann.EVENT_WAIT_SQE, cann.EVENT_WAIT, cann.EVENT_WAIT, 6.0),
+    (cann.NOTIFY_WAIT_TASK, cann.NOTIFY_WAIT_TASK, cann.NOTIFY_WAIT, cann.NOTIFY_WAIT, 3.0),
+    (cann.WRITE_VALUE_TASK, cann.WRITE_VALUE_TASK, cann.NOTIFY_RECORD, cann.NOTIFY_RECORD, 0.7),
+    (cann.MEMCPY_ASYNC, cann.SDMA_SQE, cann.MEMCPY_ASYNC, cann.MEMCPY_ASYNC, 9.0),
+    (cann.EVENT_RECORD, cann.PLACE_HOLDER_SQE, cann.EVENT_RESET, cann.EVENT_RESET, 0.5),
 ]
 
 # The same chores as CANN 7 / torch_npu 2024 traces that type every hardware task "Other" write them
 # (name, task type), in OTHER_TASKS order.
 OTHER_TYPED_TASKS = [
-    ("EVENT_RECORD", "Other"),
-    ("EVENT_WAIT", "Other"),
-    ("NOTIFY_WAIT", "Other"),
-    ("NOTIFY_RECORD", "Other"),
-    ("MemcopyAsync", "other"),
-    ("Other", "Other"),
+    (cann.EVENT_RECORD, cann.OTHER_TASK),
+    (cann.EVENT_WAIT, cann.OTHER_TASK),
+    (cann.NOTIFY_WAIT, cann.OTHER_TASK),
+    (cann.NOTIFY_RECORD, cann.OTHER_TASK),
+    (cann.MEMCOPY_ASYNC_TASK, cann.COPY_OTHER_TYPE),
+    (cann.OTHER_TASK, cann.OTHER_TASK),
 ]
 
 # Network scopes used by the MindSpore namings (forward path; backward adds ``Gradients/``).

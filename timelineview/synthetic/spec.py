@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-LAYOUTS = ("msprof", "msprof_per_iteration", "mindspore_gen_c", "mindspore_gen_b", "object")
+from timelineview.producers import msprof
+
+# The layouts written (the msprof formats' ids are the producers' module's)
+MSPROF_LAYOUT = msprof.FORMAT_ID
+PER_ITERATION_LAYOUT = msprof.PER_ITERATION_FORMAT_ID
+OBJECT_LAYOUT = "object"  # the msprof layout wrapped in a JSON object
+GEN_C_LAYOUT, GEN_B_LAYOUT = "mindspore_gen_c", "mindspore_gen_b"
+LAYOUTS = (MSPROF_LAYOUT, PER_ITERATION_LAYOUT, GEN_C_LAYOUT, GEN_B_LAYOUT, OBJECT_LAYOUT)
 TASK_TYPES = ("real", "other")  # WriteOptions.task_types
-OTHER_TYPE_LAYOUTS = ("msprof", "object")  # layouts that can write every task type as "Other"
+OTHER_TYPE_LAYOUTS = (MSPROF_LAYOUT, OBJECT_LAYOUT)  # layouts that can write every task type as "Other"
 MAX_MICROBATCHES = 16
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from timelineview.producers import hccl
 from timelineview.synthetic.comm.planes import PL_DATA, PL_WAIT
 from timelineview.synthetic.intervals import union
 
-SDMA = "SDMA"  # the copy-engine transport, the only one whose transit the producer sums by duration
+SDMA = hccl.TRANSPORT_SDMA  # the copy-engine transport, the only one whose transit the producer sums by duration
 
 
 def _covered(starts: np.ndarray, ends: np.ndarray) -> int:

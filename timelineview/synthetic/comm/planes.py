@@ -10,6 +10,9 @@ time is bytes / (nominal bandwidth of its link, with a ±5 % jitter, divided by 
 on the planted slow link). Tasks never overlap on a plane and stay inside their operator. When the slow link
 lengthens its operator (``StepWork.op_extra``), the bytes are those a healthy link fits in the window without
 that extra, so the slow link moves what the healthy run moves and only takes longer.
+
+Task names, transports and link types are the producers' (``producers.hccl``, which the reader reads them
+by); the real-sample tests check those against real files.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from timelineview.producers import hccl
 from timelineview.synthetic.comm import topology as topo
 from timelineview.synthetic.spec import CardSpec
 from timelineview.synthetic.workload import KIND_RECEIVE, KIND_SEND, StepWork
@@ -106,8 +110,8 @@ def _operator(rows: PlaneRows, j: int, kind: int, a: int, b: int, wait_end: int,
         peers = topo.peers(kind, r, world)
     n_planes = 1 if _is_p2p(kind) else max(1, min(spec.planes, len(peers)))
     mine = [[p for i, p in enumerate(peers) if i % n_planes == q] for q in range(n_planes)]
-    xfer_names = ("Reduce_Inline", "Memcpy") if kind not in (KIND_SEND, KIND_RECEIVE) and len(peers) > 1 \
-        else ("Memcpy",)
+    xfer_names = (hccl.REDUCE_INLINE_TASK, hccl.MEMCPY_TASK) \
+        if kind not in (KIND_SEND, KIND_RECEIVE) and len(peers) > 1 else (hccl.MEMCPY_TASK,)
     healthy = [[p.gbps * rng.uniform(1 - JITTER, 1 + JITTER) for p in m] for m in mine]
     speed = [[g / _slow(spec, r, p.rank) for p, g in zip(m, gs, strict=True)]
              for m, gs in zip(mine, healthy, strict=True)]
@@ -123,18 +127,20 @@ def _operator(rows: PlaneRows, j: int, kind: int, a: int, b: int, wait_end: int,
     for q in range(n_planes):
         t0 = a + q * PLANE_STAGGER_NS
         first = topo.notify_peer(kind, r, mine[q], spec.pipeline_stages, peer)
-        rows.add(t0, RECORD_NS, q, j, PL_RECORD, "Notify_Record", r, first, "SDMA", "INVALID_TYPE", 0)
+        rows.add(t0, RECORD_NS, q, j, PL_RECORD, hccl.NOTIFY_RECORD_TASK, r, first, hccl.TRANSPORT_SDMA,
+                 hccl.INVALID_TYPE, 0)
         if q == 0 and not _is_p2p(kind):
-            t = rows.add(t0 + RECORD_NS + 100, LOCAL_REDUCE_NS, q, j, PL_LOCAL, "Reduce_Inline", r,
-                         topo.INVALID_RANK, "SDMA", "ON_CHIP", 4)
-            rows.add(t + 100, LOCAL_COPY_NS, q, j, PL_LOCAL, "Memcpy", r, r, "SDMA", "ON_CHIP", size)
+            t = rows.add(t0 + RECORD_NS + 100, LOCAL_REDUCE_NS, q, j, PL_LOCAL, hccl.REDUCE_INLINE_TASK, r,
+                         topo.INVALID_RANK, hccl.TRANSPORT_SDMA, hccl.LINK_ON_CHIP, 4)
+            rows.add(t + 100, LOCAL_COPY_NS, q, j, PL_LOCAL, hccl.MEMCPY_TASK, r, r, hccl.TRANSPORT_SDMA,
+                     hccl.LINK_ON_CHIP, size)
         w0 = first_wait[q]
-        t = rows.add(w0, xfer_from[q] - EDGE_NS - w0, q, j, PL_WAIT, "Notify_Wait", r, first, "LOCAL",
-                     "INVALID_TYPE", 0) + EDGE_NS
+        t = rows.add(w0, xfer_from[q] - EDGE_NS - w0, q, j, PL_WAIT, hccl.NOTIFY_WAIT_TASK, r, first,
+                     hccl.TRANSPORT_LOCAL, hccl.INVALID_TYPE, 0) + EDGE_NS
         for k, (peer, gbps) in enumerate(zip(mine[q], speed[q], strict=True)):
             if k:
-                t = rows.add(t, PEER_WAIT_NS, q, j, PL_WAIT, "Notify_Wait", r, peer.rank, "LOCAL",
-                             "INVALID_TYPE", 0) + GAP_NS
+                t = rows.add(t, PEER_WAIT_NS, q, j, PL_WAIT, hccl.NOTIFY_WAIT_TASK, r, peer.rank,
+                             hccl.TRANSPORT_LOCAL, hccl.INVALID_TYPE, 0) + GAP_NS
             for name in xfer_names:
                 d = max(int(round(size / gbps)), 1)
                 t = rows.add(t, d, q, j, PL_DATA, name, r, peer.rank, peer.transport, peer.link_type, size) + GAP_NS

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from timelineview.producers import hccl
 from timelineview.synthetic.workload import KIND_ALLGATHER, KIND_RECEIVE, KIND_SEND
 
 NODE_SIZE = 8
 HCCS_GBPS = 18.0  # nominal bandwidth of an SDMA transfer over HCCS (10^9 bytes/s = bytes/ns)
 ROCE_GBPS = 11.0  # nominal bandwidth of an RDMA transfer over RoCE
-INVALID_RANK = 4294967295
+INVALID_RANK = hccl.INVALID_RANK
 
 
 @dataclass(frozen=True)
@@ -36,8 +37,8 @@ def world_size(n_cards: int) -> int:
 
 def link(src: int, dst: int) -> Peer:
     if src // NODE_SIZE == dst // NODE_SIZE:
-        return Peer(dst, "SDMA", "HCCS", HCCS_GBPS)
-    return Peer(dst, "RDMA", "ROCE", ROCE_GBPS)
+        return Peer(dst, hccl.TRANSPORT_SDMA, hccl.LINK_HCCS, HCCS_GBPS)
+    return Peer(dst, hccl.TRANSPORT_RDMA, hccl.LINK_ROCE, ROCE_GBPS)
 
 
 def notify_peer(kind: int, rank: int, peers_: list[Peer], stages: bool, sender: int = -1) -> int:

@@ -3,11 +3,12 @@
 from timelineview.synthetic.layouts.mindspore import GenBWriter, GenCWriter
 from timelineview.synthetic.layouts.msprof import MsprofWriter, ObjectWriter
 from timelineview.synthetic.layouts.per_iteration import PerIterationWriter
+from timelineview.synthetic.spec import GEN_B_LAYOUT, GEN_C_LAYOUT, MSPROF_LAYOUT, OBJECT_LAYOUT, PER_ITERATION_LAYOUT
 
 WRITERS = {
-    "msprof": MsprofWriter,
-    "object": ObjectWriter,
-    "msprof_per_iteration": PerIterationWriter,
-    "mindspore_gen_c": GenCWriter,
-    "mindspore_gen_b": GenBWriter,
+    MSPROF_LAYOUT: MsprofWriter,
+    OBJECT_LAYOUT: ObjectWriter,
+    PER_ITERATION_LAYOUT: PerIterationWriter,
+    GEN_C_LAYOUT: GenCWriter,
+    GEN_B_LAYOUT: GenBWriter,
 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from timelineview.producers import hccl as hccl_names
 from timelineview.synthetic.comm.planes import PL_DATA, PL_LOCAL
 from timelineview.synthetic.layouts.common import CommTasks, is_p2p
 from timelineview.synthetic.textfmt import us_num
@@ -17,7 +18,7 @@ _COUNT = {KIND_RECEIVE: 1048576, KIND_SEND: 1048576, KIND_ALLGATHER: 2097152}
 def hcom_name(kind: int, seq: int) -> str:
     """torch_npu operator name, e.g. ``hcom_allReduce__271_0_1`` (same on every card)."""
     group = PP_GROUP if is_p2p(kind) else DP_GROUP
-    return f"hcom_{_HCOM.get(kind, 'allReduce')}__{group}_{seq}_1"
+    return f"{hccl_names.OPERATOR_PREFIX}{_HCOM.get(kind, 'allReduce')}__{group}_{seq}_1"
 
 
 def op_count(kind: int) -> int:

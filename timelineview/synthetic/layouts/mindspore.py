@@ -7,13 +7,18 @@ Both write float microseconds relative to the card's first event (the first writ
 Gen C (1.3-2.1): ``process_labels`` but no ``process_name``; two identical
 ``thread_sort_index`` records per device event before all X events; the fixed metadata list
 appended at the end; ``Steps``/``Scope Name`` lanes; ``Op Overlap Analyse`` lanes by the
-MindSpore rule. Gen B (1.0-1.2): no metadata at all, ``tid`` as strings, no derived lanes.
+MindSpore rule. Gen B (1.0-1.2): no metadata at all, ``tid`` as strings, no derived lanes. Process labels
+and fixed lane names are ``producers.mindspore``'s (which the reader reads them by); the real-sample tests
+check those against real files.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from timelineview.producers import cann_tasks
+from timelineview.producers import mindspore as ms
+from timelineview.producers.ascend import METADATA_CATEGORY
 from timelineview.synthetic.intervals import MindSporeOverlap, union
 from timelineview.synthetic.layouts.common import (
     BE_NAMES,
@@ -25,6 +30,7 @@ from timelineview.synthetic.layouts.common import (
     overlapping_host,
 )
 from timelineview.synthetic.names import POOL
+from timelineview.synthetic.spec import GEN_B_LAYOUT, GEN_C_LAYOUT
 from timelineview.synthetic.textfmt import us_num, us_num1
 from timelineview.synthetic.truth import PHASE_BE
 from timelineview.synthetic.workload import KIND_ALLGATHER, KIND_RECEIVE, KIND_SEND, StepWork
@@ -38,12 +44,12 @@ AICORE_STREAMS = (519, 520, 522, 523)
 COMM_TID = 528
 _OP = {KIND_RECEIVE: "Receive", KIND_SEND: "Send", KIND_ALLGATHER: "AllGather"}
 _PROCESS_SORT = {AICPU_PID: 10, COMM_PID: 20, HOST_PID: 30, OVERLAP_PID: 40}
-_LABELS = {AICPU_PID: "AICPU OP", COMM_PID: "Communication Op", HOST_PID: "Host CPU OP",
-           OVERLAP_PID: "Op Overlap Analyse", ACTIVITY_PID: "Activity Op"}
+_LABELS = {AICPU_PID: ms.AICPU_LABEL, COMM_PID: ms.COMMUNICATION_LABEL, HOST_PID: ms.HOST_LABEL,
+           OVERLAP_PID: ms.OVERLAP_LABEL, ACTIVITY_PID: ms.ACTIVITY_LABEL}
 
 
 class GenCWriter(CardWriter):
-    layout = "mindspore_gen_c"
+    layout = GEN_C_LAYOUT
     gen_b = False
 
     def begin(self, first: StepWork) -> None:
@@ -75,20 +81,20 @@ class GenCWriter(CardWriter):
 
     def _sort_record(self, tid: int, sort: int) -> str:
         return (f'{{"name": "thread_sort_index", "pid": {self.dev}, "tid": {tid}, "ts": 0, "ph": "M", '
-                f'"cat": "__metadata", "args": {{"sort_index": {sort}}}}}')
+                f'"cat": "{METADATA_CATEGORY}", "args": {{"sort_index": {sort}}}}}')
 
     def _declare_lanes(self) -> None:
         t, dev = self.truth, self.dev
-        self.stream_lane = np.array([t.lane(dev, s, "AICORE OP", f"Stream {s}", 0, s) for s in self.streams],
+        self.stream_lane = np.array([t.lane(dev, s, ms.DEVICE_LABEL, f"Stream {s}", 0, s) for s in self.streams],
                                     np.int32)
-        self.aicpu_lane = t.lane(AICPU_PID, self.streams[0], "AICPU OP", f"Stream {self.streams[0]}", 10,
+        self.aicpu_lane = t.lane(AICPU_PID, self.streams[0], ms.AICPU_LABEL, f"Stream {self.streams[0]}", 10,
                                  self.streams[0])
-        self.comm_lane = t.lane(COMM_PID, COMM_TID, "Communication Op", f"Stream {COMM_TID}", 20, COMM_TID)
-        self.steps_lane = t.lane(dev, STEPS_TID, "AICORE OP", "Steps", 0, -4)
-        self.scope_lane = t.lane(dev, SCOPE_TID, "AICORE OP", "Scope Name", 0, -3)
-        self.host_lane = t.lane(HOST_PID, HOST_TID, "Host CPU OP", "Host CPU Op", 30, -1)
-        self.be_lane = t.lane(HOST_PID, BE_TID, "Host CPU OP", f"Thread {BE_TID}", 30, BE_TID)
-        self.ov_lanes = [t.lane(OVERLAP_PID, tid, "Op Overlap Analyse", name, 40, tid)
+        self.comm_lane = t.lane(COMM_PID, COMM_TID, ms.COMMUNICATION_LABEL, f"Stream {COMM_TID}", 20, COMM_TID)
+        self.steps_lane = t.lane(dev, STEPS_TID, ms.DEVICE_LABEL, ms.STEPS_LANE, 0, -4)
+        self.scope_lane = t.lane(dev, SCOPE_TID, ms.DEVICE_LABEL, ms.SCOPE_LANE, 0, -3)
+        self.host_lane = t.lane(HOST_PID, HOST_TID, ms.HOST_LABEL, ms.HOST_LANE, 30, -1)
+        self.be_lane = t.lane(HOST_PID, BE_TID, ms.HOST_LABEL, f"Thread {BE_TID}", 30, BE_TID)
+        self.ov_lanes = [t.lane(OVERLAP_PID, tid, ms.OVERLAP_LABEL, name, 40, tid)
                          for tid, name in zip(OVERLAP_TIDS, OVERLAP_THREADS)]
 
     # --- events ---------------------------------------------------------------------------------
@@ -124,7 +130,7 @@ class GenCWriter(CardWriter):
         t, sh = self.truth, self.shift
         c = np.flatnonzero(~st.other)
         kind, start, dur, dup = st.kind[c], st.item_start[c] + sh, st.item_dur[c], st.duplicate[c]
-        aicpu = np.array([POOL.task_type[k] == "AI_CPU" for k in kind.tolist()], bool)
+        aicpu = np.array([POOL.task_type[k] == cann_tasks.AI_CPU for k in kind.tolist()], bool)
         sid = np.array(self.streams)[st.stream[c]]
         aicpu_tid = 0 if self.gen_b else self.streams[0]
         for sl in chunks(len(c)):
@@ -227,13 +233,13 @@ class GenCWriter(CardWriter):
     def _fixed_metadata(self) -> list[str]:
         """``get_thread_label_name()``: labels and sort indexes of the fixed processes and threads."""
         dev = self.dev
-        labels = [(dev, "AICORE OP")] + list(_LABELS.items())
+        labels = [(dev, ms.DEVICE_LABEL)] + list(_LABELS.items())
         out = [_pm("process_labels", pid, "labels", f'"{label}"') for pid, label in labels]
         out += [_pm("process_sort_index", pid, "sort_index", str(s))
                 for pid, s in [(dev, 0)] + list(_PROCESS_SORT.items())]
-        threads = [(HOST_PID, HOST_TID, "Host CPU Op", -1)]
+        threads = [(HOST_PID, HOST_TID, ms.HOST_LANE, -1)]
         threads += [(OVERLAP_PID, tid, n, tid) for tid, n in zip(OVERLAP_TIDS, OVERLAP_THREADS)]
-        threads += [(dev, STEPS_TID, "Steps", -4), (dev, 0, "Ops", 0)]
+        threads += [(dev, STEPS_TID, ms.STEPS_LANE, -4), (dev, 0, "Ops", 0)]
         out += [_tm("thread_name", p, tid, "name", f'"{n}"') for p, tid, n, _ in threads]
         out += [_tm("thread_sort_index", p, tid, "sort_index", str(s)) for p, tid, _, s in threads]
         return out
@@ -242,7 +248,7 @@ class GenCWriter(CardWriter):
 class GenBWriter(GenCWriter):
     """MindSpore 1.0-1.2: no metadata, string ``tid``; process names come from the fixed pids."""
 
-    layout = "mindspore_gen_b"
+    layout = GEN_B_LAYOUT
     gen_b = True
 
     def _origin(self, first: StepWork) -> int:
@@ -259,11 +265,11 @@ class GenBWriter(GenCWriter):
         process = f"Device {dev}"
         self.stream_lane = np.array([t.lane(dev, s, process, f"Stream {s}", dev, s) for s in self.streams],
                                     np.int32)
-        self.aicpu_lane = t.lane(AICPU_PID, 0, "AICPU OP", "Stream 0", AICPU_PID, 0)
-        self.comm_lane = t.lane(COMM_PID, COMM_TID, "Communication Op", f"Stream {COMM_TID}", COMM_PID,
+        self.aicpu_lane = t.lane(AICPU_PID, 0, ms.AICPU_LABEL, "Stream 0", AICPU_PID, 0)
+        self.comm_lane = t.lane(COMM_PID, COMM_TID, ms.COMMUNICATION_LABEL, f"Stream {COMM_TID}", COMM_PID,
                                 COMM_TID)
-        self.host_lane = t.lane(HOST_PID, HOST_TID, "Host CPU OP", f"Thread {HOST_TID}", HOST_PID, HOST_TID)
-        self.be_lane = t.lane(HOST_PID, BE_TID, "Host CPU OP", f"Thread {BE_TID}", HOST_PID, BE_TID)
+        self.host_lane = t.lane(HOST_PID, HOST_TID, ms.HOST_LABEL, f"Thread {HOST_TID}", HOST_PID, HOST_TID)
+        self.be_lane = t.lane(HOST_PID, BE_TID, ms.HOST_LABEL, f"Thread {BE_TID}", HOST_PID, BE_TID)
 
 
 def _scopes(st: StepWork) -> list[tuple[str, int, int, int]]:
@@ -283,10 +289,10 @@ def _scopes(st: StepWork) -> list[tuple[str, int, int, int]]:
 
 
 def _pm(name: str, pid: int, key: str, value: str) -> str:
-    return (f'{{"name": "{name}", "ph": "M", "pid": {pid}, "ts": 0, "cat": "__metadata", '
+    return (f'{{"name": "{name}", "ph": "M", "pid": {pid}, "ts": 0, "cat": "{METADATA_CATEGORY}", '
             f'"args": {{"{key}": {value}}}}}')
 
 
 def _tm(name: str, pid: int, tid: int, key: str, value: str) -> str:
-    return (f'{{"name": "{name}", "ph": "M", "pid": {pid}, "tid": {tid}, "ts": 0, "cat": "__metadata", '
+    return (f'{{"name": "{name}", "ph": "M", "pid": {pid}, "tid": {tid}, "ts": 0, "cat": "{METADATA_CATEGORY}", '
             f'"args": {{"{key}": {value}}}}}')

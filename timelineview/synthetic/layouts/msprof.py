@@ -3,13 +3,27 @@
 String ``ts`` in epoch microseconds with exactly three decimals, float ``dur``, bit-packed
 pids ``(host_pid << 10) | (sort << 5) | device``. The host pid is chosen above 2^22 so the
 packed pids exceed 2^32 (a loader must keep pids as int64 or text). Metadata comes first, with
-the ``Ascend Hardware`` ``process_name`` written twice.
+the ``Ascend Hardware`` ``process_name`` written twice. Process, lane, task and step names are the producers'
+modules' (which the reader reads them by); the real-sample tests check those against real files.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from timelineview.producers import cann_tasks as cann
+from timelineview.producers import torch_npu
+from timelineview.producers.ascend import (
+    CANN_PROCESS,
+    COMMUNICATION_PROCESS,
+    FREQUENCY_PROCESS,
+    HARDWARE_PROCESS,
+    HBM_PROCESS,
+    MEMORY_PROCESS,
+    OVERLAP_PROCESS,
+)
+from timelineview.producers.msprof import STEP_TRACE_LANE
+from timelineview.producers.torch_npu import PYTHON_PROCESS
 from timelineview.synthetic.intervals import CannOverlap, union
 from timelineview.synthetic.layouts import hccl
 from timelineview.synthetic.layouts import msprof_events as ev
@@ -25,6 +39,7 @@ from timelineview.synthetic.layouts.common import (
 )
 from timelineview.synthetic.layouts.steptrace import step_trace
 from timelineview.synthetic.names import OTHER_TASKS, OTHER_TYPED_TASKS, POOL, aten_names
+from timelineview.synthetic.spec import MSPROF_LAYOUT, OBJECT_LAYOUT
 from timelineview.synthetic.textfmt import us_num, us_num1, us_str, us_str1
 from timelineview.synthetic.truth import PHASE_BE
 from timelineview.synthetic.workload import StepWork
@@ -35,29 +50,32 @@ HOST_PID_BASE = 4_300_017
 COMPUTE_STREAMS = (2, 3, 6, 7)
 COMM_STREAM = 4
 DP_GROUP_NAME, PP_GROUP_NAME = "16898834563344171674", "7482915627384910251"
-_HW_COMM = (("Notify Wait", "Notify Wait"), ("SDMA", "SDMA"), ("Write Value", "Write Value"))
-_HW_COMM_OTHER = (("NOTIFY_WAIT", "Other"), ("REDUCE_ASYNC_V2", "Other"), ("Other", "Other"))  # task_types="other"
-_OTHER = "Other"
-_NPU_MEM = "NPU MEM"
+_HW_COMM = ((cann.NOTIFY_WAIT_TASK, cann.NOTIFY_WAIT_TASK), (cann.SDMA, cann.SDMA),
+            (cann.WRITE_VALUE_TASK, cann.WRITE_VALUE_TASK))
+_HW_COMM_OTHER = ((cann.NOTIFY_WAIT, cann.OTHER_TASK), (cann.REDUCE_ASYNC_V2, cann.OTHER_TASK),
+                  (cann.OTHER_TASK, cann.OTHER_TASK))  # task_types="other"
+_OTHER = cann.OTHER_TASK
+_NPU_MEM = MEMORY_PROCESS
 # the NPU MEM counters give the application's device memory (APP) and the whole device's (Device: APP's and
 # what the driver and other processes hold), in KB
 APP_MEMORY_KB, MEMORY_STEP_KB, MEMORY_STEPS = 2160232.0, 4096.0, 16
 DEVICE_EXTRA_KB = 251904.0
-_COUNTERS = (("AI Core Freq", "AI Core Freq", "MHz"), (_NPU_MEM, "APP/HBM", "KB"),
-             (_NPU_MEM, "Device/HBM", "KB"), ("HBM", "HBM 0/Read", "Read(MB/s)"),
-             ("HBM", "HBM 0/Write", "Write(MB/s)"))
-_SORT = {"Python": 0, "CANN": 7, "Ascend Hardware": 13, "AI Core Freq": 14, "HCCL": 15, "HBM": 17,
-         "NPU MEM": 19, "Overlap Analysis": 23}
+_COUNTERS = ((FREQUENCY_PROCESS, "AI Core Freq", "MHz"), (_NPU_MEM, "APP/HBM", "KB"),
+             (_NPU_MEM, "Device/HBM", "KB"), (HBM_PROCESS, "HBM 0/Read", "Read(MB/s)"),
+             (HBM_PROCESS, "HBM 0/Write", "Write(MB/s)"))
+_SORT = {PYTHON_PROCESS: 0, CANN_PROCESS: 7, HARDWARE_PROCESS: 13, FREQUENCY_PROCESS: 14, COMMUNICATION_PROCESS: 15,
+         HBM_PROCESS: 17, MEMORY_PROCESS: 19, OVERLAP_PROCESS: 23}
+MODEL_ID = 2  # of the Step Trace lane
 
 
 class MsprofWriter(CardWriter):
-    layout = "msprof"
+    layout = MSPROF_LAYOUT
 
     def begin(self, first: StepWork) -> None:
         sp, t = self.spec, self.truth
         self.host = HOST_PID_BASE + 131 * sp.rank
         self.pid = {name: (self.host << 10) | (sort << 5) | sp.device for name, sort in _SORT.items()}
-        self.pid["Python"] = self.host
+        self.pid[PYTHON_PROCESS] = self.host
         self.streams = COMPUTE_STREAMS[: sp.streams]
         self._all_other = self.opts.task_types == "other"
         if self._all_other:
@@ -67,7 +85,7 @@ class MsprofWriter(CardWriter):
         else:
             self._names = POOL.torch_names() + [o[0] for o in OTHER_TASKS]
             self._types = POOL.task_type + [o[1] for o in OTHER_TASKS]
-            self._hw_comm, self._copy_type = _HW_COMM, "PCIE_DMA_SQE"
+            self._hw_comm, self._copy_type = _HW_COMM, cann.PCIE_DMA_SQE
         self._name_ids = t.intern(self._names)
         self._type_ids = np.array([t.task_type(x) for x in self._types], np.int16)
         self._aten = aten_names()
@@ -89,25 +107,25 @@ class MsprofWriter(CardWriter):
 
     def _declare_lanes(self) -> None:
         h, P = self.host, self.spec.planes
-        self._lane("py", "Python", h, f"Thread {h}", h)
+        self._lane("py", PYTHON_PROCESS, h, f"Thread {h}", h)
         if self.opts.be_events:
-            self._lane("be", "Python", h + 3, f"Thread {h + 3}", h + 3)
-        self._lane("cann", "CANN", h, f"Thread {h}", h)
-        self._lane("cann_copy", "CANN", h + 1, f"Thread {h + 1}", h + 1)
+            self._lane("be", PYTHON_PROCESS, h + 3, f"Thread {h + 3}", h + 3)
+        self._lane("cann", CANN_PROCESS, h, f"Thread {h}", h)
+        self._lane("cann_copy", CANN_PROCESS, h + 1, f"Thread {h + 1}", h + 1)
         if self.spec.with_overlaps:
-            self._lane("cann_ovl", "CANN", h + 2, f"Thread {h + 2}", h + 2)
+            self._lane("cann_ovl", CANN_PROCESS, h + 2, f"Thread {h + 2}", h + 2)
         for i, s in enumerate(self.streams + (COMM_STREAM,)):
-            self._lane(f"s{i}", "Ascend Hardware", s, f"Stream {s}", s)
+            self._lane(f"s{i}", HARDWARE_PROCESS, s, f"Stream {s}", s)
         if self.opts.step_trace:
-            self._lane("trace", "Ascend Hardware", h, "Step Trace(Model ID:2)", 70002)
-        self._lane("dp", "HCCL", 0, f"Group {DP_GROUP_NAME} Communication", 0)
+            self._lane("trace", HARDWARE_PROCESS, h, STEP_TRACE_LANE.format(MODEL_ID), 70002)
+        self._lane("dp", COMMUNICATION_PROCESS, 0, f"Group {DP_GROUP_NAME} Communication", 0)
         for p in range(P):
-            self._lane(f"dp{p}", "HCCL", p + 1, f"Plane {p}", p + 1)
+            self._lane(f"dp{p}", COMMUNICATION_PROCESS, p + 1, f"Plane {p}", p + 1)
         if self.spec.pipeline:
-            self._lane("pp", "HCCL", P + 1, f"Group {PP_GROUP_NAME} Communication", P + 1)
-            self._lane("pp0", "HCCL", P + 2, "Plane 0", P + 2)
+            self._lane("pp", COMMUNICATION_PROCESS, P + 1, f"Group {PP_GROUP_NAME} Communication", P + 1)
+            self._lane("pp0", COMMUNICATION_PROCESS, P + 2, "Plane 0", P + 2)
         for i, lane in enumerate(CannOverlap.LANES):
-            self._lane(f"ov{i}", "Overlap Analysis", i, lane, i)
+            self._lane(f"ov{i}", OVERLAP_PROCESS, i, lane, i)
         self.stream_lane = np.array([self._lanes[f"s{i}"] for i in range(len(self.streams) + 1)], np.int32)
 
     def _prefix_suffix(self) -> tuple[str, str]:
@@ -118,9 +136,9 @@ class MsprofWriter(CardWriter):
         for name, sort in _SORT.items():
             if name == _NPU_MEM and not self.opts.memory_counters:
                 continue
-            pid, label = self.pid[name], "CPU" if name in ("Python", "CANN") else "NPU"
-            if name == "Python":
-                out += [ev.python_meta("process_name", pid, "name", '"Python"'),
+            pid, label = self.pid[name], "CPU" if name in (PYTHON_PROCESS, CANN_PROCESS) else "NPU"
+            if name == PYTHON_PROCESS:
+                out += [ev.python_meta("process_name", pid, "name", f'"{PYTHON_PROCESS}"'),
                         ev.python_meta("process_labels", pid, "labels", '"CPU"'),
                         ev.python_meta("process_sort_index", pid, "sort_index", "0")]
             else:
@@ -132,7 +150,7 @@ class MsprofWriter(CardWriter):
                     out += [ev.meta("thread_name", pid, tid, "name", f'"{thread}"'),
                             ev.meta("thread_sort_index", pid, tid, "sort_index", str(tsort))]
         # Real files repeat metadata; a loader must deduplicate it.
-        out.append(ev.meta("process_name", self.pid["Ascend Hardware"], 0, "name", '"Ascend Hardware"'))
+        out.append(ev.meta("process_name", self.pid[HARDWARE_PROCESS], 0, "name", f'"{HARDWARE_PROCESS}"'))
         return out
 
     def finish(self) -> dict:
@@ -168,12 +186,13 @@ class MsprofWriter(CardWriter):
     def _launches(self, st: StepWork, lines: list[str]) -> np.ndarray:
         """``ProfilerStep#N`` and the host side of launched tasks; returns their connection ids."""
         t, sh, h = self.truth, self.shift, self.host
-        py, cann, hw = self.pid["Python"], self.pid["CANN"], self.pid["Ascend Hardware"]
-        lines.append(f'{{"ph": "X", "name": "ProfilerStep#{st.index}", "pid": {py}, "tid": {h}, '
+        py, cann, hw = self.pid[PYTHON_PROCESS], self.pid[CANN_PROCESS], self.pid[HARDWARE_PROCESS]
+        step = torch_npu.STEP_MARKER_NAME.format(st.index)
+        lines.append(f'{{"ph": "X", "name": "{step}", "pid": {py}, "tid": {h}, '
                      f'"ts": "{us_str1(st.start + sh)}", "dur": {us_num1(st.end - st.start)}, '
-                     f'"cat": "cpu_op", "args": {{"Sequence number": -1, "Fwd thread id": 0}}}}')
-        t.add(self._lanes["py"], [st.start + sh], [st.end - st.start], f"ProfilerStep#{st.index}",
-              "step_marker")
+                     f'"cat": "{torch_npu.FRAMEWORK_OPERATOR}", '
+                     f'"args": {{"Sequence number": -1, "Fwd thread id": 0}}}}')
+        t.add(self._lanes["py"], [st.start + sh], [st.end - st.start], step, "step_marker")
         idx = st.launch_idx
         kind = st.kind[idx]
         hs, hd = st.host_start + sh, st.host_dur
@@ -193,7 +212,7 @@ class MsprofWriter(CardWriter):
         return cid
 
     def _hardware(self, st: StepWork, launch_cid: np.ndarray, dups: list[str]) -> None:
-        t, sh, hw = self.truth, self.shift, self.pid["Ascend Hardware"]
+        t, sh, hw = self.truth, self.shift, self.pid[HARDWARE_PROCESS]
         n = len(st.item_start)
         comb = np.where(st.other, len(POOL) + st.kind, st.kind)
         sid = np.array(self.streams)[st.stream]
@@ -221,15 +240,15 @@ class MsprofWriter(CardWriter):
         a, d = st.memcpy_start + sh, st.memcpy_dur
         ha = st.start + sh + 500
         hd = max(min(30_000, (a - ha) // 2), 8)
-        lines += ev.memcpy(self.pid["Ascend Hardware"], self.pid["CANN"], self.streams[0], h + 1, us_str1(a),
+        lines += ev.memcpy(self.pid[HARDWARE_PROCESS], self.pid[CANN_PROCESS], self.streams[0], h + 1, us_str1(a),
                            us_num1(d), us_str1(ha), us_num1(hd), cid, self._copy_type)
-        t.add(self.stream_lane[0], [a], [d], "MEMCPY_ASYNC", "other_hw", t.task_type(self._copy_type))
+        t.add(self.stream_lane[0], [a], [d], cann.MEMCPY_ASYNC, "other_hw", t.task_type(self._copy_type))
         t.add(self._lanes["cann_copy"], [ha], [hd], "AscendCL@aclrtMemcpyAsync", "host")
         t.flow_edges += 1
 
     def _hccl(self, st: StepWork, ct, lines: list[str], dups: list[str]) -> None:
         t, sh, P = self.truth, self.shift, self.spec.planes
-        hp, hw = self.pid["HCCL"], self.pid["Ascend Hardware"]
+        hp, hw = self.pid[COMMUNICATION_PROCESS], self.pid[HARDWARE_PROCESS]
         op_cid = self.cid + np.arange(len(st.op_kind))
         self.cid += len(st.op_kind)
         ts, du = us_str(st.op_start + sh), us_num(st.op_end - st.op_start)
@@ -263,7 +282,7 @@ class MsprofWriter(CardWriter):
               tt_ids)
 
     def _overlap(self, st: StepWork, lo: int, hi: int, last: bool, lines: list[str]) -> None:
-        t, sh, ov = self.truth, self.shift, self.pid["Overlap Analysis"]
+        t, sh, ov = self.truth, self.shift, self.pid[OVERLAP_PROCESS]
         c = ~st.other
         compute = union(st.item_start[c], st.item_start[c] + st.item_dur[c])
         comm = union(st.op_start, st.op_end)
@@ -284,7 +303,7 @@ class MsprofWriter(CardWriter):
             self.truth.counters(pid, name, key, len(ts))
 
     def _step_trace(self, st: StepWork, lines: list[str]) -> None:
-        hw = self.pid["Ascend Hardware"]
+        hw = self.pid[HARDWARE_PROCESS]
         events, rows = step_trace(st, self.shift, hw, self.host, lambda ns: f'"{us_str1(ns)}"')
         lines += events
         for name, a, d in rows:
@@ -293,7 +312,7 @@ class MsprofWriter(CardWriter):
 
     def _extras(self, st: StepWork, last: bool, lines: list[str]) -> None:
         t, sh, h = self.truth, self.shift, self.host
-        py, cann = self.pid["Python"], self.pid["CANN"]
+        py, cann = self.pid[PYTHON_PROCESS], self.pid[CANN_PROCESS]
         if self.spec.with_overlaps:
             s, d = overlapping_host(st)
             ts, du = us_str(s + sh), us_num(d)
@@ -320,7 +339,7 @@ class MsprofWriter(CardWriter):
 class ObjectWriter(MsprofWriter):
     """The msprof layout wrapped as ``{"traceEvents": [...]}`` with keys before and after."""
 
-    layout = "object"
+    layout = OBJECT_LAYOUT
 
     def _prefix_suffix(self) -> tuple[str, str]:
         d = self.spec.device

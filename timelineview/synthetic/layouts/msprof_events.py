@@ -1,10 +1,15 @@
 """Event text of the CANN 8 / torch_npu layout, shaped like the real ``trace_view.json``.
 
 Functions take pre-formatted columns (lists of strings/ints) and return one JSON object text
-per event; key order and separators copy the real files.
+per event; key order and separators copy the real files. The producers' names in them (categories, args
+keys, task types) are the producers' modules' (what the reader reads them by); the real-sample tests check
+those against real files.
 """
 
 from __future__ import annotations
+
+from timelineview.producers.cann_tasks import MEMCPY_ASYNC, PCIE_DMA_SQE, TASK_TYPE_ARG
+from timelineview.producers.torch_npu import FRAMEWORK_OPERATOR, LAUNCH_FLOW
 
 _NO_ID = 4294967295
 
@@ -23,7 +28,7 @@ def hw_tasks(pid: int, names: list[str], types: list[str], sid: list[int], ts: l
     """``Ascend Hardware`` stream tasks."""
     return [f'{{"name": "{n}", "pid": {pid}, "tid": {s}, "ts": "{t}", "dur": {d}, '
             f'"args": {{"Model Id": {_NO_ID}, '
-            f'"Task Type": "{tt}", "Physic Stream Id": {s}, "Task Id": {c % 65000 + 1}, "Batch Id": 0, '
+            f'"{TASK_TYPE_ARG}": "{tt}", "Physic Stream Id": {s}, "Task Id": {c % 65000 + 1}, "Batch Id": 0, '
             f'"Subtask Id": {_NO_ID}, "connection_id": {c}}}, "ph": "X"}}'
             for n, tt, s, t, d, c in zip(names, types, sid, ts, dur, cid)]
 
@@ -33,7 +38,7 @@ def comm_stream_tasks(pid: int, sid: int, names: list[tuple[str, str]], ts: list
     """Tasks of the communication operators on their hardware stream (``Subtask Id`` counts)."""
     return [f'{{"name": "{n}", "pid": {pid}, "tid": {sid}, "ts": "{t}", "dur": {d}, '
             f'"args": {{"Model Id": {_NO_ID}, '
-            f'"Task Type": "{tt}", "Physic Stream Id": {sid}, "Task Id": {c % 65000 + 1}, "Batch Id": 0, '
+            f'"{TASK_TYPE_ARG}": "{tt}", "Physic Stream Id": {sid}, "Task Id": {c % 65000 + 1}, "Batch Id": 0, '
             f'"Subtask Id": {i}, "connection_id": {c}}}, "ph": "X"}}'
             for i, ((n, tt), t, d, c) in enumerate(zip(names, ts, dur, cid))]
 
@@ -48,16 +53,16 @@ def launches(py: int, cann: int, hw: int, host: int, aten: list[str], api: list[
         a, c, s, dt = api[i], cid[i], sid[i], dev_ts[i]
         out += [
             f'{{"ph": "X", "name": "{aten[i]}", "pid": {py}, "tid": {host}, "ts": "{host_ts[i]}", '
-            f'"dur": {host_dur[i]}, "cat": "cpu_op", "args": {{"Sequence number": {i}, '
+            f'"dur": {host_dur[i]}, "cat": "{FRAMEWORK_OPERATOR}", "args": {{"Sequence number": {i}, '
             f'"Fwd thread id": 0}}}}',
             f'{{"name": "AscendCL@{a}", "pid": {cann}, "tid": {host}, "ts": "{acl_ts[i]}", '
             f'"dur": {acl_dur[i]}, '
             f'"args": {{"Thread Id": {host}, "Mode": "ACL_OP", "level": "acl", "id": "{a}", "item_id": "0", '
             f'"connection_id": {c}}}, "ph": "X"}}',
             f'{{"ph": "s", "bp": "e", "name": "torch_to_npu", "id": {dev_ns[i]}, "pid": {py}, "tid": {host}, '
-            f'"ts": "{host_ts[i]}", "cat": "async_npu"}}',
+            f'"ts": "{host_ts[i]}", "cat": "{LAUNCH_FLOW}"}}',
             f'{{"ph": "f", "bp": "e", "name": "torch_to_npu", "id": {dev_ns[i]}, "pid": {hw}, "tid": {s}, '
-            f'"ts": "{dt}", "cat": "async_npu"}}',
+            f'"ts": "{dt}", "cat": "{LAUNCH_FLOW}"}}',
             f'{{"name": "HostToDevice{c}", "ph": "s", "cat": "HostToDevice", "id": "{c}", "pid": {cann}, '
             f'"tid": {host}, "ts": "{acl_ts[i]}"}}',
             f'{{"name": "HostToDevice{c}", "ph": "f", "id": "{c}", "ts": "{dt}", "cat": "HostToDevice", '
@@ -67,11 +72,11 @@ def launches(py: int, cann: int, hw: int, host: int, aten: list[str], api: list[
 
 
 def memcpy(hw: int, cann: int, sid: int, thread: int, ts: str, dur: str, host_ts: str, host_dur: str,
-           cid: int, task_type: str = "PCIE_DMA_SQE") -> list[str]:
+           cid: int, task_type: str = PCIE_DMA_SQE) -> list[str]:
     """The input-batch copy (``PCIE_DMA_SQE``), its ``aclrtMemcpyAsync`` launch and their flow."""
     return [
-        f'{{"name": "MEMCPY_ASYNC", "pid": {hw}, "tid": {sid}, "ts": "{ts}", "dur": {dur}, '
-        f'"args": {{"Model Id": {_NO_ID}, "Task Type": "{task_type}", "Physic Stream Id": {sid}, '
+        f'{{"name": "{MEMCPY_ASYNC}", "pid": {hw}, "tid": {sid}, "ts": "{ts}", "dur": {dur}, '
+        f'"args": {{"Model Id": {_NO_ID}, "{TASK_TYPE_ARG}": "{task_type}", "Physic Stream Id": {sid}, '
         f'"Task Id": {cid % 65000 + 1}, "Batch Id": 0, "Subtask Id": {_NO_ID}, "connection_id": {cid}, '
         f'"data size(Byte)": 19267584, "memcpy direction": "host to device"}}, "ph": "X"}}',
         f'{{"name": "AscendCL@aclrtMemcpyAsync", "pid": {cann}, "tid": {thread}, "ts": "{host_ts}", '

@@ -4,7 +4,9 @@
 step, each with the full metadata, plus the subset files ``task_time_*`` (hardware streams),
 ``hccl_*`` (HCCL) and ``step_trace_*`` (the step-trace events re-homed to a ``Step Trace``
 process, as the real exporter does), and ``info.json.<d>`` / ``start_info.<d>`` /
-``end_info.<d>``. ``ts`` are float monotonic microseconds.
+``end_info.<d>``. ``ts`` are float monotonic microseconds. Process, lane, file and task names are the
+producers' modules' (which the reader and discovery read them by); the real-sample tests check those against
+real files.
 """
 
 from __future__ import annotations
@@ -14,6 +16,16 @@ import datetime as _dt
 import numpy as np
 import orjson
 
+from timelineview.producers import cann_tasks as cann
+from timelineview.producers import msprof
+from timelineview.producers.ascend import (
+    CANN_PROCESS,
+    COMMUNICATION_PROCESS,
+    HARDWARE_PROCESS,
+    OVERLAP_PROCESS,
+    STEP_TRACE_PROCESS,
+)
+from timelineview.producers.ascend_lanes import COMM_KERNEL_LANE
 from timelineview.synthetic.intervals import CannOverlap, union
 from timelineview.synthetic.layouts import hccl
 from timelineview.synthetic.layouts.common import (
@@ -29,6 +41,7 @@ from timelineview.synthetic.layouts.common import (
 from timelineview.synthetic.layouts.steptrace import step_trace
 from timelineview.synthetic.names import OTHER_TASKS, POOL
 from timelineview.synthetic.schedule import TRUE_START_NS
+from timelineview.synthetic.spec import PER_ITERATION_LAYOUT
 from timelineview.synthetic.textfmt import us_num, us_num1
 from timelineview.synthetic.truth import PHASE_BE
 from timelineview.synthetic.workload import KIND_ALLGATHER, KIND_RECEIVE, KIND_SEND, StepWork
@@ -42,7 +55,8 @@ COMPUTE_STREAMS = (2, 3, 10, 12)
 COMM_STREAM = 13
 KERNEL_TID = 70000
 _OP_NAME = {KIND_RECEIVE: "Receive", KIND_SEND: "Send", KIND_ALLGATHER: "AllGather"}
-_SORT = {"CANN": 2, "Ascend Hardware": 3, "HCCL": 11, "Overlap Analysis": 12}
+_SORT = {CANN_PROCESS: 2, HARDWARE_PROCESS: 3, COMMUNICATION_PROCESS: 11, OVERLAP_PROCESS: 12}
+_STEP_TRACE_LANE = msprof.STEP_TRACE_LANE.format(MODEL_ID)
 
 
 def op_name(kind: int, slot: int) -> str:
@@ -51,13 +65,13 @@ def op_name(kind: int, slot: int) -> str:
 
 
 class PerIterationWriter(CardWriter):
-    layout = "msprof_per_iteration"
+    layout = PER_ITERATION_LAYOUT
 
     def begin(self, first: StepWork) -> None:
         sp, t = self.spec, self.truth
         self.host = HOST_PID_BASE + 17 * sp.rank
-        self.pid = {"Ascend Hardware": 3, "CANN": int(f"{self.host}02"), "HCCL": int(f"{self.host}11"),
-                    "Overlap Analysis": int(f"{self.host}12")}
+        self.pid = {HARDWARE_PROCESS: 3, CANN_PROCESS: int(f"{self.host}02"),
+                    COMMUNICATION_PROCESS: int(f"{self.host}11"), OVERLAP_PROCESS: int(f"{self.host}12")}
         self.streams = COMPUTE_STREAMS[: sp.streams]
         self.shift = MONO_BASE_NS + sp.clock_offset_ns
         names = POOL.full_names() + [o[2] for o in OTHER_TASKS]
@@ -71,43 +85,45 @@ class PerIterationWriter(CardWriter):
         rand = "".join(chr(65 + int(x)) for x in rng.integers(26, size=16))
         start_us = EPOCH_AT_MONO_ZERO_US + (self.shift + TRUE_START_NS) // 1000
         stamp = _dt.datetime.fromtimestamp(start_us / 1e6, _dt.timezone.utc).strftime("%Y%m%d%H%M%S%f")[:17]
-        self.device_dir = f"PROF_000001_{stamp}_{rand}/device_{sp.device}"
+        capture = msprof.CAPTURE_FOLDER_NAME.format(number=1, stamp=stamp, tag=rand)
+        self.device_dir = f"{capture}/{msprof.DEVICE_FOLDER_NAME.format(sp.device)}"
         if self.relpath:
             self.device_dir = f"{self.relpath}/{self.device_dir}"
-        self.aux = {"task_time": 0, "hccl": 0, "step_trace": 0}
+        self.aux = {msprof.TASK_TIME_EXPORT: 0, msprof.HCCL_EXPORT: 0, msprof.STEP_TRACE_EXPORT: 0}
         self._main_paths: list[str] = []
         self._write_info(first)
 
     def _declare_lanes(self) -> None:
         t, h, P = self.truth, self.host, self.spec.planes
-        hw = self.pid["Ascend Hardware"]
-        self.stream_lane = np.array([t.lane(hw, s, "Ascend Hardware", f"Stream {s}", 3, s)
+        hw = self.pid[HARDWARE_PROCESS]
+        self.stream_lane = np.array([t.lane(hw, s, HARDWARE_PROCESS, f"Stream {s}", 3, s)
                                      for s in self.streams + (COMM_STREAM,)], np.int32)
-        self.trace_lane = t.lane(hw, h, "Ascend Hardware", f"Step Trace(Model ID:{MODEL_ID})", 3, 70002)
-        cann = self.pid["CANN"]
+        self.trace_lane = t.lane(hw, h, HARDWARE_PROCESS, _STEP_TRACE_LANE, 3, 70002)
+        cann = self.pid[CANN_PROCESS]
         self.cann_threads = (h + 6, h + 7)
-        self.cann_lanes = [t.lane(cann, x, "CANN", f"Thread {x}", 2, x) for x in self.cann_threads]
-        self.ovl_lane = t.lane(cann, h, "CANN", f"Thread {h}", 2, h)
-        self.be_lane = t.lane(cann, h + 3, "CANN", f"Thread {h + 3}", 2, h + 3)
-        hp = self.pid["HCCL"]
-        self.kernel_lane = t.lane(hp, KERNEL_TID, "HCCL", "Communication Kernel", 11, 0)
-        self.plane_lane = np.array([t.lane(hp, p, "HCCL", f"Plane {p}", 11, 70000 + p) for p in range(P)],
-                                   np.int32)
-        self.ov_lanes = [t.lane(self.pid["Overlap Analysis"], i, "Overlap Analysis", n, 12, i)
+        self.cann_lanes = [t.lane(cann, x, CANN_PROCESS, f"Thread {x}", 2, x) for x in self.cann_threads]
+        self.ovl_lane = t.lane(cann, h, CANN_PROCESS, f"Thread {h}", 2, h)
+        self.be_lane = t.lane(cann, h + 3, CANN_PROCESS, f"Thread {h + 3}", 2, h + 3)
+        hp = self.pid[COMMUNICATION_PROCESS]
+        self.kernel_lane = t.lane(hp, KERNEL_TID, COMMUNICATION_PROCESS, COMM_KERNEL_LANE, 11, 0)
+        self.plane_lane = np.array([t.lane(hp, p, COMMUNICATION_PROCESS, f"Plane {p}", 11, 70000 + p)
+                                    for p in range(P)], np.int32)
+        self.ov_lanes = [t.lane(self.pid[OVERLAP_PROCESS], i, OVERLAP_PROCESS, n, 12, i)
                          for i, n in enumerate(CannOverlap.LANES)]
 
     def _metadata(self) -> tuple[list[str], list[str], list[str]]:
         """Metadata of the msprof file, the task_time file and the hccl file."""
-        h, hw, cann, hp, ov = self.host, 3, self.pid["CANN"], self.pid["HCCL"], self.pid["Overlap Analysis"]
+        h, hw, cann, hp = self.host, 3, self.pid[CANN_PROCESS], self.pid[COMMUNICATION_PROCESS]
+        ov = self.pid[OVERLAP_PROCESS]
         P = self.spec.planes
         streams = [_m("thread_name", hw, s, "name", f'"Stream {s}"') for s in self.streams + (COMM_STREAM,)]
-        hw_head = [_m("process_name", hw, 0, "name", '"Ascend Hardware"')]
+        hw_head = [_m("process_name", hw, 0, "name", f'"{HARDWARE_PROCESS}"')]
         planes = [_m("thread_name", hp, p, "name", f'"Plane {p}"') for p in range(P)]
-        hccl_meta = [_m("process_name", hp, 0, "name", '"HCCL"'), *planes,
-                     _m("thread_name", hp, KERNEL_TID, "name", '"Communication Kernel"')]
-        main = [*hw_head, _m("thread_name", hw, h, "name", f'"Step Trace(Model ID:{MODEL_ID})"'),
+        hccl_meta = [_m("process_name", hp, 0, "name", f'"{COMMUNICATION_PROCESS}"'), *planes,
+                     _m("thread_name", hp, KERNEL_TID, "name", f'"{COMM_KERNEL_LANE}"')]
+        main = [*hw_head, _m("thread_name", hw, h, "name", f'"{_STEP_TRACE_LANE}"'),
                 _m("thread_sort_index", hw, h, "sort_index", "70002"), *_proc(hw, "NPU", 3),
-                _m("process_name", cann, 0, "name", '"CANN"')]
+                _m("process_name", cann, 0, "name", f'"{CANN_PROCESS}"')]
         for x in (*self.cann_threads, h) + ((h + 3,) if self.opts.be_events else ()):
             main += [_m("thread_name", cann, x, "name", f'"Thread {x}"'),
                      _m("thread_sort_index", cann, x, "sort_index", str(x))]
@@ -117,7 +133,7 @@ class PerIterationWriter(CardWriter):
         main += [_m("thread_sort_index", hp, p, "sort_index", str(70000 + p)) for p in range(P)]
         main += [hccl_meta[-1], _m("thread_sort_index", hp, KERNEL_TID, "sort_index", "0"),
                  *_proc(hp, "NPU", 11),
-                 _m("process_name", ov, 0, "name", '"Overlap Analysis"')]
+                 _m("process_name", ov, 0, "name", f'"{OVERLAP_PROCESS}"')]
         main += [_m("thread_name", ov, i, "name", f'"{n}"') for i, n in enumerate(CannOverlap.LANES)]
         main += _proc(ov, "NPU", 12)
         return main, hw_head + streams, hccl_meta
@@ -143,16 +159,17 @@ class PerIterationWriter(CardWriter):
         events = hw_ev + hccl_ev + other + list(zip(trace_at, trace))
         events.sort(key=lambda p: p[0])
         stem = f"{self.spec.device}_{MODEL_ID}_{k}.json"
-        self._write(f"msprof_{stem}", main_meta + [x for _, x in events] + dups, main=True)
-        self._write(f"task_time_{stem}", tt_meta + [x for _, x in hw_ev])
-        self._write(f"hccl_{stem}", hccl_meta + [x for _, x in hccl_ev])
+        self._write(f"{msprof.ITERATION_EXPORT}_{stem}", main_meta + [x for _, x in events] + dups, main=True)
+        self._write(f"{msprof.TASK_TIME_EXPORT}_{stem}", tt_meta + [x for _, x in hw_ev])
+        self._write(f"{msprof.HCCL_EXPORT}_{stem}", hccl_meta + [x for _, x in hccl_ev])
         re_homed = [x.replace('"pid": 3, ', f'"pid": {self.host}, ', 1) for x in trace]
-        self._write(f"step_trace_{stem}", [_m("process_name", self.host, 0, "name", '"Step Trace"'),
+        self._write(f"{msprof.STEP_TRACE_EXPORT}_{stem}",
+                    [_m("process_name", self.host, 0, "name", f'"{STEP_TRACE_PROCESS}"'),
                                            _m("thread_name", self.host, self.host, "name",
                                               f'"Model ID:{MODEL_ID}"'), *re_homed])
-        self.aux["task_time"] += len(hw_ev)
-        self.aux["hccl"] += len(hccl_ev)
-        self.aux["step_trace"] += len(rows)
+        self.aux[msprof.TASK_TIME_EXPORT] += len(hw_ev)
+        self.aux[msprof.HCCL_EXPORT] += len(hccl_ev)
+        self.aux[msprof.STEP_TRACE_EXPORT] += len(rows)
         if last:
             self._write_end_info(st)
 
@@ -176,9 +193,9 @@ class PerIterationWriter(CardWriter):
         for i, (k, s) in enumerate(zip(comb.tolist(), sid)):
             tt = self._types[k]
             core = f'{int(st.item_dur[i]) // 1100}, "Total Cycle": {int(st.item_dur[i]) * 29}' \
-                if tt == "AI_CORE" else '"N/A", "Total Cycle": "N/A"'
+                if tt == cann.AI_CORE else '"N/A", "Total Cycle": "N/A"'
             out.append(f'{{"name": "{self._names[k]}", "pid": {hw}, "tid": {s}, "ts": {ts[i]}, '
-                       f'"dur": {du[i]}, "args": {{"Task Type": "{tt}", "Stream Id": {s}, '
+                       f'"dur": {du[i]}, "args": {{"{cann.TASK_TYPE_ARG}": "{tt}", "Stream Id": {s}, '
                        f'"Task Id": {tid[i]}, "Batch Id": 0, '
                        f'"Aicore Time(ms)": {core}}}, "ph": "X"}}')
         dups = [out[i] for i in np.flatnonzero(st.duplicate).tolist()]
@@ -190,12 +207,12 @@ class PerIterationWriter(CardWriter):
         pairs = list(zip(start.tolist(), out))
         if st.memcpy_start >= 0:
             a, s = st.memcpy_start + sh, self.streams[0]
-            pairs.append((a, f'{{"name": "MEMCPY_ASYNC", "pid": {hw}, "tid": {s}, "ts": {us_num1(a)}, '
-                             f'"dur": {us_num1(st.memcpy_dur)}, "args": {{"Task Type": "MEMCPY_ASYNC", '
+            copy = cann.MEMCPY_ASYNC
+            pairs.append((a, f'{{"name": "{copy}", "pid": {hw}, "tid": {s}, "ts": {us_num1(a)}, '
+                             f'"dur": {us_num1(st.memcpy_dur)}, "args": {{"{cann.TASK_TYPE_ARG}": "{copy}", '
                              f'"Stream Id": {s}, "Task Id": 1, "Batch Id": 0, "Aicore Time(ms)": "N/A", '
                              f'"Total Cycle": "N/A"}}, "ph": "X"}}'))
-            t.add(self.stream_lane[0], [a], [st.memcpy_dur], "MEMCPY_ASYNC", "other_hw",
-                  t.task_type("MEMCPY_ASYNC"))
+            t.add(self.stream_lane[0], [a], [st.memcpy_dur], copy, "other_hw", t.task_type(copy))
         return pairs, dups
 
     def _comm_stream(self, st: StepWork, ct) -> list[tuple[int, str]]:
@@ -203,16 +220,16 @@ class PerIterationWriter(CardWriter):
         names = []
         for kind, op in zip(ct.hw_kind.tolist(), ct.hw_op.tolist()):
             if kind == HW_WAIT:
-                names.append("NOTIFY_WAIT")
+                names.append(cann.NOTIFY_WAIT)
             elif kind == HW_DATA:
                 gather = st.op_kind[op] in (KIND_RECEIVE, KIND_SEND, KIND_ALLGATHER)
-                names.append("MEMCPY_ASYNC" if gather else "REDUCE_ASYNC_V2")
+                names.append(cann.MEMCPY_ASYNC if gather else cann.REDUCE_ASYNC_V2)
             else:
-                names.append("NOTIFY_RECORD")
+                names.append(cann.NOTIFY_RECORD)
         start = ct.hw_start + sh
         ts, du = us_num(start), us_num(ct.hw_dur)
         out = [(int(a), f'{{"name": "{n}", "pid": 3, "tid": {s}, "ts": {ts[i]}, "dur": {du[i]}, "args": '
-                        f'{{"Task Type": "{n}", "Stream Id": {s}, "Task Id": {i + 2}, "Batch Id": 0, '
+                        f'{{"{cann.TASK_TYPE_ARG}": "{n}", "Stream Id": {s}, "Task Id": {i + 2}, "Batch Id": 0, '
                         f'"Aicore Time(ms)": "N/A", "Total Cycle": "N/A"}}, "ph": "X"}}')
                for i, (a, n) in enumerate(zip(start.tolist(), names))]
         t.add(self.stream_lane[-1], start, ct.hw_dur, t.intern(names), "other_hw",
@@ -220,7 +237,7 @@ class PerIterationWriter(CardWriter):
         return out
 
     def _hccl(self, st: StepWork, ct, dups: list[str]) -> list[tuple[int, str]]:
-        t, sh, hp = self.truth, self.shift, self.pid["HCCL"]
+        t, sh, hp = self.truth, self.shift, self.pid[COMMUNICATION_PROCESS]
         out = []
         ts, du = us_num(st.op_start + sh), us_num(st.op_end - st.op_start)
         for j, kind in enumerate(st.op_kind):
@@ -247,21 +264,21 @@ class PerIterationWriter(CardWriter):
         t, sh = self.truth, self.shift
         x = self.cann_threads[st.index % 2]
         a, d = st.start + sh + 100, st.end - st.start - 200
-        out = [(a, f'{{"name": "GE@Infer", "pid": {self.pid["CANN"]}, "tid": {x}, "ts": {us_num1(a)}, '
+        out = [(a, f'{{"name": "GE@Infer", "pid": {self.pid[CANN_PROCESS]}, "tid": {x}, "ts": {us_num1(a)}, '
                    f'"dur": {us_num1(d)}, "args": {{"Model Name": null, "Model Id": {MODEL_ID}}}, '
                    f'"ph": "X"}}')]
         t.add(self.cann_lanes[st.index % 2], [a], [d], "GE@Infer", "host")
         if self.spec.with_overlaps:
             s, dd = overlapping_host(st)
             ts, du = us_num(s + sh), us_num(dd)
-            out += [(int(s[i]) + sh, f'{{"name": "{OVERLAP_NAMES[i]}", "pid": {self.pid["CANN"]}, '
+            out += [(int(s[i]) + sh, f'{{"name": "{OVERLAP_NAMES[i]}", "pid": {self.pid[CANN_PROCESS]}, '
                                      f'"tid": {self.host}, "ts": {ts[i]}, "dur": {du[i]}, "ph": "X"}}')
                     for i in range(len(s))]
             t.add(self.ovl_lane, s + sh, dd, t.intern(OVERLAP_NAMES), "host")
         return out + self._be_and_instants(st, last, x)
 
     def _be_and_instants(self, st: StepWork, last: bool, thread: int) -> list[tuple[int, str]]:
-        t, sh, cann, h = self.truth, self.shift, self.pid["CANN"], self.host
+        t, sh, cann, h = self.truth, self.shift, self.pid[CANN_PROCESS], self.host
         out = []
         if self.opts.be_events:
             pairs, open_b = be_pairs(st, last)
@@ -281,7 +298,7 @@ class PerIterationWriter(CardWriter):
         return out
 
     def _overlap(self, st: StepWork, lo: int, hi: int, last: bool) -> list[tuple[int, str]]:
-        t, sh, ov = self.truth, self.shift, self.pid["Overlap Analysis"]
+        t, sh, ov = self.truth, self.shift, self.pid[OVERLAP_PROCESS]
         c = ~st.other
         lanes = self.overlap.step(union(st.item_start[c], st.item_start[c] + st.item_dur[c]),
                                   union(st.op_start, st.op_end), lo, hi, last)
@@ -296,11 +313,12 @@ class PerIterationWriter(CardWriter):
 
     def _write_info(self, first: StepWork) -> None:
         sp, d = self.spec, self.spec.device
-        device = {"id": d, "ai_core_num": 32, "hwts_frequency": "100", "aic_frequency": "1000"}
+        device = {"id": d, msprof.DEVICE_INFO_AI_CORES: 32, "hwts_frequency": "100",
+                  msprof.DEVICE_INFO_AI_CORE_MHZ: "1000"}
         info = {"jobInfo": "NA", "version": "1.0", "devices": str(d), "pid": str(self.host),
-                "rank_id": sp.rank, "hostname": "synthetic-node", "DeviceInfo": [device],
+                "rank_id": sp.rank, "hostname": "synthetic-node", msprof.DEVICE_INFO_LIST: [device],
                 "platform_version": "1", "pid_name": "python"}
-        self._json(f"info.json.{d}", info)
+        self._json(f"{msprof.DEVICE_INFO_PREFIX}{d}", info)
         mono = (self.shift + first.start - 50_000_000) // 1000 * 1000
         self._json(f"start_info.{d}", _anchor("Begin", mono))
 
