@@ -11,6 +11,8 @@ from timelineview.model.store.report import LoadReport
 
 @dataclass
 class FileJob:
+    """One file of one card of a load (``card``, ``index``), its ranges and their decoded results."""
+
     card: int
     index: int  # file index within the card
     path: str  # the file the user gave: what the report and the store name
