@@ -31,8 +31,8 @@ warm = [0.0]
 real_warm = jit.warm_scanner
 def timed_warm():
     a = time.perf_counter(); real_warm(); warm[0] += time.perf_counter() - a
-loader = sys.modules["timelineview.model.load.loader"]
-loader.warm_scanner = timed_warm
+from timelineview.model.load.chunked import decode_run
+decode_run.warm_scanner = timed_warm
 stores = load(sys.argv[1]); shutdown_pool()
 t2 = time.perf_counter()
 doc = stats_document(stores)

@@ -12,6 +12,7 @@ import pytest
 from timelineview import cli
 from timelineview.commands.exit_codes import EXIT_OK
 from timelineview.model.load import loader
+from timelineview.model.load.chunked import decode_pool, decode_run
 from timelineview.synthetic import CardSpec, generate_card
 
 
@@ -19,11 +20,12 @@ from timelineview.synthetic import CardSpec, generate_card
 def cold_scanner(monkeypatch):
     """Nothing in numba's cache; the load decodes with the typed path and starts the (stand-in) compile."""
     started: list[bool] = []
-    monkeypatch.setattr(loader, "scanner_available", lambda: True)
-    monkeypatch.setattr(loader, "scanner_is_warm", lambda: False)
-    monkeypatch.setattr(loader, "scanner_cached", lambda: False)
+    for module in (decode_pool, decode_run):
+        monkeypatch.setattr(module, "scanner_available", lambda: True)
+        monkeypatch.setattr(module, "scanner_is_warm", lambda: False)
+    monkeypatch.setattr(decode_pool, "scanner_cached", lambda: False)
     monkeypatch.setattr(loader, "compile_in_background", lambda: started.append(True) or True)
-    monkeypatch.setattr(loader, "SCANNER_WORTH_BYTES", 1 << 10)  # the small file counts as a large one
+    monkeypatch.setattr(decode_run, "SCANNER_WORTH_BYTES", 1 << 10)  # the small file counts as a large one
     return started
 
 
@@ -67,10 +69,11 @@ def test_quiet_or_not_a_terminal_says_nothing(trace, cold_scanner, capsys, monke
 
 def test_a_warm_scanner_says_nothing_of_a_compile(trace, capsys, monkeypatch):
     _on_a_terminal(monkeypatch)
-    monkeypatch.setattr(loader, "scanner_available", lambda: True)
-    monkeypatch.setattr(loader, "scanner_cached", lambda: True)  # cached: no compile after the load
+    for module in (decode_pool, decode_run):
+        monkeypatch.setattr(module, "scanner_available", lambda: True)
+    monkeypatch.setattr(decode_pool, "scanner_cached", lambda: True)  # cached: no compile after the load
     monkeypatch.setattr(loader, "compile_in_background", lambda: pytest.fail("a compile with the scanner cached"))
-    monkeypatch.setattr(loader, "SCANNER_WORTH_BYTES", 1 << 10)
+    monkeypatch.setattr(decode_run, "SCANNER_WORTH_BYTES", 1 << 10)
     try:
         assert cli.stats_main([str(trace), "--json", "--no-cache"]) == EXIT_OK
     finally:

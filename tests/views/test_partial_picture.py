@@ -8,7 +8,8 @@ import pytest
 
 from tests.model.tracefile import dump_events, reference_slices, slice_set, x_event
 from tests.views.main_window_fixture import open_and_wait
-from timelineview.model.load import loader, partial_load
+from timelineview.model.load import partial_load
+from timelineview.model.load.chunked import decode_tasks
 
 N_EVENTS = 90_000
 
@@ -23,7 +24,7 @@ def test_the_timeline_shows_the_decoded_part_until_the_load_ends(qtbot, window, 
     path, events = trace
     monkeypatch.setattr(partial_load, "FIRST_PICTURE_S", 0.0)
     monkeypatch.setattr(partial_load, "MIN_INTERVAL_S", 0.0)
-    monkeypatch.setattr(loader, "TASK_BYTES", 256 << 10)  # many tasks: pictures between them
+    monkeypatch.setattr(decode_tasks, "TASK_BYTES", 256 << 10)  # many tasks: pictures between them
     tl = window.timeline
     seen = []  # (slices shown, unloaded span, window) at each picture
     real = tl.show_partial

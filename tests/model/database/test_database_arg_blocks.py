@@ -14,9 +14,18 @@ import numpy as np
 import pytest
 
 from timelineview.model import load
-from timelineview.model.database import slices as S
 from timelineview.model.database.args import DatabaseArgs
 from timelineview.model.database.layout import NONE_U32, OVERLAP_LANES
+from timelineview.model.database.slices.arg_locator import ArgPlaces
+from timelineview.model.database.slices.rowids import ABSENT_CHUNK, NO_ROW, GappedRowids, rowids_of
+from timelineview.model.database.slices.slice_parts import (
+    KIND_CANN,
+    KIND_FRAMEWORK,
+    KIND_HARDWARE,
+    KIND_OPERATOR,
+    KIND_OVERLAP,
+    KIND_PLANE,
+)
 from timelineview.synthetic import CardSpec
 from timelineview.synthetic.database import add_device_copy, generate_database
 
@@ -96,28 +105,28 @@ def _reference(path: Path, device: int, first: bool) -> tuple[np.ndarray, np.nda
     assert parents  # the test's database has some
     kept = [t for t in tasks if t[0] not in parents]
     compute = dict((g, r) for r, g in q("select rowid, globalTaskId from COMPUTE_TASK_INFO order by rowid"))
-    parts.append((S.KIND_HARDWARE, [t[0] for t in kept], [compute.get(t[1], -1) for t in kept], [t[2] for t in kept]))
+    parts.append((KIND_HARDWARE, [t[0] for t in kept], [compute.get(t[1], -1) for t in kept], [t[2] for t in kept]))
     task_of = {t[1]: t for t in kept}
     device_gids = {t[1] for t in tasks}
     comm = [c for c in q("select rowid, globalTaskId, opId from COMMUNICATION_TASK_INFO order by rowid")
             if c[1] in device_gids]
-    parts.append((S.KIND_PLANE, [task_of[c[1]][0] for c in comm], [c[0] for c in comm],
+    parts.append((KIND_PLANE, [task_of[c[1]][0] for c in comm], [c[0] for c in comm],
                   [task_of[c[1]][2] for c in comm]))
     all_comm = q("select globalTaskId, opId from COMMUNICATION_TASK_INFO")
     ops_mine = {c[2] for c in comm}
     ops_other = {op for g, op in all_comm if g not in device_gids} - ops_mine
     ops = [o for o in q("select rowid, opId, startNs from COMMUNICATION_OP order by rowid")
            if o[1] in ops_mine or (first and o[1] not in ops_other)]
-    parts.append((S.KIND_OPERATOR, [o[0] for o in ops], [-1] * len(ops), [o[2] for o in ops]))
+    parts.append((KIND_OPERATOR, [o[0] for o in ops], [-1] * len(ops), [o[2] for o in ops]))
     pids = {p for (p,) in q("select distinct globalPid from TASK where deviceId = ?", device)}
     other_pids = {p for (p,) in q("select distinct globalPid from TASK where deviceId != ?", device)} - pids
-    for kind, table in ((S.KIND_CANN, "CANN_API"), (S.KIND_FRAMEWORK, "PYTORCH_API")):
+    for kind, table in ((KIND_CANN, "CANN_API"), (KIND_FRAMEWORK, "PYTORCH_API")):
         rows = [r for r in q(f"select rowid, globalTid, startNs from {table} order by rowid")
                 if r[1] >> 32 in pids or (first and r[1] >> 32 not in other_pids)]
         parts.append((kind, [r[0] for r in rows], [-1] * len(rows), [int(r[2]) for r in rows]))
     overlap = q(f"select rowid, startNs from OVERLAP_ANALYSIS where deviceId = ? and type in "
                 f"({', '.join(map(str, OVERLAP_LANES))}) order by rowid", device)
-    parts.append((S.KIND_OVERLAP, [r[0] for r in overlap], [-1] * len(overlap), [r[1] for r in overlap]))
+    parts.append((KIND_OVERLAP, [r[0] for r in overlap], [-1] * len(overlap), [r[1] for r in overlap]))
     conn.close()
     kind = np.concatenate([np.full(len(p[1]), p[0], np.int64) for p in parts])
     return (kind, *(np.array(sum((p[i] for p in parts), []), np.int64) for i in (1, 2, 3)))
@@ -132,8 +141,8 @@ class ReferenceLocator:
     def __len__(self) -> int:
         return len(self.kind)
 
-    def locate(self, ordinals: np.ndarray) -> S.ArgPlaces:
-        return S.ArgPlaces(self.kind[ordinals], self.row[ordinals], self.info[ordinals])
+    def locate(self, ordinals: np.ndarray) -> ArgPlaces:
+        return ArgPlaces(self.kind[ordinals], self.row[ordinals], self.info[ordinals])
 
 
 @pytest.fixture(scope="module", params=[7, 1], ids=["runs", "every-other-row"])
@@ -179,14 +188,14 @@ def test_every_slice_has_the_args_of_the_reference_rows(cards):
 def test_the_tables_compress_as_their_gaps_allow(cards):
     chunk, _, stores = cards
     hardware = stores[0]._args_reader.locator.blocks[0]
-    assert hardware.kind == S.KIND_HARDWARE
+    assert hardware.kind == KIND_HARDWARE
     if chunk == 1:  # the other device's row between every two: no runs, the rowids themselves
         assert hardware.row.values is not None and hardware.row.values.dtype == np.int32
     else:
         assert hardware.row.run_at is not None and len(hardware.row.run_at) < hardware.count // 4
     for block in stores[0]._args_reader.locator.blocks:
-        if block.kind not in (S.KIND_HARDWARE, S.KIND_PLANE):
-            assert block.info.constant == S.NO_ROW
+        if block.kind not in (KIND_HARDWARE, KIND_PLANE):
+            assert block.info.constant == NO_ROW
 
 
 def test_ordinals_out_of_range_have_no_args(cards):
@@ -203,15 +212,15 @@ def test_ordinals_out_of_range_have_no_args(cards):
     (np.concatenate([np.arange(1, 50), np.arange(60, 90), np.arange(200, 260)]), "runs"),
     (np.arange(1, 400, 2), "values"),  # a gap after every row: runs would cost more than the rowids
     (np.full(30, 7), "constant"),
-    (np.full(30, S.NO_ROW), "constant"),
+    (np.full(30, NO_ROW), "constant"),
     (np.arange(3, 0, -1), "values"),
-    (np.where(np.arange(1000) % 9 == 4, S.NO_ROW, np.arange(1000)), "gapped"),  # rows where a slice has none
+    (np.where(np.arange(1000) % 9 == 4, NO_ROW, np.arange(1000)), "gapped"),  # rows where a slice has none
     (np.arange(1 << 33, (1 << 33) + 90), "runs"),  # past int32
     (np.arange(1 << 33, (1 << 33) + 90, 3), "values"),
 ])
 def test_rowids_come_back_as_given_in_the_smallest_form(rowids, form):
-    column = S.rowids_of(rowids.astype(np.int64))
-    kind = "gapped" if isinstance(column, S.GappedRowids) else "constant" if column.constant is not None else \
+    column = rowids_of(rowids.astype(np.int64))
+    kind = "gapped" if isinstance(column, GappedRowids) else "constant" if column.constant is not None else \
         "runs" if column.run_at is not None else "values"
     assert kind == form
     assert column.nbytes <= rowids.size * 8
@@ -225,11 +234,11 @@ def test_rowids_come_back_as_given_in_the_smallest_form(rowids, form):
 
 def test_absent_rows_across_many_chunks_rank_the_present_ones():
     rng = np.random.default_rng(3)
-    n = 10 * S.ABSENT_CHUNK + 17
+    n = 10 * ABSENT_CHUNK + 17
     rowids = np.arange(100, 100 + n)
-    rowids[rng.random(n) < 0.2] = S.NO_ROW
-    column = S.rowids_of(rowids)
-    assert isinstance(column, S.GappedRowids)
+    rowids[rng.random(n) < 0.2] = NO_ROW
+    column = rowids_of(rowids)
+    assert isinstance(column, GappedRowids)
     assert np.array_equal(column.at(np.arange(n)), rowids)
     some = rng.integers(0, n, 300)
     assert np.array_equal(column.at(some), rowids[some])

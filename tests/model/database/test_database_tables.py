@@ -107,7 +107,7 @@ def test_ffts_parents_are_left_out_and_nothing_else():
     """A task without a context id whose (stream, task id) a sub-task shares, starting inside it, is
     the parent drawn through its sub-tasks: left out. Others on the same keys stay."""
     from timelineview.model.database.layout import NONE_U32
-    from timelineview.model.database.slices import _without_parents
+    from timelineview.model.database.slices.subtask_parents import without_parents
 
     none = NONE_U32
     # (stream, task, context, start, end): row 0 a parent of rows 1-2; row 3 the same key, later,
@@ -117,10 +117,10 @@ def test_ffts_parents_are_left_out_and_nothing_else():
     task = {name: np.array(col, np.int64) for name, col in
             zip(("streamId", "taskId", "contextId", "startNs", "endNs"), zip(*rows, strict=True), strict=True)}
     task["rowid"] = np.arange(1, len(rows) + 1)
-    kept = _without_parents(task)
+    kept = without_parents(task)
     assert kept["rowid"].tolist() == [2, 3, 4, 5, 7]
     plain = {k: v[np.array([3, 4])] for k, v in task.items()}
-    assert _without_parents(plain) is plain  # no sub-task: nothing to look for
+    assert without_parents(plain) is plain  # no sub-task: nothing to look for
 
 
 @pytest.mark.parametrize("span", [1, 7, 1 << 10, 1 << 40])

@@ -176,18 +176,18 @@ def test_runs_in_damaged_ranges_read_by_the_scanner_load_as_typed(tmp_path, monk
 
 
 def test_a_range_ending_in_a_damaged_event_is_not_decoded_twice(tmp_path, monkeypatch):
-    from timelineview.model.load import loader
+    from timelineview.model.load.chunked import card_feed
 
     events = events_with_args(400)
     parts = [p.replace(*MISSING_BRACKET) for p in encode(events)]  # so every range ends in a damaged event
     redecoded = [0]
-    real = loader.decode_range
+    real = card_feed.decode_range
 
     def counting(*args, **kwargs):
         redecoded[0] += 1
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(loader, "decode_range", counting)
+    monkeypatch.setattr(card_feed, "decode_range", counting)
     [store] = load(write(tmp_path, parts), chunk_bytes=2048)
     assert store.report.dropped_events == 400 and len(store.slices) == 0
     assert redecoded[0] == 0  # the loader re-decodes a range only when the one before ended elsewhere

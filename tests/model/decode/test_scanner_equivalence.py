@@ -302,14 +302,15 @@ def test_a_large_load_in_a_fresh_process_leaves_numba_out_of_the_collectors_way(
     import subprocess
     import sys
 
-    from timelineview.model.load.loader import INLINE_BYTES
+    from timelineview.model.load.chunked.decode_run import INLINE_BYTES
 
     target = tmp_path / "trace_view.json"
     generate_card(target, CardSpec(seed=8, steps=6, streams=3, tasks_per_step=2500), "msprof")
     assert target.stat().st_size > INLINE_BYTES
     # a file worth the scanner (above SCANNER_WORTH_BYTES, as it were) whose machine code is in numba's cache
-    code = ("import gc, sys; from timelineview.model import load; L = sys.modules['timelineview.model.load.loader']; "
-            "L.SCANNER_WORTH_BYTES = L.INLINE_BYTES; L.scanner_cached = lambda: True; "
+    code = ("import gc, sys; from timelineview.model import load; "
+            "from timelineview.model.load.chunked import decode_pool, decode_run; "
+            "decode_run.SCANNER_WORTH_BYTES = decode_run.INLINE_BYTES; decode_pool.scanner_cached = lambda: True; "
             "[s] = load(sys.argv[1], workers=2); "
             "print(len(s.slices), 'numba' in sys.modules, gc.get_freeze_count(), len(gc.get_objects()))")
     out = subprocess.run([sys.executable, "-c", code, str(target)], capture_output=True, text=True, check=True)
@@ -341,7 +342,8 @@ def test_thread_and_process_pools_load_the_same(tmp_path, monkeypatch):
     """A file past the in-process size decodes in the pool: threads with the scanner,
     processes with it, and processes with the typed decode all give the same store."""
     from timelineview.model.decode import chunk_decode
-    from timelineview.model.load.loader import INLINE_BYTES, shutdown_pool
+    from timelineview.model.load.chunked.decode_run import INLINE_BYTES
+    from timelineview.model.load.loader import shutdown_pool
 
     target = tmp_path / "trace_view.json"
     generate_card(target, CardSpec(seed=8, steps=6, streams=3, tasks_per_step=2500), "msprof")

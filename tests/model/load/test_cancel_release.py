@@ -13,7 +13,7 @@ import pytest
 
 from timelineview.model import LoadCancelled, load
 from timelineview.model.decode.chunk_result import ChunkResult
-from timelineview.model.load import loader
+from timelineview.model.load.chunked import decode_pool, decode_run, decode_tasks
 
 from ..tracefile import x_event
 
@@ -23,7 +23,7 @@ TASK_SECONDS = 0.3
 def test_cancel_returns_once_the_running_tasks_have_ended_and_keeps_nothing(tmp_path, monkeypatch):
     path = tmp_path / "t.json"
     path.write_text(json.dumps([x_event(f"op{i}", 1, 1, i * 2.0, 1.0) for i in range(6000)]))
-    real = loader.decode_group
+    real = decode_run.decode_group
     running = []
     lock = threading.Lock()
 
@@ -38,15 +38,13 @@ def test_cancel_returns_once_the_running_tasks_have_ended_and_keeps_nothing(tmp_
                 running.pop()
 
     pool = ThreadPoolExecutor(max_workers=2)
-    monkeypatch.setattr(loader, "decode_group", slow_decode)
-    monkeypatch.setattr(loader, "get_pool", lambda workers=None, threads=None: pool)
-    monkeypatch.setattr(loader, "_pool_workers", 2)
+    monkeypatch.setattr(decode_run, "decode_group", slow_decode)
+    monkeypatch.setattr(decode_run, "get_pool", lambda workers=None, threads=None: pool)
+    monkeypatch.setattr(decode_pool, "_pool_workers", 2)
     for name in ("INLINE_BYTES", "SCANNER_WORTH_BYTES"):
-        if hasattr(loader, name):
-            monkeypatch.setattr(loader, name, 0)  # a pool, not the calling thread
-    for name in ("TASK_BYTES", "TYPED_TASK_BYTES"):
-        if hasattr(loader, name):
-            monkeypatch.setattr(loader, name, 16 << 10)  # many tasks
+        monkeypatch.setattr(decode_run, name, 0)  # a pool, not the calling thread
+    for module, name in ((decode_tasks, "TASK_BYTES"), (decode_run, "TYPED_TASK_BYTES")):
+        monkeypatch.setattr(module, name, 16 << 10)  # many tasks
     cancel = threading.Event()
 
     def progress(done: int, total: int) -> None:

@@ -14,6 +14,7 @@ import pytest
 
 from timelineview.model import load
 from timelineview.model.load import jit, loader, partial_load
+from timelineview.model.load.chunked import decode_pool, decode_run, decode_tasks
 from timelineview.model.load.loader import shutdown_pool
 
 from ..tracefile import dump_events, reference_slices, slice_set, x_event
@@ -32,7 +33,7 @@ def events():
 @pytest.fixture(scope="module")
 def trace(tmp_path_factory, events):
     path = dump_events(events, tmp_path_factory.mktemp("first_run") / "t.json")
-    assert os.path.getsize(path) > loader.INLINE_BYTES
+    assert os.path.getsize(path) > decode_run.INLINE_BYTES
     return path
 
 
@@ -58,18 +59,19 @@ def test_a_cold_scanner_is_compiled_in_the_background_after_the_typed_decode(tra
     store the compiled scanner gives."""
     compiled = threading.Event()  # the stand-in compile never ends during the load
     started, flags, progress_seen = [], [], []
-    monkeypatch.setattr(loader, "scanner_is_warm", lambda: False)
-    monkeypatch.setattr(loader, "scanner_cached", lambda: False)
+    for module in (decode_pool, decode_run):
+        monkeypatch.setattr(module, "scanner_is_warm", lambda: False)
+    monkeypatch.setattr(decode_pool, "scanner_cached", lambda: False)
     monkeypatch.setattr(loader, "compile_in_background", lambda: started.append(list(progress_seen)) or True)
-    monkeypatch.setattr(loader, "TYPED_TASK_BYTES", 1 << 20)  # several tasks: progress between them
-    monkeypatch.setattr(loader, "SCANNER_WORTH_BYTES", loader.INLINE_BYTES)  # a large file, as it were
+    monkeypatch.setattr(decode_run, "TYPED_TASK_BYTES", 1 << 20)  # several tasks: progress between them
+    monkeypatch.setattr(decode_run, "SCANNER_WORTH_BYTES", decode_run.INLINE_BYTES)  # a large file, as it were
 
     def waited(*_a):
         raise AssertionError("the load readied the scanner in this process")
 
-    monkeypatch.setattr(loader, "warm_scanner", waited)
-    real_args = loader._task_args
-    monkeypatch.setattr(loader, "_task_args", lambda job, group, scanner: flags.append(scanner)
+    monkeypatch.setattr(decode_run, "warm_scanner", waited)
+    real_args = decode_run.task_args
+    monkeypatch.setattr(decode_run, "task_args", lambda job, group, scanner: flags.append(scanner)
                         or real_args(job, group, scanner))
     notes: list[str] = []
     try:
@@ -96,13 +98,14 @@ def test_a_cold_scanner_is_compiled_in_the_background_after_the_typed_decode(tra
 def test_a_file_below_the_scanners_worth_is_decoded_here_by_the_typed_path(trace, events, monkeypatch):
     """Without the scanner ready in this process, a file of a few MB is read in the calling thread:
     neither numba's load (~0.45 s) nor worker processes are worth it there, and no compile starts."""
-    assert loader.INLINE_BYTES < os.path.getsize(trace) <= loader.SCANNER_WORTH_BYTES
-    monkeypatch.setattr(loader, "scanner_is_warm", lambda: False)
+    assert decode_run.INLINE_BYTES < os.path.getsize(trace) <= decode_run.SCANNER_WORTH_BYTES
+    for module in (decode_pool, decode_run):
+        monkeypatch.setattr(module, "scanner_is_warm", lambda: False)
     monkeypatch.setattr(loader, "compile_in_background", lambda: pytest.fail("compile for a small file"))
-    monkeypatch.setattr(loader, "get_pool", lambda *a: pytest.fail("a pool for a small file"))
+    monkeypatch.setattr(decode_run, "get_pool", lambda *a: pytest.fail("a pool for a small file"))
     flags: list[bool] = []
-    real_args = loader._task_args
-    monkeypatch.setattr(loader, "_task_args", lambda job, group, scanner: flags.append(scanner)
+    real_args = decode_run.task_args
+    monkeypatch.setattr(decode_run, "task_args", lambda job, group, scanner: flags.append(scanner)
                         or real_args(job, group, scanner))
     notes: list[str] = []
     [store] = load(trace, workers=2, note=notes.append)
@@ -118,10 +121,10 @@ def test_a_scanner_that_turns_out_to_compile_is_not_waited_for(monkeypatch):
         release.wait(STAND_IN_COMPILE_S)  # bounded, so that a load that waited would fail, not hang
         finished.set()
 
-    monkeypatch.setattr(loader, "scanner_is_warm", lambda: False)
-    monkeypatch.setattr(loader, "warm_scanner", compiling)
+    monkeypatch.setattr(decode_run, "scanner_is_warm", lambda: False)
+    monkeypatch.setattr(decode_run, "warm_scanner", compiling)
     try:
-        assert loader._ready_scanner(None, limit_s=0.3) is False
+        assert decode_run.ready_scanner(None, limit_s=0.3) is False
         assert not finished.is_set()  # it gave up while the compile was still going on
     finally:
         release.set()
@@ -338,7 +341,7 @@ def test_partial_stores_are_prefixes_of_the_file_and_the_final_store_is_unchange
     monkeypatch.setattr(partial_load, "FIRST_PICTURE_S", 0.0)
     monkeypatch.setattr(partial_load, "MIN_INTERVAL_S", 0.0)
     monkeypatch.setattr(partial_load, "COST_FACTOR", 0.0)
-    monkeypatch.setattr(loader, "TASK_BYTES", 256 << 10)  # many tasks: many pictures
+    monkeypatch.setattr(decode_tasks, "TASK_BYTES", 256 << 10)  # many tasks: many pictures
     parts = []
     try:
         [store] = load(trace, workers=2, partial=parts.append)

@@ -90,9 +90,9 @@ def test_a_corrupt_card_does_not_stop_the_others(tmp_path, trace):
 def test_cancel_is_honoured_while_the_scanner_is_still_being_compiled(trace, monkeypatch):
     """A first run compiles the scanner for seconds before decoding starts: a cancel in
     that time stops the load without waiting for the compiler."""
-    from timelineview.model.load import loader
+    from timelineview.model.load.chunked import decode_pool, decode_run
 
-    if not loader._threads():
+    if not decode_pool.use_threads():
         pytest.skip("no compiled scanner here")
     cancel = threading.Event()
     started, release = threading.Event(), threading.Event()
@@ -102,10 +102,11 @@ def test_cancel_is_honoured_while_the_scanner_is_still_being_compiled(trace, mon
         cancel.set()  # the user gives up while it compiles
         release.wait()
 
-    monkeypatch.setattr(loader, "scanner_is_warm", lambda: False)
-    monkeypatch.setattr(loader, "warm_scanner", compiling)
-    monkeypatch.setattr(loader, "scanner_cached", lambda: True)  # the cache says ready: it is readied here
-    monkeypatch.setattr(loader, "SCANNER_WORTH_BYTES", 0)  # as for a file worth the scanner
+    for module in (decode_pool, decode_run):
+        monkeypatch.setattr(module, "scanner_is_warm", lambda: False)
+    monkeypatch.setattr(decode_run, "warm_scanner", compiling)
+    monkeypatch.setattr(decode_pool, "scanner_cached", lambda: True)  # the cache says ready: it is readied here
+    monkeypatch.setattr(decode_run, "SCANNER_WORTH_BYTES", 0)  # as for a file worth the scanner
     timer = threading.Timer(10, release.set)  # "compiling" ends on its own after a while
     timer.start()
     try:

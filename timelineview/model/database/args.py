@@ -1,7 +1,7 @@
 """Lazy ``args`` of a database card: read from the database when asked, keyed as the JSON writes them.
 
 The card keeps only where each slice's row is (kind, ``rowid``, info ``rowid``), block by block
-(``slices.ArgLocator``: no bytes per slice where rowids run on); asking for the args of some
+(``slices.arg_locator.ArgLocator``: no bytes per slice where rowids run on); asking for the args of some
 slices reads those rows (``where rowid in (…)``, a B-tree lookup each) and turns string and
 enumeration ids into text. A database that changed since the load raises
 ``TraceFileChanged`` instead of giving another row's args.
@@ -17,7 +17,16 @@ from typing import Any
 import numpy as np
 
 from timelineview.model.database import layout as L
-from timelineview.model.database import slices as S
+from timelineview.model.database.slices.arg_locator import ArgLocator
+from timelineview.model.database.slices.host_slices import TID_MASK
+from timelineview.model.database.slices.slice_parts import (
+    KIND_CANN,
+    KIND_FRAMEWORK,
+    KIND_HARDWARE,
+    KIND_OPERATOR,
+    KIND_PLANE,
+)
+from timelineview.model.database.slices.table_reads import renamed_copy
 from timelineview.model.database.sqlite.connection import connect
 from timelineview.model.database.sqlite.tables import Schema
 from timelineview.model.database.strings import UNKNOWN_ID, CardStrings
@@ -30,11 +39,11 @@ _INT64_LIMIT = float(1 << 63)  # a real id at or past it is no integer id SQLite
 PMU_TABLE = "TASK_PMU_INFO"
 ARG_TASK_TYPE = TASK_TYPE_ARG  # the trace argument the decoder reads: a task row gives it the same name
 _TABLES = {  # kind -> (table of row, its args, table of info row, its args)
-    S.KIND_HARDWARE: ("TASK", L.HARDWARE_ARGS + (("globalTaskId", ""),), "COMPUTE_TASK_INFO", L.COMPUTE_ARGS),
-    S.KIND_PLANE: ("TASK", L.HARDWARE_ARGS, "COMMUNICATION_TASK_INFO", L.PLANE_ARGS),
-    S.KIND_OPERATOR: ("COMMUNICATION_OP", L.OPERATOR_ARGS, None, ()),
-    S.KIND_CANN: ("CANN_API", L.CANN_ARGS, None, ()),
-    S.KIND_FRAMEWORK: ("PYTORCH_API", L.PYTORCH_ARGS + (("callchainId", ""),), None, ()),
+    KIND_HARDWARE: ("TASK", L.HARDWARE_ARGS + (("globalTaskId", ""),), "COMPUTE_TASK_INFO", L.COMPUTE_ARGS),
+    KIND_PLANE: ("TASK", L.HARDWARE_ARGS, "COMMUNICATION_TASK_INFO", L.PLANE_ARGS),
+    KIND_OPERATOR: ("COMMUNICATION_OP", L.OPERATOR_ARGS, None, ()),
+    KIND_CANN: ("CANN_API", L.CANN_ARGS, None, ()),
+    KIND_FRAMEWORK: ("PYTORCH_API", L.PYTORCH_ARGS + (("callchainId", ""),), None, ()),
 }
 _PLANE_TASK_KEYS = {"streamId": "stream id", "taskId": "task id", "contextId": "context id", "modelId": "model id"}
 
@@ -49,7 +58,7 @@ class DatabaseArgs:
     """Callable: slice ordinals -> args dicts (None for slices without args)."""
 
     def __init__(self, path: str, schema: Schema, strings: CardStrings, enums: dict[str, dict[int, str]],
-                 locator: S.ArgLocator, task_type: np.ndarray, dur: np.ndarray, stamp: FileStamp | None) -> None:
+                 locator: ArgLocator, task_type: np.ndarray, dur: np.ndarray, stamp: FileStamp | None) -> None:
         self.path = path
         self.schema = schema
         self.strings = strings
@@ -61,7 +70,7 @@ class DatabaseArgs:
         # a table msprof renamed (_<NAME>_old_<date>) is read under its own name when only it exists
         self._actual = {t: t for t in schema.columns}
         for canonical in L.STRING_COLUMNS:
-            old = S.renamed_copy(schema, canonical)
+            old = renamed_copy(schema, canonical)
             if old is not None and canonical not in schema.columns:
                 self._actual[canonical] = old
 
@@ -114,8 +123,8 @@ class DatabaseArgs:
             try:
                 rows = self._rows(conn, table, keys, row)
                 infos = self._rows(conn, info_table, info_keys, info) if info_table else {}
-                stacks = self._call_stacks(conn, rows) if kind == S.KIND_FRAMEWORK else {}
-                pmu = self._pmu(conn, rows, infos) if kind == S.KIND_HARDWARE else {}
+                stacks = self._call_stacks(conn, rows) if kind == KIND_FRAMEWORK else {}
+                pmu = self._pmu(conn, rows, infos) if kind == KIND_HARDWARE else {}
             except sqlite3.DatabaseError:
                 self._check()  # a file changed since the load raises; one damaged as loaded has no args there
                 continue
@@ -191,7 +200,7 @@ class DatabaseArgs:
     def _args(self, kind: int, s: int, rec: dict[str, Any], info: dict[str, Any] | None,
               stacks: dict[int, str]) -> dict[str, Any]:
         table, keys, _, info_keys = _TABLES[kind]
-        if kind == S.KIND_PLANE:
+        if kind == KIND_PLANE:
             args = {_PLANE_TASK_KEYS[c]: rec[c] for c in _PLANE_TASK_KEYS if c in rec}
             for col, key in info_keys:
                 if info is not None and col in info:
@@ -201,14 +210,14 @@ class DatabaseArgs:
                 args[L.BANDWIDTH_KEY] = size / dur if dur > 0 else 0.0
             return args
         args = {key: rec[col] for col, key in keys if key and rec.get(col) is not None}
-        if kind == S.KIND_HARDWARE:
+        if kind == KIND_HARDWARE:
             tt = int(self.task_type[s])
             args[ARG_TASK_TYPE] = self.strings.strings[tt] if tt >= 0 else None
             if info is not None:
                 args.update({key: info[col] for col, key in info_keys if col in info})
-        elif kind == S.KIND_CANN and isinstance(args.get("Thread Id"), int):
-            args["Thread Id"] = args["Thread Id"] & S.TID_MASK
-        elif kind == S.KIND_FRAMEWORK and rec.get("callchainId") in stacks:
+        elif kind == KIND_CANN and isinstance(args.get("Thread Id"), int):
+            args["Thread Id"] = args["Thread Id"] & TID_MASK
+        elif kind == KIND_FRAMEWORK and rec.get("callchainId") in stacks:
             args[L.CALL_STACK_KEY] = stacks[rec["callchainId"]]
         return args
 

@@ -23,15 +23,12 @@ from timelineview.model.database.devices import DeviceScope, database_devices
 from timelineview.model.database.flows import CATS_TABLE, build_flows
 from timelineview.model.database.layout import COUNTERS
 from timelineview.model.database.progress import RowMeter, RowProgress
-from timelineview.model.database.slices import (
-    Endpoints,
-    SliceParts,
-    add_device,
-    add_host,
-    add_overlap,
-    add_steps,
-    renamed_copy,
-)
+from timelineview.model.database.slices.device_slices import add_device
+from timelineview.model.database.slices.host_slices import add_host
+from timelineview.model.database.slices.overlap_slices import add_overlap
+from timelineview.model.database.slices.slice_parts import Endpoints, SliceParts
+from timelineview.model.database.slices.step_slices import add_steps
+from timelineview.model.database.slices.table_reads import renamed_copy
 from timelineview.model.database.sqlite.connection import DatabaseHealth, check, connect, is_database
 from timelineview.model.database.sqlite.damage import DAMAGE_NOTE, table_losses
 from timelineview.model.database.sqlite.tables import STRING_TABLE, Schema, read_schema

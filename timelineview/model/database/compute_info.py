@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from timelineview.model.database import slices as S
 from timelineview.model.database.args import PMU_TABLE, DatabaseArgs
+from timelineview.model.database.slices.rowids import NO_ROW
+from timelineview.model.database.slices.slice_parts import KIND_HARDWARE
+from timelineview.model.database.slices.table_reads import renamed_copy
 from timelineview.model.database.sqlite.connection import connect
 from timelineview.model.database.sqlite.tables import read_columns
 from timelineview.model.store.trace_store import TraceStore
@@ -70,7 +72,7 @@ def compute_task_columns(store: TraceStore, compute: np.ndarray) -> ComputeTaskC
     reader = store.args_reader  # a database card's reader locates each slice's info row
     if not isinstance(reader, DatabaseArgs):
         return None
-    table = INFO_TABLE if INFO_TABLE in reader.schema.columns else S.renamed_copy(reader.schema, INFO_TABLE)
+    table = INFO_TABLE if INFO_TABLE in reader.schema.columns else renamed_copy(reader.schema, INFO_TABLE)
     if table is None or not reader.schema.has(table, "opType"):
         return None
     try:
@@ -133,7 +135,7 @@ def _table_rows(store: TraceStore, reader: DatabaseArgs, rowids: np.ndarray, com
     keys = rowids if order is None else rowids[order]
     for a in range(0, len(compute), LOCATE_CHUNK):
         places = reader.locator.locate(store.slices.ordinals(compute[a:a + LOCATE_CHUNK]))
-        info = np.where(places.kind == S.KIND_HARDWARE, places.info, S.NO_ROW)
+        info = np.where(places.kind == KIND_HARDWARE, places.info, NO_ROW)
         del places
         if first is not None:
             pos = info - first

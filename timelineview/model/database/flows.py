@@ -15,7 +15,8 @@ from functools import partial
 import numpy as np
 
 from timelineview.model.database.keys import sorted_unique
-from timelineview.model.database.slices import Endpoints, join_all
+from timelineview.model.database.slices.key_joins import join_all
+from timelineview.model.database.slices.slice_parts import Endpoints
 from timelineview.model.database.sqlite.pages import narrowed
 from timelineview.model.database.sqlite.tables import Schema, read_columns
 from timelineview.model.database.strings import CardStrings

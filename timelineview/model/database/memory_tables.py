@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from timelineview.model.database.sqlite.connection import connect
-from timelineview.model.database.sqlite.tables import STRING_TABLE
+from timelineview.model.database.sqlite.tables import STRING_TABLE, Schema, read_schema
 
 NULL_CELL, BAD_CELL = -2, -1  # what a number column reads as when NULL / not a whole number ≥ 0
 MODULE_TABLE = "ENUM_MODULE"
@@ -83,15 +83,18 @@ class NpuOpMemCounts(NamedTuple):
     streamless: int | None
 
 
-def _table_columns(db: sqlite3.Connection) -> dict[str, set[str]]:
-    """Each table of the database and its columns."""
-    tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-    return {t: {r[1] for r in db.execute(f'PRAGMA table_info("{t}")')} for t in tables}
+def _table_columns(db: sqlite3.Connection) -> Schema:
+    """Each table of the database and its columns (the shared reader's); a table whose columns cannot
+    be read makes the database unreadable, as the memory model needs every table it finds."""
+    schema = read_schema(db)
+    if schema.unreadable:
+        raise sqlite3.DatabaseError(next(iter(schema.unreadable.values())))
+    return schema
 
 
-def _id_names(db: sqlite3.Connection, table: str, schema: dict[str, set[str]]) -> dict[int, str]:
+def _id_names(db: sqlite3.Connection, table: str, schema: Schema) -> dict[int, str]:
     """An id -> text table (``STRING_IDS``, ``ENUM_MODULE``); empty when absent."""
-    cols = schema.get(table, set())
+    cols = schema.columns.get(table, {})
     value = "value" if "value" in cols else "name" if "name" in cols else None
     if "id" not in cols or value is None:
         return {}
@@ -130,12 +133,12 @@ class MemoryTables:
 
     def has(self, table: str) -> bool:
         """Whether the database holds ``table``."""
-        return table in self.schema
+        return table in self.schema.columns
 
     def read(self, table: str, columns: TableColumns) -> TableRead:
         """The table's needed and present optional columns; no rows when the table is absent, or (with the
         problem) when a needed column is missing or the table cannot be read."""
-        cols = self.schema.get(table)
+        cols = self.schema.columns.get(table)
         if cols is None:
             return TableRead(None)
         missing = [c for c in columns.needed if c not in cols]
@@ -170,7 +173,7 @@ class MemoryTables:
             return NpuOpMemCounts(rows, None, None)
         allocate = [k for k, v in self.strings.items() if v == ALLOCATE]
         allocs = self._count(f'SELECT count(*) FROM "{NPU_OP_MEM}" WHERE "type" IN ({",".join(map(str, allocate))})') \
-            if allocate and "type" in self.schema[NPU_OP_MEM] else None
+            if allocate and self.schema.has(NPU_OP_MEM, "type") else None
         streamless = self._count(f'SELECT count(*) FROM "{OP_MEMORY}" WHERE "streamPtr" IS NULL') \
-            if "streamPtr" in self.schema.get(OP_MEMORY, set()) else None
+            if self.schema.has(OP_MEMORY, "streamPtr") else None
         return NpuOpMemCounts(rows, allocs, streamless)
