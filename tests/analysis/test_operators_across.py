@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from timelineview.analysis.cluster.op_types_across import op_types_across_cards, slow_operator_reason
 from timelineview.analysis.findings.slow_operators import OperatorVerdict
 from timelineview.analysis.kernels.document import TOP_SHAPES
-from timelineview.analysis.operators_across import op_types_across_cards, slow_operator_reason
 from timelineview.analysis.session import AnalysisSession
 from timelineview.model import load
 from timelineview.synthetic import cluster_specs, generate_cluster

@@ -24,6 +24,12 @@ from timelineview.analysis.cluster.clock_offsets import (
 )
 from timelineview.analysis.cluster.comparison import CardComparison, ClusterComparison
 from timelineview.analysis.cluster.memory_peaks import peaks_imbalance
+from timelineview.analysis.cluster.op_types_across import (
+    OP_TYPE_RESULT,
+    SHAPE_RESULT,
+    OpTypeAcrossCards,
+    op_types_across_cards,
+)
 from timelineview.analysis.cluster.slow_cards import SlowCard, median_step_time, slow_cards
 from timelineview.analysis.communication import ClusterCommunication, analyse_cluster
 from timelineview.analysis.critical_path.document import CriticalPathResult, session_critical_path
@@ -35,12 +41,6 @@ from timelineview.analysis.findings.evaluate import order_findings, session_sign
 from timelineview.analysis.findings.slow_operators import OperatorVerdict
 from timelineview.analysis.memory import MemoryCard, memory_findings
 from timelineview.analysis.operators import TOP_OPERATORS, OperatorAcrossCards, operators_across_cards
-from timelineview.analysis.operators_across import (
-    OP_TYPE_RESULT,
-    SHAPE_RESULT,
-    OpTypeAcrossCards,
-    op_types_across_cards,
-)
 from timelineview.analysis.sources import CardSource, TraceSource
 from timelineview.analysis.stats_document import stats_document
 from timelineview.model.store.trace_store import TraceStore

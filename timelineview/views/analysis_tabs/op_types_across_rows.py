@@ -3,7 +3,7 @@ row from the session's ``OpTypeAcrossCards`` with the ``slow_operator`` verdicts
 
 from __future__ import annotations
 
-from timelineview.analysis.operators_across import OpTypeAcrossCards, slow_operator_reason
+from timelineview.analysis.cluster.op_types_across import OpTypeAcrossCards, slow_operator_reason
 from timelineview.analysis.vocabulary import quantity
 from timelineview.views.analysis_tabs.record_table import COUNT, MARK_REASON, MARKED, RATIO, TEXT, TIME_US, RecordColumn
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
+from timelineview.analysis.cluster.op_types_across import OpTypeAcrossCards
 from timelineview.analysis.cluster.slow_cards import MIN_CARDS_FOR_SLOW
 from timelineview.analysis.findings.marks import (
     OperatorVerdict,
@@ -22,7 +23,6 @@ from timelineview.analysis.findings.marks import (
 from timelineview.analysis.kernels.peaks.chip_peaks import chip_peak
 from timelineview.analysis.kernels.view_rows import SLICES, kernel_view_rows
 from timelineview.analysis.operators import OperatorAcrossCards, operators_across_cards
-from timelineview.analysis.operators_across import OpTypeAcrossCards
 from timelineview.analysis.vocabulary.number_text import format_number
 from timelineview.views.analysis_tabs.op_types_across_rows import (
     MAX_CELLS,

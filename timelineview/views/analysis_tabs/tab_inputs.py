@@ -12,10 +12,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from timelineview.analysis.cluster.op_types_across import OpTypeAcrossCards
 from timelineview.analysis.communication import CardCommunication, ClusterCommunication
 from timelineview.analysis.findings import Finding
 from timelineview.analysis.operators import CardOperators
-from timelineview.analysis.operators_across import OpTypeAcrossCards
 from timelineview.model.store.trace_store import TraceStore
 
 
