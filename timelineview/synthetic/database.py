@@ -21,7 +21,7 @@ import numpy as np
 from timelineview.analysis.communication.plane_args import read_plane_args
 from timelineview.analysis.task_types import is_compute_task_type
 from timelineview.model.store.trace_store import TraceStore
-from timelineview.producers import hccl, torch_npu
+from timelineview.producers import ascend_lanes, hccl, torch_npu
 from timelineview.producers.ascend import CANN_PROCESS, COMMUNICATION_PROCESS, HARDWARE_PROCESS, OVERLAP_PROCESS
 
 SCHEMA = "1.0.0"
@@ -35,7 +35,7 @@ TRANSPORT = {0: hccl.TRANSPORT_SDMA, 1: hccl.TRANSPORT_RDMA, 2: hccl.TRANSPORT_L
              65535: hccl.INVALID_TYPE}
 LINK = {0: hccl.LINK_ON_CHIP, 1: hccl.LINK_HCCS, 2: hccl.LINK_PCIE, 3: hccl.LINK_ROCE, 4: hccl.LINK_SIO, 5: "HCCS_SW",
         6: "STANDARD_ROCE", 7: "RESERVED", 65534: hccl.NOT_APPLICABLE, 65535: hccl.INVALID_TYPE}
-OVERLAP_TYPE = {"Computing": 0, "Communication": 1, "Communication(Not Overlapped)": 2, "Free": 3}
+OVERLAP_TYPE = {name: kind for kind, name in enumerate(ascend_lanes.OVERLAP_LANES)}  # OVERLAP_ANALYSIS.type
 TABLES = {
     "META_DATA": "name TEXT, value TEXT",
     "STRING_IDS": "id INTEGER PRIMARY KEY, value TEXT",

@@ -10,28 +10,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from timelineview.producers import ascend, ascend_lanes, hccl, torch_npu
+
 # processes: (name, label, sort index) as torch_npu 2025's trace_view.json has them
-PYTHON = ("Python", "CPU", 0)
-CANN = ("CANN", "CPU", 7)
-HARDWARE = ("Ascend Hardware", "NPU", 13)
-AICORE_FREQ = ("AI Core Freq", "NPU", 14)
-HCCL = ("HCCL", "NPU", 15)
-HBM = ("HBM", "NPU", 17)
+PYTHON = (torch_npu.PYTHON_PROCESS, "CPU", 0)
+CANN = (ascend.CANN_PROCESS, "CPU", 7)
+HARDWARE = (ascend.HARDWARE_PROCESS, "NPU", 13)
+AICORE_FREQ = (ascend.FREQUENCY_PROCESS, "NPU", 14)
+HCCL = (ascend.COMMUNICATION_PROCESS, "NPU", 15)
+HBM = (ascend.HBM_PROCESS, "NPU", 17)
 LLC = ("LLC", "NPU", 18)
-NPU_MEM = ("NPU MEM", "NPU", 19)
+NPU_MEM = (ascend.MEMORY_PROCESS, "NPU", 19)
 SOC = ("Stars Soc Info", "NPU", 20)
 ACC_PMU = ("Acc PMU", "NPU", 21)
-OVERLAP = ("Overlap Analysis", "NPU", 23)
+OVERLAP = (ascend.OVERLAP_PROCESS, "NPU", 23)
 
-STREAM_LANE = "Stream {}"
-THREAD_LANE = "Thread {}"
-GROUP_LANE = "Group {} Communication"
-PLANE_LANE = "Plane {}"
+STREAM_LANE = ascend_lanes.STREAM_LANE
+THREAD_LANE = ascend_lanes.THREAD_LANE
+GROUP_LANE = ascend_lanes.GROUP_LANE
+PLANE_LANE = hccl.PLANE_LANE_NAME
 STEPS_LANE = "Steps"  # framework steps from STEP_TIME when no host range names them
-PROFILER_STEP = "ProfilerStep#{}"
+PROFILER_STEP = torch_npu.STEP_MARKER_NAME
 
 # OVERLAP_ANALYSIS.type -> the lane (and slice) name of the JSON's Overlap Analysis process
-OVERLAP_LANES = {0: "Computing", 1: "Communication", 2: "Communication(Not Overlapped)", 3: "Free"}
+OVERLAP_LANES = dict(enumerate(ascend_lanes.OVERLAP_LANES))
 
 # CANN_API.type, by its ENUM_API_TYPE name -> the prefix the JSON's CANN names carry
 API_PREFIX = {"acl": "AscendCL@", "runtime": "Runtime@", "node": "Node@", "model": "Model@",
