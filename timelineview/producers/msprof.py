@@ -41,6 +41,12 @@ STEP_TRACE_LANE = "Step Trace(Model ID:{})"  # as written, by model id
 # Its events as written, by iteration number (and their categories): the step, its FP-to-BP span and its tail
 ITERATION_EVENT, FP_BP_EVENT, REFRESH_EVENT = "Iteration {}", "FP_BP Time {}", "Iteration Refresh {}"
 ITERATION_CATEGORY, FP_BP_CATEGORY, REFRESH_CATEGORY = "Iteration Time", "FP_BP Time", "Iteration Refresh"
+# and, by iteration and collective number, each reduce, and the flow that closes the iteration
+REDUCE_EVENT, REDUCE_CATEGORY = "Reduce_{}_{}", "Reduce"
+DATA_AUG_FLOW, DATA_AUG_CATEGORY = "Data_aug Bound {}", "Data_aug Bound"
+DURATION_NS_ARG, DURATION_US_ARG = "{}(ns)", "{}(us)"  # an event's length, named after its category
+ITERATION_END_ARG = "Iteration End"
+REDUCE_START_ARG, REDUCE_END_ARG = "Reduce Start {}", "Reduce End {}"  # by collective number
 # A step's number in the name of its ``Iteration N`` event (``Model M Iteration N`` in some exports)
 ITERATION_EVENT_NAME = re.compile(r"^(?:model \d+ )?iteration (\d+)$", re.IGNORECASE)
 ITERATION_ID_ARG = "Iteration ID"
