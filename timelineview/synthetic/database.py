@@ -21,7 +21,7 @@ import numpy as np
 from timelineview.analysis.communication.plane_args import read_plane_args
 from timelineview.analysis.task_types import is_compute_task_type
 from timelineview.model.store.trace_store import TraceStore
-from timelineview.producers import ascend_lanes, hccl, torch_npu
+from timelineview.producers import ascend_lanes, cann_tasks, hccl, torch_npu
 from timelineview.producers.ascend import CANN_PROCESS, COMMUNICATION_PROCESS, HARDWARE_PROCESS, OVERLAP_PROCESS
 
 SCHEMA = "1.0.0"
@@ -29,7 +29,9 @@ NONE = 4294967295
 ROWS = 200_000  # rows per executemany batch
 API_TYPES = {5000: "runtime", 5500: hccl.DATABASE_API_TYPE, 10000: "node", 15000: "model", 20000: "acl", 50001: "op",
              50002: "queue", 50003: "trace", 50004: "mstx"}
-PREFIX_TYPE = {"AscendCL@": 20000, "Runtime@": 5000, "Node@": 10000, "Model@": 15000, "Communication@": 5500}
+_PREFIX = cann_tasks.API_PREFIX
+PREFIX_TYPE = {_PREFIX["acl"]: 20000, _PREFIX["runtime"]: 5000, _PREFIX["node"]: 10000, _PREFIX["model"]: 15000,
+               _PREFIX[hccl.DATABASE_API_TYPE]: 5500}
 CAT_TYPE = {torch_npu.FRAMEWORK_OPERATOR: 50001, "python_function": 50003, "enqueue": 50002, "dequeue": 50002}
 TRANSPORT = {0: hccl.TRANSPORT_SDMA, 1: hccl.TRANSPORT_RDMA, 2: hccl.TRANSPORT_LOCAL, 65534: hccl.NOT_APPLICABLE,
              65535: hccl.INVALID_TYPE}

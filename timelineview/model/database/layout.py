@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from timelineview.producers import ascend, ascend_lanes, hccl, torch_npu
+from timelineview.producers import ascend, ascend_lanes, cann_tasks, hccl, torch_npu
 
 # processes: (name, label, sort index) as torch_npu 2025's trace_view.json has them
 PYTHON = (torch_npu.PYTHON_PROCESS, "CPU", 0)
@@ -36,8 +36,7 @@ PROFILER_STEP = torch_npu.STEP_MARKER_NAME
 OVERLAP_LANES = dict(enumerate(ascend_lanes.OVERLAP_LANES))
 
 # CANN_API.type, by its ENUM_API_TYPE name -> the prefix the JSON's CANN names carry
-API_PREFIX = {"acl": "AscendCL@", "runtime": "Runtime@", "node": "Node@", "model": "Model@",
-              "hccl": "Communication@", "mstx": "MsTx@"}
+API_PREFIX = cann_tasks.API_PREFIX
 # PYTORCH_API.type, by its ENUM_API_TYPE name -> the JSON's category of the range
 FRAMEWORK_CAT = {"op": "cpu_op", "queue": "queue", "trace": "python_function", "mstx": "mstx"}
 QUEUE_CATS = {"enqueue": "enqueue", "dequeue": "dequeue"}  # queue ranges are named Enqueue@… / Dequeue@…

@@ -32,6 +32,7 @@ from timelineview.producers.ascend import (
     OVERLAP_PROCESS,
 )
 from timelineview.producers.ascend_lanes import GROUP_LANE, STREAM_LANE, THREAD_LANE
+from timelineview.producers.cann_tasks import ACL_PREFIX
 from timelineview.producers.hccl import PLANE_LANE_NAME
 from timelineview.producers.msprof import STEP_TRACE_LANE
 from timelineview.producers.torch_npu import PYTHON_PROCESS
@@ -102,7 +103,7 @@ class MsprofWriter(CardWriter):
         self._type_ids = np.array([t.task_type(x) for x in self._types], np.int16)
         self._aten = aten_names()
         self._aten_ids = t.intern(self._aten)
-        self._acl_ids = t.intern([f"AscendCL@{a}" for a in POOL.aclnn])
+        self._acl_ids = t.intern([ACL_PREFIX + a for a in POOL.aclnn])
         self._threads: list[tuple[str, int, str, int]] = []  # (process, tid, thread name, sort)
         self._lanes: dict[str, int] = {}
         self._declare_lanes()
@@ -255,7 +256,7 @@ class MsprofWriter(CardWriter):
         lines += ev.memcpy(self.pid[HARDWARE_PROCESS], self.pid[CANN_PROCESS], self.streams[0], h + 1, us_str1(a),
                            us_num1(d), us_str1(ha), us_num1(hd), cid, self._copy_type)
         t.add(self.stream_lane[0], [a], [d], cann.MEMCPY_ASYNC, "other_hw", t.task_type(self._copy_type))
-        t.add(self._lanes["cann_copy"], [ha], [hd], "AscendCL@aclrtMemcpyAsync", "host")
+        t.add(self._lanes["cann_copy"], [ha], [hd], ACL_PREFIX + ev.MEMCPY_CALL, "host")
         t.flow_edges += 1
 
     def _hccl(self, st: StepWork, ct, lines: list[str], dups: list[str]) -> None:
