@@ -103,3 +103,6 @@ MEMCOPY_ASYNC_TASK = "MemcopyAsync"  # torch_npu's spelling of a copy task's nam
 API_PREFIX = {"acl": "AscendCL@", "runtime": "Runtime@", "node": "Node@", "model": "Model@",
               HCCL_API_TYPE: "Communication@", "mstx": "MsTx@"}
 ACL_PREFIX = API_PREFIX["acl"]  # AscendCL's calls: aclnn operators, copies, synchronisations
+# The flow from a CANN call to the device task it queued: its category, and its name by connection id
+HOST_TO_DEVICE_FLOW = "HostToDevice"
+HOST_TO_DEVICE_FLOW_NAME = HOST_TO_DEVICE_FLOW + "{}"

@@ -32,7 +32,8 @@ API_TYPES = {5000: "runtime", 5500: hccl.DATABASE_API_TYPE, 10000: "node", 15000
 _PREFIX = cann_tasks.API_PREFIX
 PREFIX_TYPE = {_PREFIX["acl"]: 20000, _PREFIX["runtime"]: 5000, _PREFIX["node"]: 10000, _PREFIX["model"]: 15000,
                _PREFIX[hccl.DATABASE_API_TYPE]: 5500}
-CAT_TYPE = {torch_npu.FRAMEWORK_OPERATOR: 50001, "python_function": 50003, "enqueue": 50002, "dequeue": 50002}
+CAT_TYPE = {torch_npu.FRAMEWORK_OPERATOR: 50001, torch_npu.PYTHON_FUNCTION_CATEGORY: 50003,
+            **dict.fromkeys(torch_npu.QUEUE_CATEGORIES, 50002)}
 TRANSPORT = {0: hccl.TRANSPORT_SDMA, 1: hccl.TRANSPORT_RDMA, 2: hccl.TRANSPORT_LOCAL, 65534: hccl.NOT_APPLICABLE,
              65535: hccl.INVALID_TYPE}
 LINK = {0: hccl.LINK_ON_CHIP, 1: hccl.LINK_HCCS, 2: hccl.LINK_PCIE, 3: hccl.LINK_ROCE, 4: hccl.LINK_SIO, 5: "HCCS_SW",

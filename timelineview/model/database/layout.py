@@ -38,8 +38,9 @@ OVERLAP_LANES = dict(enumerate(ascend_lanes.OVERLAP_LANES))
 # CANN_API.type, by its ENUM_API_TYPE name -> the prefix the JSON's CANN names carry
 API_PREFIX = cann_tasks.API_PREFIX
 # PYTORCH_API.type, by its ENUM_API_TYPE name -> the JSON's category of the range
-FRAMEWORK_CAT = {"op": "cpu_op", "queue": "queue", "trace": "python_function", "mstx": "mstx"}
-QUEUE_CATS = {"enqueue": "enqueue", "dequeue": "dequeue"}  # queue ranges are named Enqueue@… / Dequeue@…
+FRAMEWORK_CAT = {"op": torch_npu.FRAMEWORK_OPERATOR, "queue": "queue", "trace": torch_npu.PYTHON_FUNCTION_CATEGORY,
+                 "mstx": "mstx"}
+QUEUE_CATS = {cat: cat for cat in torch_npu.QUEUE_CATEGORIES}  # queue ranges are named Enqueue@… / Dequeue@…
 
 # a kernel's Task Type, from COMPUTE_TASK_INFO.taskType; when that says nothing (level0 captures
 # write "N/A"), from TASK.taskType, spelt as the JSON spells the kernel's unit

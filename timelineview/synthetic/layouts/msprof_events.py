@@ -8,8 +8,15 @@ those against real files.
 
 from __future__ import annotations
 
-from timelineview.producers.cann_tasks import ACL_PREFIX, MEMCPY_ASYNC, PCIE_DMA_SQE, TASK_TYPE_ARG
-from timelineview.producers.torch_npu import FRAMEWORK_OPERATOR, LAUNCH_FLOW
+from timelineview.producers.cann_tasks import (
+    ACL_PREFIX,
+    HOST_TO_DEVICE_FLOW,
+    HOST_TO_DEVICE_FLOW_NAME,
+    MEMCPY_ASYNC,
+    PCIE_DMA_SQE,
+    TASK_TYPE_ARG,
+)
+from timelineview.producers.torch_npu import FRAMEWORK_OPERATOR, LAUNCH_FLOW, LAUNCH_FLOW_NAME
 
 _NO_ID = 4294967295
 MEMCPY_CALL = "aclrtMemcpyAsync"  # the AscendCL call that queues a host-to-device copy
@@ -60,14 +67,11 @@ def launches(py: int, cann: int, hw: int, host: int, aten: list[str], api: list[
             f'"dur": {acl_dur[i]}, '
             f'"args": {{"Thread Id": {host}, "Mode": "ACL_OP", "level": "acl", "id": "{a}", "item_id": "0", '
             f'"connection_id": {c}}}, "ph": "X"}}',
-            f'{{"ph": "s", "bp": "e", "name": "torch_to_npu", "id": {dev_ns[i]}, "pid": {py}, "tid": {host}, '
-            f'"ts": "{host_ts[i]}", "cat": "{LAUNCH_FLOW}"}}',
-            f'{{"ph": "f", "bp": "e", "name": "torch_to_npu", "id": {dev_ns[i]}, "pid": {hw}, "tid": {s}, '
+            f'{{"ph": "s", "bp": "e", "name": "{LAUNCH_FLOW_NAME}", "id": {dev_ns[i]}, "pid": {py}, '
+            f'"tid": {host}, "ts": "{host_ts[i]}", "cat": "{LAUNCH_FLOW}"}}',
+            f'{{"ph": "f", "bp": "e", "name": "{LAUNCH_FLOW_NAME}", "id": {dev_ns[i]}, "pid": {hw}, "tid": {s}, '
             f'"ts": "{dt}", "cat": "{LAUNCH_FLOW}"}}',
-            f'{{"name": "HostToDevice{c}", "ph": "s", "cat": "HostToDevice", "id": "{c}", "pid": {cann}, '
-            f'"tid": {host}, "ts": "{acl_ts[i]}"}}',
-            f'{{"name": "HostToDevice{c}", "ph": "f", "id": "{c}", "ts": "{dt}", "cat": "HostToDevice", '
-            f'"pid": {hw}, "tid": {s}, "bp": "e"}}',
+            *_host_to_device(c, cann, host, acl_ts[i], hw, s, dt),
         ]
     return out
 
@@ -83,11 +87,17 @@ def memcpy(hw: int, cann: int, sid: int, thread: int, ts: str, dur: str, host_ts
         f'{{"name": "{ACL_PREFIX}{MEMCPY_CALL}", "pid": {cann}, "tid": {thread}, "ts": "{host_ts}", '
         f'"dur": {host_dur}, "args": {{"Thread Id": {thread}, "Mode": "ACL_RTS", "level": "acl", '
         f'"id": "{MEMCPY_CALL}", "item_id": "0", "connection_id": {cid}}}, "ph": "X"}}',
-        f'{{"name": "HostToDevice{cid}", "ph": "s", "cat": "HostToDevice", "id": "{cid}", "pid": {cann}, '
-        f'"tid": {thread}, "ts": "{host_ts}"}}',
-        f'{{"name": "HostToDevice{cid}", "ph": "f", "id": "{cid}", "ts": "{ts}", "cat": "HostToDevice", '
-        f'"pid": {hw}, "tid": {sid}, "bp": "e"}}',
+        *_host_to_device(cid, cann, thread, host_ts, hw, sid, ts),
     ]
+
+
+def _host_to_device(cid: int, cann: int, thread: int, host_ts: str, hw: int, sid: int, ts: str) -> list[str]:
+    """The flow from a CANN call (connection id ``cid``) to its device task: start and finish."""
+    name, cat = HOST_TO_DEVICE_FLOW_NAME.format(cid), HOST_TO_DEVICE_FLOW
+    return [f'{{"name": "{name}", "ph": "s", "cat": "{cat}", "id": "{cid}", "pid": {cann}, '
+            f'"tid": {thread}, "ts": "{host_ts}"}}',
+            f'{{"name": "{name}", "ph": "f", "id": "{cid}", "ts": "{ts}", "cat": "{cat}", '
+            f'"pid": {hw}, "tid": {sid}, "bp": "e"}}']
 
 
 def hccl_op(name: str, pid: int, tid: int, ts: str, dur: str, cid: int, alg: str, count: int) -> str:
