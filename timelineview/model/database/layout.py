@@ -19,10 +19,10 @@ HARDWARE = (ascend.HARDWARE_PROCESS, "NPU", 13)
 AICORE_FREQ = (ascend.FREQUENCY_PROCESS, "NPU", 14)
 HCCL = (ascend.COMMUNICATION_PROCESS, "NPU", 15)
 HBM = (ascend.HBM_PROCESS, "NPU", 17)
-LLC = ("LLC", "NPU", 18)
+LLC = (ascend.LLC_PROCESS, "NPU", 18)
 NPU_MEM = (ascend.MEMORY_PROCESS, "NPU", 19)
-SOC = ("Stars Soc Info", "NPU", 20)
-ACC_PMU = ("Acc PMU", "NPU", 21)
+SOC = (ascend.SOC_PROCESS, "NPU", 20)
+ACC_PMU = (ascend.ACC_PMU_PROCESS, "NPU", 21)
 OVERLAP = (ascend.OVERLAP_PROCESS, "NPU", 23)
 
 STREAM_LANE = ascend_lanes.STREAM_LANE
