@@ -29,7 +29,23 @@ PRODUCER_NAMES = re.compile(
     # reads the same words ("Task type") is not one; "link type" and "transport type" are also our tables'
     # column titles, left out
     r"(?-i:^Task Type$|^task type$|^src rank$|^dst rank$|^size\(Byte\)$|"
-    r"^bandwidth\(GB/s\)$|^correlation$|^External id$)",
+    r"^bandwidth\(GB/s\)$|^correlation$|^External id$|"
+    # the overlap lanes' names, as written; the plain "Computing", "Communication" and "Free" lanes read as
+    # our own derived lanes' and quantities' titles, left out
+    r"^Communication\(Not Overlapped\)$|^Merged Computation Op$|^Pure Communication Op$|"
+    r"^Merged Communication Op$|^Free Time$|^computation_op$|^communication_not_overlapped$|^free_time$)|"
+    # thread names and their templates (an f-string's "Stream " part is a constant of its own, quoted when the
+    # f-string writes JSON)
+    r"^\"?(?:stream|thread|plane) (?:\{\}|\d+)?\"?$|^group (?:\{\} communication)?$|"
+    # the device's counters: processes and series
+    r"^ai core freq$|^npu mem$|^(?:app|device)/(?:hbm|ddr|memory)$|^hbm (?:\{\}|\d+)/(?:read|write)$|"
+    # the prefixes of CANN's host API calls' names, the launch flows, the framework's range categories
+    r"ascendcl@|runtime@|node@|model@|communication@|mstx@|hosttodevice|torch_to_npu|"
+    r"^python_function$|^enqueue$|^dequeue$|"
+    # the Step Trace lane's events, their categories and args, and the readers' patterns for them
+    r"^(?:iteration|fp_bp time|iteration refresh) (?:\{\})?$|"
+    r"^(?:iteration time|fp_bp time|iteration refresh|iteration id|fp start|bp end|iteration end)$|"
+    r"iteration \(\\d|iteration id:|^reduce_(?:\{\}_\{\})?$|reduce (?:start|end) (?:\{\}|$)|data_aug bound",
     re.IGNORECASE,
 )
 
@@ -63,9 +79,21 @@ def test_the_scan_finds_producer_names(tmp_path):
                       'A = "ascend hardware"\nB = re.compile(r"^msprof_(\\d+)\\.json$")\nC = "100000"\n'
                       'D = "a long sentence for the user that happens to mention the Ascend Hardware process"\n'
                       'E = "compute"\nF = "memory_record.csv"\nG = "MEMORY_RECORD"\n'
-                      'H = b"Task Type"\nI = {"Task Type": 1}\nJ = ("Task type", "task type")\n', encoding="utf-8")
-    # line 10: an args key of the producers; the column title "Task type" beside it is ours
-    assert [f.split(":")[0] for f in producer_names_in(module)] == ["2", "3", "4", "7", "9", "10", "11"]
+                      'H = b"Task Type"\nI = {"Task Type": 1}\nJ = ("Task type", "task type")\n'
+                      'K = ("Free Time", "Communication(Not Overlapped)")\nL = f"Stream {s}"\n'
+                      'M = ("Free", "Computing", "Communication", "Plane count")\n'
+                      'N = re.compile(r"^(?:model \\d+ )?iteration (\\d+)$")\nO = "AI Core Freq"\n'
+                      'P = "the highest value of the card\'s AI Core Freq counter"\nQ = ("APP/HBM", "HBM 0/Read")\n'
+                      'R = ("Iteration {}", "FP Start")\nS = f\'"Thread {t}"\'\nT = "Iteration"\n'
+                      'U = ("Reduce_{}_{}", "Data_aug Bound {}", "Reduce")\nV = f"AscendCL@{call}"\n'
+                      'W = (f"HostToDevice{c}", "torch_to_npu", "enqueue", "python calls")\n', encoding="utf-8")
+    # line 10: an args key of the producers; the column title "Task type" beside it is ours. Line 13: a lane
+    # template's constant part. Not caught: line 14, the producer's plain overlap lanes, which read as our
+    # titles; line 17, a sentence naming the counter; line 21 and line 22's "Reduce", a word alone; line 24's
+    # "python calls"
+    found = [f.split(":")[0] for f in producer_names_in(module)]
+    assert found == ["2", "3", "4", "7", "9", "10", "11", "12", "12", "13", "15", "16", "18", "18", "19", "19", "20",
+                     "22", "22", "23", "24", "24", "24"]
 
 
 def test_producer_names_stay_behind_the_seam():

@@ -32,6 +32,8 @@ from timelineview.analysis.derived import DerivedIntervals
 from timelineview.analysis.window import framed_metrics
 from timelineview.model.store.trace_store import TraceStore
 from timelineview.producers.kineto import STEP_MARKER
+from timelineview.producers.mindspore import STEP_NAME_ITERATION
+from timelineview.producers.msprof import BP_END_ARG, FP_START_ARG, ITERATION_EVENT_NAME
 
 SOURCE_STEP_TRACE = "step_trace"
 SOURCE_STEPS_LANE = "steps_lane"
@@ -40,8 +42,6 @@ SOURCE_WHOLE_CARD = "whole_card"
 WHOLE_TRACE = "whole trace"  # the name of the one window of a trace without step markers
 PHASE_KEYS = ("step_interval_us", "fp_bp_us", "tail_us")
 
-_ITERATION = re.compile(r"^(?:model \d+ )?iteration (\d+)$", re.IGNORECASE)
-_ITERATION_ID = re.compile(r"iteration id:\s*(\d+)", re.IGNORECASE)
 _PROFILER_STEP = STEP_MARKER  # the PyTorch profiler's (Kineto and torch_npu alike)
 _DATA_INPUT = ("getnext", "initdata")
 
@@ -104,7 +104,7 @@ def _first_per_step(idx: np.ndarray, numbers: np.ndarray, start: np.ndarray) -> 
 def _step_trace(store: TraceStore, lanes: np.ndarray) -> tuple | None:
     sl = store.slices
     cand = np.flatnonzero(np.isin(sl.lane, lanes)) if len(lanes) else None
-    numbers = _names_matching(store, _ITERATION, cand)
+    numbers = _names_matching(store, ITERATION_EVENT_NAME, cand)
     if not numbers:
         return None
     idx, steps = _slices_named(store, numbers, cand)
@@ -125,7 +125,7 @@ def _steps_lane(store: TraceStore, lanes: np.ndarray) -> tuple | None:
     steps = []
     for k, name_id in enumerate(sl.name[idx]):
         name = store.strings[name_id].strip() if name_id >= 0 else ""
-        m = _ITERATION_ID.search(name)
+        m = STEP_NAME_ITERATION.search(name)
         steps.append(int(name) if name.isdigit() else int(m.group(1)) if m else k + 1)
     return _first_per_step(idx, np.array(steps, dtype=np.int64), sl.start)
 
@@ -206,7 +206,7 @@ def find_steps(store: TraceStore, derived: DerivedIntervals) -> list[StepWindow]
     fp, bp = _phase_points(store, derived, s, e)
     if source == SOURCE_STEP_TRACE:
         for k, args in enumerate(store.args_many(idx)):
-            fp_arg, bp_arg = _arg_ns(args, "FP Start"), _arg_ns(args, "BP End")
+            fp_arg, bp_arg = _arg_ns(args, FP_START_ARG), _arg_ns(args, BP_END_ARG)
             if fp_arg is not None:
                 fp[k] = fp_arg
             if bp_arg is not None:

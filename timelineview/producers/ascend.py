@@ -29,6 +29,16 @@ STEP_TRACE_PROCESS = "Step Trace"  # python msprof's step_trace_* files re-home 
 CANN_PROCESS = "CANN"  # CANN's host API calls
 # The device's counter processes (msprof, torch_npu): AI Core frequency, HBM bandwidth, device memory
 FREQUENCY_PROCESS, HBM_PROCESS, MEMORY_PROCESS = "AI Core Freq", "HBM", "NPU MEM"
+# and the device's other counter processes torch_npu writes: last-level cache, the SoC's and the accelerator's PMU
+LLC_PROCESS, SOC_PROCESS, ACC_PMU_PROCESS = "LLC", "Stars Soc Info", "Acc PMU"
+# Their counter series as written: the AI Core frequency (MHz) is named as its process; the device memory's
+# series are ``<owner>/<kind>`` (each owner's HBM, DDR and their sum, in KB), HBM bandwidth's ``HBM <n>/<way>``
+FREQUENCY_COUNTER = FREQUENCY_PROCESS
+MEMORY_OWNER_APP, MEMORY_OWNER_DEVICE = "APP", "Device"  # the application's memory, the whole device's
+MEMORY_TOTAL, MEMORY_HBM, MEMORY_DDR = "Memory", "HBM", "DDR"
+MEMORY_COUNTER = "{}/{}"  # owner, kind
+HBM_READ_COUNTER, HBM_WRITE_COUNTER = "HBM {}/Read", "HBM {}/Write"  # by HBM number
+HBM_READ_UNIT, HBM_WRITE_UNIT = "Read(MB/s)", "Write(MB/s)"
 
 PROCESS_ROLE_BY_NAME: dict[str, str] = {
     "ascend hardware": HARDWARE,

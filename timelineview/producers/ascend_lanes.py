@@ -11,6 +11,11 @@ LEGACY_STEPS_TIDS = {"100000", "steps"}
 LEGACY_EXCLUDED_LANE_NAMES = {"scope name", "thread scope name", "host cpu op"}
 LEGACY_STEPS_LANE_NAMES = {"steps", "thread steps"}
 
+# Thread names as written: a hardware stream's, a host thread's (by id), an HCCL group's operator thread
+STREAM_LANE = "Stream {}"
+THREAD_LANE = "Thread {}"
+GROUP_LANE = "Group {} Communication"
+
 # Operator-level thread of the msprof communication process: "Group <g> Communication",
 # "Communication Kernel" (python msprof, tid 70000) or a copied plain "Communication".
 COMM_OP_LANE = re.compile(r"^(group\b.*\bcommunication|communication kernel|communication)$")
@@ -23,6 +28,9 @@ COMM_OP_NAME = re.compile(
     re.IGNORECASE,
 )
 
+# The Overlap Analysis process's threads (and their slices' names) as msprof and torch_npu write them, in
+# the order of the database's ``OVERLAP_ANALYSIS.type``
+OVERLAP_LANES = ("Computing", "Communication", "Communication(Not Overlapped)", "Free")
 OVERLAP_LANE_KIND: dict[str, str] = {
     "computing": "compute",
     "merged computation op": "compute",

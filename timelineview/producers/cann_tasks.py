@@ -5,6 +5,8 @@ through CANN. Add new task types here and nowhere else; lookups (``analysis.task
 
 from __future__ import annotations
 
+from timelineview.producers.hccl import DATABASE_API_TYPE as HCCL_API_TYPE
+
 COMPUTE = "compute"
 SYNC = "sync"  # notify / event / barrier tasks
 MEMORY = "memory"  # copies and DMA
@@ -95,3 +97,12 @@ WRITE_VALUE_TASK = "Write Value"  # CANN 8 msprof's name and task type of a noti
 OTHER_TASK = "Other"  # the task type, and placeholder name, of CANN 7 / torch_npu 2024 traces that type all "Other"
 COPY_OTHER_TYPE = "other"  # the task type those traces give torch_npu's copies (MEMCOPY_ASYNC_TASK)
 MEMCOPY_ASYNC_TASK = "MemcopyAsync"  # torch_npu's spelling of a copy task's name
+
+# CANN's host API calls (the CANN process's slices) are named <prefix><call>, the prefix by the kind of call
+# (keyed by the profiler database's ENUM_API_TYPE names)
+API_PREFIX = {"acl": "AscendCL@", "runtime": "Runtime@", "node": "Node@", "model": "Model@",
+              HCCL_API_TYPE: "Communication@", "mstx": "MsTx@"}
+ACL_PREFIX = API_PREFIX["acl"]  # AscendCL's calls: aclnn operators, copies, synchronisations
+# The flow from a CANN call to the device task it queued: its category, and its name by connection id
+HOST_TO_DEVICE_FLOW = "HostToDevice"
+HOST_TO_DEVICE_FLOW_NAME = HOST_TO_DEVICE_FLOW + "{}"

@@ -46,6 +46,7 @@ LINK_ON_CHIP = "ON_CHIP"  # link type of a copy that stays on the chip (a local 
 
 # Plane threads: "Plane 0" .. "Plane 7" (any number).
 PLANE_LANE = re.compile(r"^plane\s*\d+$", re.IGNORECASE)
+PLANE_LANE_NAME = "Plane {}"  # as written, by plane number
 
 # Link types (``link type``) of the usual transports
 LINK_HCCS = "HCCS"  # the chips' own interconnect

@@ -26,8 +26,14 @@ FIXED_PIDS = {
     "12000": OVERLAP_LABEL,
     "13000": ACTIVITY_LABEL,
 }
+# The overlap process's threads (by tids 7999..8002) and its slices' names, in the same order
+OVERLAP_THREADS = ("Merged Computation Op", "Pure Communication Op", "Merged Communication Op", "Free Time")
+OVERLAP_SLICES = ("computation_op", "communication_not_overlapped", "communication", "free_time")
 STEPS_LANE, SCOPE_LANE = "Steps", "Scope Name"
 HOST_LANE = "Host CPU Op"  # the host process's thread (tid 100003)
+# A step's number in the name of a Steps lane's slice: ``1``, ``2`` … or, from msprof's step trace,
+# ``Model ID: <m> Iteration ID: <i>``
+STEP_NAME_ITERATION = re.compile(r"iteration id:\s*(\d+)", re.IGNORECASE)
 FIXED_TIDS = {"100000": STEPS_LANE, "100001": SCOPE_LANE}
 DEVICE_PID_MAX = 64  # MindSpore ≤ 2.1 uses the device id (0–7, sometimes the rank) as the pid
 STREAM_PIDS = {"9000", "10000"}  # AI CPU and communication: their tids are streams

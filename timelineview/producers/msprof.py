@@ -38,5 +38,19 @@ FREQUENCY_RULE = "ai_core_frequency_low"
 # The hardware process's ``Step Trace`` lane (a marker lane, not compute)
 STEP_TRACE_LANE_PREFIX = "step trace"
 STEP_TRACE_LANE = "Step Trace(Model ID:{})"  # as written, by model id
+# Its events as written, by iteration number (and their categories): the step, its FP-to-BP span and its tail
+ITERATION_EVENT, FP_BP_EVENT, REFRESH_EVENT = "Iteration {}", "FP_BP Time {}", "Iteration Refresh {}"
+ITERATION_CATEGORY, FP_BP_CATEGORY, REFRESH_CATEGORY = "Iteration Time", "FP_BP Time", "Iteration Refresh"
+# and, by iteration and collective number, each reduce, and the flow that closes the iteration
+REDUCE_EVENT, REDUCE_CATEGORY = "Reduce_{}_{}", "Reduce"
+DATA_AUG_FLOW, DATA_AUG_CATEGORY = "Data_aug Bound {}", "Data_aug Bound"
+DURATION_NS_ARG, DURATION_US_ARG = "{}(ns)", "{}(us)"  # an event's length, named after its category
+ITERATION_END_ARG = "Iteration End"
+REDUCE_START_ARG, REDUCE_END_ARG = "Reduce Start {}", "Reduce End {}"  # by collective number
+# A step's number in the name of its ``Iteration N`` event (``Model M Iteration N`` in some exports)
+ITERATION_EVENT_NAME = re.compile(r"^(?:model \d+ )?iteration (\d+)$", re.IGNORECASE)
+ITERATION_ID_ARG = "Iteration ID"
+# The args keys of the phase points of a step (microseconds)
+FP_START_ARG, BP_END_ARG = "FP Start", "BP End"
 # A pipeline stage's receive operator as msprof names it
 RECEIVE_OPERATOR = r"hcom_receive"

@@ -30,6 +30,9 @@ OPERATOR_MEMORY_CSV = "operator_memory.csv"
 MODULE_MEMORY_CSV = "npu_module_mem.csv"
 
 LAUNCH_FLOW = "async_npu"  # the flow category from a framework launch to its kernel
+LAUNCH_FLOW_NAME = "torch_to_npu"  # and those flows' name
+PYTHON_FUNCTION_CATEGORY = "python_function"  # the framework's Python call ranges
+QUEUE_CATEGORIES = ("enqueue", "dequeue")  # its task queue's ranges, named Enqueue@… / Dequeue@…
 FRAMEWORK_OPERATOR = "cpu_op"  # the framework's operators, which carry the input shapes
 PYTHON_PROCESS = "Python"  # the framework's process (its operators, steps and launches)
 STEP_MARKER_NAME = "ProfilerStep#{}"  # the framework's step range, by step number

@@ -21,7 +21,7 @@ import numpy as np
 from timelineview.analysis.communication.plane_args import read_plane_args
 from timelineview.analysis.task_types import is_compute_task_type
 from timelineview.model.store.trace_store import TraceStore
-from timelineview.producers import hccl, torch_npu
+from timelineview.producers import ascend_lanes, cann_tasks, hccl, torch_npu
 from timelineview.producers.ascend import CANN_PROCESS, COMMUNICATION_PROCESS, HARDWARE_PROCESS, OVERLAP_PROCESS
 
 SCHEMA = "1.0.0"
@@ -29,13 +29,16 @@ NONE = 4294967295
 ROWS = 200_000  # rows per executemany batch
 API_TYPES = {5000: "runtime", 5500: hccl.DATABASE_API_TYPE, 10000: "node", 15000: "model", 20000: "acl", 50001: "op",
              50002: "queue", 50003: "trace", 50004: "mstx"}
-PREFIX_TYPE = {"AscendCL@": 20000, "Runtime@": 5000, "Node@": 10000, "Model@": 15000, "Communication@": 5500}
-CAT_TYPE = {torch_npu.FRAMEWORK_OPERATOR: 50001, "python_function": 50003, "enqueue": 50002, "dequeue": 50002}
+_PREFIX = cann_tasks.API_PREFIX
+PREFIX_TYPE = {_PREFIX["acl"]: 20000, _PREFIX["runtime"]: 5000, _PREFIX["node"]: 10000, _PREFIX["model"]: 15000,
+               _PREFIX[hccl.DATABASE_API_TYPE]: 5500}
+CAT_TYPE = {torch_npu.FRAMEWORK_OPERATOR: 50001, torch_npu.PYTHON_FUNCTION_CATEGORY: 50003,
+            **dict.fromkeys(torch_npu.QUEUE_CATEGORIES, 50002)}
 TRANSPORT = {0: hccl.TRANSPORT_SDMA, 1: hccl.TRANSPORT_RDMA, 2: hccl.TRANSPORT_LOCAL, 65534: hccl.NOT_APPLICABLE,
              65535: hccl.INVALID_TYPE}
 LINK = {0: hccl.LINK_ON_CHIP, 1: hccl.LINK_HCCS, 2: hccl.LINK_PCIE, 3: hccl.LINK_ROCE, 4: hccl.LINK_SIO, 5: "HCCS_SW",
         6: "STANDARD_ROCE", 7: "RESERVED", 65534: hccl.NOT_APPLICABLE, 65535: hccl.INVALID_TYPE}
-OVERLAP_TYPE = {"Computing": 0, "Communication": 1, "Communication(Not Overlapped)": 2, "Free": 3}
+OVERLAP_TYPE = {name: kind for kind, name in enumerate(ascend_lanes.OVERLAP_LANES)}  # OVERLAP_ANALYSIS.type
 TABLES = {
     "META_DATA": "name TEXT, value TEXT",
     "STRING_IDS": "id INTEGER PRIMARY KEY, value TEXT",

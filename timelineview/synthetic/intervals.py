@@ -10,6 +10,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from timelineview.producers import mindspore
+from timelineview.producers.ascend_lanes import OVERLAP_LANES
+
 Segs = tuple[np.ndarray, np.ndarray]
 _EMPTY: Segs = (np.zeros(0, np.int64), np.zeros(0, np.int64))
 
@@ -72,7 +75,7 @@ class CannOverlap:
     spans every hardware task and communication operator of the card.
     """
 
-    LANES = ("Computing", "Communication", "Communication(Not Overlapped)", "Free")
+    LANES = OVERLAP_LANES
 
     def __init__(self) -> None:
         self._busy_end: int | None = None  # end of the last busy segment so far
@@ -96,7 +99,7 @@ class MindSporeOverlap:
     where G(x) are the gaps between consecutive segments of U(x) over the whole card.
     """
 
-    LANES = ("computation_op", "communication_not_overlapped", "communication", "free_time")
+    LANES = mindspore.OVERLAP_SLICES
 
     def __init__(self) -> None:
         self._compute_end: int | None = None

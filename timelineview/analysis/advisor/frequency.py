@@ -16,9 +16,9 @@ import numpy as np
 from timelineview.analysis.intervals import Intervals, intersect, union
 from timelineview.analysis.steps import StepWindow
 from timelineview.model.store.trace_store import TraceStore
+from timelineview.producers.ascend import FREQUENCY_COUNTER
 
-FREQUENCY_COUNTER = "AI Core Freq"
-NOMINAL_FROM_COUNTER = "the highest value of the card's AI Core Freq counter"
+NOMINAL_FROM_COUNTER = f"the highest value of the card's {FREQUENCY_COUNTER} counter"
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,12 @@ from timelineview.model.database.sqlite.tables import Schema, read_columns
 from timelineview.model.database.strings import CardStrings
 from timelineview.model.store.interval_index import slice_index_dtype
 from timelineview.model.store.trace_store import FlowTable, LazyFlowTable
+from timelineview.producers.cann_tasks import HOST_TO_DEVICE_FLOW
+from timelineview.producers.torch_npu import LAUNCH_FLOW
 
 CATS_TABLE = "connectionCats"
-HOST_TO_DEVICE = "HostToDevice"
-ASYNC_NPU = "async_npu"
+HOST_TO_DEVICE = HOST_TO_DEVICE_FLOW
+ASYNC_NPU = LAUNCH_FLOW
 SIDES_OF_CAT = {HOST_TO_DEVICE: ("host", "device"), ASYNC_NPU: ("framework", "device")}
 FRAMEWORK_SIDES = ("framework", "framework")  # any other category
 

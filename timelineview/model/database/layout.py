@@ -10,35 +10,37 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# processes: (name, label, sort index) as torch_npu 2025's trace_view.json has them
-PYTHON = ("Python", "CPU", 0)
-CANN = ("CANN", "CPU", 7)
-HARDWARE = ("Ascend Hardware", "NPU", 13)
-AICORE_FREQ = ("AI Core Freq", "NPU", 14)
-HCCL = ("HCCL", "NPU", 15)
-HBM = ("HBM", "NPU", 17)
-LLC = ("LLC", "NPU", 18)
-NPU_MEM = ("NPU MEM", "NPU", 19)
-SOC = ("Stars Soc Info", "NPU", 20)
-ACC_PMU = ("Acc PMU", "NPU", 21)
-OVERLAP = ("Overlap Analysis", "NPU", 23)
+from timelineview.producers import ascend, ascend_lanes, cann_tasks, hccl, torch_npu
 
-STREAM_LANE = "Stream {}"
-THREAD_LANE = "Thread {}"
-GROUP_LANE = "Group {} Communication"
-PLANE_LANE = "Plane {}"
+# processes: (name, label, sort index) as torch_npu 2025's trace_view.json has them
+PYTHON = (torch_npu.PYTHON_PROCESS, "CPU", 0)
+CANN = (ascend.CANN_PROCESS, "CPU", 7)
+HARDWARE = (ascend.HARDWARE_PROCESS, "NPU", 13)
+AICORE_FREQ = (ascend.FREQUENCY_PROCESS, "NPU", 14)
+HCCL = (ascend.COMMUNICATION_PROCESS, "NPU", 15)
+HBM = (ascend.HBM_PROCESS, "NPU", 17)
+LLC = (ascend.LLC_PROCESS, "NPU", 18)
+NPU_MEM = (ascend.MEMORY_PROCESS, "NPU", 19)
+SOC = (ascend.SOC_PROCESS, "NPU", 20)
+ACC_PMU = (ascend.ACC_PMU_PROCESS, "NPU", 21)
+OVERLAP = (ascend.OVERLAP_PROCESS, "NPU", 23)
+
+STREAM_LANE = ascend_lanes.STREAM_LANE
+THREAD_LANE = ascend_lanes.THREAD_LANE
+GROUP_LANE = ascend_lanes.GROUP_LANE
+PLANE_LANE = hccl.PLANE_LANE_NAME
 STEPS_LANE = "Steps"  # framework steps from STEP_TIME when no host range names them
-PROFILER_STEP = "ProfilerStep#{}"
+PROFILER_STEP = torch_npu.STEP_MARKER_NAME
 
 # OVERLAP_ANALYSIS.type -> the lane (and slice) name of the JSON's Overlap Analysis process
-OVERLAP_LANES = {0: "Computing", 1: "Communication", 2: "Communication(Not Overlapped)", 3: "Free"}
+OVERLAP_LANES = dict(enumerate(ascend_lanes.OVERLAP_LANES))
 
 # CANN_API.type, by its ENUM_API_TYPE name -> the prefix the JSON's CANN names carry
-API_PREFIX = {"acl": "AscendCL@", "runtime": "Runtime@", "node": "Node@", "model": "Model@",
-              "hccl": "Communication@", "mstx": "MsTx@"}
+API_PREFIX = cann_tasks.API_PREFIX
 # PYTORCH_API.type, by its ENUM_API_TYPE name -> the JSON's category of the range
-FRAMEWORK_CAT = {"op": "cpu_op", "queue": "queue", "trace": "python_function", "mstx": "mstx"}
-QUEUE_CATS = {"enqueue": "enqueue", "dequeue": "dequeue"}  # queue ranges are named Enqueue@… / Dequeue@…
+FRAMEWORK_CAT = {"op": torch_npu.FRAMEWORK_OPERATOR, "queue": "queue", "trace": torch_npu.PYTHON_FUNCTION_CATEGORY,
+                 "mstx": "mstx"}
+QUEUE_CATS = {cat: cat for cat in torch_npu.QUEUE_CATEGORIES}  # queue ranges are named Enqueue@… / Dequeue@…
 
 # a kernel's Task Type, from COMPUTE_TASK_INFO.taskType; when that says nothing (level0 captures
 # write "N/A"), from TASK.taskType, spelt as the JSON spells the kernel's unit

@@ -26,10 +26,11 @@ from timelineview.model.memory.records import (
     concat,
 )
 from timelineview.model.store.trace_store import CounterTable, ProcessTable
+from timelineview.producers.ascend import MEMORY_DDR, MEMORY_HBM, MEMORY_PROCESS, MEMORY_TOTAL
 
-NPU_MEM_PROCESS = "NPU MEM"
-COUNTER_SOURCE = "trace counters (NPU MEM)"  # named in a card's memory ``sources``
-TOTAL, HBM, DDR = "Memory", "HBM", "DDR"  # the kinds of one owner's series: TOTAL = HBM + DDR
+NPU_MEM_PROCESS = MEMORY_PROCESS.upper()  # compared upper-case
+COUNTER_SOURCE = f"trace counters ({MEMORY_PROCESS})"  # named in a card's memory ``sources``
+TOTAL, HBM, DDR = MEMORY_TOTAL, MEMORY_HBM, MEMORY_DDR  # the kinds of one owner's series: TOTAL = HBM + DDR
 UNIT_BYTES = {"b": 1, "byte": 1, "bytes": 1, "kb": 1 << 10, "mb": 1 << 20, "gb": 1 << 30}  # the args key
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from timelineview.model.decode.chunk_result import token_text
+from timelineview.producers.ascend_lanes import STREAM_LANE, THREAD_LANE
 from timelineview.producers.generations import generation_of
 from timelineview.producers.mindspore import DEVICE_PID_MAX, FIXED_PIDS, FIXED_TIDS, STREAM_PIDS
 
@@ -149,6 +150,7 @@ def _thread_names(keys: list[tuple[str, str]], md: Metadata, legacy: bool) -> li
     million distinct tids)."""
     names: list = [md.thread_name.get(k) for k in keys]
     by_pid: dict[str, list[int]] = {}
+    stream, thread = STREAM_LANE.format, THREAD_LANE.format  # as the producers name their threads
     for i, name in enumerate(names):
         if name is None:
             by_pid.setdefault(keys[i][0], []).append(i)
@@ -157,8 +159,7 @@ def _thread_names(keys: list[tuple[str, str]], md: Metadata, legacy: bool) -> li
         fixed = FIXED_TIDS if legacy or device else {}
         streams = legacy and (device or p in STREAM_PIDS)
         tids = [keys[i][1] for i in where]
-        named = [fixed.get(t) or (f"Stream {t}" if streams and t.lstrip("-").isdigit() else f"Thread {t}")
-                 for t in tids]
+        named = [fixed.get(t) or (stream(t) if streams and t.lstrip("-").isdigit() else thread(t)) for t in tids]
         for i, name in zip(where, named):
             names[i] = name
     return names

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from timelineview.producers.cann_tasks import ACL_PREFIX
 from timelineview.synthetic.comm.planes import plane_rows
 from timelineview.synthetic.spec import CardSpec, WriteOptions
 from timelineview.synthetic.truth_builder import TruthBuilder
@@ -100,8 +101,9 @@ def overlapping_host(step: StepWork) -> tuple[np.ndarray, np.ndarray]:
     return starts, np.full(4, span // 4, np.int64)
 
 
-OVERLAP_NAMES = ["AscendCL@aclrtSynchronizeStream", "AscendCL@aclrtMemcpyAsync",
-                 "AscendCL@aclrtLaunchCallback", "AscendCL@aclrtSynchronizeEvent"]
+# AscendCL calls on the host that overlap device work
+OVERLAP_NAMES = [ACL_PREFIX + call for call in ("aclrtSynchronizeStream", "aclrtMemcpyAsync", "aclrtLaunchCallback",
+                                                 "aclrtSynchronizeEvent")]
 BE_NAMES = ["forward_backward", "loss_scale_update", "optimizer_step"]
 INSTANT_NAMES = ["gc_collect", "loss_scale_check"]
 

@@ -19,6 +19,7 @@ import numpy as np
 from timelineview.producers import cann_tasks
 from timelineview.producers import mindspore as ms
 from timelineview.producers.ascend import METADATA_CATEGORY
+from timelineview.producers.ascend_lanes import STREAM_LANE, THREAD_LANE
 from timelineview.synthetic.intervals import MindSporeOverlap, union
 from timelineview.synthetic.layouts.common import (
     BE_NAMES,
@@ -39,7 +40,7 @@ from timelineview.synthetic.writer import JsonArrayWriter, fragment_writer
 AICPU_PID, COMM_PID, HOST_PID, OVERLAP_PID, ACTIVITY_PID = 9000, 10000, 11000, 12000, 13000
 STEPS_TID, SCOPE_TID, HOST_TID, BE_TID = 100000, 100001, 100003, 100004
 OVERLAP_TIDS = (7999, 8000, 8001, 8002)
-OVERLAP_THREADS = ("Merged Computation Op", "Pure Communication Op", "Merged Communication Op", "Free Time")
+OVERLAP_THREADS = ms.OVERLAP_THREADS
 AICORE_STREAMS = (519, 520, 522, 523)
 COMM_TID = 528
 _OP = {KIND_RECEIVE: "Receive", KIND_SEND: "Send", KIND_ALLGATHER: "AllGather"}
@@ -85,15 +86,15 @@ class GenCWriter(CardWriter):
 
     def _declare_lanes(self) -> None:
         t, dev = self.truth, self.dev
-        self.stream_lane = np.array([t.lane(dev, s, ms.DEVICE_LABEL, f"Stream {s}", 0, s) for s in self.streams],
-                                    np.int32)
-        self.aicpu_lane = t.lane(AICPU_PID, self.streams[0], ms.AICPU_LABEL, f"Stream {self.streams[0]}", 10,
-                                 self.streams[0])
-        self.comm_lane = t.lane(COMM_PID, COMM_TID, ms.COMMUNICATION_LABEL, f"Stream {COMM_TID}", 20, COMM_TID)
+        self.stream_lane = np.array([t.lane(dev, s, ms.DEVICE_LABEL, STREAM_LANE.format(s), 0, s)
+                                     for s in self.streams], np.int32)
+        first = self.streams[0]
+        self.aicpu_lane = t.lane(AICPU_PID, first, ms.AICPU_LABEL, STREAM_LANE.format(first), 10, first)
+        self.comm_lane = t.lane(COMM_PID, COMM_TID, ms.COMMUNICATION_LABEL, STREAM_LANE.format(COMM_TID), 20, COMM_TID)
         self.steps_lane = t.lane(dev, STEPS_TID, ms.DEVICE_LABEL, ms.STEPS_LANE, 0, -4)
         self.scope_lane = t.lane(dev, SCOPE_TID, ms.DEVICE_LABEL, ms.SCOPE_LANE, 0, -3)
         self.host_lane = t.lane(HOST_PID, HOST_TID, ms.HOST_LABEL, ms.HOST_LANE, 30, -1)
-        self.be_lane = t.lane(HOST_PID, BE_TID, ms.HOST_LABEL, f"Thread {BE_TID}", 30, BE_TID)
+        self.be_lane = t.lane(HOST_PID, BE_TID, ms.HOST_LABEL, THREAD_LANE.format(BE_TID), 30, BE_TID)
         self.ov_lanes = [t.lane(OVERLAP_PID, tid, ms.OVERLAP_LABEL, name, 40, tid)
                          for tid, name in zip(OVERLAP_TIDS, OVERLAP_THREADS)]
 
@@ -263,13 +264,13 @@ class GenBWriter(GenCWriter):
     def _declare_lanes(self) -> None:
         t, dev = self.truth, self.dev
         process = f"Device {dev}"
-        self.stream_lane = np.array([t.lane(dev, s, process, f"Stream {s}", dev, s) for s in self.streams],
+        self.stream_lane = np.array([t.lane(dev, s, process, STREAM_LANE.format(s), dev, s) for s in self.streams],
                                     np.int32)
-        self.aicpu_lane = t.lane(AICPU_PID, 0, ms.AICPU_LABEL, "Stream 0", AICPU_PID, 0)
-        self.comm_lane = t.lane(COMM_PID, COMM_TID, ms.COMMUNICATION_LABEL, f"Stream {COMM_TID}", COMM_PID,
+        self.aicpu_lane = t.lane(AICPU_PID, 0, ms.AICPU_LABEL, STREAM_LANE.format(0), AICPU_PID, 0)
+        self.comm_lane = t.lane(COMM_PID, COMM_TID, ms.COMMUNICATION_LABEL, STREAM_LANE.format(COMM_TID), COMM_PID,
                                 COMM_TID)
-        self.host_lane = t.lane(HOST_PID, HOST_TID, ms.HOST_LABEL, f"Thread {HOST_TID}", HOST_PID, HOST_TID)
-        self.be_lane = t.lane(HOST_PID, BE_TID, ms.HOST_LABEL, f"Thread {BE_TID}", HOST_PID, BE_TID)
+        self.host_lane = t.lane(HOST_PID, HOST_TID, ms.HOST_LABEL, THREAD_LANE.format(HOST_TID), HOST_PID, HOST_TID)
+        self.be_lane = t.lane(HOST_PID, BE_TID, ms.HOST_LABEL, THREAD_LANE.format(BE_TID), HOST_PID, BE_TID)
 
 
 def _scopes(st: StepWork) -> list[tuple[str, int, int, int]]:

@@ -16,12 +16,24 @@ from timelineview.producers import torch_npu
 from timelineview.producers.ascend import (
     CANN_PROCESS,
     COMMUNICATION_PROCESS,
+    FREQUENCY_COUNTER,
     FREQUENCY_PROCESS,
     HARDWARE_PROCESS,
     HBM_PROCESS,
+    HBM_READ_COUNTER,
+    HBM_READ_UNIT,
+    HBM_WRITE_COUNTER,
+    HBM_WRITE_UNIT,
+    MEMORY_COUNTER,
+    MEMORY_HBM,
+    MEMORY_OWNER_APP,
+    MEMORY_OWNER_DEVICE,
     MEMORY_PROCESS,
     OVERLAP_PROCESS,
 )
+from timelineview.producers.ascend_lanes import GROUP_LANE, STREAM_LANE, THREAD_LANE
+from timelineview.producers.cann_tasks import ACL_PREFIX
+from timelineview.producers.hccl import PLANE_LANE_NAME
 from timelineview.producers.msprof import STEP_TRACE_LANE
 from timelineview.producers.torch_npu import PYTHON_PROCESS
 from timelineview.synthetic.intervals import CannOverlap, union
@@ -60,9 +72,10 @@ _NPU_MEM = MEMORY_PROCESS
 # what the driver and other processes hold), in KB
 APP_MEMORY_KB, MEMORY_STEP_KB, MEMORY_STEPS = 2160232.0, 4096.0, 16
 DEVICE_EXTRA_KB = 251904.0
-_COUNTERS = ((FREQUENCY_PROCESS, "AI Core Freq", "MHz"), (_NPU_MEM, "APP/HBM", "KB"),
-             (_NPU_MEM, "Device/HBM", "KB"), (HBM_PROCESS, "HBM 0/Read", "Read(MB/s)"),
-             (HBM_PROCESS, "HBM 0/Write", "Write(MB/s)"))
+_APP_HBM, _DEVICE_HBM = (MEMORY_COUNTER.format(owner, MEMORY_HBM) for owner in (MEMORY_OWNER_APP, MEMORY_OWNER_DEVICE))
+_COUNTERS = ((FREQUENCY_PROCESS, FREQUENCY_COUNTER, "MHz"), (_NPU_MEM, _APP_HBM, "KB"), (_NPU_MEM, _DEVICE_HBM, "KB"),
+             (HBM_PROCESS, HBM_READ_COUNTER.format(0), HBM_READ_UNIT),
+             (HBM_PROCESS, HBM_WRITE_COUNTER.format(0), HBM_WRITE_UNIT))
 _SORT = {PYTHON_PROCESS: 0, CANN_PROCESS: 7, HARDWARE_PROCESS: 13, FREQUENCY_PROCESS: 14, COMMUNICATION_PROCESS: 15,
          HBM_PROCESS: 17, MEMORY_PROCESS: 19, OVERLAP_PROCESS: 23}
 MODEL_ID = 2  # of the Step Trace lane
@@ -90,7 +103,7 @@ class MsprofWriter(CardWriter):
         self._type_ids = np.array([t.task_type(x) for x in self._types], np.int16)
         self._aten = aten_names()
         self._aten_ids = t.intern(self._aten)
-        self._acl_ids = t.intern([f"AscendCL@{a}" for a in POOL.aclnn])
+        self._acl_ids = t.intern([ACL_PREFIX + a for a in POOL.aclnn])
         self._threads: list[tuple[str, int, str, int]] = []  # (process, tid, thread name, sort)
         self._lanes: dict[str, int] = {}
         self._declare_lanes()
@@ -107,23 +120,23 @@ class MsprofWriter(CardWriter):
 
     def _declare_lanes(self) -> None:
         h, P = self.host, self.spec.planes
-        self._lane("py", PYTHON_PROCESS, h, f"Thread {h}", h)
+        self._lane("py", PYTHON_PROCESS, h, THREAD_LANE.format(h), h)
         if self.opts.be_events:
-            self._lane("be", PYTHON_PROCESS, h + 3, f"Thread {h + 3}", h + 3)
-        self._lane("cann", CANN_PROCESS, h, f"Thread {h}", h)
-        self._lane("cann_copy", CANN_PROCESS, h + 1, f"Thread {h + 1}", h + 1)
+            self._lane("be", PYTHON_PROCESS, h + 3, THREAD_LANE.format(h + 3), h + 3)
+        self._lane("cann", CANN_PROCESS, h, THREAD_LANE.format(h), h)
+        self._lane("cann_copy", CANN_PROCESS, h + 1, THREAD_LANE.format(h + 1), h + 1)
         if self.spec.with_overlaps:
-            self._lane("cann_ovl", CANN_PROCESS, h + 2, f"Thread {h + 2}", h + 2)
+            self._lane("cann_ovl", CANN_PROCESS, h + 2, THREAD_LANE.format(h + 2), h + 2)
         for i, s in enumerate(self.streams + (COMM_STREAM,)):
-            self._lane(f"s{i}", HARDWARE_PROCESS, s, f"Stream {s}", s)
+            self._lane(f"s{i}", HARDWARE_PROCESS, s, STREAM_LANE.format(s), s)
         if self.opts.step_trace:
             self._lane("trace", HARDWARE_PROCESS, h, STEP_TRACE_LANE.format(MODEL_ID), 70002)
-        self._lane("dp", COMMUNICATION_PROCESS, 0, f"Group {DP_GROUP_NAME} Communication", 0)
+        self._lane("dp", COMMUNICATION_PROCESS, 0, GROUP_LANE.format(DP_GROUP_NAME), 0)
         for p in range(P):
-            self._lane(f"dp{p}", COMMUNICATION_PROCESS, p + 1, f"Plane {p}", p + 1)
+            self._lane(f"dp{p}", COMMUNICATION_PROCESS, p + 1, PLANE_LANE_NAME.format(p), p + 1)
         if self.spec.pipeline:
-            self._lane("pp", COMMUNICATION_PROCESS, P + 1, f"Group {PP_GROUP_NAME} Communication", P + 1)
-            self._lane("pp0", COMMUNICATION_PROCESS, P + 2, "Plane 0", P + 2)
+            self._lane("pp", COMMUNICATION_PROCESS, P + 1, GROUP_LANE.format(PP_GROUP_NAME), P + 1)
+            self._lane("pp0", COMMUNICATION_PROCESS, P + 2, PLANE_LANE_NAME.format(0), P + 2)
         for i, lane in enumerate(CannOverlap.LANES):
             self._lane(f"ov{i}", OVERLAP_PROCESS, i, lane, i)
         self.stream_lane = np.array([self._lanes[f"s{i}"] for i in range(len(self.streams) + 1)], np.int32)
@@ -243,7 +256,7 @@ class MsprofWriter(CardWriter):
         lines += ev.memcpy(self.pid[HARDWARE_PROCESS], self.pid[CANN_PROCESS], self.streams[0], h + 1, us_str1(a),
                            us_num1(d), us_str1(ha), us_num1(hd), cid, self._copy_type)
         t.add(self.stream_lane[0], [a], [d], cann.MEMCPY_ASYNC, "other_hw", t.task_type(self._copy_type))
-        t.add(self._lanes["cann_copy"], [ha], [hd], "AscendCL@aclrtMemcpyAsync", "host")
+        t.add(self._lanes["cann_copy"], [ha], [hd], ACL_PREFIX + ev.MEMCPY_CALL, "host")
         t.flow_edges += 1
 
     def _hccl(self, st: StepWork, ct, lines: list[str], dups: list[str]) -> None:
@@ -353,7 +366,7 @@ def _counter_value(name: str, key: str, step: int, i: int, memory_scale: float =
     if key == "MHz":
         return "1800" if (step + i) % 7 else "1650"
     if key == "KB":
-        return f"{memory_kb(step, i, memory_scale) + (DEVICE_EXTRA_KB if name.startswith('Device/') else 0.0)}"
+        return f"{memory_kb(step, i, memory_scale) + (DEVICE_EXTRA_KB if name == _DEVICE_HBM else 0.0)}"
     return f"{(step * 131 + i * 17) % 900 + 0.5}"
 
 

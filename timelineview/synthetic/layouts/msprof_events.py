@@ -8,10 +8,18 @@ those against real files.
 
 from __future__ import annotations
 
-from timelineview.producers.cann_tasks import MEMCPY_ASYNC, PCIE_DMA_SQE, TASK_TYPE_ARG
-from timelineview.producers.torch_npu import FRAMEWORK_OPERATOR, LAUNCH_FLOW
+from timelineview.producers.cann_tasks import (
+    ACL_PREFIX,
+    HOST_TO_DEVICE_FLOW,
+    HOST_TO_DEVICE_FLOW_NAME,
+    MEMCPY_ASYNC,
+    PCIE_DMA_SQE,
+    TASK_TYPE_ARG,
+)
+from timelineview.producers.torch_npu import FRAMEWORK_OPERATOR, LAUNCH_FLOW, LAUNCH_FLOW_NAME
 
 _NO_ID = 4294967295
+MEMCPY_CALL = "aclrtMemcpyAsync"  # the AscendCL call that queues a host-to-device copy
 
 
 def meta(name: str, pid: int, tid: int, key: str, value: str) -> str:
@@ -55,18 +63,15 @@ def launches(py: int, cann: int, hw: int, host: int, aten: list[str], api: list[
             f'{{"ph": "X", "name": "{aten[i]}", "pid": {py}, "tid": {host}, "ts": "{host_ts[i]}", '
             f'"dur": {host_dur[i]}, "cat": "{FRAMEWORK_OPERATOR}", "args": {{"Sequence number": {i}, '
             f'"Fwd thread id": 0}}}}',
-            f'{{"name": "AscendCL@{a}", "pid": {cann}, "tid": {host}, "ts": "{acl_ts[i]}", '
+            f'{{"name": "{ACL_PREFIX}{a}", "pid": {cann}, "tid": {host}, "ts": "{acl_ts[i]}", '
             f'"dur": {acl_dur[i]}, '
             f'"args": {{"Thread Id": {host}, "Mode": "ACL_OP", "level": "acl", "id": "{a}", "item_id": "0", '
             f'"connection_id": {c}}}, "ph": "X"}}',
-            f'{{"ph": "s", "bp": "e", "name": "torch_to_npu", "id": {dev_ns[i]}, "pid": {py}, "tid": {host}, '
-            f'"ts": "{host_ts[i]}", "cat": "{LAUNCH_FLOW}"}}',
-            f'{{"ph": "f", "bp": "e", "name": "torch_to_npu", "id": {dev_ns[i]}, "pid": {hw}, "tid": {s}, '
+            f'{{"ph": "s", "bp": "e", "name": "{LAUNCH_FLOW_NAME}", "id": {dev_ns[i]}, "pid": {py}, '
+            f'"tid": {host}, "ts": "{host_ts[i]}", "cat": "{LAUNCH_FLOW}"}}',
+            f'{{"ph": "f", "bp": "e", "name": "{LAUNCH_FLOW_NAME}", "id": {dev_ns[i]}, "pid": {hw}, "tid": {s}, '
             f'"ts": "{dt}", "cat": "{LAUNCH_FLOW}"}}',
-            f'{{"name": "HostToDevice{c}", "ph": "s", "cat": "HostToDevice", "id": "{c}", "pid": {cann}, '
-            f'"tid": {host}, "ts": "{acl_ts[i]}"}}',
-            f'{{"name": "HostToDevice{c}", "ph": "f", "id": "{c}", "ts": "{dt}", "cat": "HostToDevice", '
-            f'"pid": {hw}, "tid": {s}, "bp": "e"}}',
+            *_host_to_device(c, cann, host, acl_ts[i], hw, s, dt),
         ]
     return out
 
@@ -79,14 +84,20 @@ def memcpy(hw: int, cann: int, sid: int, thread: int, ts: str, dur: str, host_ts
         f'"args": {{"Model Id": {_NO_ID}, "{TASK_TYPE_ARG}": "{task_type}", "Physic Stream Id": {sid}, '
         f'"Task Id": {cid % 65000 + 1}, "Batch Id": 0, "Subtask Id": {_NO_ID}, "connection_id": {cid}, '
         f'"data size(Byte)": 19267584, "memcpy direction": "host to device"}}, "ph": "X"}}',
-        f'{{"name": "AscendCL@aclrtMemcpyAsync", "pid": {cann}, "tid": {thread}, "ts": "{host_ts}", '
+        f'{{"name": "{ACL_PREFIX}{MEMCPY_CALL}", "pid": {cann}, "tid": {thread}, "ts": "{host_ts}", '
         f'"dur": {host_dur}, "args": {{"Thread Id": {thread}, "Mode": "ACL_RTS", "level": "acl", '
-        f'"id": "aclrtMemcpyAsync", "item_id": "0", "connection_id": {cid}}}, "ph": "X"}}',
-        f'{{"name": "HostToDevice{cid}", "ph": "s", "cat": "HostToDevice", "id": "{cid}", "pid": {cann}, '
-        f'"tid": {thread}, "ts": "{host_ts}"}}',
-        f'{{"name": "HostToDevice{cid}", "ph": "f", "id": "{cid}", "ts": "{ts}", "cat": "HostToDevice", '
-        f'"pid": {hw}, "tid": {sid}, "bp": "e"}}',
+        f'"id": "{MEMCPY_CALL}", "item_id": "0", "connection_id": {cid}}}, "ph": "X"}}',
+        *_host_to_device(cid, cann, thread, host_ts, hw, sid, ts),
     ]
+
+
+def _host_to_device(cid: int, cann: int, thread: int, host_ts: str, hw: int, sid: int, ts: str) -> list[str]:
+    """The flow from a CANN call (connection id ``cid``) to its device task: start and finish."""
+    name, cat = HOST_TO_DEVICE_FLOW_NAME.format(cid), HOST_TO_DEVICE_FLOW
+    return [f'{{"name": "{name}", "ph": "s", "cat": "{cat}", "id": "{cid}", "pid": {cann}, '
+            f'"tid": {thread}, "ts": "{host_ts}"}}',
+            f'{{"name": "{name}", "ph": "f", "id": "{cid}", "ts": "{ts}", "cat": "{cat}", '
+            f'"pid": {hw}, "tid": {sid}, "bp": "e"}}']
 
 
 def hccl_op(name: str, pid: int, tid: int, ts: str, dur: str, cid: int, alg: str, count: int) -> str:

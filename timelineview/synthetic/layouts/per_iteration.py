@@ -25,7 +25,8 @@ from timelineview.producers.ascend import (
     OVERLAP_PROCESS,
     STEP_TRACE_PROCESS,
 )
-from timelineview.producers.ascend_lanes import COMM_KERNEL_LANE
+from timelineview.producers.ascend_lanes import COMM_KERNEL_LANE, STREAM_LANE, THREAD_LANE
+from timelineview.producers.hccl import PLANE_LANE_NAME
 from timelineview.synthetic.intervals import CannOverlap, union
 from timelineview.synthetic.layouts import hccl
 from timelineview.synthetic.layouts.common import (
@@ -96,17 +97,18 @@ class PerIterationWriter(CardWriter):
     def _declare_lanes(self) -> None:
         t, h, P = self.truth, self.host, self.spec.planes
         hw = self.pid[HARDWARE_PROCESS]
-        self.stream_lane = np.array([t.lane(hw, s, HARDWARE_PROCESS, f"Stream {s}", 3, s)
+        self.stream_lane = np.array([t.lane(hw, s, HARDWARE_PROCESS, STREAM_LANE.format(s), 3, s)
                                      for s in self.streams + (COMM_STREAM,)], np.int32)
         self.trace_lane = t.lane(hw, h, HARDWARE_PROCESS, _STEP_TRACE_LANE, 3, 70002)
         cann = self.pid[CANN_PROCESS]
         self.cann_threads = (h + 6, h + 7)
-        self.cann_lanes = [t.lane(cann, x, CANN_PROCESS, f"Thread {x}", 2, x) for x in self.cann_threads]
-        self.ovl_lane = t.lane(cann, h, CANN_PROCESS, f"Thread {h}", 2, h)
-        self.be_lane = t.lane(cann, h + 3, CANN_PROCESS, f"Thread {h + 3}", 2, h + 3)
+        self.cann_lanes = [t.lane(cann, x, CANN_PROCESS, THREAD_LANE.format(x), 2, x) for x in self.cann_threads]
+        self.ovl_lane = t.lane(cann, h, CANN_PROCESS, THREAD_LANE.format(h), 2, h)
+        self.be_lane = t.lane(cann, h + 3, CANN_PROCESS, THREAD_LANE.format(h + 3), 2, h + 3)
         hp = self.pid[COMMUNICATION_PROCESS]
         self.kernel_lane = t.lane(hp, KERNEL_TID, COMMUNICATION_PROCESS, COMM_KERNEL_LANE, 11, 0)
-        self.plane_lane = np.array([t.lane(hp, p, COMMUNICATION_PROCESS, f"Plane {p}", 11, 70000 + p)
+        self.plane_lane = np.array([t.lane(hp, p, COMMUNICATION_PROCESS, PLANE_LANE_NAME.format(p), 11,
+                                           70000 + p)
                                     for p in range(P)], np.int32)
         self.ov_lanes = [t.lane(self.pid[OVERLAP_PROCESS], i, OVERLAP_PROCESS, n, 12, i)
                          for i, n in enumerate(CannOverlap.LANES)]
@@ -116,16 +118,17 @@ class PerIterationWriter(CardWriter):
         h, hw, cann, hp = self.host, 3, self.pid[CANN_PROCESS], self.pid[COMMUNICATION_PROCESS]
         ov = self.pid[OVERLAP_PROCESS]
         P = self.spec.planes
-        streams = [_m("thread_name", hw, s, "name", f'"Stream {s}"') for s in self.streams + (COMM_STREAM,)]
+        streams = [_m("thread_name", hw, s, "name", f'"{STREAM_LANE.format(s)}"')
+                   for s in self.streams + (COMM_STREAM,)]
         hw_head = [_m("process_name", hw, 0, "name", f'"{HARDWARE_PROCESS}"')]
-        planes = [_m("thread_name", hp, p, "name", f'"Plane {p}"') for p in range(P)]
+        planes = [_m("thread_name", hp, p, "name", f'"{PLANE_LANE_NAME.format(p)}"') for p in range(P)]
         hccl_meta = [_m("process_name", hp, 0, "name", f'"{COMMUNICATION_PROCESS}"'), *planes,
                      _m("thread_name", hp, KERNEL_TID, "name", f'"{COMM_KERNEL_LANE}"')]
         main = [*hw_head, _m("thread_name", hw, h, "name", f'"{_STEP_TRACE_LANE}"'),
                 _m("thread_sort_index", hw, h, "sort_index", "70002"), *_proc(hw, "NPU", 3),
                 _m("process_name", cann, 0, "name", f'"{CANN_PROCESS}"')]
         for x in (*self.cann_threads, h) + ((h + 3,) if self.opts.be_events else ()):
-            main += [_m("thread_name", cann, x, "name", f'"Thread {x}"'),
+            main += [_m("thread_name", cann, x, "name", f'"{THREAD_LANE.format(x)}"'),
                      _m("thread_sort_index", cann, x, "sort_index", str(x))]
         main += [*_proc(cann, "CPU", 2), *hw_head, *streams]
         main += [_m("thread_sort_index", hw, s, "sort_index", str(s)) for s in self.streams + (COMM_STREAM,)]

@@ -5,6 +5,26 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from timelineview.producers.msprof import (
+    BP_END_ARG,
+    DATA_AUG_CATEGORY,
+    DATA_AUG_FLOW,
+    DURATION_NS_ARG,
+    DURATION_US_ARG,
+    FP_BP_CATEGORY,
+    FP_BP_EVENT,
+    FP_START_ARG,
+    ITERATION_CATEGORY,
+    ITERATION_END_ARG,
+    ITERATION_EVENT,
+    ITERATION_ID_ARG,
+    REDUCE_CATEGORY,
+    REDUCE_END_ARG,
+    REDUCE_EVENT,
+    REDUCE_START_ARG,
+    REFRESH_CATEGORY,
+    REFRESH_EVENT,
+)
 from timelineview.synthetic.layouts.common import is_p2p
 from timelineview.synthetic.textfmt import us_num1
 from timelineview.synthetic.workload import KIND_ALLGATHER, StepWork
@@ -22,30 +42,33 @@ def step_trace(st: StepWork, shift: int, pid: int, tid: int, ts_token: Callable[
     k = st.index
     S, E, fp, bp = st.start + shift, st.end + shift, st.fp + shift, st.bp + shift
     uE, uf, ub = (us_num1(x) for x in (E, fp, bp))
+    it, fp_arg, bp_arg = f'"{ITERATION_ID_ARG}": {k}', f'"{FP_START_ARG}": {uf}', f'"{BP_END_ARG}": {ub}'
+    end_arg = f'"{ITERATION_END_ARG}": {uE}'
+
+    def length(category: str, ns: int) -> str:
+        return f'"{DURATION_NS_ARG.format(category)}": {float(ns)}'
+
     rows = [
-        (f"Iteration {k}", S, E - S, "Iteration Time",
-         f'"Iteration ID": {k}, "FP Start": {uf}, "BP End": {ub}, "Iteration End": {uE}, '
-         f'"Iteration Time(ns)": {float(E - S)}'),
-        (f"FP_BP Time {k}", fp, bp - fp, "FP_BP Time",
-         f'"Iteration ID": {k}, "FP Start": {uf}, "BP End": {ub}, "FP_BP Time(ns)": {float(bp - fp)}'),
-        (f"Iteration Refresh {k}", bp, E - bp, "Iteration Refresh",
-         f'"Iteration ID": {k}, "BP End": {ub}, "Iteration End": {uE}, '
-         f'"Iteration Refresh(ns)": {float(E - bp)}'),
+        (ITERATION_EVENT.format(k), S, E - S, ITERATION_CATEGORY,
+         f'{it}, {fp_arg}, {bp_arg}, {end_arg}, {length(ITERATION_CATEGORY, E - S)}'),
+        (FP_BP_EVENT.format(k), fp, bp - fp, FP_BP_CATEGORY,
+         f'{it}, {fp_arg}, {bp_arg}, {length(FP_BP_CATEGORY, bp - fp)}'),
+        (REFRESH_EVENT.format(k), bp, E - bp, REFRESH_CATEGORY,
+         f'{it}, {bp_arg}, {end_arg}, {length(REFRESH_CATEGORY, E - bp)}'),
     ]
     r = 0
     for j, kind in enumerate(st.op_kind):
         if is_p2p(kind) or kind == KIND_ALLGATHER:
             continue
         a, b = int(st.op_start[j]) + shift, int(st.op_end[j]) + shift
-        rows.append((f"Reduce_{k}_{r}", a, b - a, "Reduce",
-                     f'"Iteration ID": {k}, "Reduce Start {r}": {us_num1(a)}, '
-                     f'"Reduce End {r}": {us_num1(b)}'))
+        rows.append((REDUCE_EVENT.format(k, r), a, b - a, REDUCE_CATEGORY,
+                     f'{it}, "{REDUCE_START_ARG.format(r)}": {us_num1(a)}, "{REDUCE_END_ARG.format(r)}": {us_num1(b)}'))
         r += 1
     lines = [f'{{"name": "{n}", "pid": {pid}, "tid": {tid}, "ts": {ts_token(a)}, "dur": {us_num1(d)}, '
              f'"args": {{{args}}}, "cat": "{cat}", "ph": "X"}}' for n, a, d, cat, args in rows]
-    n = f"Data_aug Bound {k}"
-    lines.append(f'{{"name": "{n}", "cat": "Data_aug Bound", "ph": "s", "ts": {ts_token(E)}, "pid": {pid}, '
-                 f'"tid": {tid}, "id": "{n}", "args": {{"Iteration ID": {k}}}}}')
-    lines.append(f'{{"name": "{n}", "cat": "Data_aug Bound", "ph": "t", "ts": {ts_token(E)}, "pid": {pid}, '
-                 f'"tid": {tid}, "id": "{n}", "args": {{"Data_aug Bound(us)": 0}}}}')
+    n, cat = DATA_AUG_FLOW.format(k), DATA_AUG_CATEGORY
+    lines.append(f'{{"name": "{n}", "cat": "{cat}", "ph": "s", "ts": {ts_token(E)}, "pid": {pid}, '
+                 f'"tid": {tid}, "id": "{n}", "args": {{{it}}}}}')
+    lines.append(f'{{"name": "{n}", "cat": "{cat}", "ph": "t", "ts": {ts_token(E)}, "pid": {pid}, '
+                 f'"tid": {tid}, "id": "{n}", "args": {{"{DURATION_US_ARG.format(cat)}": 0}}}}')
     return lines, [(n_, a, d) for n_, a, d, _, _ in rows]
