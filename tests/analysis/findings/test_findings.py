@@ -89,6 +89,15 @@ def test_long_tail_on_most_cards():
     assert_evidence_inside(f, stores)
 
 
+def test_no_long_tail_on_cards_that_compute_nothing():
+    """A card without compute has steps that are all tail (metrics.md §2) but no backward pass to aggregate
+    gradients after: the rule leaves it out (a GPU trace without kernels read 'gradient aggregation')."""
+    idle = [card([StepShape(ops=0, comm_us=400)] * 3, f"rank {i}", i) for i in range(3)]
+    assert "long_tail" not in by_rule(findings_of(idle))
+    busy = [card([StepShape(comm_us=400, tail_pad_us=30)] * 3, f"rank {i}", i) for i in range(3)]
+    assert by_rule(findings_of(busy))["long_tail"][0].cards == ["rank 0", "rank 1", "rank 2"]
+
+
 def test_host_bound_gaps():
     # 10 ops of 100 µs with 40 µs holes: 360 µs idle with nothing running of fp-bp 1360 µs (26 %)
     store = card([StepShape(gap_us=40)] * 3)

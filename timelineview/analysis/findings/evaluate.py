@@ -122,7 +122,9 @@ def _long_tail(signals: dict[str, CardSignals], slow: list[SlowCard]) -> list[Fi
     share = rule.thresholds["share_of_step"]
     if slow:
         return []
-    hit = {c: s for c, s in signals.items() if s.step_time_us > 0 and s.tail_us >= share * s.step_time_us}
+    # a card that computes nothing has no backward pass: its steps are all "tail", no gradient aggregation
+    hit = {c: s for c, s in signals.items()
+           if s.step_time_us > 0 and s.compute_us > 0 and s.tail_us >= share * s.step_time_us}
     if not hit or len(hit) <= rule.thresholds["share_of_cards"] * len(signals):
         return []
     return [make_finding(rule, [card], "tail_us", s.tail_us, share * s.step_time_us, step_phase_spans(s, "tail"),
