@@ -198,7 +198,7 @@ class AbsentBits:
     def find(self, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per offset: whether its slice has no row, and its rank among the slices that have one."""
         chunk, within = offsets // ABSENT_CHUNK, offsets % ABSENT_CHUNK
-        touched, which = np.unique(chunk, return_inverse=True)  # only the chunks asked about are unpacked
+        touched, which = _distinct(chunk)  # only the chunks asked about are unpacked
         bits = np.unpackbits(self.bits[touched], axis=1)
         earlier = np.cumsum(bits, axis=1, dtype=np.int32) - bits  # absent slices before each in its chunk
         which = which.reshape(-1)
@@ -246,6 +246,20 @@ def rowids_of(rowids: np.ndarray) -> RowidColumn:
     return gapped if gapped.nbytes < plain.nbytes else plain
 
 
+def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)``; one pass when ``values`` ascend (the slices asked for
+    usually do), where ``unique`` would hash or sort them."""
+    if len(values) < 2 or not (values[1:] >= values[:-1]).all():
+        distinct, which = np.unique(values, return_inverse=True)
+        return distinct, which.reshape(-1)
+    starts = np.empty(len(values), bool)
+    starts[0] = True
+    np.not_equal(values[1:], values[:-1], out=starts[1:])
+    which = np.cumsum(starts)
+    which -= 1
+    return values[starts], which
+
+
 def _run_starts(rowids: np.ndarray, limit: int) -> np.ndarray | None:
     """The offsets where a run of consecutive rowids starts (0 first), or None when there are more
     than ``limit`` runs (then found no further)."""
@@ -273,10 +287,11 @@ class ArgBlock(NamedTuple):
 
 
 class ArgPlaces(NamedTuple):
-    """Per slice asked for: its kind, its row's rowid, its info row's rowid (-1: none)."""
+    """Per slice asked for: its kind, its row's rowid (None when not asked for), its info row's rowid (-1:
+    none)."""
 
     kind: np.ndarray
-    row: np.ndarray
+    row: np.ndarray | None
     info: np.ndarray
 
 
@@ -298,16 +313,20 @@ class ArgLocator:
     def __len__(self) -> int:
         return self.n
 
-    def locate(self, ordinals: np.ndarray) -> ArgPlaces:
-        """Where the args of ``ordinals`` (each in ``[0, len)``) live."""
+    def locate(self, ordinals: np.ndarray, rows: bool = True) -> ArgPlaces:
+        """Where the args of ``ordinals`` (each in ``[0, len)``) live; ``rows=False``: their kinds and info rows
+        only (``row`` None), for a reader of the info table alone."""
         ordinals = np.asarray(ordinals, dtype=np.int64)
         block = np.searchsorted(self.starts, ordinals, side="right") - 1
-        row = np.empty(len(ordinals), np.int64)
+        row = np.empty(len(ordinals), np.int64) if rows else None
         info = np.empty(len(ordinals), np.int64)
-        for b in np.unique(block).tolist():
-            here = block == b
+        blocks = _distinct(block)[0].tolist()
+        for b in blocks:
+            # a chunk of one block (the usual case): every ordinal, no mask
+            here = slice(None) if len(blocks) == 1 else block == b
             offsets = ordinals[here] - self.blocks[b].first
-            row[here] = self.blocks[b].row.at(offsets)
+            if row is not None:
+                row[here] = self.blocks[b].row.at(offsets)
             info[here] = self.blocks[b].info.at(offsets)
         return ArgPlaces(self.kinds[block], row, info)
 
