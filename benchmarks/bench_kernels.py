@@ -41,7 +41,7 @@ def child(path: str) -> None:
     sys.path.insert(0, str(ROOT))
     from timelineview.analysis.card_analysis import analyse_card
     from timelineview.analysis.kernels import card_kernels
-    from timelineview.analysis.kernels.document import kernels_document
+    from timelineview.analysis.kernels.card_object import kernels_document
     from timelineview.model.load.loader import load, shutdown_pool
 
     t0 = time.perf_counter()
@@ -75,7 +75,7 @@ def whole_child(path: str, with_kernels: bool) -> None:
 
     sys.path.insert(0, str(ROOT))
     from timelineview.analysis.card_analysis import analyse_card
-    from timelineview.analysis.kernels.document import kernels_document
+    from timelineview.analysis.kernels.card_object import kernels_document
     from timelineview.model.load.loader import load, shutdown_pool
 
     c0, t0 = _cpu_s(), time.perf_counter()

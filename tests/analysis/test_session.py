@@ -22,7 +22,7 @@ from timelineview.analysis.derived import derive
 from timelineview.analysis.file_overlap import file_overlap
 from timelineview.analysis.findings import evaluate_findings
 from timelineview.analysis.kernels import card_kernels
-from timelineview.analysis.kernels.document import kernels_document
+from timelineview.analysis.kernels.card_object import kernels_document
 from timelineview.analysis.kernels.slow_card_excess import with_op_type_excess
 from timelineview.analysis.kernels.stage_flops import pipeline_stages
 from timelineview.analysis.memory.findings import MemoryCard, cards_imbalance

@@ -69,6 +69,8 @@ class CardAnalysis:
     finding_facts: dict | None = None  # what the finding rules read of the slices (``signal_facts``)
     collectives: tuple[list[str], np.ndarray] | None = None  # names and ends of its collectives (clock offsets)
     results: dict[str, list[dict]] = field(default_factory=dict)  # the rows of each declared result computed
+    # the shared inputs of declared results made so far (never kept: made again when a result is computed again)
+    inputs: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     done: set[str] = field(default_factory=set)
     error: str = ""
     kept: KeptResults | None = field(default=None, repr=False, compare=False)  # fields kept by an earlier open
@@ -162,7 +164,13 @@ def _document_stage() -> CardStage:
 
 
 def _result_stage(result: CardResult) -> CardStage:
-    return CardStage(lambda store, a: checked_rows(result, result.compute(store, a)), result.needs)
+    def compute(store: TraceStore, a: CardAnalysis) -> list[dict]:
+        for shared in result.inputs:  # made by the first result that reads it, here and not as a stage of its
+            if shared.name not in a.inputs:  # own: a result read back from the kept pack makes none
+                a.inputs[shared.name] = shared.compute(store, a)
+        return checked_rows(result, result.compute(store, a))
+
+    return CardStage(compute, result.stage_needs)
 
 
 def _declared(result: CardResult) -> None:

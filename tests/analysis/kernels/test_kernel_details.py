@@ -10,7 +10,8 @@ import pytest
 
 from timelineview.analysis.classify import classify
 from timelineview.analysis.kernels import card_kernels
-from timelineview.analysis.kernels.document import kernels_document, with_peak
+from timelineview.analysis.kernels.card_object import kernels_document
+from timelineview.analysis.kernels.document import with_peak
 from timelineview.analysis.kernels.table import SOURCE_KERNEL_DETAILS, SOURCE_NAME
 from timelineview.analysis.steps import StepWindow
 

@@ -16,7 +16,7 @@ from timelineview.analysis.classify import classify
 from timelineview.analysis.critical_path.card_inputs import card_path_inputs
 from timelineview.analysis.kernels import card_kernels
 from timelineview.analysis.kernels.flops_of_shapes.convolution_output import convolution_output_shape
-from timelineview.analysis.kernels.host_flow_source import SOURCE_LAUNCHING_OPERATORS
+from timelineview.analysis.kernels.task_sources.host_flow_source import SOURCE_LAUNCHING_OPERATORS
 from timelineview.analysis.steps import StepWindow
 from timelineview.analysis.summary import stats_document
 from timelineview.model import load

@@ -169,6 +169,12 @@ def test_every_slice_is_located_at_the_rows_it_was_drawn_from(cards):
         shuffled = np.random.default_rng(device).permutation(n)
         again = locator.locate(shuffled)
         assert np.array_equal(again.row, row[shuffled]) and np.array_equal(again.info, info[shuffled])
+        # the info rows alone (what the compute-task reader asks), ascending, shuffled and within one block
+        first = locator.blocks[0]
+        for asked in (np.arange(n), shuffled, np.arange(first.first + first.count // 3, first.first + first.count)):
+            info_only = locator.locate(asked, rows=False)
+            assert info_only.row is None
+            assert np.array_equal(info_only.kind, kind[asked]) and np.array_equal(info_only.info, info[asked])
 
 
 def test_every_slice_has_the_args_of_the_reference_rows(cards):

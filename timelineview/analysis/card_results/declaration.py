@@ -39,6 +39,18 @@ class ResultColumn:
 
 
 @dataclass(frozen=True)
+class SharedInput:
+    """A computation several results draw on (``inputs`` of each), made by ``compute(store, analysis)`` once the
+    fields ``needs`` are there: once per card analysis, by the first of those results computed. It is never kept
+    and never made for a result read back from what an earlier open kept. A result reads it as
+    ``analysis.inputs[name]``."""
+
+    name: str
+    compute: Callable[[Any, Any], Any]
+    needs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class CardResult:
     """A per-card result: rows (dicts of its ``columns``, in their order) computed by ``compute(store,
     analysis)`` once the fields ``needs`` of the card's analysis are there.
@@ -46,7 +58,8 @@ class CardResult:
     ``section``: its keys from the card object down (the rows are the last key's value), or None for a result
     that is not part of the card object (then neither summarised nor a table). ``table``: the name of its SQL
     table (None: none), ``table_doc`` what one row is, ``table_order`` its columns' order in the table when
-    not the declared one. ``kept``: kept with the card's cache entry (read back on a re-open).
+    not the declared one. ``kept``: kept with the card's cache entry (read back on a re-open). ``inputs``: the
+    shared computations ``compute`` reads (made before it, once per card analysis however many results read them).
     """
 
     name: str
@@ -58,6 +71,7 @@ class CardResult:
     table_doc: str = ""
     table_order: tuple[str, ...] | None = None
     kept: bool = True
+    inputs: tuple[SharedInput, ...] = ()
 
     def __post_init__(self) -> None:
         keys = [c.key for c in self.columns]
@@ -72,6 +86,11 @@ class CardResult:
             raise ValueError(f"{self.name}: its table's columns are not its columns")
         if self.table is not None and self.section is None:
             raise ValueError(f"{self.name}: a table is read from the card object, and it has no section there")
+
+    @property
+    def stage_needs(self) -> tuple[str, ...]:
+        """The fields of the card's analysis computed before this result: its own needs and its inputs'."""
+        return tuple(dict.fromkeys([*self.needs, *(n for i in self.inputs for n in i.needs)]))
 
     @property
     def summarised(self) -> bool:

@@ -45,7 +45,7 @@ import numpy as np
 import orjson
 
 from timelineview.analysis.kept.encoding import BadTree, Decoder, Encoder
-from timelineview.analysis.kernels.kernel_details_source import kernel_details_file
+from timelineview.analysis.kernels.task_sources.kernel_details_source import kernel_details_file
 from timelineview.model.memory.load import memory_files
 from timelineview.model.store.card_cache.check_record import Check
 from timelineview.model.store.card_cache.columns_file import ALIGN, BadColumn, column_view, dtype_of, places

@@ -15,14 +15,14 @@ from functools import partial
 import numpy as np
 
 from timelineview.analysis.classify import Classification
-from timelineview.analysis.kernels.database_source import database_descriptions
 from timelineview.analysis.kernels.dense_ids import turn_distinct_in_place
 from timelineview.analysis.kernels.flops_of_shapes.formulas import task_flops
-from timelineview.analysis.kernels.host_flow_source import host_flow_descriptions
-from timelineview.analysis.kernels.kernel_details_source import kernel_details_descriptions
 from timelineview.analysis.kernels.op_type_names import op_type_of_name
-from timelineview.analysis.kernels.source_result import SourceResult
 from timelineview.analysis.kernels.table import NO_VALUE, SOURCE_NAME, Interner, KernelGroups, KernelTable
+from timelineview.analysis.kernels.task_sources.database_source import database_descriptions
+from timelineview.analysis.kernels.task_sources.host_flow_source import host_flow_descriptions
+from timelineview.analysis.kernels.task_sources.kernel_details_source import kernel_details_descriptions
+from timelineview.analysis.kernels.task_sources.source_result import SourceResult
 from timelineview.analysis.operators import UNTYPED
 from timelineview.model.store.trace_store import TraceStore
 from timelineview.producers import device_name, kernel_op_type_rule, op_type_from_launching_operator

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from timelineview.analysis.card_results.declaration import INTEGER, TEXT, CardResult, ResultColumn
+from timelineview.analysis.card_results.declaration import INTEGER, TEXT, CardResult, ResultColumn, SharedInput
+from timelineview.analysis.kernels.card_tables import CardKernelTables, card_kernel_tables
 from timelineview.analysis.kernels.document import TOP_SHAPES, card_peak, kernel_records, step_kernel_rows
-from timelineview.analysis.kernels.grouping import kernel_rows
 from timelineview.model.store.trace_store import TraceStore
 
 OP_TYPE = ResultColumn("op_type", TEXT, doc="the producer's operator type (op_statistic.csv's OP Type)")
@@ -24,17 +22,21 @@ FIGURES = (ResultColumn("share"), ResultColumn("flops", nullable=True), ResultCo
            ResultColumn("mfu", nullable=True))
 
 
+# both tables from one pass over the tasks, made once per card analysis by whichever result comes first
+KERNEL_TABLES = SharedInput("kernel_tables", lambda store, a: card_kernel_tables(store, a.kernels), ("kernels",))
+
+
 def _records(store: TraceStore, a: Any, by_shape: bool) -> list[dict]:
-    table = a.kernels
-    durations = store.slices.dur[table.slices].astype(np.int64, copy=False)  # the index made a copy already
-    return kernel_records(kernel_rows(table, durations, by_shape), card_peak(table), by_shape,
+    tables: CardKernelTables = a.inputs[KERNEL_TABLES.name]
+    return kernel_records(tables.by_shape if by_shape else tables.by_op_type, card_peak(a.kernels), by_shape,
                           TOP_SHAPES if by_shape else None)
 
 
 BY_OP_TYPE = CardResult(
     "kernels_by_op_type", lambda store, a: _records(store, a, by_shape=False), ("kernels",),
     (OP_TYPE, CORE_TYPE, COUNT, *TIMES, *FIGURES), section=("kernels", "by_op_type"),
-    table="op_types", table_doc="one row per (op type, core type) of each card (metrics.md §7.1)")
+    table="op_types", table_doc="one row per (op type, core type) of each card (metrics.md §7.1)",
+    inputs=(KERNEL_TABLES,))
 
 BY_SHAPE = CardResult(
     "kernels_by_shape", lambda store, a: _records(store, a, by_shape=True), ("kernels",),
@@ -42,7 +44,8 @@ BY_SHAPE = CardResult(
     section=("kernels", "by_shape"), table="op_shapes",
     table_doc=f"one row per (op type, input shapes) of each card, the top {TOP_SHAPES} (metrics.md §7.1)",
     table_order=("op_type", "core_type", "input_shapes", "input_data_types", "count", "total_us", "min_us",
-                 "mean_us", "max_us", "share", "flops", "tflops", "mfu", "p50_us", "p90_us"))
+                 "mean_us", "max_us", "share", "flops", "tflops", "mfu", "p50_us", "p90_us"),
+    inputs=(KERNEL_TABLES,))
 
 STEP_FLOPS = CardResult(
     "kernels_steps", lambda store, a: step_kernel_rows(store, a.kernels, a.steps, card_peak(a.kernels)),

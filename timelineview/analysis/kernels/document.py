@@ -8,13 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from timelineview.analysis.kernels.grouping import (
-    FLOPS_PER_TFLOP_NS,
-    NS_PER_US,
-    KernelRows,
-    group_stats,
-    kernel_rows,
-)
+from timelineview.analysis.kernels.grouping import FLOPS_PER_TFLOP_NS, NS_PER_US, KernelRows
 from timelineview.analysis.kernels.peaks.chip_peaks import OVERRIDE_SOURCE, UNKNOWN_PEAK_NOTE, Peak, chip_peak
 from timelineview.analysis.kernels.table import KernelTable
 from timelineview.analysis.steps import StepWindow
@@ -110,20 +104,6 @@ def kernels_header(store: TraceStore, table: KernelTable, steps: Sequence[StepWi
             "note": None if peak else UNKNOWN_PEAK_NOTE,
             "flops": total_flops, "tflops": card_tflops, "mfu": _mfu(card_tflops, peak),
             "not_counted": list(dict.fromkeys(not_counted))}
-
-
-def kernels_document(store: TraceStore, table: KernelTable, steps: Sequence[StepWindow],
-                     peak_tflops: float | None = None) -> dict:
-    """The ``kernels`` object of a card; ``peak_tflops`` (``--peak-tflops``) wins over the chip's table peak."""
-    peak = card_peak(table, peak_tflops)
-    durations = store.slices.dur[table.slices].astype(np.int64, copy=False)  # the index made a copy already
-    stats = group_stats(table, durations)  # one pass over the tasks for both tables
-    by_type = kernel_records(kernel_rows(table, durations, False, stats), peak, False, None)
-    by_shape = kernel_records(kernel_rows(table, durations, True, stats), peak, True, TOP_SHAPES)
-    del durations  # the header's per-task FLOPs sum next: not two per-task arrays at once
-    step_rows = step_kernel_rows(store, table, steps, peak)
-    return {**kernels_header(store, table, steps, by_type, step_rows, peak_tflops),
-            "by_op_type": by_type, "by_shape": by_shape, "steps": step_rows}
 
 
 def with_peak(kernels: dict | None, peak_tflops: float) -> dict | None:

@@ -56,8 +56,8 @@ class KernelRows:
 
 @dataclass(frozen=True)
 class GroupStats:
-    """Per kernel group: its tasks, their total duration (ns, float64 as ``bincount`` sums it: exact below
-    2**53), the shortest and the longest (int64 ns; a group without tasks holds the identities)."""
+    """Per kernel group: its tasks, their total duration, the shortest and the longest (int64 ns; a group
+    without tasks holds the identities)."""
 
     count: np.ndarray
     total: np.ndarray
@@ -71,12 +71,16 @@ def group_stats(table: KernelTable, durations: np.ndarray) -> GroupStats:
     group = table.group
     low = np.full(n, np.iinfo(np.int64).max, np.int64)
     high = np.zeros(n, np.int64)
+    total = np.zeros(n, np.int64)
     if not len(group):
-        return GroupStats(np.zeros(n, np.int64), np.zeros(n), low, high)
+        return GroupStats(np.zeros(n, np.int64), total, low, high)
+    # ``ufunc.at`` on int64: exact, and for ten million tasks about a tenth of a ``bincount`` weighted by int64
+    # durations (which casts them to float64 and sums through that path); a sort by group first costs more
+    # than all three passes
     np.minimum.at(low, group, durations)
     np.maximum.at(high, group, durations)
-    return GroupStats(np.bincount(group, minlength=n).astype(np.int64),
-                      np.bincount(group, weights=durations, minlength=n), low, high)
+    np.add.at(total, group, durations)
+    return GroupStats(np.bincount(group, minlength=n).astype(np.int64), total, low, high)
 
 
 def kernel_rows(table: KernelTable, durations: np.ndarray, by_shape: bool,
@@ -90,11 +94,11 @@ def kernel_rows(table: KernelTable, durations: np.ndarray, by_shape: bool,
     row_keys, row_of_group = np.unique(keys, axis=0, return_inverse=True)
     row_of_group = row_of_group.reshape(-1)
     n_rows = len(row_keys)
-    # the rows' figures from their groups': sums of integers (exact in float64 below 2**53), minima, maxima
+    # the rows' figures from their groups': sums of integers (int64, exact), minima, maxima
     count = np.zeros(n_rows, np.int64)
     np.add.at(count, row_of_group, stats.count)
-    total = np.bincount(row_of_group, weights=stats.total, minlength=n_rows) if len(g) else np.zeros(n_rows)
-    total = np.zeros(n_rows, np.int64) + np.asarray(total).round().astype(np.int64)
+    total = np.zeros(n_rows, np.int64)
+    np.add.at(total, row_of_group, stats.total)
     low = np.full(n_rows, np.iinfo(np.int64).max, np.int64)
     np.minimum.at(low, row_of_group, stats.low)
     high = np.zeros(n_rows, np.int64)

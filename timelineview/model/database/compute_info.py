@@ -134,7 +134,7 @@ def _table_rows(store: TraceStore, reader: DatabaseArgs, rowids: np.ndarray, com
     order = None if ascending else np.argsort(rowids, kind="stable")
     keys = rowids if order is None else rowids[order]
     for a in range(0, len(compute), LOCATE_CHUNK):
-        places = reader.locator.locate(store.slices.ordinals(compute[a:a + LOCATE_CHUNK]))
+        places = reader.locator.locate(store.slices.ordinals(compute[a:a + LOCATE_CHUNK]), rows=False)
         info = np.where(places.kind == KIND_HARDWARE, places.info, NO_ROW)
         del places
         if first is not None:

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from timelineview.model.database.slices.rowids import RowidColumn
+from timelineview.model.database.slices.rowids import RowidColumn, distinct_ascending
 
 
 class ArgBlock(NamedTuple):
@@ -22,10 +22,11 @@ class ArgBlock(NamedTuple):
 
 
 class ArgPlaces(NamedTuple):
-    """Per slice asked for: its kind, its row's rowid, its info row's rowid (-1: none)."""
+    """Per slice asked for: its kind, its row's rowid (None when not asked for), its info row's rowid (-1:
+    none)."""
 
     kind: np.ndarray
-    row: np.ndarray
+    row: np.ndarray | None
     info: np.ndarray
 
 
@@ -47,16 +48,20 @@ class ArgLocator:
     def __len__(self) -> int:
         return self.n
 
-    def locate(self, ordinals: np.ndarray) -> ArgPlaces:
-        """Where the args of ``ordinals`` (each in ``[0, len)``) live."""
+    def locate(self, ordinals: np.ndarray, rows: bool = True) -> ArgPlaces:
+        """Where the args of ``ordinals`` (each in ``[0, len)``) live; ``rows=False``: their kinds and info rows
+        only (``row`` None), for a reader of the info table alone."""
         ordinals = np.asarray(ordinals, dtype=np.int64)
         block = np.searchsorted(self.starts, ordinals, side="right") - 1
-        row = np.empty(len(ordinals), np.int64)
+        row = np.empty(len(ordinals), np.int64) if rows else None
         info = np.empty(len(ordinals), np.int64)
-        for b in np.unique(block).tolist():
-            here = block == b
+        blocks = distinct_ascending(block)[0].tolist()
+        for b in blocks:
+            # a chunk of one block (the usual case): every ordinal, no mask
+            here = slice(None) if len(blocks) == 1 else block == b
             offsets = ordinals[here] - self.blocks[b].first
-            row[here] = self.blocks[b].row.at(offsets)
+            if row is not None:
+                row[here] = self.blocks[b].row.at(offsets)
             info[here] = self.blocks[b].info.at(offsets)
         return ArgPlaces(self.kinds[block], row, info)
 

@@ -76,7 +76,7 @@ class AbsentBits:
     def find(self, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per offset: whether its slice has no row, and its rank among the slices that have one."""
         chunk, within = offsets // ABSENT_CHUNK, offsets % ABSENT_CHUNK
-        touched, which = np.unique(chunk, return_inverse=True)  # only the chunks asked about are unpacked
+        touched, which = distinct_ascending(chunk)  # only the chunks asked about are unpacked
         bits = np.unpackbits(self.bits[touched], axis=1)
         earlier = np.cumsum(bits, axis=1, dtype=np.int32) - bits  # absent slices before each in its chunk
         which = which.reshape(-1)
@@ -122,6 +122,20 @@ def rowids_of(rowids: np.ndarray) -> RowidColumn:
         return plain
     gapped = GappedRowids(AbsentBits.of(absent), Rowids.of(rowids[~absent]))
     return gapped if gapped.nbytes < plain.nbytes else plain
+
+
+def distinct_ascending(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)``; one pass when ``values`` ascend (the slices asked for
+    usually do), where ``unique`` would hash or sort them."""
+    if len(values) < 2 or not (values[1:] >= values[:-1]).all():
+        distinct, which = np.unique(values, return_inverse=True)
+        return distinct, which.reshape(-1)
+    starts = np.empty(len(values), bool)
+    starts[0] = True
+    np.not_equal(values[1:], values[:-1], out=starts[1:])
+    which = np.cumsum(starts)
+    which -= 1
+    return values[starts], which
 
 
 def _run_starts(rowids: np.ndarray, limit: int) -> np.ndarray | None:

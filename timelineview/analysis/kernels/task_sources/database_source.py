@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from timelineview.analysis.kernels.dense_ids import distinct_inverse, turn_distinct_in_place
-from timelineview.analysis.kernels.source_result import SourceResult, no_values, shape_text
 from timelineview.analysis.kernels.table import NO_VALUE, SOURCE_DATABASE, Interner
+from timelineview.analysis.kernels.task_sources.source_result import SourceResult, no_values, shape_text
 from timelineview.model.database.compute_info import ComputeTaskColumns, compute_task_columns, compute_task_pmu
 from timelineview.model.store.trace_store import TraceStore
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from timelineview.analysis.kernels.source_result import SourceResult, shape_text
 from timelineview.analysis.kernels.table import NO_VALUE, SOURCE_KERNEL_DETAILS, Interner
+from timelineview.analysis.kernels.task_sources.source_result import SourceResult, shape_text
 from timelineview.model.store.trace_store import TraceStore
 from timelineview.producers import torch_npu
 

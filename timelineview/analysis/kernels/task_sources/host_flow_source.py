@@ -19,8 +19,8 @@ import numpy as np
 
 from timelineview.analysis.kernels.flops_of_shapes.convolution_output import convolution_output_shape
 from timelineview.analysis.kernels.flops_of_shapes.formulas import parse_shapes
-from timelineview.analysis.kernels.source_result import SourceResult
 from timelineview.analysis.kernels.table import NO_VALUE, Interner
+from timelineview.analysis.kernels.task_sources.source_result import SourceResult
 from timelineview.model.store.trace_store import TraceStore
 from timelineview.producers import FRAMEWORK_OPERATOR, kineto
 from timelineview.producers.launches import LaunchEdges, launch_edges, launching_operators
