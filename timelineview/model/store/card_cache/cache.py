@@ -335,9 +335,10 @@ def _open_entry(folder: Path, meta_bytes: bytes, key: str, src: CardFiles,
 
 
 def _map(path: Path) -> np.ndarray:
-    """The bytes of regular file ``path``, memory-mapped read-only."""
+    """The bytes of regular file ``path``, memory-mapped read-only, as a plain array over the map (a slice of an
+    ``np.memmap`` runs its Python ``__array_finalize__``: 2 µs a column, 0.09 s per re-open of a thousand cards)."""
     with open_regular(path) as f:
-        return np.memmap(f, dtype=np.uint8, mode="r")
+        return np.memmap(f, dtype=np.uint8, mode="r").view(np.ndarray)
 
 
 def _checked_array(data: np.ndarray, name: str, desc: dict, checksum: bool = True) -> np.ndarray:
