@@ -51,7 +51,11 @@ process, medians of two, alternating, another script): no-cache 19.2 s against 2
 served 8.8 s against 10.2 s (0.46 x against 0.49 x no-cache), served again 8.8 s against 9.5 s. What is left of
 a served run: its own work (the critical path, the text tables, the findings, the imports: about 70 %), reading and
 parsing the kept packs (~10 %, mostly the young collections over the objects they make), decoding (~5 %), opening
-the entries (~7 %).
+the entries (~7 %). Run again on a quiet machine (load average below 1), one repeat, ``--against`` main, wall
+times: no-cache 20.9 s against 20.7 s, fill 1.25 x against 1.28 x, served 8.2 s against 10.1 s (0.39 x against
+0.49 x), the window's re-open 0.32 x + a 1.2 s start against 0.38 x + 1.2 s. 16 x 250 MB, two repeats, ``--against``
+main (load average 2): served 1.73 s, 0.095 x the fill's 18.1 s, against 1.78 s, 0.088 x of 20.3 s; the window's
+re-open 1.42 s + a 1.24 s start against 1.47 s + 1.12 s.
 """
 
 from __future__ import annotations
