@@ -43,6 +43,19 @@ and writes the records of the checks), served again 8.9 s against 12.0 s. 16 x 2
 main, one repeat (load average 7): served 1.58 s, 0.08 x the fill's 20.7 s, against 1.98 s, 0.09 x of 23.2 s; the
 window's re-open 1.22 s + a 0.87 s start against 1.52 s + 1.35 s (no-cache 31.1 s against 16.1 s: one run each,
 moved by the load).
+
+Then (load average 4-7), 1024 x 0.35 MB, two repeats, ``--against`` main, after full collections were made ten times
+rarer again (none in a served run), the columns file mapped as a plain array and the kept fields decoded in place:
+the wall times were noise (no-cache 46.8 s against 34.9 s, the same path), so CPU (user + sys of the ``stats``
+process, medians of two, alternating, another script): no-cache 19.2 s against 20.9 s, fill 25.4 s against 26.7 s,
+served 8.8 s against 10.2 s (0.46 x against 0.49 x no-cache), served again 8.8 s against 9.5 s. What is left of
+a served run: its own work (the critical path, the text tables, the findings, the imports: about 70 %), reading and
+parsing the kept packs (~10 %, mostly the young collections over the objects they make), decoding (~5 %), opening
+the entries (~7 %). Run again on a quiet machine (load average below 1), one repeat, ``--against`` main, wall
+times: no-cache 20.9 s against 20.7 s, fill 1.25 x against 1.28 x, served 8.2 s against 10.1 s (0.39 x against
+0.49 x), the window's re-open 0.32 x + a 1.2 s start against 0.38 x + 1.2 s. 16 x 250 MB, two repeats, ``--against``
+main (load average 2): served 1.73 s, 0.095 x the fill's 18.1 s, against 1.78 s, 0.088 x of 20.3 s; the window's
+re-open 1.42 s + a 1.24 s start against 1.47 s + 1.12 s.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ of the cache's reader: the layout is its meta's dtype, shape and offset into ``c
 from __future__ import annotations
 
 import hashlib
+import mmap
 import zlib
 from pathlib import Path
 
@@ -12,6 +13,16 @@ import orjson
 
 COLUMNS = "columns.bin"
 ALIGN = 64
+
+
+def mapped(column: np.ndarray) -> bool:
+    """Whether ``column`` is a view of a memory-mapped file (a cached card's column), not an array in memory."""
+    base = column
+    while base is not None:
+        if isinstance(base, (np.memmap, mmap.mmap)):
+            return True
+        base = getattr(base, "base", None)
+    return False
 
 
 def write_meta(entry: Path, meta: dict | bytes) -> None:

@@ -24,7 +24,7 @@ from timelineview.model.store.card_cache import known_keys
 
 from ..tracefile import dump_events, slice_set, x_event
 from ..unprivileged import run_unprivileged, shared_dir
-from .entry_files import COLUMNS, flip_byte, place, read_column, write_column, write_meta
+from .entry_files import COLUMNS, flip_byte, mapped, place, read_column, write_column, write_meta
 
 N_EVENTS = 60
 
@@ -39,7 +39,7 @@ def write_trace(path: Path, order: list[int] | None = None) -> Path:
 
 
 def from_cache(store) -> bool:
-    return isinstance(store.slices.start, np.memmap)
+    return mapped(store.slices.start)
 
 
 def args_match_names(store) -> bool:
@@ -214,9 +214,13 @@ import io
 said, sys.stderr = sys.stderr, io.StringIO()
 stores = load([sys.argv[1], sys.argv[2]], cache=sys.argv[3])
 said, sys.stderr = sys.stderr.getvalue(), said
-print(json.dumps({"slices": [len(s.slices) for s in stores], "mapped": [isinstance(s.slices.start, np.memmap)
-                  for s in stores], "warnings": said.splitlines()}))
-""".replace("np.memmap", "__import__('numpy').memmap"), str(trace), str(other), str(cache))
+def mapped(column):
+    while column is not None and not isinstance(column, __import__("mmap").mmap):
+        column = getattr(column, "base", None)
+    return column is not None
+print(json.dumps({"slices": [len(s.slices) for s in stores], "mapped": [mapped(s.slices.start) for s in stores],
+                  "warnings": said.splitlines()}))
+""", str(trace), str(other), str(cache))
         assert result["slices"] == [N_EVENTS, 3]
         assert result["mapped"] == [True, False]
         assert len(result["warnings"]) == 1 and "cannot be written" in result["warnings"][0]

@@ -16,7 +16,7 @@ from timelineview.model import load
 from timelineview.model.store.card_cache import cache as cache_mod
 
 from ..tracefile import dump_events, x_event
-from .entry_files import read_column, write_column, write_meta
+from .entry_files import mapped, read_column, write_column, write_meta
 
 N_EVENTS = 40
 
@@ -30,7 +30,7 @@ def write_trace(path: Path) -> Path:
 
 
 def from_cache(store) -> bool:
-    return isinstance(store.slices.start, np.memmap)
+    return mapped(store.slices.start)
 
 
 def the_entry(cache: Path) -> Path:

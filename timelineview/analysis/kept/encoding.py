@@ -33,6 +33,7 @@ import numpy as np
 TAG = "~"  # the key of a tagged node; a plain dict holding it is written in the tagged form
 PACKAGE = "timelineview."
 _SPECIAL_FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+_ATOMS = frozenset({type(None), bool, int, float, str})  # what JSON parses to that is not a container
 _INT_RANGE = (-(1 << 63), 1 << 64)  # what a JSON parser reads back as the same int (orjson: 64 bits)
 _SCALARS = (str, bool, type(None))
 
@@ -197,7 +198,8 @@ def _field_names(cls: type) -> frozenset[str]:
 
 class Decoder:
     """Rebuild values from a tree that :class:`Encoder` wrote, with its ``arrays``; ``field(name)`` gives
-    another field of the analysis (for references to siblings)."""
+    another field of the analysis (for references to siblings). The tree is used up: its plain lists and dicts
+    become the values' (decode a tree once, as parsed)."""
 
     def __init__(self, arrays: list[np.ndarray], field: Callable[[str], Any] | None = None) -> None:
         self.arrays = arrays
@@ -205,15 +207,25 @@ class Decoder:
         self._made: dict[int, Any] = {}
 
     def decode(self, node: Any) -> Any:
-        if node is None or isinstance(node, (bool, int, float, str)):
+        """The value ``node`` stands for. A plain list or dict of the tree is decoded in place and returned
+        itself: the tree is the decoder's own (parsed for this decoding, dropped after it), and copying each
+        of its containers made every kept field's lists and dicts twice."""
+        kind = type(node)
+        if kind in _ATOMS:
             return node
-        if isinstance(node, list):
-            return [self.decode(x) for x in node]
-        if not isinstance(node, dict):
-            raise BadTree(type(node).__name__)
+        if kind is list:
+            for i, x in enumerate(node):
+                if type(x) not in _ATOMS:
+                    node[i] = self.decode(x)
+            return node
+        if kind is not dict:
+            raise BadTree(kind.__name__)
         tag = node.get(TAG)
         if tag is None:
-            return {k: self.decode(x) for k, x in node.items()}
+            for k, x in node.items():
+                if type(x) not in _ATOMS:
+                    node[k] = self.decode(x)  # a value replaced, no key added: the walk stays valid
+            return node
         try:
             return getattr(self, f"_{tag}")(node)
         except (KeyError, TypeError, IndexError) as exc:

@@ -33,7 +33,6 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
-import tempfile
 import time
 import zlib
 from collections.abc import Callable
@@ -49,6 +48,7 @@ from timelineview.analysis.kernels.task_sources.kernel_details_source import ker
 from timelineview.model.memory.load import memory_files
 from timelineview.model.store.card_cache.check_record import Check
 from timelineview.model.store.card_cache.columns_file import ALIGN, BadColumn, column_view, dtype_of, places
+from timelineview.model.store.card_cache.whole_file import PARTIAL_PREFIX, write_whole
 from timelineview.model.store.file_stamp import file_stamp, sample_digest
 from timelineview.model.store.regular_file import open_regular, regular_fd
 from timelineview.model.store.trace_store import TraceStore
@@ -57,7 +57,6 @@ from timelineview.provenance import code_stamp
 KEPT_FORMAT = "timelineview-kept-3"  # 3: one pack of records per card
 ANALYSIS_CODE = ("analysis",)  # the sub-package whose code decides what a card's analysis holds
 PREFIX = "analysis-"
-PARTIAL = ".partial-"  # a write in progress (the cache's own prefix)
 STALE_PARTIAL_S = 600.0  # a write takes well under a second: one untouched this long was killed
 PACK = "pack"  # suffix of the file of a card's kept fields
 CHECKED = "checked"  # suffix of the record of the pack's last full check (``check_record``)
@@ -416,7 +415,7 @@ class KeptResults:
             read = self._read
             if read is not None and read.damaged:
                 good = [memoryview(self._data[r.start:r.end]) for r in read.records.values()]
-                self._replace(self._path(PACK), [*good, *pending])
+                write_whole(self._path(PACK), [*good, *pending])
                 self._read = ReadPack(read.records, False)
             else:
                 self._append(self._path(PACK), pending)
@@ -428,7 +427,7 @@ class KeptResults:
         try:  # a pack that is there, and a regular file (a FIFO's open would wait for a reader)
             fd = regular_fd(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
         except OSError:  # none yet (or not a file): a new pack of these records, put in place whole
-            self._replace(path, pieces)
+            write_whole(path, pieces)
             return
         try:  # small records in one write; a piece at a time past JOIN_BYTES (a large card's arrays, not copied)
             small = sum(p.nbytes for p in pieces) <= JOIN_BYTES
@@ -438,16 +437,6 @@ class KeptResults:
         finally:
             os.close(fd)
 
-    def _replace(self, final: Path, pieces: list[memoryview]) -> None:
-        fd, tmp = tempfile.mkstemp(prefix=PARTIAL, dir=self.entry)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                for piece in pieces:
-                    f.write(piece)
-            os.replace(tmp, final)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
 
     def _clean_other_keys(self) -> None:
         """Remove the fields kept under other keys (older code, another gap threshold, an older format) once."""
@@ -459,5 +448,5 @@ class KeptResults:
         for f in self.entry.iterdir():
             if f.name.startswith(PREFIX) and not f.name.startswith(mine):
                 f.unlink(missing_ok=True)
-            elif f.name.startswith(PARTIAL) and now - f.stat().st_mtime > STALE_PARTIAL_S:
+            elif f.name.startswith(PARTIAL_PREFIX) and now - f.stat().st_mtime > STALE_PARTIAL_S:
                 f.unlink(missing_ok=True)

@@ -52,6 +52,7 @@ from timelineview.model.store.card_cache.columns_file import (
 )
 from timelineview.model.store.card_cache.entry_checks import CorruptEntry, check_chunks, check_entry, check_ids
 from timelineview.model.store.card_cache.json_digest import digest_of, digest_path, matches
+from timelineview.model.store.card_cache.whole_file import PARTIAL_PREFIX  # a save in progress (here a folder)
 from timelineview.model.store.card_files import CardFiles
 from timelineview.model.store.file_stamp import FileStamp, file_stamp, sample_digest
 from timelineview.model.store.interval_index import IntervalIndex
@@ -78,7 +79,6 @@ DEFAULT_CACHE_MB = 20000
 MIN_FREE_BYTES = 1 << 30  # the cache never leaves less free on its disk than this ...
 MIN_FREE_FRACTION = 0.05  # ... or than this share of the disk
 STALE_PARTIAL_S = 600.0  # a save takes seconds: a ``.partial-*`` untouched this long was killed
-PARTIAL_PREFIX = ".partial-"
 _ENTRY_NAME = re.compile(r"^[0-9a-f]{40}$")  # only folders named like a key are ever pruned
 _FLOAT_COLUMNS = {"counters.value"}
 _TEXT_OR_INT_COLUMNS = {"flows.flow_id"}
@@ -335,9 +335,10 @@ def _open_entry(folder: Path, meta_bytes: bytes, key: str, src: CardFiles,
 
 
 def _map(path: Path) -> np.ndarray:
-    """The bytes of regular file ``path``, memory-mapped read-only."""
+    """The bytes of regular file ``path``, memory-mapped read-only, as a plain array over the map (a slice of an
+    ``np.memmap`` runs its Python ``__array_finalize__``: 2 µs a column, 0.09 s per re-open of a thousand cards)."""
     with open_regular(path) as f:
-        return np.memmap(f, dtype=np.uint8, mode="r")
+        return np.memmap(f, dtype=np.uint8, mode="r").view(np.ndarray)
 
 
 def _checked_array(data: np.ndarray, name: str, desc: dict, checksum: bool = True) -> np.ndarray:

@@ -17,20 +17,19 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 import time
 from pathlib import Path
 from typing import NamedTuple
 
 import orjson
 
+from timelineview.model.store.card_cache.whole_file import write_whole
 from timelineview.model.store.regular_file import NotARegularFile, read_regular
 
 RECORD_FORMAT = "timelineview-checked-1"
 RACY_NS = 3_000_000_000  # files changed this recently are checked in full again (coarse file-system clocks)
 _RECORD_LIMIT = 1 << 16  # a record is a few hundred bytes: a larger file is not one
 BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
-PARTIAL_PREFIX = ".partial-"  # a record being written (the cache's prefix: its cleaners remove leftovers)
 
 
 _boot_ids: dict[Path, str | None] = {}  # read once per process (no process outlives its boot)
@@ -86,13 +85,6 @@ class Check(NamedTuple):
         if self.boot is None or max(mtime, ctime) > self.started_ns - RACY_NS:
             return
         try:
-            fd, tmp = tempfile.mkstemp(prefix=PARTIAL_PREFIX, dir=record.parent)
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(self._record(against))
-                os.replace(tmp, record)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            write_whole(record, [self._record(against)])
         except OSError:
             pass  # a read-only cache: checked in full each time

@@ -21,8 +21,6 @@ that does not fit means the keys are computed as without it. One that cannot be 
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,13 +29,13 @@ import orjson
 
 from timelineview.model.store.card_cache import check_record
 from timelineview.model.store.card_cache.json_digest import digest_of
+from timelineview.model.store.card_cache.whole_file import PARTIAL_PREFIX, write_whole
 from timelineview.model.store.card_files import CardFiles
 from timelineview.model.store.file_stamp import FileStamp, file_stamp
 from timelineview.model.store.regular_file import read_regular
 
 KNOWN_FORMAT = "timelineview-known-keys-1"
 FOLDER = ".known-keys"  # under the cache folder (not named like an entry: never taken for one)
-PARTIAL_PREFIX = check_record.PARTIAL_PREFIX
 KEEP_RECORDS = 64  # the most recently written records kept; older ones are removed at a write
 STALE_PARTIAL_S = 600.0  # a record is written in a millisecond: a leftover this old was a killed write
 _RECORD_LIMIT = 1 << 24  # a record of 100k cards is ~5 MB: anything larger is not one
@@ -105,14 +103,7 @@ def write_keys(cache_dir: Path, name: str, keys: Sequence[str | None]) -> None:
     try:
         folder.mkdir(exist_ok=True)
         body = orjson.dumps({"format": KNOWN_FORMAT, "name": name, "keys": list(keys)})
-        fd, tmp = tempfile.mkstemp(prefix=PARTIAL_PREFIX, dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(digest_of(body) + b"\n" + body)
-            os.replace(tmp, folder / name)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_whole(folder / name, [digest_of(body), b"\n", body])
         _remove_oldest(folder)
     except OSError:
         pass  # a read-only cache: the files are sampled on every open
