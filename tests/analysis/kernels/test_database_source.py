@@ -13,8 +13,8 @@ import pytest
 
 from tests.model.database.crafted import CraftedDatabase
 from timelineview.analysis.classify import classify
-from timelineview.analysis.kernels.task_sources import database_source
 from timelineview.analysis.kernels.table import NO_VALUE, Interner
+from timelineview.analysis.kernels.task_sources import database_source
 from timelineview.model import load
 from timelineview.model.database import compute_info
 
