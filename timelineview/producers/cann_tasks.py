@@ -15,6 +15,26 @@ OTHER = "other"
 
 # The args key under which a hardware task carries its task type (msprof, torch_npu, MindSpore traces)
 TASK_TYPE_ARG = "Task Type"
+# The other args keys of a hardware task, as CANN 8 writes them (torch_npu, msprof)
+MODEL_ID_ARG = "Model Id"
+STREAM_ID_ARG = "Physic Stream Id"
+TASK_ID_ARG = "Task Id"
+BATCH_ID_ARG = "Batch Id"
+SUBTASK_ID_ARG = "Subtask Id"
+CONNECTION_ID_ARG = "connection_id"  # the id that pairs a task with the CANN call (or HCCL operator) behind it
+DATA_SIZE_ARG = "data size(Byte)"  # a copy task's bytes
+COPY_DIRECTION_ARG = "memcpy direction"
+# and as older msprof's per-iteration task_time files write them
+LEGACY_STREAM_ID_ARG = "Stream Id"
+AICORE_TIME_ARG = "Aicore Time(ms)"
+TOTAL_CYCLE_ARG = "Total Cycle"
+# The args keys of CANN's host calls (the CANN process's slices)
+THREAD_ID_ARG = "Thread Id"
+MODE_ARG = "Mode"
+LEVEL_ARG = "level"
+CALL_ID_ARG = "id"  # the call's name without its prefix
+ITEM_ID_ARG = "item_id"
+MODEL_NAME_ARG = "Model Name"  # of a graph's run (GE@…), beside MODEL_ID_ARG
 
 # Task types as CANN spells them (the keys below; a lookup folds case)
 AI_CORE = "AI_CORE"

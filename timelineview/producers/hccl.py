@@ -17,6 +17,27 @@ ARG_TRANSPORT = "transport type"
 ARG_LINK_TYPE = "link type"
 ARG_SIZE = "size(Byte)"
 ARG_BANDWIDTH = "bandwidth(GB/s)"
+ARG_NOTIFY_ID = "notify_id"
+ARG_DURATION_ESTIMATED = "duration estimated(us)"
+ARG_STREAM_ID = "stream id"
+ARG_TASK_ID = "task id"
+ARG_CONTEXT_ID = "context id"
+ARG_DATA_TYPE = "data type"
+ARG_RDMA_TYPE = "rdma type"
+ARG_MODEL_ID = "model id"  # also a key of an operator's args
+ARG_GROUP_NAME = "group name"
+ARG_OPERATOR = "operator"
+
+# Keys of a collective operator's ``args`` (its connection id's key is cann_tasks.CONNECTION_ID_ARG)
+OP_ARG_DATA_TYPE = "data_type"
+OP_ARG_ALG_TYPE = "alg_type"
+OP_ARG_COUNT = "count"
+OP_ARG_OP_TYPE = "op_type"
+OP_ARG_RELAY = "relay"
+OP_ARG_RETRY = "retry"
+OP_ARG_GROUP_NAME = "group_name"
+OP_ARG_OP_ID = "op_id"
+OP_ARG_WAIT_NS = "wait_ns"
 
 # Plane tasks' names as written (WAIT_TASKS and COPY_TASKS below hold them normalised)
 NOTIFY_RECORD_TASK = "Notify_Record"

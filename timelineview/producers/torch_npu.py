@@ -36,6 +36,12 @@ QUEUE_CATEGORIES = ("enqueue", "dequeue")  # its task queue's ranges, named Enqu
 FRAMEWORK_OPERATOR = "cpu_op"  # the framework's operators, which carry the input shapes
 PYTHON_PROCESS = "Python"  # the framework's process (its operators, steps and launches)
 STEP_MARKER_NAME = "ProfilerStep#{}"  # the framework's step range, by step number
+# The args keys of the framework's operators (FRAMEWORK_OPERATOR)
+SEQUENCE_NUMBER_ARG = "Sequence number"
+FWD_THREAD_ID_ARG = "Fwd thread id"
+INPUT_DIMS_ARG = "Input Dims"
+INPUT_TYPE_ARG = "Input type"
+CALL_STACK_ARG = "Call stack"
 
 
 def is_database(name: str) -> bool:

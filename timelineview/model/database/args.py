@@ -33,6 +33,7 @@ from timelineview.model.database.strings import UNKNOWN_ID, CardStrings
 from timelineview.model.store.args_reader import CHANGED, REMOVED, TraceFileChanged
 from timelineview.model.store.file_stamp import FileStamp, file_stamp
 from timelineview.producers import TASK_TYPE_ARG
+from timelineview.producers.cann_tasks import THREAD_ID_ARG
 
 IN_LIST = 20_000  # rowids per query
 _INT64_LIMIT = float(1 << 63)  # a real id at or past it is no integer id SQLite could hold
@@ -45,7 +46,8 @@ _TABLES = {  # kind -> (table of row, its args, table of info row, its args)
     KIND_CANN: ("CANN_API", L.CANN_ARGS, None, ()),
     KIND_FRAMEWORK: ("PYTORCH_API", L.PYTORCH_ARGS + (("callchainId", ""),), None, ()),
 }
-_PLANE_TASK_KEYS = {"streamId": "stream id", "taskId": "task id", "contextId": "context id", "modelId": "model id"}
+_PLANE_TASK_KEYS = {column: key for column, key in L.PLANE_ARGS
+                    if column in ("streamId", "taskId", "contextId", "modelId")}
 
 
 def _select_in(conn: sqlite3.Connection, head: str, ids: Sequence[int] | np.ndarray) -> Iterator[tuple]:
@@ -215,8 +217,8 @@ class DatabaseArgs:
             args[ARG_TASK_TYPE] = self.strings.strings[tt] if tt >= 0 else None
             if info is not None:
                 args.update({key: info[col] for col, key in info_keys if col in info})
-        elif kind == KIND_CANN and isinstance(args.get("Thread Id"), int):
-            args["Thread Id"] = args["Thread Id"] & TID_MASK
+        elif kind == KIND_CANN and isinstance(args.get(THREAD_ID_ARG), int):
+            args[THREAD_ID_ARG] = args[THREAD_ID_ARG] & TID_MASK
         elif kind == KIND_FRAMEWORK and rec.get("callchainId") in stacks:
             args[L.CALL_STACK_KEY] = stacks[rec["callchainId"]]
         return args

@@ -75,28 +75,31 @@ ENUM_COLUMNS = {
     "PYTORCH_API": {"type": "ENUM_API_TYPE"},
 }
 
-# args keys per kind of slice: (database column, key the JSON writes)
-HARDWARE_ARGS = (("modelId", "Model Id"), ("streamId", "Physic Stream Id"), ("taskId", "Task Id"),
-                 ("contextId", "Subtask Id"), ("connectionId", "connection_id"))
+# args keys per kind of slice: (database column, key the JSON writes); the keys are the producers'
+HARDWARE_ARGS = (("modelId", cann_tasks.MODEL_ID_ARG), ("streamId", cann_tasks.STREAM_ID_ARG),
+                 ("taskId", cann_tasks.TASK_ID_ARG), ("contextId", cann_tasks.SUBTASK_ID_ARG),
+                 ("connectionId", cann_tasks.CONNECTION_ID_ARG))
 COMPUTE_ARGS = (("opType", "Op Type"), ("blockDim", "Block Dim"), ("mixBlockDim", "Mix Block Dim"),
                 ("inputFormats", "Input Formats"), ("inputDataTypes", "Input Data Types"),
                 ("inputShapes", "Input Shapes"), ("outputFormats", "Output Formats"),
                 ("outputDataTypes", "Output Data Types"), ("outputShapes", "Output Shapes"),
                 ("attrInfo", "Attr Info"))
-PLANE_ARGS = (("notifyId", "notify_id"), ("streamId", "stream id"), ("taskId", "task id"),
-              ("contextId", "context id"), ("taskType", "task type"), ("srcRank", "src rank"),
-              ("dstRank", "dst rank"), ("transportType", "transport type"), ("size", "size(Byte)"),
-              ("dataType", "data type"), ("linkType", "link type"), ("rdmaType", "rdma type"),
-              ("modelId", "model id"), ("groupName", "group name"), ("name", "operator"))
-OPERATOR_ARGS = (("connectionId", "connection_id"), ("dataType", "data_type"), ("algType", "alg_type"),
-                 ("count", "count"), ("opType", "op_type"), ("relay", "relay"), ("retry", "retry"),
-                 ("groupName", "group_name"), ("opId", "op_id"), ("waitNs", "wait_ns"))
-CANN_ARGS = (("globalTid", "Thread Id"), ("type", "level"), ("name", "id"), ("connectionId", "connection_id"))
-PYTORCH_ARGS = (("sequenceNumber", "Sequence number"), ("fwdThreadId", "Fwd thread id"),
-                ("inputShapes", "Input Dims"), ("inputDtypes", "Input type"))
-CALL_STACK_KEY = "Call stack"
+PLANE_ARGS = (("notifyId", hccl.ARG_NOTIFY_ID), ("streamId", hccl.ARG_STREAM_ID), ("taskId", hccl.ARG_TASK_ID),
+              ("contextId", hccl.ARG_CONTEXT_ID), ("taskType", hccl.ARG_TASK_TYPE), ("srcRank", hccl.ARG_SRC_RANK),
+              ("dstRank", hccl.ARG_DST_RANK), ("transportType", hccl.ARG_TRANSPORT), ("size", hccl.ARG_SIZE),
+              ("dataType", hccl.ARG_DATA_TYPE), ("linkType", hccl.ARG_LINK_TYPE), ("rdmaType", hccl.ARG_RDMA_TYPE),
+              ("modelId", hccl.ARG_MODEL_ID), ("groupName", hccl.ARG_GROUP_NAME), ("name", hccl.ARG_OPERATOR))
+OPERATOR_ARGS = (("connectionId", cann_tasks.CONNECTION_ID_ARG), ("dataType", hccl.OP_ARG_DATA_TYPE),
+                 ("algType", hccl.OP_ARG_ALG_TYPE), ("count", hccl.OP_ARG_COUNT), ("opType", hccl.OP_ARG_OP_TYPE),
+                 ("relay", hccl.OP_ARG_RELAY), ("retry", hccl.OP_ARG_RETRY), ("groupName", hccl.OP_ARG_GROUP_NAME),
+                 ("opId", hccl.OP_ARG_OP_ID), ("waitNs", hccl.OP_ARG_WAIT_NS))
+CANN_ARGS = (("globalTid", cann_tasks.THREAD_ID_ARG), ("type", cann_tasks.LEVEL_ARG), ("name", cann_tasks.CALL_ID_ARG),
+             ("connectionId", cann_tasks.CONNECTION_ID_ARG))
+PYTORCH_ARGS = (("sequenceNumber", torch_npu.SEQUENCE_NUMBER_ARG), ("fwdThreadId", torch_npu.FWD_THREAD_ID_ARG),
+                ("inputShapes", torch_npu.INPUT_DIMS_ARG), ("inputDtypes", torch_npu.INPUT_TYPE_ARG))
+CALL_STACK_KEY = torch_npu.CALL_STACK_ARG
 CALL_STACK_SEP = ";\r\n"  # as torch_npu's JSON joins the frames
-BANDWIDTH_KEY = "bandwidth(GB/s)"  # bytes / ns: what the JSON's plane tasks carry
+BANDWIDTH_KEY = hccl.ARG_BANDWIDTH  # bytes / ns: what the JSON's plane tasks carry
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from timelineview.producers.ascend import (
     OVERLAP_PROCESS,
 )
 from timelineview.producers.ascend_lanes import GROUP_LANE, STREAM_LANE, THREAD_LANE
-from timelineview.producers.cann_tasks import ACL_PREFIX
+from timelineview.producers.cann_tasks import ACL_PREFIX, THREAD_ID_ARG
 from timelineview.producers.hccl import PLANE_LANE_NAME
 from timelineview.producers.msprof import STEP_TRACE_LANE
 from timelineview.producers.torch_npu import PYTHON_PROCESS
@@ -204,7 +204,7 @@ class MsprofWriter(CardWriter):
         lines.append(f'{{"ph": "X", "name": "{step}", "pid": {py}, "tid": {h}, '
                      f'"ts": "{us_str1(st.start + sh)}", "dur": {us_num1(st.end - st.start)}, '
                      f'"cat": "{torch_npu.FRAMEWORK_OPERATOR}", '
-                     f'"args": {{"Sequence number": -1, "Fwd thread id": 0}}}}')
+                     f'"args": {{"{torch_npu.SEQUENCE_NUMBER_ARG}": -1, "{torch_npu.FWD_THREAD_ID_ARG}": 0}}}}')
         t.add(self._lanes["py"], [st.start + sh], [st.end - st.start], step, "step_marker")
         idx = st.launch_idx
         kind = st.kind[idx]
@@ -329,7 +329,7 @@ class MsprofWriter(CardWriter):
         if self.spec.with_overlaps:
             s, d = overlapping_host(st)
             ts, du = us_str(s + sh), us_num(d)
-            lines += [ev.x_args(OVERLAP_NAMES[i], cann, h + 2, ts[i], du[i], f'{{"Thread Id": {h + 2}}}')
+            lines += [ev.x_args(OVERLAP_NAMES[i], cann, h + 2, ts[i], du[i], f'{{"{THREAD_ID_ARG}": {h + 2}}}')
                       for i in range(len(s))]
             t.add(self._lanes["cann_ovl"], s + sh, d, t.intern(OVERLAP_NAMES), "host")
         if self.opts.be_events:

@@ -58,6 +58,14 @@ KERNEL_TID = 70000
 _OP_NAME = {KIND_RECEIVE: "Receive", KIND_SEND: "Send", KIND_ALLGATHER: "AllGather"}
 _SORT = {CANN_PROCESS: 2, HARDWARE_PROCESS: 3, COMMUNICATION_PROCESS: 11, OVERLAP_PROCESS: 12}
 _STEP_TRACE_LANE = msprof.STEP_TRACE_LANE.format(MODEL_ID)
+_NO_CORE = ('"N/A"', '"N/A"')  # the AI Core time and cycles of a task that ran on no AI Core, as JSON text
+
+
+def _task_args(task_type: str, stream: int, task_id: int, aicore_time: int | str, cycles: int | str) -> str:
+    """A hardware task's ``args`` object text as the per-iteration ``task_time`` files write it."""
+    return (f'{{"{cann.TASK_TYPE_ARG}": "{task_type}", "{cann.LEGACY_STREAM_ID_ARG}": {stream}, '
+            f'"{cann.TASK_ID_ARG}": {task_id}, "{cann.BATCH_ID_ARG}": 0, "{cann.AICORE_TIME_ARG}": {aicore_time}, '
+            f'"{cann.TOTAL_CYCLE_ARG}": {cycles}}}')
 
 
 def op_name(kind: int, slot: int) -> str:
@@ -195,12 +203,9 @@ class PerIterationWriter(CardWriter):
         out = []
         for i, (k, s) in enumerate(zip(comb.tolist(), sid)):
             tt = self._types[k]
-            core = f'{int(st.item_dur[i]) // 1100}, "Total Cycle": {int(st.item_dur[i]) * 29}' \
-                if tt == cann.AI_CORE else '"N/A", "Total Cycle": "N/A"'
+            core = (int(st.item_dur[i]) // 1100, int(st.item_dur[i]) * 29) if tt == cann.AI_CORE else _NO_CORE
             out.append(f'{{"name": "{self._names[k]}", "pid": {hw}, "tid": {s}, "ts": {ts[i]}, '
-                       f'"dur": {du[i]}, "args": {{"{cann.TASK_TYPE_ARG}": "{tt}", "Stream Id": {s}, '
-                       f'"Task Id": {tid[i]}, "Batch Id": 0, '
-                       f'"Aicore Time(ms)": {core}}}, "ph": "X"}}')
+                       f'"dur": {du[i]}, "args": {_task_args(tt, s, tid[i], *core)}, "ph": "X"}}')
         dups = [out[i] for i in np.flatnonzero(st.duplicate).tolist()]
         lane = self.stream_lane[st.stream]
         c, o = ~st.other, st.other
@@ -212,9 +217,8 @@ class PerIterationWriter(CardWriter):
             a, s = st.memcpy_start + sh, self.streams[0]
             copy = cann.MEMCPY_ASYNC
             pairs.append((a, f'{{"name": "{copy}", "pid": {hw}, "tid": {s}, "ts": {us_num1(a)}, '
-                             f'"dur": {us_num1(st.memcpy_dur)}, "args": {{"{cann.TASK_TYPE_ARG}": "{copy}", '
-                             f'"Stream Id": {s}, "Task Id": 1, "Batch Id": 0, "Aicore Time(ms)": "N/A", '
-                             f'"Total Cycle": "N/A"}}, "ph": "X"}}'))
+                             f'"dur": {us_num1(st.memcpy_dur)}, "args": {_task_args(copy, s, 1, *_NO_CORE)}, '
+                             f'"ph": "X"}}'))
             t.add(self.stream_lane[0], [a], [st.memcpy_dur], copy, "other_hw", t.task_type(copy))
         return pairs, dups
 
@@ -232,8 +236,7 @@ class PerIterationWriter(CardWriter):
         start = ct.hw_start + sh
         ts, du = us_num(start), us_num(ct.hw_dur)
         out = [(int(a), f'{{"name": "{n}", "pid": 3, "tid": {s}, "ts": {ts[i]}, "dur": {du[i]}, "args": '
-                        f'{{"{cann.TASK_TYPE_ARG}": "{n}", "Stream Id": {s}, "Task Id": {i + 2}, "Batch Id": 0, '
-                        f'"Aicore Time(ms)": "N/A", "Total Cycle": "N/A"}}, "ph": "X"}}')
+                        f'{_task_args(n, s, i + 2, *_NO_CORE)}, "ph": "X"}}')
                for i, (a, n) in enumerate(zip(start.tolist(), names))]
         t.add(self.stream_lane[-1], start, ct.hw_dur, t.intern(names), "other_hw",
               np.array([t.task_type(n) for n in names], np.int16))
@@ -268,8 +271,8 @@ class PerIterationWriter(CardWriter):
         x = self.cann_threads[st.index % 2]
         a, d = st.start + sh + 100, st.end - st.start - 200
         out = [(a, f'{{"name": "GE@Infer", "pid": {self.pid[CANN_PROCESS]}, "tid": {x}, "ts": {us_num1(a)}, '
-                   f'"dur": {us_num1(d)}, "args": {{"Model Name": null, "Model Id": {MODEL_ID}}}, '
-                   f'"ph": "X"}}')]
+                   f'"dur": {us_num1(d)}, "args": {{"{cann.MODEL_NAME_ARG}": null, '
+                   f'"{cann.MODEL_ID_ARG}": {MODEL_ID}}}, "ph": "X"}}')]
         t.add(self.cann_lanes[st.index % 2], [a], [d], "GE@Infer", "host")
         if self.spec.with_overlaps:
             s, dd = overlapping_host(st)
