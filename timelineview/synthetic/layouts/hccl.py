@@ -5,6 +5,22 @@ from __future__ import annotations
 import numpy as np
 
 from timelineview.producers import hccl as hccl_names
+from timelineview.producers.hccl import (
+    ARG_BANDWIDTH,
+    ARG_CONTEXT_ID,
+    ARG_DATA_TYPE,
+    ARG_DST_RANK,
+    ARG_DURATION_ESTIMATED,
+    ARG_LINK_TYPE,
+    ARG_MODEL_ID,
+    ARG_NOTIFY_ID,
+    ARG_SIZE,
+    ARG_SRC_RANK,
+    ARG_STREAM_ID,
+    ARG_TASK_ID,
+    ARG_TASK_TYPE,
+    ARG_TRANSPORT,
+)
 from timelineview.synthetic.comm.planes import PL_DATA, PL_LOCAL
 from timelineview.synthetic.layouts.common import CommTasks, is_p2p
 from timelineview.synthetic.textfmt import us_num
@@ -35,7 +51,7 @@ def plane_args(ct: CommTasks, names: list[str], rank: int, n_cards: int, stream:
     """The ``args`` object text of each plane task, shaped like the real HCCL lanes: ``bandwidth(GB/s)``
     is the task's own size over its duration, as the producer writes it."""
     out = []
-    tail = ', "model id": 4294967295' if model_id else ""
+    tail = f', "{ARG_MODEL_ID}": 4294967295' if model_id else ""
     est = us_num(np.maximum(ct.pl_dur // 2, 20))
     size, dur = ct.pl_size.tolist(), ct.pl_dur.tolist()
     for i, (name, plane, kind, op) in enumerate(zip(names, ct.pl_plane.tolist(), ct.pl_kind.tolist(),
@@ -44,10 +60,11 @@ def plane_args(ct: CommTasks, names: list[str], rank: int, n_cards: int, stream:
         notify = "18446744073709551615" if data else str(4294967296 * (plane + 1) + 60 + op)
         bw = size[i] / dur[i] if data and dur[i] else 0.0
         out.append(
-            f'{{"notify_id": "{notify}", "duration estimated(us)": {est[i]}, "stream id": {stream}, '
-            f'"task id": {task_base + op}, "context id": {i}, "task type": "{name}", "src rank": {rank}, '
-            f'"dst rank": {int(ct.pl_dst[i])}, "transport type": "{ct.pl_transport[i]}", "size(Byte)": {size[i]}, '
-            f'"data type": "{"FP32" if data else "INVALID_TYPE"}", "link type": "{ct.pl_link_type[i]}", '
-            f'"bandwidth(GB/s)": {bw!r}{tail}}}'
+            f'{{"{ARG_NOTIFY_ID}": "{notify}", "{ARG_DURATION_ESTIMATED}": {est[i]}, "{ARG_STREAM_ID}": {stream}, '
+            f'"{ARG_TASK_ID}": {task_base + op}, "{ARG_CONTEXT_ID}": {i}, "{ARG_TASK_TYPE}": "{name}", '
+            f'"{ARG_SRC_RANK}": {rank}, "{ARG_DST_RANK}": {int(ct.pl_dst[i])}, '
+            f'"{ARG_TRANSPORT}": "{ct.pl_transport[i]}", "{ARG_SIZE}": {size[i]}, '
+            f'"{ARG_DATA_TYPE}": "{"FP32" if data else "INVALID_TYPE"}", "{ARG_LINK_TYPE}": "{ct.pl_link_type[i]}", '
+            f'"{ARG_BANDWIDTH}": {bw!r}{tail}}}'
         )
     return out
