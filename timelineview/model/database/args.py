@@ -34,6 +34,7 @@ from timelineview.model.store.args_reader import CHANGED, REMOVED, TraceFileChan
 from timelineview.model.store.file_stamp import FileStamp, file_stamp
 from timelineview.producers import TASK_TYPE_ARG
 from timelineview.producers.cann_tasks import THREAD_ID_ARG
+from timelineview.producers.hccl import ARG_SIZE
 
 IN_LIST = 20_000  # rowids per query
 _INT64_LIMIT = float(1 << 63)  # a real id at or past it is no integer id SQLite could hold
@@ -207,7 +208,7 @@ class DatabaseArgs:
             for col, key in info_keys:
                 if info is not None and col in info:
                     args[key] = str(info[col]) if col == "notifyId" else info[col]
-            size, dur = args.get("size(Byte)"), int(self.dur[s])
+            size, dur = args.get(ARG_SIZE), int(self.dur[s])
             if isinstance(size, (int, float)):
                 args[L.BANDWIDTH_KEY] = size / dur if dur > 0 else 0.0
             return args
