@@ -18,6 +18,7 @@ from pathlib import Path
 
 from timelineview.analysis.advisor.device_info import info_files
 from timelineview.analysis.kept.results import analysis_key
+from timelineview.model.store.card_cache.cache import fits_beside
 from timelineview.model.store.card_cache.cluster_record import CLUSTER_FORMAT, read_record, write_record
 from timelineview.model.store.file_stamp import file_stamp, sample_digest
 from timelineview.model.store.trace_store import TraceStore
@@ -66,5 +67,5 @@ def cached_stats_document(stores: list[TraceStore], min_gap_ns: int,
     if isinstance(doc, dict):
         return doc
     doc = compute(stores, min_gap_ns)
-    write_record(folder, key, doc)
+    write_record(folder, key, doc, lambda size: fits_beside(folder, size))
     return doc

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,13 +61,15 @@ def read_record(cache_dir: Path, key: str) -> Any:
     return value
 
 
-def write_record(cache_dir: Path, key: str, value: Any) -> bool:
-    """Record ``value`` (JSON, numpy values allowed) under ``key``; whether it was written (a cache that cannot be
-    written, or a value that is not JSON, is only not recorded)."""
+def write_record(cache_dir: Path, key: str, value: Any, fits: Callable[[int], bool]) -> bool:
+    """Record ``value`` (JSON, numpy values allowed) under ``key`` if ``fits(its bytes)``; whether it was written
+    (no room, a cache that cannot be written, or a value that is not JSON: only not recorded)."""
     try:
         body = orjson.dumps({"format": CLUSTER_FORMAT, "key": key, "value": value},
                             option=orjson.OPT_SERIALIZE_NUMPY)
     except TypeError:
+        return False
+    if not fits(len(body)):
         return False
     try:
         write_whole(record_path(cache_dir, key), [digest_of(body), b"\n", body])
