@@ -6,6 +6,7 @@ pruning counts and removes them."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from pathlib import Path
@@ -14,6 +15,9 @@ import orjson
 import pytest
 
 from timelineview.cli import stats_main
+from timelineview.commands.cached_stats import cached_stats_document
+from timelineview.model import load_cards
+from timelineview.model.load.loader import card_sources, shutdown_pool
 from timelineview.model.store.card_cache.cache import prune, remove_stale_partials
 from timelineview.model.store.card_cache.cluster_record import read_record, record_path, write_record
 from timelineview.model.store.card_cache.json_digest import digest_of
@@ -168,3 +172,25 @@ def test_a_record_write_left_by_a_killed_process_is_removed_once_stale(tmp_path)
     os.utime(stale, (old, old))
     assert remove_stale_partials(cache) == 1
     assert fresh.exists() and not stale.exists()
+
+
+def test_a_document_json_would_not_give_back_exactly_is_not_recorded(cluster, cache):
+    stores = load_cards(card_sources([str(cluster)]), cache=True)
+    shutdown_pool()
+    calls = []
+
+    def document(values):
+        def compute(cards, gap):
+            calls.append(gap)
+            return {"cards": [{"card": s.card, "values": list(values)} for s in cards]}
+        return compute
+
+    with_nan = cached_stats_document(stores, 1000, document([1.5, float("nan")]))
+    assert math.isnan(with_nan["cards"][0]["values"][1])
+    assert _records(cache) == []  # NaN reads back from JSON as null: never recorded
+    finite = cached_stats_document(stores, 1000, document([1.5, 2.0]))
+    [record] = _records(cache)
+    assert cached_stats_document(stores, 1000, document([9.0])) == finite  # read back, not computed
+    assert calls == [1000, 1000]
+    assert cached_stats_document(stores, 2000, document([9.0]))["cards"][0]["values"] == [9.0]  # another gap
+    assert len(_records(cache)) == 2 and record in _records(cache)

@@ -13,8 +13,12 @@ empty captures and skipped files) is applied to the document as read, as to one 
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from timelineview.analysis.advisor.device_info import info_files
 from timelineview.analysis.kept.results import analysis_key
@@ -39,6 +43,20 @@ def _described_by(path: Path) -> str:
     return f"{where}|{stamp}|{sample}"
 
 
+def _json_exact(tree: Any) -> bool:
+    """Whether ``tree`` reads back from JSON as it is printed: no NaN or infinity anywhere (JSON writes them as
+    null, which the text tables would print otherwise than the number)."""
+    if isinstance(tree, dict):
+        return all(_json_exact(v) for v in tree.values())
+    if isinstance(tree, (list, tuple)):
+        return all(_json_exact(v) for v in tree)
+    if isinstance(tree, float):
+        return math.isfinite(tree)
+    if isinstance(tree, (np.ndarray, np.floating)):
+        return np.asarray(tree).dtype.kind != "f" or bool(np.isfinite(tree).all())
+    return True
+
+
 def stats_key(stores: list[TraceStore], min_gap_ns: int) -> tuple[Path, str] | None:
     """(the cache folder, the key of the document of ``stores``) when every card is in the card cache, else
     None (a card loaded without it: its files have no key, nothing is kept)."""
@@ -58,7 +76,7 @@ def stats_key(stores: list[TraceStore], min_gap_ns: int) -> tuple[Path, str] | N
 def cached_stats_document(stores: list[TraceStore], min_gap_ns: int,
                           compute: Callable[[list[TraceStore], int], dict]) -> dict:
     """The stats document of ``stores``: the cache's record when there is one that passes its checks, else
-    ``compute(stores, min_gap_ns)``, recorded when every card is in the card cache."""
+    ``compute(stores, min_gap_ns)``, recorded when every card is in the card cache and JSON holds it exactly."""
     keyed = stats_key(stores, min_gap_ns)
     if keyed is None:
         return compute(stores, min_gap_ns)
@@ -67,5 +85,6 @@ def cached_stats_document(stores: list[TraceStore], min_gap_ns: int,
     if isinstance(doc, dict):
         return doc
     doc = compute(stores, min_gap_ns)
-    write_record(folder, key, doc, lambda size: fits_beside(folder, size))
+    if _json_exact(doc):
+        write_record(folder, key, doc, lambda size: fits_beside(folder, size))
     return doc
