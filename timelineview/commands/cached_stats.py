@@ -45,15 +45,24 @@ def _described_by(path: Path) -> str:
 
 def _json_exact(tree: Any) -> bool:
     """Whether ``tree`` reads back from JSON as it is printed: no NaN or infinity anywhere (JSON writes them as
-    null, which the text tables would print otherwise than the number)."""
-    if isinstance(tree, dict):
-        return all(_json_exact(v) for v in tree.values())
-    if isinstance(tree, (list, tuple)):
-        return all(_json_exact(v) for v in tree)
-    if isinstance(tree, float):
-        return math.isfinite(tree)
-    if isinstance(tree, (np.ndarray, np.floating)):
-        return np.asarray(tree).dtype.kind != "f" or bool(np.isfinite(tree).all())
+    null, which the text tables would print otherwise than the number). One pass over a stack, not recursion: a
+    thousand cards' document is millions of values, walked on every run that writes a record."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is dict:
+            stack.extend(node.values())
+        elif kind is list or kind is tuple:
+            stack.extend(node)
+        elif kind is float:
+            if node - node != 0.0:  # NaN and infinities only (x - x is 0.0 for every finite x)
+                return False
+        elif isinstance(node, (np.ndarray, np.floating)):
+            if np.asarray(node).dtype.kind == "f" and not np.isfinite(node).all():
+                return False
+        elif isinstance(node, float) and not math.isfinite(node):
+            return False
     return True
 
 
