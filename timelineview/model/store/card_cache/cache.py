@@ -472,11 +472,10 @@ def fits_beside(cache_dir: Path, incoming: int) -> bool:
     the cache's size is counted, and pruned, at its next listing (``Room``, ``prune``)."""
     try:
         cap = max_cache_bytes()
-        free = shutil.disk_usage(cache_dir).free
-        total = shutil.disk_usage(cache_dir).total
+        disk = shutil.disk_usage(cache_dir)
     except (OSError, CacheSettingError):
         return False
-    return incoming <= cap and free - incoming >= max(MIN_FREE_BYTES, int(total * MIN_FREE_FRACTION))
+    return incoming <= cap and disk.free - incoming >= max(MIN_FREE_BYTES, int(disk.total * MIN_FREE_FRACTION))
 
 
 class Room:
