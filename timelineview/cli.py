@@ -18,6 +18,7 @@ from timelineview.analysis.summaries.summary_session import (
 )
 from timelineview.analysis.summary import format_text, stats_document
 from timelineview.commands.cache_option import add_cache_option, cache_wanted
+from timelineview.commands.cached_stats import cached_stats_document
 from timelineview.commands.exit_codes import (
     EPILOG,
     EXIT_INTERRUPTED,
@@ -88,7 +89,10 @@ def _stats(args: argparse.Namespace) -> int:
         print(f"timelineview stats: nothing readable: {terminal_safe(nothing_readable_reason(stores))}",
               file=sys.stderr)
         return EXIT_NOTHING_READABLE
-    doc = _with_peak(stats_document(stores, min_gap_ns=int(round(args.min_gap_us * 1000))), args.peak_tflops)
+    # cards all from the card cache: the document kept for them, unless they changed (``cached_stats``)
+    doc = cached_stats_document(stores, int(round(args.min_gap_us * 1000)),
+                                lambda cards, gap: stats_document(cards, min_gap_ns=gap))
+    doc = _with_peak(doc, args.peak_tflops)
     notes = [card_line(s.card, EMPTY_CAPTURE) for s in stores if empty_capture(s)]
     notes += [card_line(src.label, skipped) for src in sources for skipped in src.skipped]
     if notes:  # metrics.md §5: what a reader of the numbers should know (empty captures, files left aside)

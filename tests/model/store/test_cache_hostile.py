@@ -22,13 +22,21 @@ def _card(folder: Path) -> Path:
     return path.parent
 
 
+def _forget_cluster_records() -> None:
+    """Remove the cache's whole-document records (``cluster_record``): served, a ``stats`` reads its document
+    there and opens no card's analysis, and these tests are about each card's entry and kept results."""
+    for record in Path(os.environ["TIMELINEVIEW_CACHE"]).glob("cluster-*.json"):
+        record.unlink()
+
+
 def _stats(capsys, *args: str) -> dict:
+    _forget_cluster_records()
     assert stats_main([*args, "--json", "--quiet"]) == 0
     return json.loads(capsys.readouterr().out)
 
 
 def _entry(cache: Path) -> Path:
-    [entry] = [p for p in cache.iterdir() if not p.name.startswith(".")]
+    [entry] = [p for p in cache.iterdir() if not p.name.startswith((".", "cluster-"))]  # the card's folder
     return entry
 
 

@@ -42,6 +42,7 @@ import orjson
 from timelineview.model.store.args_reader import ArgsReader, ChunkTable
 from timelineview.model.store.card_cache.cache_notice import say_once
 from timelineview.model.store.card_cache.check_record import Check
+from timelineview.model.store.card_cache.cluster_record import RECORD_NAME
 from timelineview.model.store.card_cache.columns_file import (
     BadColumn,
     column_view,
@@ -375,8 +376,18 @@ def _check_lengths(parts: dict, flows: FlowTable) -> None:
 
 
 def _stale_partial(folder: Path, now: float) -> bool:
-    newest = max([folder.stat().st_mtime, *(f.stat().st_mtime for f in folder.iterdir())])
-    return now - newest > STALE_PARTIAL_S
+    """Whether a ``.partial-*`` folder (a card's save) or file (a cluster record's write) was left by a killed
+    write."""
+    inside = [f.stat().st_mtime for f in folder.iterdir()] if folder.is_dir() else []
+    return now - max([folder.stat().st_mtime, *inside]) > STALE_PARTIAL_S
+
+
+def _remove(path: Path) -> None:
+    """Remove an entry's folder, a cluster record or a leftover of a killed write (gone already: nothing)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def remove_stale_partials(cache_dir: Path) -> int:
@@ -390,7 +401,7 @@ def remove_stale_partials(cache_dir: Path) -> int:
     for folder in partials:
         try:
             if _stale_partial(folder, now):
-                shutil.rmtree(folder)
+                _remove(folder)
                 removed += 1
         except OSError:
             continue  # finished or removed meanwhile by another process
@@ -398,7 +409,8 @@ def remove_stale_partials(cache_dir: Path) -> int:
 
 
 def _entries(cache_dir: Path) -> tuple[list[tuple[float, int, Path]], list[Path]]:
-    """(last use, bytes, folder) of each entry, and the ``.partial-*`` folders of killed saves."""
+    """(last use, bytes, path) of each entry (a card's folder, or a cluster record's file: ``cluster_record``), and
+    the ``.partial-*`` folders and files of killed writes."""
     entries, stale = [], []
     now = time.time()
     try:
@@ -415,6 +427,9 @@ def _entries(cache_dir: Path) -> tuple[list[tuple[float, int, Path]], list[Path]
                 meta = folder / "meta.json"
                 used = meta.stat().st_mtime if meta.exists() else 0.0  # no meta: unusable, goes first
                 entries.append((used, size, folder))
+            elif RECORD_NAME.match(folder.name) and folder.is_file():
+                st = folder.stat()
+                entries.append((st.st_mtime, st.st_size, folder))
         except OSError:
             continue  # removed meanwhile by another process
     return entries, stale
@@ -449,6 +464,18 @@ def _say_no_room(cache_dir: Path) -> None:
 def make_room(cache_dir: Path, incoming: int = 0, keep: Path | None = None, max_bytes: int | None = None) -> bool:
     """Prune so that ``incoming`` more bytes fit; whether they do."""
     return _prune(cache_dir, incoming, keep, max_bytes)[1]
+
+
+def fits_beside(cache_dir: Path, incoming: int) -> bool:
+    """Whether ``incoming`` bytes may be written into the cache without listing it (a cluster record, written
+    once per command): within the size limit on their own and leaving the disk its free space. What they add to
+    the cache's size is counted, and pruned, at its next listing (``Room``, ``prune``)."""
+    try:
+        cap = max_cache_bytes()
+        disk = shutil.disk_usage(cache_dir)
+    except (OSError, CacheSettingError):
+        return False
+    return incoming <= cap and disk.free - incoming >= max(MIN_FREE_BYTES, int(disk.total * MIN_FREE_FRACTION))
 
 
 class Room:
@@ -492,7 +519,10 @@ def _prune_counted(cache_dir: Path, incoming: int, keep: Path | None,
     """(entries removed, whether ``incoming`` fits, bytes the cache holds after pruning)."""
     entries, stale = _entries(cache_dir)
     for folder in stale:
-        shutil.rmtree(folder, ignore_errors=True)
+        try:
+            _remove(folder)
+        except OSError:
+            continue  # removed meanwhile, or cannot be: tried again at the next listing
     total = sum(e[1] for e in entries)
     limit = _room_limit(cache_dir, total, max_cache_bytes() if max_bytes is None else max_bytes)
     removed = 0
@@ -501,7 +531,10 @@ def _prune_counted(cache_dir: Path, incoming: int, keep: Path | None,
             break
         if folder == keep:
             continue
-        shutil.rmtree(folder, ignore_errors=True)
+        try:
+            _remove(folder)
+        except OSError:
+            continue  # a record that cannot be removed still counts
         total -= size
         removed += 1
     return removed, total + incoming <= limit, total
