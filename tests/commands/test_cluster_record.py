@@ -5,13 +5,13 @@ pruning counts and removes them."""
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import time
 from pathlib import Path
 
-import orjson
+import msgspec
+import numpy as np
 import pytest
 
 from timelineview.cli import stats_main
@@ -53,15 +53,15 @@ def _stats(capsysbinary, *args: str) -> bytes:
 
 
 def _records(cache: Path) -> list[Path]:
-    return sorted(cache.glob("cluster-*.json")) if cache.exists() else []
+    return sorted(cache.glob("cluster-*.record")) if cache.exists() else []
 
 
 def _rewrite(record: Path, edit) -> None:
-    """``record`` with its JSON edited by ``edit`` and a digest that matches the edit (as a forger would)."""
+    """``record`` with its content edited by ``edit`` and a digest that matches the edit (as a forger would)."""
     body = record.read_bytes().partition(b"\n")[2]
-    doc = json.loads(body)
+    doc = msgspec.msgpack.decode(body)
     edit(doc)
-    new = orjson.dumps(doc)
+    new = msgspec.msgpack.encode(doc)
     record.write_bytes(digest_of(new) + b"\n" + new)
 
 
@@ -92,7 +92,7 @@ def test_what_is_served_is_the_record_and_no_cache_reads_none(cluster, cache, ca
 
 def _flip_a_body_byte(record: Path) -> None:
     data = bytearray(record.read_bytes())
-    data[data.index(b'"cards"') + 2] ^= 0x01  # "cards" -> "bards": valid JSON, not the bytes digested
+    data[data.index(b"cards")] ^= 0x01  # "cards" -> "bards": a valid record, not the bytes digested
     record.write_bytes(bytes(data))
 
 
@@ -174,7 +174,8 @@ def test_a_record_write_left_by_a_killed_process_is_removed_once_stale(tmp_path)
     assert fresh.exists() and not stale.exists()
 
 
-def test_a_document_json_would_not_give_back_exactly_is_not_recorded(cluster, cache):
+def test_a_record_gives_back_every_float_as_computed(cluster, cache):
+    """NaN and infinities too (JSON would write them as null, which the text tables print otherwise)."""
     stores = load_cards(card_sources([str(cluster)]), cache=True)
     shutdown_pool()
     calls = []
@@ -185,12 +186,12 @@ def test_a_document_json_would_not_give_back_exactly_is_not_recorded(cluster, ca
             return {"cards": [{"card": s.card, "values": list(values)} for s in cards]}
         return compute
 
-    with_nan = cached_stats_document(stores, 1000, document([1.5, float("nan")]))
-    assert math.isnan(with_nan["cards"][0]["values"][1])
-    assert _records(cache) == []  # NaN reads back from JSON as null: never recorded
-    finite = cached_stats_document(stores, 1000, document([1.5, 2.0]))
+    computed = cached_stats_document(stores, 1000, document([1.5, float("nan"), float("-inf"), np.float64(0.1)]))
     [record] = _records(cache)
-    assert cached_stats_document(stores, 1000, document([9.0])) == finite  # read back, not computed
-    assert calls == [1000, 1000]
+    served = cached_stats_document(stores, 1000, document([9.0]))  # read back, not computed
+    assert calls == [1000]
+    values = served["cards"][0]["values"]
+    assert values[0] == 1.5 and math.isnan(values[1]) and values[2] == float("-inf") and values[3] == 0.1
+    assert type(values[3]) is float and repr(values) == repr([float(v) for v in computed["cards"][0]["values"]])
     assert cached_stats_document(stores, 2000, document([9.0]))["cards"][0]["values"] == [9.0]  # another gap
     assert len(_records(cache)) == 2 and record in _records(cache)

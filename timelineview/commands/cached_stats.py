@@ -13,12 +13,8 @@ empty captures and skipped files) is applied to the document as read, as to one 
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import numpy as np
 
 from timelineview.analysis.advisor.device_info import info_files
 from timelineview.analysis.kept.results import analysis_key
@@ -43,29 +39,6 @@ def _described_by(path: Path) -> str:
     return f"{where}|{stamp}|{sample}"
 
 
-def _json_exact(tree: Any) -> bool:
-    """Whether ``tree`` reads back from JSON as it is printed: no NaN or infinity anywhere (JSON writes them as
-    null, which the text tables would print otherwise than the number). One pass over a stack, not recursion: a
-    thousand cards' document is millions of values, walked on every run that writes a record."""
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind is dict:
-            stack.extend(node.values())
-        elif kind is list or kind is tuple:
-            stack.extend(node)
-        elif kind is float:
-            if node - node != 0.0:  # NaN and infinities only (x - x is 0.0 for every finite x)
-                return False
-        elif isinstance(node, (np.ndarray, np.floating)):
-            if np.asarray(node).dtype.kind == "f" and not np.isfinite(node).all():
-                return False
-        elif isinstance(node, float) and not math.isfinite(node):
-            return False
-    return True
-
-
 def stats_key(stores: list[TraceStore], min_gap_ns: int) -> tuple[Path, str] | None:
     """(the cache folder, the key of the document of ``stores``) when every card is in the card cache, else
     None (a card loaded without it: its files have no key, nothing is kept)."""
@@ -85,7 +58,7 @@ def stats_key(stores: list[TraceStore], min_gap_ns: int) -> tuple[Path, str] | N
 def cached_stats_document(stores: list[TraceStore], min_gap_ns: int,
                           compute: Callable[[list[TraceStore], int], dict]) -> dict:
     """The stats document of ``stores``: the cache's record when there is one that passes its checks, else
-    ``compute(stores, min_gap_ns)``, recorded when every card is in the card cache and JSON holds it exactly."""
+    ``compute(stores, min_gap_ns)``, recorded when every card is in the card cache."""
     keyed = stats_key(stores, min_gap_ns)
     if keyed is None:
         return compute(stores, min_gap_ns)
@@ -94,6 +67,5 @@ def cached_stats_document(stores: list[TraceStore], min_gap_ns: int,
     if isinstance(doc, dict):
         return doc
     doc = compute(stores, min_gap_ns)
-    if _json_exact(doc):
-        write_record(folder, key, doc, lambda size: fits_beside(folder, size))
+    write_record(folder, key, doc, lambda size: fits_beside(folder, size))
     return doc

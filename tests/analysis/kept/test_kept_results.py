@@ -58,7 +58,7 @@ def computed(monkeypatch) -> Counter:
 def _forget_cluster_records() -> None:
     """Remove the cache's whole-document records (``cluster_record``): served, a ``stats`` reads its document
     there and analyses no card, and these tests are about each card's kept results under it."""
-    for record in Path(os.environ["TIMELINEVIEW_CACHE"]).glob("cluster-*.json"):
+    for record in Path(os.environ["TIMELINEVIEW_CACHE"]).glob("cluster-*.record"):
         record.unlink()
 
 

@@ -25,7 +25,7 @@ def _card(folder: Path) -> Path:
 def _forget_cluster_records() -> None:
     """Remove the cache's whole-document records (``cluster_record``): served, a ``stats`` reads its document
     there and opens no card's analysis, and these tests are about each card's entry and kept results."""
-    for record in Path(os.environ["TIMELINEVIEW_CACHE"]).glob("cluster-*.json"):
+    for record in Path(os.environ["TIMELINEVIEW_CACHE"]).glob("cluster-*.record"):
         record.unlink()
 
 
