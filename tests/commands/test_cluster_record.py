@@ -14,6 +14,7 @@ import msgspec
 import numpy as np
 import pytest
 
+from tests.model.store.entry_files import cluster_records
 from timelineview.cli import stats_main
 from timelineview.commands.cached_stats import cached_stats_document
 from timelineview.model import load_cards
@@ -53,7 +54,7 @@ def _stats(capsysbinary, *args: str) -> bytes:
 
 
 def _records(cache: Path) -> list[Path]:
-    return sorted(cache.glob("cluster-*.record")) if cache.exists() else []
+    return cluster_records(cache)
 
 
 def _rewrite(record: Path, edit) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.model.store.entry_files import forget_cluster_records
 from timelineview.analysis import card_analysis
 from timelineview.analysis.card_analysis import CARD_STAGES, CardStage, analyse_card
 from timelineview.analysis.kept import results
@@ -55,20 +56,13 @@ def computed(monkeypatch) -> Counter:
     return calls
 
 
-def _forget_cluster_records() -> None:
-    """Remove the cache's whole-document records (``cluster_record``): served, a ``stats`` reads its document
-    there and analyses no card, and these tests are about each card's kept results under it."""
-    for record in Path(os.environ["TIMELINEVIEW_CACHE"]).glob("cluster-*.record"):
-        record.unlink()
-
-
 def _card_entries(cache: Path) -> list[Path]:
     """The cards' entries in the cache (not the whole-document records beside them)."""
     return sorted(p for p in cache.iterdir() if not p.name.startswith("cluster-"))
 
 
 def _stats(capsysbinary, *args: str) -> bytes:
-    _forget_cluster_records()
+    forget_cluster_records(Path(os.environ["TIMELINEVIEW_CACHE"]))
     assert stats_main([*args, "--json", "--quiet"]) == 0
     return capsysbinary.readouterr().out
 

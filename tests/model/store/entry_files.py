@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import orjson
 
+from timelineview.model.store.card_cache.cluster_record import RECORD_NAME
+
 COLUMNS = "columns.bin"
 ALIGN = 64
 
@@ -73,3 +75,15 @@ def flip_byte(entry: Path, name: str, from_end: int = 3) -> None:
     data = bytearray(f.read_bytes())
     data[at + nbytes - from_end] ^= 0x40
     f.write_bytes(bytes(data))
+
+
+def cluster_records(cache: Path) -> list[Path]:
+    """The cache's whole-cluster records (``cluster_record``), by name."""
+    return sorted(p for p in cache.iterdir() if RECORD_NAME.match(p.name)) if cache.exists() else []
+
+
+def forget_cluster_records(cache: Path) -> None:
+    """Remove the cache's whole-cluster records: served, a ``stats`` reads its document there and opens no card's
+    analysis, and a test about each card's entry and kept results wants the cards read."""
+    for record in cluster_records(cache):
+        record.unlink()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.model.store.entry_files import forget_cluster_records
 from timelineview.cli import stats_main
 from timelineview.synthetic import CardSpec, generate_card
 
@@ -22,15 +23,8 @@ def _card(folder: Path) -> Path:
     return path.parent
 
 
-def _forget_cluster_records() -> None:
-    """Remove the cache's whole-document records (``cluster_record``): served, a ``stats`` reads its document
-    there and opens no card's analysis, and these tests are about each card's entry and kept results."""
-    for record in Path(os.environ["TIMELINEVIEW_CACHE"]).glob("cluster-*.record"):
-        record.unlink()
-
-
 def _stats(capsys, *args: str) -> dict:
-    _forget_cluster_records()
+    forget_cluster_records(Path(os.environ["TIMELINEVIEW_CACHE"]))
     assert stats_main([*args, "--json", "--quiet"]) == 0
     return json.loads(capsys.readouterr().out)
 
