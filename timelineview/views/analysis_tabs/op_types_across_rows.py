@@ -16,7 +16,7 @@ def _quantity_column(key: str, kind: str) -> RecordColumn:
     return RecordColumn(key, q.label, kind, q.tooltip)
 
 
-KIND_COLUMNS = (
+OP_TYPE_ACROSS_COLUMNS = (
     RecordColumn("op_type", "Op type", TEXT, "the producer's operator type, every node name of that type summed "
                  "on each card"),
     RecordColumn("core_type", "Core", TEXT, "the units its tasks run on, over the cards"),
@@ -31,12 +31,11 @@ KIND_COLUMNS = (
                  "robust z corrected for op types × cards, at least 5 % and 1 % of the median step time per "
                  "step, in at least half of its steps)"),
 )
-OP_TYPE_ACROSS_COLUMNS = KIND_COLUMNS
 SHAPE_ACROSS_COLUMNS = (
-    KIND_COLUMNS[0],
+    OP_TYPE_ACROSS_COLUMNS[0],
     RecordColumn("input_shapes", "Input shapes", TEXT, "the shapes of its inputs, ';' between inputs (a shape "
                  "beyond a card's top rows is not known there: left out of its mean and min)"),
-    *KIND_COLUMNS[1:],
+    *OP_TYPE_ACROSS_COLUMNS[1:],
 )
 
 

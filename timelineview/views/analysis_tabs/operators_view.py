@@ -261,7 +261,7 @@ class OperatorsView(QtWidgets.QWidget):
             self.model.set_rows([], SHAPE_COLUMNS if by_shape else OP_TYPE_COLUMNS)
             self.note.setText("Op types need the card's trace: this card is shown from its summary.")
             return
-        rows = kernel_view_rows(card.store, table, by_shape)
+        rows = self._kind_rows(card, table, by_shape)
         self.model.set_rows(rows, SHAPE_COLUMNS if by_shape else OP_TYPE_COLUMNS)
         peak = chip_peak(table.device)
         what = "shapes" if by_shape else "op types"
@@ -309,11 +309,7 @@ class OperatorsView(QtWidgets.QWidget):
         if number == ACROSS:
             number = next((c.number for c in self.cards if c.card == record["max_card_name"]), None)
         card = next((c for c in self.cards if c.number == number), None)
-        if card is None:
-            return None
-        target = JumpTarget(card.number, card.t_origin, max(card.t_end, card.t_origin + 1), name=name)
-        self.jumpRequested.emit(target)
-        return target
+        return None if card is None else self._jump(card, name)
 
     def _open_across_kind(self, record: dict) -> JumpTarget | None:
         """The tasks of an op type (or shape) on the card with its max: that card's by-op-type (by-shape) rows of
@@ -325,10 +321,7 @@ class OperatorsView(QtWidgets.QWidget):
         kernels = None if card.store is None else self.session.analyse(card.number, ("kernels",))
         table = getattr(kernels, "kernels", None)
         if table is None:  # a summarised card: open it, no slices to show
-            target = JumpTarget(card.number, card.t_origin, max(card.t_end, card.t_origin + 1),
-                                name=record["op_type"])
-            self.jumpRequested.emit(target)
-            return target
+            return self._jump(card, record["op_type"])
         rows = [r for r in self._kind_rows(card, table, by_shape) if r["op_type"] == record["op_type"]
                 and (not by_shape or r["input_shapes"] == record["input_shapes"])]
         slices = np.sort(np.concatenate([r[SLICES] for r in rows])) if rows else np.zeros(0, np.int64)
@@ -346,8 +339,11 @@ class OperatorsView(QtWidgets.QWidget):
         if card is None:
             return None
         label = " ".join(x for x in (record.get("op_type"), record.get("input_shapes")) if x)
-        target = JumpTarget(card.number, card.t_origin, max(card.t_end, card.t_origin + 1), name=label,
-                            slices=record[SLICES])
+        return self._jump(card, label, record[SLICES])
+
+    def _jump(self, card: TabCard, name: str, slices=None) -> JumpTarget:
+        """Show ``name`` (its ``slices`` highlighted, when given) on ``card``'s whole span; the target sent."""
+        target = JumpTarget(card.number, card.t_origin, max(card.t_end, card.t_origin + 1), name=name, slices=slices)
         self.jumpRequested.emit(target)
         return target
 
