@@ -84,18 +84,18 @@ def card_path_inputs(store, classification, steps, communication, kernels: Kerne
     ops = ops[np.lexsort((sl.end[ops], sl.start[ops]))]
 
     comp = kernels.slices
-    type_text = kernels.groups.op_type[kernels.group]  # each task's op type, an id into the table's strings
-    uniq, inverse = distinct_inverse(type_text)
+    # an op type is its group's: the distinct types of the groups, then each task's through its group
+    uniq, group_inverse = distinct_inverse(kernels.groups.op_type)
     type_of_id = kernels.groups.text(uniq)
     type_names = sorted(set(type_of_id))
-    type_id = np.array([type_names.index(t) for t in type_of_id], np.int64)[inverse] if len(comp) \
-        else np.zeros(0, np.int64)
+    group_type = np.array([type_names.index(t) for t in type_of_id], np.int64)[group_inverse]
+    type_id = group_type[kernels.group] if len(comp) else np.zeros(0, np.int64)
     starts = np.array([w.start for w in steps], np.int64)
     ends = np.array([w.end for w in steps], np.int64)
     task_end = sl.end[comp]
     row = np.searchsorted(starts, task_end, "left") - 1  # a task ending at a boundary belongs to the step before
     ok = (row >= 0) & (task_end <= ends[np.maximum(row, 0)]) if len(starts) else np.zeros(len(comp), bool)
-    dur = (sl.end[comp] - sl.start[comp]).astype(np.float64)
+    dur = (task_end - sl.start[comp]).astype(np.float64)
     cell = row[ok] * max(len(type_names), 1) + type_id[ok]
     table_shape = (len(starts), max(len(type_names), 1))
     type_ns = np.bincount(cell, dur[ok], minlength=table_shape[0] * table_shape[1]).reshape(table_shape)
