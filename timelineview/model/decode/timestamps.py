@@ -181,15 +181,16 @@ def tokens_to_ns(tokens: list) -> tuple[np.ndarray, np.ndarray, bool]:
         ns, valid = strings_to_ns([tokens[i] for i in str_idx])
         out[str_idx] = ns
         ok[str_idx] = valid
+    float_idx = [i for i, t in enumerate(tokens) if type(t) is float]
     lossy = False
+    if float_idx:  # one conversion for all of them, as a column of floats gets
+        values = np.array([tokens[i] for i in float_idx], dtype=np.float64)
+        ns, valid = floats_to_ns(values)
+        out[float_idx] = ns
+        ok[float_idx] = valid
+        lossy = bool((np.abs(values[valid]) >= FLOAT_EXACT_LIMIT_US).any())
     for i, t in enumerate(tokens):
-        kind = type(t)
-        if kind is float:
-            if t == t and abs(t) < 9.2e15:
-                out[i] = float_us_to_ns(np.array([t]))[0]
-                ok[i] = True
-                lossy |= abs(t) >= FLOAT_EXACT_LIMIT_US
-        elif kind is int and -(2**63) <= t * 1000 < 2**63:  # Python ints: exact at any size
+        if type(t) is int and -(2**63) <= t * 1000 < 2**63:  # Python ints: exact at any size
             out[i] = t * 1000
             ok[i] = True
     return out, ok, lossy
