@@ -24,7 +24,7 @@ from timelineview.model.database.slices.rowids import NO_ROW
 from timelineview.model.database.slices.slice_parts import KIND_HARDWARE
 from timelineview.model.database.slices.table_reads import renamed_copy
 from timelineview.model.database.sqlite.connection import connect
-from timelineview.model.database.sqlite.tables import read_columns
+from timelineview.model.database.sqlite.tables import find_sorted, read_columns
 from timelineview.model.store.trace_store import TraceStore
 
 INFO_TABLE = "COMPUTE_TASK_INFO"
@@ -106,7 +106,7 @@ def _columns(conn: sqlite3.Connection, store: TraceStore, reader: DatabaseArgs, 
             row = _table_rows(store, reader, values.pop("rowid"), compute)
         for name in names:
             column = values.pop(name)
-            got[name] = _gather(column, row, np.empty(len(row), np.int32 if column.dtype == np.int32 else column.dtype))
+            got[name] = _gather(column, row, np.empty(len(row), column.dtype))
             del column
     block_dim = got.get("blockDim")
     if block_dim is not None and block_dim.dtype != np.int32:
@@ -141,8 +141,8 @@ def _table_rows(store: TraceStore, reader: DatabaseArgs, rowids: np.ndarray, com
             pos = info - first
             hit = (info >= 0) & (pos >= 0) & (pos < n)
         else:
-            pos = np.minimum(np.searchsorted(keys, info), n - 1)
-            hit = (info >= 0) & (keys[pos] == info)
+            pos = find_sorted(keys, info)
+            hit = (info >= 0) & (pos >= 0)
         row[a:a + LOCATE_CHUNK] = np.where(hit, pos if order is None else order[pos], -1)
     return row
 
