@@ -40,8 +40,8 @@ def _flow_edges(store: TraceStore) -> LaunchEdges:
     keep = string_flags(store, cat, lambda c: c in LAUNCH_FLOWS)[cat] & (dst >= 0)
     # a flow from a synchronise call ends on the GPU's wait, which that call did not queue
     slice_cat = store.slices.cat
-    waits = string_flags(store, slice_cat, lambda c: c == kineto.SYNC_CATEGORY)[slice_cat]
-    keep[keep] = ~waits[dst[keep]]
+    is_wait = string_flags(store, slice_cat, lambda c: c == kineto.SYNC_CATEGORY)  # per category id
+    keep[keep] = ~is_wait[slice_cat[dst[keep]]]
     return LaunchEdges(np.asarray(flows.src_lane)[keep], np.asarray(flows.src_ts)[keep], dst[keep])
 
 
