@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from timelineview.analysis.cluster.clock_offsets import (
-    SEPARATE_RUN_GAP_NS,
+    SEPARATE_RUN_GAP_HOURS,
     ClockAlignment,
     offsets_from_ends,
     separate_runs,
@@ -46,7 +46,6 @@ from timelineview.analysis.stats_document import stats_document
 from timelineview.model.store.trace_store import TraceStore
 
 log = logging.getLogger(__name__)
-HOUR_NS = 3_600_000_000_000
 
 # What the views need of every card; the rest (the §5 document) is computed when asked for.
 VIEW_FIELDS = ("derived", "steps", "comparison_steps")
@@ -128,9 +127,9 @@ class AnalysisSession:
         apart = self.separate_run_cards
         if not apart:
             return ""
-        hours = SEPARATE_RUN_GAP_NS // HOUR_NS
-        return (f"{', '.join(apart)}: captured more than {hours} h away from {self._by_rank()[0].card}'s run, "
-                "no collective tying them: separate runs, each aligned at its own start")
+        return (f"{', '.join(apart)}: captured more than {SEPARATE_RUN_GAP_HOURS} h away from "
+                f"{self._by_rank()[0].card}'s run, no collective tying them: separate runs, each aligned at "
+                "its own start")
 
     @cached_property
     def comparison(self) -> ClusterComparison:

@@ -22,7 +22,8 @@ from timelineview.model.store.trace_store import TraceStore
 _P2P = re.compile(r"send|receive|recv", re.IGNORECASE)
 # Spans this far apart on one clock are not one capture of one job: a profiler capture lasts seconds to
 # minutes, and the cards of one job record together (their clocks synchronised, or relative to the start)
-SEPARATE_RUN_GAP_NS = 3600 * 10**9
+SEPARATE_RUN_GAP_HOURS = 1
+SEPARATE_RUN_GAP_NS = SEPARATE_RUN_GAP_HOURS * 3600 * 10**9
 
 
 @dataclass(frozen=True)
