@@ -10,13 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from timelineview.analysis.findings.records import Finding, fmt_us, make_finding
+from timelineview.analysis.findings.records import Finding, fmt_gbps, fmt_us, make_finding
 from timelineview.analysis.findings.rules import RULE_BY_NAME
 from timelineview.analysis.findings.signals import EVIDENCE_SPANS, CardSignals
-
-
-def gbps(value: float) -> str:
-    return f"{value:.3g} GB/s"
 
 
 def slow_link_findings(session, signals: dict[str, CardSignals]) -> list[Finding]:
@@ -39,8 +35,8 @@ def slow_link_findings(session, signals: dict[str, CardSignals]) -> list[Finding
         evidence = transfers.by_link.get(links.key(i), [])[:EVIDENCE_SPANS] if transfers else []
         out.append(make_finding(rule, cards, "bandwidth_gbps", float(bw[i]), median, evidence,
                                 link=links.key(i), transport=links.transport[i] or "?",
-                                link_type=links.link_type[i] or "?", value=gbps(float(bw[i])),
-                                reference=gbps(median)))
+                                link_type=links.link_type[i] or "?", value=fmt_gbps(float(bw[i])),
+                                reference=fmt_gbps(median)))
     return out
 
 

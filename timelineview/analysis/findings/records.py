@@ -125,10 +125,20 @@ def figure_text(metric: str, value: float) -> str:
     if unit == DURATION:
         return fmt_us(value)
     if unit == SIZE:
-        return f"{value / MB_PER_GB:.3g} GB" if abs(value) >= MB_PER_GB else f"{value:.3g} MB"
+        return fmt_mb(value)
     if unit == BANDWIDTH:
-        return f"{value:.3g} GB/s"
+        return fmt_gbps(value)
     return f"{100 * value:.0f} %"
+
+
+def fmt_mb(mb: float) -> str:
+    """A size for advice text: MB, or GB from 1024 MB, with three significant digits."""
+    return f"{mb / MB_PER_GB:.3g} GB" if mb >= MB_PER_GB else f"{mb:.3g} MB"
+
+
+def fmt_gbps(value: float) -> str:
+    """A bandwidth for advice text, three significant digits."""
+    return f"{value:.3g} GB/s"
 
 
 def fmt_us(us: float) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from timelineview.analysis.findings.records import Evidence, Finding, make_finding
+from timelineview.analysis.findings.records import Evidence, Finding, fmt_mb, make_finding
 from timelineview.analysis.findings.rules import RULE_BY_NAME
 from timelineview.analysis.memory.card import CardMemory, ComponentPeaks, mb
 from timelineview.analysis.memory.imbalance import memory_imbalance
@@ -46,10 +46,6 @@ class MemoryCard:
         return self.evidence(t_ns, until_ns if until_ns is not None else t_ns)
 
 
-def _mb_text(v: float) -> str:
-    return f"{v / 1024:.3g} GB" if v >= 1024 else f"{v:.3g} MB"
-
-
 def _pct(share: float) -> str:
     return f"{100 * share:.0f} %"
 
@@ -72,8 +68,8 @@ def _imbalance(cards: list[MemoryCard], flags: list[dict]) -> list[Finding]:
         peak = c.memory.card_reserved
         z = "∞ (the other cards agree exactly)" if flag["z"] is None else f"{flag['z']:.1f}"
         out.append(make_finding(rule, [c.card], "peak_reserved_mb", flag["value"], flag["median"],
-                                [c.around(peak.peak_reserved_ns, None)], value=_mb_text(flag["value"]),
-                                reference=_mb_text(flag["median"]), z=z))
+                                [c.around(peak.peak_reserved_ns, None)], value=fmt_mb(flag["value"]),
+                                reference=fmt_mb(flag["median"]), z=z))
     return out
 
 
@@ -99,9 +95,9 @@ def _large_allocations(c: MemoryCard) -> list[Finding]:
         end = c.t_end_ns if released == NEVER else released
         op = m.records.name(int(a.name[k]))
         out.append(make_finding(rule, [c.card], "allocation_mb", mb(size), share * mb(peaks.peak_allocated),
-                                [c.evidence(int(a.allocated_ns[k]), end, op)], name=op, size=_mb_text(mb(size)),
+                                [c.evidence(int(a.allocated_ns[k]), end, op)], name=op, size=fmt_mb(mb(size)),
                                 value=_pct(size / peaks.peak_allocated), component=name,
-                                peak=_mb_text(mb(peaks.peak_allocated)), reference=_pct(share)))
+                                peak=fmt_mb(mb(peaks.peak_allocated)), reference=_pct(share)))
     return out
 
 
@@ -117,9 +113,9 @@ def _fragmentation(c: MemoryCard) -> list[Finding]:
             continue
         out.append(make_finding(rule, [c.card], "unallocated_at_peak_mb", mb(p.unallocated_at_peak),
                                 share * mb(p.reserved_at_peak), [c.around(p.peak_allocated_ns, p.next_record_ns)],
-                                component=name, unallocated=_mb_text(mb(p.unallocated_at_peak)),
+                                component=name, unallocated=fmt_mb(mb(p.unallocated_at_peak)),
                                 value=_pct(p.unallocated_at_peak / p.reserved_at_peak),
-                                reserved=_mb_text(mb(p.reserved_at_peak)), reference=_pct(share)))
+                                reserved=fmt_mb(mb(p.reserved_at_peak)), reference=_pct(share)))
     return out
 
 
