@@ -48,7 +48,7 @@ from timelineview.analysis.kernels.task_sources.kernel_details_source import ker
 from timelineview.model.memory.load import memory_files
 from timelineview.model.store.card_cache.check_record import Check
 from timelineview.model.store.card_cache.columns_file import ALIGN, BadColumn, column_view, dtype_of, places
-from timelineview.model.store.card_cache.whole_file import PARTIAL_PREFIX, write_whole
+from timelineview.model.store.card_cache.whole_file import PARTIAL_PREFIX, STALE_PARTIAL_S, write_whole
 from timelineview.model.store.file_stamp import file_stamp, sample_digest
 from timelineview.model.store.regular_file import open_regular, regular_fd
 from timelineview.model.store.trace_store import TraceStore
@@ -57,7 +57,6 @@ from timelineview.provenance import code_stamp
 KEPT_FORMAT = "timelineview-kept-3"  # 3: one pack of records per card
 ANALYSIS_CODE = ("analysis",)  # the sub-package whose code decides what a card's analysis holds
 PREFIX = "analysis-"
-STALE_PARTIAL_S = 600.0  # a write takes well under a second: one untouched this long was killed
 PACK = "pack"  # suffix of the file of a card's kept fields
 CHECKED = "checked"  # suffix of the record of the pack's last full check (``check_record``)
 READ_WHOLE_BYTES = 1 << 20  # a pack up to this size is read, not mapped (mapping costs ~0.3 ms)

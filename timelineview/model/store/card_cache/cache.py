@@ -53,7 +53,10 @@ from timelineview.model.store.card_cache.columns_file import (
 )
 from timelineview.model.store.card_cache.entry_checks import CorruptEntry, check_chunks, check_entry, check_ids
 from timelineview.model.store.card_cache.json_digest import digest_of, digest_path, matches
-from timelineview.model.store.card_cache.whole_file import PARTIAL_PREFIX  # a save in progress (here a folder)
+from timelineview.model.store.card_cache.whole_file import (  # a save in progress (here a folder)
+    PARTIAL_PREFIX,
+    STALE_PARTIAL_S,
+)
 from timelineview.model.store.card_files import CardFiles
 from timelineview.model.store.file_stamp import FileStamp, file_stamp, sample_digest
 from timelineview.model.store.interval_index import IntervalIndex
@@ -79,7 +82,6 @@ SIZE_VARIABLE = "TIMELINEVIEW_CACHE_MB"  # the most the cache may hold, in MiB
 DEFAULT_CACHE_MB = 20000
 MIN_FREE_BYTES = 1 << 30  # the cache never leaves less free on its disk than this ...
 MIN_FREE_FRACTION = 0.05  # ... or than this share of the disk
-STALE_PARTIAL_S = 600.0  # a save takes seconds: a ``.partial-*`` untouched this long was killed
 _ENTRY_NAME = re.compile(r"^[0-9a-f]{40}$")  # only folders named like a key are ever pruned
 _FLOAT_COLUMNS = {"counters.value"}
 _TEXT_OR_INT_COLUMNS = {"flows.flow_id"}

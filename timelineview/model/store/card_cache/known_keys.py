@@ -29,7 +29,7 @@ import orjson
 
 from timelineview.model.store.card_cache import check_record
 from timelineview.model.store.card_cache.json_digest import digest_of
-from timelineview.model.store.card_cache.whole_file import PARTIAL_PREFIX, write_whole
+from timelineview.model.store.card_cache.whole_file import PARTIAL_PREFIX, STALE_PARTIAL_S, write_whole
 from timelineview.model.store.card_files import CardFiles
 from timelineview.model.store.file_stamp import FileStamp, file_stamp
 from timelineview.model.store.regular_file import read_regular
@@ -37,7 +37,6 @@ from timelineview.model.store.regular_file import read_regular
 KNOWN_FORMAT = "timelineview-known-keys-1"
 FOLDER = ".known-keys"  # under the cache folder (not named like an entry: never taken for one)
 KEEP_RECORDS = 64  # the most recently written records kept; older ones are removed at a write
-STALE_PARTIAL_S = 600.0  # a record is written in a millisecond: a leftover this old was a killed write
 _RECORD_LIMIT = 1 << 24  # a record of 100k cards is ~5 MB: anything larger is not one
 RACY_NS = check_record.RACY_NS  # files changed this recently are sampled on every load (coarse clocks)
 _DIGEST_BYTES = 40  # the record's first line: the SHA-1 (hex) of the rest

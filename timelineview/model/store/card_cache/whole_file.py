@@ -10,6 +10,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 PARTIAL_PREFIX = ".partial-"  # a write in progress (the cache's cleaners know the prefix)
+# a write or a save takes seconds at most: a partial untouched this long was killed, and is removed
+STALE_PARTIAL_S = 600.0
 
 
 def write_whole(final: Path, pieces: Iterable[bytes | memoryview]) -> None:
